@@ -4,3 +4,4 @@ export * from './settings.js';
 export * from './overview.js';
 export * from './webview.js';
 export * from './testReport.js';
+export * from './sandbox.js';

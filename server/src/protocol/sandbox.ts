@@ -1,0 +1,123 @@
+/**
+ * The sandbox contract: what opening a sandbox needs, what a command returns, what a patch
+ * application reports, and the labels every container carries. The engine (`server/src/sandbox/`),
+ * the CLI and the extension's Containers view all read these definitions; nothing else declares
+ * them.
+ */
+import { z } from 'zod';
+
+/**
+ * Labels put on every container we create. `run` and `task` group containers in the Containers
+ * view; `pid` and `host` say which process owns the container, so that `gp containers reap` can
+ * tell a live run's container from an orphan left by a crash.
+ */
+export const sandboxLabels = {
+  run: 'graph-planner.run',
+  task: 'graph-planner.task',
+  pid: 'graph-planner.pid',
+  host: 'graph-planner.host',
+  created: 'graph-planner.created',
+} as const;
+
+/** Backends a sandbox can be opened with; `auto` picks docker when the daemon answers. */
+export const sandboxBackendSchema = z.enum(['auto', 'docker', 'local']);
+export type SandboxBackendName = z.infer<typeof sandboxBackendSchema>;
+
+/** Resource limits applied to a sandbox; `null` leaves a limit to the engine's default (none). */
+export const sandboxLimitsSchema = z.object({
+  /** Memory limit in bytes (Docker `HostConfig.Memory`; the local backend uses `ulimit -v`). */
+  memoryBytes: z.number().int().positive().nullable().default(null),
+  /** CPUs the sandbox may use (Docker `NanoCpus`); Docker only. */
+  cpus: z.number().positive().nullable().default(null),
+  /** Most processes at once (Docker `PidsLimit`); Docker only. */
+  pids: z.number().int().positive().nullable().default(null),
+});
+export type SandboxLimits = z.infer<typeof sandboxLimitsSchema>;
+
+export const mountSpecSchema = z.object({
+  host: z.string().min(1),
+  container: z.string().min(1),
+  mode: z.enum(['ro', 'rw']).default('rw'),
+});
+export type MountSpec = z.infer<typeof mountSpecSchema>;
+
+/** Everything needed to open one sandbox for one task. */
+export const sandboxSpecSchema = z.object({
+  backend: sandboxBackendSchema.default('auto'),
+  /** Container image (docker backend). */
+  image: z.string().min(1).optional(),
+  /** A repository on the host (local backend); it is copied, never changed in place. */
+  localRepo: z.string().min(1).optional(),
+  /** Directory holding the repository inside the sandbox. */
+  workdir: z.string().min(1),
+  env: z.record(z.string(), z.string()).default({}),
+  mounts: z.array(mountSpecSchema).default([]),
+  /** Network access; off unless the task asks for it. */
+  network: z.boolean().default(false),
+  /** Run name and task id, written into the container labels. */
+  run: z.string().min(1).default('adhoc'),
+  task: z.string().min(1).default('adhoc'),
+  limits: sandboxLimitsSchema.prefault({}),
+  /** Default time limit of one command. */
+  commandTimeoutMs: z.number().int().positive().default(900_000),
+  /** Output kept per stream per command; the rest is dropped with a marker. */
+  outputLimitBytes: z.number().int().positive().default(1_048_576),
+  /** The commit the task starts from; `HEAD` of the workdir at open time when absent. */
+  baseCommit: z.string().min(1).optional(),
+});
+export type SandboxSpec = z.output<typeof sandboxSpecSchema>;
+export type SandboxSpecInput = z.input<typeof sandboxSpecSchema>;
+
+/** What one command produced. `exitCode` is null when the command was killed by its time limit. */
+export const execResultSchema = z.object({
+  exitCode: z.number().int().nullable(),
+  stdout: z.string(),
+  stderr: z.string(),
+  durationMs: z.number().nonnegative(),
+  timedOut: z.boolean(),
+  /** True when either stream went over the output limit and was cut. */
+  truncated: z.boolean(),
+  /** Bytes the command wrote to each stream, counted in full even when cut. */
+  stdoutBytes: z.number().int().nonnegative(),
+  stderrBytes: z.number().int().nonnegative(),
+});
+export type ExecResult = z.infer<typeof execResultSchema>;
+
+/** One hunk or file `git apply --check` refused, as far as git names it. */
+export const rejectedHunkSchema = z.object({
+  path: z.string(),
+  /** The line in the original file where the hunk was expected, when git says it. */
+  line: z.number().int().optional(),
+  message: z.string(),
+});
+export type RejectedHunk = z.infer<typeof rejectedHunkSchema>;
+
+/**
+ * The outcome of applying a patch. When `applied` is false the repository is unchanged;
+ * `refused` says the patch was stopped before git saw it (a path outside the repository).
+ */
+export const patchResultSchema = z.object({
+  applied: z.boolean(),
+  files: z.array(z.string()),
+  rejected: z.array(rejectedHunkSchema),
+  refused: z.string().optional(),
+  message: z.string(),
+});
+export type PatchResult = z.infer<typeof patchResultSchema>;
+
+/** One container of ours, as `gp containers list` and the Containers view show it. */
+export const containerInfoSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  image: z.string(),
+  state: z.string(),
+  status: z.string(),
+  run: z.string(),
+  task: z.string(),
+  pid: z.number().int().nullable(),
+  host: z.string(),
+  created: z.string(),
+  /** Whether the process that created it still runs on this host. */
+  ownerAlive: z.boolean(),
+});
+export type ContainerInfo = z.infer<typeof containerInfoSchema>;

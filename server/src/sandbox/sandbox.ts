@@ -1,0 +1,87 @@
+/**
+ * The `Sandbox` interface: where a task's repository lives and commands run. Two backends
+ * implement it (`dockerSandbox.ts`, `localSandbox.ts`); everything above this folder (testing,
+ * graph, env, rollouts) talks to this interface only.
+ */
+import type { ExecResult, PatchResult, SandboxSpec } from '../protocol/sandbox.js';
+
+/** A chunk of output as it arrives, for callers that show progress. */
+export interface OutputChunk {
+  stream: 'stdout' | 'stderr';
+  text: string;
+}
+
+export interface ExecOptions {
+  /** Working directory; the sandbox's workdir when absent. Relative paths resolve against it. */
+  cwd?: string;
+  /** Extra environment variables for this command only. */
+  env?: Record<string, string>;
+  /** Time limit in milliseconds; the sandbox's default when absent. */
+  timeoutMs?: number;
+  /** Bytes kept per stream; the sandbox's default when absent. */
+  maxOutputBytes?: number;
+  /** Called with output as it arrives (only the part that is kept). */
+  onOutput?: (chunk: OutputChunk) => void;
+}
+
+/** A command: an argv list run without a shell, or a string run by `bash -c`. */
+export type Command = readonly string[] | string;
+
+export interface TreeFile {
+  /** Path relative to the root that was read, with `/` separators. */
+  path: string;
+  content: Buffer;
+  mode: number;
+}
+
+export interface ReadTreeOptions {
+  /** Skip files larger than this many bytes (default 1 MiB). */
+  maxFileBytes?: number;
+  /** Keep only paths for which this returns true (paths relative to the root). */
+  include?: (path: string) => boolean;
+}
+
+export interface Sandbox {
+  readonly backend: 'docker' | 'local';
+  /** The container id (docker) or the working copy's path (local). */
+  readonly id: string;
+  readonly spec: SandboxSpec;
+  /** The repository root inside the sandbox. */
+  readonly workdir: string;
+  /** The commit the task started from; `diff` and `reset` are relative to it. */
+  readonly baseCommit: string;
+
+  exec(command: Command, options?: ExecOptions): Promise<ExecResult>;
+  readFile(path: string): Promise<Buffer>;
+  writeFile(path: string, content: Buffer | string, mode?: number): Promise<void>;
+  /** Files (not directories) under `dir`, relative to it, sorted. */
+  listFiles(dir?: string): Promise<string[]>;
+  /** Every file under `dir` in one transfer (a tar stream for docker). `.git` is left out. */
+  readTree(dir?: string, options?: ReadTreeOptions): Promise<TreeFile[]>;
+  /** Apply a unified diff atomically: all of it or nothing. */
+  applyPatch(diff: string): Promise<PatchResult>;
+  /** Everything changed since the base commit, new files included, as a unified diff. */
+  diff(): Promise<string>;
+  /** Back to the base commit; untracked files removed. */
+  reset(): Promise<void>;
+  /** Stop and remove the sandbox; calling it again does nothing. */
+  close(): Promise<void>;
+}
+
+/** A failure of the sandbox itself (not of a command run in it), with what to do about it. */
+export class SandboxError extends Error {
+  constructor(
+    message: string,
+    readonly code:
+      | 'daemon-unreachable'
+      | 'image-missing'
+      | 'no-source'
+      | 'container-gone'
+      | 'closed'
+      | 'io'
+      | 'invalid',
+  ) {
+    super(message);
+    this.name = 'SandboxError';
+  }
+}
