@@ -1,0 +1,69 @@
+/**
+ * Connecting to the Docker Engine. dockerode (through docker-modem) already honours
+ * `DOCKER_HOST` (unix, tcp and ssh) and `DOCKER_TLS_VERIFY`/`DOCKER_CERT_PATH`, so rollouts can use
+ * a remote engine; this module adds a ping with a short deadline and an error that says what to do.
+ */
+import Docker from 'dockerode';
+import { SandboxError } from './sandbox.js';
+
+export interface DockerConnection {
+  docker: Docker;
+  /** Where the daemon was looked for, for messages: the socket path or the DOCKER_HOST URL. */
+  where: string;
+}
+
+/** Where dockerode will look for the daemon, in the words a person would use. */
+export function dockerLocation(env: NodeJS.ProcessEnv = process.env): string {
+  const host = env['DOCKER_HOST'];
+  return host && host.length > 0 ? host : 'unix:///var/run/docker.sock';
+}
+
+/**
+ * Connect and ping. Fails with `daemon-unreachable` naming the address and the three ways out,
+ * rather than the socket error a person would otherwise have to decode.
+ */
+export async function connectDocker(options: { timeoutMs?: number } = {}): Promise<DockerConnection> {
+  const where = dockerLocation();
+  let docker: Docker;
+  try {
+    docker = new Docker({ timeout: options.timeoutMs ?? 120_000 });
+  } catch (error) {
+    throw unreachable(where, error);
+  }
+  try {
+    await withDeadline(docker.ping(), options.timeoutMs ?? 5_000);
+  } catch (error) {
+    throw unreachable(where, error);
+  }
+  return { docker, where };
+}
+
+/** True when a daemon answers; never throws. */
+export async function dockerAvailable(timeoutMs = 2_000): Promise<boolean> {
+  try {
+    await connectDocker({ timeoutMs });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function unreachable(where: string, error: unknown): SandboxError {
+  const reason = error instanceof Error ? error.message : String(error);
+  return new SandboxError(
+    `Docker daemon not reachable at ${where} (${reason}): start it, set DOCKER_HOST, or use --backend local.`,
+    'daemon-unreachable',
+  );
+}
+
+async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
