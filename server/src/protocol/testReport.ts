@@ -66,3 +66,37 @@ export const r2eGradeSchema = z.object({
   noSummary: z.boolean(),
 });
 export type R2eGrade = z.infer<typeof r2eGradeSchema>;
+
+/** How a test run was graded: SWE-bench lists, an R2E expected map, or only the log itself. */
+export const testGradeSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('swebench'), resolution: resolutionStatusSchema, report: instanceReportSchema }),
+  z.object({ kind: z.literal('r2e'), grade: r2eGradeSchema }),
+  z.object({ kind: z.literal('log'), passed: z.boolean(), reason: z.string() }),
+  z.object({ kind: z.literal('invalid'), reason: z.string() }),
+]);
+export type TestGrade = z.infer<typeof testGradeSchema>;
+
+/**
+ * One line of `<run dir>/test_runs.jsonl`: a test command run in a sandbox, what it reported test
+ * by test, and the grade. The raw output is in `logPath`, relative to the run directory.
+ */
+export const testRunRecordSchema = z.object({
+  kind: z.literal('test_run'),
+  task: z.string(),
+  backend: z.enum(['docker', 'local']),
+  command: z.string(),
+  startedAt: z.string(),
+  durationMs: z.number().nonnegative(),
+  exitCode: z.number().int().nullable(),
+  timedOut: z.boolean(),
+  truncated: z.boolean(),
+  parser: z.enum(['pytest', 'unittest']),
+  /** Whether the log's closing summary was found; false means the run crashed or was cut short. */
+  complete: z.boolean(),
+  counts: z.record(testStatusSchema, z.number().int().nonnegative()),
+  tests: z.record(z.string(), testStatusSchema),
+  grade: testGradeSchema,
+  logPath: z.string().optional(),
+  reportPath: z.string().optional(),
+});
+export type TestRunRecord = z.infer<typeof testRunRecordSchema>;

@@ -1,0 +1,267 @@
+/**
+ * The Docker backend: one container per sandbox, created from the task's image with our labels,
+ * no network unless the task asks, and the configured memory, CPU and process limits. Commands
+ * run through a persistent shell session (`shellSession.ts`); files move as tar archives.
+ */
+import { hostname } from 'node:os';
+import { posix } from 'node:path';
+import type Docker from 'dockerode';
+import { sandboxLabels, type ExecResult, type PatchResult, type SandboxSpec } from '../protocol/sandbox.js';
+import { commandScript, describeCommand } from './commandScript.js';
+import { connectDocker } from './dockerClient.js';
+import { applyPatch, diffSinceBase, headCommit, resetToBase, type RepoHost } from './repoOps.js';
+import { SandboxError, type Command, type ExecOptions, type ReadTreeOptions, type Sandbox, type TreeFile } from './sandbox.js';
+import { SessionEnded, ShellSession } from './shellSession.js';
+import { extractFiles, packFiles } from './tarFiles.js';
+
+// The container's first process only waits; `bash` reaps the orphans of killed commands, which a
+// bare `sleep infinity` would leave as zombies counting against the process limit.
+const keepAlive = ['trap "exit 0" TERM; while :; do sleep 3600 & wait $!; done'];
+
+function statusCode(error: unknown): number | undefined {
+  const code = (error as { statusCode?: unknown }).statusCode;
+  return typeof code === 'number' ? code : undefined;
+}
+
+function slug(text: string): string {
+  return text.replace(/[^a-zA-Z0-9_.-]+/g, '-').replace(/^[-.]+/, '').slice(0, 40) || 'task';
+}
+
+export function containerConfig(spec: SandboxSpec, image: string): Docker.ContainerCreateOptions {
+  const limits = spec.limits;
+  return {
+    name: `gp-${slug(spec.task)}-${Math.random().toString(36).slice(2, 8)}`,
+    Image: image,
+    Entrypoint: ['bash', '-c'],
+    Cmd: keepAlive,
+    WorkingDir: spec.workdir,
+    Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
+    Labels: {
+      [sandboxLabels.run]: spec.run,
+      [sandboxLabels.task]: spec.task,
+      [sandboxLabels.pid]: String(process.pid),
+      [sandboxLabels.host]: hostname(),
+      [sandboxLabels.created]: new Date().toISOString(),
+    },
+    HostConfig: {
+      NetworkMode: spec.network ? 'bridge' : 'none',
+      Binds: spec.mounts.map((m) => `${m.host}:${m.container}:${m.mode}`),
+      ...(limits.memoryBytes !== null ? { Memory: limits.memoryBytes, MemorySwap: limits.memoryBytes } : {}),
+      ...(limits.cpus !== null ? { NanoCpus: Math.round(limits.cpus * 1e9) } : {}),
+      ...(limits.pids !== null ? { PidsLimit: limits.pids } : {}),
+    },
+  };
+}
+
+export class DockerSandbox implements Sandbox, RepoHost {
+  readonly backend = 'docker' as const;
+  private session: ShellSession | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
+  private closed = false;
+  private base = '';
+
+  private constructor(
+    private readonly docker: Docker,
+    private readonly container: Docker.Container,
+    readonly spec: SandboxSpec,
+    readonly name: string,
+  ) {}
+
+  /** Creates, starts and checks a container; on any failure nothing is left behind. */
+  static async open(spec: SandboxSpec): Promise<DockerSandbox> {
+    if (!spec.image) throw new SandboxError(`Task ${spec.task} has no docker_image, so the docker backend cannot run it. Give it an image, or a local_repo and --backend local.`, 'no-source');
+    const { docker } = await connectDocker();
+    const config = containerConfig(spec, spec.image);
+    let container: Docker.Container;
+    try {
+      container = await docker.createContainer(config);
+    } catch (error) {
+      if (statusCode(error) === 404) {
+        throw new SandboxError(
+          `Image ${spec.image} is not on this Docker engine. Build it with \`gp images build\` (the sample images) or pull it with \`gp images prepull --manifest FILE\` (or \`gp images prepull ${spec.image}\`).`,
+          'image-missing',
+        );
+      }
+      throw new SandboxError(`Could not create a container from ${spec.image}: ${(error as Error).message}`, 'io');
+    }
+    const sandbox = new DockerSandbox(docker, container, spec, config.name ?? container.id);
+    try {
+      await container.start();
+      sandbox.base = spec.baseCommit ?? (await headCommit(sandbox, spec.workdir));
+    } catch (error) {
+      await sandbox.close();
+      throw error;
+    }
+    return sandbox;
+  }
+
+  get id(): string {
+    return this.container.id;
+  }
+
+  get workdir(): string {
+    return this.spec.workdir;
+  }
+
+  get baseCommit(): string {
+    return this.base;
+  }
+
+  scratchPath(name: string): string {
+    return `/tmp/.gp-${name}`;
+  }
+
+  private resolve(path: string): string {
+    return posix.isAbsolute(path) ? posix.normalize(path) : posix.join(this.spec.workdir, path);
+  }
+
+  exec(command: Command, options: ExecOptions = {}): Promise<ExecResult> {
+    // One command at a time per session; file transfers do not wait behind commands.
+    const run = this.queue.then(() => this.execNow(command, options));
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  private async execNow(command: Command, options: ExecOptions): Promise<ExecResult> {
+    if (this.closed) throw new SandboxError(`Sandbox ${this.name} is closed.`, 'closed');
+    const script = commandScript({ command, cwd: this.resolve(options.cwd ?? '.'), env: options.env });
+    const started = performance.now();
+    if (!this.session?.alive) this.session = await this.startSession(command);
+    try {
+      const r = await this.session.run(script, {
+        timeoutMs: options.timeoutMs ?? this.spec.commandTimeoutMs,
+        maxOutputBytes: options.maxOutputBytes ?? this.spec.outputLimitBytes,
+        onOutput: options.onOutput,
+      });
+      return {
+        exitCode: r.exitCode,
+        stdout: r.stdout.text(),
+        stderr: r.stderr.text(),
+        durationMs: performance.now() - started,
+        timedOut: r.timedOut,
+        truncated: r.stdout.truncated || r.stderr.truncated,
+        stdoutBytes: r.stdout.bytes,
+        stderrBytes: r.stderr.bytes,
+      };
+    } catch (error) {
+      if (error instanceof SessionEnded) throw await this.explainLostSession(command, error);
+      throw error;
+    }
+  }
+
+  private async startSession(command: Command): Promise<ShellSession> {
+    try {
+      return await ShellSession.start(this.container);
+    } catch (error) {
+      throw await this.explainLostSession(command, error as Error);
+    }
+  }
+
+  /** Tells a stopped container (killed, out of memory) from a session that merely ended. */
+  private async explainLostSession(command: Command, error: Error): Promise<SandboxError> {
+    this.session = undefined;
+    const what = `\`${describeCommand(command)}\``;
+    try {
+      const info = await this.container.inspect();
+      if (!info.State.Running) {
+        const oom = info.State.OOMKilled ? ', killed for going over its memory limit' : '';
+        return new SandboxError(
+          `Container ${this.name} stopped while running ${what} (state ${info.State.Status}, exit code ${info.State.ExitCode}${oom}). Its work is lost; open a new sandbox.`,
+          'container-gone',
+        );
+      }
+    } catch (inspectError) {
+      if (statusCode(inspectError) === 404) {
+        return new SandboxError(`Container ${this.name} was removed while running ${what}. Open a new sandbox.`, 'container-gone');
+      }
+    }
+    return new SandboxError(`The command session of ${this.name} ended while running ${what} (${error.message}); the next command opens a new one.`, 'io');
+  }
+
+  async readFile(path: string): Promise<Buffer> {
+    const full = this.resolve(path);
+    const stream = await this.archive(full);
+    const files = await extractFiles(stream, { maxFileBytes: Number.POSITIVE_INFINITY, include: () => true, stripFirst: false });
+    const file = files[0];
+    if (!file) throw new SandboxError(`${full} in sandbox ${this.name} is not a regular file.`, 'io');
+    return file.content;
+  }
+
+  async writeFile(path: string, content: Buffer | string, mode = 0o644): Promise<void> {
+    const full = this.resolve(path);
+    const tar = await packFiles([{ name: posix.basename(full), content: Buffer.from(content), mode }]);
+    try {
+      await this.container.putArchive(tar, { path: posix.dirname(full) });
+    } catch (error) {
+      if (statusCode(error) !== 404) throw this.ioError('write', full, error);
+      const mk = await this.exec(['mkdir', '-p', posix.dirname(full)]);
+      if (mk.exitCode !== 0) throw new SandboxError(`Cannot create ${posix.dirname(full)} in sandbox ${this.name}: ${mk.stderr.trim()}`, 'io');
+      await this.container.putArchive(tar, { path: posix.dirname(full) }).catch((e: unknown) => {
+        throw this.ioError('write', full, e);
+      });
+    }
+  }
+
+  async listFiles(dir = '.'): Promise<string[]> {
+    const r = await this.exec(['find', '.', '-path', './.git', '-prune', '-o', '-type', 'f', '-print0'], { cwd: dir, maxOutputBytes: 64 * 1024 * 1024 });
+    if (r.exitCode !== 0) throw new SandboxError(`Cannot list ${this.resolve(dir)} in sandbox ${this.name}: ${r.stderr.trim()}`, 'io');
+    return r.stdout.split('\0').filter((p) => p.length > 0).map((p) => p.replace(/^\.\//, '')).sort();
+  }
+
+  async readTree(dir = '.', options: ReadTreeOptions = {}): Promise<TreeFile[]> {
+    const stream = await this.archive(this.resolve(dir));
+    return extractFiles(stream, { maxFileBytes: options.maxFileBytes ?? 1024 * 1024, include: options.include ?? (() => true), stripFirst: true });
+  }
+
+  applyPatch(diff: string): Promise<PatchResult> {
+    this.assertOpen();
+    return applyPatch(this, diff);
+  }
+
+  diff(): Promise<string> {
+    this.assertOpen();
+    return diffSinceBase(this, this.base);
+  }
+
+  reset(): Promise<void> {
+    this.assertOpen();
+    return resetToBase(this, this.base);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.session?.close();
+    this.session = undefined;
+    try {
+      await this.container.remove({ force: true, v: true });
+    } catch (error) {
+      // Already gone (404) or already being removed (409): either way it will not leak.
+      const code = statusCode(error);
+      if (code !== 404 && code !== 409) throw this.ioError('remove', this.name, error);
+    }
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new SandboxError(`Sandbox ${this.name} is closed.`, 'closed');
+  }
+
+  private async archive(path: string): Promise<NodeJS.ReadableStream & import('node:stream').Readable> {
+    this.assertOpen();
+    try {
+      return (await this.container.getArchive({ path })) as NodeJS.ReadableStream & import('node:stream').Readable;
+    } catch (error) {
+      if (statusCode(error) === 404) throw new SandboxError(`No such file or directory in sandbox ${this.name}: ${path}`, 'io');
+      throw this.ioError('read', path, error);
+    }
+  }
+
+  private ioError(what: string, path: string, error: unknown): SandboxError {
+    return new SandboxError(`Cannot ${what} ${path} in sandbox ${this.name}: ${(error as Error).message}`, 'io');
+  }
+
+  /** For tests and the Containers view: the dockerode handle. */
+  get client(): Docker {
+    return this.docker;
+  }
+}

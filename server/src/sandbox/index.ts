@@ -1,0 +1,8 @@
+/** Sandboxes: where a task's repository lives and commands run (docker or a local working copy). */
+export { SandboxError, type Sandbox, type Command, type ExecOptions, type OutputChunk, type ReadTreeOptions, type TreeFile } from './sandbox.js';
+export { connectDocker, dockerAvailable, dockerLocation } from './dockerClient.js';
+export { DockerSandbox } from './dockerSandbox.js';
+export { LocalSandbox } from './localSandbox.js';
+export { openSandbox, chooseBackend, sandboxSpecForTask, normaliseMounts, type TaskSandboxOptions } from './openSandbox.js';
+export { patchPaths, unsafePathReason } from './patchPaths.js';
+export { shellQuote } from './commandScript.js';

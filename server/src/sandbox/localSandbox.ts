@@ -1,0 +1,228 @@
+/**
+ * The local backend: a private working copy of a repository on this machine, for machines
+ * without Docker (the embedded default there). Commands run with `child_process` in their own
+ * process group, so a timeout kills the whole tree; memory is limited with `ulimit -v`. There is
+ * no isolation from the host beyond that: use it for trusted repositories only.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import type { ExecResult, PatchResult, SandboxSpec } from '../protocol/sandbox.js';
+import { commandScript } from './commandScript.js';
+import { OutputCapture } from './outputCapture.js';
+import { applyPatch, diffSinceBase, headCommit, resetToBase, type RepoHost } from './repoOps.js';
+import { SandboxError, type Command, type ExecOptions, type ReadTreeOptions, type Sandbox, type TreeFile } from './sandbox.js';
+
+/** Runs `git` on the host, for making the working copy. */
+async function hostGit(args: readonly string[], cwd: string): Promise<void> {
+  await new Promise<void>((done, fail) => {
+    const child = spawn('git', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    child.on('error', fail);
+    child.on('close', (code) => (code === 0 ? done() : fail(new Error(`git ${args.join(' ')} failed: ${err.trim()}`))));
+  });
+}
+
+/**
+ * A working copy of `source` in `target`: a `git clone` of a repository (its HEAD commit; the
+ * source is never changed), or a copy of a plain folder committed once so it has a base.
+ */
+async function makeWorkingCopy(source: string, target: string): Promise<void> {
+  if (existsSync(join(source, '.git'))) {
+    await hostGit(['clone', '--quiet', '--no-hardlinks', source, target], dirname(target));
+    return;
+  }
+  await cp(source, target, { recursive: true });
+  await hostGit(['init', '--quiet'], target);
+  await hostGit(['add', '-A'], target);
+  await hostGit(['-c', 'user.name=graph-planner', '-c', 'user.email=graph-planner@localhost', 'commit', '--quiet', '--no-verify', '-m', 'base'], target);
+}
+
+export class LocalSandbox implements Sandbox, RepoHost {
+  readonly backend = 'local' as const;
+  private closed = false;
+  private base = '';
+  private readonly running = new Set<number>();
+
+  private constructor(
+    readonly spec: SandboxSpec,
+    private readonly root: string,
+    private readonly scratch: string,
+  ) {}
+
+  static async open(spec: SandboxSpec): Promise<LocalSandbox> {
+    const source = spec.localRepo;
+    if (!source) throw new SandboxError(`Task ${spec.task} has no local_repo, so the local backend cannot run it. Give it a local_repo, or run it with --backend docker.`, 'no-source');
+    if (!existsSync(source) || !statSync(source).isDirectory()) {
+      throw new SandboxError(`local_repo ${source} of task ${spec.task} is not a folder on this machine.`, 'no-source');
+    }
+    const home = await mkdtemp(join(tmpdir(), `gp-${spec.task.replace(/[^a-zA-Z0-9_.-]+/g, '-').slice(0, 40)}-`));
+    const root = join(home, 'repo');
+    const scratch = join(home, 'scratch');
+    const sandbox = new LocalSandbox(spec, root, scratch);
+    try {
+      await mkdir(scratch);
+      await makeWorkingCopy(resolve(source), root);
+      sandbox.base = spec.baseCommit ?? (await headCommit(sandbox, root));
+      if (spec.baseCommit) await resetToBase(sandbox, spec.baseCommit);
+    } catch (error) {
+      await rm(home, { recursive: true, force: true });
+      throw error instanceof SandboxError ? error : new SandboxError(`Could not make a working copy of ${source}: ${(error as Error).message}`, 'io');
+    }
+    return sandbox;
+  }
+
+  get id(): string {
+    return this.root;
+  }
+
+  get workdir(): string {
+    return this.root;
+  }
+
+  get baseCommit(): string {
+    return this.base;
+  }
+
+  scratchPath(name: string): string {
+    return join(this.scratch, name);
+  }
+
+  /**
+   * Paths as a task names them inside a container (`/testbed/app/x.py`) map onto the working copy,
+   * so a task runs the same on both backends; other absolute paths are host paths.
+   */
+  private resolve(path: string): string {
+    const workdir = this.spec.workdir.replace(/\/+$/, '');
+    if (path === workdir || path.startsWith(`${workdir}/`)) return join(this.root, path.slice(workdir.length));
+    return isAbsolute(path) ? path : join(this.root, path);
+  }
+
+  async exec(command: Command, options: ExecOptions = {}): Promise<ExecResult> {
+    this.assertOpen();
+    const limit = options.maxOutputBytes ?? this.spec.outputLimitBytes;
+    const stdout = new OutputCapture(limit, options.onOutput && ((text) => options.onOutput?.({ stream: 'stdout', text })));
+    const stderr = new OutputCapture(limit, options.onOutput && ((text) => options.onOutput?.({ stream: 'stderr', text })));
+    const memory = this.spec.limits.memoryBytes;
+    const script = commandScript({ command, cwd: this.resolve(options.cwd ?? '.'), env: options.env, memoryKiB: memory === null ? undefined : memory / 1024 });
+    const started = performance.now();
+    // `detached` makes the child a process-group leader, so a timeout can kill its whole tree.
+    const child = spawn('bash', ['-c', script], { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...this.spec.env } });
+    const pid = child.pid;
+    if (pid !== undefined) this.running.add(pid);
+    child.stdout.on('data', (c: Buffer) => stdout.push(c));
+    child.stderr.on('data', (c: Buffer) => stderr.push(c));
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      killGroup(pid);
+    }, options.timeoutMs ?? this.spec.commandTimeoutMs);
+    try {
+      const exitCode = await new Promise<number | null>((done, fail) => {
+        child.on('error', fail);
+        child.on('close', (code) => done(code));
+        // A command may leave a background process holding its output pipes open; once the
+        // command itself has exited, stop waiting for the pipes after a short grace period.
+        child.on('exit', () => {
+          setTimeout(() => {
+            child.stdout.destroy();
+            child.stderr.destroy();
+          }, 500).unref();
+        });
+      });
+      return {
+        exitCode: timedOut ? null : exitCode,
+        stdout: stdout.text(),
+        stderr: stderr.text(),
+        durationMs: performance.now() - started,
+        timedOut,
+        truncated: stdout.truncated || stderr.truncated,
+        stdoutBytes: stdout.bytes,
+        stderrBytes: stderr.bytes,
+      };
+    } finally {
+      clearTimeout(timer);
+      if (pid !== undefined) this.running.delete(pid);
+    }
+  }
+
+  async readFile(path: string): Promise<Buffer> {
+    this.assertOpen();
+    try {
+      return await readFile(this.resolve(path));
+    } catch (error) {
+      throw new SandboxError(`Cannot read ${path} in the working copy ${this.root}: ${(error as Error).message}`, 'io');
+    }
+  }
+
+  async writeFile(path: string, content: Buffer | string, mode = 0o644): Promise<void> {
+    this.assertOpen();
+    const full = this.resolve(path);
+    await mkdir(dirname(full), { recursive: true });
+    await writeFile(full, content, { mode });
+  }
+
+  async listFiles(dir = '.'): Promise<string[]> {
+    this.assertOpen();
+    const base = this.resolve(dir);
+    const out: string[] = [];
+    for (const entry of await readdir(base, { recursive: true, withFileTypes: true })) {
+      if (!entry.isFile()) continue;
+      const rel = relative(base, join(entry.parentPath, entry.name)).split(sep).join('/');
+      if (rel.split('/')[0] !== '.git') out.push(rel);
+    }
+    return out.sort();
+  }
+
+  async readTree(dir = '.', options: ReadTreeOptions = {}): Promise<TreeFile[]> {
+    const base = this.resolve(dir);
+    const max = options.maxFileBytes ?? 1024 * 1024;
+    const files: TreeFile[] = [];
+    for (const rel of await this.listFiles(dir)) {
+      if (options.include && !options.include(rel)) continue;
+      const full = join(base, rel);
+      const info = await stat(full);
+      if (info.size > max) continue;
+      files.push({ path: rel, content: await readFile(full), mode: info.mode & 0o7777 });
+    }
+    return files;
+  }
+
+  applyPatch(diff: string): Promise<PatchResult> {
+    this.assertOpen();
+    return applyPatch(this, diff);
+  }
+
+  diff(): Promise<string> {
+    this.assertOpen();
+    return diffSinceBase(this, this.base);
+  }
+
+  reset(): Promise<void> {
+    this.assertOpen();
+    return resetToBase(this, this.base);
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    for (const pid of this.running) killGroup(pid);
+    await rm(dirname(this.root), { recursive: true, force: true });
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new SandboxError(`Sandbox ${this.root} is closed.`, 'closed');
+  }
+}
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // The group has already exited.
+  }
+}

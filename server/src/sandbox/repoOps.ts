@@ -1,0 +1,125 @@
+/**
+ * Git operations both backends share: find the base commit, apply a patch all-or-nothing, diff
+ * against the base (new files included), and reset. They run through the sandbox's own `exec`,
+ * so the docker and local backends behave the same by construction.
+ */
+import type { ExecResult, PatchResult, RejectedHunk } from '../protocol/sandbox.js';
+import { describeCommand } from './commandScript.js';
+import { patchPaths } from './patchPaths.js';
+import { SandboxError, type Command, type ExecOptions } from './sandbox.js';
+
+/** What the git operations need from a backend. */
+export interface RepoHost {
+  exec(command: Command, options?: ExecOptions): Promise<ExecResult>;
+  writeFile(path: string, content: Buffer | string): Promise<void>;
+  /** A path for temporary files that is outside the repository (so it never shows in a diff). */
+  scratchPath(name: string): string;
+}
+
+// Diffs and patches can be large; they must not be cut by the per-command output limit.
+const bigOutput = 256 * 1024 * 1024;
+
+async function git(host: RepoHost, args: readonly string[], options: ExecOptions = {}): Promise<ExecResult> {
+  return host.exec(['git', '-c', 'core.quotePath=false', ...args], { timeoutMs: 120_000, ...options });
+}
+
+function failure(what: string, command: Command, result: ExecResult): SandboxError {
+  const detail = (result.stderr || result.stdout).trim().split('\n').slice(-5).join('\n');
+  return new SandboxError(`${what} failed (${describeCommand(command)}, exit ${result.exitCode ?? 'killed'}): ${detail}`, 'io');
+}
+
+/** The commit the working tree is on; the repository must have one. */
+export async function headCommit(host: RepoHost, workdir: string): Promise<string> {
+  const result = await git(host, ['rev-parse', '--verify', 'HEAD^{commit}']);
+  if (result.exitCode !== 0) {
+    throw new SandboxError(
+      `${workdir} is not a git repository with a commit, so the sandbox cannot know its base (${result.stderr.trim()}). Commit the repository in the image, or set sandbox.base_commit.`,
+      'no-source',
+    );
+  }
+  return result.stdout.trim();
+}
+
+/**
+ * Reads `git apply --check` errors into hunks. git names the file and, for a hunk that does not
+ * match, the line where it expected it: `error: patch failed: app/calc.py:6`.
+ */
+export function rejectedHunks(stderr: string): RejectedHunk[] {
+  const out: RejectedHunk[] = [];
+  for (const line of stderr.split('\n')) {
+    const failed = /^error: patch failed: (.+):(\d+)$/.exec(line);
+    if (failed) {
+      out.push({ path: failed[1] ?? '', line: Number(failed[2]), message: 'the hunk does not match the file at this line' });
+      continue;
+    }
+    const other = /^error: (.+?): (.+)$/.exec(line);
+    if (other && other[2] !== 'patch does not apply') out.push({ path: other[1] ?? '', message: other[2] ?? '' });
+  }
+  return out;
+}
+
+export async function applyPatch(host: RepoHost, diff: string): Promise<PatchResult> {
+  const { paths, refused } = patchPaths(diff);
+  if (refused !== undefined) {
+    return { applied: false, files: paths, rejected: [], refused, message: `Patch refused: ${refused}.` };
+  }
+  if (paths.length === 0) {
+    return { applied: false, files: [], rejected: [], message: 'The patch names no files: expected a unified diff with ---/+++ headers.' };
+  }
+  const file = host.scratchPath(`patch-${Date.now()}-${Math.random().toString(36).slice(2)}.diff`);
+  await host.writeFile(file, diff.endsWith('\n') ? diff : `${diff}\n`);
+  try {
+    const check = await git(host, ['apply', '--check', '--verbose', '--whitespace=nowarn', file]);
+    if (check.exitCode !== 0) {
+      const rejected = rejectedHunks(check.stderr);
+      const names = rejected.map((r) => (r.line === undefined ? `${r.path} (${r.message})` : `${r.path}:${r.line}`));
+      return {
+        applied: false,
+        files: paths,
+        rejected,
+        message: `The patch does not apply${names.length ? `: ${names.join(', ')}` : ''}. Nothing was changed.${rejected.length ? '' : ` git said: ${check.stderr.trim()}`}`,
+      };
+    }
+    // `git apply` without --reject is atomic: it changes nothing unless every hunk applies.
+    const apply = await git(host, ['apply', '--whitespace=nowarn', file]);
+    if (apply.exitCode !== 0) {
+      return { applied: false, files: paths, rejected: rejectedHunks(apply.stderr), message: `git apply failed after its check passed: ${apply.stderr.trim()}` };
+    }
+    return { applied: true, files: paths, rejected: [], message: `Applied to ${paths.join(', ')}.` };
+  } finally {
+    await host.exec(['rm', '-f', file]).catch(() => undefined);
+  }
+}
+
+/**
+ * Everything changed since the base commit, new untracked files included, without touching the
+ * repository's own index: a throwaway index is filled from the working tree and compared.
+ */
+export async function diffSinceBase(host: RepoHost, base: string): Promise<string> {
+  const index = host.scratchPath(`index-${Date.now()}-${Math.random().toString(36).slice(2)}`);
+  const env = { GIT_INDEX_FILE: index };
+  try {
+    for (const args of [['read-tree', base], ['add', '-A']]) {
+      const r = await git(host, args, { env });
+      if (r.exitCode !== 0) throw failure('Computing the diff', ['git', ...args], r);
+    }
+    const args = ['diff', '--cached', '--binary', '--no-color', '--no-ext-diff', base];
+    const r = await git(host, args, { env, maxOutputBytes: bigOutput });
+    if (r.exitCode !== 0) throw failure('Computing the diff', ['git', ...args], r);
+    return r.stdout;
+  } finally {
+    await host.exec(['rm', '-f', index]).catch(() => undefined);
+  }
+}
+
+/**
+ * Back to the base commit. `git clean -fd` removes untracked files but keeps ignored ones, on
+ * purpose: images install packages in develop mode, and their build products (`*.egg-info`,
+ * compiled extensions) are ignored files the tests need.
+ */
+export async function resetToBase(host: RepoHost, base: string): Promise<void> {
+  for (const args of [['reset', '--hard', '-q', base], ['clean', '-fdq']]) {
+    const r = await git(host, args);
+    if (r.exitCode !== 0) throw failure('Resetting the repository', ['git', ...args], r);
+  }
+}

@@ -1,0 +1,141 @@
+/**
+ * Runs a task's tests in its sandbox, parses the output test by test, grades it, and records the
+ * run: the raw log, one line in `<run dir>/test_runs.jsonl` (append-only), and for SWE-bench-style
+ * tasks `report.json` in SWE-bench's per-instance shape (written atomically).
+ */
+import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { TestGrade, TestRunRecord, TestStatus } from '../protocol/testReport.js';
+import { testStatuses } from '../protocol/testReport.js';
+import type { Sandbox } from '../sandbox/index.js';
+import type { TaskEntry } from '../tasks/index.js';
+import { writeFileAtomic } from '../util/atomicWrite.js';
+import { swebenchReport, resolutionStatus, gradeTests } from './grade.js';
+import { decodeExpectedOutput, gradeR2e } from './gradeR2e.js';
+import type { ParsedTestLog } from './logText.js';
+import { parsePytestLog } from './parsePytest.js';
+import { parseUnittestLog } from './parseUnittest.js';
+import { extractTestOutput } from './swebenchLog.js';
+import { decodeTestList } from './testLists.js';
+
+/** pytest with `-rA`, so every test's outcome is in the summary (DESIGN §3.7). */
+export const defaultTestCommand = 'python -m pytest -rA';
+
+export interface RunTestsOptions {
+  /** Overrides the task's `sandbox.test_command`. */
+  command?: string;
+  timeoutMs?: number;
+  /** Where to record the run; nothing is written when absent. */
+  runDir?: string;
+  /** The patch being evaluated (SWE-bench's `model_patch`); null when there was none. */
+  patch?: string | null;
+}
+
+export interface TestRun {
+  record: TestRunRecord;
+  parsed: ParsedTestLog;
+  /** stdout and stderr of the test command, as recorded in the log file. */
+  output: string;
+}
+
+/** Picks the parser from what the output looks like: pytest's rules, or unittest's "Ran N tests". */
+export function parseTestOutput(output: string): { parser: 'pytest' | 'unittest'; parsed: ParsedTestLog } {
+  const pytest = parsePytestLog(output);
+  if (pytest.tests.size > 0 || /^=+ (test session starts|short test summary info) =+$/m.test(output)) return { parser: 'pytest', parsed: pytest };
+  const unittest = parseUnittestLog(output);
+  if (unittest.tests.size > 0 || /^Ran \d+ tests? in /m.test(output)) return { parser: 'unittest', parsed: unittest };
+  return { parser: 'pytest', parsed: pytest };
+}
+
+function hasGoldLists(task: TaskEntry): boolean {
+  return task.FAIL_TO_PASS !== undefined || task.PASS_TO_PASS !== undefined;
+}
+
+/** Grades a parsed log by the rules the task carries. */
+export function gradeTask(task: TaskEntry, parsed: ParsedTestLog, exitCode: number | null, patch: string | null): TestGrade {
+  if (hasGoldLists(task)) {
+    const f2p = decodeTestList(task.FAIL_TO_PASS ?? [], 'FAIL_TO_PASS');
+    const p2p = decodeTestList(task.PASS_TO_PASS ?? [], 'PASS_TO_PASS');
+    if (!f2p.ok) return { kind: 'invalid', reason: f2p.message };
+    if (!p2p.ok) return { kind: 'invalid', reason: p2p.message };
+    const gold = { FAIL_TO_PASS: f2p.tests, PASS_TO_PASS: p2p.tests };
+    const report = swebenchReport(task.task_id, { patch, patchApplied: true, tests: parsed.tests, gold })[task.task_id];
+    if (report === undefined) return { kind: 'invalid', reason: 'no report' };
+    return { kind: 'swebench', resolution: resolutionStatus(gradeTests(parsed.tests, gold)), report };
+  }
+  if (task.expected_output_json !== undefined) {
+    const expected = decodeExpectedOutput(task.expected_output_json);
+    if (!expected.ok) return { kind: 'invalid', reason: expected.message };
+    return { kind: 'r2e', grade: gradeR2e(parsed, expected.expected) };
+  }
+  const bad = [...parsed.tests.values()].filter((s) => s === 'FAILED' || s === 'ERROR').length;
+  if (parsed.tests.size === 0) return { kind: 'log', passed: false, reason: 'no test results were found in the output' };
+  if (bad > 0) return { kind: 'log', passed: false, reason: `${bad} test(s) failed or errored` };
+  if (exitCode !== 0) return { kind: 'log', passed: false, reason: `the test command exited with ${exitCode ?? 'a timeout'}` };
+  return { kind: 'log', passed: true, reason: `all ${parsed.tests.size} tests passed` };
+}
+
+/** Whether a grade counts as a fix. */
+export function gradePassed(grade: TestGrade): boolean {
+  if (grade.kind === 'swebench') return grade.report.resolved;
+  if (grade.kind === 'r2e') return grade.grade.reward === 1;
+  if (grade.kind === 'log') return grade.passed;
+  return false;
+}
+
+function counts(tests: ReadonlyMap<string, TestStatus>): Record<TestStatus, number> {
+  const out = Object.fromEntries(testStatuses.map((s) => [s, 0])) as Record<TestStatus, number>;
+  for (const status of tests.values()) out[status] += 1;
+  return out;
+}
+
+function safeName(text: string): string {
+  return text.replace(/[^a-zA-Z0-9_.-]+/g, '_').slice(0, 80);
+}
+
+export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: RunTestsOptions = {}): Promise<TestRun> {
+  const command = options.command ?? task.sandbox.test_command ?? defaultTestCommand;
+  const startedAt = new Date().toISOString();
+  // Test logs can be long (a whole Django suite); keep more than a normal command's output.
+  const result = await sandbox.exec(command, { timeoutMs: options.timeoutMs ?? 1_800_000, maxOutputBytes: 16 * 1024 * 1024 });
+  const output = result.stderr.length > 0 ? `${result.stdout}${result.stdout.endsWith('\n') || result.stdout === '' ? '' : '\n'}${result.stderr}` : result.stdout;
+  // A SWE-bench eval script brackets its tests with markers; grade only what is between them.
+  const bracketed = output.includes('>>>>> Start Test Output') ? extractTestOutput(output) : undefined;
+  const { parser, parsed } = parseTestOutput(bracketed?.ok ? bracketed.output : output);
+  const grade: TestGrade =
+    bracketed && !bracketed.ok ? { kind: 'invalid', reason: bracketed.message } : gradeTask(task, parsed, result.exitCode, options.patch ?? null);
+  const record: TestRunRecord = {
+    kind: 'test_run',
+    task: task.task_id,
+    backend: sandbox.backend,
+    command,
+    startedAt,
+    durationMs: Math.round(result.durationMs),
+    exitCode: result.exitCode,
+    timedOut: result.timedOut,
+    truncated: result.truncated,
+    parser,
+    complete: parsed.complete,
+    counts: counts(parsed.tests),
+    tests: Object.fromEntries(parsed.tests),
+    grade,
+  };
+  if (options.runDir !== undefined) await recordRun(options.runDir, record, output);
+  return { record, parsed, output };
+}
+
+/** Writes the log, the report (SWE-bench grades) and appends the record; paths are run-relative. */
+async function recordRun(runDir: string, record: TestRunRecord, output: string): Promise<void> {
+  const stamp = record.startedAt.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  const logPath = join('tests', `${safeName(record.task)}-${stamp}-${Math.random().toString(36).slice(2, 6)}.log`);
+  await mkdir(join(runDir, 'tests'), { recursive: true });
+  await writeFile(join(runDir, logPath), output);
+  record.logPath = logPath;
+  if (record.grade.kind === 'swebench') {
+    const reportPath = join('reports', safeName(record.task), 'report.json');
+    await mkdir(join(runDir, 'reports', safeName(record.task)), { recursive: true });
+    await writeFileAtomic(join(runDir, reportPath), `${JSON.stringify({ [record.task]: record.grade.report }, null, 2)}\n`);
+    record.reportPath = reportPath;
+  }
+  await appendFile(join(runDir, 'test_runs.jsonl'), `${JSON.stringify(record)}\n`);
+}
