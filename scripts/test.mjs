@@ -40,6 +40,9 @@ if (!only) {
   run('npx', ['tsc', '-p', 'webview/tsconfig.json', '--noEmit']);
   run('npm', ['run', '-s', 'lint']);
 }
+// The integration layer runs against a real Docker Engine: the setup installs and starts it when
+// missing and builds the offline images (a no-op when they are up to date).
+if (layers.includes('integration')) run('bash', ['test/integration/setup.sh']);
 if (layers.includes('e2e')) {
   run('bash', ['test/e2e/setup.sh']);
   run('npm', ['run', '-s', 'package']);
@@ -50,8 +53,8 @@ if (files.length === 0) {
   process.exit(1);
 }
 // One process per file keeps the layers isolated. Files run one at a time: the e2e layer drives one
-// code-server, and the in-memory LSP tests are quick enough that parallelism would buy little on
-// two cores. The `integration` layer (real Docker, real processes) holds no files yet.
+// code-server, the integration layer shares one Docker Engine, and the in-memory LSP tests are
+// quick enough that parallelism would buy little on two cores.
 run(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...files], {
   env: { ...process.env, GP_TEST: '1' },
 });

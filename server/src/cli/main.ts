@@ -5,6 +5,9 @@
 import { configFlagHelp } from '../config/index.js';
 import { configCheck, configResolve } from './configCommands.js';
 import { datasetValidate } from './datasetCommands.js';
+import { taskTest } from './taskCommands.js';
+import { imagesManifest, imagesPrepull } from './imageCommands.js';
+import { containersList, containersReap } from './containerCommands.js';
 import type { Io } from './output.js';
 
 const version = '0.1.0';
@@ -21,6 +24,23 @@ Usage:
       and print its path (or print the config with --print-config).
   gp dataset validate FILE... [--json] [--max-problems N]
       Validate dataset JSONL files line by line; summary counts per file.
+  gp task test FILE [--task ID]... [--patch DIFF] [--backend auto|docker|local]
+               [--config YAML] [--run-dir DIR] [--timeout S] [--json]
+      Open each task's sandbox, apply the patch if given, run the task's tests and
+      grade them per test (SWE-bench lists or R2E expected output). Records the run
+      in DIR/test_runs.jsonl with the raw log and report.json; exit code 1 unless
+      every task passes.
+  gp images manifest FILE... [--out PATH] [--json]
+      Collect the unique images of task files into a manifest (one per line);
+      build-only SWE-bench images are marked and rows without an image counted.
+  gp images prepull (FILE.jsonl... | --manifest PATH | IMAGE...) [--max-workers N]
+               [--retries N] [--delay S] [--timeout S] [--json]
+      Pull images: pulled / already present / failed / build-only per image; one
+      failure never stops the batch; exit code 1 only when something failed.
+  gp containers list [--all] [--run NAME] [--json]
+      Containers of ours (labelled graph-planner.run) and whether their owner lives.
+  gp containers reap [--dry-run] [--run NAME] [--include-live] [--json]
+      Remove containers whose owning process is gone (orphans of crashed runs).
 
 Config flags:
   ${configFlagHelp.join('\n  ')}
@@ -74,6 +94,11 @@ export async function runCli(argv: readonly string[], io: Io, cwd: string): Prom
     const opts = maxProblems === undefined ? { json: rest.includes('--json') } : { json: rest.includes('--json'), maxProblems };
     return datasetValidate(files, opts, io);
   }
+  if (noun === 'task' && verb === 'test') return taskTest(rest, io, cwd);
+  if (noun === 'images' && verb === 'manifest') return imagesManifest(rest, io);
+  if (noun === 'images' && verb === 'prepull') return imagesPrepull(rest, io);
+  if (noun === 'containers' && verb === 'list') return containersList(rest, io);
+  if (noun === 'containers' && verb === 'reap') return containersReap(rest, io);
   io.err(`gp: unknown command '${[noun, verb].filter(Boolean).join(' ')}'. Run gp --help.`);
   return 2;
 }

@@ -186,6 +186,27 @@ const env = z
   })
   .meta({ description: 'The planner environment: limits, rewards and images.' });
 
+const sandbox = z
+  .strictObject({
+    backend: meta(
+      z.enum(['auto', 'docker', 'local']).default('auto'),
+      'Where tasks run: `docker` containers, `local` working copies on this machine (trusted repositories only), or `auto` (docker when the daemon answers and the task has an image).',
+    ),
+    memory: meta(
+      z.string().regex(memorySizePattern, 'use a size such as 4GiB or 512MiB').nullable().default('4GiB'),
+      'Memory limit of one sandbox (Docker memory limit; `ulimit -v` on the local backend); null for none.',
+    ),
+    cpus: meta(z.number().gt(0).max(1024).nullable().default(2), 'CPUs one sandbox may use (Docker only); null for no limit.'),
+    pids: meta(posInt().nullable().default(1024), 'Most processes in one sandbox (Docker only); null for no limit.'),
+    command_timeout: meta(z.number().gt(0).default(900), 'Time limit of one command in a sandbox; the command is killed after it.', { unit: 's' }),
+    test_timeout: meta(z.number().gt(0).default(1800), 'Time limit of one run of a task\'s tests.', { unit: 's' }),
+    output_limit: meta(
+      z.string().regex(memorySizePattern, 'use a size such as 1MiB').default('1MiB'),
+      'Output kept per stream of one command; the rest is counted and dropped with a marker.',
+    ),
+  })
+  .meta({ description: 'Sandboxes the tasks run in: backend, resource limits and time limits.' });
+
 const parallel = z
   .strictObject({
     tensor_parallel_planner: meta(posInt().default(1), 'GPUs one planner replica is split across.', {
@@ -289,6 +310,7 @@ export const sectionSchemas = {
   cgm_generation: cgmGeneration,
   training,
   env,
+  sandbox,
   parallel,
   resources,
   logging,
@@ -304,6 +326,7 @@ export const experimentConfigSchema = z
     cgm_generation: cgmGeneration.prefault({}),
     training: training.prefault({}),
     env: env.prefault({}),
+    sandbox: sandbox.prefault({}),
     parallel: parallel.prefault({}),
     resources: resources.prefault({}),
     logging: logging.prefault({}),

@@ -5,3 +5,4 @@ export * from './overview.js';
 export * from './webview.js';
 export * from './testReport.js';
 export * from './sandbox.js';
+export * from './images.js';

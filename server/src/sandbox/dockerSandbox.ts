@@ -3,11 +3,11 @@
  * no network unless the task asks, and the configured memory, CPU and process limits. Commands
  * run through a persistent shell session (`shellSession.ts`); files move as tar archives.
  */
-import { hostname } from 'node:os';
 import { posix } from 'node:path';
 import type Docker from 'dockerode';
-import { sandboxLabels, type ExecResult, type PatchResult, type SandboxSpec } from '../protocol/sandbox.js';
+import { type ExecResult, type PatchResult, type SandboxSpec } from '../protocol/sandbox.js';
 import { commandScript, describeCommand } from './commandScript.js';
+import { ownerLabels } from './containers.js';
 import { connectDocker } from './dockerClient.js';
 import { applyPatch, diffSinceBase, headCommit, resetToBase, type RepoHost } from './repoOps.js';
 import { SandboxError, type Command, type ExecOptions, type ReadTreeOptions, type Sandbox, type TreeFile } from './sandbox.js';
@@ -36,13 +36,7 @@ export function containerConfig(spec: SandboxSpec, image: string): Docker.Contai
     Cmd: keepAlive,
     WorkingDir: spec.workdir,
     Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
-    Labels: {
-      [sandboxLabels.run]: spec.run,
-      [sandboxLabels.task]: spec.task,
-      [sandboxLabels.pid]: String(process.pid),
-      [sandboxLabels.host]: hostname(),
-      [sandboxLabels.created]: new Date().toISOString(),
-    },
+    Labels: ownerLabels(spec.run, spec.task),
     HostConfig: {
       NetworkMode: spec.network ? 'bridge' : 'none',
       Binds: spec.mounts.map((m) => `${m.host}:${m.container}:${m.mode}`),
@@ -162,7 +156,12 @@ export class DockerSandbox implements Sandbox, RepoHost {
     this.session = undefined;
     const what = `\`${describeCommand(command)}\``;
     try {
-      const info = await this.container.inspect();
+      // The exec stream can end a moment before the engine marks a killed container as stopped.
+      let info = await this.container.inspect();
+      for (let i = 0; i < 10 && info.State.Running; i++) {
+        await new Promise((done) => setTimeout(done, 100));
+        info = await this.container.inspect();
+      }
       if (!info.State.Running) {
         const oom = info.State.OOMKilled ? ', killed for going over its memory limit' : '';
         return new SandboxError(

@@ -6,3 +6,6 @@ export { LocalSandbox } from './localSandbox.js';
 export { openSandbox, chooseBackend, sandboxSpecForTask, normaliseMounts, type TaskSandboxOptions } from './openSandbox.js';
 export { patchPaths, unsafePathReason } from './patchPaths.js';
 export { shellQuote } from './commandScript.js';
+export { ownerLabels, listContainers, reapContainers, processAlive, type ReapOptions, type ReapResult } from './containers.js';
+export { collectImages, writeManifest, readManifest, isBuildOnlyImageName, type ImageCollection, type Manifest } from './manifest.js';
+export { prepullImages, type PrepullOptions } from './prepull.js';

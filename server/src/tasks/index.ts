@@ -6,3 +6,4 @@ export { validateJsonl, splitLines, DatasetCheck, type JsonlFinding, type JsonlR
 export { validateJsonlFile, maxLineBytes, type FileOptions } from './jsonlFile.js';
 export { applyEdit, applyEdits } from './applyEdits.js';
 export { swebenchWorkdir } from './semanticChecks.js';
+export { loadTasks, type LoadedTask, type LoadedTasks } from './loadTasks.js';

@@ -27,7 +27,10 @@ export interface RunTestsOptions {
   timeoutMs?: number;
   /** Where to record the run; nothing is written when absent. */
   runDir?: string;
-  /** The patch being evaluated (SWE-bench's `model_patch`); null when there was none. */
+  /**
+   * The patch being evaluated (SWE-bench's `model_patch`); null when the model produced none.
+   * When absent, the sandbox's diff against its base commit is used.
+   */
   patch?: string | null;
 }
 
@@ -102,8 +105,10 @@ export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: R
   // A SWE-bench eval script brackets its tests with markers; grade only what is between them.
   const bracketed = output.includes('>>>>> Start Test Output') ? extractTestOutput(output) : undefined;
   const { parser, parsed } = parseTestOutput(bracketed?.ok ? bracketed.output : output);
+  // Without an explicit patch, the change under test is whatever differs from the base commit.
+  const patch = options.patch === undefined ? await sandbox.diff() : options.patch;
   const grade: TestGrade =
-    bracketed && !bracketed.ok ? { kind: 'invalid', reason: bracketed.message } : gradeTask(task, parsed, result.exitCode, options.patch ?? null);
+    bracketed && !bracketed.ok ? { kind: 'invalid', reason: bracketed.message } : gradeTask(task, parsed, result.exitCode, patch);
   const record: TestRunRecord = {
     kind: 'test_run',
     task: task.task_id,

@@ -1,0 +1,83 @@
+/**
+ * `gp images build [base|sample]... [--force] [--json] [--mirror URL]`: builds the offline images
+ * of the sandbox runtime, each only when what it is built from changed. Build output goes to
+ * stderr as it comes; stdout gets one line per image (or the JSON results). Exit codes: 0 when
+ * every image is built or up to date, 1 when one failed, 2 for a usage error.
+ */
+import { parseArgs } from 'node:util';
+import { imageNameSchema, imageNames, type ImageBuildResult, type ImageName } from '../protocol/images.js';
+import { buildImages } from '../sandbox/images/index.js';
+import type { Io } from './output.js';
+
+export const imagesBuildUsage = `gp images build [base|sample]... [--force] [--json] [--mirror URL]
+      Build the offline images (graph-planner/base from the machine's Debian mirror, needs root
+      and debootstrap; graph-planner/repoenv-sample on top of it). Each is rebuilt only when its
+      recipe or context changed; --force rebuilds anyway.`;
+
+interface BuildRequest {
+  only: ImageName[];
+  force: boolean;
+  json: boolean;
+  mirror?: string;
+}
+
+function parseBuildArgs(args: readonly string[]): BuildRequest | string {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      allowPositionals: true,
+      strict: true,
+      options: { force: { type: 'boolean' }, json: { type: 'boolean' }, mirror: { type: 'string' } },
+    });
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+  const only: ImageName[] = [];
+  for (const positional of parsed.positionals) {
+    const name = imageNameSchema.safeParse(positional);
+    if (!name.success) return `unknown image '${positional}'; choose from ${imageNames.join(', ')}.`;
+    if (!only.includes(name.data)) only.push(name.data);
+  }
+  const mirror = parsed.values.mirror;
+  if (mirror !== undefined && !/^(https?|ftp|file):/.test(mirror)) return `--mirror needs a URL (http://…), got '${mirror}'.`;
+  const request: BuildRequest = { only, force: parsed.values.force === true, json: parsed.values.json === true };
+  if (mirror !== undefined) request.mirror = mirror;
+  return request;
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** One line per image, as a person reads it. */
+export function formatBuildResult(r: ImageBuildResult): string {
+  const id = r.id === undefined ? '' : ` [${r.id.replace(/^sha256:/, '').slice(0, 12)}]`;
+  switch (r.status) {
+    case 'built':
+      return `${r.image}: built in ${seconds(r.durationMs)}${id} (${r.message})`;
+    case 'up-to-date':
+      return `${r.image}: up to date${id} (${r.message})`;
+    case 'failed':
+      return `${r.image}: failed: ${r.message}`;
+  }
+}
+
+/** `gp images build`; `args` are the words after `images build`. */
+export async function imagesBuild(args: readonly string[], io: Io): Promise<number> {
+  const request = parseBuildArgs(args);
+  if (typeof request === 'string') {
+    io.err(`gp images build: ${request}`);
+    io.err(`Usage: ${imagesBuildUsage}`);
+    return 2;
+  }
+  const results = await buildImages({
+    only: request.only,
+    force: request.force,
+    onProgress: (line) => io.err(line),
+    ...(request.mirror === undefined ? {} : { mirror: request.mirror }),
+  });
+  if (request.json) io.out(JSON.stringify({ results }, null, 2));
+  else for (const result of results) io.out(formatBuildResult(result));
+  return results.some((r) => r.status === 'failed') ? 1 : 0;
+}
