@@ -12,6 +12,9 @@ const common = {
   sourcemap: 'linked',
   logLevel: 'warning',
   legalComments: 'none',
+  // dockerode reaches ssh:// engines through ssh2, which tries two optional native add-ons inside
+  // try/catch and falls back to JavaScript. Left out of the bundle, they are simply not found.
+  external: ['cpu-features', '*.node'],
 };
 
 const watch = process.argv.includes('--watch');
@@ -19,7 +22,7 @@ const minify = !process.argv.includes('--no-minify');
 
 await mkdir('dist', { recursive: true });
 const entries = [
-  { entryPoints: ['extension/src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'] },
+  { entryPoints: ['extension/src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', ...common.external] },
   { entryPoints: ['server/src/main.ts'], outfile: 'dist/server.js' },
   { entryPoints: ['server/src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
 ];

@@ -7,6 +7,7 @@ import { configCheck, configResolve } from './configCommands.js';
 import { datasetValidate } from './datasetCommands.js';
 import { taskTest } from './taskCommands.js';
 import { imagesManifest, imagesPrepull } from './imageCommands.js';
+import { imagesBuild, imagesBuildUsage } from './imageBuildCommand.js';
 import { containersList, containersReap } from './containerCommands.js';
 import type { Io } from './output.js';
 
@@ -30,6 +31,7 @@ Usage:
       grade them per test (SWE-bench lists or R2E expected output). Records the run
       in DIR/test_runs.jsonl with the raw log and report.json; exit code 1 unless
       every task passes.
+  ${imagesBuildUsage}
   gp images manifest FILE... [--out PATH] [--json]
       Collect the unique images of task files into a manifest (one per line);
       build-only SWE-bench images are marked and rows without an image counted.
@@ -95,6 +97,7 @@ export async function runCli(argv: readonly string[], io: Io, cwd: string): Prom
     return datasetValidate(files, opts, io);
   }
   if (noun === 'task' && verb === 'test') return taskTest(rest, io, cwd);
+  if (noun === 'images' && verb === 'build') return imagesBuild(rest, io);
   if (noun === 'images' && verb === 'manifest') return imagesManifest(rest, io);
   if (noun === 'images' && verb === 'prepull') return imagesPrepull(rest, io);
   if (noun === 'containers' && verb === 'list') return containersList(rest, io);

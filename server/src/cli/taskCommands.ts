@@ -12,7 +12,7 @@ import { experimentConfigSchema } from '../config/index.js';
 import { sandboxBackendSchema } from '../protocol/sandbox.js';
 import { openSandbox, sandboxSpecForTask, SandboxError, type Sandbox } from '../sandbox/index.js';
 import { loadTasks } from '../tasks/index.js';
-import { gradePassed, runTaskTests, type TestRun } from '../testing/index.js';
+import { gradeInstance, gradePassed, runTaskTests, writeInstanceReport, type TestRun } from '../testing/index.js';
 import { plural, type Io } from './output.js';
 import { sandboxOptionsFromConfig } from './sandboxOptions.js';
 
@@ -117,11 +117,13 @@ export async function taskTest(args: readonly string[], io: Io, cwd: string): Pr
           const applied = await current.applyPatch(patch);
           io.out(`  patch: ${applied.message}`);
           if (!applied.applied) {
+            const report = gradeInstance({ patch, patchApplied: false, tests: new Map(), gold: { FAIL_TO_PASS: [], PASS_TO_PASS: [] } });
+            await writeInstanceReport(runDir, task.task_id, report);
             failed++;
             continue;
           }
         }
-        const run = await runTaskTests(current, task, { runDir, patch, timeoutMs: timeout === undefined ? options.testTimeoutMs : timeout * 1000 });
+        const run = await runTaskTests(current, task, { runDir, ...(patch === null ? {} : { patch }), timeoutMs: timeout === undefined ? options.testTimeoutMs : timeout * 1000 });
         if (values.json) io.out(JSON.stringify(run.record));
         else describeRun(run).forEach((l) => io.out(l));
         if (!gradePassed(run.record.grade)) failed++;

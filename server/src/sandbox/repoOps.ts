@@ -58,6 +58,20 @@ export function rejectedHunks(stderr: string): RejectedHunk[] {
   return out;
 }
 
+/** Whether some hunk has no context lines at all (as `diff -U0` writes them). */
+export function hasZeroContextHunk(diff: string): boolean {
+  const lines = diff.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    if (!lines[i]?.startsWith('@@ ')) continue;
+    let context = false;
+    for (let j = i + 1; j < lines.length && !/^(@@ |diff |--- )/.test(lines[j] ?? ''); j++) {
+      if ((lines[j] ?? '').startsWith(' ')) context = true;
+    }
+    if (!context) return true;
+  }
+  return false;
+}
+
 export async function applyPatch(host: RepoHost, diff: string): Promise<PatchResult> {
   const { paths, refused } = patchPaths(diff);
   if (refused !== undefined) {
@@ -66,10 +80,12 @@ export async function applyPatch(host: RepoHost, diff: string): Promise<PatchRes
   if (paths.length === 0) {
     return { applied: false, files: [], rejected: [], message: 'The patch names no files: expected a unified diff with ---/+++ headers.' };
   }
+  // `diff -U0` output is a valid unified diff, but git refuses hunks without context unless told.
+  const zeroContext = hasZeroContextHunk(diff) ? ['--unidiff-zero'] : [];
   const file = host.scratchPath(`patch-${Date.now()}-${Math.random().toString(36).slice(2)}.diff`);
   await host.writeFile(file, diff.endsWith('\n') ? diff : `${diff}\n`);
   try {
-    const check = await git(host, ['apply', '--check', '--verbose', '--whitespace=nowarn', file]);
+    const check = await git(host, ['apply', '--check', '--verbose', '--whitespace=nowarn', ...zeroContext, file]);
     if (check.exitCode !== 0) {
       const rejected = rejectedHunks(check.stderr);
       const names = rejected.map((r) => (r.line === undefined ? `${r.path} (${r.message})` : `${r.path}:${r.line}`));
@@ -81,7 +97,7 @@ export async function applyPatch(host: RepoHost, diff: string): Promise<PatchRes
       };
     }
     // `git apply` without --reject is atomic: it changes nothing unless every hunk applies.
-    const apply = await git(host, ['apply', '--whitespace=nowarn', file]);
+    const apply = await git(host, ['apply', '--whitespace=nowarn', ...zeroContext, file]);
     if (apply.exitCode !== 0) {
       return { applied: false, files: paths, rejected: rejectedHunks(apply.stderr), message: `git apply failed after its check passed: ${apply.stderr.trim()}` };
     }

@@ -5,7 +5,7 @@
  */
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { TestGrade, TestRunRecord, TestStatus } from '../protocol/testReport.js';
+import type { InstanceReport, TestGrade, TestRunRecord, TestStatus } from '../protocol/testReport.js';
 import { testStatuses } from '../protocol/testReport.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { TaskEntry } from '../tasks/index.js';
@@ -136,11 +136,18 @@ async function recordRun(runDir: string, record: TestRunRecord, output: string):
   await mkdir(join(runDir, 'tests'), { recursive: true });
   await writeFile(join(runDir, logPath), output);
   record.logPath = logPath;
-  if (record.grade.kind === 'swebench') {
-    const reportPath = join('reports', safeName(record.task), 'report.json');
-    await mkdir(join(runDir, 'reports', safeName(record.task)), { recursive: true });
-    await writeFileAtomic(join(runDir, reportPath), `${JSON.stringify({ [record.task]: record.grade.report }, null, 2)}\n`);
-    record.reportPath = reportPath;
-  }
+  if (record.grade.kind === 'swebench') record.reportPath = await writeInstanceReport(runDir, record.task, record.grade.report);
   await appendFile(join(runDir, 'test_runs.jsonl'), `${JSON.stringify(record)}\n`);
+}
+
+/**
+ * Writes `<run dir>/reports/<task>/report.json` in SWE-bench's shape, atomically, and returns its
+ * run-relative path. Also used when a patch did not apply, so that every evaluated instance has a
+ * report, as SWE-bench leaves one.
+ */
+export async function writeInstanceReport(runDir: string, taskId: string, report: InstanceReport): Promise<string> {
+  const reportPath = join('reports', safeName(taskId), 'report.json');
+  await mkdir(join(runDir, 'reports', safeName(taskId)), { recursive: true });
+  await writeFileAtomic(join(runDir, reportPath), `${JSON.stringify({ [taskId]: report }, null, 2)}\n`);
+  return reportPath;
 }
