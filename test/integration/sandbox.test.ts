@@ -283,6 +283,13 @@ describe('backend selection', () => {
     );
   });
 
+  test('auto uses the local copy when the daemon lacks the image, and docker when it has it', async () => {
+    const local = await open('local', { backend: 'auto', image: 'graph-planner/not-built:here' });
+    assert.equal(local.backend, 'local');
+    const docker = await open('docker', { backend: 'auto' });
+    assert.equal(docker.backend, 'docker');
+  });
+
   test('the local backend never changes the source repository', async () => {
     const sb = (await open('local')) as LocalSandbox;
     await sb.writeFile('app/calc.py', 'broken\n');

@@ -56,20 +56,32 @@ export function sandboxSpecForTask(task: TaskEntry, options: TaskSandboxOptions 
   });
 }
 
-/** Which backend a spec will use, connecting to Docker only when that decides it. */
+/**
+ * Which backend a spec will use. `auto` means docker when the daemon answers and has the task's
+ * image; otherwise the local working copy when the task names one; otherwise docker's own error.
+ */
 export async function chooseBackend(spec: SandboxSpec): Promise<'docker' | 'local'> {
   if (spec.backend === 'docker' || spec.backend === 'local') return spec.backend;
   if (!spec.image && !spec.localRepo) {
     throw new SandboxError(`Task ${spec.task} has neither a docker_image nor a local_repo: give it one of them so a sandbox can be made.`, 'no-source');
   }
   if (!spec.image) return 'local';
+  let docker;
   try {
-    await connectDocker({ timeoutMs: 3_000 });
-    return 'docker';
+    ({ docker } = await connectDocker({ timeoutMs: 3_000 }));
   } catch (error) {
     if (spec.localRepo) return 'local';
     throw error;
   }
+  // A reachable daemon without the task's image cannot run it; the local copy can, if there is one.
+  if (spec.localRepo) {
+    try {
+      await docker.getImage(spec.image).inspect();
+    } catch {
+      return 'local';
+    }
+  }
+  return 'docker';
 }
 
 export async function openSandbox(spec: SandboxSpec): Promise<Sandbox> {
