@@ -34,3 +34,15 @@ export function summarize(values: readonly number[]): Summary {
 export function round1(value: number): number {
   return Math.round(value * 10) / 10;
 }
+
+export interface Percentiles {
+  readonly p50: number;
+  readonly p90: number;
+  readonly p99: number;
+}
+
+/** The median and the two tail percentiles, the spread a latency figure reports. */
+export function percentiles(values: readonly number[]): Percentiles {
+  const sorted = [...values].sort((x, y) => x - y);
+  return { p50: quantile(sorted, 0.5), p90: quantile(sorted, 0.9), p99: quantile(sorted, 0.99) };
+}

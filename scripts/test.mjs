@@ -55,6 +55,19 @@ if (files.length === 0) {
 // One process per file keeps the layers isolated. Files run one at a time: the e2e layer drives one
 // code-server, the integration layer shares one Docker Engine, and the in-memory LSP tests are
 // quick enough that parallelism would buy little on two cores.
+const started = new Date().toISOString();
 run(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...files], {
   env: { ...process.env, GP_TEST: '1' },
 });
+// The suite must end with none of our containers left: any container labelled by the engine and
+// created during this run is a leak, whichever test made it.
+if (layers.includes('integration')) {
+  const { default: Docker } = await import('dockerode');
+  const ours = await new Docker().listContainers({ all: true, filters: { label: ['graph-planner.run'] } });
+  const leaked = ours.filter((c) => (c.Labels['graph-planner.created'] ?? '') >= started);
+  if (leaked.length > 0) {
+    console.error(`\nThe tests left ${leaked.length} container(s) behind: ${leaked.map((c) => `${c.Names.join(',')} (run ${c.Labels['graph-planner.run']})`).join('; ')}`);
+    process.exit(1);
+  }
+  console.log('\nNo containers of ours left behind.');
+}

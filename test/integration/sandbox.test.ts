@@ -5,7 +5,7 @@
  */
 import { after, describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -89,6 +89,13 @@ for (const backend of ['docker', 'local'] as const) {
       }
       const noNewline = await sb.exec('printf "no newline at end"');
       assert.equal(noNewline.stdout, 'no newline at end');
+      // Streaming: the callback sees the kept output as it arrives, stream by stream.
+      const chunks: string[] = [];
+      const streamed = await sb.exec('for i in 1 2 3; do echo line$i; sleep 0.05; done; echo warn >&2', {
+        onOutput: (c) => chunks.push(`${c.stream}:${c.text}`),
+      });
+      assert.equal(chunks.filter((c) => c.startsWith('stdout:')).map((c) => c.slice(7)).join(''), streamed.stdout);
+      assert.deepEqual(chunks.filter((c) => c.startsWith('stderr:')), ['stderr:warn\n']);
     });
 
     test('kills a command past its timeout, with its children, and stays usable', async () => {
@@ -222,6 +229,20 @@ describe('docker backend only', () => {
     const net = await sb.exec('python3 -c "import socket; socket.create_connection((\'10.0.0.1\', 80), timeout=2)"');
     assert.notEqual(net.exitCode, 0);
     assert.match(net.stderr, /Network is unreachable|OSError/);
+  });
+
+  test('mounts host folders read-only or read-write as the task says', async () => {
+    const host = await mkdtemp(join(tmpdir(), 'gp-mount-'));
+    try {
+      writeFileSync(join(host, 'data.txt'), 'from the host\n');
+      const sb = await open('docker', { mounts: [{ host, container: '/data', mode: 'ro' }] });
+      assert.equal((await sb.exec('cat /data/data.txt')).stdout, 'from the host\n');
+      const write = await sb.exec('echo x > /data/new.txt');
+      assert.notEqual(write.exitCode, 0);
+      assert.match(write.stderr, /Read-only file system/);
+    } finally {
+      await rm(host, { recursive: true, force: true });
+    }
   });
 
   test('gives a clear error when the container is killed from outside mid-command', async () => {
