@@ -4,7 +4,7 @@
  * its reason, never filled with a number. The exit code is 0 whatever the figures say: a benchmark
  * reports, it is not a test.
  *
- * Options: `--only yaml,jsonl,activation`, `--edits N` (default 60), `--warmup N` (20),
+ * Options: `--only yaml,jsonl,activation,sandbox`, `--edits N` (default 60), `--warmup N` (20),
  * `--sessions N` (7), `--activation-sessions N` (5 code-server sessions).
  */
 import { existsSync } from 'node:fs';
@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { benchActivation } from './activation.js';
 import type { BenchResult } from './result.js';
+import { benchSandbox } from './sandboxFigures.js';
 import { benchYaml, type FigureOutcome } from './yamlFigures.js';
 import { repoRoot } from './yamlServers.js';
 
@@ -111,6 +112,7 @@ async function main(): Promise<void> {
   if (wanted('yaml')) await guard('yaml', () => benchYaml(options, log));
   if (wanted('jsonl')) await guard('jsonl', () => benchJsonlIfPresent(log));
   if (wanted('activation')) await guard('extension-activation', () => benchActivation(options, log));
+  if (wanted('sandbox')) await guard('sandbox', () => benchSandbox(log));
 
   const results = outcomes.flatMap((o) => o.results);
   const notMeasured = outcomes.flatMap((o) => o.notMeasured);

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { imagesManifest, imagesPrepull } from '../../server/src/cli/imageCommands.js';
 import type { Io } from '../../server/src/cli/output.js';
-import { collectImages, isBuildOnlyImageName, readManifest, writeManifest } from '../../server/src/sandbox/manifest.js';
+import { collectImages, readManifest, writeManifest } from '../../server/src/datasets/manifest.js';
+import { isBuildOnlyImageName } from '../../server/src/sandbox/imageNames.js';
 import { prepullImages, withDefaultTag } from '../../server/src/sandbox/prepull.js';
 import { sharedDataPath } from '../support/sharedData.js';
 

@@ -7,7 +7,7 @@
 import { dirname, join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { PrepullResult } from '../protocol/images.js';
-import { collectImages, formatPlace, readManifest, writeManifest, type ImageCollection } from '../sandbox/manifest.js';
+import { collectImages, formatPlace, readManifest, writeManifest, type ImageCollection } from '../datasets/manifest.js';
 import { prepullImages, type PrepullEvent, type PrepullOptions } from '../sandbox/prepull.js';
 import { plural, type Io } from './output.js';
 

@@ -23,6 +23,9 @@ export const sandboxLabels = {
 export const sandboxBackendSchema = z.enum(['auto', 'docker', 'local']);
 export type SandboxBackendName = z.infer<typeof sandboxBackendSchema>;
 
+/** The original system's backend names that mean `docker` here (a task file may still use them). */
+export const legacyDockerBackends: ReadonlySet<string> = new Set(['repoenv', 'r2e']);
+
 /** Resource limits applied to a sandbox; `null` leaves a limit to the engine's default (none). */
 export const sandboxLimitsSchema = z.object({
   /** Memory limit in bytes (Docker `HostConfig.Memory`; the local backend uses `ulimit -v`). */

@@ -7,5 +7,5 @@ export { openSandbox, chooseBackend, sandboxSpecForTask, normaliseMounts, type T
 export { patchPaths, unsafePathReason } from './patchPaths.js';
 export { shellQuote } from './commandScript.js';
 export { ownerLabels, listContainers, reapContainers, processAlive, type ReapOptions, type ReapResult } from './containers.js';
-export { collectImages, writeManifest, readManifest, isBuildOnlyImageName, type ImageCollection, type Manifest } from './manifest.js';
 export { prepullImages, type PrepullOptions } from './prepull.js';
+export { isBuildOnlyImageName } from './imageNames.js';

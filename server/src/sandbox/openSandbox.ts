@@ -4,8 +4,9 @@
  * else a local working copy when the task names one).
  */
 import { isAbsolute, resolve } from 'node:path';
-import { sandboxSpecSchema, type MountSpec, type SandboxBackendName, type SandboxLimits, type SandboxSpec } from '../protocol/sandbox.js';
-import { legacyDockerBackends, type TaskEntry } from '../tasks/index.js';
+import { legacyDockerBackends, sandboxSpecSchema, type MountSpec, type SandboxBackendName, type SandboxLimits, type SandboxSpec } from '../protocol/sandbox.js';
+// Only the task's type: the sandbox folder depends on protocol/ alone at run time (DESIGN §1).
+import type { TaskEntry } from '../tasks/index.js';
 import { connectDocker } from './dockerClient.js';
 import { DockerSandbox } from './dockerSandbox.js';
 import { LocalSandbox } from './localSandbox.js';

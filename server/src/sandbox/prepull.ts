@@ -7,7 +7,7 @@
 import type Docker from 'dockerode';
 import type { PrepullResult } from '../protocol/images.js';
 import { connectDocker } from './dockerClient.js';
-import { isBuildOnlyImageName } from './manifest.js';
+import { isBuildOnlyImageName } from './imageNames.js';
 
 export interface PrepullOptions {
   /** Pulls at once (default 4); the daemon downloads layers in parallel within each pull too. */

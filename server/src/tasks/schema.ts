@@ -15,8 +15,7 @@ function described<T extends z.ZodType>(schema: T, description: string): T {
 /** Backends a sandbox can use; `repoenv` and `r2e` are the original system's names for docker. */
 export const sandboxBackends = ['auto', 'docker', 'local', 'repoenv', 'r2e'] as const;
 
-/** The original system's backend names that mean `docker` here. */
-export const legacyDockerBackends: ReadonlySet<string> = new Set(['repoenv', 'r2e']);
+export { legacyDockerBackends } from '../protocol/sandbox.js';
 
 const mountObject = z
   .strictObject({

@@ -9,6 +9,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { validateLine } from '../tasks/index.js';
+import { isBuildOnlyImageName } from '../sandbox/imageNames.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 
 /**
@@ -40,15 +41,6 @@ export interface ImageCollection {
   readonly unreadable: { readonly file: string; readonly message: string }[];
   /** Rows read: JSON objects, with or without an image. */
   readonly rows: number;
-}
-
-/**
- * SWE-bench's harness names the instance images it builds `sweb.eval.<arch>.<instance>:<tag>` and
- * never publishes them under that bare name; a published copy carries a namespace
- * (`swebench/sweb.eval…`), so only the bare name is build-only.
- */
-export function isBuildOnlyImageName(image: string): boolean {
-  return image.startsWith('sweb.eval.') && !image.includes('/');
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
