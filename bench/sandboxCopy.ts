@@ -116,10 +116,8 @@ function oursCopier(sandbox: DockerSandbox): Copier {
     },
     async copyOut(dest, target) {
       const files = await sandbox.readTree(dest);
-      for (const file of files) {
-        await mkdir(dirname(join(target, file.path)), { recursive: true });
-        await writeFile(join(target, file.path), file.content);
-      }
+      for (const dir of new Set(files.map((f) => dirname(join(target, f.path))))) await mkdir(dir, { recursive: true });
+      await Promise.all(files.map((f) => writeFile(join(target, f.path), f.content)));
     },
   };
 }

@@ -260,8 +260,9 @@ describe('docker backend only', () => {
 
   test('opens a new session when the old one dies, and the sandbox keeps working', async () => {
     const sb = await open('docker');
-    // The command's parent is the session's bash; killing it ends the session mid-command.
-    await assert.rejects(sb.exec('kill -KILL $PPID; sleep 5'), (e: unknown) => e instanceof SandboxError && /session .* ended/.test(e.message));
+    // Commands run in a subshell of the session's bash, so `$$` is the session itself; killing it
+    // ends the session mid-command.
+    await assert.rejects(sb.exec('kill -KILL $$; sleep 5'), (e: unknown) => e instanceof SandboxError && /session .* ended/.test(e.message));
     const r = await sb.exec('echo recovered');
     assert.equal(r.stdout, 'recovered\n');
   });

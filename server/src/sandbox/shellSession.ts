@@ -1,8 +1,8 @@
 /**
  * One long-lived bash process inside a container that runs the sandbox's commands. A Docker exec
  * costs about 50 ms (create, start, inspect) and throughput stops near 20 execs/s on two cores,
- * so commands go through this session instead: each command is written to bash's stdin as a
- * quoted here-document and run as a background job in its own process group (`set -m`), so a
+ * so commands go through this session instead: each command is written to bash's stdin after a
+ * one-line call of the driver and run as a background job in its own process group (`set -m`), so a
  * timeout can kill the command's whole process tree and leave the session alive. After the job
  * ends, the driver writes an end marker with the exit code to both streams; output before the
  * marker belongs to the command, and stdout and stderr never mix.
@@ -119,8 +119,8 @@ export class ShellSession {
         settle,
       };
       this.pending = pending;
-      const delimiter = `GP_EOF_${this.nonce}_${id}`;
-      this.socket.write(`__gp_run ${id} <<'${delimiter}'\n${script}${script.endsWith('\n') ? '' : '\n'}${delimiter}\n`);
+      // The script follows its command line and ends with a NUL byte, which no shell text contains.
+      this.socket.write(`__gp_run ${id}\n${script.replace(/\0/g, '')}\0`);
     });
   }
 
@@ -141,8 +141,9 @@ export class ShellSession {
    * `wait`. The pid file may not exist yet when the limit is tiny, so this retries briefly.
    */
   private async killCommand(id: number): Promise<void> {
-    const pidFile = `/tmp/.gp-${this.nonce}-${id}.pid`;
-    const script = `for i in 1 2 3 4 5 6 7 8 9 10; do if [ -s ${pidFile} ]; then kill -KILL -- -$(cat ${pidFile}) 2>/dev/null; exit 0; fi; sleep 0.1; done; exit 1`;
+    // The pid file holds "<command id> <pid>" of the latest command; act only when it is ours.
+    const pidFile = `/tmp/.gp-${this.nonce}.pid`;
+    const script = `for i in 1 2 3 4 5 6 7 8 9 10; do read -r n p < ${pidFile} 2>/dev/null; if [ "$n" = ${id} ]; then kill -KILL -- -$p 2>/dev/null; exit 0; fi; sleep 0.1; done; exit 1`;
     try {
       const exec = await this.container.exec({ Cmd: ['bash', '-c', script], AttachStdout: false, AttachStderr: false });
       await exec.start({ Detach: true });
@@ -152,8 +153,11 @@ export class ShellSession {
   }
 
   /**
-   * The driver, written once. `set -m` gives every background job its own process group; fd 3
-   * is the real stderr for commands and markers, while bash's own messages go to /dev/null.
+   * The driver, written once. It costs no process per command beyond the command's own subshell:
+   * the script is read with the `read` builtin (up to the NUL byte), run as a background job so
+   * that `set -m` makes it a process-group leader, and reported with `printf`. Inside the job,
+   * `set +m` keeps the command's own children in its group, so a timeout kills them too; fd 3
+   * (the real stderr, while bash's own messages go to /dev/null) is closed for the command.
    */
   private driver(): string {
     const t = `$'\\036'GP${this.nonce}`;
@@ -161,14 +165,12 @@ export class ShellSession {
       'exec 3>&2 2>/dev/null',
       'set -m',
       '__gp_run() {',
-      `  local f=/tmp/.gp-${this.nonce}-$1`,
-      '  cat > "$f.sh"',
-      '  bash "$f.sh" </dev/null 2>&3 &',
-      '  local pid=$!',
-      '  echo "$pid" > "$f.pid"',
-      '  wait "$pid"',
+      "  local __gp_s",
+      "  IFS= read -r -d '' __gp_s",
+      '  ( set +m; set --; eval "$__gp_s" ) </dev/null 2>&3 3>&- &',
+      `  echo "$1 $!" > /tmp/.gp-${this.nonce}.pid`,
+      '  wait "$!"',
       '  local rc=$?',
-      '  rm -f "$f.sh" "$f.pid"',
       `  printf '%sE%s:%s\\037' ${t} "$1" "$rc"`,
       `  printf '%sE%s:%s\\037' ${t} "$1" "$rc" >&3`,
       '}',
