@@ -8,6 +8,7 @@ import type Docker from 'dockerode';
 import type { PrepullResult } from '../protocol/images.js';
 import { connectDocker } from './dockerClient.js';
 import { isBuildOnlyImageName } from './imageNames.js';
+import { errorMessage } from './images/imageError.js';
 
 export interface PrepullOptions {
   /** Pulls at once (default 4); the daemon downloads layers in parallel within each pull too. */
@@ -39,18 +40,6 @@ export function withDefaultTag(image: string): string {
   if (image.includes('@')) return image;
   const colon = image.lastIndexOf(':');
   return colon > image.lastIndexOf('/') ? image : `${image}:latest`;
-}
-
-function messageOf(error: unknown): string {
-  if (typeof error === 'object' && error !== null) {
-    // docker-modem puts the daemon's own explanation in `json.message`; it says more than the status line.
-    const json = (error as { json?: unknown }).json;
-    if (typeof json === 'object' && json !== null) {
-      const message = (json as { message?: unknown }).message;
-      if (typeof message === 'string' && message.length > 0) return message;
-    }
-  }
-  return error instanceof Error ? error.message : String(error);
 }
 
 function sleep(ms: number): Promise<void> {
@@ -124,7 +113,7 @@ async function prepullOne(docker: Docker | undefined, image: string, settings: S
       await pullOnce(docker, reference, settings.timeoutMs);
       return { image, status: 'pulled', attempts: attempt, durationMs: elapsed() };
     } catch (error) {
-      lastError = messageOf(error);
+      lastError = errorMessage(error);
     }
     if (attempt < attempts) {
       settings.onEvent({ kind: 'retry', image, attempt, error: lastError, delayMs: settings.delayMs });
