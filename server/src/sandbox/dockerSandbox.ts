@@ -5,11 +5,13 @@
  */
 import { posix } from 'node:path';
 import type Docker from 'dockerode';
-import { type ExecResult, type PatchResult, type SandboxSpec } from '../protocol/sandbox.js';
+import type { Readable } from 'node:stream';
+import type { ExecResult, SandboxSpec } from '../protocol/sandbox.js';
 import { commandScript, describeCommand } from './commandScript.js';
 import { ownerLabels } from './containers.js';
 import { connectDocker } from './dockerClient.js';
-import { applyPatch, diffSinceBase, headCommit, resetToBase, type RepoHost } from './repoOps.js';
+import { GitSandbox } from './gitSandbox.js';
+import { headCommit } from './repoOps.js';
 import { SandboxError, type Command, type ExecOptions, type ReadTreeOptions, type Sandbox, type TreeFile } from './sandbox.js';
 import { SessionEnded, ShellSession } from './shellSession.js';
 import { extractFiles, packFiles } from './tarFiles.js';
@@ -47,19 +49,19 @@ export function containerConfig(spec: SandboxSpec, image: string): Docker.Contai
   };
 }
 
-export class DockerSandbox implements Sandbox, RepoHost {
+export class DockerSandbox extends GitSandbox implements Sandbox {
   readonly backend = 'docker' as const;
   private session: ShellSession | undefined;
   private queue: Promise<unknown> = Promise.resolve();
-  private closed = false;
-  private base = '';
 
   private constructor(
     private readonly docker: Docker,
     private readonly container: Docker.Container,
     readonly spec: SandboxSpec,
     readonly name: string,
-  ) {}
+  ) {
+    super();
+  }
 
   /** Creates, starts and checks a container; on any failure nothing is left behind. */
   static async open(spec: SandboxSpec): Promise<DockerSandbox> {
@@ -93,12 +95,12 @@ export class DockerSandbox implements Sandbox, RepoHost {
     return this.container.id;
   }
 
-  get workdir(): string {
-    return this.spec.workdir;
+  protected get displayName(): string {
+    return this.name;
   }
 
-  get baseCommit(): string {
-    return this.base;
+  get workdir(): string {
+    return this.spec.workdir;
   }
 
   scratchPath(name: string): string {
@@ -212,21 +214,6 @@ export class DockerSandbox implements Sandbox, RepoHost {
     return extractFiles(stream, { maxFileBytes: options.maxFileBytes ?? 1024 * 1024, include: options.include ?? (() => true), stripFirst: true });
   }
 
-  applyPatch(diff: string): Promise<PatchResult> {
-    this.assertOpen();
-    return applyPatch(this, diff);
-  }
-
-  diff(): Promise<string> {
-    this.assertOpen();
-    return diffSinceBase(this, this.base);
-  }
-
-  reset(): Promise<void> {
-    this.assertOpen();
-    return resetToBase(this, this.base);
-  }
-
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -241,14 +228,10 @@ export class DockerSandbox implements Sandbox, RepoHost {
     }
   }
 
-  private assertOpen(): void {
-    if (this.closed) throw new SandboxError(`Sandbox ${this.name} is closed.`, 'closed');
-  }
-
-  private async archive(path: string): Promise<NodeJS.ReadableStream & import('node:stream').Readable> {
+  private async archive(path: string): Promise<Readable> {
     this.assertOpen();
     try {
-      return (await this.container.getArchive({ path })) as NodeJS.ReadableStream & import('node:stream').Readable;
+      return (await this.container.getArchive({ path })) as Readable;
     } catch (error) {
       if (statusCode(error) === 404) throw new SandboxError(`No such file or directory in sandbox ${this.name}: ${path}`, 'io');
       throw this.ioError('read', path, error);

@@ -9,10 +9,11 @@ import { existsSync, statSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { ExecResult, PatchResult, SandboxSpec } from '../protocol/sandbox.js';
+import type { ExecResult, SandboxSpec } from '../protocol/sandbox.js';
 import { commandScript } from './commandScript.js';
 import { OutputCapture } from './outputCapture.js';
-import { applyPatch, diffSinceBase, headCommit, resetToBase, type RepoHost } from './repoOps.js';
+import { GitSandbox } from './gitSandbox.js';
+import { headCommit, resetToBase } from './repoOps.js';
 import { SandboxError, type Command, type ExecOptions, type ReadTreeOptions, type Sandbox, type TreeFile } from './sandbox.js';
 
 /** Runs `git` on the host, for making the working copy. */
@@ -41,17 +42,17 @@ async function makeWorkingCopy(source: string, target: string): Promise<void> {
   await hostGit(['-c', 'user.name=graph-planner', '-c', 'user.email=graph-planner@localhost', 'commit', '--quiet', '--no-verify', '-m', 'base'], target);
 }
 
-export class LocalSandbox implements Sandbox, RepoHost {
+export class LocalSandbox extends GitSandbox implements Sandbox {
   readonly backend = 'local' as const;
-  private closed = false;
-  private base = '';
   private readonly running = new Set<number>();
 
   private constructor(
     readonly spec: SandboxSpec,
     private readonly root: string,
     private readonly scratch: string,
-  ) {}
+  ) {
+    super();
+  }
 
   static async open(spec: SandboxSpec): Promise<LocalSandbox> {
     const source = spec.localRepo;
@@ -79,12 +80,12 @@ export class LocalSandbox implements Sandbox, RepoHost {
     return this.root;
   }
 
-  get workdir(): string {
+  protected get displayName(): string {
     return this.root;
   }
 
-  get baseCommit(): string {
-    return this.base;
+  get workdir(): string {
+    return this.root;
   }
 
   scratchPath(name: string): string {
@@ -191,21 +192,6 @@ export class LocalSandbox implements Sandbox, RepoHost {
     return files;
   }
 
-  applyPatch(diff: string): Promise<PatchResult> {
-    this.assertOpen();
-    return applyPatch(this, diff);
-  }
-
-  diff(): Promise<string> {
-    this.assertOpen();
-    return diffSinceBase(this, this.base);
-  }
-
-  reset(): Promise<void> {
-    this.assertOpen();
-    return resetToBase(this, this.base);
-  }
-
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
@@ -213,9 +199,6 @@ export class LocalSandbox implements Sandbox, RepoHost {
     await rm(dirname(this.root), { recursive: true, force: true });
   }
 
-  private assertOpen(): void {
-    if (this.closed) throw new SandboxError(`Sandbox ${this.root} is closed.`, 'closed');
-  }
 }
 
 function killGroup(pid: number | undefined): void {
