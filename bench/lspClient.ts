@@ -16,6 +16,7 @@ import type {
   InitializeResult,
   PublishDiagnosticsParams,
 } from 'vscode-languageserver-protocol';
+import { withDeadline } from '../server/src/util/deadline.js';
 
 /** How to start one server. */
 export interface ServerCommand {
@@ -157,7 +158,7 @@ export class LspClient {
     if (this.exited === null) {
       const gone = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
       try {
-        await withTimeout(this.connection.sendRequest('shutdown'), 2000);
+        await withDeadline(this.connection.sendRequest('shutdown'), 2000, 'no shutdown answer');
         await this.connection.sendNotification('exit');
       } catch {
         // A server that does not answer shutdown is killed below; the benchmark has its numbers already.
@@ -196,17 +197,5 @@ export class LspClient {
       value = (value as Record<string, unknown>)[part];
     }
     return value;
-  }
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
   }
 }

@@ -4,6 +4,7 @@
  * a remote engine; this module adds a ping with a short deadline and an error that says what to do.
  */
 import Docker from 'dockerode';
+import { withDeadline } from '../util/deadline.js';
 import { SandboxError } from './sandbox.js';
 
 export interface DockerConnection {
@@ -54,16 +55,4 @@ function unreachable(where: string, error: unknown): SandboxError {
     `Docker daemon not reachable at ${where} (${reason}): start it, set DOCKER_HOST, or use --backend local.`,
     'daemon-unreachable',
   );
-}
-
-async function withDeadline<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  try {
-    return await Promise.race([promise, deadline]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

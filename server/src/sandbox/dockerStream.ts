@@ -50,7 +50,7 @@ export class MarkerScanner {
     return this.done;
   }
 
-  /** Returns bytes that came after the marker (they belong to no command and are dropped). */
+  /** Bytes after the marker belong to no command and are dropped. */
   push(chunk: Buffer): void {
     if (this.done) return;
     const buf = this.held.length > 0 ? Buffer.concat([this.held, chunk]) : chunk;

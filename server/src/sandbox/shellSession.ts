@@ -41,7 +41,6 @@ export class SessionEnded extends Error {
 }
 
 interface Pending {
-  id: number;
   stdout: MarkerScanner;
   stderr: MarkerScanner;
   settle: (exitCode: string | null, error?: Error) => void;
@@ -113,7 +112,6 @@ export class ShellSession {
       };
       const marker = `\x1eGP${this.nonce}E${id}:`;
       const pending: Pending = {
-        id,
         stdout: new MarkerScanner(marker, terminator, (c) => stdout.push(c), (v) => settle(v)),
         stderr: new MarkerScanner(marker, terminator, (c) => stderr.push(c), (v) => settle(v)),
         settle,
