@@ -1,0 +1,25 @@
+/**
+ * What an agent is to a rollout: something that, given an observation, chooses the next action.
+ * One agent object serves one episode, so agents may keep state between steps.
+ */
+import type { Action, ProtocolError } from '../protocol/actions.js';
+import type { Observation } from '../protocol/observation.js';
+import type { TaskEntry } from '../tasks/index.js';
+
+export interface AgentDecision {
+  /** The action to execute; absent when the reply could not be parsed and there was no fallback. */
+  action?: Action;
+  protocolError?: ProtocolError;
+  /** The model's raw reply, for model agents. */
+  response?: string;
+  /** Set when a model agent handed the step to the rule agent, with why (an error code). */
+  fallbackReason?: string;
+}
+
+export interface Agent {
+  readonly name: string;
+  act(observation: Observation, signal: AbortSignal): Promise<AgentDecision>;
+}
+
+/** Makes a fresh agent for each episode. */
+export type AgentFactory = (task: TaskEntry) => Agent;

@@ -1,0 +1,96 @@
+/**
+ * The planner environment's public contract: its settings, the patch model it calls for repairs,
+ * and what one step returns. `openPlannerEnv` (in `plannerEnv.ts`) returns a `PlannerEnv`; rollouts
+ * and the env service use nothing else.
+ */
+import type { Action, PatchCandidate, ProtocolError } from '../protocol/actions.js';
+import type { GraphNode } from '../protocol/graph.js';
+import type { MemorySize, Observation, TerminationReason } from '../protocol/observation.js';
+import type { TestGrade } from '../protocol/testReport.js';
+import type { Sandbox } from '../sandbox/index.js';
+import type { TaskEntry } from '../tasks/index.js';
+
+/** Penalties are non-negative magnitudes that are subtracted (DESIGN §3.4). */
+export interface RewardSettings {
+  reward_scale: number;
+  failure_penalty: number;
+  step_penalty: number;
+  timeout_penalty: number;
+}
+
+export interface EnvLimits {
+  /** The effective limit, min(task.max_steps, env.max_steps) (DESIGN §3.5). */
+  maxSteps: number;
+  /** Most repository operations (explore, repair, submit); null for none. */
+  repoOpLimit: number | null;
+  /** Time one step may take in the environment. */
+  stepTimeoutMs: number;
+  /** Time the whole episode may take, agent included. */
+  episodeTimeoutMs: number;
+  /** Time one run of the task's tests may take. */
+  testTimeoutMs: number;
+}
+
+export interface GuardSettings {
+  /** Most edits in one candidate. */
+  maxEdits: number;
+  /** Most lines one edit may replace. */
+  maxLinesPerEdit: number;
+  /** Most candidates one repair may try. */
+  maxCandidates: number;
+  /** Whether edits must fall inside the windows of the plan's focus nodes. */
+  requireFocusWindows: boolean;
+}
+
+/** What the patch model (CGM) is given for one repair. */
+export interface PatchRequest {
+  issue: { title: string; body: string };
+  plan: string;
+  /** The focus nodes with their windows; edits must stay inside them. */
+  focus: Array<{ node: GraphNode; start: number; end: number; text: string }>;
+  /** Full text of the files behind the focus nodes (at most a few, each capped). */
+  files: Record<string, string>;
+  /** Working-memory notes, oldest first. */
+  notes: string[];
+  constraints: { max_edits: number; one_file: boolean };
+}
+
+/** The patch model: CGM over HTTP, CGM through a chat endpoint, or anything else that proposes edits. */
+export interface PatchModel {
+  readonly name: string;
+  generate(request: PatchRequest, signal: AbortSignal): Promise<PatchCandidate[]>;
+}
+
+export interface EnvOptions {
+  limits: EnvLimits;
+  rewards: RewardSettings;
+  memoryLimits: MemorySize;
+  guard: GuardSettings;
+  /** Called for repairs without ready patches; such repairs fail with `no-patch-model` when absent. */
+  patchModel?: PatchModel;
+  /** Where test runs are recorded (`test_runs.jsonl`, logs, reports); nothing is written when absent. */
+  runDir?: string;
+}
+
+export interface StepOutcome {
+  observation: Observation;
+  reward: number;
+  done: boolean;
+  terminationReason?: TerminationReason;
+  timings: { env_ms: number; task_commands_ms: number };
+}
+
+export interface PlannerEnv {
+  readonly task: TaskEntry;
+  readonly sandbox: Sandbox;
+  readonly maxSteps: number;
+  /** The grade of the last test run of a submit, once there was one. */
+  readonly grade: TestGrade | undefined;
+  reset(): Promise<Observation>;
+  /** Executes an action, or answers a reply that failed to parse with an observation naming the error. */
+  step(input: Action | ProtocolError): Promise<StepOutcome>;
+  /** Ends the episode from outside (agent timeout, Ctrl-C), with the limit's penalties where they apply. */
+  abort(reason: TerminationReason): Promise<StepOutcome>;
+  /** The repository's diff against the base commit. */
+  patch(): Promise<string>;
+}

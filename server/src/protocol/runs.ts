@@ -1,0 +1,146 @@
+/**
+ * The run directory of DESIGN §2 as files: `status.json`, `events.jsonl`, one
+ * `trajectories/<episode>.jsonl` per episode (appended step by step) and `report.json`. Rollouts
+ * (`server/src/rollout/`) write them; the runs view, the trajectory webview and `gp eval` read them.
+ * `npm run schemas` emits the trajectory line schema so other tools can check the files.
+ */
+import { z } from 'zod';
+import { actionSchema, protocolErrorSchema } from './actions.js';
+import { observationSchema, stepTimingsSchema, terminationReasonSchema } from './observation.js';
+import { testGradeSchema } from './testReport.js';
+
+export const trajectorySchemaVersion = 1;
+
+/** The first line of a trajectory: what is being attempted, by whom, under which limits. */
+export const trajectoryStartSchema = z.object({
+  type: z.literal('start'),
+  schema_version: z.literal(trajectorySchemaVersion),
+  episode_id: z.string(),
+  task_id: z.string(),
+  agent: z.string(),
+  backend: z.enum(['docker', 'local']),
+  /** The effective step limit: min(task.max_steps, env.max_steps) (DESIGN §3.5). */
+  max_steps: z.number().int().min(1),
+  rewards: z.object({
+    reward_scale: z.number(),
+    failure_penalty: z.number(),
+    step_penalty: z.number(),
+    timeout_penalty: z.number(),
+  }),
+  started_at: z.string(),
+  /** The observation after reset. */
+  observation: observationSchema,
+});
+
+/** One step: the action (or the reply that failed to parse), what came back, the reward. */
+export const trajectoryStepSchema = z.object({
+  type: z.literal('step'),
+  step: z.number().int().min(1),
+  /** The action executed; absent when the reply could not be parsed. */
+  action: actionSchema.optional(),
+  /** The model's raw reply, for model agents. */
+  response: z.string().optional(),
+  protocol_error: protocolErrorSchema.optional(),
+  /** Set when the model agent handed this step to the rule agent, with why. */
+  fallback_reason: z.string().optional(),
+  observation: observationSchema,
+  reward: z.number(),
+  done: z.boolean(),
+  termination_reason: terminationReasonSchema.optional(),
+  timings: stepTimingsSchema,
+});
+
+/** The last line: how the episode ended. A trajectory without it was cut short. */
+export const trajectoryEndSchema = z.object({
+  type: z.literal('end'),
+  episode_id: z.string(),
+  task_id: z.string(),
+  resolved: z.boolean(),
+  steps: z.number().int().min(0),
+  total_reward: z.number(),
+  termination_reason: terminationReasonSchema,
+  duration_ms: z.number().min(0),
+  /** The repository's diff against its base commit when the episode ended. */
+  patch: z.string(),
+  grade: testGradeSchema.optional(),
+  /** What went wrong, for `error` and `interrupted`. */
+  error: z.string().optional(),
+});
+
+export const trajectoryLineSchema = z.discriminatedUnion('type', [trajectoryStartSchema, trajectoryStepSchema, trajectoryEndSchema]);
+export type TrajectoryStart = z.infer<typeof trajectoryStartSchema>;
+export type TrajectoryStep = z.infer<typeof trajectoryStepSchema>;
+export type TrajectoryEnd = z.infer<typeof trajectoryEndSchema>;
+export type TrajectoryLine = z.infer<typeof trajectoryLineSchema>;
+
+/** `status.json`: the run's state, rewritten atomically as it changes. */
+export const runStatusSchema = z.object({
+  state: z.enum(['running', 'finished', 'failed', 'interrupted']),
+  command: z.string(),
+  pid: z.number().int(),
+  host: z.string(),
+  started_at: z.string(),
+  ended_at: z.string().optional(),
+  exit_reason: z.string().optional(),
+  episodes: z.object({
+    total: z.number().int().min(0),
+    finished: z.number().int().min(0),
+    resolved: z.number().int().min(0),
+    errored: z.number().int().min(0),
+  }),
+});
+export type RunStatus = z.infer<typeof runStatusSchema>;
+
+/** One line of `events.jsonl` (append-only). */
+export const runEventSchema = z.discriminatedUnion('kind', [
+  z.object({ ts: z.string(), kind: z.literal('run-start'), command: z.string(), total: z.number().int(), resumed: z.number().int() }),
+  z.object({ ts: z.string(), kind: z.literal('episode-start'), episode_id: z.string(), task_id: z.string() }),
+  z.object({
+    ts: z.string(),
+    kind: z.literal('episode-end'),
+    episode_id: z.string(),
+    task_id: z.string(),
+    resolved: z.boolean(),
+    steps: z.number().int(),
+    total_reward: z.number(),
+    termination_reason: terminationReasonSchema,
+    duration_ms: z.number(),
+  }),
+  z.object({ ts: z.string(), kind: z.literal('warning'), message: z.string(), episode_id: z.string().optional() }),
+  z.object({ ts: z.string(), kind: z.literal('run-end'), state: z.enum(['finished', 'failed', 'interrupted']), reason: z.string().optional() }),
+]);
+export type RunEvent = z.infer<typeof runEventSchema>;
+
+/** One task's outcome in `report.json`. */
+export const taskOutcomeSchema = z.object({
+  task_id: z.string(),
+  episode_id: z.string(),
+  resolved: z.boolean(),
+  total_reward: z.number(),
+  steps: z.number().int(),
+  duration_ms: z.number(),
+  termination_reason: terminationReasonSchema,
+  /** Why it was not resolved, in one line (tests that failed, the limit hit, the error). */
+  failure_reason: z.string().optional(),
+  /** Relative to the run directory. */
+  trajectory: z.string(),
+  /** SWE-bench's per-instance report, relative to the run directory, when the task is graded that way. */
+  instance_report: z.string().optional(),
+});
+export type TaskOutcome = z.infer<typeof taskOutcomeSchema>;
+
+/** `report.json`: the evaluation summary of a run. */
+export const runReportSchema = z.object({
+  run: z.string(),
+  agent: z.string(),
+  dataset: z.string(),
+  created_at: z.string(),
+  total: z.number().int(),
+  resolved: z.number().int(),
+  resolved_rate: z.number().min(0).max(1),
+  mean_steps: z.number(),
+  mean_duration_ms: z.number(),
+  termination_reasons: z.record(z.string(), z.number().int()),
+  tasks: z.array(taskOutcomeSchema),
+});
+export type RunReport = z.infer<typeof runReportSchema>;
