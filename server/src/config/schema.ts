@@ -73,6 +73,25 @@ const backends = z
     ),
     planner_endpoint: meta(z.url().nullable().default(null), 'Base URL of the planner endpoint when planner_backend is `openai`.'),
     cgm_endpoint: meta(z.url().nullable().default(null), 'Base URL of the CGM endpoint when cgm_backend is `openai`.'),
+    planner_model_name: meta(
+      z.string().min(1).nullable().default(null),
+      'Model name sent to the planner endpoint; null uses the last folder of paths.planner_model.',
+    ),
+    planner_api_key_env: meta(
+      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'use an environment variable name').default('PLANNER_MODEL_API_KEY'),
+      'Environment variable holding the planner endpoint\'s API key (the key itself never goes in the YAML); unset sends no key.',
+    ),
+    cgm_protocol: meta(
+      z.enum(['generate', 'chat']).default('generate'),
+      'How the CGM endpoint is called: `generate` posts the CGM service\'s JSON body to the endpoint URL, `chat` uses OpenAI-compatible chat completions under it.',
+    ),
+    cgm_model_name: meta(z.string().min(1).nullable().default(null), 'Model name sent to the CGM endpoint; null uses the last folder of paths.cgm_model.'),
+    cgm_api_key_env: meta(
+      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'use an environment variable name').default('CGM_API_KEY'),
+      'Environment variable holding the CGM endpoint\'s API key; unset sends no key.',
+    ),
+    request_timeout: meta(z.number().gt(0).default(120), 'Time limit of one request to a model endpoint.', { unit: 's' }),
+    request_retries: meta(nonNegInt().max(20).default(3), 'Retries of a model request after a timeout, HTTP 429 or 5xx, with exponential backoff.'),
     dtype: meta(z.enum(dtypes).default('bf16'), 'Weight dtype of the served models; also used by the GPU memory estimate.'),
     device_map_planner: meta(
       z.array(nonNegInt()).default([]),
@@ -174,7 +193,22 @@ const env = z
     ),
     step_penalty: meta(z.number().default(0.0), 'Subtracted per action. A non-negative magnitude.'),
     timeout_penalty: meta(z.number().default(0.0), 'Subtracted when an episode hits a limit. A non-negative magnitude.'),
-    repo_op_limit: meta(posInt().nullable().default(null), 'Most repository operations per episode; null is unlimited.'),
+    repo_op_limit: meta(
+      posInt().nullable().default(null),
+      'Most repository operations (explore, repair, submit) per episode; null is unlimited.',
+    ),
+    step_timeout: meta(z.number().gt(0).default(600), 'Time one environment step may take; the episode ends with step_timeout after it.', { unit: 's' }),
+    episode_timeout: meta(
+      z.number().gt(0).default(3600),
+      'Time one episode may take, agent included; it ends with episode_timeout after it.',
+      { unit: 's' },
+    ),
+    memory_nodes: meta(posInt().default(200), 'Most nodes in the working subgraph; a memory commit beyond it is refused.'),
+    memory_edges: meta(posInt().default(1000), 'Most edges in the working subgraph.'),
+    memory_note_tokens: meta(posInt().default(2000), 'Most tokens of notes in working memory (estimated as characters / 4).', { unit: 'tokens' }),
+    max_edits_per_patch: meta(posInt().max(1000).default(20), 'Most line-range edits in one repair candidate (guard).'),
+    max_lines_per_edit: meta(posInt().default(200), 'Most lines one edit may replace (guard).'),
+    max_repair_candidates: meta(posInt().max(1000).default(64), 'Most candidates one repair tries, each applied and tested.'),
     disable_cgm_synthesis: meta(z.boolean().default(false), 'Let the rule fallback write patches instead of CGM.'),
     apply_patches: meta(z.boolean().default(true), 'Apply repairs in the sandbox (false returns candidate diffs only).'),
     docker_manifest: meta(z.string().nullable().default(null), 'Image manifest to pre-pull; null derives it from the datasets.'),
@@ -206,6 +240,21 @@ const sandbox = z
     ),
   })
   .meta({ description: 'Sandboxes the tasks run in: backend, resource limits and time limits.' });
+
+const rollout = z
+  .strictObject({
+    agent: meta(
+      z.enum(['rule', 'model']).default('rule'),
+      'Who acts in `gp rollout` and `gp eval`: the model-free `rule` agent, or the planner `model` behind backends.planner_endpoint.',
+    ),
+    fallback_to_rule: meta(
+      z.boolean().default(true),
+      'When the model\'s reply cannot be parsed or its endpoint fails, let the rule agent take that step (the reason is recorded).',
+    ),
+    parallel: meta(posInt().max(256).default(2), 'Episodes run at once.'),
+    attempts: meta(posInt().max(100).default(1), 'Episodes per task.'),
+  })
+  .meta({ description: 'Rollouts and evaluations outside training (`gp rollout`, `gp eval`).' });
 
 const parallel = z
   .strictObject({
@@ -311,6 +360,7 @@ export const sectionSchemas = {
   training,
   env,
   sandbox,
+  rollout,
   parallel,
   resources,
   logging,
@@ -327,6 +377,7 @@ export const experimentConfigSchema = z
     training: training.prefault({}),
     env: env.prefault({}),
     sandbox: sandbox.prefault({}),
+    rollout: rollout.prefault({}),
     parallel: parallel.prefault({}),
     resources: resources.prefault({}),
     logging: logging.prefault({}),
