@@ -107,6 +107,11 @@ export const observationSchema = z.object({
   issue: z.object({ title: z.string(), body: z.string() }),
   /** The failing frame the task names, when it names one. */
   failure_frame: z.object({ path: z.string(), line: z.number().int().optional(), function: z.string().optional() }).optional(),
+  /**
+   * Node ids the issue points at (failure frame, pasted tracebacks, paths and symbols it names),
+   * strongest first: starting points, not answers.
+   */
+  hints: z.array(z.string()).optional(),
   /** The result of the last action; absent after reset. */
   last: actionResultSchema.optional(),
   memory: z.object({

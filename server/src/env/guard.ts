@@ -1,0 +1,67 @@
+/**
+ * Guard rules a repair candidate must pass before it touches the repository (spec D.5, kept where
+ * they protect and relaxed where they only got in the way): paths stay inside the repository,
+ * ranges are sane, edits stay inside the windows of the plan's focus nodes, and sizes are bounded.
+ */
+import type { Edit } from '../protocol/actions.js';
+import type { StepError } from '../protocol/observation.js';
+import { patchPaths, unsafePathReason } from '../sandbox/index.js';
+import type { GuardSettings } from './types.js';
+
+/** A region edits may touch: lines `start..end` of `path`. */
+export interface Window {
+  path: string;
+  start: number;
+  end: number;
+}
+
+function inside(edit: { path: string; start: number; end: number }, windows: readonly Window[]): boolean {
+  return windows.some((w) => w.path === edit.path && w.start <= edit.start && edit.end <= w.end);
+}
+
+/** Checks line-range edits; undefined when they pass. */
+export function guardEdits(edits: readonly Edit[], windows: readonly Window[], settings: GuardSettings): StepError | undefined {
+  if (edits.length > settings.maxEdits) return { code: 'too-many-edits', message: `${edits.length} edits in one patch; the limit is ${settings.maxEdits}.` };
+  for (const [i, edit] of edits.entries()) {
+    const unsafe = unsafePathReason(edit.path);
+    if (unsafe !== undefined) return { code: 'path-outside-repo', message: `edit ${i}: ${edit.path}: ${unsafe}` };
+    if (edit.end < edit.start) return { code: 'range-invalid', message: `edit ${i}: range ${edit.start}-${edit.end} ends before it starts.` };
+    const lines = edit.end - edit.start + 1;
+    if (lines > settings.maxLinesPerEdit) return { code: 'edit-too-large', message: `edit ${i} replaces ${lines} lines; the limit is ${settings.maxLinesPerEdit}.` };
+    if (settings.requireFocusWindows && windows.length > 0 && !inside(edit, windows)) {
+      return { code: 'outside-focus', message: `edit ${i} (${edit.path}:${edit.start}-${edit.end}) is outside every focus window; name the node in focus_ids.` };
+    }
+  }
+  return undefined;
+}
+
+/** Hunk ranges of a unified diff in the old file, per path. */
+function hunkRanges(diff: string): Array<{ path: string; start: number; end: number }> {
+  const out: Array<{ path: string; start: number; end: number }> = [];
+  let path = '';
+  for (const line of diff.split('\n')) {
+    const file = /^--- (?:a\/)?(.+)$/.exec(line);
+    if (file?.[1] !== undefined) path = file[1].trim();
+    const hunk = /^@@ -(\d+)(?:,(\d+))? /.exec(line);
+    if (hunk?.[1] !== undefined) {
+      const start = Number(hunk[1]);
+      const count = hunk[2] === undefined ? 1 : Number(hunk[2]);
+      out.push({ path, start: Math.max(1, start), end: Math.max(start, start + count - 1) });
+    }
+  }
+  return out;
+}
+
+/** Checks a ready unified diff: safe paths, and hunks inside the focus windows when required. */
+export function guardDiff(diff: string, windows: readonly Window[], settings: GuardSettings): StepError | undefined {
+  const paths = patchPaths(diff);
+  if (paths.refused !== undefined) return { code: 'path-outside-repo', message: paths.refused };
+  if (paths.paths.length === 0) return { code: 'invalid-diff', message: 'the diff names no file; send a unified diff with ---/+++ headers.' };
+  if (settings.requireFocusWindows && windows.length > 0) {
+    // Context lines widen a hunk by up to three lines on each side, so windows are widened alike.
+    const wide = windows.map((w) => ({ ...w, start: Math.max(1, w.start - 3), end: w.end + 3 }));
+    const outside = hunkRanges(diff).find((h) => !inside(h, wide));
+    if (outside !== undefined) return { code: 'outside-focus', message: `a hunk at ${outside.path}:${outside.start}-${outside.end} is outside every focus window.` };
+  }
+  return undefined;
+}

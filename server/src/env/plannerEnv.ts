@@ -1,0 +1,219 @@
+/**
+ * The planner environment (spec B, with its defects fixed): it builds the code graph through the
+ * sandbox, executes one action per step, keeps working memory, computes rewards with one sign
+ * convention, and ends the episode on submit, a step or repository-operation limit, or a timeout.
+ * A reply that failed to parse costs a step and comes back as an observation naming the error.
+ */
+import type { Action, ProtocolError, RepairAction } from '../protocol/actions.js';
+import type { ActionResult, Observation, TerminationReason } from '../protocol/observation.js';
+import type { GraphNode } from '../protocol/graph.js';
+import type { TestGrade } from '../protocol/testReport.js';
+import type { Sandbox } from '../sandbox/index.js';
+import type { TaskEntry } from '../tasks/index.js';
+import { runTaskTests, gradePassed } from '../testing/index.js';
+import { buildCodeGraph } from '../graph/index.js';
+import type { CodeGraph } from '../graph/types.js';
+import { expand, find, read } from './explore.js';
+import { WorkingMemory } from './memory.js';
+import { renderObservation, renderResult } from './render.js';
+import { repair } from './repair.js';
+import { limitReached, stepReward } from './rewards.js';
+import { summariseTests } from './testSummary.js';
+import type { EnvOptions, PlannerEnv, StepOutcome } from './types.js';
+
+/** Actions that touch the repository and so count against `repo_op_limit`. */
+const repoOps: ReadonlySet<Action['type']> = new Set(['explore', 'repair', 'submit']);
+
+interface Progress {
+  steps: number;
+  repoOps: number;
+  done: boolean;
+  resolved: boolean;
+  reason?: TerminationReason;
+}
+
+function issueOf(task: TaskEntry): { title: string; body: string } {
+  return { title: task.issue?.title ?? task.task_id, body: task.issue?.body ?? task.issue?.description ?? '' };
+}
+
+class Env implements PlannerEnv {
+  private memory: WorkingMemory;
+  private progress: Progress = { steps: 0, repoOps: 0, done: false, resolved: false };
+  private latestExplore: { nodes: GraphNode[] } | undefined;
+  private latestObservation: string | undefined;
+  private startedAt = Date.now();
+  private hints: string[] = [];
+  private lastGrade: TestGrade | undefined;
+  private readonly controller = new AbortController();
+  readonly maxSteps: number;
+
+  constructor(
+    readonly task: TaskEntry,
+    readonly sandbox: Sandbox,
+    private readonly graph: CodeGraph,
+    private readonly options: EnvOptions,
+  ) {
+    this.maxSteps = options.limits.maxSteps;
+    this.memory = new WorkingMemory(options.memoryLimits, (id) => graph.edgesOf(id));
+  }
+
+  get grade(): TestGrade | undefined {
+    return this.lastGrade;
+  }
+
+  async reset(): Promise<Observation> {
+    this.memory = new WorkingMemory(this.options.memoryLimits, (id) => this.graph.edgesOf(id));
+    this.progress = { steps: 0, repoOps: 0, done: false, resolved: false };
+    this.latestExplore = undefined;
+    this.latestObservation = undefined;
+    this.lastGrade = undefined;
+    this.startedAt = Date.now();
+    const issue = this.task.issue;
+    const frame = issue?.failure_frame;
+    this.hints = this.graph.localise({
+      ...(issue?.title === undefined ? {} : { title: issue.title }),
+      body: issue?.body ?? issue?.description ?? '',
+      ...(frame === undefined ? {} : { failure_frame: frame }),
+      ...(issue?.top_assert === undefined ? {} : { top_assert: issue.top_assert }),
+    }).nodeIds.slice(0, 8);
+    return this.observe(undefined);
+  }
+
+  async step(input: Action | ProtocolError): Promise<StepOutcome> {
+    const started = Date.now();
+    if (this.progress.done) throw new Error('the episode is over; reset before stepping again');
+    if (started - this.startedAt > this.options.limits.episodeTimeoutMs) return this.abort('episode_timeout');
+    let result: ActionResult;
+    let taskCommandsMs = 0;
+    let stepTimedOut = false;
+    if (!('type' in input)) {
+      result = { kind: 'protocol-error', error: input };
+    } else {
+      if (repoOps.has(input.type)) this.progress.repoOps += 1;
+      const executed = await this.execute(input, started + this.options.limits.stepTimeoutMs);
+      result = executed.result;
+      taskCommandsMs = executed.taskCommandsMs;
+      stepTimedOut = executed.timedOut || Date.now() - started > this.options.limits.stepTimeoutMs;
+    }
+    this.progress.steps += 1;
+    if (result.kind === 'submit') {
+      this.progress.done = true;
+      this.progress.resolved = result.resolved;
+      this.progress.reason = 'submitted';
+    } else {
+      const reason = stepTimedOut ? 'step_timeout' : limitReached({ ...this.progress, maxSteps: this.maxSteps, repoOpLimit: this.options.limits.repoOpLimit });
+      if (reason !== undefined) {
+        this.progress.done = true;
+        this.progress.reason = reason;
+      }
+    }
+    return this.outcome(result, started, taskCommandsMs);
+  }
+
+  async abort(reason: TerminationReason): Promise<StepOutcome> {
+    const started = Date.now();
+    this.controller.abort();
+    this.progress.done = true;
+    this.progress.reason = reason;
+    return this.outcome({ kind: 'error', error: { code: reason, message: `the episode ended: ${reason.replace('_', ' ')}` } }, started, 0);
+  }
+
+  patch(): Promise<string> {
+    return this.sandbox.diff();
+  }
+
+  private outcome(result: ActionResult, started: number, taskCommandsMs: number): StepOutcome {
+    const { done, resolved, reason } = this.progress;
+    const reward = stepReward(this.options.rewards, { done, resolved, ...(reason === undefined ? {} : { reason }) });
+    return {
+      observation: this.observe(result),
+      reward,
+      done,
+      ...(done && reason !== undefined ? { terminationReason: reason } : {}),
+      timings: { env_ms: Date.now() - started, task_commands_ms: taskCommandsMs },
+    };
+  }
+
+  private async execute(action: Action, deadline: number): Promise<{ result: ActionResult; taskCommandsMs: number; timedOut: boolean }> {
+    const plain = (result: ActionResult) => ({ result, taskCommandsMs: 0, timedOut: false });
+    switch (action.type) {
+      case 'explore': {
+        const result = action.op === 'find' ? find(this.graph, action) : action.op === 'expand' ? expand(this.graph, action, new Set(this.memory.nodes().map((n) => n.id))) : read(this.graph, action);
+        if (result.kind === 'find') this.latestExplore = { nodes: result.nodes };
+        if (result.kind === 'expand') this.latestExplore = { nodes: result.candidates };
+        return plain(result);
+      }
+      case 'memory':
+        return plain(this.remember(action));
+      case 'repair':
+        return this.repair(action, deadline);
+      case 'submit':
+        return this.submit(deadline);
+      case 'noop':
+        return plain({ kind: 'noop' });
+    }
+  }
+
+  private remember(action: Extract<Action, { type: 'memory' }>): ActionResult {
+    if (action.target === 'explore') {
+      return action.intent === 'commit' ? this.memory.commitExplore(this.latestExplore, action.scope) : this.memory.deleteExplore(action.selector, action.scope);
+    }
+    return action.intent === 'commit' ? this.memory.commitObservation(this.latestObservation, action.scope) : this.memory.deleteObservation(action.selector, action.scope);
+  }
+
+  private async repair(action: RepairAction, deadline: number): Promise<{ result: ActionResult; taskCommandsMs: number; timedOut: boolean }> {
+    const outcome = await repair(
+      { sandbox: this.sandbox, task: this.task, graph: this.graph, memory: this.memory, options: this.options, issue: issueOf(this.task), signal: this.controller.signal, deadline },
+      action,
+    );
+    if (outcome.changed.length > 0) {
+      await this.graph.update(this.sandbox, outcome.changed);
+      this.memory.refresh((id) => this.graph.node(id));
+    }
+    this.latestObservation = renderResult(outcome.result).slice(0, 3).join(' | ');
+    return outcome;
+  }
+
+  private async submit(deadline: number): Promise<{ result: ActionResult; taskCommandsMs: number; timedOut: boolean }> {
+    const timeoutMs = Math.max(1000, Math.min(this.options.limits.testTimeoutMs, deadline - Date.now()));
+    const run = await runTaskTests(this.sandbox, this.task, { timeoutMs, ...(this.options.runDir === undefined ? {} : { runDir: this.options.runDir }) });
+    this.lastGrade = run.record.grade;
+    const result: ActionResult = { kind: 'submit', resolved: gradePassed(run.record.grade), tests: summariseTests(run), grade: run.record.grade, patch: await this.sandbox.diff() };
+    return { result, taskCommandsMs: run.record.durationMs, timedOut: run.record.timedOut };
+  }
+
+  private observe(last: ActionResult | undefined): Observation {
+    const frame = this.task.issue?.failure_frame;
+    const body: Omit<Observation, 'text'> = {
+      task_id: this.task.task_id,
+      step: this.progress.steps,
+      max_steps: this.maxSteps,
+      issue: issueOf(this.task),
+      ...(frame?.path === undefined
+        ? {}
+        : { failure_frame: { path: frame.path, ...(frame.lineno === undefined ? {} : { line: frame.lineno }), ...(frame.function === undefined ? {} : { function: frame.function }) } }),
+      hints: this.hints,
+      ...(last === undefined ? {} : { last }),
+      memory: {
+        nodes: this.memory.nodes().map((n) => ({ id: n.id, kind: n.kind, path: n.path, span: n.span })),
+        edges: this.memory.edgeCount(),
+        notes: this.memory.notes(),
+        size: this.memory.size,
+        limits: this.memory.limits,
+      },
+      done: this.progress.done,
+    };
+    return { ...body, text: renderObservation(body) };
+  }
+}
+
+/** Builds the code graph through the sandbox and returns an environment ready for `reset`. */
+export async function openPlannerEnv(task: TaskEntry, sandbox: Sandbox, options: EnvOptions): Promise<PlannerEnv> {
+  const graph = await buildCodeGraph(sandbox);
+  return new Env(task, sandbox, graph, options);
+}
+
+/** For tests and benchmarks that already hold a graph. */
+export function plannerEnvWithGraph(task: TaskEntry, sandbox: Sandbox, graph: CodeGraph, options: EnvOptions): PlannerEnv {
+  return new Env(task, sandbox, graph, options);
+}

@@ -1,0 +1,166 @@
+/**
+ * The repair action: candidates (the action's own patches, or the patch model's) are turned into
+ * unified diffs, guarded, and then either returned (`apply: false`, the repository untouched) or
+ * tried in order: apply, run the task's tests, keep the first candidate whose tests pass, and put
+ * the repository back as it was after each one that fails (spec D.4's "apply in temp then commit",
+ * done inside the sandbox instead of on host paths).
+ */
+import type { PatchCandidate, RepairAction } from '../protocol/actions.js';
+import type { ActionResult, CandidateOutcome, StepError } from '../protocol/observation.js';
+import type { GraphNode } from '../protocol/graph.js';
+import type { Sandbox } from '../sandbox/index.js';
+import { patchPaths } from '../sandbox/index.js';
+import type { TaskEntry } from '../tasks/index.js';
+import { runTaskTests } from '../testing/index.js';
+import type { CodeGraph } from '../graph/types.js';
+import { editsToDiff } from './editsToDiff.js';
+import { guardDiff, guardEdits, type Window } from './guard.js';
+import type { WorkingMemory } from './memory.js';
+import { summariseTests } from './testSummary.js';
+import type { EnvOptions, PatchRequest } from './types.js';
+
+type RepairResult = Extract<ActionResult, { kind: 'repair' }>;
+
+export interface RepairContext {
+  sandbox: Sandbox;
+  task: TaskEntry;
+  graph: CodeGraph;
+  memory: WorkingMemory;
+  options: EnvOptions;
+  issue: { title: string; body: string };
+  signal: AbortSignal;
+  /** When the step must end (epoch ms). */
+  deadline: number;
+}
+
+export interface RepairOutcome {
+  result: RepairResult;
+  taskCommandsMs: number;
+  /** Files a kept candidate changed, for the graph to re-parse. */
+  changed: string[];
+  timedOut: boolean;
+}
+
+const maxFiles = 4;
+const maxFileChars = 40_000;
+
+/** The focus nodes: the action's ids, else the working memory's functions and methods (latest five). */
+function focusNodes(ctx: RepairContext, action: RepairAction): GraphNode[] {
+  const named = action.focus_ids.map((id) => ctx.graph.node(id)).filter((n): n is GraphNode => n !== undefined);
+  if (named.length > 0 || action.focus_ids.length > 0) return named;
+  return ctx.memory.nodes().filter((n) => n.kind === 'function' || n.kind === 'method').slice(-5);
+}
+
+function windowsOf(nodes: readonly GraphNode[]): Window[] {
+  return nodes.map((n) => ({ path: n.path, start: n.span.start, end: n.span.end }));
+}
+
+function patchRequest(ctx: RepairContext, action: RepairAction, focus: readonly GraphNode[]): PatchRequest {
+  const files: Record<string, string> = {};
+  for (const node of focus) {
+    if (Object.keys(files).length >= maxFiles || files[node.path] !== undefined) continue;
+    const text = ctx.graph.fileText(node.path);
+    if (text !== undefined) files[node.path] = text.length > maxFileChars ? `${text.slice(0, maxFileChars)}...` : text;
+  }
+  return {
+    issue: ctx.issue,
+    plan: action.plan,
+    focus: focus.map((node) => {
+      const lines = (ctx.graph.fileText(node.path) ?? '').split('\n');
+      return { node, start: node.span.start, end: node.span.end, text: lines.slice(node.span.start - 1, node.span.end).join('\n') };
+    }),
+    files,
+    notes: ctx.memory.notes().map((n) => n.text),
+    constraints: { max_edits: ctx.options.guard.maxEdits, one_file: false },
+  };
+}
+
+async function candidatesFor(ctx: RepairContext, action: RepairAction, focus: readonly GraphNode[]): Promise<PatchCandidate[] | StepError> {
+  if (action.patches !== undefined) return action.patches;
+  const model = ctx.options.patchModel;
+  if (model === undefined) return { code: 'no-patch-model', message: 'no patch model is configured (set backends.cgm_endpoint), and the repair carries no patches.' };
+  if (focus.length === 0) return { code: 'no-focus', message: 'name the nodes to change in focus_ids (ids from the observations), or commit them to memory first.' };
+  try {
+    const found = await model.generate(patchRequest(ctx, action, focus), ctx.signal);
+    return found.length > 0 ? found : { code: 'cgm-empty', message: `${model.name} returned no candidate.` };
+  } catch (error) {
+    return { code: 'patch-model-failed', message: `${model.name}: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+/** A candidate as a guarded diff, or why it was refused. */
+async function toDiff(ctx: RepairContext, candidate: PatchCandidate, windows: readonly Window[]): Promise<{ diff: string } | { error: StepError; diff: string }> {
+  if ('diff' in candidate) {
+    const refused = guardDiff(candidate.diff, windows, ctx.options.guard);
+    return refused ? { error: refused, diff: candidate.diff } : { diff: candidate.diff };
+  }
+  const refused = guardEdits(candidate.edits, windows, ctx.options.guard);
+  if (refused) return { error: refused, diff: '' };
+  const converted = await editsToDiff(candidate.edits, async (path) => ctx.graph.fileText(path) ?? (await readOrUndefined(ctx.sandbox, path)));
+  return converted.ok ? { diff: converted.diff } : { error: converted.error, diff: '' };
+}
+
+async function readOrUndefined(sandbox: Sandbox, path: string): Promise<string | undefined> {
+  try {
+    return (await sandbox.readFile(path)).toString('utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+async function restore(sandbox: Sandbox, before: string): Promise<void> {
+  await sandbox.reset();
+  if (before !== '') {
+    const back = await sandbox.applyPatch(before);
+    if (!back.applied) throw new Error(`could not restore the repository after a failed candidate: ${back.message}`);
+  }
+}
+
+export async function repair(ctx: RepairContext, action: RepairAction): Promise<RepairOutcome> {
+  const focus = focusNodes(ctx, action);
+  const found = await candidatesFor(ctx, action, focus);
+  const source = action.patches === undefined ? 'patch-model' : 'action';
+  const base = { kind: 'repair' as const, apply: action.apply, source: source as RepairResult['source'] };
+  if (!Array.isArray(found)) return { result: { ...base, applied: false, candidates: [], diff: await ctx.sandbox.diff(), error: found }, taskCommandsMs: 0, changed: [], timedOut: false };
+  const windows = windowsOf(focus);
+  const outcomes: CandidateOutcome[] = [];
+  const before = action.apply ? await ctx.sandbox.diff() : '';
+  let taskCommandsMs = 0;
+  let kept: number | undefined;
+  let changed: string[] = [];
+  let timedOut = false;
+  for (const [index, candidate] of found.slice(0, ctx.options.guard.maxCandidates).entries()) {
+    const summary = candidate.summary;
+    const converted = await toDiff(ctx, candidate, windows);
+    const outcome: CandidateOutcome = { index, diff: converted.diff, ...(summary === undefined ? {} : { summary }) };
+    outcomes.push(outcome);
+    if ('error' in converted) {
+      outcome.error = converted.error;
+      continue;
+    }
+    if (!action.apply) continue;
+    const remaining = ctx.deadline - Date.now();
+    if (remaining <= 0 || ctx.signal.aborted) {
+      timedOut = remaining <= 0;
+      outcome.error = { code: timedOut ? 'step-timeout' : 'aborted', message: 'not tried: the step ran out of time.' };
+      break;
+    }
+    const applied = await ctx.sandbox.applyPatch(converted.diff);
+    if (!applied.applied) {
+      const rejected = applied.rejected.map((r) => `${r.path}${r.line === undefined ? '' : `:${r.line}`}`).join(', ');
+      outcome.error = { code: applied.refused === undefined ? 'apply-failed' : 'path-outside-repo', message: `${applied.refused ?? applied.message}${rejected ? ` (${rejected})` : ''}` };
+      continue;
+    }
+    const run = await runTaskTests(ctx.sandbox, ctx.task, { timeoutMs: Math.min(ctx.options.limits.testTimeoutMs, remaining) });
+    taskCommandsMs += run.record.durationMs;
+    outcome.tests = summariseTests(run);
+    if (outcome.tests.passed) {
+      kept = index;
+      changed = patchPaths(converted.diff).paths;
+      break;
+    }
+    await restore(ctx.sandbox, before);
+  }
+  const result: RepairResult = { ...base, applied: kept !== undefined, candidates: outcomes, diff: await ctx.sandbox.diff(), ...(kept === undefined ? {} : { kept }) };
+  return { result, taskCommandsMs, changed, timedOut };
+}
