@@ -98,8 +98,9 @@ class Env implements PlannerEnv {
     this.progress.steps += 1;
     if (result.kind === 'submit') {
       this.progress.done = true;
-      this.progress.resolved = result.resolved;
-      this.progress.reason = 'submitted';
+      this.progress.resolved = result.resolved && !stepTimedOut;
+      // Tests cut short by the step's time limit prove nothing; the limit is what ended the episode.
+      this.progress.reason = stepTimedOut ? 'step_timeout' : 'submitted';
     } else {
       const reason = stepTimedOut ? 'step_timeout' : limitReached({ ...this.progress, maxSteps: this.maxSteps, repoOpLimit: this.options.limits.repoOpLimit });
       if (reason !== undefined) {

@@ -1,0 +1,181 @@
+/**
+ * The planner environment on real sandboxes: the sample task's repository on the local backend (a
+ * working copy) and in a Docker container, driven action by action, then whole rule-agent episodes.
+ */
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { resolve } from 'node:path';
+import Docker from 'dockerode';
+import { createRuleAgent } from '../../server/src/agents/ruleAgent.js';
+import { experimentConfigSchema } from '../../server/src/config/index.js';
+import { envOptionsFromConfig, openPlannerEnv, type EnvOptions, type PlannerEnv } from '../../server/src/env/index.js';
+import { observationSchema } from '../../server/src/protocol/observation.js';
+import { openSandbox, sandboxSpecForTask, type Sandbox } from '../../server/src/sandbox/index.js';
+import { loadTasks } from '../../server/src/tasks/loadTasks.js';
+import type { TaskEntry } from '../../server/src/tasks/index.js';
+
+const datasetFile = resolve('datasets/sample/tasks.jsonl');
+const run = `env-test-${process.pid}`;
+const opened: Sandbox[] = [];
+
+async function sampleTask(id = 'sample-calc-add'): Promise<TaskEntry> {
+  const loaded = await loadTasks(datasetFile);
+  const found = loaded.tasks.find((t) => t.task.task_id === id);
+  assert.ok(found, `${id} is in ${datasetFile}`);
+  return found.task;
+}
+
+function options(task: TaskEntry, over: Partial<EnvOptions['limits']> = {}, rewards: Partial<EnvOptions['rewards']> = {}): EnvOptions {
+  const config = experimentConfigSchema.parse({ env: { failure_penalty: 1, step_penalty: 0.05, timeout_penalty: 0.5 } });
+  const base = envOptionsFromConfig(config, task);
+  return { ...base, limits: { ...base.limits, ...over }, rewards: { ...base.rewards, ...rewards } };
+}
+
+async function open(backend: 'local' | 'docker', task: TaskEntry, over: Partial<EnvOptions['limits']> = {}): Promise<PlannerEnv> {
+  const sandbox = await openSandbox(sandboxSpecForTask(task, { backend, run, baseDir: resolve('datasets/sample') }));
+  opened.push(sandbox);
+  return openPlannerEnv(task, sandbox, options(task, over));
+}
+
+after(async () => {
+  await Promise.all(opened.map((s) => s.close()));
+  const left = await new Docker().listContainers({ all: true, filters: { label: [`graph-planner.run=${run}`] } });
+  assert.deepEqual(left, [], 'the env tests left containers behind');
+});
+
+for (const backend of ['local', 'docker'] as const) {
+  test(`${backend}: explore, read, repair without applying, repair that keeps the passing candidate, submit`, async () => {
+    const task = await sampleTask();
+    const env = await open(backend, task);
+    const first = await env.reset();
+    observationSchema.parse(first);
+    assert.ok(first.hints?.includes('func:app/calc.py#add'), `hints: ${first.hints?.join(', ')}`);
+    assert.match(first.text, /func:app\/calc\.py#add/, 'the rendered text names the node id the model may cite');
+
+    const found = await env.step({ type: 'explore', op: 'find', anchors: [{ kind: 'function', text: 'add' }], nodes: [], hop: 1, limit: 5 });
+    assert.equal(found.observation.last?.kind, 'find');
+    assert.equal(found.reward, -0.05);
+    const read = await env.step({ type: 'explore', op: 'read', anchors: [], nodes: ['func:app/calc.py#add'], hop: 1, limit: 3 });
+    const snippet = read.observation.last?.kind === 'read' ? read.observation.last.snippets[0] : undefined;
+    assert.ok(snippet && /return lhs - rhs/.test(snippet.text), JSON.stringify(read.observation.last));
+    const line = snippet.start + snippet.text.split('\n').findIndex((l) => l.includes('lhs - rhs'));
+
+    const edit = (text: string) => ({ edits: [{ path: 'app/calc.py', start: line, end: line, new_text: text }] });
+    const dry = await env.step({ type: 'repair', apply: false, plan: 'Use + in add.', focus_ids: ['func:app/calc.py#add'], patches: [edit('    return lhs + rhs\n')] });
+    assert.equal(dry.observation.last?.kind === 'repair' && dry.observation.last.candidates[0]?.diff.includes('+    return lhs + rhs'), true);
+    assert.equal(await env.patch(), '', 'apply=false leaves the repository untouched');
+
+    const fixed = await env.step({
+      type: 'repair',
+      apply: true,
+      plan: 'Use + in add.',
+      focus_ids: ['func:app/calc.py#add'],
+      patches: [edit('    return lhs * rhs\n'), { edits: [{ path: 'app/calc.py', start: 90, end: 90, new_text: 'x\n' }] }, edit('    return lhs + rhs\n')],
+    });
+    const result = fixed.observation.last;
+    assert.ok(result?.kind === 'repair');
+    assert.equal(result.applied, true);
+    assert.equal(result.kept, 2);
+    assert.equal(result.candidates[0]?.tests?.passed, false, 'the wrong candidate was tested and failed');
+    assert.equal(result.candidates[1]?.error?.code, 'outside-focus', 'the out-of-window candidate was refused by the guard');
+    assert.match(await env.patch(), /\+    return lhs \+ rhs/);
+    assert.ok(fixed.timings.task_commands_ms > 0);
+
+    const reread = await env.step({ type: 'explore', op: 'read', anchors: [], nodes: ['func:app/calc.py#add'], hop: 1, limit: 1 });
+    assert.match(reread.observation.last?.kind === 'read' ? (reread.observation.last.snippets[0]?.text ?? '') : '', /lhs \+ rhs/, 'the graph re-parsed the changed file');
+
+    const submitted = await env.step({ type: 'submit' });
+    assert.equal(submitted.done, true);
+    assert.equal(submitted.terminationReason, 'submitted');
+    assert.equal(submitted.reward, 1);
+    assert.equal(env.grade?.kind, 'swebench');
+  });
+}
+
+test('a reply that failed to parse costs a step and comes back naming the code and the fix', async () => {
+  const task = await sampleTask();
+  const env = await open('local', task);
+  await env.reset();
+  const out = await env.step({ code: 'unknown-action', detail: "'fly' is not an action", hint: 'Use one of explore, memory, repair, submit, noop.' });
+  assert.equal(out.observation.step, 1);
+  assert.equal(out.reward, -0.05);
+  assert.match(out.observation.text, /unknown-action: 'fly' is not an action/);
+  assert.match(out.observation.text, /Use one of explore/);
+});
+
+test('max_steps ends the episode with failure and timeout penalties', async () => {
+  const task = await sampleTask();
+  const env = await open('local', task, { maxSteps: 3 });
+  await env.reset();
+  const rewards = [];
+  let last;
+  for (let i = 0; i < 3; i++) {
+    last = await env.step({ type: 'noop' });
+    rewards.push(last.reward);
+  }
+  assert.deepEqual(rewards, [-0.05, -0.05, -1.5]);
+  assert.equal(last?.terminationReason, 'max_steps');
+  await assert.rejects(env.step({ type: 'noop' }), /episode is over/);
+});
+
+test('repo_op_limit counts repository operations, not noops', async () => {
+  const task = await sampleTask();
+  const env = await open('local', task, { repoOpLimit: 2, maxSteps: 10 });
+  await env.reset();
+  const find = { type: 'explore' as const, op: 'find' as const, anchors: [{ kind: 'symbol' as const, text: 'add' }], nodes: [], hop: 1, limit: 3 };
+  assert.equal((await env.step({ type: 'noop' })).done, false);
+  assert.equal((await env.step(find)).done, false);
+  assert.equal((await env.step({ type: 'noop' })).done, false);
+  const out = await env.step(find);
+  assert.equal(out.done, true);
+  assert.equal(out.terminationReason, 'repo_op_limit');
+});
+
+test('a submit whose tests outlive the step limit ends with step_timeout, not a grade', async () => {
+  const task = { ...(await sampleTask()), sandbox: { ...(await sampleTask()).sandbox, test_command: 'sleep 5; python -m pytest -rA' } };
+  const env = await open('local', task, { stepTimeoutMs: 1500 });
+  await env.reset();
+  const out = await env.step({ type: 'submit' });
+  assert.equal(out.terminationReason, 'step_timeout');
+  assert.equal(out.reward, -1.5);
+});
+
+test('an episode past its time limit ends with episode_timeout on the next step', async () => {
+  const task = await sampleTask();
+  const env = await open('local', task, { episodeTimeoutMs: 50 });
+  await env.reset();
+  await new Promise((r) => setTimeout(r, 80));
+  const out = await env.step({ type: 'noop' });
+  assert.equal(out.terminationReason, 'episode_timeout');
+  assert.equal(out.reward, -1.5);
+});
+
+test('a repair without patches and without a patch model says how to configure one', async () => {
+  const task = await sampleTask();
+  const env = await open('local', task);
+  await env.reset();
+  const out = await env.step({ type: 'repair', apply: true, plan: 'fix add', focus_ids: ['func:app/calc.py#add'] });
+  assert.equal(out.observation.last?.kind === 'repair' ? out.observation.last.error?.code : undefined, 'no-patch-model');
+});
+
+for (const backend of ['local', 'docker'] as const) {
+  test(`${backend}: the rule agent resolves the sample task on its own`, async () => {
+    const task = await sampleTask();
+    const env = await open(backend, task);
+    const agent = createRuleAgent();
+    let observation = await env.reset();
+    const actions: string[] = [];
+    let outcome;
+    const controller = new AbortController();
+    do {
+      const decision = await agent.act(observation, controller.signal);
+      assert.ok(decision.action);
+      actions.push(decision.action.type === 'explore' ? `explore:${decision.action.op}` : decision.action.type);
+      outcome = await env.step(decision.action);
+      observation = outcome.observation;
+    } while (!outcome.done);
+    assert.equal(outcome.terminationReason, 'submitted', actions.join(' → '));
+    assert.equal(outcome.reward, 1, actions.join(' → '));
+    assert.ok(actions.includes('repair'));
+  });
+}
