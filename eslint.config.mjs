@@ -2,7 +2,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.cache/**', 'outputs/**', 'test-artifacts/**', 'test/fixtures/**'] },
+  { ignores: ['dist/**', 'node_modules/**', '.cache/**', 'outputs/**', 'test-artifacts/**', 'test/fixtures/**', '.scratch/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

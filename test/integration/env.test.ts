@@ -70,7 +70,7 @@ for (const backend of ['local', 'docker'] as const) {
       apply: true,
       plan: 'Use + in add.',
       focus_ids: ['func:app/calc.py#add'],
-      patches: [edit('    return lhs * rhs\n'), { edits: [{ path: 'app/calc.py', start: 90, end: 90, new_text: 'x\n' }] }, edit('    return lhs + rhs\n')],
+      patches: [edit('    return lhs // rhs\n'), { edits: [{ path: 'app/calc.py', start: 90, end: 90, new_text: 'x\n' }] }, edit('    return lhs + rhs\n')],
     });
     const result = fixed.observation.last;
     assert.ok(result?.kind === 'repair');
@@ -78,7 +78,7 @@ for (const backend of ['local', 'docker'] as const) {
     assert.equal(result.kept, 2);
     assert.equal(result.candidates[0]?.tests?.passed, false, 'the wrong candidate was tested and failed');
     assert.equal(result.candidates[1]?.error?.code, 'outside-focus', 'the out-of-window candidate was refused by the guard');
-    assert.match(await env.patch(), /\+    return lhs \+ rhs/);
+    assert.match(await env.patch(), /\+ {4}return lhs \+ rhs/);
     assert.ok(fixed.timings.task_commands_ms > 0);
 
     const reread = await env.step({ type: 'explore', op: 'read', anchors: [], nodes: ['func:app/calc.py#add'], hop: 1, limit: 1 });

@@ -4,6 +4,7 @@ from app.calc import add, mul
 
 def test_addition():
     assert add(2, 2) == 4
+    assert add(2, 3) == 5
 
 
 def test_multiplication():

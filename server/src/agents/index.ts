@@ -1,0 +1,12 @@
+export type { Agent, AgentDecision, AgentFactory } from './agent.js';
+export { RuleAgent, createRuleAgent } from './ruleAgent.js';
+export { mutationCandidates, type SourceWindow } from './mutations.js';
+export { agentFactoryFromConfig, patchModelFromConfig, AgentConfigError } from './fromConfig.js';
+export { parseActionText, parseToolCall, parseToolCalls, renderAction, renderToolCall, describeProtocolError, stripWrappers, type ParseResult, type ToolCallInput } from './protocol.js';
+export { plannerTools, actionParametersSchema } from './toolSchemas.js';
+export { plannerSystemPrompt, cgmSystemPrompt, cgmUserPrompt } from './prompts.js';
+export { createChatClient, type ChatClient, type ChatClientOptions, type ChatCompletion, type ChatChoice, type ToolCall, type CompleteOptions } from './openaiClient.js';
+export { ModelClientError, modelClientErrorCodes, type ModelClientErrorCode } from './retry.js';
+export { createModelAgent, type ModelAgentOptions } from './modelAgent.js';
+export { createCgmHttpModel, createCgmChatModel, cgmGenerateBody, type CgmHttpOptions, type CgmChatOptions } from './cgmClient.js';
+export { parseCgmReply, type CgmReplyResult, type CgmReplyOptions } from './cgmReply.js';

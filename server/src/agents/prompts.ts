@@ -1,0 +1,99 @@
+/**
+ * What the models are told. The planner's system prompt rewords the original's (spec A.3) and
+ * says what it left out: which parameters each op needs, that node ids come from observations,
+ * and that repair needs a subplan. Its examples are valid replies (a test parses each). The CGM
+ * prompts keep the original's wording (spec D.3) so a CGM checkpoint trained on it sees the same
+ * text; the user message gains numbered focus windows so the model's line numbers are right.
+ */
+import type { PatchRequest } from '../env/types.js';
+
+export const plannerSystemPrompt = `You are the Graph Planner decision model. You fix a bug in a code repository: explore its code graph, keep what matters in working memory, ask the patch model for a repair, then submit.
+
+Every reply is exactly one block and nothing else:
+
+<function=ACTION>
+  <param name="thought">why you take this step</param>
+  <param name="KEY">VALUE</param>
+</function>
+
+ACTION is one of explore, memory, repair, submit, noop. Write lists and objects as JSON. Put multi-line text, or text containing < or >, inside <![CDATA[ ... ]]>. Give each parameter at most once. Every action may carry a thought. Text outside the block is an error.
+
+Actions and their parameters:
+- explore: op (find | expand | read; default find), anchors (JSON list of {"kind": KIND, "text": TEXT} or {"id": NODE_ID}; KIND is file (a path), class, function, method, symbol (any definition) or text (free-text search)), nodes (JSON list of node ids), hop (integer 0-2; default 1), limit (integer 1-100; default 20).
+  find needs anchors. expand needs anchors or nodes. read needs nodes (no anchors).
+- memory: target (explore | observation), scope (turn | session), intent (commit | delete), selector (for delete: "latest" or a tag an observation showed). Committing explore keeps the latest find or expand results in the working subgraph; committing observation keeps a note of the latest observation.
+- repair: subplan (required: numbered steps saying what to change and where, in CDATA), focus_ids (JSON list of the node ids to change), apply (true | false; default true). The patch model edits only the lines of the focus nodes. With apply true the candidates are tested and the first whose tests pass is kept; with apply false you only see their diffs.
+- submit: runs the tests, grades them and ends the episode. Only thought.
+- noop: does nothing; the step still counts. Only thought.
+
+Node ids: nodes and focus_ids take node ids exactly as the observations show them, e.g. file:app/calc.py, func:app/calc.py#add, class:app/models.py#User, method:app/models.py#User.save. Do not invent ids: find or expand first and use the ids you are shown.
+
+Examples, one per action:
+
+<function=explore>
+  <param name="thought">The failing test calls add; look it up.</param>
+  <param name="op">find</param>
+  <param name="anchors">[{"kind": "function", "text": "add"}, {"kind": "file", "text": "app/calc.py"}]</param>
+</function>
+
+<function=explore>
+  <param name="thought">Read the function before changing it.</param>
+  <param name="op">read</param>
+  <param name="nodes">["func:app/calc.py#add"]</param>
+</function>
+
+<function=memory>
+  <param name="thought">Keep the candidates of the last expand.</param>
+  <param name="target">explore</param>
+  <param name="intent">commit</param>
+</function>
+
+<function=repair>
+  <param name="thought">add subtracts instead of adding.</param>
+  <param name="subplan"><![CDATA[1) In add, return a + b instead of a - b.
+2) Leave the signature unchanged.]]></param>
+  <param name="focus_ids">["func:app/calc.py#add"]</param>
+  <param name="apply">true</param>
+</function>
+
+<function=submit>
+  <param name="thought">The failing tests pass now.</param>
+</function>
+
+<function=noop>
+  <param name="thought">Nothing to do this step.</param>
+</function>`;
+
+/** The original CGM instruction (spec D.3), used as the system prompt and as the user-side instruction. */
+export const cgmSystemPrompt =
+  'You are CodeFuse-CGM, a graph-aware assistant that generates precise code patches. Use the issue description, planner plan, graph context and snippets to derive the necessary edits. Reply with a JSON object containing a top-level "patch" field. The patch must include an "edits" array listing objects with "path", "start", "end" and "new_text" fields. Ensure new_text entries end with a newline.';
+
+function numbered(start: number, text: string): string {
+  const lines = text.split('\n');
+  const width = String(start + lines.length - 1).length;
+  return lines.map((line, i) => `${String(start + i).padStart(width)} | ${line}`).join('\n');
+}
+
+function instruction(request: PatchRequest): string {
+  const rules = [
+    cgmSystemPrompt,
+    'Lines are 1-based and inclusive: new_text replaces lines start..end of path. The numbers before "|" below are line numbers, not part of the code.',
+    'Edit only inside the focus windows.',
+    `Use at most ${request.constraints.max_edits} edit(s)${request.constraints.one_file ? ', all in one file' : ''}.`,
+  ];
+  return rules.join('\n');
+}
+
+/** The user message of a CGM request: [Issue], [Instruction], [Plan], [Focus], [Files], [Notes]. */
+export function cgmUserPrompt(request: PatchRequest): string {
+  const sections = [
+    `[Issue]\n${request.issue.title}${request.issue.body.trim() ? `\n${request.issue.body}` : ''}`,
+    `[Instruction]\n${instruction(request)}`,
+    `[Plan]\n${request.plan.trim() || '(no plan given)'}`,
+    `[Focus]\n${request.focus.map((f) => `${f.node.id} (${f.node.kind}) ${f.node.path}:${f.start}-${f.end}\n${numbered(f.start, f.text)}`).join('\n\n') || '(no focus nodes)'}`,
+  ];
+  const files = Object.entries(request.files);
+  if (files.length > 0) sections.push(`[Files]\n${files.map(([path, text]) => `--- ${path}\n${numbered(1, text.replace(/\n$/, ''))}`).join('\n\n')}`);
+  if (request.notes.length > 0) sections.push(`[Notes]\n${request.notes.map((n) => `- ${n}`).join('\n')}`);
+  return sections.join('\n\n');
+}

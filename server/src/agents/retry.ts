@@ -1,0 +1,153 @@
+/**
+ * JSON over HTTP to a model endpoint, with the retry policy every model client shares: each
+ * attempt has its own time limit, combined with the caller's signal; network errors, timeouts,
+ * HTTP 429 (after its Retry-After, capped) and 5xx are retried with exponential backoff and
+ * jitter; other 4xx answers are final; a caller's abort stops at once. Failures are a
+ * `ModelClientError` with a code and the attempts made. Headers (the API key) never appear in
+ * error messages.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { z } from 'zod';
+import { errorBodySchema } from '../protocol/modelApi.js';
+
+export const modelClientErrorCodes = ['timeout', 'http-4xx', 'http-5xx', 'rate-limited', 'network', 'bad-response', 'aborted'] as const;
+export type ModelClientErrorCode = (typeof modelClientErrorCodes)[number];
+
+export class ModelClientError extends Error {
+  override readonly name = 'ModelClientError';
+  constructor(
+    readonly code: ModelClientErrorCode,
+    message: string,
+    /** Attempts made, the failing one included. */
+    readonly attempts: number,
+    /** The HTTP status of the last answer, when there was one. */
+    readonly status?: number,
+  ) {
+    super(message);
+  }
+}
+
+export interface RetryPolicy {
+  /** Time limit of one attempt, answer body included. */
+  timeoutMs: number;
+  /** Attempts after the first. */
+  retries: number;
+  /** First backoff; it doubles with each retry (with jitter). */
+  backoffMs: number;
+  /** Longest backoff, and the cap on a server's Retry-After. */
+  maxBackoffMs?: number;
+}
+
+export interface PostJsonOptions extends RetryPolicy {
+  headers?: Record<string, string>;
+  signal?: AbortSignal;
+  fetch?: typeof fetch;
+  /** Names the endpoint in messages, e.g. `planner endpoint`. */
+  what: string;
+  /** Random source for jitter, in [0, 1); tests pin it. */
+  random?: () => number;
+}
+
+export interface PostJsonResult {
+  body: unknown;
+  status: number;
+  attempts: number;
+  latencyMs: number;
+}
+
+type Attempt =
+  | { kind: 'ok'; body: unknown; status: number }
+  | { kind: 'retry'; code: ModelClientErrorCode; message: string; status?: number; waitMs?: number }
+  | { kind: 'fail'; code: ModelClientErrorCode; message: string; status?: number };
+
+const defaultMaxBackoffMs = 30_000;
+
+function errorMessageOf(body: z.infer<typeof errorBodySchema>): string {
+  const error: unknown = body['error'];
+  if (typeof error === 'string') return error;
+  if (typeof error === 'object' && error !== null && 'message' in error && typeof error.message === 'string') return error.message;
+  const detail: unknown = body['detail'];
+  if (detail !== undefined) return typeof detail === 'string' ? detail : JSON.stringify(detail);
+  const message: unknown = body['message'];
+  return typeof message === 'string' ? message : JSON.stringify(body);
+}
+
+/** The error text a server sent, from the usual JSON shapes or the raw body, kept short. */
+export function serverErrorText(text: string): string {
+  let message = text.trim();
+  try {
+    const parsed = errorBodySchema.safeParse(JSON.parse(text));
+    if (parsed.success) message = errorMessageOf(parsed.data);
+  } catch {
+    // Not JSON: the raw text is the message.
+  }
+  return message.length > 300 ? `${message.slice(0, 297)}...` : message || '(empty body)';
+}
+
+/** Retry-After in milliseconds (seconds or an HTTP date), or undefined when absent or unreadable. */
+export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
+  if (header === null || header.trim() === '') return undefined;
+  const seconds = Number(header.trim());
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Exponential backoff with equal jitter: half fixed, half random. */
+export function backoffDelay(retry: number, policy: RetryPolicy, random: () => number = Math.random): number {
+  const base = Math.min(policy.maxBackoffMs ?? defaultMaxBackoffMs, policy.backoffMs * 2 ** retry);
+  return base / 2 + (random() * base) / 2;
+}
+
+async function attemptOnce(url: string, body: string, options: PostJsonOptions): Promise<Attempt> {
+  const timeout = AbortSignal.timeout(options.timeoutMs);
+  const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+  const doFetch = options.fetch ?? fetch;
+  try {
+    const response = await doFetch(url, { method: 'POST', headers: { 'content-type': 'application/json', ...options.headers }, body, signal });
+    const text = await response.text();
+    const status = response.status;
+    if (response.ok) {
+      try {
+        return { kind: 'ok', body: JSON.parse(text) as unknown, status };
+      } catch {
+        return { kind: 'fail', code: 'bad-response', message: `${options.what} ${url} answered HTTP ${status} with a body that is not JSON: ${serverErrorText(text)}`, status };
+      }
+    }
+    const message = `${options.what} ${url} answered HTTP ${status}: ${serverErrorText(text)}`;
+    if (status === 429) {
+      const waitMs = retryAfterMs(response.headers.get('retry-after'));
+      return waitMs === undefined ? { kind: 'retry', code: 'rate-limited', message, status } : { kind: 'retry', code: 'rate-limited', message, status, waitMs };
+    }
+    if (status >= 500) return { kind: 'retry', code: 'http-5xx', message, status };
+    return { kind: 'fail', code: 'http-4xx', message, status };
+  } catch (error) {
+    if (options.signal?.aborted) return { kind: 'fail', code: 'aborted', message: `the request to ${options.what} ${url} was cancelled` };
+    if (timeout.aborted) return { kind: 'retry', code: 'timeout', message: `${options.what} ${url} did not answer within ${options.timeoutMs} ms` };
+    const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    return { kind: 'retry', code: 'network', message: `cannot reach ${options.what} ${url}: ${error instanceof Error ? error.message : String(error)}${cause}` };
+  }
+}
+
+/** POSTs `payload` as JSON and returns the parsed JSON answer, retrying as the policy says. */
+export async function postJson(url: string, payload: unknown, options: PostJsonOptions): Promise<PostJsonResult> {
+  const body = JSON.stringify(payload);
+  const started = performance.now();
+  const maxAttempts = options.retries + 1;
+  for (let attempt = 1; ; attempt++) {
+    if (options.signal?.aborted) throw new ModelClientError('aborted', `the request to ${options.what} ${url} was cancelled`, attempt - 1);
+    const outcome = await attemptOnce(url, body, options);
+    if (outcome.kind === 'ok') return { body: outcome.body, status: outcome.status, attempts: attempt, latencyMs: performance.now() - started };
+    if (outcome.kind === 'fail' || attempt >= maxAttempts) {
+      const suffix = attempt > 1 ? ` (after ${attempt} attempts)` : '';
+      throw new ModelClientError(outcome.code, `${outcome.message}${suffix}`, attempt, outcome.status);
+    }
+    const cap = options.maxBackoffMs ?? defaultMaxBackoffMs;
+    const waitMs = outcome.waitMs !== undefined ? Math.min(outcome.waitMs, cap) : backoffDelay(attempt - 1, options, options.random);
+    try {
+      await sleep(waitMs, undefined, options.signal ? { signal: options.signal } : {});
+    } catch {
+      throw new ModelClientError('aborted', `the request to ${options.what} ${url} was cancelled while waiting to retry`, attempt);
+    }
+  }
+}
