@@ -1,11 +1,12 @@
 /** `npm run schemas`: writes every generated file (see scripts/generated.ts). */
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
-import { experimentSchemaText, replaceReference, taskSchemaText, withConfiguration } from './generated.js';
+import { experimentSchemaText, replaceReference, taskSchemaText, trajectorySchemaText, withConfiguration } from './generated.js';
 
 mkdirSync('schemas', { recursive: true });
 writeFileSync('schemas/experiment.schema.json', experimentSchemaText());
 writeFileSync('schemas/task.schema.json', taskSchemaText());
+writeFileSync('schemas/trajectory.schema.json', trajectorySchemaText());
 const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as Record<string, unknown>;
 writeFileSync('package.json', `${JSON.stringify(withConfiguration(pkg), null, 2)}\n`);
 writeFileSync('README.md', replaceReference(readFileSync('README.md', 'utf8')));
-console.log('Wrote schemas/experiment.schema.json, schemas/task.schema.json, package.json contributes.configuration and the README reference.');
+console.log('Wrote schemas/experiment.schema.json, schemas/task.schema.json, schemas/trajectory.schema.json, package.json contributes.configuration and the README reference.');

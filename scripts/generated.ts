@@ -3,6 +3,7 @@
  * settings block of package.json and the README's configuration reference. `npm run schemas`
  * writes them (scripts/generate.ts); test/unit/generated.test.ts fails when a written copy is stale.
  */
+import { trajectoryLineSchema } from '../server/src/protocol/runs.js';
 import { z } from 'zod';
 import { buildExperimentJsonSchema, describeRange, formatValue, sectionSchemas, typesOf, type JsonSchemaNode } from '../server/src/config/index.js';
 import { settingsSchema } from '../server/src/protocol/settings.js';
@@ -14,6 +15,12 @@ export function experimentSchemaText(): string {
 
 export function taskSchemaText(): string {
   return `${JSON.stringify({ ...taskEntryJsonSchema(), $id: 'https://graph-planner.dev/schemas/task.schema.json' }, null, 2)}\n`;
+}
+
+/** One line of `trajectories/<episode>.jsonl` (start, step or end), for tools outside this repository. */
+export function trajectorySchemaText(): string {
+  const schema = z.toJSONSchema(trajectoryLineSchema, { io: 'output', unrepresentable: 'any', reused: 'ref' });
+  return `${JSON.stringify({ ...schema, $id: 'https://graph-planner.dev/schemas/trajectory.schema.json', title: 'Graph Planner trajectory line' }, null, 2)}\n`;
 }
 
 /** The `contributes.configuration` object of package.json. */

@@ -1,12 +1,16 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { configurationContribution, experimentSchemaText, replaceReference, taskSchemaText } from '../../scripts/generated.js';
+import { configurationContribution, experimentSchemaText, replaceReference, taskSchemaText, trajectorySchemaText } from '../../scripts/generated.js';
 
 const stale = 'is stale: run npm run schemas and commit the result';
 
 test('schemas/experiment.schema.json matches the zod source', () => {
   assert.equal(readFileSync('schemas/experiment.schema.json', 'utf8'), experimentSchemaText(), `schemas/experiment.schema.json ${stale}`);
+});
+
+test('schemas/trajectory.schema.json matches the zod source', () => {
+  assert.equal(readFileSync('schemas/trajectory.schema.json', 'utf8'), trajectorySchemaText(), `schemas/trajectory.schema.json ${stale}`);
 });
 
 test('schemas/task.schema.json matches the zod source', () => {
