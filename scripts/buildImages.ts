@@ -1,7 +1,7 @@
 /**
- * Builds the offline images from the sources, without bundling first: `npx tsx scripts/buildImages.ts
- * [base|sample]... [--force] [--json]`. The integration test setup runs it; it takes the same
- * arguments as `gp images build`.
+ * Builds the offline images from the sources, without bundling first: `npx tsx
+ * scripts/buildImages.ts [base|sample|samples|sample-<name>]... [--force] [--json]`. The
+ * integration test setup runs it; it takes the same arguments as `gp images build`.
  */
 import { imagesBuild } from '../server/src/cli/imageBuildCommand.js';
 

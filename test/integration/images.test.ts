@@ -1,21 +1,23 @@
 // The offline images against the real Docker Engine. `test/integration/setup.sh` has built them
-// already, so the builds here are mostly up-to-date checks; the sample context is also copied and
-// built under test tags to see a real rebuild and a real build error.
+// already, so the builds here are mostly up-to-date checks; the sample contexts are also copied and
+// built under test tags to see a real rebuild, what a sample context leaves out, and a real build error.
 import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type Docker from 'dockerode';
-import { imageLabels, imageTags } from '../../server/src/protocol/index.js';
+import { imageLabels, imageTags, type ImageName } from '../../server/src/protocol/index.js';
 import { connectDocker } from '../../server/src/sandbox/dockerClient.js';
-import { ImageBuildError, buildContextImage, buildImages } from '../../server/src/sandbox/images/index.js';
+import { ImageBuildError, buildContextImage, buildImages, discoverSamples, sampleContextEntries } from '../../server/src/sandbox/images/index.js';
 import { parsePytestLog, parseUnittestLog } from '../../server/src/testing/index.js';
 
 const runLabel = 'test-images';
 const copyTag = 'graph-planner/test-images-sample-copy:latest';
+const sampleCopyTag = 'graph-planner/test-images-samples-copy:latest';
 const brokenTag = 'graph-planner/test-images-broken:latest';
 const fixtures = join(__dirname, '..', 'fixtures', 'logs');
+const dockerDir = join(__dirname, '..', '..', 'docker');
 
 let docker: Docker;
 const work = mkdtempSync(join(tmpdir(), 'gp-images-it-'));
@@ -27,7 +29,7 @@ before(async () => {
 after(async () => {
   const containers = await docker.listContainers({ all: true, filters: { label: [`graph-planner.run=${runLabel}`] } });
   await Promise.all(containers.map((c) => docker.getContainer(c.Id).remove({ force: true })));
-  for (const tag of [copyTag, brokenTag]) await docker.getImage(tag).remove().catch(() => undefined);
+  for (const tag of [copyTag, sampleCopyTag, brokenTag]) await docker.getImage(tag).remove().catch(() => undefined);
   rmSync(work, { recursive: true, force: true });
   const left = await docker.listContainers({ all: true, filters: { label: [`graph-planner.run=${runLabel}`] } });
   assert.deepEqual(left, [], 'the test removed every container it created');
@@ -70,14 +72,38 @@ async function runIn(image: string, cmd: string[], workingDir?: string): Promise
   }
 }
 
-test('builds both images (or finds them up to date) without a failure', async () => {
+/** Every image `gp images build` builds with no arguments, in build order. */
+async function allImageNames(): Promise<ImageName[]> {
+  const { samples } = await discoverSamples(dockerDir);
+  return ['base', 'sample', ...samples.map((s) => s.name)];
+}
+
+test('builds every image (base, sample, one per sample folder) or finds it up to date, without a failure', async () => {
   const results = await buildImages({ docker });
+  const names = await allImageNames();
+  assert.ok(names.length >= 9, `${names.length} images`);
   assert.deepEqual(
     results.map((r) => [r.name, r.status === 'failed' ? r.message : 'ok']),
+    names.map((name) => [name, 'ok']),
+  );
+  assert.equal(results.find((r) => r.name === 'sample-off-by-one')?.image, 'graph-planner/sample-off-by-one:latest');
+});
+
+test('builds only what the arguments name, in build order, and fails a sample folder that does not exist', async () => {
+  const results = await buildImages({ docker, only: ['sample-no-such-folder', 'sample-comparison', 'base'] });
+  assert.deepEqual(
+    results.map((r) => [r.name, r.status]),
     [
-      ['base', 'ok'],
-      ['sample', 'ok'],
+      ['base', 'up-to-date'],
+      ['sample-comparison', 'up-to-date'],
+      ['sample-no-such-folder', 'failed'],
     ],
+  );
+  assert.match(results[2]?.message ?? '', /no sample folder docker\/samples\/no-such-folder\//);
+  const samples = await buildImages({ docker, only: ['samples'] });
+  assert.deepEqual(
+    samples.map((r) => r.name),
+    (await allImageNames()).filter((name) => name.startsWith('sample-')),
   );
 });
 
@@ -108,12 +134,12 @@ test('the base image has python with pytest, git configured for root, and the to
   assert.deepEqual(info.Config.Cmd, ['bash']);
 });
 
-test('a second build finds both images up to date within seconds', async () => {
+test('a second build finds every image up to date within seconds', async () => {
   const started = Date.now();
   const results = await buildImages({ docker });
   assert.deepEqual(
     results.map((r) => r.status),
-    ['up-to-date', 'up-to-date'],
+    (await allImageNames()).map(() => 'up-to-date'),
   );
   assert.ok(Date.now() - started < 5_000, `the up-to-date check took ${Date.now() - started} ms`);
 });
@@ -155,6 +181,25 @@ test('rebuilds a context image when a file in its context changes, and only then
   assert.notEqual(second.id, first.id);
   const result = await runIn(copyTag, ['python', '-m', 'pytest', '-q', 'tests/test_calc.py']);
   assert.equal(result.exitCode, 0, result.stdout);
+});
+
+test('a sample context sends only the Dockerfile and repo/: gold.diff stays out of the image and a change to it rebuilds nothing', async () => {
+  const dir = join(work, 'samples-copy');
+  cpSync(join(dockerDir, 'samples', 'off-by-one'), dir, { recursive: true });
+  const options = { dir, include: sampleContextEntries, tag: sampleCopyTag, name: 'test-images', baseTag: imageTags.base };
+  const first = await buildContextImage(docker, options);
+  writeFileSync(join(dir, 'gold.diff'), `${readFileSync(join(dir, 'gold.diff'), 'utf8')}\n`);
+  writeFileSync(join(dir, 'notes.txt'), 'not part of the image\n');
+  const second = await buildContextImage(docker, options);
+  assert.equal(second.status, 'up-to-date');
+  assert.equal(second.id, first.id);
+  const result = await runIn(sampleCopyTag, ['bash', '-c', 'find / -xdev \\( -name gold.diff -o -name notes.txt \\) | wc -l; git ls-files | wc -l'], '/testbed');
+  assert.equal(result.exitCode, 0, result.stderr);
+  assert.match(result.stdout, /^0\n[1-9]\d*\n$/);
+  writeFileSync(join(dir, 'repo', 'pager', 'paginate.py'), readFileSync(join(dir, 'repo', 'pager', 'paginate.py'), 'utf8').replace('start + size - 1]', 'start + size]'));
+  assert.equal((await buildContextImage(docker, options)).status, 'built');
+  const fixed = await runIn(sampleCopyTag, ['python', '-m', 'pytest', '-q', 'tests'], '/testbed');
+  assert.equal(fixed.exitCode, 0, fixed.stdout);
 });
 
 test('a failing Dockerfile step comes back as a build error naming the step and the command', async () => {

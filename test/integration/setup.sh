@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prepares the integration layer, which runs against a real Docker Engine: installs Debian's
 # docker.io and debootstrap when missing, starts dockerd when no daemon answers, and builds the
-# offline images (graph-planner/base, graph-planner/repoenv-sample) with the engine code.
+# offline images with the engine code: graph-planner/base, graph-planner/repoenv-sample, and one
+# graph-planner/sample-<name> for each folder of docker/samples/ (the tasks of datasets/samples.jsonl).
 #
 # It runs at the start of every `npm test` that includes the integration layer, so it must be a
 # fast no-op once everything is there: packages are probed one by one, the daemon is only started
@@ -83,9 +84,10 @@ start_daemon() {
 }
 
 build_images() {
-  log "building the offline images (skipped when up to date)"
+  log "building the offline images: base, sample and the docker/samples/ images (skipped when up to date)"
   cd "$ROOT"
-  # Keep the caller's PATH under sudo, so that npx and node are the ones this test run uses.
+  # Keep the caller's PATH under sudo, so that npx and node are the ones this test run uses. With
+  # no names the script builds every image, the sample folders' included.
   "${SUDO[@]}" env "PATH=$PATH" npx tsx scripts/buildImages.ts
 }
 

@@ -1,21 +1,23 @@
 /**
- * `gp images build [base|sample]... [--force] [--json] [--mirror URL]`: builds the offline images
+ * `gp images build [base|sample|samples|sample-<name>]... [--force] [--json] [--mirror URL]`: builds the offline images
  * of the sandbox runtime, each only when what it is built from changed. Build output goes to
  * stderr as it comes; stdout gets one line per image (or the JSON results). Exit codes: 0 when
  * every image is built or up to date, 1 when one failed, 2 for a usage error.
  */
 import { parseArgs } from 'node:util';
-import { imageNameSchema, imageNames, type ImageBuildResult, type ImageName } from '../protocol/images.js';
+import { imageSelectorSchema, type ImageBuildResult, type ImageSelector } from '../protocol/images.js';
 import { buildImages } from '../sandbox/images/index.js';
 import type { Io } from './output.js';
 
-export const imagesBuildUsage = `gp images build [base|sample]... [--force] [--json] [--mirror URL]
-      Build the offline images (graph-planner/base from the machine's Debian mirror, needs root
-      and debootstrap; graph-planner/repoenv-sample on top of it). Each is rebuilt only when its
-      recipe or context changed; --force rebuilds anyway.`;
+export const imagesBuildUsage = `gp images build [base|sample|samples|sample-<name>]... [--force] [--json] [--mirror URL]
+      Build the offline images: graph-planner/base from the machine's Debian mirror (needs root
+      and debootstrap), and on top of it graph-planner/repoenv-sample and one
+      graph-planner/sample-<name> for each folder docker/samples/<name>/ ('samples' names them
+      all). With no names, all of them. Each is rebuilt only when its recipe or context changed;
+      --force rebuilds anyway.`;
 
 interface BuildRequest {
-  only: ImageName[];
+  only: ImageSelector[];
   force: boolean;
   json: boolean;
   mirror?: string;
@@ -33,10 +35,10 @@ function parseBuildArgs(args: readonly string[]): BuildRequest | string {
   } catch (error) {
     return error instanceof Error ? error.message : String(error);
   }
-  const only: ImageName[] = [];
+  const only: ImageSelector[] = [];
   for (const positional of parsed.positionals) {
-    const name = imageNameSchema.safeParse(positional);
-    if (!name.success) return `unknown image '${positional}'; choose from ${imageNames.join(', ')}.`;
+    const name = imageSelectorSchema.safeParse(positional);
+    if (!name.success) return `unknown image '${positional}'; choose from base, sample, samples (every folder of docker/samples/) or sample-<name> (one of them).`;
     if (!only.includes(name.data)) only.push(name.data);
   }
   const mirror = parsed.values.mirror;

@@ -21,21 +21,50 @@ export const prepullResultSchema = z.object({
 });
 export type PrepullResult = z.infer<typeof prepullResultSchema>;
 
-/** The images `gp images build` knows, in build order: the sample is built `FROM` the base. */
+/**
+ * The images `gp images build` always knows, in build order: the sample is built `FROM` the base.
+ * Besides these, every folder of `docker/samples/` gives one image, `sample-<folder>`, built
+ * after them (see `sampleImageName`).
+ */
 export const imageNames = ['base', 'sample'] as const;
-export const imageNameSchema = z.enum(imageNames);
+export const fixedImageNameSchema = z.enum(imageNames);
+export type FixedImageName = z.infer<typeof fixedImageNameSchema>;
+
+/** A folder of `docker/samples/` whose name can be part of an image name: lower case words joined by `-`. */
+export const sampleFolderPattern = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+/** A sample repository's image: `sample-<folder>` for the folder `docker/samples/<folder>/`. */
+export const sampleImageNameSchema = z.templateLiteral(['sample-', z.string().regex(sampleFolderPattern)]);
+export type SampleImageName = z.infer<typeof sampleImageNameSchema>;
+
+export const imageNameSchema = z.union([fixedImageNameSchema, sampleImageNameSchema]);
 export type ImageName = z.infer<typeof imageNameSchema>;
 
-/** The tag each image is built under; `docker/repoenv_sample/Dockerfile` names the base's tag. */
-export const imageTags: Readonly<Record<ImageName, string>> = {
+/** What `gp images build` accepts as an argument: an image, or `samples` for every sample folder. */
+export const allSamplesSelector = 'samples';
+export const imageSelectorSchema = z.union([imageNameSchema, z.literal(allSamplesSelector)]);
+export type ImageSelector = z.infer<typeof imageSelectorSchema>;
+
+/** The tag each fixed image is built under; `docker/repoenv_sample/Dockerfile` names the base's tag. */
+export const imageTags: Readonly<Record<FixedImageName, string>> = {
   base: 'graph-planner/base:latest',
   sample: 'graph-planner/repoenv-sample:latest',
 };
 
+/** The image name of the sample folder `docker/samples/<folder>/`. */
+export function sampleImageName(folder: string): SampleImageName {
+  return `sample-${folder}`;
+}
+
+/** The tag an image is built under; a sample folder's image is `graph-planner/sample-<folder>:latest`. */
+export function imageTag(name: ImageName): string {
+  return name === 'base' || name === 'sample' ? imageTags[name] : `graph-planner/${name}:latest`;
+}
+
 /**
- * Labels on the images we build. `recipe` (base) and `context` (sample) hold a sha256 of what the
- * image was built from; `baseImage` is the id of the base a derived image was built on. A build is
- * skipped when the existing image's labels match.
+ * Labels on the images we build. `recipe` (base) and `context` (the sample images) hold a sha256
+ * of what the image was built from; `baseImage` is the id of the base a derived image was built
+ * on. A build is skipped when the existing image's labels match.
  */
 export const imageLabels = {
   image: 'graph-planner.image',

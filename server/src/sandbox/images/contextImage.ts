@@ -1,5 +1,5 @@
 /**
- * Images built from a Dockerfile and a folder (the sample repository environment) through the
+ * Images built from a Dockerfile and a folder (the sample repository environments) through the
  * Engine's build endpoint. The image carries a hash of its context and the id of the base it was
  * built on, and is rebuilt only when either changes.
  */
@@ -15,6 +15,11 @@ import { hashInputs } from './recipeHash.js';
 export interface ContextBuildOptions {
   /** The context folder, holding a `Dockerfile`. */
   dir: string;
+  /**
+   * The top-level entries of `dir` to send to the builder (the `Dockerfile` among them); all of
+   * them when absent. Only what is sent is hashed.
+   */
+  include?: readonly string[];
   /** The tag to build, e.g. `graph-planner/repoenv-sample:latest`. */
   tag: string;
   /** The value of the `graph-planner.image` label. */
@@ -27,7 +32,7 @@ export interface ContextBuildOptions {
 
 /** Builds `tag` from `dir` unless an image with the same context hash and base exists. */
 export async function buildContextImage(docker: Docker, options: ContextBuildOptions): Promise<BuildOutcome> {
-  const files = await readContextFiles(options.dir).catch((error: unknown) => {
+  const files = await readContextFiles(options.dir, options.include).catch((error: unknown) => {
     throw new ImageBuildError(`Cannot read the build context ${options.dir}: ${String(error)}`, 'recipe');
   });
   if (!files.some((f) => f.name === 'Dockerfile')) throw new ImageBuildError(`${options.dir} has no Dockerfile.`, 'recipe');

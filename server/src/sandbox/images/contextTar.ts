@@ -19,24 +19,23 @@ export function isIgnored(name: string): boolean {
   return ignoredNames.has(name) || ignoredSuffixes.some((s) => name.endsWith(s));
 }
 
-/** Every file and symbolic link under `dir`, with `/`-separated relative names, sorted. */
-export async function readContextFiles(dir: string): Promise<HashInput[]> {
+/**
+ * Every file and symbolic link under `dir`, with `/`-separated relative names, sorted. With
+ * `include`, only those top-level entries (files or folders) are read, and each must exist: a
+ * context that sends the builder only what its Dockerfile copies keeps everything else (a sample's
+ * `gold.diff`) out of the image, and out of the hash that decides when to rebuild.
+ */
+export async function readContextFiles(dir: string, include?: readonly string[]): Promise<HashInput[]> {
   const files: HashInput[] = [];
-  const walk = async (relative: string): Promise<void> => {
-    const entries = await readdir(join(dir, relative), { withFileTypes: true });
-    for (const entry of entries) {
-      if (isIgnored(entry.name)) continue;
-      const name = relative.length === 0 ? entry.name : `${relative}/${entry.name}`;
-      const path = join(dir, name);
-      if (entry.isDirectory()) await walk(name);
-      else if (entry.isSymbolicLink()) files.push({ name, content: Buffer.alloc(0), linkTarget: await readlink(path) });
-      else if (entry.isFile()) {
-        const stat = await lstat(path);
-        files.push({ name, content: await readFile(path), mode: stat.mode & 0o111 ? 0o755 : 0o644 });
-      }
-    }
+  const visit = async (name: string): Promise<void> => {
+    const path = join(dir, name);
+    const stat = await lstat(path);
+    if (stat.isDirectory()) {
+      for (const entry of await readdir(path)) if (!isIgnored(entry)) await visit(name.length === 0 ? entry : `${name}/${entry}`);
+    } else if (stat.isSymbolicLink()) files.push({ name, content: Buffer.alloc(0), linkTarget: await readlink(path) });
+    else if (stat.isFile()) files.push({ name, content: await readFile(path), mode: stat.mode & 0o111 ? 0o755 : 0o644 });
   };
-  await walk('');
+  for (const name of include ?? ['']) await visit(name);
   return files.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
 
