@@ -37,6 +37,8 @@ export class RuleAgent implements Agent {
   private ranked: RankedNode[] = [];
   private readonly read = new Set<string>();
   private snippets: Snippet[] = [];
+  /** Everything read so far, to follow calls from code already read to the code it calls. */
+  private readText = '';
 
   async act(observation: Observation): Promise<AgentDecision> {
     return { action: this.next(observation) };
@@ -78,6 +80,7 @@ export class RuleAgent implements Agent {
         this.phase = 'read';
         break;
       case 'read':
+        this.readText += `\n${last.snippets.map((s) => s.text).join('\n')}`;
         this.snippets = last.snippets.filter((s) => !isTestPath(s.path));
         this.phase = this.snippets.length > 0 ? 'repair' : this.unread().length > 0 ? 'read' : 'submit';
         break;
@@ -93,8 +96,17 @@ export class RuleAgent implements Agent {
     for (const node of nodes) if (!this.ranked.some((r) => r.id === node.id)) this.ranked.push(node);
   }
 
+  /**
+   * Code not read yet, callees of what was read first: when the code the issue names looks right,
+   * the bug is usually in something it calls, as a person following the calls would find.
+   */
   private unread(): RankedNode[] {
-    return this.ranked.filter((n) => isCode(n) && !this.read.has(n.id));
+    const called = (n: RankedNode) => {
+      const name = n.id.replace(/^.*[#.]/, '').replace(/@\d+$/, '');
+      return name !== '' && new RegExp(`\\b${name.replace(/[^\w]/g, '')}\\s*\\(`).test(this.readText);
+    };
+    const open = this.ranked.filter((n) => isCode(n) && !this.read.has(n.id));
+    return [...open.filter(called), ...open.filter((n) => !called(n))];
   }
 
   private locate(obs: Observation): Action {
