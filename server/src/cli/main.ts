@@ -9,6 +9,7 @@ import { taskTest } from './taskCommands.js';
 import { imagesManifest, imagesPrepull } from './imageCommands.js';
 import { imagesBuild, imagesBuildUsage } from './imageBuildCommand.js';
 import { containersList, containersReap } from './containerCommands.js';
+import { rolloutCommand, rolloutUsage } from './rolloutCommands.js';
 import type { Io } from './output.js';
 
 const version = '0.1.0';
@@ -39,6 +40,7 @@ Usage:
                [--retries N] [--delay S] [--timeout S] [--json]
       Pull images: pulled / already present / failed / build-only per image; one
       failure never stops the batch; exit code 1 only when something failed.
+  ${rolloutUsage}
   gp containers list [--all] [--run NAME] [--json]
       Containers of ours (labelled graph-planner.run) and whether their owner lives.
   gp containers reap [--dry-run] [--run NAME] [--include-live] [--json]
@@ -97,6 +99,7 @@ export async function runCli(argv: readonly string[], io: Io, cwd: string): Prom
     return datasetValidate(files, opts, io);
   }
   if (noun === 'task' && verb === 'test') return taskTest(rest, io, cwd);
+  if (noun === 'rollout' || noun === 'eval') return rolloutCommand(noun, verb === undefined ? rest : [verb, ...rest], io, cwd);
   if (noun === 'images' && verb === 'build') return imagesBuild(rest, io);
   if (noun === 'images' && verb === 'manifest') return imagesManifest(rest, io);
   if (noun === 'images' && verb === 'prepull') return imagesPrepull(rest, io);

@@ -1,0 +1,59 @@
+/** What `gp rollout` and `gp eval` print when they end: a table of episodes, and eval's SWE-bench-style summary. */
+import { isAbsolute, join, relative } from 'node:path';
+import type { RunReport, TaskOutcome } from '../protocol/runs.js';
+import type { RolloutResult } from '../rollout/index.js';
+import { formatTable } from './containerCommands.js';
+
+/** A path as short as it can be read from `cwd`. */
+export function displayPath(path: string, cwd: string): string {
+  const rel = relative(cwd, path);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : path;
+}
+
+function outcomeWord(t: TaskOutcome): string {
+  if (t.resolved) return 'resolved';
+  return t.termination_reason === 'submitted' ? 'unresolved' : t.termination_reason;
+}
+
+export function episodeTable(report: RunReport, runDir: string, cwd: string): string[] {
+  const rows = report.tasks.map((t) => [
+    t.episode_id,
+    outcomeWord(t),
+    String(t.steps),
+    t.total_reward.toFixed(2),
+    `${(t.duration_ms / 1000).toFixed(1)} s`,
+    displayPath(join(runDir, t.trajectory), cwd),
+  ]);
+  return formatTable([['EPISODE', 'RESULT', 'STEPS', 'REWARD', 'TIME', 'TRAJECTORY'], ...rows]);
+}
+
+function percent(n: number, of: number): string {
+  return of === 0 ? '0.0%' : `${((100 * n) / of).toFixed(1)}%`;
+}
+
+export function totalsLine(report: RunReport): string {
+  return `${report.resolved}/${report.total} resolved (${percent(report.resolved, report.total)}), mean ${report.mean_steps.toFixed(1)} steps, ${(report.mean_duration_ms / 1000).toFixed(1)} s per episode`;
+}
+
+/** SWE-bench's harness summary, with a line of why for every unresolved instance. */
+export function evalSummary(report: RunReport, runDir: string, cwd: string): string[] {
+  const errors = report.tasks.filter((t) => t.termination_reason === 'error');
+  const unresolved = report.tasks.filter((t) => !t.resolved && t.termination_reason !== 'error');
+  const resolved = report.tasks.filter((t) => t.resolved);
+  const out = [
+    `Evaluation of ${report.total} instance(s) with the ${report.agent} agent`,
+    `  resolved:   ${resolved.length} (${percent(resolved.length, report.total)})`,
+    `  unresolved: ${unresolved.length}`,
+    `  errors:     ${errors.length}`,
+  ];
+  if (resolved.length > 0) out.push(`Resolved: ${resolved.map((t) => t.task_id).join(', ')}`);
+  if (unresolved.length > 0) out.push('Unresolved:', ...unresolved.map((t) => `  ${t.task_id}: ${t.failure_reason ?? t.termination_reason}`));
+  if (errors.length > 0) out.push('Errors:', ...errors.map((t) => `  ${t.task_id}: ${t.failure_reason ?? 'error'}`));
+  const reports = report.tasks.filter((t) => t.instance_report !== undefined).length;
+  if (reports > 0) out.push(`Per-instance reports: ${displayPath(join(runDir, 'reports'), cwd)}/<task>/report.json (${reports})`);
+  return out;
+}
+
+export function interruptedLines(result: RolloutResult, resumeCommand: string): string[] {
+  return [`Interrupted: ${result.notFinished.length} episode(s) not finished.`, `Resume with: ${resumeCommand}`];
+}

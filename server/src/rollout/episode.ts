@@ -1,0 +1,223 @@
+/**
+ * One episode (DESIGN §2, "An episode"): open the task's sandbox, open the environment on it, reset,
+ * then let the agent act until the environment says done. Every step is appended to the trajectory
+ * as it happens, so a crash loses at most the step in flight. The episode deadline covers the agent
+ * too; an interrupt or the deadline ends the episode through `env.abort`. An exception from the
+ * agent or the environment ends this episode with reason `error` and never the run. The sandbox is
+ * closed on every path.
+ */
+import { trajectorySchemaVersion, type TrajectoryEnd } from '../protocol/runs.js';
+import type { Observation, TerminationReason } from '../protocol/observation.js';
+import type { AgentFactory, Agent } from '../agents/agent.js';
+import type { EnvOptions, PlannerEnv, StepOutcome } from '../env/types.js';
+import { runLayout, TrajectoryWriter } from '../runs/index.js';
+import type { Sandbox } from '../sandbox/index.js';
+import type { TaskEntry } from '../tasks/index.js';
+import { gradeInstance, gradePassed, writeInstanceReport } from '../testing/index.js';
+import { withDeadline } from '../util/deadline.js';
+import type { EpisodeSpec } from './plan.js';
+import { EpisodeStop, Stopped, type StopReason } from './stop.js';
+
+/** What an episode needs from the outside; tests pass scripted doubles. */
+export interface EpisodeDeps {
+  /** Opens the task's sandbox, labelled with the run name. */
+  openSandbox(spec: EpisodeSpec): Promise<Sandbox>;
+  envOptions(task: TaskEntry): EnvOptions;
+  openEnv(task: TaskEntry, sandbox: Sandbox, options: EnvOptions): Promise<PlannerEnv>;
+  makeAgent: AgentFactory;
+}
+
+export interface EpisodeContext {
+  readonly runDir: string;
+  /** Aborted when the run is interrupted. */
+  readonly signal: AbortSignal;
+  /** Work that outlives the episode (closing a sandbox that opened after it stopped); the run awaits it. */
+  track(work: Promise<unknown>): void;
+}
+
+export interface EpisodeResult {
+  readonly end: TrajectoryEnd;
+  /** Relative to the run directory. */
+  readonly trajectory: string;
+  /** SWE-bench's per-instance report, relative to the run directory, when the task is graded that way. */
+  readonly instanceReport: string | undefined;
+}
+
+/** How long the environment gets to end an episode from outside, to compute the patch, and to close. */
+const abortDeadlineMs = 10_000;
+const patchDeadlineMs = 30_000;
+const closeDeadlineMs = 60_000;
+
+interface Progress {
+  /** Actions the environment executed. */
+  actions: number;
+  /** Step lines written (actions, plus a last line when the episode was ended from outside). */
+  lines: number;
+  totalReward: number;
+  last: StepOutcome | undefined;
+  reason: TerminationReason | undefined;
+  error: string | undefined;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, ctx: EpisodeContext): Promise<EpisodeResult> {
+  const layout = runLayout(ctx.runDir);
+  const startedAt = Date.now();
+  const progress: Progress = { actions: 0, lines: 0, totalReward: 0, last: undefined, reason: undefined, error: undefined };
+  let sandbox: Sandbox | undefined;
+  let env: PlannerEnv | undefined;
+  let writer: TrajectoryWriter | undefined;
+  let stop: EpisodeStop | undefined;
+  try {
+    const options = deps.envOptions(spec.task);
+    stop = new EpisodeStop(ctx.signal, options.limits.episodeTimeoutMs);
+    const closeLate = (late: { close(): Promise<void> }) => ctx.track(late.close());
+    sandbox = await stop.race(deps.openSandbox(spec), closeLate);
+    const opened = sandbox;
+    env = await stop.race(deps.openEnv(spec.task, opened, options));
+    const first = await stop.race(env.reset());
+    const agent = deps.makeAgent(spec.task);
+    writer = await TrajectoryWriter.begin(layout.trajectory(spec.episodeId), {
+      schema_version: trajectorySchemaVersion,
+      episode_id: spec.episodeId,
+      task_id: spec.task.task_id,
+      agent: agent.name,
+      backend: opened.backend,
+      max_steps: env.maxSteps,
+      rewards: options.rewards,
+      started_at: new Date(startedAt).toISOString(),
+      observation: first,
+    });
+    await actUntilDone(agent, env, writer, stop, progress, first);
+  } catch (error) {
+    if (error instanceof Stopped) await endFromOutside(env, writer, error.reason, progress);
+    else {
+      progress.reason = 'error';
+      progress.error = messageOf(error);
+    }
+  } finally {
+    stop?.dispose();
+  }
+  try {
+    const end = await endLine(spec, env, sandbox, progress, startedAt);
+    const instanceReport = await writeInstanceReportFor(spec, end, ctx.runDir);
+    if (writer) await writer.end(end);
+    else await TrajectoryWriter.endOnly(layout.trajectory(spec.episodeId), end);
+    return { end, trajectory: layout.trajectoryRelative(spec.episodeId), instanceReport };
+  } finally {
+    if (sandbox) await closeSandbox(sandbox, ctx);
+  }
+}
+
+async function actUntilDone(agent: Agent, env: PlannerEnv, writer: TrajectoryWriter, stop: EpisodeStop, progress: Progress, first: Observation): Promise<void> {
+  let observation = first;
+  for (;;) {
+    const agentStarted = performance.now();
+    const decision = await stop.race(agent.act(observation, stop.signal));
+    const agentMs = performance.now() - agentStarted;
+    const input = decision.action ?? decision.protocolError;
+    if (input === undefined) throw new Error(`agent ${agent.name} returned neither an action nor a protocol error`);
+    const outcome = await stop.race(env.step(input));
+    progress.actions += 1;
+    progress.lines += 1;
+    progress.totalReward += outcome.reward;
+    progress.last = outcome;
+    await writer.step({
+      step: progress.lines,
+      ...(decision.action === undefined ? {} : { action: decision.action }),
+      ...(decision.response === undefined ? {} : { response: decision.response }),
+      ...(decision.action === undefined && decision.protocolError !== undefined ? { protocol_error: decision.protocolError } : {}),
+      ...(decision.fallbackReason === undefined ? {} : { fallback_reason: decision.fallbackReason }),
+      observation: outcome.observation,
+      reward: outcome.reward,
+      done: outcome.done,
+      ...(outcome.terminationReason === undefined ? {} : { termination_reason: outcome.terminationReason }),
+      timings: { agent_ms: agentMs, env_ms: outcome.timings.env_ms, task_commands_ms: outcome.timings.task_commands_ms },
+    });
+    observation = outcome.observation;
+    if (outcome.done) {
+      progress.reason = outcome.terminationReason ?? 'submitted';
+      return;
+    }
+  }
+}
+
+/**
+ * Ends the episode through the environment, which applies the limit's penalty, and records that as
+ * a last step line without an action. Before the environment existed there is nothing to record.
+ */
+async function endFromOutside(env: PlannerEnv | undefined, writer: TrajectoryWriter | undefined, reason: StopReason, progress: Progress): Promise<void> {
+  progress.reason = reason;
+  if (reason === 'interrupted') progress.error = 'the run was interrupted';
+  if (env === undefined || writer === undefined) return;
+  try {
+    const outcome = await withDeadline(env.abort(reason), abortDeadlineMs, 'the environment did not end the episode');
+    progress.lines += 1;
+    progress.totalReward += outcome.reward;
+    progress.last = outcome;
+    await writer.step({
+      step: progress.lines,
+      observation: outcome.observation,
+      reward: outcome.reward,
+      done: true,
+      termination_reason: reason,
+      timings: { agent_ms: 0, env_ms: outcome.timings.env_ms, task_commands_ms: outcome.timings.task_commands_ms },
+    });
+  } catch (error) {
+    progress.error = `${progress.error ?? reason}; ending the episode failed: ${messageOf(error)}`;
+  }
+}
+
+async function endLine(spec: EpisodeSpec, env: PlannerEnv | undefined, sandbox: Sandbox | undefined, progress: Progress, startedAt: number): Promise<TrajectoryEnd> {
+  const last = progress.last?.observation.last;
+  const submit = last?.kind === 'submit' ? last : undefined;
+  const grade = submit?.grade ?? env?.grade;
+  let patch = submit?.patch ?? '';
+  const diff = env?.patch() ?? sandbox?.diff();
+  if (diff !== undefined) {
+    try {
+      patch = await withDeadline(diff, patchDeadlineMs, 'no diff');
+    } catch {
+      // The sandbox may be gone (that can be why the episode ended); the last known patch stands.
+    }
+  }
+  return {
+    type: 'end',
+    episode_id: spec.episodeId,
+    task_id: spec.task.task_id,
+    resolved: submit?.resolved ?? (grade !== undefined && gradePassed(grade)),
+    steps: progress.actions,
+    total_reward: progress.totalReward,
+    termination_reason: progress.reason ?? 'error',
+    duration_ms: Date.now() - startedAt,
+    patch,
+    ...(grade === undefined ? {} : { grade }),
+    ...(progress.error === undefined ? {} : { error: progress.error }),
+  };
+}
+
+/**
+ * SWE-bench leaves a report for every instance it evaluated: the grade's report when the tests
+ * ran, and one that says the patch was not evaluated otherwise. An interrupted episode will run
+ * again, so it gets none.
+ */
+async function writeInstanceReportFor(spec: EpisodeSpec, end: TrajectoryEnd, runDir: string): Promise<string | undefined> {
+  if (end.grade?.kind === 'swebench') return writeInstanceReport(runDir, spec.episodeId, end.grade.report);
+  const graded = spec.task.FAIL_TO_PASS !== undefined || spec.task.PASS_TO_PASS !== undefined;
+  if (!graded || end.termination_reason === 'interrupted') return undefined;
+  const report = gradeInstance({ patch: end.patch === '' ? null : end.patch, patchApplied: false, tests: new Map(), gold: { FAIL_TO_PASS: [], PASS_TO_PASS: [] } });
+  return writeInstanceReport(runDir, spec.episodeId, report);
+}
+
+async function closeSandbox(sandbox: Sandbox, ctx: EpisodeContext): Promise<void> {
+  const closing = sandbox.close();
+  try {
+    await withDeadline(closing, closeDeadlineMs, 'the sandbox did not close');
+  } catch {
+    // The run waits for it (and reaps the run's containers) before it ends.
+    ctx.track(closing);
+  }
+}

@@ -1,0 +1,6 @@
+/** Rollouts: episodes run through a bounded pool into a run directory, and their evaluation report. */
+export { planEpisodes, episodeId, type EpisodeSpec, type PlannedTask } from './plan.js';
+export { runEpisode, type EpisodeDeps, type EpisodeContext, type EpisodeResult } from './episode.js';
+export { runRollout, selectEpisodes, type RolloutOptions, type RolloutObserver, type RolloutResult, type ResumeSelection } from './run.js';
+export { buildReport, failureReason, gradeFailure, taskOutcome, type FinishedEpisode, type ReportInput } from './report.js';
+export { EpisodeStop, Stopped, type StopReason } from './stop.js';

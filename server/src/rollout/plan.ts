@@ -1,0 +1,38 @@
+/**
+ * Which episodes a rollout runs: each task `attempts` times. An episode's id is the task id, or
+ * `<task_id>#<attempt>` when a task is attempted more than once; its trajectory file name is made
+ * filename-safe by the run directory layout.
+ */
+import type { TaskEntry } from '../tasks/index.js';
+
+export interface EpisodeSpec {
+  readonly episodeId: string;
+  readonly task: TaskEntry;
+  /** 1-based. */
+  readonly attempt: number;
+  /** The dataset file's folder: a task's relative `local_repo` and mounts resolve against it. */
+  readonly baseDir: string;
+  /** `file:line` of the task's row, for messages. */
+  readonly source: string;
+}
+
+export interface PlannedTask {
+  readonly task: TaskEntry;
+  readonly baseDir: string;
+  readonly source: string;
+}
+
+export function episodeId(taskId: string, attempt: number, attempts: number): string {
+  return attempts === 1 ? taskId : `${taskId}#${attempt}`;
+}
+
+/** Tasks in order, each attempt of a task before the next task (so attempts of one task spread over the pool). */
+export function planEpisodes(tasks: readonly PlannedTask[], attempts: number): EpisodeSpec[] {
+  const out: EpisodeSpec[] = [];
+  for (const t of tasks) {
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      out.push({ episodeId: episodeId(t.task.task_id, attempt, attempts), task: t.task, attempt, baseDir: t.baseDir, source: t.source });
+    }
+  }
+  return out;
+}

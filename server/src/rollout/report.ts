@@ -1,0 +1,121 @@
+/**
+ * The evaluation summary (`report.json`) built from episodes' end lines alone, so a resumed run's
+ * report covers the episodes finished before the crash exactly like the ones after it. Each
+ * unresolved episode gets one line saying why: the tests that failed, the limit it hit, the error.
+ */
+import type { RunReport, TaskOutcome, TrajectoryEnd } from '../protocol/runs.js';
+import type { TestGrade } from '../protocol/testReport.js';
+
+export interface FinishedEpisode {
+  readonly end: TrajectoryEnd;
+  /** Relative to the run directory. */
+  readonly trajectory: string;
+  readonly instanceReport: string | undefined;
+}
+
+export interface ReportInput {
+  readonly run: string;
+  readonly agent: string;
+  readonly dataset: string;
+  readonly createdAt: Date;
+  readonly episodes: readonly FinishedEpisode[];
+}
+
+const limitWords: Partial<Record<TrajectoryEnd['termination_reason'], string>> = {
+  max_steps: 'hit the step limit',
+  repo_op_limit: 'hit the repository operation limit',
+  step_timeout: 'a step ran past env.step_timeout',
+  episode_timeout: 'the episode ran past env.episode_timeout',
+};
+
+function names(list: readonly string[], most = 3): string {
+  const shown = list.slice(0, most).join(', ');
+  return list.length > most ? `${shown} and ${list.length - most} more` : shown;
+}
+
+/** Why a grade is not a pass, in words; undefined when it passed. */
+export function gradeFailure(grade: TestGrade): string | undefined {
+  switch (grade.kind) {
+    case 'swebench': {
+      if (grade.report.resolved) return undefined;
+      const status = grade.report.tests_status;
+      if (!grade.report.patch_successfully_applied) return grade.report.patch_exists ? 'the patch was not applied' : 'no patch';
+      if (status === undefined) return `${grade.resolution}: no test results`;
+      const parts: string[] = [];
+      if (status.FAIL_TO_PASS.failure.length > 0) parts.push(`FAIL_TO_PASS still failing: ${names(status.FAIL_TO_PASS.failure)}`);
+      if (status.PASS_TO_PASS.failure.length > 0) parts.push(`PASS_TO_PASS broken: ${names(status.PASS_TO_PASS.failure)}`);
+      return parts.length > 0 ? parts.join('; ') : grade.resolution;
+    }
+    case 'r2e': {
+      const g = grade.grade;
+      if (g.reward === 1) return undefined;
+      const parts: string[] = [];
+      if (g.noSummary) parts.push('the log had no pytest summary');
+      if (g.mismatched.length > 0) parts.push(`mismatched: ${names(g.mismatched.map((m) => `${m.test} (${m.actual}, expected ${m.expected})`))}`);
+      if (g.missing.length > 0) parts.push(`missing: ${names(g.missing)}`);
+      return parts.length > 0 ? parts.join('; ') : 'R2E reward 0';
+    }
+    case 'log':
+      return grade.passed ? undefined : grade.reason;
+    case 'invalid':
+      return `not gradable: ${grade.reason}`;
+  }
+}
+
+/** One line on why an episode did not resolve its task; undefined when it did. */
+export function failureReason(end: TrajectoryEnd): string | undefined {
+  if (end.resolved) return undefined;
+  const tests = end.grade === undefined ? undefined : gradeFailure(end.grade);
+  switch (end.termination_reason) {
+    case 'error':
+      return `error: ${end.error ?? 'unknown'}`;
+    case 'interrupted':
+      return 'interrupted';
+    case 'submitted':
+      return `tests failed: ${tests ?? 'not resolved'}`;
+    default: {
+      const limit = `${limitWords[end.termination_reason] ?? end.termination_reason} after ${end.steps} steps`;
+      return tests === undefined ? `${limit}, no passing submit` : `${limit}; tests: ${tests}`;
+    }
+  }
+}
+
+export function taskOutcome(e: FinishedEpisode): TaskOutcome {
+  const reason = failureReason(e.end);
+  return {
+    task_id: e.end.task_id,
+    episode_id: e.end.episode_id,
+    resolved: e.end.resolved,
+    total_reward: e.end.total_reward,
+    steps: e.end.steps,
+    duration_ms: e.end.duration_ms,
+    termination_reason: e.end.termination_reason,
+    ...(reason === undefined ? {} : { failure_reason: reason }),
+    trajectory: e.trajectory,
+    ...(e.instanceReport === undefined ? {} : { instance_report: e.instanceReport }),
+  };
+}
+
+function mean(values: readonly number[]): number {
+  return values.length === 0 ? 0 : values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+export function buildReport(input: ReportInput): RunReport {
+  const tasks = input.episodes.map(taskOutcome);
+  const resolved = tasks.filter((t) => t.resolved).length;
+  const reasons: Record<string, number> = {};
+  for (const t of tasks) reasons[t.termination_reason] = (reasons[t.termination_reason] ?? 0) + 1;
+  return {
+    run: input.run,
+    agent: input.agent,
+    dataset: input.dataset,
+    created_at: input.createdAt.toISOString(),
+    total: tasks.length,
+    resolved,
+    resolved_rate: tasks.length === 0 ? 0 : resolved / tasks.length,
+    mean_steps: mean(tasks.map((t) => t.steps)),
+    mean_duration_ms: mean(tasks.map((t) => t.duration_ms)),
+    termination_reasons: reasons,
+    tasks,
+  };
+}

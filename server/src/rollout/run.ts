@@ -1,0 +1,218 @@
+/**
+ * A rollout: many episodes through a bounded pool, with the run directory kept current
+ * (`status.json` rewritten atomically, `events.jsonl` appended) and `report.json` written at the end.
+ *
+ * Resume: an episode whose trajectory has an `end` line (other than `interrupted`) is finished and
+ * is not run again; any other episode starts from scratch, its old trajectory replaced atomically.
+ * Interrupt: once `signal` aborts, no episode starts; running ones are ended through their
+ * environment, their sandboxes closed, and the run ends `interrupted`.
+ */
+import { mkdir } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { RunReport, RunStatus } from '../protocol/runs.js';
+import { EventLog, readTrajectory, runLayout, writeReport, writeStatus, type RunEventInput } from '../runs/index.js';
+import { withDeadline } from '../util/deadline.js';
+import { runEpisode, type EpisodeDeps, type EpisodeResult } from './episode.js';
+import type { EpisodeSpec } from './plan.js';
+import { buildReport, type FinishedEpisode } from './report.js';
+
+export interface RolloutObserver {
+  runStarted?(info: { readonly total: number; readonly alreadyFinished: number; readonly toRun: number }): void;
+  episodeStarted?(spec: EpisodeSpec): void;
+  episodeFinished?(spec: EpisodeSpec, result: EpisodeResult): void;
+}
+
+export interface RolloutOptions {
+  readonly runDir: string;
+  readonly runName: string;
+  /** The command line, for `status.json` and `events.jsonl`. */
+  readonly command: string;
+  /** The agent's name for the report (`rule`, `model`). */
+  readonly agent: string;
+  /** The dataset files, for the report. */
+  readonly dataset: string;
+  /** Most episodes at once. */
+  readonly parallel: number;
+  /** Aborted on Ctrl-C. */
+  readonly signal: AbortSignal;
+  readonly deps: EpisodeDeps;
+  readonly observer?: RolloutObserver;
+  /**
+   * Removes this run's containers: at the start only those whose process is gone (an earlier
+   * process of a resumed run), at the end every one. Returns how many; absent without Docker.
+   */
+  readonly reapContainers?: (includeLive: boolean) => Promise<number>;
+}
+
+export interface ResumeSelection {
+  /** Episodes finished by an earlier process, in plan order. */
+  readonly finished: FinishedEpisode[];
+  readonly toRun: EpisodeSpec[];
+  /** Episodes whose earlier trajectory was cut short (it will be replaced). */
+  readonly restarted: string[];
+}
+
+export interface RolloutResult {
+  readonly state: 'finished' | 'failed' | 'interrupted';
+  readonly reason: string | undefined;
+  readonly report: RunReport;
+  /** Finished episodes in plan order, earlier processes' included. */
+  readonly finished: FinishedEpisode[];
+  /** Episodes without a finished trajectory (interrupted or never started). */
+  readonly notFinished: EpisodeSpec[];
+  /** How many were finished before this process started. */
+  readonly resumed: number;
+  readonly warnings: string[];
+}
+
+/** How long the run waits for sandboxes that are still closing when it ends. */
+const cleanupDeadlineMs = 120_000;
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Splits the plan into episodes already finished in `runDir` and episodes to (re)run. */
+export async function selectEpisodes(episodes: readonly EpisodeSpec[], runDir: string): Promise<ResumeSelection> {
+  const layout = runLayout(runDir);
+  const finished: FinishedEpisode[] = [];
+  const toRun: EpisodeSpec[] = [];
+  const restarted: string[] = [];
+  for (const spec of episodes) {
+    const read = await readTrajectory(layout.trajectory(spec.episodeId));
+    const end = read?.end;
+    if (end !== undefined && end.termination_reason !== 'interrupted' && end.episode_id === spec.episodeId) {
+      const report = layout.instanceReportRelative(spec.episodeId);
+      finished.push({ end, trajectory: layout.trajectoryRelative(spec.episodeId), instanceReport: existsSync(join(runDir, report)) ? report : undefined });
+      continue;
+    }
+    if (read !== undefined) restarted.push(spec.episodeId);
+    toRun.push(spec);
+  }
+  return { finished, toRun, restarted };
+}
+
+/** Serialises writes of one file that is replaced whole each time. */
+class StatusFile {
+  private queue: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly path: string,
+    readonly status: RunStatus,
+  ) {}
+
+  write(): Promise<void> {
+    const snapshot = structuredClone(this.status);
+    const next = this.queue.then(() => writeStatus(this.path, snapshot));
+    this.queue = next.catch(() => undefined);
+    return next;
+  }
+}
+
+export async function runRollout(episodes: readonly EpisodeSpec[], options: RolloutOptions): Promise<RolloutResult> {
+  const layout = runLayout(options.runDir);
+  await mkdir(layout.trajectories, { recursive: true });
+  const events = new EventLog(layout.events);
+  const warnings: string[] = [];
+  const warn = async (message: string, episodeId?: string) => {
+    warnings.push(episodeId === undefined ? message : `${episodeId}: ${message}`);
+    await events.append({ kind: 'warning', message, ...(episodeId === undefined ? {} : { episode_id: episodeId }) } as RunEventInput);
+  };
+
+  const selection = await selectEpisodes(episodes, options.runDir);
+  const finishedById = new Map(selection.finished.map((f) => [f.end.episode_id, f]));
+  const count = (pred: (f: FinishedEpisode) => boolean) => [...finishedById.values()].filter(pred).length;
+  const status = new StatusFile(layout.status, {
+    state: 'running',
+    command: options.command,
+    pid: process.pid,
+    host: hostname(),
+    started_at: new Date().toISOString(),
+    episodes: { total: episodes.length, finished: finishedById.size, resolved: count((f) => f.end.resolved), errored: count((f) => f.end.termination_reason === 'error') },
+  });
+  await status.write();
+  await events.append({ kind: 'run-start', command: options.command, total: episodes.length, resumed: selection.finished.length });
+  for (const id of selection.restarted) await warn('its earlier trajectory was cut short; the episode starts again from scratch', id);
+  if (options.reapContainers && selection.restarted.length > 0) {
+    await reap(options.reapContainers, false).then((n) => (n > 0 ? warn(`removed ${n} container(s) an earlier process of this run left behind`) : undefined));
+  }
+  options.observer?.runStarted?.({ total: episodes.length, alreadyFinished: selection.finished.length, toRun: selection.toRun.length });
+
+  const tracked: Promise<unknown>[] = [];
+  const ctx = { runDir: options.runDir, signal: options.signal, track: (work: Promise<unknown>) => void tracked.push(work.catch(() => undefined)) };
+  let next = 0;
+  const worker = async () => {
+    while (!options.signal.aborted && next < selection.toRun.length) {
+      const spec = selection.toRun[next++];
+      if (spec === undefined) break;
+      await events.append({ kind: 'episode-start', episode_id: spec.episodeId, task_id: spec.task.task_id });
+      options.observer?.episodeStarted?.(spec);
+      let result: EpisodeResult;
+      try {
+        result = await runEpisode(spec, options.deps, ctx);
+      } catch (error) {
+        // Only writing the run directory itself fails here (a full disk); the other episodes still try.
+        await warn(`the episode could not be recorded: ${messageOf(error)}`, spec.episodeId).catch(() => undefined);
+        continue;
+      }
+      const { end } = result;
+      if (end.termination_reason !== 'interrupted') {
+        finishedById.set(spec.episodeId, { end, trajectory: result.trajectory, instanceReport: result.instanceReport });
+        status.status.episodes = { ...status.status.episodes, finished: finishedById.size, resolved: count((f) => f.end.resolved), errored: count((f) => f.end.termination_reason === 'error') };
+        await status.write();
+      }
+      await events.append({
+        kind: 'episode-end',
+        episode_id: end.episode_id,
+        task_id: end.task_id,
+        resolved: end.resolved,
+        steps: end.steps,
+        total_reward: end.total_reward,
+        termination_reason: end.termination_reason,
+        duration_ms: end.duration_ms,
+      });
+      options.observer?.episodeFinished?.(spec, result);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(options.parallel, selection.toRun.length)) }, worker));
+  } finally {
+    await withDeadline(Promise.all(tracked), cleanupDeadlineMs, 'sandboxes still closing').catch((error: unknown) => warn(messageOf(error)));
+    if (options.reapContainers) {
+      const removed = await reap(options.reapContainers, true);
+      if (removed > 0) await warn(`removed ${removed} container(s) of this run that were still there at its end`);
+    }
+  }
+
+  const finished = episodes.flatMap((e) => finishedById.get(e.episodeId) ?? []);
+  const notFinished = episodes.filter((e) => !finishedById.has(e.episodeId));
+  const { state, reason } = verdict(options.signal.aborted, finished, notFinished.length);
+  const report = buildReport({ run: options.runName, agent: options.agent, dataset: options.dataset, createdAt: new Date(), episodes: finished });
+  await writeReport(layout.report, report);
+  await events.append({ kind: 'run-end', state, ...(reason === undefined ? {} : { reason }) });
+  Object.assign(status.status, { state, ended_at: new Date().toISOString(), ...(reason === undefined ? {} : { exit_reason: reason }) });
+  await status.write();
+  await events.flush();
+  return { state, reason, report, finished, notFinished, resumed: selection.finished.length, warnings };
+}
+
+async function reap(reapContainers: (includeLive: boolean) => Promise<number>, includeLive: boolean): Promise<number> {
+  try {
+    return await reapContainers(includeLive);
+  } catch {
+    // Without a daemon there are no containers to reap.
+    return 0;
+  }
+}
+
+function verdict(interrupted: boolean, finished: readonly FinishedEpisode[], notFinished: number): { state: RolloutResult['state']; reason: string | undefined } {
+  if (interrupted) return { state: 'interrupted', reason: `interrupted with ${notFinished} episode(s) not finished` };
+  const errors = finished.filter((f) => f.end.termination_reason === 'error');
+  if (notFinished > 0) return { state: 'failed', reason: `${notFinished} episode(s) could not be recorded` };
+  if (finished.length > 0 && errors.length === finished.length) {
+    return { state: 'failed', reason: `every episode ended with an error (first: ${errors[0]?.end.error ?? 'unknown'})` };
+  }
+  return { state: 'finished', reason: undefined };
+}

@@ -1,0 +1,65 @@
+/**
+ * Finding runs under an output folder (for `gp runs list` and the extension's runs view): every
+ * folder with a `status.json` or a `resolved_config.yaml`, with its status when it has a valid one.
+ * A run whose status says `running` but whose process is gone (on this host) is reported as such.
+ */
+import { existsSync } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import type { RunStatus } from '../protocol/runs.js';
+import { runLayout } from './layout.js';
+import { readStatus } from './status.js';
+
+export interface RunListing {
+  readonly name: string;
+  readonly dir: string;
+  readonly status: RunStatus | undefined;
+  /** Why there is no status (no file, not valid). */
+  readonly problem: string | undefined;
+  /** The status says running, but its process is not alive on this host: the run crashed. */
+  readonly stale: boolean;
+  readonly hasReport: boolean;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Whether a `running` status belongs to a process that still runs here (other hosts count as alive). */
+export function statusIsLive(status: RunStatus): boolean {
+  return status.state === 'running' && (status.host !== hostname() || alive(status.pid));
+}
+
+/** Runs under `outputDir`, newest first (by start time, then name); none when the folder is missing. */
+export async function listRuns(outputDir: string): Promise<RunListing[]> {
+  let entries;
+  try {
+    entries = await readdir(outputDir, { withFileTypes: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+  const runs: RunListing[] = [];
+  for (const entry of entries) {
+    if (!entry.isDirectory()) continue;
+    const layout = runLayout(join(outputDir, entry.name));
+    if (!existsSync(layout.status) && !existsSync(layout.resolvedConfig)) continue;
+    const read = await readStatus(layout.status);
+    const status = read.ok ? read.status : undefined;
+    runs.push({
+      name: entry.name,
+      dir: layout.dir,
+      status,
+      problem: read.ok ? undefined : read.reason,
+      stale: status !== undefined && status.state === 'running' && !statusIsLive(status),
+      hasReport: existsSync(layout.report),
+    });
+  }
+  return runs.sort((a, b) => (b.status?.started_at ?? '').localeCompare(a.status?.started_at ?? '') || b.name.localeCompare(a.name));
+}

@@ -1,0 +1,226 @@
+/**
+ * The episode runner and the pool with scripted test doubles (`rolloutDoubles.ts`) in place of the
+ * real sandbox, environment and agent: what an episode writes, how failures, deadlines and
+ * interrupts end it, the pool's bound, and resume.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { runEventSchema, runReportSchema, runStatusSchema, trajectoryLineSchema } from '../../server/src/protocol/runs.js';
+import { planEpisodes, runEpisode, runRollout, selectEpisodes, type RolloutOptions } from '../../server/src/rollout/index.js';
+import { readTrajectory, runLayout } from '../../server/src/runs/index.js';
+import { plannedTasks, testDeps, type Doubles } from './rolloutDoubles.js';
+
+function runDir(): string {
+  return mkdtempSync(join(tmpdir(), 'gp-rollout-'));
+}
+
+function options(dir: string, doubles: Doubles, extra: Partial<RolloutOptions> = {}): RolloutOptions {
+  return {
+    runDir: dir,
+    runName: 'test-run',
+    command: 'gp rollout tasks.jsonl',
+    agent: 'scripted',
+    dataset: 'tasks.jsonl',
+    parallel: 2,
+    signal: new AbortController().signal,
+    deps: doubles.deps,
+    ...extra,
+  };
+}
+
+function lines(path: string) {
+  return readFileSync(path, 'utf8').trim().split('\n').map((l) => trajectoryLineSchema.parse(JSON.parse(l)));
+}
+
+const ctx = (dir: string, signal = new AbortController().signal) => ({ runDir: dir, signal, track: () => undefined });
+
+test('an episode writes a start line, one step line per action with timings, and an end line', async () => {
+  const dir = runDir();
+  const doubles = testDeps(() => ({ steps: 2, agentDelayMs: 20, stepReward: -0.1 }));
+  const [spec] = planEpisodes(plannedTasks(['t1']), 1);
+  assert.ok(spec);
+  const result = await runEpisode(spec, doubles.deps, ctx(dir));
+  const all = lines(join(dir, result.trajectory));
+  assert.deepEqual(all.map((l) => l.type), ['start', 'step', 'step', 'step', 'end']);
+  const steps = all.filter((l) => l.type === 'step');
+  assert.deepEqual(steps.map((s) => s.step), [1, 2, 3]);
+  for (const s of steps) assert.ok(s.timings.agent_ms >= 15, `agent_ms ${s.timings.agent_ms} measures the agent's 20 ms`);
+  assert.equal(steps[2]?.timings.task_commands_ms, 3);
+  assert.equal(result.end.resolved, true);
+  assert.equal(result.end.steps, 3);
+  assert.equal(result.end.termination_reason, 'submitted');
+  assert.ok(Math.abs(result.end.total_reward - (1 - 0.2)) < 1e-9, `total reward is the sum of step rewards, got ${result.end.total_reward}`);
+  assert.equal(result.end.patch, '--- a\n+++ b\n');
+  assert.equal(doubles.occupancy.open, 0, 'the sandbox is closed');
+});
+
+test('an agent that throws ends its episode with reason error and the message; the run goes on', async () => {
+  const dir = runDir();
+  const doubles = testDeps((id) => (id === 'bad' ? { agentThrowsAt: 2 } : {}));
+  const result = await runRollout(planEpisodes(plannedTasks(['bad', 'good']), 1), options(dir, doubles));
+  const bad = result.finished.find((f) => f.end.task_id === 'bad');
+  assert.equal(bad?.end.termination_reason, 'error');
+  assert.match(bad?.end.error ?? '', /agent failed at step 2/);
+  assert.equal(result.finished.find((f) => f.end.task_id === 'good')?.end.resolved, true);
+  assert.equal(result.state, 'finished');
+  assert.equal(doubles.occupancy.open, 0);
+  assert.match(result.report.tasks.find((t) => t.task_id === 'bad')?.failure_reason ?? '', /^error: agent failed at step 2/);
+});
+
+test('an environment that throws ends the episode with reason error and closes the sandbox', async () => {
+  const dir = runDir();
+  const doubles = testDeps(() => ({ envThrowsAt: 1 }));
+  const [spec] = planEpisodes(plannedTasks(['t']), 1);
+  assert.ok(spec);
+  const result = await runEpisode(spec, doubles.deps, ctx(dir));
+  assert.equal(result.end.termination_reason, 'error');
+  assert.match(result.end.error ?? '', /env failed at step 1/);
+  assert.equal(doubles.sandboxes[0]?.closed, true);
+});
+
+test('a sandbox that does not open gives a trajectory with only an end line saying why', async () => {
+  const dir = runDir();
+  const doubles = testDeps(() => ({ openFails: 'image graph-planner/x is missing' }));
+  const [spec] = planEpisodes(plannedTasks(['t']), 1);
+  assert.ok(spec);
+  const result = await runEpisode(spec, doubles.deps, ctx(dir));
+  const all = lines(join(dir, result.trajectory));
+  assert.deepEqual(all.map((l) => l.type), ['end']);
+  assert.equal(result.end.termination_reason, 'error');
+  assert.match(result.end.error ?? '', /image graph-planner\/x is missing/);
+});
+
+test('the episode deadline covers an agent that ignores its signal: env.abort(episode_timeout) ends it', async () => {
+  const dir = runDir();
+  const doubles = testDeps(() => ({ agentHangsAt: 2, episodeTimeoutMs: 150 }));
+  const [spec] = planEpisodes(plannedTasks(['t']), 1);
+  assert.ok(spec);
+  const started = Date.now();
+  const result = await runEpisode(spec, doubles.deps, ctx(dir));
+  assert.ok(Date.now() - started < 2000, 'it did not wait for the agent');
+  assert.equal(result.end.termination_reason, 'episode_timeout');
+  assert.deepEqual(doubles.envs[0]?.aborts, ['episode_timeout']);
+  const all = lines(join(dir, result.trajectory));
+  const last = all.at(-2);
+  assert.equal(last?.type, 'step');
+  assert.ok(last?.type === 'step' && last.action === undefined && last.termination_reason === 'episode_timeout' && last.done);
+  assert.equal(result.end.steps, 1, 'one action was executed');
+  assert.ok(Math.abs(result.end.total_reward - -0.5) < 1e-9, 'the abort penalty counts');
+  assert.equal(doubles.sandboxes[0]?.closed, true);
+});
+
+test('a step that never returns is cut by the episode deadline too', async () => {
+  const dir = runDir();
+  const doubles = testDeps(() => ({ envHangsAt: 1, episodeTimeoutMs: 100 }));
+  const [spec] = planEpisodes(plannedTasks(['t']), 1);
+  assert.ok(spec);
+  const result = await runEpisode(spec, doubles.deps, ctx(dir));
+  assert.equal(result.end.termination_reason, 'episode_timeout');
+  assert.equal(doubles.sandboxes[0]?.closed, true);
+});
+
+test('the pool never runs more than --parallel episodes at once, and does reach it', async () => {
+  for (const parallel of [1, 3]) {
+    const dir = runDir();
+    const doubles = testDeps(() => ({ steps: 2, stepDelayMs: 15 }));
+    const ids = Array.from({ length: 8 }, (_, i) => `t${i}`);
+    const result = await runRollout(planEpisodes(plannedTasks(ids), 1), options(dir, doubles, { parallel }));
+    assert.equal(doubles.occupancy.most, parallel, `most sandboxes open at once with --parallel ${parallel}`);
+    assert.equal(doubles.occupancy.opened, 8);
+    assert.equal(result.report.total, 8);
+    assert.equal(result.report.resolved, 8);
+  }
+});
+
+test('status.json, events.jsonl and report.json describe the run and validate', async () => {
+  const dir = runDir();
+  const doubles = testDeps((id) => (id === 't2' ? { resolved: false } : {}));
+  await runRollout(planEpisodes(plannedTasks(['t1', 't2']), 2), options(dir, doubles));
+  const layout = runLayout(dir);
+  const status = runStatusSchema.parse(JSON.parse(readFileSync(layout.status, 'utf8')));
+  assert.equal(status.state, 'finished');
+  assert.deepEqual(status.episodes, { total: 4, finished: 4, resolved: 2, errored: 0 });
+  const events = readFileSync(layout.events, 'utf8').trim().split('\n').map((l) => runEventSchema.parse(JSON.parse(l)));
+  assert.equal(events[0]?.kind, 'run-start');
+  assert.equal(events.at(-1)?.kind, 'run-end');
+  assert.equal(events.filter((e) => e.kind === 'episode-end').length, 4);
+  const report = runReportSchema.parse(JSON.parse(readFileSync(layout.report, 'utf8')));
+  assert.deepEqual(report.tasks.map((t) => t.episode_id), ['t1#1', 't1#2', 't2#1', 't2#2']);
+  assert.equal(report.resolved_rate, 0.5);
+  assert.match(report.tasks[2]?.failure_reason ?? '', /tests failed: 1 test\(s\) failed/);
+});
+
+test('resume keeps finished episodes byte for byte and redoes a torn and a missing one', async () => {
+  const dir = runDir();
+  const plan = planEpisodes(plannedTasks(['a', 'b', 'c']), 1);
+  const first = testDeps();
+  await runRollout(plan.slice(0, 2), options(dir, first, { parallel: 1 }));
+  const layout = runLayout(dir);
+  const finishedA = readFileSync(layout.trajectory('a'), 'utf8');
+  // b is cut short: its end line is gone and a step line is half written, as after kill -9.
+  const bLines = readFileSync(layout.trajectory('b'), 'utf8').trim().split('\n');
+  writeFileSync(layout.trajectory('b'), `${bLines.slice(0, 2).join('\n')}\n{"type":"step","ste`);
+
+  const selection = await selectEpisodes(plan, dir);
+  assert.deepEqual(selection.finished.map((f) => f.end.episode_id), ['a']);
+  assert.deepEqual(selection.toRun.map((s) => s.episodeId), ['b', 'c']);
+  assert.deepEqual(selection.restarted, ['b']);
+
+  const second = testDeps();
+  const result = await runRollout(plan, options(dir, second));
+  assert.deepEqual(second.occupancy.openedIds.sort(), ['b', 'c'], 'only the unfinished episodes ran');
+  assert.equal(readFileSync(layout.trajectory('a'), 'utf8'), finishedA, 'the finished trajectory is untouched');
+  const b = await readTrajectory(layout.trajectory('b'));
+  assert.equal(b?.torn, false);
+  assert.deepEqual(b?.problems, []);
+  assert.ok(b?.end, 'b finished this time');
+  assert.equal(result.resumed, 1);
+  assert.equal(result.report.total, 3);
+  const events = readFileSync(layout.events, 'utf8').trim().split('\n').map((l) => runEventSchema.parse(JSON.parse(l)));
+  const lastStart = events.filter((e) => e.kind === 'run-start').at(-1);
+  assert.equal(lastStart?.kind === 'run-start' ? lastStart.resumed : -1, 1, 'run-start counts the resumed episodes');
+});
+
+test('an interrupt stops new episodes, ends running ones through env.abort, closes every sandbox', async () => {
+  const dir = runDir();
+  const doubles = testDeps(() => ({ agentHangsAt: 2 }));
+  const controller = new AbortController();
+  const ids = Array.from({ length: 6 }, (_, i) => `t${i}`);
+  const running = runRollout(planEpisodes(plannedTasks(ids), 1), options(dir, doubles, { signal: controller.signal, parallel: 2 }));
+  while (doubles.envs.length < 2) await new Promise((r) => setTimeout(r, 5));
+  await new Promise((r) => setTimeout(r, 30));
+  controller.abort();
+  const result = await running;
+  assert.equal(result.state, 'interrupted');
+  assert.equal(doubles.occupancy.opened, 2, 'no episode started after the interrupt');
+  assert.equal(doubles.occupancy.open, 0, 'every sandbox was closed');
+  assert.deepEqual(doubles.envs.map((e) => e.aborts), [['interrupted'], ['interrupted']]);
+  const status = runStatusSchema.parse(JSON.parse(readFileSync(runLayout(dir).status, 'utf8')));
+  assert.equal(status.state, 'interrupted');
+  assert.equal(result.notFinished.length, 6);
+  // An interrupted episode is not finished: a resume runs it again.
+  const selection = await selectEpisodes(planEpisodes(plannedTasks(ids), 1), dir);
+  assert.equal(selection.toRun.length, 6);
+  assert.ok(doubles.sandboxes.every((s) => s.closed));
+  const t0 = await readTrajectory(runLayout(dir).trajectory('t0'));
+  assert.equal(t0?.end?.termination_reason, 'interrupted');
+});
+
+test('a run where every episode errors ends failed and says why', async () => {
+  const dir = runDir();
+  const doubles = testDeps(() => ({ openFails: 'Docker daemon not reachable' }));
+  const result = await runRollout(planEpisodes(plannedTasks(['a', 'b']), 1), options(dir, doubles));
+  assert.equal(result.state, 'failed');
+  assert.match(result.reason ?? '', /every episode ended with an error \(first: Docker daemon not reachable\)/);
+});
+
+test('attempts give episode ids task#n, each with its own trajectory file', () => {
+  const plan = planEpisodes(plannedTasks(['x/y']), 3);
+  assert.deepEqual(plan.map((p) => p.episodeId), ['x/y#1', 'x/y#2', 'x/y#3']);
+  const files = plan.map((p) => runLayout('/r').trajectoryRelative(p.episodeId));
+  assert.equal(new Set(files).size, 3);
+  for (const f of files) assert.match(f, /^trajectories\/[A-Za-z0-9._-]+\.jsonl$/);
+});
