@@ -4,7 +4,7 @@
  * its reason, never filled with a number. The exit code is 0 whatever the figures say: a benchmark
  * reports, it is not a test.
  *
- * Options: `--only yaml,jsonl,activation,sandbox`, `--edits N` (default 60), `--warmup N` (20),
+ * Options: `--only yaml,jsonl,activation,sandbox,graph,rollout`, `--edits N` (default 60), `--warmup N` (20),
  * `--sessions N` (7), `--activation-sessions N` (5 code-server sessions).
  */
 import { existsSync } from 'node:fs';
@@ -15,6 +15,8 @@ import { pathToFileURL } from 'node:url';
 import { benchActivation } from './activation.js';
 import type { BenchResult } from './result.js';
 import { benchSandbox } from './sandboxFigures.js';
+import { benchGraph } from './graphFigures.js';
+import { benchRollout } from './rolloutFigures.js';
 import { benchYaml, type FigureOutcome } from './yamlFigures.js';
 import { repoRoot } from './yamlServers.js';
 
@@ -113,6 +115,8 @@ async function main(): Promise<void> {
   if (wanted('jsonl')) await guard('jsonl', () => benchJsonlIfPresent(log));
   if (wanted('activation')) await guard('extension-activation', () => benchActivation(options, log));
   if (wanted('sandbox')) await guard('sandbox', () => benchSandbox(log));
+  if (wanted('graph')) await guard('graph', () => benchGraph(log));
+  if (wanted('rollout')) await guard('rollout', () => benchRollout(log));
 
   const results = outcomes.flatMap((o) => o.results);
   const notMeasured = outcomes.flatMap((o) => o.notMeasured);

@@ -108,15 +108,26 @@ async function rollout(config: ExperimentConfig, tasks: readonly PlannedTask[], 
   return { parallel, result, wallMs, runDir };
 }
 
-/** `env_ms − task_commands_ms` of every step line of the run's trajectories. */
-function stepOverheads(m: Measured): number[] {
-  const out: number[] = [];
+/** `env_ms − task_commands_ms` of every step line of the run's trajectories, with the action's type. */
+function stepOverheads(m: Measured): { type: string; ms: number }[] {
+  const out: { type: string; ms: number }[] = [];
   for (const t of m.result.report.tasks) {
     for (const line of readFileSync(join(m.runDir, t.trajectory), 'utf8').split('\n')) {
       if (line.trim() === '') continue;
       const record = trajectoryLineSchema.parse(JSON.parse(line));
-      if (record.type === 'step' && record.action !== undefined) out.push(Math.max(0, record.timings.env_ms - record.timings.task_commands_ms));
+      if (record.type === 'step' && record.action !== undefined) out.push({ type: record.action.type, ms: Math.max(0, record.timings.env_ms - record.timings.task_commands_ms) });
     }
+  }
+  return out;
+}
+
+/** p50 and count of the overhead per action type, so the tail can be read (repairs apply patches and update the graph). */
+function byActionType(steps: readonly { type: string; ms: number }[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const type of [...new Set(steps.map((s) => s.type))].sort()) {
+    const ms = steps.filter((s) => s.type === type).map((s) => s.ms);
+    out[`${type}P50Ms`] = sig3(percentiles(ms).p50);
+    out[`${type}Steps`] = ms.length;
   }
   return out;
 }
@@ -124,7 +135,8 @@ function stepOverheads(m: Measured): number[] {
 const errored = (m: Measured) => m.result.report.tasks.filter((t) => t.termination_reason === 'error').length;
 
 function overheadFigure(base: Measured, roundTrips: readonly number[]): BenchResult {
-  const overheads = stepOverheads(base);
+  const steps = stepOverheads(base);
+  const overheads = steps.map((s) => s.ms);
   const ours = percentiles(overheads).p50;
   const anchor = percentiles(roundTrips).p50;
   const ratio = ours / anchor;
@@ -138,7 +150,8 @@ function overheadFigure(base: Measured, roundTrips: readonly number[]): BenchRes
     ratio,
     goal: `ratio < ${overheadGoal}`,
     pass: ratio < overheadGoal && errored(base) === 0,
-    details: { ...spreadDetails('ours', overheads), ...spreadDetails('anchor', roundTrips), erroredEpisodes: errored(base) },
+    // The environment times steps with Date.now(), so `ours` has a resolution of 1 ms.
+    details: { ...spreadDetails('ours', overheads), ...byActionType(steps), ...spreadDetails('anchor', roundTrips), erroredEpisodes: errored(base) },
   };
 }
 

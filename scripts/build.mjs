@@ -2,7 +2,7 @@
 // no node_modules folder (vsce runs with --no-dependencies): CommonJS for Node, and an IIFE for the
 // webview, which runs in the browser.
 import { build } from 'esbuild';
-import { chmod, mkdir } from 'node:fs/promises';
+import { chmod, copyFile, mkdir } from 'node:fs/promises';
 
 const common = {
   bundle: true,
@@ -36,4 +36,8 @@ const webview = {
 };
 await Promise.all([...entries.map((entry) => build({ ...common, minify, ...entry })), build({ ...webview, minify })]);
 await chmod('dist/cli.js', 0o755);
+// The code graph's parser is tree-sitter compiled to WebAssembly; its runtime and the Python grammar
+// are looked up next to the bundle (server/src/graph/parser.ts), so they ship beside it.
+await copyFile('node_modules/web-tree-sitter/tree-sitter.wasm', 'dist/tree-sitter.wasm');
+await copyFile('node_modules/tree-sitter-python/tree-sitter-python.wasm', 'dist/tree-sitter-python.wasm');
 if (watch) console.log('Watch mode is not supported; re-run npm run build.');

@@ -18,7 +18,7 @@ import { runEventSchema, runReportSchema, runStatusSchema, trajectoryLineSchema,
 import { readTrajectory } from '../../server/src/runs/index.js';
 
 const root = resolve('.');
-const cli = join(root, '.scratch', 'dist', 'cli.js');
+const cli = join(root, 'dist', 'cli.js');
 const dir = mkdtempSync(join(tmpdir(), 'gp-rollout-it-'));
 const sampleTasks = 'datasets/sample/tasks.jsonl';
 const docker = new Docker();
@@ -64,7 +64,7 @@ function checkTrajectories(runDir: string, report: RunReport, backend: 'docker' 
 }
 
 before(() => {
-  const built = spawnSync(process.execPath, ['.scratch/build-cli.mjs'], { cwd: root, stdio: 'inherit' });
+  const built = spawnSync(process.execPath, ['scripts/build.mjs'], { cwd: root, stdio: 'inherit' });
   assert.equal(built.status, 0, 'the CLI builds');
 });
 
@@ -159,7 +159,9 @@ test('SIGINT ends the running episodes, closes their containers, writes status i
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   await waitFor(async () => (await containersOf(name)).length > 0, 120_000, () => 'no container of the run appeared');
   child.kill('SIGINT');
-  const code = await Promise.race([exited, new Promise<'hung'>((r) => setTimeout(() => r('hung'), 90_000))]);
+  let timer: NodeJS.Timeout | undefined;
+  const code = await Promise.race([exited, new Promise<'hung'>((r) => (timer = setTimeout(() => r('hung'), 90_000)))]);
+  clearTimeout(timer);
   assert.equal(code, 130, stderr);
   assert.deepEqual(await containersOf(name), [], 'no container is left');
   const status = json(join(runDir, 'status.json'), (v) => runStatusSchema.parse(v));

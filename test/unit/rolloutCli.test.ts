@@ -72,3 +72,10 @@ test('--resume without a run to resume says so', async () => {
   assert.equal(r.code, 2);
   assert.match(r.err, /--resume found no unfinished gp rollout run/);
 });
+
+test('--agent model without backends.planner_endpoint is refused before anything runs, naming the key', async () => {
+  const r = await gp('rollout', sample, '--agent', 'model', '--output-dir', join(dir, 'model-outputs'));
+  assert.equal(r.code, 2);
+  assert.match(r.err, /backends\.planner_endpoint/);
+  assert.equal(existsSync(join(dir, 'model-outputs')), false, 'no run folder was made');
+});

@@ -105,6 +105,8 @@ export interface Script {
   readonly agentHangsAt?: number;
   /** The environment's step never returns from this step on. */
   readonly envHangsAt?: number;
+  /** Opening the sandbox takes this long. */
+  readonly openDelayMs?: number;
   /** Opening the sandbox fails with this message. */
   readonly openFails?: string;
   readonly stepReward?: number;
@@ -236,7 +238,7 @@ export function testDeps(scriptFor: (taskId: string) => Script = () => ({})): Do
   const deps: EpisodeDeps = {
     openSandbox: async (spec: EpisodeSpec) => {
       const script = scriptFor(spec.task.task_id);
-      await sleep(1);
+      await sleep(script.openDelayMs ?? 1);
       if (script.openFails !== undefined) throw new Error(script.openFails);
       const box = new TestSandbox(spec.episodeId, { run: 'test', task: spec.task.task_id } as SandboxSpec, occupancy);
       sandboxes.push(box);

@@ -224,3 +224,17 @@ test('attempts give episode ids task#n, each with its own trajectory file', () =
   assert.equal(new Set(files).size, 3);
   for (const f of files) assert.match(f, /^trajectories\/[A-Za-z0-9._-]+\.jsonl$/);
 });
+
+test('a sandbox still opening when Ctrl-C arrives is closed once it opens, before the run returns', async () => {
+  const dir = runDir();
+  const doubles = testDeps(() => ({ openDelayMs: 150 }));
+  const controller = new AbortController();
+  const running = runRollout(planEpisodes(plannedTasks(['a', 'b', 'c']), 1), options(dir, doubles, { signal: controller.signal, parallel: 2 }));
+  await new Promise((r) => setTimeout(r, 30));
+  controller.abort();
+  const result = await running;
+  assert.equal(result.state, 'interrupted');
+  assert.equal(doubles.occupancy.opened, 2, 'the two opening sandboxes did open');
+  assert.equal(doubles.occupancy.open, 0, 'and were closed before runRollout returned');
+  assert.equal(doubles.envs.length, 0, 'no environment was opened on them');
+});

@@ -52,6 +52,7 @@ export function renderBar(state: ProgressState, width: number): string {
 /** `[3/7] sample-x resolved in 4 steps, 12.3 s`, or why it was not. */
 export function renderFinished(done: number, total: number, end: TrajectoryEnd): string {
   const time = `${(end.duration_ms / 1000).toFixed(1)} s`;
+  if (end.termination_reason === 'interrupted') return `${end.episode_id} interrupted after ${end.steps} steps, ${time}; it runs again on resume`;
   const head = `[${done}/${total}] ${end.episode_id}`;
   if (end.resolved) return `${head} resolved in ${end.steps} steps, ${time}`;
   return `${head} not resolved (${end.termination_reason}) in ${end.steps} steps, ${time}: ${failureReason(end) ?? ''}`;
@@ -83,7 +84,7 @@ export class RolloutProgress implements RolloutObserver {
   runStarted(info: { total: number; alreadyFinished: number }): void {
     this.total = info.total;
     this.done = info.alreadyFinished;
-    if (info.alreadyFinished === info.total && info.total > 0) this.line(`All ${info.total} episodes of this run had already finished; nothing to run.`);
+    if (info.alreadyFinished === info.total && info.total > 0) this.line(`Every episode of this run (${info.total}) had already finished; nothing to run.`);
     else if (info.alreadyFinished > 0) this.line(`${info.alreadyFinished} of ${info.total} episodes already finished in this run; running the rest.`);
     if (this.sink.isTTY) {
       this.redraw();

@@ -56,7 +56,18 @@ export interface RolloutRuntime {
 export function processRuntime(): RolloutRuntime {
   const stderr = process.stderr;
   return {
-    ...(stderr.isTTY ? { progress: { isTTY: true, columns: stderr.columns, write: (t: string) => void stderr.write(t) } } : {}),
+    ...(stderr.isTTY
+      ? {
+          progress: {
+            isTTY: true,
+            // Read at each redraw, so a resized terminal gets a bar that fits; 0 means unknown.
+            get columns() {
+              return stderr.columns > 0 ? stderr.columns : 80;
+            },
+            write: (t: string) => void stderr.write(t),
+          },
+        }
+      : {}),
     onInterrupt: (first, force) => {
       let count = 0;
       const handler = () => {

@@ -3,9 +3,7 @@
  * name, the planner environment, the agent `rollout.agent` names, and the reaper that removes this
  * run's containers. Kept in the CLI layer because `sandboxOptionsFromConfig` lives here.
  */
-import { createRuleAgent } from '../agents/ruleAgent.js';
-const agentFactoryFromConfig = (_c: ExperimentConfig) => () => createRuleAgent();
-const patchModelFromConfig = (_c: ExperimentConfig): undefined => undefined;
+import { agentFactoryFromConfig, patchModelFromConfig } from '../agents/index.js';
 import type { ExperimentConfig } from '../config/index.js';
 import { envOptionsFromConfig, openPlannerEnv } from '../env/index.js';
 import type { EpisodeDeps } from '../rollout/index.js';

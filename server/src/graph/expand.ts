@@ -59,14 +59,17 @@ function reach(view: GraphView, anchor: GraphNode, hops: number): Reached[] {
     frontier = next;
   }
   if (hops >= 1) {
+    // The anchor's file-mates and the tests of what the anchor contains are one step away, however far the edges put them.
+    const closer = (node: GraphNode, via: Reached['via']) => {
+      if ((found.get(node.id)?.hops ?? Number.POSITIVE_INFINITY) > 1) found.set(node.id, { node, hops: 1, via });
+    };
     const inside = (n: GraphNode) => n.path === anchor.path && n.span.start >= anchor.span.start && n.span.end <= anchor.span.end;
     for (const node of view.definitionsIn(anchor.path)) {
-      if (!found.has(node.id)) found.set(node.id, { node, hops: 1, via: 'same_file' });
-      // Tests of what the anchor contains are one step away too, not two or three.
+      closer(node, 'same_file');
       if (!inside(node)) continue;
       for (const edge of view.edgesOf(node.id)) {
         const test = edge.kind === 'tests' && edge.dst === node.id ? view.node(edge.src) : undefined;
-        if (test !== undefined && !found.has(test.id)) found.set(test.id, { node: test, hops: 1, via: 'tests' });
+        if (test !== undefined) closer(test, 'tests');
       }
     }
   }

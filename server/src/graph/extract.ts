@@ -4,14 +4,16 @@
  * bases it names and the identifiers it uses. These raw facts are kept per file so that edges can
  * be resolved again, without parsing, when other files change.
  *
- * The tree is walked with one `TreeCursor` and only through statements (module, blocks, compound
- * statements, definitions), which visits about a fifth of the nodes; calls and identifiers come
- * from `lexer.ts`.
+ * Every cursor step into the wasm parser costs about as much as a small JavaScript function, so
+ * the tree is walked with one `TreeCursor`, through statements only (module, blocks, compound
+ * statements, definitions), and only into statements whose text holds `def`, `class` or
+ * `import`; a definition's header and docstring are read from its text (`pythonText.ts`), and
+ * calls and identifiers from one scan of the file (`lexer.ts`).
  */
 import type { Language, Tree, TreeCursor } from 'web-tree-sitter';
 import type { Span } from '../protocol/graph.js';
 import { scanCode } from './lexer.js';
-import { baseNames, docstringText, firstLine, oneLine, parseImportStatement, type RawImport } from './pythonText.js';
+import { baseNames, docstringLiteralAt, docstringText, firstLine, oneLine, parseHeader, parseImportStatement, type RawImport } from './pythonText.js';
 import { pythonKeywords } from './tokens.js';
 
 export type DefinitionKind = 'class' | 'function' | 'method';
@@ -62,55 +64,36 @@ export class PythonSyntax {
   readonly functionDefinition: number;
   readonly classDefinition: number;
   readonly decoratedDefinition: number;
-  readonly expressionStatement: number;
+  readonly blocks: ReadonlySet<number>;
   readonly comment: number;
-  readonly asyncKeyword: number;
-  readonly strings: ReadonlySet<number>;
   readonly imports: ReadonlySet<number>;
   /** Statements whose children may hold definitions or imports. */
   readonly containers: ReadonlySet<number>;
-  readonly fieldName: number;
-  readonly fieldParameters: number;
-  readonly fieldReturnType: number;
-  readonly fieldSuperclasses: number;
-  readonly fieldBody: number;
 
   constructor(language: Language) {
-    const ids = (names: readonly string[], named = true): Set<number> => {
+    const ids = (names: readonly string[]): Set<number> => {
       const out = new Set<number>();
       for (let id = 0; id < language.nodeTypeCount; id += 1) {
         const type = language.nodeTypeForId(id);
-        if (type !== null && names.includes(type) && language.nodeTypeIsNamed(id) === named) out.add(id);
+        if (type !== null && names.includes(type) && language.nodeTypeIsNamed(id)) out.add(id);
       }
       return out;
     };
-    const one = (name: string, named = true): number => {
-      const found = [...ids([name], named)];
+    const one = (name: string): number => {
+      const found = [...ids([name])];
       if (found.length !== 1 || found[0] === undefined) throw new Error(`The Python grammar has ${found.length} node types named ${name}`);
       return found[0];
-    };
-    const field = (name: string): number => {
-      const id = language.fieldIdForName(name);
-      if (id === null) throw new Error(`The Python grammar has no field ${name}`);
-      return id;
     };
     this.functionDefinition = one('function_definition');
     this.classDefinition = one('class_definition');
     this.decoratedDefinition = one('decorated_definition');
-    this.expressionStatement = one('expression_statement');
+    this.blocks = ids(['block']);
     this.comment = one('comment');
-    this.asyncKeyword = one('async', false);
-    this.strings = ids(['string', 'concatenated_string']);
     this.imports = ids(['import_statement', 'import_from_statement']);
     this.containers = ids([
       'module', 'block', 'if_statement', 'elif_clause', 'else_clause', 'try_statement', 'except_clause', 'except_group_clause',
       'finally_clause', 'with_statement', 'for_statement', 'while_statement', 'match_statement', 'case_clause', 'ERROR',
     ]);
-    this.fieldName = field('name');
-    this.fieldParameters = field('parameters');
-    this.fieldReturnType = field('return_type');
-    this.fieldSuperclasses = field('superclasses');
-    this.fieldBody = field('body');
   }
 }
 
@@ -146,7 +129,6 @@ interface Draft {
 class Walker {
   readonly definitions: Draft[] = [];
   readonly imports: RawImport[] = [];
-  moduleDoc: string | undefined;
 
   constructor(
     private readonly text: string,
@@ -208,19 +190,24 @@ class Walker {
     }
   }
 
-  /** Reads the definition under the cursor; `startRow` is where its decorators start. */
+  /**
+   * Reads the definition under the cursor; `startRow` is where its decorators start. The header
+   * (name, parameters, bases) and the docstring are read from the text between the keyword and
+   * the body, which costs one cursor move instead of one per child node.
+   */
   private definition(scope: number, startRow: number): void {
     const c = this.cursor;
     const s = this.syntax;
     const isClass = c.nodeTypeId === s.classDefinition;
     const parent = scope >= 0 ? this.definitions[scope] : undefined;
+    const headStart = c.startIndex;
     const draft: Draft = {
       kind: isClass ? 'class' : parent?.kind === 'class' ? 'method' : 'function',
       name: '',
       qualName: '',
       parent: scope,
       span: { start: startRow + 1, end: startRow + 1 },
-      headStart: c.startIndex,
+      headStart,
       end: c.endIndex,
       signature: '',
       docstring: undefined,
@@ -231,33 +218,42 @@ class Walker {
     };
     const index = this.definitions.length;
     this.definitions.push(draft);
-    let isAsync = false;
-    let parameters = '';
-    let returnType = '';
-    let superclasses = '';
-    if (c.gotoFirstChild()) {
-      do {
-        const field = c.currentFieldId;
-        if (field === s.fieldName) {
-          draft.name = this.slice();
-          draft.qualName = parent === undefined ? draft.name : `${parent.qualName}.${draft.name}`;
-        } else if (field === s.fieldParameters) parameters = this.slice();
-        else if (field === s.fieldReturnType) returnType = this.slice();
-        else if (field === s.fieldSuperclasses) superclasses = this.slice();
-        else if (field === s.fieldBody) {
-          this.docstring(draft);
-          if (this.mayHoldStatements()) this.children(index);
-        } else if (c.nodeTypeId === s.asyncKeyword) isAsync = true;
-      } while (c.gotoNextSibling());
+    // The body is the definition's last child but for a trailing comment.
+    if (c.gotoLastChild()) {
+      while (!s.blocks.has(c.nodeTypeId) && c.gotoPreviousSibling());
+      if (s.blocks.has(c.nodeTypeId)) {
+        this.header(draft, isClass, parent, this.text.slice(headStart, c.startIndex));
+        this.docstring(draft, c.startIndex);
+        if (this.mayHoldStatements()) this.children(index);
+      }
       c.gotoParent();
     }
-    if (isClass) {
-      draft.signature = oneLine(`class ${draft.name}${superclasses}`);
-      draft.bases = superclasses === '' ? [] : baseNames(superclasses);
-    } else {
-      draft.signature = oneLine(`${isAsync ? 'async ' : ''}def ${draft.name}${parameters}${returnType === '' ? '' : ` -> ${returnType}`}`);
-    }
+    if (draft.name === '') this.header(draft, isClass, parent, this.text.slice(headStart, c.endIndex));
     this.closeAt(draft);
+  }
+
+  private header(draft: Draft, isClass: boolean, parent: Draft | undefined, text: string): void {
+    const header = parseHeader(text);
+    // Only a header broken beyond recovery has no name; the definition still needs one.
+    draft.name = header?.name || '_';
+    draft.qualName = parent === undefined ? draft.name : `${parent.qualName}.${draft.name}`;
+    const parentheses = header?.parentheses ?? '';
+    if (isClass) {
+      draft.signature = oneLine(`class ${draft.name}${parentheses}`);
+      draft.bases = parentheses === '' ? [] : baseNames(parentheses);
+    } else {
+      const returns = header?.returnType ?? '';
+      draft.signature = oneLine(`${header?.isAsync === true ? 'async ' : ''}def ${draft.name}${parentheses === '' ? '()' : parentheses}${returns === '' ? '' : ` -> ${returns}`}`);
+    }
+  }
+
+  /** The docstring of a body (or the module) starting at `offset`, when it has one. */
+  docstring(target: { docstring: string | undefined; docText: string }, offset: number): void {
+    const literal = docstringLiteralAt(this.text, offset);
+    const doc = literal === undefined ? undefined : docstringText(literal);
+    if (doc === undefined) return;
+    target.docstring = firstLine(doc);
+    target.docText = doc.slice(0, docTextCap);
   }
 
   /**
@@ -282,27 +278,6 @@ class Walker {
     draft.end = c.endIndex;
     draft.span.end = c.endPosition.row + 1;
     for (; depth > 0; depth -= 1) c.gotoParent();
-  }
-
-  /** With the cursor on a block: the docstring when its first statement is a plain string. */
-  docstring(target: { docstring: string | undefined; docText: string }): void {
-    const c = this.cursor;
-    const s = this.syntax;
-    if (!c.gotoFirstChild()) return;
-    while (c.nodeTypeId === s.comment && c.gotoNextSibling());
-    if (c.nodeTypeId === s.expressionStatement && c.gotoFirstChild()) {
-      if (s.strings.has(c.nodeTypeId)) {
-        const literal = this.slice();
-        const alone = !c.gotoNextSibling();
-        const doc = alone ? docstringText(literal) : undefined;
-        if (doc !== undefined) {
-          target.docstring = firstLine(doc);
-          target.docText = doc.slice(0, docTextCap);
-        }
-      }
-      c.gotoParent();
-    }
-    c.gotoParent();
   }
 }
 
@@ -334,9 +309,11 @@ function attachTokens(text: string, definitions: readonly Draft[]): void {
     return open[open.length - 1];
   };
   scanCode(text, {
-    identifier(offset, name) {
-      const owner = innermost(offset);
-      if (owner !== undefined && owner.identifiers.size < identifierCap && !pythonKeywords.has(name)) owner.identifiers.add(name);
+    identifier(start, end) {
+      const owner = innermost(start);
+      if (owner === undefined || owner.identifiers.size >= identifierCap) return;
+      const name = text.slice(start, end);
+      if (!pythonKeywords.has(name)) owner.identifiers.add(name);
     },
     call(offset, chain) {
       const owner = innermost(offset);
@@ -354,7 +331,7 @@ export function extractFile(path: string, text: string, tree: Tree, syntax: Pyth
   const walker = new Walker(text, cursor, syntax, keywordOffsets(text));
   const module = { docstring: undefined as string | undefined, docText: '' };
   try {
-    walker.docstring(module);
+    walker.docstring(module, 0);
     walker.children(-1);
   } finally {
     cursor.delete();

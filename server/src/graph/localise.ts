@@ -27,7 +27,8 @@ const pathMention = /(?:^|[\s`'"([<])((?:[\w.-]+\/)*[\w-]+\.py)(?=$|[\s`'"),:;\]
 const dottedMention = /(?<![\w./])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+)(?![\w/])/g;
 const backticked = /`([^`\n]{1,160})`/g;
 const callMention = /(?<![\w.])([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(/g;
-const wordMention = /(?<![\w.])([A-Za-z_]\w{2,})(?![\w(])/g;
+// A plain word: not part of a dotted name (those are read whole above), not a call form.
+const wordMention = /(?<![\w.])([A-Za-z_]\w{2,})(?!\w|\(|\.\w)/g;
 
 class Collector {
   readonly anchors: Anchor[] = [];

@@ -9,14 +9,19 @@
  * - `tree.delete()` frees each tree at once, whereas the native binding frees trees only when the
  *   event loop gets a turn: repeated synchronous passes over sympy grew to 10 GB there.
  *
- * Measured on this machine it is somewhat slower (about 5.7 MB/s against 8 MB/s native), which
- * the build hides by yielding between batches of files rather than by holding trees.
+ * It parses somewhat slower: measured here, about 5.7 to 7 MB/s of Python against about 8 MB/s
+ * for the native binding; `bench/graphFigures.ts` keeps the whole build within 1.5 times this parse.
  *
  * One parser per process, initialised on first use; every caller deletes its trees.
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { Language, Parser, type Tree } from 'web-tree-sitter';
+import type { Language, Parser, Tree } from 'web-tree-sitter';
+// A require-style import, so that bundlers pick the package's CommonJS build (`tree-sitter.cjs`),
+// as Node does: its ES-module build finds its files through `import.meta.url`, which a CommonJS
+// bundle does not have.
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- The CommonJS build is the point here.
+import TreeSitter = require('web-tree-sitter');
 
 /** The two wasm files and the package each ships in when running from sources. */
 const wasmFiles = {
@@ -49,9 +54,9 @@ let loading: Promise<PythonParser> | undefined;
 
 async function load(): Promise<PythonParser> {
   const runtime = locateWasm('runtime');
-  await Parser.init({ locateFile: () => runtime });
-  const language = await Language.load(locateWasm('python'));
-  const parser = new Parser();
+  await TreeSitter.Parser.init({ locateFile: () => runtime });
+  const language = await TreeSitter.Language.load(locateWasm('python'));
+  const parser = new TreeSitter.Parser();
   parser.setLanguage(language);
   return { parser, language };
 }

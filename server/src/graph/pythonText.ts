@@ -109,9 +109,12 @@ export function firstLine(doc: string): string | undefined {
 }
 
 const signatureLimit = 240;
+const untidy = /\s\s|[\n\r\t#]|[([] | [)\]]|^\s|\s$/;
 
 /** A header squeezed onto one line: comments out, whitespace collapsed, capped in length. */
 export function oneLine(text: string): string {
+  // Most headers are one tidy line already.
+  if (text.length <= signatureLimit && !untidy.test(text)) return text;
   // A comment inside a header ends its line, so only a header that spans lines can hold one.
   const flat = (text.includes('#') && text.includes('\n') ? text.replace(/#[^\n]*/g, '') : text)
     .replace(/\s+/g, ' ')
@@ -119,4 +122,101 @@ export function oneLine(text: string): string {
     .replace(/ ([)\]])/g, '$1')
     .trim();
   return flat.length > signatureLimit ? `${flat.slice(0, signatureLimit - 1)}…` : flat;
+}
+
+/** A `def`/`class` header read from its text (decorators excluded, up to the body). */
+export interface Header {
+  readonly isAsync: boolean;
+  readonly name: string;
+  /** `(a, b=1)` for a function, `(Base, metaclass=M)` for a class, `''` when absent. */
+  readonly parentheses: string;
+  /** After `->`, without the colon; `''` when absent. */
+  readonly returnType: string;
+}
+
+const headerStart = /^\s*(async\s+)?(?:def|class)\s+([A-Za-z_][A-Za-z0-9_]*)/;
+
+/** Offset just past the string literal opening at `i` (with quote `quote`), or the text's length. */
+function stringEnd(text: string, i: number, quote: string): number {
+  const triple = text.startsWith(quote.repeat(3), i);
+  const closing = triple ? quote.repeat(3) : quote;
+  for (let k = i + closing.length; k < text.length; k += 1) {
+    const c = text[k];
+    if (c === '\\') k += 1;
+    else if (!triple && c === '\n') return k;
+    else if (c === quote && text.startsWith(closing, k)) return k + closing.length;
+  }
+  return text.length;
+}
+
+/**
+ * Reads a header: the name, the bracketed part after it (skipping `[T]` type parameters), and the
+ * return annotation up to the colon that ends the header at bracket depth 0, strings and comments
+ * stepped over.
+ */
+export function parseHeader(header: string): Header | undefined {
+  const start = headerStart.exec(header);
+  if (start === null) return undefined;
+  let depth = 0;
+  let open = -1;
+  let close = -1;
+  let arrow = -1;
+  let colon = header.length;
+  for (let i = start[0].length; i < header.length; i += 1) {
+    const c = header[i];
+    if (c === '"' || c === "'") i = stringEnd(header, i, c) - 1;
+    else if (c === '#') {
+      const eol = header.indexOf('\n', i);
+      i = eol < 0 ? header.length : eol;
+    } else if (c === '(' || c === '[' || c === '{') {
+      if (c === '(' && depth === 0 && open < 0) open = i;
+      depth += 1;
+    } else if (c === ')' || c === ']' || c === '}') {
+      depth -= 1;
+      if (c === ')' && depth === 0 && open >= 0 && close < 0) close = i;
+    } else if (depth === 0 && c === '-' && header[i + 1] === '>') arrow = i;
+    else if (depth === 0 && c === ':') {
+      colon = i;
+      break;
+    }
+  }
+  return {
+    isAsync: start[1] !== undefined,
+    name: start[2] ?? '',
+    parentheses: open >= 0 && close > open ? header.slice(open, close + 1) : '',
+    returnType: arrow >= 0 && arrow < colon ? header.slice(arrow + 2, colon).trim() : '',
+  };
+}
+
+const docstringOpening = /(?:[rRuU]|[uU][rR]|[rR][uU])?('''|"""|'|")/y;
+
+/** Offset of the first statement at or after `i`: blank space and comment lines skipped. */
+export function skipBlankAndComments(text: string, i: number): number {
+  let k = i;
+  for (;;) {
+    while (k < text.length && /\s/.test(text[k] ?? '')) k += 1;
+    if (text[k] !== '#') return k;
+    const eol = text.indexOf('\n', k);
+    if (eol < 0) return text.length;
+    k = eol;
+  }
+}
+
+/**
+ * The string literal that is a docstring when a body (or module) starts at `i`: a plain or raw
+ * string standing as its own statement (followed by the end of the line, a comment, `;`, or another
+ * literal it is concatenated with). Byte strings and f-strings are not docstrings.
+ */
+export function docstringLiteralAt(text: string, i: number): string | undefined {
+  const start = skipBlankAndComments(text, i);
+  docstringOpening.lastIndex = start;
+  const opening = docstringOpening.exec(text);
+  if (opening === null) return undefined;
+  const quotes = opening[1] ?? '"';
+  const end = stringEnd(text, start + opening[0].length - quotes.length, quotes.charAt(0));
+  let k = end;
+  while (text[k] === ' ' || text[k] === '\t') k += 1;
+  const next = text[k];
+  const alone = next === undefined || next === '\n' || next === '\r' || next === '#' || next === ';' || next === '"' || next === "'" || next === '\\';
+  return alone ? text.slice(start, end) : undefined;
 }

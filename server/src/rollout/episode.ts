@@ -74,10 +74,9 @@ export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, ctx: Epis
   try {
     const options = deps.envOptions(spec.task);
     stop = new EpisodeStop(ctx.signal, options.limits.episodeTimeoutMs);
-    const closeLate = (late: { close(): Promise<void> }) => ctx.track(late.close());
-    sandbox = await stop.race(deps.openSandbox(spec), closeLate);
-    const opened = sandbox;
-    env = await stop.race(deps.openEnv(spec.task, opened, options));
+    // A sandbox still opening when the episode stops is closed once it opens; the run waits for that.
+    sandbox = await stop.race(deps.openSandbox(spec), (opening) => ctx.track(opening.then((late) => late.close())));
+    env = await stop.race(deps.openEnv(spec.task, sandbox, options));
     const first = await stop.race(env.reset());
     const agent = deps.makeAgent(spec.task);
     writer = await TrajectoryWriter.begin(layout.trajectory(spec.episodeId), {
@@ -85,7 +84,7 @@ export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, ctx: Epis
       episode_id: spec.episodeId,
       task_id: spec.task.task_id,
       agent: agent.name,
-      backend: opened.backend,
+      backend: sandbox.backend,
       max_steps: env.maxSteps,
       rewards: options.rewards,
       started_at: new Date(startedAt).toISOString(),
@@ -176,7 +175,8 @@ async function endLine(spec: EpisodeSpec, env: PlannerEnv | undefined, sandbox: 
   const submit = last?.kind === 'submit' ? last : undefined;
   const grade = submit?.grade ?? env?.grade;
   let patch = submit?.patch ?? '';
-  const diff = env?.patch() ?? sandbox?.diff();
+  // An interrupted episode runs again on resume, so Ctrl-C does not wait behind a step in flight for its diff.
+  const diff = progress.reason === 'interrupted' ? undefined : (env?.patch() ?? sandbox?.diff());
   if (diff !== undefined) {
     try {
       patch = await withDeadline(diff, patchDeadlineMs, 'no diff');

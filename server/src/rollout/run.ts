@@ -12,7 +12,7 @@ import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { RunReport, RunStatus } from '../protocol/runs.js';
-import { EventLog, readTrajectory, runLayout, writeReport, writeStatus, type RunEventInput } from '../runs/index.js';
+import { EventLog, readTrajectory, runLayout, writeReport, writeStatus } from '../runs/index.js';
 import { withDeadline } from '../util/deadline.js';
 import { runEpisode, type EpisodeDeps, type EpisodeResult } from './episode.js';
 import type { EpisodeSpec } from './plan.js';
@@ -118,7 +118,7 @@ export async function runRollout(episodes: readonly EpisodeSpec[], options: Roll
   const warnings: string[] = [];
   const warn = async (message: string, episodeId?: string) => {
     warnings.push(episodeId === undefined ? message : `${episodeId}: ${message}`);
-    await events.append({ kind: 'warning', message, ...(episodeId === undefined ? {} : { episode_id: episodeId }) } as RunEventInput);
+    await events.append({ kind: 'warning', message, ...(episodeId === undefined ? {} : { episode_id: episodeId }) });
   };
 
   const selection = await selectEpisodes(episodes, options.runDir);
@@ -134,7 +134,7 @@ export async function runRollout(episodes: readonly EpisodeSpec[], options: Roll
   });
   await status.write();
   await events.append({ kind: 'run-start', command: options.command, total: episodes.length, resumed: selection.finished.length });
-  for (const id of selection.restarted) await warn('its earlier trajectory was cut short; the episode starts again from scratch', id);
+  for (const id of selection.restarted) await warn('its earlier attempt did not finish (interrupted or cut short); it starts again from scratch', id);
   if (options.reapContainers && selection.restarted.length > 0) {
     await reap(options.reapContainers, false).then((n) => (n > 0 ? warn(`removed ${n} container(s) an earlier process of this run left behind`) : undefined));
   }

@@ -47,27 +47,28 @@ export class EpisodeStop {
 
   /**
    * Resolves with `work`, or rejects with `Stopped` as soon as the episode stops. Work that loses
-   * the race is handed to `late` when it settles (to close a sandbox that opened too late); its
-   * failure is swallowed, since nobody waits for it any more.
+   * the race is handed to `abandon` at once (to close a sandbox that is still opening, and to let
+   * the run wait for that); its failure is nobody's concern any more.
    */
-  race<T>(work: Promise<T>, late?: (value: T) => void): Promise<T> {
+  race<T>(work: Promise<T>, abandon?: (work: Promise<T>) => void): Promise<T> {
     const reason = this.stopReason;
     if (reason !== undefined) {
-      void work.then(late, () => undefined);
+      abandon?.(work);
+      work.catch(() => undefined);
       return Promise.reject(new Stopped(reason));
     }
     return new Promise<T>((resolve, reject) => {
       let settled = false;
       const onAbort = () => {
         settled = true;
+        abandon?.(work);
         reject(new Stopped(this.stopReason ?? 'interrupted'));
       };
       this.signal.addEventListener('abort', onAbort, { once: true });
-      void work.then(
+      work.then(
         (value) => {
           this.signal.removeEventListener('abort', onAbort);
-          if (settled) late?.(value);
-          else resolve(value);
+          if (!settled) resolve(value);
         },
         (error: unknown) => {
           this.signal.removeEventListener('abort', onAbort);
