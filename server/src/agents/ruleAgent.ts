@@ -55,6 +55,8 @@ export class RuleAgent implements Agent {
       case 'expand':
         return this.expandFrom(obs);
       case 'commit':
+        // Keeping the neighbourhood costs a step; with few steps left, a second repair round is worth more.
+        if (left <= 5) return this.readNext(left);
         return { type: 'memory', target: 'explore', scope: 'session', intent: 'commit', thought: 'Keep the neighbourhood of the suspects.' };
       case 'read':
         return this.readNext(left);

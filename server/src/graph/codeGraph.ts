@@ -186,34 +186,47 @@ export class PythonCodeGraph implements CodeGraph, GraphView {
       if (text !== undefined) present.push({ path, text });
     }
     const records = await parseFiles(present);
-    const changed = new Set(paths);
-    const rootsBefore = this.index.modules.roots().join('\n');
-    const affected = this.pointingInto(changed);
-    const existed = new Set(paths.filter((p) => this.index.files.has(p)));
-    const exists = new Set(records.map((r) => r.parse.path));
-    const names = new Set<string>();
-    for (const path of paths) this.namesOf(this.index.files.get(path), names);
-    for (const record of records) this.namesOf(record, names);
+    const before = this.beforeChange(paths);
     for (const path of paths) this.removeRecord(path);
     for (const record of records) this.addRecord(record);
-    const comeOrGone = paths.filter((p) => existed.has(p) !== exists.has(p));
-    for (const [path, record] of this.index.files) {
-      if (changed.has(path)) continue;
-      const mentions = this.referencedNames(record);
-      if ([...names].some((n) => mentions.has(n))) affected.add(path);
-    }
-    // A file added, removed or a package's `__init__.py` changes what relative imports in its folder mean.
-    for (const path of comeOrGone.concat(paths.filter((p) => p.endsWith('__init__.py')))) {
-      const dir = posix.dirname(path) === '.' ? '' : `${posix.dirname(path)}/`;
-      for (const other of this.index.files.keys()) if (other.startsWith(dir)) affected.add(other);
-    }
-    const everything = this.index.modules.roots().join('\n') !== rootsBefore;
+    const stale = this.staleFiles(paths, records, before);
     const resolver = new Resolver(this.index);
-    for (const path of this.index.files.keys()) {
-      if (everything || changed.has(path) || affected.has(path)) this.edgesBySource.set(path, resolver.edgesFrom(path));
-    }
+    for (const path of this.index.files.keys()) if (stale === 'all' || stale.has(path)) this.edgesBySource.set(path, resolver.edgesFrom(path));
     this.derived = {};
     return records.map((r) => r.parse.path);
+  }
+
+  /** What an update must know of the graph before the changed files are replaced. */
+  private beforeChange(paths: readonly string[]): { pointing: Set<string>; existed: Set<string>; names: Set<string>; roots: string } {
+    const names = new Set<string>();
+    for (const path of paths) this.namesOf(this.index.files.get(path), names);
+    return {
+      pointing: this.pointingInto(new Set(paths)),
+      existed: new Set(paths.filter((p) => this.index.files.has(p))),
+      names,
+      roots: this.index.modules.roots().join('\n'),
+    };
+  }
+
+  /**
+   * The files whose edges must be resolved again: the changed ones; those that pointed into them;
+   * those that mention a name the changed files define, before or after; every file under the
+   * folder of a file that came or went, or of a changed `__init__.py` (relative imports there may
+   * mean something else now); and all of them when the module roots changed.
+   */
+  private staleFiles(paths: readonly string[], records: readonly FileRecord[], before: ReturnType<PythonCodeGraph['beforeChange']>): Set<string> | 'all' {
+    if (this.index.modules.roots().join('\n') !== before.roots) return 'all';
+    const stale = new Set([...paths, ...before.pointing]);
+    const names = new Set(before.names);
+    for (const record of records) this.namesOf(record, names);
+    for (const [path, record] of this.index.files) {
+      const mentions = this.referencedNames(record);
+      if (!stale.has(path) && [...names].some((n) => mentions.has(n))) stale.add(path);
+    }
+    const exists = new Set(records.map((r) => r.parse.path));
+    const folders = paths.filter((p) => before.existed.has(p) !== exists.has(p) || p.endsWith('__init__.py')).map((p) => (posix.dirname(p) === '.' ? '' : `${posix.dirname(p)}/`));
+    for (const dir of folders) for (const other of this.index.files.keys()) if (other.startsWith(dir)) stale.add(other);
+    return stale;
   }
 
   /** A changed path as the graph names it: relative to the graph's root, POSIX. */
