@@ -13,11 +13,7 @@
  * record steps it did not write itself.
  */
 import {
-  exploreActionSchema,
-  memoryActionSchema,
-  noopActionSchema,
-  repairActionSchema,
-  submitActionSchema,
+  actionSchemas,
   actionTypes,
   type Action,
   type ActionType,
@@ -37,13 +33,6 @@ export interface ToolCallInput {
 const actionList = actionTypes.join(', ');
 const replyHint = 'Reply with exactly one <function=ACTION>…</function> block and nothing outside it; put your reasoning in the thought parameter.';
 
-const schemas = {
-  explore: exploreActionSchema,
-  memory: memoryActionSchema,
-  repair: repairActionSchema,
-  submit: submitActionSchema,
-  noop: noopActionSchema,
-} as const;
 
 function isActionType(name: string): name is ActionType {
   return (actionTypes as readonly string[]).includes(name);
@@ -196,7 +185,7 @@ function buildAction(type: ActionType, params: ReadonlyArray<{ name: string; dec
     const spec = allowed[name];
     if (spec) fields[spec.field] = decoded.value;
   }
-  const parsed = schemas[type].safeParse(fields);
+  const parsed = actionSchemas[type].safeParse(fields);
   if (!parsed.success) return { ok: false, error: errorFromIssues(type, parsed.error.issues, fields) };
   const action = parsed.data;
   if (action.type === 'repair' && action.plan.trim() === '' && action.patches === undefined) {

@@ -6,11 +6,7 @@
  */
 import { z } from 'zod';
 import {
-  exploreActionSchema,
-  memoryActionSchema,
-  noopActionSchema,
-  repairActionSchema,
-  submitActionSchema,
+  actionSchemas,
   type ActionType,
 } from '../protocol/actions.js';
 import type { ChatTool } from '../protocol/modelApi.js';
@@ -52,13 +48,6 @@ const descriptions: Record<ActionType, { tool: string; params: Record<string, st
   noop: { tool: 'Do nothing this step (it still counts as a step).', params: { thought: 'Your reasoning for this step.' } },
 };
 
-const schemas = {
-  explore: exploreActionSchema,
-  memory: memoryActionSchema,
-  repair: repairActionSchema,
-  submit: submitActionSchema,
-  noop: noopActionSchema,
-} as const;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -66,7 +55,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** The JSON Schema of one action's parameters: the action's input schema without its `type`. */
 export function actionParametersSchema(type: ActionType): Record<string, unknown> {
-  const emitted = z.toJSONSchema(schemas[type], { io: 'input' }) as Record<string, unknown>;
+  const emitted = z.toJSONSchema(actionSchemas[type], { io: 'input' }) as Record<string, unknown>;
   const properties = isRecord(emitted['properties']) ? { ...emitted['properties'] } : {};
   delete properties['type'];
   const words = descriptions[type];
@@ -79,7 +68,7 @@ export function actionParametersSchema(type: ActionType): Record<string, unknown
 
 /** The five planner tools, in the shape chat-completions requests carry them. */
 export function plannerTools(): ChatTool[] {
-  return (Object.keys(schemas) as ActionType[]).map((type) => ({
+  return (Object.keys(actionSchemas) as ActionType[]).map((type) => ({
     type: 'function' as const,
     function: { name: type, description: descriptions[type].tool, parameters: actionParametersSchema(type) },
   }));

@@ -94,6 +94,15 @@ export type SubmitAction = z.infer<typeof submitActionSchema>;
 export const noopActionSchema = z.object({ type: z.literal('noop'), thought });
 export type NoopAction = z.infer<typeof noopActionSchema>;
 
+/** Each action's own schema, by action type: for parsing one action's parameters and emitting tool schemas. */
+export const actionSchemas = {
+  explore: exploreActionSchema,
+  memory: memoryActionSchema,
+  repair: repairActionSchema,
+  submit: submitActionSchema,
+  noop: noopActionSchema,
+} as const;
+
 export const actionSchema = z.discriminatedUnion('type', [
   exploreActionSchema,
   memoryActionSchema,
