@@ -53,7 +53,7 @@ export class RuleAgent implements Agent {
       case 'locate':
         return this.locate(obs);
       case 'expand':
-        return this.expandFrom(obs);
+        return this.expandFrom();
       case 'commit':
         // Keeping the neighbourhood costs a step; with few steps left, a second repair round is worth more.
         if (left <= 5) return this.readNext(left);
@@ -128,10 +128,9 @@ export class RuleAgent implements Agent {
     return { type: 'explore', op: 'find', anchors, nodes: [], hop: 1, limit: 5, thought: 'Search the code for what the issue mentions.' };
   }
 
-  private expandFrom(obs: Observation): Action {
+  private expandFrom(): Action {
     const start = this.ranked.slice(0, 4).map((n) => n.id);
     if (start.length === 0) return { type: 'submit', thought: 'Nothing to expand.' };
-    void obs;
     return { type: 'explore', op: 'expand', anchors: [], nodes: start, hop: 1, limit: 8, thought: 'Expand around the best matches.' };
   }
 

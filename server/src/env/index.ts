@@ -1,6 +1,6 @@
-export { openPlannerEnv, plannerEnvWithGraph } from './plannerEnv.js';
+export { openPlannerEnv } from './plannerEnv.js';
 export { envOptionsFromConfig, effectiveMaxSteps } from './options.js';
-export { stepReward, limitReached, checkRewards, type StepVerdict } from './rewards.js';
+export { stepReward, limitReached, type StepVerdict } from './rewards.js';
 export { WorkingMemory, estimateTokens } from './memory.js';
 export { editsToDiff, applyEdits, fileDiff, type EditsResult } from './editsToDiff.js';
 export { guardEdits, guardDiff, type Window } from './guard.js';

@@ -44,12 +44,3 @@ export function limitReached(state: LimitState): TerminationReason | undefined {
   if (state.steps >= state.maxSteps) return 'max_steps';
   return undefined;
 }
-
-/** Penalties must be non-negative; a negative one would reward failure (DESIGN §3.4). */
-export function checkRewards(rewards: RewardSettings): string | undefined {
-  for (const key of ['failure_penalty', 'step_penalty', 'timeout_penalty'] as const) {
-    if (rewards[key] < 0) return `${key} is ${rewards[key]}: penalties are non-negative magnitudes that are subtracted; use ${-rewards[key]}.`;
-  }
-  if (!(rewards.reward_scale > 0)) return `reward_scale must be positive, got ${rewards.reward_scale}.`;
-  return undefined;
-}
