@@ -81,6 +81,8 @@ class Env implements PlannerEnv {
 
   async step(input: Action | ProtocolError): Promise<StepOutcome> {
     const started = Date.now();
+    // Step durations use the monotonic clock: most steps take about a millisecond.
+    const measured = performance.now();
     if (this.progress.done) throw new Error('the episode is over; reset before stepping again');
     if (started - this.startedAt > this.options.limits.episodeTimeoutMs) return this.abort('episode_timeout');
     let result: ActionResult;
@@ -108,22 +110,23 @@ class Env implements PlannerEnv {
         this.progress.reason = reason;
       }
     }
-    return this.outcome(result, started, taskCommandsMs);
+    return this.outcome(result, measured, taskCommandsMs);
   }
 
   async abort(reason: TerminationReason): Promise<StepOutcome> {
-    const started = Date.now();
+    const measured = performance.now();
     this.controller.abort();
     this.progress.done = true;
     this.progress.reason = reason;
-    return this.outcome({ kind: 'error', error: { code: reason, message: `the episode ended: ${reason.replace('_', ' ')}` } }, started, 0);
+    return this.outcome({ kind: 'error', error: { code: reason, message: `the episode ended: ${reason.replace('_', ' ')}` } }, measured, 0);
   }
 
   patch(): Promise<string> {
     return this.sandbox.diff();
   }
 
-  private outcome(result: ActionResult, started: number, taskCommandsMs: number): StepOutcome {
+  /** `measured` is the step's start on `performance.now()`'s clock. */
+  private outcome(result: ActionResult, measured: number, taskCommandsMs: number): StepOutcome {
     const { done, resolved, reason } = this.progress;
     const reward = stepReward(this.options.rewards, { done, resolved, ...(reason === undefined ? {} : { reason }) });
     return {
@@ -131,7 +134,7 @@ class Env implements PlannerEnv {
       reward,
       done,
       ...(done && reason !== undefined ? { terminationReason: reason } : {}),
-      timings: { env_ms: Date.now() - started, task_commands_ms: taskCommandsMs },
+      timings: { env_ms: performance.now() - measured, task_commands_ms: taskCommandsMs },
     };
   }
 
@@ -211,10 +214,5 @@ class Env implements PlannerEnv {
 /** Builds the code graph through the sandbox and returns an environment ready for `reset`. */
 export async function openPlannerEnv(task: TaskEntry, sandbox: Sandbox, options: EnvOptions): Promise<PlannerEnv> {
   const graph = await buildCodeGraph(sandbox);
-  return new Env(task, sandbox, graph, options);
-}
-
-/** For tests and benchmarks that already hold a graph. */
-export function plannerEnvWithGraph(task: TaskEntry, sandbox: Sandbox, graph: CodeGraph, options: EnvOptions): PlannerEnv {
   return new Env(task, sandbox, graph, options);
 }
