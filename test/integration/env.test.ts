@@ -12,6 +12,7 @@ import { envOptionsFromConfig, openPlannerEnv, type EnvOptions, type PlannerEnv 
 import { observationSchema } from '../../server/src/protocol/observation.js';
 import { openSandbox, sandboxSpecForTask, type Sandbox } from '../../server/src/sandbox/index.js';
 import { loadTasks } from '../../server/src/tasks/loadTasks.js';
+import { gradePassed, runTaskTests } from '../../server/src/testing/index.js';
 import type { TaskEntry } from '../../server/src/tasks/index.js';
 
 const datasetFile = resolve('datasets/sample/tasks.jsonl');
@@ -91,6 +92,24 @@ for (const backend of ['local', 'docker'] as const) {
     assert.equal(env.grade?.kind, 'swebench');
   });
 }
+
+test('tests grade the source as it is, not bytecode left by an earlier version of the same size and second', async () => {
+  const task = await sampleTask();
+  // In the container: Python there writes bytecode (this machine's own environment may say not to).
+  const sandbox = await openSandbox(sandboxSpecForTask(task, { backend: 'docker', run, baseDir: resolve('datasets/sample') }));
+  opened.push(sandbox);
+  const original = (await sandbox.readFile('app/calc.py')).toString('utf8');
+  // Python trusts a .pyc whose recorded source mtime (whole seconds) and size match, so two
+  // same-sized versions written within one second look alike to it; a repair's candidates are.
+  const write = async (text: string) => {
+    await sandbox.writeFile('app/calc.py', text);
+    await sandbox.exec(['touch', '-d', '@1700000000', 'app/calc.py']);
+  };
+  await write(original.replace('lhs - rhs', 'lhs * rhs'));
+  assert.equal(gradePassed((await runTaskTests(sandbox, task)).record.grade), false);
+  await write(original.replace('lhs - rhs', 'lhs + rhs'));
+  assert.equal(gradePassed((await runTaskTests(sandbox, task)).record.grade), true);
+});
 
 test('a reply that failed to parse costs a step and comes back naming the code and the fix', async () => {
   const task = await sampleTask();

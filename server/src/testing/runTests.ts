@@ -100,7 +100,14 @@ export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: R
   const command = options.command ?? task.sandbox.test_command ?? defaultTestCommand;
   const startedAt = new Date().toISOString();
   // Test logs can be long (a whole Django suite); keep more than a normal command's output.
-  const result = await sandbox.exec(command, { timeoutMs: options.timeoutMs ?? 1_800_000, maxOutputBytes: 16 * 1024 * 1024 });
+  // No bytecode is written: Python trusts a .pyc whose recorded source mtime (whole seconds) and
+  // size match, so after two same-sized edits within one second (a repair's candidates, a reset)
+  // the tests would run the earlier version's code.
+  const result = await sandbox.exec(command, {
+    timeoutMs: options.timeoutMs ?? 1_800_000,
+    maxOutputBytes: 16 * 1024 * 1024,
+    env: { PYTHONDONTWRITEBYTECODE: '1' },
+  });
   const output = result.stderr.length > 0 ? `${result.stdout}${result.stdout.endsWith('\n') || result.stdout === '' ? '' : '\n'}${result.stderr}` : result.stdout;
   // A SWE-bench eval script brackets its tests with markers; grade only what is between them.
   const bracketed = output.includes('>>>>> Start Test Output') ? extractTestOutput(output) : undefined;
