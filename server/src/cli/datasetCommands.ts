@@ -4,8 +4,35 @@
  * more memory than its longest line. Hints (such as the original system's backend names) are
  * counted but not printed, because a converted dataset would otherwise print one per line.
  */
+import { collectImages } from '../datasets/manifest.js';
 import { validateJsonlFile, type JsonlFinding, type JsonlSummary } from '../tasks/index.js';
 import { plural, type Io } from './output.js';
+
+/** What the summary counts besides errors and warnings: the problems a dataset author fixes first. */
+export interface DatasetCounts {
+  readonly duplicateIds: number;
+  readonly missingImages: number;
+  readonly unknownKeys: number;
+  readonly invalidJson: number;
+  readonly nonUtf8: number;
+  /** Distinct images named, and how many of them are built locally (SWE-bench `sweb.eval.*`), never pulled. */
+  readonly images: number;
+  readonly buildOnlyImages: number;
+}
+
+const countedCodes = {
+  'task/duplicate-id': 'duplicateIds',
+  'task/missing-image': 'missingImages',
+  'task/unknown-key': 'unknownKeys',
+  'jsonl/syntax': 'invalidJson',
+  'jsonl/encoding': 'nonUtf8',
+} as const;
+
+type CountedKey = (typeof countedCodes)[keyof typeof countedCodes];
+
+function countedKey(code: string): CountedKey | undefined {
+  return Object.hasOwn(countedCodes, code) ? countedCodes[code as keyof typeof countedCodes] : undefined;
+}
 
 export interface DatasetValidateOptions {
   readonly json?: boolean;
@@ -16,6 +43,7 @@ export interface DatasetValidateOptions {
 interface FileReport {
   readonly file: string;
   readonly summary?: JsonlSummary;
+  readonly counts?: DatasetCounts;
   readonly findings?: readonly object[];
   readonly error?: string;
 }
@@ -43,7 +71,10 @@ export async function datasetValidate(files: string[], opts: DatasetValidateOpti
     let shown = 0;
     let hidden = 0;
     const kept: object[] = [];
+    const tally: Record<CountedKey, number> = { duplicateIds: 0, missingImages: 0, unknownKeys: 0, invalidJson: 0, nonUtf8: 0 };
     const onFinding = (f: JsonlFinding) => {
+      const key = countedKey(f.code);
+      if (key !== undefined) tally[key]++;
       if (!printable(f) && !opts.json) return;
       if (shown >= max) {
         hidden++;
@@ -65,12 +96,16 @@ export async function datasetValidate(files: string[], opts: DatasetValidateOpti
       continue;
     }
     if (summary.errors > 0) anyError = true;
+    // The images are read in a second streaming pass; the validator reports rows, not images.
+    const images = await collectImages([file]);
+    const counts: DatasetCounts = { ...tally, images: images.images.length, buildOnlyImages: images.buildOnly.length };
     if (opts.json) {
-      reports.push({ file, summary, findings: kept });
+      reports.push({ file, summary, counts, findings: kept });
       continue;
     }
     if (hidden > 0) io.out(`${file}: ${plural(hidden, 'more problem')} not shown (--max-problems ${max}).`);
     io.out(`${file}: ${plural(summary.lines, 'line')}, ${plural(summary.tasks, 'task')}, ${plural(summary.errors, 'error')}, ${plural(summary.warnings, 'warning')}.`);
+    io.out(`  ${plural(counts.duplicateIds, 'duplicate id')}, ${plural(counts.missingImages, 'row')} without an image, ${plural(counts.unknownKeys, 'unknown key')}, ${plural(counts.invalidJson, 'line')} of invalid JSON, ${plural(counts.nonUtf8, 'line')} not UTF-8; ${plural(counts.images, 'image')}, ${counts.buildOnlyImages} build-only.`);
   }
   if (opts.json) io.out(JSON.stringify(reports, null, 2));
   return unreadable ? 2 : anyError ? 1 : 0;

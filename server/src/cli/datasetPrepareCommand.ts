@@ -1,0 +1,219 @@
+/**
+ * `gp dataset prepare r2e-gym|swebench`: download a dataset's parquet files from Hugging Face (or
+ * take local files with --from), convert them, and print what was written and what was skipped.
+ */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { downloadParquetFiles } from '../datasets/hfDownload.js';
+import { HubError, listParquetFiles, pickSplit } from '../datasets/hfHub.js';
+import { prepareDataset, PrepareError, type DatasetKind, type PrepareOptions } from '../datasets/prepare.js';
+import { DatasetInputError } from '../datasets/rowSource.js';
+import type { SplitRule } from '../datasets/splits.js';
+import type { PrepareReport } from '../protocol/datasetPrepare.js';
+import { bar, formatBytes, LineProgress } from './lineProgress.js';
+import { plural, type Io } from './output.js';
+import type { ProgressSink } from './progress.js';
+
+export const datasetPrepareUsage = `gp dataset prepare r2e-gym|swebench [--dataset ID] [--split S] [--config C]
+               [--from FILE...] [--out DIR] [--val-size N | --val-fraction F | --no-val]
+               [--limit N] [--train-limit N] [--val-limit N] [--max-steps N]
+               [--image-namespace NS] [--cache-dir DIR] [--json]
+      Download the dataset's parquet files from Hugging Face (HF_TOKEN when set; partial
+      downloads resume) or read local parquet/JSONL/JSON files, and write <split>.jsonl,
+      instances/<id>.json, docker_images_<split>.txt and prepare_report.json to DIR.
+      Rows that cannot become tasks are skipped and counted by reason.`;
+
+interface Defaults {
+  readonly dataset: string;
+  readonly split: string;
+  readonly out: string;
+  readonly splitRule: SplitRule;
+}
+
+/** The original's defaults (spec G.5), except R2E-Gym's validation split, which is drawn by hash. */
+const defaults: Record<DatasetKind, Defaults> = {
+  'r2e-gym': { dataset: 'R2E-Gym/R2E-Gym-Lite', split: 'train', out: 'datasets/r2e_gym', splitRule: { kind: 'fraction', fraction: 0.1 } },
+  swebench: { dataset: 'princeton-nlp/SWE-bench_Verified', split: 'test', out: 'datasets/swebench', splitRule: { kind: 'none' } },
+};
+
+interface Parsed {
+  readonly kind: DatasetKind;
+  readonly dataset: string;
+  readonly split: string;
+  readonly config: string | undefined;
+  readonly from: string[];
+  readonly out: string;
+  readonly splitRule: SplitRule;
+  readonly limit: number | undefined;
+  readonly trainLimit: number | undefined;
+  readonly valLimit: number | undefined;
+  readonly maxSteps: number | undefined;
+  readonly imageNamespace: string | undefined;
+  readonly cacheDir: string;
+  readonly json: boolean;
+}
+
+function count(name: string, value: string | undefined, errors: string[], min = 0): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < min) {
+    errors.push(`${name} needs an integer of at least ${min}, not ${JSON.stringify(value)}.`);
+    return undefined;
+  }
+  return n;
+}
+
+function parse(argv: readonly string[], cwd: string): { ok: true; value: Parsed } | { ok: false; errors: string[] } {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        dataset: { type: 'string' },
+        split: { type: 'string' },
+        config: { type: 'string' },
+        from: { type: 'string', multiple: true },
+        out: { type: 'string' },
+        'val-size': { type: 'string' },
+        'val-fraction': { type: 'string' },
+        'no-val': { type: 'boolean' },
+        limit: { type: 'string' },
+        'train-limit': { type: 'string' },
+        'val-limit': { type: 'string' },
+        'max-steps': { type: 'string' },
+        'image-namespace': { type: 'string' },
+        'cache-dir': { type: 'string' },
+        json: { type: 'boolean' },
+      },
+    });
+  } catch (error) {
+    return { ok: false, errors: [(error as Error).message.replace(/\. To specify a positional argument.*$/s, '.')] };
+  }
+  const errors: string[] = [];
+  const [kindArg, ...extra] = parsed.positionals;
+  if (kindArg !== 'r2e-gym' && kindArg !== 'swebench') {
+    return { ok: false, errors: [`name the dataset kind: r2e-gym or swebench${kindArg === undefined ? '' : `, not ${JSON.stringify(kindArg)}`}.`] };
+  }
+  // Files after the kind are taken as --from files, so `gp dataset prepare swebench a.parquet` works.
+  const kind: DatasetKind = kindArg;
+  const v = parsed.values;
+  const d = defaults[kind];
+  let splitRule = d.splitRule;
+  const given = [v['val-size'], v['val-fraction'], v['no-val']].filter((x) => x !== undefined).length;
+  if (given > 1) errors.push('give one of --val-size, --val-fraction and --no-val.');
+  const valSize = count('--val-size', v['val-size'], errors);
+  if (valSize !== undefined) splitRule = { kind: 'size', size: valSize };
+  if (v['val-fraction'] !== undefined) {
+    const f = Number(v['val-fraction']);
+    if (!(f >= 0 && f < 1)) errors.push(`--val-fraction needs a number in [0, 1), not ${JSON.stringify(v['val-fraction'])}.`);
+    else splitRule = { kind: 'fraction', fraction: f };
+  }
+  if (v['no-val'] === true) splitRule = { kind: 'none' };
+  const value: Parsed = {
+    kind,
+    dataset: v.dataset ?? d.dataset,
+    split: v.split ?? d.split,
+    config: v.config,
+    from: [...(v.from ?? []), ...extra].map((f) => resolve(cwd, f)),
+    out: resolve(cwd, v.out ?? d.out),
+    splitRule,
+    limit: count('--limit', v.limit, errors, 1),
+    trainLimit: count('--train-limit', v['train-limit'], errors),
+    valLimit: count('--val-limit', v['val-limit'], errors),
+    maxSteps: count('--max-steps', v['max-steps'], errors, 1),
+    imageNamespace: v['image-namespace'],
+    cacheDir: resolve(cwd, v['cache-dir'] ?? process.env['GP_CACHE_DIR'] ?? join(homedir(), '.cache', 'graph-planner', 'hf')),
+    json: v.json === true,
+  };
+  return errors.length > 0 ? { ok: false, errors } : { ok: true, value };
+}
+
+/** Lists and downloads the requested split's parquet files; returns local paths and the split read. */
+async function download(p: Parsed, progress: LineProgress, io: Io, signal: AbortSignal | undefined): Promise<{ files: string[]; split: string }> {
+  const listing = await listParquetFiles(p.dataset, { ...(p.config !== undefined ? { config: p.config } : {}), ...(signal ? { signal } : {}) });
+  const config = p.config ?? (listing.splits.has('default') ? 'default' : [...listing.splits.keys()][0]);
+  const available = config === undefined ? [] : (listing.splits.get(config) ?? []);
+  const picked = pickSplit(p.split, available);
+  if (config === undefined || picked === undefined) {
+    throw new PrepareError(`${p.dataset} has no split ${JSON.stringify(p.split)}${config === undefined ? '' : ` in config ${config}`}; it has ${available.join(', ') || 'no parquet files'}. Pass --split.`, 'dataset/no-split');
+  }
+  if (picked.fellBack) io.err(`gp dataset prepare: ${p.dataset} has no split ${p.split}; using ${picked.split} instead.`);
+  if (listing.partial) io.err(`gp dataset prepare: Hugging Face converted ${p.dataset} only partially to parquet; some rows are missing from what it serves.`);
+  const refs = listing.files.filter((f) => f.config === config && f.split === picked.split);
+  const total = refs.reduce((n, f) => n + f.size, 0);
+  const doneBytes = new Map<string, number>();
+  const downloaded = await downloadParquetFiles(refs, join(p.cacheDir, p.dataset), {
+    ...(signal ? { signal } : {}),
+    onProgress: (d) => {
+      doneBytes.set(d.file.url, d.received);
+      const got = [...doneBytes.values()].reduce((a, b) => a + b, 0);
+      progress.update(`${bar(total > 0 ? got / total : 1)} downloading ${d.filesDone}/${d.filesTotal} files, ${formatBytes(got)} of ${formatBytes(total)}`);
+    },
+  });
+  progress.done();
+  const resumed = downloaded.filter((f) => f.resumedFrom > 0).length;
+  const cached = downloaded.filter((f) => f.alreadyComplete).length;
+  io.err(`gp dataset prepare: ${plural(downloaded.length, 'parquet file')} of ${p.dataset}/${picked.split} in ${join(p.cacheDir, p.dataset)} (${cached} already there, ${resumed} resumed).`);
+  return { files: downloaded.map((f) => f.path), split: picked.split };
+}
+
+function summary(report: PrepareReport): string[] {
+  const lines = [`Read ${plural(report.rows_read, 'row')}: ${report.converted} converted, ${report.skipped} skipped.`];
+  for (const [reason, n] of Object.entries(report.skipped_by_reason)) {
+    const example = report.skipped_examples.find((e) => e.reason === reason);
+    lines.push(`  skipped ${n} × ${reason}${example === undefined ? '' : `, e.g. ${example.place}: ${example.message}`}`);
+  }
+  for (const [note, n] of Object.entries(report.notes)) lines.push(`  note ${n} × ${note}`);
+  for (const o of report.outputs) lines.push(`Wrote ${o.tasks} (${plural(o.rows, 'task')}) and ${o.manifest} (${plural(o.images, 'image')}, ${o.build_only} build-only).`);
+  lines.push(`Wrote ${plural(report.instances, 'instance file')}${report.gold_predictions === undefined ? '' : ` and the gold patches to ${report.gold_predictions} (for evaluation only)`}.`);
+  return lines;
+}
+
+export async function datasetPrepare(argv: readonly string[], io: Io, cwd: string, sink?: ProgressSink, signal?: AbortSignal): Promise<number> {
+  const parsed = parse(argv, cwd);
+  if (!parsed.ok) {
+    for (const e of parsed.errors) io.err(`gp dataset prepare: ${e}`);
+    io.err(datasetPrepareUsage);
+    return 2;
+  }
+  const p = parsed.value;
+  const progress = new LineProgress(sink ?? { isTTY: false, write: (t) => io.err(t.replace(/\n$/, '')) });
+  try {
+    const source = p.from.length > 0 ? { files: p.from, split: p.split } : await download(p, progress, io, signal);
+    const options: PrepareOptions = {
+      kind: p.kind,
+      dataset: p.dataset,
+      requestedSplit: p.split,
+      effectiveSplit: source.split,
+      sources: source.files,
+      outDir: p.out,
+      splitRule: p.splitRule,
+      ...(p.limit !== undefined ? { limit: p.limit } : {}),
+      ...(p.trainLimit !== undefined ? { trainLimit: p.trainLimit } : {}),
+      ...(p.valLimit !== undefined ? { valLimit: p.valLimit } : {}),
+      ...(p.maxSteps !== undefined ? { maxSteps: p.maxSteps } : {}),
+      ...(p.imageNamespace !== undefined ? { imageNamespace: p.imageNamespace } : {}),
+      ...(signal ? { signal } : {}),
+      onProgress: (s) => {
+        const fraction = s.rowsTotal ? s.rowsRead / s.rowsTotal : undefined;
+        progress.update(`${fraction === undefined ? '' : `${bar(fraction)} `}converting: ${s.rowsRead}${s.rowsTotal ? `/${s.rowsTotal}` : ''} rows, ${s.converted} tasks, ${s.skipped} skipped`);
+      },
+    };
+    const report = await prepareDataset(options);
+    progress.done();
+    if (p.json) io.out(JSON.stringify(report, null, 2));
+    else for (const line of summary(report)) io.out(line);
+    return report.converted === 0 ? 1 : 0;
+  } catch (error) {
+    progress.done();
+    if (error instanceof PrepareError || error instanceof DatasetInputError || error instanceof HubError) {
+      io.err(`gp dataset prepare: ${error.message}`);
+      io.err('Nothing was written; earlier outputs in the output folder are unchanged.');
+      return 1;
+    }
+    throw error;
+  }
+}

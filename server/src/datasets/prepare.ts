@@ -1,0 +1,295 @@
+/**
+ * `gp dataset prepare`: source rows (parquet, JSONL or JSON files) → task JSONL per split,
+ * `instances/<id>.json`, image manifests, SWE-bench gold predictions and `prepare_report.json`.
+ * Rows stream through one at a time (parquet one row group at a time), so memory does not grow
+ * with the dataset; only the ids are kept, to find duplicates and to draw the validation split.
+ * Every output is staged and moved into place at the end (`staging.ts`).
+ */
+import { createReadStream } from 'node:fs';
+import { rename, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import {
+  prepareReportSchema,
+  type ConversionNote,
+  type PrepareReport,
+  type SkipReason,
+} from '../protocol/datasetPrepare.js';
+import { taskEntrySchema, type TaskEntryInput } from '../tasks/index.js';
+import type { Conversion, ConvertContext } from './conversion.js';
+import { writeManifest, rowImage } from './manifest.js';
+import { convertR2eRow } from './r2eConvert.js';
+import { formatSourcePlace, openRowSource, type SourceItem } from './rowSource.js';
+import { validationIds, type SplitRule } from './splits.js';
+import { commitStaging, createStaging, LineWriter } from './staging.js';
+import { convertSwebenchRow } from './swebenchConvert.js';
+
+export type DatasetKind = 'r2e-gym' | 'swebench';
+
+export interface PrepareProgress {
+  readonly file: string;
+  readonly rowsRead: number;
+  readonly converted: number;
+  readonly skipped: number;
+  /** Rows in all sources when the formats say so up front (parquet). */
+  readonly rowsTotal: number | undefined;
+}
+
+export interface PrepareOptions {
+  readonly kind: DatasetKind;
+  readonly dataset: string;
+  readonly requestedSplit: string;
+  /** The split actually read (after spec G.5's fallbacks); names the outputs when there is no split rule. */
+  readonly effectiveSplit: string;
+  readonly sources: readonly string[];
+  readonly outDir: string;
+  readonly splitRule: SplitRule;
+  /** Name of the validation output when a split rule is given (default `val`). */
+  readonly valName?: string;
+  /** Stop after this many converted tasks (in source order). */
+  readonly limit?: number;
+  readonly trainLimit?: number;
+  readonly valLimit?: number;
+  readonly maxSteps?: number;
+  readonly imageNamespace?: string;
+  readonly onProgress?: (progress: PrepareProgress) => void;
+  readonly signal?: AbortSignal;
+}
+
+/** A bad input that stops the run: the message names the file and what to do. Nothing is written. */
+export class PrepareError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+    this.name = 'PrepareError';
+  }
+}
+
+/** Columns a parquet source must have, as groups of alternatives (any one column of a group will do). */
+const requiredColumns: Record<DatasetKind, readonly (readonly string[])[]> = {
+  'r2e-gym': [
+    ['docker_image', 'image_name', 'gym_config', 'ds'],
+    ['problem_statement', 'description', 'task', 'issue', 'ds'],
+  ],
+  swebench: [
+    ['instance_id', 'task_id', 'id'],
+    ['problem_statement', 'description', 'issue'],
+  ],
+};
+
+function checkColumns(kind: DatasetKind, file: string, columns: readonly string[] | undefined): void {
+  if (columns === undefined) return;
+  const have = new Set(columns);
+  const missing = requiredColumns[kind].filter((group) => !group.some((c) => have.has(c)));
+  if (missing.length === 0) return;
+  const wanted = missing.map((g) => (g.length === 1 ? `\`${g[0]}\`` : `one of ${g.map((c) => `\`${c}\``).join(', ')}`)).join(' and ');
+  throw new PrepareError(
+    `${file}: this parquet file lacks ${wanted}; its columns are ${columns.map((c) => `\`${c}\``).join(', ')}. Is it a ${kind === 'r2e-gym' ? 'R2E-Gym' : 'SWE-bench'} file? Check the dataset id and the kind you asked for.`,
+    'dataset/missing-columns',
+  );
+}
+
+const problemReasons: Readonly<Record<string, SkipReason>> = {
+  'dataset/invalid-json': 'invalid-json',
+  'dataset/not-an-object': 'not-an-object',
+  'dataset/non-utf8': 'non-utf8',
+};
+
+class Tally {
+  rowsRead = 0;
+  converted = 0;
+  readonly skippedByReason: Partial<Record<SkipReason, number>> = {};
+  readonly examples: { place: string; reason: SkipReason; message: string }[] = [];
+  readonly notes: Partial<Record<ConversionNote, number>> = {};
+
+  get skipped(): number {
+    return Object.values(this.skippedByReason).reduce((a, b) => a + b, 0);
+  }
+
+  skip(place: string, reason: SkipReason, message: string): void {
+    this.skippedByReason[reason] = (this.skippedByReason[reason] ?? 0) + 1;
+    // The first few of each reason are kept as examples; the counts say how many there were.
+    if (this.examples.filter((e) => e.reason === reason).length < 5) this.examples.push({ place, reason, message });
+  }
+
+  note(notes: readonly ConversionNote[]): void {
+    for (const n of notes) this.notes[n] = (this.notes[n] ?? 0) + 1;
+  }
+}
+
+function convert(kind: DatasetKind, row: Record<string, unknown>, ctx: ConvertContext, options: PrepareOptions): Conversion {
+  if (kind === 'r2e-gym') return convertR2eRow(row, ctx);
+  return convertSwebenchRow(row, ctx, options.imageNamespace === undefined ? {} : { imageNamespace: options.imageNamespace });
+}
+
+interface Converted {
+  readonly staging: string;
+  readonly tally: Tally;
+  readonly ids: string[];
+  readonly sourceRows: { file: string; rows?: number }[];
+  readonly gold: number;
+}
+
+/** Reads every source and writes converted tasks, instance files and gold patches into staging. */
+async function convertSources(options: PrepareOptions, staging: string): Promise<Converted> {
+  const tally = new Tally();
+  const firstPlace = new Map<string, string>();
+  const ids: string[] = [];
+  const all = new LineWriter(join(staging, 'all.jsonl'));
+  const gold = new LineWriter(join(staging, 'gold.jsonl'));
+  const sourceRows: { file: string; rows?: number }[] = [];
+  const opened = [];
+  for (const file of options.sources) {
+    const source = await openRowSource(file, options.signal === undefined ? {} : { signal: options.signal });
+    checkColumns(options.kind, file, source.columns);
+    opened.push(source);
+  }
+  const rowsTotal = opened.every((s) => s.rowCount !== undefined) ? opened.reduce((n, s) => n + (s.rowCount ?? 0), 0) : undefined;
+  const limit = options.limit ?? Number.POSITIVE_INFINITY;
+  try {
+    outer: for (const source of opened) {
+      let rows = 0;
+      for await (const item of source.rows() as AsyncIterable<SourceItem>) {
+        if (options.signal?.aborted) throw new PrepareError('Preparation was interrupted; nothing was written.', 'dataset/aborted');
+        if (tally.converted >= limit) break outer;
+        tally.rowsRead++;
+        rows++;
+        if (item.kind === 'problem') {
+          tally.skip(formatSourcePlace(item.place, item.column), problemReasons[item.code] ?? 'unreadable-row', item.message);
+        } else {
+          await take(item.value, formatSourcePlace(item.place));
+        }
+        options.onProgress?.({ file: source.file, rowsRead: tally.rowsRead, converted: tally.converted, skipped: tally.skipped, rowsTotal });
+      }
+      sourceRows.push({ file: source.file, rows });
+    }
+  } finally {
+    await all.close();
+    await gold.close();
+  }
+  return { staging, tally, ids, sourceRows, gold: gold.lines };
+
+  async function take(row: Record<string, unknown>, place: string): Promise<void> {
+    const ctx: ConvertContext = { dataset: options.dataset, split: options.effectiveSplit, place, ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}) };
+    const result = convert(options.kind, row, ctx, options);
+    if (result.kind === 'skip') {
+      tally.skip(place, result.reason, result.message);
+      return;
+    }
+    const id = result.task.task_id;
+    const first = firstPlace.get(id);
+    if (first !== undefined) {
+      tally.skip(place, 'duplicate-id', `Task id ${id} was already taken by the row at ${first}; this row is left out.`);
+      return;
+    }
+    const checked = taskEntrySchema.safeParse(result.task);
+    if (!checked.success) {
+      const issue = checked.error.issues[0];
+      tally.skip(place, 'invalid-task', `The converted task is not valid at ${issue?.path.join('.') ?? 'the row'}: ${issue?.message ?? 'unknown problem'}.`);
+      return;
+    }
+    firstPlace.set(id, place);
+    ids.push(id);
+    tally.converted++;
+    tally.note(result.notes);
+    await writeFile(join(staging, 'instances', `${id}.json`), `${JSON.stringify(result.instance, null, 2)}\n`);
+    await all.write(JSON.stringify(result.task));
+    if (result.goldPatch !== undefined) await gold.write(JSON.stringify({ instance_id: id, model_name_or_path: 'gold', model_patch: result.goldPatch }));
+  }
+}
+
+interface SplitOutput {
+  readonly name: string;
+  readonly rows: number;
+  readonly images: string[];
+  readonly buildOnly: string[];
+  readonly ids: Set<string>;
+}
+
+/** Streams the staged tasks into one file per output split, applying the per-split limits. */
+async function writeSplits(options: PrepareOptions, staging: string, ids: readonly string[]): Promise<SplitOutput[]> {
+  const val = validationIds(ids, options.splitRule);
+  const names = options.splitRule.kind === 'none' ? [options.effectiveSplit] : ['train', options.valName ?? 'val'];
+  const limits = options.splitRule.kind === 'none' ? [options.trainLimit] : [options.trainLimit, options.valLimit];
+  const outputs = names.map((name) => ({ name, writer: new LineWriter(join(staging, `${name}.jsonl`)), images: new Set<string>(), buildOnly: new Set<string>(), ids: new Set<string>() }));
+  const lines = createInterface({ input: createReadStream(join(staging, 'all.jsonl'), 'utf8'), crlfDelay: Number.POSITIVE_INFINITY });
+  try {
+    for await (const line of lines) {
+      if (line === '') continue;
+      const task = JSON.parse(line) as TaskEntryInput;
+      const index = val.has(task.task_id) ? 1 : 0;
+      const out = outputs[index];
+      if (out === undefined || out.ids.size >= (limits[index] ?? Number.POSITIVE_INFINITY)) continue;
+      const written: TaskEntryInput = { ...task, split: out.name };
+      out.ids.add(task.task_id);
+      const { image, buildOnly } = rowImage(written as unknown as Record<string, unknown>);
+      if (image !== undefined) (buildOnly ? out.buildOnly : out.images).add(image);
+      await out.writer.write(JSON.stringify(written));
+    }
+  } finally {
+    for (const out of outputs) await out.writer.close();
+  }
+  return outputs.map((o) => ({ name: o.name, rows: o.ids.size, images: [...o.images, ...o.buildOnly], buildOnly: [...o.buildOnly], ids: o.ids }));
+}
+
+/** Named after the split the tasks file has, so the two always pair up (the original named them apart, spec G.4). */
+function manifestName(split: string): string {
+  return `docker_images_${split}.txt`;
+}
+
+/** Runs the whole preparation and returns its report (also written as `prepare_report.json`). */
+export async function prepareDataset(options: PrepareOptions): Promise<PrepareReport> {
+  const started = Date.now();
+  const staging = await createStaging(options.outDir);
+  try {
+    const converted = await convertSources(options, staging);
+    const splits = await writeSplits(options, staging, converted.ids);
+    const files: string[] = [];
+    const kept = new Set<string>();
+    for (const s of splits) for (const id of s.ids) kept.add(id);
+    for (const id of kept) files.push(`instances/${id}.json`);
+    for (const s of splits) {
+      await writeManifest(join(staging, manifestName(s.name)), s.images, { buildOnly: s.buildOnly });
+      files.push(manifestName(s.name));
+    }
+    if (splits.length > 1) {
+      const all = [...new Set(splits.flatMap((s) => s.images))];
+      await writeManifest(join(staging, 'docker_images.txt'), all, { buildOnly: splits.flatMap((s) => s.buildOnly) });
+      files.push('docker_images.txt');
+    }
+    const goldName = `gold_predictions_${options.effectiveSplit}.jsonl`;
+    if (converted.gold > 0) {
+      await rename(join(staging, 'gold.jsonl'), join(staging, goldName));
+      files.push(goldName);
+    }
+    files.push(...splits.map((s) => `${s.name}.jsonl`));
+    const { tally } = converted;
+    const report: PrepareReport = prepareReportSchema.parse({
+      schema: 'graph-planner/prepare-report@1',
+      kind: options.kind,
+      dataset: options.dataset,
+      requested_split: options.requestedSplit,
+      effective_split: options.effectiveSplit,
+      sources: converted.sourceRows,
+      rows_read: tally.rowsRead,
+      converted: tally.converted,
+      skipped: tally.skipped,
+      skipped_by_reason: tally.skippedByReason,
+      skipped_examples: tally.examples,
+      notes: tally.notes,
+      outputs: splits.map((s) => ({ split: s.name, tasks: join(options.outDir, `${s.name}.jsonl`), manifest: join(options.outDir, manifestName(s.name)), rows: s.rows, images: s.images.length, build_only: s.buildOnly.length })),
+      instances: kept.size,
+      ...(converted.gold > 0 ? { gold_predictions: join(options.outDir, goldName) } : {}),
+      duration_ms: Date.now() - started,
+    });
+    await writeFile(join(staging, 'prepare_report.json'), `${JSON.stringify(report, null, 2)}\n`);
+    files.push('prepare_report.json');
+    await commitStaging(staging, options.outDir, files);
+    return report;
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    throw error;
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * What `gp dataset prepare` writes besides the task JSONL: one instance file per task
+ * (`instances/<id>.json`, what the sandbox and the grader need) and the prepare report
+ * (`prepare_report.json`, what was read, written and skipped, and why). Mirrored by nothing else:
+ * the converters build these values and the tests read them back through these schemas.
+ */
+import { z } from 'zod';
+
+/** Why a source row did not become a task. Each reason is counted separately in the report. */
+export const skipReasons = [
+  'missing-id',
+  'missing-image',
+  'missing-problem-statement',
+  'invalid-test-list',
+  'duplicate-id',
+  'invalid-json',
+  'not-an-object',
+  'non-utf8',
+  'unreadable-row',
+  'invalid-task',
+] as const;
+export type SkipReason = (typeof skipReasons)[number];
+
+/** What a converter changed or could not fill in on a row it did convert, counted per kind. */
+export const conversionNotes = [
+  'workdir-replaced',
+  'title-derived',
+  'test-command-derived',
+  'test-command-default',
+  'no-gold-lists',
+  'no-gold-patch',
+  'no-test-patch',
+  'no-expected-output',
+] as const;
+export type ConversionNote = (typeof conversionNotes)[number];
+
+const testList = z.array(z.string());
+
+/** `instances/<id>.json`: everything about a task that is not the task line itself. No gold patch. */
+export const instanceFileSchema = z.strictObject({
+  schema: z.literal('graph-planner/instance@1'),
+  task_id: z.string().min(1),
+  kind: z.enum(['r2e-gym', 'swebench']),
+  source: z.strictObject({ dataset: z.string(), split: z.string(), place: z.string() }),
+  docker_image: z.string().min(1),
+  requires_build: z.boolean(),
+  repo: z.string().optional(),
+  workdir: z.string().min(1),
+  test_command: z.string().min(1),
+  base_commit: z.string().optional(),
+  commit_hash: z.string().optional(),
+  version: z.string().optional(),
+  environment_setup_commit: z.string().optional(),
+  test_patch: z.string().optional(),
+  test_files: z.array(z.string()).optional(),
+  FAIL_TO_PASS: testList.optional(),
+  PASS_TO_PASS: testList.optional(),
+  expected_output_json: z.record(z.string(), z.string()).optional(),
+  swebench_spec: z.record(z.string(), z.unknown()).optional(),
+  relevant_files: z.array(z.string()).optional(),
+});
+export type InstanceFile = z.infer<typeof instanceFileSchema>;
+
+const count = z.int().min(0);
+
+/** One skipped row, kept as an example in the report (the first few of each reason). */
+export const skippedExampleSchema = z.strictObject({ place: z.string(), reason: z.enum(skipReasons), message: z.string() });
+
+/** `prepare_report.json`. */
+export const prepareReportSchema = z.strictObject({
+  schema: z.literal('graph-planner/prepare-report@1'),
+  kind: z.enum(['r2e-gym', 'swebench']),
+  dataset: z.string(),
+  requested_split: z.string(),
+  effective_split: z.string(),
+  sources: z.array(z.strictObject({ file: z.string(), rows: count.optional() })),
+  rows_read: count,
+  converted: count,
+  skipped: count,
+  skipped_by_reason: z.partialRecord(z.enum(skipReasons), count),
+  skipped_examples: z.array(skippedExampleSchema),
+  notes: z.partialRecord(z.enum(conversionNotes), count),
+  outputs: z.array(z.strictObject({ split: z.string(), tasks: z.string(), manifest: z.string(), rows: count, images: count, build_only: count })),
+  instances: count,
+  gold_predictions: z.string().optional(),
+  duration_ms: count,
+});
+export type PrepareReport = z.infer<typeof prepareReportSchema>;
