@@ -4,7 +4,7 @@
  * its reason, never filled with a number. The exit code is 0 whatever the figures say: a benchmark
  * reports, it is not a test.
  *
- * Options: `--only yaml,jsonl,activation,sandbox,graph,rollout`, `--edits N` (default 60), `--warmup N` (20),
+ * Options: `--only yaml,jsonl,activation,sandbox,graph,rollout,datasets`, `--edits N` (default 60), `--warmup N` (20),
  * `--sessions N` (7), `--activation-sessions N` (5 code-server sessions).
  */
 import { existsSync } from 'node:fs';
@@ -13,6 +13,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { benchActivation } from './activation.js';
+import { benchDatasets } from './datasetFigures.js';
 import type { BenchResult } from './result.js';
 import { benchSandbox } from './sandboxFigures.js';
 import { benchGraph } from './graphFigures.js';
@@ -117,6 +118,7 @@ async function main(): Promise<void> {
   if (wanted('sandbox')) await guard('sandbox', () => benchSandbox(log));
   if (wanted('graph')) await guard('graph', () => benchGraph(log));
   if (wanted('rollout')) await guard('rollout', () => benchRollout(log));
+  if (wanted('datasets')) await guard('datasets', () => benchDatasets(log));
 
   const results = outcomes.flatMap((o) => o.results);
   const notMeasured = outcomes.flatMap((o) => o.notMeasured);
