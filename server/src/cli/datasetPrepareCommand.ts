@@ -133,7 +133,13 @@ function parse(argv: readonly string[], cwd: string): { ok: true; value: Parsed 
 
 /** Lists and downloads the requested split's parquet files; returns local paths and the split read. */
 async function download(p: Parsed, progress: LineProgress, io: Io, signal: AbortSignal | undefined): Promise<{ files: string[]; split: string }> {
-  const listing = await listParquetFiles(p.dataset, { ...(p.config !== undefined ? { config: p.config } : {}), ...(signal ? { signal } : {}) });
+  // HF_ENDPOINT (read by the hub client) and HF_DATASETS_SERVER point at a mirror of the hub and of its dataset viewer.
+  const viewer = process.env['HF_DATASETS_SERVER'];
+  const listing = await listParquetFiles(p.dataset, {
+    ...(p.config !== undefined ? { config: p.config } : {}),
+    ...(viewer !== undefined && viewer !== '' ? { datasetsServer: viewer } : {}),
+    ...(signal ? { signal } : {}),
+  });
   const config = p.config ?? (listing.splits.has('default') ? 'default' : [...listing.splits.keys()][0]);
   const available = config === undefined ? [] : (listing.splits.get(config) ?? []);
   const picked = pickSplit(p.split, available);

@@ -5,12 +5,15 @@
 import { configFlagHelp } from '../config/index.js';
 import { configCheck, configResolve } from './configCommands.js';
 import { datasetValidate } from './datasetCommands.js';
+import { datasetPrepare, datasetPrepareUsage } from './datasetPrepareCommand.js';
+import { datasetRegister, datasetRegisterUsage } from './datasetRegisterCommand.js';
 import { taskTest } from './taskCommands.js';
 import { imagesManifest, imagesPrepull } from './imageCommands.js';
 import { imagesBuild, imagesBuildUsage } from './imageBuildCommand.js';
 import { containersList, containersReap } from './containerCommands.js';
 import { rolloutCommand, rolloutUsage } from './rolloutCommands.js';
 import type { Io } from './output.js';
+import type { ProgressSink } from './progress.js';
 
 const version = '0.1.0';
 
@@ -25,7 +28,11 @@ Usage:
       Merge defaults, the YAML and flags; write <output_dir>/<run_name>/resolved_config.yaml
       and print its path (or print the config with --print-config).
   gp dataset validate FILE... [--json] [--max-problems N]
-      Validate dataset JSONL files line by line; summary counts per file.
+      Validate dataset JSONL files line by line (file:line:col), then a summary per
+      file: tasks, errors, duplicate ids, rows without an image, unknown keys, images
+      and how many are build-only. Exit code 1 on errors.
+  ${datasetPrepareUsage}
+  ${datasetRegisterUsage}
   gp task test FILE [--task ID]... [--patch DIFF] [--backend auto|docker|local]
                [--config YAML] [--run-dir DIR] [--timeout S] [--json]
       Open each task's sandbox, apply the patch if given, run the task's tests and
@@ -98,6 +105,8 @@ export async function runCli(argv: readonly string[], io: Io, cwd: string): Prom
     const opts = maxProblems === undefined ? { json: rest.includes('--json') } : { json: rest.includes('--json'), maxProblems };
     return datasetValidate(files, opts, io);
   }
+  if (noun === 'dataset' && verb === 'prepare') return datasetPrepare(rest, io, cwd, processProgressSink(), cliInterrupt);
+  if (noun === 'dataset' && verb === 'register') return datasetRegister(rest, io, cwd);
   if (noun === 'task' && verb === 'test') return taskTest(rest, io, cwd);
   if (noun === 'rollout' || noun === 'eval') return rolloutCommand(noun, verb === undefined ? rest : [verb, ...rest], io, cwd);
   if (noun === 'images' && verb === 'build') return imagesBuild(rest, io);
@@ -109,7 +118,38 @@ export async function runCli(argv: readonly string[], io: Io, cwd: string): Prom
   return 2;
 }
 
+/** A redrawn progress line when stderr is a terminal; plain lines through `io.err` otherwise. */
+function processProgressSink(): ProgressSink | undefined {
+  const stderr = process.stderr;
+  if (!stderr.isTTY) return undefined;
+  return {
+    isTTY: true,
+    get columns() {
+      return stderr.columns > 0 ? stderr.columns : 80;
+    },
+    write: (t: string) => void stderr.write(t),
+  };
+}
+
+/**
+ * Aborted by the first Ctrl-C when `gp` runs as a program, so a long download or conversion stops
+ * cleanly (staged outputs removed, partial downloads kept for resuming); a second Ctrl-C exits at
+ * once. Undefined when the CLI runs inside another process (tests), which keeps its own signals.
+ */
+let cliInterrupt: AbortSignal | undefined;
+
+function installInterrupt(): AbortSignal {
+  const controller = new AbortController();
+  process.once('SIGINT', () => {
+    controller.abort();
+    process.once('SIGINT', () => process.exit(130));
+  });
+  return controller.signal;
+}
+
 if (require.main === module) {
+  // Only the dataset commands listen; the rollout commands install their own handlers.
+  if (process.argv[2] === 'dataset' && process.argv[3] === 'prepare') cliInterrupt = installInterrupt();
   const io: Io = { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`) };
   runCli(process.argv.slice(2), io, process.cwd()).then(
     (code) => {

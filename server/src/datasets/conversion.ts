@@ -39,10 +39,18 @@ export function instanceRelativePath(safeTaskId: string): string {
 
 /** The first meaningful line of an issue text, shortened, for a title when the row has none. */
 export function titleFromText(text: string, max = 100): string {
-  const line =
-    text
-      .split(/\r?\n/)
-      .map((l) => l.replace(/^\s*(#+|\*\*|title:)\s*/i, '').replace(/\*\*$/, '').trim())
-      .find((l) => l.length > 0 && !/^\[\/?ISSUE\]$/i.test(l)) ?? '';
+  // Line by line from the top: issue texts run to kilobytes and the title is near the start.
+  let line = '';
+  for (let start = 0; start <= text.length; ) {
+    const end = text.indexOf('\n', start);
+    const raw = text.slice(start, end === -1 ? text.length : end);
+    const cleaned = raw.replace(/^\s*(#+|\*\*|title:)\s*/i, '').replace(/\*\*$/, '').trim();
+    if (cleaned.length > 0 && !/^\[\/?ISSUE\]$/i.test(cleaned)) {
+      line = cleaned;
+      break;
+    }
+    if (end === -1) break;
+    start = end + 1;
+  }
   return line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`;
 }

@@ -10,10 +10,22 @@ export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** Paths are split once: converters look up the same few dozen paths on every row. */
+const splitPaths = new Map<string, readonly string[]>();
+
+function keysOf(path: string): readonly string[] {
+  let keys = splitPaths.get(path);
+  if (keys === undefined) {
+    keys = path.split('.');
+    splitPaths.set(path, keys);
+  }
+  return keys;
+}
+
 /** The value at a dotted path (`task.metadata.task_id`), or undefined when any step is missing. */
 export function valueAt(row: Row, path: string): unknown {
   let current: unknown = row;
-  for (const key of path.split('.')) {
+  for (const key of keysOf(path)) {
     if (!isRecord(current)) return undefined;
     current = current[key];
   }

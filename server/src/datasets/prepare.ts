@@ -5,7 +5,7 @@
  * with the dataset; only the ids are kept, to find duplicates and to draw the validation split.
  * Every output is staged and moved into place at the end (`staging.ts`).
  */
-import { createReadStream } from 'node:fs';
+import { createReadStream, rmSync, writeFileSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -15,13 +15,15 @@ import {
   type PrepareReport,
   type SkipReason,
 } from '../protocol/datasetPrepare.js';
-import { taskEntrySchema, type TaskEntryInput } from '../tasks/index.js';
+import type { TaskEntryInput } from '../tasks/index.js';
+import { schemaErrors } from '../tasks/taskValidator.js';
 import type { Conversion, ConvertContext } from './conversion.js';
 import { writeManifest, rowImage } from './manifest.js';
 import { convertR2eRow } from './r2eConvert.js';
-import { formatSourcePlace, openRowSource, type SourceItem } from './rowSource.js';
+import { formatSourcePlace, openRowSource, type RowSource } from './rowSource.js';
 import { validationIds, type SplitRule } from './splits.js';
 import { commitStaging, createStaging, LineWriter } from './staging.js';
+import { idFraction } from './stableIds.js';
 import { convertSwebenchRow } from './swebenchConvert.js';
 
 export type DatasetKind = 'r2e-gym' | 'swebench';
@@ -124,34 +126,96 @@ function convert(kind: DatasetKind, row: Record<string, unknown>, ctx: ConvertCo
   return convertSwebenchRow(row, ctx, options.imageNamespace === undefined ? {} : { imageNamespace: options.imageNamespace });
 }
 
+interface SplitOutput {
+  readonly name: string;
+  readonly rows: number;
+  readonly images: string[];
+  readonly buildOnly: string[];
+  readonly ids: ReadonlySet<string>;
+}
+
+/** One task file per output split, with its images and its limit. */
+class SplitWriters {
+  private readonly outputs;
+
+  constructor(staging: string, names: readonly string[], limits: readonly (number | undefined)[]) {
+    this.outputs = names.map((name, i) => ({
+      name,
+      limit: limits[i] ?? Number.POSITIVE_INFINITY,
+      writer: new LineWriter(join(staging, `${name}.jsonl`)),
+      images: new Set<string>(),
+      buildOnly: new Set<string>(),
+      ids: new Set<string>(),
+    }));
+  }
+
+  /** Writes the task to output `index`; false when that output is full (its limit reached). */
+  async add(task: TaskEntryInput, index: number): Promise<boolean> {
+    const out = this.outputs[index];
+    if (out === undefined || out.ids.size >= out.limit) return false;
+    const written: TaskEntryInput = { ...task, split: out.name };
+    out.ids.add(task.task_id);
+    const { image, buildOnly } = rowImage(written as unknown as Record<string, unknown>);
+    if (image !== undefined) (buildOnly ? out.buildOnly : out.images).add(image);
+    await out.writer.write(JSON.stringify(written));
+    return true;
+  }
+
+  async close(): Promise<void> {
+    for (const out of this.outputs) await out.writer.close();
+  }
+
+  result(): SplitOutput[] {
+    return this.outputs.map((o) => ({ name: o.name, rows: o.ids.size, images: [...o.images, ...o.buildOnly], buildOnly: [...o.buildOnly], ids: o.ids }));
+  }
+}
+
 interface Converted {
-  readonly staging: string;
   readonly tally: Tally;
-  readonly ids: string[];
+  /** Ids whose instance file was written to staging (kept or not). */
+  readonly instanceIds: readonly string[];
+  readonly splits: SplitOutput[];
   readonly sourceRows: { file: string; rows?: number }[];
   readonly gold: number;
 }
 
-/** Reads every source and writes converted tasks, instance files and gold patches into staging. */
-async function convertSources(options: PrepareOptions, staging: string): Promise<Converted> {
-  const tally = new Tally();
-  const firstPlace = new Map<string, string>();
-  const ids: string[] = [];
-  const all = new LineWriter(join(staging, 'all.jsonl'));
-  const gold = new LineWriter(join(staging, 'gold.jsonl'));
-  const sourceRows: { file: string; rows?: number }[] = [];
-  const opened = [];
+async function openSources(options: PrepareOptions): Promise<RowSource[]> {
+  const opened: RowSource[] = [];
   for (const file of options.sources) {
     const source = await openRowSource(file, options.signal === undefined ? {} : { signal: options.signal });
     checkColumns(options.kind, file, source.columns);
     opened.push(source);
   }
+  return opened;
+}
+
+/**
+ * Reads every source, converts each row and writes tasks, instance files and gold patches into
+ * staging. With no split or a fraction, a task's split is known from its id alone and it is
+ * written straight to its split's file; a validation size needs every id first, so tasks then go
+ * to one file and are split in a second pass over it. Instance files are written synchronously:
+ * through the promise API each of thousands of small files costs a file handle object and a
+ * thread-pool round trip, which measured as a quarter of the run.
+ */
+async function convertSources(options: PrepareOptions, staging: string): Promise<Converted> {
+  const tally = new Tally();
+  const firstPlace = new Map<string, string>();
+  const rule = options.splitRule;
+  const names = rule.kind === 'none' ? [options.effectiveSplit] : ['train', options.valName ?? 'val'];
+  const limits = rule.kind === 'none' ? [options.trainLimit] : [options.trainLimit, options.valLimit];
+  const splits = new SplitWriters(staging, names, limits);
+  const pending = rule.kind === 'size' ? new LineWriter(join(staging, 'all.jsonl')) : undefined;
+  const pendingIds: string[] = [];
+  const instanceIds: string[] = [];
+  const gold = new LineWriter(join(staging, 'gold.jsonl'));
+  const sourceRows: { file: string; rows?: number }[] = [];
+  const opened = await openSources(options);
   const rowsTotal = opened.every((s) => s.rowCount !== undefined) ? opened.reduce((n, s) => n + (s.rowCount ?? 0), 0) : undefined;
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
   try {
     outer: for (const source of opened) {
       let rows = 0;
-      for await (const item of source.rows() as AsyncIterable<SourceItem>) {
+      for await (const item of source.rows()) {
         if (options.signal?.aborted) throw new PrepareError('Preparation was interrupted; nothing was written.', 'dataset/aborted');
         if (tally.converted >= limit) break outer;
         tally.rowsRead++;
@@ -165,11 +229,16 @@ async function convertSources(options: PrepareOptions, staging: string): Promise
       }
       sourceRows.push({ file: source.file, rows });
     }
+    if (pending !== undefined) {
+      await pending.close();
+      await splitPending(join(staging, 'all.jsonl'), validationIds(pendingIds, rule), splits);
+    }
   } finally {
-    await all.close();
+    await pending?.close();
+    await splits.close();
     await gold.close();
   }
-  return { staging, tally, ids, sourceRows, gold: gold.lines };
+  return { tally, instanceIds, splits: splits.result(), sourceRows, gold: gold.lines };
 
   async function take(row: Record<string, unknown>, place: string): Promise<void> {
     const ctx: ConvertContext = { dataset: options.dataset, split: options.effectiveSplit, place, ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}) };
@@ -184,54 +253,36 @@ async function convertSources(options: PrepareOptions, staging: string): Promise
       tally.skip(place, 'duplicate-id', `Task id ${id} was already taken by the row at ${first}; this row is left out.`);
       return;
     }
-    const checked = taskEntrySchema.safeParse(result.task);
-    if (!checked.success) {
-      const issue = checked.error.issues[0];
-      tally.skip(place, 'invalid-task', `The converted task is not valid at ${issue?.path.join('.') ?? 'the row'}: ${issue?.message ?? 'unknown problem'}.`);
+    // The same compiled schema as `gp dataset validate` and the editor, so what prepare writes validates there.
+    const invalid = schemaErrors(result.task)?.[0];
+    if (invalid !== undefined) {
+      tally.skip(place, 'invalid-task', `The converted task is not valid at ${invalid.instancePath || 'the top level'}: ${invalid.message ?? 'unknown problem'}.`);
       return;
     }
     firstPlace.set(id, place);
-    ids.push(id);
     tally.converted++;
     tally.note(result.notes);
-    await writeFile(join(staging, 'instances', `${id}.json`), `${JSON.stringify(result.instance, null, 2)}\n`);
-    await all.write(JSON.stringify(result.task));
+    if (pending !== undefined) {
+      pendingIds.push(id);
+      await pending.write(JSON.stringify(result.task));
+    } else {
+      const index = rule.kind === 'fraction' && idFraction(id, rule.salt ?? '') < rule.fraction ? 1 : 0;
+      if (!(await splits.add(result.task, index))) return;
+    }
+    instanceIds.push(id);
+    writeFileSync(join(staging, 'instances', `${id}.json`), `${JSON.stringify(result.instance, null, 2)}\n`);
     if (result.goldPatch !== undefined) await gold.write(JSON.stringify({ instance_id: id, model_name_or_path: 'gold', model_patch: result.goldPatch }));
   }
 }
 
-interface SplitOutput {
-  readonly name: string;
-  readonly rows: number;
-  readonly images: string[];
-  readonly buildOnly: string[];
-  readonly ids: Set<string>;
-}
-
-/** Streams the staged tasks into one file per output split, applying the per-split limits. */
-async function writeSplits(options: PrepareOptions, staging: string, ids: readonly string[]): Promise<SplitOutput[]> {
-  const val = validationIds(ids, options.splitRule);
-  const names = options.splitRule.kind === 'none' ? [options.effectiveSplit] : ['train', options.valName ?? 'val'];
-  const limits = options.splitRule.kind === 'none' ? [options.trainLimit] : [options.trainLimit, options.valLimit];
-  const outputs = names.map((name) => ({ name, writer: new LineWriter(join(staging, `${name}.jsonl`)), images: new Set<string>(), buildOnly: new Set<string>(), ids: new Set<string>() }));
-  const lines = createInterface({ input: createReadStream(join(staging, 'all.jsonl'), 'utf8'), crlfDelay: Number.POSITIVE_INFINITY });
-  try {
-    for await (const line of lines) {
-      if (line === '') continue;
-      const task = JSON.parse(line) as TaskEntryInput;
-      const index = val.has(task.task_id) ? 1 : 0;
-      const out = outputs[index];
-      if (out === undefined || out.ids.size >= (limits[index] ?? Number.POSITIVE_INFINITY)) continue;
-      const written: TaskEntryInput = { ...task, split: out.name };
-      out.ids.add(task.task_id);
-      const { image, buildOnly } = rowImage(written as unknown as Record<string, unknown>);
-      if (image !== undefined) (buildOnly ? out.buildOnly : out.images).add(image);
-      await out.writer.write(JSON.stringify(written));
-    }
-  } finally {
-    for (const out of outputs) await out.writer.close();
+/** The second pass for a validation size: the staged tasks, each to its split. */
+async function splitPending(file: string, val: ReadonlySet<string>, splits: SplitWriters): Promise<void> {
+  const lines = createInterface({ input: createReadStream(file, 'utf8'), crlfDelay: Number.POSITIVE_INFINITY });
+  for await (const line of lines) {
+    if (line === '') continue;
+    const task = JSON.parse(line) as TaskEntryInput;
+    await splits.add(task, val.has(task.task_id) ? 1 : 0);
   }
-  return outputs.map((o) => ({ name: o.name, rows: o.ids.size, images: [...o.images, ...o.buildOnly], buildOnly: [...o.buildOnly], ids: o.ids }));
 }
 
 /** Named after the split the tasks file has, so the two always pair up (the original named them apart, spec G.4). */
@@ -245,11 +296,13 @@ export async function prepareDataset(options: PrepareOptions): Promise<PrepareRe
   const staging = await createStaging(options.outDir);
   try {
     const converted = await convertSources(options, staging);
-    const splits = await writeSplits(options, staging, converted.ids);
+    const splits = converted.splits;
     const files: string[] = [];
     const kept = new Set<string>();
     for (const s of splits) for (const id of s.ids) kept.add(id);
     for (const id of kept) files.push(`instances/${id}.json`);
+    // Tasks a split limit left out have no place in the outputs, so neither do their instance files.
+    for (const id of converted.instanceIds) if (!kept.has(id)) rmSync(join(staging, 'instances', `${id}.json`));
     for (const s of splits) {
       await writeManifest(join(staging, manifestName(s.name)), s.images, { buildOnly: s.buildOnly });
       files.push(manifestName(s.name));
@@ -286,7 +339,7 @@ export async function prepareDataset(options: PrepareOptions): Promise<PrepareRe
     });
     await writeFile(join(staging, 'prepare_report.json'), `${JSON.stringify(report, null, 2)}\n`);
     files.push('prepare_report.json');
-    await commitStaging(staging, options.outDir, files);
+    await commitStaging(staging, options.outDir, files, { wholeDir: 'instances' });
     return report;
   } catch (error) {
     await rm(staging, { recursive: true, force: true });

@@ -9,7 +9,7 @@
  * - the task carries what grading needs (the expected-output map, the image's test script) and
  *   nothing of the fix itself: `parsed_commit_content` is the gold change and stays out.
  */
-import { instanceFileSchema, type ConversionNote, type InstanceFile } from '../protocol/datasetPrepare.js';
+import type { ConversionNote, InstanceFile } from '../protocol/datasetPrepare.js';
 import { isBuildOnlyImageName } from '../sandbox/imageNames.js';
 import type { TaskEntryInput } from '../tasks/index.js';
 import { instanceRelativePath, skip, titleFromText, type Conversion, type ConvertContext } from './conversion.js';
@@ -130,7 +130,7 @@ export function convertR2eRow(source: Row, ctx: ConvertContext): Conversion {
     },
     ...(expected.map !== undefined ? { expected_output_json: expected.map } : {}),
   };
-  const instance: InstanceFile = instanceFileSchema.parse({
+  const instance: InstanceFile = {
     schema: 'graph-planner/instance@1',
     task_id: id,
     kind: 'r2e-gym',
@@ -143,6 +143,6 @@ export function convertR2eRow(source: Row, ctx: ConvertContext): Conversion {
     ...(commit !== undefined ? { commit_hash: commit } : {}),
     ...(expected.map !== undefined ? { expected_output_json: expected.map } : {}),
     ...(relevant !== undefined ? { relevant_files: relevant } : {}),
-  });
+  };
   return { kind: 'task', task, instance, notes };
 }

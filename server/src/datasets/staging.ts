@@ -4,9 +4,9 @@
  * leaves half a dataset under the final names: either the previous outputs or the new ones.
  * Staging folders of dead processes are removed by the next run.
  */
-import { createWriteStream, type WriteStream } from 'node:fs';
-import { mkdir, readdir, rename, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { createWriteStream, existsSync, mkdirSync, renameSync, type WriteStream } from 'node:fs';
+import { mkdir, readdir, rm } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { once } from 'node:events';
 
 const prefix = '.prepare-';
@@ -49,7 +49,9 @@ export class LineWriter {
   lines = 0;
 
   constructor(path: string) {
-    this.stream = createWriteStream(path, { encoding: 'utf8' });
+    // A large buffer: task lines are kilobytes each, and with the default 16 KiB the writer would
+    // wait for a drain every few lines.
+    this.stream = createWriteStream(path, { encoding: 'utf8', highWaterMark: 4 * 1024 * 1024 });
   }
 
   async write(line: string): Promise<void> {
@@ -57,17 +59,34 @@ export class LineWriter {
     if (!this.stream.write(`${line}\n`)) await once(this.stream, 'drain');
   }
 
+  /** Flushes and closes the file; closing again does nothing. */
   async close(): Promise<void> {
+    if (this.stream.writableEnded) return;
     await new Promise<void>((resolve, reject) => this.stream.end((error?: Error | null) => (error ? reject(error) : resolve())));
   }
 }
 
-/** Moves `files` (paths relative to `staging`) to the same relative paths under `outDir`, in order. */
-export async function commitStaging(staging: string, outDir: string, files: readonly string[]): Promise<void> {
+/**
+ * Moves `files` (paths relative to `staging`) to the same relative paths under `outDir`, in order.
+ * The renames are synchronous: a dataset has thousands of instance files, and a rename through
+ * the promise API costs a thread-pool round trip each.
+ */
+export async function commitStaging(staging: string, outDir: string, files: readonly string[], options: { wholeDir?: string } = {}): Promise<void> {
+  const made = new Set<string>();
+  // A first run into an empty output folder moves the instance folder in one rename.
+  const whole = options.wholeDir;
+  const moveWhole = whole !== undefined && !existsSync(join(outDir, whole));
+  if (moveWhole) renameSync(join(staging, whole), join(outDir, whole));
   for (const file of files) {
+    if (moveWhole && file.startsWith(`${whole}/`)) continue;
     const target = join(outDir, file);
-    await mkdir(join(target, '..'), { recursive: true });
-    await rename(join(staging, file), target);
+    const parent = dirname(target);
+    if (!made.has(parent)) {
+      mkdirSync(parent, { recursive: true });
+      made.add(parent);
+    }
+    renameSync(join(staging, file), target);
   }
   await rm(staging, { recursive: true, force: true });
 }
+

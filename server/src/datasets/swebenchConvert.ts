@@ -14,7 +14,7 @@
  * - the gold `patch` never enters the task or the instance file: it goes to a separate
  *   predictions file for evaluating the harness itself.
  */
-import { instanceFileSchema, type ConversionNote, type InstanceFile } from '../protocol/datasetPrepare.js';
+import type { ConversionNote, InstanceFile } from '../protocol/datasetPrepare.js';
 import { decodeTestList } from '../testing/testLists.js';
 import type { TaskEntryInput } from '../tasks/index.js';
 import { instanceRelativePath, skip, titleFromText, type Conversion, type ConvertContext } from './conversion.js';
@@ -126,7 +126,7 @@ export function convertSwebenchRow(row: Row, ctx: ConvertContext, options: Swebe
     ...(lists.f2p !== undefined ? { FAIL_TO_PASS: lists.f2p } : {}),
     ...(lists.p2p !== undefined ? { PASS_TO_PASS: lists.p2p } : {}),
   };
-  const instance: InstanceFile = instanceFileSchema.parse({
+  const instance: InstanceFile = {
     schema: 'graph-planner/instance@1',
     task_id: id,
     kind: 'swebench',
@@ -143,6 +143,6 @@ export function convertSwebenchRow(row: Row, ctx: ConvertContext, options: Swebe
     ...(lists.f2p !== undefined ? { FAIL_TO_PASS: lists.f2p } : {}),
     ...(lists.p2p !== undefined ? { PASS_TO_PASS: lists.p2p } : {}),
     ...(spec !== undefined ? { swebench_spec: spec } : {}),
-  });
+  };
   return { kind: 'task', task, instance, notes, ...(goldPatch !== undefined ? { goldPatch } : {}) };
 }
