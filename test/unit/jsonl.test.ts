@@ -194,7 +194,24 @@ function capture(): { out: string[]; err: string[]; io: { out(l: string): void; 
 test('gp dataset validate exits 0 for clean files and prints a summary', async () => {
   const c = capture();
   assert.equal(await datasetValidate(['datasets/sample/tasks.jsonl'], {}, c.io), 0);
-  assert.deepEqual(c.out, ['datasets/sample/tasks.jsonl: 3 lines, 3 tasks, 0 errors, 0 warnings.']);
+  assert.deepEqual(c.out, [
+    'datasets/sample/tasks.jsonl: 3 lines, 3 tasks, 0 errors, 0 warnings.',
+    '  0 duplicate ids, 0 rows without an image, 0 unknown keys, 0 lines of invalid JSON, 0 lines not UTF-8; 1 image, 0 build-only.',
+  ]);
+});
+
+test('gp dataset validate counts duplicate ids, rows without an image, unknown keys, bad lines and build-only images', async () => {
+  const row = (id: string, image: string | undefined, extra = '') =>
+    `{"task_id": "${id}", "sandbox": {${image === undefined ? '' : `"docker_image": "${image}", `}"workdir": "/testbed"}${extra}}`;
+  const text = [row('a', 'sweb.eval.x86_64.a:latest'), row('a', 'img:1'), row('b', undefined), row('c', 'img:1', ', "colour": 1'), '{"task_id": ', '[1]'].join('\n');
+  const path = file('counts.jsonl', `${text}\n`);
+  const c = capture();
+  assert.equal(await datasetValidate([path], {}, c.io), 1);
+  assert.match(c.out.at(-1) ?? '', /^  1 duplicate id, 1 row without an image, 1 unknown key, 1 line of invalid JSON, 0 lines not UTF-8; 2 images, 1 build-only\.$/);
+  const json = capture();
+  await datasetValidate([path], { json: true }, json.io);
+  const parsed = JSON.parse(json.out.join('\n')) as { counts: Record<string, number> }[];
+  assert.deepEqual(parsed[0]?.counts, { duplicateIds: 1, missingImages: 1, unknownKeys: 1, invalidJson: 1, nonUtf8: 0, images: 2, buildOnlyImages: 1 });
 });
 
 test('gp dataset validate prints file:line:col severity code message and exits 1 on errors', async () => {
@@ -203,6 +220,7 @@ test('gp dataset validate prints file:line:col severity code message and exits 1
   assert.equal(await datasetValidate([path], {}, c.io), 1);
   assert.equal(c.out[0], `${path}:2:17 error jsonl/syntax Invalid JSON at column 17: Unexpected '}': remove the trailing comma before it.`);
   assert.equal(c.out[1], `${path}: 2 lines, 1 task, 1 error, 0 warnings.`);
+  assert.match(c.out[2] ?? '', /1 line of invalid JSON/);
 });
 
 test('gp dataset validate exits 2 when a file cannot be read, limits problems, and prints JSON', async () => {
@@ -212,7 +230,7 @@ test('gp dataset validate exits 2 when a file cannot be read, limits problems, a
   const many = file('many.jsonl', `${['x', 'y', 'z'].join('\n')}\n`);
   const limited = capture();
   assert.equal(await datasetValidate([many], { maxProblems: 1 }, limited.io), 1);
-  assert.equal(limited.out.length, 3);
+  assert.equal(limited.out.length, 4);
   assert.match(limited.out[1] ?? '', /2 more problems not shown/);
   const json = capture();
   assert.equal(await datasetValidate([many], { json: true }, json.io), 1);
