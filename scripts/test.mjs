@@ -42,7 +42,11 @@ if (!only) {
 }
 // The integration layer runs against a real Docker Engine: the setup installs and starts it when
 // missing and builds the offline images (a no-op when they are up to date).
-if (layers.includes('integration')) run('bash', ['test/integration/setup.sh']);
+if (layers.includes('integration')) {
+  run('bash', ['test/integration/setup.sh']);
+  // pyarrow in .venv-test/: the independent reader of the parquet files registered for Verl.
+  run('bash', ['test/python/setup.sh']);
+}
 if (layers.includes('e2e')) {
   run('bash', ['test/e2e/setup.sh']);
   run('npm', ['run', '-s', 'package']);
