@@ -208,3 +208,25 @@ test('gp dataset prepare swebench --from prints what it wrote and what it skippe
   assert.ok(errs.some((l) => l.includes('name the dataset kind: r2e-gym or swebench, not "nope"')));
   assert.equal(await runCli(['dataset', 'prepare', 'r2e-gym', '--val-size', '3', '--no-val', '--from', lite()], io, process.cwd()), 2);
 });
+
+test('gp dataset register takes what prepare wrote, and every row reads back with its instance file path made absolute', async () => {
+  const out = tmp('reg');
+  const io = { out: (_l: string) => undefined, err: (_l: string) => undefined };
+  assert.equal(await runCli(['dataset', 'prepare', 'swebench', '--from', lite(), '--out', out, '--limit', '12'], io, process.cwd()), 0);
+  const lines: string[] = [];
+  const errs: string[] = [];
+  const root = join(out, 'registry');
+  const code = await runCli(['dataset', 'register', join(out, 'test.jsonl'), '--name', 'lite', '--split', 'eval', '--root', root], { out: (l) => lines.push(l), err: (l) => errs.push(l) }, process.cwd());
+  assert.equal(code, 0, errs.join('\n'));
+  assert.equal(lines[0], 'Registered lite/eval: 12 rows, every one read back and checked.');
+  const { readVerlRows } = await import('../../server/src/datasets/register.js');
+  let n = 0;
+  for await (const row of readVerlRows(join(root, 'lite', 'eval_verl.parquet'))) {
+    const task = JSON.parse(row.extra_info.task) as { sandbox: { r2e_ds_json: string } };
+    assert.ok(existsSync(task.sandbox.r2e_ds_json), task.sandbox.r2e_ds_json);
+    n++;
+  }
+  assert.equal(n, 12);
+  assert.equal(await runCli(['dataset', 'register', join(out, 'test.jsonl'), '--name', 'a/b', '--split', 'eval', '--root', root], { out: () => undefined, err: (l) => errs.push(l) }, process.cwd()), 1);
+  assert.ok(errs.includes('Nothing was written.'));
+});

@@ -207,7 +207,7 @@ test('gp dataset validate counts duplicate ids, rows without an image, unknown k
   const path = file('counts.jsonl', `${text}\n`);
   const c = capture();
   assert.equal(await datasetValidate([path], {}, c.io), 1);
-  assert.match(c.out.at(-1) ?? '', /^  1 duplicate id, 1 row without an image, 1 unknown key, 1 line of invalid JSON, 0 lines not UTF-8; 2 images, 1 build-only\.$/);
+  assert.match(c.out.at(-1) ?? '', /^ {2}1 duplicate id, 1 row without an image, 1 unknown key, 1 line of invalid JSON, 0 lines not UTF-8; 2 images, 1 build-only\.$/);
   const json = capture();
   await datasetValidate([path], { json: true }, json.io);
   const parsed = JSON.parse(json.out.join('\n')) as { counts: Record<string, number> }[];

@@ -1,2 +1,10 @@
-/** Datasets: image manifests of task files (converters and registration come with the datasets issue). */
+/** Datasets: download, conversion, splits, manifests and registration for the trainer. */
 export { collectImages, writeManifest, readManifest, type ImageCollection, type Manifest } from './manifest.js';
+export { prepareDataset, PrepareError, type DatasetKind, type PrepareOptions, type PrepareProgress } from './prepare.js';
+export { openRowSource, formatSourcePlace, DatasetInputError, type RowSource, type SourceItem, type SourcePlace } from './rowSource.js';
+export { listParquetFiles, pickSplit, HubError, type ParquetFileRef, type ParquetListing } from './hfHub.js';
+export { downloadParquetFiles, type DownloadedFile, type DownloadProgress } from './hfDownload.js';
+export { registerDataset, readVerlRows, RegisterError, type RegisterOptions, type RegisterResult } from './register.js';
+export { convertR2eRow } from './r2eConvert.js';
+export { convertSwebenchRow } from './swebenchConvert.js';
+export type { SplitRule } from './splits.js';
