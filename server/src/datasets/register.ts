@@ -23,6 +23,7 @@ import { findSyntaxError, locate } from '../tasks/jsonScanner.js';
 import { loadTasks, type LoadedTask, type TaskEntry } from '../tasks/index.js';
 import { withAbsolutePaths } from './taskPaths.js';
 import { readVerlRows, VerlParquetError, writeVerlParquet } from './verlParquet.js';
+import { processAlive } from '../util/processAlive.js';
 
 export { readVerlRows, VerlParquetError } from './verlParquet.js';
 export type { VerlRow } from '../protocol/datasetRegistry.js';
@@ -292,22 +293,13 @@ function tempPathFor(path: string): string {
   return `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM means the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Removes temporary files next to `path` left by registrations that crashed. */
 async function removeStaleTemps(path: string): Promise<void> {
   const base = `${path.slice(dirname(path).length + 1)}.tmp-`;
   for (const name of await readdir(dirname(path)).catch(() => [])) {
     const pid = name.startsWith(base) ? Number(/^(\d+)-[0-9a-f]+$/.exec(name.slice(base.length))?.[1]) : Number.NaN;
-    if (Number.isInteger(pid) && pid > 0 && !alive(pid)) await rm(join(dirname(path), name), { force: true });
+    if (Number.isInteger(pid) && pid > 0 && !processAlive(pid)) await rm(join(dirname(path), name), { force: true });
   }
 }
 

@@ -8,18 +8,10 @@ import { createWriteStream, existsSync, mkdirSync, renameSync, type WriteStream 
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { once } from 'node:events';
+import { processAlive } from '../util/processAlive.js';
 
 const prefix = '.prepare-';
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM means the process exists but belongs to someone else.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Removes staging folders left in `outDir` by processes that no longer run. */
 export async function removeStaleStaging(outDir: string): Promise<void> {
@@ -31,7 +23,7 @@ export async function removeStaleStaging(outDir: string): Promise<void> {
   }
   for (const name of names) {
     const pid = Number(/^\.prepare-(\d+)-/.exec(name)?.[1]);
-    if (Number.isInteger(pid) && pid > 0 && !alive(pid)) await rm(join(outDir, name), { recursive: true, force: true });
+    if (Number.isInteger(pid) && pid > 0 && !processAlive(pid)) await rm(join(outDir, name), { recursive: true, force: true });
   }
 }
 

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { RunStatus } from '../protocol/runs.js';
 import { runLayout } from './layout.js';
 import { readStatus } from './status.js';
+import { processAlive } from '../util/processAlive.js';
 
 export interface RunListing {
   readonly name: string;
@@ -22,18 +23,10 @@ export interface RunListing {
   readonly hasReport: boolean;
 }
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Whether a `running` status belongs to a process that still runs here (other hosts count as alive). */
 export function statusIsLive(status: RunStatus): boolean {
-  return status.state === 'running' && (status.host !== hostname() || alive(status.pid));
+  return status.state === 'running' && (status.host !== hostname() || processAlive(status.pid));
 }
 
 /** Runs under `outputDir`, newest first (by start time, then name); none when the folder is missing. */

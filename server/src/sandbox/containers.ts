@@ -19,19 +19,9 @@ export function ownerLabels(run: string, task: string, now: Date = new Date()): 
   };
 }
 
-/**
- * Whether a process runs here. `EPERM` means it exists but belongs to another user. A pid can be
- * reused after its process ends, so a long-dead owner may look alive; that errs on the side of
- * keeping a container, never of removing a live one.
- */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+import { processAlive } from '../util/processAlive.js';
+
+export { processAlive };
 
 export interface ListOptions {
   /** Stopped containers too (Docker lists running ones only by default). */
