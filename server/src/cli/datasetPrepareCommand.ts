@@ -11,9 +11,9 @@ import { prepareDataset, PrepareError, type DatasetKind, type PrepareOptions } f
 import { DatasetInputError } from '../datasets/rowSource.js';
 import type { SplitRule } from '../datasets/splits.js';
 import type { PrepareReport } from '../protocol/datasetPrepare.js';
-import { bar, formatBytes, LineProgress } from './lineProgress.js';
-import { plural, type Io } from './output.js';
-import type { ProgressSink } from './progress.js';
+import { formatBytes, LineProgress } from './lineProgress.js';
+import { intFlag, plural, type Io } from './output.js';
+import { bar, type ProgressSink } from './progress.js';
 
 export const datasetPrepareUsage = `gp dataset prepare r2e-gym|swebench [--dataset ID] [--split S] [--config C]
                [--from FILE...] [--out DIR] [--val-size N | --val-fraction F | --no-val]
@@ -52,16 +52,6 @@ interface Parsed {
   readonly imageNamespace: string | undefined;
   readonly cacheDir: string;
   readonly json: boolean;
-}
-
-function count(name: string, value: string | undefined, errors: string[], min = 0): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < min) {
-    errors.push(`${name} needs an integer of at least ${min}, not ${JSON.stringify(value)}.`);
-    return undefined;
-  }
-  return n;
 }
 
 function parse(argv: readonly string[], cwd: string): { ok: true; value: Parsed } | { ok: false; errors: string[] } {
@@ -104,7 +94,7 @@ function parse(argv: readonly string[], cwd: string): { ok: true; value: Parsed 
   let splitRule = d.splitRule;
   const given = [v['val-size'], v['val-fraction'], v['no-val']].filter((x) => x !== undefined).length;
   if (given > 1) errors.push('give one of --val-size, --val-fraction and --no-val.');
-  const valSize = count('--val-size', v['val-size'], errors);
+  const valSize = intFlag('--val-size', v['val-size'], errors, 0);
   if (valSize !== undefined) splitRule = { kind: 'size', size: valSize };
   if (v['val-fraction'] !== undefined) {
     const f = Number(v['val-fraction']);
@@ -120,10 +110,10 @@ function parse(argv: readonly string[], cwd: string): { ok: true; value: Parsed 
     from: [...(v.from ?? []), ...extra].map((f) => resolve(cwd, f)),
     out: resolve(cwd, v.out ?? d.out),
     splitRule,
-    limit: count('--limit', v.limit, errors, 1),
-    trainLimit: count('--train-limit', v['train-limit'], errors),
-    valLimit: count('--val-limit', v['val-limit'], errors),
-    maxSteps: count('--max-steps', v['max-steps'], errors, 1),
+    limit: intFlag('--limit', v.limit, errors),
+    trainLimit: intFlag('--train-limit', v['train-limit'], errors, 0),
+    valLimit: intFlag('--val-limit', v['val-limit'], errors, 0),
+    maxSteps: intFlag('--max-steps', v['max-steps'], errors),
     imageNamespace: v['image-namespace'],
     cacheDir: resolve(cwd, v['cache-dir'] ?? process.env['GP_CACHE_DIR'] ?? join(homedir(), '.cache', 'graph-planner', 'hf')),
     json: v.json === true,

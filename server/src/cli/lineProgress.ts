@@ -17,12 +17,6 @@ export function formatBytes(n: number): string {
   return `${value.toFixed(value < 10 ? 1 : 0)} ${units[unit]}`;
 }
 
-/** `[#####-----] ` for a fraction in [0, 1]. */
-export function bar(fraction: number, width = 24): string {
-  const filled = Math.max(0, Math.min(width, Math.round(width * fraction)));
-  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`;
-}
-
 export class LineProgress {
   private last = 0;
   private drawn = false;

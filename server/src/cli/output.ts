@@ -22,3 +22,17 @@ export function formatUnlocated(file: string, f: Finding): string {
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
+
+/**
+ * An integer flag: undefined when absent; otherwise the number, or a message pushed onto `errors`
+ * when it is not an integer of at least `min`, so a command can report every bad flag at once.
+ */
+export function intFlag(name: string, value: string | undefined, errors: string[], min = 1): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isInteger(n) || n < min) {
+    errors.push(min === 1 ? `${name} needs a positive integer, not '${value}'.` : `${name} needs an integer of at least ${min}, not '${value}'.`);
+    return undefined;
+  }
+  return n;
+}

@@ -39,14 +39,19 @@ export function eta(state: ProgressState): number | undefined {
   return (state.elapsedMs / state.doneHere) * (state.total - state.done);
 }
 
+/** `[#####-----]` for a fraction in [0, 1], `width` characters inside the brackets. */
+export function bar(fraction: number, width = 24): string {
+  const filled = Math.max(0, Math.min(width, Math.round(width * fraction)));
+  return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}]`;
+}
+
 /** The progress line, at most `width - 1` characters (a full-width line would wrap on some terminals). */
 export function renderBar(state: ProgressState, width: number): string {
   const left = eta(state);
   const text = ` ${state.done}/${state.total} · ${state.resolved} resolved · ${state.running} running · ${formatDuration(state.elapsedMs)} elapsed · ETA ${left === undefined ? '?' : formatDuration(left)}`;
   const barWidth = Math.max(0, Math.min(30, width - 1 - text.length - 2));
-  const filled = state.total === 0 ? barWidth : Math.round((barWidth * state.done) / state.total);
-  const bar = barWidth > 0 ? `[${'#'.repeat(filled)}${'-'.repeat(barWidth - filled)}]` : '';
-  return `${bar}${text}`.slice(0, Math.max(0, width - 1));
+  const drawn = barWidth > 0 ? bar(state.total === 0 ? 1 : state.done / state.total, barWidth) : '';
+  return `${drawn}${text}`.slice(0, Math.max(0, width - 1));
 }
 
 /** `[3/7] sample-x resolved in 4 steps, 12.3 s`, or why it was not. */

@@ -13,7 +13,7 @@ import { planEpisodes, runRollout, type PlannedTask, type RolloutResult } from '
 import { listRuns, readStatus, runLayout, statusIsLive } from '../runs/index.js';
 import { loadTasks } from '../tasks/index.js';
 import { withDeadline } from '../util/deadline.js';
-import { formatLocated, formatUnlocated, type Io } from './output.js';
+import { formatLocated, formatUnlocated, intFlag, type Io } from './output.js';
 import { RolloutProgress, type ProgressSink } from './progress.js';
 import { containerReaper, episodeDepsFromConfig } from './rolloutDeps.js';
 import { displayPath, episodeTable, evalSummary, interruptedLines, totalsLine } from './rolloutSummary.js';
@@ -94,16 +94,6 @@ interface Parsed {
   readonly runDir: string | undefined;
   readonly resume: boolean;
   readonly json: boolean;
-}
-
-function intFlag(name: string, value: string | undefined, errors: string[]): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) {
-    errors.push(`${name} needs a positive integer, not '${value}'.`);
-    return undefined;
-  }
-  return n;
 }
 
 function parseRolloutArgs(command: RolloutCommand, argv: readonly string[]): { ok: true; value: Parsed } | { ok: false; errors: string[] } {
