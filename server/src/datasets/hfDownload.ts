@@ -8,7 +8,8 @@
  */
 import { open, mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { backoff, describeCause, HubError, hubFetch, networkError, shown, statusError, tokenFrom, type HubResponse, type ParquetFileRef } from './hfHub.js';
+import { backoff, describeCause, HubError, hubFetch, networkError, shown, statusError, tokenFrom, type HubResponse } from './hfHttp.js';
+import type { ParquetFileRef } from './hfHub.js';
 
 export interface DownloadProgress {
   readonly file: ParquetFileRef;
