@@ -12,7 +12,7 @@
 import { isUtf8 } from 'node:buffer';
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema, type AsyncBuffer, type FileMetaData } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
-import { DatasetInputError, firstInvalidUtf8, onceSource, throwIfAborted, type RowSource, type SourceItem, type SourcePlace } from './rowSource.js';
+import { DatasetInputError, firstInvalidUtf8, onceSource, throwIfAborted, type RowSource, type SourceItem, type SourcePlace } from './sourceItems.js';
 
 const magic = 'PAR1';
 /** The head magic plus the footer's metadata length and tail magic. */
