@@ -80,6 +80,7 @@ export function convertSwebenchRow(row: Row, ctx: ConvertContext, options: Swebe
   const baseCommit = nonEmpty(row['base_commit']) ?? nonEmpty(row['commit']) ?? fromSpec.baseCommit;
   const testPatch = firstText(row, ['test_patch']) ?? fromSpec.testPatch;
   const version = nonEmpty(row['version']) ?? nonEmpty(spec?.['version']);
+  const setupCommit = nonEmpty(row['environment_setup_commit']);
 
   let testCommand = fromSpec.testCommand;
   if (testCommand === undefined) {
@@ -138,7 +139,7 @@ export function convertSwebenchRow(row: Row, ctx: ConvertContext, options: Swebe
     test_command: script,
     ...(baseCommit !== undefined ? { base_commit: baseCommit } : {}),
     ...(version !== undefined ? { version } : {}),
-    ...(nonEmpty(row['environment_setup_commit']) !== undefined ? { environment_setup_commit: nonEmpty(row['environment_setup_commit']) } : {}),
+    ...(setupCommit !== undefined ? { environment_setup_commit: setupCommit } : {}),
     ...(testPatch !== undefined ? { test_patch: testPatch, test_files: testDirectives('', testPatch) } : {}),
     ...(lists.f2p !== undefined ? { FAIL_TO_PASS: lists.f2p } : {}),
     ...(lists.p2p !== undefined ? { PASS_TO_PASS: lists.p2p } : {}),
