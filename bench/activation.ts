@@ -16,6 +16,7 @@ import type { BenchResult } from './result.js';
 import { round1, summarize } from './stats.js';
 import type { FigureOutcome } from './yamlFigures.js';
 import { repoRoot } from './yamlServers.js';
+import { errorMessage } from '../server/src/util/errors.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -58,7 +59,7 @@ export async function benchActivation(options: ActivationBenchOptions, log: (lin
   try {
     harness.checkPrerequisites();
   } catch (error) {
-    return notMeasured(messageOf(error));
+    return notMeasured(errorMessage(error));
   }
   log(`extension activation: ${options.activationSessions} fresh code-server ${harness.codeServerVersion} sessions with ${pkg.note}`);
   const samples: Sample[] = [];
@@ -69,8 +70,8 @@ export async function benchActivation(options: ActivationBenchOptions, log: (lin
       samples.push(sample);
       log(`  session ${i}: ${describe(sample)}`);
     } catch (error) {
-      failures.push(messageOf(error));
-      log(`  session ${i} FAILED: ${messageOf(error).split('\n')[0] ?? ''}`);
+      failures.push(errorMessage(error));
+      log(`  session ${i} FAILED: ${errorMessage(error).split('\n')[0] ?? ''}`);
     }
   }
   if (samples.length === 0) return notMeasured(`every code-server session failed; the first: ${failures[0] ?? ''}`);
@@ -95,7 +96,7 @@ async function measureSession(): Promise<Sample> {
     const anchor = rows.get(anchorName);
     if (ours === undefined || anchor === undefined) throw new Error('waitForRunningExtensions returned without both rows');
     // The hover names the activating extension and event; it is a detail, so a missing one is noted, not fatal.
-    const hover = async (name: string): Promise<string> => workbench.runningExtensionActivationHover(session.page, name).catch((e: unknown) => `not read: ${messageOf(e).split('\n')[0] ?? ''}`);
+    const hover = async (name: string): Promise<string> => workbench.runningExtensionActivationHover(session.page, name).catch((e: unknown) => `not read: ${errorMessage(e).split('\n')[0] ?? ''}`);
     const oursHover = await hover(oursName);
     const anchorHover = await hover(anchorName);
     if (!anchorHover.startsWith('not read') && !anchorHover.includes(anchorId)) {
@@ -152,7 +153,7 @@ async function extensionPackage(log: (line: string) => void): Promise<Package> {
     const vsce = join(repoRoot, 'node_modules', '.bin', 'vsce');
     await execFileAsync(vsce, ['package', '--no-dependencies', '--allow-missing-repository', '-o', privateVsix], { cwd: repoRoot, timeout: 120_000 });
   } catch (error) {
-    return { kind: 'unavailable', reason: `dist/graph-planner.vsix is stale and vsce could not package the current build: ${messageOf(error).split('\n')[0] ?? ''}` };
+    return { kind: 'unavailable', reason: `dist/graph-planner.vsix is stale and vsce could not package the current build: ${errorMessage(error).split('\n')[0] ?? ''}` };
   }
   return { kind: 'ready', path: privateVsix, note };
 }
@@ -219,8 +220,4 @@ function describe(s: Sample): string {
 
 function notMeasured(reason: string): FigureOutcome {
   return { results: [], notMeasured: [{ name: figureName, reason }] };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -7,9 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { splitLines, validateJsonl } from '../server/src/tasks/index.js';
 import type { BenchResult } from './result.js';
-import { sharedDataPath } from '../test/support/sharedData.js';
+import { fixturePath, swebenchVerifiedFixture } from '../test/support/fixtures.js';
 
-const dataFile = sharedDataPath('swebench_verified_tasks.jsonl');
+const dataFile = fixturePath(swebenchVerifiedFixture);
 const warmups = 3;
 const repetitions = 10;
 const rounds = 4;
@@ -66,7 +66,7 @@ export async function benchJsonl(): Promise<BenchResult> {
   const report = validateJsonl(text).summary;
   return Promise.resolve({
     name: 'jsonl-throughput',
-    what: `dataset validation MB/s on ${dataFile} (${report.lines} lines, ${megabytes.toFixed(2)} MB), median of ${rounds * repetitions} runs each`,
+    what: `dataset validation MB/s on test/fixtures/${swebenchVerifiedFixture} (${report.lines} lines, ${megabytes.toFixed(2)} MB), median of ${rounds * repetitions} runs each`,
     unit: 'MB/s',
     ours: value,
     anchor,

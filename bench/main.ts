@@ -4,7 +4,7 @@
  * its reason, never filled with a number. The exit code is 0 whatever the figures say: a benchmark
  * reports, it is not a test.
  *
- * Options: `--only yaml,jsonl,activation,sandbox,graph,rollout,datasets`, `--edits N` (default 60), `--warmup N` (20),
+ * Options: `--only yaml,jsonl,activation,sandbox,graph,rollout,launch,datasets,tasks,runs,idle`, `--edits N` (default 60), `--warmup N` (20),
  * `--sessions N` (7), `--activation-sessions N` (5 code-server sessions).
  */
 import { existsSync } from 'node:fs';
@@ -17,9 +17,14 @@ import { benchDatasets } from './datasetFigures.js';
 import type { BenchResult } from './result.js';
 import { benchSandbox } from './sandboxFigures.js';
 import { benchGraph } from './graphFigures.js';
+import { benchLaunch } from './launchFigures.js';
 import { benchRollout } from './rolloutFigures.js';
+import { benchTasks } from './taskFigures.js';
+import { benchRuns } from './runsFigures.js';
+import { benchIdle } from './idleFigures.js';
 import { benchYaml, type FigureOutcome } from './yamlFigures.js';
 import { repoRoot } from './yamlServers.js';
+import { errorMessage } from '../server/src/util/errors.js';
 
 interface Options {
   readonly only: ReadonlySet<string> | null;
@@ -109,7 +114,7 @@ async function main(): Promise<void> {
     try {
       outcomes.push(await run());
     } catch (error) {
-      outcomes.push({ results: [], notMeasured: [{ name, reason: error instanceof Error ? error.message : String(error) }] });
+      outcomes.push({ results: [], notMeasured: [{ name, reason: errorMessage(error) }] });
     }
   };
   if (wanted('yaml')) await guard('yaml', () => benchYaml(options, log));
@@ -118,7 +123,11 @@ async function main(): Promise<void> {
   if (wanted('sandbox')) await guard('sandbox', () => benchSandbox(log));
   if (wanted('graph')) await guard('graph', () => benchGraph(log));
   if (wanted('rollout')) await guard('rollout', () => benchRollout(log));
+  if (wanted('launch')) await guard('launch', () => benchLaunch(log));
   if (wanted('datasets')) await guard('datasets', () => benchDatasets(log));
+  if (wanted('tasks')) await guard('tasks', () => benchTasks(log));
+  if (wanted('runs')) await guard('runs', () => benchRuns(log));
+  if (wanted('idle')) await guard('idle', () => benchIdle(log));
 
   const results = outcomes.flatMap((o) => o.results);
   const notMeasured = outcomes.flatMap((o) => o.notMeasured);

@@ -17,7 +17,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import type Docker from 'dockerode';
-import { containerReaper, episodeDepsFromConfig } from '../server/src/cli/rolloutDeps.js';
+import { defaultSandboxOptions, containerReaper, episodeDepsFromConfig } from '../server/src/launch/index.js';
 import { experimentConfigSchema, type ExperimentConfig } from '../server/src/config/index.js';
 import { trajectoryLineSchema } from '../server/src/protocol/runs.js';
 import { sandboxSpecSchema } from '../server/src/protocol/sandbox.js';
@@ -30,6 +30,7 @@ import type { BenchResult } from './result.js';
 import { sampleImage, sampleWorkdir, sig3, spreadDetails, timed } from './sandboxSupport.js';
 import { percentiles } from './stats.js';
 import type { FigureOutcome } from './yamlFigures.js';
+import { errorMessage } from '../server/src/util/errors.js';
 
 export const overheadFigureName = 'rollout-env-overhead-per-step';
 export const throughputFigureNames = ['rollout-throughput-parallel-2', 'rollout-throughput-parallel-4'] as const;
@@ -44,10 +45,6 @@ interface Measured {
   readonly result: RolloutResult;
   readonly wallMs: number;
   readonly runDir: string;
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function notMeasured(names: readonly string[], reason: string): FigureOutcome {
@@ -72,7 +69,7 @@ async function sampleTasks(docker: Docker, log: (line: string) => void): Promise
 }
 
 async function execRoundTrips(run: string): Promise<number[]> {
-  const sandbox = await DockerSandbox.open(sandboxSpecSchema.parse({ backend: 'docker', image: sampleImage, workdir: sampleWorkdir, run, task: 'exec-anchor' }));
+  const sandbox = await DockerSandbox.open(sandboxSpecSchema.parse({ ...defaultSandboxOptions(), backend: 'docker', image: sampleImage, workdir: sampleWorkdir, run, task: 'exec-anchor' }));
   try {
     for (let i = 0; i < execWarmup; i++) await sandbox.exec(['true']);
     const samples: number[] = [];
@@ -187,7 +184,7 @@ export async function benchRollout(log: (line: string) => void = (line) => conso
     ({ docker } = await connectDocker());
     await docker.getImage(sampleImage).inspect();
   } catch (error) {
-    return notMeasured(allNames, `Docker or ${sampleImage} is not available (${messageOf(error)}); build the images with \`npx tsx scripts/buildImages.ts\``);
+    return notMeasured(allNames, `Docker or ${sampleImage} is not available (${errorMessage(error)}); build the images with \`npx tsx scripts/buildImages.ts\``);
   }
   const tasks = await sampleTasks(docker, log);
   if (tasks.length === 0) return notMeasured(allNames, 'none of the sample tasks has its image on this engine');
@@ -210,7 +207,7 @@ export async function benchRollout(log: (line: string) => void = (line) => conso
       notMeasured: [],
     };
   } catch (error) {
-    return notMeasured(allNames, messageOf(error));
+    return notMeasured(allNames, errorMessage(error));
   } finally {
     await reapContainers({ run: anchorRun, includeLive: true, docker }).catch(() => undefined);
     for (const d of dirs) rmSync(d, { recursive: true, force: true });

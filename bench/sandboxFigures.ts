@@ -15,6 +15,7 @@ import { benchExecRoundTrip, execFigureName } from './sandboxExec.js';
 import { benchLifecycle, readyFigureName, resetFigureName } from './sandboxLifecycle.js';
 import { removeLeftovers, sampleImage, type SandboxBench } from './sandboxSupport.js';
 import type { FigureOutcome } from './yamlFigures.js';
+import { errorMessage } from '../server/src/util/errors.js';
 
 interface Group {
   readonly names: readonly string[];
@@ -33,17 +34,13 @@ function notMeasured(names: readonly string[], reason: string): FigureOutcome {
   return { results: [], notMeasured: names.map((name) => ({ name, reason })) };
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** A connected client when the daemon answers and has the sample image; otherwise why not. */
 async function connectForBench(): Promise<{ reason: string } | { docker: Docker }> {
   let docker: Docker;
   try {
     ({ docker } = await connectDocker());
   } catch (error) {
-    return { reason: messageOf(error) };
+    return { reason: errorMessage(error) };
   }
   try {
     await docker.getImage(sampleImage).inspect();
@@ -64,7 +61,7 @@ export async function benchSandbox(log: (line: string) => void): Promise<FigureO
       try {
         outcomes.push(await group.run(bench));
       } catch (error) {
-        outcomes.push(notMeasured(group.names, messageOf(error)));
+        outcomes.push(notMeasured(group.names, errorMessage(error)));
       }
     }
   } finally {

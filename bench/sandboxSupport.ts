@@ -9,6 +9,7 @@ import { finished } from 'node:stream/promises';
 import type Docker from 'dockerode';
 import { sandboxLabels, sandboxSpecSchema, type SandboxSpec } from '../server/src/protocol/sandbox.js';
 import { percentiles } from './stats.js';
+import { defaultSandboxOptions } from '../server/src/launch/index.js';
 
 /** The sample task image that `npx tsx scripts/buildImages.ts` builds; it holds a git repository. */
 export const sampleImage = 'graph-planner/repoenv-sample:latest';
@@ -22,7 +23,7 @@ export interface SandboxBench {
 }
 
 export function benchSpec(bench: SandboxBench, task: string): SandboxSpec {
-  return sandboxSpecSchema.parse({ backend: 'docker', image: sampleImage, workdir: sampleWorkdir, run: bench.run, task });
+  return sandboxSpecSchema.parse({ ...defaultSandboxOptions(), backend: 'docker', image: sampleImage, workdir: sampleWorkdir, run: bench.run, task });
 }
 
 /**

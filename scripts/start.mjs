@@ -22,4 +22,5 @@ step('Build', 'node', ['scripts/build.mjs']);
 step('Check the example experiments', 'node', ['dist/cli.js', 'config', 'check', '--no-disk', 'configs/experiments/planner_debug.yaml', 'configs/experiments/planner_8g.yaml', 'configs/experiments/planner_cgm_8g.yaml', 'configs/experiments/gp_full_73b14b_16g.yaml']);
 step('Validate the sample datasets', 'node', ['dist/cli.js', 'dataset', 'validate', ...datasets]);
 step('Roll out the rule agent on the sample tasks', 'node', ['dist/cli.js', 'rollout', ...datasets, '--agent', 'rule', '--backend', 'auto']);
-console.log('\nDone. Open this folder in VS Code with the extension (npm run package) to browse the run and its trajectories.');
+// The editor shows configs and datasets, not runs yet, so the run is pointed to where it lies on disk.
+console.log('\nDone. The run folder printed above (run dir) holds report.json, events.jsonl and one trajectories/<episode>.jsonl per episode.');

@@ -4,7 +4,7 @@
  * configs only, not on every YAML file.
  */
 import * as vscode from 'vscode';
-import { currentSettings } from './config.js';
+import { currentSettings } from './readClientSettings.js';
 import { activeFileKindContextKey } from './contributions.js';
 import { datasetFilters, experimentFilters, type FileKind } from './documentSelector.js';
 

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { LanguageClient, RevealOutputChannelOn, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { datasetWatchGlobs, documentSelector } from './documentSelector.js';
-import { settingsSection, type ClientSettings } from './settings.js';
+import { settingsSection, type ClientSettings } from './clientSettings.js';
 
 export interface ClientSetup {
   readonly serverModule: string;

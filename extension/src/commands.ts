@@ -7,10 +7,12 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { commandIds, commandTitles, type CommandName } from './contributions.js';
-import { describe, showNotice, type Ctx } from './ctx.js';
+import { showNotice, type Ctx } from './ctx.js';
 import { checkResultNotice } from './notices.js';
-import { checkDocument } from './protocol.js';
+import { checkDocument } from './serverMessages.js';
 import { openResolvedConfig, sourceOfResolved } from './resolvedConfig.js';
+import { errorMessage } from './errors.js';
+import { rerunLast, startRun } from './launchFlow.js';
 
 export type Cmd = (...args: unknown[]) => unknown;
 
@@ -28,7 +30,15 @@ export const commands: Record<CommandName, CommandFactory> = {
         return;
       }
       const uri = client.code2ProtocolConverter.asUri(document.uri);
-      const result = await client.sendRequest(checkDocument, { uri });
+      let result;
+      try {
+        result = await client.sendRequest(checkDocument, { uri });
+      } catch (error) {
+        // The server says why it could not check (an unreadable file names its path and what to do).
+        ctx.log.error(`Check Config: ${errorMessage(error)}`);
+        void vscode.window.showErrorMessage(`Graph Planner: ${errorMessage(error)}`);
+        return;
+      }
       const notice = checkResultNotice(result, vscode.workspace.asRelativePath(document.uri));
       ctx.log.info(`Check Config: ${notice.text}`);
       // The Problems panel lists every finding with its location, which a message cannot.
@@ -59,6 +69,9 @@ export const commands: Record<CommandName, CommandFactory> = {
     whenRunning: (ctx) => () => ctx.showOutput(),
     whenStopped: (ctx) => () => ctx.showOutput(),
   },
+  startRollout: { whenRunning: (ctx, client) => startRun(ctx, client, 'rollout') },
+  startEvaluation: { whenRunning: (ctx, client) => startRun(ctx, client, 'eval') },
+  rerunLast: { whenRunning: (ctx, client) => rerunLast(ctx, client) },
 };
 
 /** Registers every command of the table; the handler is chosen when the command runs. */
@@ -71,8 +84,8 @@ export function registerCommands(ctx: Ctx): void {
       try {
         return await cmd(...args);
       } catch (error) {
-        ctx.log.error(`${title} failed: ${describe(error)}`);
-        void vscode.window.showErrorMessage(`Graph Planner: ${title} failed: ${describe(error)}`);
+        ctx.log.error(`${title} failed: ${errorMessage(error)}`);
+        void vscode.window.showErrorMessage(`Graph Planner: ${title} failed: ${errorMessage(error)}`);
         return undefined;
       }
     };

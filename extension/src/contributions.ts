@@ -11,6 +11,9 @@ export const commandIds = {
   showExperimentOverview: 'graphPlanner.showExperimentOverview',
   restartServer: 'graphPlanner.restartServer',
   showOutput: 'graphPlanner.showOutput',
+  startRollout: 'graphPlanner.startRollout',
+  startEvaluation: 'graphPlanner.startEvaluation',
+  rerunLast: 'graphPlanner.rerunLast',
 } as const;
 
 export type CommandName = keyof typeof commandIds;
@@ -22,6 +25,9 @@ export const commandTitles: Record<CommandName, string> = {
   showExperimentOverview: 'Show Experiment Overview',
   restartServer: 'Restart Server',
   showOutput: 'Show Output',
+  startRollout: 'Start Rollout…',
+  startEvaluation: 'Start Evaluation…',
+  rerunLast: 'Re-run Last',
 };
 
 export const commandCategory = 'Graph Planner';
@@ -40,3 +46,52 @@ export const experimentOverviewViewType = 'graphPlanner.experimentOverview';
 
 /** The name of the output channel; the end-to-end tests look for it. */
 export const outputChannelName = 'Graph Planner';
+
+/** The activity-bar container and its three views. */
+export const viewContainerId = 'graphPlanner';
+export const viewIds = {
+  tasks: 'graphPlanner.tasks',
+  containers: 'graphPlanner.containers',
+  runs: 'graphPlanner.runs',
+} as const;
+
+/**
+ * Commands that act on a view or its items. Each view module registers its own; they are in the
+ * manifest with their titles, hidden from the command palette where they need an item.
+ */
+export const viewCommands = {
+  tasksRefresh: { id: 'graphPlanner.tasks.refresh', title: 'Refresh Tasks' },
+  tasksFilter: { id: 'graphPlanner.tasks.filter', title: 'Filter Tasks…' },
+  tasksClearFilter: { id: 'graphPlanner.tasks.clearFilter', title: 'Clear Task Filter' },
+  taskRun: { id: 'graphPlanner.tasks.run', title: 'Run Agent on Task' },
+  taskTest: { id: 'graphPlanner.tasks.test', title: 'Run Task Tests…' },
+  taskGoTo: { id: 'graphPlanner.tasks.goTo', title: 'Go to Task Line' },
+  taskOpenInstance: { id: 'graphPlanner.tasks.openInstance', title: 'Open Instance File' },
+  taskCopyId: { id: 'graphPlanner.tasks.copyId', title: 'Copy Task Id' },
+  containersRefresh: { id: 'graphPlanner.containers.refresh', title: 'Refresh Containers' },
+  containersReap: { id: 'graphPlanner.containers.reap', title: 'Reap Orphaned Containers' },
+  containerShell: { id: 'graphPlanner.containers.shell', title: 'Open Shell' },
+  containerLogs: { id: 'graphPlanner.containers.logs', title: 'Show Logs' },
+  containerInspect: { id: 'graphPlanner.containers.inspect', title: 'Inspect' },
+  containerStop: { id: 'graphPlanner.containers.stop', title: 'Stop Container' },
+  containerRemove: { id: 'graphPlanner.containers.remove', title: 'Remove Container' },
+  runsRefresh: { id: 'graphPlanner.runs.refresh', title: 'Refresh Runs' },
+  runStop: { id: 'graphPlanner.runs.stop', title: 'Stop Run' },
+  runResume: { id: 'graphPlanner.runs.resume', title: 'Resume Run' },
+  runRelaunch: { id: 'graphPlanner.runs.relaunch', title: 'Re-launch Run' },
+  runOpenReport: { id: 'graphPlanner.runs.openReport', title: 'Open Report' },
+  runShowLog: { id: 'graphPlanner.runs.showLog', title: 'Show Run Log' },
+  runReveal: { id: 'graphPlanner.runs.reveal', title: 'Reveal Run Folder' },
+  runDelete: { id: 'graphPlanner.runs.delete', title: 'Delete Run…' },
+  episodeOpen: { id: 'graphPlanner.runs.openEpisode', title: 'Open Trajectory' },
+} as const;
+
+export type ViewCommandName = keyof typeof viewCommands;
+
+/** Context keys the views' title menus and welcome messages read. */
+export const viewContextKeys = {
+  /** The Tasks view has a filter set. */
+  tasksFiltered: 'graphPlanner.tasks.filtered',
+  /** The Docker daemon did not answer; the Containers view shows what to do instead of a list. */
+  dockerUnreachable: 'graphPlanner.docker.unreachable',
+} as const;

@@ -7,17 +7,18 @@
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import * as vscode from 'vscode';
-import { State, Trace, type LanguageClient } from 'vscode-languageclient/node';
+import { State, Trace, type LanguageClient, type NotificationType } from 'vscode-languageclient/node';
 import { createClient } from './client.js';
-import { currentSettings } from './config.js';
+import { currentSettings } from './readClientSettings.js';
 import { outputChannelName } from './contributions.js';
 import { datasetSummaryNotice, OncePerKey, type Notice } from './notices.js';
 import { OverviewPanels } from './overviewPanel.js';
-import { datasetSummary, serverStatus, type DatasetSummary, type ServerStatus } from './protocol.js';
+import { datasetSummary, serverStatus, type DatasetSummary, type ServerStatus } from './serverMessages.js';
 import { healthFromStatus } from './serverHealth.js';
-import { resolveServerModule, type TraceSetting } from './settings.js';
+import { resolveServerModule, type TraceSetting } from './clientSettings.js';
 import { StatusBar } from './statusBar.js';
 import { TraceChannel } from './traceChannel.js';
+import { errorMessage } from './errors.js';
 
 /** One client's lifetime; a restart makes a new session so stale events can be told apart. */
 interface Session {
@@ -43,6 +44,12 @@ export class Ctx implements vscode.Disposable {
   readonly onDidChangeServer = this.serverChanged.event;
   /** The experiment overview webviews, one per document. */
   readonly overviews: OverviewPanels;
+  /**
+   * Server notifications the views listen to, by method. A client keeps one handler per method
+   * (a second registration replaces the first), so each method gets one dispatcher per client
+   * that calls every listener.
+   */
+  private readonly listeners = new Map<string, Set<(params: unknown) => void>>();
 
   constructor(
     readonly extension: vscode.ExtensionContext,
@@ -53,6 +60,34 @@ export class Ctx implements vscode.Disposable {
     this.traceChannel = new TraceChannel(this.log, false);
     this.overviews = new OverviewPanels(this);
     extension.subscriptions.push(this.log, this.traceChannel, this.statusBar, this.serverChanged, this.overviews);
+  }
+
+  /**
+   * Listens to a server notification on this client and every later one (a restart makes a new
+   * client), until the returned disposable is disposed.
+   */
+  onServerNotification<P>(type: NotificationType<P>, handler: (params: P) => void): vscode.Disposable {
+    let set = this.listeners.get(type.method);
+    const listener = handler as (params: unknown) => void;
+    if (set === undefined) {
+      this.listeners.set(type.method, (set = new Set()));
+      const session = this.session;
+      if (session !== undefined) session.disposables.push(this.dispatch(session.client, type.method));
+    }
+    set.add(listener);
+    return new vscode.Disposable(() => set.delete(listener));
+  }
+
+  private dispatch(client: LanguageClient, method: string): vscode.Disposable {
+    return client.onNotification(method, (params: unknown) => {
+      for (const listener of this.listeners.get(method) ?? []) {
+        try {
+          listener(params);
+        } catch (error) {
+          this.log.error(`A listener of ${method} failed: ${errorMessage(error)}`);
+        }
+      }
+    });
   }
 
   /** Milliseconds since activation began, rounded for the log. */
@@ -101,7 +136,7 @@ export class Ctx implements vscode.Disposable {
    */
   private enqueue(task: () => Promise<void>): Promise<void> {
     const run = this.lifecycle.then(task).catch((error: unknown) => {
-      this.log.error(`Graph Planner server lifecycle failed: ${describe(error)}`);
+      this.log.error(`Graph Planner server lifecycle failed: ${errorMessage(error)}`);
     });
     this.lifecycle = run;
     return run;
@@ -126,6 +161,7 @@ export class Ctx implements vscode.Disposable {
       client.onDidChangeState(({ newState }) => this.onClientState(session, newState)),
       client.onNotification(serverStatus, (status) => this.onServerStatus(session, status)),
       client.onNotification(datasetSummary, (summary) => this.onDatasetSummary(summary)),
+      ...[...this.listeners.keys()].map((method) => this.dispatch(client, method)),
     );
     this.log.info(`Starting Graph Planner server ${serverModule}`);
     this.statusBar.show({ kind: 'starting', message: '' });
@@ -134,7 +170,7 @@ export class Ctx implements vscode.Disposable {
     } catch (error) {
       // The client has already logged the failure and shown a notification; the status bar says
       // the rest.
-      this.statusBar.show({ kind: 'crashed', message: `The server failed to start: ${describe(error)}` });
+      this.statusBar.show({ kind: 'crashed', message: `The server failed to start: ${errorMessage(error)}` });
       return;
     }
     await this.setTrace(settings.trace);
@@ -148,7 +184,7 @@ export class Ctx implements vscode.Disposable {
     try {
       await session.client.dispose(2000);
     } catch (error) {
-      this.log.warn(`Graph Planner server did not stop cleanly: ${describe(error)}`);
+      this.log.warn(`Graph Planner server did not stop cleanly: ${errorMessage(error)}`);
     } finally {
       session.disposables.forEach((d) => d.dispose());
     }
@@ -226,8 +262,4 @@ export async function showNotice(notice: Notice): Promise<void> {
   const showProblems = 'Show Problems';
   const choice = notice.hasProblems ? await show(notice.text, showProblems) : await show(notice.text);
   if (choice === showProblems) await vscode.commands.executeCommand('workbench.actions.view.problems');
-}
-
-export function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

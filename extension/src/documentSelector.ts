@@ -2,7 +2,7 @@
  * Which documents the language client syncs to the server, built from the glob settings. This
  * module does not import `vscode`, so the unit tests can check it directly.
  */
-import type { ClientSettings } from './settings.js';
+import type { ClientSettings } from './clientSettings.js';
 
 /** A document filter, structurally the one `vscode-languageclient` and `vscode.languages` take. */
 export interface PlannerDocumentFilter {

@@ -7,10 +7,15 @@ import { loadStart } from './loadStart.js';
 import * as vscode from 'vscode';
 import { trackActiveFileKind, updateActiveFileKind } from './activeFileKind.js';
 import { registerCommands } from './commands.js';
-import { affectsSelector, affectsTrace, currentSettings, needsRestart } from './config.js';
+import { affectsSelector, affectsTrace, currentSettings, needsRestart } from './readClientSettings.js';
 import { resolvedConfigScheme } from './contributions.js';
-import { Ctx, describe } from './ctx.js';
+import { Ctx } from './ctx.js';
 import { ResolvedConfigProvider } from './resolvedConfig.js';
+import { errorMessage } from './errors.js';
+import { registerLaunchCodeLens } from './launchCodeLens.js';
+import { registerContainersView } from './views/containersView.js';
+import { RunsView } from './views/runsView.js';
+import { registerTasksView } from './views/tasksView.js';
 
 /** Kept for `deactivate`, which VS Code calls without arguments. */
 let current: Ctx | undefined;
@@ -27,6 +32,10 @@ export function activate(extension: vscode.ExtensionContext): void {
       vscode.workspace.registerTextDocumentContentProvider(resolvedConfigScheme, resolvedProvider),
       trackActiveFileKind(),
       vscode.workspace.onDidChangeConfiguration((event) => onConfigurationChanged(ctx, event)),
+      new RunsView(ctx),
+      registerTasksView(ctx),
+      registerContainersView(ctx),
+      registerLaunchCodeLens(),
     );
     // Activation does not wait for the server: commands and the status bar work meanwhile, and
     // the log records when the server reports ready.
@@ -34,7 +43,7 @@ export function activate(extension: vscode.ExtensionContext): void {
     ctx.log.info(`Graph Planner activated in ${ctx.sinceActivation()} ms`);
   } catch (error) {
     // VS Code shows no notification when an extension fails to activate, so we show one ourselves.
-    void vscode.window.showErrorMessage(`Graph Planner failed to activate: ${describe(error)}`);
+    void vscode.window.showErrorMessage(`Graph Planner failed to activate: ${errorMessage(error)}`);
     throw error;
   }
 }

@@ -10,7 +10,8 @@ import type { OverviewRange } from '../../server/src/protocol/overview.js';
 import { experimentOverviewViewType } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { newNonce, overviewHtml } from './overviewHtml.js';
-import { experimentOverview } from './protocol.js';
+import { experimentOverview } from './serverMessages.js';
+import { errorMessage } from './errors.js';
 
 /** How long to wait after the last edit of a document before asking the server again. */
 const refreshDelayMs = 300;
@@ -139,7 +140,7 @@ class OverviewPanel {
       if (overview === null) return { type: 'unavailable', file, reason: `Graph Planner cannot read ${file}.` };
       return { type: 'overview', file, overview };
     } catch (error) {
-      const detail = error instanceof Error ? error.message : String(error);
+      const detail = errorMessage(error);
       this.ctx.log.warn(`Experiment overview of ${file} failed: ${detail}`);
       return { type: 'unavailable', file, reason: `The server could not compute the overview: ${detail}` };
     }
@@ -166,7 +167,7 @@ class OverviewPanel {
         return;
       case 'reveal':
         void this.revealInEditor(message.range).catch((error: unknown) => {
-          this.ctx.log.warn(`Could not reveal the finding: ${error instanceof Error ? error.message : String(error)}`);
+          this.ctx.log.warn(`Could not reveal the finding: ${errorMessage(error)}`);
         });
         return;
     }

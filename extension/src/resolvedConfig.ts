@@ -4,9 +4,10 @@
  */
 import * as vscode from 'vscode';
 import { resolvedConfigScheme } from './contributions.js';
-import { describe, type Ctx } from './ctx.js';
-import { resolvedConfig } from './protocol.js';
+import type { Ctx } from './ctx.js';
+import { resolvedConfig } from './serverMessages.js';
 import { resolvedConfigText, serverNotRunningText } from './resolvedConfigText.js';
+import { errorMessage } from './errors.js';
 
 /** How long to wait after the last edit of a source before asking the server again. */
 const refreshDelayMs = 300;
@@ -59,8 +60,8 @@ export class ResolvedConfigProvider implements vscode.TextDocumentContentProvide
       const result = await client.sendRequest(resolvedConfig, { uri: client.code2ProtocolConverter.asUri(source) }, token);
       return resolvedConfigText(result, file);
     } catch (error) {
-      this.ctx.log.warn(`Resolving ${file} failed: ${describe(error)}`);
-      return `# Graph Planner could not resolve ${file}: ${describe(error)}\n`;
+      this.ctx.log.warn(`Resolving ${file} failed: ${errorMessage(error)}`);
+      return `# Graph Planner could not resolve ${file}: ${errorMessage(error)}\n`;
     }
   }
 

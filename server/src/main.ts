@@ -1,9 +1,22 @@
 /**
  * The language server process. VS Code starts it over stdio (`node dist/server.js --stdio`); it
- * hosts the engine and never imports editor code.
+ * builds the engine services the server needs and hands them to `lsp/`, which never imports
+ * editor code.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
-import { startServer } from './lsp/server.js';
+import { checkConfigText, preflightDisk, renderConfigYaml } from './config/index.js';
+import { startServer, type ServerServices } from './lsp/index.js';
+import { validateJsonlFile, validateLine } from './tasks/index.js';
+import { planLaunch, startDetached } from './launch/index.js';
 
 const startedAt = Date.now() - Math.round(process.uptime() * 1000);
-startServer(createConnection(ProposedFeatures.all), startedAt);
+const services: ServerServices = {
+  config: { check: checkConfigText, checkDisk: preflightDisk, render: renderConfigYaml },
+  datasets: { validateLine, validateFile: validateJsonlFile },
+  readText: (path) => readFileSync(path, 'utf8'),
+  // The bundled CLI sits next to this bundle (dist/cli.js), and runs on the Node running us.
+  launch: { plan: (spec) => planLaunch(spec), start: (plan) => startDetached(plan, { program: process.execPath, prefix: [join(__dirname, 'cli.js')] }) },
+};
+startServer(createConnection(ProposedFeatures.all), services, startedAt);

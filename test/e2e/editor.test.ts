@@ -12,7 +12,8 @@ import assert from 'node:assert/strict';
 import { readFile, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { artifactsDir, codeServerVersion, readLogs, saveTimings, startSession, stopSession, tail, type Session } from './harness.js';
+import { artifactsDir, codeServerVersion, saveTimings, startSession, stopSession, type Session } from './harness.js';
+import { loggedMs, Scenarios } from './scenarios.js';
 import { done, pending, waitFor } from './wait.js';
 import type { FrameLocator } from 'playwright-core';
 import {
@@ -51,68 +52,17 @@ const ours = (p: Problem): boolean => p.source === 'graph-planner';
 const inFile = (name: string) => (p: Problem): boolean => p.file === name;
 const hasCode = (code: string) => (p: Problem): boolean => ours(p) && p.code === code;
 
-const timings: Record<string, unknown> = {};
-let session: Session | undefined;
-/** Set by the first scenario; the later ones fail at once when the extension never activated. */
-let activation: 'pending' | 'ready' | 'failed' = 'pending';
-
-function current(): Session {
-  assert.ok(session !== undefined, 'code-server did not start; see the failure of the `before` hook.');
-  return session;
-}
-
-/** The lines our output channel ("Graph Planner") has written so far. */
-async function extensionLog(s: Session): Promise<string> {
-  return readLogs(s, /Graph Planner\.log$/);
-}
-
-/**
- * Runs one scenario: on success it leaves its own screenshot (taken at the moment that shows the
- * behaviour); on failure it saves `<name>-failed.png` and appends the extension's log and the
- * extension host's log to the error, so the report shows why diagnostics never came.
- */
-async function scenario(name: string, body: (s: Session) => Promise<void>): Promise<void> {
-  const s = current();
-  assert.notEqual(activation, 'failed', 'The extension did not activate or its server did not start (see the activation test); nothing to check.');
-  const started = Date.now();
-  try {
-    // Close whatever a previous scenario may have left open (a menu, a widget).
-    await s.page.keyboard.press('Escape');
-    await body(s);
-    timings[`scenario:${name}`] = Date.now() - started;
-  } catch (error) {
-    await screenshot(s.page, `${name}-failed`).catch(() => undefined);
-    const ext = await extensionLog(s);
-    const host = await readLogs(s, /exthost\.log$/);
-    const message = error instanceof Error ? error.message : String(error);
-    throw new Error(
-      `${message}\n\n--- Graph Planner output channel ---\n${tail(ext) || '(empty: the extension never wrote to it)'}` +
-        `\n\n--- extension host log ---\n${tail(host, 25)}`,
-      { cause: error },
-    );
-  }
-}
-
-/** Reads a number of milliseconds out of the extension's output channel, waiting for the line. */
-async function loggedMs(s: Session, what: string, pattern: RegExp): Promise<number> {
-  return waitFor(
-    `the Graph Planner output channel to log "${what}"`,
-    async () => {
-      const log = await extensionLog(s);
-      const m = pattern.exec(log);
-      return m?.[1] !== undefined ? done(Number(m[1])) : pending(log === '' ? '(no Graph Planner output channel yet)' : tail(log));
-    },
-    { timeoutMs: 60_000 },
-  );
-}
+const scenarios = new Scenarios();
+const timings = scenarios.timings;
+const scenario = (name: string, body: (s: Session) => Promise<void>): Promise<void> => scenarios.run(name, body);
 
 void describe('Graph Planner in VS Code (code-server + Chromium)', () => {
   before(
     async () => {
       await rm(artifactsDir, { recursive: true, force: true });
-      session = await startSession();
-      timings['chromium'] = session.browser.version();
-      timings['workbenchStartupMs'] = session.startupMs;
+      scenarios.session = await startSession();
+      timings['chromium'] = scenarios.session.browser.version();
+      timings['workbenchStartupMs'] = scenarios.session.startupMs;
     },
     { timeout: 240_000 },
   );
@@ -124,7 +74,7 @@ void describe('Graph Planner in VS Code (code-server + Chromium)', () => {
           await saveTimings({ codeServer: codeServerVersion, measuredAt: new Date().toISOString(), ...timings });
         }
       } finally {
-        await stopSession(session);
+        await stopSession(scenarios.session);
       }
       const files = await readdir(artifactsDir).catch(() => []);
       if (files.length > 0) console.log(`e2e artifacts in ${artifactsDir}: ${files.sort().join(', ')}`);
@@ -134,10 +84,10 @@ void describe('Graph Planner in VS Code (code-server + Chromium)', () => {
 
   void it('activates in the workspace and starts its language server', scenarioTimeout, async () => {
     await scenario('activation', async (s) => {
-      activation = 'failed';
+      scenarios.activation = 'failed';
       timings['activationMs'] = await loggedMs(s, 'Graph Planner activated in', /Graph Planner activated in\D*?(\d+(?:\.\d+)?)\s*ms/);
       timings['serverReadyMs'] = await loggedMs(s, 'Graph Planner server ready', /Graph Planner server ready\D*?(\d+(?:\.\d+)?)\s*ms/);
-      activation = 'ready';
+      scenarios.activation = 'ready';
       await screenshot(s.page, 'activation');
     });
   });

@@ -13,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { done, pending, waitFor } from './wait.js';
+import { errorMessage } from '../../server/src/util/errors.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -27,7 +28,7 @@ const vsixPath = resolve(process.env['GP_E2E_VSIX'] ?? join(repoRoot, 'dist/grap
 const fixtureWorkspace = join(__dirname, 'fixtures/workspace');
 const setupHint = 'Run `bash test/e2e/setup.sh` (it installs Chromium and code-server).';
 
-/** Flags from shared/E2E.md: headless Chromium as root in a container, with nothing phoning home. */
+/** Flags from docs/e2e.md: headless Chromium as root in a container, with nothing phoning home. */
 const chromiumArgs = [
   '--no-sandbox',
   '--disable-gpu',
@@ -58,6 +59,9 @@ const userSettings = {
   'files.autoSave': 'off',
   'chat.commandCenter.enabled': false,
   'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  // The DOM renderer keeps a terminal's text in the page, so a scenario can read what a command
+  // printed (and show it when the command did not do what the scenario waits for).
+  'terminal.integrated.gpuAcceleration': 'off',
 };
 
 export interface Session {
@@ -98,25 +102,33 @@ interface Started {
   browser?: Browser;
 }
 
-export async function startSession(): Promise<Session> {
+export interface SessionOptions {
+  /** The fixture workspace to copy (a folder under `test/e2e/fixtures/`); `workspace` by default. */
+  readonly fixture?: string;
+  /** Extra copies into the workspace: repository-relative source → workspace-relative target. */
+  readonly extraFiles?: Readonly<Record<string, string>>;
+}
+
+export async function startSession(options: SessionOptions = {}): Promise<Session> {
   checkPrerequisites();
   const partial: Started = {};
   try {
-    return await start(partial);
+    return await start(partial, options);
   } catch (error) {
     await cleanUp(partial);
     throw error;
   }
 }
 
-async function start(partial: Started): Promise<Session> {
+async function start(partial: Started, options: SessionOptions): Promise<Session> {
   const tempDir = await mkdtemp(join(tmpdir(), 'gp-e2e-'));
   partial.tempDir = tempDir;
   const workspace = join(tempDir, 'workspace');
   const userDataDir = join(tempDir, 'user-data');
   const extensionsDir = join(tempDir, 'extensions');
   const serverLog = join(tempDir, 'code-server.log');
-  await cp(fixtureWorkspace, workspace, { recursive: true });
+  await cp(options.fixture === undefined ? fixtureWorkspace : join(__dirname, 'fixtures', options.fixture), workspace, { recursive: true });
+  for (const [from, to] of Object.entries(options.extraFiles ?? {})) await cp(join(repoRoot, from), join(workspace, to), { recursive: true });
   await mkdir(join(userDataDir, 'User'), { recursive: true });
   await writeFile(join(userDataDir, 'User/settings.json'), JSON.stringify(userSettings, null, 2));
   await installExtension(userDataDir, extensionsDir);
@@ -189,7 +201,7 @@ async function waitForHttp(url: string, child: ChildProcess, logFile: string): P
     { timeoutMs: 60_000 },
   ).catch(async (error: unknown) => {
     const log = await readFile(logFile, 'utf8').catch(() => '');
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\ncode-server log:\n${log}`);
+    throw new Error(`${errorMessage(error)}\ncode-server log:\n${log}`);
   });
 }
 

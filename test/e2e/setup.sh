@@ -6,7 +6,7 @@
 # Debian packages are checked one by one and apt is only touched when one is missing, and
 # code-server is only installed when its marker file does not name the pinned version.
 #
-# The steps follow shared/E2E.md. code-server's own post-install refuses to run as root and then
+# The steps follow docs/e2e.md. code-server's own post-install refuses to run as root and then
 # downloads ripgrep from the internet, so we install it with --ignore-scripts and do its steps
 # by hand.
 set -euo pipefail

@@ -3,6 +3,7 @@
  * fixed time, and when the wait runs out the failure says what was seen instead.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { errorMessage } from '../../server/src/util/errors.js';
 
 export interface WaitOptions {
   /** How long to keep trying, in milliseconds. */
@@ -43,7 +44,7 @@ export async function waitFor<T>(what: string, probe: () => Promise<Probe<T>>, o
       if (result.kind === 'done') return result.value;
       seen = result.seen;
     } catch (error) {
-      seen = `probe failed: ${error instanceof Error ? error.message : String(error)}`;
+      seen = `probe failed: ${errorMessage(error)}`;
     }
     if (Date.now() >= deadline) {
       throw new WaitTimeout(`Timed out after ${timeoutMs} ms waiting for ${what}.\nLast seen:\n${indent(seen)}`);

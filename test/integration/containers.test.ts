@@ -1,7 +1,9 @@
 /**
  * Listing and reaping labelled containers on the real Docker Engine. The containers are created
  * from a one-file image made with `docker import` and never started: labels and owner liveness are
- * all that listing and reaping look at. Every container here carries this file's own run labels,
+ * all that listing and reaping look at. Having no stdin lifeline (server/src/sandbox/lifeline.ts),
+ * they stand for the orphans reaping is still for: containers of older versions, of other hosts,
+ * or of an owner killed before it attached. Every container here carries this file's own run labels,
  * and every call that could remove something is limited to them, because other people's containers
  * share the engine.
  */

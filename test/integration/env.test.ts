@@ -8,7 +8,8 @@ import { resolve } from 'node:path';
 import Docker from 'dockerode';
 import { createRuleAgent } from '../../server/src/agents/ruleAgent.js';
 import { experimentConfigSchema } from '../../server/src/config/index.js';
-import { envOptionsFromConfig, openPlannerEnv, type EnvOptions, type PlannerEnv } from '../../server/src/env/index.js';
+import { openPlannerEnv, type EnvOptions, type PlannerEnv } from '../../server/src/env/index.js';
+import { defaultSandboxOptions, envOptionsFromConfig } from '../../server/src/launch/index.js';
 import { observationSchema } from '../../server/src/protocol/observation.js';
 import { openSandbox, sandboxSpecForTask, type Sandbox } from '../../server/src/sandbox/index.js';
 import { loadTasks } from '../../server/src/tasks/loadTasks.js';
@@ -33,7 +34,7 @@ function options(task: TaskEntry, over: Partial<EnvOptions['limits']> = {}, rewa
 }
 
 async function open(backend: 'local' | 'docker', task: TaskEntry, over: Partial<EnvOptions['limits']> = {}): Promise<PlannerEnv> {
-  const sandbox = await openSandbox(sandboxSpecForTask(task, { backend, run, baseDir: resolve('datasets/sample') }));
+  const sandbox = await openSandbox(sandboxSpecForTask(task, { ...defaultSandboxOptions(), backend, run, baseDir: resolve('datasets/sample') }));
   opened.push(sandbox);
   return openPlannerEnv(task, sandbox, options(task, over));
 }
@@ -96,7 +97,7 @@ for (const backend of ['local', 'docker'] as const) {
 test('tests grade the source as it is, not bytecode left by an earlier version of the same size and second', async () => {
   const task = await sampleTask();
   // In the container: Python there writes bytecode (this machine's own environment may say not to).
-  const sandbox = await openSandbox(sandboxSpecForTask(task, { backend: 'docker', run, baseDir: resolve('datasets/sample') }));
+  const sandbox = await openSandbox(sandboxSpecForTask(task, { ...defaultSandboxOptions(), backend: 'docker', run, baseDir: resolve('datasets/sample') }));
   opened.push(sandbox);
   const original = (await sandbox.readFile('app/calc.py')).toString('utf8');
   // Python trusts a .pyc whose recorded source mtime (whole seconds) and size match, so two
@@ -106,9 +107,9 @@ test('tests grade the source as it is, not bytecode left by an earlier version o
     await sandbox.exec(['touch', '-d', '@1700000000', 'app/calc.py']);
   };
   await write(original.replace('lhs - rhs', 'lhs * rhs'));
-  assert.equal(gradePassed((await runTaskTests(sandbox, task)).record.grade), false);
+  assert.equal(gradePassed((await runTaskTests(sandbox, task, { timeoutMs: defaultSandboxOptions().testTimeoutMs })).record.grade), false);
   await write(original.replace('lhs - rhs', 'lhs + rhs'));
-  assert.equal(gradePassed((await runTaskTests(sandbox, task)).record.grade), true);
+  assert.equal(gradePassed((await runTaskTests(sandbox, task, { timeoutMs: defaultSandboxOptions().testTimeoutMs })).record.grade), true);
 });
 
 test('a reply that failed to parse costs a step and comes back naming the code and the fix', async () => {

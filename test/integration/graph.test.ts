@@ -12,6 +12,7 @@ import Docker from 'dockerode';
 import { sandboxSpecSchema, type ExecResult, type PatchResult, type SandboxSpec } from '../../server/src/protocol/index.js';
 import { openSandbox, type Command, type ExecOptions, type ReadTreeOptions, type Sandbox, type TreeFile } from '../../server/src/sandbox/index.js';
 import { buildCodeGraph } from '../../server/src/graph/index.js';
+import { defaultSandboxOptions } from '../../server/src/launch/index.js';
 
 const repoRoot = resolve(__dirname, '..', '..');
 const sampleRepo = join(repoRoot, 'docker', 'repoenv_sample', 'sample_repo');
@@ -73,7 +74,7 @@ class CountingSandbox implements Sandbox {
 
 const opened: Sandbox[] = [];
 async function open(backend: 'docker' | 'local'): Promise<CountingSandbox> {
-  const sb = await openSandbox(sandboxSpecSchema.parse({ backend, image, localRepo: sampleRepo, workdir: '/testbed', run, task: `graph-${backend}` }));
+  const sb = await openSandbox(sandboxSpecSchema.parse({ ...defaultSandboxOptions(), backend, image, localRepo: sampleRepo, workdir: '/testbed', run, task: `graph-${backend}` }));
   opened.push(sb);
   return new CountingSandbox(sb);
 }

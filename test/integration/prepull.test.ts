@@ -19,7 +19,10 @@ import { imagesPrepull } from '../../server/src/cli/imageCommands.js';
 import type { Io } from '../../server/src/cli/output.js';
 import { connectDocker } from '../../server/src/sandbox/dockerClient.js';
 import { prepullImages, type PrepullEvent } from '../../server/src/sandbox/prepull.js';
+import { assertHostProgram } from '../support/hostTools.js';
 
+/** Where Debian's `docker-registry` package puts the registry; test/integration/setup.sh installs it. */
+const registryProgram = '/usr/bin/docker-registry';
 const suffix = randomBytes(4).toString('hex');
 const dir = mkdtempSync(join(tmpdir(), 'gp-prepull-'));
 let docker: Docker;
@@ -52,12 +55,14 @@ async function follow(stream: NodeJS.ReadableStream): Promise<{ error?: string }
 }
 
 async function startRegistry(port: number): Promise<void> {
+  // A missing registry fails every test of the file with the package to install, never a skip.
+  assertHostProgram(registryProgram, 'docker-registry');
   const config = join(dir, 'config.yml');
   writeFileSync(
     config,
     ['version: 0.1', 'log:', '  level: error', 'storage:', '  filesystem:', `    rootdirectory: ${join(dir, 'storage')}`, 'http:', `  addr: 127.0.0.1:${port}`, ''].join('\n'),
   );
-  const child = spawn('/usr/bin/docker-registry', ['serve', config], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(registryProgram, ['serve', config], { stdio: ['ignore', 'pipe', 'pipe'] });
   registry = child;
   child.stdout?.on('data', (d: Buffer) => (registryLog += d.toString()));
   child.stderr?.on('data', (d: Buffer) => (registryLog += d.toString()));

@@ -14,7 +14,7 @@ import { after, before, test } from 'node:test';
 import Docker from 'dockerode';
 import { runCli } from '../../server/src/cli/main.js';
 import { swebenchReportSchema } from '../../server/src/protocol/index.js';
-import { runEventSchema, runReportSchema, runStatusSchema, trajectoryLineSchema, type RunReport } from '../../server/src/protocol/runs.js';
+import { runEventSchema, runLaunchRecordSchema, runReportSchema, runStatusSchema, trajectoryLineSchema, type RunReport } from '../../server/src/protocol/runs.js';
 import { readTrajectory } from '../../server/src/runs/index.js';
 
 const root = resolve('.');
@@ -88,7 +88,13 @@ test('rolls out the sample tasks with the rule agent in containers; every trajec
   const status = json(join(runDir, 'status.json'), (v) => runStatusSchema.parse(v));
   assert.equal(status.state, 'finished');
   assert.deepEqual(status.episodes, { total: 3, finished: 3, resolved: report.resolved, errored: 0 });
+  const backend = { episodes: { docker: 3, local: 0 }, fallbacks: [] };
+  assert.deepEqual([status.backend, report.backend], [backend, backend]);
+  assert.match(r.out, /^backend: docker$/m);
   assert.ok(existsSync(join(runDir, 'resolved_config.yaml')));
+  // How it was launched, for resume and re-launch from the editor: the arguments as given.
+  const launch = json(join(runDir, 'launch.json'), (v) => runLaunchRecordSchema.parse(v));
+  assert.deepEqual([launch.command, launch.args, launch.cwd, launch.agent], ['rollout', [sampleTasks, '--backend', 'docker', '--run-dir', runDir, '--parallel', '2'], root, 'rule']);
   assert.deepEqual(await containersOf(basenameOf(runDir)), []);
 });
 
@@ -105,6 +111,7 @@ test('gp eval on the local backend (the built CLI) prints the SWE-bench-style su
   assert.equal(calc?.instance_report, 'reports/sample-calc-add/report.json');
   const instance = json(join(runDir, 'reports', 'sample-calc-add', 'report.json'), (v) => swebenchReportSchema.parse(v));
   assert.equal(instance['sample-calc-add']?.resolved, calc?.resolved);
+  assert.ok(existsSync(join(runDir, 'test_runs.jsonl')), 'every submit records its test run in the run folder');
 });
 
 test('kill -9 mid-run, then --resume: finished episodes are kept, the torn one is redone, no container is left', async () => {
@@ -128,7 +135,8 @@ test('kill -9 mid-run, then --resume: finished episodes are kept, the torn one i
   const kept = readFileSync(join(trajectories, finishedFile), 'utf8');
   // A step half written when the process died.
   appendFileSync(join(trajectories, tornFile), '{"type":"step","step":2,"observ');
-  assert.ok((await containersOf(name)).length > 0, 'the killed process left its container behind');
+  // The container dies with its owner (sandbox/lifeline.ts): the engine removes it by itself.
+  await waitFor(async () => (await containersOf(name)).length === 0, 20_000, () => 'the killed process left its container behind for 20 s');
   assert.equal(json(join(runDir, 'status.json'), (v) => runStatusSchema.parse(v)).state, 'running', 'the status still says running');
 
   const r = spawnSync(process.execPath, [cli, 'rollout', sampleTasks, '--backend', 'docker', '--run-dir', runDir, '--resume'], { cwd: root, encoding: 'utf8' });
@@ -147,7 +155,7 @@ test('kill -9 mid-run, then --resume: finished episodes are kept, the torn one i
   assert.equal(report.total, 3);
   checkTrajectories(runDir, report, 'docker');
   assert.equal(json(join(runDir, 'status.json'), (v) => runStatusSchema.parse(v)).state, 'finished');
-  assert.deepEqual(await containersOf(name), [], 'the orphan of the killed process was reaped');
+  assert.deepEqual(await containersOf(name), [], 'the resumed run closed its own containers');
 });
 
 test('SIGINT ends the running episodes, closes their containers, writes status interrupted and exits 130', async () => {

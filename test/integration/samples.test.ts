@@ -17,7 +17,9 @@ import { imageTag, sampleImageName } from '../../server/src/protocol/index.js';
 import { connectDocker, dockerAvailable, openSandbox, sandboxSpecForTask, type Sandbox } from '../../server/src/sandbox/index.js';
 import { discoverSamples, readContextFiles, sampleContextEntries } from '../../server/src/sandbox/images/index.js';
 import { loadTasks, type TaskEntry } from '../../server/src/tasks/index.js';
-import { decodeTestList, runTaskTests } from '../../server/src/testing/index.js';
+import { decodeTestList } from '../../server/src/tasks/index.js';
+import { runTaskTests } from '../../server/src/testing/index.js';
+import { assertPythonModule } from '../support/hostTools.js';
 
 const root = resolve(__dirname, '..', '..');
 const datasetFile = join(root, 'datasets', 'samples.jsonl');
@@ -104,13 +106,13 @@ test('no issue text quotes a line its gold fix adds', () => {
 
 /** Runs the task's tests before and after `gold.diff` in one sandbox and checks both grades. */
 async function checkFailsThenResolves(task: TaskEntry, sandbox: Sandbox): Promise<void> {
-  const unfixed = await runTaskTests(sandbox, task);
+  const unfixed = await runTaskTests(sandbox, task, { timeoutMs: defaultSandboxOptions().testTimeoutMs });
   for (const id of testIds(task.FAIL_TO_PASS)) assert.match(unfixed.parsed.tests.get(id) ?? 'missing', /^(FAILED|ERROR)$/, `${id} fails before the fix`);
   for (const id of testIds(task.PASS_TO_PASS)) assert.equal(unfixed.parsed.tests.get(id), 'PASSED', `${id} passes before the fix`);
   assert.equal(unfixed.record.grade.kind === 'swebench' && unfixed.record.grade.report.resolved, false);
   const patch = await sandbox.applyPatch(readFileSync(join(samplesDir, folderOf(task), 'gold.diff'), 'utf8'));
   assert.equal(patch.applied, true, patch.message);
-  const fixed = await runTaskTests(sandbox, task);
+  const fixed = await runTaskTests(sandbox, task, { timeoutMs: defaultSandboxOptions().testTimeoutMs });
   assert.equal(fixed.record.grade.kind === 'swebench' && fixed.record.grade.report.resolved, true, fixed.output);
 }
 
@@ -123,7 +125,7 @@ for (const backend of ['local', 'docker'] as const) {
           st.skip(reason);
           return;
         }
-        const sandbox = await openSandbox(sandboxSpecForTask(task, { backend, baseDir: join(root, 'datasets'), run: runLabel }));
+        const sandbox = await openSandbox(sandboxSpecForTask(task, { ...defaultSandboxOptions(), backend, baseDir: join(root, 'datasets'), run: runLabel }));
         try {
           assert.equal(sandbox.backend, backend);
           await checkFailsThenResolves(task, sandbox);
@@ -151,7 +153,7 @@ test('the fix stays out of every sample image and out of the context that builds
         st.skip(reason);
         return;
       }
-      const sandbox = await openSandbox(sandboxSpecForTask(task, { backend: 'docker', baseDir: join(root, 'datasets'), run: runLabel }));
+      const sandbox = await openSandbox(sandboxSpecForTask(task, { ...defaultSandboxOptions(), backend: 'docker', baseDir: join(root, 'datasets'), run: runLabel }));
       try {
         const found = await sandbox.exec('find / -xdev -name gold.diff; git ls-files');
         assert.equal(found.exitCode, 0, found.stderr);
@@ -300,6 +302,7 @@ finally:
     shutil.rmtree(work, ignore_errors=True)
 print(json.dumps({"modules": modules, "tried": tried, "resolving": resolving}))
 `;
+import { defaultSandboxOptions } from '../../server/src/launch/index.js';
 
 interface MutationReport {
   modules: string[];
@@ -308,6 +311,7 @@ interface MutationReport {
 }
 
 test('a single-token mutation resolves the five mutation samples, and none resolves missing-edge-case or needs-new-logic', async (t) => {
+  assertPythonModule('pytest', 'python3-pytest');
   for (const task of tasks) {
     const folder = folderOf(task);
     await t.test(task.task_id, async () => {

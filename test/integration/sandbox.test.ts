@@ -12,8 +12,10 @@ import { join, resolve } from 'node:path';
 import Docker from 'dockerode';
 import { sandboxSpecSchema, testRunRecordSchema, swebenchReportSchema, type SandboxSpecInput } from '../../server/src/protocol/index.js';
 import { DockerSandbox, LocalSandbox, openSandbox, SandboxError, type Sandbox } from '../../server/src/sandbox/index.js';
+import { recordTestRun } from '../../server/src/runs/index.js';
 import { runTaskTests } from '../../server/src/testing/index.js';
 import { taskEntrySchema } from '../../server/src/tasks/index.js';
+import { defaultSandboxOptions } from '../../server/src/launch/index.js';
 
 const repoRoot = resolve(__dirname, '..', '..');
 const sampleRepo = join(repoRoot, 'docker', 'repoenv_sample', 'sample_repo');
@@ -48,7 +50,7 @@ const sampleTask = taskEntrySchema.parse({
 });
 
 function spec(backend: 'docker' | 'local', extra: Partial<SandboxSpecInput> = {}) {
-  return sandboxSpecSchema.parse({ backend, image, localRepo: sampleRepo, workdir: '/testbed', run, task: `sample-${backend}`, ...extra });
+  return sandboxSpecSchema.parse({ ...defaultSandboxOptions(), backend, image, localRepo: sampleRepo, workdir: '/testbed', run, task: `sample-${backend}`, ...extra });
 }
 
 async function snapshot(sb: Sandbox): Promise<Map<string, string>> {
@@ -184,12 +186,14 @@ for (const backend of ['docker', 'local'] as const) {
       const sb = await open(backend);
       const runDir = await mkdtemp(join(tmpdir(), 'gp-testrun-'));
       try {
-        const before = await runTaskTests(sb, sampleTask, { runDir });
+        const before = await runTaskTests(sb, sampleTask, { timeoutMs: defaultSandboxOptions().testTimeoutMs });
+        await recordTestRun(runDir, before);
         assert.equal(before.record.tests['tests/test_calc.py::test_addition'], 'FAILED');
         assert.equal(before.record.tests['tests/test_calc.py::test_multiplication'], 'PASSED');
         assert.equal(before.record.grade.kind === 'swebench' && before.record.grade.report.resolved, false);
         assert.equal((await sb.applyPatch(fix)).applied, true);
-        const after = await runTaskTests(sb, sampleTask, { runDir, patch: fix });
+        const after = await runTaskTests(sb, sampleTask, { patch: fix, timeoutMs: defaultSandboxOptions().testTimeoutMs });
+        await recordTestRun(runDir, after);
         assert.equal(after.record.grade.kind, 'swebench');
         assert.equal(after.record.grade.kind === 'swebench' && after.record.grade.resolution, 'RESOLVED_FULL');
         const lines = readFileSync(join(runDir, 'test_runs.jsonl'), 'utf8').trim().split('\n');
@@ -300,7 +304,7 @@ describe('docker backend only', () => {
 describe('backend selection', () => {
   test('a task with neither an image nor a local repository gets a clear error', async () => {
     await assert.rejects(
-      openSandbox(sandboxSpecSchema.parse({ workdir: '/testbed', task: 'nothing' })),
+      openSandbox(sandboxSpecSchema.parse({ ...defaultSandboxOptions(), workdir: '/testbed', task: 'nothing' })),
       (e: unknown) => e instanceof SandboxError && e.code === 'no-source' && /neither a docker_image nor a local_repo/.test(e.message),
     );
   });

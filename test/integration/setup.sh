@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Prepares the integration layer, which runs against a real Docker Engine: installs Debian's
-# docker.io and debootstrap when missing, starts dockerd when no daemon answers, and builds the
+# Prepares the integration layer, which runs against a real Docker Engine: installs the Debian
+# packages below when missing, starts dockerd when no daemon answers, and builds the
 # offline images with the engine code: graph-planner/base, graph-planner/repoenv-sample, and one
 # graph-planner/sample-<name> for each folder of docker/samples/ (the tasks of datasets/samples.jsonl).
 #
@@ -25,14 +25,38 @@ if [[ "$(id -u)" != 0 ]]; then
   fi
 fi
 
-# Each entry is "debian-package:probe"; the probe is a program looked up in PATH and the sbin folders.
+# Each entry is "debian-package:probe"; the probe is a program looked up in PATH and the sbin
+# folders, or an absolute path that must be executable. docker-registry is the local registry that
+# test/integration/prepull.test.ts pushes to and pulls from, at the absolute path it spawns. git and
+# python3 run on the host: the local sandbox backend works in a git checkout, and
+# test/integration/samples.test.ts runs its mutation search with the host's python3.
 REQUIRED=(
   "docker.io:dockerd"
   "debootstrap:debootstrap"
+  "docker-registry:/usr/bin/docker-registry"
+  "git:git"
+  "python3:python3"
+)
+
+# Each entry is "debian-package:module", a module the host's python3 must import: pytest runs the
+# tests of test/integration/samples.test.ts's mutation search, and of the unit tests that grade real
+# pytest output (test/unit/graphLocalise.test.ts, test/unit/datasetConvert.test.ts).
+REQUIRED_PYTHON_MODULES=(
+  "python3-pytest:pytest"
 )
 
 has_program() {
-  command -v "$1" >/dev/null 2>&1 || [[ -x "/usr/sbin/$1" || -x "/sbin/$1" || -x "/usr/local/sbin/$1" ]]
+  if [[ "$1" == /* ]]; then
+    [[ -x "$1" ]]
+  else
+    command -v "$1" >/dev/null 2>&1 || [[ -x "/usr/sbin/$1" || -x "/sbin/$1" || -x "/usr/local/sbin/$1" ]]
+  fi
+}
+
+# A python3 that is not Debian's (pyenv, a virtual environment first in PATH) does not see modules
+# from Debian packages, so the module is probed again after the install below.
+has_python_module() {
+  python3 -c "import $1" >/dev/null 2>&1
 }
 
 install_debian_packages() {
@@ -40,12 +64,26 @@ install_debian_packages() {
   for entry in "${REQUIRED[@]}"; do
     has_program "${entry#*:}" || missing+=("${entry%%:*}")
   done
+  # python3 itself may be among the missing, so the modules are probed only once it is there.
+  if has_program python3; then
+    for entry in "${REQUIRED_PYTHON_MODULES[@]}"; do
+      has_python_module "${entry#*:}" || missing+=("${entry%%:*}")
+    done
+  else
+    for entry in "${REQUIRED_PYTHON_MODULES[@]}"; do missing+=("${entry%%:*}"); done
+  fi
   if ((${#missing[@]} == 0)); then
     return
   fi
   log "installing Debian packages: ${missing[*]}"
   "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update -q
   "${SUDO[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "${missing[@]}"
+  for entry in "${REQUIRED_PYTHON_MODULES[@]}"; do
+    if ! has_python_module "${entry#*:}"; then
+      log "$(command -v python3) cannot import ${entry#*:} even after installing ${entry%%:*}: it is not Debian's python3, so install ${entry#*:} into it (python3 -m pip install ${entry#*:})"
+      exit 1
+    fi
+  done
 }
 
 # Asks the daemon's /_ping through the socket with node, which every test run has, rather than

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import Docker from 'dockerode';
 import { runCli } from '../../server/src/cli/main.js';
 import { swebenchReportSchema, testRunRecordSchema } from '../../server/src/protocol/index.js';
+import { runLayout } from '../../server/src/runs/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gp-task-test-'));
 const fix = join(dir, 'fix.diff');
@@ -27,7 +28,7 @@ async function gp(...args: string[]): Promise<{ code: number; out: string; err: 
 }
 
 function records(runDir: string) {
-  return readFileSync(join(runDir, 'test_runs.jsonl'), 'utf8').trim().split('\n').map((l) => testRunRecordSchema.parse(JSON.parse(l)));
+  return readFileSync(runLayout(runDir).testRuns, 'utf8').trim().split('\n').map((l) => testRunRecordSchema.parse(JSON.parse(l)));
 }
 
 after(async () => {
@@ -53,7 +54,7 @@ test('resolves both sample tasks (pytest and unittest) with the fix, and writes 
   const r = await gp('task', 'test', 'datasets/sample/tasks.jsonl', '--task', 'sample-calc-add', '--task', 'sample-calc-add-unittest', '--patch', fix, '--run-dir', runDir);
   assert.equal(r.code, 0, `${r.out}\n${r.err}`);
   assert.match(r.out, /2 tasks passed, 0 not/);
-  const report = swebenchReportSchema.parse(JSON.parse(readFileSync(join(runDir, 'reports', 'sample-calc-add-unittest', 'report.json'), 'utf8')));
+  const report = swebenchReportSchema.parse(JSON.parse(readFileSync(runLayout(runDir).resolve(runLayout(runDir).instanceReportRelative('sample-calc-add-unittest')), 'utf8')));
   assert.deepEqual(report['sample-calc-add-unittest']?.tests_status?.FAIL_TO_PASS.success, ['test_add (tests.test_calc_unittest.CalcTest.test_add)']);
   assert.equal(records(runDir).length, 2);
 });
@@ -63,7 +64,7 @@ test('a patch that does not apply is reported, graded unapplied, and runs no tes
   const r = await gp('task', 'test', 'datasets/sample/tasks.jsonl', '--task', 'sample-calc-add', '--patch', wrong, '--run-dir', runDir);
   assert.equal(r.code, 1);
   assert.match(r.out, /patch: The patch does not apply: app\/calc.py:6\. Nothing was changed\./);
-  const report = swebenchReportSchema.parse(JSON.parse(readFileSync(join(runDir, 'reports', 'sample-calc-add', 'report.json'), 'utf8')));
+  const report = swebenchReportSchema.parse(JSON.parse(readFileSync(runLayout(runDir).resolve(runLayout(runDir).instanceReportRelative('sample-calc-add')), 'utf8')));
   assert.deepEqual(report['sample-calc-add'], { patch_is_None: false, patch_exists: true, patch_successfully_applied: false, resolved: false });
 });
 
@@ -72,12 +73,32 @@ test('runs the same task on the local backend', async () => {
   const r = await gp('task', 'test', 'datasets/sample/tasks.jsonl', '--task', 'sample-calc-add', '--backend', 'local', '--patch', fix, '--run-dir', runDir);
   assert.equal(r.code, 0, `${r.out}\n${r.err}`);
   assert.equal(records(runDir)[0]?.backend, 'local');
+  assert.match(r.out, /^backend: local$/m);
+});
+
+test('auto without a reachable daemon runs locally, says why once, and records the reason', async () => {
+  const runDir = join(dir, 'auto-fallback');
+  const saved = process.env['DOCKER_HOST'];
+  process.env['DOCKER_HOST'] = 'unix:///nonexistent/docker.sock';
+  let r;
+  try {
+    r = await gp('task', 'test', 'datasets/sample/tasks.jsonl', '--task', 'sample-calc-add', '--task', 'sample-calc-add-unittest', '--backend', 'auto', '--patch', fix, '--run-dir', runDir);
+  } finally {
+    if (saved === undefined) delete process.env['DOCKER_HOST'];
+    else process.env['DOCKER_HOST'] = saved;
+  }
+  assert.equal(r.code, 0, `${r.out}\n${r.err}`);
+  assert.equal(r.err.match(/auto fell back: no Docker daemon at unix:\/\/\/nonexistent\/docker\.sock/g)?.length, 1, r.err);
+  assert.match(r.out, /^backend: local \(auto fell back: no Docker daemon at unix:\/\/\/nonexistent\/docker\.sock .*; commands run on this host without a container/m);
+  assert.deepEqual(records(runDir).map((t) => [t.backend, t.backendFallback?.code]), [['local', 'daemon-unreachable'], ['local', 'daemon-unreachable']]);
 });
 
 test('usage errors name the problem and exit 2', async () => {
   assert.equal((await gp('task', 'test', 'datasets/sample/tasks.jsonl', '--task', 'nope')).code, 2);
   const bad = await gp('task', 'test', 'datasets/sample/tasks.jsonl', '--backend', 'kubernetes');
   assert.equal(bad.code, 2);
-  assert.match(bad.err, /--backend must be auto, docker or local/);
+  // --backend is an override of sandbox.backend, so the schema names the allowed values and the flag.
+  assert.match(bad.err, /--backend kubernetes: error schema\/enum sandbox\.backend must be one of "auto", "docker", "local"/);
+  assert.match(bad.err, /no task was run/);
   assert.equal((await gp('task', 'test')).code, 2);
 });

@@ -13,7 +13,7 @@ import { promisify } from 'node:util';
 import { promptFor, registerDataset } from '../../server/src/datasets/register.js';
 import { withAbsolutePaths } from '../../server/src/datasets/taskPaths.js';
 import { loadTasks, type TaskEntry } from '../../server/src/tasks/index.js';
-import { sharedDataPath } from '../support/sharedData.js';
+import { fixturePath, swebenchVerifiedFixture } from '../support/fixtures.js';
 
 const repo = resolve(__dirname, '..', '..');
 const python = join(repo, '.venv-test', 'bin', 'python');
@@ -77,7 +77,7 @@ test('pyarrow reads the ten sample tasks with the column types Verl expects and 
 });
 
 test('pyarrow reads the 499 SWE-bench Verified tasks back exactly, across several row groups', async () => {
-  const file = sharedDataPath('swebench_verified_tasks.jsonl');
+  const file = fixturePath(swebenchVerifiedFixture);
   const root = mkdtempSync(join(tmpdir(), 'gp-pyarrow-verified-'));
   const result = await registerDataset({ file, name: 'swe_bench_verified', split: 'eval', root, rowGroupSize: 100 });
   const view = await pyarrowView(result.verlPath);

@@ -2,7 +2,7 @@
  * `gp dataset prepare` against a Hugging Face–shaped test peer on loopback (test/support/hfTestPeer.ts,
  * not the real hub): listing, split fallback, download into the cache, resume after a cut
  * connection, and a gated dataset without a token. The parquet files are the 300 real SWE-bench
- * Lite rows of ../shared/data.
+ * Lite rows of test/fixtures/swebench/.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -164,10 +164,10 @@ test('a malformed dataset id is refused before any request', async () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Split fallbacks (spec G.5)
+// Split fallbacks (docs/original-system.md#g5-split-fallbacks)
 // ---------------------------------------------------------------------------------------------
 
-test('pickSplit follows the spec G.5 fallbacks', () => {
+test('pickSplit follows the original split fallbacks', () => {
   assert.deepEqual(pickSplit('validation', ['train', 'validation', 'test']), { split: 'validation', fellBack: false });
   assert.deepEqual(pickSplit('validation', ['train', 'val', 'dev']), { split: 'dev', fellBack: true });
   assert.deepEqual(pickSplit('val', ['train', 'validation']), { split: 'validation', fellBack: true });

@@ -9,7 +9,7 @@ import { after, before, beforeEach, test } from 'node:test';
 import type { Agent } from '../../server/src/agents/agent.js';
 import { createModelAgent, trimHistory } from '../../server/src/agents/modelAgent.js';
 import { createChatClient, type ChatClientOptions } from '../../server/src/agents/openaiClient.js';
-import { parseActionText, renderAction } from '../../server/src/agents/protocol.js';
+import { parseActionText, renderAction } from '../../server/src/agents/replyFormat.js';
 import { plannerSystemPrompt } from '../../server/src/agents/prompts.js';
 import { ModelClientError } from '../../server/src/agents/retry.js';
 import type { Action } from '../../server/src/protocol/actions.js';

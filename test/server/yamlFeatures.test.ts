@@ -177,3 +177,11 @@ test('leaves YAML outside the experiment globs alone', async () => {
   const pushed = h.notifications.filter((n) => n.method === 'textDocument/publishDiagnostics' && (n.params as { uri: string }).uri === u);
   assert.deepEqual(pushed, []);
 });
+
+test('Check Config on an experiment file that cannot be read fails with the path and what to do, never "no problems"', async () => {
+  const u = 'file:///nonexistent-gp/configs/experiments/missing.yaml';
+  await assert.rejects(h.client.sendRequest('graphPlanner/checkDocument', { uri: u }), /Cannot read \/nonexistent-gp\/configs\/experiments\/missing\.yaml \(.*ENOENT.*\); check that the file exists/);
+  const resolved = (await h.client.sendRequest('graphPlanner/resolvedConfig', { uri: u })) as { yaml: string | null; reason?: string };
+  assert.equal(resolved.yaml, null);
+  assert.match(resolved.reason ?? '', /Cannot read .*missing\.yaml .*check that the file exists/);
+});

@@ -1,5 +1,5 @@
 /**
- * TEST PEER — not a model. A scripted stand-in for the CGM service (spec D.3) on 127.0.0.1
+ * TEST PEER — not a model. A scripted stand-in for the CGM service (docs/original-system.md#d3-cgm-formats) on 127.0.0.1
  * (random port): `GET /healthz` answers `{"ok": true}`; `POST /generate` validates the body with
  * the engine's own `cgmGenerateRequestSchema` and answers as the real service does — 400 when the
  * body is invalid or `plan.targets` is empty, 502 "CGM produced no edits" for an empty patch —

@@ -1,6 +1,6 @@
 /**
  * TEST PEER — not the Hugging Face hub. A loopback HTTP server shaped like the parts of the hub the
- * downloader uses (integration-contracts §6), serving parquet bytes a test gives it:
+ * downloader uses (docs/upstream-contracts.md#hugging-face-download), serving parquet bytes a test gives it:
  *
  * - `GET /parquet?dataset=&config=` — the dataset-viewer's listing, urls pointing back here;
  * - `GET /api/datasets/<id>/parquet` — the Hub API listing, `{config: {split: [urls]}}`, whose

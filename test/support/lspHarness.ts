@@ -3,6 +3,7 @@
  * streams, a JSON-RPC client on the other. Requests and notifications are real protocol messages;
  * only the transport is in memory.
  */
+import { readFileSync } from 'node:fs';
 import { PassThrough } from 'node:stream';
 import {
   createConnection,
@@ -13,7 +14,9 @@ import {
   type MessageConnection,
   type PublishDiagnosticsParams,
 } from 'vscode-languageserver/node';
-import { startServer } from '../../server/src/lsp/server.js';
+import { checkConfigText, preflightDisk, renderConfigYaml } from '../../server/src/config/index.js';
+import { startServer, type ServerServices } from '../../server/src/lsp/index.js';
+import { validateJsonlFile, validateLine } from '../../server/src/tasks/index.js';
 
 export interface Harness {
   readonly client: MessageConnection;
@@ -25,11 +28,20 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(settings: Record<string, unknown> = {}, rootPath = process.cwd()): Promise<Harness> {
+/** The engine services as `server/src/main.ts` builds them; a test replaces parts with doubles. */
+export function engineServices(): ServerServices {
+  return {
+    config: { check: checkConfigText, checkDisk: preflightDisk, render: renderConfigYaml },
+    datasets: { validateLine, validateFile: validateJsonlFile },
+    readText: (path) => readFileSync(path, 'utf8'),
+  };
+}
+
+export async function startHarness(settings: Record<string, unknown> = {}, rootPath = process.cwd(), services = engineServices()): Promise<Harness> {
   const toServer = new PassThrough();
   const toClient = new PassThrough();
   const serverConnection = createConnection(new StreamMessageReader(toServer), new StreamMessageWriter(toClient));
-  startServer(serverConnection);
+  startServer(serverConnection, services);
   const client = createMessageConnection(new StreamMessageReader(toClient), new StreamMessageWriter(toServer));
   const notifications: { method: string; params: unknown }[] = [];
   const published: PublishDiagnosticsParams[] = [];

@@ -1,13 +1,12 @@
 /**
  * Parquet files for tests and benchmarks, shaped like the public datasets: SWE-bench rows (every
  * column a string, as the Hugging Face files have them) made from the real rows in
- * `../shared/data/swebench_lite_test.jsonl`, and R2E-Gym rows with the columns of the published
- * dataset cards (integration-contracts §4.1), generated deterministically because no R2E-Gym data
+ * `test/fixtures/swebench/swebench_lite_test.jsonl.gz`, and R2E-Gym rows with the columns of the published
+ * dataset cards (docs/upstream-contracts.md#r2e-gym-dataset-columns), generated deterministically because no R2E-Gym data
  * can be downloaded here. Written with hyparquet-writer, the library the product registers with.
  */
-import { readFileSync } from 'node:fs';
 import { parquetWriteFile } from 'hyparquet-writer';
-import { sharedDataPath } from './sharedData.js';
+import { fixtureJsonl, swebenchLiteFixture } from './fixtures.js';
 
 /** The column types the fixtures need: strings, 64-bit integers, booleans and lists of strings. */
 export type FixtureColumnType = 'STRING' | 'INT64' | 'BOOLEAN' | 'STRING_LIST';
@@ -58,7 +57,7 @@ export function writeFixtureParquet(
   write({ filename: path, schema: schemaFor(columns), columnData, rowGroupSize: options.rowGroupSize ?? 1000 });
 }
 
-/** SWE-bench's Hugging Face columns (integration-contracts §5.1): all strings. */
+/** SWE-bench's Hugging Face columns (docs/upstream-contracts.md#swe-bench-dataset-fields): all strings. */
 export const swebenchColumns: readonly FixtureColumn[] = [
   'repo',
   'instance_id',
@@ -74,15 +73,12 @@ export const swebenchColumns: readonly FixtureColumn[] = [
   'environment_setup_commit',
 ].map((name) => ({ name, type: 'STRING' as const }));
 
-/** The 300 real SWE-bench Lite rows of the shared data folder, as parsed objects. */
+/** The 300 real SWE-bench Lite rows of the repository's fixture, as parsed objects. */
 export function swebenchLiteRows(): Record<string, unknown>[] {
-  return readFileSync(sharedDataPath('swebench_lite_test.jsonl'), 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as Record<string, unknown>);
+  return fixtureJsonl(swebenchLiteFixture);
 }
 
-/** R2E-Gym's columns (integration-contracts §4.1). */
+/** R2E-Gym's columns (docs/upstream-contracts.md#r2e-gym-dataset-columns). */
 export const r2eColumns: readonly FixtureColumn[] = [
   { name: 'repo_name', type: 'STRING' },
   { name: 'docker_image', type: 'STRING' },

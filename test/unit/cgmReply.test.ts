@@ -1,5 +1,5 @@
 /**
- * Lenient reading of a patch model's reply (spec D.3): where the JSON is, where the edits are,
+ * Lenient reading of a patch model's reply (docs/original-system.md#d3-cgm-formats): where the JSON is, where the edits are,
  * their aliases and defaults, and what is dropped.
  */
 import assert from 'node:assert/strict';

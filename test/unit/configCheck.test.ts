@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { applyEdits, checkConfigText, parseYamlSource, preflight, experimentConfigSchema } from '../../server/src/config/index.js';
+import { applyYamlEdits, checkConfigText, parseYamlSource, preflight, experimentConfigSchema } from '../../server/src/config/index.js';
 import type { LocatedFinding } from '../../server/src/config/index.js';
 
 function at(text: string, f: LocatedFinding): string {
@@ -86,20 +86,20 @@ test('places a preflight finding about a default value on its section key', () =
 });
 
 test('a set fix replaces only the value and keeps the comment', () => {
-  const out = applyEdits('env:\n  failure_penalty: -1.0  # why\n', [{ op: 'set', path: ['env', 'failure_penalty'], value: 1 }]);
+  const out = applyYamlEdits('env:\n  failure_penalty: -1.0  # why\n', [{ op: 'set', path: ['env', 'failure_penalty'], value: 1 }]);
   assert.equal(out, 'env:\n  failure_penalty: 1  # why\n');
 });
 
 test('a set fix inserts missing keys and sections with the right indentation', () => {
   const text = 'env:\n    max_steps: 4\n';
-  assert.equal(applyEdits(text, [{ op: 'set', path: ['env', 'reward_scale'], value: 2 }]), 'env:\n    max_steps: 4\n    reward_scale: 2\n');
-  const newSection = applyEdits(text, [{ op: 'set', path: ['resources', 'ray_num_cpus'], value: 8 }]) ?? '';
+  assert.equal(applyYamlEdits(text, [{ op: 'set', path: ['env', 'reward_scale'], value: 2 }]), 'env:\n    max_steps: 4\n    reward_scale: 2\n');
+  const newSection = applyYamlEdits(text, [{ op: 'set', path: ['resources', 'ray_num_cpus'], value: 8 }]) ?? '';
   assert.equal(newSection, 'env:\n    max_steps: 4\nresources:\n  ray_num_cpus: 8\n');
   assert.deepEqual(parseYamlSource(newSection).value, { env: { max_steps: 4 }, resources: { ray_num_cpus: 8 } });
 });
 
 test('a fix with two edits under one missing section writes the section once', () => {
-  const out = applyEdits('parallel:\n  tensor_parallel_planner: 2\n', [
+  const out = applyYamlEdits('parallel:\n  tensor_parallel_planner: 2\n', [
     { op: 'set', path: ['resources', 'num_gpus'], value: 2 },
     { op: 'set', path: ['resources', 'ray_num_gpus'], value: 2 },
   ]);
@@ -109,21 +109,21 @@ test('a fix with two edits under one missing section writes the section once', (
 
 test('rename and remove fixes edit the key line only', () => {
   const text = 'env:\n  max_step: 6\n  reward_scale: 1\n';
-  assert.equal(applyEdits(text, [{ op: 'rename', path: ['env', 'max_step'], newKey: 'max_steps' }]), 'env:\n  max_steps: 6\n  reward_scale: 1\n');
-  assert.equal(applyEdits(text, [{ op: 'remove', path: ['env', 'max_step'] }]), 'env:\n  reward_scale: 1\n');
+  assert.equal(applyYamlEdits(text, [{ op: 'rename', path: ['env', 'max_step'], newKey: 'max_steps' }]), 'env:\n  max_steps: 6\n  reward_scale: 1\n');
+  assert.equal(applyYamlEdits(text, [{ op: 'remove', path: ['env', 'max_step'] }]), 'env:\n  reward_scale: 1\n');
 });
 
 test('edits inside a flow mapping keep the rest of the mapping and still parse', () => {
-  const removed = applyEdits('env: {max_steps: 3, bogus_key: 1}\n', [{ op: 'remove', path: ['env', 'bogus_key'] }]) ?? '';
+  const removed = applyYamlEdits('env: {max_steps: 3, bogus_key: 1}\n', [{ op: 'remove', path: ['env', 'bogus_key'] }]) ?? '';
   assert.deepEqual(parseYamlSource(removed).value, { env: { max_steps: 3 } });
-  const inserted = applyEdits('parallel: {rollout_workers: 2}\n', [{ op: 'set', path: ['parallel', 'workflow_parallel'], value: 2 }]) ?? '';
+  const inserted = applyYamlEdits('parallel: {rollout_workers: 2}\n', [{ op: 'set', path: ['parallel', 'workflow_parallel'], value: 2 }]) ?? '';
   assert.deepEqual(parseYamlSource(inserted).value, { parallel: { rollout_workers: 2, workflow_parallel: 2 } });
   assert.deepEqual(parseYamlSource(inserted).problems, []);
 });
 
 test('fixes keep CRLF line endings and comments after an empty value', () => {
   const text = 'parallel:\r\n  workflow_parallel: # set later\r\n  rollout_workers: 2\r\n';
-  const out = applyEdits(text, [
+  const out = applyYamlEdits(text, [
     { op: 'set', path: ['parallel', 'workflow_parallel'], value: 4 },
     { op: 'set', path: ['resources', 'ray_num_cpus'], value: 8 },
   ]) ?? '';
@@ -155,7 +155,7 @@ test('every preflight fix, applied to a document that lacks its section, parses 
     assert.ok(withFix.length > 0, `expected a fixable finding for ${JSON.stringify(text)}`);
     for (const f of withFix) {
       for (const fix of f.fixes) {
-        const out = applyEdits(text, fix.edits);
+        const out = applyYamlEdits(text, fix.edits);
         assert.ok(out !== undefined, `fix '${fix.title}' could not be applied to ${JSON.stringify(text)}`);
         const after = parseYamlSource(out);
         assert.deepEqual(after.problems, [], `fix '${fix.title}' broke the YAML: ${out}`);

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { parse } from 'yaml';
-import { parseConfigFlags, resolveConfig, writeResolvedConfig } from '../../server/src/config/index.js';
+import { parseConfigFlags, resolveConfig } from '../../server/src/config/index.js';
+import { planRunFolder, writeResolvedConfig } from '../../server/src/launch/index.js';
 import { runCli } from '../../server/src/cli/main.js';
 
 const yaml = 'experiment:\n  name: demo\nenv:\n  max_steps: 9\nlogging:\n  output_dir: out\n';
@@ -12,7 +13,10 @@ const yaml = 'experiment:\n  name: demo\nenv:\n  max_steps: 9\nlogging:\n  outpu
 function resolveWith(argv: string[], text = yaml, command = 'train', now = new Date('2026-11-21T10:00:00Z'), baseDir = mkdtempSync(join(tmpdir(), 'gp-'))) {
   const parsed = parseConfigFlags(argv);
   assert.deepEqual(parsed.errors, []);
-  const r = resolveConfig({ text, file: 'x.yaml', flags: parsed.flags, command, baseDir, now, commandLine: 'gp test' });
+  const resolution = resolveConfig({ text, flags: parsed.flags, baseDir });
+  const r = resolution.config === undefined || resolution.verdict === 'errors'
+    ? { ok: false as const, findings: resolution.findings }
+    : { ok: true as const, findings: resolution.findings, run: { ...planRunFolder(resolution.config, { command, now, commandLine: 'gp test', ignored: resolution.ignored }), ignored: resolution.ignored } };
   return { r, baseDir };
 }
 
@@ -49,7 +53,7 @@ test('--yaml-only ignores overrides except --wandb-offline and names what it ign
 test('an invalid override is an error that names the flag', () => {
   const { r } = resolveWith(['--set', 'env.max_steps=abc']);
   assert.equal(r.ok, false);
-  assert.match(r.findings[0]?.message ?? '', /from --set env\.max_steps=abc/);
+  assert.equal(r.findings[0]?.flag, '--set env.max_steps=abc');
 });
 
 test('rejects malformed flags with a message', () => {
@@ -64,8 +68,8 @@ test('default run names carry the command and a timestamp, so train and eval nev
   const train = resolveWith([], yaml, 'train', now, base).r;
   const evalRun = resolveWith([], yaml, 'eval', now, base).r;
   assert.ok(train.ok && evalRun.ok);
-  assert.equal(train.run.runName, 'demo-train-20261121-100000');
-  assert.notEqual(train.run.runDir, evalRun.run.runDir);
+  assert.equal(train.run.name, 'demo-train-20261121-100000');
+  assert.notEqual(train.run.dir, evalRun.run.dir);
 });
 
 test('writes resolved_config.yaml atomically into the run folder with the run recorded', async () => {

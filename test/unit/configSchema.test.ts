@@ -8,7 +8,7 @@ const expectedSections = [
   'env', 'sandbox', 'rollout', 'parallel', 'resources', 'logging', 'telemetry',
 ];
 
-test('has every section of the seed runbook plus sandbox, rollout and verl_overrides', () => {
+test('has every section of the original config plus sandbox, rollout and verl_overrides', () => {
   assert.deepEqual(Object.keys(sectionSchemas), expectedSections);
   assert.ok(experimentJsonSchema.properties?.['verl_overrides']);
 });

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Conversion } from '../../server/src/datasets/conversion.js';
@@ -11,7 +11,8 @@ import { evalScript, parseEvalScript, swebenchImageName, testDirectives } from '
 import { taskEntrySchema } from '../../server/src/tasks/index.js';
 import { extractTestOutput, gradeTask, parseTestOutput } from '../../server/src/testing/index.js';
 import { r2eShapedRows, swebenchLiteRows } from '../support/parquetFixtures.js';
-import { sharedDataPath } from '../support/sharedData.js';
+import { fixtureJsonl, swebenchVerifiedFixture } from '../support/fixtures.js';
+import { assertPythonModule } from '../support/hostTools.js';
 
 const ctx = { dataset: 'test/dataset', split: 'test', place: 'rows.jsonl:1' };
 
@@ -21,10 +22,7 @@ function converted(c: Conversion): Extract<Conversion, { kind: 'task' }> {
 }
 
 function verifiedRows(): Record<string, unknown>[] {
-  return readFileSync(sharedDataPath('swebench_verified_tasks.jsonl'), 'utf8')
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  return fixtureJsonl(swebenchVerifiedFixture);
 }
 
 test('every SWE-bench Lite row converts to a valid task whose fields match the source, and the gold patch stays out of the task and the instance', () => {
@@ -199,6 +197,7 @@ function buggyRepo(): { dir: string; base: string; testPatch: string; gold: stri
 }
 
 test('the generated eval script applies the test patch, brackets the tests, restores the test files, and grades by F2P/P2P before and after the gold fix', () => {
+  assertPythonModule('pytest', 'python3-pytest');
   const { dir, base, testPatch, gold } = buggyRepo();
   const task = converted(
     convertSwebenchRow(

@@ -10,7 +10,7 @@ import { idFraction } from '../../server/src/datasets/stableIds.js';
 import { instanceFileSchema, prepareReportSchema } from '../../server/src/protocol/datasetPrepare.js';
 import { validateJsonlFile } from '../../server/src/tasks/index.js';
 import { r2eColumns, r2eShapedRows, swebenchColumns, swebenchLiteRows, writeFixtureParquet } from '../support/parquetFixtures.js';
-import { sharedDataPath } from '../support/sharedData.js';
+import { fixturePath, swebenchVerifiedFixture } from '../support/fixtures.js';
 
 function tmp(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `gp-prepare-${prefix}-`));
@@ -71,7 +71,7 @@ test('prepares the 300 SWE-bench Lite rows from parquet: tasks, instance files, 
 
 test('prepares the 499 original-format SWE-bench Verified tasks from JSONL and counts what it changed', async () => {
   const out = tmp('verified');
-  const report = await prepareDataset(options('swebench', [sharedDataPath('swebench_verified_tasks.jsonl')], out));
+  const report = await prepareDataset(options('swebench', [fixturePath(swebenchVerifiedFixture)], out));
   assert.equal(report.converted, 499);
   assert.equal(report.skipped, 0);
   assert.equal(report.notes['workdir-replaced'], 499);

@@ -8,7 +8,7 @@ import { asyncBufferFromFile, parquetMetadataAsync } from 'hyparquet';
 import { parquetWriteFile } from 'hyparquet-writer';
 import { DatasetInputError, formatSourcePlace, openRowSource, type RowSource, type SourceItem } from '../../server/src/datasets/rowSource.js';
 import { r2eColumns, r2eShapedRows, swebenchColumns, swebenchLiteRows, writeFixtureParquet, type FixtureColumn } from '../support/parquetFixtures.js';
-import { sharedDataPath } from '../support/sharedData.js';
+import { fixturePath, swebenchLiteFixture } from '../support/fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gp-row-source-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -82,7 +82,7 @@ test('all 300 SWE-bench Lite rows read back from parquet equal to the rows of th
   assert.deepEqual(parquet.columns, swebenchColumns.map((c) => c.name));
   assert.equal(parquet.rowCount, 300);
   const fromParquet = await collect(parquet);
-  const jsonl = await openRowSource(sharedDataPath('swebench_lite_test.jsonl'));
+  const jsonl = await openRowSource(fixturePath(swebenchLiteFixture));
   assert.equal(jsonl.format, 'jsonl');
   assert.equal(jsonl.columns, undefined);
   assert.equal(jsonl.rowCount, undefined);
@@ -92,7 +92,7 @@ test('all 300 SWE-bench Lite rows read back from parquet equal to the rows of th
   fromParquet.forEach((item, i) => {
     assert.deepEqual(rowValue(item), rowValue(fromJsonl[i]), `row ${i}`);
     assert.deepEqual(item.place, { file: path, row: i, rowGroup: Math.floor(i / 64) });
-    assert.deepEqual(fromJsonl[i]?.place, { file: sharedDataPath('swebench_lite_test.jsonl'), line: i + 1 });
+    assert.deepEqual(fromJsonl[i]?.place, { file: fixturePath(swebenchLiteFixture), line: i + 1 });
   });
 });
 

@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { applyEdits, editsToDiff } from '../../server/src/env/editsToDiff.js';
+import { applyLineEdits, editsToDiff } from '../../server/src/env/editsToDiff.js';
 import { guardDiff, guardEdits } from '../../server/src/env/guard.js';
 import type { Edit } from '../../server/src/protocol/actions.js';
 
@@ -45,7 +45,7 @@ test('guard: a diff hunk outside the focus windows is refused', () => {
 const source = 'def add(a, b):\n\n    return a - b\n\n\ndef mul(a, b):\n    return a * b\n';
 
 test('edits apply bottom-up so earlier line numbers stay valid', () => {
-  const result = applyEdits('m.py', source, [
+  const result = applyLineEdits('m.py', source, [
     { path: 'm.py', start: 3, end: 3, new_text: '    total = a + b\n    return total\n' },
     { path: 'm.py', start: 7, end: 7, new_text: '    return b * a' },
   ]);
@@ -54,13 +54,13 @@ test('edits apply bottom-up so earlier line numbers stay valid', () => {
 });
 
 test('overlapping edits and ranges past the end are refused with the edit named', () => {
-  const overlap = applyEdits('m.py', source, [edit({ path: 'm.py', start: 2, end: 3 }), edit({ path: 'm.py', start: 3, end: 4 })]);
+  const overlap = applyLineEdits('m.py', source, [edit({ path: 'm.py', start: 2, end: 3 }), edit({ path: 'm.py', start: 3, end: 4 })]);
   assert.equal(overlap.ok ? undefined : overlap.error.code, 'overlapping-edits');
-  const past = applyEdits('m.py', source, [edit({ path: 'm.py', start: 20, end: 21 })]);
+  const past = applyLineEdits('m.py', source, [edit({ path: 'm.py', start: 20, end: 21 })]);
   assert.equal(past.ok ? undefined : past.error.code, 'range-invalid');
 });
 
-test('the diff from edits applies with git apply, blank context lines included (spec L.4)', async () => {
+test('the diff from edits applies with git apply, blank context lines included (defect L.4 of the original)', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gp-edits-'));
   try {
     const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, stdio: 'pipe' }).toString();

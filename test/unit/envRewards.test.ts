@@ -4,7 +4,7 @@ import { limitReached, stepReward } from '../../server/src/env/rewards.js';
 
 const shaped = { reward_scale: 1, failure_penalty: 1, step_penalty: 0.05, timeout_penalty: 0.5 };
 
-// Spec B.4's table with positive (correct) penalties: success 1.0, failure −1.0, limit −1.5, steps −0.05.
+// The reward table of docs/original-system.md#b4-rewards-and-termination, with positive (correct) penalties: success 1.0, failure −1.0, limit −1.5, steps −0.05.
 const cases: Array<{ name: string; verdict: Parameters<typeof stepReward>[1]; reward: number }> = [
   { name: 'a step that does not end the episode costs the step penalty', verdict: { done: false, resolved: false }, reward: -0.05 },
   { name: 'a resolved submit earns reward_scale', verdict: { done: true, resolved: true, reason: 'submitted' }, reward: 1 },

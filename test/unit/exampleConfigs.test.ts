@@ -1,7 +1,7 @@
 /**
  * The example experiment YAMLs in configs/experiments/ are what people copy first, so each must
  * point editors at the schema, parse with the experiment schema, and pass preflight without an
- * error (the seed's debug config failed it, spec L.10).
+ * error (the original's debug config failed it: defect L.10, docs/original-system.md#l-defects).
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';

@@ -4,8 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkConfigText } from '../../server/src/config/index.js';
-import { experimentOverview, flattenOverrides, mappedFields } from '../../server/src/lsp/experimentOverview.js';
+import { checkConfigText, flattenVerlOverrides, verlMappedFields } from '../../server/src/config/index.js';
+import { experimentOverview } from '../../server/src/lsp/experimentOverview.js';
 import { experimentOverviewSchema, type ExperimentOverview, type VerlSetting } from '../../server/src/protocol/index.js';
 
 const uri = 'file:///ws/configs/experiments/e.yaml';
@@ -26,7 +26,7 @@ function setting(o: ExperimentOverview, key: string): VerlSetting {
 test('lists every field with maps_to metadata, with its Verl key, in schema order', () => {
   const o = overviewOf('experiment:\n  name: t\n');
   assert.equal(o.parsed, true);
-  assert.deepEqual(o.settings.map((s) => s.key), mappedFields.map((f) => f.path.join('.')));
+  assert.deepEqual(o.settings.map((s) => s.key), verlMappedFields.map((f) => f.path.join('.')));
   assert.ok(o.settings.length >= 20);
   assert.equal(setting(o, 'resources.num_gpus').mapsTo, 'trainer.n_gpus_per_node');
   assert.equal(setting(o, 'training.rollout_n').mapsTo, 'actor_rollout_ref.rollout.n');
@@ -62,8 +62,8 @@ test('flattens verl_overrides to dotted Hydra keys and marks the settings they o
   assert.equal(setting(o, 'resources.num_gpus').overridden, true);
   assert.equal(setting(o, 'logging.log_backend').overridden, true);
   assert.equal(setting(o, 'resources.num_nodes').overridden, false);
-  assert.deepEqual(flattenOverrides({}, []), []);
-  assert.deepEqual(flattenOverrides({ a: { b: { c: null } } }, []), [[['a', 'b', 'c'], null]]);
+  assert.deepEqual(flattenVerlOverrides({}, []), []);
+  assert.deepEqual(flattenVerlOverrides({ a: { b: { c: null } } }, []), [[['a', 'b', 'c'], null]]);
 });
 
 test('lays out the GPUs: device maps, shared and missing indices, and Ray budgets against needs', () => {

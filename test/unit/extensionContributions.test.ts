@@ -6,27 +6,36 @@
  
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { activeFileKindContextKey, commandCategory, commandIds, commandTitles, resolvedConfigScheme } from '../../extension/src/contributions.js';
-import { defaultClientSettings } from '../../extension/src/settings.js';
+import { activeFileKindContextKey, commandCategory, commandIds, commandTitles, resolvedConfigScheme, viewCommands, viewContainerId, viewIds } from '../../extension/src/contributions.js';
+import { defaultClientSettings } from '../../extension/src/clientSettings.js';
 
 interface CommandContribution { command: string; title: string; category?: string }
 interface MenuItem { command: string; when?: string; group?: string }
 interface Manifest {
   activationEvents: string[];
-  contributes: { commands: CommandContribution[]; menus: Record<string, MenuItem[]> };
+  contributes: {
+    commands: CommandContribution[];
+    menus: Record<string, MenuItem[]>;
+    viewsContainers: { activitybar: { id: string; icon: string }[] };
+    views: Record<string, { id: string; name: string }[]>;
+    viewsWelcome: { view: string; contents: string }[];
+  };
 }
 
 const manifest = JSON.parse(readFileSync(resolve(__dirname, '../../package.json'), 'utf8')) as Manifest;
 
 describe('package.json contributions', () => {
   test('contributes exactly the commands the extension registers, with their titles and category', () => {
-    const expected = Object.entries(commandIds).map(([name, command]) => ({
-      command,
-      title: commandTitles[name as keyof typeof commandIds],
-      category: commandCategory,
-    }));
+    const expected = [
+      ...Object.entries(commandIds).map(([name, command]) => ({
+        command,
+        title: commandTitles[name as keyof typeof commandIds],
+        category: commandCategory,
+      })),
+      ...Object.values(viewCommands).map(({ id, title }) => ({ command: id, title, category: commandCategory })),
+    ];
     const actual = manifest.contributes.commands
       .filter((c) => c.command.startsWith('graphPlanner.'))
       .map(({ command, title, category }) => ({ command, title, category }));
@@ -48,6 +57,23 @@ describe('package.json contributions', () => {
           assert.match(item.when ?? '', new RegExp(activeFileKindContextKey.replace('.', '\\.')), `${menu}: ${item.command}`);
         }
       }
+    }
+  });
+
+  test('the activity bar holds the Tasks, Containers and Runs views, each with a welcome message', () => {
+    const { viewsContainers, views, viewsWelcome } = manifest.contributes;
+    const container = viewsContainers.activitybar.find((c) => c.id === viewContainerId);
+    assert.ok(container, 'the Graph Planner container is in the activity bar');
+    assert.ok(existsSync(resolve(__dirname, '../../', container.icon)), `its icon ${container.icon} exists`);
+    assert.deepEqual((views[viewContainerId] ?? []).map((v) => v.id), [viewIds.tasks, viewIds.containers, viewIds.runs]);
+    for (const id of Object.values(viewIds)) assert.ok(viewsWelcome.some((w) => w.view === id), `${id} has a welcome message`);
+  });
+
+  test('item commands are hidden from the command palette, and item menus name a view and an item kind', () => {
+    const hidden = new Set((manifest.contributes.menus['commandPalette'] ?? []).filter((i) => i.when === 'false').map((i) => i.command));
+    for (const item of manifest.contributes.menus['view/item/context'] ?? []) {
+      assert.match(item.when ?? '', /^view == graphPlanner\.\w+ && viewItem =~ \/\^\w+/, item.command);
+      assert.ok(hidden.has(item.command), `${item.command} needs an item, so the palette hides it`);
     }
   });
 

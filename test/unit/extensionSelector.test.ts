@@ -11,7 +11,7 @@ import {
   experimentFilters,
   normaliseGlob,
 } from '../../extension/src/documentSelector.js';
-import { defaultClientSettings } from '../../extension/src/settings.js';
+import { defaultClientSettings } from '../../extension/src/clientSettings.js';
 
 describe('document selector', () => {
   test('selects experiment YAML on disk and dataset files of any language for the default globs', () => {

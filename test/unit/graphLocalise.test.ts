@@ -11,6 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildCodeGraphFromFiles, parseTraceback, type CodeGraph, type SourceFile } from '../../server/src/graph/index.js';
+import { assertPythonModule } from '../support/hostTools.js';
 
 const jsonDir = execFileSync('python3', ['-c', 'import json, os; print(os.path.dirname(json.__file__))'], { encoding: 'utf8' }).trim();
 
@@ -73,6 +74,7 @@ test('anchors a CPython traceback pasted into an issue on the innermost frame in
 
 for (const style of ['short', 'long'] as const) {
   test(`anchors a pytest --tb=${style} traceback on the innermost non-test frame, keeping the test frame too`, async () => {
+    assertPythonModule('pytest', 'python3-pytest');
     const g = await graph();
     const dir = mkdtempSync(join(tmpdir(), 'gp-graph-pytest-'));
     try {

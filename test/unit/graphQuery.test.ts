@@ -12,6 +12,7 @@ import { dirname, join, relative, sep } from 'node:path';
 import { sandboxSpecSchema, type ExecResult, type PatchResult } from '../../server/src/protocol/index.js';
 import { SandboxError, type Sandbox, type TreeFile } from '../../server/src/sandbox/index.js';
 import { buildCodeGraph, buildCodeGraphFromFiles, type CodeGraph, type ExpandOptions, type SourceFile } from '../../server/src/graph/index.js';
+import { defaultSandboxOptions } from '../../server/src/launch/index.js';
 
 const shop: Record<string, string> = {
   'shop/__init__.py': '"""Shop package."""\nfrom .cart import Cart\nfrom .pricing import apply_discount as discount\n',
@@ -339,7 +340,7 @@ describe('expand', () => {
 class MemorySandbox implements Sandbox {
   readonly backend = 'local' as const;
   readonly id = 'memory';
-  readonly spec = sandboxSpecSchema.parse({ backend: 'local', localRepo: '/nowhere', workdir: '/testbed', run: 'test', task: 'graph' });
+  readonly spec = sandboxSpecSchema.parse({ ...defaultSandboxOptions(), backend: 'local', localRepo: '/nowhere', workdir: '/testbed', run: 'test', task: 'graph' });
   readonly workdir = '/testbed';
   readonly baseCommit = '0'.repeat(40);
   readonly reads: string[] = [];

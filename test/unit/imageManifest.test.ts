@@ -6,9 +6,9 @@ import { test } from 'node:test';
 import { imagesManifest, imagesPrepull } from '../../server/src/cli/imageCommands.js';
 import type { Io } from '../../server/src/cli/output.js';
 import { collectImages, readManifest, writeManifest } from '../../server/src/datasets/manifest.js';
-import { isBuildOnlyImageName } from '../../server/src/sandbox/imageNames.js';
+import { isBuildOnlyImageName } from '../../server/src/tasks/index.js';
 import { prepullImages, withDefaultTag } from '../../server/src/sandbox/prepull.js';
-import { sharedDataPath } from '../support/sharedData.js';
+import { fixturePath, swebenchVerifiedFixture, swebenchVerifiedImagesFixture } from '../support/fixtures.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gp-manifest-'));
 
@@ -126,7 +126,7 @@ test('lists a file it cannot read and still reads the others', async () => {
 });
 
 test('collects the SWE-bench Verified tasks as the raw JSON says', async () => {
-  const path = sharedDataPath('swebench_verified_tasks.jsonl');
+  const path = fixturePath(swebenchVerifiedFixture);
   // The expectation is derived from the raw rows here, not copied from the implementation's output.
   const raw = readFileSync(path, 'utf8')
     .split('\n')
@@ -144,7 +144,7 @@ test('collects the SWE-bench Verified tasks as the raw JSON says', async () => {
   assert.equal(result.missing.length, expectedMissing);
   assert.deepEqual(result.malformed, []);
   // The original system's manifest of the same split names the same images in the same order.
-  const original = await readManifest(sharedDataPath('swebench_verified_docker_images.txt'));
+  const original = await readManifest(fixturePath(swebenchVerifiedImagesFixture));
   assert.deepEqual(original.images, result.images);
 });
 

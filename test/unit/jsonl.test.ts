@@ -9,6 +9,8 @@ import { datasetValidate } from '../../server/src/cli/datasetCommands.js';
 import { JsonlService } from '../../server/src/lsp/jsonlService.js';
 import { splitLines, validateJsonl, validateJsonlFile, validateLine, type JsonlFinding } from '../../server/src/tasks/index.js';
 
+const newJsonlService = () => new JsonlService({ validateLine, validateFile: validateJsonlFile });
+
 const dir = mkdtempSync(join(tmpdir(), 'gp-jsonl-'));
 
 function task(id: string, extra: Record<string, unknown> = {}): string {
@@ -123,28 +125,27 @@ test('skips a line longer than the limit when streaming from disk', async () => 
 });
 
 test('revalidates only the lines whose text changed', () => {
-  const service = new JsonlService();
+  const service = newJsonlService();
   const lines = [task('a'), task('b'), task('c'), task('d', { max_steps: 0 })];
   const first = service.validate('file:///t.jsonl', lines.join('\n'));
   assert.equal(service.linesValidated, 4);
-  assert.equal(first.length, 1);
+  assert.equal(first.diagnostics.length, 1);
   lines[1] = task('c', { max_steps: 5 });
-  const second = service.validate('file:///t.jsonl', lines.join('\n'));
+  const second = service.validate('file:///t.jsonl', lines.join('\n'), first.lines);
   assert.equal(service.linesValidated, 5, 'only the edited line is validated again');
-  assert.deepEqual(second.map((d) => [d.range.start.line, d.code]), [[2, 'task/duplicate-id'], [3, 'task/schema']]);
+  assert.deepEqual(second.diagnostics.map((d) => [d.range.start.line, d.code]), [[2, 'task/duplicate-id'], [3, 'task/schema']]);
   lines.splice(0, 0, '');
-  service.validate('file:///t.jsonl', lines.join('\n'));
+  service.validate('file:///t.jsonl', lines.join('\n'), second.lines);
   assert.equal(service.linesValidated, 6, 'inserting a blank line re-uses every other result');
-  service.forget('file:///t.jsonl');
   service.validate('file:///t.jsonl', lines.join('\n'));
-  assert.equal(service.linesValidated, 11);
+  assert.equal(service.linesValidated, 11, 'without the line cache every line is validated again');
 });
 
 test('turns findings into diagnostics with source, code, related information and fixes', () => {
-  const service = new JsonlService();
-  const [, dup] = service.validate('file:///d.jsonl', `${task('a')}\n${task('a', { max_step: 3 })}`);
-  assert.ok(dup);
-  const diagnostics = service.validate('file:///d.jsonl', `${task('a')}\n${task('a', { max_step: 3 })}`);
+  const service = newJsonlService();
+  const first = service.validate('file:///d.jsonl', `${task('a')}\n${task('a', { max_step: 3 })}`);
+  assert.ok(first.diagnostics[1]);
+  const { diagnostics } = service.validate('file:///d.jsonl', `${task('a')}\n${task('a', { max_step: 3 })}`, first.lines);
   const duplicate = diagnostics.find((d) => d.code === 'task/duplicate-id');
   assert.equal(duplicate?.source, 'graph-planner');
   assert.equal(duplicate?.relatedInformation?.[0]?.location.range.start.line, 0);
@@ -153,11 +154,11 @@ test('turns findings into diagnostics with source, code, related information and
 });
 
 test('offers quick fixes that rewrite the line for the legacy shape and aliases', () => {
-  const service = new JsonlService();
+  const service = newJsonlService();
   const legacy = '{"task_id": "L", "docker_image": "img", "instance": {"mounts": ["repo:/workspace"], "commands": {"test": "pytest"}}}';
   const alias = task('A', { issue: { failure_frame: { func: 'f', line: 3 } } });
   const text = `${legacy}\n${alias}\n`;
-  const diagnostics: Diagnostic[] = service.validate('file:///q.jsonl', text);
+  const diagnostics: Diagnostic[] = service.validate('file:///q.jsonl', text).diagnostics;
   const all = { start: { line: 0, character: 0 }, end: { line: 1, character: 0 } };
   const actions = service.codeActions('file:///q.jsonl', text, all, diagnostics);
   const rewrite = actions.find((a) => a.title.includes('nested `sandbox`'));
@@ -172,7 +173,7 @@ test('offers quick fixes that rewrite the line for the legacy shape and aliases'
 });
 
 test('validates a file from disk with a summary for the status notification', async () => {
-  const service = new JsonlService();
+  const service = newJsonlService();
   const path = file('disk.jsonl', `${task('a')}\n${task('a')}\nnot json\n`);
   const { diagnostics, summary } = await service.validateFile(path);
   assert.deepEqual(
@@ -231,7 +232,7 @@ test('gp dataset validate exits 2 when a file cannot be read, limits problems, a
   const limited = capture();
   assert.equal(await datasetValidate([many], { maxProblems: 1 }, limited.io), 1);
   assert.equal(limited.out.length, 4);
-  assert.match(limited.out[1] ?? '', /2 more problems not shown/);
+  assert.equal(limited.out[1], '… and 2 more (use --max-problems 0 to see all)');
   const json = capture();
   assert.equal(await datasetValidate([many], { json: true }, json.io), 1);
   const parsed = JSON.parse(json.out.join('\n')) as { file: string; summary: { errors: number }; findings: { line: number; column: number }[] }[];
@@ -257,4 +258,13 @@ test('fixes on a legacy row rewrite the whole normalised entry', () => {
 
 test('splits lines at a lone carriage return as the editor does', () => {
   assert.deepEqual(splitLines('a\rb\r\nc\nd\n'), ['a', 'b', 'c', 'd']);
+});
+
+test('the editor gives an empty dataset one jsonl/empty note and a binary one a single jsonl/not-text error', () => {
+  const service = new JsonlService({ validateLine, validateFile: validateJsonlFile });
+  const empty = service.validate('file:///d/empty.jsonl', '\n  \n').diagnostics;
+  assert.deepEqual(empty.map((d) => d.code), ['jsonl/empty']);
+  const binary = `${'{"task_id": "a"}\n'}${String.fromCharCode(0)}${randomBytes(2048).toString('latin1')}`;
+  const found = service.validate('file:///d/binary.jsonl', binary).diagnostics;
+  assert.deepEqual(found.map((d) => d.code), ['jsonl/not-text']);
 });

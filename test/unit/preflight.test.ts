@@ -7,20 +7,17 @@ import assert from 'node:assert/strict';
 import { experimentConfigSchema, type ExperimentConfig, type ExperimentConfigInput } from '../../server/src/config/schema.js';
 import { preflight, runRules, type Rule } from '../../server/src/config/preflight.js';
 import type { ConfigEdit, Finding, Fix, KeyPath } from '../../server/src/protocol/index.js';
+import { isRecord } from '../../server/src/util/isRecord.js';
 
 function config(input: ExperimentConfigInput = {}): ExperimentConfig {
   return experimentConfigSchema.parse(input);
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** Applies `set` and `remove` edits to a copy, then parses it again so a fix must yield a valid config. */
-function applyEdits(base: ExperimentConfig, edits: readonly ConfigEdit[]): ExperimentConfig {
+function applyConfigEdits(base: ExperimentConfig, edits: readonly ConfigEdit[]): ExperimentConfig {
   const root: unknown = structuredClone(base);
   for (const edit of edits) {
-    if (edit.op !== 'set' && edit.op !== 'remove') throw new Error(`applyEdits does not handle ${edit.op}`);
+    if (edit.op !== 'set' && edit.op !== 'remove') throw new Error(`applyConfigEdits does not handle ${edit.op}`);
     let node: unknown = root;
     for (const key of edit.path.slice(0, -1)) {
       node = isRecord(node) || Array.isArray(node) ? (node as Record<string | number, unknown>)[key] : undefined;
@@ -65,7 +62,7 @@ function assertRule(bad: ExperimentConfig, code: string, severity: Finding['seve
   assert.equal(f.severity, severity);
   assert.deepEqual(f.path, path);
   assert.ok(f.message.length > 20, 'the message says what to do');
-  if (severity !== 'info') assertSilent(applyEdits(bad, preferred(f).edits), code);
+  if (severity !== 'info') assertSilent(applyConfigEdits(bad, preferred(f).edits), code);
   return f;
 }
 
@@ -135,7 +132,7 @@ describe('preflight: tensor parallelism', () => {
     // The other fix raises the GPUs to the next count that TP 4 divides.
     const raise = f.fixes.find((x) => x.preferred !== true);
     assert.ok(raise);
-    assertSilent(applyEdits(bad, raise.edits), 'preflight/tp-not-divisor');
+    assertSilent(applyConfigEdits(bad, raise.edits), 'preflight/tp-not-divisor');
     assertSilent(config({ resources: { num_gpus: 8, ray_num_gpus: 8 }, parallel: { tensor_parallel_planner: 4 } }), 'preflight/tp-not-divisor');
   });
 });
@@ -202,11 +199,11 @@ describe('preflight: device maps', () => {
     assert.deepEqual(found.map((f) => f.path), [['backends', 'device_map_cgm', 0], ['backends', 'device_map_cgm', 1]]);
     const [first] = found;
     assert.ok(first);
-    assertSilent(applyEdits(bad, preferred(first).edits), 'preflight/device-index-out-of-range');
+    assertSilent(applyConfigEdits(bad, preferred(first).edits), 'preflight/device-index-out-of-range');
     // Raising num_gpus instead covers the highest index.
     const raise = first.fixes.find((x) => x.preferred !== true);
     assert.ok(raise);
-    assertSilent(applyEdits(bad, raise.edits), 'preflight/device-index-out-of-range');
+    assertSilent(applyConfigEdits(bad, raise.edits), 'preflight/device-index-out-of-range');
   });
 
   void test('warns when a device map is shorter than the tensor parallel size and offers the missing GPUs', () => {
@@ -260,7 +257,7 @@ describe('preflight: Verl batches', () => {
   void test('keeps the proposed batch a multiple of the mini-batch', () => {
     const bad = config({ resources: { num_gpus: 4, ray_num_gpus: 4 }, training: { train_batch_size: 6, ppo_mini_batch_size: 3, rollout_n: 1 } });
     const f = one(bad, 'preflight/batch-not-divisible-by-gpus');
-    const fixed = applyEdits(bad, preferred(f).edits);
+    const fixed = applyConfigEdits(bad, preferred(f).edits);
     assert.equal(fixed.training.train_batch_size, 12);
     assertSilent(fixed, 'preflight/mini-batch-not-divisor');
   });
@@ -332,7 +329,7 @@ describe('preflight: logging', () => {
   void test('notes that W&B offline mode does nothing while W&B is disabled and offers to remove it', () => {
     const bad = config({ logging: { wandb: { offline: true } } });
     const f = assertRule(bad, 'preflight/wandb-offline-without-enabled', 'info', ['logging', 'wandb', 'offline']);
-    assertSilent(applyEdits(bad, preferred(f).edits), 'preflight/wandb-offline-without-enabled');
+    assertSilent(applyConfigEdits(bad, preferred(f).edits), 'preflight/wandb-offline-without-enabled');
     assertSilent(config({ logging: { wandb: { offline: true, enabled: true } } }), 'preflight/wandb-offline-without-enabled');
   });
 });
@@ -344,7 +341,7 @@ describe('preflight: backends', () => {
     assert.deepEqual(f.related.map((r) => r.path), [['backends', 'planner_endpoint']]);
     const withUrl = f.fixes.find((x) => x.preferred !== true);
     assert.ok(withUrl);
-    assertSilent(applyEdits(bad, withUrl.edits), 'preflight/endpoint-missing');
+    assertSilent(applyConfigEdits(bad, withUrl.edits), 'preflight/endpoint-missing');
   });
 
   void test('rejects an openai CGM backend without an endpoint', () => {

@@ -36,7 +36,7 @@ function config(input: ExperimentConfigInput = {}): ExperimentConfig {
 }
 
 /** Applies `set` edits to a copy (the only kind disk fixes use) and parses it again. */
-function applyEdits(cfg: ExperimentConfig, edits: readonly ConfigEdit[]): ExperimentConfig {
+function applyConfigEdits(cfg: ExperimentConfig, edits: readonly ConfigEdit[]): ExperimentConfig {
   const copy = structuredClone(cfg) as unknown as Record<string, Record<string, unknown>>;
   for (const edit of edits) {
     assert.equal(edit.op, 'set');
@@ -72,7 +72,7 @@ describe('preflightDisk: paths', () => {
     assert.deepEqual(f.path, ['paths', 'dataset_val']);
     const fix = f.fixes[0];
     assert.ok(fix);
-    assert.deepEqual(await withCode(applyEdits(bad, fix.edits), 'preflight/path-missing'), []);
+    assert.deepEqual(await withCode(applyConfigEdits(bad, fix.edits), 'preflight/path-missing'), []);
   });
 
   void test('warns about a missing model folder under an existing local folder', async () => {
@@ -136,7 +136,7 @@ describe('preflightDisk: GPU memory estimate', () => {
     const fix = f.fixes.find((x) => x.preferred === true);
     assert.deepEqual(fix?.edits, [{ op: 'set', path: ['parallel', 'tensor_parallel_planner'], value: 2 }]);
     assert.ok(fix);
-    const fixed = applyEdits(bad, fix.edits);
+    const fixed = applyConfigEdits(bad, fix.edits);
     assert.deepEqual(await withCode(fixed, 'preflight/gpu-memory-exceeded'), []);
     assert.equal((await withCode(fixed, 'preflight/gpu-memory-estimate')).length, 1);
   });

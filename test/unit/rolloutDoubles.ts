@@ -5,6 +5,7 @@
  */
 import type { Action, ProtocolError } from '../../server/src/protocol/actions.js';
 import type { ActionResult, Observation, TerminationReason } from '../../server/src/protocol/observation.js';
+import type { BackendChoice, BackendFallback } from '../../server/src/protocol/backendChoice.js';
 import type { ExecResult, PatchResult, SandboxSpec } from '../../server/src/protocol/sandbox.js';
 import type { TestGrade } from '../../server/src/protocol/testReport.js';
 import type { Agent, AgentDecision } from '../../server/src/agents/agent.js';
@@ -53,6 +54,8 @@ export class TestSandbox implements Sandbox {
     readonly id: string,
     readonly spec: SandboxSpec,
     private readonly occupancy: Occupancy,
+    /** Set as `openSandbox` sets it; absent, the sandbox ran where it was asked to. */
+    readonly choice?: BackendChoice,
   ) {
     occupancy.enter(id);
   }
@@ -109,6 +112,8 @@ export interface Script {
   readonly openDelayMs?: number;
   /** Opening the sandbox fails with this message. */
   readonly openFails?: string;
+  /** The sandbox opens on the local backend because `auto` fell back for this reason. */
+  readonly fallback?: BackendFallback;
   readonly stepReward?: number;
   readonly episodeTimeoutMs?: number;
 }
@@ -228,6 +233,8 @@ export interface Doubles {
   readonly occupancy: Occupancy;
   readonly envs: TestEnv[];
   readonly sandboxes: TestSandbox[];
+  /** How many sandbox opens have begun, finished or not. */
+  readonly opensBegun: () => number;
 }
 
 /** Deps made of the doubles; `scriptFor` picks each task's script. */
@@ -235,12 +242,15 @@ export function testDeps(scriptFor: (taskId: string) => Script = () => ({})): Do
   const occupancy = new Occupancy();
   const envs: TestEnv[] = [];
   const sandboxes: TestSandbox[] = [];
+  let opensBegun = 0;
   const deps: EpisodeDeps = {
     openSandbox: async (spec: EpisodeSpec) => {
+      opensBegun += 1;
       const script = scriptFor(spec.task.task_id);
       await sleep(script.openDelayMs ?? 1);
       if (script.openFails !== undefined) throw new Error(script.openFails);
-      const box = new TestSandbox(spec.episodeId, { run: 'test', task: spec.task.task_id } as SandboxSpec, occupancy);
+      const choice: BackendChoice | undefined = script.fallback === undefined ? undefined : { requested: 'auto', backend: 'local', fallback: script.fallback };
+      const box = new TestSandbox(spec.episodeId, { run: 'test', task: spec.task.task_id } as SandboxSpec, occupancy, choice);
       sandboxes.push(box);
       return box;
     },
@@ -252,5 +262,5 @@ export function testDeps(scriptFor: (taskId: string) => Script = () => ({})): Do
     },
     makeAgent: (task) => new TestAgent(scriptFor(task.task_id)),
   };
-  return { deps, occupancy, envs, sandboxes };
+  return { deps, occupancy, envs, sandboxes, opensBegun: () => opensBegun };
 }

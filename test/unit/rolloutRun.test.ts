@@ -1,7 +1,8 @@
 /**
  * The episode runner and the pool with scripted test doubles (`rolloutDoubles.ts`) in place of the
  * real sandbox, environment and agent: what an episode writes, how failures, deadlines and
- * interrupts end it, the pool's bound, and resume.
+ * interrupts end it, the pool's bound, resume, what an interrupted run reports, and the backend
+ * that ran.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import { test } from 'node:test';
 import { runEventSchema, runReportSchema, runStatusSchema, trajectoryLineSchema } from '../../server/src/protocol/runs.js';
 import { planEpisodes, runEpisode, runRollout, selectEpisodes, type RolloutOptions } from '../../server/src/rollout/index.js';
 import { readTrajectory, runLayout } from '../../server/src/runs/index.js';
+import { backendLine, totalsLine } from '../../server/src/cli/rolloutSummary.js';
 import { plannedTasks, testDeps, type Doubles } from './rolloutDoubles.js';
 
 function runDir(): string {
@@ -230,11 +232,75 @@ test('a sandbox still opening when Ctrl-C arrives is closed once it opens, befor
   const doubles = testDeps(() => ({ openDelayMs: 150 }));
   const controller = new AbortController();
   const running = runRollout(planEpisodes(plannedTasks(['a', 'b', 'c']), 1), options(dir, doubles, { signal: controller.signal, parallel: 2 }));
-  await new Promise((r) => setTimeout(r, 30));
+  // Wait for both opens to begin rather than a fixed time: a slow machine may not have reached them after 30 ms.
+  while (doubles.opensBegun() < 2) await new Promise((r) => setTimeout(r, 5));
+  assert.equal(doubles.occupancy.opened, 0, 'both opens are still under way when the interrupt arrives');
   controller.abort();
   const result = await running;
   assert.equal(result.state, 'interrupted');
   assert.equal(doubles.occupancy.opened, 2, 'the two opening sandboxes did open');
   assert.equal(doubles.occupancy.open, 0, 'and were closed before runRollout returned');
   assert.equal(doubles.envs.length, 0, 'no environment was opened on them');
+});
+
+test('an interrupted run counts what ran and what did not in status.json, report.json and its summary line', async () => {
+  const dir = runDir();
+  const doubles = testDeps((id) => (id === 'a' || id === 'b' ? { steps: 0 } : { agentHangsAt: 1 }));
+  const controller = new AbortController();
+  const ids = ['a', 'b', 'c', 'd', 'e', 'f'];
+  const running = runRollout(planEpisodes(plannedTasks(ids), 1), options(dir, doubles, { signal: controller.signal, parallel: 2 }));
+  while (doubles.envs.length < 4) await new Promise((r) => setTimeout(r, 5));
+  controller.abort();
+  const result = await running;
+  const expected = 'interrupted: 2 of 6 episodes ran, 2 resolved; 4 did not run';
+  assert.equal(result.reason, expected);
+  const status = runStatusSchema.parse(JSON.parse(readFileSync(runLayout(dir).status, 'utf8')));
+  assert.equal(status.exit_reason, expected);
+  assert.deepEqual(status.episodes, { total: 6, finished: 2, resolved: 2, errored: 0 });
+  const report = runReportSchema.parse(JSON.parse(readFileSync(runLayout(dir).report, 'utf8')));
+  assert.deepEqual([report.state, report.planned, report.total, report.not_finished, report.resolved], ['interrupted', 6, 2, 4, 2]);
+  assert.equal(totalsLine(report).startsWith(`${expected} (100.0% of those that ran)`), true, totalsLine(report));
+  assert.doesNotMatch(totalsLine(report), /^2\/2 resolved/);
+});
+
+test('a finished run says so in its report and keeps the plain totals line', async () => {
+  const dir = runDir();
+  const result = await runRollout(planEpisodes(plannedTasks(['a', 'b']), 1), options(dir, testDeps(() => ({ steps: 0 }))));
+  assert.deepEqual([result.report.state, result.report.planned, result.report.not_finished], ['finished', 2, 0]);
+  assert.match(totalsLine(result.report), /^2\/2 resolved \(100\.0%\), mean/);
+});
+
+test('a fall-back of auto to local is recorded per episode, summed in status.json and report.json, and announced once', async () => {
+  const dir = runDir();
+  const fallback = { code: 'daemon-unreachable' as const, reason: 'no Docker daemon at unix:///nonexistent (connect ENOENT /nonexistent)' };
+  const announced: string[] = [];
+  const doubles = testDeps(() => ({ steps: 0, fallback }));
+  const result = await runRollout(
+    planEpisodes(plannedTasks(['a', 'b', 'c']), 1),
+    options(dir, doubles, { observer: { backendFallback: (f) => announced.push(f.reason) } }),
+  );
+  assert.deepEqual(announced, [fallback.reason], 'one announcement for three episodes');
+  const summary = { episodes: { docker: 0, local: 3 }, fallbacks: [{ ...fallback, episodes: 3 }] };
+  assert.deepEqual(result.backend, summary);
+  assert.deepEqual(result.report.backend, summary);
+  const status = runStatusSchema.parse(JSON.parse(readFileSync(runLayout(dir).status, 'utf8')));
+  assert.deepEqual(status.backend, summary);
+  const start = lines(runLayout(dir).trajectory('b'))[0];
+  assert.deepEqual(start?.type === 'start' ? [start.backend, start.backend_fallback] : undefined, ['local', fallback]);
+  const events = readFileSync(runLayout(dir).events, 'utf8').trim().split('\n').map((l) => runEventSchema.parse(JSON.parse(l)));
+  assert.equal(events.filter((e) => e.kind === 'warning' && e.message.includes('fell back')).length, 1);
+  assert.equal(
+    backendLine(summary),
+    'backend: local (auto fell back: no Docker daemon at unix:///nonexistent (connect ENOENT /nonexistent); commands run on this host without a container, network isolation or CPU and process limits)',
+  );
+});
+
+test('a resumed run counts the backends of the episodes an earlier process finished', async () => {
+  const dir = runDir();
+  const plan = planEpisodes(plannedTasks(['a', 'b']), 1);
+  const fallback = { code: 'image-missing' as const, reason: 'the Docker daemon at unix:///var/run/docker.sock has no image x' };
+  await runRollout(plan.slice(0, 1), options(dir, testDeps(() => ({ steps: 0, fallback }))));
+  const result = await runRollout(plan, options(dir, testDeps(() => ({ steps: 0 }))));
+  assert.deepEqual(result.report.backend, { episodes: { docker: 0, local: 2 }, fallbacks: [{ ...fallback, episodes: 1 }] });
+  assert.match(backendLine(result.report.backend ?? { episodes: { docker: 0, local: 0 }, fallbacks: [] }), /^backend: local \(auto fell back: the Docker daemon .* has no image x \(1 episode\); commands run on this host/);
 });

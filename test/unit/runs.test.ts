@@ -1,6 +1,6 @@
 /**
  * The run directory model: atomic status, append-only JSON Lines checked against the protocol's
- * schemas, trajectories that survive a torn last line, file names, and run discovery.
+ * schemas, trajectories that survive a torn last line, file names, test run records, and run discovery.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -10,6 +10,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { runEventSchema, type RunStatus } from '../../server/src/protocol/runs.js';
+import { testRunRecordSchema, type TestRunRecord } from '../../server/src/protocol/testReport.js';
 import {
   EventLog,
   RecordError,
@@ -19,10 +20,11 @@ import {
   parseTrajectory,
   readStatus,
   readTrajectory,
+  recordTestRun,
   runLayout,
+  writeInstanceReport,
   writeStatus,
 } from '../../server/src/runs/index.js';
-import { writeInstanceReport } from '../../server/src/testing/index.js';
 import { observation } from './rolloutDoubles.js';
 
 const dir = () => mkdtempSync(join(tmpdir(), 'gp-runs-'));
@@ -173,7 +175,7 @@ test('trajectory file names are filename-safe and distinct for ids that differ o
   assert.equal(episodeFileName('django__django-11099'), 'django__django-11099.jsonl', 'a safe id is kept as it is');
 });
 
-test('the layout names the per-instance report folder exactly as the testing writer does', async () => {
+test('the instance report writer puts each report where the layout says, whatever the id', async () => {
   const d = dir();
   for (const id of ['sympy__sympy-20590', 'org/repo#3', 'x y']) {
     const written = await writeInstanceReport(d, id, { patch_is_None: true, patch_exists: false, patch_successfully_applied: false, resolved: false });
@@ -200,4 +202,43 @@ test('listRuns finds runs newest first with their status, marks a dead running o
   assert.equal(runs.find((r) => r.name === 'live')?.stale, false);
   assert.equal(runs.find((r) => r.name === 'resolved-only')?.problem, 'no status.json');
   assert.deepEqual(await listRuns(join(out, 'missing')), []);
+});
+
+test('the layout names every file and folder of a run inside the run directory', () => {
+  const layout = runLayout('/runs/r1');
+  assert.deepEqual(
+    [layout.resolvedConfig, layout.status, layout.events, layout.trajectories, layout.report, layout.reports, layout.tests, layout.testRuns, layout.metrics, layout.runLog],
+    ['resolved_config.yaml', 'status.json', 'events.jsonl', 'trajectories', 'report.json', 'reports', 'tests', 'test_runs.jsonl', 'metrics.jsonl', 'run.log'].map((n) => join('/runs/r1', n)),
+  );
+  assert.equal(layout.testLogRelative('org/repo#3', '2026-11-23T09:41:25.123Z', 'ab12'), join('tests', 'org_repo_3-20261123-094125-ab12.log'));
+});
+
+test('recording a test run writes its log and SWE-bench report and appends one checked line with their paths', async () => {
+  const d = dir();
+  const report = { patch_is_None: false, patch_exists: true, patch_successfully_applied: true, resolved: true };
+  const record: TestRunRecord = {
+    kind: 'test_run',
+    task: 'org/repo#3',
+    backend: 'local',
+    command: 'python -m pytest -rA',
+    startedAt: '2026-11-23T09:41:25.123Z',
+    durationMs: 12,
+    exitCode: 0,
+    timedOut: false,
+    truncated: false,
+    parser: 'pytest',
+    complete: true,
+    counts: { PASSED: 1, FAILED: 0, ERROR: 0, SKIPPED: 0, XFAIL: 0, XPASS: 0 },
+    tests: { 't.py::test_a': 'PASSED' },
+    grade: { kind: 'swebench', resolution: 'RESOLVED_FULL', report },
+  };
+  const written = await recordTestRun(d, { record, output: '1 passed\n' });
+  const again = await recordTestRun(d, { record, output: 'again\n' });
+  assert.equal(record.logPath, undefined, "the caller's record is not changed");
+  const lines = readFileSync(runLayout(d).testRuns, 'utf8').trim().split('\n').map((l) => testRunRecordSchema.parse(JSON.parse(l)));
+  assert.deepEqual(lines, [written, again]);
+  assert.notEqual(written.logPath, again.logPath, 'two runs in the same second keep separate logs');
+  assert.equal(readFileSync(join(d, written.logPath ?? ''), 'utf8'), '1 passed\n');
+  assert.equal(written.reportPath, runLayout(d).instanceReportRelative('org/repo#3'));
+  assert.deepEqual(JSON.parse(readFileSync(join(d, written.reportPath ?? ''), 'utf8')), { 'org/repo#3': report });
 });

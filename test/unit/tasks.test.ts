@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { sharedDataPath } from '../support/sharedData.js';
+import { fixturePath, swebenchVerifiedFixture } from '../support/fixtures.js';
 import {
-  applyEdits,
+  applyJsonEdits,
   normalizeTask,
   splitLines,
   taskEntryJsonSchema,
@@ -14,7 +14,7 @@ import {
 } from '../../server/src/tasks/index.js';
 import { isValidTask } from '../../server/src/tasks/taskValidator.js';
 
-const verified = sharedDataPath('swebench_verified_tasks.jsonl');
+const verified = fixturePath(swebenchVerifiedFixture);
 const sampleTasks = 'datasets/sample/tasks.jsonl';
 const legacyFlat = 'datasets/sample/legacy_flat.jsonl';
 
@@ -68,7 +68,7 @@ test('warns that SWE-bench rows point at /repo while their images keep the repos
   const f = only(validateLine(line).findings, 'task/workdir-mismatch');
   assert.equal(f.severity, 'warning');
   assert.equal(line.slice(f.start, f.end), '"/repo"');
-  const fixed = applyEdits(JSON.parse(line), f.fixes[0]?.edits ?? []);
+  const fixed = applyJsonEdits(JSON.parse(line), f.fixes[0]?.edits ?? []);
   assert.deepEqual(validateLine(JSON.stringify(fixed)).findings.map((x) => x.code), ['task/legacy-backend']);
 });
 
@@ -92,7 +92,7 @@ test('reports an unknown key as a warning with the closest known key and a renam
   assert.equal(result.hasError, false);
   assert.match(f.message, /did you mean `max_steps`/i);
   assert.equal(line.slice(f.start, f.end), '"max_step"');
-  const fixed = applyEdits(JSON.parse(line), f.fixes[0]?.edits ?? []);
+  const fixed = applyJsonEdits(JSON.parse(line), f.fixes[0]?.edits ?? []);
   assert.deepEqual(fixed, { ...canonical, max_steps: 6 });
 });
 
@@ -101,7 +101,7 @@ test('offers to move a sandbox key written at the top level into the sandbox', (
   const result = validateLine(line);
   const f = only(result.findings, 'task/unknown-key');
   assert.match(f.message, /sandbox\.workdir/);
-  const fixed = applyEdits(JSON.parse(line), f.fixes[0]?.edits ?? []);
+  const fixed = applyJsonEdits(JSON.parse(line), f.fixes[0]?.edits ?? []);
   assert.equal(isValidTask(fixed), true);
 });
 
@@ -115,11 +115,11 @@ test('normalises failure_frame aliases func and line and offers renames', () => 
   const aliasFindings = result.findings.filter((f) => f.code === 'task/alias');
   assert.deepEqual(aliasFindings.map((f) => line.slice(f.start, f.end)).sort(), ['"func"', '"line"']);
   assert.ok(aliasFindings.every((f) => f.severity === 'info'));
-  const fixed = aliasFindings.reduce<unknown>((v, f) => applyEdits(v, f.fixes[0]?.edits ?? []), row);
+  const fixed = aliasFindings.reduce<unknown>((v, f) => applyJsonEdits(v, f.fixes[0]?.edits ?? []), row);
   assert.deepEqual(validateLine(JSON.stringify(fixed)).findings, []);
 });
 
-test('reads the flat legacy row of seed 001 with a warning and a fix that rewrites it canonically', () => {
+test('reads the flat legacy row of the seed documents with a warning and a fix that rewrites it canonically', () => {
   const line = splitLines(readFileSync(legacyFlat, 'utf8'))[0] ?? '';
   const result = validateLine(line);
   assert.equal(result.hasError, false);
@@ -130,7 +130,7 @@ test('reads the flat legacy row of seed 001 with a warning and a fix that rewrit
   assert.match(f.message, /commands\.build/);
   const edit = f.fixes[0]?.edits[0];
   assert.equal(edit?.op, 'replaceRoot');
-  const value = applyEdits(JSON.parse(line), f.fixes[0]?.edits ?? []);
+  const value = applyJsonEdits(JSON.parse(line), f.fixes[0]?.edits ?? []);
   const task = taskEntrySchema.parse(value);
   assert.equal(task.sandbox.docker_image, 'graph-planner/repoenv-sample:latest');
   assert.equal(task.sandbox.workdir, '/workspace');
@@ -154,7 +154,7 @@ test('rejects a negative penalty and offers to flip its sign', () => {
   assert.equal(f.severity, 'error');
   assert.match(f.message, /failure_penalty/);
   assert.equal(line.slice(f.start, f.end), '-1');
-  assert.deepEqual(applyEdits(JSON.parse(line), f.fixes[0]?.edits ?? []), { ...canonical, failure_penalty: 1 });
+  assert.deepEqual(applyJsonEdits(JSON.parse(line), f.fixes[0]?.edits ?? []), { ...canonical, failure_penalty: 1 });
 });
 
 test('names the allowed backends and suggests the closest one', () => {
@@ -182,7 +182,7 @@ test('suggests renaming instance_id when task_id is missing', () => {
   const line = JSON.stringify({ instance_id: 'x', sandbox: canonical.sandbox });
   const f = validateLine(line).findings.find((x) => x.code === 'task/schema');
   assert.match(f?.message ?? '', /Missing required field `task_id`.*instance_id/);
-  assert.deepEqual(applyEdits(JSON.parse(line), f?.fixes[0]?.edits ?? []), { task_id: 'x', sandbox: canonical.sandbox });
+  assert.deepEqual(applyJsonEdits(JSON.parse(line), f?.fixes[0]?.edits ?? []), { task_id: 'x', sandbox: canonical.sandbox });
 });
 
 test('reports a missing image unless a local repository is given', () => {

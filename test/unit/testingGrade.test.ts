@@ -1,10 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { sharedDataPath } from '../support/sharedData.js';
+import { fixtureText, swebenchLiteFixture } from '../support/fixtures.js';
 import { swebenchReportSchema, type TestStatus } from '../../server/src/protocol/index.js';
 import {
-  decodeTestList,
   decodeExpectedOutput,
   gradeR2e,
   lookupStatus,
@@ -14,12 +12,13 @@ import {
   gradeTests,
   type GoldTests,
 } from '../../server/src/testing/index.js';
+import { decodeTestList } from '../../server/src/tasks/index.js';
 
 interface Instance { readonly instance_id: string; readonly gold: GoldTests }
 
 function loadInstances(): Map<string, Instance> {
   const result = new Map<string, Instance>();
-  for (const line of readFileSync(sharedDataPath('swebench_lite_test.jsonl'), 'utf8').split('\n')) {
+  for (const line of fixtureText(swebenchLiteFixture).split('\n')) {
     if (line.trim() === '') continue;
     const row = JSON.parse(line) as { instance_id: string; FAIL_TO_PASS: unknown; PASS_TO_PASS: unknown };
     const f2p = decodeTestList(row.FAIL_TO_PASS);

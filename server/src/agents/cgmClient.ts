@@ -1,13 +1,13 @@
 /**
  * The patch model (CGM) behind the environment's `PatchModel` interface, two ways:
- * - `createCgmHttpModel`: the CGM service's own protocol (spec D.3), `POST <endpoint>` (e.g.
+ * - `createCgmHttpModel`: the CGM service's own protocol (docs/original-system.md#d3-cgm-formats), `POST <endpoint>` (e.g.
  *   `http://127.0.0.1:30001/generate`) with the issue, plan targets, plan text, focus windows and
  *   constraints; the answer's `patch.edits` are the candidate.
  * - `createCgmChatModel`: any OpenAI-compatible chat endpoint serving a CGM checkpoint, with the
  *   CGM prompts; each returned choice is read leniently (`cgmReply.ts`) into a candidate.
  * Failures throw; the environment turns them into a step error the planner sees.
  */
-import type { PatchRequest, PatchModel } from '../env/types.js';
+import type { PatchRequest, PatchModel } from '../env/index.js';
 import type { PatchCandidate } from '../protocol/actions.js';
 import { cgmGenerateResponseSchema, type CgmGenerateRequest } from '../protocol/modelApi.js';
 import { candidateFromPayload, parseCgmReply } from './cgmReply.js';

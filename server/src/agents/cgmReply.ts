@@ -1,5 +1,5 @@
 /**
- * Reading a patch model's reply leniently, as the original parsers did (spec D.3): the JSON is the
+ * Reading a patch model's reply leniently, as the original parsers did (docs/original-system.md#d3-cgm-formats): the JSON is the
  * last fenced json block, else the whole reply, else the first balanced `{…}`; the edits sit in a
  * `patch` object or at the top level; `new_text` may be called `text` or `diff`, `start` may be
  * called `line` (default 1), `end` defaults to `start`; a missing final newline is added; edits
@@ -7,7 +7,8 @@
  * is the environment's job.
  */
 import type { Edit, PatchCandidate } from '../protocol/actions.js';
-import { stripWrappers } from './protocol.js';
+import { stripWrappers } from './replyFormat.js';
+import { isRecord } from '../util/isRecord.js';
 
 export interface CgmReplyOptions {
   /** Keep at most this many edits per candidate. */
@@ -21,10 +22,6 @@ export interface CgmReplyOptions {
 export type CgmReplyResult = { ok: true; candidates: PatchCandidate[] } | { ok: false; reason: string };
 
 type Json = Record<string, unknown>;
-
-function isObject(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function tryJson(text: string): { ok: true; value: unknown } | { ok: false } {
   try {
@@ -80,7 +77,7 @@ function toLine(value: unknown): number | undefined | 'invalid' {
 
 /** One edit in the canonical shape, or why it was dropped. */
 export function normalizeEdit(raw: unknown): Edit | string {
-  if (!isObject(raw)) return 'not an object';
+  if (!isRecord(raw)) return 'not an object';
   const path = raw['path'] ?? raw['file'];
   if (typeof path !== 'string' || path.trim() === '') return 'no path';
   const text = [raw['new_text'], raw['text'], raw['diff']].find((v): v is string => typeof v === 'string');
@@ -118,7 +115,7 @@ function looksLikeDiff(text: string): boolean {
 /** One candidate from one payload object. */
 export function candidateFromPayload(payload: Json, options: CgmReplyOptions = {}): { ok: true; candidate: PatchCandidate } | { ok: false; reason: string } {
   const rawPatch = payload['patch'];
-  const patch = isObject(rawPatch) ? rawPatch : payload;
+  const patch = isRecord(rawPatch) ? rawPatch : payload;
   const summary = summaryOf(patch, payload, options);
   const edits = patch['edits'];
   if (!Array.isArray(edits)) {
@@ -138,11 +135,11 @@ export function parseCgmReply(reply: string, options: CgmReplyOptions = {}): Cgm
   const value = extractJson(reply);
   if (value === undefined) return { ok: false, reason: 'the reply contains no JSON object' };
   // A bare list is either the edits themselves or one payload per candidate.
-  const payloads: unknown[] = Array.isArray(value) ? (value.some((v) => isObject(v) && 'path' in v) ? [{ edits: value }] : value) : [value];
+  const payloads: unknown[] = Array.isArray(value) ? (value.some((v) => isRecord(v) && 'path' in v) ? [{ edits: value }] : value) : [value];
   const candidates: PatchCandidate[] = [];
   const reasons: string[] = [];
   for (const payload of payloads) {
-    if (!isObject(payload)) {
+    if (!isRecord(payload)) {
       reasons.push('a candidate is not a JSON object');
       continue;
     }

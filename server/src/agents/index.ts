@@ -1,8 +1,7 @@
 export type { Agent, AgentDecision, AgentFactory } from './agent.js';
 export { RuleAgent, createRuleAgent } from './ruleAgent.js';
 export { mutationCandidates, type SourceWindow } from './mutations.js';
-export { agentFactoryFromConfig, patchModelFromConfig, AgentConfigError } from './fromConfig.js';
-export { parseActionText, parseToolCall, parseToolCalls, renderAction, renderToolCall, describeProtocolError, stripWrappers, type ParseResult, type ToolCallInput } from './protocol.js';
+export { parseActionText, parseToolCall, parseToolCalls, renderAction, renderToolCall, describeProtocolError, stripWrappers, type ParseResult, type ToolCallInput } from './replyFormat.js';
 export { plannerTools, actionParametersSchema } from './toolSchemas.js';
 export { plannerSystemPrompt, cgmSystemPrompt, cgmUserPrompt } from './prompts.js';
 export { createChatClient, type ChatClient, type ChatClientOptions, type ChatCompletion, type ChatChoice, type ToolCall, type CompleteOptions } from './openaiClient.js';

@@ -1,9 +1,9 @@
 /**
- * The model agent: a planner model behind a chat endpoint, speaking the text protocol (or tool
+ * The model agent: a planner model behind a chat endpoint, writing the reply text format (or tool
  * calls). It keeps one conversation per episode — system prompt, then each observation's text and
  * the model's reply — and turns each reply into an action. A reply that does not parse goes back
  * to the environment as a protocol error (the model reads the code and hint next turn), or, with
- * a fallback agent, that agent takes the step. Unlike the original (spec A.4), the history then
+ * a fallback agent, that agent takes the step. Unlike the original (docs/original-system.md#a4-parse-failures-and-fallback), the history then
  * records the fallback's action as a valid block, so a transcript never teaches invalid replies.
  */
 import type { Action } from '../protocol/actions.js';
@@ -11,7 +11,7 @@ import type { ChatMessage, ChatToolCall } from '../protocol/modelApi.js';
 import type { Observation } from '../protocol/observation.js';
 import type { Agent, AgentDecision } from './agent.js';
 import type { ChatClient, ChatCompletion } from './openaiClient.js';
-import { parseActionText, parseToolCalls, renderAction, renderToolCall, type ParseResult } from './protocol.js';
+import { parseActionText, parseToolCalls, renderAction, renderToolCall, type ParseResult } from './replyFormat.js';
 import { plannerSystemPrompt } from './prompts.js';
 import { ModelClientError } from './retry.js';
 import { plannerTools } from './toolSchemas.js';
@@ -21,7 +21,7 @@ export interface ModelAgentOptions {
   name?: string;
   /** Makes the agent that takes a step when a reply cannot be used (created at most once per episode). */
   fallback?: () => Agent;
-  /** Offer the actions as OpenAI tools and read tool calls (the text protocol is still accepted). */
+  /** Offer the actions as OpenAI tools and read tool calls (the reply text format is still accepted). */
   useTools?: boolean;
   /** Messages kept after the system prompt and the first observation (default 40). */
   maxHistoryMessages?: number;

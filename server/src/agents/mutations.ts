@@ -1,5 +1,5 @@
 /**
- * Bounded single-token mutations of source windows: the rule agent's repair search (DESIGN §3.9).
+ * Bounded single-token mutations of source windows: the rule agent's repair search (ARCHITECTURE.md §4.9).
  * Each mutation changes one line: an arithmetic or comparison operator, an integer constant or a
  * range/slice bound by one, two call arguments swapped, or a condition negated. Nothing here knows
  * any task; the windows come from localisation and the tests decide which candidate is kept.

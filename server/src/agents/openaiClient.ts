@@ -18,7 +18,7 @@ export interface ChatClientOptions {
   maxTokens: number;
   /**
    * Stop strings. Servers drop the matched string from the reply, so `</function>` here would cut
-   * the terminator the text protocol requires.
+   * the terminator the reply text format requires.
    */
   stop?: string[];
   /** Time limit of one attempt. */

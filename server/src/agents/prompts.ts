@@ -1,11 +1,11 @@
 /**
- * What the models are told. The planner's system prompt rewords the original's (spec A.3) and
+ * What the models are told. The planner's system prompt rewords the original's (docs/original-system.md#a3-planner-prompt) and
  * says what it left out: which parameters each op needs, that node ids come from observations,
  * and that repair needs a subplan. Its examples are valid replies (a test parses each). The CGM
- * prompts keep the original's wording (spec D.3) so a CGM checkpoint trained on it sees the same
+ * prompts keep the original's wording (docs/original-system.md#d3-cgm-formats) so a CGM checkpoint trained on it sees the same
  * text; the user message gains numbered focus windows so the model's line numbers are right.
  */
-import type { PatchRequest } from '../env/types.js';
+import type { PatchRequest } from '../env/index.js';
 
 export const plannerSystemPrompt = `You are the Graph Planner decision model. You fix a bug in a code repository: explore its code graph, keep what matters in working memory, ask the patch model for a repair, then submit.
 
@@ -64,7 +64,7 @@ Examples, one per action:
   <param name="thought">Nothing to do this step.</param>
 </function>`;
 
-/** The original CGM instruction (spec D.3), used as the system prompt and as the user-side instruction. */
+/** The original CGM instruction (docs/original-system.md#d3-cgm-formats), used as the system prompt and as the user-side instruction. */
 export const cgmSystemPrompt =
   'You are CodeFuse-CGM, a graph-aware assistant that generates precise code patches. Use the issue description, planner plan, graph context and snippets to derive the necessary edits. Reply with a JSON object containing a top-level "patch" field. The patch must include an "edits" array listing objects with "path", "start", "end" and "new_text" fields. Ensure new_text entries end with a newline.';
 

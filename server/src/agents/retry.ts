@@ -9,6 +9,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
 import { errorBodySchema } from '../protocol/modelApi.js';
+import { errorMessage } from '../util/errors.js';
 
 export const modelClientErrorCodes = ['timeout', 'http-4xx', 'http-5xx', 'rate-limited', 'network', 'bad-response', 'aborted'] as const;
 export type ModelClientErrorCode = (typeof modelClientErrorCodes)[number];
@@ -125,7 +126,7 @@ async function attemptOnce(url: string, body: string, options: PostJsonOptions):
     if (options.signal?.aborted) return { kind: 'fail', code: 'aborted', message: `the request to ${options.what} ${url} was cancelled` };
     if (timeout.aborted) return { kind: 'retry', code: 'timeout', message: `${options.what} ${url} did not answer within ${options.timeoutMs} ms` };
     const cause = error instanceof Error && error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    return { kind: 'retry', code: 'network', message: `cannot reach ${options.what} ${url}: ${error instanceof Error ? error.message : String(error)}${cause}` };
+    return { kind: 'retry', code: 'network', message: `cannot reach ${options.what} ${url}: ${errorMessage(error)}${cause}` };
   }
 }
 

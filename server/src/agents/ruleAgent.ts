@@ -1,8 +1,8 @@
 /**
- * The model-free agent (DESIGN §3.9): localise, expand, keep, read, repair by bounded mutation,
+ * The model-free agent (ARCHITECTURE.md §4.9): localise, expand, keep, read, repair by bounded mutation,
  * submit. It is the embedded default and a sanity baseline for RL, and the model agent's fallback.
  * It acts only on observations, like a model would, so whatever it does a planner could do too.
- * When a search finds nothing it moves on (the original crashed, spec L.13); when its repair keeps
+ * When a search finds nothing it moves on (the original crashed: defect L.13, docs/original-system.md#l-defects); when its repair keeps
  * no candidate it reads the next most likely nodes and tries again while steps remain.
  */
 import type { Action } from '../protocol/actions.js';

@@ -10,6 +10,7 @@ import {
   type ActionType,
 } from '../protocol/actions.js';
 import type { ChatTool } from '../protocol/modelApi.js';
+import { isRecord } from '../util/isRecord.js';
 
 const descriptions: Record<ActionType, { tool: string; params: Record<string, string>; required?: string[] }> = {
   explore: {
@@ -47,11 +48,6 @@ const descriptions: Record<ActionType, { tool: string; params: Record<string, st
   submit: { tool: 'Run the task tests, grade them and end the episode.', params: { thought: 'Your reasoning for this step.' } },
   noop: { tool: 'Do nothing this step (it still counts as a step).', params: { thought: 'Your reasoning for this step.' } },
 };
-
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** The JSON Schema of one action's parameters: the action's input schema without its `type`. */
 export function actionParametersSchema(type: ActionType): Record<string, unknown> {

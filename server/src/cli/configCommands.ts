@@ -1,24 +1,56 @@
-/** `gp config check` and `gp config resolve`: the editor's checks, headless. */
-import { readFile, writeFile } from 'node:fs/promises';
-import { resolve as resolvePath } from 'node:path';
-import {
-  applyEdits,
-  checkConfigDisk,
-  checkConfigText,
-  parseConfigFlags,
-  parseYamlSource,
-  renderConfigYaml,
-  resolveConfig,
-  writeResolvedConfig,
-  type LocatedFinding,
-} from '../config/index.js';
-import { formatLocated, formatUnlocated, plural, type Io } from './output.js';
+/**
+ * `gp config check` and `gp config resolve`: the editor's checks, headless. Both take the same
+ * config flags as the launching commands (`--set`, `--max-steps`, …) and resolve through
+ * `launch/loadConfig.ts`, so a file checked here gets the verdict a launch would give it.
+ */
+import { writeFile } from 'node:fs/promises';
+import { applyYamlEdits, parseConfigFlags, renderConfigYaml, type ConfigFlags, type LocatedFinding } from '../config/index.js';
+import { loadConfig, planRunFolder, writeResolvedConfig } from '../launch/index.js';
+import { formatConfigFinding, printConfigFindings, sortedFindings } from './configFindings.js';
+import { parseCommandArgs, usageError } from './args.js';
+import { cappedPrinter, defaultMaxProblems, intFlag, plural, type Io } from './output.js';
 
 export interface CheckOptions {
   readonly fix: boolean;
   readonly disk: boolean;
   readonly json: boolean;
   readonly cwd: string;
+  /** Findings printed per file; the rest are counted. 0 prints every one. */
+  readonly maxProblems: number;
+  readonly flags: ConfigFlags;
+}
+
+export const configCheckUsage = `gp config check FILE... [--fix] [--json] [--no-disk] [--max-problems N] [config flags]
+      Check experiment YAMLs: schema, preflight, paths on disk, with any config flags
+      merged on top as a launch would. Prints file:line:col severity code message (or
+      file: --flag: … for a value a flag set); at most N findings per file (default 50,
+      0 for all). Exit code 1 on errors, 2 when a file cannot be read.
+      --fix applies each finding's preferred fix to the file.`;
+
+export const configResolveUsage = `gp config resolve FILE [--print-config] [config flags]
+      Merge defaults, the YAML and flags; write <output_dir>/<run_name>/resolved_config.yaml
+      and print its path (or print the config with --print-config). Exit code 1 when the
+      config has errors (nothing is written then).`;
+
+const checkCommand = { name: 'config check', usage: configCheckUsage };
+const resolveCommand = { name: 'config resolve', usage: configResolveUsage };
+
+/** Parses `gp config check` arguments; undefined (after printing why) on a usage error. */
+export function parseCheckArgs(argv: readonly string[], io: Io, cwd: string): { files: string[]; options: CheckOptions } | undefined {
+  const config = parseConfigFlags(argv);
+  const args = parseCommandArgs(checkCommand, config.rest, { fix: { type: 'boolean' }, json: { type: 'boolean' }, 'no-disk': { type: 'boolean' }, 'max-problems': { type: 'string' } }, io);
+  if (!args.ok) return undefined;
+  args.errors.push(...config.errors);
+  const files = [...(config.flags.configFile === undefined ? [] : [config.flags.configFile]), ...args.positionals];
+  if (files.length === 0) args.errors.push('name at least one YAML file.');
+  const maxProblems = intFlag('--max-problems', args.values['max-problems'], args.errors, 0) ?? defaultMaxProblems;
+  if (config.flags.printConfig) args.errors.push('--print-config belongs to gp config resolve.');
+  if (args.errors.length > 0) {
+    usageError(checkCommand, io, args.errors);
+    return undefined;
+  }
+  const v = args.values;
+  return { files, options: { fix: v.fix === true, json: v.json === true, disk: v['no-disk'] !== true, cwd, maxProblems, flags: config.flags } };
 }
 
 /** Exit code 1 when any file has an error, 2 when a file cannot be read, else 0. */
@@ -26,39 +58,43 @@ export async function configCheck(files: readonly string[], opts: CheckOptions, 
   let exit = 0;
   const report: unknown[] = [];
   for (const file of files) {
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (err) {
-      io.err(`${file}: cannot read it (${err instanceof Error ? err.message : String(err)}).`);
+    let loaded = await loadConfig({ file, flags: opts.flags, cwd: opts.cwd, disk: opts.disk });
+    if (loaded.kind === 'unreadable') {
+      io.err(`${file}: ${loaded.message}.`);
       exit = 2;
       continue;
     }
-    let check = checkConfigText(text);
-    if (opts.fix) {
-      const fixed = applyPreferredFixes(text, check.findings);
+    if (opts.fix && loaded.path !== undefined) {
+      const fixed = applyPreferredFixes(loaded.resolution.source.text, loaded.resolution.findings);
       if (fixed.applied > 0) {
-        await writeFile(file, fixed.text, 'utf8');
+        await writeFile(loaded.path, fixed.text, 'utf8');
         io.out(`${file}: applied ${fixed.applied} fix${fixed.applied === 1 ? '' : 'es'}.`);
-        text = fixed.text;
-        check = checkConfigText(text);
+        loaded = await loadConfig({ file, flags: opts.flags, cwd: opts.cwd, disk: opts.disk });
+        if (loaded.kind === 'unreadable') {
+          io.err(`${file}: ${loaded.message}.`);
+          exit = 2;
+          continue;
+        }
       }
     }
-    const findings: LocatedFinding[] = [...check.findings, ...(opts.disk ? await checkConfigDisk(check, opts.cwd) : [])];
-    findings.sort((a, b) => a.range.start - b.range.start);
+    const resolution = loaded.resolution;
+    const findings = sortedFindings(resolution.findings);
     const errors = findings.filter((f) => f.severity === 'error').length;
     const warnings = findings.filter((f) => f.severity === 'warning').length;
-    if (errors > 0 && exit === 0) exit = 1;
+    if (resolution.verdict === 'errors' && exit === 0) exit = 1;
     if (opts.json) {
       report.push({
         file,
+        verdict: resolution.verdict,
         errors,
         warnings,
-        findings: findings.map((f) => ({ ...f, position: check.source.lineCounter.linePos(f.range.start) })),
+        findings: findings.map((f) => ({ ...f, position: resolution.source.lineCounter.linePos(f.range.start) })),
       });
       continue;
     }
-    for (const f of findings) io.out(formatLocated(file, check.source.lineCounter, f));
+    const printer = cappedPrinter(io, opts.maxProblems);
+    for (const f of findings) printer.print(formatConfigFinding(file, resolution, f));
+    printer.finish();
     io.out(`${file}: ${plural(errors, 'error')}, ${plural(warnings, 'warning')}.`);
   }
   if (opts.json) io.out(JSON.stringify(report, null, 2));
@@ -67,15 +103,16 @@ export async function configCheck(files: readonly string[], opts: CheckOptions, 
 
 /**
  * Applies each finding's preferred fix in turn, each to the text the previous one left; a fix that
- * no longer applies cleanly (an earlier one changed its place) is skipped.
+ * no longer applies cleanly (an earlier one changed its place) is skipped. Findings a flag caused
+ * are left alone: the file is not where they come from.
  */
 function applyPreferredFixes(text: string, findings: readonly LocatedFinding[]): { text: string; applied: number } {
   let current = text;
   let applied = 0;
   for (const f of findings) {
-    const fix = f.fixes.find((x) => x.preferred);
+    const fix = f.flag === undefined ? f.fixes.find((x) => x.preferred) : undefined;
     if (!fix) continue;
-    const next = applyEdits(current, fix.edits);
+    const next = applyYamlEdits(current, fix.edits);
     if (next === undefined || next === current) continue;
     current = next;
     applied++;
@@ -86,50 +123,32 @@ function applyPreferredFixes(text: string, findings: readonly LocatedFinding[]):
 /** `gp config resolve FILE [flags]`: writes the run folder's resolved_config.yaml, or prints it. */
 export async function configResolve(argv: readonly string[], io: Io, cwd: string, command = 'resolve'): Promise<number> {
   const parsed = parseConfigFlags(argv);
-  for (const e of parsed.errors) io.err(`gp config resolve: ${e}`);
-  if (parsed.errors.length) return 2;
-  const unknown = parsed.rest.filter((a) => a.startsWith('--'));
-  if (unknown.length) {
-    io.err(`gp config resolve: unknown option ${unknown.join(', ')}; see gp config resolve --help.`);
+  const args = parseCommandArgs(resolveCommand, parsed.rest, {}, io);
+  if (!args.ok) return args.exit;
+  args.errors.push(...parsed.errors);
+  const positional = args.positionals;
+  const file = parsed.flags.configFile ?? positional[0];
+  if (!file || positional.length > (parsed.flags.configFile === undefined ? 1 : 0)) {
+    args.errors.push('name one experiment YAML (gp config resolve configs/experiments/planner_debug.yaml).');
+  }
+  if (args.errors.length > 0 || file === undefined) return usageError(resolveCommand, io, args.errors);
+  const loaded = await loadConfig({ file, flags: parsed.flags, cwd, disk: true });
+  if (loaded.kind === 'unreadable') {
+    io.err(`${file}: ${loaded.message}.`);
     return 2;
   }
-  const file = parsed.flags.configFile ?? parsed.rest[0];
-  if (!file) {
-    io.err('gp config resolve: name the experiment YAML (gp config resolve configs/experiments/planner_debug.yaml).');
-    return 2;
-  }
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (err) {
-    io.err(`${file}: cannot read it (${err instanceof Error ? err.message : String(err)}).`);
-    return 2;
-  }
-  const result = resolveConfig({
-    text,
-    file: resolvePath(cwd, file),
-    flags: parsed.flags,
-    command,
-    baseDir: cwd,
-    now: new Date(),
-    commandLine: ['gp', 'config', 'resolve', ...argv].join(' '),
-  });
-  const lines = parseYamlSource(text).lineCounter;
-  const ignored = result.ok ? result.run.ignored : result.ignored;
-  if (ignored.length) io.err(`--yaml-only: ignoring command-line overrides ${ignored.map((o) => o.flag).join(', ')}.`);
-  for (const f of result.yamlFindings) if (f.severity === 'error' || f.code.startsWith('schema/')) io.err(formatLocated(file, lines, f));
-  for (const f of result.findings) io.err(formatUnlocated(file, f));
-  if (!result.ok) {
+  const { resolution } = loaded;
+  printConfigFindings(file, resolution, io);
+  if (resolution.verdict === 'errors' || resolution.config === undefined) {
     io.err(`${file}: not resolved; fix the errors above.`);
     return 1;
   }
-  const hasErrors = result.findings.some((f) => f.severity === 'error');
+  const run = planRunFolder(resolution.config, { command, now: new Date(), commandLine: ['gp', 'config', 'resolve', ...argv].join(' '), ignored: resolution.ignored });
   if (parsed.flags.printConfig) {
-    io.out(renderConfigYaml(result.run.config));
-    return hasErrors ? 1 : 0;
+    io.out(renderConfigYaml(run.config));
+    return 0;
   }
-  const path = await writeResolvedConfig(result.run, resolvePath(cwd, file));
-  io.out(path);
-  if (hasErrors) io.err(`${file}: resolved with preflight errors; a launch would refuse it.`);
-  return hasErrors ? 1 : 0;
+  io.out(await writeResolvedConfig(run, loaded.path ?? file));
+  return 0;
 }
+

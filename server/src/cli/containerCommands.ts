@@ -4,17 +4,20 @@
  * container could not be removed, 2 for a usage error.
  */
 import type { ContainerInfo } from '../protocol/sandbox.js';
-import { listContainers, reapContainers, type ReapOptions, type ReapResult } from '../sandbox/containers.js';
+import { listContainers, reapContainers, type ReapOptions, type ReapResult } from '../sandbox/index.js';
+import { usageError as printUsageError } from './args.js';
 import { parseCliArgs } from './imageCommands.js';
 import { plural, type Io } from './output.js';
+import { errorMessage } from '../util/errors.js';
 
-function usageError(io: Io, command: string, message: string): number {
-  io.err(`gp ${command}: ${message}`);
-  return 2;
-}
+export const containersListUsage = `gp containers list [--all] [--run NAME] [--json]
+      Containers of ours (labelled graph-planner.run) and whether their owner lives.`;
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+export const containersReapUsage = `gp containers reap [--dry-run] [--run NAME] [--include-live] [--json]
+      Remove containers whose owning process is gone (orphans of crashed runs).`;
+
+function usageError(io: Io, command: 'containers list' | 'containers reap', message: string): number {
+  return printUsageError({ name: command, usage: command === 'containers list' ? containersListUsage : containersReapUsage }, io, [message]);
 }
 
 /** `45s`, `12m`, `3h`, `2d`: how long ago `created` was. */
@@ -53,7 +56,7 @@ export async function containersList(args: readonly string[], io: Io): Promise<n
   try {
     containers = await listContainers(run === undefined ? { all: all === true } : { all: all === true, run });
   } catch (error) {
-    io.err(messageOf(error));
+    io.err(errorMessage(error));
     return 1;
   }
   if (json === true) io.out(JSON.stringify(containers, null, 2));
@@ -97,7 +100,7 @@ export async function containersReap(args: readonly string[], io: Io): Promise<n
   try {
     result = await reapContainers(options);
   } catch (error) {
-    io.err(messageOf(error));
+    io.err(errorMessage(error));
     return 1;
   }
   if (json === true) io.out(JSON.stringify(result, null, 2));

@@ -4,9 +4,17 @@
  * more memory than its longest line. Hints (such as the original system's backend names) are
  * counted but not printed, because a converted dataset would otherwise print one per line.
  */
-import { collectImages } from '../datasets/manifest.js';
+import { collectImages } from '../datasets/index.js';
 import { validateJsonlFile, type JsonlFinding, type JsonlSummary } from '../tasks/index.js';
-import { plural, type Io } from './output.js';
+import { defaultMaxProblems, moreProblems, plural, type Io } from './output.js';
+import { errorMessage } from '../util/errors.js';
+
+export const datasetValidateUsage = `gp dataset validate FILE... [--json] [--max-problems N]
+      Validate dataset JSONL files line by line (file:line:col), then a summary per
+      file: tasks, errors, duplicate ids, rows without an image, unknown keys, images
+      and how many are build-only. At most N findings per file are printed (default
+      ${defaultMaxProblems}; 0 prints all). An empty file gets a warning, a binary file one error.
+      Exit code 1 on errors.`;
 
 /** What the summary counts besides errors and warnings: the problems a dataset author fixes first. */
 export interface DatasetCounts {
@@ -36,7 +44,10 @@ function countedKey(code: string): CountedKey | undefined {
 
 export interface DatasetValidateOptions {
   readonly json?: boolean;
-  /** How many findings to print per file; the summary still counts all of them. */
+  /**
+   * How many findings to print per file, 0 for all; the summary still counts all of them. Absent:
+   * `defaultMaxProblems` for text, all of them for JSON (a program reads it, not a person).
+   */
   readonly maxProblems?: number;
 }
 
@@ -63,7 +74,8 @@ function jsonFinding(f: JsonlFinding): object {
 
 /** Exit code 1 when any file has an error, 2 when a file cannot be read (that wins), else 0. */
 export async function datasetValidate(files: string[], opts: DatasetValidateOptions, io: Io): Promise<number> {
-  const max = opts.maxProblems ?? Number.POSITIVE_INFINITY;
+  const given = opts.maxProblems ?? (opts.json === true ? 0 : defaultMaxProblems);
+  const max = given === 0 ? Number.POSITIVE_INFINITY : given;
   let unreadable = false;
   let anyError = false;
   const reports: FileReport[] = [];
@@ -90,7 +102,7 @@ export async function datasetValidate(files: string[], opts: DatasetValidateOpti
       summary = (await validateJsonlFile(file, { onFinding, maxFindings: 0 })).summary;
     } catch (err) {
       unreadable = true;
-      const reason = err instanceof Error ? err.message : String(err);
+      const reason = errorMessage(err);
       if (opts.json) reports.push({ file, error: reason });
       else io.err(`${file}: cannot read it (${reason}).`);
       continue;
@@ -103,7 +115,7 @@ export async function datasetValidate(files: string[], opts: DatasetValidateOpti
       reports.push({ file, summary, counts, findings: kept });
       continue;
     }
-    if (hidden > 0) io.out(`${file}: ${plural(hidden, 'more problem')} not shown (--max-problems ${max}).`);
+    if (hidden > 0) io.out(moreProblems(hidden));
     io.out(`${file}: ${plural(summary.lines, 'line')}, ${plural(summary.tasks, 'task')}, ${plural(summary.errors, 'error')}, ${plural(summary.warnings, 'warning')}.`);
     io.out(`  ${plural(counts.duplicateIds, 'duplicate id')}, ${plural(counts.missingImages, 'row')} without an image, ${plural(counts.unknownKeys, 'unknown key')}, ${plural(counts.invalidJson, 'line')} of invalid JSON, ${plural(counts.nonUtf8, 'line')} not UTF-8; ${plural(counts.images, 'image')}, ${counts.buildOnlyImages} build-only.`);
   }

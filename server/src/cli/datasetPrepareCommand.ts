@@ -5,12 +5,20 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { downloadParquetFiles } from '../datasets/hfDownload.js';
-import { HubError, listParquetFiles, pickSplit } from '../datasets/hfHub.js';
-import { prepareDataset, PrepareError, type DatasetKind, type PrepareOptions } from '../datasets/prepare.js';
-import { DatasetInputError } from '../datasets/rowSource.js';
-import type { SplitRule } from '../datasets/splits.js';
+import {
+  DatasetInputError,
+  downloadParquetFiles,
+  HubError,
+  listParquetFiles,
+  pickSplit,
+  prepareDataset,
+  PrepareError,
+  type DatasetKind,
+  type PrepareOptions,
+  type SplitRule,
+} from '../datasets/index.js';
 import type { PrepareReport } from '../protocol/datasetPrepare.js';
+import { usageError } from './args.js';
 import { formatBytes, LineProgress } from './lineProgress.js';
 import { intFlag, plural, type Io } from './output.js';
 import { bar, type ProgressSink } from './progress.js';
@@ -31,7 +39,7 @@ interface Defaults {
   readonly splitRule: SplitRule;
 }
 
-/** The original's defaults (spec G.5), except R2E-Gym's validation split, which is drawn by hash. */
+/** The original's defaults (docs/original-system.md#g5-split-fallbacks), except R2E-Gym's validation split, which is drawn by hash. */
 const defaults: Record<DatasetKind, Defaults> = {
   'r2e-gym': { dataset: 'R2E-Gym/R2E-Gym-Lite', split: 'train', out: 'datasets/r2e_gym', splitRule: { kind: 'fraction', fraction: 0.1 } },
   swebench: { dataset: 'princeton-nlp/SWE-bench_Verified', split: 'test', out: 'datasets/swebench', splitRule: { kind: 'none' } },
@@ -171,9 +179,7 @@ function summary(report: PrepareReport): string[] {
 export async function datasetPrepare(argv: readonly string[], io: Io, cwd: string, sink?: ProgressSink, signal?: AbortSignal): Promise<number> {
   const parsed = parse(argv, cwd);
   if (!parsed.ok) {
-    for (const e of parsed.errors) io.err(`gp dataset prepare: ${e}`);
-    io.err(datasetPrepareUsage);
-    return 2;
+    return usageError({ name: 'dataset prepare', usage: datasetPrepareUsage }, io, parsed.errors);
   }
   const p = parsed.value;
   const progress = new LineProgress(sink ?? { isTTY: false, write: (t) => io.err(t.replace(/\n$/, '')) });

@@ -4,8 +4,8 @@
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { RegisterError, registerDataset } from '../datasets/register.js';
+import { RegisterError, registerDataset } from '../datasets/index.js';
+import { parseCommandArgs, usageError, type CommandUsage } from './args.js';
 import { plural, type Io } from './output.js';
 
 export const datasetRegisterUsage = `gp dataset register FILE --name N --split S [--root DIR] [--source ID]
@@ -14,43 +14,35 @@ export const datasetRegisterUsage = `gp dataset register FILE --name N --split S
       file and record it in DIR/registry.json (rLLM's layout; DIR defaults to
       $RLLM_HOME/datasets, else ~/.rllm/datasets). Every row is read back and checked.`;
 
+const command: CommandUsage = { name: 'dataset register', usage: datasetRegisterUsage };
+
 /** rLLM keeps its registry under `$RLLM_HOME/datasets` (default `~/.rllm`); registering there needs no copying. */
 export function defaultRegistryRoot(): string {
   return join(process.env['RLLM_HOME'] ?? join(homedir(), '.rllm'), 'datasets');
 }
 
 export async function datasetRegister(argv: readonly string[], io: Io, cwd: string): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        name: { type: 'string' },
-        split: { type: 'string' },
-        root: { type: 'string' },
-        source: { type: 'string' },
-        description: { type: 'string' },
-        json: { type: 'boolean' },
-      },
-    });
-  } catch (error) {
-    io.err(`gp dataset register: ${(error as Error).message.replace(/\. To specify a positional argument.*$/s, '.')}`);
-    io.err(datasetRegisterUsage);
-    return 2;
-  }
+  const parsed = parseCommandArgs(
+    command,
+    argv,
+    {
+      name: { type: 'string' },
+      split: { type: 'string' },
+      root: { type: 'string' },
+      source: { type: 'string' },
+      description: { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    io,
+  );
+  if (!parsed.ok) return parsed.exit;
   const v = parsed.values;
-  const errors: string[] = [];
+  const errors = parsed.errors;
   if (parsed.positionals.length !== 1) errors.push('name exactly one task file.');
   if (v.name === undefined) errors.push('--name is required (e.g. graph_planner_repoenv).');
   if (v.split === undefined) errors.push('--split is required (e.g. train, val or eval).');
   const file = parsed.positionals[0];
-  if (errors.length > 0 || file === undefined || v.name === undefined || v.split === undefined) {
-    for (const e of errors) io.err(`gp dataset register: ${e}`);
-    io.err(datasetRegisterUsage);
-    return 2;
-  }
+  if (errors.length > 0 || file === undefined || v.name === undefined || v.split === undefined) return usageError(command, io, errors);
   try {
     const result = await registerDataset({
       file: resolve(cwd, file),

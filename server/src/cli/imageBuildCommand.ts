@@ -6,8 +6,10 @@
  */
 import { parseArgs } from 'node:util';
 import { imageSelectorSchema, type ImageBuildResult, type ImageSelector } from '../protocol/images.js';
-import { buildImages } from '../sandbox/images/index.js';
+import { buildImages } from '../sandbox/index.js';
+import { usageError } from './args.js';
 import type { Io } from './output.js';
+import { errorMessage } from '../util/errors.js';
 
 export const imagesBuildUsage = `gp images build [base|sample|samples|sample-<name>]... [--force] [--json] [--mirror URL]
       Build the offline images: graph-planner/base from the machine's Debian mirror (needs root
@@ -33,7 +35,7 @@ function parseBuildArgs(args: readonly string[]): BuildRequest | string {
       options: { force: { type: 'boolean' }, json: { type: 'boolean' }, mirror: { type: 'string' } },
     });
   } catch (error) {
-    return error instanceof Error ? error.message : String(error);
+    return errorMessage(error);
   }
   const only: ImageSelector[] = [];
   for (const positional of parsed.positionals) {
@@ -69,9 +71,7 @@ export function formatBuildResult(r: ImageBuildResult): string {
 export async function imagesBuild(args: readonly string[], io: Io): Promise<number> {
   const request = parseBuildArgs(args);
   if (typeof request === 'string') {
-    io.err(`gp images build: ${request}`);
-    io.err(`Usage: ${imagesBuildUsage}`);
-    return 2;
+    return usageError({ name: 'images build', usage: imagesBuildUsage }, io, [request]);
   }
   const results = await buildImages({
     only: request.only,

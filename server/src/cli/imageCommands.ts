@@ -7,14 +7,25 @@
 import { dirname, join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { PrepullResult } from '../protocol/images.js';
-import { collectImages, formatPlace, readManifest, writeManifest, type ImageCollection } from '../datasets/manifest.js';
-import { prepullImages, type PrepullEvent, type PrepullOptions } from '../sandbox/prepull.js';
+import { collectImages, formatPlace, readManifest, writeManifest, type ImageCollection } from '../datasets/index.js';
+import { prepullImages, type PrepullEvent, type PrepullOptions } from '../sandbox/index.js';
+import { usageError as printUsageError } from './args.js';
 import { plural, type Io } from './output.js';
+import { errorMessage } from '../util/errors.js';
 
 /** Rows without an image printed one by one; a dataset without images would otherwise print every row. */
 const missingShown = 20;
 
 const buildHint = 'Build-only images are built locally (for SWE-bench: python -m swebench.harness.prepare_images), never pulled.';
+
+export const imagesManifestUsage = `gp images manifest FILE... [--out PATH] [--json]
+      Collect the unique images of task files into a manifest (one per line);
+      build-only SWE-bench images are marked and rows without an image counted.`;
+
+export const imagesPrepullUsage = `gp images prepull (FILE.jsonl... | --manifest PATH | IMAGE...) [--max-workers N]
+               [--retries N] [--delay S] [--timeout S] [--json]
+      Pull images: pulled / already present / failed / build-only per image; one
+      failure never stops the batch; exit code 1 only when something failed.`;
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
 
@@ -23,13 +34,12 @@ export function parseCliArgs<const T extends ParseArgsConfig>(config: T): Parsed
   try {
     return { ok: true, value: parseArgs(config) };
   } catch (error) {
-    return { ok: false, message: error instanceof Error ? error.message : String(error) };
+    return { ok: false, message: errorMessage(error) };
   }
 }
 
-function usageError(io: Io, command: string, message: string): number {
-  io.err(`gp ${command}: ${message}`);
-  return 2;
+function usageError(io: Io, command: 'images manifest' | 'images prepull', message: string): number {
+  return printUsageError({ name: command, usage: command === 'images manifest' ? imagesManifestUsage : imagesPrepullUsage }, io, [message]);
 }
 
 function describe(collection: ImageCollection): string {
@@ -63,7 +73,7 @@ export async function imagesManifest(args: readonly string[], io: Io): Promise<n
   try {
     await writeManifest(out, collection.images, { buildOnly: collection.buildOnly });
   } catch (error) {
-    io.err(`Cannot write the manifest to ${out} (${error instanceof Error ? error.message : String(error)}).`);
+    io.err(`Cannot write the manifest to ${out} (${errorMessage(error)}).`);
     return 2;
   }
   const exit = collection.malformed.length > 0 ? 1 : 0;
@@ -143,7 +153,7 @@ async function prepullArgs(args: readonly string[], io: Io): Promise<PrepullArgs
       images.push(...manifest.images);
       buildOnly.push(...manifest.buildOnly);
     } catch (error) {
-      return `cannot read the manifest ${path} (${error instanceof Error ? error.message : String(error)}).`;
+      return `cannot read the manifest ${path} (${errorMessage(error)}).`;
     }
   }
   images.push(...positionals.filter((a) => !isDatasetFile(a)));
@@ -192,7 +202,7 @@ export async function imagesPrepull(args: readonly string[], io: Io): Promise<nu
   try {
     results = await prepullImages(request.images, { ...request.options, buildOnly: request.buildOnly, onEvent });
   } catch (error) {
-    io.err(error instanceof Error ? error.message : String(error));
+    io.err(errorMessage(error));
     return 1;
   }
   if (request.json) io.out(JSON.stringify({ results }, null, 2));

@@ -1,157 +1,112 @@
 /**
  * `gp`: the engine on the command line, for servers without an editor. Commands are verbs on
- * nouns (`gp config check`, `gp dataset validate`); this file only parses arguments and dispatches.
+ * nouns (`gp config check`, `gp dataset validate`), declared in commands.ts; this file finds the
+ * command, answers `--help` at every level, and runs it with the process's Ctrl-C and terminal.
  */
-import { configFlagHelp } from '../config/index.js';
-import { configCheck, configResolve } from './configCommands.js';
-import { datasetValidate } from './datasetCommands.js';
-import { datasetPrepare, datasetPrepareUsage } from './datasetPrepareCommand.js';
-import { datasetRegister, datasetRegisterUsage } from './datasetRegisterCommand.js';
-import { taskTest } from './taskCommands.js';
-import { imagesManifest, imagesPrepull } from './imageCommands.js';
-import { imagesBuild, imagesBuildUsage } from './imageBuildCommand.js';
-import { containersList, containersReap } from './containerCommands.js';
-import { rolloutCommand, rolloutUsage } from './rolloutCommands.js';
+import { closest } from '../util/closest.js';
+import { wantsHelp } from './args.js';
+import { commandHelp, commandName, commandsOf, globalHelp, gpVersion as version, nounHelp, nouns, type Command } from './commands.js';
+import { installInterrupt, type Interrupt } from './interrupt.js';
 import type { Io } from './output.js';
-import type { ProgressSink } from './progress.js';
+import { terminalProgressSink, type ProgressSink } from './progress.js';
 
-const version = '0.1.0';
 
-const usage = `gp ${version}: Graph Planner on the command line
+/** What differs between `gp` as a program and `runCli` inside a test: Ctrl-C and the terminal. */
+export interface CliHost {
+  /** Installs the Ctrl-C handling for an `interruptible` command; absent in tests, which keep their signals. */
+  readonly interrupt?: (io: Io) => Interrupt;
+  readonly progress?: ProgressSink;
+}
 
-Usage:
-  gp config check FILE...  [--fix] [--json] [--no-disk]
-      Check experiment YAMLs: schema, preflight, paths on disk. Prints
-      file:line:col severity code message; exit code 1 on errors.
-      --fix applies each finding's preferred fix to the file.
-  gp config resolve FILE [flags]
-      Merge defaults, the YAML and flags; write <output_dir>/<run_name>/resolved_config.yaml
-      and print its path (or print the config with --print-config).
-  gp dataset validate FILE... [--json] [--max-problems N]
-      Validate dataset JSONL files line by line (file:line:col), then a summary per
-      file: tasks, errors, duplicate ids, rows without an image, unknown keys, images
-      and how many are build-only. Exit code 1 on errors.
-  ${datasetPrepareUsage}
-  ${datasetRegisterUsage}
-  gp task test FILE [--task ID]... [--patch DIFF] [--backend auto|docker|local]
-               [--config YAML] [--run-dir DIR] [--timeout S] [--json]
-      Open each task's sandbox, apply the patch if given, run the task's tests and
-      grade them per test (SWE-bench lists or R2E expected output). Records the run
-      in DIR/test_runs.jsonl with the raw log and report.json; exit code 1 unless
-      every task passes.
-  ${imagesBuildUsage}
-  gp images manifest FILE... [--out PATH] [--json]
-      Collect the unique images of task files into a manifest (one per line);
-      build-only SWE-bench images are marked and rows without an image counted.
-  gp images prepull (FILE.jsonl... | --manifest PATH | IMAGE...) [--max-workers N]
-               [--retries N] [--delay S] [--timeout S] [--json]
-      Pull images: pulled / already present / failed / build-only per image; one
-      failure never stops the batch; exit code 1 only when something failed.
-  ${rolloutUsage}
-  gp containers list [--all] [--run NAME] [--json]
-      Containers of ours (labelled graph-planner.run) and whether their owner lives.
-  gp containers reap [--dry-run] [--run NAME] [--include-live] [--json]
-      Remove containers whose owning process is gone (orphans of crashed runs).
+type Lookup =
+  | { readonly kind: 'command'; readonly command: Command; readonly argv: readonly string[] }
+  | { readonly kind: 'noun'; readonly noun: string; readonly help: boolean }
+  | { readonly kind: 'unknown-verb'; readonly noun: string; readonly verb: string }
+  | { readonly kind: 'unknown-noun'; readonly noun: string };
 
-Config flags:
-  ${configFlagHelp.join('\n  ')}
-`;
+/** Finds the command `argv` names; `argv` starts with the noun. */
+export function lookup(argv: readonly string[]): Lookup {
+  const [noun = '', verb, ...rest] = argv;
+  const own = commandsOf(noun);
+  if (own.length === 0) return { kind: 'unknown-noun', noun };
+  const bare = own.find((c) => c.verb === undefined);
+  if (bare !== undefined) return { kind: 'command', command: bare, argv: argv.slice(1) };
+  if (verb === undefined || verb === '--help' || verb === '-h') return { kind: 'noun', noun, help: verb !== undefined };
+  const command = own.find((c) => c.verb === verb);
+  return command === undefined ? { kind: 'unknown-verb', noun, verb } : { kind: 'command', command, argv: rest };
+}
 
-export async function runCli(argv: readonly string[], io: Io, cwd: string): Promise<number> {
-  const [noun, verb, ...rest] = argv;
-  if (noun === undefined || noun === '--help' || noun === '-h' || noun === 'help') {
-    io.out(usage);
-    return noun === undefined ? 2 : 0;
-  }
-  if (noun === '--version') {
-    io.out(version);
-    return 0;
-  }
-  if (rest.includes('--help') || rest.includes('-h')) {
-    io.out(usage);
-    return 0;
-  }
-  if (noun === 'config' && verb === 'check') {
-    const files = rest.filter((a) => !a.startsWith('--'));
-    const unknown = rest.filter((a) => a.startsWith('--') && !['--fix', '--json', '--no-disk'].includes(a));
-    if (unknown.length || files.length === 0) {
-      io.err(unknown.length ? `gp config check: unknown option ${unknown.join(', ')}.` : 'gp config check: name at least one YAML file.');
-      return 2;
-    }
-    return configCheck(files, { fix: rest.includes('--fix'), json: rest.includes('--json'), disk: !rest.includes('--no-disk'), cwd }, io);
-  }
-  if (noun === 'config' && verb === 'resolve') return configResolve(rest, io, cwd);
-  if (noun === 'dataset' && verb === 'validate') {
-    const files: string[] = [];
-    let maxProblems: number | undefined;
-    for (let i = 0; i < rest.length; i++) {
-      const a = rest[i] ?? '';
-      if (a === '--json') continue;
-      if (a === '--max-problems') {
-        maxProblems = Number(rest[++i]);
-        if (!Number.isInteger(maxProblems) || maxProblems < 0) {
-          io.err('gp dataset validate: --max-problems needs a non-negative integer.');
-          return 2;
-        }
-      } else if (a.startsWith('--')) {
-        io.err(`gp dataset validate: unknown option ${a}.`);
-        return 2;
-      } else files.push(a);
-    }
-    if (files.length === 0) {
-      io.err('gp dataset validate: name at least one JSONL file.');
-      return 2;
-    }
-    const opts = maxProblems === undefined ? { json: rest.includes('--json') } : { json: rest.includes('--json'), maxProblems };
-    return datasetValidate(files, opts, io);
-  }
-  if (noun === 'dataset' && verb === 'prepare') return datasetPrepare(rest, io, cwd, processProgressSink(), cliInterrupt);
-  if (noun === 'dataset' && verb === 'register') return datasetRegister(rest, io, cwd);
-  if (noun === 'task' && verb === 'test') return taskTest(rest, io, cwd);
-  if (noun === 'rollout' || noun === 'eval') return rolloutCommand(noun, verb === undefined ? rest : [verb, ...rest], io, cwd);
-  if (noun === 'images' && verb === 'build') return imagesBuild(rest, io);
-  if (noun === 'images' && verb === 'manifest') return imagesManifest(rest, io);
-  if (noun === 'images' && verb === 'prepull') return imagesPrepull(rest, io);
-  if (noun === 'containers' && verb === 'list') return containersList(rest, io);
-  if (noun === 'containers' && verb === 'reap') return containersReap(rest, io);
-  io.err(`gp: unknown command '${[noun, verb].filter(Boolean).join(' ')}'. Run gp --help.`);
+function unknownVerb(noun: string, verb: string, io: Io): number {
+  const verbs = commandsOf(noun).map((c) => c.verb ?? '');
+  const guess = closest(verb, verbs);
+  io.err(`gp ${noun}: unknown command '${verb}'${guess === undefined ? '' : ` (did you mean ${guess}?)`}; gp ${noun} has ${verbs.join(', ')}.`);
+  io.err(`Run gp ${noun} --help for their usage.`);
   return 2;
 }
 
-/** A redrawn progress line when stderr is a terminal; plain lines through `io.err` otherwise. */
-function processProgressSink(): ProgressSink | undefined {
-  const stderr = process.stderr;
-  if (!stderr.isTTY) return undefined;
-  return {
-    isTTY: true,
-    get columns() {
-      return stderr.columns > 0 ? stderr.columns : 80;
-    },
-    write: (t: string) => void stderr.write(t),
-  };
+function unknownNoun(noun: string, io: Io): number {
+  const guess = closest(noun, nouns);
+  io.err(`gp: unknown command '${noun}'${guess === undefined ? '' : ` (did you mean ${guess}?)`}; the commands are ${nouns.join(', ')}.`);
+  io.err('Run gp --help for their usage.');
+  return 2;
 }
 
-/**
- * Aborted by the first Ctrl-C when `gp` runs as a program, so a long download or conversion stops
- * cleanly (staged outputs removed, partial downloads kept for resuming); a second Ctrl-C exits at
- * once. Undefined when the CLI runs inside another process (tests), which keeps its own signals.
- */
-let cliInterrupt: AbortSignal | undefined;
+async function runCommand(command: Command, argv: readonly string[], io: Io, cwd: string, host: CliHost): Promise<number> {
+  if (wantsHelp(argv)) {
+    io.out(commandHelp(command));
+    return 0;
+  }
+  const interrupt = command.interruptible === true ? host.interrupt?.(io) : undefined;
+  try {
+    return await command.run(argv, { io, cwd, ...(interrupt ? { signal: interrupt.signal } : {}), ...(host.progress ? { progress: host.progress } : {}) });
+  } finally {
+    interrupt?.dispose();
+  }
+}
 
-function installInterrupt(): AbortSignal {
-  const controller = new AbortController();
-  process.once('SIGINT', () => {
-    controller.abort();
-    process.once('SIGINT', () => process.exit(130));
-  });
-  return controller.signal;
+export async function runCli(argv: readonly string[], io: Io, cwd: string, host: CliHost = {}): Promise<number> {
+  const [first, ...rest] = argv;
+  if (first === undefined) {
+    io.out(globalHelp(version));
+    return 2;
+  }
+  if (first === '--help' || first === '-h') {
+    io.out(globalHelp(version));
+    return 0;
+  }
+  if (first === '--version') {
+    io.out(version);
+    return 0;
+  }
+  // `gp help config check` is `gp config check --help`.
+  if (first === 'help') return rest.length === 0 ? runCli(['--help'], io, cwd, host) : runCli([...rest, '--help'], io, cwd, host);
+  const found = lookup(argv);
+  switch (found.kind) {
+    case 'unknown-noun':
+      return unknownNoun(found.noun, io);
+    case 'unknown-verb':
+      return unknownVerb(found.noun, found.verb, io);
+    case 'noun':
+      if (found.help) io.out(nounHelp(found.noun));
+      else {
+        io.err(`gp ${found.noun}: name a command: ${commandsOf(found.noun).map(commandName).join(', ')}.`);
+        io.err(nounHelp(found.noun));
+      }
+      return found.help ? 0 : 2;
+    case 'command':
+      return runCommand(found.command, found.argv, io, cwd, host);
+  }
+}
+
+/** The program's Ctrl-C: the first stops the command cleanly, the second exits at once (interrupt.ts). */
+function processInterrupt(io: Io): Interrupt {
+  return installInterrupt({ onFirst: () => io.err('Interrupted: stopping and cleaning up (Ctrl-C again to exit at once).') });
 }
 
 if (require.main === module) {
-  // Only the dataset commands listen; the rollout commands install their own handlers.
-  if (process.argv[2] === 'dataset' && process.argv[3] === 'prepare') cliInterrupt = installInterrupt();
   const io: Io = { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`) };
-  runCli(process.argv.slice(2), io, process.cwd()).then(
+  const progress = terminalProgressSink(process.stderr);
+  runCli(process.argv.slice(2), io, process.cwd(), { interrupt: processInterrupt, ...(progress ? { progress } : {}) }).then(
     (code) => {
       process.exitCode = code;
     },
@@ -161,3 +116,4 @@ if (require.main === module) {
     },
   );
 }
+

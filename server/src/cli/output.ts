@@ -1,22 +1,11 @@
-/** How the CLI prints findings: `file:line:col severity code message`, one per line, like compilers. */
-import type { LineCounter } from 'yaml';
-import type { LocatedFinding } from '../config/index.js';
-import type { Finding } from '../protocol/index.js';
-import { formatPath } from '../config/index.js';
+/**
+ * What every `gp` command prints through: the output pair, counts in words, integer flags and the
+ * cap on findings. Config findings are formatted in `configFindings.ts`.
+ */
 
 export interface Io {
   out(line: string): void;
   err(line: string): void;
-}
-
-export function formatLocated(file: string, lines: LineCounter, f: LocatedFinding): string {
-  const pos = lines.linePos(f.range.start);
-  return `${file}:${pos.line}:${pos.col} ${f.severity} ${f.code} ${f.message}`;
-}
-
-/** A finding about a command-line value has no place in the file; it names the key instead. */
-export function formatUnlocated(file: string, f: Finding): string {
-  return `${file}: ${f.severity} ${f.code} ${f.message}${f.path.length ? ` [${formatPath(f.path)}]` : ''}`;
 }
 
 export function plural(n: number, word: string): string {
@@ -35,4 +24,36 @@ export function intFlag(name: string, value: string | undefined, errors: string[
     return undefined;
   }
   return n;
+}
+
+/**
+ * Findings printed per file when `--max-problems` is not given: a file with thousands of problems
+ * would otherwise scroll its first, most telling ones away. The summary line still counts all.
+ */
+export const defaultMaxProblems = 50;
+
+/** The line after a capped list of findings. */
+export function moreProblems(hidden: number): string {
+  return `… and ${hidden} more (use --max-problems 0 to see all)`;
+}
+
+/**
+ * A printer that prints at most `max` lines (0: all) and counts the rest; `finish` prints the
+ * `moreProblems` line when it held some back.
+ */
+export function cappedPrinter(io: Io, max: number): { print(line: string): void; finish(): void } {
+  let shown = 0;
+  let hidden = 0;
+  return {
+    print(line) {
+      if (max > 0 && shown >= max) hidden++;
+      else {
+        shown++;
+        io.out(line);
+      }
+    },
+    finish() {
+      if (hidden > 0) io.out(moreProblems(hidden));
+    },
+  };
 }

@@ -4,7 +4,9 @@
  * file, CI, a pipe): one plain line per finished episode, so the log reads as a record.
  */
 import type { TrajectoryEnd } from '../protocol/runs.js';
+import type { BackendFallback } from '../protocol/backendChoice.js';
 import { failureReason, type EpisodeResult, type EpisodeSpec, type RolloutObserver } from '../rollout/index.js';
+import { fallbackNotice } from './rolloutSummary.js';
 
 export interface ProgressSink {
   readonly isTTY: boolean;
@@ -12,6 +14,22 @@ export interface ProgressSink {
   readonly columns?: number;
   /** Writes text as it is (no newline added). */
   write(text: string): void;
+}
+
+/**
+ * A redrawn progress line on `stream` when it is a terminal; undefined otherwise, and the caller
+ * prints plain progress lines instead. The width is read at each redraw, so a resized terminal gets
+ * a bar that fits.
+ */
+export function terminalProgressSink(stream: NodeJS.WriteStream): ProgressSink | undefined {
+  if (!stream.isTTY) return undefined;
+  return {
+    isTTY: true,
+    get columns() {
+      return stream.columns > 0 ? stream.columns : 80;
+    },
+    write: (t: string) => void stream.write(t),
+  };
 }
 
 export interface ProgressState {
@@ -111,6 +129,10 @@ export class RolloutProgress implements RolloutObserver {
       if (result.end.resolved) this.resolved += 1;
     }
     this.line(renderFinished(this.done, this.total, result.end));
+  }
+
+  backendFallback(fallback: BackendFallback): void {
+    this.line(fallbackNotice(fallback));
   }
 
   /** Stops redrawing and leaves the terminal on a fresh line. */

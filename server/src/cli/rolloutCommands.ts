@@ -4,19 +4,20 @@
  * the run ran (whatever it resolved), 1 when every episode failed to run, 2 for usage, config and
  * task file errors, 130 when interrupted.
  */
-import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { configFlagHelp, parseConfigFlags, parseYamlSource, resolveConfig, writeResolvedConfig, type Override, type ResolvedRun } from '../config/index.js';
-import { planEpisodes, runRollout, type PlannedTask, type RolloutResult } from '../rollout/index.js';
-import { listRuns, readStatus, runLayout, statusIsLive } from '../runs/index.js';
-import { loadTasks } from '../tasks/index.js';
+import { resolve } from 'node:path';
+import { parseConfigFlags } from '../config/index.js';
+import { containerReaper, episodeDepsFromConfig, loadConfig, loadRolloutTasks, moveRunFolder, newestUnfinishedRun, planRunFolder, rolloutFlagOverrides, rolloutOptions, writeResolvedConfig, type RunFolder } from '../launch/index.js';
+import { planEpisodes, runRollout, type RolloutResult } from '../rollout/index.js';
+import { readStatus, runLayout, statusIsLive, withoutRunFolderFlags, writeLaunchRecord } from '../runs/index.js';
+import { isoTimestamp } from '../util/time.js';
 import { withDeadline } from '../util/deadline.js';
-import { formatLocated, formatUnlocated, intFlag, type Io } from './output.js';
-import { RolloutProgress, type ProgressSink } from './progress.js';
-import { containerReaper, episodeDepsFromConfig } from './rolloutDeps.js';
-import { displayPath, episodeTable, evalSummary, interruptedLines, totalsLine } from './rolloutSummary.js';
+import { errorMessage } from '../util/errors.js';
+import { printConfigFindings } from './configFindings.js';
+import { intFlag, type Io } from './output.js';
+import { RolloutProgress, terminalProgressSink, type ProgressSink } from './progress.js';
+import { installInterrupt } from './interrupt.js';
+import { parseCommandArgs, usageError, type CommandUsage } from './args.js';
+import { backendLine, displayPath, episodeTable, evalSummary, interruptedLines, totalsLine } from './rolloutSummary.js';
 
 export type RolloutCommand = 'rollout' | 'eval';
 
@@ -36,10 +37,10 @@ export const rolloutUsage = `gp rollout FILE... ${flagsLine}
       A rollout with one attempt per task that ends with a SWE-bench-style summary (resolved
       rate, per-task outcome, why each unresolved task failed) and reports/<task>/report.json.`;
 
-/** The first lines of a command's usage: its flags without the explanation. */
-function synopsis(command: RolloutCommand): string {
-  const from = rolloutUsage.indexOf(`gp ${command} `);
-  return rolloutUsage.slice(from).split('\n').slice(0, 2).join('\n');
+/** The part of `rolloutUsage` about one of its two commands: its help and its usage errors. */
+export function rolloutUsageOf(command: RolloutCommand): CommandUsage {
+  const evalStart = rolloutUsage.indexOf('\n  gp eval ');
+  return { name: command, usage: command === 'rollout' ? rolloutUsage.slice(0, evalStart) : rolloutUsage.slice(evalStart + 3) };
 }
 
 /** What differs between a terminal session and a test: where progress goes and how Ctrl-C arrives. */
@@ -54,33 +55,12 @@ export interface RolloutRuntime {
 }
 
 export function processRuntime(): RolloutRuntime {
-  const stderr = process.stderr;
+  const progress = terminalProgressSink(process.stderr);
   return {
-    ...(stderr.isTTY
-      ? {
-          progress: {
-            isTTY: true,
-            // Read at each redraw, so a resized terminal gets a bar that fits; 0 means unknown.
-            get columns() {
-              return stderr.columns > 0 ? stderr.columns : 80;
-            },
-            write: (t: string) => void stderr.write(t),
-          },
-        }
-      : {}),
+    ...(progress === undefined ? {} : { progress }),
     onInterrupt: (first, force) => {
-      let count = 0;
-      const handler = () => {
-        count += 1;
-        if (count === 1) first();
-        else void force().finally(() => process.exit(130));
-      };
-      process.on('SIGINT', handler);
-      process.on('SIGTERM', handler);
-      return () => {
-        process.removeListener('SIGINT', handler);
-        process.removeListener('SIGTERM', handler);
-      };
+      const interrupt = installInterrupt({ onFirst: first, onForce: force });
+      return () => interrupt.dispose();
     },
   };
 }
@@ -96,206 +76,116 @@ interface Parsed {
   readonly json: boolean;
 }
 
-function parseRolloutArgs(command: RolloutCommand, argv: readonly string[]): { ok: true; value: Parsed } | { ok: false; errors: string[] } {
+/** Parses the arguments; undefined after printing the usage error. */
+function parseRolloutArgs(command: RolloutCommand, argv: readonly string[], io: Io): Parsed | undefined {
   const config = parseConfigFlags(argv);
-  const errors = [...config.errors];
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...config.rest],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        config: { type: 'string' },
-        agent: { type: 'string' },
-        task: { type: 'string', multiple: true },
-        limit: { type: 'string' },
-        parallel: { type: 'string' },
-        attempts: { type: 'string' },
-        backend: { type: 'string' },
-        'run-dir': { type: 'string' },
-        resume: { type: 'boolean' },
-        json: { type: 'boolean' },
-      },
-    });
-  } catch (error) {
-    // Node's message goes on to explain `--`; its first sentence is the useful part.
-    return { ok: false, errors: [...errors, (error as Error).message.replace(/\. To specify a positional argument.*$/s, '.')] };
-  }
+  const usage = rolloutUsageOf(command);
+  const parsed = parseCommandArgs(usage, config.rest, rolloutOptions, io);
+  if (!parsed.ok) return undefined;
+  const errors = parsed.errors;
+  errors.push(...config.errors);
   const v = parsed.values;
   if (parsed.positionals.length === 0) errors.push('name at least one task file (JSONL).');
   if (v.config !== undefined && config.flags.configFile !== undefined) errors.push('give the config once, with --config or --config-file.');
   if (v['run-dir'] !== undefined && config.flags.overrides.some((o) => o.flag.startsWith('--run-name'))) errors.push('give --run-name or --run-dir, not both.');
   if (command === 'eval' && v.attempts !== undefined) errors.push('eval runs one attempt per task; use gp rollout --attempts N for more.');
-  const extra: Override[] = [];
-  const int = (name: string, value: string | undefined, path: string[]) => {
-    const n = intFlag(name, value, errors);
-    if (n !== undefined) extra.push({ flag: `${name} ${n}`, path, value: n });
-  };
-  int('--parallel', v.parallel, ['rollout', 'parallel']);
-  int('--attempts', v.attempts, ['rollout', 'attempts']);
-  if (v.agent !== undefined) extra.push({ flag: `--agent ${v.agent}`, path: ['rollout', 'agent'], value: v.agent });
-  if (v.backend !== undefined) extra.push({ flag: `--backend ${v.backend}`, path: ['sandbox', 'backend'], value: v.backend });
+  const extra = rolloutFlagOverrides(v, errors);
   const limit = intFlag('--limit', v.limit, errors);
-  if (errors.length > 0) return { ok: false, errors };
-  return {
-    ok: true,
-    value: {
-      files: parsed.positionals,
-      configFile: v.config ?? config.flags.configFile,
-      flags: { ...config.flags, overrides: [...config.flags.overrides, ...extra] },
-      tasks: v.task ?? [],
-      limit,
-      runDir: v['run-dir'],
-      resume: v.resume === true,
-      json: v.json === true,
-    },
-  };
-}
-
-/** The run moved to `dir` (from --run-dir or --resume), its record in the config updated to match. */
-function withRunDir(run: ResolvedRun, dir: string): ResolvedRun {
-  const runName = basename(dir);
-  const configPath = runLayout(dir).resolvedConfig;
-  const record = run.config.run;
-  return {
-    ...run,
-    runName,
-    runDir: dir,
-    configPath,
-    config: { ...run.config, ...(record === undefined ? {} : { run: { ...record, name: runName, dir, config_path: configPath } }) },
-  };
-}
-
-/** Sections whose findings matter to a rollout; the rest (training, GPUs, Ray) concern `gp train`. */
-const rolloutSections = new Set(['env', 'sandbox', 'rollout', 'backends', 'logging', 'paths']);
-
-async function resolveRun(command: RolloutCommand, argv: readonly string[], p: Parsed, io: Io, cwd: string): Promise<ResolvedRun | undefined> {
-  let text = '';
-  // Without a YAML, findings can only come from flags; they are labelled with the command.
-  const file = p.configFile ?? `gp ${command}`;
-  if (p.configFile !== undefined) {
-    try {
-      text = await readFile(resolve(cwd, p.configFile), 'utf8');
-    } catch (error) {
-      io.err(`${p.configFile}: cannot read it (${(error as Error).message}).`);
-      return undefined;
-    }
+  if (errors.length > 0) {
+    usageError(usage, io, errors);
+    return undefined;
   }
-  const result = resolveConfig({ text, file: resolve(cwd, file), flags: p.flags, command, baseDir: cwd, now: new Date(), commandLine: ['gp', command, ...argv].join(' ') });
-  const lines = parseYamlSource(text).lineCounter;
-  for (const f of result.yamlFindings) if (f.severity === 'error') io.err(formatLocated(file, lines, f));
-  const relevant = result.findings.filter((f) => f.severity === 'error' || f.severity === 'warning').filter((f) => f.path.length === 0 || rolloutSections.has(String(f.path[0])));
-  for (const f of relevant) io.err(formatUnlocated(file, f));
-  if (!result.ok || relevant.some((f) => f.severity === 'error')) {
+  return {
+    files: parsed.positionals,
+    configFile: v.config ?? config.flags.configFile,
+    flags: { ...config.flags, overrides: [...config.flags.overrides, ...extra] },
+    tasks: v.task ?? [],
+    limit,
+    runDir: v['run-dir'],
+    resume: v.resume === true,
+    json: v.json === true,
+  };
+}
+
+/**
+ * The config through the one road every command takes (`launch/loadConfig.ts`): the same checks
+ * and the same verdict as `gp config check` on the same file and flags. Errors refuse the run;
+ * warnings are printed and the run goes on.
+ */
+async function resolveRun(command: RolloutCommand, argv: readonly string[], p: Parsed, io: Io, cwd: string): Promise<RunFolder | undefined> {
+  // Without a YAML, findings can only come from flags; they are labelled with the command.
+  const label = p.configFile ?? `gp ${command}`;
+  // The defaults' dataset and model paths are placeholders, so without a YAML the disk rules
+  // would only report that they are missing.
+  const loaded = await loadConfig({ file: p.configFile, flags: p.flags, cwd, disk: p.configFile !== undefined });
+  if (loaded.kind === 'unreadable') {
+    io.err(`${loaded.file}: ${loaded.message}.`);
+    return undefined;
+  }
+  const { resolution } = loaded;
+  printConfigFindings(label, resolution, io);
+  if (resolution.verdict === 'errors' || resolution.config === undefined) {
     io.err(`gp ${command}: the config has errors; nothing was run.`);
     return undefined;
   }
-  return result.run;
+  return planRunFolder(resolution.config, { command, now: new Date(), commandLine: ['gp', command, ...argv].join(' '), ignored: resolution.ignored });
 }
 
 /** The run directory: --run-dir, the named run, the newest unfinished run for a bare --resume, or a new one. */
-async function chooseRunDir(command: RolloutCommand, p: Parsed, run: ResolvedRun, io: Io, cwd: string): Promise<ResolvedRun | undefined> {
-  if (p.runDir !== undefined) return withRunDir(run, resolve(cwd, p.runDir));
+async function chooseRunDir(command: RolloutCommand, p: Parsed, run: RunFolder, io: Io, cwd: string): Promise<RunFolder | undefined> {
+  if (p.runDir !== undefined) return moveRunFolder(run, resolve(cwd, p.runDir));
   if (!p.resume || run.config.logging.wandb.run_name !== null) return run;
   const outputDir = run.config.logging.output_dir;
-  const candidates = (await listRuns(outputDir)).filter((r) => r.status !== undefined && r.status.state !== 'finished' && r.status.command.startsWith(`gp ${command} `));
-  const newest = candidates[0];
+  const newest = await newestUnfinishedRun(outputDir, `gp ${command}`);
   if (newest === undefined) {
     io.err(`gp ${command}: --resume found no unfinished gp ${command} run under ${outputDir}; name one with --run-name or --run-dir.`);
     return undefined;
   }
   io.err(`Resuming ${newest.name} (${newest.status?.state ?? 'unknown'}, started ${newest.status?.started_at ?? '?'}).`);
-  return withRunDir(run, newest.dir);
-}
-
-async function loadAll(command: RolloutCommand, p: Parsed, io: Io, cwd: string): Promise<PlannedTask[] | undefined> {
-  const all: PlannedTask[] = [];
-  const seen = new Map<string, string>();
-  const problems: string[] = [];
-  for (const file of p.files) {
-    const path = resolve(cwd, file);
-    if (!existsSync(path)) {
-      problems.push(`${file}: no such file.`);
-      continue;
-    }
-    const loaded = await loadTasks(path);
-    problems.push(...loaded.problems.map((m) => (m.startsWith(path) ? file + m.slice(path.length) : m)));
-    for (const { task, line } of loaded.tasks) {
-      const source = `${file}:${line}`;
-      const first = seen.get(task.task_id);
-      if (first !== undefined) problems.push(`${source}:1 task_id ${task.task_id} is already used at ${first}; episode ids must be unique.`);
-      else seen.set(task.task_id, source);
-      all.push({ task, baseDir: dirname(path), source });
-    }
-  }
-  const unknown = p.tasks.filter((id) => !seen.has(id));
-  if (unknown.length > 0) problems.push(`gp ${command}: no task ${unknown.join(', ')} in ${p.files.join(', ')}.`);
-  for (const m of problems) io.err(m);
-  if (problems.length > 0) return undefined;
-  const chosen = p.tasks.length === 0 ? all : all.filter((t) => p.tasks.includes(t.task.task_id));
-  const limited = p.limit === undefined ? chosen : chosen.slice(0, p.limit);
-  if (limited.length === 0) {
-    io.err(`gp ${command}: ${p.files.join(', ')} has no tasks to run.`);
-    return undefined;
-  }
-  return limited;
+  return moveRunFolder(run, newest.dir);
 }
 
 function resumeCommand(command: RolloutCommand, argv: readonly string[], runDir: string, cwd: string): string {
-  const kept: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i] ?? '';
-    if (a === '--resume' || a.startsWith('--run-name=') || a.startsWith('--run-dir=')) continue;
-    if (a === '--run-name' || a === '--run-dir') {
-      i++;
-      continue;
-    }
-    kept.push(a);
-  }
-  return ['gp', command, ...kept, '--run-dir', displayPath(runDir, cwd), '--resume'].join(' ');
+  return ['gp', command, ...withoutRunFolderFlags(argv), '--run-dir', displayPath(runDir, cwd), '--resume'].join(' ');
 }
 
 export async function rolloutCommand(command: RolloutCommand, argv: readonly string[], io: Io, cwd: string, runtime: RolloutRuntime = processRuntime()): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.out(`${rolloutUsage}\n\nConfig flags:\n  ${configFlagHelp.join('\n  ')}`);
-    return 0;
-  }
-  const parsed = parseRolloutArgs(command, argv);
-  if (!parsed.ok) {
-    for (const e of parsed.errors) io.err(`gp ${command}: ${e}`);
-    io.err(`Usage: ${synopsis(command)}\n       (gp ${command} --help says more)`);
-    return 2;
-  }
-  const p = parsed.value;
+  const p = parseRolloutArgs(command, argv, io);
+  if (p === undefined) return 2;
   const resolved = await resolveRun(command, argv, p, io, cwd);
   if (resolved === undefined) return 2;
   const run = await chooseRunDir(command, p, resolved, io, cwd);
   if (run === undefined) return 2;
-  const tasks = await loadAll(command, p, io, cwd);
-  if (tasks === undefined) return 2;
-  const existing = await readStatus(runLayout(run.runDir).status);
+  const loaded = await loadRolloutTasks({ files: p.files, taskIds: p.tasks, limit: p.limit, cwd, command: `gp ${command}` });
+  if (!loaded.ok) {
+    for (const m of loaded.problems) io.err(m);
+    return 2;
+  }
+  const tasks = loaded.tasks;
+  const existing = await readStatus(run.layout.status);
   if (existing.ok && statusIsLive(existing.status) && existing.status.pid !== process.pid) {
-    io.err(`gp ${command}: ${run.runDir} belongs to a run that is still going (pid ${existing.status.pid} on ${existing.status.host}); wait for it, stop it, or choose another --run-name.`);
+    io.err(`gp ${command}: ${run.dir} belongs to a run that is still going (pid ${existing.status.pid} on ${existing.status.host}); wait for it, stop it, or choose another --run-name.`);
     return 2;
   }
   let deps;
   try {
-    deps = episodeDepsFromConfig(run.config, run.runName, run.runDir);
+    deps = episodeDepsFromConfig(run.config, run.name, run.dir);
   } catch (error) {
-    io.err(`gp ${command}: ${(error as Error).message}`);
+    io.err(`gp ${command}: ${errorMessage(error)}`);
     return 2;
   }
   await writeResolvedConfig(run, p.configFile === undefined ? '(defaults)' : resolve(cwd, p.configFile));
+  // How the run was launched, so the editor (or a person) can resume it or launch it again.
+  await writeLaunchRecord(run.layout.launch, { command, args: [...argv], cwd, agent: run.config.rollout.agent, written_at: isoTimestamp(new Date()) });
   const say = p.json ? io.err : io.out;
-  say(`run dir: ${displayPath(run.runDir, cwd)}`);
+  say(`run dir: ${displayPath(run.dir, cwd)}`);
 
   const config = run.config;
   const attempts = command === 'eval' ? 1 : config.rollout.attempts;
   const episodes = planEpisodes(tasks, attempts);
   const progress = new RolloutProgress(runtime.progress ?? { isTTY: false, write: (t) => io.err(t.replace(/\n$/, '')) });
   const controller = new AbortController();
-  const reaper = containerReaper(config, run.runName);
+  const reaper = containerReaper(config, run.name);
   const removeHandlers = runtime.onInterrupt(
     () => {
       progress.stop();
@@ -310,8 +200,8 @@ export async function rolloutCommand(command: RolloutCommand, argv: readonly str
   let result: RolloutResult;
   try {
     result = await runRollout(episodes, {
-      runDir: run.runDir,
-      runName: run.runName,
+      runDir: run.dir,
+      runName: run.name,
       command: ['gp', command, ...argv].join(' '),
       agent: config.rollout.agent,
       dataset: p.files.join(', '),
@@ -326,9 +216,9 @@ export async function rolloutCommand(command: RolloutCommand, argv: readonly str
     removeHandlers();
   }
   for (const w of result.warnings) io.err(`warning: ${w}`);
-  printSummary(command, result, run.runDir, p.json, io, cwd);
+  printSummary(command, result, run.dir, p.json, io, cwd);
   if (result.state === 'interrupted') {
-    for (const l of interruptedLines(result, resumeCommand(command, argv, run.runDir, cwd))) io.err(l);
+    for (const l of interruptedLines(result, resumeCommand(command, argv, run.dir, cwd))) io.err(l);
     return 130;
   }
   if (result.state === 'failed') io.err(`gp ${command}: ${result.reason ?? 'the run failed'}`);
@@ -343,5 +233,6 @@ function printSummary(command: RolloutCommand, result: RolloutResult, runDir: st
   if (result.report.total > 0) episodeTable(result.report, runDir, cwd).forEach((l) => io.out(l));
   if (command === 'eval') evalSummary(result.report, runDir, cwd).forEach((l) => io.out(l));
   io.out(totalsLine(result.report));
-  io.out(`run dir: ${displayPath(runDir, cwd)}  report: ${displayPath(join(runDir, 'report.json'), cwd)}`);
+  io.out(backendLine(result.backend));
+  io.out(`run dir: ${displayPath(runDir, cwd)}  report: ${displayPath(runLayout(runDir).report, cwd)}`);
 }

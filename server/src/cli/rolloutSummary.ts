@@ -1,8 +1,11 @@
 /** What `gp rollout` and `gp eval` print when they end: a table of episodes, and eval's SWE-bench-style summary. */
 import { isAbsolute, join, relative } from 'node:path';
-import type { RunReport, TaskOutcome } from '../protocol/runs.js';
-import type { RolloutResult } from '../rollout/index.js';
+import type { BackendSummary, RunReport, TaskOutcome } from '../protocol/runs.js';
+import { localBackendLoss, type BackendFallback } from '../protocol/backendChoice.js';
+import { interruptedSummary, type RolloutResult } from '../rollout/index.js';
+import { runLayout } from '../runs/index.js';
 import { formatTable } from './containerCommands.js';
+import { plural } from './output.js';
 
 /** A path as short as it can be read from `cwd`. */
 export function displayPath(path: string, cwd: string): string {
@@ -31,9 +34,37 @@ function percent(n: number, of: number): string {
   return of === 0 ? '0.0%' : `${((100 * n) / of).toFixed(1)}%`;
 }
 
-export function totalsLine(report: RunReport): string {
-  return `${report.resolved}/${report.total} resolved (${percent(report.resolved, report.total)}), mean ${report.mean_steps.toFixed(1)} steps, ${(report.mean_duration_ms / 1000).toFixed(1)} s per episode`;
+function means(report: RunReport): string {
+  return `mean ${report.mean_steps.toFixed(1)} steps, ${(report.mean_duration_ms / 1000).toFixed(1)} s per episode`;
 }
+
+/** The run's totals; an interrupted run counts what ran and what did not, so its rate is not read as the plan's. */
+export function totalsLine(report: RunReport): string {
+  if (report.state === 'interrupted') {
+    const counts = { ran: report.total, resolved: report.resolved, planned: report.planned ?? report.total };
+    return `${interruptedSummary(counts)} (${percent(report.resolved, report.total)} of those that ran), ${means(report)}`;
+  }
+  return `${report.resolved}/${report.total} resolved (${percent(report.resolved, report.total)}), ${means(report)}`;
+}
+
+/** How a fall-back to the local backend is announced the moment it first happens. */
+export function fallbackNotice(fallback: BackendFallback): string {
+  return `backend: local (sandbox.backend auto fell back: ${fallback.reason}; ${localBackendLoss})`;
+}
+
+/**
+ * The backends a run used, in one line: `backend: docker`, or with a fall-back `backend: local
+ * (auto fell back: …; commands run on this host …)`, each reason once, with its episode count
+ * when it does not concern every local episode.
+ */
+export function backendLine(summary: BackendSummary): string {
+  const { docker, local } = summary.episodes;
+  const used = docker > 0 && local > 0 ? `docker for ${plural(docker, 'episode')}, local for ${plural(local, 'episode')}` : local > 0 ? 'local' : docker > 0 ? 'docker' : 'none (no sandbox opened)';
+  if (summary.fallbacks.length === 0) return `backend: ${used}`;
+  const reasons = summary.fallbacks.map((f) => (f.episodes === local ? f.reason : `${f.reason} (${plural(f.episodes, 'episode')})`));
+  return `backend: ${used} (auto fell back: ${reasons.join('; ')}; ${localBackendLoss})`;
+}
+
 
 /** SWE-bench's harness summary, with a line of why for every unresolved instance. */
 export function evalSummary(report: RunReport, runDir: string, cwd: string): string[] {
@@ -41,7 +72,9 @@ export function evalSummary(report: RunReport, runDir: string, cwd: string): str
   const unresolved = report.tasks.filter((t) => !t.resolved && t.termination_reason !== 'error');
   const resolved = report.tasks.filter((t) => t.resolved);
   const out = [
-    `Evaluation of ${report.total} instance(s) with the ${report.agent} agent`,
+    report.state === 'interrupted'
+      ? `Evaluation of ${report.total} of ${report.planned ?? report.total} instance(s) with the ${report.agent} agent (interrupted; ${report.not_finished ?? 0} did not run)`
+      : `Evaluation of ${report.total} instance(s) with the ${report.agent} agent`,
     `  resolved:   ${resolved.length} (${percent(resolved.length, report.total)})`,
     `  unresolved: ${unresolved.length}`,
     `  errors:     ${errors.length}`,
@@ -50,7 +83,7 @@ export function evalSummary(report: RunReport, runDir: string, cwd: string): str
   if (unresolved.length > 0) out.push('Unresolved:', ...unresolved.map((t) => `  ${t.task_id}: ${t.failure_reason ?? t.termination_reason}`));
   if (errors.length > 0) out.push('Errors:', ...errors.map((t) => `  ${t.task_id}: ${t.failure_reason ?? 'error'}`));
   const reports = report.tasks.filter((t) => t.instance_report !== undefined).length;
-  if (reports > 0) out.push(`Per-instance reports: ${displayPath(join(runDir, 'reports'), cwd)}/<task>/report.json (${reports})`);
+  if (reports > 0) out.push(`Per-instance reports: ${displayPath(runLayout(runDir).reports, cwd)}/<task>/report.json (${reports})`);
   return out;
 }
 

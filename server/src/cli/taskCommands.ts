@@ -6,18 +6,29 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { parse as parseYaml } from 'yaml';
-import { experimentConfigSchema } from '../config/index.js';
-import { sandboxBackendSchema } from '../protocol/sandbox.js';
-import { openSandbox, sandboxSpecForTask, SandboxError, type Sandbox } from '../sandbox/index.js';
+import { parseConfigFlags } from '../config/index.js';
+import { loadConfig, sandboxOptionsFromConfig } from '../launch/index.js';
+import { backendChoiceOf, openSandbox, sandboxSpecForTask, SandboxError, type Sandbox } from '../sandbox/index.js';
+import { BackendTally } from '../rollout/index.js';
+import { backendLine, fallbackNotice } from './rolloutSummary.js';
 import { loadTasks } from '../tasks/index.js';
-import { gradeInstance, gradePassed, runTaskTests, writeInstanceReport, type TestRun } from '../testing/index.js';
+import { recordTestRun, runLayout, writeInstanceReport } from '../runs/index.js';
+import { gradeInstance, gradePassed, runTaskTests, type TestRun } from '../testing/index.js';
+import { printConfigFindings } from './configFindings.js';
+import { compactUtcStamp } from '../util/time.js';
+import { parseCommandArgs, usageError } from './args.js';
+import { installInterrupt } from './interrupt.js';
 import { plural, type Io } from './output.js';
-import { sandboxOptionsFromConfig } from './sandboxOptions.js';
 
-const help = `gp task test FILE [--task ID]... [--patch DIFF] [--backend auto|docker|local]
-            [--config YAML] [--run-dir DIR] [--timeout S] [--json]`;
+export const taskTestUsage = `gp task test FILE [--task ID]... [--patch DIFF] [--backend auto|docker|local]
+               [--config YAML] [--run-dir DIR] [--timeout S] [--json] [config flags]
+      Open each task's sandbox, apply the patch if given, run the task's tests and
+      grade them per test (SWE-bench lists or R2E expected output). The config goes
+      through the same checks as gp config check. Records the run in
+      DIR/test_runs.jsonl with the raw log and report.json; exit code 1 unless every
+      task passes, 2 on usage or config errors, 130 when interrupted.`;
+
+const command = { name: 'task test', usage: taskTestUsage };
 
 function describeRun(run: TestRun): string[] {
   const r = run.record;
@@ -35,49 +46,40 @@ function describeRun(run: TestRun): string[] {
 }
 
 export async function taskTest(args: readonly string[], io: Io, cwd: string): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: [...args],
-      allowPositionals: true,
-      options: {
-        task: { type: 'string', multiple: true },
-        patch: { type: 'string' },
-        backend: { type: 'string' },
-        config: { type: 'string' },
-        'run-dir': { type: 'string' },
-        timeout: { type: 'string' },
-        json: { type: 'boolean' },
-      },
-    });
-  } catch (error) {
-    io.err(`gp task test: ${(error as Error).message}\nUsage: ${help}`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
+  // The config flags (`--set`, `--config-file`, …) are the launching commands' own, so a config
+  // reaches the same verdict here as in `gp config check` and `gp rollout`.
+  const configFlags = parseConfigFlags(args);
+  const parsed = parseCommandArgs(command, configFlags.rest, {
+    task: { type: 'string', multiple: true },
+    patch: { type: 'string' },
+    backend: { type: 'string' },
+    config: { type: 'string' },
+    'run-dir': { type: 'string' },
+    timeout: { type: 'string' },
+    json: { type: 'boolean' },
+  }, io);
+  if (!parsed.ok) return parsed.exit;
+  const { values, positionals, errors } = parsed;
+  errors.push(...configFlags.errors);
   const file = positionals[0];
-  if (file === undefined || positionals.length > 1) {
-    io.err(`gp task test: name one dataset file.\nUsage: ${help}`);
-    return 2;
-  }
-  const backend = values.backend === undefined ? undefined : sandboxBackendSchema.safeParse(values.backend);
-  if (backend && !backend.success) {
-    io.err(`gp task test: --backend must be auto, docker or local, not ${values.backend}.`);
-    return 2;
-  }
-  let config = experimentConfigSchema.parse({});
-  if (values.config !== undefined) {
-    const parsedConfig = experimentConfigSchema.safeParse(parseYaml(readFileSync(resolve(cwd, values.config), 'utf8')));
-    if (!parsedConfig.success) {
-      const issue = parsedConfig.error.issues[0];
-      io.err(`${values.config}: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'} (run gp config check ${values.config})`);
-      return 2;
-    }
-    config = parsedConfig.data;
-  }
+  if (file === undefined || positionals.length > 1) errors.push('name one dataset file.');
   const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
-  if (timeout !== undefined && !(timeout > 0)) {
-    io.err('gp task test: --timeout needs a positive number of seconds.');
+  if (timeout !== undefined && !(timeout > 0)) errors.push('--timeout needs a positive number of seconds.');
+  if (values.config !== undefined && configFlags.flags.configFile !== undefined) errors.push('give the config once, with --config or --config-file.');
+  if (errors.length > 0 || file === undefined) return usageError(command, io, errors);
+  // `--backend` is an override of `sandbox.backend`, checked by the config schema like any other.
+  const flags = values.backend === undefined ? configFlags.flags : { ...configFlags.flags, overrides: [...configFlags.flags.overrides, { flag: `--backend ${values.backend}`, path: ['sandbox', 'backend'], value: values.backend }] };
+  const configFile = values.config ?? configFlags.flags.configFile;
+  // Without a YAML the defaults' placeholder paths are not worth a disk check (as in gp rollout).
+  const configLoad = await loadConfig({ file: configFile, flags, cwd, disk: configFile !== undefined });
+  if (configLoad.kind === 'unreadable') {
+    io.err(`${configLoad.file}: ${configLoad.message}.`);
+    return 2;
+  }
+  printConfigFindings(configFile ?? 'gp task test', configLoad.resolution, io);
+  const config = configLoad.resolution.config;
+  if (configLoad.resolution.verdict === 'errors' || config === undefined) {
+    io.err('gp task test: the config has errors; no task was run.');
     return 2;
   }
   const patch = values.patch === undefined ? null : readFileSync(resolve(cwd, values.patch), 'utf8');
@@ -95,38 +97,48 @@ export async function taskTest(args: readonly string[], io: Io, cwd: string): Pr
     io.err(`gp task test: ${file} has no task ${unknown.join(', ')}.`);
     return 2;
   }
-  const runName = `tests-${new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}`;
+  const runName = `tests-${compactUtcStamp(new Date())}`;
   const runDir = resolve(cwd, values['run-dir'] ?? join(config.logging.output_dir, runName));
   await mkdir(runDir, { recursive: true });
   const options = sandboxOptionsFromConfig(config.sandbox, runName);
-  if (backend?.success) options.backend = backend.data;
 
   let failed = 0;
+  // Each fall-back reason is announced once, however many tasks it concerns.
+  const backends = new BackendTally();
   let current: Sandbox | undefined;
-  // Ctrl-C must not leave a container behind: close the open sandbox, then exit.
-  const onSigint = () => {
-    void (current?.close() ?? Promise.resolve()).finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSigint);
+  // Tasks that ran to their verdict; one cut short by Ctrl-C counts neither as passed nor failed.
+  let completed = 0;
+  // Ctrl-C must not leave a container behind: the first closes the open sandbox (its tests stop)
+  // and starts no other task; the second exits once that close is done.
+  const interrupt = installInterrupt({
+    onFirst: () => {
+      io.err('Interrupted: closing the open sandbox and starting no more tasks (Ctrl-C again to exit at once).');
+      void current?.close();
+    },
+    onForce: () => current?.close() ?? Promise.resolve(),
+  });
   try {
     for (const { task, line } of tasks) {
+      if (interrupt.signal.aborted) break;
+      const failedBefore = failed;
       io.out(`${task.task_id} (${file}:${line})`);
       try {
         current = await openSandbox(sandboxSpecForTask(task, { ...options, baseDir: dirname(path) }));
-        if (patch !== null) {
-          const applied = await current.applyPatch(patch);
-          io.out(`  patch: ${applied.message}`);
-          if (!applied.applied) {
-            const report = gradeInstance({ patch, patchApplied: false, tests: new Map(), gold: { FAIL_TO_PASS: [], PASS_TO_PASS: [] } });
-            await writeInstanceReport(runDir, task.task_id, report);
-            failed++;
-            continue;
-          }
+        const fallback = backends.addChoice(backendChoiceOf(current));
+        if (fallback !== undefined) io.err(fallbackNotice(fallback));
+        const applied = patch === null ? undefined : await current.applyPatch(patch);
+        if (applied !== undefined) io.out(`  patch: ${applied.message}`);
+        if (patch !== null && applied?.applied === false) {
+          const report = gradeInstance({ patch, patchApplied: false, tests: new Map(), gold: { FAIL_TO_PASS: [], PASS_TO_PASS: [] } });
+          await writeInstanceReport(runDir, task.task_id, report);
+          failed++;
+        } else {
+          const run = await runTaskTests(current, task, { ...(patch === null ? {} : { patch }), timeoutMs: timeout === undefined ? options.testTimeoutMs : timeout * 1000 });
+          const record = await recordTestRun(runDir, run);
+          if (values.json) io.out(JSON.stringify(record));
+          else describeRun(run).forEach((l) => io.out(l));
+          if (!gradePassed(run.record.grade)) failed++;
         }
-        const run = await runTaskTests(current, task, { runDir, ...(patch === null ? {} : { patch }), timeoutMs: timeout === undefined ? options.testTimeoutMs : timeout * 1000 });
-        if (values.json) io.out(JSON.stringify(run.record));
-        else describeRun(run).forEach((l) => io.out(l));
-        if (!gradePassed(run.record.grade)) failed++;
       } catch (error) {
         if (!(error instanceof SandboxError)) throw error;
         io.err(`  ${error.message}`);
@@ -135,10 +147,16 @@ export async function taskTest(args: readonly string[], io: Io, cwd: string): Pr
         await current?.close();
         current = undefined;
       }
+      if (interrupt.signal.aborted) failed = failedBefore;
+      else completed++;
     }
   } finally {
-    process.removeListener('SIGINT', onSigint);
+    interrupt.dispose();
   }
-  io.out(`${plural(tasks.length - failed, 'task')} passed, ${failed} not; records in ${join(runDir, 'test_runs.jsonl')}`);
+  const interrupted = interrupt.signal.aborted;
+  const counts = `${plural(completed - failed, 'task')} passed, ${failed} not`;
+  io.out(`${interrupted ? `interrupted: ${completed} of ${tasks.length} tasks ran; ` : ''}${counts}; records in ${runLayout(runDir).testRuns}`);
+  if (!backends.empty) io.out(backendLine(backends.summary()));
+  if (interrupted) return 130;
   return failed > 0 ? 1 : 0;
 }

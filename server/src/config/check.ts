@@ -1,25 +1,35 @@
 /**
- * One check of an experiment YAML text, shared by the language server and `gp config check`:
- * syntax → JSON Schema → typed config (defaults applied) → preflight, every finding located.
- * The fast part is synchronous and pure (it runs after every edit); disk rules are separate.
+ * The one check of an experiment config, shared by the language server, `gp config check` and
+ * every command that launches from a config: syntax → JSON Schema → typed config (defaults
+ * applied) → preflight, run once on the merged value (the YAML with any command-line overrides on
+ * top), every finding located in the YAML or on the flag that set its value. The fast part is
+ * synchronous and pure (it runs after every edit); disk rules are separate.
  */
 import type { Finding, KeyPath } from '../protocol/index.js';
+import type { Override } from './overrides.js';
 import { reparse } from './reparse.js';
+import { wholeFileFinding } from './textCheck.js';
 import { preflight, preflightDisk } from './preflight.js';
 import { experimentConfigSchema, type ExperimentConfig } from './schema.js';
 import { fillDefaultsInPlace, validateAgainstSchema } from './validate.js';
 import { clipToLine, locatePath, nodeRange, parseYamlSource, type OffsetRange, type YamlSource } from './yamlSource.js';
+import { deleteAt } from '../util/keyPath.js';
 
 export interface LocatedFinding extends Finding {
+  /** Where the finding sits in the YAML text (the first line when the key is not written there). */
   readonly range: OffsetRange;
   readonly relatedRanges: readonly { readonly range: OffsetRange; readonly message: string }[];
+  /** The command-line flag that set the value this finding is about; absent when the YAML (or a default) did. */
+  readonly flag?: string;
 }
 
 export interface ConfigCheck {
   readonly source: YamlSource;
-  /** The typed config with defaults, built from the valid parts of the document. */
+  /** The typed config with defaults, built from the valid parts of the merged value. */
   readonly config: ExperimentConfig | undefined;
   readonly findings: readonly LocatedFinding[];
+  /** The overrides merged on top of the YAML (none in the editor). */
+  readonly applied: readonly Override[];
 }
 
 /**
@@ -29,6 +39,20 @@ export interface ConfigCheck {
  */
 export function checkConfigText(text: string, previous?: YamlSource): ConfigCheck {
   const source = (previous && reparse(previous, text)) ?? parseYamlSource(text);
+  return checkSource(source, source.value, []);
+}
+
+/**
+ * Checks `merged` (the source's value with `applied` overrides on top, or the value itself) and
+ * locates each finding: on the flag when an override set the value it is about, else in the YAML.
+ * Schema and preflight run exactly once, on the merged value, so a flag that fixes a YAML value
+ * also removes its finding, and a flag that breaks one is blamed for it.
+ */
+export function checkSource(source: YamlSource, merged: unknown, applied: readonly Override[]): ConfigCheck {
+  // A file that is not text gets one finding and no parse noise; an empty one gets one note (textCheck.ts).
+  const wholeFile = wholeFileFinding(source);
+  if (wholeFile?.severity === 'error') return { source, config: undefined, findings: [wholeFile], applied };
+  if (wholeFile !== undefined && applied.length === 0) return { source, config: typedConfig({}, []), findings: [wholeFile], applied };
   const findings: LocatedFinding[] = source.problems.map((p) => ({
     code: p.code,
     severity: p.severity,
@@ -36,21 +60,21 @@ export function checkConfigText(text: string, previous?: YamlSource): ConfigChec
     path: [],
     related: [],
     fixes: [],
-    range: clipToLine(text, p.range),
+    range: clipToLine(source.text, p.range),
     relatedRanges: [],
   }));
-  if (source.value === undefined) return { source, config: undefined, findings };
-  const schema = validateAgainstSchema(source.value);
-  for (const f of schema.findings) findings.push(locate(source, f));
-  const config = typedConfig(source.value, schema.invalidPaths);
-  if (config) for (const f of preflight(config)) findings.push(locate(source, f));
-  return { source, config, findings };
+  if (source.value === undefined || merged === undefined) return { source, config: undefined, findings, applied };
+  const schema = validateAgainstSchema(merged);
+  for (const f of schema.findings) findings.push(locate(source, f, applied));
+  const config = typedConfig(merged, schema.invalidPaths);
+  if (config) for (const f of preflight(config)) findings.push(locate(source, f, applied));
+  return { source, config, findings, applied };
 }
 
 export async function checkConfigDisk(check: ConfigCheck, baseDir: string): Promise<LocatedFinding[]> {
   if (!check.config) return [];
   const found = await preflightDisk(check.config, baseDir);
-  return found.map((f) => locate(check.source, f));
+  return found.map((f) => locate(check.source, f, check.applied));
 }
 
 /**
@@ -67,25 +91,23 @@ export function typedConfig(value: unknown, invalidPaths: readonly KeyPath[]): E
   return parsed.success ? parsed.data : undefined;
 }
 
-function deleteAt(root: unknown, path: KeyPath): void {
-  if (path.length === 0) return;
-  let node: unknown = root;
-  for (const seg of path.slice(0, -1)) {
-    if (node === null || typeof node !== 'object') return;
-    node = (node as Record<string | number, unknown>)[seg];
-  }
-  const last = path[path.length - 1];
-  if (node === null || typeof node !== 'object' || last === undefined) return;
-  if (Array.isArray(node) && typeof last === 'number') node.splice(last, 1, undefined);
-  else delete (node as Record<string | number, unknown>)[last];
-}
-
-export function locate(source: YamlSource, f: Finding): LocatedFinding {
+export function locate(source: YamlSource, f: Finding, applied: readonly Override[] = []): LocatedFinding {
+  const flag = flagFor(f.path, applied);
   return {
     ...f,
     range: rangeOf(source, f.path, f.target ?? 'value'),
     relatedRanges: f.related.map((r) => ({ range: rangeOf(source, r.path, 'key'), message: r.message })),
+    ...(flag === undefined ? {} : { flag }),
   };
+}
+
+/** The last override whose key path contains `path` (an override of a section sets every key in it). */
+function flagFor(path: KeyPath, applied: readonly Override[]): string | undefined {
+  let flag: string | undefined;
+  for (const o of applied) {
+    if (o.path.length <= path.length && o.path.every((seg, i) => String(seg) === String(path[i]))) flag = o.flag;
+  }
+  return flag;
 }
 
 /**

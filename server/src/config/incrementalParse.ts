@@ -42,7 +42,7 @@ export function reparseScalarEdits(prev: YamlSource, text: string): YamlSource |
   }
   let value: unknown = prev.value;
   for (const p of patches) {
-    value = withValueAt(value, p.path, p.value);
+    value = replaceExistingAt(value, p.path, p.value);
     if (value === undefined) return undefined;
   }
 
@@ -148,12 +148,12 @@ function scalarValueAt(root: unknown, start: number, end: number, path: KeyPath)
  * A copy of `root` with the value at `path` replaced, sharing every untouched branch (the previous
  * value stays valid for whoever still holds it). Undefined when the path does not exist.
  */
-function withValueAt(root: unknown, path: KeyPath, value: unknown): unknown {
+function replaceExistingAt(root: unknown, path: KeyPath, value: unknown): unknown {
   if (path.length === 0) return value;
   if (root === null || typeof root !== 'object' || Array.isArray(root)) return undefined;
   const [head, ...rest] = path;
   if (head === undefined || !(head in root)) return undefined;
-  const child = withValueAt((root as Record<string | number, unknown>)[head], rest, value);
+  const child = replaceExistingAt((root as Record<string | number, unknown>)[head], rest, value);
   return child === undefined && rest.length > 0 ? undefined : { ...(root as Record<string | number, unknown>), [head]: child };
 }
 

@@ -1,10 +1,12 @@
-export { checkConfigDisk, checkConfigText, locate, rangeOf, typedConfig, type ConfigCheck, type LocatedFinding } from './check.js';
+export { checkConfigDisk, checkConfigText, checkSource, locate, rangeOf, typedConfig, type ConfigCheck, type LocatedFinding } from './check.js';
 export { closest } from '../util/closest.js';
 export { describeRange, experimentJsonSchema, buildExperimentJsonSchema, schemaAt, typesOf, type JsonSchemaNode } from './jsonSchema.js';
 export { applyOverrides, configFlagHelp, parseConfigFlags, type ConfigFlags, type Override } from './overrides.js';
 export { preflight, preflightDisk, rayCpusNeeded, rayGpusNeeded } from './preflight.js';
-export { renderConfigYaml, resolveConfig, writeResolvedConfig, type ResolvedRun, type ResolveResult } from './resolve.js';
+export { renderConfigYaml, resolveConfig, verdictOf, type Resolution, type ResolveInput, type Verdict } from './resolve.js';
+export { parseMemorySize } from './memoryEstimate.js';
 export { experimentConfigSchema, sectionSchemas, type ExperimentConfig } from './schema.js';
-export { formatPath, validateAgainstSchema } from './validate.js';
-export { applyEdits, editsToTextEdit, formatValue, type TextEdit } from './yamlEdit.js';
+export { validateAgainstSchema } from './validate.js';
+export { flattenVerlOverrides, overridesVerlKey, verlMappedFields, verlOverrideLeaves, type VerlMappedField, type VerlOverrideLeaf } from './verlMapping.js';
+export { applyYamlEdits, editsToTextEdit, formatValue, type TextEdit } from './yamlEdit.js';
 export { clipToLine, locatePath, parseYamlSource, type OffsetRange, type YamlSource } from './yamlSource.js';

@@ -1,6 +1,6 @@
 /**
  * A GPU memory estimate for serving a decoder-only transformer, computed from the model's own
- * `config.json` (DESIGN §3.6). It counts parameters from the layer shapes, multiplies by the
+ * `config.json` (ARCHITECTURE.md §4.6). It counts parameters from the layer shapes, multiplies by the
  * dtype's size, splits by tensor parallelism and adds a KV cache and a runtime overhead.
  *
  * What it assumes, so a reader can judge the number:

@@ -1,11 +1,13 @@
 /**
- * Command-line overrides of an experiment config: the seed's named flags plus a generic
- * `--set section.key=value`. A flag overrides only when it is given (the seed always emitted
- * `--max-steps`, silently replacing the YAML value); `--yaml-only` ignores every override except
- * `--wandb-offline` and says which ones it ignored.
+ * Command-line overrides of an experiment config: the original's named flags plus a generic
+ * `--set section.key=value`. A flag overrides only when it is given (the original always emitted
+ * `--max-steps`, silently replacing the YAML value: docs/original-system.md#h2-merging-and-flags);
+ * `--yaml-only` ignores every override except `--wandb-offline` and says which ones it ignored.
  */
 import { parse as parseYamlScalar } from 'yaml';
 import type { KeyPath } from '../protocol/index.js';
+import { setAt } from '../util/keyPath.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface Override {
   /** The flag as the person typed it, for messages (`--max-steps 3`). */
@@ -119,7 +121,7 @@ function parseSet(spec: string): Override | string {
   try {
     value = parseYamlScalar(spec.slice(eq + 1));
   } catch (err) {
-    return `--set ${key}: the value is not valid YAML (${err instanceof Error ? err.message : String(err)}).`;
+    return `--set ${key}: the value is not valid YAML (${errorMessage(err)}).`;
   }
   return { flag: `--set ${spec}`, path: key.split('.'), value };
 }
@@ -141,16 +143,4 @@ export function applyOverrides(
     applied.push(o);
   }
   return { merged, applied, ignored };
-}
-
-/** Sets a value at a key path, creating mappings on the way (the deep-merge of one leaf). */
-export function setAt(root: Record<string, unknown>, path: KeyPath, value: unknown): void {
-  let node: Record<string | number, unknown> = root;
-  for (const seg of path.slice(0, -1)) {
-    const next = node[seg];
-    if (next === null || typeof next !== 'object') node[seg] = {};
-    node = node[seg] as Record<string | number, unknown>;
-  }
-  const last = path[path.length - 1];
-  if (last !== undefined) node[last] = value;
 }

@@ -1,6 +1,6 @@
 /**
  * Preflight: the checks that catch a run that would fail or train the wrong thing before it
- * starts (DESIGN §3.4, §3.6). `preflight` is pure and synchronous because the editor runs it on
+ * starts (ARCHITECTURE.md §4.4, §4.6). `preflight` is pure and synchronous because the editor runs it on
  * every keystroke; `preflightDisk` holds the rules that read files. Callers that want both (the
  * CLI, `gp train`) concatenate the two lists.
  *
@@ -19,6 +19,7 @@ import { pathsExistRule } from './preflight/pathRules.js';
 import { negativePenaltyRule } from './preflight/penaltyRules.js';
 import { rayCpuRule, rayGpuRule } from './preflight/rayRules.js';
 import type { DiskRule, Rule } from './preflight/rule.js';
+import { errorMessage } from '../util/errors.js';
 
 export type { DiskRule, Rule } from './preflight/rule.js';
 export { rayCpusNeeded, rayGpusNeeded } from './preflight/rayRules.js';
@@ -77,7 +78,7 @@ export async function runDiskRules(config: ExperimentConfig, baseDir: string, ru
 }
 
 function internalFinding(ruleName: string, error: unknown): Finding {
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = errorMessage(error);
   return finding({
     code: 'preflight/internal',
     severity: 'warning',

@@ -1,115 +1,62 @@
 /**
- * Resolves a launch: defaults → YAML → command-line overrides, validated, with a run name and run
- * folder, and writes `<output_dir>/<run_name>/resolved_config.yaml` atomically with the run
- * recorded in it. The default run name carries the command and a timestamp, so a train and an eval
- * launch of the same YAML never share (and overwrite) one folder.
+ * Resolves a config for a launch in one pass: the YAML is parsed once, the command-line overrides
+ * are merged on top of it, and the merged value is validated, filled with defaults and preflighted
+ * once (`checkSource`). Every command that takes a config goes through here (through
+ * `launch/loadConfig.ts`), so `gp config check`, `gp config resolve`, `gp rollout`, `gp eval` and
+ * `gp task test` give the same verdict on the same file. The parsed source comes back with the
+ * result, so no caller parses the YAML again to place a finding.
  */
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
-import { isAbsolute, join, resolve as resolvePath } from 'node:path';
+import { isAbsolute, resolve as resolvePath } from 'node:path';
 import { stringify } from 'yaml';
-import type { Finding } from '../protocol/index.js';
-import { writeFileAtomic } from '../util/atomicWrite.js';
-import { checkConfigText, typedConfig, type LocatedFinding } from './check.js';
+import { checkSource, type LocatedFinding } from './check.js';
 import { applyOverrides, type ConfigFlags, type Override } from './overrides.js';
-import { preflight } from './preflight.js';
 import type { ExperimentConfig } from './schema.js';
-import { validateAgainstSchema } from './validate.js';
+import { parseYamlSource, type YamlSource } from './yamlSource.js';
+import { isRecord } from '../util/isRecord.js';
 
 export interface ResolveInput {
+  /** The YAML text; empty when the command runs on the defaults alone. */
   readonly text: string;
-  /** The YAML file, for messages and the record in the resolved config. */
-  readonly file: string;
   readonly flags: ConfigFlags;
-  /** The command resolving it (`train`, `eval`, `rollout`, `resolve`); part of the default run name. */
-  readonly command: string;
   /** Relative paths in the config resolve against this folder. */
   readonly baseDir: string;
-  readonly now: Date;
-  readonly commandLine: string;
 }
 
-export interface ResolvedRun {
-  readonly config: ExperimentConfig;
-  readonly runName: string;
-  readonly runDir: string;
-  readonly configPath: string;
+/** What a config means for a launch, and whether a launch may use it. */
+export type Verdict = 'ok' | 'warnings' | 'errors';
+
+export interface Resolution {
+  /** The parsed YAML, for placing findings (file:line:col) and for editing fixes. */
+  readonly source: YamlSource;
+  /** The typed config with defaults and absolute paths; undefined when the YAML does not parse. */
+  readonly config: ExperimentConfig | undefined;
+  /** Every finding once, located in the YAML or on the flag that set the value it is about. */
+  readonly findings: readonly LocatedFinding[];
   readonly applied: readonly Override[];
+  /** Overrides that `--yaml-only` dropped. */
   readonly ignored: readonly Override[];
+  readonly verdict: Verdict;
 }
 
-export type ResolveResult =
-  | { readonly ok: true; readonly run: ResolvedRun; readonly yamlFindings: readonly LocatedFinding[]; readonly findings: readonly Finding[] }
-  | { readonly ok: false; readonly yamlFindings: readonly LocatedFinding[]; readonly findings: readonly Finding[]; readonly ignored: readonly Override[] };
-
-export function resolveConfig(input: ResolveInput): ResolveResult {
-  const check = checkConfigText(input.text);
-  const yamlFindings = check.findings;
-  const value = check.source.value;
-  const yamlErrors = yamlFindings.filter((f) => f.severity === 'error' && !f.code.startsWith('preflight/'));
-  if (value === undefined || yamlErrors.length > 0) {
-    const { ignored } = applyOverrides({}, input.flags);
-    return { ok: false, yamlFindings, findings: [], ignored };
-  }
-  const { merged, applied, ignored } = applyOverrides(value as Record<string, unknown>, input.flags);
-  const schema = validateAgainstSchema(merged);
-  const overrideFindings = schema.findings.map((f) => attributeToFlag(f, applied));
-  // Unknown keys are warnings: they are dropped from the resolved config, not a reason to refuse it.
-  const typed = typedConfig(merged, schema.invalidPaths);
-  if (!typed || overrideFindings.some((f) => f.severity === 'error')) {
-    return { ok: false, yamlFindings, findings: overrideFindings, ignored };
-  }
-  const absolute = absolutisePaths(typed, input.baseDir);
-  const runName = absolute.logging.wandb.run_name ?? defaultRunName(absolute.experiment.name, input.command, input.now, absolute.logging.output_dir);
-  const runDir = join(absolute.logging.output_dir, runName);
-  const configPath = join(runDir, 'resolved_config.yaml');
-  const config: ExperimentConfig = {
-    ...absolute,
-    run: {
-      name: runName,
-      dir: runDir,
-      config_path: configPath,
-      command: input.commandLine,
-      created_at: input.now.toISOString(),
-      ignored_overrides: ignored.map((o) => o.flag),
-    },
-  };
-  return {
-    ok: true,
-    run: { config, runName, runDir, configPath, applied, ignored },
-    yamlFindings,
-    findings: [...overrideFindings, ...preflight(config)],
-  };
+export function resolveConfig(input: ResolveInput): Resolution {
+  const source = parseYamlSource(input.text);
+  const value = source.value;
+  const { merged, applied, ignored } = applyOverrides(isRecord(value) ? value : {}, input.flags);
+  const check = checkSource(source, value === undefined ? undefined : merged, applied);
+  const config = check.config && absolutisePaths(check.config, input.baseDir);
+  const findings = check.findings;
+  return { source, config, findings, applied, ignored, verdict: config === undefined ? 'errors' : verdictOf(findings) };
 }
 
-/** Writes the resolved config into its run folder; returns the file's path. */
-export async function writeResolvedConfig(run: ResolvedRun, sourceFile: string): Promise<string> {
-  await mkdir(run.runDir, { recursive: true });
-  const header = `# Resolved by gp from ${sourceFile} at ${run.config.run?.created_at ?? ''}.\n# Defaults, the YAML and command-line overrides merged; this is what the run used.\n`;
-  await writeFileAtomic(run.configPath, header + renderConfigYaml(run.config));
-  return run.configPath;
+/** Errors refuse a launch; warnings and information do not. */
+export function verdictOf(findings: readonly { readonly severity: string }[]): Verdict {
+  if (findings.some((f) => f.severity === 'error')) return 'errors';
+  return findings.some((f) => f.severity === 'warning') ? 'warnings' : 'ok';
 }
 
 export function renderConfigYaml(config: ExperimentConfig): string {
   return stringify(config, { lineWidth: 0, nullStr: 'null' });
-}
-
-function attributeToFlag(f: Finding, applied: readonly Override[]): Finding {
-  const o = applied.find((a) => a.path.join('.') === f.path.slice(0, a.path.length).join('.'));
-  return o ? { ...f, message: `${f.message} (from ${o.flag})` } : f;
-}
-
-export function timestamp(now: Date): string {
-  const p = (n: number) => String(n).padStart(2, '0');
-  return `${now.getUTCFullYear()}${p(now.getUTCMonth() + 1)}${p(now.getUTCDate())}-${p(now.getUTCHours())}${p(now.getUTCMinutes())}${p(now.getUTCSeconds())}`;
-}
-
-function defaultRunName(experiment: string, command: string, now: Date, outputDir: string): string {
-  const base = `${experiment.replace(/[^A-Za-z0-9._-]/g, '_')}-${command}-${timestamp(now)}`;
-  // Two launches in the same second still get folders of their own.
-  let name = base;
-  for (let i = 2; existsSync(join(outputDir, name)); i++) name = `${base}-${i}`;
-  return name;
 }
 
 /**

@@ -1,5 +1,5 @@
 /**
- * The experiment config: every section and field of the seed runbook (spec H.1), with a
+ * The experiment config: every section and field of the original's config (docs/original-system.md#h1-config-sections), with a
  * description, type, default, unit and allowed range. This file is the single source of truth:
  * `npm run schemas` emits `schemas/experiment.schema.json`, the README's configuration reference
  * and the `contributes.configuration` block from it, and the language server validates YAML
@@ -232,7 +232,7 @@ const sandbox = z
     ),
     cpus: meta(z.number().gt(0).max(1024).nullable().default(2), 'CPUs one sandbox may use (Docker only); null for no limit.'),
     pids: meta(posInt().nullable().default(1024), 'Most processes in one sandbox (Docker only); null for no limit.'),
-    command_timeout: meta(z.number().gt(0).default(900), 'Time limit of one command in a sandbox; the command is killed after it.', { unit: 's' }),
+    command_timeout: meta(z.number().gt(0).default(900), 'Time limit of one command in a sandbox (exploration commands, patch applies, diffs and every other git operation); the command is killed after it. Test runs have their own limit, test_timeout.', { unit: 's' }),
     test_timeout: meta(z.number().gt(0).default(1800), 'Time limit of one run of a task\'s tests.', { unit: 's' }),
     output_limit: meta(
       z.string().regex(memorySizePattern, 'use a size such as 1MiB').default('1MiB'),

@@ -6,6 +6,7 @@
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { finding, type Finding, type Fix, type KeyPath } from '../protocol/index.js';
 import { closest } from '../util/closest.js';
+import { formatKeyPath } from '../util/keyPath.js';
 import { describeRange, experimentJsonSchema, schemaAt, type JsonSchemaNode } from './jsonSchema.js';
 
 function compile(schema: JsonSchemaNode, useDefaults = false) {
@@ -37,10 +38,6 @@ export function pointerToPath(pointer: string): KeyPath {
     .split('/')
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'))
     .map((s) => (/^\d+$/.test(s) ? Number(s) : s));
-}
-
-export function formatPath(path: KeyPath): string {
-  return path.length === 0 ? 'the top level' : path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.').replace(/\.\[/g, '[');
 }
 
 function describeValue(v: unknown): string {
@@ -87,7 +84,7 @@ function coerce(value: unknown, types: readonly string[]): unknown {
 
 function errorToFinding(e: ErrorObject): Finding | undefined {
   const path = pointerToPath(e.instancePath);
-  const where = formatPath(path);
+  const where = formatKeyPath(path) || 'the top level';
   switch (e.keyword) {
     case 'additionalProperties': {
       const key = String((e.params as { additionalProperty: string }).additionalProperty);

@@ -24,7 +24,7 @@ export function formatValue(value: unknown): string {
  * The text after applying every edit in order (each sees the previous one's result), or undefined
  * when an edit cannot be applied or the result has YAML problems the original did not have.
  */
-export function applyEdits(text: string, edits: readonly ConfigEdit[]): string | undefined {
+export function applyYamlEdits(text: string, edits: readonly ConfigEdit[]): string | undefined {
   const before = parseYamlSource(text).problems.length;
   let current = text;
   for (const edit of edits) {
@@ -38,7 +38,7 @@ export function applyEdits(text: string, edits: readonly ConfigEdit[]): string |
 
 /** The smallest single text edit that turns `text` into the result of `edits`. */
 export function editsToTextEdit(text: string, edits: readonly ConfigEdit[]): TextEdit | undefined {
-  const result = applyEdits(text, edits);
+  const result = applyYamlEdits(text, edits);
   if (result === undefined || result === text) return undefined;
   let p = 0;
   const min = Math.min(text.length, result.length);

@@ -5,6 +5,7 @@
  */
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair } from 'yaml';
 import type { KeyPath } from '../protocol/index.js';
+import { errorMessage } from '../util/errors.js';
 
 /** A half-open character range [start, end) in the source text. */
 export interface OffsetRange {
@@ -57,7 +58,7 @@ export function parseYamlSource(text: string): YamlSource {
       // The yaml library throws a ReferenceError for excessive alias expansion: an alias bomb.
       problems.push({
         code: 'yaml/alias-limit',
-        message: `Aliases expand too much (${err instanceof Error ? err.message : String(err)}); write the values out or use fewer nested aliases.`,
+        message: `Aliases expand too much (${errorMessage(err)}); write the values out or use fewer nested aliases.`,
         range: { start: 0, end: firstLineEnd(text) },
         severity: 'error',
       });

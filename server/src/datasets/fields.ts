@@ -1,14 +1,11 @@
 /**
  * Reading loosely shaped dataset rows: the first non-empty string among several dotted paths, as
- * the original converters did with their long fallback chains (spec G.2, G.3). Rows come from
+ * the original converters did with their long fallback chains (docs/original-system.md#g2-r2e-gym-conversion and #g3-swe-bench-conversion). Rows come from
  * parquet, JSONL or JSON written by other tools, so nothing about their shape is trusted here.
  */
+import { getAt } from '../util/keyPath.js';
 
 export type Row = Readonly<Record<string, unknown>>;
-
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Paths are split once: converters look up the same few dozen paths on every row. */
 const splitPaths = new Map<string, readonly string[]>();
@@ -24,12 +21,7 @@ function keysOf(path: string): readonly string[] {
 
 /** The value at a dotted path (`task.metadata.task_id`), or undefined when any step is missing. */
 export function valueAt(row: Row, path: string): unknown {
-  let current: unknown = row;
-  for (const key of keysOf(path)) {
-    if (!isRecord(current)) return undefined;
-    current = current[key];
-  }
-  return current;
+  return getAt(row, keysOf(path));
 }
 
 /** A trimmed, non-empty string, or undefined. */

@@ -1,6 +1,6 @@
 /**
  * Lists the parquet files Hugging Face converted a dataset into, without Python
- * (integration-contracts §6). The dataset-viewer's `/parquet` endpoint gives urls and sizes in
+ * (docs/upstream-contracts.md#hugging-face-download). The dataset-viewer's `/parquet` endpoint gives urls and sizes in
  * one call; when it answers 404 or 5xx, or cannot be reached, the Hub API's `/api/datasets/<id>/parquet`
  * gives the urls, and a HEAD request per file gives its size. The HTTP itself is in `hfHttp.ts`.
  */
@@ -37,10 +37,10 @@ export interface ParquetListing {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Split fallbacks (seed-system-spec G.5)
+// Split fallbacks (docs/original-system.md#g5-split-fallbacks)
 // ---------------------------------------------------------------------------------------------
 
-/** Spec G.5 fallbacks: requested validation|val|dev tries [requested, dev, validation, val, test]; test tries [test, validation]; anything else only itself. */
+/** The original's split fallbacks (docs/original-system.md#g5-split-fallbacks): requested validation|val|dev tries [requested, dev, validation, val, test]; test tries [test, validation]; anything else only itself. */
 export function pickSplit(requested: string, available: readonly string[]): { split: string; fellBack: boolean } | undefined {
   const kind = requested.toLowerCase();
   const candidates = ['validation', 'val', 'dev'].includes(kind)

@@ -1,5 +1,5 @@
 /** Datasets: download, conversion, splits, manifests and registration for the trainer. */
-export { collectImages, writeManifest, readManifest, type ImageCollection, type Manifest } from './manifest.js';
+export { collectImages, formatPlace, writeManifest, readManifest, type ImageCollection, type Manifest } from './manifest.js';
 export { prepareDataset, PrepareError, type DatasetKind, type PrepareOptions, type PrepareProgress } from './prepare.js';
 export { openRowSource, formatSourcePlace, DatasetInputError, type RowSource, type SourceItem, type SourcePlace } from './rowSource.js';
 export { listParquetFiles, pickSplit, HubError, type ParquetFileRef, type ParquetListing } from './hfHub.js';

@@ -6,9 +6,10 @@ import { isUtf8 } from 'node:buffer';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { gunzip } from 'node:zlib';
-import { findSyntaxError } from '../tasks/jsonScanner.js';
-import { DatasetInputError, describeValue, errorCode, errorText, firstInvalidUtf8, isAbort, utf8Hint, type SourceItem, type SourcePlace } from './sourceItems.js';
-import { isRecord } from './fields.js';
+import { findSyntaxError } from '../tasks/index.js';
+import { DatasetInputError, describeValue, errorCode, firstInvalidUtf8, isAbort, utf8Hint, type SourceItem, type SourcePlace } from './sourceItems.js';
+import { isRecord } from '../util/isRecord.js';
+import { errorMessage } from '../util/errors.js';
 
 /** JSON files are parsed whole; larger ones should be JSONL, which streams. */
 const maxJsonBytes = 256 * 1024 * 1024;
@@ -34,14 +35,14 @@ async function jsonBytes(file: string, size: number, gzip: boolean, signal: Abor
     bytes = await readFile(file, signal === undefined ? {} : { signal });
   } catch (error) {
     if (isAbort(error)) throw new DatasetInputError('dataset/aborted', { file }, 'reading was interrupted.');
-    throw new DatasetInputError('dataset/unreadable', { file }, `cannot be read (${errorText(error)}). Check the file and its permissions.`);
+    throw new DatasetInputError('dataset/unreadable', { file }, `cannot be read (${errorMessage(error)}). Check the file and its permissions.`);
   }
   if (!gzip) return bytes;
   try {
     return await promisify(gunzip)(bytes, { maxOutputLength: maxJsonBytes });
   } catch (error) {
     if (errorCode(error) === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
-    throw new DatasetInputError('dataset/corrupt-gzip', { file }, `the gzip data is damaged or cut short (${errorText(error)}). Download or compress the file again.`);
+    throw new DatasetInputError('dataset/corrupt-gzip', { file }, `the gzip data is damaged or cut short (${errorMessage(error)}). Download or compress the file again.`);
   }
 }
 
@@ -62,7 +63,7 @@ function parseJsonText(file: string, text: string): unknown {
     return JSON.parse(text);
   } catch (error) {
     const syntax = findSyntaxError(text);
-    if (syntax === undefined) throw new DatasetInputError('dataset/invalid-json', { file }, `is not valid JSON (${errorText(error)}). Fix the file.`);
+    if (syntax === undefined) throw new DatasetInputError('dataset/invalid-json', { file }, `is not valid JSON (${errorMessage(error)}). Fix the file.`);
     const { line, column } = lineAndColumn(text, syntax.offset);
     // The scanner speaks of lines because it was written for JSONL; here the value is the whole file.
     const message = syntax.message.replace('end of line', 'end of file').replace('; each line must hold exactly one value', '');

@@ -7,9 +7,10 @@ import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
 import { addAbortSignal, pipeline, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { findSyntaxError } from '../tasks/jsonScanner.js';
-import { columnOfByte, DatasetInputError, describeValue, errorCode, errorText, firstInvalidUtf8, isAbort, utf8Hint, type SourceItem, type SourcePlace } from './sourceItems.js';
-import { isRecord } from './fields.js';
+import { findSyntaxError } from '../tasks/index.js';
+import { columnOfByte, DatasetInputError, describeValue, errorCode, firstInvalidUtf8, isAbort, utf8Hint, type SourceItem, type SourcePlace } from './sourceItems.js';
+import { isRecord } from '../util/isRecord.js';
+import { errorMessage } from '../util/errors.js';
 
 /** The bytes of the file, gunzipped when its name ends in `.gz`. */
 function byteStream(file: string, gzip: boolean, signal: AbortSignal | undefined): Readable {
@@ -90,7 +91,7 @@ function lineItem(piece: LinePiece, file: string, line: number, limit: number): 
     // V8's messages often carry no position, so the scanner finds the offending character.
     const syntax = findSyntaxError(text);
     const column = (syntax?.offset ?? 0) + 1;
-    return { kind: 'problem', place, column, code: 'dataset/invalid-json', message: `The line is not valid JSON: ${syntax?.message ?? errorText(error)} Fix the line or remove it.` };
+    return { kind: 'problem', place, column, code: 'dataset/invalid-json', message: `The line is not valid JSON: ${syntax?.message ?? errorMessage(error)} Fix the line or remove it.` };
   }
   if (!isRecord(value)) {
     const column = text.length - text.trimStart().length + 1;
@@ -109,10 +110,10 @@ function streamError(error: unknown, file: string, linesRead: number, gzip: bool
     return new DatasetInputError(
       'dataset/corrupt-gzip',
       { file },
-      `the gzip data is damaged or cut short after line ${linesRead} (${errorText(error)}); the rows before it were read. Download or compress the file again.`,
+      `the gzip data is damaged or cut short after line ${linesRead} (${errorMessage(error)}); the rows before it were read. Download or compress the file again.`,
     );
   }
-  return new DatasetInputError('dataset/unreadable', { file }, `reading stopped after line ${linesRead}: ${errorText(error)}.`);
+  return new DatasetInputError('dataset/unreadable', { file }, `reading stopped after line ${linesRead}: ${errorMessage(error)}.`);
 }
 
 /**

@@ -9,8 +9,10 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { createInterface } from 'node:readline';
 import { validateLine } from '../tasks/index.js';
-import { isBuildOnlyImageName } from '../sandbox/imageNames.js';
+import { isBuildOnlyImageName } from '../tasks/index.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
+import { isRecord } from '../util/isRecord.js';
+import { errorMessage } from '../util/errors.js';
 
 /**
  * Where a row sits: a 1-based line for JSONL and single-object `.json` files, and the 0-based
@@ -43,17 +45,13 @@ export interface ImageCollection {
   readonly rows: number;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function nonEmptyString(value: unknown): string | undefined {
   return typeof value === 'string' && value.trim().length > 0 ? value.trim() : undefined;
 }
 
 /** The image of one row and whether it is built locally rather than pulled. */
 export function rowImage(row: Record<string, unknown>): { image: string | undefined; buildOnly: boolean } {
-  const sandbox = isObject(row['sandbox']) ? row['sandbox'] : {};
+  const sandbox = isRecord(row['sandbox']) ? row['sandbox'] : {};
   const image = nonEmptyString(sandbox['docker_image']) ?? nonEmptyString(row['docker_image']);
   // The original read `requires_build` from `sandbox` only, so SWE-bench instance files (which carry
   // it at the top level) put build-only images into the pull list; both places count here.
@@ -99,7 +97,7 @@ class Collector {
 /** The column and message of a JSONL line that `JSON.parse` refused, from the dataset validator. */
 function syntaxProblem(line: string, error: unknown): { column: number; message: string } {
   const found = validateLine(line).findings.find((f) => f.code === 'jsonl/syntax');
-  if (found === undefined) return { column: 1, message: error instanceof Error ? error.message : String(error) };
+  if (found === undefined) return { column: 1, message: errorMessage(error) };
   return { column: found.start + 1, message: found.message.replace(/^Invalid JSON at column \d+: /, '') };
 }
 
@@ -123,7 +121,7 @@ async function collectJsonl(file: string, into: Collector): Promise<void> {
       into.malformed.push({ file, line: number, ...syntaxProblem(raw, error) });
       continue;
     }
-    if (isObject(value)) into.add(value, { file, line: number });
+    if (isRecord(value)) into.add(value, { file, line: number });
     else into.malformed.push({ file, line: number, column: 1, message: `Expected a JSON object (one task per line), found ${kindOf(value)}.` });
   }
 }
@@ -147,16 +145,16 @@ async function collectJson(file: string, into: Collector): Promise<void> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     const at = /at position (\d+)/.exec(message);
     const where = at?.[1] === undefined ? { line: 1, column: 1 } : positionAt(text, Number(at[1]));
     into.malformed.push({ file, ...where, message: message.replace(/ in JSON at position \d+.*$/, '.') });
     return;
   }
-  if (isObject(value)) into.add(value, { file, line: 1 });
+  if (isRecord(value)) into.add(value, { file, line: 1 });
   else if (Array.isArray(value)) {
     value.forEach((item: unknown, index) => {
-      if (isObject(item)) into.add(item, { file, line: 1, item: index });
+      if (isRecord(item)) into.add(item, { file, line: 1, item: index });
       else into.malformed.push({ file, line: 1, item: index, column: 1, message: `Expected an instance object, found ${kindOf(item)}.` });
     });
   } else into.malformed.push({ file, line: 1, column: 1, message: `Expected an instance object or a list of them, found ${kindOf(value)}.` });
@@ -173,7 +171,7 @@ export async function collectImages(files: readonly string[]): Promise<ImageColl
       if (file.toLowerCase().endsWith('.json')) await collectJson(file, collector);
       else await collectJsonl(file, collector);
     } catch (error) {
-      collector.unreadable.push({ file, message: error instanceof Error ? error.message : String(error) });
+      collector.unreadable.push({ file, message: errorMessage(error) });
     }
   }
   return collector.result();

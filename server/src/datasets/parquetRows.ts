@@ -13,6 +13,7 @@ import { isUtf8 } from 'node:buffer';
 import { asyncBufferFromFile, parquetMetadataAsync, parquetReadObjects, parquetSchema, type AsyncBuffer, type FileMetaData } from 'hyparquet';
 import { compressors } from 'hyparquet-compressors';
 import { DatasetInputError, firstInvalidUtf8, onceSource, throwIfAborted, type RowSource, type SourceItem, type SourcePlace } from './sourceItems.js';
+import { errorMessage } from '../util/errors.js';
 
 const magic = 'PAR1';
 /** The head magic plus the footer's metadata length and tail magic. */
@@ -168,7 +169,7 @@ function groupsOf(metadata: FileMetaData, file: string, dataEnd: number): Group[
 /** A failure while decoding one row group: the group is damaged, or uses something unsupported. */
 function groupError(error: unknown, file: string, group: Group): DatasetInputError {
   if (error instanceof DatasetInputError) return error;
-  const detail = error instanceof Error ? error.message : String(error);
+  const detail = errorMessage(error);
   const place: SourcePlace = { file, rowGroup: group.index };
   const rows = `row group ${group.index} (rows ${group.rowStart}–${group.rowEnd - 1})`;
   if (/unsupported|not supported|no compressor/i.test(detail)) {
@@ -216,7 +217,7 @@ export async function openParquetSource(file: string, size: number, signal?: Abo
     metadata = await parquetMetadataAsync(buffer);
   } catch (error) {
     if (error instanceof DatasetInputError) throw error;
-    const detail = error instanceof Error ? error.message : String(error);
+    const detail = errorMessage(error);
     throw new DatasetInputError('dataset/corrupt-parquet', { file }, `its metadata cannot be read (${detail}): the file is damaged or truncated. ${damagedHint}`);
   }
   const groups = groupsOf(metadata, file, size - 8 - metadataLength);

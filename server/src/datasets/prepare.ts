@@ -16,7 +16,7 @@ import {
   type SkipReason,
 } from '../protocol/datasetPrepare.js';
 import type { TaskEntryInput } from '../tasks/index.js';
-import { schemaErrors } from '../tasks/taskValidator.js';
+import { schemaErrors } from '../tasks/index.js';
 import type { Conversion, ConvertContext } from './conversion.js';
 import { writeManifest, rowImage } from './manifest.js';
 import { convertR2eRow } from './r2eConvert.js';
@@ -41,7 +41,7 @@ export interface PrepareOptions {
   readonly kind: DatasetKind;
   readonly dataset: string;
   readonly requestedSplit: string;
-  /** The split actually read (after spec G.5's fallbacks); names the outputs when there is no split rule. */
+  /** The split actually read (after the fallbacks of docs/original-system.md#g5-split-fallbacks); names the outputs when there is no split rule. */
   readonly effectiveSplit: string;
   readonly sources: readonly string[];
   readonly outDir: string;
@@ -285,7 +285,7 @@ async function splitPending(file: string, val: ReadonlySet<string>, splits: Spli
   }
 }
 
-/** Named after the split the tasks file has, so the two always pair up (the original named them apart, spec G.4). */
+/** Named after the split the tasks file has, so the two always pair up (the original named them apart, docs/original-system.md#g4-image-manifest). */
 function manifestName(split: string): string {
   return `docker_images_${split}.txt`;
 }

@@ -1,5 +1,5 @@
 /**
- * R2E-Gym rows → tasks (spec G.2, integration contracts §4). The field fallbacks of the original
+ * R2E-Gym rows → tasks (docs/original-system.md#g2-r2e-gym-conversion, docs/upstream-contracts.md#r2e-gym). The field fallbacks of the original
  * converter are kept, so rows of R2E-Gym-Lite, -Subset, -V1 and the wrapped `gym_config`/`ds`
  * shapes all convert. What changed, on purpose:
  * - ids come from the row's content (repository and fix commit), not its position, so changing
@@ -10,13 +10,14 @@
  *   nothing of the fix itself: `parsed_commit_content` is the gold change and stays out.
  */
 import type { ConversionNote, InstanceFile } from '../protocol/datasetPrepare.js';
-import { isBuildOnlyImageName } from '../sandbox/imageNames.js';
+import { isBuildOnlyImageName } from '../tasks/index.js';
 import type { TaskEntryInput } from '../tasks/index.js';
 import { instanceRelativePath, skip, titleFromText, type Conversion, type ConvertContext } from './conversion.js';
-import { firstString, firstText, isRecord, nonEmpty, positiveInt, stringList, valueAt, type Row } from './fields.js';
+import { firstString, firstText, nonEmpty, positiveInt, stringList, valueAt, type Row } from './fields.js';
+import { isRecord } from '../util/isRecord.js';
 import { canonicalJson, safeId, sha256Hex } from './stableIds.js';
 
-/** Spec G.2's task id fallbacks, in order; R2E-Gym's own rows have none of them. */
+/** The original's task id fallbacks (docs/original-system.md#g2-r2e-gym-conversion), in order; R2E-Gym's own rows have none of them. */
 const idPaths = [
   'task_id', 'instance_id', 'id', 'task.task_id', 'task.instance_id', 'task.id', 'gym_config.task_id', 'gym_config.instance_id',
   'metadata.task_id', 'metadata.instance_id', 'metadata.id', 'issue.id', 'issue.issue_id', 'problem.id', 'problem.task_id',
@@ -30,7 +31,7 @@ const titlePaths = ['issue_title', 'task.title', 'issue.title'];
 const bodyPaths = ['problem_statement', 'description', 'task.description', 'issue.body', 'ds.problem_statement'];
 const expectedPaths = ['expected_output_json', 'gym_config.expected_output_json', 'ds.expected_output_json'];
 
-/** The gym config is the row's `gym_config`, else its `ds`, else the row (spec G.2). */
+/** The gym config is the row's `gym_config`, else its `ds`, else the row (docs/original-system.md#g2-r2e-gym-conversion). */
 function normalise(row: Row): Row {
   const gym = isRecord(row['gym_config']) ? row['gym_config'] : isRecord(row['ds']) ? row['ds'] : undefined;
   return gym === undefined ? row : { ...row, gym_config: gym };

@@ -1,7 +1,7 @@
 /**
  * `registerDataset`: turns a task file into the `<root>/<name>/<split>_verl.parquet` that rLLM and
- * Verl train from, records it in `<root>/registry.json` (rLLM's layout, integration-contracts §1.6,
- * spec G.6), and reads every row back before anything becomes visible. Either the whole
+ * Verl train from, records it in `<root>/registry.json` (rLLM's layout, docs/upstream-contracts.md#rllm-dataset-registration,
+ * docs/original-system.md#g6-registration), and reads every row back before anything becomes visible. Either the whole
  * registration happens or nothing is written: the parquet goes to a temporary file that is checked
  * and only then renamed, and the registry is written the same way.
  */
@@ -19,11 +19,12 @@ import {
   type RegisteredSplit,
   type VerlRow,
 } from '../protocol/datasetRegistry.js';
-import { findSyntaxError, locate } from '../tasks/jsonScanner.js';
-import { loadTasks, type LoadedTask, type TaskEntry } from '../tasks/index.js';
+import { findSyntaxError, locate, loadTasks, type LoadedTask, type TaskEntry } from '../tasks/index.js';
 import { withAbsolutePaths } from './taskPaths.js';
 import { readVerlRows, VerlParquetError, writeVerlParquet } from './verlParquet.js';
 import { processAlive } from '../util/processAlive.js';
+import { isRecord } from '../util/isRecord.js';
+import { isoTimestamp } from '../util/time.js';
 
 export { readVerlRows, VerlParquetError } from './verlParquet.js';
 export type { VerlRow } from '../protocol/datasetRegistry.js';
@@ -97,7 +98,7 @@ function firstLine(text: string | undefined): string | undefined {
  * its agent's real prompt is the environment's first observation; Verl only reads this column to
  * filter over-long prompts and to show samples. A short line that names the repository and the
  * issue costs nothing and makes the file readable in any parquet viewer. SWE-bench titles are the
- * whole problem statement (spec G.3), so only its first line is used, clipped.
+ * whole problem statement (docs/original-system.md#g3-swe-bench-conversion), so only its first line is used, clipped.
  */
 export function promptFor(task: TaskEntry): string {
   const where = task.repo ?? task.task_id;
@@ -210,8 +211,7 @@ async function readRegistry(path: string): Promise<DatasetRegistry | undefined> 
     const where = issue.path.length > 0 ? issue.path.join('.') : 'the registry';
     return `${path}:${lineCol(text, found.key?.start ?? found.value.start)} ${where}: ${issue.message}`;
   });
-  const isObject = typeof value === 'object' && value !== null;
-  throw malformedRegistry(path, problems, isObject && (value as Record<string, unknown>)['version'] !== 2 ? migrateHint : '');
+  throw malformedRegistry(path, problems, isRecord(value) && value['version'] !== 2 ? migrateHint : '');
 }
 
 function mergeRegistry(existing: DatasetRegistry | undefined, options: RegisterOptions, entry: RegisteredSplit): DatasetRegistry {
@@ -368,7 +368,7 @@ export async function registerDataset(options: RegisterOptions): Promise<Registe
     const sha256 = await sha256Of(tmp);
     // Read again rather than reuse the first read: another registration may have finished while
     // this one wrote its rows, and its entry must survive the merge.
-    const entry: RegisteredSplit = { path: verlPath, verl_path: verlPath, rows: tasks.length, sha256, registered_at: new Date().toISOString() };
+    const entry: RegisteredSplit = { path: verlPath, verl_path: verlPath, rows: tasks.length, sha256, registered_at: isoTimestamp() };
     const registry = mergeRegistry(await readRegistry(registryPath), options, entry);
     // Both files are complete on disk before either is renamed, so only a failing rename (which
     // within one folder does not happen short of a dying disk) could separate them.

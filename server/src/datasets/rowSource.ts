@@ -14,7 +14,8 @@ import { isAbsolute, resolve } from 'node:path';
 import { readJson } from './jsonRows.js';
 import { readJsonl } from './jsonlRows.js';
 import { openParquetSource } from './parquetRows.js';
-import { DatasetInputError, errorCode, errorText, onceSource, throwIfAborted, type RowSource, type SourceItem } from './sourceItems.js';
+import { DatasetInputError, errorCode, onceSource, throwIfAborted, type RowSource, type SourceItem } from './sourceItems.js';
+import { errorMessage } from '../util/errors.js';
 
 export { DatasetInputError, formatSourcePlace, type RowSource, type SourceItem, type SourcePlace } from './sourceItems.js';
 
@@ -56,7 +57,7 @@ async function fileSize(file: string): Promise<number> {
       const where = isAbsolute(file) ? '' : ` (looked for ${resolve(file)})`;
       throw new DatasetInputError('dataset/not-found', { file }, `no such file${where}. Check the path, or run \`gp dataset prepare\` to download the dataset.`);
     }
-    throw new DatasetInputError('dataset/unreadable', { file }, `cannot be read (${errorText(error)}). Check the path and its permissions.`);
+    throw new DatasetInputError('dataset/unreadable', { file }, `cannot be read (${errorMessage(error)}). Check the path and its permissions.`);
   }
   if (!info.isFile()) throw new DatasetInputError('dataset/not-a-file', { file }, `is ${info.isDirectory() ? 'a folder' : 'not a regular file'}; pass a .parquet, .jsonl or .json file.`);
   return info.size;

@@ -61,40 +61,8 @@ export function throwIfAborted(signal: AbortSignal | undefined, file: string): v
   if (signal?.aborted) throw new DatasetInputError('dataset/aborted', { file }, 'reading was interrupted.');
 }
 
-/**
- * The offset of the first byte that does not belong to a well-formed UTF-8 sequence, or -1 when all
- * are valid. Overlong forms, surrogates and code points above U+10FFFF count as invalid, as they do
- * for a fatal `TextDecoder`.
- */
-export function firstInvalidUtf8(bytes: Uint8Array): number {
-  let i = 0;
-  while (i < bytes.length) {
-    const b = bytes[i] ?? 0;
-    if (b < 0x80) {
-      i++;
-      continue;
-    }
-    let need: number;
-    let lo = 0x80;
-    let hi = 0xbf;
-    if (b >= 0xc2 && b <= 0xdf) need = 1;
-    else if (b >= 0xe0 && b <= 0xef) {
-      need = 2;
-      if (b === 0xe0) lo = 0xa0;
-      if (b === 0xed) hi = 0x9f;
-    } else if (b >= 0xf0 && b <= 0xf4) {
-      need = 3;
-      if (b === 0xf0) lo = 0x90;
-      if (b === 0xf4) hi = 0x8f;
-    } else return i;
-    for (let k = 1; k <= need; k++) {
-      const c = bytes[i + k];
-      if (c === undefined || c < (k === 1 ? lo : 0x80) || c > (k === 1 ? hi : 0xbf)) return i;
-    }
-    i += need + 1;
-  }
-  return -1;
-}
+/** Shared with the text-file check, which decides whether a file is text before any parser runs. */
+export { firstInvalidUtf8 } from '../util/textFile.js';
 
 /** The 1-based UTF-16 column of a byte offset in a line whose bytes before it are valid UTF-8. */
 export function columnOfByte(bytes: Buffer, offset: number): number {
@@ -116,10 +84,6 @@ export function errorCode(error: unknown): string | undefined {
 
 export function isAbort(error: unknown): boolean {
   return errorCode(error) === 'ABORT_ERR' || (error instanceof Error && error.name === 'AbortError');
-}
-
-export function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** A source whose rows can be iterated once; a second iteration is a bug in the caller. */

@@ -1,7 +1,7 @@
 /**
  * Task ids and split membership that depend only on a row's content, never on its position: the
  * original derived R2E-Gym ids from the row index, so changing the validation size renamed every
- * task (spec G.2). Here an id comes from the row's own fields, and a task's split from a hash of
+ * task (docs/original-system.md#g2-r2e-gym-conversion). Here an id comes from the row's own fields, and a task's split from a hash of
  * its id, so adding rows, removing rows or changing the validation fraction never renames a task.
  */
 import { createHash } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * SWE-bench rows → tasks (spec G.3, integration contracts §5). Reads both SWE-bench's own rows
+ * SWE-bench rows → tasks (docs/original-system.md#g3-swe-bench-conversion, docs/upstream-contracts.md#swe-bench). Reads both SWE-bench's own rows
  * (Hugging Face columns: `instance_id`, `problem_statement`, `test_patch`, `FAIL_TO_PASS`…) and the
  * original system's converted rows (`task_id`, `issue`, `sandbox.swebench_spec`), so a user's old
  * files convert too. What changed from the original, on purpose:
@@ -15,10 +15,11 @@
  *   predictions file for evaluating the harness itself.
  */
 import type { ConversionNote, InstanceFile } from '../protocol/datasetPrepare.js';
-import { decodeTestList } from '../testing/testLists.js';
+import { decodeTestList } from '../tasks/index.js';
 import type { TaskEntryInput } from '../tasks/index.js';
 import { instanceRelativePath, skip, titleFromText, type Conversion, type ConvertContext } from './conversion.js';
-import { firstString, firstText, isRecord, nonEmpty, positiveInt, valueAt, type Row } from './fields.js';
+import { firstString, firstText, nonEmpty, positiveInt, valueAt, type Row } from './fields.js';
+import { isRecord } from '../util/isRecord.js';
 import { safeId } from './stableIds.js';
 import { evalScript, isBuildOnlyImageName, parseEvalScript, repoTestCommand, swebenchImageName, testDirectives } from './swebenchSpecs.js';
 
@@ -39,7 +40,7 @@ function specOf(row: Row): Record<string, unknown> | undefined {
   return isRecord(spec) ? spec : undefined;
 }
 
-/** `environment_id` names an image directly when it has a `/`, else SWE-bench's registry path (spec G.3). */
+/** `environment_id` names an image directly when it has a `/`, else SWE-bench's registry path (docs/original-system.md#g3-swe-bench-conversion). */
 function environmentImage(row: Row): string | undefined {
   const env = firstString(row, ['environment_id', 'environment.id', 'environment.name'])?.value;
   if (env === undefined) return undefined;

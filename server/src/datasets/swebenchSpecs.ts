@@ -1,10 +1,10 @@
 /**
  * What SWE-bench's harness knows about an instance that its dataset rows do not say: the image
  * name, the test files a test patch touches, the test command per repository, and the evaluation
- * script. Kept to what SWE-bench v4 does (integration contracts §5), because the harness's images
+ * script. Kept to what SWE-bench v4 does (docs/upstream-contracts.md#swe-bench-harness), because the harness's images
  * and logs are what these tasks are graded against.
  */
-import { isBuildOnlyImageName } from '../sandbox/imageNames.js';
+import { isBuildOnlyImageName } from '../tasks/index.js';
 
 /**
  * `sweb.eval.<arch>.<id>:<tag>` as the harness builds it locally (build-only), or, with a registry
@@ -82,7 +82,7 @@ export function repoTestCommand(repo: string | undefined): { command: string; kn
 const startMarker = ">>>>> Start Test Output";
 const endMarker = ">>>>> End Test Output";
 
-/** The parts of a harness `eval_script_list` (spec G.3's `swebench_spec`) that grading needs. */
+/** The parts of a harness `eval_script_list` (the original's `swebench_spec`, docs/original-system.md#g3-swe-bench-conversion) that grading needs. */
 export interface EvalScriptParts {
   readonly testCommand?: string;
   readonly testPatch?: string;

@@ -1,6 +1,6 @@
 /**
  * Host paths in a task (`sandbox.local_repo`, `sandbox.r2e_ds_json`, the host side of mounts) are
- * relative to the task file's folder (spec G.1). A registered copy of the tasks lives elsewhere
+ * relative to the task file's folder (docs/original-system.md#g1-task-entry). A registered copy of the tasks lives elsewhere
  * (`~/.rllm/datasets/<name>/`), so registration makes them absolute first; otherwise the
  * environment would look for `instances/<id>.json` next to the parquet file.
  */

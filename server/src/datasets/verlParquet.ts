@@ -1,5 +1,5 @@
 /**
- * Writes and reads the `_verl.parquet` file rLLM hands to Verl (integration-contracts §1.6), with
+ * Writes and reads the `_verl.parquet` file rLLM hands to Verl (docs/upstream-contracts.md#verl-parquet-rows), with
  * hyparquet-writer and hyparquet. The physical schema below matches what pandas/pyarrow write for
  * rLLM's own rows: every field OPTIONAL, the prompt a three-level LIST of structs, strings UTF8
  * and the index an INT64. Rows are parsed with `verlRowSchema` on the way out, so a drift between

@@ -1,8 +1,8 @@
 /**
  * Line-range edits (CGM's format: `{path, start, end, new_text}`, 1-based inclusive) to a unified
- * diff (DESIGN §3.3). Edits to one file are applied bottom-up so the line numbers of the others stay
+ * diff (ARCHITECTURE.md §4.3). Edits to one file are applied bottom-up so the line numbers of the others stay
  * valid; the diff is computed with jsdiff, not assembled by hand, so blank context lines and
- * missing final newlines come out the way `git apply` expects (spec L.4 was the hand-made kind).
+ * missing final newlines come out the way `git apply` expects (the original's hand-made diffs did not: defect L.4, docs/original-system.md#l-defects).
  */
 import { structuredPatch } from 'diff';
 import type { Edit } from '../protocol/actions.js';
@@ -23,7 +23,7 @@ function fail(code: string, message: string): EditsResult {
 }
 
 /** Applies one file's edits to its text; an error names the edit and what was wrong. */
-export function applyEdits(path: string, text: string, edits: readonly Edit[]): { ok: true; text: string } | { ok: false; error: StepError } {
+export function applyLineEdits(path: string, text: string, edits: readonly Edit[]): { ok: true; text: string } | { ok: false; error: StepError } {
   const lines = splitLines(text);
   const ordered = [...edits].sort((a, b) => b.start - a.start);
   for (let i = 0; i < ordered.length; i++) {
@@ -62,7 +62,7 @@ export async function editsToDiff(edits: readonly Edit[], readText: ReadText): P
   for (const [path, fileEdits] of byPath) {
     const before = await readText(path);
     if (before === undefined) return fail('path-missing', `${path} does not exist in the repository.`);
-    const applied = applyEdits(path, before, fileEdits);
+    const applied = applyLineEdits(path, before, fileEdits);
     if (!applied.ok) return applied;
     parts.push(fileDiff(path, before, applied.text));
   }

@@ -6,7 +6,7 @@
 import type { ExploreAction } from '../protocol/actions.js';
 import type { ActionResult, Snippet } from '../protocol/observation.js';
 import type { GraphNode } from '../protocol/graph.js';
-import type { CodeGraph } from '../graph/types.js';
+import type { CodeGraph } from '../graph/index.js';
 
 /** Longest snippet shown for one node; a longer definition is cut and says so. */
 const maxSnippetLines = 150;

@@ -1,5 +1,5 @@
 /**
- * Guard rules a repair candidate must pass before it touches the repository (spec D.5, kept where
+ * Guard rules a repair candidate must pass before it touches the repository (docs/original-system.md#d5-guard-rules, kept where
  * they protect and relaxed where they only got in the way): paths stay inside the repository,
  * ranges are sane, edits stay inside the windows of the plan's focus nodes, and sizes are bounded.
  */

@@ -1,8 +1,7 @@
 export { openPlannerEnv } from './plannerEnv.js';
-export { envOptionsFromConfig, effectiveMaxSteps } from './options.js';
 export { stepReward, limitReached, type StepVerdict } from './rewards.js';
 export { WorkingMemory, estimateTokens } from './memory.js';
-export { editsToDiff, applyEdits, fileDiff, type EditsResult } from './editsToDiff.js';
+export { editsToDiff, applyLineEdits, fileDiff, type EditsResult } from './editsToDiff.js';
 export { guardEdits, guardDiff, type Window } from './guard.js';
 export { renderObservation, renderResult } from './render.js';
 export type { EnvOptions, EnvLimits, GuardSettings, PatchModel, PatchRequest, PlannerEnv, RewardSettings, StepOutcome } from './types.js';

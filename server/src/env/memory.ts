@@ -1,5 +1,5 @@
 /**
- * Working memory (spec E.4, with budgets a normal expand fits in): the working subgraph the planner
+ * Working memory (docs/original-system.md#e4-working-memory, with budgets a normal expand fits in): the working subgraph the planner
  * builds by committing explore results, and notes of observations it wants to keep. Every commit
  * is a record a later delete can undo by its tag. A commit that would pass a budget is refused as a
  * whole and says which budget.

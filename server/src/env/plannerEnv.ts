@@ -1,5 +1,5 @@
 /**
- * The planner environment (spec B, with its defects fixed): it builds the code graph through the
+ * The planner environment (docs/original-system.md#b-the-environment, with its defects fixed): it builds the code graph through the
  * sandbox, executes one action per step, keeps working memory, computes rewards with one sign
  * convention, and ends the episode on submit, a step or repository-operation limit, or a timeout.
  * A reply that failed to parse costs a step and comes back as an observation naming the error.
@@ -12,7 +12,7 @@ import type { Sandbox } from '../sandbox/index.js';
 import type { TaskEntry } from '../tasks/index.js';
 import { runTaskTests, gradePassed } from '../testing/index.js';
 import { buildCodeGraph } from '../graph/index.js';
-import type { CodeGraph } from '../graph/types.js';
+import type { CodeGraph } from '../graph/index.js';
 import { expand, find, read } from './explore.js';
 import { WorkingMemory } from './memory.js';
 import { renderObservation, renderResult } from './render.js';
@@ -180,7 +180,8 @@ class Env implements PlannerEnv {
 
   private async submit(deadline: number): Promise<{ result: ActionResult; taskCommandsMs: number; timedOut: boolean }> {
     const timeoutMs = Math.max(1000, Math.min(this.options.limits.testTimeoutMs, deadline - Date.now()));
-    const run = await runTaskTests(this.sandbox, this.task, { timeoutMs, ...(this.options.runDir === undefined ? {} : { runDir: this.options.runDir }) });
+    const run = await runTaskTests(this.sandbox, this.task, { timeoutMs });
+    if (this.options.recordTestRun !== undefined) await this.options.recordTestRun(run);
     this.lastGrade = run.record.grade;
     const result: ActionResult = { kind: 'submit', resolved: gradePassed(run.record.grade), tests: summariseTests(run), grade: run.record.grade, patch: await this.sandbox.diff() };
     return { result, taskCommandsMs: run.record.durationMs, timedOut: run.record.timedOut };

@@ -1,5 +1,5 @@
 /**
- * The observation as a model reads it. Unlike the original summary (spec B.3, L.17), it names
+ * The observation as a model reads it. Unlike the original summary (docs/original-system.md#b3-what-the-planner-saw), it names
  * every node id the model may cite in `nodes` and `focus_ids`, shows read code with line numbers,
  * and says what went wrong and what to do when a step failed.
  */

@@ -2,7 +2,7 @@
  * The repair action: candidates (the action's own patches, or the patch model's) are turned into
  * unified diffs, guarded, and then either returned (`apply: false`, the repository untouched) or
  * tried in order: apply, run the task's tests, keep the first candidate whose tests pass, and put
- * the repository back as it was after each one that fails (spec D.4's "apply in temp then commit",
+ * the repository back as it was after each one that fails (the original's "apply in temp then commit", docs/original-system.md#d4-validating-and-applying-a-patch,
  * done inside the sandbox instead of on host paths).
  */
 import type { PatchCandidate, RepairAction } from '../protocol/actions.js';
@@ -12,12 +12,13 @@ import type { Sandbox } from '../sandbox/index.js';
 import { patchPaths } from '../sandbox/index.js';
 import type { TaskEntry } from '../tasks/index.js';
 import { runTaskTests } from '../testing/index.js';
-import type { CodeGraph } from '../graph/types.js';
+import type { CodeGraph } from '../graph/index.js';
 import { editsToDiff } from './editsToDiff.js';
 import { guardDiff, guardEdits, type Window } from './guard.js';
 import type { WorkingMemory } from './memory.js';
 import { summariseTests } from './testSummary.js';
 import type { EnvOptions, PatchRequest } from './types.js';
+import { errorMessage } from '../util/errors.js';
 
 type RepairResult = Extract<ActionResult, { kind: 'repair' }>;
 
@@ -84,7 +85,7 @@ async function candidatesFor(ctx: RepairContext, action: RepairAction, focus: re
     const found = await model.generate(patchRequest(ctx, action, focus), ctx.signal);
     return found.length > 0 ? found : { code: 'cgm-empty', message: `${model.name} returned no candidate.` };
   } catch (error) {
-    return { code: 'patch-model-failed', message: `${model.name}: ${error instanceof Error ? error.message : String(error)}` };
+    return { code: 'patch-model-failed', message: `${model.name}: ${errorMessage(error)}` };
   }
 }
 

@@ -1,5 +1,5 @@
 /**
- * Rewards and termination (DESIGN §3.4–3.5, spec B.4 with its sign defect fixed): penalties are
+ * Rewards and termination (ARCHITECTURE.md §4.4–4.5; the original's, docs/original-system.md#b4-rewards-and-termination, with its sign defect fixed): penalties are
  * non-negative magnitudes that are subtracted, so a failed or timed-out episode never earns more
  * than a solved one.
  */

@@ -9,8 +9,9 @@ import type { MemorySize, Observation, TerminationReason } from '../protocol/obs
 import type { TestGrade } from '../protocol/testReport.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { TaskEntry } from '../tasks/index.js';
+import type { TestRun } from '../testing/index.js';
 
-/** Penalties are non-negative magnitudes that are subtracted (DESIGN §3.4). */
+/** Penalties are non-negative magnitudes that are subtracted (ARCHITECTURE.md §4.4). */
 export interface RewardSettings {
   reward_scale: number;
   failure_penalty: number;
@@ -19,7 +20,7 @@ export interface RewardSettings {
 }
 
 export interface EnvLimits {
-  /** The effective limit, min(task.max_steps, env.max_steps) (DESIGN §3.5). */
+  /** The effective limit, min(task.max_steps, env.max_steps) (ARCHITECTURE.md §4.5). */
   maxSteps: number;
   /** Most repository operations (explore, repair, submit); null for none. */
   repoOpLimit: number | null;
@@ -68,8 +69,12 @@ export interface EnvOptions {
   guard: GuardSettings;
   /** Called for repairs without ready patches; such repairs fail with `no-patch-model` when absent. */
   patchModel?: PatchModel;
-  /** Where test runs are recorded (`test_runs.jsonl`, logs, reports); nothing is written when absent. */
-  runDir?: string;
+  /**
+   * Records each submit's test run (in a rollout: the run directory's `test_runs.jsonl`, log and
+   * report, through runs/testRuns.ts); nothing is recorded when absent. A callback, because the
+   * environment does not know where runs are kept (ARCHITECTURE.md's folder table).
+   */
+  recordTestRun?: (run: TestRun) => Promise<unknown>;
 }
 
 export interface StepOutcome {

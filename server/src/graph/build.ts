@@ -1,5 +1,5 @@
 /**
- * Building a code graph: from a repository read through its sandbox (DESIGN §3.2: never from the
+ * Building a code graph: from a repository read through its sandbox (ARCHITECTURE.md §4.2: never from the
  * host checkout), or from texts already in memory (tests and benchmarks).
  */
 import { posix } from 'node:path';

@@ -3,7 +3,7 @@
  * come first (hops 0, reason `anchor`). From each, a breadth-first walk follows edges in both
  * directions up to `hops`; the other definitions of the anchor's file and the tests that exercise
  * the anchor (or what it contains) join at one hop. Scores follow the original system's spirit
- * (spec E.2): reached from an anchor, fewer hops, the kind of edge (calls, tests and inherits
+ * (docs/original-system.md#e2-candidate-scoring): reached from an anchor, fewer hops, the kind of edge (calls, tests and inherits
  * say more than contains, and contains more than imports), same file, same directory, a test,
  * well connected, and novel (not yet in working memory). Each anchor keeps its best `perAnchor`;
  * the rest are chosen round-robin over directories, at most `perDirectory` from each per round,

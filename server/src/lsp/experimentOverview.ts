@@ -1,22 +1,26 @@
 /**
- * The experiment overview of one checked document: the Verl settings a launch would pass (every
- * field with `maps_to` metadata, then the `verl_overrides` leaves, which Verl applies last), the
- * GPU layout and the findings. Pure: it reads only the `checkConfigText` result, so it is computed
- * per request from the cached check and unit-tested without a server.
+ * The experiment overview of one checked document: the Verl settings a launch would pass (the rows
+ * of the config → Verl table in `config/verlMapping.ts`, then the `verl_overrides` leaves, which
+ * Verl applies last), the GPU layout and the findings. Pure: it reads only the `checkConfigText`
+ * result, so it is computed per request from the cached check and unit-tested without a server.
  */
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import {
-  experimentJsonSchema,
   formatValue,
+  overridesVerlKey,
   rangeOf,
   rayCpusNeeded,
   rayGpusNeeded,
+  verlMappedFields,
+  verlOverrideLeaves,
   type ConfigCheck,
   type ExperimentConfig,
-  type JsonSchemaNode,
   type LocatedFinding,
   type OffsetRange,
+  type VerlMappedField,
+  type VerlOverrideLeaf,
 } from '../config/index.js';
+import { getAt, hasAt } from '../util/keyPath.js';
 import type {
   ExperimentOverview,
   GpuLayout,
@@ -27,23 +31,6 @@ import type {
   VerlOverride,
   VerlSetting,
 } from '../protocol/index.js';
-
-/** A config field that Verl receives under another name, in schema order. */
-interface MappedField {
-  readonly path: readonly string[];
-  readonly mapsTo: string;
-}
-
-/** Every field of the experiment schema with `maps_to` metadata; the schema never changes. */
-export const mappedFields: readonly MappedField[] = collectMapped(experimentJsonSchema, []);
-
-function collectMapped(node: JsonSchemaNode, path: readonly string[]): MappedField[] {
-  return Object.entries(node.properties ?? {}).flatMap(([key, child]) => {
-    const childPath = [...path, key];
-    if (child.maps_to !== undefined) return [{ path: childPath, mapsTo: child.maps_to }];
-    return collectMapped(child, childPath);
-  });
-}
 
 /**
  * `extraFindings` are findings the caller has located beside the check (the disk rules' results,
@@ -68,40 +55,34 @@ export function experimentOverview(
     return { uri, version, parsed: false, reason, settings: [], overrides: [], gpus: null, findings };
   }
   const keyRange = (path: readonly (string | number)[]): OverviewRange => toRange(rangeOf(check.source, [...path], 'key'));
-  const overrides = flattenOverrides(config.verl_overrides, []).map(([path, value]): VerlOverride => ({
-    key: path.join('.'),
-    value: formatValue(value),
-    range: keyRange(['verl_overrides', ...path]),
+  const leaves = verlOverrideLeaves(config.verl_overrides);
+  const overrides = leaves.map((leaf): VerlOverride => ({
+    key: leaf.key,
+    value: formatValue(leaf.value),
+    range: keyRange(['verl_overrides', ...leaf.path]),
   }));
-  const settings = mappedFields.map((field) => verlSetting(field, check, all, overrides, keyRange));
+  const settings = verlMappedFields.map((field) => verlSetting(field, check, all, leaves, keyRange));
   return { uri, version, parsed: true, settings, overrides, gpus: gpuLayout(config), findings };
 }
 
 function verlSetting(
-  field: MappedField,
+  field: VerlMappedField,
   check: ConfigCheck,
   findings: readonly LocatedFinding[],
-  overrides: readonly VerlOverride[],
+  overrides: readonly VerlOverrideLeaf[],
   keyRange: (path: readonly (string | number)[]) => OverviewRange,
 ): VerlSetting {
-  const written = hasPath(check.source.value, field.path);
+  const written = hasAt(check.source.value, field.path);
   // A value the schema rejects is pruned before defaults are applied, so the default is what runs.
   const rejected = written && findings.some((f) => f.severity === 'error' && f.code.startsWith('schema/') && samePath(f.path, field.path));
   const setting: VerlSetting = {
     key: field.path.join('.'),
     mapsTo: field.mapsTo,
-    value: formatValue(valueAt(check.config, field.path) ?? null),
+    value: formatValue(getAt(check.config, field.path) ?? null),
     source: rejected ? 'invalid' : written ? 'file' : 'default',
-    // An empty map merges nothing into Hydra's config, so it overrides no key below it.
-    overridden: overrides.some((o) => o.key === field.mapsTo || (o.value !== '{}' && field.mapsTo.startsWith(`${o.key}.`))),
+    overridden: overridesVerlKey(field.mapsTo, overrides),
   };
   return written ? { ...setting, range: keyRange(field.path) } : setting;
-}
-
-/** The leaves of a nested `verl_overrides` map with their key paths; lists and `{}` are leaves. */
-export function flattenOverrides(value: unknown, path: readonly string[]): [string[], unknown][] {
-  if (!isRecord(value) || (path.length > 0 && Object.keys(value).length === 0)) return path.length === 0 ? [] : [[[...path], value]];
-  return Object.entries(value).flatMap(([key, child]) => flattenOverrides(child, [...path, key]));
 }
 
 function gpuLayout(config: ExperimentConfig): GpuLayout {
@@ -144,28 +125,6 @@ const severityOrder = { error: 0, warning: 1, info: 2 } as const;
 
 function sortFindings(findings: OverviewFinding[]): OverviewFinding[] {
   return findings.sort((a, b) => severityOrder[a.severity] - severityOrder[b.severity] || a.range.start.line - b.range.start.line);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return value !== null && typeof value === 'object' && !Array.isArray(value);
-}
-
-function hasPath(root: unknown, path: readonly string[]): boolean {
-  let node = root;
-  for (const seg of path) {
-    if (!isRecord(node) || !Object.hasOwn(node, seg)) return false;
-    node = node[seg];
-  }
-  return true;
-}
-
-function valueAt(root: unknown, path: readonly string[]): unknown {
-  let node = root;
-  for (const seg of path) {
-    if (!isRecord(node)) return undefined;
-    node = node[seg];
-  }
-  return node;
 }
 
 function samePath(a: KeyPath, b: readonly string[]): boolean {

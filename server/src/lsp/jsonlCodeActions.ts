@@ -6,7 +6,7 @@
 import { CodeActionKind, type CodeAction, type Diagnostic, type Range } from 'vscode-languageserver';
 import { z } from 'zod';
 import { fixSchema, type Fix } from '../protocol/index.js';
-import { applyEdits } from '../tasks/index.js';
+import { applyJsonEdits } from '../tasks/index.js';
 import { diagnosticSource } from './yamlDiagnostics.js';
 
 const dataSchema = z.object({ fixes: z.array(fixSchema) });
@@ -41,7 +41,7 @@ export function fixedLine(line: string, fix: Fix): string | undefined {
   } catch {
     return undefined;
   }
-  return bom + JSON.stringify(applyEdits(value, fix.edits));
+  return bom + JSON.stringify(applyJsonEdits(value, fix.edits));
 }
 
 export function jsonlCodeActions(uri: string, lines: readonly string[], range: Range, diagnostics: readonly Diagnostic[]): CodeAction[] {

@@ -1,11 +1,10 @@
 /**
  * Finds dataset files too large for the editor to synchronise and has them validated from disk.
- * The walk is bounded (depth and entry count) and skips dependency and VCS folders, so opening a
- * huge workspace costs little.
+ * The walk (`workspaceFiles.ts`) is bounded, so opening a huge workspace costs little.
  */
-import type { Dirent } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { stat } from 'node:fs/promises';
+import { errorMessage } from '../util/errors.js';
+import { findWorkspaceFiles } from './workspaceFiles.js';
 
 export interface LargeDatasetScan {
   readonly roots: readonly string[];
@@ -16,10 +15,6 @@ export interface LargeDatasetScan {
   readonly validate: (path: string) => Promise<void>;
   readonly log: (message: string) => void;
 }
-
-const skippedFolders = new Set(['node_modules', '.git', '.cache', 'dist', 'outputs', '.venv', '__pycache__']);
-const maxDepth = 6;
-const maxEntries = 20_000;
 
 export async function scanLargeDatasets(scan: LargeDatasetScan): Promise<number> {
   const candidates = scan.paths ? [...scan.paths] : await findJsonl(scan.roots);
@@ -33,30 +28,12 @@ export async function scanLargeDatasets(scan: LargeDatasetScan): Promise<number>
       await scan.validate(path);
       validated++;
     } catch (err) {
-      scan.log(`Could not validate ${path}: ${err instanceof Error ? err.message : String(err)}`);
+      scan.log(`Could not validate ${path}: ${errorMessage(err)}`);
     }
   }
   return validated;
 }
 
-async function findJsonl(roots: readonly string[]): Promise<string[]> {
-  const found: string[] = [];
-  let budget = maxEntries;
-  const walk = async (dir: string, depth: number): Promise<void> => {
-    if (depth > maxDepth || budget <= 0) return;
-    let entries: Dirent[];
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch {
-      return;
-    }
-    for (const e of entries) {
-      if (--budget <= 0) return;
-      const p = join(dir, e.name);
-      if (e.isDirectory() && !skippedFolders.has(e.name)) await walk(p, depth + 1);
-      else if (e.isFile() && e.name.endsWith('.jsonl')) found.push(p);
-    }
-  };
-  for (const r of roots) await walk(r, 0);
-  return found;
+function findJsonl(roots: readonly string[]): Promise<string[]> {
+  return findWorkspaceFiles(roots, (name) => name.endsWith('.jsonl'));
 }

@@ -1,8 +1,8 @@
 /**
- * The planner's actions (spec A.1, without its quirks): explore, memory, repair, submit and noop.
- * The text protocol (`server/src/agents/protocol.ts`) parses model replies into these; the rule
- * agent builds them directly; the environment (`server/src/env/`) executes them; trajectories
- * record them. Every action may carry a free-text `thought`.
+ * The planner's actions (docs/original-system.md#a1-actions, without its quirks): explore, memory, repair, submit and noop.
+ * The model-reply text format (`server/src/agents/replyFormat.ts`) parses model replies into
+ * these; the rule agent builds them directly; the environment (`server/src/env/`) executes them;
+ * trajectories record them. Every action may carry a free-text `thought`.
  */
 import { z } from 'zod';
 import { anchorSchema } from './graph.js';
@@ -114,7 +114,7 @@ export type Action = z.infer<typeof actionSchema>;
 export type ActionType = Action['type'];
 export const actionTypes = ['explore', 'memory', 'repair', 'submit', 'noop'] as const satisfies readonly ActionType[];
 
-/** The text protocol's error codes (spec A.2). */
+/** The text protocol's error codes (docs/original-system.md#a2-reply-format). */
 export const protocolErrorCodes = [
   'invalid-multi-block',
   'missing-function-tag',

@@ -2,7 +2,7 @@
  * What `gp dataset register` writes for rLLM and Verl: the rows of `<root>/<name>/<split>_verl.parquet`
  * and the registry `<root>/registry.json`. Mirrors rLLM's `rllm/data/dataset.py` (HEAD): the three
  * columns of `apply_verl_postprocessing` and the v2 registry of `DatasetRegistry`
- * (integration-contracts §1.6, spec G.6). These schemas are the single source of truth: the
+ * (docs/upstream-contracts.md#rllm-dataset-registration, docs/original-system.md#g6-registration). These schemas are the single source of truth: the
  * writer builds values of these types, and every reader (our read-back check, the tests) parses
  * what it reads with them.
  */

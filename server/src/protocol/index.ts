@@ -6,3 +6,4 @@ export * from './webview.js';
 export * from './testReport.js';
 export * from './sandbox.js';
 export * from './images.js';
+export * from './backendChoice.js';

@@ -67,3 +67,10 @@ export const datasetSummarySchema = z.object({
   durationMs: z.number(),
 });
 export type DatasetSummary = z.infer<typeof datasetSummarySchema>;
+
+// The workbench views and launching declare their messages in their own modules; they are part
+// of the same contract, so the extension's mirror of message names covers them too.
+export * from './runsView.js';
+export * from './launch.js';
+export * from './containersView.js';
+export * from './tasksView.js';

@@ -1,5 +1,5 @@
 /**
- * The run directory of DESIGN §2 as files: `status.json`, `events.jsonl`, one
+ * The run directory of ARCHITECTURE.md §3 as files: `status.json`, `events.jsonl`, one
  * `trajectories/<episode>.jsonl` per episode (appended step by step) and `report.json`. Rollouts
  * (`server/src/rollout/`) write them; the runs view, the trajectory webview and `gp eval` read them.
  * `npm run schemas` emits the trajectory line schema so other tools can check the files.
@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { actionSchema, protocolErrorSchema } from './actions.js';
 import { observationSchema, stepTimingsSchema, terminationReasonSchema } from './observation.js';
+import { backendFallbackSchema } from './backendChoice.js';
 import { testGradeSchema } from './testReport.js';
 
 export const trajectorySchemaVersion = 1;
@@ -19,7 +20,9 @@ export const trajectoryStartSchema = z.object({
   task_id: z.string(),
   agent: z.string(),
   backend: z.enum(['docker', 'local']),
-  /** The effective step limit: min(task.max_steps, env.max_steps) (DESIGN §3.5). */
+  /** Why `sandbox.backend: auto` ran this episode on the local backend; absent when it ran where asked. */
+  backend_fallback: backendFallbackSchema.optional(),
+  /** The effective step limit: min(task.max_steps, env.max_steps) (ARCHITECTURE.md §4.5). */
   max_steps: z.number().int().min(1),
   rewards: z.object({
     reward_scale: z.number(),
@@ -73,6 +76,16 @@ export type TrajectoryStep = z.infer<typeof trajectoryStepSchema>;
 export type TrajectoryEnd = z.infer<typeof trajectoryEndSchema>;
 export type TrajectoryLine = z.infer<typeof trajectoryLineSchema>;
 
+/**
+ * The backends a run's episodes ran on: how many on each, and every reason `auto` fell back to the
+ * unisolated local backend, with how many episodes it concerned. In `status.json` and `report.json`.
+ */
+export const backendSummarySchema = z.object({
+  episodes: z.object({ docker: z.number().int().min(0), local: z.number().int().min(0) }),
+  fallbacks: z.array(backendFallbackSchema.extend({ episodes: z.number().int().min(1) })),
+});
+export type BackendSummary = z.infer<typeof backendSummarySchema>;
+
 /** `status.json`: the run's state, rewritten atomically as it changes. */
 export const runStatusSchema = z.object({
   state: z.enum(['running', 'finished', 'failed', 'interrupted']),
@@ -88,6 +101,8 @@ export const runStatusSchema = z.object({
     resolved: z.number().int().min(0),
     errored: z.number().int().min(0),
   }),
+  /** The backends episodes ran on so far (absent in runs written before it was recorded). */
+  backend: backendSummarySchema.optional(),
 });
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
@@ -129,18 +144,48 @@ export const taskOutcomeSchema = z.object({
 });
 export type TaskOutcome = z.infer<typeof taskOutcomeSchema>;
 
-/** `report.json`: the evaluation summary of a run. */
+/**
+ * `report.json`: the evaluation summary of a run. `total`, `resolved` and the means count the
+ * episodes that ran to their end; an interrupted run says how many of the plan did not.
+ */
 export const runReportSchema = z.object({
   run: z.string(),
   agent: z.string(),
   dataset: z.string(),
   created_at: z.string(),
+  /** How the run ended (absent in reports written before it was recorded). */
+  state: z.enum(['finished', 'failed', 'interrupted']).optional(),
+  /** Episodes in the plan, finished or not. */
+  planned: z.number().int().min(0).optional(),
+  /** Episodes of the plan that did not run to their end (interrupted, never started, not recorded). */
+  not_finished: z.number().int().min(0).optional(),
+  /** Episodes that ran to their end. */
   total: z.number().int(),
   resolved: z.number().int(),
+  /** `resolved / total`: of the episodes that ran, not of the plan. */
   resolved_rate: z.number().min(0).max(1),
   mean_steps: z.number(),
   mean_duration_ms: z.number(),
   termination_reasons: z.record(z.string(), z.number().int()),
+  /** The backends the episodes ran on, and why `auto` fell back, if it did. */
+  backend: backendSummarySchema.optional(),
   tasks: z.array(taskOutcomeSchema),
 });
 export type RunReport = z.infer<typeof runReportSchema>;
+
+/**
+ * `launch.json`: how a run was launched, written by `gp rollout`/`gp eval` when the run starts, so
+ * that the editor (or a person) can resume it or launch it again with the same arguments.
+ */
+export const runLaunchRecordSchema = z.object({
+  /** The `gp` command: `rollout` or `eval`. */
+  command: z.enum(['rollout', 'eval']),
+  /** The arguments after the command, as given. */
+  args: z.array(z.string()),
+  /** The folder the command ran in; relative paths in `args` resolve against it. */
+  cwd: z.string(),
+  /** The agent the resolved config chose. */
+  agent: z.string(),
+  written_at: z.string(),
+});
+export type RunLaunchRecord = z.infer<typeof runLaunchRecordSchema>;

@@ -61,10 +61,13 @@ export const sandboxSpecSchema = z.object({
   run: z.string().min(1).default('adhoc'),
   task: z.string().min(1).default('adhoc'),
   limits: sandboxLimitsSchema.prefault({}),
-  /** Default time limit of one command. */
-  commandTimeoutMs: z.number().int().positive().default(900_000),
-  /** Output kept per stream per command; the rest is dropped with a marker. */
-  outputLimitBytes: z.number().int().positive().default(1_048_576),
+  /**
+   * Time limit of one command, git operations included, unless the command gives its own. No
+   * default here: it is the config's `sandbox.command_timeout` (launch/sandboxOptions.ts).
+   */
+  commandTimeoutMs: z.number().int().positive(),
+  /** Output kept per stream per command; the rest is dropped with a marker (`sandbox.output_limit`). */
+  outputLimitBytes: z.number().int().positive(),
   /** The commit the task starts from; `HEAD` of the workdir at open time when absent. */
   baseCommit: z.string().min(1).optional(),
 });

@@ -34,6 +34,17 @@ export const settingsSchema = z.object({
     .nullable()
     .default(null)
     .meta({ description: 'Path of a language server bundle to run instead of the one shipped with the extension (for development).' }),
+  runRoots: z
+    .array(z.string())
+    .default([])
+    .meta({
+      description:
+        'More folders that hold run folders, for the Runs view and task outcomes (absolute, or relative to the workspace folder). The `logging.output_dir` of every experiment in the workspace is always included.',
+    }),
+  codeLens: z
+    .boolean()
+    .default(true)
+    .meta({ description: 'Show `▶ Rollout · ▶ Evaluate` above the first key of an experiment YAML.' }),
   trace: z
     .enum(['off', 'messages', 'verbose'])
     .default('off')

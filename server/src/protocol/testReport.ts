@@ -5,6 +5,7 @@
  * here is emitted to `schemas/`; these schemas check reports that we read back or receive.
  */
 import { z } from 'zod';
+import { backendFallbackSchema } from './backendChoice.js';
 
 /**
  * Statuses a parsed test can have. SWE-bench knows the first five; `XPASS` (a test marked as an
@@ -84,6 +85,8 @@ export const testRunRecordSchema = z.object({
   kind: z.literal('test_run'),
   task: z.string(),
   backend: z.enum(['docker', 'local']),
+  /** Why `sandbox.backend: auto` ran the tests on the local backend; absent when they ran where asked. */
+  backendFallback: backendFallbackSchema.optional(),
   command: z.string(),
   startedAt: z.string(),
   durationMs: z.number().nonnegative(),

@@ -1,5 +1,5 @@
 /**
- * One episode (DESIGN §2, "An episode"): open the task's sandbox, open the environment on it, reset,
+ * One episode (ARCHITECTURE.md §3, "An episode"): open the task's sandbox, open the environment on it, reset,
  * then let the agent act until the environment says done. Every step is appended to the trajectory
  * as it happens, so a crash loses at most the step in flight. The episode deadline covers the agent
  * too; an interrupt or the deadline ends the episode through `env.abort`. An exception from the
@@ -7,16 +7,19 @@
  * closed on every path.
  */
 import { trajectorySchemaVersion, type TrajectoryEnd } from '../protocol/runs.js';
+import type { BackendChoice } from '../protocol/backendChoice.js';
 import type { Observation, TerminationReason } from '../protocol/observation.js';
-import type { AgentFactory, Agent } from '../agents/agent.js';
-import type { EnvOptions, PlannerEnv, StepOutcome } from '../env/types.js';
-import { runLayout, TrajectoryWriter } from '../runs/index.js';
-import type { Sandbox } from '../sandbox/index.js';
+import type { AgentFactory, Agent } from '../agents/index.js';
+import type { EnvOptions, PlannerEnv, StepOutcome } from '../env/index.js';
+import { runLayout, TrajectoryWriter, writeInstanceReport } from '../runs/index.js';
+import { backendChoiceOf, type Sandbox } from '../sandbox/index.js';
 import type { TaskEntry } from '../tasks/index.js';
-import { gradeInstance, gradePassed, writeInstanceReport } from '../testing/index.js';
+import { gradeInstance, gradePassed } from '../testing/index.js';
 import { withDeadline } from '../util/deadline.js';
 import type { EpisodeSpec } from './plan.js';
 import { EpisodeStop, Stopped, type StopReason } from './stop.js';
+import { errorMessage } from '../util/errors.js';
+import { isoTimestamp } from '../util/time.js';
 
 /** What an episode needs from the outside; tests pass scripted doubles. */
 export interface EpisodeDeps {
@@ -33,6 +36,8 @@ export interface EpisodeContext {
   readonly signal: AbortSignal;
   /** Work that outlives the episode (closing a sandbox that opened after it stopped); the run awaits it. */
   track(work: Promise<unknown>): void;
+  /** Told which backend the episode's sandbox opened on, as soon as it opened. */
+  sandboxOpened?(choice: BackendChoice): void;
 }
 
 export interface EpisodeResult {
@@ -59,10 +64,6 @@ interface Progress {
   error: string | undefined;
 }
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, ctx: EpisodeContext): Promise<EpisodeResult> {
   const layout = runLayout(ctx.runDir);
   const startedAt = Date.now();
@@ -76,6 +77,8 @@ export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, ctx: Epis
     stop = new EpisodeStop(ctx.signal, options.limits.episodeTimeoutMs);
     // A sandbox still opening when the episode stops is closed once it opens; the run waits for that.
     sandbox = await stop.race(deps.openSandbox(spec), (opening) => ctx.track(opening.then((late) => late.close())));
+    const choice = backendChoiceOf(sandbox);
+    ctx.sandboxOpened?.(choice);
     env = await stop.race(deps.openEnv(spec.task, sandbox, options));
     const first = await stop.race(env.reset());
     const agent = deps.makeAgent(spec.task);
@@ -84,10 +87,11 @@ export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, ctx: Epis
       episode_id: spec.episodeId,
       task_id: spec.task.task_id,
       agent: agent.name,
-      backend: sandbox.backend,
+      backend: choice.backend,
+      ...(choice.fallback === undefined ? {} : { backend_fallback: choice.fallback }),
       max_steps: env.maxSteps,
       rewards: options.rewards,
-      started_at: new Date(startedAt).toISOString(),
+      started_at: isoTimestamp(new Date(startedAt)),
       observation: first,
     });
     await actUntilDone(agent, env, writer, stop, progress, first);
@@ -95,7 +99,7 @@ export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, ctx: Epis
     if (error instanceof Stopped) await endFromOutside(env, writer, error.reason, progress);
     else {
       progress.reason = 'error';
-      progress.error = messageOf(error);
+      progress.error = errorMessage(error);
     }
   } finally {
     stop?.dispose();
@@ -166,7 +170,7 @@ async function endFromOutside(env: PlannerEnv | undefined, writer: TrajectoryWri
       timings: { agent_ms: 0, env_ms: outcome.timings.env_ms, task_commands_ms: outcome.timings.task_commands_ms },
     });
   } catch (error) {
-    progress.error = `${progress.error ?? reason}; ending the episode failed: ${messageOf(error)}`;
+    progress.error = `${progress.error ?? reason}; ending the episode failed: ${errorMessage(error)}`;
   }
 }
 

@@ -3,8 +3,9 @@
  * report covers the episodes finished before the crash exactly like the ones after it. Each
  * unresolved episode gets one line saying why: the tests that failed, the limit it hit, the error.
  */
-import type { RunReport, TaskOutcome, TrajectoryEnd } from '../protocol/runs.js';
+import type { BackendSummary, RunReport, TaskOutcome, TrajectoryEnd } from '../protocol/runs.js';
 import type { TestGrade } from '../protocol/testReport.js';
+import { isoTimestamp } from '../util/time.js';
 
 export interface FinishedEpisode {
   readonly end: TrajectoryEnd;
@@ -19,6 +20,19 @@ export interface ReportInput {
   readonly dataset: string;
   readonly createdAt: Date;
   readonly episodes: readonly FinishedEpisode[];
+  /** How the run ended; with `planned`, the report says how many episodes of the plan did not finish. */
+  readonly state?: 'finished' | 'failed' | 'interrupted';
+  /** Episodes in the plan; defaults to the finished ones. */
+  readonly planned?: number;
+  readonly backend?: BackendSummary;
+}
+
+/**
+ * An interrupted run in one line: what ran, what it resolved, and what did not run, so a rate over
+ * the episodes that ran is never read as a rate over the plan.
+ */
+export function interruptedSummary(counts: { readonly ran: number; readonly resolved: number; readonly planned: number }): string {
+  return `interrupted: ${counts.ran} of ${counts.planned} episodes ran, ${counts.resolved} resolved; ${counts.planned - counts.ran} did not run`;
 }
 
 const limitWords: Partial<Record<TrajectoryEnd['termination_reason'], string>> = {
@@ -105,17 +119,22 @@ export function buildReport(input: ReportInput): RunReport {
   const resolved = tasks.filter((t) => t.resolved).length;
   const reasons: Record<string, number> = {};
   for (const t of tasks) reasons[t.termination_reason] = (reasons[t.termination_reason] ?? 0) + 1;
+  const planned = Math.max(input.planned ?? tasks.length, tasks.length);
   return {
     run: input.run,
     agent: input.agent,
     dataset: input.dataset,
-    created_at: input.createdAt.toISOString(),
+    created_at: isoTimestamp(input.createdAt),
+    ...(input.state === undefined ? {} : { state: input.state }),
+    planned,
+    not_finished: planned - tasks.length,
     total: tasks.length,
     resolved,
     resolved_rate: tasks.length === 0 ? 0 : resolved / tasks.length,
     mean_steps: mean(tasks.map((t) => t.steps)),
     mean_duration_ms: mean(tasks.map((t) => t.duration_ms)),
     termination_reasons: reasons,
+    ...(input.backend === undefined ? {} : { backend: input.backend }),
     tasks,
   };
 }

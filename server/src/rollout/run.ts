@@ -10,18 +10,23 @@
 import { mkdir } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
-import type { RunReport, RunStatus } from '../protocol/runs.js';
+import type { BackendSummary, RunReport, RunStatus, TrajectoryStart } from '../protocol/runs.js';
+import type { BackendChoice, BackendFallback } from '../protocol/backendChoice.js';
 import { EventLog, readTrajectory, runLayout, writeReport, writeStatus } from '../runs/index.js';
 import { withDeadline } from '../util/deadline.js';
 import { runEpisode, type EpisodeDeps, type EpisodeResult } from './episode.js';
 import type { EpisodeSpec } from './plan.js';
-import { buildReport, type FinishedEpisode } from './report.js';
+import { BackendTally } from './backends.js';
+import { buildReport, interruptedSummary, type FinishedEpisode } from './report.js';
+import { errorMessage } from '../util/errors.js';
+import { isoTimestamp } from '../util/time.js';
 
 export interface RolloutObserver {
   runStarted?(info: { readonly total: number; readonly alreadyFinished: number; readonly toRun: number }): void;
   episodeStarted?(spec: EpisodeSpec): void;
   episodeFinished?(spec: EpisodeSpec, result: EpisodeResult): void;
+  /** `auto` ran an episode on the local backend for a reason not seen before in this run; told once per reason. */
+  backendFallback?(fallback: BackendFallback): void;
 }
 
 export interface RolloutOptions {
@@ -52,6 +57,8 @@ export interface ResumeSelection {
   readonly toRun: EpisodeSpec[];
   /** Episodes whose earlier trajectory was cut short (it will be replaced). */
   readonly restarted: string[];
+  /** The start lines of the finished episodes, which say which backend they ran on. */
+  readonly starts: TrajectoryStart[];
 }
 
 export interface RolloutResult {
@@ -65,14 +72,12 @@ export interface RolloutResult {
   /** How many were finished before this process started. */
   readonly resumed: number;
   readonly warnings: string[];
+  /** The backends the episodes ran on (earlier processes' finished ones included). */
+  readonly backend: BackendSummary;
 }
 
 /** How long the run waits for sandboxes that are still closing when it ends. */
 const cleanupDeadlineMs = 120_000;
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** Splits the plan into episodes already finished in `runDir` and episodes to (re)run. */
 export async function selectEpisodes(episodes: readonly EpisodeSpec[], runDir: string): Promise<ResumeSelection> {
@@ -80,18 +85,20 @@ export async function selectEpisodes(episodes: readonly EpisodeSpec[], runDir: s
   const finished: FinishedEpisode[] = [];
   const toRun: EpisodeSpec[] = [];
   const restarted: string[] = [];
+  const starts: TrajectoryStart[] = [];
   for (const spec of episodes) {
     const read = await readTrajectory(layout.trajectory(spec.episodeId));
     const end = read?.end;
     if (end !== undefined && end.termination_reason !== 'interrupted' && end.episode_id === spec.episodeId) {
       const report = layout.instanceReportRelative(spec.episodeId);
-      finished.push({ end, trajectory: layout.trajectoryRelative(spec.episodeId), instanceReport: existsSync(join(runDir, report)) ? report : undefined });
+      finished.push({ end, trajectory: layout.trajectoryRelative(spec.episodeId), instanceReport: existsSync(layout.resolve(report)) ? report : undefined });
+      if (read?.start !== undefined) starts.push(read.start);
       continue;
     }
     if (read !== undefined) restarted.push(spec.episodeId);
     toRun.push(spec);
   }
-  return { finished, toRun, restarted };
+  return { finished, toRun, restarted, starts };
 }
 
 /** Serialises writes of one file that is replaced whole each time. */
@@ -124,13 +131,16 @@ export async function runRollout(episodes: readonly EpisodeSpec[], options: Roll
   const selection = await selectEpisodes(episodes, options.runDir);
   const finishedById = new Map(selection.finished.map((f) => [f.end.episode_id, f]));
   const count = (pred: (f: FinishedEpisode) => boolean) => [...finishedById.values()].filter(pred).length;
+  const backends = new BackendTally();
+  for (const start of selection.starts) backends.addStart(start);
   const status = new StatusFile(layout.status, {
     state: 'running',
     command: options.command,
     pid: process.pid,
     host: hostname(),
-    started_at: new Date().toISOString(),
+    started_at: isoTimestamp(),
     episodes: { total: episodes.length, finished: finishedById.size, resolved: count((f) => f.end.resolved), errored: count((f) => f.end.termination_reason === 'error') },
+    ...(backends.empty ? {} : { backend: backends.summary() }),
   });
   await status.write();
   await events.append({ kind: 'run-start', command: options.command, total: episodes.length, resumed: selection.finished.length });
@@ -141,7 +151,19 @@ export async function runRollout(episodes: readonly EpisodeSpec[], options: Roll
   options.observer?.runStarted?.({ total: episodes.length, alreadyFinished: selection.finished.length, toRun: selection.toRun.length });
 
   const tracked: Promise<unknown>[] = [];
-  const ctx = { runDir: options.runDir, signal: options.signal, track: (work: Promise<unknown>) => void tracked.push(work.catch(() => undefined)) };
+  const ctx = {
+    runDir: options.runDir,
+    signal: options.signal,
+    track: (work: Promise<unknown>) => void tracked.push(work.catch(() => undefined)),
+    sandboxOpened: (choice: BackendChoice) => {
+      const fallback = backends.addChoice(choice);
+      status.status.backend = backends.summary();
+      if (fallback === undefined) return;
+      // Told once per reason: the progress shows it now, and the events keep it for the runs view.
+      options.observer?.backendFallback?.(fallback);
+      tracked.push(events.append({ kind: 'warning', message: `sandbox.backend auto fell back to local: ${fallback.reason}` }).catch(() => undefined));
+    },
+  };
   let next = 0;
   const worker = async () => {
     while (!options.signal.aborted && next < selection.toRun.length) {
@@ -154,7 +176,7 @@ export async function runRollout(episodes: readonly EpisodeSpec[], options: Roll
         result = await runEpisode(spec, options.deps, ctx);
       } catch (error) {
         // Only writing the run directory itself fails here (a full disk); the other episodes still try.
-        await warn(`the episode could not be recorded: ${messageOf(error)}`, spec.episodeId).catch(() => undefined);
+        await warn(`the episode could not be recorded: ${errorMessage(error)}`, spec.episodeId).catch(() => undefined);
         continue;
       }
       const { end } = result;
@@ -179,7 +201,7 @@ export async function runRollout(episodes: readonly EpisodeSpec[], options: Roll
   try {
     await Promise.all(Array.from({ length: Math.max(1, Math.min(options.parallel, selection.toRun.length)) }, worker));
   } finally {
-    await withDeadline(Promise.all(tracked), cleanupDeadlineMs, 'sandboxes still closing').catch((error: unknown) => warn(messageOf(error)));
+    await withDeadline(Promise.all(tracked), cleanupDeadlineMs, 'sandboxes still closing').catch((error: unknown) => warn(errorMessage(error)));
     if (options.reapContainers) {
       const removed = await reap(options.reapContainers, true);
       if (removed > 0) await warn(`removed ${removed} container(s) of this run that were still there at its end`);
@@ -189,13 +211,14 @@ export async function runRollout(episodes: readonly EpisodeSpec[], options: Roll
   const finished = episodes.flatMap((e) => finishedById.get(e.episodeId) ?? []);
   const notFinished = episodes.filter((e) => !finishedById.has(e.episodeId));
   const { state, reason } = verdict(options.signal.aborted, finished, notFinished.length);
-  const report = buildReport({ run: options.runName, agent: options.agent, dataset: options.dataset, createdAt: new Date(), episodes: finished });
+  const backend = backends.summary();
+  const report = buildReport({ run: options.runName, agent: options.agent, dataset: options.dataset, createdAt: new Date(), episodes: finished, state, planned: episodes.length, backend });
   await writeReport(layout.report, report);
   await events.append({ kind: 'run-end', state, ...(reason === undefined ? {} : { reason }) });
-  Object.assign(status.status, { state, ended_at: new Date().toISOString(), ...(reason === undefined ? {} : { exit_reason: reason }) });
+  Object.assign(status.status, { state, ended_at: isoTimestamp(), backend, ...(reason === undefined ? {} : { exit_reason: reason }) });
   await status.write();
   await events.flush();
-  return { state, reason, report, finished, notFinished, resumed: selection.finished.length, warnings };
+  return { state, reason, report, finished, notFinished, resumed: selection.finished.length, warnings, backend };
 }
 
 async function reap(reapContainers: (includeLive: boolean) => Promise<number>, includeLive: boolean): Promise<number> {
@@ -208,7 +231,10 @@ async function reap(reapContainers: (includeLive: boolean) => Promise<number>, i
 }
 
 function verdict(interrupted: boolean, finished: readonly FinishedEpisode[], notFinished: number): { state: RolloutResult['state']; reason: string | undefined } {
-  if (interrupted) return { state: 'interrupted', reason: `interrupted with ${notFinished} episode(s) not finished` };
+  if (interrupted) {
+    const ran = { ran: finished.length, resolved: finished.filter((f) => f.end.resolved).length, planned: finished.length + notFinished };
+    return { state: 'interrupted', reason: interruptedSummary(ran) };
+  }
   const errors = finished.filter((f) => f.end.termination_reason === 'error');
   if (notFinished > 0) return { state: 'failed', reason: `${notFinished} episode(s) could not be recorded` };
   if (finished.length > 0 && errors.length === finished.length) {

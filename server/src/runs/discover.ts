@@ -6,7 +6,7 @@
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { RunStatus } from '../protocol/runs.js';
 import { runLayout } from './layout.js';
 import { readStatus } from './status.js';
@@ -41,18 +41,24 @@ export async function listRuns(outputDir: string): Promise<RunListing[]> {
   const runs: RunListing[] = [];
   for (const entry of entries) {
     if (!entry.isDirectory()) continue;
-    const layout = runLayout(join(outputDir, entry.name));
-    if (!existsSync(layout.status) && !existsSync(layout.resolvedConfig)) continue;
-    const read = await readStatus(layout.status);
-    const status = read.ok ? read.status : undefined;
-    runs.push({
-      name: entry.name,
-      dir: layout.dir,
-      status,
-      problem: read.ok ? undefined : read.reason,
-      stale: status !== undefined && status.state === 'running' && !statusIsLive(status),
-      hasReport: existsSync(layout.report),
-    });
+    const run = await readRun(join(outputDir, entry.name));
+    if (run !== undefined) runs.push(run);
   }
   return runs.sort((a, b) => (b.status?.started_at ?? '').localeCompare(a.status?.started_at ?? '') || b.name.localeCompare(a.name));
+}
+
+/** The listing of one run folder; undefined when the folder is not a run (no status.json, no resolved_config.yaml). */
+export async function readRun(dir: string): Promise<RunListing | undefined> {
+  const layout = runLayout(dir);
+  if (!existsSync(layout.status) && !existsSync(layout.resolvedConfig)) return undefined;
+  const read = await readStatus(layout.status);
+  const status = read.ok ? read.status : undefined;
+  return {
+    name: basename(dir),
+    dir: layout.dir,
+    status,
+    problem: read.ok ? undefined : read.reason,
+    stale: status !== undefined && status.state === 'running' && !statusIsLive(status),
+    hasReport: existsSync(layout.report),
+  };
 }

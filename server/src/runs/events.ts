@@ -2,6 +2,7 @@
 import { readFile } from 'node:fs/promises';
 import { runEventSchema, type RunEvent } from '../protocol/runs.js';
 import { JsonLinesWriter, parseJsonLines, type ParsedLines } from './jsonLines.js';
+import { isoTimestamp } from '../util/time.js';
 
 /** An event without its timestamp; the log stamps it when it is written. */
 export type RunEventInput = RunEvent extends infer E ? (E extends RunEvent ? Omit<E, 'ts'> : never) : never;
@@ -17,7 +18,7 @@ export class EventLog {
   }
 
   append(event: RunEventInput): Promise<void> {
-    return this.writer.append({ ts: this.now().toISOString(), ...event } as RunEvent);
+    return this.writer.append({ ts: isoTimestamp(this.now()), ...event } as RunEvent);
   }
 
   flush(): Promise<void> {

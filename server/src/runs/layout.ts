@@ -1,19 +1,24 @@
 /**
- * Where each file of a run directory lives (DESIGN §2): one place that names them, so writers,
- * readers and the extension agree.
+ * Where each file of a run directory lives (ARCHITECTURE.md §3): the one place that names them, so writers,
+ * readers and the extension agree. Nothing else in `server/src` spells these names.
  *
  * ```
- * <run>/resolved_config.yaml        the config the run used (config/resolve.ts writes it)
- * <run>/status.json                 state, pid, counts; rewritten atomically
- * <run>/events.jsonl                progress, append-only
+ * <run>/resolved_config.yaml          the config the run used (config/resolve.ts writes it)
+ * <run>/status.json                   state, pid, counts, backend; rewritten atomically
+ * <run>/events.jsonl                  progress, append-only
  * <run>/trajectories/<episode>.jsonl  one per episode, appended step by step
- * <run>/report.json                 the evaluation summary
- * <run>/reports/<task>/report.json  SWE-bench's per-instance report (testing/runTests.ts writes it)
- * <run>/test_runs.jsonl, tests/     every test run and its raw log (testing/runTests.ts)
+ * <run>/report.json                   the evaluation summary
+ * <run>/reports/<task>/report.json    SWE-bench's per-instance report (runs/testRuns.ts writes it)
+ * <run>/test_runs.jsonl               every test run, one line each (runs/testRuns.ts)
+ * <run>/tests/<task>-<time>.log       the raw log of each test run
+ * <run>/metrics.jsonl                 training metrics, one line per step (coming)
+ * <run>/launch.json                   how it was launched: command, arguments, folder (runs/launchRecord.ts)
+ * <run>/run.log                       the output of a run launched detached (from the editor)
  * ```
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
+import { compactUtcStamp } from '../util/time.js';
 
 export interface RunLayout {
   readonly dir: string;
@@ -22,25 +27,60 @@ export interface RunLayout {
   readonly events: string;
   readonly trajectories: string;
   readonly report: string;
+  /** The folder of SWE-bench's per-instance reports. */
+  readonly reports: string;
+  /** The folder of raw test logs. */
+  readonly tests: string;
+  readonly testRuns: string;
+  readonly metrics: string;
+  readonly runLog: string;
+  readonly launch: string;
   /** Absolute path of an episode's trajectory. */
   trajectory(episodeId: string): string;
   /** The same path relative to the run directory, as reports record it. */
   trajectoryRelative(episodeId: string): string;
-  /** SWE-bench's per-instance report of an episode, relative to the run directory. */
-  instanceReportRelative(episodeId: string): string;
+  /** SWE-bench's per-instance report of an instance (an episode id or a task id), relative to the run directory. */
+  instanceReportRelative(id: string): string;
+  /** A test run's raw log, relative to the run directory: the task, the start time and a tag that keeps runs apart. */
+  testLogRelative(taskId: string, startedAt: string, tag: string): string;
+  /** A run-relative path (as records hold them) made absolute. */
+  resolve(relative: string): string;
 }
+
+const names = {
+  resolvedConfig: 'resolved_config.yaml',
+  status: 'status.json',
+  events: 'events.jsonl',
+  trajectories: 'trajectories',
+  report: 'report.json',
+  reports: 'reports',
+  tests: 'tests',
+  testRuns: 'test_runs.jsonl',
+  metrics: 'metrics.jsonl',
+  runLog: 'run.log',
+  launch: 'launch.json',
+} as const;
 
 export function runLayout(dir: string): RunLayout {
   return {
     dir,
-    resolvedConfig: join(dir, 'resolved_config.yaml'),
-    status: join(dir, 'status.json'),
-    events: join(dir, 'events.jsonl'),
-    trajectories: join(dir, 'trajectories'),
-    report: join(dir, 'report.json'),
-    trajectory: (episodeId) => join(dir, 'trajectories', episodeFileName(episodeId)),
-    trajectoryRelative: (episodeId) => join('trajectories', episodeFileName(episodeId)),
-    instanceReportRelative: (episodeId) => join('reports', instanceFolderName(episodeId), 'report.json'),
+    resolvedConfig: join(dir, names.resolvedConfig),
+    status: join(dir, names.status),
+    events: join(dir, names.events),
+    trajectories: join(dir, names.trajectories),
+    report: join(dir, names.report),
+    reports: join(dir, names.reports),
+    tests: join(dir, names.tests),
+    testRuns: join(dir, names.testRuns),
+    metrics: join(dir, names.metrics),
+    runLog: join(dir, names.runLog),
+    launch: join(dir, names.launch),
+    trajectory: (episodeId) => join(dir, names.trajectories, episodeFileName(episodeId)),
+    trajectoryRelative: (episodeId) => join(names.trajectories, episodeFileName(episodeId)),
+    // SWE-bench names the per-instance report `report.json`, like the run's own summary one level up.
+    instanceReportRelative: (id) => join(names.reports, instanceFolderName(id), names.report),
+    testLogRelative: (taskId, startedAt, tag) => join(names.tests, `${instanceFolderName(taskId)}-${compactUtcStamp(new Date(startedAt))}-${tag}.log`),
+    resolve: (relative) => join(dir, relative),
   };
 }
 
@@ -59,8 +99,8 @@ export function episodeFileName(episodeId: string): string {
 }
 
 /**
- * The folder name `writeInstanceReport` (testing/runTests.ts) gives an instance; kept equal to it,
- * and a test compares the two, so a resumed run finds the reports an earlier process wrote.
+ * The folder name of an instance's report (and the prefix of its test logs). A resumed run finds
+ * the reports an earlier process wrote because both name the folder with this function.
  */
 export function instanceFolderName(id: string): string {
   return id.replace(/[^a-zA-Z0-9_.-]+/g, '_').slice(0, 80);

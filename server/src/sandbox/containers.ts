@@ -7,6 +7,8 @@ import { hostname } from 'node:os';
 import type Docker from 'dockerode';
 import { sandboxLabels, type ContainerInfo } from '../protocol/sandbox.js';
 import { connectDocker } from './dockerClient.js';
+import { dockerErrorMessage } from './images/imageError.js';
+import { isoTimestamp } from '../util/time.js';
 
 /** The labels a sandbox backend puts on a container it creates for `task` of `run`. */
 export function ownerLabels(run: string, task: string, now: Date = new Date()): Record<string, string> {
@@ -15,7 +17,7 @@ export function ownerLabels(run: string, task: string, now: Date = new Date()): 
     [sandboxLabels.task]: task,
     [sandboxLabels.pid]: String(process.pid),
     [sandboxLabels.host]: hostname(),
-    [sandboxLabels.created]: now.toISOString(),
+    [sandboxLabels.created]: isoTimestamp(now),
   };
 }
 
@@ -67,7 +69,7 @@ export function toContainerInfo(c: Docker.ContainerInfo, foreignHostsDead = fals
     task: labels[sandboxLabels.task] ?? '',
     pid,
     host,
-    created: labels[sandboxLabels.created] ?? new Date(c.Created * 1000).toISOString(),
+    created: labels[sandboxLabels.created] ?? isoTimestamp(new Date(c.Created * 1000)),
     ownerAlive: ownerAlive(pid, host, foreignHostsDead),
   };
 }
@@ -109,12 +111,6 @@ function isNotFound(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { statusCode?: unknown }).statusCode === 404;
 }
 
-function messageOf(error: unknown): string {
-  const json = typeof error === 'object' && error !== null ? (error as { json?: { message?: unknown } }).json : undefined;
-  if (typeof json?.message === 'string') return json.message;
-  return error instanceof Error ? error.message : String(error);
-}
-
 /**
  * Force-removes (with their anonymous volumes) the containers whose owner is gone, or every
  * container of `run` with `includeLive`. One container that cannot be removed is reported in
@@ -137,7 +133,7 @@ export async function reapContainers(options: ReapOptions = {}): Promise<ReapRes
       removed.push(container);
     } catch (error) {
       if (isNotFound(error)) removed.push(container);
-      else failed.push({ container, error: messageOf(error) });
+      else failed.push({ container, error: dockerErrorMessage(error) });
     }
   }
   return { dryRun, removed, failed, kept };

@@ -6,6 +6,7 @@
 import Docker from 'dockerode';
 import { withDeadline } from '../util/deadline.js';
 import { SandboxError } from './sandbox.js';
+import { errorMessage } from '../util/errors.js';
 
 export interface DockerConnection {
   docker: Docker;
@@ -24,19 +25,24 @@ export function dockerLocation(env: NodeJS.ProcessEnv = process.env): string {
  * rather than the socket error a person would otherwise have to decode.
  */
 export async function connectDocker(options: { timeoutMs?: number } = {}): Promise<DockerConnection> {
+  const reached = await reachDocker(options);
+  if (!reached.ok) throw unreachable(reached.where, reached.cause);
+  return reached;
+}
+
+export type DockerReach = ({ readonly ok: true } & DockerConnection) | { readonly ok: false; readonly where: string; readonly cause: string };
+
+/** Connect and ping, with the failure as a value: where the daemon was looked for and what went wrong. */
+export async function reachDocker(options: { timeoutMs?: number } = {}): Promise<DockerReach> {
   const where = dockerLocation();
   let docker: Docker;
   try {
     docker = new Docker({ timeout: options.timeoutMs ?? 120_000 });
-  } catch (error) {
-    throw unreachable(where, error);
-  }
-  try {
     await withDeadline(docker.ping(), options.timeoutMs ?? 5_000);
   } catch (error) {
-    throw unreachable(where, error);
+    return { ok: false, where, cause: errorMessage(error) };
   }
-  return { docker, where };
+  return { ok: true, docker, where };
 }
 
 /** True when a daemon answers; never throws. */
@@ -49,8 +55,7 @@ export async function dockerAvailable(timeoutMs = 2_000): Promise<boolean> {
   }
 }
 
-function unreachable(where: string, error: unknown): SandboxError {
-  const reason = error instanceof Error ? error.message : String(error);
+function unreachable(where: string, reason: string): SandboxError {
   return new SandboxError(
     `Docker daemon not reachable at ${where} (${reason}): start it, set DOCKER_HOST, or use --backend local.`,
     'daemon-unreachable',

@@ -1,28 +1,47 @@
 /**
  * The Docker backend: one container per sandbox, created from the task's image with our labels,
- * no network unless the task asks, and the configured memory, CPU and process limits. Commands
- * run through a persistent shell session (`shellSession.ts`); files move as tar archives.
+ * no network unless the task asks, and the configured memory, CPU and process limits. The container
+ * ends and is removed when the process that opened it dies (`lifeline.ts`). Commands run through a
+ * persistent shell session (`shellSession.ts`); files move as tar archives.
  */
 import { posix } from 'node:path';
 import type Docker from 'dockerode';
 import type { Readable } from 'node:stream';
 import type { ExecResult, SandboxSpec } from '../protocol/sandbox.js';
+import { withDeadline } from '../util/deadline.js';
 import { commandScript, describeCommand } from './commandScript.js';
 import { ownerLabels } from './containers.js';
 import { connectDocker } from './dockerClient.js';
 import { GitSandbox } from './gitSandbox.js';
+import { Lifeline, lifelineCommand, lifelineCreateOptions, lifelineHostConfig } from './lifeline.js';
 import { headCommit } from './repoOps.js';
 import { SandboxError, type Command, type ExecOptions, type ReadTreeOptions, type Sandbox, type TreeFile } from './sandbox.js';
 import { SessionEnded, ShellSession } from './shellSession.js';
 import { extractFiles, packFiles } from './tarFiles.js';
 
-// The container's first process only waits; `bash` reaps the orphans of killed commands, which a
-// bare `sleep infinity` would leave as zombies counting against the process limit.
-const keepAlive = ['trap "exit 0" TERM; while :; do sleep 3600 & wait $!; done'];
-
 function statusCode(error: unknown): number | undefined {
   const code = (error as { statusCode?: unknown }).statusCode;
   return typeof code === 'number' ? code : undefined;
+}
+
+/**
+ * Force-removes a container with its anonymous volumes and returns once it is gone. A container
+ * already gone (404) is fine; one already being removed (409), by the engine after its first
+ * process exited or by a reaper, is waited for, so that the caller can count on it being gone.
+ */
+async function removeContainer(container: Docker.Container): Promise<void> {
+  try {
+    await container.remove({ force: true, v: true });
+    return;
+  } catch (error) {
+    if (statusCode(error) === 404) return;
+    if (statusCode(error) !== 409) throw error;
+  }
+  try {
+    await withDeadline(container.wait({ condition: 'removed' }), 30_000, `container ${container.id} was not removed`);
+  } catch (error) {
+    if (statusCode(error) !== 404) throw error;
+  }
 }
 
 function slug(text: string): string {
@@ -35,11 +54,13 @@ export function containerConfig(spec: SandboxSpec, image: string): Docker.Contai
     name: `gp-${slug(spec.task)}-${Math.random().toString(36).slice(2, 8)}`,
     Image: image,
     Entrypoint: ['bash', '-c'],
-    Cmd: keepAlive,
+    Cmd: [lifelineCommand],
+    ...lifelineCreateOptions,
     WorkingDir: spec.workdir,
     Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
     Labels: ownerLabels(spec.run, spec.task),
     HostConfig: {
+      ...lifelineHostConfig,
       NetworkMode: spec.network ? 'bridge' : 'none',
       Binds: spec.mounts.map((m) => `${m.host}:${m.container}:${m.mode}`),
       ...(limits.memoryBytes !== null ? { Memory: limits.memoryBytes, MemorySwap: limits.memoryBytes } : {}),
@@ -57,6 +78,7 @@ export class DockerSandbox extends GitSandbox implements Sandbox {
   private constructor(
     private readonly docker: Docker,
     private readonly container: Docker.Container,
+    private readonly lifeline: Lifeline,
     readonly spec: SandboxSpec,
     readonly name: string,
   ) {
@@ -80,7 +102,16 @@ export class DockerSandbox extends GitSandbox implements Sandbox {
       }
       throw new SandboxError(`Could not create a container from ${spec.image}: ${(error as Error).message}`, 'io');
     }
-    const sandbox = new DockerSandbox(docker, container, spec, config.name ?? container.id);
+    const name = config.name ?? container.id;
+    // Attached before the start, so there is no moment when the container runs without its owner's hold.
+    let lifeline: Lifeline;
+    try {
+      lifeline = await Lifeline.attach(container);
+    } catch (error) {
+      await removeContainer(container).catch(() => undefined);
+      throw new SandboxError(`Could not attach to container ${name} from ${spec.image}: ${(error as Error).message}`, 'io');
+    }
+    const sandbox = new DockerSandbox(docker, container, lifeline, spec, name);
     try {
       await container.start();
       sandbox.base = spec.baseCommit ?? (await headCommit(sandbox, spec.workdir));
@@ -173,7 +204,8 @@ export class DockerSandbox extends GitSandbox implements Sandbox {
       }
     } catch (inspectError) {
       if (statusCode(inspectError) === 404) {
-        return new SandboxError(`Container ${this.name} was removed while running ${what}. Open a new sandbox.`, 'container-gone');
+        // The engine removes a container as soon as it stops (lifeline.ts), so this is the usual case.
+        return new SandboxError(`Container ${this.name} stopped while running ${what} and was removed. Its work is lost; open a new sandbox.`, 'container-gone');
       }
     }
     return new SandboxError(`The command session of ${this.name} ended while running ${what} (${error.message}); the next command opens a new one.`, 'io');
@@ -220,11 +252,13 @@ export class DockerSandbox extends GitSandbox implements Sandbox {
     this.session?.close();
     this.session = undefined;
     try {
-      await this.container.remove({ force: true, v: true });
+      await removeContainer(this.container);
     } catch (error) {
-      // Already gone (404) or already being removed (409): either way it will not leak.
-      const code = statusCode(error);
-      if (code !== 404 && code !== 409) throw this.ioError('remove', this.name, error);
+      throw this.ioError('remove', this.name, error);
+    } finally {
+      // Released after the removal was asked for, so the engine's own removal on exit does not
+      // race ours; if the removal failed, letting go still ends the container.
+      this.lifeline.release();
     }
   }
 

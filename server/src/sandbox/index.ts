@@ -1,11 +1,13 @@
 /** Sandboxes: where a task's repository lives and commands run (docker or a local working copy). */
-export { SandboxError, type Sandbox, type Command, type ExecOptions, type OutputChunk, type ReadTreeOptions, type TreeFile } from './sandbox.js';
-export { connectDocker, dockerAvailable, dockerLocation } from './dockerClient.js';
+export { SandboxError, backendChoiceOf, type Sandbox, type Command, type ExecOptions, type OutputChunk, type ReadTreeOptions, type TreeFile } from './sandbox.js';
+export { connectDocker, dockerAvailable, dockerLocation, reachDocker, type DockerReach } from './dockerClient.js';
 export { DockerSandbox } from './dockerSandbox.js';
 export { LocalSandbox } from './localSandbox.js';
 export { openSandbox, chooseBackend, sandboxSpecForTask, normaliseMounts, type TaskSandboxOptions } from './openSandbox.js';
 export { patchPaths, unsafePathReason } from './patchPaths.js';
 export { shellQuote } from './commandScript.js';
 export { ownerLabels, listContainers, reapContainers, processAlive, type ReapOptions, type ReapResult } from './containers.js';
-export { prepullImages, type PrepullOptions } from './prepull.js';
-export { isBuildOnlyImageName } from './imageNames.js';
+export { prepullImages, type PrepullEvent, type PrepullOptions } from './prepull.js';
+export { buildImages } from './images/index.js';
+export { ContainerService, daemonHint, type ContainerBackend, type ContainerServiceOptions } from './containerService.js';
+export { ContainerEventFollower, eventReason, type FollowerClock, type FollowerOptions, type OpenEvents, type EventStream } from './containerEvents.js';

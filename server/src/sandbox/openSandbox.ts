@@ -1,13 +1,14 @@
 /**
  * Opening a sandbox for a task: turning the task's `sandbox` block into a `SandboxSpec`, and
  * choosing the backend (`auto` means docker when a daemon answers and the task has an image,
- * else a local working copy when the task names one).
+ * else a local working copy when the task names one), as a value that says why.
  */
 import { isAbsolute, resolve } from 'node:path';
+import type { BackendChoice, BackendFallback } from '../protocol/backendChoice.js';
 import { legacyDockerBackends, sandboxSpecSchema, type MountSpec, type SandboxBackendName, type SandboxLimits, type SandboxSpec } from '../protocol/sandbox.js';
-// Only the task's type: the sandbox folder depends on protocol/ alone at run time (DESIGN §1).
+// Only the task's type: the sandbox folder depends on protocol/ alone at run time (ARCHITECTURE.md §2).
 import type { TaskEntry } from '../tasks/index.js';
-import { connectDocker } from './dockerClient.js';
+import { reachDocker } from './dockerClient.js';
 import { DockerSandbox } from './dockerSandbox.js';
 import { LocalSandbox } from './localSandbox.js';
 import { SandboxError, type Sandbox } from './sandbox.js';
@@ -18,8 +19,9 @@ export interface TaskSandboxOptions {
   /** Overrides the task's own backend (the `--backend` flag). */
   backend?: SandboxBackendName;
   limits?: Partial<SandboxLimits>;
-  commandTimeoutMs?: number;
-  outputLimitBytes?: number;
+  /** From the config's `sandbox` section (launch/sandboxOptions.ts), which declares the defaults. */
+  commandTimeoutMs: number;
+  outputLimitBytes: number;
   /** Folder that relative `local_repo` and mount paths resolve against (the dataset file's folder). */
   baseDir?: string;
 }
@@ -37,7 +39,7 @@ export function normaliseMounts(mounts: TaskMounts, baseDir: string): MountSpec[
   });
 }
 
-export function sandboxSpecForTask(task: TaskEntry, options: TaskSandboxOptions = {}): SandboxSpec {
+export function sandboxSpecForTask(task: TaskEntry, options: TaskSandboxOptions): SandboxSpec {
   const box = task.sandbox;
   const baseDir = options.baseDir ?? process.cwd();
   const own = legacyDockerBackends.has(box.backend) ? 'docker' : (box.backend as SandboxBackendName);
@@ -52,40 +54,41 @@ export function sandboxSpecForTask(task: TaskEntry, options: TaskSandboxOptions 
     run: options.run ?? 'adhoc',
     task: task.task_id,
     limits: options.limits ?? {},
-    ...(options.commandTimeoutMs === undefined ? {} : { commandTimeoutMs: options.commandTimeoutMs }),
-    ...(options.outputLimitBytes === undefined ? {} : { outputLimitBytes: options.outputLimitBytes }),
+    commandTimeoutMs: options.commandTimeoutMs,
+    outputLimitBytes: options.outputLimitBytes,
   });
 }
 
 /**
- * Which backend a spec will use. `auto` means docker when the daemon answers and has the task's
- * image; otherwise the local working copy when the task names one; otherwise docker's own error.
+ * Which backend a spec will use, and why. `auto` means docker when the daemon answers and has the
+ * task's image; otherwise the local working copy when the task names one, with the reason it fell
+ * back; otherwise docker, whose own error then says what is missing.
  */
-export async function chooseBackend(spec: SandboxSpec): Promise<'docker' | 'local'> {
-  if (spec.backend === 'docker' || spec.backend === 'local') return spec.backend;
+export async function chooseBackend(spec: SandboxSpec): Promise<BackendChoice> {
+  if (spec.backend === 'docker' || spec.backend === 'local') return { requested: spec.backend, backend: spec.backend };
   if (!spec.image && !spec.localRepo) {
     throw new SandboxError(`Task ${spec.task} has neither a docker_image nor a local_repo: give it one of them so a sandbox can be made.`, 'no-source');
   }
-  if (!spec.image) return 'local';
-  let docker;
-  try {
-    ({ docker } = await connectDocker({ timeoutMs: 3_000 }));
-  } catch (error) {
-    if (spec.localRepo) return 'local';
-    throw error;
-  }
+  const local = (fallback: BackendFallback): BackendChoice => ({ requested: 'auto', backend: 'local', fallback });
+  if (!spec.image) return local({ code: 'no-image', reason: `task ${spec.task} names no docker_image` });
+  const docker: BackendChoice = { requested: 'auto', backend: 'docker' };
+  const reached = await reachDocker({ timeoutMs: 3_000 });
+  if (!reached.ok) return spec.localRepo ? local({ code: 'daemon-unreachable', reason: `no Docker daemon at ${reached.where} (${reached.cause})` }) : docker;
   // A reachable daemon without the task's image cannot run it; the local copy can, if there is one.
   if (spec.localRepo) {
     try {
-      await docker.getImage(spec.image).inspect();
+      await reached.docker.getImage(spec.image).inspect();
     } catch {
-      return 'local';
+      return local({ code: 'image-missing', reason: `the Docker daemon at ${reached.where} has no image ${spec.image}` });
     }
   }
-  return 'docker';
+  return docker;
 }
 
+/** Opens the sandbox on the chosen backend; the sandbox carries the choice (`Sandbox.choice`). */
 export async function openSandbox(spec: SandboxSpec): Promise<Sandbox> {
-  const backend = await chooseBackend(spec);
-  return backend === 'docker' ? DockerSandbox.open(spec) : LocalSandbox.open(spec);
+  const choice = await chooseBackend(spec);
+  const sandbox: Sandbox = choice.backend === 'docker' ? await DockerSandbox.open(spec) : await LocalSandbox.open(spec);
+  // The choice is set here, not by the backends, because only this function knows what was asked for.
+  return Object.assign(sandbox, { choice });
 }

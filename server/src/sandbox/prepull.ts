@@ -7,8 +7,8 @@
 import type Docker from 'dockerode';
 import type { PrepullResult } from '../protocol/images.js';
 import { connectDocker } from './dockerClient.js';
-import { isBuildOnlyImageName } from './imageNames.js';
-import { errorMessage } from './images/imageError.js';
+import { isBuildOnlyImageName } from '../tasks/index.js';
+import { dockerErrorMessage } from './images/imageError.js';
 
 export interface PrepullOptions {
   /** Pulls at once (default 4); the daemon downloads layers in parallel within each pull too. */
@@ -113,7 +113,7 @@ async function prepullOne(docker: Docker | undefined, image: string, settings: S
       await pullOnce(docker, reference, settings.timeoutMs);
       return { image, status: 'pulled', attempts: attempt, durationMs: elapsed() };
     } catch (error) {
-      lastError = errorMessage(error);
+      lastError = dockerErrorMessage(error);
     }
     if (attempt < attempts) {
       settings.onEvent({ kind: 'retry', image, attempt, error: lastError, delayMs: settings.delayMs });

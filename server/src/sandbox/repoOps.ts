@@ -19,8 +19,9 @@ export interface RepoHost {
 // Diffs and patches can be large; they must not be cut by the per-command output limit.
 const bigOutput = 256 * 1024 * 1024;
 
+/** Git runs under the sandbox's own command limit (`sandbox.command_timeout`), like every command. */
 async function git(host: RepoHost, args: readonly string[], options: ExecOptions = {}): Promise<ExecResult> {
-  return host.exec(['git', '-c', 'core.quotePath=false', ...args], { timeoutMs: 120_000, ...options });
+  return host.exec(['git', '-c', 'core.quotePath=false', ...args], options);
 }
 
 function failure(what: string, command: Command, result: ExecResult): SandboxError {

@@ -3,6 +3,7 @@
  * implement it (`dockerSandbox.ts`, `localSandbox.ts`); everything above this folder (testing,
  * graph, env, rollouts) talks to this interface only.
  */
+import type { BackendChoice } from '../protocol/backendChoice.js';
 import type { ExecResult, PatchResult, SandboxSpec } from '../protocol/sandbox.js';
 
 /** A chunk of output as it arrives, for callers that show progress. */
@@ -43,6 +44,8 @@ export interface ReadTreeOptions {
 
 export interface Sandbox {
   readonly backend: 'docker' | 'local';
+  /** How `openSandbox` chose the backend (and why `auto` fell back); absent when a backend was opened directly. */
+  readonly choice?: BackendChoice;
   /** The container id (docker) or the working copy's path (local). */
   readonly id: string;
   readonly spec: SandboxSpec;
@@ -84,4 +87,9 @@ export class SandboxError extends Error {
     super(message);
     this.name = 'SandboxError';
   }
+}
+
+/** A sandbox's backend choice; one opened without `openSandbox` (a test, the image builder) ran where it was asked to. */
+export function backendChoiceOf(sandbox: Sandbox): BackendChoice {
+  return sandbox.choice ?? { requested: sandbox.backend, backend: sandbox.backend };
 }

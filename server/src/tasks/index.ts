@@ -1,9 +1,15 @@
-/** The task entry: its schema, normalisation of older shapes, and JSONL validation. */
+/** The task entry: its schema, normalisation of older shapes, JSONL validation, and the rules for its image name and gold test lists. */
 export { taskEntrySchema, taskEntryJsonSchema, sandboxBackends, legacyDockerBackends, type TaskEntry, type TaskEntryInput } from './schema.js';
 export { normalizeTask, legacyToCanonical, isLegacyShape, legacyDefaultWorkdir, type Normalized } from './normalize.js';
 export { validateLine, maxFindingsPerLine, type LineFinding, type LineResult, type LineOptions, type RelatedLine } from './lineValidator.js';
 export { validateJsonl, splitLines, DatasetCheck, type JsonlFinding, type JsonlReport, type JsonlSummary, type JsonlOptions } from './jsonl.js';
 export { validateJsonlFile, maxLineBytes, type FileOptions } from './jsonlFile.js';
-export { applyEdit, applyEdits } from './applyEdits.js';
+export { applyJsonEdit, applyJsonEdits } from './jsonEdits.js';
 export { swebenchWorkdir } from './semanticChecks.js';
 export { loadTasks, type LoadedTask, type LoadedTasks } from './loadTasks.js';
+export { isBuildOnlyImageName } from './imageNames.js';
+export { decodeTestList, type TestListResult } from './testLists.js';
+export { findSyntaxError, locate } from './jsonScanner.js';
+export { schemaErrors } from './taskValidator.js';
+export { emptyDatasetFinding, sampleNotText, textNotText } from './textCheck.js';
+export { indexTaskFile, TaskIndexCache, type IndexedTask, type TaskFileIndex, type TaskPage } from './taskIndex.js';

@@ -6,6 +6,7 @@
  */
 import { finding } from '../protocol/index.js';
 import { locate } from './jsonScanner.js';
+import { emptyDatasetFinding, textNotText } from './textCheck.js';
 import { validateLine, type LineFinding, type LineOptions, type LineResult, type RelatedLine } from './lineValidator.js';
 
 /** A finding on a given line (0-based) of the document. */
@@ -56,6 +57,8 @@ function idSpan(text: string): { start: number; end: number } {
 export class DatasetCheck {
   private readonly firstLine = new Map<string, number>();
   private counts = { lines: 0, tasks: 0, errors: 0, warnings: 0, infos: 0, hints: 0 };
+  /** Whether any line had something on it; a file without one gets `jsonl/empty` from `finish`. */
+  private content = false;
 
   /**
    * @param textOf gives a line's text when the caller still holds it, so that related locations
@@ -66,6 +69,7 @@ export class DatasetCheck {
   /** Adds one line's result; returns the line's findings, the cross-line ones included. */
   add(line: number, text: string, result: LineResult): JsonlFinding[] {
     this.counts.lines = Math.max(this.counts.lines, line + 1);
+    if (result.kind !== 'blank') this.content = true;
     const out: JsonlFinding[] = result.findings.map((f) => ({ ...f, line }));
     let hasError = result.hasError;
     if (result.taskId !== undefined) {
@@ -110,8 +114,17 @@ export class DatasetCheck {
   /** Records a finding about a line that was not validated (a line too long to read). */
   addUnread(f: JsonlFinding): JsonlFinding {
     this.counts.lines = Math.max(this.counts.lines, f.line + 1);
+    this.content = true;
     this.count(f.severity);
     return f;
+  }
+
+  /** The findings about the document as a whole, once every line is added: `jsonl/empty` when no line had content. */
+  finish(): JsonlFinding[] {
+    if (this.content) return [];
+    const empty = emptyDatasetFinding();
+    this.count(empty.severity);
+    return [empty];
   }
 
   summary(): JsonlSummary {
@@ -121,6 +134,11 @@ export class DatasetCheck {
 
 /** Validates a whole document held in memory. */
 export function validateJsonl(text: string, options: JsonlOptions & LineOptions = {}): JsonlReport {
+  const notText = textNotText(text);
+  if (notText !== undefined) {
+    const check = new DatasetCheck();
+    return { findings: [check.addUnread(notText)], summary: check.summary() };
+  }
   const lines = splitLines(text);
   const check = new DatasetCheck((i) => lines[i]);
   const max = options.maxFindings ?? Number.POSITIVE_INFINITY;
@@ -130,5 +148,6 @@ export function validateJsonl(text: string, options: JsonlOptions & LineOptions 
     const lineFindings = check.add(i, line, validateLine(line, options));
     for (const f of lineFindings) if (findings.length < max) findings.push(f);
   }
+  for (const f of check.finish()) if (findings.length < max) findings.push(f);
   return { findings, summary: check.summary() };
 }

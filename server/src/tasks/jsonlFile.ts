@@ -9,6 +9,7 @@ import { isUtf8 } from 'node:buffer';
 import { finding } from '../protocol/index.js';
 import { DatasetCheck, type JsonlFinding, type JsonlOptions, type JsonlReport } from './jsonl.js';
 import { validateLine } from './lineValidator.js';
+import { sampleNotText } from './textCheck.js';
 
 /** Lines longer than this are reported and skipped so that a file without line breaks cannot fill memory. */
 export const maxLineBytes = 64 * 1024 * 1024;
@@ -39,18 +40,22 @@ function joined(pieces: readonly Buffer[]): Buffer {
   return pieces.length === 1 && only !== undefined ? only : Buffer.concat(pieces);
 }
 
-/** Validates the file at `path`; rejects when it cannot be read. */
-export async function validateJsonlFile(path: string, options: FileOptions = {}): Promise<JsonlReport> {
-  const limit = options.maxLineBytes ?? maxLineBytes;
-  const max = options.maxFindings ?? Number.POSITIVE_INFINITY;
-  const check = new DatasetCheck();
-  const findings: JsonlFinding[] = [];
-  const emit = (fs: readonly JsonlFinding[]) => {
-    for (const f of fs) {
-      options.onFinding?.(f);
-      if (findings.length < max) findings.push(f);
-    }
-  };
+/** What reading a file line by line hands its caller. */
+export interface LineVisitor {
+  /** A line (zero-based), without its line break and a trailing carriage return. */
+  readonly line: (line: number, text: string, validUtf8: boolean) => void;
+  /** A line longer than the limit, skipped without being held in memory. */
+  readonly tooLong: (line: number) => void;
+}
+
+export type LinesRead = { readonly kind: 'read' } | { readonly kind: 'not-text'; readonly reason: NonNullable<ReturnType<typeof sampleNotText>> };
+
+/**
+ * Streams `path` line by line; memory is bounded by the longest line up to `limit` bytes. A file
+ * whose first bytes are not text is not split at all (its lines would be noise; textCheck.ts).
+ * Rejects when it cannot be read. The file validator and the Tasks view's index both read through it.
+ */
+export async function readFileLines(path: string, limit: number, visit: LineVisitor): Promise<LinesRead> {
   let pending: Buffer[] = [];
   let pendingBytes = 0;
   let skipping = false;
@@ -60,11 +65,20 @@ export async function validateJsonlFile(path: string, options: FileOptions = {})
     if (end > 0 && bytes[end - 1] === 0x0d) end--;
     const raw = bytes.subarray(0, end);
     const text = raw.toString('utf8');
-    const validUtf8 = !text.includes('\ufffd') || isUtf8(raw);
-    emit(check.add(line, text, validateLine(text, { validUtf8 })));
+    visit.line(line, text, !text.includes('\ufffd') || isUtf8(raw));
   };
-  for await (const chunk of createReadStream(path, { highWaterMark: 1024 * 1024 })) {
+  const stream = createReadStream(path, { highWaterMark: 1024 * 1024 });
+  let first = true;
+  for await (const chunk of stream) {
     const buf = chunk as Buffer;
+    if (first) {
+      first = false;
+      const notText = sampleNotText(buf);
+      if (notText !== undefined) {
+        stream.destroy();
+        return { kind: 'not-text', reason: notText };
+      }
+    }
     let from = 0;
     for (let nl = buf.indexOf(0x0a, from); nl >= 0 || from < buf.length; nl = buf.indexOf(0x0a, from)) {
       const end = nl >= 0 ? nl : buf.length;
@@ -74,7 +88,7 @@ export async function validateJsonlFile(path: string, options: FileOptions = {})
         if (pendingBytes > limit) {
           skipping = true;
           pending = [];
-          emit([check.addUnread(tooLong(line, limit))]);
+          visit.tooLong(line);
         }
       }
       if (nl < 0) break;
@@ -87,5 +101,30 @@ export async function validateJsonlFile(path: string, options: FileOptions = {})
     }
   }
   if (pendingBytes > 0 && !skipping) finishLine(joined(pending));
+  return { kind: 'read' };
+}
+
+/** Validates the file at `path`; rejects when it cannot be read. */
+export async function validateJsonlFile(path: string, options: FileOptions = {}): Promise<JsonlReport> {
+  const limit = options.maxLineBytes ?? maxLineBytes;
+  const max = options.maxFindings ?? Number.POSITIVE_INFINITY;
+  const check = new DatasetCheck();
+  const findings: JsonlFinding[] = [];
+  const emit = (fs: readonly JsonlFinding[]) => {
+    for (const f of fs) {
+      options.onFinding?.(f);
+      if (findings.length < max) findings.push(f);
+    }
+  };
+  const read = await readFileLines(path, limit, {
+    line: (line, text, validUtf8) => emit(check.add(line, text, validateLine(text, { validUtf8 }))),
+    tooLong: (line) => emit([check.addUnread(tooLong(line, limit))]),
+  });
+  if (read.kind === 'not-text') {
+    // A file that is not text gets one finding; its lines would be noise (textCheck.ts).
+    emit([check.addUnread(read.reason)]);
+    return { findings, summary: check.summary() };
+  }
+  emit(check.finish());
   return { findings, summary: check.summary() };
 }

@@ -7,11 +7,13 @@
  */
 import { finding, type Finding } from '../protocol/index.js';
 import { descend, findSyntaxError, locate, skipValue, type Descent, type Span } from './jsonScanner.js';
-import { applyEdits } from './applyEdits.js';
+import { applyJsonEdits } from './jsonEdits.js';
 import { normalizeTask } from './normalize.js';
 import { schemaFindings } from './schemaFindings.js';
 import { semanticFindings } from './semanticChecks.js';
 import { isValidTask, schemaErrors } from './taskValidator.js';
+import { isRecord } from '../util/isRecord.js';
+import { errorMessage } from '../util/errors.js';
 
 /** A place on another line that a finding refers to (the first use of a duplicated id). */
 export interface RelatedLine {
@@ -127,7 +129,7 @@ function result(kind: LineResult['kind'], findings: readonly LineFinding[], task
 }
 
 function syntaxResult(text: string, offset: number, error: unknown, badByte: number): LineResult {
-  const problem = findSyntaxError(text) ?? { offset: 0, message: error instanceof Error ? error.message : String(error) };
+  const problem = findSyntaxError(text) ?? { offset: 0, message: errorMessage(error) };
   // An error at the end of the line (a missing bracket) gets an empty range there.
   const start = Math.min(problem.offset, text.length);
   const end = Math.min(start + 1, text.length);
@@ -163,10 +165,9 @@ export function validateLine(line: string, options: LineOptions = {}): LineResul
   const findings = [...normalized.findings, ...rebased];
   const placed = place(text, offset, findings);
   if (badByte >= 0) placed.push(encodingFinding(text, badByte, offset));
-  const isObject = typeof normalized.value === 'object' && normalized.value !== null && !Array.isArray(normalized.value);
-  return result(isObject ? 'entry' : 'invalid', placed, taskIdOf(normalized.value));
+  return result(isRecord(normalized.value) ? 'entry' : 'invalid', placed, taskIdOf(normalized.value));
 }
 
 function rebaseFixes(f: Finding, normalizedValue: unknown): Finding {
-  return { ...f, fixes: f.fixes.map((fix) => ({ ...fix, edits: [{ op: 'replaceRoot', value: applyEdits(normalizedValue, fix.edits) }] })) };
+  return { ...f, fixes: f.fixes.map((fix) => ({ ...fix, edits: [{ op: 'replaceRoot', value: applyJsonEdits(normalizedValue, fix.edits) }] })) };
 }

@@ -2,26 +2,26 @@
  * Turns the shapes older datasets use into the canonical task entry, reporting each change as a
  * finding with a fix that makes the change in the file:
  *
- * - `issue.failure_frame.func` and `.line` are aliases of `function` and `lineno` (spec L.14),
- *   and `repo_operation_limit` is an alias of `repo_op_limit` (spec G.1);
- * - the flat legacy row of seed 001 (`docker_image` at the top plus `instance{mounts, commands,
- *   env}`) becomes a nested `sandbox`. No code of the original read `instance`, so such rows never
- *   ran; we read them the way the seed describes them and offer to rewrite the line.
+ * - `issue.failure_frame.func` and `.line` are aliases of `function` and `lineno` (defect L.14 in
+ *   docs/original-system.md#l-defects), and `repo_operation_limit` is an alias of `repo_op_limit`
+ *   (docs/original-system.md#g1-task-entry);
+ * - the flat legacy row of the seed documents (`docker_image` at the top plus `instance{mounts,
+ *   commands, env}`, docs/original-system.md#g7-legacy-rows) becomes a nested `sandbox`. No code of
+ *   the original read `instance`, so such rows never ran; we read them the way the seed documents
+ *   describe them and offer to rewrite the line.
  */
 import { finding, type Finding, type KeyPath } from '../protocol/index.js';
 import { mountStringPattern } from './schema.js';
+import { isRecord } from '../util/isRecord.js';
+import { formatKeyPath, getAt, withValueAt } from '../util/keyPath.js';
 
 export interface Normalized {
   readonly value: unknown;
   readonly findings: readonly Finding[];
 }
 
-/** Where a legacy row's repository is when it says nothing else: seed 000's `row.get("workdir", "/repo")`. */
+/** Where a legacy row's repository is when it says nothing else: the seed documents' `row.get("workdir", "/repo")` (docs/original-system.md#g7-legacy-rows). */
 export const legacyDefaultWorkdir = '/repo';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Keeps the original key order while renaming, so a rewritten line reads like the old one. */
 function renamed(object: Record<string, unknown>, from: string, to: string): Record<string, unknown> {
@@ -45,30 +45,13 @@ const aliases: readonly Alias[] = [
   { parent: [], alias: 'repo_operation_limit', canonical: 'repo_op_limit' },
 ];
 
-function getAt(root: unknown, path: KeyPath): unknown {
-  let node = root;
-  for (const segment of path) {
-    if (!isRecord(node)) return undefined;
-    node = node[segment];
-  }
-  return node;
-}
-
-/** Returns `root` with the object at `path` replaced (copying its ancestors). */
-function setAt(root: Record<string, unknown>, path: KeyPath, object: Record<string, unknown>): Record<string, unknown> {
-  const [head, ...rest] = path;
-  if (head === undefined) return object;
-  const child = root[head];
-  return { ...root, [head]: rest.length === 0 || !isRecord(child) ? object : setAt(child, rest, object) };
-}
-
 function normalizeAliases(row: Record<string, unknown>, findings: Finding[]): Record<string, unknown> {
   let out = row;
   for (const { parent, alias, canonical } of aliases) {
     const object = getAt(out, parent);
     if (!isRecord(object) || !(alias in object)) continue;
     const path = [...parent, alias];
-    const dotted = path.join('.');
+    const dotted = formatKeyPath(path);
     if (canonical in object) {
       findings.push(
         finding({
@@ -82,7 +65,7 @@ function normalizeAliases(row: Record<string, unknown>, findings: Finding[]): Re
       );
       const rest = { ...object };
       delete rest[alias];
-      out = setAt(out, parent, rest);
+      out = withValueAt(out, parent, rest);
       continue;
     }
     findings.push(
@@ -95,7 +78,7 @@ function normalizeAliases(row: Record<string, unknown>, findings: Finding[]): Re
         fixes: [{ title: `Rename \`${alias}\` to \`${canonical}\``, preferred: true, edits: [{ op: 'rename', path, newKey: canonical }] }],
       }),
     );
-    out = setAt(out, parent, renamed(object, alias, canonical));
+    out = withValueAt(out, parent, renamed(object, alias, canonical));
   }
   return out;
 }

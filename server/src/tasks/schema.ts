@@ -1,5 +1,5 @@
 /**
- * The task entry: one line of a dataset JSONL file, in the canonical nested shape (spec G.1, with
+ * The task entry: one line of a dataset JSONL file, in the canonical nested shape (docs/original-system.md#g1-task-entry, with
  * the sandbox of F.1). This file is the single source of truth: `npm run schemas` writes
  * `schemas/task.schema.json` from `taskEntryJsonSchema()`, and the JSONL validator compiles that
  * JSON Schema with ajv. Objects are strict so that the emitted schema says

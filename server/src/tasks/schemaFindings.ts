@@ -9,12 +9,10 @@ import type { ErrorObject } from 'ajv';
 import { finding, type Finding, type Fix, type KeyPath } from '../protocol/index.js';
 import { closest as closestMatch } from '../util/closest.js';
 import { taskJsonSchema } from './taskValidator.js';
+import { isRecord } from '../util/isRecord.js';
+import { formatKeyPath, getAt } from '../util/keyPath.js';
 
 type SchemaNode = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function pointerSegments(pointer: string): string[] {
   return pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
@@ -46,23 +44,6 @@ function keyPathOf(value: unknown, pointer: string): KeyPath {
     }
   }
   return path;
-}
-
-function valueAt(value: unknown, path: KeyPath): unknown {
-  let node = value;
-  for (const segment of path) {
-    if (Array.isArray(node)) node = (node as unknown[])[Number(segment)];
-    else if (isRecord(node)) node = node[String(segment)];
-    else return undefined;
-  }
-  return node;
-}
-
-/** `sandbox.mounts[0].mode`: the way a person would name the field. */
-export function fieldName(path: KeyPath): string {
-  let out = '';
-  for (const segment of path) out += typeof segment === 'number' ? `[${segment}]` : out === '' ? segment : `.${segment}`;
-  return out === '' ? 'the line' : out;
 }
 
 function jsonType(value: unknown): string {
@@ -112,7 +93,7 @@ function resolveUnions(errors: readonly ErrorObject[], value: unknown): ErrorObj
     if (dropped.has(union)) continue;
     const branches = schemaAt(union.schemaPath, 1)?.[union.keyword];
     if (!Array.isArray(branches)) continue;
-    const data = valueAt(value, keyPathOf(value, union.instancePath));
+    const data = getAt(value, keyPathOf(value, union.instancePath));
     const inBranch = (i: number) => errors.filter((e) => e.schemaPath.startsWith(`${union.schemaPath}/${i}/`) && !dropped.has(e));
     const fitting = branches.map((b, i) => ({ i, fits: isRecord(b) && typeFits(b['type'], data), count: inBranch(i).length })).filter((b) => b.fits);
     const best = fitting.sort((a, b) => a.count - b.count)[0];
@@ -140,7 +121,7 @@ function unknownKeyFinding(error: ErrorObject, value: unknown): Finding {
   const key = String(error.params['additionalProperty']);
   const path = [...parent, key];
   const known = propertiesOf(schemaAt(error.schemaPath, 1));
-  const parentValue = valueAt(value, parent);
+  const parentValue = getAt(value, parent);
   const suggestion = closestMatch(key, known);
   const fixes: Fix[] = [];
   let hint = '';
@@ -150,13 +131,13 @@ function unknownKeyFinding(error: ErrorObject, value: unknown): Finding {
     if (!taken) fixes.push({ title: `Rename \`${key}\` to \`${suggestion}\``, preferred: true, edits: [{ op: 'rename', path, newKey: suggestion }] });
   } else {
     // A key written one level too high or too low (`workdir` next to `sandbox`) is a common slip.
-    const home = knownObjects.find((o) => fieldName(o.path) !== fieldName(parent) && propertiesOf(schemaAt(o.schemaPath)).includes(key));
-    const homeValue = home === undefined ? undefined : valueAt(value, home.path);
+    const home = knownObjects.find((o) => formatKeyPath(o.path) !== formatKeyPath(parent) && propertiesOf(schemaAt(o.schemaPath)).includes(key));
+    const homeValue = home === undefined ? undefined : getAt(value, home.path);
     if (home !== undefined && (home.path.length === 0 || isRecord(homeValue))) {
       const target = [...home.path, key];
-      hint = ` It belongs in \`${home.path.length === 0 ? 'the top level' : fieldName(home.path)}\`: did you mean \`${fieldName(target)}\`?`;
+      hint = ` It belongs in \`${home.path.length === 0 ? 'the top level' : formatKeyPath(home.path)}\`: did you mean \`${formatKeyPath(target)}\`?`;
       if (!(isRecord(homeValue) && key in homeValue)) {
-        fixes.push({ title: `Move \`${key}\` to \`${fieldName(target)}\``, preferred: true, edits: [{ op: 'remove', path }, { op: 'set', path: target, value: valueAt(value, path) }] });
+        fixes.push({ title: `Move \`${key}\` to \`${formatKeyPath(target)}\``, preferred: true, edits: [{ op: 'remove', path }, { op: 'set', path: target, value: getAt(value, path) }] });
       }
     }
   }
@@ -164,7 +145,7 @@ function unknownKeyFinding(error: ErrorObject, value: unknown): Finding {
   return finding({
     code: 'task/unknown-key',
     severity: 'warning',
-    message: `Unknown key \`${fieldName(path)}\`; it is ignored.${hint}`,
+    message: `Unknown key \`${formatKeyPath(path)}\`; it is ignored.${hint}`,
     path,
     target: 'key',
     fixes,
@@ -178,7 +159,7 @@ function missingFinding(error: ErrorObject, value: unknown): Finding {
   const properties = node?.['properties'];
   const fieldSchema = isRecord(properties) && isRecord(properties[missing]) ? properties[missing] : undefined;
   const fixes: Fix[] = [];
-  const parentValue = valueAt(value, parent);
+  const parentValue = getAt(value, parent);
   let hint = '';
   if (missing === 'task_id' && isRecord(parentValue)) {
     // Raw SWE-bench and R2E rows name their id differently; the converters use these in this order.
@@ -191,7 +172,7 @@ function missingFinding(error: ErrorObject, value: unknown): Finding {
   return finding({
     code: 'task/schema',
     severity: 'error',
-    message: `Missing required field \`${fieldName([...parent, missing])}\`.${described(fieldSchema)}${hint}`,
+    message: `Missing required field \`${formatKeyPath([...parent, missing])}\`.${described(fieldSchema)}${hint}`,
     path: [...parent, missing],
     target: 'key',
     fixes,
@@ -251,14 +232,14 @@ export function schemaFindings(errors: readonly ErrorObject[], value: unknown): 
     else if (error.keyword === 'required') out.push(missingFinding(error, value));
     else {
       const path = keyPathOf(value, error.instancePath);
-      const data = valueAt(value, path);
+      const data = getAt(value, path);
       const node = schemaAt(error.schemaPath, 1);
       const message = valueMessage(error, data, node);
       out.push(
         finding({
           code: 'task/schema',
           severity: 'error',
-          message: `${path.length === 0 ? 'The line' : `\`${fieldName(path)}\``} ${message}.${described(node)}`,
+          message: `${path.length === 0 ? 'The line' : `\`${formatKeyPath(path)}\``} ${message}.${described(node)}`,
           path,
           fixes: fixesFor(error, path, data),
         }),

@@ -5,13 +5,10 @@
  */
 import type { Finding } from '../protocol/index.js';
 import { legacyDockerBackends } from './schema.js';
+import { isRecord } from '../util/isRecord.js';
 
 /** SWE-bench's evaluation images keep the repository in `/testbed` (their scripts `cd /testbed`). */
 export const swebenchWorkdir = '/testbed';
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function missingImage(): Finding {
   return {

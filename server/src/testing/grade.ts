@@ -1,6 +1,6 @@
 /**
  * SWE-bench grading (`swebench/harness/grading.py`, 5.x rules as described in
- * integration-contracts §5.2). A test passes when the log reports it PASSED or XFAIL. For
+ * docs/upstream-contracts.md#swe-bench-grading). A test passes when the log reports it PASSED or XFAIL. For
  * FAIL_TO_PASS everything else is a failure: missing from the log, FAILED, ERROR, SKIPPED or
  * XPASS. For PASS_TO_PASS a SKIPPED test counts as maintained, because the fix did not break it.
  * The instance is resolved when both lists pass in full; an empty list counts as passed.

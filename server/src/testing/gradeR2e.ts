@@ -1,6 +1,6 @@
 /**
  * R2E-Gym grading (`_calculate_reward_r2e` with `parse_log_pytest` from
- * `r2egym/repo_analysis/execution_log_parser.py`, integration-contracts §4.3). R2E keys a test by
+ * `r2egym/repo_analysis/execution_log_parser.py`, docs/upstream-contracts.md#r2e-gym-reward). R2E keys a test by
  * its node id without the file path, the remaining `::` parts joined with `.`
  * (`tests/test_x.py::TestA::test_b` → `TestA.test_b`), keeps only PASSED, FAILED and ERROR, and
  * parses nothing when the log has no "short test summary info". The reward is 1 exactly when the

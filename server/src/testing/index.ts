@@ -2,9 +2,8 @@
 export { parsePytestLog, splitNodeId } from './parsePytest.js';
 export { parseUnittestLog, unittestStatus } from './parseUnittest.js';
 export { cleanLine, logLines, type ParsedTestLog } from './logText.js';
-export { decodeTestList, type TestListResult } from './testLists.js';
 export { lookupStatus, djangoAlias } from './lookup.js';
 export { gradeTests, gradeInstance, swebenchReport, resolutionStatus, type GoldTests, type InstanceOutcome } from './grade.js';
 export { gradeR2e, r2eKey, toR2eStatuses, decodeExpectedOutput, type ExpectedOutputResult } from './gradeR2e.js';
 export { extractTestOutput, type TestOutputResult } from './swebenchLog.js';
-export { runTaskTests, writeInstanceReport, parseTestOutput, gradeTask, gradePassed, defaultTestCommand, type RunTestsOptions, type TestRun } from './runTests.js';
+export { runTaskTests, parseTestOutput, gradeTask, gradePassed, defaultTestCommand, type RunTestsOptions, type TestRun } from './runTests.js';

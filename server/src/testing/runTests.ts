@@ -1,32 +1,29 @@
 /**
- * Runs a task's tests in its sandbox, parses the output test by test, grades it, and records the
- * run: the raw log, one line in `<run dir>/test_runs.jsonl` (append-only), and for SWE-bench-style
- * tasks `report.json` in SWE-bench's per-instance shape (written atomically).
+ * Runs a task's tests in its sandbox, parses the output test by test and grades it. It returns the
+ * record and the output and writes nothing: the caller records the run where it keeps its files
+ * (`recordTestRun` in runs/testRuns.ts for a run directory).
  */
-import { appendFile, mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import type { InstanceReport, TestGrade, TestRunRecord, TestStatus } from '../protocol/testReport.js';
+import type { TestGrade, TestRunRecord, TestStatus } from '../protocol/testReport.js';
 import { testStatuses } from '../protocol/testReport.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { TaskEntry } from '../tasks/index.js';
-import { writeFileAtomic } from '../util/atomicWrite.js';
 import { swebenchReport, resolutionStatus, gradeTests } from './grade.js';
 import { decodeExpectedOutput, gradeR2e } from './gradeR2e.js';
 import type { ParsedTestLog } from './logText.js';
 import { parsePytestLog } from './parsePytest.js';
 import { parseUnittestLog } from './parseUnittest.js';
 import { extractTestOutput } from './swebenchLog.js';
-import { decodeTestList } from './testLists.js';
+import { decodeTestList } from '../tasks/index.js';
+import { isoTimestamp } from '../util/time.js';
 
-/** pytest with `-rA`, so every test's outcome is in the summary (DESIGN §3.7). */
+/** pytest with `-rA`, so every test's outcome is in the summary (ARCHITECTURE.md §4.7). */
 export const defaultTestCommand = 'python -m pytest -rA';
 
 export interface RunTestsOptions {
   /** Overrides the task's `sandbox.test_command`. */
   command?: string;
-  timeoutMs?: number;
-  /** Where to record the run; nothing is written when absent. */
-  runDir?: string;
+  /** The config's `sandbox.test_timeout` (launch/sandboxOptions.ts declares nothing of its own). */
+  timeoutMs: number;
   /**
    * The patch being evaluated (SWE-bench's `model_patch`); null when the model produced none.
    * When absent, the sandbox's diff against its base commit is used.
@@ -92,19 +89,15 @@ function counts(tests: ReadonlyMap<string, TestStatus>): Record<TestStatus, numb
   return out;
 }
 
-function safeName(text: string): string {
-  return text.replace(/[^a-zA-Z0-9_.-]+/g, '_').slice(0, 80);
-}
-
-export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: RunTestsOptions = {}): Promise<TestRun> {
+export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: RunTestsOptions): Promise<TestRun> {
   const command = options.command ?? task.sandbox.test_command ?? defaultTestCommand;
-  const startedAt = new Date().toISOString();
+  const startedAt = isoTimestamp();
   // Test logs can be long (a whole Django suite); keep more than a normal command's output.
   // No bytecode is written: Python trusts a .pyc whose recorded source mtime (whole seconds) and
   // size match, so after two same-sized edits within one second (a repair's candidates, a reset)
   // the tests would run the earlier version's code.
   const result = await sandbox.exec(command, {
-    timeoutMs: options.timeoutMs ?? 1_800_000,
+    timeoutMs: options.timeoutMs,
     maxOutputBytes: 16 * 1024 * 1024,
     env: { PYTHONDONTWRITEBYTECODE: '1' },
   });
@@ -120,6 +113,7 @@ export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: R
     kind: 'test_run',
     task: task.task_id,
     backend: sandbox.backend,
+    ...(sandbox.choice?.fallback === undefined ? {} : { backendFallback: sandbox.choice.fallback }),
     command,
     startedAt,
     durationMs: Math.round(result.durationMs),
@@ -132,29 +126,5 @@ export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: R
     tests: Object.fromEntries(parsed.tests),
     grade,
   };
-  if (options.runDir !== undefined) await recordRun(options.runDir, record, output);
   return { record, parsed, output };
-}
-
-/** Writes the log, the report (SWE-bench grades) and appends the record; paths are run-relative. */
-async function recordRun(runDir: string, record: TestRunRecord, output: string): Promise<void> {
-  const stamp = record.startedAt.replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  const logPath = join('tests', `${safeName(record.task)}-${stamp}-${Math.random().toString(36).slice(2, 6)}.log`);
-  await mkdir(join(runDir, 'tests'), { recursive: true });
-  await writeFile(join(runDir, logPath), output);
-  record.logPath = logPath;
-  if (record.grade.kind === 'swebench') record.reportPath = await writeInstanceReport(runDir, record.task, record.grade.report);
-  await appendFile(join(runDir, 'test_runs.jsonl'), `${JSON.stringify(record)}\n`);
-}
-
-/**
- * Writes `<run dir>/reports/<task>/report.json` in SWE-bench's shape, atomically, and returns its
- * run-relative path. Also used when a patch did not apply, so that every evaluated instance has a
- * report, as SWE-bench leaves one.
- */
-export async function writeInstanceReport(runDir: string, taskId: string, report: InstanceReport): Promise<string> {
-  const reportPath = join('reports', safeName(taskId), 'report.json');
-  await mkdir(join(runDir, 'reports', safeName(taskId)), { recursive: true });
-  await writeFileAtomic(join(runDir, reportPath), `${JSON.stringify({ [taskId]: report }, null, 2)}\n`);
-  return reportPath;
 }

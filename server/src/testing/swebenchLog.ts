@@ -1,6 +1,6 @@
 /**
- * The part of a SWE-bench evaluation log that holds test output (`get_logs_eval`, §5.2 of the
- * integration contracts). `eval.sh` brackets the test command with `>>>>> Start Test Output` and
+ * The part of a SWE-bench evaluation log that holds test output (`get_logs_eval`; see
+ * docs/upstream-contracts.md#swe-bench-grading). `eval.sh` brackets the test command with `>>>>> Start Test Output` and
  * `>>>>> End Test Output`; the harness writes other `>>>>>` markers when something went wrong
  * before or around the tests, and such a log must not be graded.
  */

@@ -1,5 +1,5 @@
 /**
- * Verl's batch invariants (integration contracts §2.2): a step's prompts split into whole
+ * Verl's batch invariants (docs/upstream-contracts.md#verl-batch-invariants): a step's prompts split into whole
  * mini-batches, and a step's episodes (train_batch_size × rollout_n) split evenly across the GPUs,
  * which is FSDP's minimal batch. Fixes propose the nearest value that satisfies every batch rule.
  */

@@ -4,6 +4,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
+import { errorMessage } from '../../util/errors.js';
 
 /** Resolves a config path against the folder the config lives in (absolute paths stay as they are). */
 export function resolvePath(baseDir: string, value: string): string {
@@ -17,7 +18,7 @@ export async function existence(path: string): Promise<Existence> {
     const info = await stat(path);
     return { exists: true, isDirectory: info.isDirectory() };
   } catch (error) {
-    return { exists: false, reason: errorCode(error) === 'ENOENT' ? 'does not exist' : `cannot be read (${describe(error)})` };
+    return { exists: false, reason: errorCode(error) === 'ENOENT' ? 'does not exist' : `cannot be read (${errorMessage(error)})` };
   }
 }
 
@@ -32,19 +33,15 @@ export async function readJson(path: string): Promise<JsonRead> {
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    return errorCode(error) === 'ENOENT' ? { kind: 'missing' } : { kind: 'error', reason: describe(error) };
+    return errorCode(error) === 'ENOENT' ? { kind: 'missing' } : { kind: 'error', reason: errorMessage(error) };
   }
   try {
     return { kind: 'ok', value: JSON.parse(text) as unknown };
   } catch (error) {
-    return { kind: 'error', reason: `not valid JSON (${describe(error)})` };
+    return { kind: 'error', reason: `not valid JSON (${errorMessage(error)})` };
   }
 }
 
 function errorCode(error: unknown): unknown {
   return typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

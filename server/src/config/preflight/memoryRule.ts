@@ -24,8 +24,8 @@ import { related, setFix, type DiskRule } from './rule.js';
 type Role = 'planner' | 'cgm';
 
 /**
- * CGM's prompt limit is not part of the experiment schema; this is the seed's default
- * (`cgm.max_input_tokens`, spec H.5).
+ * CGM's prompt limit is not part of the experiment schema; this is the original's default
+ * (`cgm.max_input_tokens`, see docs/original-system.md#h5-runtime-defaults).
  */
 const CGM_INPUT_TOKENS = 8192;
 const MAX_MEMORY: KeyPath = ['backends', 'max_gpu_memory'];

@@ -1,7 +1,8 @@
 /**
  * Tensor parallelism, replicas and workflow concurrency against the GPUs a run has. Unlike the
- * seed (spec H.4 rule 2), planner and CGM may share GPUs (DESIGN §3.6): a single-GPU debug run
- * with both models on GPU 0 is reported as information, never rejected.
+ * original (rule 2 of docs/original-system.md#h4-preflight), planner and CGM may share GPUs
+ * (ARCHITECTURE.md §4.6): a single-GPU debug run with both models on GPU 0 is reported as
+ * information, never rejected.
  */
 import type { ExperimentConfig } from '../schema.js';
 import { finding, type Finding, type Fix, type KeyPath } from '../../protocol/index.js';

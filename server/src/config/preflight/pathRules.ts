@@ -13,7 +13,8 @@ import type { ExperimentConfig } from '../schema.js';
 import { finding, type Finding, type Fix, type KeyPath } from '../../protocol/index.js';
 import { existence, resolvePath } from './files.js';
 import { isLocal } from './gpus.js';
-import { dotted, setFix, type DiskRule } from './rule.js';
+import { setFix, type DiskRule } from './rule.js';
+import { formatKeyPath } from '../../util/keyPath.js';
 
 const HUB_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]*\/[A-Za-z0-9][A-Za-z0-9._-]*$/;
 
@@ -55,7 +56,7 @@ async function check(item: Checked, baseDir: string): Promise<Finding[]> {
       finding({
         code: 'preflight/model-not-local',
         severity: 'info',
-        message: `${dotted(item.path)} (${item.value}) is not a local folder, so it is treated as a Hugging Face model name and downloaded at launch; the GPU memory estimate is skipped. Download it into a folder to check it here.`,
+        message: `${formatKeyPath(item.path)} (${item.value}) is not a local folder, so it is treated as a Hugging Face model name and downloaded at launch; the GPU memory estimate is skipped. Download it into a folder to check it here.`,
         path: item.path,
       }),
     ];
@@ -66,7 +67,7 @@ async function check(item: Checked, baseDir: string): Promise<Finding[]> {
     finding({
       code: 'preflight/path-missing',
       severity: 'warning',
-      message: `${dotted(item.path)} points to ${resolved}, which ${found.reason}. ${
+      message: `${formatKeyPath(item.path)} points to ${resolved}, which ${found.reason}. ${
         item.isModel ? 'Download the model there or correct the path.' : 'Prepare the dataset (gp dataset prepare) or correct the path.'
       }`,
       path: item.path,

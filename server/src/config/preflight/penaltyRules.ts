@@ -1,10 +1,11 @@
 /**
- * Rewards have one sign convention (DESIGN §3.4): penalties are non-negative magnitudes that the
- * environment subtracts. The seed's YAMLs used negative values, which made failing pay more than
- * succeeding (spec L.7), so a negative penalty is an error with a fix that flips its sign.
+ * Rewards have one sign convention (ARCHITECTURE.md §4.4): penalties are non-negative magnitudes that the
+ * environment subtracts. The original's YAMLs used negative values, which made failing pay more than
+ * succeeding (docs/original-system.md#b4-rewards-and-termination), so a negative penalty is an error with a fix that flips its sign.
  */
 import { finding, type KeyPath } from '../../protocol/index.js';
-import { dotted, setFix, type Rule } from './rule.js';
+import { setFix, type Rule } from './rule.js';
+import { formatKeyPath } from '../../util/keyPath.js';
 
 const PENALTIES = ['failure_penalty', 'step_penalty', 'timeout_penalty'] as const;
 
@@ -20,9 +21,9 @@ export const negativePenaltyRule: Rule = {
         finding({
           code: 'preflight/negative-penalty',
           severity: 'error',
-          message: `${dotted(path)} is ${value}, but penalties are subtracted, so a negative value rewards failure. Write the magnitude: ${flipped}.`,
+          message: `${formatKeyPath(path)} is ${value}, but penalties are subtracted, so a negative value rewards failure. Write the magnitude: ${flipped}.`,
           path,
-          fixes: [setFix(`Flip the sign: set ${dotted(path)} to ${flipped}`, [[path, flipped]], true)],
+          fixes: [setFix(`Flip the sign: set ${formatKeyPath(path)} to ${flipped}`, [[path, flipped]], true)],
         }),
       ];
     });

@@ -1,6 +1,6 @@
 /**
  * Ray's scheduling budget must cover what the run asks of it: every trainer GPU and every planner
- * replica, and four CPUs per rollout worker (spec H.4 rules 6 and 7, and the train script's check).
+ * replica, and four CPUs per rollout worker (rules 6 and 7 of docs/original-system.md#h4-preflight, and the train script's check).
  */
 import type { ExperimentConfig } from '../schema.js';
 import { finding, type KeyPath } from '../../protocol/index.js';

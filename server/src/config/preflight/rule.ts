@@ -28,8 +28,3 @@ export function setFix(title: string, sets: ReadonlyArray<readonly [KeyPath, unk
 export function related(path: KeyPath, message: string): Related {
   return { path: [...path], message };
 }
-
-/** Writes a key path the way people write it in YAML (`env.failure_penalty`). */
-export function dotted(path: KeyPath): string {
-  return path.map(String).join('.');
-}

@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { imageLabels, imageTags } from '../../protocol/images.js';
 import { readAptMirror, type AptMirror } from './aptMirror.js';
 import { followProgress } from './dockerProgress.js';
-import { ImageBuildError, errorMessage } from './imageError.js';
+import { ImageBuildError, dockerErrorMessage } from './imageError.js';
 import { findExecutable, runCommand } from './runCommand.js';
 import { hashInputs, type HashInput } from './recipeHash.js';
 import { existingImage, removeReplaced, splitTag, type BuildOutcome } from './existingImage.js';
@@ -42,14 +42,14 @@ export async function loadBaseRecipe(dir: string): Promise<LoadedRecipe> {
     try {
       files.push({ name, content: await readFile(join(dir, name)) });
     } catch (error) {
-      throw new ImageBuildError(`Cannot read the base recipe ${join(dir, name)}: ${errorMessage(error)}`, 'recipe');
+      throw new ImageBuildError(`Cannot read the base recipe ${join(dir, name)}: ${dockerErrorMessage(error)}`, 'recipe');
     }
   }
   let json: unknown;
   try {
     json = JSON.parse(String(files[0]?.content ?? ''));
   } catch (error) {
-    throw new ImageBuildError(`${join(dir, 'recipe.json')} is not JSON: ${errorMessage(error)}`, 'recipe');
+    throw new ImageBuildError(`${join(dir, 'recipe.json')} is not JSON: ${dockerErrorMessage(error)}`, 'recipe');
   }
   const parsed = recipeSchema.safeParse(json);
   if (!parsed.success) {

@@ -1,3 +1,5 @@
+import { errorMessage } from '../../util/errors.js';
+
 /** Why an image build failed, with a message a person can act on. */
 export type ImageBuildErrorCode =
   | 'needs-root'
@@ -24,7 +26,7 @@ export class ImageBuildError extends Error {
 }
 
 /** The message of anything thrown, preferring the daemon's own explanation that docker-modem keeps in `json.message`. */
-export function errorMessage(error: unknown): string {
+export function dockerErrorMessage(error: unknown): string {
   if (typeof error === 'object' && error !== null) {
     const json = (error as { json?: unknown }).json;
     if (typeof json === 'object' && json !== null) {
@@ -32,5 +34,5 @@ export function errorMessage(error: unknown): string {
       if (typeof message === 'string' && message.length > 0) return message;
     }
   }
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }

@@ -13,7 +13,7 @@ import { SandboxError } from '../sandbox.js';
 import { buildBaseImage } from './baseImage.js';
 import { buildContextImage } from './contextImage.js';
 import type { BuildOutcome } from './existingImage.js';
-import { ImageBuildError, errorMessage } from './imageError.js';
+import { ImageBuildError, dockerErrorMessage } from './imageError.js';
 import { discoverSamples, sampleContextEntries, samplesFolderName, type SampleImage } from './sampleImages.js';
 
 export { parseDeb822Sources, parseOneLineSources, pickMirror, readAptMirror, type AptMirror, type AptSource } from './aptMirror.js';
@@ -97,7 +97,7 @@ export async function buildImages(options: BuildImagesOptions = {}): Promise<Ima
   try {
     docker = options.docker ?? (await connectDocker()).docker;
   } catch (error) {
-    return plan.map((p) => failed(p.name, errorMessage(error)));
+    return plan.map((p) => failed(p.name, dockerErrorMessage(error)));
   }
   const results: ImageBuildResult[] = [];
   for (const planned of plan) {
@@ -111,7 +111,7 @@ export async function buildImages(options: BuildImagesOptions = {}): Promise<Ima
       results.push({ name: planned.name, image: imageTag(planned.name), durationMs: Date.now() - started, ...outcome });
     } catch (error) {
       if (!(error instanceof ImageBuildError || error instanceof SandboxError || isDaemonError(error))) throw error;
-      results.push(failed(planned.name, errorMessage(error), Date.now() - started));
+      results.push(failed(planned.name, dockerErrorMessage(error), Date.now() - started));
     }
   }
   return results;

@@ -1,0 +1,55 @@
+/**
+ * This file mirrors the message names declared in `server/src/protocol/lsp.ts`.
+ *
+ * The extension keeps its own copy of these strings so that its bundle does not pull in zod
+ * through the server's schemas. `test/unit/extensionServerMessageNames.test.ts` fails when the two
+ * copies drift apart, so change both together.
+ */
+
+/** Client → server request: the effective config of an experiment YAML after merging defaults. */
+export const resolvedConfigRequest = 'graphPlanner/resolvedConfig';
+
+/** Client → server request: run every check (disk checks included) on one document now. */
+export const checkDocumentRequest = 'graphPlanner/checkDocument';
+
+/** Client → server request: what a launch of an experiment YAML would get, for the overview webview. */
+export const experimentOverviewRequest = 'graphPlanner/experimentOverview';
+
+/** Server → client notification: the server's health, shown in the status bar. */
+export const serverStatusNotification = 'graphPlanner/serverStatus';
+
+/** Server → client notification: a dataset file validated from disk (too large for the editor). */
+export const datasetSummaryNotification = 'graphPlanner/datasetSummary';
+
+// The workbench views and launching (server/src/protocol/runsView.ts, launch.ts, containersView.ts, tasksView.ts).
+
+/** Client → server request: every run under the run roots, newest first. */
+export const runsListRequest = 'graphPlanner/runs/list';
+/** Client → server request: start or stop watching the run roots. */
+export const runsWatchRequest = 'graphPlanner/runs/watch';
+/** Server → client notification: runs that appeared or changed, and folders that are gone. */
+export const runsChangedNotification = 'graphPlanner/runs/changed';
+/** Client → server request: the episodes of one run. */
+export const runEpisodesRequest = 'graphPlanner/runs/episodes';
+/** Client → server request: stop a run or delete its folder. */
+export const runActionRequest = 'graphPlanner/runs/action';
+/** Client → server request: the command line and preflight verdict of a launch. */
+export const launchPlanRequest = 'graphPlanner/launch/plan';
+/** Client → server request: start a launch as a detached gp process. */
+export const launchStartRequest = 'graphPlanner/launch/start';
+/** Client → server request: our containers and whether the daemon answered. */
+export const containersListRequest = 'graphPlanner/containers/list';
+/** Client → server request: start or stop following Docker's events. */
+export const containersWatchRequest = 'graphPlanner/containers/watch';
+/** Server → client notification: the container list changed, with why. */
+export const containersChangedNotification = 'graphPlanner/containers/changed';
+/** Client → server request: one action on one container. */
+export const containerActionRequest = 'graphPlanner/containers/action';
+/** Client → server request: remove every container whose owner is gone. */
+export const containersReapRequest = 'graphPlanner/containers/reap';
+/** Client → server request: the dataset files of the workspace with their task counts. */
+export const taskFilesRequest = 'graphPlanner/tasks/files';
+/** Client → server request: one page of a file's tasks. */
+export const taskPageRequest = 'graphPlanner/tasks/page';
+/** Server → client notification: dataset files or task outcomes changed. */
+export const tasksChangedNotification = 'graphPlanner/tasks/changed';

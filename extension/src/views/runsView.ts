@@ -1,0 +1,356 @@
+/**
+ * The Runs view: every run folder under the workspace's run roots with its state, progress and
+ * timing, and its episodes as children. The server discovers and watches the runs and pushes what
+ * changed while the view is visible (`runs/changed`); this module renders, and acts through the
+ * server (stop, delete), the launcher (resume, re-launch) and plain editor commands (open files).
+ */
+import * as vscode from 'vscode';
+import { viewCommands, viewIds } from '../contributions.js';
+import type { Ctx } from '../ctx.js';
+import { errorMessage } from '../errors.js';
+import { launch, onDidLaunch } from '../launchFlow.js';
+import { runAction, runEpisodes, runsChanged, runsList, runsWatch, type EpisodeSummary, type RunsChanged, type RunSummary } from '../serverMessages.js';
+import { describeEpisode, describeRun, durationOf } from './runsText.js';
+
+const tickMs = 5000;
+
+type Node = { readonly kind: 'run'; readonly dir: string } | { readonly kind: 'episode'; readonly dir: string; readonly episodeId: string } | { readonly kind: 'message'; readonly text: string };
+
+export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
+  private readonly runs = new Map<string, RunSummary>();
+  private readonly episodes = new Map<string, Map<string, EpisodeSummary>>();
+  private readonly runNodes = new Map<string, Node>();
+  private readonly episodeNodes = new Map<string, Node>();
+  private readonly changed = new vscode.EventEmitter<Node | undefined>();
+  readonly onDidChangeTreeData = this.changed.event;
+  private readonly view: vscode.TreeView<Node>;
+  private readonly disposables: vscode.Disposable[] = [];
+  private listed = false;
+  /** A run launched from here, revealed as soon as the server reports it. */
+  private pendingReveal: string | undefined;
+  /**
+   * Ticks the durations of running runs while the view is visible: every 5 s, which keeps them
+   * current enough to read at a fraction of the cost of a per-second refresh (bench/idleFigures.ts).
+   */
+  private ticker: NodeJS.Timeout | undefined;
+
+  constructor(private readonly ctx: Ctx) {
+    this.view = vscode.window.createTreeView(viewIds.runs, { treeDataProvider: this, showCollapseAll: true });
+    this.disposables.push(
+      this.view,
+      this.changed,
+      this.view.onDidChangeVisibility(() => void this.visibilityChanged()),
+      ctx.onServerNotification(runsChanged, (change) => this.apply(change)),
+      ctx.onDidChangeServer(() => void this.serverChanged()),
+      onDidLaunch((dir) => {
+        this.pendingReveal = dir;
+        this.revealPending();
+      }),
+      ...this.registerCommands(),
+    );
+    if (this.view.visible) void this.visibilityChanged();
+  }
+
+  dispose(): void {
+    if (this.ticker) clearInterval(this.ticker);
+    for (const d of this.disposables) d.dispose();
+  }
+
+  getTreeItem(node: Node): vscode.TreeItem {
+    if (node.kind === 'message') return new vscode.TreeItem(node.text);
+    if (node.kind === 'episode') {
+      const ep = this.episodes.get(node.dir)?.get(node.episodeId);
+      return ep === undefined ? new vscode.TreeItem(node.episodeId) : episodeItem(ep, node);
+    }
+    const run = this.runs.get(node.dir);
+    return run === undefined ? new vscode.TreeItem(node.dir) : runItem(run);
+  }
+
+  async getChildren(node?: Node): Promise<Node[]> {
+    if (node === undefined) {
+      if (!this.listed) await this.list();
+      return this.sortedRuns().map((r) => this.runNode(r.dir));
+    }
+    if (node.kind !== 'run') return [];
+    const client = this.ctx.client;
+    if (client === undefined) return [{ kind: 'message', text: 'The Graph Planner server is not running.' }];
+    const result = await client.sendRequest(runEpisodes, { dir: node.dir });
+    const map = new Map(result.episodes.map((e) => [e.episodeId, e]));
+    this.episodes.set(node.dir, map);
+    const nodes: Node[] = [...map.values()].map((e) => this.episodeNode(node.dir, e.episodeId));
+    if (result.problem !== null) nodes.unshift({ kind: 'message', text: `⚠ ${result.problem}` });
+    if (nodes.length === 0) nodes.push({ kind: 'message', text: 'No episode has started yet.' });
+    return nodes;
+  }
+
+  getParent(node: Node): Node | undefined {
+    return node.kind === 'episode' ? this.runNode(node.dir) : undefined;
+  }
+
+  private sortedRuns(): RunSummary[] {
+    return [...this.runs.values()].sort((a, b) => (b.startedAt ?? '').localeCompare(a.startedAt ?? '') || b.name.localeCompare(a.name));
+  }
+
+  /** One node object per run, so reveal and refresh find the same element. */
+  private runNode(dir: string): Node {
+    let node = this.runNodes.get(dir);
+    if (node === undefined) this.runNodes.set(dir, (node = { kind: 'run', dir }));
+    return node;
+  }
+
+  private episodeNode(dir: string, episodeId: string): Node {
+    const key = `${dir}\0${episodeId}`;
+    let node = this.episodeNodes.get(key);
+    if (node === undefined) this.episodeNodes.set(key, (node = { kind: 'episode', dir, episodeId }));
+    return node;
+  }
+
+  private async list(): Promise<void> {
+    const client = this.ctx.client;
+    if (client === undefined) return;
+    try {
+      const result = await client.sendRequest(runsList, {});
+      this.runs.clear();
+      for (const run of result.runs) this.runs.set(run.dir, run);
+      this.listed = true;
+      this.view.message = result.runs.length === 0 ? undefined : this.rootsMessage(result.roots);
+      this.updateTicker();
+      this.revealPending();
+    } catch (error) {
+      this.ctx.log.error(`Listing runs failed: ${errorMessage(error)}`);
+    }
+  }
+
+  private rootsMessage(roots: readonly { path: string; exists: boolean }[]): string | undefined {
+    const missing = roots.filter((r) => !r.exists).length;
+    return missing === roots.length ? 'No run folder exists yet.' : undefined;
+  }
+
+  private async visibilityChanged(): Promise<void> {
+    const client = this.ctx.client;
+    this.updateTicker();
+    if (client === undefined) return;
+    try {
+      await client.sendRequest(runsWatch, { watching: this.view.visible });
+      if (this.view.visible) {
+        await this.list();
+        this.changed.fire(undefined);
+      }
+    } catch (error) {
+      this.ctx.log.error(`Watching runs failed: ${errorMessage(error)}`);
+    }
+  }
+
+  private async serverChanged(): Promise<void> {
+    this.listed = false;
+    if (this.view.visible) await this.visibilityChanged();
+  }
+
+  private apply(change: RunsChanged): void {
+    const latency = Date.now() - change.sentAt;
+    if (latency > 1000) this.ctx.log.warn(`Runs view: an update took ${latency} ms to arrive.`);
+    let structural = false;
+    for (const run of change.changed) {
+      if (!this.runs.has(run.dir)) structural = true;
+      this.runs.set(run.dir, run);
+      if (!structural) this.changed.fire(this.runNode(run.dir));
+    }
+    for (const dir of change.removed) {
+      structural = this.runs.delete(dir) || structural;
+      this.episodes.delete(dir);
+    }
+    for (const { dir, episodes } of change.episodes) {
+      const map = this.episodes.get(dir);
+      if (map === undefined) continue;
+      for (const ep of episodes) {
+        if (!map.has(ep.episodeId)) structural = true;
+        map.set(ep.episodeId, ep);
+        this.changed.fire(this.episodeNode(dir, ep.episodeId));
+      }
+      if (structural) this.changed.fire(this.runNode(dir));
+    }
+    if (structural) this.changed.fire(undefined);
+    this.updateTicker();
+    this.revealPending();
+  }
+
+  private revealPending(): void {
+    const dir = this.pendingReveal;
+    if (dir === undefined || !this.runs.has(dir) || !this.view.visible) return;
+    this.pendingReveal = undefined;
+    void this.view.reveal(this.runNode(dir), { select: true, focus: false, expand: true });
+  }
+
+  private updateTicker(): void {
+    const needed = this.view.visible && [...this.runs.values()].some((r) => r.state === 'running');
+    if (needed && this.ticker === undefined) {
+      this.ticker = setInterval(() => {
+        for (const r of this.runs.values()) if (r.state === 'running') this.changed.fire(this.runNode(r.dir));
+      }, tickMs);
+    } else if (!needed && this.ticker !== undefined) {
+      clearInterval(this.ticker);
+      this.ticker = undefined;
+    }
+  }
+
+  private registerCommands(): vscode.Disposable[] {
+    const run = (arg: unknown): RunSummary | undefined => {
+      const node = arg as Node | undefined;
+      const selected = node ?? this.view.selection[0];
+      return selected?.kind === 'run' ? this.runs.get(selected.dir) : undefined;
+    };
+    const withClient = async (f: (client: NonNullable<Ctx['client']>) => Promise<void>) => {
+      const client = this.ctx.client;
+      if (client === undefined) {
+        void vscode.window.showWarningMessage('The Graph Planner server is not running.');
+        return;
+      }
+      await f(client);
+    };
+    const register = (id: string, f: (arg: unknown) => Promise<void> | void) =>
+      vscode.commands.registerCommand(id, async (arg: unknown) => {
+        try {
+          await f(arg);
+        } catch (error) {
+          void vscode.window.showErrorMessage(`Graph Planner: ${errorMessage(error)}`);
+        }
+      });
+    return [
+      register(viewCommands.runsRefresh.id, async () => {
+        await this.list();
+        this.changed.fire(undefined);
+      }),
+      register(viewCommands.runStop.id, (arg) =>
+        withClient(async (client) => {
+          const r = run(arg);
+          if (r === undefined) return;
+          const result = await client.sendRequest(runAction, { dir: r.dir, action: 'stop' });
+          void (result.ok ? vscode.window.showInformationMessage(result.message) : vscode.window.showWarningMessage(result.message));
+        }),
+      ),
+      register(viewCommands.runResume.id, (arg) =>
+        withClient(async (client) => {
+          const r = run(arg);
+          if (r !== undefined) await launch(this.ctx, client, { mode: 'resume', dir: r.dir });
+        }),
+      ),
+      register(viewCommands.runRelaunch.id, (arg) =>
+        withClient(async (client) => {
+          const r = run(arg);
+          if (r !== undefined) await launch(this.ctx, client, { mode: 'relaunch', dir: r.dir });
+        }),
+      ),
+      register(viewCommands.runOpenReport.id, async (arg) => {
+        const r = run(arg);
+        if (r !== undefined) await vscode.window.showTextDocument(vscode.Uri.joinPath(vscode.Uri.file(r.dir), 'report.json'), { preview: true });
+      }),
+      register(viewCommands.runShowLog.id, async (arg) => {
+        const r = run(arg);
+        if (r === undefined) return;
+        // The editor reloads the file as the run appends to it; the cursor goes to the end.
+        const editor = await vscode.window.showTextDocument(vscode.Uri.joinPath(vscode.Uri.file(r.dir), 'run.log'), { preview: true });
+        const end = editor.document.lineAt(editor.document.lineCount - 1).range.end;
+        editor.selection = new vscode.Selection(end, end);
+        editor.revealRange(new vscode.Range(end, end));
+      }),
+      register(viewCommands.runReveal.id, async (arg) => {
+        const r = run(arg);
+        if (r === undefined) return;
+        const uri = vscode.Uri.file(r.dir);
+        // Inside the workspace the Explorer shows it; elsewhere only the OS file manager can.
+        if (vscode.workspace.getWorkspaceFolder(uri) !== undefined) await vscode.commands.executeCommand('revealInExplorer', uri);
+        else await vscode.commands.executeCommand('revealFileInOS', uri);
+      }),
+      register(viewCommands.runDelete.id, (arg) =>
+        withClient(async (client) => {
+          const r = run(arg);
+          if (r === undefined) return;
+          const del = 'Delete';
+          const choice = await vscode.window.showWarningMessage(`Delete the run ${r.name}?`, { modal: true, detail: `Its folder ${r.dir} and everything in it (trajectories, report, logs) is removed.` }, del);
+          if (choice !== del) return;
+          const result = await client.sendRequest(runAction, { dir: r.dir, action: 'remove' });
+          if (!result.ok) void vscode.window.showWarningMessage(result.message);
+        }),
+      ),
+      register(viewCommands.episodeOpen.id, async (arg) => {
+        const node = (arg as Node | undefined) ?? this.view.selection[0];
+        if (node?.kind !== 'episode') return;
+        const ep = this.episodes.get(node.dir)?.get(node.episodeId);
+        if (ep !== undefined) await openTrajectory(ep);
+      }),
+    ];
+  }
+}
+
+/** Until the trajectory viewer lands, a trajectory opens as its JSONL file at the last line. */
+async function openTrajectory(ep: EpisodeSummary): Promise<void> {
+  const document = await vscode.workspace.openTextDocument(vscode.Uri.file(ep.trajectory));
+  const last = Math.max(0, document.lineCount - (document.lineAt(document.lineCount - 1).isEmptyOrWhitespace ? 2 : 1));
+  const range = document.lineAt(last).range;
+  await vscode.window.showTextDocument(document, { selection: new vscode.Range(range.start, range.start), preview: true });
+}
+
+const stateIcons: Record<RunSummary['state'], [string, string | undefined]> = {
+  running: ['sync~spin', 'charts.blue'],
+  finished: ['pass', 'testing.iconPassed'],
+  failed: ['error', 'testing.iconFailed'],
+  interrupted: ['debug-pause', 'charts.yellow'],
+  unknown: ['question', undefined],
+};
+
+function runItem(run: RunSummary): vscode.TreeItem {
+  const item = new vscode.TreeItem(run.name, vscode.TreeItemCollapsibleState.Collapsed);
+  item.id = run.dir;
+  const [icon, color] = run.problem !== null && run.state === 'unknown' ? ['warning', 'problemsWarningIcon.foreground'] : stateIcons[run.state];
+  item.iconPath = new vscode.ThemeIcon(icon, color === undefined ? undefined : new vscode.ThemeColor(color));
+  item.description = describeRun(run, Date.now());
+  item.tooltip = runTooltip(run);
+  const flags = [
+    `state-${run.state}`,
+    run.relaunchable ? 'relaunchable' : '',
+    run.relaunchable && run.state !== 'running' && run.state !== 'finished' ? 'resumable' : '',
+    run.hasReport ? 'hasReport' : '',
+    run.hasLog ? 'hasLog' : '',
+  ].filter((f) => f !== '');
+  item.contextValue = ['run', ...flags].join(' ');
+  item.resourceUri = undefined;
+  return item;
+}
+
+function runTooltip(run: RunSummary): vscode.MarkdownString {
+  const md = new vscode.MarkdownString(undefined, true);
+  md.appendMarkdown(`**${run.name}** — ${run.state}${run.stale ? ' (its process is gone)' : ''}\n\n`);
+  if (run.command !== null) md.appendCodeblock(run.command, 'shell');
+  const rows: [string, string | null][] = [
+    ['Agent', run.agent],
+    ['Episodes', run.episodes === null ? null : `${run.episodes.finished} of ${run.episodes.total} finished, ${run.episodes.resolved} resolved, ${run.episodes.errored} errored`],
+    ['Backend', run.backend === null ? null : `docker ${run.backend.episodes.docker}, local ${run.backend.episodes.local}${run.backend.fallbacks.length > 0 ? ` (fell back: ${run.backend.fallbacks.map((f) => f.reason).join('; ')})` : ''}`],
+    ['Started', run.startedAt],
+    ['Duration', durationOf(run, Date.now())],
+    ['Ended', run.exitReason === null ? run.endedAt : `${run.endedAt ?? ''} — ${run.exitReason}`],
+    ['Folder', run.dir],
+  ];
+  for (const [k, v] of rows) if (v !== null && v !== '') md.appendMarkdown(`${k}: ${v.replace(/[\\`*_{}[\]()#+\-.!|]/g, '\\$&')}  \n`);
+  if (run.problem !== null) md.appendMarkdown(`\n$(warning) ${run.problem.replace(/[\\`*_{}[\]()#+\-.!|]/g, '\\$&')}`);
+  return md;
+}
+
+const episodeIcons: Record<EpisodeSummary['state'], [string, string | undefined]> = {
+  running: ['sync~spin', 'charts.blue'],
+  resolved: ['pass-filled', 'testing.iconPassed'],
+  unresolved: ['circle-slash', 'testing.iconFailed'],
+  error: ['error', 'testing.iconErrored'],
+  interrupted: ['debug-pause', 'charts.yellow'],
+};
+
+function episodeItem(ep: EpisodeSummary, node: Node): vscode.TreeItem {
+  const item = new vscode.TreeItem(ep.episodeId === ep.taskId ? ep.taskId : ep.episodeId, vscode.TreeItemCollapsibleState.None);
+  item.id = `${node.kind === 'episode' ? node.dir : ''}\0${ep.episodeId}`;
+  const [icon, color] = episodeIcons[ep.state];
+  item.iconPath = new vscode.ThemeIcon(icon, color === undefined ? undefined : new vscode.ThemeColor(color));
+  item.description = describeEpisode(ep);
+  item.tooltip = `${ep.episodeId}: ${ep.state}${ep.terminationReason === null ? '' : ` (${ep.terminationReason})`}\n${ep.trajectory}`;
+  item.contextValue = 'episode';
+  item.command = { command: viewCommands.episodeOpen.id, title: viewCommands.episodeOpen.title, arguments: [node] };
+  return item;
+}

@@ -1,0 +1,143 @@
+/**
+ * `gp runs list|show|stop|rm`: the run folders under the output roots, for machines without an
+ * editor. Discovery and control live in `runs/` (the editor's Runs view uses the same functions);
+ * this file parses arguments and prints. Exit codes: 0 when it worked, 1 when the run could not be
+ * found, stopped or removed, 2 for a usage error.
+ */
+import { basename, resolve } from 'node:path';
+import { experimentConfigSchema } from '../config/index.js';
+import { effectiveState, findRun, listRuns, readReport, removeRun, runLayout, stopRun, type RunListing } from '../runs/index.js';
+import { parseCommandArgs, usageError, type CommandUsage } from './args.js';
+import { formatAge, formatTable } from './containerCommands.js';
+import type { Io } from './output.js';
+
+const defaultRoot = experimentConfigSchema.parse({}).logging.output_dir;
+
+export const runsListUsage = `gp runs list [--root DIR]... [--json]
+      Run folders under each root (default ${defaultRoot}, the default logging.output_dir),
+      newest first: state, episodes finished of total, resolved, age and command. A run
+      whose process is gone shows as interrupted; a folder with a bad status.json says why.`;
+export const runsShowUsage = `gp runs show RUN [--root DIR]... [--json]
+      One run (a name under a root, or a path): its status, its report's totals and its files.`;
+export const runsStopUsage = `gp runs stop RUN [--root DIR]... [--wait S]
+      Interrupt a running run as Ctrl-C in its terminal would (SIGINT to its process), then
+      wait up to S seconds (default 30) for it to close its sandboxes and record its state.`;
+export const runsRmUsage = `gp runs rm RUN [--root DIR]...
+      Delete a run's folder; refused while the run is running (stop it first).`;
+
+const rootOption = { root: { type: 'string', multiple: true } } as const;
+
+function rootsOf(values: { root?: string[] | undefined }): string[] {
+  return values.root ?? [defaultRoot];
+}
+
+function progress(run: RunListing): string {
+  const e = run.status?.episodes;
+  return e === undefined ? '-' : `${e.finished}/${e.total}`;
+}
+
+function runRow(run: RunListing, now: number): string[] {
+  const state = run.status === undefined ? `unreadable: ${run.problem ?? '?'}` : effectiveState(run);
+  return [run.name, state, progress(run), String(run.status?.episodes.resolved ?? '-'), run.status === undefined ? '-' : formatAge(run.status.started_at, now), run.status?.command ?? ''];
+}
+
+export async function runsList(argv: readonly string[], io: Io, cwd: string): Promise<number> {
+  const command: CommandUsage = { name: 'runs list', usage: runsListUsage };
+  const args = parseCommandArgs(command, argv, { ...rootOption, json: { type: 'boolean' } }, io);
+  if (!args.ok) return args.exit;
+  if (args.positionals.length > 0) return usageError(command, io, [`unexpected argument ${args.positionals[0] ?? ''}; name roots with --root.`]);
+  const runs: RunListing[] = [];
+  for (const root of rootsOf(args.values)) runs.push(...(await listRuns(resolve(cwd, root))));
+  if (args.values.json === true) {
+    io.out(JSON.stringify(runs.map((r) => ({ ...r, state: effectiveState(r) })), null, 2));
+    return 0;
+  }
+  if (runs.length === 0) {
+    io.out(`No runs under ${rootsOf(args.values).join(', ')}.`);
+    return 0;
+  }
+  const now = Date.now();
+  for (const line of formatTable([['RUN', 'STATE', 'EPISODES', 'RESOLVED', 'AGE', 'COMMAND'], ...runs.map((r) => runRow(r, now))])) io.out(line);
+  return 0;
+}
+
+type OneRun = { readonly exit: number } | { readonly run: RunListing; readonly values: Readonly<Record<string, unknown>> };
+
+/** Parses `RUN [--root DIR]...` plus `extra` options and finds the run; prints why when it cannot. */
+async function oneRun(command: CommandUsage, argv: readonly string[], extra: Readonly<Record<string, { type: 'string' | 'boolean' }>>, io: Io, cwd: string): Promise<OneRun> {
+  const args = parseCommandArgs(command, argv, { ...rootOption, ...extra }, io);
+  if (!args.ok) return { exit: args.exit };
+  const ref = args.positionals[0];
+  if (ref === undefined || args.positionals.length > 1) return { exit: usageError(command, io, ['name one run.']) };
+  const values = args.values as Readonly<Record<string, unknown>>;
+  const root = values['root'];
+  const found = await findRun(ref, Array.isArray(root) ? root.map(String) : [defaultRoot], cwd);
+  if (!found.ok) {
+    io.err(`gp ${command.name}: ${found.reason}.`);
+    return { exit: 1 };
+  }
+  return { run: found.run, values };
+}
+
+export async function runsShow(argv: readonly string[], io: Io, cwd: string): Promise<number> {
+  const got = await oneRun({ name: 'runs show', usage: runsShowUsage }, argv, { json: { type: 'boolean' } }, io, cwd);
+  if (!('run' in got)) return got.exit;
+  const { run } = got;
+  const layout = runLayout(run.dir);
+  const report = run.hasReport ? await readReport(layout.report) : undefined;
+  if (got.values['json'] === true) {
+    io.out(JSON.stringify({ ...run, state: effectiveState(run), report }, null, 2));
+    return 0;
+  }
+  const s = run.status;
+  io.out(`run:      ${run.name} (${run.dir})`);
+  io.out(`state:    ${s === undefined ? `unreadable: ${run.problem ?? '?'}` : effectiveState(run)}${run.stale ? ` (its status says running, but process ${s?.pid ?? '?'} is gone)` : ''}`);
+  if (s !== undefined) {
+    io.out(`command:  ${s.command}`);
+    io.out(`started:  ${s.started_at}${s.ended_at === undefined ? '' : `, ended ${s.ended_at}`}`);
+    io.out(`episodes: ${s.episodes.finished} of ${s.episodes.total} finished, ${s.episodes.resolved} resolved, ${s.episodes.errored} errored`);
+    if (s.exit_reason !== undefined) io.out(`reason:   ${s.exit_reason}`);
+  }
+  if (report !== undefined) io.out(`report:   ${report.resolved} of ${report.total} resolved (${layout.report})`);
+  io.out(`config:   ${layout.resolvedConfig}`);
+  io.out(`events:   ${layout.events}`);
+  io.out(`trajectories: ${layout.trajectories}`);
+  return 0;
+}
+
+export async function runsStop(argv: readonly string[], io: Io, cwd: string): Promise<number> {
+  const command: CommandUsage = { name: 'runs stop', usage: runsStopUsage };
+  const got = await oneRun(command, argv, { wait: { type: 'string' } }, io, cwd);
+  if (!('run' in got)) return got.exit;
+  const rawWait = got.values['wait'];
+  const wait = rawWait === undefined ? 30 : Number(rawWait);
+  if (typeof wait !== 'number' || !Number.isFinite(wait) || wait < 0) return usageError(command, io, [`--wait needs a number of seconds, not '${String(rawWait)}'.`]);
+  const result = await stopRun(got.run, wait * 1000);
+  const name = basename(got.run.dir);
+  switch (result.kind) {
+    case 'stopped':
+      io.out(`${name}: ${result.state}.`);
+      return 0;
+    case 'not-running':
+      io.err(`gp runs stop: ${name} is not running (${result.state}).`);
+      return 1;
+    case 'elsewhere':
+      io.err(`gp runs stop: ${name} runs on ${result.host}; stop it there.`);
+      return 1;
+    case 'still-running':
+      io.err(`gp runs stop: ${name} got the interrupt but is still ending after ${result.waitedMs / 1000} s; it keeps closing its sandboxes (gp runs show ${name} tells when it is done).`);
+      return 1;
+  }
+}
+
+export async function runsRm(argv: readonly string[], io: Io, cwd: string): Promise<number> {
+  const got = await oneRun({ name: 'runs rm', usage: runsRmUsage }, argv, {}, io, cwd);
+  if (!('run' in got)) return got.exit;
+  const removed = await removeRun(got.run);
+  if (!removed.ok) {
+    io.err(`gp runs rm: ${removed.reason}.`);
+    return 1;
+  }
+  io.out(`removed ${got.run.dir}`);
+  return 0;
+}

@@ -1,0 +1,35 @@
+/**
+ * The real parts of an episode, chosen by the resolved config: sandboxes labelled with the run
+ * name, the planner environment, the agent `rollout.agent` names, and the reaper that removes this
+ * run's containers.
+ */
+import type { ExperimentConfig } from '../config/index.js';
+import { openPlannerEnv } from '../env/index.js';
+import type { EpisodeDeps } from '../rollout/index.js';
+import { openSandbox, reapContainers, sandboxSpecForTask } from '../sandbox/index.js';
+import { agentFactoryFromConfig, patchModelFromConfig } from './agents.js';
+import { envOptionsFromConfig } from './envOptions.js';
+import { sandboxOptionsFromConfig } from './sandboxOptions.js';
+
+/** Throws `AgentConfigError` when the config asks for an agent it cannot make (no endpoint). */
+export function episodeDepsFromConfig(config: ExperimentConfig, runName: string, runDir: string): EpisodeDeps {
+  const { testTimeoutMs: _testTimeoutMs, ...sandboxOptions } = sandboxOptionsFromConfig(config.sandbox, runName);
+  const patchModel = patchModelFromConfig(config);
+  const extra = { runDir, ...(patchModel === undefined ? {} : { patchModel }) };
+  return {
+    openSandbox: (spec) => openSandbox(sandboxSpecForTask(spec.task, { ...sandboxOptions, baseDir: spec.baseDir })),
+    envOptions: (task) => envOptionsFromConfig(config, task, extra),
+    openEnv: openPlannerEnv,
+    makeAgent: agentFactoryFromConfig(config),
+  };
+}
+
+/**
+ * Removes this run's containers (`graph-planner.run=<run>`): with `includeLive` false only those
+ * whose process is gone (left by an earlier process of a resumed run), with it true every one (at
+ * the end of the run, when none of ours should be left). None without Docker.
+ */
+export function containerReaper(config: ExperimentConfig, runName: string): ((includeLive: boolean) => Promise<number>) | undefined {
+  if (config.sandbox.backend === 'local') return undefined;
+  return async (includeLive) => (await reapContainers(includeLive ? { run: runName, includeLive: true } : { run: runName })).removed.length;
+}

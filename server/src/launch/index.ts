@@ -1,0 +1,16 @@
+/**
+ * The one place where a resolved config becomes engine objects: the config read and resolved for
+ * a command, its run folder, sandbox options, environment options, agents and the parts of an
+ * episode. `env/`, `agents/` and `sandbox/` know nothing of configs; the CLI parses arguments and
+ * prints, and everything in between is here.
+ */
+export { loadConfig, type ConfigRequest, type LoadedConfig } from './loadConfig.js';
+export { moveRunFolder, planRunFolder, writeResolvedConfig, type RunFolder, type RunFolderRequest } from './runFolder.js';
+export { defaultSandboxOptions, sandboxOptionsFromConfig, type LaunchSandboxOptions } from './sandboxOptions.js';
+export { effectiveMaxSteps, envOptionsFromConfig } from './envOptions.js';
+export { AgentConfigError, agentFactoryFromConfig, patchModelFromConfig } from './agents.js';
+export { containerReaper, episodeDepsFromConfig } from './episodeDeps.js';
+export { loadRolloutTasks, newestUnfinishedRun, type LoadedTasks, type TaskSelection } from './rolloutTasks.js';
+export { rolloutFlagOverrides, rolloutOptions } from './rolloutFlags.js';
+export { displayCommand, newRunArgs, planLaunch, type LaunchPlan } from './launchPlan.js';
+export { startDetached, type GpCommand, type StartedRun } from './detachedRun.js';

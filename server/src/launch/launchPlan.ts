@@ -1,0 +1,131 @@
+/**
+ * The `gp` command line of a launch from the editor, and its preflight: a new rollout or
+ * evaluation from the quick-pick flow, the rest of an existing run (resume), or a run again from
+ * its own `resolved_config.yaml` and recorded arguments (re-launch). The command line is parsed
+ * back with the rollout commands' own flag table and its config resolved through `loadConfig`,
+ * the road every command takes, so the verdict here is the one the launched `gp` will reach.
+ */
+import { existsSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { parseConfigFlags, type Resolution } from '../config/index.js';
+import type { LaunchFinding, LaunchPlanResult, LaunchSpec, NewRunLaunch } from '../protocol/launch.js';
+import { readLaunchRecord, readRun, runLayout, statusIsLive, withoutConfigFlags, withoutRunFolderFlags } from '../runs/index.js';
+import { errorMessage } from '../util/errors.js';
+import { loadConfig } from './loadConfig.js';
+import { rolloutFlagOverrides, rolloutOptions } from './rolloutFlags.js';
+import { planRunFolder } from './runFolder.js';
+
+/** A planned launch: the protocol's result plus the command (`rollout` or `eval`). */
+export interface LaunchPlan extends LaunchPlanResult {
+  readonly command: 'rollout' | 'eval';
+}
+
+/** The arguments of a new run, before the run folder is chosen. */
+export function newRunArgs(run: NewRunLaunch): string[] {
+  // Paths inside the working folder are written relative to it, as a person types them; the
+  // launch record keeps the folder, so they mean the same thing on a resume.
+  const path = (p: string) => {
+    const rel = relative(run.cwd, p);
+    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : p;
+  };
+  const args = run.taskFiles.map(path);
+  if (run.config !== null) args.push('--config', path(run.config));
+  if (run.agent !== null) args.push('--agent', run.agent);
+  if (run.backend !== null) args.push('--backend', run.backend);
+  if (run.parallel !== null) args.push('--parallel', String(run.parallel));
+  if (run.attempts !== null && run.kind === 'rollout') args.push('--attempts', String(run.attempts));
+  for (const task of run.tasks) args.push('--task', task);
+  for (const set of run.sets) args.push('--set', set);
+  return args;
+}
+
+export async function planLaunch(spec: LaunchSpec, now: Date = new Date()): Promise<LaunchPlan> {
+  if (spec.mode === 'new') return planArgs(spec.run.kind, newRunArgs(spec.run), spec.run.cwd, { now, fresh: false });
+  const dir = resolve(spec.dir);
+  const run = await readRun(dir);
+  if (run === undefined) return refused('rollout', `${dir} is not a run folder (it has neither status.json nor resolved_config.yaml).`, dir);
+  const read = await readLaunchRecord(runLayout(dir).launch);
+  if (!read.ok) {
+    const how = spec.mode === 'resume' ? `run its command again in a terminal with --run-dir ${dir} --resume` : 'run its command again in a terminal';
+    return refused('rollout', `${basename(dir)} cannot be ${spec.mode === 'resume' ? 'resumed' : 're-launched'} from the editor: ${read.reason}; ${how}.`, dir);
+  }
+  const { record } = read;
+  if (spec.mode === 'resume') {
+    if (run.status !== undefined && statusIsLive(run.status)) return refused(record.command, `${basename(dir)} is still running (pid ${run.status.pid}); it cannot be resumed twice.`, dir);
+    if (run.status?.state === 'finished') return refused(record.command, `${basename(dir)} finished; every episode has ended, so there is nothing to resume. Re-launch it to run it again.`, dir);
+    return planArgs(record.command, withoutRunFolderFlags(record.args), record.cwd, { now, fresh: false, resumeDir: dir });
+  }
+  const config = runLayout(dir).resolvedConfig;
+  if (!existsSync(config)) return refused(record.command, `${basename(dir)} has no resolved_config.yaml to launch again from.`, dir);
+  return planArgs(record.command, [...withoutConfigFlags(withoutRunFolderFlags(record.args)), '--config', config], record.cwd, { now, fresh: true });
+}
+
+interface PlanOptions {
+  readonly now: Date;
+  /** Always a new folder, even when the config names its run (a re-launch never writes into the old one). */
+  readonly fresh: boolean;
+  /** Resume into this folder. */
+  readonly resumeDir?: string;
+}
+
+async function planArgs(command: 'rollout' | 'eval', args: string[], cwd: string, options: PlanOptions): Promise<LaunchPlan> {
+  const config = parseConfigFlags(args);
+  const errors = [...config.errors];
+  let values;
+  try {
+    values = parseArgs({ args: [...config.rest], options: rolloutOptions, allowPositionals: true, strict: true }).values;
+  } catch (error) {
+    return refused(command, `the launch's arguments do not parse: ${errorMessage(error)}`, '');
+  }
+  const extra = rolloutFlagOverrides(values, errors);
+  if (errors.length > 0) return refused(command, errors.join(' '), '');
+  const file = values.config ?? config.flags.configFile;
+  const loaded = await loadConfig({ file, flags: { ...config.flags, overrides: [...config.flags.overrides, ...extra] }, cwd, disk: file !== undefined });
+  if (loaded.kind === 'unreadable') return refused(command, `${loaded.file}: ${loaded.message}.`, '');
+  const { resolution } = loaded;
+  const findings = launchFindings(resolution, loaded.path);
+  let runDir = options.resumeDir ?? '';
+  if (runDir === '' && resolution.config !== undefined) {
+    runDir = planRunFolder(resolution.config, { command, now: options.now, commandLine: '', ignored: [] }).dir;
+    if (options.fresh) runDir = unusedFolder(runDir);
+  }
+  const shownDir = relative(cwd, runDir);
+  const dirArg = runDir === '' ? [] : ['--run-dir', shownDir !== '' && !shownDir.startsWith('..') && !isAbsolute(shownDir) ? shownDir : runDir];
+  const full = [command, ...args, ...dirArg, ...(options.resumeDir === undefined ? [] : ['--resume'])];
+  return { command, args: full, display: displayCommand(full), cwd, runDir, findings, refused: null };
+}
+
+/** `dir`, or `dir-2`, `dir-3`, … when it is taken. */
+function unusedFolder(dir: string): string {
+  let candidate = dir;
+  for (let i = 2; existsSync(candidate); i++) candidate = join(dirname(dir), `${basename(dir)}-${i}`);
+  return candidate;
+}
+
+function launchFindings(resolution: Resolution, path: string | undefined): LaunchFinding[] {
+  const text = resolution.source.text;
+  return resolution.findings
+    .filter((f) => f.severity === 'error' || f.severity === 'warning')
+    .map((f) => {
+      const located = f.flag === undefined && path !== undefined && text.length > 0;
+      const pos = located ? resolution.source.lineCounter.linePos(f.range.start) : undefined;
+      return {
+        severity: f.severity === 'error' ? 'error' : 'warning',
+        message: `${f.code}: ${f.message}`,
+        file: f.flag === undefined ? (path ?? null) : null,
+        line: pos === undefined ? null : pos.line - 1,
+        character: pos === undefined ? null : pos.col - 1,
+        flag: f.flag ?? null,
+      };
+    });
+}
+
+function refused(command: 'rollout' | 'eval', reason: string, runDir: string): LaunchPlan {
+  return { command, args: [], display: '', cwd: '', runDir, findings: [], refused: reason };
+}
+
+/** The command line as a person would type it: `gp` and each argument, quoted when the shell needs it. */
+export function displayCommand(args: readonly string[]): string {
+  return ['gp', ...args.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`))].join(' ');
+}

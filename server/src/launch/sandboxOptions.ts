@@ -1,0 +1,28 @@
+/**
+ * The experiment config's `sandbox` section as options for opening task sandboxes. The sandbox
+ * folder knows nothing of configs; its time and output limits come from here, so each default is
+ * the config schema's (`sandbox.command_timeout`, `sandbox.output_limit`, `sandbox.test_timeout`).
+ */
+import { experimentConfigSchema, parseMemorySize, type ExperimentConfig } from '../config/index.js';
+import type { SandboxBackendName } from '../protocol/index.js';
+import type { TaskSandboxOptions } from '../sandbox/index.js';
+
+export type LaunchSandboxOptions = TaskSandboxOptions & { readonly commandTimeoutMs: number; readonly outputLimitBytes: number; readonly testTimeoutMs: number };
+
+export function sandboxOptionsFromConfig(config: ExperimentConfig['sandbox'], run: string): LaunchSandboxOptions {
+  const memory = config.memory === null ? null : (parseMemorySize(config.memory) ?? null);
+  return {
+    run,
+    backend: config.backend as SandboxBackendName,
+    limits: { memoryBytes: memory === null ? null : Math.round(memory), cpus: config.cpus, pids: config.pids },
+    commandTimeoutMs: Math.round(config.command_timeout * 1000),
+    // The schema's pattern admits only sizes parseMemorySize reads, so the fallback never applies.
+    outputLimitBytes: Math.round(parseMemorySize(config.output_limit) ?? Number.NaN),
+    testTimeoutMs: Math.round(config.test_timeout * 1000),
+  };
+}
+
+/** The sandbox options of a config with nothing set: the schema's defaults, for callers without a config. */
+export function defaultSandboxOptions(run = 'adhoc'): LaunchSandboxOptions {
+  return sandboxOptionsFromConfig(experimentConfigSchema.parse({}).sandbox, run);
+}

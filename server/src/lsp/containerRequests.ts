@@ -1,0 +1,88 @@
+/**
+ * The Containers view's requests (declared in `protocol/containersView.ts`): the list, starting and
+ * stopping the event follower as the view is shown and hidden, actions on one container and reaping.
+ * While the view is visible, Docker's events (debounced, with a slow poll behind them) refresh the
+ * list, and the client hears of it through `containers/changed` only when the list changed. Every
+ * refresh writes its reason to the server's log.
+ */
+import {
+  containerActionParamsSchema,
+  containerActionRequest,
+  containersChangedNotification,
+  containersListRequest,
+  containersReapRequest,
+  containersWatchParamsSchema,
+  containersWatchRequest,
+  type ContainerActionResult,
+  type ContainersChanged,
+  type ContainersListResult,
+  type ContainersReapResult,
+} from '../protocol/index.js';
+import { ContainerEventFollower, ContainerService, type ContainerBackend, type FollowerOptions } from '../sandbox/index.js';
+import type { ServerContext } from './context.js';
+
+/** Test seams: a backend double and the follower's timings. */
+export interface ContainerRequestOptions {
+  readonly backend?: ContainerBackend;
+  readonly follower?: Omit<FollowerOptions, 'open' | 'refresh' | 'log'>;
+}
+
+export interface ContainerRequests {
+  /** Stops following Docker's events for good; the server calls it on shutdown. */
+  stop(): void;
+}
+
+/** One line for the log: how many containers, or why there is no list. */
+function describe(result: ContainersListResult): string {
+  if (!result.daemon.reachable) return `daemon unreachable (${result.daemon.reason})`;
+  const running = result.containers.filter((c) => c.state === 'running').length;
+  const orphans = result.containers.filter((c) => !c.ownerAlive).length;
+  return `${result.containers.length} container${result.containers.length === 1 ? '' : 's'}, ${running} running, ${orphans} orphaned`;
+}
+
+export function registerContainerRequests(ctx: ServerContext, options: ContainerRequestOptions = {}): ContainerRequests {
+  const backend = options.backend ?? new ContainerService();
+  const log = (line: string) => {
+    if (!ctx.isStopped) ctx.connection.console.log(`Containers: ${line}`);
+  };
+  /** The last list the client got (as a response or a push), to push only what is new. */
+  let lastSent: string | undefined;
+
+  const refresh = async (reason: string): Promise<void> => {
+    const result = await backend.list();
+    const key = JSON.stringify(result);
+    const changed = key !== lastSent;
+    log(`refresh (${reason}): ${describe(result)}${changed ? '' : ', unchanged'}`);
+    if (!changed || ctx.isStopped) return;
+    lastSent = key;
+    const payload: ContainersChanged = { ...result, reason };
+    await ctx.connection.sendNotification(containersChangedNotification, payload);
+  };
+  const follower = new ContainerEventFollower({ ...options.follower, open: backend.openEvents, refresh, log });
+
+  ctx.connection.onRequest(containersListRequest, async (): Promise<ContainersListResult> => {
+    const result = await backend.list();
+    lastSent = JSON.stringify(result);
+    log(`refresh (list requested): ${describe(result)}`);
+    return result;
+  });
+  ctx.connection.onRequest(containersWatchRequest, (raw: unknown): null => {
+    follower.watch(containersWatchParamsSchema.parse(raw).watching);
+    return null;
+  });
+  ctx.connection.onRequest(containerActionRequest, async (raw: unknown): Promise<ContainerActionResult> => {
+    const params = containerActionParamsSchema.parse(raw);
+    const result = await backend.action(params);
+    log(`${params.action} ${params.id.slice(0, 12)}: ${result.message}`);
+    // The event of a stop or removal refreshes the view too; the debounce makes the two one refresh.
+    if (result.ok && (params.action === 'stop' || params.action === 'remove')) follower.nudge(`after ${params.action} ${params.id.slice(0, 12)}`);
+    return result;
+  });
+  ctx.connection.onRequest(containersReapRequest, async (): Promise<ContainersReapResult> => {
+    const result = await backend.reap();
+    log(`reap: ${result.message}`);
+    if (result.removed > 0) follower.nudge('after reaping orphans');
+    return result;
+  });
+  return { stop: () => follower.stop() };
+}

@@ -1,0 +1,45 @@
+/**
+ * The standard editor features of open documents: completion, hover, quick fixes and symbols. Each
+ * answers from the document's cached check, and only for a document whose kind is already settled.
+ */
+import type { ServerContext } from './context.js';
+import type { DatasetDiagnostics } from './datasetDiagnostics.js';
+import type { ExperimentDiagnostics } from './experimentDiagnostics.js';
+import { yamlCodeActions } from './yamlCodeActions.js';
+import { completeYaml } from './yamlCompletion.js';
+import { hoverYaml } from './yamlHover.js';
+import { yamlSymbols } from './yamlSymbols.js';
+
+export function registerEditorFeatures(ctx: ServerContext, experiments: ExperimentDiagnostics, datasets: DatasetDiagnostics): void {
+  const { connection, documents } = ctx;
+  const experiment = (uri: string) => {
+    const doc = documents.get(uri);
+    return doc && ctx.knownKind(uri) === 'experiment' ? doc : undefined;
+  };
+
+  connection.onCompletion((params) => {
+    const doc = experiment(params.textDocument.uri);
+    if (!doc) return [];
+    // Keys already written are not offered again; defaults do not count as written.
+    return completeYaml(doc.getText(), doc.offsetAt(params.position), experiments.checkOf(doc).source.value);
+  });
+
+  connection.onHover((params) => {
+    const doc = experiment(params.textDocument.uri);
+    return doc ? hoverYaml(experiments.checkOf(doc), doc.offsetAt(params.position)) : null;
+  });
+
+  connection.onCodeAction((params) => {
+    const doc = documents.get(params.textDocument.uri);
+    if (!doc) return [];
+    const kind = ctx.knownKind(doc.uri);
+    if (kind === 'experiment') return yamlCodeActions(doc, params.context.diagnostics);
+    if (kind === 'dataset') return datasets.jsonl.codeActions(doc.uri, doc.getText(), params.range, params.context.diagnostics);
+    return [];
+  });
+
+  connection.onDocumentSymbol((params) => {
+    const doc = experiment(params.textDocument.uri);
+    return doc ? yamlSymbols(doc, experiments.checkOf(doc).source) : [];
+  });
+}

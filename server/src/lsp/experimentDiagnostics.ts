@@ -1,0 +1,104 @@
+/**
+ * Diagnostics of experiment YAML documents. Each document is checked once per version (the check is
+ * kept with the document and reused by completion, hover, symbols and the custom requests); the
+ * slow disk rules run after the fast diagnostics are published and never hold them back, and they
+ * rerun only when the config values they read change.
+ */
+import type { Diagnostic } from 'vscode-languageserver';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { URI } from 'vscode-uri';
+import { locate, type ConfigCheck, type LocatedFinding } from '../config/index.js';
+import type { ServerContext } from './context.js';
+import { toDiagnostics } from './yamlDiagnostics.js';
+import { errorMessage } from '../util/errors.js';
+
+/** The config values the disk rules read; their findings stay valid while these are unchanged. */
+function diskKey(check: ConfigCheck): string {
+  return check.config ? JSON.stringify([check.config.paths, check.config.backends, check.config.parallel]) : '';
+}
+
+export class ExperimentDiagnostics {
+  constructor(private readonly ctx: ServerContext) {}
+
+  /** The check of the document's current version, from the document's state when it is current. */
+  checkOf(doc: TextDocument): ConfigCheck {
+    const state = this.ctx.store.get(doc.uri);
+    const cached = state?.check;
+    if (cached && cached.version === doc.version) return cached.check;
+    // The previous version's tree is patched when the edit only changed one scalar value.
+    const check = this.ctx.services.config.check(doc.getText(), cached?.check.source);
+    if (state) state.check = { version: doc.version, check };
+    return check;
+  }
+
+  /** The check of an open document, or of the file on disk; undefined when it cannot be read. */
+  checkForUri(uri: string): ConfigCheck | undefined {
+    try {
+      return this.checkOrThrow(uri);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The check of the open document or of the file on disk; throws, naming the file and why, when it cannot be read. */
+  checkOrThrow(uri: string): ConfigCheck {
+    const doc = this.ctx.documents.get(uri);
+    if (doc) return this.checkOf(doc);
+    const path = URI.parse(uri).fsPath;
+    let text: string;
+    try {
+      text = this.ctx.services.readText(path);
+    } catch (error) {
+      throw new Error(`Cannot read ${path} (${errorMessage(error)}); check that the file exists and is readable.`);
+    }
+    return this.ctx.services.config.check(text);
+  }
+
+  /** The disk rules' findings while they belong to the config as it is now; never waits for them. */
+  currentDiskFindings(uri: string, check: ConfigCheck): LocatedFinding[] {
+    const disk = this.ctx.store.get(uri)?.disk;
+    return disk && disk.key === diskKey(check) ? disk.findings.map((f) => locate(check.source, f)) : [];
+  }
+
+  /** Publishes the fast diagnostics of the document's version, then the disk rules' when they are on. */
+  async publish(doc: TextDocument): Promise<void> {
+    const check = this.checkOf(doc);
+    await this.send(doc, check);
+    const settings = await this.ctx.settings.get(doc.uri);
+    if (settings.preflightDiskChecks) await this.refreshDisk(doc, check);
+  }
+
+  /** Runs every rule, the disk rules included, on the document now, publishes and returns the diagnostics. */
+  async checkNow(uri: string): Promise<Diagnostic[]> {
+    // An unreadable file fails the request with the reason, as a dataset's does, never "no problems".
+    const check = this.checkOrThrow(uri);
+    const diskFindings = check.config ? await this.ctx.services.config.checkDisk(check.config, this.ctx.workspace.baseDirOf(uri)) : [];
+    const located = [...check.findings, ...diskFindings.map((f) => locate(check.source, f))];
+    const target = this.ctx.documents.get(uri) ?? TextDocument.create(uri, 'yaml', 0, check.source.text);
+    const diagnostics = toDiagnostics(target, located);
+    await this.ctx.connection.sendDiagnostics({ uri, diagnostics });
+    return diagnostics;
+  }
+
+  private async send(doc: TextDocument, check: ConfigCheck): Promise<void> {
+    const diagnostics = toDiagnostics(doc, [...check.findings, ...this.currentDiskFindings(doc.uri, check)]);
+    await this.ctx.connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics });
+  }
+
+  private async refreshDisk(doc: TextDocument, check: ConfigCheck): Promise<void> {
+    const key = diskKey(check);
+    if (!check.config || this.ctx.store.get(doc.uri)?.disk?.key === key) return;
+    const version = doc.version;
+    const findings = await this.ctx.services.config.checkDisk(check.config, this.ctx.workspace.baseDirOf(doc.uri));
+    // The document may have closed or changed while the rules ran. A closed one keeps nothing. A
+    // newer version that is already checked is published again with the findings (they are dropped
+    // there if the values they read changed); one not yet checked picks them up when it is.
+    const state = this.ctx.store.get(doc.uri);
+    if (!state) return;
+    state.disk = { key, findings };
+    const current = this.ctx.documents.get(doc.uri);
+    if (!current) return;
+    if (current.version === version) await this.send(current, check);
+    else if (state.check?.version === current.version) await this.send(current, state.check.check);
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * The Runs view's requests and launching (declared in `protocol/runsView.ts` and
+ * `protocol/launch.ts`): listing runs under the workspace's run roots, watching them while the view
+ * is visible and pushing what changed, a run's episodes, stop and delete, and planning and starting
+ * a launch through the engine's launcher. Run reading and control are `runs/`'s; this module only
+ * connects them to the client.
+ */
+import {
+  launchPlanRequest,
+  launchSpecSchema,
+  launchStartRequest,
+  runActionParamsSchema,
+  runActionRequest,
+  runEpisodesParamsSchema,
+  runEpisodesRequest,
+  runsChangedNotification,
+  runsListRequest,
+  runsWatchParamsSchema,
+  runsWatchRequest,
+  type LaunchPlanResult,
+  type LaunchStartResult,
+  type RunActionResult,
+  type RunEpisodesResult,
+  type RunsChanged,
+  type RunsListResult,
+} from '../protocol/index.js';
+import { readRun, removeRun, RunsWatcher, stopRun } from '../runs/index.js';
+import { errorMessage } from '../util/errors.js';
+import type { ServerContext } from './context.js';
+import { runRootsOf } from './runRoots.js';
+
+export class RunRequests {
+  readonly watcher: RunsWatcher;
+  private roots: string[] = [];
+
+  constructor(private readonly ctx: ServerContext) {
+    this.watcher = new RunsWatcher({
+      onChange: (change) => {
+        const payload: RunsChanged = { ...change, sentAt: Date.now() };
+        ctx.background(ctx.connection.sendNotification(runsChangedNotification, payload));
+      },
+      log: (m) => ctx.connection.console.log(m),
+    });
+  }
+
+  register(): void {
+    const { connection } = this.ctx;
+    connection.onRequest(runsListRequest, async (): Promise<RunsListResult> => {
+      await this.updateRoots();
+      return this.watcher.list();
+    });
+    connection.onRequest(runsWatchRequest, async (raw: unknown): Promise<null> => {
+      const { watching } = runsWatchParamsSchema.parse(raw);
+      if (watching) await this.updateRoots();
+      await this.watcher.watch(watching);
+      connection.console.log(watching ? `Runs view: watching ${this.roots.join(', ')}.` : 'Runs view: hidden; no longer watching runs.');
+      return null;
+    });
+    connection.onRequest(runEpisodesRequest, (raw: unknown): Promise<RunEpisodesResult> => this.watcher.episodes(runEpisodesParamsSchema.parse(raw).dir));
+    connection.onRequest(runActionRequest, async (raw: unknown): Promise<RunActionResult> => {
+      const { dir, action } = runActionParamsSchema.parse(raw);
+      const run = await readRun(dir);
+      if (run === undefined) return { ok: false, message: `${dir} is not a run folder any more.` };
+      if (action === 'remove') {
+        const removed = await removeRun(run);
+        return removed.ok ? { ok: true, message: `Deleted ${run.name}.` } : { ok: false, message: removed.reason };
+      }
+      // The view does not wait for the run to end: its status change arrives as a push.
+      const stopped = await stopRun(run, 0);
+      switch (stopped.kind) {
+        case 'still-running':
+        case 'stopped':
+          return { ok: true, message: `Sent Ctrl-C to ${run.name} (pid ${run.status?.pid ?? '?'}): it ends its running episodes and closes their sandboxes.` };
+        case 'not-running':
+          return { ok: false, message: `${run.name} is not running (${stopped.state}).` };
+        case 'elsewhere':
+          return { ok: false, message: `${run.name} runs on ${stopped.host}; stop it there (gp runs stop ${run.name}).` };
+      }
+    });
+    connection.onRequest(launchPlanRequest, async (raw: unknown): Promise<LaunchPlanResult> => {
+      const launch = this.ctx.services.launch;
+      const spec = launchSpecSchema.parse(raw);
+      if (launch === undefined) return { args: [], display: '', cwd: '', runDir: '', findings: [], refused: 'This server cannot launch runs.' };
+      const { command: _command, ...plan } = await launch.plan(spec);
+      return plan;
+    });
+    connection.onRequest(launchStartRequest, async (raw: unknown): Promise<LaunchStartResult> => {
+      const launch = this.ctx.services.launch;
+      if (launch === undefined) return { ok: false, reason: 'This server cannot launch runs.', findings: [] };
+      // Planned again: the files may have changed since the person saw the plan.
+      const plan = await launch.plan(launchSpecSchema.parse(raw));
+      if (plan.refused !== null) return { ok: false, reason: plan.refused, findings: [] };
+      const errors = plan.findings.filter((f) => f.severity === 'error');
+      if (errors.length > 0) return { ok: false, reason: `the config has ${errors.length === 1 ? 'an error' : `${errors.length} errors`}; nothing was started.`, findings: plan.findings };
+      try {
+        const started = await launch.start(plan);
+        this.ctx.connection.console.log(`Launched ${plan.display} (pid ${started.pid}) in ${plan.cwd}; output in ${started.logFile}`);
+        return { ok: true, pid: started.pid, runDir: plan.runDir, logFile: started.logFile, display: plan.display };
+      } catch (error) {
+        return { ok: false, reason: `gp could not be started: ${errorMessage(error)}`, findings: [] };
+      }
+    });
+  }
+
+  /** Re-reads the run roots (experiments may have changed their output_dir). */
+  async updateRoots(): Promise<void> {
+    const roots = await runRootsOf(this.ctx);
+    this.roots = roots.map((r) => r.path);
+    await this.watcher.setRoots(this.roots);
+  }
+
+  dispose(): void {
+    this.watcher.dispose();
+  }
+}

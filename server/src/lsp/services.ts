@@ -1,0 +1,45 @@
+/**
+ * What the language server needs from the engine. `main.ts` builds these from `config/` and
+ * `tasks/` and hands them to `startServer`; tests may hand in doubles (a slow disk check, a
+ * counting parser) without touching the engine.
+ */
+import type { ConfigCheck, ExperimentConfig, YamlSource } from '../config/index.js';
+import type { Finding, LaunchPlanResult, LaunchSpec } from '../protocol/index.js';
+import type { FileOptions, JsonlReport, LineResult } from '../tasks/index.js';
+
+export interface ConfigServices {
+  /** Checks an experiment YAML text; `previous` is the last version's source, patched when only a scalar changed. */
+  readonly check: (text: string, previous?: YamlSource) => ConfigCheck;
+  /** The rules that read the disk (dataset and model paths, model `config.json` files); slow. */
+  readonly checkDisk: (config: ExperimentConfig, baseDir: string) => Promise<readonly Finding[]>;
+  /** The merged config as the YAML a run would write. */
+  readonly render: (config: ExperimentConfig) => string;
+}
+
+export interface DatasetServices {
+  /** Validates one dataset line on its own; cross-line rules (duplicate ids) are the caller's. */
+  readonly validateLine: (line: string) => LineResult;
+  /** Validates a dataset file from disk as a stream; rejects when it cannot be read. */
+  readonly validateFile: (path: string, options: FileOptions) => Promise<JsonlReport>;
+}
+
+/** A planned launch: the protocol's plan plus the `gp` command it runs. */
+export interface PlannedLaunch extends LaunchPlanResult {
+  readonly command: 'rollout' | 'eval';
+}
+
+export interface LaunchServices {
+  /** The command line and preflight of a launch (`launch/launchPlan.ts`); starts nothing. */
+  readonly plan: (spec: LaunchSpec) => Promise<PlannedLaunch>;
+  /** Starts a planned launch as a detached `gp` process writing the run's `run.log`. */
+  readonly start: (plan: PlannedLaunch) => Promise<{ readonly pid: number; readonly logFile: string }>;
+}
+
+export interface ServerServices {
+  readonly config: ConfigServices;
+  readonly datasets: DatasetServices;
+  /** Reads a document that is not open in the editor; throws when it cannot be read. */
+  readonly readText: (path: string) => string;
+  /** Launching runs; absent in servers built without the engine's launcher (some tests). */
+  readonly launch?: LaunchServices;
+}

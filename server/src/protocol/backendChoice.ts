@@ -1,0 +1,33 @@
+/**
+ * The backend a sandbox actually ran on, and why `sandbox.backend: auto` fell back to the local
+ * backend when it did. `openSandbox` (server/src/sandbox/openSandbox.ts) decides it; trajectories,
+ * test run records, `status.json` and `report.json` record it, and the CLI announces it.
+ */
+import { z } from 'zod';
+import { sandboxBackendSchema } from './sandbox.js';
+
+/**
+ * Why `auto` ran a task on the local backend instead of Docker: no daemon answered, the daemon
+ * lacks the task's image (and the task has a local copy), or the task names no image at all.
+ */
+export const backendFallbackSchema = z.object({
+  code: z.enum(['daemon-unreachable', 'image-missing', 'no-image']),
+  /** The reason in words, e.g. `no Docker daemon at unix:///var/run/docker.sock (connect ENOENT …)`. */
+  reason: z.string(),
+});
+export type BackendFallback = z.infer<typeof backendFallbackSchema>;
+
+/** Which backend a sandbox ran on, what was asked for, and, when `auto` fell back, why. */
+export const backendChoiceSchema = z.object({
+  requested: sandboxBackendSchema,
+  backend: z.enum(['docker', 'local']),
+  fallback: backendFallbackSchema.optional(),
+});
+export type BackendChoice = z.infer<typeof backendChoiceSchema>;
+
+/**
+ * What a task loses on the local backend compared with a container (sandbox/localSandbox.ts): it
+ * runs on this host, sees the host's network, and has no CPU or process limits (memory is limited
+ * with `ulimit -v` only).
+ */
+export const localBackendLoss = 'commands run on this host without a container, network isolation or CPU and process limits';

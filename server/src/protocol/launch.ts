@@ -1,0 +1,81 @@
+/**
+ * Launching from the editor (extension → server). The extension gathers a launch in a quick-pick
+ * flow; the server builds the `gp` command line (`server/src/launch/launchArgs.ts`), preflights its
+ * config through the same road the CLI takes, and starts it as a detached process that outlives
+ * the editor, its output in the run's `run.log`. A run launched here and one typed in a terminal
+ * are the same run.
+ */
+import { z } from 'zod';
+
+/** A new rollout or evaluation, as the quick-pick flow fills it in. */
+export const newRunLaunchSchema = z.object({
+  kind: z.enum(['rollout', 'eval']),
+  /** Absolute path of the experiment YAML; null runs on the built-in defaults. */
+  config: z.string().nullable(),
+  /** Absolute paths of the task files (JSONL). */
+  taskFiles: z.array(z.string()).min(1),
+  /** Only these task ids (empty: every task of the files). */
+  tasks: z.array(z.string()).default([]),
+  agent: z.enum(['rule', 'model']).nullable().default(null),
+  backend: z.enum(['auto', 'docker', 'local']).nullable().default(null),
+  parallel: z.number().int().min(1).nullable().default(null),
+  /** Rollouts only; evaluation runs one attempt per task. */
+  attempts: z.number().int().min(1).nullable().default(null),
+  /** `--set key=value` overrides, each as `key=value`. */
+  sets: z.array(z.string()).default([]),
+  /** The folder relative paths are read from (the workspace folder of the config). */
+  cwd: z.string(),
+});
+export type NewRunLaunch = z.infer<typeof newRunLaunchSchema>;
+
+/**
+ * What to launch: a new run, the rest of an existing run (resume), or a run again from its own
+ * `resolved_config.yaml` and recorded command line, into a new folder (re-launch).
+ */
+export const launchSpecSchema = z.discriminatedUnion('mode', [
+  z.object({ mode: z.literal('new'), run: newRunLaunchSchema }),
+  z.object({ mode: z.literal('resume'), dir: z.string() }),
+  z.object({ mode: z.literal('relaunch'), dir: z.string() }),
+]);
+export type LaunchSpec = z.infer<typeof launchSpecSchema>;
+
+/** A config finding that blocks a launch or asks first, with its place. */
+export const launchFindingSchema = z.object({
+  severity: z.enum(['error', 'warning']),
+  message: z.string(),
+  /** The file it is in (absolute), or null for a finding that came from a flag. */
+  file: z.string().nullable(),
+  /** Zero-based, as LSP positions are. */
+  line: z.number().int().nullable(),
+  character: z.number().int().nullable(),
+  /** The flag that set the value, for findings on flags. */
+  flag: z.string().nullable(),
+});
+export type LaunchFinding = z.infer<typeof launchFindingSchema>;
+
+/** Client → server request: the command line and the preflight verdict of a launch, starting nothing. */
+export const launchPlanRequest = 'graphPlanner/launch/plan';
+export const launchPlanResultSchema = z.object({
+  /** The `gp` arguments (without `gp`). */
+  args: z.array(z.string()),
+  /** The command line as a person would type it. */
+  display: z.string(),
+  cwd: z.string(),
+  /** The run folder the launch will write. */
+  runDir: z.string(),
+  findings: z.array(launchFindingSchema),
+  /** Why the launch cannot be planned at all (a missing file, a run that is not resumable). */
+  refused: z.string().nullable(),
+});
+export type LaunchPlanResult = z.infer<typeof launchPlanResultSchema>;
+
+/**
+ * Client → server request: start a planned launch as a detached `gp` process. The server plans
+ * again (files may have changed) and refuses when the preflight has errors.
+ */
+export const launchStartRequest = 'graphPlanner/launch/start';
+export const launchStartResultSchema = z.discriminatedUnion('ok', [
+  z.object({ ok: z.literal(true), pid: z.number().int(), runDir: z.string(), logFile: z.string(), display: z.string() }),
+  z.object({ ok: z.literal(false), reason: z.string(), findings: z.array(launchFindingSchema) }),
+]);
+export type LaunchStartResult = z.infer<typeof launchStartResultSchema>;

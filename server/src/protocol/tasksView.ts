@@ -1,0 +1,63 @@
+/**
+ * The Tasks view's messages (extension ↔ server): the dataset files the dataset globs match, then
+ * their tasks a page at a time (so a 5,000-task file expands without blocking), each with its
+ * latest outcome in any run under the workspace's run roots.
+ */
+import { z } from 'zod';
+
+/** The latest outcome of a task in any run of the workspace. */
+export const taskOutcomeSchema = z.enum(['resolved', 'unresolved', 'error', 'never']);
+export type TaskOutcome = z.infer<typeof taskOutcomeSchema>;
+
+export const taskFileSummarySchema = z.object({
+  /** Absolute path. */
+  path: z.string(),
+  tasks: z.number().int(),
+  /** Lines that are not valid tasks; they are listed in the Problems panel when the file is open. */
+  invalid: z.number().int(),
+});
+export type TaskFileSummary = z.infer<typeof taskFileSummarySchema>;
+
+export const taskItemSchema = z.object({
+  taskId: z.string(),
+  /** Zero-based line of the task in its file. */
+  line: z.number().int(),
+  repo: z.string().nullable(),
+  image: z.string().nullable(),
+  /** The local repository the task mounts, when it has no image. */
+  localRepo: z.string().nullable(),
+  /** The task's instance file (its issue text), when it names one that exists. */
+  instanceFile: z.string().nullable(),
+  outcome: taskOutcomeSchema,
+  /** The run folder of the latest outcome. */
+  outcomeRun: z.string().nullable(),
+});
+export type TaskItem = z.infer<typeof taskItemSchema>;
+
+/** Client → server request: the dataset files of the workspace with their task counts. */
+export const taskFilesRequest = 'graphPlanner/tasks/files';
+export const taskFilesResultSchema = z.object({ files: z.array(taskFileSummarySchema) });
+export type TaskFilesResult = z.infer<typeof taskFilesResultSchema>;
+
+/** Client → server request: one page of a file's tasks, optionally only those whose id or repo contains `filter`. */
+export const taskPageRequest = 'graphPlanner/tasks/page';
+export const taskPageParamsSchema = z.object({
+  path: z.string(),
+  offset: z.number().int().min(0),
+  limit: z.number().int().min(1).max(5000),
+  filter: z.string().nullable(),
+});
+export type TaskPageParams = z.infer<typeof taskPageParamsSchema>;
+export const taskPageResultSchema = z.object({
+  tasks: z.array(taskItemSchema),
+  /** Tasks matching the filter in the whole file. */
+  matching: z.number().int(),
+  /** The offset of the next page, or null at the end. */
+  next: z.number().int().nullable(),
+});
+export type TaskPageResult = z.infer<typeof taskPageResultSchema>;
+
+/** Server → client notification: dataset files or task outcomes changed; the view refreshes. */
+export const tasksChangedNotification = 'graphPlanner/tasks/changed';
+export const tasksChangedSchema = z.object({ reason: z.string() });
+export type TasksChanged = z.infer<typeof tasksChangedSchema>;

@@ -1,0 +1,50 @@
+/**
+ * Recording test runs in a run directory: the raw log under `tests/`, one checked line in
+ * `test_runs.jsonl` (append-only), and for SWE-bench-style grades the per-instance
+ * `reports/<task>/report.json` in SWE-bench's shape (written atomically). `testing/` only runs and
+ * grades; `gp task test`, the environment's submit and the rollout's episodes call these writers.
+ */
+import { randomBytes } from 'node:crypto';
+import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { testRunRecordSchema, type InstanceReport, type TestRunRecord } from '../protocol/testReport.js';
+import { writeFileAtomic } from '../util/atomicWrite.js';
+import { toJsonLine } from './jsonLines.js';
+import { runLayout } from './layout.js';
+
+/** What a test run produced: its record and the output the log file keeps. */
+export interface TestRunOutput {
+  readonly record: TestRunRecord;
+  readonly output: string;
+}
+
+/**
+ * Writes the log and, for SWE-bench grades, the instance report, then appends the record with
+ * their run-relative paths; returns that record. The caller's record is left as it was.
+ */
+export async function recordTestRun(runDir: string, run: TestRunOutput): Promise<TestRunRecord> {
+  const layout = runLayout(runDir);
+  // Two runs of one task can start in the same second (a repair's candidates); the tag keeps their logs apart.
+  const logPath = layout.testLogRelative(run.record.task, run.record.startedAt, randomBytes(2).toString('hex'));
+  await mkdir(layout.tests, { recursive: true });
+  await writeFile(layout.resolve(logPath), run.output);
+  const reportPath = run.record.grade.kind === 'swebench' ? await writeInstanceReport(runDir, run.record.task, run.record.grade.report) : undefined;
+  const record: TestRunRecord = { ...run.record, logPath, ...(reportPath === undefined ? {} : { reportPath }) };
+  // One write per line, so concurrent episodes' records do not interleave inside a line.
+  await appendFile(layout.testRuns, toJsonLine(testRunRecordSchema, record, layout.testRuns), 'utf8');
+  return record;
+}
+
+/**
+ * Writes `<run dir>/reports/<id>/report.json` in SWE-bench's shape (`{ "<id>": report }`),
+ * atomically, and returns its run-relative path. Also used when a patch did not apply, so that
+ * every evaluated instance has a report, as SWE-bench leaves one.
+ */
+export async function writeInstanceReport(runDir: string, id: string, report: InstanceReport): Promise<string> {
+  const layout = runLayout(runDir);
+  const relative = layout.instanceReportRelative(id);
+  const path = layout.resolve(relative);
+  await mkdir(dirname(path), { recursive: true });
+  await writeFileAtomic(path, `${JSON.stringify({ [id]: report }, null, 2)}\n`);
+  return relative;
+}

@@ -1,0 +1,159 @@
+/**
+ * What a person does with the Graph Planner views in the workbench: show a view, read its rows
+ * (label and description), expand a row, click an inline action, choose from a row's context menu,
+ * read notifications. Selectors are VS Code 1.100's DOM (code-server 4.100.3); every wait polls for
+ * something visible and fails with what it saw.
+ */
+import type { Locator, Page } from 'playwright-core';
+import { runCommand } from './workbench.js';
+import { done, pending, waitFor, type WaitOptions } from './wait.js';
+
+export type ViewName = 'Tasks' | 'Containers' | 'Runs';
+
+/** The view's pane in the side bar, found by its header title. */
+export function viewPane(page: Page, view: ViewName): Locator {
+  return page.locator('.part.sidebar .pane').filter({ has: page.locator('.pane-header h3.title', { hasText: new RegExp(`^${view}$`, 'i') }) });
+}
+
+/** Shows and focuses a view with the command VS Code contributes for every view. */
+export async function showView(page: Page, view: ViewName): Promise<void> {
+  // VS Code names the command after the view's container: `Graph Planner: Focus on Runs View`.
+  await runCommand(page, `Graph Planner: Focus on ${view} View`);
+  await viewPane(page, view).locator('.pane-body').waitFor({ state: 'visible', timeout: 15_000 });
+}
+
+export interface Row {
+  readonly label: string;
+  readonly description: string;
+  /** The nesting level (1 for top-level rows). */
+  readonly level: number;
+  readonly expanded: boolean | undefined;
+}
+
+interface RowElement {
+  getAttribute(name: string): string | null;
+  querySelector(selector: string): { textContent: string | null } | null;
+}
+
+/** The rows the view renders now, top to bottom. */
+export async function viewRows(page: Page, view: ViewName): Promise<Row[]> {
+  return viewPane(page, view)
+    .locator('.monaco-list-row')
+    .evaluateAll((rows) =>
+      (rows as unknown as RowElement[]).map((r) => ({
+        label: r.querySelector('.label-name')?.textContent ?? '',
+        description: r.querySelector('.label-description')?.textContent ?? '',
+        level: Number(r.getAttribute('aria-level') ?? '1'),
+        expanded: r.getAttribute('aria-expanded') === null ? undefined : r.getAttribute('aria-expanded') === 'true',
+      })),
+    );
+}
+
+export function formatRows(rows: readonly Row[]): string {
+  return rows.map((r) => `${'  '.repeat(r.level - 1)}${r.label} — ${r.description}`).join('\n') || '(no rows)';
+}
+
+/** Waits until a row passes `accept`; returns it. */
+export async function waitForRow(page: Page, view: ViewName, what: string, accept: (row: Row) => boolean, options: WaitOptions = { timeoutMs: 60_000 }): Promise<Row> {
+  return waitFor(
+    what,
+    async () => {
+      const rows = await viewRows(page, view);
+      const row = rows.find(accept);
+      return row !== undefined ? done(row) : pending(`${view} view rows:\n${formatRows(rows)}`);
+    },
+    options,
+  );
+}
+
+/** The row element whose label is `label`. */
+export function rowLocator(page: Page, view: ViewName, label: string): Locator {
+  return viewPane(page, view).locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: label }) }).first();
+}
+
+/** Selects the row and expands it (the Right arrow, as a person using the keyboard does). */
+export async function expandRow(page: Page, view: ViewName, label: string): Promise<void> {
+  const row = rowLocator(page, view, label);
+  await row.click();
+  if ((await row.getAttribute('aria-expanded')) === 'false') await page.keyboard.press('ArrowRight');
+}
+
+/** Hovers the row and clicks its inline action with this title. */
+export async function clickInlineAction(page: Page, view: ViewName, label: string, action: string): Promise<void> {
+  const row = rowLocator(page, view, label);
+  await row.hover();
+  await row.locator(`.actions .action-label[aria-label="${action}"]`).click({ timeout: 10_000 });
+}
+
+/** Right-clicks the row and chooses `item` from its context menu. */
+export async function chooseFromContextMenu(page: Page, view: ViewName, label: string, item: string): Promise<void> {
+  await rowLocator(page, view, label).click({ button: 'right' });
+  const entry = page.locator('.context-view .monaco-menu .action-item .action-label', { hasText: item }).first();
+  await entry.waitFor({ state: 'visible', timeout: 10_000 });
+  // The menu acts on the highlighted entry; a synthetic click on the label does not always reach it.
+  await entry.hover();
+  await page.keyboard.press('Enter');
+  await entry.waitFor({ state: 'hidden', timeout: 10_000 });
+}
+
+/** The texts of the notifications on screen (toasts). */
+export async function notifications(page: Page): Promise<string[]> {
+  return page.locator('.notifications-toasts .notification-toast .notification-list-item-message').allTextContents();
+}
+
+export async function waitForNotification(page: Page, what: string, pattern: RegExp, options: WaitOptions = { timeoutMs: 30_000 }): Promise<string> {
+  return waitFor(
+    what,
+    async () => {
+      const texts = await notifications(page);
+      const hit = texts.find((t) => pattern.test(t));
+      return hit !== undefined ? done(hit) : pending(`notifications:\n${texts.join('\n') || '(none)'}`);
+    },
+    options,
+  );
+}
+
+/**
+ * The text of the visible terminal, one line per row, trailing blank rows dropped. It needs the
+ * DOM renderer (`terminal.integrated.gpuAcceleration: off`, which the harness sets).
+ */
+export async function terminalText(page: Page): Promise<string> {
+  const rows = await page.locator('.part.panel .terminal-wrapper.active .xterm-rows > div').allTextContents();
+  const lines = rows.map((r) => r.replace(/\u00a0/g, ' ').trimEnd());
+  while (lines.length > 0 && lines.at(-1) === '') lines.pop();
+  return lines.join('\n');
+}
+
+/** The first rows of the open quick input (a quick pick), as their labels. */
+export async function quickPickRows(page: Page): Promise<string[]> {
+  return page.locator('.quick-input-widget .quick-input-list .monaco-list-row').evaluateAll((rows) =>
+    (rows as unknown as RowElement[]).map((r) => r.getAttribute('aria-label') ?? ''),
+  );
+}
+
+/** Waits for a quick pick whose first row passes `accept`, then presses Enter on it. */
+export async function acceptQuickPick(page: Page, what: string, accept: (first: string) => boolean): Promise<void> {
+  await waitFor(what, async () => {
+    const rows = await quickPickRows(page);
+    const first = rows[0];
+    return first !== undefined && accept(first) ? done(first) : pending(`quick pick rows:\n${rows.join('\n') || '(none)'}`);
+  });
+  await page.keyboard.press('Enter');
+}
+
+/** Drags the side bar's right edge `pixels` to the right, as a person widens it. */
+export async function widenSideBar(page: Page, pixels: number): Promise<void> {
+  const box = await page.locator('.part.sidebar').boundingBox();
+  if (box === null) throw new Error('the side bar is not visible');
+  const x = box.x + box.width - 1;
+  const y = box.y + box.height / 2;
+  await page.mouse.move(x, y);
+  await page.mouse.down();
+  await page.mouse.move(x + pixels / 2, y, { steps: 5 });
+  await page.mouse.move(x + pixels, y, { steps: 5 });
+  await page.mouse.up();
+  await waitFor('the side bar to be wider', async () => {
+    const now = await page.locator('.part.sidebar').boundingBox();
+    return now !== null && now.width > box.width + pixels / 2 ? done(now.width) : pending(`width ${now?.width ?? 0}, was ${box.width}`);
+  }, { timeoutMs: 5_000 });
+}

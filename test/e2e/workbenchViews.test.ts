@@ -1,0 +1,311 @@
+/**
+ * The workbench in real VS Code (code-server 4.100.3, the packaged `.vsix`, Debian's Chromium): the
+ * Graph Planner views in the activity bar, runs launched from the command palette and the views,
+ * watched, stopped, resumed and opened, and a broken config that blocks its launch. The workspace is
+ * `fixtures/workbench` plus the sample repository, so the sample tasks run on the local backend in
+ * seconds. Each scenario saves `views-<scenario>.png` to `test-artifacts/e2e/`.
+ *
+ * Run: `bash test/e2e/setup.sh && npm run package && node --import tsx --test test/e2e/workbenchViews.test.ts`.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import Docker from 'dockerode';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runReportSchema, runStatusSchema } from '../../server/src/protocol/runs.js';
+import { sandboxLabels } from '../../server/src/protocol/sandbox.js';
+import { ownerLabels } from '../../server/src/sandbox/containers.js';
+import { errorMessage } from '../../server/src/util/errors.js';
+import { processAlive } from '../../server/src/util/processAlive.js';
+import { startSession, stopSession, type Session } from './harness.js';
+import { loggedMs, Scenarios } from './scenarios.js';
+import { acceptQuickPick, chooseFromContextMenu, clickInlineAction, expandRow, formatRows, widenSideBar, rowLocator, showView, terminalText, viewPane, viewRows, waitForNotification, waitForRow } from './views.js';
+import { done, pending, waitFor } from './wait.js';
+import { focusProblems, openFile, readProblems, runCommand, screenshot } from './workbench.js';
+
+const scenarioTimeout = { timeout: 240_000 };
+const scenarios = new Scenarios();
+/**
+ * Each scenario starts from a clean screen: no notifications of the one before and no panel, so its
+ * screenshot shows what it is about.
+ */
+const scenario = (name: string, body: (s: Session) => Promise<void>): Promise<void> =>
+  scenarios.run(`views-${name}`, async (s) => {
+    if (scenarios.activation === 'ready') {
+      await runCommand(s.page, 'Notifications: Clear All Notifications');
+      if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
+    }
+    await body(s);
+  });
+
+/** Run folders under the workspace's `outputs/` whose name starts with `prefix`. */
+function runsNamed(s: Session, prefix: string): string[] {
+  const out = join(s.workspace, 'outputs');
+  return existsSync(out) ? readdirSync(out).filter((n) => n.startsWith(prefix)).sort() : [];
+}
+
+function statusOf(s: Session, run: string) {
+  return runStatusSchema.parse(JSON.parse(readFileSync(join(s.workspace, 'outputs', run, 'status.json'), 'utf8')));
+}
+
+/** Waits for exactly one new run folder starting with `prefix` besides `before`; returns its name. */
+async function newRun(s: Session, prefix: string, before: readonly string[]): Promise<string> {
+  return waitFor(`a new ${prefix}* run folder under outputs/`, async () => {
+    const fresh = runsNamed(s, prefix).filter((n) => !before.includes(n));
+    return fresh.length === 1 && existsSync(join(s.workspace, 'outputs', fresh[0] ?? '', 'status.json')) ? done(fresh[0] ?? '') : pending(`runs: ${runsNamed(s, '').join(', ') || '(none)'}`);
+  }, { timeoutMs: 60_000 });
+}
+
+/** Starts a rollout of the open experiment from the command palette, accepting the review list as pre-filled. */
+async function startRolloutFromPalette(s: Session): Promise<void> {
+  await runCommand(s.page, 'Graph Planner: Start Rollout');
+  await acceptQuickPick(s.page, 'the launch review list to offer "Start rollout" first', (first) => /Start rollout/.test(first));
+}
+
+void describe('Graph Planner workbench views in VS Code (code-server + Chromium)', () => {
+  before(
+    async () => {
+      scenarios.session = await startSession({ fixture: 'workbench', extraFiles: { 'docker/repoenv_sample/sample_repo': 'repos/sample_repo' } });
+    },
+    { timeout: 240_000 },
+  );
+
+  after(
+    async () => {
+      // Runs are detached from the editor on purpose; the test ends any it left running.
+      const s = scenarios.session;
+      if (s !== undefined) {
+        for (const run of runsNamed(s, '')) {
+          try {
+            const status = statusOf(s, run);
+            if (status.state === 'running' && processAlive(status.pid)) process.kill(status.pid, 'SIGKILL');
+          } catch {
+            // Not a run with a readable status; nothing to end.
+          }
+        }
+      }
+      await stopSession(s);
+    },
+    { timeout: 60_000 },
+  );
+
+  void it('(a) shows Tasks, Containers and Runs in the Graph Planner activity-bar container', scenarioTimeout, async () => {
+    await scenario('a-three-views', async (s) => {
+      scenarios.activation = 'failed';
+      await loggedMs(s, 'Graph Planner server ready', /Graph Planner server ready\D*?(\d+(?:\.\d+)?)\s*ms/);
+      scenarios.activation = 'ready';
+      await s.page.locator('.part.activitybar .action-label[aria-label^="Graph Planner"]').click({ timeout: 30_000 });
+      for (const view of ['Tasks', 'Containers', 'Runs'] as const) {
+        await viewPane(s.page, view).waitFor({ state: 'visible', timeout: 30_000 });
+      }
+      // A person reading run descriptions widens the side bar; so do the screenshots.
+      await widenSideBar(s.page, 200);
+      await screenshot(s.page, 'views-a-three-views');
+    });
+  });
+
+  void it('(b) Start Rollout… from the palette runs the sample tasks to completion, and the Runs view shows the resolved count of its report', scenarioTimeout, async () => {
+    await scenario('b-rollout', async (s) => {
+      await openFile(s.page, 'configs/experiments/sample.yaml');
+      const before = runsNamed(s, 'sample-rollout');
+      await startRolloutFromPalette(s);
+      const run = await newRun(s, 'sample-rollout', before);
+      await showView(s.page, 'Runs');
+      const report = await waitFor('the run to write report.json', async () => {
+        const path = join(s.workspace, 'outputs', run, 'report.json');
+        return existsSync(path) && statusOf(s, run).state === 'finished' ? done(runReportSchema.parse(JSON.parse(readFileSync(path, 'utf8')))) : pending(statusOf(s, run).state);
+      }, { timeoutMs: 90_000 });
+      const row = await waitForRow(s.page, 'Runs', `the Runs view to show ${run} finished with ${report.resolved} resolved`, (r) => r.label === run && r.description.startsWith('finished') && r.description.includes(`${report.resolved} resolved`));
+      assert.match(row.description, /rollout · rule · 3\/3/);
+      await screenshot(s.page, 'views-b-rollout');
+    });
+  });
+
+  void it('(c) expanding the run lists its episodes, and opening one shows its trajectory', scenarioTimeout, async () => {
+    await scenario('c-episodes', async (s) => {
+      const run = runsNamed(s, 'sample-rollout').at(-1) ?? '';
+      assert.notEqual(run, '', 'scenario (b) left a run');
+      await showView(s.page, 'Runs');
+      await expandRow(s.page, 'Runs', run);
+      await waitFor('three episode rows under the run', async () => {
+        const rows = await viewRows(s.page, 'Runs');
+        const episodes = rows.filter((r) => r.level === 2 && r.label.startsWith('sample-'));
+        return episodes.length === 3 ? done(episodes) : pending(formatRows(rows));
+      });
+      await rowLocator(s.page, 'Runs', 'sample-calc-add').click();
+      await waitFor('the trajectory of sample-calc-add in the active editor tab', async () => {
+        const active = await s.page.locator('.part.editor .tab.active').allTextContents();
+        return active.some((t) => t.includes('sample-calc-add.jsonl')) ? done(true) : pending(`active tabs: ${active.join(', ') || '(none)'}`);
+      });
+      await screenshot(s.page, 'views-c-episodes');
+    });
+  });
+
+  void it('(d) a run stopped from the view ends interrupted, and Resume Run finishes it', scenarioTimeout, async () => {
+    await scenario('d-stop-resume', async (s) => {
+      await openFile(s.page, 'configs/experiments/long.yaml');
+      const before = runsNamed(s, 'long-rollout');
+      await startRolloutFromPalette(s);
+      const run = await newRun(s, 'long-rollout', before);
+      await showView(s.page, 'Runs');
+      await waitForRow(s.page, 'Runs', `${run} running with an episode finished`, (r) => r.label === run && /^running .*[1-9]\d*\/45/.test(r.description));
+      await clickInlineAction(s.page, 'Runs', run, 'Stop Run');
+      await waitForRow(s.page, 'Runs', `${run} interrupted`, (r) => r.label === run && r.description.startsWith('interrupted'));
+      const stopped = statusOf(s, run);
+      assert.equal(stopped.state, 'interrupted', 'status.json says interrupted');
+      assert.ok(stopped.episodes.finished < 45, `it stopped before the end (${stopped.episodes.finished} of 45 finished)`);
+      await screenshot(s.page, 'views-d-interrupted');
+      await chooseFromContextMenu(s.page, 'Runs', run, 'Resume Run');
+      await waitForRow(s.page, 'Runs', `${run} finished after the resume`, (r) => r.label === run && r.description.startsWith('finished') && r.description.includes('45/45'), { timeoutMs: 150_000 });
+      assert.equal(runsNamed(s, 'long-rollout').length, before.length + 1, 'the resume wrote into the same folder');
+      await screenshot(s.page, 'views-d-resumed');
+    });
+  });
+
+  void it('(f) the Tasks view lists the sample tasks, and running one task from it produces a one-task run', scenarioTimeout, async () => {
+    await scenario('f-tasks', async (s) => {
+      await openFile(s.page, 'configs/experiments/sample.yaml');
+      await showView(s.page, 'Tasks');
+      await waitForRow(s.page, 'Tasks', 'the sample dataset with its 3 tasks', (r) => r.label.endsWith('tasks.jsonl') && /3 tasks/.test(r.description));
+      await expandRow(s.page, 'Tasks', 'tasks.jsonl');
+      const rows = await waitFor('the three sample tasks', async () => {
+        const all = await viewRows(s.page, 'Tasks');
+        const tasks = all.filter((r) => r.level === 2);
+        return tasks.length === 3 ? done(tasks) : pending(formatRows(all));
+      });
+      assert.deepEqual(rows.map((r) => r.label).sort(), ['sample-calc-add', 'sample-calc-add-unittest', 'sample-version']);
+      await screenshot(s.page, 'views-f-tasks');
+      const before = runsNamed(s, 'sample-rollout');
+      await clickInlineAction(s.page, 'Tasks', 'sample-version', 'Run Agent on Task');
+      await acceptQuickPick(s.page, 'the launch review list for the one task', (first) => /Start rollout/.test(first));
+      const run = await newRun(s, 'sample-rollout', before);
+      const launch = JSON.parse(readFileSync(join(s.workspace, 'outputs', run, 'launch.json'), 'utf8')) as { args: string[] };
+      assert.deepEqual(launch.args.slice(launch.args.indexOf('--task'), launch.args.indexOf('--task') + 2), ['--task', 'sample-version']);
+      await waitFor('the one-task run to finish', async () => (statusOf(s, run).state === 'finished' ? done(true) : pending(statusOf(s, run).state)), { timeoutMs: 90_000 });
+      assert.equal(statusOf(s, run).episodes.total, 1);
+      await showView(s.page, 'Runs');
+      await waitForRow(s.page, 'Runs', `${run} finished with its one episode`, (r) => r.label === run && r.description.includes('1/1'));
+      await screenshot(s.page, 'views-f-task-run');
+    });
+  });
+
+  void it('(g) the code lens above an experiment starts a rollout, and Re-run Last repeats the last launch', scenarioTimeout, async () => {
+    await scenario('g-codelens-rerun', async (s) => {
+      await openFile(s.page, 'configs/experiments/sample.yaml');
+      const lens = s.page.locator('.part.editor .codelens-decoration a', { hasText: '▶ Rollout' }).first();
+      await lens.waitFor({ state: 'visible', timeout: 30_000 });
+      await screenshot(s.page, 'views-g-codelens');
+      const before = runsNamed(s, 'sample-rollout');
+      await lens.click();
+      await acceptQuickPick(s.page, 'the launch review list from the code lens', (first) => /Start rollout/.test(first));
+      const first = await newRun(s, 'sample-rollout', before);
+      await runCommand(s.page, 'Graph Planner: Re-run Last');
+      const again = await newRun(s, 'sample-rollout', [...before, first]);
+      const args = (run: string) => (JSON.parse(readFileSync(join(s.workspace, 'outputs', run, 'launch.json'), 'utf8')) as { args: string[] }).args.filter((a, i, all) => all[i - 1] !== '--run-dir' && a !== '--run-dir');
+      assert.deepEqual(args(again), args(first), 'Re-run Last launches with the same arguments');
+    });
+  });
+  void it('(i) the Tasks filter keeps the matching tasks and says so; clearing it brings the rest back', scenarioTimeout, async () => {
+    await scenario('i-task-filter', async (s) => {
+      await showView(s.page, 'Tasks');
+      await viewPane(s.page, 'Tasks').hover();
+      await viewPane(s.page, 'Tasks').locator('.pane-header .action-label[aria-label="Filter Tasks…"]').click({ timeout: 10_000 });
+      await s.page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 10_000 });
+      await s.page.keyboard.type('unittest');
+      await s.page.keyboard.press('Enter');
+      await expandRow(s.page, 'Tasks', 'tasks.jsonl');
+      await waitFor('only the matching task under the file', async () => {
+        const rows = await viewRows(s.page, 'Tasks');
+        const tasks = rows.filter((r) => r.level === 2).map((r) => r.label);
+        return tasks.length === 1 && tasks[0] === 'sample-calc-add-unittest' ? done(true) : pending(formatRows(rows));
+      });
+      await screenshot(s.page, 'views-i-task-filter');
+      await viewPane(s.page, 'Tasks').hover();
+      await viewPane(s.page, 'Tasks').locator('.pane-header .action-label[aria-label="Clear Task Filter"]').click({ timeout: 10_000 });
+      await waitFor('the three tasks again', async () => {
+        const rows = await viewRows(s.page, 'Tasks');
+        return rows.filter((r) => r.level === 2).length === 3 ? done(true) : pending(formatRows(rows));
+      });
+    });
+  });
+
+  void it('(j) Run Task Tests… runs gp task test in a terminal named for the task, which grades the task', scenarioTimeout, async () => {
+    await scenario('j-task-tests', async (s) => {
+      await showView(s.page, 'Tasks');
+      await expandRow(s.page, 'Tasks', 'tasks.jsonl');
+      await chooseFromContextMenu(s.page, 'Tasks', 'sample-calc-add', 'Run Task Tests…');
+      await acceptQuickPick(s.page, 'the patch choice, without a patch first', (first) => /Run without a patch/.test(first));
+      // The run is checked by the record it writes; what the terminal shows explains a miss.
+      const record = await waitFor('gp task test to record its graded run', async () => {
+        const folders = runsNamed(s, 'tests-');
+        const file = folders.map((f) => join(s.workspace, 'outputs', f, 'test_runs.jsonl')).find((f) => existsSync(f));
+        const text = file === undefined ? '' : readFileSync(file, 'utf8');
+        if (text.includes('"sample-calc-add"')) return done(text);
+        return pending(`test folders: ${folders.join(', ') || '(none)'}\nthe terminal shows:\n${(await terminalText(s.page)) || '(nothing)'}`);
+      }, { timeoutMs: 180_000 });
+      assert.match(await terminalText(s.page), /RESOLVED_NO/, 'the terminal shows the verdict');
+      const run = JSON.parse(record.trim().split('\n').at(-1) ?? '{}') as { task?: string; grade?: { resolution?: string } };
+      assert.deepEqual([run.task, run.grade?.resolution], ['sample-calc-add', 'RESOLVED_NO'], 'without a patch the failing test still fails, and the run says so');
+      const tabs = await s.page.locator('.part.panel').textContent();
+      await screenshot(s.page, 'views-j-task-tests');
+      assert.ok(tabs?.includes('gp task test sample-calc-add'), `the terminal is named for the task: ${tabs ?? ''}`);
+    });
+  });
+
+  void it('(h) the Containers view shows our containers by run with their owner, and reaping removes the orphan', scenarioTimeout, async () => {
+    await scenario('h-containers', async (s) => {
+      const docker = new Docker();
+      await docker.ping().catch((error: unknown) => {
+        throw new Error(`This scenario needs a running Docker Engine (bash test/integration/setup.sh starts one): ${errorMessage(error)}`);
+      });
+      const image = (await docker.listImages()).flatMap((i) => i.RepoTags ?? []).find((t) => t === 'graph-planner/base:latest');
+      assert.ok(image !== undefined, 'graph-planner/base:latest is missing; bash test/integration/setup.sh builds it offline');
+      const run = `e2e-views-${Date.now()}`;
+      const dead = spawnSync('true').pid ?? 1;
+      // Made as a sandbox makes them: our labels, one owned by this test process, one whose owner is gone.
+      const make = (labels: Record<string, string>) =>
+        docker.createContainer({ Image: image, Labels: labels, Cmd: ['sh', '-c', `trap 'exit 0' TERM; sleep 600 & wait`] }).then(async (c) => (await c.start(), c));
+      const made = [await make(ownerLabels(run, 'live-task')), await make({ ...ownerLabels(run, 'orphan-task'), [sandboxLabels.pid]: String(dead) })];
+      try {
+        await showView(s.page, 'Containers');
+        await waitForRow(s.page, 'Containers', `the group of run ${run}`, (r) => r.label === run && /2 containers/.test(r.description), { timeoutMs: 30_000 });
+        await expandRow(s.page, 'Containers', run);
+        await waitForRow(s.page, 'Containers', 'the orphan marked as such', (r) => r.label === 'orphan-task' && /running/.test(r.description) && /owner gone/.test(r.description), { timeoutMs: 30_000 });
+        await waitForRow(s.page, 'Containers', 'the live container', (r) => r.label === 'live-task' && !/owner gone/.test(r.description));
+        await screenshot(s.page, 'views-h-containers');
+        await viewPane(s.page, 'Containers').hover();
+        await viewPane(s.page, 'Containers').locator('.pane-header .action-label[aria-label="Reap Orphaned Containers"]').click({ timeout: 10_000 });
+        const confirm = s.page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Remove' }).first();
+        await confirm.waitFor({ state: 'visible', timeout: 10_000 });
+        await confirm.click();
+        await waitFor('the orphan to leave the view while the live container stays', async () => {
+          const rows = await viewRows(s.page, 'Containers');
+          return !rows.some((r) => r.label === 'orphan-task') && rows.some((r) => r.label === 'live-task') ? done(true) : pending(formatRows(rows));
+        }, { timeoutMs: 30_000 });
+        const left = await docker.listContainers({ all: true, filters: { label: [`${sandboxLabels.run}=${run}`] } });
+        assert.deepEqual(left.map((c) => c.Labels[sandboxLabels.task]), ['live-task'], 'the engine holds only the live container');
+        await screenshot(s.page, 'views-h-reaped');
+      } finally {
+        for (const c of made) await c.remove({ force: true }).catch(() => undefined);
+      }
+    });
+  });
+
+  void it('(e) a broken experiment YAML blocks the launch and opens the Problems panel at its error', scenarioTimeout, async () => {
+    await scenario('e-blocked', async (s) => {
+      await openFile(s.page, 'configs/experiments/broken.yaml');
+      await startRolloutFromPalette(s);
+      await waitForNotification(s.page, 'the launch to be blocked', /Launch blocked: the config has an error/);
+      await focusProblems(s.page);
+      const problems = await waitFor('the negative-penalty error in the Problems panel', async () => {
+        const ps = await readProblems(s.page);
+        return ps.some((p) => p.file === 'broken.yaml' && p.code === 'preflight/negative-penalty') ? done(ps) : pending(JSON.stringify(ps));
+      });
+      assert.ok(problems.length > 0);
+      assert.deepEqual(runsNamed(s, 'broken'), [], 'no run folder was made');
+      await screenshot(s.page, 'views-e-blocked');
+    });
+  });
+
+});

@@ -1,0 +1,117 @@
+/**
+ * What the Tasks view shows of files and tasks, the context values its menus match, and the
+ * `gp task test` command line it types into a terminal.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, test } from 'node:test';
+import { viewCommands } from '../../extension/src/contributions.js';
+import type { TaskItem } from '../../extension/src/serverMessages.js';
+import {
+  FinishedEpisodes,
+  escapeMarkdown,
+  fileContextValue,
+  fileDescription,
+  filterMessage,
+  quoteArg,
+  taskContextValue,
+  taskDescription,
+  taskTestCommandLine,
+  taskTooltip,
+} from '../../extension/src/views/taskItems.js';
+
+const item: TaskItem = {
+  taskId: 'astropy__astropy-12907',
+  line: 41,
+  repo: 'astropy/astropy',
+  image: 'sweb.eval.x86_64.astropy__astropy-12907:latest',
+  localRepo: null,
+  instanceFile: '/ws/datasets/instances/astropy__astropy-12907.json',
+  outcome: 'resolved',
+  outcomeRun: '/ws/outputs/run-3',
+};
+
+interface MenuItem { command: string; when?: string }
+const manifest = JSON.parse(readFileSync(resolve(__dirname, '../../package.json'), 'utf8')) as { contributes: { menus: Record<string, MenuItem[]> } };
+
+/** The `viewItem =~ /…/` regular expression of a command's item menu entry. */
+function itemMenuPattern(command: string): RegExp {
+  const when = manifest.contributes.menus['view/item/context']?.find((m) => m.command === command)?.when ?? '';
+  const source = /viewItem =~ \/(.+)\/$/.exec(when)?.[1];
+  assert.ok(source, `${command} has an item menu`);
+  return new RegExp(source);
+}
+
+describe('Tasks view items', () => {
+  test('the menus of package.json offer every task action on a task and the instance file only when there is one', () => {
+    const withInstance = taskContextValue(item);
+    const without = taskContextValue({ ...item, instanceFile: null, outcome: 'never' });
+    assert.equal(withInstance, 'task hasInstance outcome-resolved');
+    for (const command of [viewCommands.taskRun, viewCommands.taskTest, viewCommands.taskGoTo, viewCommands.taskCopyId]) {
+      assert.match(without, itemMenuPattern(command.id), command.id);
+      assert.doesNotMatch(fileContextValue, itemMenuPattern(command.id), `${command.id} is not offered on a file`);
+    }
+    assert.match(withInstance, itemMenuPattern(viewCommands.taskOpenInstance.id));
+    assert.doesNotMatch(without, itemMenuPattern(viewCommands.taskOpenInstance.id));
+  });
+
+  test('describes a task by its repository and image, or its local repository', () => {
+    assert.equal(taskDescription(item), 'astropy/astropy · sweb.eval.x86_64.astropy__astropy-12907:latest');
+    assert.equal(taskDescription({ ...item, repo: null, image: null, localRepo: '../repo' }), 'local ../repo');
+    assert.equal(taskDescription({ ...item, repo: null, image: null }), '');
+  });
+
+  test('describes a file by its tasks, the matches of the filter and its invalid lines', () => {
+    const file = { path: '/ws/datasets/big.jsonl', tasks: 4998, invalid: 2 };
+    assert.equal(fileDescription(file, null), '4,998 tasks · 2 invalid');
+    assert.equal(fileDescription({ ...file, invalid: 0 }, 12), '12 of 4,998 tasks');
+    assert.equal(fileDescription({ path: 'x', tasks: 1, invalid: 0 }, null), '1 task');
+  });
+
+  test('the tooltip names the line, the image, the instance file and the latest outcome, with markup escaped', () => {
+    const tooltip = taskTooltip(item, 'datasets/swe.jsonl');
+    assert.match(tooltip, /^\*\*astropy\\_\\_astropy\\-12907\*\*/);
+    assert.match(tooltip, /Line: datasets/);
+    assert.match(tooltip, /swe\\\.jsonl:42/);
+    assert.match(tooltip, /Latest outcome: resolved in \/ws\/outputs\/run\\-3/);
+    assert.doesNotMatch(tooltip, /Local repository/);
+    assert.match(taskTooltip({ ...item, outcome: 'never', outcomeRun: null }, 'a.jsonl'), /Latest outcome: never run$/);
+    assert.equal(escapeMarkdown('[x](y) *z*'), '\\[x\\]\\(y\\) \\*z\\*');
+  });
+
+  test('says what the filter shows', () => {
+    assert.equal(filterMessage('astropy', 1, 3), 'Tasks whose id or repository contains "astropy" (in 1 file of 3).');
+    assert.equal(filterMessage('zzz', 0, 3), `No task's id or repository contains "zzz".`);
+  });
+});
+
+describe('gp task test command line', () => {
+  test('runs the bundled CLI on the file and task, with the patch when one is chosen', () => {
+    const line = taskTestCommandLine({ node: 'node', cli: '/ext/dist/cli.js', file: '/ws/datasets/a.jsonl', taskId: 'django__django-1', patch: null, platform: 'linux' });
+    assert.equal(line, 'node /ext/dist/cli.js task test /ws/datasets/a.jsonl --task django__django-1');
+    const patched = taskTestCommandLine({ node: 'node', cli: '/ext/dist/cli.js', file: '/ws/my data/a.jsonl', taskId: "it's", patch: '/tmp/fix.diff', platform: 'darwin' });
+    assert.equal(patched, `node /ext/dist/cli.js task test '/ws/my data/a.jsonl' --task 'it'\\''s' --patch /tmp/fix.diff`);
+  });
+
+  test('quotes for PowerShell on Windows and calls the program with the call operator', () => {
+    assert.equal(quoteArg('C:\\Program Files\\x "y"', 'win32'), '"C:\\Program Files\\x ""y"""');
+    const line = taskTestCommandLine({ node: 'node', cli: 'C:\\ext\\dist\\cli.js', file: 'C:\\ws\\a.jsonl', taskId: 't1', patch: null, platform: 'win32' });
+    assert.equal(line, '& node "C:\\ext\\dist\\cli.js" task test "C:\\ws\\a.jsonl" --task t1');
+  });
+});
+
+describe('finished episodes', () => {
+  const run = (dir: string, finished: number | null) => ({ dir, episodes: finished === null ? null : { total: 5, finished, resolved: 0, errored: 0 } });
+
+  test('an ended episode or a removed run may move an outcome; progress alone does not', () => {
+    const tracker = new FinishedEpisodes();
+    const update = (changed: ReturnType<typeof run>[], removed: string[] = []) => tracker.update({ changed, removed });
+    assert.equal(update([run('/o/r1', 0)]), false, 'a run that started with nothing finished');
+    assert.equal(update([run('/o/r1', 0)]), false, 'a step');
+    assert.equal(update([run('/o/r1', 1)]), true, 'an episode ended');
+    assert.equal(update([run('/o/r1', 1), run('/o/r2', null)]), false);
+    assert.equal(update([], ['/o/r1']), true, 'a run deleted');
+    assert.equal(update([], ['/o/unknown']), false);
+  });
+});

@@ -1,0 +1,118 @@
+/**
+ * The editor's launch plan on real files: the command line a new run gets (only what was chosen,
+ * paths relative to the working folder), its preflight verdict, and resume and re-launch from a
+ * run's own launch record, refused with a reason when they cannot work.
+ */
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { displayCommand, newRunArgs, planLaunch } from '../../server/src/launch/index.js';
+import type { NewRunLaunch } from '../../server/src/protocol/launch.js';
+import { runLayout, withoutConfigFlags, withoutRunFolderFlags, writeLaunchRecord, writeStatus } from '../../server/src/runs/index.js';
+import { describeEpisode, describeRun, durationOf } from '../../extension/src/views/runsText.js';
+import type { RunSummary } from '../../server/src/protocol/runsView.js';
+
+function workspace(): string {
+  const root = mkdtempSync(join(tmpdir(), 'gp-plan-'));
+  mkdirSync(join(root, 'configs'), { recursive: true });
+  mkdirSync(join(root, 'datasets'), { recursive: true });
+  writeFileSync(join(root, 'datasets', 'tasks.jsonl'), '');
+  writeFileSync(join(root, 'configs', 'x.yaml'), 'experiment:\n  name: x\nsandbox:\n  backend: local\n');
+  return root;
+}
+
+const run = (root: string, extra: Partial<NewRunLaunch> = {}): NewRunLaunch => ({
+  kind: 'rollout',
+  config: join(root, 'configs', 'x.yaml'),
+  taskFiles: [join(root, 'datasets', 'tasks.jsonl')],
+  tasks: [],
+  agent: null,
+  backend: null,
+  parallel: null,
+  attempts: null,
+  sets: [],
+  cwd: root,
+  ...extra,
+});
+
+test('a new run carries only the values that were chosen, with paths relative to its folder', () => {
+  const root = workspace();
+  assert.deepEqual(newRunArgs(run(root)), ['datasets/tasks.jsonl', '--config', 'configs/x.yaml']);
+  assert.deepEqual(newRunArgs(run(root, { agent: 'model', backend: 'docker', parallel: 3, attempts: 2, tasks: ['a', 'b'], sets: ['env.max_steps=4'] })), [
+    'datasets/tasks.jsonl', '--config', 'configs/x.yaml', '--agent', 'model', '--backend', 'docker', '--parallel', '3', '--attempts', '2', '--task', 'a', '--task', 'b', '--set', 'env.max_steps=4',
+  ]);
+  assert.ok(!newRunArgs(run(root, { kind: 'eval', attempts: 2 })).includes('--attempts'), 'evaluation runs one attempt');
+  assert.deepEqual(newRunArgs(run(root, { taskFiles: ['/elsewhere/t.jsonl'] })).slice(0, 1), ['/elsewhere/t.jsonl']);
+});
+
+test('the plan names the run folder under the config\'s output_dir and locates a flag\'s error on the flag', async () => {
+  const root = workspace();
+  const plan = await planLaunch({ mode: 'new', run: run(root, { sets: ['env.step_penalty=-0.5'] }) }, new Date('2026-11-23T10:00:00Z'));
+  assert.equal(plan.refused, null);
+  assert.equal(plan.runDir, join(root, 'outputs', 'x-rollout-20261123-100000'));
+  assert.equal(plan.display, 'gp rollout datasets/tasks.jsonl --config configs/x.yaml --set env.step_penalty=-0.5 --run-dir outputs/x-rollout-20261123-100000');
+  const error = plan.findings.find((f) => f.severity === 'error');
+  assert.equal(error?.flag, '--set env.step_penalty=-0.5');
+  assert.equal(error?.file, null);
+});
+
+test('an unreadable config and bad flag values refuse the plan with the reason', async () => {
+  const root = workspace();
+  const missing = await planLaunch({ mode: 'new', run: run(root, { config: join(root, 'nope.yaml') }) });
+  assert.match(missing.refused ?? '', /nope\.yaml: cannot read it/);
+  const bad = await planLaunch({ mode: 'new', run: run(root, { sets: ['not a set'] }) });
+  assert.match(bad.refused ?? '', /--set expects KEY=VALUE/);
+});
+
+test('resume keeps the recorded arguments and adds the folder; re-launch swaps in the resolved config and a new folder', async () => {
+  const root = workspace();
+  const dir = join(root, 'outputs', 'x-rollout-1');
+  const layout = runLayout(dir);
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(layout.resolvedConfig, 'experiment:\n  name: x\nsandbox:\n  backend: local\n');
+  await writeLaunchRecord(layout.launch, { command: 'rollout', args: ['datasets/tasks.jsonl', '--config', 'configs/x.yaml', '--run-name', 'old', '--parallel', '2'], cwd: root, agent: 'rule', written_at: 'now' });
+  const status = { state: 'interrupted' as const, command: 'gp rollout', pid: 1, host: hostname(), started_at: 'x', episodes: { total: 3, finished: 1, resolved: 1, errored: 0 } };
+  await writeStatus(layout.status, status);
+  const resume = await planLaunch({ mode: 'resume', dir });
+  assert.deepEqual(resume.args, ['rollout', 'datasets/tasks.jsonl', '--config', 'configs/x.yaml', '--parallel', '2', '--run-dir', 'outputs/x-rollout-1', '--resume']);
+  const relaunch = await planLaunch({ mode: 'relaunch', dir });
+  assert.equal(relaunch.refused, null);
+  assert.deepEqual(relaunch.args.slice(0, 5), ['rollout', 'datasets/tasks.jsonl', '--parallel', '2', '--config']);
+  assert.equal(relaunch.args[5], layout.resolvedConfig);
+  assert.notEqual(relaunch.runDir, dir);
+  await writeStatus(layout.status, { ...status, state: 'running', pid: process.pid });
+  assert.match((await planLaunch({ mode: 'resume', dir })).refused ?? '', /still running/);
+  await writeStatus(layout.status, { ...status, state: 'finished' });
+  assert.match((await planLaunch({ mode: 'resume', dir })).refused ?? '', /nothing to resume/);
+});
+
+test('a run without a launch record, and a folder that is not a run, are refused with what to do', async () => {
+  const root = workspace();
+  const dir = join(root, 'outputs', 'old');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(runLayout(dir).resolvedConfig, 'x: 1\n');
+  assert.match((await planLaunch({ mode: 'relaunch', dir })).refused ?? '', /no launch\.json \(the run was started by an older gp\)/);
+  assert.match((await planLaunch({ mode: 'resume', dir: join(root, 'datasets') })).refused ?? '', /is not a run folder/);
+});
+
+test('run-folder and config flags are dropped in both of their spellings; display quotes what the shell needs', () => {
+  assert.deepEqual(withoutRunFolderFlags(['a', '--run-dir', 'd', '--run-name=n', '--resume', '--run-name', 'm', 'b']), ['a', 'b']);
+  assert.deepEqual(withoutConfigFlags(['a', '--config', 'c.yaml', '--config-file=d.yaml', 'b']), ['a', 'b']);
+  assert.equal(displayCommand(['rollout', 'my tasks.jsonl', "it's"]), `gp rollout 'my tasks.jsonl' 'it'\\''s'`);
+});
+
+test('the Runs view describes a run and an episode in one line', () => {
+  const summary: RunSummary = {
+    dir: '/r/x', name: 'x', root: '/r', state: 'running', stale: false, kind: 'rollout', command: 'gp rollout t.jsonl', agent: 'rule',
+    episodes: { total: 10, finished: 4, resolved: 3, errored: 1 }, backend: null, startedAt: '2026-11-23T10:00:00.000Z', endedAt: null, exitReason: null,
+    problem: null, hasReport: false, hasLog: true, relaunchable: true,
+  };
+  assert.equal(describeRun(summary, Date.parse('2026-11-23T10:01:05.000Z')), 'running · rollout · rule · 4/10 · 3 resolved · 1 errored · 1m 05s');
+  assert.equal(durationOf({ ...summary, state: 'finished', endedAt: '2026-11-23T12:05:00.000Z' }, 0), '2h 05m');
+  assert.equal(describeRun({ ...summary, state: 'unknown', problem: 'status.json is not JSON' }, 0), 'status.json is not JSON');
+  const ep = { episodeId: 't#2', taskId: 't', state: 'interrupted' as const, steps: 2, totalReward: 0, terminationReason: 'interrupted', trajectory: '/r/x/t.jsonl' };
+  assert.equal(describeEpisode(ep), 'interrupted · reward 0.00 · 2 steps');
+  assert.equal(describeEpisode({ ...ep, state: 'unresolved', terminationReason: 'max_steps', steps: 1 }), 'unresolved · reward 0.00 · 1 step · max steps');
+});
