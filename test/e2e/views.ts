@@ -66,9 +66,13 @@ export async function waitForRow(page: Page, view: ViewName, what: string, accep
   );
 }
 
-/** The row element whose label is `label`. */
+/**
+ * The row element whose label is exactly `label`: a substring match would take
+ * `sample-calc-add-unittest` for `sample-calc-add` whenever it is listed first.
+ */
 export function rowLocator(page: Page, view: ViewName, label: string): Locator {
-  return viewPane(page, view).locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: label }) }).first();
+  const exact = new RegExp(`^\\s*${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`);
+  return viewPane(page, view).locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: exact }) }).first();
 }
 
 /** Selects the row and expands it (the Right arrow, as a person using the keyboard does). */
