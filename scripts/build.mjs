@@ -26,15 +26,14 @@ const entries = [
   { entryPoints: ['server/src/main.ts'], outfile: 'dist/server.js' },
   { entryPoints: ['server/src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
 ];
-const webview = {
-  ...common,
-  platform: 'browser',
-  target: 'chrome120',
-  format: 'iife',
-  entryPoints: ['webview/src/main.ts'],
-  outfile: 'dist/webview.js',
-};
-await Promise.all([...entries.map((entry) => build({ ...common, minify, ...entry })), build({ ...webview, minify })]);
+// The webview pages: the experiment overview, the trajectory viewer and the episode comparison.
+const browser = { ...common, platform: 'browser', target: 'chrome120', format: 'iife' };
+const pages = [
+  { entryPoints: ['webview/src/main.ts'], outfile: 'dist/webview.js' },
+  { entryPoints: ['webview/src/episode/main.ts'], outfile: 'dist/episode.js' },
+  { entryPoints: ['webview/src/compare/main.ts'], outfile: 'dist/compare.js' },
+];
+await Promise.all([...entries.map((entry) => build({ ...common, minify, ...entry })), ...pages.map((page) => build({ ...browser, minify, ...page }))]);
 await chmod('dist/cli.js', 0o755);
 // The code graph's parser is tree-sitter compiled to WebAssembly; its runtime and the Python grammar
 // are looked up next to the bundle (server/src/graph/parser.ts), so they ship beside it.

@@ -6,7 +6,8 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { commandIds, commandTitles, type CommandName } from './contributions.js';
+import { commandIds, commandTitles, trajectoryViewType, type CommandName } from './contributions.js';
+import { compareEpisodes } from './episodeCompare.js';
 import { showNotice, type Ctx } from './ctx.js';
 import { checkResultNotice } from './notices.js';
 import { checkDocument } from './serverMessages.js';
@@ -72,7 +73,28 @@ export const commands: Record<CommandName, CommandFactory> = {
   startRollout: { whenRunning: (ctx, client) => startRun(ctx, client, 'rollout') },
   startEvaluation: { whenRunning: (ctx, client) => startRun(ctx, client, 'eval') },
   rerunLast: { whenRunning: (ctx, client) => rerunLast(ctx, client) },
+  // The viewer opens without a server too, says so, and loads when the server is ready.
+  openTrajectory: { whenRunning: () => openTrajectoryCommand, whenStopped: () => openTrajectoryCommand },
+  compareEpisodes: { whenRunning: (ctx) => (arg) => compareEpisodes(ctx, ctx.patches, arg instanceof vscode.Uri ? arg : undefined) },
 };
+
+/** Opens a trajectory in the viewer: the uri given (the explorer's), else one the person picks. */
+async function openTrajectoryCommand(arg: unknown): Promise<void> {
+  let uri = arg instanceof vscode.Uri ? arg : undefined;
+  if (uri === undefined) {
+    const found = await vscode.workspace.findFiles('**/trajectories/*.jsonl', '**/node_modules/**', 5000);
+    if (found.length === 0) {
+      void vscode.window.showInformationMessage('No trajectory (trajectories/*.jsonl under a run folder) in the workspace yet; start a rollout first.');
+      return;
+    }
+    const picked = await vscode.window.showQuickPick(
+      found.map((f) => ({ label: f.path.split('/').pop()?.replace(/\.jsonl$/, '') ?? f.path, description: vscode.workspace.asRelativePath(f), uri: f })).sort((a, b) => b.description.localeCompare(a.description)),
+      { title: 'Open which trajectory?', matchOnDescription: true },
+    );
+    uri = picked?.uri;
+  }
+  if (uri !== undefined) await vscode.commands.executeCommand('vscode.openWith', uri, trajectoryViewType);
+}
 
 /** Registers every command of the table; the handler is chosen when the command runs. */
 export function registerCommands(ctx: Ctx): void {

@@ -14,6 +14,8 @@ export const commandIds = {
   startRollout: 'graphPlanner.startRollout',
   startEvaluation: 'graphPlanner.startEvaluation',
   rerunLast: 'graphPlanner.rerunLast',
+  openTrajectory: 'graphPlanner.openTrajectory',
+  compareEpisodes: 'graphPlanner.compareEpisodes',
 } as const;
 
 export type CommandName = keyof typeof commandIds;
@@ -28,6 +30,8 @@ export const commandTitles: Record<CommandName, string> = {
   startRollout: 'Start Rollout…',
   startEvaluation: 'Start Evaluation…',
   rerunLast: 'Re-run Last',
+  openTrajectory: 'Open Trajectory…',
+  compareEpisodes: 'Compare Episodes…',
 };
 
 export const commandCategory = 'Graph Planner';
@@ -40,6 +44,18 @@ export const activeFileKindContextKey = 'graphPlanner.activeFileKind';
 
 /** The scheme of the read-only documents that show a resolved experiment config. */
 export const resolvedConfigScheme = 'graph-planner-resolved';
+
+/** The view type of the trajectory viewer (a read-only custom editor for `trajectories/*.jsonl`). */
+export const trajectoryViewType = 'graphPlanner.trajectory';
+
+/** The view type of the panel that compares two episodes. */
+export const episodeCompareViewType = 'graphPlanner.episodeCompare';
+
+/** The scheme of the read-only documents that show what an episode recorded of a file. */
+export const recordedSourceScheme = 'graph-planner-recorded';
+
+/** The scheme of the before and after documents of a patch's diff. */
+export const patchScheme = 'graph-planner-patch';
 
 /** The view type of the experiment overview webview panels. */
 export const experimentOverviewViewType = 'graphPlanner.experimentOverview';
@@ -84,6 +100,7 @@ export const viewCommands = {
   runReveal: { id: 'graphPlanner.runs.reveal', title: 'Reveal Run Folder' },
   runDelete: { id: 'graphPlanner.runs.delete', title: 'Delete Run…' },
   episodeOpen: { id: 'graphPlanner.runs.openEpisode', title: 'Open Trajectory' },
+  episodeOpenAsText: { id: 'graphPlanner.runs.openEpisodeText', title: 'Open Trajectory as JSONL' },
 } as const;
 
 export type ViewCommandName = keyof typeof viewCommands;

@@ -13,6 +13,7 @@ import { currentSettings } from './readClientSettings.js';
 import { outputChannelName } from './contributions.js';
 import { datasetSummaryNotice, OncePerKey, type Notice } from './notices.js';
 import { OverviewPanels } from './overviewPanel.js';
+import { PatchActions } from './patchDiffs.js';
 import { datasetSummary, serverStatus, type DatasetSummary, type ServerStatus } from './serverMessages.js';
 import { healthFromStatus } from './serverHealth.js';
 import { resolveServerModule, type TraceSetting } from './clientSettings.js';
@@ -44,6 +45,8 @@ export class Ctx implements vscode.Disposable {
   readonly onDidChangeServer = this.serverChanged.event;
   /** The experiment overview webviews, one per document. */
   readonly overviews: OverviewPanels;
+  /** The documents of patch diffs, and applying patches to a checkout. */
+  readonly patches: PatchActions;
   /**
    * Server notifications the views listen to, by method. A client keeps one handler per method
    * (a second registration replaces the first), so each method gets one dispatcher per client
@@ -59,6 +62,7 @@ export class Ctx implements vscode.Disposable {
     this.log = vscode.window.createOutputChannel(outputChannelName, { log: true });
     this.traceChannel = new TraceChannel(this.log, false);
     this.overviews = new OverviewPanels(this);
+    this.patches = new PatchActions(this);
     extension.subscriptions.push(this.log, this.traceChannel, this.statusBar, this.serverChanged, this.overviews);
   }
 

@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { trackActiveFileKind, updateActiveFileKind } from './activeFileKind.js';
 import { registerCommands } from './commands.js';
 import { affectsSelector, affectsTrace, currentSettings, needsRestart } from './readClientSettings.js';
-import { resolvedConfigScheme } from './contributions.js';
+import { patchScheme, recordedSourceScheme, resolvedConfigScheme } from './contributions.js';
 import { Ctx } from './ctx.js';
 import { ResolvedConfigProvider } from './resolvedConfig.js';
 import { errorMessage } from './errors.js';
@@ -16,6 +16,8 @@ import { registerLaunchCodeLens } from './launchCodeLens.js';
 import { registerContainersView } from './views/containersView.js';
 import { RunsView } from './views/runsView.js';
 import { registerTasksView } from './views/tasksView.js';
+import { RecordedSourceProvider } from './recordedSource.js';
+import { registerTrajectoryEditor } from './trajectoryEditor.js';
 
 /** Kept for `deactivate`, which VS Code calls without arguments. */
 let current: Ctx | undefined;
@@ -36,6 +38,9 @@ export function activate(extension: vscode.ExtensionContext): void {
       registerTasksView(ctx),
       registerContainersView(ctx),
       registerLaunchCodeLens(),
+      vscode.workspace.registerTextDocumentContentProvider(patchScheme, ctx.patches),
+      vscode.workspace.registerTextDocumentContentProvider(recordedSourceScheme, new RecordedSourceProvider(ctx)),
+      registerTrajectoryEditor(ctx, ctx.patches),
     );
     // Activation does not wait for the server: commands and the status bar work meanwhile, and
     // the log records when the server reports ready.

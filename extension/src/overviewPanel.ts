@@ -9,7 +9,7 @@ import { webviewMessageSchema, type HostMessage, type WebviewMessage } from '../
 import type { OverviewRange } from '../../server/src/protocol/overview.js';
 import { experimentOverviewViewType } from './contributions.js';
 import type { Ctx } from './ctx.js';
-import { newNonce, overviewHtml } from './overviewHtml.js';
+import { newNonce, webviewHtml } from './webviewHtml.js';
 import { experimentOverview } from './serverMessages.js';
 import { errorMessage } from './errors.js';
 
@@ -91,11 +91,12 @@ class OverviewPanel {
       { enableScripts: true, enableCommandUris: false, localResourceRoots: [dist] },
     );
     const webview = this.panel.webview;
-    webview.html = overviewHtml({
+    webview.html = webviewHtml({
       cspSource: webview.cspSource,
       nonce: newNonce(),
       scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'webview.js')).toString(),
       title,
+      loading: 'Loading the experiment overview…',
     });
     this.disposables.push(
       webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),

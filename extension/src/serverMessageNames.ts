@@ -53,3 +53,20 @@ export const taskFilesRequest = 'graphPlanner/tasks/files';
 export const taskPageRequest = 'graphPlanner/tasks/page';
 /** Server → client notification: dataset files or task outcomes changed. */
 export const tasksChangedNotification = 'graphPlanner/tasks/changed';
+
+// The trajectory viewer (server/src/protocol/episodeView.ts).
+
+/** Client → server request: an episode's header and step rows (the appended ones, given how many the client has). */
+export const episodeOpenRequest = 'graphPlanner/episode/open';
+/** Client → server request: full records of some steps. */
+export const episodeStepsRequest = 'graphPlanner/episode/steps';
+/** Client → server request: every occurrence of a text in an episode. */
+export const episodeSearchRequest = 'graphPlanner/episode/search';
+/** Client → server request: what an episode recorded of one repository file. */
+export const episodeSourceRequest = 'graphPlanner/episode/source';
+/** Client → server request: forget an episode the viewer closed. */
+export const episodeCloseRequest = 'graphPlanner/episode/close';
+/** Client → server request: a patch of an episode as whole files before and after. */
+export const episodePatchRequest = 'graphPlanner/episode/patch';
+/** Client → server request: two episodes side by side, steps aligned. */
+export const episodeCompareRequest = 'graphPlanner/episode/compare';

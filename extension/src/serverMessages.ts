@@ -37,6 +37,7 @@ import type {
   TaskPageResult,
   TasksChanged,
 } from '../../server/src/protocol/lsp.js';
+import type { EpisodeCompareResult, EpisodeOpenParams, EpisodeOpenResult, EpisodePatchResult, EpisodeSearchResult, EpisodeSourceResult, EpisodeStepsResult } from '../../server/src/protocol/episodeView.js';
 import * as names from './serverMessageNames.js';
 
 export type { CheckDocumentResult, DatasetSummary, ExperimentOverviewResult, ResolvedConfigResult, ServerStatus };
@@ -90,3 +91,11 @@ export const containersReap = new RequestType<Record<string, never>, ContainersR
 export const taskFiles = new RequestType<Record<string, never>, TaskFilesResult, void>(names.taskFilesRequest);
 export const taskPage = new RequestType<TaskPageParams, TaskPageResult, void>(names.taskPageRequest);
 export const tasksChanged = new NotificationType<TasksChanged>(names.tasksChangedNotification);
+export type { EpisodeCompareResult, EpisodeOpenResult, EpisodePatchResult, EpisodeSearchResult, EpisodeSourceResult, EpisodeStepsResult };
+export const episodeOpen = new RequestType<EpisodeOpenParams, EpisodeOpenResult, void>(names.episodeOpenRequest);
+export const episodeSteps = new RequestType<{ path: string; steps: number[] }, EpisodeStepsResult, void>(names.episodeStepsRequest);
+export const episodeSearch = new RequestType<{ path: string; query: string; caseSensitive: boolean }, EpisodeSearchResult, void>(names.episodeSearchRequest);
+export const episodeSource = new RequestType<{ path: string; file: string }, EpisodeSourceResult, void>(names.episodeSourceRequest);
+export const episodeClose = new RequestType<{ path: string }, null, void>(names.episodeCloseRequest);
+export const episodePatch = new RequestType<{ path: string; step: number | null; candidate: number | null }, EpisodePatchResult, void>(names.episodePatchRequest);
+export const episodeCompare = new RequestType<{ left: string; right: string }, EpisodeCompareResult, void>(names.episodeCompareRequest);

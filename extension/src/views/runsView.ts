@@ -5,7 +5,7 @@
  * server (stop, delete), the launcher (resume, re-launch) and plain editor commands (open files).
  */
 import * as vscode from 'vscode';
-import { viewCommands, viewIds } from '../contributions.js';
+import { trajectoryViewType, viewCommands, viewIds } from '../contributions.js';
 import type { Ctx } from '../ctx.js';
 import { errorMessage } from '../errors.js';
 import { launch, onDidLaunch } from '../launchFlow.js';
@@ -278,13 +278,24 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
         const ep = this.episodes.get(node.dir)?.get(node.episodeId);
         if (ep !== undefined) await openTrajectory(ep);
       }),
+      register(viewCommands.episodeOpenAsText.id, async (arg) => {
+        const node = (arg as Node | undefined) ?? this.view.selection[0];
+        if (node?.kind !== 'episode') return;
+        const ep = this.episodes.get(node.dir)?.get(node.episodeId);
+        if (ep !== undefined) await openTrajectory(ep, true);
+      }),
     ];
   }
 }
 
-/** Until the trajectory viewer lands, a trajectory opens as its JSONL file at the last line. */
-async function openTrajectory(ep: EpisodeSummary): Promise<void> {
-  const document = await vscode.workspace.openTextDocument(vscode.Uri.file(ep.trajectory));
+/** A trajectory opens in the trajectory viewer; `asText` opens the JSONL at its last line instead. */
+async function openTrajectory(ep: EpisodeSummary, asText = false): Promise<void> {
+  const uri = vscode.Uri.file(ep.trajectory);
+  if (!asText) {
+    await vscode.commands.executeCommand('vscode.openWith', uri, trajectoryViewType, { preview: true });
+    return;
+  }
+  const document = await vscode.workspace.openTextDocument(uri);
   const last = Math.max(0, document.lineCount - (document.lineAt(document.lineCount - 1).isEmptyOrWhitespace ? 2 : 1));
   const range = document.lineAt(last).range;
   await vscode.window.showTextDocument(document, { selection: new vscode.Range(range.start, range.start), preview: true });

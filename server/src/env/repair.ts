@@ -6,7 +6,7 @@
  * done inside the sandbox instead of on host paths).
  */
 import type { PatchCandidate, RepairAction } from '../protocol/actions.js';
-import type { ActionResult, CandidateOutcome, StepError } from '../protocol/observation.js';
+import type { ActionResult, CandidateOutcome, Preimage, StepError } from '../protocol/observation.js';
 import type { GraphNode } from '../protocol/graph.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { patchPaths } from '../sandbox/index.js';
@@ -109,6 +109,33 @@ async function readOrUndefined(sandbox: Sandbox, path: string): Promise<string |
   }
 }
 
+/**
+ * Keeps each file the diff touches as it is now (before the candidate), so the candidate can be
+ * shown as a whole-file diff later. A failure to keep them costs the viewer its diff, never the step.
+ */
+async function recordPreimages(ctx: RepairContext, diff: string): Promise<Preimage[] | undefined> {
+  const record = ctx.options.recordPreimage;
+  if (record === undefined) return undefined;
+  try {
+    const preimages: Preimage[] = [];
+    for (const path of patchPaths(diff).paths) {
+      const content = await readBytesOrUndefined(ctx.sandbox, path);
+      preimages.push(await record(path, content));
+    }
+    return preimages;
+  } catch {
+    return undefined;
+  }
+}
+
+async function readBytesOrUndefined(sandbox: Sandbox, path: string): Promise<Buffer | undefined> {
+  try {
+    return await sandbox.readFile(path);
+  } catch {
+    return undefined;
+  }
+}
+
 async function restore(sandbox: Sandbox, before: string): Promise<void> {
   await sandbox.reset();
   if (before !== '') {
@@ -139,6 +166,8 @@ export async function repair(ctx: RepairContext, action: RepairAction): Promise<
       outcome.error = converted.error;
       continue;
     }
+    const preimages = await recordPreimages(ctx, converted.diff);
+    if (preimages !== undefined) outcome.preimages = preimages;
     if (!action.apply) continue;
     const remaining = ctx.deadline - Date.now();
     if (remaining <= 0 || ctx.signal.aborted) {

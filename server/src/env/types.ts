@@ -5,7 +5,7 @@
  */
 import type { Action, PatchCandidate, ProtocolError } from '../protocol/actions.js';
 import type { GraphNode } from '../protocol/graph.js';
-import type { MemorySize, Observation, TerminationReason } from '../protocol/observation.js';
+import type { MemorySize, Observation, Preimage, TerminationReason } from '../protocol/observation.js';
 import type { TestGrade } from '../protocol/testReport.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { TaskEntry } from '../tasks/index.js';
@@ -75,6 +75,12 @@ export interface EnvOptions {
    * environment does not know where runs are kept (ARCHITECTURE.md's folder table).
    */
   recordTestRun?: (run: TestRun) => Promise<unknown>;
+  /**
+   * Keeps a file as it was before a candidate patch (`undefined`: it did not exist) and says how it
+   * was kept; in a rollout, in the run directory through runs/preimageStore.ts. Candidates carry no
+   * pre-images when absent.
+   */
+  recordPreimage?: (path: string, content: Buffer | undefined) => Promise<Preimage>;
 }
 
 export interface StepOutcome {

@@ -5,7 +5,7 @@
  */
 import type { ExperimentConfig } from '../config/index.js';
 import type { EnvOptions, PatchModel } from '../env/index.js';
-import { recordTestRun } from '../runs/index.js';
+import { PreimageStore, recordTestRun } from '../runs/index.js';
 import type { TaskEntry } from '../tasks/index.js';
 
 export function effectiveMaxSteps(config: ExperimentConfig, task: TaskEntry): number {
@@ -36,8 +36,21 @@ export function envOptionsFromConfig(config: ExperimentConfig, task: TaskEntry, 
       requireFocusWindows: true,
     },
     ...(extra.patchModel === undefined ? {} : { patchModel: extra.patchModel }),
-    ...(extra.runDir === undefined ? {} : { recordTestRun: recordTestRunIn(extra.runDir) }),
+    ...(extra.runDir === undefined ? {} : { recordTestRun: recordTestRunIn(extra.runDir), recordPreimage: preimagesIn(extra.runDir) }),
   };
+}
+
+/** One store per run directory, so every episode of a run shares its pre-images (and its cap). */
+const stores = new Map<string, PreimageStore>();
+
+function preimagesIn(runDir: string): NonNullable<EnvOptions['recordPreimage']> {
+  let store = stores.get(runDir);
+  if (store === undefined) {
+    store = new PreimageStore(runDir);
+    stores.set(runDir, store);
+  }
+  const kept = store;
+  return (path, content) => kept.record(path, content);
 }
 
 /** Records a submit's test run in the run directory (runs/testRuns.ts). */

@@ -15,6 +15,7 @@ import {
 import { URI } from 'vscode-uri';
 import { ServerContext, serverVersion } from './context.js';
 import { registerContainerRequests } from './containerRequests.js';
+import { registerEpisodeRequests } from './episodeRequests.js';
 import { registerCustomRequests } from './customRequests.js';
 import { RunRequests } from './runRequests.js';
 import { DatasetDiagnostics } from './datasetDiagnostics.js';
@@ -90,6 +91,7 @@ export function startServer(connection: Connection, services: ServerServices, st
   registerCustomRequests(ctx, experiments, datasets);
   const containers = registerContainerRequests(ctx);
   const tasks = registerTaskRequests(ctx);
+  registerEpisodeRequests(ctx);
   const runs = new RunRequests(ctx);
   runs.register();
   connection.onExit(() => runs.dispose());

@@ -74,3 +74,4 @@ export * from './runsView.js';
 export * from './launch.js';
 export * from './containersView.js';
 export * from './tasksView.js';
+export * from './episodeView.js';

@@ -40,6 +40,15 @@ export const testSummarySchema = z.object({
 });
 export type TestSummary = z.infer<typeof testSummarySchema>;
 
+/**
+ * A file as it was before a candidate patch, stored once per content hash in the run directory
+ * (`preimages/<sha256>`, runs/preimageStore.ts), so the patch can be shown as a whole-file diff
+ * after its sandbox is gone. `sha256` is null when the file did not exist (the patch adds it);
+ * `skipped` says why the content was not kept (too large, unreadable).
+ */
+export const preimageSchema = z.object({ path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(), skipped: z.string().optional() });
+export type Preimage = z.infer<typeof preimageSchema>;
+
 /** What trying one repair candidate did. */
 export const candidateOutcomeSchema = z.object({
   index: z.number().int().min(0),
@@ -48,6 +57,8 @@ export const candidateOutcomeSchema = z.object({
   /** Set when the candidate was refused before it touched the repository (guard, bad edits, apply). */
   error: stepErrorSchema.optional(),
   tests: testSummarySchema.optional(),
+  /** The files the diff touches as they were before it; absent in trajectories from before they were recorded. */
+  preimages: z.array(preimageSchema).optional(),
 });
 export type CandidateOutcome = z.infer<typeof candidateOutcomeSchema>;
 

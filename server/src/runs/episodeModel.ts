@@ -42,24 +42,30 @@ export interface EpisodeModel {
 export function buildEpisodeModel(read: TrajectoryRead): EpisodeModel {
   let cumulative = 0;
   const steps = read.steps.map((record): StepView => {
-    cumulative += record.reward;
-    const last = record.observation.last;
-    const error = last !== undefined && 'error' in last && last.error !== undefined && last.kind !== 'protocol-error' ? `${last.error.code}: ${last.error.message}` : null;
-    return {
-      step: record.step,
-      kind: kindOf(record.action),
-      summary: summaryOf(record),
-      reward: record.reward,
-      cumulative,
-      durationMs: record.timings.agent_ms + record.timings.env_ms,
-      protocolError: record.protocol_error === undefined ? null : `${record.protocol_error.code}: ${record.protocol_error.detail}`,
-      fallback: record.fallback_reason ?? null,
-      error,
-      timedOut: record.termination_reason === 'step_timeout' || record.termination_reason === 'episode_timeout',
-      record,
-    };
+    const view = viewOfStep(record, cumulative);
+    cumulative = view.cumulative;
+    return view;
   });
   return { start: read.start, steps, end: read.end, cutShort: read.end === undefined, torn: read.torn, problems: read.problems };
+}
+
+/** One step's view; `before` is the return up to the step before it. */
+export function viewOfStep(record: TrajectoryStep, before: number): StepView {
+  const last = record.observation.last;
+  const error = last !== undefined && 'error' in last && last.error !== undefined && last.kind !== 'protocol-error' ? `${last.error.code}: ${last.error.message}` : null;
+  return {
+    step: record.step,
+    kind: kindOf(record.action),
+    summary: summaryOf(record),
+    reward: record.reward,
+    cumulative: before + record.reward,
+    durationMs: record.timings.agent_ms + record.timings.env_ms,
+    protocolError: record.protocol_error === undefined ? null : `${record.protocol_error.code}: ${record.protocol_error.detail}`,
+    fallback: record.fallback_reason ?? null,
+    error,
+    timedOut: record.termination_reason === 'step_timeout' || record.termination_reason === 'episode_timeout',
+    record,
+  };
 }
 
 export function kindOf(action: Action | undefined): StepKind {

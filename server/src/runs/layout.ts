@@ -14,6 +14,7 @@
  * <run>/metrics.jsonl                 training metrics, one line per step (coming)
  * <run>/launch.json                   how it was launched: command, arguments, folder (runs/launchRecord.ts)
  * <run>/run.log                       the output of a run launched detached (from the editor)
+ * <run>/preimages/<sha256>            files as they were before a candidate patch, once per content (runs/preimageStore.ts)
  * ```
  */
 import { createHash } from 'node:crypto';
@@ -35,6 +36,8 @@ export interface RunLayout {
   readonly metrics: string;
   readonly runLog: string;
   readonly launch: string;
+  /** The folder of patch pre-images, one file per content hash. */
+  readonly preimages: string;
   /** Absolute path of an episode's trajectory. */
   trajectory(episodeId: string): string;
   /** The same path relative to the run directory, as reports record it. */
@@ -59,6 +62,7 @@ const names = {
   metrics: 'metrics.jsonl',
   runLog: 'run.log',
   launch: 'launch.json',
+  preimages: 'preimages',
 } as const;
 
 export function runLayout(dir: string): RunLayout {
@@ -75,6 +79,7 @@ export function runLayout(dir: string): RunLayout {
     metrics: join(dir, names.metrics),
     runLog: join(dir, names.runLog),
     launch: join(dir, names.launch),
+    preimages: join(dir, names.preimages),
     trajectory: (episodeId) => join(dir, names.trajectories, episodeFileName(episodeId)),
     trajectoryRelative: (episodeId) => join(names.trajectories, episodeFileName(episodeId)),
     // SWE-bench names the per-instance report `report.json`, like the run's own summary one level up.

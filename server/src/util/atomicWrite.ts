@@ -5,11 +5,11 @@
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
-export async function writeFileAtomic(path: string, data: string): Promise<void> {
+export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
   const handle = await open(tmp, 'w');
   try {
-    await handle.writeFile(data, 'utf8');
+    await handle.writeFile(data);
     await handle.sync();
   } finally {
     await handle.close();

@@ -1,0 +1,43 @@
+/**
+ * Where a link in a trajectory (a node id or `file:line` in an observation) leads: the file in the
+ * workspace when the task's repository is checked out there, otherwise a read-only document of
+ * what the episode recorded of that file (the lines its reads returned, at their own line numbers),
+ * whose uri carries the trajectory in its query.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import * as vscode from 'vscode';
+import { recordedSourceScheme } from './contributions.js';
+import type { Ctx } from './ctx.js';
+import { errorMessage } from './errors.js';
+import { episodeSource } from './serverMessages.js';
+
+/** Opens `file` (repository-relative) at `line`: from the workspace when it is there, else as recorded. */
+export async function openRecordedLocation(trajectory: string, file: string, line: number): Promise<void> {
+  const local = (vscode.workspace.workspaceFolders ?? []).map((f) => join(f.uri.fsPath, file)).find((p) => existsSync(p));
+  const uri = local !== undefined ? vscode.Uri.file(local) : vscode.Uri.from({ scheme: recordedSourceScheme, path: `/${file}`, query: trajectory });
+  const position = new vscode.Position(line - 1, 0);
+  await vscode.window.showTextDocument(uri, {
+    viewColumn: vscode.ViewColumn.Beside,
+    preview: true,
+    preserveFocus: false,
+    selection: new vscode.Range(position, position),
+  });
+}
+
+export class RecordedSourceProvider implements vscode.TextDocumentContentProvider {
+  constructor(private readonly ctx: Ctx) {}
+
+  async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
+    const file = uri.path.replace(/^\//, '');
+    const client = this.ctx.client;
+    if (client === undefined) return `The Graph Planner server is not running; ${file} cannot be shown as its episode recorded it.\n`;
+    try {
+      const result = await client.sendRequest(episodeSource, { path: uri.query, file });
+      if (result.recordedLines === 0) return `The episode in ${uri.query} read no line of ${file}, and ${file} is not in the workspace.\n`;
+      return result.text;
+    } catch (error) {
+      return `${file} cannot be shown as recorded: ${errorMessage(error)}\n`;
+    }
+  }
+}

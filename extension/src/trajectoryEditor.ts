@@ -1,0 +1,177 @@
+/**
+ * The trajectory viewer: a read-only custom editor for `trajectories/*.jsonl`. The server reads
+ * and keeps the episode; this module relays between it and the webview page (`webview/src/episode/`)
+ * and acts on what the page asks (show a file, open a patch as a diff). A file watcher follows a
+ * trajectory that is still being written: each change asks the server only for the steps appended
+ * since. Every message from the page is validated; an invalid one is logged and dropped.
+ */
+import { basename, dirname } from 'node:path';
+import * as vscode from 'vscode';
+import { episodeWebviewMessageSchema, type EpisodeWebviewMessage } from '../../server/src/protocol/episodeWebview.js';
+import type { EpisodeHostMessage } from '../../server/src/protocol/episodeView.js';
+import { trajectoryViewType } from './contributions.js';
+import type { Ctx } from './ctx.js';
+import { errorMessage } from './errors.js';
+import { openRecordedLocation } from './recordedSource.js';
+import { episodeClose, episodeOpen, episodeSearch, episodeSteps } from './serverMessages.js';
+import { newNonce, webviewHtml } from './webviewHtml.js';
+import type { PatchActions } from './patchDiffs.js';
+
+/** File events within this window become one read (a rollout appends a step in several writes). */
+const followDelayMs = 50;
+
+export function registerTrajectoryEditor(ctx: Ctx, patches: PatchActions): vscode.Disposable {
+  return vscode.window.registerCustomEditorProvider(trajectoryViewType, new TrajectoryEditorProvider(ctx, patches), {
+    supportsMultipleEditorsPerDocument: true,
+    webviewOptions: { enableFindWidget: false, retainContextWhenHidden: false },
+  });
+}
+
+class TrajectoryEditorProvider implements vscode.CustomReadonlyEditorProvider {
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly patches: PatchActions,
+  ) {}
+
+  openCustomDocument(uri: vscode.Uri): vscode.CustomDocument {
+    return { uri, dispose: () => undefined };
+  }
+
+  resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): void {
+    new TrajectoryPanel(this.ctx, this.patches, document.uri, panel);
+  }
+}
+
+class TrajectoryPanel {
+  private readonly path: string;
+  private readonly disposables: vscode.Disposable[] = [];
+  private knownSteps = 0;
+  private followTimer: NodeJS.Timeout | undefined;
+  /** One read at a time; a change during a read schedules one more. */
+  private reading: Promise<void> = Promise.resolve();
+  private disposed = false;
+
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly patches: PatchActions,
+    private readonly uri: vscode.Uri,
+    private readonly panel: vscode.WebviewPanel,
+  ) {
+    this.path = uri.fsPath;
+    const dist = vscode.Uri.joinPath(ctx.extension.extensionUri, 'dist');
+    const webview = panel.webview;
+    webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [dist] };
+    webview.html = webviewHtml({
+      cspSource: webview.cspSource,
+      nonce: newNonce(),
+      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'episode.js')).toString(),
+      title: basename(this.path),
+      loading: `Reading ${basename(this.path)}…`,
+    });
+    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dirname(this.path)), basename(this.path)));
+    this.disposables.push(
+      watcher,
+      watcher.onDidChange(() => this.scheduleFollow()),
+      watcher.onDidCreate(() => this.scheduleFollow()),
+      watcher.onDidDelete(() => this.post({ type: 'unavailable', reason: `${this.path} was deleted.` })),
+      webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
+      ctx.onDidChangeServer(() => {
+        this.knownSteps = 0;
+        this.read();
+      }),
+      panel.onDidDispose(() => this.dispose()),
+    );
+  }
+
+  private dispose(): void {
+    this.disposed = true;
+    clearTimeout(this.followTimer);
+    this.disposables.forEach((d) => d.dispose());
+    void this.ctx.client?.sendRequest(episodeClose, { path: this.path }).catch(() => undefined);
+  }
+
+  private scheduleFollow(): void {
+    clearTimeout(this.followTimer);
+    this.followTimer = setTimeout(() => this.read(), followDelayMs);
+  }
+
+  /** Asks the server for the episode (only the new steps once the page has some) and posts it. */
+  private read(): void {
+    this.reading = this.reading.then(async () => {
+      if (this.disposed) return;
+      const client = this.ctx.client;
+      if (client === undefined) {
+        this.post({ type: 'unavailable', reason: 'The Graph Planner server is not running. Run "Graph Planner: Restart Server"; this view reloads when it is ready.' });
+        return;
+      }
+      try {
+        const result = await client.sendRequest(episodeOpen, { path: this.path, knownSteps: this.knownSteps });
+        if (!result.ok) {
+          this.post({ type: 'unavailable', reason: result.message });
+          return;
+        }
+        this.knownSteps = result.totalSteps;
+        this.post({ type: 'episode', header: result.header, rows: result.rows, appended: result.appended });
+      } catch (error) {
+        this.post({ type: 'unavailable', reason: `The server could not read the trajectory: ${errorMessage(error)}` });
+      }
+    });
+  }
+
+  private post(message: EpisodeHostMessage): void {
+    if (!this.disposed) void this.panel.webview.postMessage(message);
+  }
+
+  private receive(raw: unknown): void {
+    const parsed = episodeWebviewMessageSchema.safeParse(raw);
+    if (!parsed.success) {
+      this.ctx.log.warn(`Ignored an invalid message from the trajectory viewer: ${JSON.stringify(raw)?.slice(0, 200) ?? String(raw)}`);
+      return;
+    }
+    void this.handle(parsed.data).catch((error: unknown) => {
+      this.ctx.log.warn(`Trajectory viewer (${basename(this.path)}): ${errorMessage(error)}`);
+      void vscode.window.showWarningMessage(`Graph Planner: ${errorMessage(error)}`);
+    });
+  }
+
+  private async handle(message: EpisodeWebviewMessage): Promise<void> {
+    const client = this.ctx.client;
+    switch (message.type) {
+      case 'ready':
+        // A (re)loaded page has nothing: send everything again.
+        this.knownSteps = 0;
+        this.read();
+        return;
+      case 'needSteps': {
+        if (client === undefined) return;
+        const result = await client.sendRequest(episodeSteps, { path: this.path, steps: message.steps });
+        this.post({ type: 'steps', steps: result.steps });
+        return;
+      }
+      case 'search': {
+        if (client === undefined) return;
+        const result = await client.sendRequest(episodeSearch, { path: this.path, query: message.query, caseSensitive: message.caseSensitive });
+        this.post({ type: 'searchResult', query: message.query, matches: result.matches, truncated: result.truncated });
+        return;
+      }
+      case 'openLocation':
+        await openRecordedLocation(this.path, message.file, message.line);
+        return;
+      case 'openPatch':
+        await this.patches.open(this.path, message.patch);
+        return;
+      case 'applyPatch':
+        await this.patches.apply(this.path, message.patch);
+        return;
+      case 'compare':
+        await vscode.commands.executeCommand('graphPlanner.trajectory.compare', this.uri);
+        return;
+      case 'replay':
+        await vscode.commands.executeCommand('graphPlanner.trajectory.replay', this.uri);
+        return;
+      case 'timing':
+        this.ctx.log.info(`Trajectory viewer: ${message.what} of ${basename(this.path)} in ${message.ms.toFixed(1)} ms`);
+        return;
+    }
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The trajectory viewer's requests (declared in `protocol/episodeView.ts`): the header and step
+ * rows of an episode (only the appended ones when the client already has some), full step records
+ * on demand, search, the recorded source of a file, and a patch rebuilt as whole files. The episodes stay parsed in
+ * `runs/episodeFiles.ts` while a viewer has them open.
+ */
+import {
+  episodeCloseParamsSchema,
+  episodeCloseRequest,
+  episodeCompareParamsSchema,
+  episodeCompareRequest,
+  episodeOpenParamsSchema,
+  episodeOpenRequest,
+  episodePatchParamsSchema,
+  episodePatchRequest,
+  episodeSearchParamsSchema,
+  episodeSearchRequest,
+  episodeSourceParamsSchema,
+  episodeSourceRequest,
+  episodeStepsParamsSchema,
+  episodeStepsRequest,
+  type EpisodeCompareResult,
+  type EpisodeOpenResult,
+  type EpisodePatchResult,
+  type EpisodeSearchResult,
+  type EpisodeSourceResult,
+  type EpisodeStepsResult,
+} from '../protocol/index.js';
+import { alignEpisodes, episodeHeader, EpisodeFiles, patchImages, recordedSource, searchEpisode, stepRow, type EpisodeModel } from '../runs/index.js';
+import { errorMessage } from '../util/errors.js';
+import type { ServerContext } from './context.js';
+
+/** A search stops after this many matches; the viewer says "N+". */
+const searchLimit = 2000;
+
+export function registerEpisodeRequests(ctx: ServerContext): EpisodeFiles {
+  const files = new EpisodeFiles();
+  const { connection } = ctx;
+
+  connection.onRequest(episodeOpenRequest, async (raw: unknown): Promise<EpisodeOpenResult> => {
+    const { path, knownSteps } = episodeOpenParamsSchema.parse(raw);
+    try {
+      const { model, rewritten } = await files.load(path);
+      const appended = !rewritten && knownSteps > 0 && knownSteps <= model.steps.length;
+      const from = appended ? knownSteps : 0;
+      return { ok: true, header: episodeHeader(path, model), rows: model.steps.slice(from).map(stepRow), appended, totalSteps: model.steps.length };
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      return { ok: false, message: code === 'ENOENT' ? `${path} does not exist any more.` : `${path} cannot be read: ${errorMessage(error)}` };
+    }
+  });
+
+  connection.onRequest(episodeStepsRequest, async (raw: unknown): Promise<EpisodeStepsResult> => {
+    const { path, steps } = episodeStepsParamsSchema.parse(raw);
+    const model = await modelOf(files, path);
+    const wanted = new Set(steps);
+    return { steps: model.steps.filter((s) => wanted.has(s.step)).map((s) => s.record) };
+  });
+
+  connection.onRequest(episodeSearchRequest, async (raw: unknown): Promise<EpisodeSearchResult> => {
+    const { path, query, caseSensitive } = episodeSearchParamsSchema.parse(raw);
+    const matches = searchEpisode(await modelOf(files, path), query, { caseSensitive, limit: searchLimit + 1 });
+    return { matches: matches.slice(0, searchLimit), truncated: matches.length > searchLimit };
+  });
+
+  connection.onRequest(episodeSourceRequest, async (raw: unknown): Promise<EpisodeSourceResult> => {
+    const { path, file } = episodeSourceParamsSchema.parse(raw);
+    return recordedSource(await modelOf(files, path), file);
+  });
+
+  connection.onRequest(episodePatchRequest, async (raw: unknown): Promise<EpisodePatchResult> => {
+    const { path, step, candidate } = episodePatchParamsSchema.parse(raw);
+    return patchImages(path, await modelOf(files, path), { step, candidate });
+  });
+
+  connection.onRequest(episodeCompareRequest, async (raw: unknown): Promise<EpisodeCompareResult> => {
+    const { left, right } = episodeCompareParamsSchema.parse(raw);
+    try {
+      // Both are read afresh: a comparison is a snapshot, and either episode may still be running.
+      const [a, b] = await Promise.all([files.load(left), files.load(right)]);
+      const rows = alignEpisodes(a.model, b.model).map((r) => ({ left: r.left === undefined ? null : stepRow(r.left), right: r.right === undefined ? null : stepRow(r.right), same: r.same }));
+      return {
+        ok: true,
+        left: episodeHeader(left, a.model),
+        right: episodeHeader(right, b.model),
+        rows,
+        sameSteps: rows.filter((r) => r.same).length,
+        samePatch: (a.model.end?.patch ?? null) === (b.model.end?.patch ?? null),
+      };
+    } catch (error) {
+      return { ok: false, message: `The episodes cannot be compared: ${errorMessage(error)}` };
+    }
+  });
+
+  connection.onRequest(episodeCloseRequest, (raw: unknown): null => {
+    files.forget(episodeCloseParamsSchema.parse(raw).path);
+    return null;
+  });
+  return files;
+}
+
+/** The model as last loaded; loaded now when the viewer asks before opening (a reload). */
+async function modelOf(files: EpisodeFiles, path: string): Promise<EpisodeModel> {
+  return files.cached(path) ?? (await files.load(path)).model;
+}

@@ -1,0 +1,181 @@
+/**
+ * The trajectory viewer's requests (extension → server). The server reads and keeps the episode
+ * (`server/src/runs/episodeFiles.ts`), so a large trajectory crosses to the editor as a small step
+ * list first and each step's full record only when it is shown. Asking again with the number of
+ * steps already known returns only the steps appended since, which is how a running episode is
+ * followed without reading it twice.
+ */
+import { z } from 'zod';
+import { trajectoryStepSchema } from './runs.js';
+
+export const stepKindSchema = z.enum(['find', 'expand', 'read', 'memory', 'repair', 'submit', 'noop', 'invalid']);
+export type StepKindName = z.infer<typeof stepKindSchema>;
+
+/** One row of the step list. */
+export const stepRowSchema = z.object({
+  step: z.number().int(),
+  kind: stepKindSchema,
+  summary: z.string(),
+  reward: z.number(),
+  cumulative: z.number(),
+  durationMs: z.number(),
+  protocolError: z.string().nullable(),
+  fallback: z.string().nullable(),
+  error: z.string().nullable(),
+  timedOut: z.boolean(),
+  /** Candidate patches this step tried (repair steps). */
+  candidates: z.number().int(),
+});
+export type StepRow = z.infer<typeof stepRowSchema>;
+
+export const episodeOutcomeSchema = z.object({
+  resolved: z.boolean(),
+  terminationReason: z.string(),
+  totalReward: z.number(),
+  steps: z.number().int(),
+  durationMs: z.number(),
+  error: z.string().nullable(),
+  patch: z.string(),
+});
+
+/** What the viewer's header shows: the task, the agent and, once it ended, the outcome. */
+export const episodeHeaderSchema = z.object({
+  /** Absolute path of the trajectory file. */
+  file: z.string(),
+  episodeId: z.string().nullable(),
+  taskId: z.string().nullable(),
+  agent: z.string().nullable(),
+  backend: z.string().nullable(),
+  /** Why `auto` fell back to the local backend, when it did. */
+  backendFallback: z.string().nullable(),
+  /** The task's image, from the run's launch record when the task file can be read. */
+  image: z.string().nullable(),
+  issue: z.object({ title: z.string(), body: z.string() }).nullable(),
+  maxSteps: z.number().int().nullable(),
+  startedAt: z.string().nullable(),
+  /** Null while the episode runs, or when it was cut short. */
+  outcome: episodeOutcomeSchema.nullable(),
+  /** No `end` line (yet). */
+  cutShort: z.boolean(),
+  /** The last line is torn (a crash mid-write). */
+  torn: z.boolean(),
+  /** Lines that are not valid trajectory records, with their line numbers. */
+  problems: z.array(z.string()),
+});
+export type EpisodeHeader = z.infer<typeof episodeHeaderSchema>;
+
+/** Request: the header and the step rows after the first `knownSteps`. */
+export const episodeOpenRequest = 'graphPlanner/episode/open';
+export const episodeOpenParamsSchema = z.object({ path: z.string(), knownSteps: z.number().int().min(0).default(0) });
+export type EpisodeOpenParams = z.input<typeof episodeOpenParamsSchema>;
+export const episodeOpenResultSchema = z.discriminatedUnion('ok', [
+  z.object({
+    ok: z.literal(true),
+    header: episodeHeaderSchema,
+    rows: z.array(stepRowSchema),
+    /** False when the file was rewritten (a resumed episode starts over): drop what you had. */
+    appended: z.boolean(),
+    totalSteps: z.number().int(),
+  }),
+  z.object({ ok: z.literal(false), message: z.string() }),
+]);
+export type EpisodeOpenResult = z.infer<typeof episodeOpenResultSchema>;
+
+/** Request: the full records of some steps (the selected one and its neighbours). */
+export const episodeStepsRequest = 'graphPlanner/episode/steps';
+export const episodeStepsParamsSchema = z.object({ path: z.string(), steps: z.array(z.number().int()).max(200) });
+export const episodeStepsResultSchema = z.object({ steps: z.array(trajectoryStepSchema) });
+export type EpisodeStepsResult = z.infer<typeof episodeStepsResultSchema>;
+
+export const searchFieldSchema = z.enum(['reply', 'thought', 'action', 'observation']);
+export const searchMatchSchema = z.object({ step: z.number().int(), field: searchFieldSchema, offset: z.number().int(), preview: z.string() });
+export type SearchMatchView = z.infer<typeof searchMatchSchema>;
+
+/** Request: every occurrence of a text in the episode's replies, thoughts, actions and observations. */
+export const episodeSearchRequest = 'graphPlanner/episode/search';
+export const episodeSearchParamsSchema = z.object({ path: z.string(), query: z.string().max(1000), caseSensitive: z.boolean().default(false) });
+export const episodeSearchResultSchema = z.object({ matches: z.array(searchMatchSchema), truncated: z.boolean() });
+export type EpisodeSearchResult = z.infer<typeof episodeSearchResultSchema>;
+
+/**
+ * Request: what the episode recorded of one repository file (the lines its reads returned), for
+ * a link to a file that is not in the workspace. Lines never read are empty.
+ */
+export const episodeSourceRequest = 'graphPlanner/episode/source';
+export const episodeSourceParamsSchema = z.object({ path: z.string(), file: z.string() });
+export const episodeSourceResultSchema = z.object({ text: z.string(), recordedLines: z.number().int() });
+export type EpisodeSourceResult = z.infer<typeof episodeSourceResultSchema>;
+
+/**
+ * Request: a patch of the episode (a repair step's candidate, or with `step: null` the final patch)
+ * rebuilt as whole files before and after, from the pre-images the run recorded. A file whose
+ * pre-image is missing comes with `before: null` and the reason in `problem`.
+ */
+export const episodePatchRequest = 'graphPlanner/episode/patch';
+export const episodePatchParamsSchema = z.object({ path: z.string(), step: z.number().int().nullable(), candidate: z.number().int().min(0).nullable() });
+export const patchFileImageSchema = z.object({
+  oldPath: z.string().nullable(),
+  newPath: z.string().nullable(),
+  status: z.enum(['modified', 'added', 'deleted', 'renamed']),
+  before: z.string().nullable(),
+  after: z.string().nullable(),
+  problem: z.string().nullable(),
+});
+export type PatchFileImage = z.infer<typeof patchFileImageSchema>;
+export const episodePatchResultSchema = z.discriminatedUnion('ok', [
+  z.object({
+    ok: z.literal(true),
+    /** `Step 4 · candidate #2 · tests passed`, `Final patch · resolved`. */
+    title: z.string(),
+    /** Whether the candidate's tests passed (the episode resolved, for the final patch); null when not tried. */
+    passed: z.boolean().nullable(),
+    diff: z.string(),
+    files: z.array(patchFileImageSchema),
+  }),
+  z.object({ ok: z.literal(false), message: z.string() }),
+]);
+export type EpisodePatchResult = z.infer<typeof episodePatchResultSchema>;
+
+/** One row of a comparison: a step of each episode (or a gap), and whether both did the same. */
+export const alignedRowSchema = z.object({ left: stepRowSchema.nullable(), right: stepRowSchema.nullable(), same: z.boolean() });
+export type AlignedRowView = z.infer<typeof alignedRowSchema>;
+
+/** Request: two episodes side by side, their steps aligned (runs/episodeAlign.ts). */
+export const episodeCompareRequest = 'graphPlanner/episode/compare';
+export const episodeCompareParamsSchema = z.object({ left: z.string(), right: z.string() });
+export const episodeCompareResultSchema = z.discriminatedUnion('ok', [
+  z.object({
+    ok: z.literal(true),
+    left: episodeHeaderSchema,
+    right: episodeHeaderSchema,
+    rows: z.array(alignedRowSchema),
+    /** Steps both took the same action in, and the final patches are byte for byte equal. */
+    sameSteps: z.number().int(),
+    samePatch: z.boolean(),
+  }),
+  z.object({ ok: z.literal(false), message: z.string() }),
+]);
+export type EpisodeCompareResult = z.infer<typeof episodeCompareResultSchema>;
+
+/** Extension → compare webview. */
+export const compareHostMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('comparison'), comparison: episodeCompareResultSchema }),
+]);
+export type CompareHostMessage = z.infer<typeof compareHostMessageSchema>;
+
+/** Request: forget a trajectory the viewer closed. */
+export const episodeCloseRequest = 'graphPlanner/episode/close';
+export const episodeCloseParamsSchema = z.object({ path: z.string() });
+
+/** Extension → viewer webview (the page validates each with this schema). */
+export const episodeHostMessageSchema = z.discriminatedUnion('type', [
+  /** The header and steps; with `appended`, rows to add after those the page has. */
+  z.object({ type: z.literal('episode'), header: episodeHeaderSchema, rows: z.array(stepRowSchema), appended: z.boolean() }),
+  /** Full records of steps the page asked for. */
+  z.object({ type: z.literal('steps'), steps: z.array(trajectoryStepSchema) }),
+  z.object({ type: z.literal('searchResult'), query: z.string(), matches: z.array(searchMatchSchema), truncated: z.boolean() }),
+  /** The trajectory cannot be read (gone, unreadable, the server is down), and why. */
+  z.object({ type: z.literal('unavailable'), reason: z.string() }),
+]);
+export type EpisodeHostMessage = z.infer<typeof episodeHostMessageSchema>;
+

@@ -1,0 +1,38 @@
+/**
+ * Messages between the trajectory viewer's webview and the extension that hosts it. Each side
+ * validates every message it receives against these schemas and drops (and logs) anything else:
+ * the page shows model output, which is untrusted text, and the extension treats what the page
+ * posts as untrusted input. The page's own messages are declared with `zod/mini` so the extension's
+ * bundle stays small (as in `webview.ts`); what the extension sends is in `episodeView.ts`.
+ */
+import { array, boolean, discriminatedUnion, enum as enumOf, int, literal, maxLength, minimum, nullable, number, object, string, type output } from 'zod/mini';
+
+/** Which patch: a repair step's candidate, or (`step: null`) the episode's final patch. */
+export const patchRefSchema = object({ step: nullable(int()), candidate: nullable(int().check(minimum(0))) });
+export type PatchRef = output<typeof patchRefSchema>;
+
+/** Webview → extension. */
+export const episodeWebviewMessageSchema = discriminatedUnion('type', [
+  object({ type: literal('ready') }),
+  object({ type: literal('needSteps'), steps: array(int()).check(maxLength(200)) }),
+  object({ type: literal('search'), query: string().check(maxLength(1000)), caseSensitive: boolean() }),
+  /** A node id or `file:line` link in an observation. */
+  object({ type: literal('openLocation'), file: string().check(maxLength(4096)), line: int().check(minimum(1)) }),
+  object({ type: literal('openPatch'), patch: patchRefSchema }),
+  object({ type: literal('applyPatch'), patch: patchRefSchema }),
+  object({ type: literal('compare') }),
+  object({ type: literal('replay') }),
+  /** How long the page took to show something, for the benchmark and the log. */
+  object({ type: literal('timing'), what: enumOf(['firstRender', 'stepSwitch']), ms: number() }),
+]);
+export type EpisodeWebviewMessage = output<typeof episodeWebviewMessageSchema>;
+
+/** Compare webview → extension. */
+export const compareWebviewMessageSchema = discriminatedUnion('type', [
+  object({ type: literal('ready') }),
+  /** Open one of the two episodes in the trajectory viewer. */
+  object({ type: literal('openEpisode'), side: enumOf(['left', 'right']) }),
+  /** The two final patches in the diff editor. */
+  object({ type: literal('diffPatches') }),
+]);
+export type CompareWebviewMessage = output<typeof compareWebviewMessageSchema>;

@@ -1,0 +1,65 @@
+/**
+ * Files as they were before a candidate patch, kept in the run directory (`preimages/<sha256>`)
+ * once per content: a thousand candidates against the same file cost one copy. With them the
+ * trajectory viewer rebuilds every patch as a whole-file diff after the sandbox is gone. A file
+ * over the per-file cap, or past the run's total cap, is recorded as skipped with the reason, so
+ * the viewer can say why it cannot show the whole file instead of showing a wrong one.
+ */
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Preimage } from '../protocol/observation.js';
+import { writeFileAtomic } from '../util/atomicWrite.js';
+import { runLayout } from './layout.js';
+
+export interface PreimageLimits {
+  readonly maxFileBytes: number;
+  readonly maxTotalBytes: number;
+}
+
+export const defaultPreimageLimits: PreimageLimits = { maxFileBytes: 2 * 1024 * 1024, maxTotalBytes: 512 * 1024 * 1024 };
+
+export class PreimageStore {
+  private readonly dir: string;
+  /** Bytes this store wrote (a resumed run starts again from zero: the cap bounds one process's growth). */
+  private written = 0;
+  private readonly known = new Set<string>();
+
+  constructor(
+    runDir: string,
+    private readonly limits: PreimageLimits = defaultPreimageLimits,
+  ) {
+    this.dir = runLayout(runDir).preimages;
+  }
+
+  /** Records `content` as the pre-image of `path`; `undefined` content means the file did not exist. */
+  async record(path: string, content: Buffer | undefined): Promise<Preimage> {
+    if (content === undefined) return { path, sha256: null };
+    if (content.length > this.limits.maxFileBytes) return { path, sha256: null, skipped: `${content.length} bytes is over the ${this.limits.maxFileBytes}-byte cap for one pre-image` };
+    const sha256 = createHash('sha256').update(content).digest('hex');
+    if (this.known.has(sha256)) return { path, sha256 };
+    const file = join(this.dir, sha256);
+    const exists = await stat(file).then(
+      () => true,
+      () => false,
+    );
+    if (!exists) {
+      if (this.written + content.length > this.limits.maxTotalBytes) return { path, sha256: null, skipped: `the run's pre-images reached their ${this.limits.maxTotalBytes}-byte cap` };
+      await mkdir(this.dir, { recursive: true });
+      await writeFileAtomic(file, content);
+      this.written += content.length;
+    }
+    this.known.add(sha256);
+    return { path, sha256 };
+  }
+}
+
+/** A stored pre-image's content, or undefined when the run does not hold it (deleted, or never written). */
+export async function readPreimage(runDir: string, sha256: string): Promise<Buffer | undefined> {
+  if (!/^[0-9a-f]{64}$/.test(sha256)) return undefined;
+  try {
+    return await readFile(join(runLayout(runDir).preimages, sha256));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,62 @@
+/**
+ * The viewer's header: the task (id, issue collapsed, backend), the agent, the outcome (resolved,
+ * termination reason, total reward, steps, duration) with the final patch, and what is wrong with
+ * the file (cut short, torn, invalid lines).
+ */
+import type { EpisodeHeader } from '../../../server/src/protocol/episodeView.js';
+import type { PatchRef } from '../../../server/src/protocol/episodeWebview.js';
+import { el, plural } from '../dom.js';
+import { signed } from './stepDetail.js';
+
+export interface HeaderActions {
+  readonly openPatch: (patch: PatchRef) => void;
+  readonly applyPatch: (patch: PatchRef) => void;
+  readonly compare: () => void;
+  readonly replay: () => void;
+}
+
+export function episodeHeaderNode(header: EpisodeHeader, steps: number, actions: HeaderActions): HTMLElement {
+  const o = header.outcome;
+  const state = o !== null ? (o.resolved ? ['resolved', 'Resolved'] : ['unresolved', 'Not resolved']) : header.cutShort ? ['running', 'Running or cut short'] : ['unresolved', 'Unknown'];
+  const facts = [
+    header.agent !== null && `agent ${header.agent}`,
+    header.backend !== null && `${header.backend} backend${header.image === null ? '' : ` (${header.image})`}`,
+    o !== null && `ended: ${o.terminationReason}`,
+    o !== null ? `total reward ${signed(o.totalReward)}` : null,
+    `${plural(o?.steps ?? steps, 'step')}${header.maxSteps === null ? '' : ` of ${header.maxSteps}`}`,
+    o !== null && `${(o.durationMs / 1000).toFixed(1)} s`,
+  ].filter((f): f is string => typeof f === 'string');
+  const buttons: HTMLElement[] = [];
+  if (o !== null && o.patch !== '') {
+    buttons.push(button('Final patch', 'Open the final patch in the diff editor', () => actions.openPatch({ step: null, candidate: null }), 'final-patch'));
+    buttons.push(button('Apply final patch…', 'Apply the final patch to a local checkout (git apply --check first)', () => actions.applyPatch({ step: null, candidate: null }), 'apply-final', true));
+  }
+  buttons.push(button('Compare…', 'Compare with another episode of the same task', actions.compare, 'compare', true));
+  buttons.push(button('Replay', 'Re-execute the recorded actions in a fresh sandbox and report the first divergence', actions.replay, 'replay', true));
+  const issue = header.issue;
+  return el(
+    'header',
+    { class: 'episode-header' },
+    el(
+      'div',
+      { class: 'title-row' },
+      el('h1', {}, header.taskId ?? 'Unknown task', header.episodeId !== null && header.episodeId !== header.taskId ? el('span', { class: 'muted' }, ` · ${header.episodeId}`) : ''),
+      el('span', { class: `state ${state[0]}`, attrs: { id: 'episode-state' } }, state[1] ?? ''),
+      el('span', { class: 'toolbar' }, ...buttons),
+    ),
+    el('p', { class: 'facts-line', attrs: { id: 'episode-facts' } }, facts.join(' · ')),
+    issue !== null && el('details', { class: 'issue' }, el('summary', {}, `Issue: ${issue.title}`), el('pre', { class: 'issue-body' }, issue.body)),
+    header.backendFallback !== null && el('div', { class: 'banner warning', attrs: { role: 'status' } }, `Ran on the local backend because ${header.backendFallback}`),
+    o?.error != null && el('div', { class: 'banner error', attrs: { role: 'alert' } }, `The episode failed: ${o.error}`),
+    header.cutShort && el('div', { class: 'banner info', attrs: { role: 'status', id: 'cut-short' } }, 'No end line: the episode is still running (new steps appear as they are written), or its process died.'),
+    header.torn && el('div', { class: 'banner warning', attrs: { role: 'status' } }, 'The last line is incomplete (a write in progress, or a crash mid-write); it is not shown.'),
+    header.problems.length > 0 &&
+      el('details', { class: 'banner warning' }, el('summary', {}, `${plural(header.problems.length, 'line')} of the file ${header.problems.length === 1 ? 'is' : 'are'} not valid trajectory records and ${header.problems.length === 1 ? 'is' : 'are'} left out`), el('ul', {}, ...header.problems.slice(0, 50).map((p) => el('li', {}, p)))),
+  );
+}
+
+function button(label: string, title: string, onClick: () => void, id: string, secondary = false): HTMLElement {
+  const b = el('vscode-button', { title, attrs: { id, ...(secondary ? { secondary: '' } : {}) } }, label);
+  b.addEventListener('click', onClick);
+  return b;
+}

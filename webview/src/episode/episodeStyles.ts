@@ -1,0 +1,96 @@
+/**
+ * The trajectory viewer's styles, adopted as a constructable style sheet (the page's Content
+ * Security Policy allows no inline style). Colours come from VS Code's theme variables.
+ */
+const css = `
+html, body { height: 100%; }
+body {
+  margin: 0; padding: 0;
+  color: var(--vscode-foreground);
+  background: var(--vscode-editor-background);
+  font-family: var(--vscode-font-family);
+  font-size: var(--vscode-font-size);
+}
+#root { display: flex; flex-direction: column; height: 100vh; }
+.muted, .hint { color: var(--vscode-descriptionForeground); }
+.hint { margin: 4px 0; }
+code, pre { font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size); }
+pre { white-space: pre-wrap; overflow-wrap: anywhere; margin: 4px 0; }
+mark { background: var(--vscode-editor-findMatchHighlightBackground); color: inherit; outline: 1px solid var(--vscode-editor-findMatchBorder, transparent); }
+a.ref { color: var(--vscode-textLink-foreground); text-decoration: none; cursor: pointer; }
+a.ref:hover { text-decoration: underline; }
+a.ref:focus-visible, button:focus-visible { outline: 1px solid var(--vscode-focusBorder); outline-offset: 1px; }
+.episode-header { padding: 10px 16px 8px; border-bottom: 1px solid var(--vscode-panel-border, transparent); }
+.title-row { display: flex; align-items: center; gap: 10px; flex-wrap: wrap; }
+.title-row h1 { font-size: 1.25em; font-weight: 600; margin: 0; }
+.toolbar { margin-left: auto; display: flex; gap: 6px; flex-wrap: wrap; }
+.state { padding: 1px 8px; border-radius: 10px; font-size: 0.9em; border: 1px solid currentColor; }
+.state.resolved { color: var(--vscode-testing-iconPassed, var(--vscode-charts-green)); }
+.state.unresolved { color: var(--vscode-testing-iconFailed, var(--vscode-errorForeground)); }
+.state.running { color: var(--vscode-charts-blue); }
+.facts-line { margin: 4px 0; color: var(--vscode-descriptionForeground); }
+details.issue summary { cursor: pointer; }
+.issue-body { padding: 6px 10px; border-left: 2px solid var(--vscode-panel-border, var(--vscode-descriptionForeground)); }
+.banner { border-left: 3px solid var(--vscode-editorInfo-foreground); padding: 6px 10px; margin: 6px 0; }
+.banner.error { border-left-color: var(--vscode-editorError-foreground); background: var(--vscode-inputValidation-errorBackground, transparent); }
+.banner.warning { border-left-color: var(--vscode-editorWarning-foreground); background: var(--vscode-inputValidation-warningBackground, transparent); }
+.body { flex: 1; display: grid; grid-template-columns: minmax(300px, 38%) 1fr; min-height: 0; }
+.side { display: flex; flex-direction: column; min-height: 0; border-right: 1px solid var(--vscode-panel-border, transparent); }
+.filters { display: flex; flex-wrap: wrap; gap: 4px; padding: 8px 10px 4px; }
+.chip { font: inherit; font-size: 0.9em; padding: 1px 8px; border-radius: 10px; cursor: pointer; border: 1px solid var(--vscode-button-border, var(--vscode-panel-border, #8884)); background: transparent; color: var(--vscode-descriptionForeground); }
+.chip[aria-pressed="true"] { background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground); }
+.search-row { display: flex; gap: 4px; padding: 4px 10px; }
+input.search { flex: 1; font: inherit; padding: 3px 6px; color: var(--vscode-input-foreground); background: var(--vscode-input-background); border: 1px solid var(--vscode-input-border, transparent); }
+input.search:focus { outline: 1px solid var(--vscode-focusBorder); }
+button.icon { font: inherit; background: transparent; color: var(--vscode-foreground); border: 1px solid transparent; cursor: pointer; padding: 0 6px; }
+button.icon:hover { background: var(--vscode-toolbar-hoverBackground); }
+.search-status { padding: 0 10px 4px; min-height: 1.2em; font-size: 0.9em; }
+.step-list { flex: 1; overflow-y: auto; outline: none; }
+.step { display: grid; grid-template-columns: 3em 1.4em 4.6em 1fr 4em 4.2em; gap: 4px; align-items: baseline; padding: 3px 10px; cursor: pointer; border-left: 2px solid transparent; }
+.step[hidden] { display: none; }
+.step:hover { background: var(--vscode-list-hoverBackground); }
+.step.selected { background: var(--vscode-list-activeSelectionBackground); color: var(--vscode-list-activeSelectionForeground); }
+.step.match { border-left-color: var(--vscode-editor-findMatchBorder, var(--vscode-charts-yellow)); }
+.step .num { text-align: right; color: var(--vscode-descriptionForeground); font-variant-numeric: tabular-nums; }
+.step.selected .num { color: inherit; }
+.step .summary { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.step .reward, .step .duration { text-align: right; font-variant-numeric: tabular-nums; }
+.step .duration { color: var(--vscode-descriptionForeground); }
+.step.selected .duration { color: inherit; }
+.kind-find .glyph, .kind-expand .glyph, .kind-read .glyph { color: var(--vscode-charts-blue); }
+.kind-memory .glyph { color: var(--vscode-charts-purple); }
+.kind-repair .glyph { color: var(--vscode-charts-orange); }
+.kind-submit .glyph { color: var(--vscode-charts-green); }
+.kind-invalid .glyph { color: var(--vscode-errorForeground); }
+.reward.pos { color: var(--vscode-testing-iconPassed, var(--vscode-charts-green)); }
+.reward.neg { color: var(--vscode-testing-iconFailed, var(--vscode-errorForeground)); }
+.marker { margin-left: 6px; font-size: 0.8em; padding: 0 5px; border-radius: 8px; border: 1px solid currentColor; }
+.marker.error { color: var(--vscode-errorForeground); }
+.marker.warning { color: var(--vscode-editorWarning-foreground); }
+.detail-slot { overflow-y: auto; padding: 0 18px 24px; min-width: 0; }
+.detail h2 { font-size: 1.15em; margin: 12px 0 2px; }
+.detail h3 { font-size: 1em; font-weight: 600; margin: 16px 0 4px; padding-bottom: 2px; border-bottom: 1px solid var(--vscode-panel-border, transparent); }
+.thought { font-style: italic; margin: 4px 0; }
+table.params, table.nodes, table.candidates { border-collapse: collapse; width: 100%; }
+table.params th { text-align: left; width: 8em; vertical-align: top; padding: 2px 8px 2px 0; color: var(--vscode-descriptionForeground); font-weight: normal; }
+table.params td { padding: 2px 0; overflow-wrap: anywhere; }
+table.nodes th, table.candidates th { text-align: left; font-weight: 600; padding: 3px 6px; border-bottom: 1px solid var(--vscode-panel-border, var(--vscode-foreground)); }
+table.nodes td, table.candidates td { padding: 3px 6px; vertical-align: top; overflow-wrap: anywhere; border-bottom: 1px solid var(--vscode-panel-border, transparent); }
+tr.kept td { background: color-mix(in srgb, var(--vscode-charts-green) 12%, transparent); }
+td.buttons { white-space: nowrap; text-align: right; }
+td.buttons vscode-button { margin-left: 4px; }
+.ok { color: var(--vscode-testing-iconPassed, var(--vscode-charts-green)); }
+.bad { color: var(--vscode-testing-iconFailed, var(--vscode-errorForeground)); }
+.snippet { margin: 6px 0 10px; }
+.snippet-head { margin-bottom: 2px; }
+pre.code, pre.observation, pre.reply { background: var(--vscode-textCodeBlock-background, transparent); padding: 6px 8px; border-radius: 3px; }
+.ln { color: var(--vscode-editorLineNumber-foreground); user-select: none; }
+details.think summary { cursor: pointer; color: var(--vscode-descriptionForeground); }
+ul.memory-nodes, ul.notes, ul.failing { margin: 4px 0; padding-left: 20px; }
+`;
+
+export function adoptEpisodeStyles(): void {
+  const sheet = new CSSStyleSheet();
+  sheet.replaceSync(css);
+  document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
+}

@@ -1,0 +1,237 @@
+/**
+ * The selected step: the model's raw reply (with `<think>` blocks collapsible), the parsed action
+ * and its parameters, the structured result of the action, working memory after it, the
+ * observation as the model read it, the reward and return, and where the time went.
+ */
+import type { StepRow } from '../../../server/src/protocol/episodeView.js';
+import type { PatchRef } from '../../../server/src/protocol/episodeWebview.js';
+import type { ActionResult, TestSummary } from '../../../server/src/protocol/observation.js';
+import type { TrajectoryStep } from '../../../server/src/protocol/runs.js';
+import { el, plural } from '../dom.js';
+import { linkedText, marked, type NodeLines, type OpenLocation } from './linkedText.js';
+
+export interface DetailActions {
+  readonly open: OpenLocation;
+  readonly openPatch: (patch: PatchRef) => void;
+  readonly applyPatch: (patch: PatchRef) => void;
+}
+
+const ms = (n: number): string => (n >= 1000 ? `${(n / 1000).toFixed(2)} s` : `${n.toFixed(n < 10 ? 1 : 0)} ms`);
+export const signed = (n: number): string => `${n > 0 ? '+' : n < 0 ? '−' : '±'}${Math.abs(n).toFixed(Math.abs(n) < 10 ? 2 : 1)}`;
+
+export function stepDetail(row: StepRow, step: TrajectoryStep, actions: DetailActions, nodeLines: NodeLines, highlight: string): HTMLElement {
+  const t = step.timings;
+  const title = el('h2', { attrs: { id: 'step-title' } }, `Step ${row.step} · ${row.kind}`);
+  const facts = el(
+    'p',
+    { class: 'facts-line' },
+    el('span', { class: `reward ${row.reward > 0 ? 'pos' : row.reward < 0 ? 'neg' : ''}` }, `reward ${signed(row.reward)}`),
+    ` · return ${signed(row.cumulative)} · ${ms(t.agent_ms + t.env_ms)} (model ${ms(t.agent_ms)}, env ${ms(t.env_ms - t.task_commands_ms)}, commands ${ms(t.task_commands_ms)})`,
+    step.done ? ` · episode ended: ${step.termination_reason ?? 'done'}` : '',
+  );
+  const flags = [
+    row.protocolError !== null && banner('error', `Protocol error: ${row.protocolError}`),
+    row.fallback !== null && banner('warning', `Fell back to the rule agent: ${row.fallback}`),
+    row.error !== null && banner('error', `The environment refused this step: ${row.error}`),
+    row.timedOut && banner('warning', `Timed out (${step.termination_reason ?? 'timeout'}).`),
+  ];
+  return el(
+    'article',
+    { class: 'detail', attrs: { 'aria-labelledby': 'step-title', 'data-step': String(row.step) } },
+    title,
+    facts,
+    ...flags,
+    step.response !== undefined && section('Model reply', replyNodes(step.response, highlight)),
+    section('Action', actionNodes(step, highlight)),
+    step.observation.last !== undefined && section('Result', resultNodes(row.step, step.observation.last, actions, highlight)),
+    section('Working memory after the step', memoryNodes(step, actions.open, nodeLines)),
+    section('Observation (what the model read next)', [el('pre', { class: 'observation' }, ...linkedText(step.observation.text, actions.open, nodeLines, highlight))]),
+  );
+}
+
+type Maybe = Node | false | null | undefined;
+
+/** The nodes that are there (conditional parts are written `cond && node`). */
+function only(nodes: readonly Maybe[]): Node[] {
+  return nodes.filter((n): n is Node => n !== false && n !== null && n !== undefined);
+}
+
+function section(title: string, body: readonly Maybe[]): HTMLElement {
+  return el('section', {}, el('h3', {}, title), ...only(body));
+}
+
+function banner(kind: 'error' | 'warning' | 'info', text: string): HTMLElement {
+  return el('div', { class: `banner ${kind}`, attrs: { role: kind === 'error' ? 'alert' : 'status' } }, text);
+}
+
+/** The reply with each `<think>…</think>` block folded into a collapsed `<details>`. */
+function replyNodes(reply: string, highlight: string): Node[] {
+  const nodes: Node[] = [];
+  const think = /<think>([\s\S]*?)(?:<\/think>|$)/g;
+  let at = 0;
+  for (const match of reply.matchAll(think)) {
+    if (match.index > at) nodes.push(el('pre', { class: 'reply' }, ...marked(reply.slice(at, match.index).trim(), highlight)));
+    const body = match[1] ?? '';
+    nodes.push(el('details', { class: 'think' }, el('summary', {}, `Thinking (${plural(body.split(/\s+/).filter(Boolean).length, 'word')})`), el('pre', { class: 'reply' }, ...marked(body.trim(), highlight))));
+    at = match.index + match[0].length;
+  }
+  const rest = reply.slice(at).trim();
+  if (rest !== '') nodes.push(el('pre', { class: 'reply' }, ...marked(rest, highlight)));
+  return nodes;
+}
+
+function actionNodes(step: TrajectoryStep, highlight: string): Node[] {
+  const action = step.action;
+  if (action === undefined) return [el('p', { class: 'hint' }, 'The reply did not parse into an action.')];
+  const { thought, type, ...params } = action;
+  const rows = Object.entries(params).map(([key, value]) =>
+    el('tr', {}, el('th', {}, key), el('td', {}, el('code', {}, ...marked(typeof value === 'string' ? value : JSON.stringify(value, null, 1), highlight)))),
+  );
+  return [
+    thought !== undefined && thought !== '' ? el('p', { class: 'thought' }, ...marked(thought, highlight)) : el('p', { class: 'hint' }, 'No thought given.'),
+    el('table', { class: 'params' }, el('tbody', {}, el('tr', {}, el('th', {}, 'type'), el('td', {}, el('code', {}, type))), ...rows)),
+  ];
+}
+
+function resultNodes(stepNumber: number, last: ActionResult, actions: DetailActions, highlight: string): Node[] {
+  const link = (file: string, line: number, label: string): HTMLElement => {
+    const a = el('a', { class: 'ref', attrs: { href: '#' }, title: `Open ${file} at line ${line}` }, label);
+    a.addEventListener('click', (e) => {
+      e.preventDefault();
+      actions.open({ file, line });
+    });
+    return a;
+  };
+  switch (last.kind) {
+    case 'find':
+    case 'expand': {
+      const nodes: { id: string; kind: string; path: string; span: { start: number }; signature?: string | undefined; score?: number; reasons?: string[] }[] = last.kind === 'find' ? last.nodes : last.candidates;
+      const unmatched = last.unmatched.length > 0 ? el('p', { class: 'hint' }, `Not found: ${last.unmatched.join(', ')}`) : null;
+      const table = el(
+        'table',
+        { class: 'nodes' },
+        el('thead', {}, el('tr', {}, el('th', {}, 'node'), el('th', {}, 'kind'), el('th', {}, 'where'), el('th', {}, last.kind === 'expand' ? 'score · why' : 'signature'))),
+        el(
+          'tbody',
+          {},
+          ...nodes.map((n) =>
+            el(
+              'tr',
+              {},
+              el('td', {}, el('code', {}, ...marked(n.id, highlight))),
+              el('td', {}, n.kind),
+              el('td', {}, link(n.path, n.span.start, `${n.path}:${n.span.start}`)),
+              el('td', {}, n.score !== undefined ? `${n.score.toFixed(2)} · ${(n.reasons ?? []).join(', ')}` : (n.signature ?? '')),
+            ),
+          ),
+        ),
+      );
+      return only([el('p', {}, plural(nodes.length, last.kind === 'find' ? 'node' : 'candidate')), table, unmatched]);
+    }
+    case 'read':
+      return only([
+        ...last.snippets.map((s) =>
+          el(
+            'div',
+            { class: 'snippet' },
+            el('div', { class: 'snippet-head' }, link(s.path, s.start, `${s.path}:${s.start}-${s.end}`), ' ', el('code', { class: 'muted' }, s.node_id)),
+            el('pre', { class: 'code' }, ...numbered(s.text, s.start, highlight)),
+          ),
+        ),
+        last.missing.length > 0 && el('p', { class: 'hint' }, `Missing: ${last.missing.join(', ')}`),
+      ]);
+    case 'memory':
+      return [
+        el('p', {}, `${last.intent} ${last.target}: ${last.ok ? 'done' : 'refused'} · added ${last.added.nodes} nodes, ${last.added.edges} edges, ${last.added.notes} notes · removed ${last.removed.nodes} nodes, ${last.removed.edges} edges, ${last.removed.notes} notes`),
+        ...(last.error === undefined ? [] : [banner('error', `${last.error.code}: ${last.error.message}`)]),
+      ];
+    case 'repair':
+      return repairNodes(stepNumber, last, actions, highlight);
+    case 'submit':
+      return [
+        el('p', {}, el('strong', { class: last.resolved ? 'ok' : 'bad' }, last.resolved ? 'Resolved' : 'Not resolved'), ` · ${gradeText(last.grade)}`),
+        testsNode(last.tests),
+      ];
+    case 'noop':
+      return [el('p', { class: 'hint' }, 'Nothing was done.')];
+    case 'protocol-error':
+      return [banner('error', `${last.error.code}: ${last.error.detail}`)];
+    case 'error':
+      return [banner('error', `${last.error.code}: ${last.error.message}`)];
+  }
+}
+
+function repairNodes(stepNumber: number, last: Extract<ActionResult, { kind: 'repair' }>, actions: DetailActions, highlight: string): Node[] {
+  const rows = last.candidates.map((c) => {
+    const status = c.error !== undefined ? `refused: ${c.error.code}` : c.tests === undefined ? 'not tried' : c.tests.passed ? 'tests passed' : 'tests failed';
+    const ref: PatchRef = { step: stepNumber, candidate: c.index };
+    const diff = el('vscode-button', { attrs: { secondary: '', 'data-action': 'diff', title: 'Open this candidate in the diff editor' } }, 'Open diff');
+    diff.addEventListener('click', () => actions.openPatch(ref));
+    const apply = el('vscode-button', { attrs: { secondary: '', 'data-action': 'apply', title: 'Apply this candidate to a local checkout (git apply --check first)' } }, 'Apply…');
+    apply.addEventListener('click', () => actions.applyPatch(ref));
+    const kept = last.kept === c.index;
+    return el(
+      'tr',
+      { class: kept ? 'kept' : '' },
+      el('td', {}, `#${c.index + 1}${kept ? ' (kept)' : ''}`),
+      el('td', {}, ...marked(c.summary ?? '', highlight)),
+      el('td', { class: c.tests?.passed === true ? 'ok' : c.error !== undefined || c.tests?.passed === false ? 'bad' : '' }, status),
+      el('td', { class: 'buttons' }, c.diff === '' ? el('span', { class: 'hint' }, 'no diff') : diff, c.diff === '' ? '' : apply),
+    );
+  });
+  return [
+    el('p', {}, `${plural(last.candidates.length, 'candidate')} from ${last.source === 'action' ? 'the action' : 'the patch model'} · ${last.apply ? (last.applied ? `candidate #${(last.kept ?? 0) + 1} kept` : 'none kept') : 'proposed only (apply: false)'}`),
+    ...(last.error === undefined ? [] : [banner('error', `${last.error.code}: ${last.error.message}`)]),
+    el('table', { class: 'candidates' }, el('thead', {}, el('tr', {}, el('th', {}, 'candidate'), el('th', {}, 'summary'), el('th', {}, 'outcome'), el('th', {}, ''))), el('tbody', {}, ...rows)),
+    ...last.candidates.filter((c) => c.tests !== undefined).map((c) => el('details', {}, el('summary', {}, `Tests of candidate #${c.index + 1}`), testsNode(c.tests as TestSummary))),
+  ];
+}
+
+function testsNode(tests: TestSummary): HTMLElement {
+  const counts = Object.entries(tests.counts)
+    .filter(([, n]) => n > 0)
+    .map(([status, n]) => `${n} ${status.toLowerCase()}`)
+    .join(', ');
+  return el(
+    'div',
+    { class: 'tests' },
+    el('p', {}, `${tests.passed ? 'Passed' : 'Failed'}: ${counts || 'no tests reported'} · ${ms(tests.duration_ms)}`),
+    tests.failing.length > 0 && el('ul', { class: 'failing' }, ...tests.failing.map((name) => el('li', {}, el('code', {}, name)))),
+    tests.tail !== '' && el('details', {}, el('summary', {}, 'Output (last lines)'), el('pre', { class: 'code' }, tests.tail)),
+  );
+}
+
+function gradeText(grade: Extract<ActionResult, { kind: 'submit' }>['grade']): string {
+  switch (grade.kind) {
+    case 'swebench':
+      return `SWE-bench ${grade.resolution}`;
+    case 'r2e':
+      return `R2E reward ${grade.grade.reward}`;
+    case 'log':
+      return grade.reason;
+    case 'invalid':
+      return `not gradable: ${grade.reason}`;
+  }
+}
+
+function memoryNodes(step: TrajectoryStep, open: OpenLocation, nodeLines: NodeLines): Node[] {
+  const m = step.observation.memory;
+  const nodes = m.nodes.slice(-12).map((n) => {
+    const a = el('a', { class: 'ref', attrs: { href: '#' }, title: `Open ${n.path} at line ${n.span.start}` }, n.id);
+    a.addEventListener('click', (e) => {
+      e.preventDefault();
+      open({ file: n.path, line: nodeLines.get(n.id) ?? n.span.start });
+    });
+    return el('li', {}, a);
+  });
+  return only([
+    el('p', {}, `${m.size.nodes}/${m.limits.nodes} nodes, ${m.size.edges}/${m.limits.edges} edges, notes ${m.size.note_tokens}/${m.limits.note_tokens} tokens`),
+    nodes.length > 0 && el('ul', { class: 'memory-nodes' }, ...nodes),
+    m.nodes.length > 12 && el('p', { class: 'hint' }, `and ${m.nodes.length - 12} earlier`),
+    m.notes.length > 0 && el('ul', { class: 'notes' }, ...m.notes.map((n) => el('li', {}, `#${n.id} (${n.scope}) ${n.text}`))),
+  ]);
+}
+
+function numbered(text: string, start: number, highlight: string): Node[] {
+  return text.split('\n').flatMap((line, i) => [el('span', { class: 'ln' }, `${String(start + i).padStart(5)} `), ...marked(line, highlight), document.createTextNode('\n')]);
+}
