@@ -4,6 +4,7 @@
  * a message that offers to start the server). The choice is made on every call, because the
  * server can stop or come back at any time.
  */
+import { statSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { commandIds, commandTitles, trajectoryViewType, type CommandName } from './contributions.js';
@@ -78,6 +79,14 @@ export const commands: Record<CommandName, CommandFactory> = {
   compareEpisodes: { whenRunning: (ctx) => (arg) => compareEpisodes(ctx, ctx.patches, arg instanceof vscode.Uri ? arg : undefined) },
 };
 
+function mtimeOf(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
 /** Opens a trajectory in the viewer: the uri given (the explorer's), else one the person picks. */
 async function openTrajectoryCommand(arg: unknown): Promise<void> {
   let uri = arg instanceof vscode.Uri ? arg : undefined;
@@ -87,9 +96,11 @@ async function openTrajectoryCommand(arg: unknown): Promise<void> {
       void vscode.window.showInformationMessage('No trajectory (trajectories/*.jsonl under a run folder) in the workspace yet; start a rollout first.');
       return;
     }
+    // Newest first: the episode a person wants is usually the one just written (or still being written).
+    const items = found.map((f) => ({ label: f.path.split('/').pop()?.replace(/\.jsonl$/, '') ?? f.path, description: vscode.workspace.asRelativePath(f), uri: f, mtime: mtimeOf(f.fsPath) }));
     const picked = await vscode.window.showQuickPick(
-      found.map((f) => ({ label: f.path.split('/').pop()?.replace(/\.jsonl$/, '') ?? f.path, description: vscode.workspace.asRelativePath(f), uri: f })).sort((a, b) => b.description.localeCompare(a.description)),
-      { title: 'Open which trajectory?', matchOnDescription: true },
+      items.sort((a, b) => b.mtime - a.mtime),
+      { title: 'Open which trajectory?', placeHolder: 'Newest first', matchOnDescription: true },
     );
     uri = picked?.uri;
   }

@@ -22,6 +22,8 @@ export async function compareEpisodes(ctx: Ctx, patches: PatchActions, first: vs
   if (left === undefined) return;
   const right = second ?? (await pickTrajectory(`Compare ${basename(left.fsPath, '.jsonl')} with`, left));
   if (right === undefined) return;
+  // Opened from a viewer, which is then the active editor: keep it rather than let the panel replace its preview tab.
+  if (first !== undefined) await vscode.commands.executeCommand('workbench.action.keepEditor');
   new ComparePanel(ctx, patches, left, right);
 }
 

@@ -41,6 +41,8 @@ export class PatchActions implements vscode.TextDocumentContentProvider, vscode.
   /** Opens the patch in the diff editor (one file) or the multi-file diff editor. */
   async open(trajectory: string, ref: PatchRef): Promise<void> {
     const patch = await this.fetch(trajectory, ref);
+    // The viewer asked, so it is the active editor: keep it, or the diff would replace its preview tab.
+    await vscode.commands.executeCommand('workbench.action.keepEditor');
     const tag = `${++this.opened}`;
     const episode = basename(trajectory, '.jsonl');
     const title = `${episode} · ${patch.title}`;
@@ -51,7 +53,9 @@ export class PatchActions implements vscode.TextDocumentContentProvider, vscode.
       const document = await vscode.workspace.openTextDocument(diffDoc);
       await vscode.languages.setTextDocumentLanguage(document, 'diff');
       await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
-      void vscode.window.showWarningMessage(`${title}: ${problems.map((f) => f.problem).join(' ')} The patch is shown as a diff instead.`);
+      const why = `${title}: ${problems.map((f) => f.problem).join(' ')} The patch is shown as a diff instead.`;
+      this.ctx.log.warn(why);
+      void vscode.window.showWarningMessage(why);
       if (showable.length === 0) return;
     }
     const sides = showable.map((f) => this.sides(tag, f));

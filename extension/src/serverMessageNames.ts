@@ -64,8 +64,10 @@ export const episodeStepsRequest = 'graphPlanner/episode/steps';
 export const episodeSearchRequest = 'graphPlanner/episode/search';
 /** Client → server request: what an episode recorded of one repository file. */
 export const episodeSourceRequest = 'graphPlanner/episode/source';
-/** Client → server request: forget an episode the viewer closed. */
-export const episodeCloseRequest = 'graphPlanner/episode/close';
+/** Client → server request: a viewer opened or closed a trajectory (the server watches it meanwhile). */
+export const episodeWatchRequest = 'graphPlanner/episode/watch';
+/** Server → client notification: an open trajectory changed on disk. */
+export const episodeChangedNotification = 'graphPlanner/episode/changed';
 /** Client → server request: a patch of an episode as whole files before and after. */
 export const episodePatchRequest = 'graphPlanner/episode/patch';
 /** Client → server request: two episodes side by side, steps aligned. */

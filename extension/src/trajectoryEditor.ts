@@ -1,24 +1,24 @@
 /**
  * The trajectory viewer: a read-only custom editor for `trajectories/*.jsonl`. The server reads
  * and keeps the episode; this module relays between it and the webview page (`webview/src/episode/`)
- * and acts on what the page asks (show a file, open a patch as a diff). A file watcher follows a
- * trajectory that is still being written: each change asks the server only for the steps appended
- * since. Every message from the page is validated; an invalid one is logged and dropped.
+ * and acts on what the page asks (show a file, open a patch as a diff). The server watches the
+ * trajectories viewers have open and pushes `episode/changed`; each change asks the server only for
+ * the steps appended since, which is how a running episode is followed. Every message from the page is validated; an invalid one is logged and dropped.
  */
-import { basename, dirname } from 'node:path';
+import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { episodeWebviewMessageSchema, type EpisodeWebviewMessage } from '../../server/src/protocol/episodeWebview.js';
 import type { EpisodeHostMessage } from '../../server/src/protocol/episodeView.js';
-import { trajectoryViewType } from './contributions.js';
+import { commandIds, trajectoryViewType } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { errorMessage } from './errors.js';
 import { openRecordedLocation } from './recordedSource.js';
-import { episodeClose, episodeOpen, episodeSearch, episodeSteps } from './serverMessages.js';
+import { episodeChanged, episodeOpen, episodeSearch, episodeSteps, episodeWatch } from './serverMessages.js';
 import { newNonce, webviewHtml } from './webviewHtml.js';
 import type { PatchActions } from './patchDiffs.js';
 
-/** File events within this window become one read (a rollout appends a step in several writes). */
-const followDelayMs = 50;
+/** Changes within this window become one read (the server already merges bursts; this merges reads). */
+const followDelayMs = 20;
 
 export function registerTrajectoryEditor(ctx: Ctx, patches: PatchActions): vscode.Disposable {
   return vscode.window.registerCustomEditorProvider(trajectoryViewType, new TrajectoryEditorProvider(ctx, patches), {
@@ -68,26 +68,31 @@ class TrajectoryPanel {
       title: basename(this.path),
       loading: `Reading ${basename(this.path)}…`,
     });
-    const watcher = vscode.workspace.createFileSystemWatcher(new vscode.RelativePattern(vscode.Uri.file(dirname(this.path)), basename(this.path)));
     this.disposables.push(
-      watcher,
-      watcher.onDidChange(() => this.scheduleFollow()),
-      watcher.onDidCreate(() => this.scheduleFollow()),
-      watcher.onDidDelete(() => this.post({ type: 'unavailable', reason: `${this.path} was deleted.` })),
+      ctx.onServerNotification(episodeChanged, (change) => {
+        if (change.path === this.path) this.scheduleFollow();
+      }),
       webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
+      // A new server knows nothing of this viewer: watch again and send everything.
       ctx.onDidChangeServer(() => {
+        this.watch(true);
         this.knownSteps = 0;
         this.read();
       }),
       panel.onDidDispose(() => this.dispose()),
     );
+    this.watch(true);
+  }
+
+  private watch(watching: boolean): void {
+    void this.ctx.client?.sendRequest(episodeWatch, { path: this.path, watching }).catch(() => undefined);
   }
 
   private dispose(): void {
     this.disposed = true;
     clearTimeout(this.followTimer);
     this.disposables.forEach((d) => d.dispose());
-    void this.ctx.client?.sendRequest(episodeClose, { path: this.path }).catch(() => undefined);
+    this.watch(false);
   }
 
   private scheduleFollow(): void {
@@ -164,10 +169,7 @@ class TrajectoryPanel {
         await this.patches.apply(this.path, message.patch);
         return;
       case 'compare':
-        await vscode.commands.executeCommand('graphPlanner.trajectory.compare', this.uri);
-        return;
-      case 'replay':
-        await vscode.commands.executeCommand('graphPlanner.trajectory.replay', this.uri);
+        await vscode.commands.executeCommand(commandIds.compareEpisodes, this.uri);
         return;
       case 'timing':
         this.ctx.log.info(`Trajectory viewer: ${message.what} of ${basename(this.path)} in ${message.ms.toFixed(1)} ms`);

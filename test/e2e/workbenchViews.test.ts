@@ -168,7 +168,7 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
       await openFile(s.page, 'configs/experiments/sample.yaml');
       await showView(s.page, 'Tasks');
       await waitForRow(s.page, 'Tasks', 'the sample dataset with its 3 tasks', (r) => r.label.endsWith('tasks.jsonl') && /3 tasks/.test(r.description));
-      await expandRow(s.page, 'Tasks', 'tasks.jsonl');
+      await expandRow(s.page, 'Tasks', 'datasets/sample/tasks.jsonl');
       const rows = await waitFor('the three sample tasks', async () => {
         const all = await viewRows(s.page, 'Tasks');
         const tasks = all.filter((r) => r.level === 2);
@@ -214,7 +214,7 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
       await s.page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 10_000 });
       await s.page.keyboard.type('unittest');
       await s.page.keyboard.press('Enter');
-      await expandRow(s.page, 'Tasks', 'tasks.jsonl');
+      await expandRow(s.page, 'Tasks', 'datasets/sample/tasks.jsonl');
       await waitFor('only the matching task under the file', async () => {
         const rows = await viewRows(s.page, 'Tasks');
         const tasks = rows.filter((r) => r.level === 2).map((r) => r.label);
@@ -233,7 +233,7 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
   void it('(j) Run Task Tests… runs gp task test in a terminal named for the task, which grades the task', scenarioTimeout, async () => {
     await scenario('j-task-tests', async (s) => {
       await showView(s.page, 'Tasks');
-      await expandRow(s.page, 'Tasks', 'tasks.jsonl');
+      await expandRow(s.page, 'Tasks', 'datasets/sample/tasks.jsonl');
       await chooseFromContextMenu(s.page, 'Tasks', 'sample-calc-add', 'Run Task Tests…');
       await acceptQuickPick(s.page, 'the patch choice, without a patch first', (first) => /Run without a patch/.test(first));
       // The run is checked by the record it writes; what the terminal shows explains a miss.
@@ -244,7 +244,11 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
         if (text.includes('"sample-calc-add"')) return done(text);
         return pending(`test folders: ${folders.join(', ') || '(none)'}\nthe terminal shows:\n${(await terminalText(s.page)) || '(nothing)'}`);
       }, { timeoutMs: 180_000 });
-      assert.match(await terminalText(s.page), /RESOLVED_NO/, 'the terminal shows the verdict');
+      // The record is written before the verdict is printed: wait for the terminal to show it.
+      await waitFor('the terminal to show the verdict', async () => {
+        const text = await terminalText(s.page);
+        return /RESOLVED_NO/.test(text) ? done(true) : pending(text || '(nothing)');
+      });
       const run = JSON.parse(record.trim().split('\n').at(-1) ?? '{}') as { task?: string; grade?: { resolution?: string } };
       assert.deepEqual([run.task, run.grade?.resolution], ['sample-calc-add', 'RESOLVED_NO'], 'without a patch the failing test still fails, and the run says so');
       const tabs = await s.page.locator('.part.panel').textContent();

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { EpisodeFiles } from '../../server/src/runs/episodeFiles.js';
+import { EpisodeWatch } from '../../server/src/runs/episodeWatch.js';
 import { episodeHeader, recordedSource, stepRow } from '../../server/src/runs/episodeRows.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'gp-episode-files-'));
@@ -77,4 +78,35 @@ test('the header, the rows and the recorded source of a finished episode', async
   assert.equal(text[0], '', 'lines never read are empty');
   assert.ok(source.recordedLines >= 6);
   assert.equal(recordedSource(model, 'nowhere.py').recordedLines, 0);
+});
+
+test('a watched trajectory reports appends and replacement once per burst, and nothing once released', async () => {
+  const file = join(scratch, 'watched.jsonl');
+  writeFileSync(file, `${lines[0]}\n`);
+  const seen: string[] = [];
+  const watch = new EpisodeWatch((path) => seen.push(path), 30);
+  const settle = () => new Promise((r) => setTimeout(r, 150));
+  try {
+    assert.equal(watch.hold(file), true);
+    assert.equal(watch.hold(file), true, 'a second viewer shares the watch');
+    appendFileSync(file, `${lines[1]}\n`);
+    appendFileSync(file, `${lines[2]}\n`);
+    await settle();
+    assert.deepEqual(seen, [file], 'two appends in one burst are one change');
+    writeFileSync(join(scratch, 'unrelated.jsonl'), 'x\n');
+    await settle();
+    assert.equal(seen.length, 1, 'another file in the folder is not a change');
+    const replacement = join(scratch, 'watched.jsonl.tmp');
+    writeFileSync(replacement, `${lines[0]}\n`);
+    renameSync(replacement, file);
+    await settle();
+    assert.equal(seen.length, 2, 'a replacement is a change');
+    assert.equal(watch.release(file), 1);
+    assert.equal(watch.release(file), 0);
+    appendFileSync(file, `${lines[1]}\n`);
+    await settle();
+    assert.equal(seen.length, 2, 'released: no more changes');
+  } finally {
+    watch.dispose();
+  }
 });

@@ -1,12 +1,12 @@
 /**
- * The trajectory viewer's requests (declared in `protocol/episodeView.ts`): the header and step
+ * The trajectory viewer's requests (declared in `protocol/episodeView.ts`): watching the
+ * trajectories viewers have open (a change is pushed as `episode/changed`), the header and step
  * rows of an episode (only the appended ones when the client already has some), full step records
  * on demand, search, the recorded source of a file, and a patch rebuilt as whole files. The episodes stay parsed in
  * `runs/episodeFiles.ts` while a viewer has them open.
  */
 import {
-  episodeCloseParamsSchema,
-  episodeCloseRequest,
+  episodeChangedNotification,
   episodeCompareParamsSchema,
   episodeCompareRequest,
   episodeOpenParamsSchema,
@@ -19,6 +19,8 @@ import {
   episodeSourceRequest,
   episodeStepsParamsSchema,
   episodeStepsRequest,
+  episodeWatchParamsSchema,
+  episodeWatchRequest,
   type EpisodeCompareResult,
   type EpisodeOpenResult,
   type EpisodePatchResult,
@@ -26,16 +28,17 @@ import {
   type EpisodeSourceResult,
   type EpisodeStepsResult,
 } from '../protocol/index.js';
-import { alignEpisodes, episodeHeader, EpisodeFiles, patchImages, recordedSource, searchEpisode, stepRow, type EpisodeModel } from '../runs/index.js';
+import { alignEpisodes, episodeHeader, EpisodeFiles, EpisodeWatch, patchImages, recordedSource, searchEpisode, stepRow, type EpisodeModel } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
 import type { ServerContext } from './context.js';
 
 /** A search stops after this many matches; the viewer says "N+". */
 const searchLimit = 2000;
 
-export function registerEpisodeRequests(ctx: ServerContext): EpisodeFiles {
+export function registerEpisodeRequests(ctx: ServerContext): EpisodeWatch {
   const files = new EpisodeFiles();
   const { connection } = ctx;
+  const watch = new EpisodeWatch((path) => ctx.background(connection.sendNotification(episodeChangedNotification, { path })));
 
   connection.onRequest(episodeOpenRequest, async (raw: unknown): Promise<EpisodeOpenResult> => {
     const { path, knownSteps } = episodeOpenParamsSchema.parse(raw);
@@ -92,11 +95,14 @@ export function registerEpisodeRequests(ctx: ServerContext): EpisodeFiles {
     }
   });
 
-  connection.onRequest(episodeCloseRequest, (raw: unknown): null => {
-    files.forget(episodeCloseParamsSchema.parse(raw).path);
+  connection.onRequest(episodeWatchRequest, (raw: unknown): null => {
+    const { path, watching } = episodeWatchParamsSchema.parse(raw);
+    if (watching) {
+      if (!watch.hold(path)) connection.console.warn(`Trajectory viewer: ${path} cannot be watched; it will not follow new steps.`);
+    } else if (watch.release(path) === 0) files.forget(path);
     return null;
   });
-  return files;
+  return watch;
 }
 
 /** The model as last loaded; loaded now when the viewer asks before opening (a reload). */

@@ -91,10 +91,13 @@ export function startServer(connection: Connection, services: ServerServices, st
   registerCustomRequests(ctx, experiments, datasets);
   const containers = registerContainerRequests(ctx);
   const tasks = registerTaskRequests(ctx);
-  registerEpisodeRequests(ctx);
+  const episodes = registerEpisodeRequests(ctx);
   const runs = new RunRequests(ctx);
   runs.register();
-  connection.onExit(() => runs.dispose());
+  connection.onExit(() => {
+    runs.dispose();
+    episodes.dispose();
+  });
   ctx.documents.listen(connection);
   connection.listen();
 }

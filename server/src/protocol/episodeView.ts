@@ -2,8 +2,9 @@
  * The trajectory viewer's requests (extension → server). The server reads and keeps the episode
  * (`server/src/runs/episodeFiles.ts`), so a large trajectory crosses to the editor as a small step
  * list first and each step's full record only when it is shown. Asking again with the number of
- * steps already known returns only the steps appended since, which is how a running episode is
- * followed without reading it twice.
+ * steps already known returns only the steps appended since; with `episode/changed`, pushed when
+ * an open trajectory changes on disk, that is how a running episode is followed without reading it
+ * twice.
  */
 import { z } from 'zod';
 import { trajectoryStepSchema } from './runs.js';
@@ -163,9 +164,20 @@ export const compareHostMessageSchema = z.discriminatedUnion('type', [
 ]);
 export type CompareHostMessage = z.infer<typeof compareHostMessageSchema>;
 
-/** Request: forget a trajectory the viewer closed. */
-export const episodeCloseRequest = 'graphPlanner/episode/close';
-export const episodeCloseParamsSchema = z.object({ path: z.string() });
+/**
+ * Server → client notification: an open trajectory changed on disk (appended to, or replaced). The
+ * server watches each trajectory a viewer has open; the client asks again for the new steps.
+ */
+export const episodeChangedNotification = 'graphPlanner/episode/changed';
+export const episodeChangedSchema = z.object({ path: z.string() });
+export type EpisodeChanged = z.infer<typeof episodeChangedSchema>;
+
+/**
+ * Request: a viewer opened (`watching: true`) or closed a trajectory. The server watches it while
+ * any viewer has it open, and forgets it when the last one closes.
+ */
+export const episodeWatchRequest = 'graphPlanner/episode/watch';
+export const episodeWatchParamsSchema = z.object({ path: z.string(), watching: z.boolean() });
 
 /** Extension → viewer webview (the page validates each with this schema). */
 export const episodeHostMessageSchema = z.discriminatedUnion('type', [

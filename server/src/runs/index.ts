@@ -20,3 +20,4 @@ export { EpisodeFiles, type EpisodeLoad } from './episodeFiles.js';
 export { episodeHeader, recordedSource, stepRow } from './episodeRows.js';
 export { PreimageStore, readPreimage, defaultPreimageLimits, type PreimageLimits } from './preimageStore.js';
 export { patchImages, runDirOfTrajectory, type PatchImages, type PatchRef } from './patchImages.js';
+export { EpisodeWatch } from './episodeWatch.js';

@@ -75,7 +75,7 @@ function onMessage(event: MessageEvent<unknown>): void {
   const differing = c.rows.length - c.sameSteps;
   const diff = el('vscode-button', { attrs: { id: 'diff-patches' }, title: 'Open the two final patches in the diff editor' }, 'Diff final patches');
   diff.addEventListener('click', () => send({ type: 'diffPatches' }));
-  root.replaceChildren(
+  const parts = [
     el('h1', {}, `Comparing two episodes of ${c.left.taskId ?? '?'}`),
     c.left.taskId !== c.right.taskId && el('div', { class: 'banner warning', attrs: { role: 'status' } }, `These are episodes of different tasks (${c.left.taskId ?? '?'} and ${c.right.taskId ?? '?'}); the alignment still pairs identical actions.`),
     el('div', { class: 'outcomes' }, outcomeBox('left', c.left), outcomeBox('right', c.right)),
@@ -86,7 +86,8 @@ function onMessage(event: MessageEvent<unknown>): void {
       el('thead', {}, el('tr', {}, el('th', { class: 'n' }, 'A'), el('th', {}, 'A did'), el('th', { class: 'r' }, 'reward'), el('th', { class: 'n' }, 'B'), el('th', {}, 'B did'), el('th', { class: 'r' }, 'reward'))),
       el('tbody', {}, ...c.rows.map((r) => el('tr', { class: r.same ? 'same' : 'differs' }, ...cells(r.left), ...cells(r.right)))),
     ),
-  );
+  ];
+  root.replaceChildren(...parts.filter((p): p is Exclude<typeof p, false> => p !== false));
 }
 
 adoptEpisodeStyles();

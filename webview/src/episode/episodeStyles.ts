@@ -46,7 +46,7 @@ button.icon { font: inherit; background: transparent; color: var(--vscode-foregr
 button.icon:hover { background: var(--vscode-toolbar-hoverBackground); }
 .search-status { padding: 0 10px 4px; min-height: 1.2em; font-size: 0.9em; }
 .step-list { flex: 1; overflow-y: auto; outline: none; }
-.step { display: grid; grid-template-columns: 3em 1.4em 4.6em 1fr 4em 4.2em; gap: 4px; align-items: baseline; padding: 3px 10px; cursor: pointer; border-left: 2px solid transparent; }
+.step { display: grid; grid-template-columns: 2.6em 1.2em minmax(0, 1fr) 3.8em 4em; gap: 4px; align-items: baseline; padding: 3px 10px; cursor: pointer; border-left: 2px solid transparent; }
 .step[hidden] { display: none; }
 .step:hover { background: var(--vscode-list-hoverBackground); }
 .step.selected { background: var(--vscode-list-activeSelectionBackground); color: var(--vscode-list-activeSelectionForeground); }
@@ -87,6 +87,11 @@ pre.code, pre.observation, pre.reply { background: var(--vscode-textCodeBlock-ba
 .ln { color: var(--vscode-editorLineNumber-foreground); user-select: none; }
 details.think summary { cursor: pointer; color: var(--vscode-descriptionForeground); }
 ul.memory-nodes, ul.notes, ul.failing { margin: 4px 0; padding-left: 20px; }
+/* A narrow editor (a side bar open beside it) stacks the list above the step instead of squeezing both. */
+@media (max-width: 820px) {
+  .body { grid-template-columns: 1fr; grid-template-rows: minmax(140px, 38%) 1fr; }
+  .side { border-right: none; border-bottom: 1px solid var(--vscode-panel-border, #8884); }
+}
 `;
 
 export function adoptEpisodeStyles(): void {

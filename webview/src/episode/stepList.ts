@@ -1,5 +1,5 @@
 /**
- * The step list: one row per step (number, kind with its glyph, summary, reward, duration, and
+ * The step list: one row per step (number, the kind's glyph, a summary that starts with the kind, reward, duration, and
  * markers for protocol errors, fallbacks, environment errors and timeouts). Rows are built once
  * and appended as a running episode grows; filtering and selection only toggle attributes, so a
  * thousand-step episode stays quick to step through.
@@ -105,7 +105,6 @@ export class StepList {
       { class: `step kind-${row.kind}`, attrs: { role: 'option', id: `step-${row.step}`, 'aria-selected': 'false', 'data-step': String(row.step) } },
       el('span', { class: 'num' }, String(row.step)),
       el('span', { class: 'glyph', title: row.kind, attrs: { 'aria-hidden': 'true' } }, glyphs[row.kind]),
-      el('span', { class: 'kind' }, row.kind),
       el('span', { class: 'summary', title: row.summary }, row.summary, ...markers),
       el('span', { class: `reward ${row.reward > 0 ? 'pos' : row.reward < 0 ? 'neg' : ''}` }, signed(row.reward)),
       el('span', { class: 'duration' }, row.durationMs >= 1000 ? `${(row.durationMs / 1000).toFixed(1)} s` : `${Math.round(row.durationMs)} ms`),
