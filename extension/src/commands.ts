@@ -5,10 +5,12 @@
  * server can stop or come back at any time.
  */
 import { statSync } from 'node:fs';
+import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { commandIds, commandTitles, trajectoryViewType, type CommandName } from './contributions.js';
 import { compareEpisodes } from './episodeCompare.js';
+import { runGpInTerminal } from './gpTerminal.js';
 import { showNotice, type Ctx } from './ctx.js';
 import { checkResultNotice } from './notices.js';
 import { checkDocument } from './serverMessages.js';
@@ -77,7 +79,18 @@ export const commands: Record<CommandName, CommandFactory> = {
   // The viewer opens without a server too, says so, and loads when the server is ready.
   openTrajectory: { whenRunning: () => openTrajectoryCommand, whenStopped: () => openTrajectoryCommand },
   compareEpisodes: { whenRunning: (ctx) => (arg) => compareEpisodes(ctx, ctx.patches, arg instanceof vscode.Uri ? arg : undefined) },
+  // The replay runs the CLI in a terminal; it needs no server.
+  replayEpisode: { whenRunning: (ctx) => (arg) => replayEpisode(ctx, arg), whenStopped: (ctx) => (arg) => replayEpisode(ctx, arg) },
 };
+
+/** `gp trajectory replay` of the trajectory given (the viewer's), else one the person picks, in a terminal. */
+async function replayEpisode(ctx: Ctx, arg: unknown): Promise<void> {
+  const uri = arg instanceof vscode.Uri ? arg : await pickTrajectory('Replay which episode?');
+  if (uri === undefined) return;
+  const episode = uri.path.split('/').pop()?.replace(/\.jsonl$/, '') ?? uri.fsPath;
+  const cwd = vscode.workspace.getWorkspaceFolder(uri)?.uri.fsPath ?? dirname(uri.fsPath);
+  runGpInTerminal(ctx, { name: `gp trajectory replay ${episode}`, cwd, icon: 'debug-restart', args: ['trajectory', 'replay', uri.fsPath] });
+}
 
 function mtimeOf(path: string): number {
   try {
@@ -89,22 +102,23 @@ function mtimeOf(path: string): number {
 
 /** Opens a trajectory in the viewer: the uri given (the explorer's), else one the person picks. */
 async function openTrajectoryCommand(arg: unknown): Promise<void> {
-  let uri = arg instanceof vscode.Uri ? arg : undefined;
-  if (uri === undefined) {
-    const found = await vscode.workspace.findFiles('**/trajectories/*.jsonl', '**/node_modules/**', 5000);
-    if (found.length === 0) {
-      void vscode.window.showInformationMessage('No trajectory (trajectories/*.jsonl under a run folder) in the workspace yet; start a rollout first.');
-      return;
-    }
-    // Newest first: the episode a person wants is usually the one just written (or still being written).
-    const items = found.map((f) => ({ label: f.path.split('/').pop()?.replace(/\.jsonl$/, '') ?? f.path, description: vscode.workspace.asRelativePath(f), uri: f, mtime: mtimeOf(f.fsPath) }));
-    const picked = await vscode.window.showQuickPick(
-      items.sort((a, b) => b.mtime - a.mtime),
-      { title: 'Open which trajectory?', placeHolder: 'Newest first', matchOnDescription: true },
-    );
-    uri = picked?.uri;
-  }
+  const uri = arg instanceof vscode.Uri ? arg : await pickTrajectory('Open which trajectory?');
   if (uri !== undefined) await vscode.commands.executeCommand('vscode.openWith', uri, trajectoryViewType);
+}
+
+/** A trajectory of the workspace, newest first: the episode a person wants is usually the one just written. */
+async function pickTrajectory(title: string): Promise<vscode.Uri | undefined> {
+  const found = await vscode.workspace.findFiles('**/trajectories/*.jsonl', '**/node_modules/**', 5000);
+  if (found.length === 0) {
+    void vscode.window.showInformationMessage('No trajectory (trajectories/*.jsonl under a run folder) in the workspace yet; start a rollout first.');
+    return undefined;
+  }
+  const items = found.map((f) => ({ label: f.path.split('/').pop()?.replace(/\.jsonl$/, '') ?? f.path, description: vscode.workspace.asRelativePath(f), uri: f, mtime: mtimeOf(f.fsPath) }));
+  const picked = await vscode.window.showQuickPick(
+    items.sort((a, b) => b.mtime - a.mtime),
+    { title, placeHolder: 'Newest first', matchOnDescription: true },
+  );
+  return picked?.uri;
 }
 
 /** Registers every command of the table; the handler is chosen when the command runs. */

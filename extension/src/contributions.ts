@@ -16,6 +16,7 @@ export const commandIds = {
   rerunLast: 'graphPlanner.rerunLast',
   openTrajectory: 'graphPlanner.openTrajectory',
   compareEpisodes: 'graphPlanner.compareEpisodes',
+  replayEpisode: 'graphPlanner.replayEpisode',
 } as const;
 
 export type CommandName = keyof typeof commandIds;
@@ -32,6 +33,7 @@ export const commandTitles: Record<CommandName, string> = {
   rerunLast: 'Re-run Last',
   openTrajectory: 'Open Trajectory…',
   compareEpisodes: 'Compare Episodes…',
+  replayEpisode: 'Replay Episode…',
 };
 
 export const commandCategory = 'Graph Planner';

@@ -171,6 +171,9 @@ class TrajectoryPanel {
       case 'compare':
         await vscode.commands.executeCommand(commandIds.compareEpisodes, this.uri);
         return;
+      case 'replay':
+        await vscode.commands.executeCommand(commandIds.replayEpisode, this.uri);
+        return;
       case 'timing':
         this.ctx.log.info(`Trajectory viewer: ${message.what} of ${basename(this.path)} in ${message.ms.toFixed(1)} ms`);
         return;

@@ -5,7 +5,7 @@
  * steps through it; (c) a repair candidate opens in VS Code's diff editor with the whole file, after
  * its sandbox is gone; (d) search finds a string in an observation and selects its step; (e) two
  * episodes of one task side by side; (f) an episode being appended to shows its new steps without
- * reopening. A screenshot per scenario.
+ * reopening; (g) Replay re-executes it in a terminal without divergence. A screenshot per scenario.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -15,7 +15,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import { repoRoot, startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
-import { acceptQuickPick, expandRow, rowLocator, showView, widenSideBar } from './views.js';
+import { acceptQuickPick, expandRow, rowLocator, showView, terminalText, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { runCommand, screenshot } from './workbench.js';
 
@@ -217,6 +217,27 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
         return rows.length === steps && state === 'Resolved' && !cut ? done(true) : pending(`${rows.length} rows, state "${state}", cut-short notice ${cut}`);
       });
       await screenshot(s.page, 'trajectory-f-followed');
+    });
+  });
+
+  void it('(g) Replay in the viewer re-executes the episode in a terminal and reports no divergence', scenarioTimeout, async () => {
+    await scenario('g-replay', async (s) => {
+      await showView(s.page, 'Runs');
+      await rowLocator(s.page, 'Runs', 'sample-calc-add').click();
+      const frame = visibleWebview(s.page);
+      await waitFor('the viewer of the first run', async () => {
+        const facts = (await frame.locator('#episode-facts').textContent().catch(() => null)) ?? '';
+        return /ended: submitted/.test(facts) ? done(true) : pending(`facts "${facts}"`);
+      });
+      await frame.locator('#replay').click();
+      const text = await waitFor('gp trajectory replay to finish in its terminal', async () => {
+        const shown = await terminalText(s.page);
+        return /No divergence|diverges|could not/.test(shown) ? done(shown) : pending(shown || '(nothing yet)');
+      }, { timeoutMs: 120_000 });
+      assert.match(text, new RegExp(`No divergence: ${steps} of ${steps} steps reproduced the recording`));
+      const tabs = (await s.page.locator('.part.panel').textContent()) ?? '';
+      assert.match(tabs, /gp trajectory replay sample-calc-add/, 'the terminal is named for the episode');
+      await screenshot(s.page, 'trajectory-g-replay');
     });
   });
 });

@@ -14,12 +14,12 @@ import {
   fileContextValue,
   fileDescription,
   filterMessage,
-  quoteArg,
   taskContextValue,
   taskDescription,
   taskTestCommandLine,
   taskTooltip,
 } from '../../extension/src/views/taskItems.js';
+import { quoteArg } from '../../extension/src/gpCommandLine.js';
 
 const item: TaskItem = {
   taskId: 'astropy__astropy-12907',

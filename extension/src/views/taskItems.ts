@@ -4,6 +4,7 @@
  * the menus match and the quoting are unit-tested.
  */
 import type { TaskFileSummary, TaskItem } from '../serverMessages.js';
+import { gpCommandLine, type GpCommand } from '../gpCommandLine.js';
 
 /** Tasks fetched per request: a 5,000-task file shows its first 500 and a "Load more…" item. */
 export const taskPageSize = 500;
@@ -83,30 +84,19 @@ export function filterMessage(filter: string, matchingFiles: number, files: numb
     : `Tasks whose id or repository contains "${filter}" (in ${count(matchingFiles, 'file')} of ${numbers.format(files)}).`;
 }
 
-/** One argument quoted for the terminal's shell: single quotes for POSIX shells, double quotes for PowerShell and cmd. */
-export function quoteArg(arg: string, platform: NodeJS.Platform): string {
-  if (/^[\w@%+=:,./-]+$/.test(arg)) return arg;
-  if (platform === 'win32') return `"${arg.replace(/"/g, '""')}"`;
-  return `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
-export interface TaskTestCommand {
-  /** The Node that runs the CLI: the editor's own (its terminal sets ELECTRON_RUN_AS_NODE), so none need be installed. */
-  readonly node: string;
-  /** The bundled CLI, `<extensionPath>/dist/cli.js`. */
-  readonly cli: string;
+export interface TaskTestCommand extends Omit<GpCommand, 'args'> {
   readonly file: string;
   readonly taskId: string;
   readonly patch: string | null;
-  readonly platform: NodeJS.Platform;
 }
 
-/** `<node> <cli> task test FILE --task ID [--patch DIFF]`, quoted for the terminal. */
+/** `gp task test FILE --task ID [--patch DIFF]` as the terminal runs it. */
+export function taskTestArgs(command: Pick<TaskTestCommand, 'file' | 'taskId' | 'patch'>): string[] {
+  return ['task', 'test', command.file, '--task', command.taskId, ...(command.patch === null ? [] : ['--patch', command.patch])];
+}
+
 export function taskTestCommandLine(command: TaskTestCommand): string {
-  const args = [command.node, command.cli, 'task', 'test', command.file, '--task', command.taskId, ...(command.patch === null ? [] : ['--patch', command.patch])];
-  const line = args.map((arg) => quoteArg(arg, command.platform)).join(' ');
-  // PowerShell runs a quoted program name only after the call operator.
-  return command.platform === 'win32' ? `& ${line}` : line;
+  return gpCommandLine({ ...command, args: taskTestArgs(command) });
 }
 
 /** The terminal of a task's test runs, one per task. */

@@ -5,7 +5,7 @@
  * file, copy its id. The filter is kept per workspace. The view refreshes when the server pushes
  * `tasks/changed`, when runs change (for outcomes), and when a server becomes ready.
  */
-import { dirname, join } from 'node:path';
+import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { viewCommands, viewContextKeys, viewIds } from '../contributions.js';
@@ -13,6 +13,7 @@ import type { Ctx } from '../ctx.js';
 import { errorMessage } from '../errors.js';
 import { launchOneTask } from '../launchFlow.js';
 import { runsChanged, taskFiles, taskPage, tasksChanged, type TaskFileSummary, type TaskItem } from '../serverMessages.js';
+import { runGpInTerminal } from '../gpTerminal.js';
 import {
   FinishedEpisodes,
   fileContextValue,
@@ -24,7 +25,7 @@ import {
   taskDescription,
   taskPageSize,
   taskTerminalName,
-  taskTestCommandLine,
+  taskTestArgs,
   taskTooltip,
 } from './taskItems.js';
 
@@ -299,15 +300,8 @@ async function pickPatch(taskId: string, file: string): Promise<string | null | 
 async function runTests(ctx: Ctx, node: TaskNode): Promise<void> {
   const patch = await pickPatch(node.item.taskId, node.file);
   if (patch === undefined) return;
-  const name = taskTerminalName(node.item.taskId);
   const cwd = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(node.file))?.uri.fsPath ?? dirname(node.file);
-  const reusable = vscode.window.terminals.find((t) => t.name === name && t.exitStatus === undefined);
-  // The CLI runs on the editor's own Node (Electron's binary acts as Node with this variable), so a
-  // machine without Node on its PATH can run it too.
-  const terminal = reusable ?? vscode.window.createTerminal({ name, cwd, iconPath: new vscode.ThemeIcon('beaker'), env: { ELECTRON_RUN_AS_NODE: '1' } });
-  const cli = join(ctx.extension.extensionPath, 'dist', 'cli.js');
-  terminal.show();
-  terminal.sendText(taskTestCommandLine({ node: process.execPath, cli, file: node.file, taskId: node.item.taskId, patch, platform: process.platform }));
+  runGpInTerminal(ctx, { name: taskTerminalName(node.item.taskId), cwd, icon: 'beaker', args: taskTestArgs({ file: node.file, taskId: node.item.taskId, patch }) });
 }
 
 /** Registers the Tasks view and its commands; disposing the result removes them. */

@@ -17,6 +17,7 @@ import type { ProgressSink } from './progress.js';
 import { rolloutCommand, rolloutUsageOf } from './rolloutCommands.js';
 import { taskTest, taskTestUsage } from './taskCommands.js';
 import { trajectoryExport, trajectoryExportUsage, trajectoryShow, trajectoryShowUsage } from './trajectoryCommands.js';
+import { trajectoryReplay, trajectoryReplayUsage } from './replayCommand.js';
 import { runsList, runsListUsage, runsRm, runsRmUsage, runsShow, runsShowUsage, runsStop, runsStopUsage } from './runsCommands.js';
 
 /** The version `gp --version` prints and exports record. */
@@ -87,6 +88,7 @@ export const commands: readonly Command[] = [
   { noun: 'runs', verb: 'rm', usage: runsRmUsage, run: (argv, ctx) => runsRm(argv, ctx.io, ctx.cwd) },
   { noun: 'trajectory', verb: 'show', usage: trajectoryShowUsage, run: (argv, ctx) => trajectoryShow(argv, ctx.io, ctx.cwd) },
   { noun: 'trajectory', verb: 'export', usage: trajectoryExportUsage, run: (argv, ctx) => trajectoryExport(argv, ctx.io, ctx.cwd, gpVersion) },
+  { noun: 'trajectory', verb: 'replay', usage: trajectoryReplayUsage, run: (argv, ctx) => trajectoryReplay(argv, ctx.io, ctx.cwd) },
 ];
 
 export const nouns: readonly string[] = [...new Set(commands.map((c) => c.noun))];

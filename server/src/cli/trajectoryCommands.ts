@@ -28,7 +28,7 @@ export function colourWanted(stream: { isTTY?: boolean } = process.stdout, env: 
 
 type Paint = (code: number, text: string) => string;
 
-async function loadEpisode(command: CommandUsage, file: string, io: Io, cwd: string): Promise<EpisodeModel | undefined> {
+export async function loadEpisode(command: CommandUsage, file: string, io: Io, cwd: string): Promise<EpisodeModel | undefined> {
   const path = resolve(cwd, file);
   let read;
   try {

@@ -14,3 +14,4 @@ export { loadRolloutTasks, newestUnfinishedRun, type LoadedTasks, type TaskSelec
 export { rolloutFlagOverrides, rolloutOptions } from './rolloutFlags.js';
 export { displayCommand, newRunArgs, planLaunch, type LaunchPlan } from './launchPlan.js';
 export { startDetached, type GpCommand, type StartedRun } from './detachedRun.js';
+export { replaySetup, taskFilesOf, type ReplayRequest, type ReplaySetup } from './replaySetup.js';

@@ -21,6 +21,8 @@ export const episodeWebviewMessageSchema = discriminatedUnion('type', [
   object({ type: literal('openPatch'), patch: patchRefSchema }),
   object({ type: literal('applyPatch'), patch: patchRefSchema }),
   object({ type: literal('compare') }),
+  /** Re-execute the episode in a fresh sandbox (`gp trajectory replay` in a terminal). */
+  object({ type: literal('replay') }),
   /** How long the page took to show something, for the benchmark and the log. */
   object({ type: literal('timing'), what: enumOf(['firstRender', 'stepSwitch']), ms: number() }),
 ]);

@@ -5,3 +5,4 @@ export { runRollout, selectEpisodes, type RolloutOptions, type RolloutObserver, 
 export { buildReport, failureReason, gradeFailure, interruptedSummary, taskOutcome, type FinishedEpisode, type ReportInput } from './report.js';
 export { BackendTally } from './backends.js';
 export { EpisodeStop, Stopped, type StopReason } from './stop.js';
+export { replayEpisode, type Divergence, type ReplayDeps, type ReplayedStep, type ReplayReport } from './replay.js';

@@ -21,3 +21,4 @@ export { episodeHeader, recordedSource, stepRow } from './episodeRows.js';
 export { PreimageStore, readPreimage, defaultPreimageLimits, type PreimageLimits } from './preimageStore.js';
 export { patchImages, runDirOfTrajectory, type PatchImages, type PatchRef } from './patchImages.js';
 export { EpisodeWatch } from './episodeWatch.js';
+export { compareStep, normaliseText, type Difference, type StepRecord } from './replayCompare.js';

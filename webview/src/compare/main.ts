@@ -34,6 +34,12 @@ function adoptCompareStyles(): void {
   document.adoptedStyleSheets = [...document.adoptedStyleSheets, sheet];
 }
 
+/** The run folder of `<run>/trajectories/<episode>.jsonl`. */
+function runOf(file: string): string {
+  const parts = file.split(/[\\/]/);
+  return parts.at(-3) ?? file;
+}
+
 function outcomeBox(side: 'left' | 'right', header: EpisodeHeader): HTMLElement {
   const o = header.outcome;
   const state = o === null ? 'not ended' : o.resolved ? 'resolved' : 'not resolved';
@@ -43,7 +49,7 @@ function outcomeBox(side: 'left' | 'right', header: EpisodeHeader): HTMLElement 
     'section',
     { class: 'outcome', attrs: { id: `outcome-${side}` } },
     el('h2', {}, `${side === 'left' ? 'A' : 'B'}: ${header.episodeId ?? header.taskId ?? '?'}`),
-    el('p', { class: 'muted' }, header.file),
+    el('p', { class: 'muted', title: header.file }, `run ${runOf(header.file)}`),
     el(
       'p',
       {},

@@ -12,6 +12,7 @@ export interface HeaderActions {
   readonly openPatch: (patch: PatchRef) => void;
   readonly applyPatch: (patch: PatchRef) => void;
   readonly compare: () => void;
+  readonly replay: () => void;
 }
 
 export function episodeHeaderNode(header: EpisodeHeader, steps: number, actions: HeaderActions): HTMLElement {
@@ -31,6 +32,7 @@ export function episodeHeaderNode(header: EpisodeHeader, steps: number, actions:
     buttons.push(button('Apply final patch…', 'Apply the final patch to a local checkout (git apply --check first)', () => actions.applyPatch({ step: null, candidate: null }), 'apply-final', true));
   }
   buttons.push(button('Compare…', 'Compare with another episode of the same task', actions.compare, 'compare', true));
+  buttons.push(button('Replay', 'Re-execute the recorded actions in a fresh sandbox and report the first step that differs (gp trajectory replay)', actions.replay, 'replay', true));
   const issue = header.issue;
   return el(
     'header',

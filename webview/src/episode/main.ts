@@ -167,7 +167,7 @@ const applyPatch = (patch: PatchRef): void => send({ type: 'applyPatch', patch }
 function renderHeader(): void {
   if (header === undefined) return;
   headerSlot.replaceChildren(
-    episodeHeaderNode(header, list.all.length, { openPatch, applyPatch, compare: () => send({ type: 'compare' }) }),
+    episodeHeaderNode(header, list.all.length, { openPatch, applyPatch, compare: () => send({ type: 'compare' }), replay: () => send({ type: 'replay' }) }),
   );
 }
 

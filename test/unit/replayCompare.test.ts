@@ -1,0 +1,40 @@
+/**
+ * What a replay may and may not differ in: sandbox paths, test timings and output tails are not
+ * differences; a reward, an end or any other part of the observation is, reported with its place.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import type { Observation } from '../../server/src/protocol/observation.js';
+import { compareStep, normaliseText } from '../../server/src/runs/replayCompare.js';
+import { parseTrajectory } from '../../server/src/runs/trajectory.js';
+
+const read = parseTrajectory(readFileSync(join(__dirname, '../fixtures/trajectories/sample-calc-add.jsonl'), 'utf8'));
+const submit = read.steps.find((s) => s.action?.type === 'submit');
+const step = (observation: Observation, reward = submit?.reward ?? 0) => ({ observation, reward, done: true, terminationReason: 'submitted' });
+const clone = (o: Observation): Observation => JSON.parse(JSON.stringify(o)) as Observation;
+
+test('sandbox paths and timings are not differences', () => {
+  assert.equal(normaliseText('rootdir: /tmp/gp-sample-calc-add-IwWtKX/repo\n2 passed in 0.03s'), 'rootdir: <sandbox>/repo\n2 passed in <time>');
+  assert.ok(submit, 'the fixture has a submit step');
+  const replayed = clone(submit.observation);
+  if (replayed.last?.kind === 'submit') {
+    replayed.last.tests.duration_ms += 500;
+    replayed.last.tests.tail = 'rootdir: /tmp/gp-sample-calc-add-OTHER/repo\n2 passed in 9.99s';
+  }
+  replayed.text = replayed.text.replace(/\/tmp\/gp-[^\s/]+/g, '/tmp/gp-sample-calc-add-ZZZZZZ');
+  assert.equal(compareStep(step(submit.observation), step(replayed)), undefined);
+});
+
+test('a reward, the end and any other part of the observation are differences, with their place', () => {
+  assert.ok(submit);
+  assert.deepEqual(compareStep(step(submit.observation), step(submit.observation, -1)), { where: 'reward', recorded: String(submit.reward), replayed: '-1' });
+  assert.equal(compareStep(step(submit.observation), { ...step(submit.observation), done: false })?.where, 'done');
+  const failed = clone(submit.observation);
+  if (failed.last?.kind === 'submit') failed.last.resolved = false;
+  assert.equal(compareStep(step(submit.observation), step(failed))?.where, 'observation.last.resolved');
+  const text = clone(submit.observation);
+  text.text = text.text.replace('Task sample-calc-add', 'Task something-else');
+  assert.deepEqual(compareStep(step(submit.observation), step(text))?.where, 'observation text, line 1');
+});
