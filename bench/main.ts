@@ -4,7 +4,7 @@
  * its reason, never filled with a number. The exit code is 0 whatever the figures say: a benchmark
  * reports, it is not a test.
  *
- * Options: `--only yaml,jsonl,activation,sandbox,graph,rollout,launch,datasets,tasks,runs,idle`, `--edits N` (default 60), `--warmup N` (20),
+ * Options: `--only yaml,jsonl,activation,sandbox,graph,rollout,launch,datasets,tasks,runs,idle,trajectory`, `--edits N` (default 60), `--warmup N` (20),
  * `--sessions N` (7), `--activation-sessions N` (5 code-server sessions).
  */
 import { existsSync } from 'node:fs';
@@ -22,6 +22,7 @@ import { benchRollout } from './rolloutFigures.js';
 import { benchTasks } from './taskFigures.js';
 import { benchRuns } from './runsFigures.js';
 import { benchIdle } from './idleFigures.js';
+import { benchTrajectory } from './trajectoryFigures.js';
 import { benchYaml, type FigureOutcome } from './yamlFigures.js';
 import { repoRoot } from './yamlServers.js';
 import { errorMessage } from '../server/src/util/errors.js';
@@ -128,6 +129,7 @@ async function main(): Promise<void> {
   if (wanted('tasks')) await guard('tasks', () => benchTasks(log));
   if (wanted('runs')) await guard('runs', () => benchRuns(log));
   if (wanted('idle')) await guard('idle', () => benchIdle(log));
+  if (wanted('trajectory')) await guard('trajectory', () => benchTrajectory(log));
 
   const results = outcomes.flatMap((o) => o.results);
   const notMeasured = outcomes.flatMap((o) => o.notMeasured);

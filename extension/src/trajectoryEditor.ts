@@ -50,6 +50,8 @@ class TrajectoryPanel {
   /** One read at a time; a change during a read schedules one more. */
   private reading: Promise<void> = Promise.resolve();
   private disposed = false;
+  /** Messages for a page that has not said `ready` yet (its script is still loading). */
+  private queued: EpisodeHostMessage[] | undefined = [];
 
   constructor(
     private readonly ctx: Ctx,
@@ -82,6 +84,8 @@ class TrajectoryPanel {
       panel.onDidDispose(() => this.dispose()),
     );
     this.watch(true);
+    // The server reads the episode while the page loads its script; the answer waits for `ready`.
+    this.read();
   }
 
   private watch(watching: boolean): void {
@@ -124,7 +128,9 @@ class TrajectoryPanel {
   }
 
   private post(message: EpisodeHostMessage): void {
-    if (!this.disposed) void this.panel.webview.postMessage(message);
+    if (this.disposed) return;
+    if (this.queued !== undefined) this.queued.push(message);
+    else void this.panel.webview.postMessage(message);
   }
 
   private receive(raw: unknown): void {
@@ -142,11 +148,19 @@ class TrajectoryPanel {
   private async handle(message: EpisodeWebviewMessage): Promise<void> {
     const client = this.ctx.client;
     switch (message.type) {
-      case 'ready':
-        // A (re)loaded page has nothing: send everything again.
+      case 'ready': {
+        const queued = this.queued;
+        this.queued = undefined;
+        if (queued !== undefined) {
+          // The first load: what was read meanwhile goes out now.
+          for (const m of queued) void this.panel.webview.postMessage(m);
+          return;
+        }
+        // A reloaded page (shown again after being hidden) has nothing: send everything again.
         this.knownSteps = 0;
         this.read();
         return;
+      }
       case 'needSteps': {
         if (client === undefined) return;
         const result = await client.sendRequest(episodeSteps, { path: this.path, steps: message.steps });

@@ -107,6 +107,8 @@ export interface SessionOptions {
   readonly fixture?: string;
   /** Extra copies into the workspace: repository-relative source → workspace-relative target. */
   readonly extraFiles?: Readonly<Record<string, string>>;
+  /** Settings written to the workspace's `.vscode/settings.json` before code-server starts. */
+  readonly workspaceSettings?: Readonly<Record<string, unknown>>;
 }
 
 export async function startSession(options: SessionOptions = {}): Promise<Session> {
@@ -129,6 +131,10 @@ async function start(partial: Started, options: SessionOptions): Promise<Session
   const serverLog = join(tempDir, 'code-server.log');
   await cp(options.fixture === undefined ? fixtureWorkspace : join(__dirname, 'fixtures', options.fixture), workspace, { recursive: true });
   for (const [from, to] of Object.entries(options.extraFiles ?? {})) await cp(join(repoRoot, from), join(workspace, to), { recursive: true });
+  if (options.workspaceSettings !== undefined) {
+    await mkdir(join(workspace, '.vscode'), { recursive: true });
+    await writeFile(join(workspace, '.vscode/settings.json'), JSON.stringify(options.workspaceSettings, null, 2));
+  }
   await mkdir(join(userDataDir, 'User'), { recursive: true });
   await writeFile(join(userDataDir, 'User/settings.json'), JSON.stringify(userSettings, null, 2));
   await installExtension(userDataDir, extensionsDir);

@@ -43,7 +43,11 @@ export function registerEpisodeRequests(ctx: ServerContext): EpisodeWatch {
   connection.onRequest(episodeOpenRequest, async (raw: unknown): Promise<EpisodeOpenResult> => {
     const { path, knownSteps } = episodeOpenParamsSchema.parse(raw);
     try {
+      const started = performance.now();
       const { model, rewritten } = await files.load(path);
+      const ms = performance.now() - started;
+      // A long read is worth a line in the log: it is what a person waits for when opening an episode.
+      if (ms > 100) connection.console.log(`Trajectory viewer: read ${model.steps.length} steps of ${path} in ${ms.toFixed(0)} ms.`);
       const appended = !rewritten && knownSteps > 0 && knownSteps <= model.steps.length;
       const from = appended ? knownSteps : 0;
       return { ok: true, header: episodeHeader(path, model), rows: model.steps.slice(from).map(stepRow), appended, totalSteps: model.steps.length };

@@ -76,6 +76,8 @@ table.params th { text-align: left; width: 8em; vertical-align: top; padding: 2p
 table.params td { padding: 2px 0; overflow-wrap: anywhere; }
 table.nodes th, table.candidates th { text-align: left; font-weight: 600; padding: 3px 6px; border-bottom: 1px solid var(--vscode-panel-border, var(--vscode-foreground)); }
 table.nodes td, table.candidates td { padding: 3px 6px; vertical-align: top; overflow-wrap: anywhere; border-bottom: 1px solid var(--vscode-panel-border, transparent); }
+table.nodes td:nth-child(2), table.nodes td:nth-child(3) { white-space: nowrap; overflow-wrap: normal; }
+table.nodes td:first-child code { overflow-wrap: anywhere; }
 tr.kept td { background: color-mix(in srgb, var(--vscode-charts-green) 12%, transparent); }
 td.buttons { white-space: nowrap; text-align: right; }
 td.buttons vscode-button { margin-left: 4px; }

@@ -172,6 +172,7 @@ function renderHeader(): void {
 }
 
 function onEpisode(message: Extract<EpisodeHostMessage, { type: 'episode' }>): void {
+  if (!firstRenderSent) performance.mark('gp-episode-received');
   const wasAtEnd = selected !== undefined && selected === list.all.at(-1)?.step;
   header = message.header;
   if (message.appended) list.append(message.rows);
@@ -301,6 +302,8 @@ function onKey(event: KeyboardEvent): void {
   if (handled) event.preventDefault();
 }
 
+// Marks the benchmark reads to split the first render into loading the script and waiting for the episode.
+performance.mark('gp-script-start');
 adoptEpisodeStyles();
 layout();
 window.addEventListener('message', onMessage);
