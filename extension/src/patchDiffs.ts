@@ -7,19 +7,14 @@
  * is missing is shown as its diff, with the reason. Applying a patch to a local checkout runs
  * `git apply --check` first and refuses on conflict.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { basename, join } from 'node:path';
-import { promisify } from 'node:util';
+import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { PatchRef } from '../../server/src/protocol/episodeWebview.js';
+import { applyPatchToCheckout } from './applyPatch.js';
 import type { PatchFileImage } from '../../server/src/protocol/episodeView.js';
 import { patchScheme } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { episodePatch, type EpisodePatchResult } from './serverMessages.js';
-
-const run = promisify(execFile);
 
 /** Documents served by the provider; a few hundred kept, oldest dropped first. */
 const keptDocuments = 400;
@@ -72,24 +67,14 @@ export class PatchActions implements vscode.TextDocumentContentProvider, vscode.
     const patch = await this.fetch(trajectory, ref);
     const folder = await pickCheckout();
     if (folder === undefined) return;
-    const dir = await mkdtemp(join(tmpdir(), 'gp-patch-'));
-    const file = join(dir, 'candidate.diff');
-    try {
-      await writeFile(file, patch.diff.endsWith('\n') ? patch.diff : `${patch.diff}\n`);
-      try {
-        await run('git', ['apply', '--check', file], { cwd: folder.fsPath });
-      } catch (error) {
-        const detail = (error as { stderr?: string }).stderr?.trim() || (error as Error).message;
-        void vscode.window.showErrorMessage(`${patch.title} does not apply to ${folder.fsPath}; nothing was changed. git apply --check says: ${detail}`, { modal: false });
-        return;
-      }
-      await run('git', ['apply', file], { cwd: folder.fsPath });
-      const files = patch.files.map((f) => f.newPath ?? f.oldPath).join(', ');
-      this.ctx.log.info(`Applied ${patch.title} of ${trajectory} to ${folder.fsPath}: ${files}`);
-      void vscode.window.showInformationMessage(`Applied ${patch.title} to ${folder.fsPath} (${files}).`);
-    } finally {
-      await rm(dir, { recursive: true, force: true });
+    const outcome = await applyPatchToCheckout(patch.diff, folder.fsPath);
+    if (!outcome.ok) {
+      void vscode.window.showErrorMessage(`${patch.title} does not apply to ${folder.fsPath}; nothing was changed. git apply --check says: ${outcome.reason}`);
+      return;
     }
+    const files = patch.files.map((f) => f.newPath ?? f.oldPath).join(', ');
+    this.ctx.log.info(`Applied ${patch.title} of ${trajectory} to ${folder.fsPath}: ${files}`);
+    void vscode.window.showInformationMessage(`Applied ${patch.title} to ${folder.fsPath} (${files}).`);
   }
 
   private async fetch(trajectory: string, ref: PatchRef): Promise<Extract<EpisodePatchResult, { ok: true }>> {

@@ -1,6 +1,7 @@
 /**
  * `gp trajectory replay` on real sandboxes: episodes of a real `gp rollout` of the sample tasks
- * (in containers and on local working copies) replay without divergence; a trajectory altered on
+ * (in containers and on local working copies) replay without divergence, and their repairs kept
+ * the pre-images their patches need to be shown whole; a trajectory altered on
  * purpose reports the step that diverges with both sides; a run without its launch record says
  * how to name the task file, and does with `--tasks`. The replay leaves no container and writes
  * nothing into the recorded run.
@@ -12,6 +13,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Docker from 'dockerode';
 import { runCli } from '../../server/src/cli/main.js';
+import { buildEpisodeModel, patchImages, readTrajectory } from '../../server/src/runs/index.js';
 
 const root = resolve('.');
 const dir = mkdtempSync(join(tmpdir(), 'gp-replay-it-'));
@@ -51,6 +53,23 @@ for (const backend of ['local', 'docker'] as const) {
       if (backend === 'docker') {
         const left = await docker.listContainers({ all: true, filters: { label: ['graph-planner.task=sample-calc-add'] } });
         assert.deepEqual(left.filter((c) => c.Labels['graph-planner.run']?.startsWith('replay-')), [], 'no replay container is left');
+      }
+    });
+
+    test('the run kept the pre-images of its candidates, so every patch rebuilds as whole files', async () => {
+      const trajectory = join(runDir, 'trajectories', 'sample-calc-add.jsonl');
+      const read = await readTrajectory(trajectory);
+      assert.ok(read !== undefined);
+      const model = buildEpisodeModel(read);
+      const repair = model.steps.find((s) => s.kind === 'repair');
+      const last = repair?.record.observation.last;
+      assert.ok(last?.kind === 'repair' && last.candidates.every((c) => c.diff === '' || (c.preimages?.length ?? 0) > 0), 'every candidate with a diff records its pre-images');
+      for (const ref of [{ step: repair?.step ?? 0, candidate: 0 }, { step: null, candidate: null }]) {
+        const images = await patchImages(trajectory, model, ref);
+        assert.ok(images.ok, images.ok ? '' : images.message);
+        assert.deepEqual(images.files.map((f) => [f.newPath, f.problem]), [['app/calc.py', null]]);
+        assert.match(images.files[0]?.before ?? '', /return lhs - rhs/);
+        assert.match(images.files[0]?.after ?? '', /return lhs \+ rhs/);
       }
     });
 
