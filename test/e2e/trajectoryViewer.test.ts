@@ -156,6 +156,8 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       await s.page.locator('.part.editor .tab', { hasText: 'sample-calc-add.jsonl' }).first().click();
       const frame = visibleWebview(s.page);
       await frame.locator('#search').waitFor({ state: 'visible' });
+      // The page was reloaded when the diff editor hid it; the selection of (c) survived.
+      await waitForSelected(frame, 'the repair step still selected after the viewer was hidden', repairStep);
       await frame.locator('#step-list .step[data-step="1"]').click();
       await frame.locator('#search').fill('mul(lhs, rhs)');
       await frame.locator('#search').press('Enter');

@@ -49,7 +49,7 @@ export const episodeHeaderSchema = z.object({
   backend: z.string().nullable(),
   /** Why `auto` fell back to the local backend, when it did. */
   backendFallback: z.string().nullable(),
-  /** The task's image, from the run's launch record when the task file can be read. */
+  /** The task's Docker image, as the trajectory's start line recorded it. */
   image: z.string().nullable(),
   issue: z.object({ title: z.string(), body: z.string() }).nullable(),
   maxSteps: z.number().int().nullable(),

@@ -22,6 +22,8 @@ export const trajectoryStartSchema = z.object({
   backend: z.enum(['docker', 'local']),
   /** Why `sandbox.backend: auto` ran this episode on the local backend; absent when it ran where asked. */
   backend_fallback: backendFallbackSchema.optional(),
+  /** The task's Docker image, when it names one (the sandbox ran from it on the docker backend). */
+  image: z.string().optional(),
   /** The effective step limit: min(task.max_steps, env.max_steps) (ARCHITECTURE.md §4.5). */
   max_steps: z.number().int().min(1),
   rewards: z.object({

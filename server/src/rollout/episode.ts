@@ -89,6 +89,7 @@ export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, ctx: Epis
       agent: agent.name,
       backend: choice.backend,
       ...(choice.fallback === undefined ? {} : { backend_fallback: choice.fallback }),
+      ...(sandbox.spec.image === undefined ? {} : { image: sandbox.spec.image }),
       max_steps: env.maxSteps,
       rewards: options.rewards,
       started_at: isoTimestamp(new Date(startedAt)),

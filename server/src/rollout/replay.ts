@@ -9,8 +9,7 @@
 import type { Action, ProtocolError } from '../protocol/actions.js';
 import type { Observation } from '../protocol/observation.js';
 import type { EnvOptions, PlannerEnv, StepOutcome } from '../env/index.js';
-import type { EpisodeModel, StepView } from '../runs/episodeModel.js';
-import { compareStep, type Difference } from '../runs/replayCompare.js';
+import { compareStep, type Difference, type EpisodeModel, type StepView } from '../runs/index.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { TaskEntry } from '../tasks/index.js';
 import type { PlannedTask } from './plan.js';

@@ -6,7 +6,7 @@
 import type { EpisodeHeader, StepRow } from '../protocol/episodeView.js';
 import type { EpisodeModel, StepView } from './episodeModel.js';
 
-export function episodeHeader(file: string, model: EpisodeModel, image: string | null = null): EpisodeHeader {
+export function episodeHeader(file: string, model: EpisodeModel): EpisodeHeader {
   const { start, end } = model;
   return {
     file,
@@ -15,7 +15,7 @@ export function episodeHeader(file: string, model: EpisodeModel, image: string |
     agent: start?.agent ?? null,
     backend: start?.backend ?? null,
     backendFallback: start?.backend_fallback?.reason ?? null,
-    image,
+    image: start?.image ?? null,
     issue: start?.observation.issue ?? null,
     maxSteps: start?.max_steps ?? null,
     startedAt: start?.started_at ?? null,

@@ -20,7 +20,7 @@ export function episodeHeaderNode(header: EpisodeHeader, steps: number, actions:
   const state = o !== null ? (o.resolved ? ['resolved', 'Resolved'] : ['unresolved', 'Not resolved']) : header.cutShort ? ['running', 'Running or cut short'] : ['unresolved', 'Unknown'];
   const facts = [
     header.agent !== null && `agent ${header.agent}`,
-    header.backend !== null && `${header.backend} backend${header.image === null ? '' : ` (${header.image})`}`,
+    header.backend !== null && `${header.backend} backend${header.image === null || header.backend !== 'docker' ? '' : ` (${header.image})`}`,
     o !== null && `ended: ${o.terminationReason}`,
     o !== null ? `total reward ${signed(o.totalReward)}` : null,
     `${plural(o?.steps ?? steps, 'step')}${header.maxSteps === null ? '' : ` of ${header.maxSteps}`}`,
