@@ -119,6 +119,10 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       await waitForSelected(frame, 'k to select step 2 again', 2);
       await s.page.keyboard.press('End');
       await waitForSelected(frame, 'End to select the last step', steps);
+      // The submission's grade test by test: SWE-bench's gold lists with each test's outcome.
+      const perTest = (await frame.locator('table.per-test tbody tr').allTextContents()).join(' | ');
+      assert.match(perTest, /tests\/test_calc\.py::test_addition.*FAIL_TO_PASS: passes/);
+      await screenshot(s.page, 'trajectory-b-submit');
       await s.page.keyboard.press('Home');
       await waitForSelected(frame, 'Home to select the first step', 1);
       await s.page.keyboard.press('r');

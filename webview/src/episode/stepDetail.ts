@@ -151,6 +151,7 @@ function resultNodes(stepNumber: number, last: ActionResult, actions: DetailActi
       return [
         el('p', {}, el('strong', { class: last.resolved ? 'ok' : 'bad' }, last.resolved ? 'Resolved' : 'Not resolved'), ` · ${gradeText(last.grade)}`),
         testsNode(last.tests),
+        ...perTestNodes(last.grade, highlight),
       ];
     case 'noop':
       return [el('p', { class: 'hint' }, 'Nothing was done.')];
@@ -199,6 +200,32 @@ function testsNode(tests: TestSummary): HTMLElement {
     tests.failing.length > 0 && el('ul', { class: 'failing' }, ...tests.failing.map((name) => el('li', {}, el('code', {}, name)))),
     tests.tail !== '' && el('details', {}, el('summary', {}, 'Output (last lines)'), el('pre', { class: 'code' }, tests.tail)),
   );
+}
+
+type Grade = Extract<ActionResult, { kind: 'submit' }>['grade'];
+
+/** The grade test by test: SWE-bench's gold lists with each test's outcome, or R2E's disagreements. */
+function perTestNodes(grade: Grade, highlight: string): Node[] {
+  const row = (test: string, outcome: string, good: boolean) => el('tr', {}, el('td', {}, el('code', {}, ...marked(test, highlight))), el('td', { class: good ? 'ok' : 'bad' }, outcome));
+  const table = (rows: HTMLElement[]) => el('table', { class: 'nodes per-test' }, el('thead', {}, el('tr', {}, el('th', {}, 'test'), el('th', {}, 'outcome'))), el('tbody', {}, ...rows));
+  if (grade.kind === 'swebench') {
+    const status = grade.report.tests_status;
+    if (status === undefined) return [el('p', { class: 'hint' }, 'SWE-bench graded no test (no patch, or an unusable log).')];
+    const rows = (['FAIL_TO_PASS', 'PASS_TO_PASS'] as const).flatMap((list) => [
+      ...status[list].success.map((t) => row(t, `${list}: passes`, true)),
+      ...status[list].failure.map((t) => row(t, `${list}: fails`, false)),
+    ]);
+    return rows.length === 0 ? [] : [table(rows)];
+  }
+  if (grade.kind === 'r2e') {
+    const rows = [
+      ...grade.grade.mismatched.map((m) => row(m.test, `expected ${m.expected}, got ${m.actual}`, false)),
+      ...grade.grade.missing.map((t) => row(t, 'expected, not reported', false)),
+      ...grade.grade.unexpected.map((t) => row(t, 'reported, not expected', false)),
+    ];
+    return rows.length === 0 ? [el('p', { class: 'hint' }, 'Every expected test had its expected outcome.')] : [table(rows)];
+  }
+  return [];
 }
 
 function gradeText(grade: Extract<ActionResult, { kind: 'submit' }>['grade']): string {
