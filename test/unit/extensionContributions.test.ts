@@ -82,4 +82,12 @@ describe('package.json contributions', () => {
     for (const glob of globs) assert.ok(manifest.activationEvents.includes(`workspaceContains:${glob}`), glob);
     assert.ok(manifest.activationEvents.includes(`onFileSystem:${resolvedConfigScheme}`));
   });
+
+  test('every bundle the build writes for the extension is in the package', () => {
+    const build = readFileSync(resolve(__dirname, '../../scripts/build.mjs'), 'utf8');
+    const ignore = readFileSync(resolve(__dirname, '../../.vscodeignore'), 'utf8').split('\n');
+    const outfiles = [...build.matchAll(/outfile: '(dist\/[\w.-]+\.js)'/g)].map((m) => m[1] ?? '');
+    assert.ok(outfiles.includes('dist/episode.js') && outfiles.includes('dist/compare.js'), `the webview pages are built: ${outfiles.join(', ')}`);
+    for (const file of outfiles) assert.ok(ignore.includes(`!${file}`), `.vscodeignore keeps ${file} in the .vsix`);
+  });
 });
