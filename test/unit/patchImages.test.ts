@@ -103,6 +103,27 @@ describe('the pre-image store', () => {
   });
 });
 
+describe('pre-images kept by episodes running in parallel', () => {
+  test('the same content kept at once by several episodes is written once, and every episode gets its hash', async () => {
+    const run = join(scratch, 'parallel-run');
+    const store = new PreimageStore(run);
+    const kept = await Promise.all(Array.from({ length: 8 }, (_, i) => store.record(`copy-${i}.py`, Buffer.from('def add(lhs, rhs):\n    return lhs - rhs\n'))));
+    assert.equal(new Set(kept.map((p) => p.sha256)).size, 1);
+    assert.ok(kept.every((p) => p.sha256 !== null && p.skipped === undefined), JSON.stringify(kept));
+    assert.deepEqual(readdirSync(join(run, 'preimages')).filter((f) => !f.startsWith('.')).length, 1);
+    assert.deepEqual(readdirSync(join(run, 'preimages')).filter((f) => f.startsWith('.')), [], 'no temporary file is left');
+  });
+
+  test('two stores of one run (two processes, or a resumed run) writing the same content at once both succeed', async () => {
+    const run = join(scratch, 'two-stores-run');
+    const content = Buffer.from('x = 1\n');
+    const [a, b] = await Promise.all([new PreimageStore(run).record('a.py', content), new PreimageStore(run).record('a.py', content)]);
+    assert.equal(a.sha256, b.sha256);
+    assert.equal(a.skipped ?? b.skipped, undefined);
+    assert.equal((await readPreimage(run, a.sha256 ?? ''))?.toString(), 'x = 1\n');
+  });
+});
+
 describe('patchImages', () => {
   const fixture = readFileSync(join(__dirname, '../fixtures/trajectories/sample-calc-add.jsonl'), 'utf8');
 

@@ -111,21 +111,22 @@ async function readOrUndefined(sandbox: Sandbox, path: string): Promise<string |
 
 /**
  * Keeps each file the diff touches as it is now (before the candidate), so the candidate can be
- * shown as a whole-file diff later. A failure to keep them costs the viewer its diff, never the step.
+ * shown as a whole-file diff later. A file that cannot be kept is recorded with the reason; it
+ * costs the viewer that file's diff, never the step.
  */
 async function recordPreimages(ctx: RepairContext, diff: string): Promise<Preimage[] | undefined> {
   const record = ctx.options.recordPreimage;
   if (record === undefined) return undefined;
-  try {
-    const preimages: Preimage[] = [];
-    for (const path of patchPaths(diff).paths) {
-      const content = await readBytesOrUndefined(ctx.sandbox, path);
+  const preimages: Preimage[] = [];
+  for (const path of patchPaths(diff).paths) {
+    const content = await readBytesOrUndefined(ctx.sandbox, path);
+    try {
       preimages.push(await record(path, content));
+    } catch (error) {
+      preimages.push({ path, sha256: null, skipped: `it could not be kept (${errorMessage(error)})` });
     }
-    return preimages;
-  } catch {
-    return undefined;
   }
+  return preimages;
 }
 
 async function readBytesOrUndefined(sandbox: Sandbox, path: string): Promise<Buffer | undefined> {

@@ -24,6 +24,8 @@ export class PreimageStore {
   /** Bytes this store wrote (a resumed run starts again from zero: the cap bounds one process's growth). */
   private written = 0;
   private readonly known = new Set<string>();
+  /** Writes in flight by hash: episodes running in parallel often keep the same file at once. */
+  private readonly writing = new Map<string, Promise<void>>();
 
   constructor(
     runDir: string,
@@ -38,6 +40,11 @@ export class PreimageStore {
     if (content.length > this.limits.maxFileBytes) return { path, sha256: null, skipped: `${content.length} bytes is over the ${this.limits.maxFileBytes}-byte cap for one pre-image` };
     const sha256 = createHash('sha256').update(content).digest('hex');
     if (this.known.has(sha256)) return { path, sha256 };
+    const inFlight = this.writing.get(sha256);
+    if (inFlight !== undefined) {
+      await inFlight;
+      return { path, sha256 };
+    }
     const file = join(this.dir, sha256);
     const exists = await stat(file).then(
       () => true,
@@ -45,9 +52,14 @@ export class PreimageStore {
     );
     if (!exists) {
       if (this.written + content.length > this.limits.maxTotalBytes) return { path, sha256: null, skipped: `the run's pre-images reached their ${this.limits.maxTotalBytes}-byte cap` };
-      await mkdir(this.dir, { recursive: true });
-      await writeFileAtomic(file, content);
       this.written += content.length;
+      const write = mkdir(this.dir, { recursive: true }).then(() => writeFileAtomic(file, content));
+      this.writing.set(sha256, write);
+      try {
+        await write;
+      } finally {
+        this.writing.delete(sha256);
+      }
     }
     this.known.add(sha256);
     return { path, sha256 };

@@ -5,8 +5,11 @@
 import { open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
+let written = 0;
+
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
-  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.tmp`);
+  // Unique per call: two writes of one path in the same millisecond must not share a temporary file.
+  const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.${++written}.tmp`);
   const handle = await open(tmp, 'w');
   try {
     await handle.writeFile(data);
