@@ -4,10 +4,14 @@
  * the platform's shell. Pure, so the quoting is unit-tested.
  */
 
-/** One argument quoted for the terminal's shell: single quotes for POSIX shells, double quotes for PowerShell and cmd. */
+/**
+ * One argument quoted for the terminal's shell: single quotes on both, POSIX shells and
+ * PowerShell (VS Code's default on Windows). Single quotes are literal in both, so a path holding
+ * `$(...)` or backticks is never run; a quote inside is `'\\''` for POSIX and `''` for PowerShell.
+ */
 export function quoteArg(arg: string, platform: NodeJS.Platform): string {
   if (/^[\w@%+=:,./-]+$/.test(arg)) return arg;
-  if (platform === 'win32') return `"${arg.replace(/"/g, '""')}"`;
+  if (platform === 'win32') return `'${arg.replace(/'/g, "''")}'`;
   return `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 

@@ -5,6 +5,7 @@
  * trajectories viewers have open and pushes `episode/changed`; each change asks the server only for
  * the steps appended since, which is how a running episode is followed. Every message from the page is validated; an invalid one is logged and dropped.
  */
+import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { episodeWebviewMessageSchema, type EpisodeWebviewMessage } from '../../server/src/protocol/episodeWebview.js';
@@ -46,6 +47,10 @@ class TrajectoryPanel {
   private readonly path: string;
   private readonly disposables: vscode.Disposable[] = [];
   private knownSteps = 0;
+  /** Bumped whenever the page starts over, so a read begun before that is not taken as current. */
+  private generation = 0;
+  /** This panel's id in `episode/watch`, so a repeated watch holds once. */
+  private readonly viewer = randomUUID();
   private followTimer: NodeJS.Timeout | undefined;
   /** One read at a time; a change during a read schedules one more. */
   private reading: Promise<void> = Promise.resolve();
@@ -78,8 +83,7 @@ class TrajectoryPanel {
       // A new server knows nothing of this viewer: watch again and send everything.
       ctx.onDidChangeServer(() => {
         this.watch(true);
-        this.knownSteps = 0;
-        this.read();
+        this.startOver();
       }),
       panel.onDidDispose(() => this.dispose()),
     );
@@ -89,7 +93,7 @@ class TrajectoryPanel {
   }
 
   private watch(watching: boolean): void {
-    void this.ctx.client?.sendRequest(episodeWatch, { path: this.path, watching }).catch(() => undefined);
+    void this.ctx.client?.sendRequest(episodeWatch, { path: this.path, watching, viewer: this.viewer }).catch(() => undefined);
   }
 
   private dispose(): void {
@@ -104,10 +108,18 @@ class TrajectoryPanel {
     this.followTimer = setTimeout(() => this.read(), followDelayMs);
   }
 
+  /** Forgets what the page had and sends everything again; reads already under way are dropped. */
+  private startOver(): void {
+    this.generation++;
+    this.knownSteps = 0;
+    this.read();
+  }
+
   /** Asks the server for the episode (only the new steps once the page has some) and posts it. */
   private read(): void {
+    const generation = this.generation;
     this.reading = this.reading.then(async () => {
-      if (this.disposed) return;
+      if (this.disposed || generation !== this.generation) return;
       const client = this.ctx.client;
       if (client === undefined) {
         this.post({ type: 'unavailable', reason: 'The Graph Planner server is not running. Run "Graph Planner: Restart Server"; this view reloads when it is ready.' });
@@ -115,6 +127,7 @@ class TrajectoryPanel {
       }
       try {
         const result = await client.sendRequest(episodeOpen, { path: this.path, knownSteps: this.knownSteps });
+        if (generation !== this.generation) return;
         if (!result.ok) {
           this.post({ type: 'unavailable', reason: result.message });
           return;
@@ -157,8 +170,7 @@ class TrajectoryPanel {
           return;
         }
         // A reloaded page (shown again after being hidden) has nothing: send everything again.
-        this.knownSteps = 0;
-        this.read();
+        this.startOver();
         return;
       }
       case 'needSteps': {

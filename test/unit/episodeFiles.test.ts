@@ -87,8 +87,9 @@ test('a watched trajectory reports appends and replacement once per burst, and n
   const watch = new EpisodeWatch((path) => seen.push(path), 30);
   const settle = () => new Promise((r) => setTimeout(r, 150));
   try {
-    assert.equal(watch.hold(file), true);
-    assert.equal(watch.hold(file), true, 'a second viewer shares the watch');
+    assert.equal(watch.hold(file, 'viewer-1'), true);
+    assert.equal(watch.hold(file, 'viewer-1'), true, 'holding twice is holding once');
+    assert.equal(watch.hold(file, 'viewer-2'), true, 'a second viewer shares the watch');
     appendFileSync(file, `${lines[1]}\n`);
     appendFileSync(file, `${lines[2]}\n`);
     await settle();
@@ -101,8 +102,9 @@ test('a watched trajectory reports appends and replacement once per burst, and n
     renameSync(replacement, file);
     await settle();
     assert.equal(seen.length, 2, 'a replacement is a change');
-    assert.equal(watch.release(file), 1);
-    assert.equal(watch.release(file), 0);
+    assert.equal(watch.release(file, 'viewer-1'), 1, 'viewer-1 held once, so one release lets it go');
+    assert.equal(watch.release(file, 'viewer-2'), 0);
+    assert.equal(watch.watching(file), false);
     appendFileSync(file, `${lines[1]}\n`);
     await settle();
     assert.equal(seen.length, 2, 'released: no more changes');

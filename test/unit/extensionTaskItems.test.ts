@@ -95,9 +95,10 @@ describe('gp task test command line', () => {
   });
 
   test('quotes for PowerShell on Windows and calls the program with the call operator', () => {
-    assert.equal(quoteArg('C:\\Program Files\\x "y"', 'win32'), '"C:\\Program Files\\x ""y"""');
+    assert.equal(quoteArg('C:\\Program Files\\x "y"', 'win32'), `'C:\\Program Files\\x "y"'`);
+    assert.equal(quoteArg("C:\\it's $(calc) `x`", 'win32'), "'C:\\it''s $(calc) `x`'", 'PowerShell runs nothing inside single quotes');
     const line = taskTestCommandLine({ node: 'node', cli: 'C:\\ext\\dist\\cli.js', file: 'C:\\ws\\a.jsonl', taskId: 't1', patch: null, platform: 'win32' });
-    assert.equal(line, '& node "C:\\ext\\dist\\cli.js" task test "C:\\ws\\a.jsonl" --task t1');
+    assert.equal(line, "& node 'C:\\ext\\dist\\cli.js' task test 'C:\\ws\\a.jsonl' --task t1");
   });
 });
 

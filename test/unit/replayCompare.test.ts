@@ -38,3 +38,21 @@ test('a reward, the end and any other part of the observation are differences, w
   text.text = text.text.replace('Task sample-calc-add', 'Task something-else');
   assert.deepEqual(compareStep(step(submit.observation), step(text))?.where, 'observation text, line 1');
 });
+
+test('a replay answers each patch-model repair as the recording did: candidates, an empty answer, a failure, or no model', async () => {
+  const { RecordedPatchModel } = await import('../../server/src/rollout/replay.js');
+  const recorded = new RecordedPatchModel();
+  const base = { patchModel: { name: 'configured-cgm', generate: () => Promise.resolve([]) } } as unknown as Parameters<typeof recorded.options>[0];
+  const options = recorded.options(base);
+  const repairStep = (last: Record<string, unknown>) =>
+    ({ record: { action: { type: 'repair', plan: '', apply: true, focus_ids: [] }, observation: { last: { kind: 'repair', source: 'patch-model', apply: true, applied: false, candidates: [], diff: '', ...last } } } }) as unknown as Parameters<typeof recorded.prepare>[0];
+  recorded.prepare(repairStep({ candidates: [{ index: 0, diff: 'diff --git a/x b/x\n', summary: 'fix' }] }));
+  assert.equal(options.patchModel, recorded, 'the recording stands in for the configured model');
+  assert.deepEqual(await recorded.generate(), [{ diff: 'diff --git a/x b/x\n', summary: 'fix' }]);
+  recorded.prepare(repairStep({ error: { code: 'cgm-empty', message: 'cgm-7b returned no candidate.' } }));
+  assert.deepEqual([await recorded.generate(), recorded.name], [[], 'cgm-7b']);
+  recorded.prepare(repairStep({ error: { code: 'patch-model-failed', message: 'cgm-7b: HTTP 503 from http://127.0.0.1:9/generate' } }));
+  await assert.rejects(recorded.generate(), /^Error: HTTP 503 from http:\/\/127\.0\.0\.1:9\/generate$/);
+  recorded.prepare(repairStep({ error: { code: 'no-patch-model', message: 'no patch model is configured' } }));
+  assert.equal(options.patchModel, undefined, 'no model, as when the episode ran');
+});

@@ -3,7 +3,7 @@
  * task, executes the recorded actions again and reports the first step whose observation, reward
  * or end differs from the recording, with both sides (rollout/replay.ts). Exit codes: 0 when the
  * replay reproduced the recording, 1 when a step diverged, 2 for a usage error, 3 when the episode
- * could not be replayed (no task, no sandbox).
+ * could not be replayed (no task, no sandbox, a step it cannot execute).
  */
 import { relative, resolve } from 'node:path';
 import { replaySetup } from '../launch/index.js';
@@ -18,7 +18,7 @@ export const trajectoryReplayUsage = `gp trajectory replay FILE [--tasks FILE] [
       backend it ran on) and report the first step whose observation, reward or end differs
       from the recording. The task comes from the task files the run recorded in launch.json,
       or from --tasks FILE. Exit code 0 when the replay reproduced the recording, 1 when a step
-      diverged, 3 when the episode could not be replayed.`;
+      diverged, 2 for a usage error, 3 when the episode could not be replayed.`;
 
 const command = { name: 'trajectory replay', usage: trajectoryReplayUsage };
 
@@ -51,9 +51,10 @@ export async function trajectoryReplay(argv: readonly string[], io: Io, cwd: str
     io.err(`gp trajectory replay: the replay failed: ${errorMessage(error)}`);
     return 3;
   }
+  const exit = report.divergence !== undefined ? 1 : report.notReplayed !== undefined ? 3 : 0;
   if (json) {
     io.out(JSON.stringify(report, null, 2));
-    return report.divergence === undefined ? 0 : 1;
+    return exit;
   }
   const timing = `replayed in ${(report.replayMs / 1000).toFixed(1)} s${report.originalMs === undefined ? '' : `; the original took ${(report.originalMs / 1000).toFixed(1)} s`}`;
   if (report.divergence !== undefined) {
@@ -63,7 +64,11 @@ export async function trajectoryReplay(argv: readonly string[], io: Io, cwd: str
     io.out(`  replayed: ${d.replayed}`);
     return 1;
   }
+  if (report.notReplayed !== undefined) {
+    io.out(`Stopped after ${report.replayed} of ${report.recorded} steps without a divergence: ${report.notReplayed} (${timing})`);
+    return exit;
+  }
   io.out(`No divergence: ${report.replayed} of ${report.recorded} steps reproduced the recording (${timing}).`);
-  if (report.notReplayed !== undefined) io.out(`Note: ${report.notReplayed}`);
-  return 0;
+  if (report.cutShort) io.out('Note: the recording has no end line; the replay stopped where the recording did.');
+  return exit;
 }

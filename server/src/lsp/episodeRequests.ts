@@ -83,8 +83,9 @@ export function registerEpisodeRequests(ctx: ServerContext): EpisodeWatch {
   connection.onRequest(episodeCompareRequest, async (raw: unknown): Promise<EpisodeCompareResult> => {
     const { left, right } = episodeCompareParamsSchema.parse(raw);
     try {
-      // Both are read afresh: a comparison is a snapshot, and either episode may still be running.
-      const [a, b] = await Promise.all([files.load(left), files.load(right)]);
+      // Both are read afresh and not kept: a comparison is a snapshot, and either episode may still be running.
+      const fresh = new EpisodeFiles();
+      const [a, b] = await Promise.all([fresh.load(left), fresh.load(right)]);
       const rows = alignEpisodes(a.model, b.model).map((r) => ({ left: r.left === undefined ? null : stepRow(r.left), right: r.right === undefined ? null : stepRow(r.right), same: r.same }));
       return {
         ok: true,
@@ -92,7 +93,7 @@ export function registerEpisodeRequests(ctx: ServerContext): EpisodeWatch {
         right: episodeHeader(right, b.model),
         rows,
         sameSteps: rows.filter((r) => r.same).length,
-        samePatch: (a.model.end?.patch ?? null) === (b.model.end?.patch ?? null),
+        samePatch: a.model.end === undefined || b.model.end === undefined ? null : a.model.end.patch === b.model.end.patch,
       };
     } catch (error) {
       return { ok: false, message: `The episodes cannot be compared: ${errorMessage(error)}` };
@@ -100,16 +101,19 @@ export function registerEpisodeRequests(ctx: ServerContext): EpisodeWatch {
   });
 
   connection.onRequest(episodeWatchRequest, (raw: unknown): null => {
-    const { path, watching } = episodeWatchParamsSchema.parse(raw);
+    const { path, watching, viewer } = episodeWatchParamsSchema.parse(raw);
     if (watching) {
-      if (!watch.hold(path)) connection.console.warn(`Trajectory viewer: ${path} cannot be watched; it will not follow new steps.`);
-    } else if (watch.release(path) === 0) files.forget(path);
+      if (!watch.hold(path, viewer)) connection.console.warn(`Trajectory viewer: ${path} cannot be watched; it will not follow new steps.`);
+    } else if (watch.release(path, viewer) === 0) files.forget(path);
     return null;
   });
   return watch;
 }
 
-/** The model as last loaded; loaded now when the viewer asks before opening (a reload). */
+/**
+ * The model as last loaded for a viewer; otherwise (a restored diff or source tab whose viewer is
+ * closed) read once and not kept, so only episodes a viewer holds stay in memory.
+ */
 async function modelOf(files: EpisodeFiles, path: string): Promise<EpisodeModel> {
-  return files.cached(path) ?? (await files.load(path)).model;
+  return files.cached(path) ?? (await new EpisodeFiles().load(path)).model;
 }

@@ -150,9 +150,10 @@ export const episodeCompareResultSchema = z.discriminatedUnion('ok', [
     left: episodeHeaderSchema,
     right: episodeHeaderSchema,
     rows: z.array(alignedRowSchema),
-    /** Steps both took the same action in, and the final patches are byte for byte equal. */
+    /** Steps both took the same action in. */
     sameSteps: z.number().int(),
-    samePatch: z.boolean(),
+    /** The final patches are byte for byte equal; null until both episodes have ended. */
+    samePatch: z.boolean().nullable(),
   }),
   z.object({ ok: z.literal(false), message: z.string() }),
 ]);
@@ -177,7 +178,8 @@ export type EpisodeChanged = z.infer<typeof episodeChangedSchema>;
  * any viewer has it open, and forgets it when the last one closes.
  */
 export const episodeWatchRequest = 'graphPlanner/episode/watch';
-export const episodeWatchParamsSchema = z.object({ path: z.string(), watching: z.boolean() });
+/** `viewer` identifies the viewer (a random id per panel), so asking twice holds the watch once. */
+export const episodeWatchParamsSchema = z.object({ path: z.string(), watching: z.boolean(), viewer: z.string().min(1).max(100) });
 
 /** Extension → viewer webview (the page validates each with this schema). */
 export const episodeHostMessageSchema = z.discriminatedUnion('type', [

@@ -2,13 +2,14 @@
  * Replaying a recorded episode: a fresh sandbox and environment for its task, the recorded actions
  * executed again one by one, and each outcome compared with the recording (runs/replayCompare.ts).
  * The first step that differs ends the replay and is reported with both sides; no difference
- * means the environment reproduced the episode, which RL training relies on. A repair whose
- * candidates came from the patch model is replayed with the recorded candidates, so the replay
- * needs no model and tests the environment alone. Nothing is written to the recorded run.
+ * means the environment reproduced the episode, which RL training relies on. The patch model is
+ * replaced by the recording (`RecordedPatchModel`): each repair gets the candidates, the empty
+ * answer or the failure the model gave when the episode ran, or no model when it had none, so the
+ * replay calls no model and tests the environment alone. Nothing is written to the recorded run.
  */
-import type { Action, ProtocolError } from '../protocol/actions.js';
+import type { Action, PatchCandidate, ProtocolError } from '../protocol/actions.js';
 import type { Observation } from '../protocol/observation.js';
-import type { EnvOptions, PlannerEnv, StepOutcome } from '../env/index.js';
+import type { EnvOptions, PatchModel, PlannerEnv, StepOutcome } from '../env/index.js';
 import { compareStep, type Difference, type EpisodeModel, type StepView } from '../runs/index.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { TaskEntry } from '../tasks/index.js';
@@ -36,8 +37,10 @@ export interface ReplayReport {
   readonly replayed: number;
   readonly recorded: number;
   readonly divergence: Divergence | undefined;
-  /** Steps the replay could not execute as recorded (an episode cut short, a step ended from outside). */
+  /** Why the replay stopped before the recording's end without a divergence (a step it cannot execute). */
   readonly notReplayed: string | undefined;
+  /** The recording has no end line: the replay stopped where the recording did. */
+  readonly cutShort: boolean;
   readonly backend: 'docker' | 'local';
   readonly replayMs: number;
   /** The recorded episode's duration (its end line), or undefined when it was cut short. */
@@ -51,7 +54,8 @@ export async function replayEpisode(model: EpisodeModel, planned: PlannedTask, d
   let divergence: Divergence | undefined;
   let notReplayed: string | undefined;
   try {
-    const env = await deps.openEnv(planned.task, sandbox, deps.envOptions(planned.task));
+    const recorded = new RecordedPatchModel();
+    const env = await deps.openEnv(planned.task, sandbox, recorded.options(deps.envOptions(planned.task)));
     const first = await env.reset();
     if (model.start !== undefined) {
       const difference = compareStep(asRecord(model.start.observation, 0, false, undefined), asRecord(first, 0, false, undefined));
@@ -60,6 +64,7 @@ export async function replayEpisode(model: EpisodeModel, planned: PlannedTask, d
     }
     for (const view of divergence === undefined ? model.steps : []) {
       const input = inputOf(view);
+      recorded.prepare(view);
       let outcome: StepOutcome;
       if (input === undefined) {
         // A line without an action or a protocol error: the episode was ended from outside (a limit, an interrupt).
@@ -80,7 +85,6 @@ export async function replayEpisode(model: EpisodeModel, planned: PlannedTask, d
         break;
       }
     }
-    if (divergence === undefined && notReplayed === undefined && model.cutShort) notReplayed = 'the recording has no end line: the replay stopped where the recording did.';
   } finally {
     await sandbox.close();
   }
@@ -89,6 +93,7 @@ export async function replayEpisode(model: EpisodeModel, planned: PlannedTask, d
     recorded: model.steps.length,
     divergence,
     notReplayed,
+    cutShort: model.cutShort,
     backend: sandbox.backend,
     replayMs: performance.now() - started,
     originalMs: model.end?.duration_ms,
@@ -99,17 +104,57 @@ function asRecord(observation: Observation, reward: number, done: boolean, termi
   return { observation, reward, done, terminationReason };
 }
 
-/**
- * What to feed the environment for a recorded step: its action (a patch-model repair with the
- * candidates it recorded, as the action's own patches), or its protocol error.
- */
+/** What to feed the environment for a recorded step: its action, or its protocol error. */
 function inputOf(view: StepView): Action | ProtocolError | undefined {
-  const record = view.record;
-  const action = record.action;
-  if (action === undefined) return record.protocol_error;
-  const last = record.observation.last;
-  if (action.type === 'repair' && action.patches === undefined && last?.kind === 'repair' && last.source === 'patch-model') {
-    return { ...action, patches: last.candidates.map((c) => ({ diff: c.diff, ...(c.summary === undefined ? {} : { summary: c.summary }) })) };
+  return view.record.action ?? view.record.protocol_error;
+}
+
+/**
+ * The patch model as the recording saw it, one repair at a time: the recorded candidates, an
+ * empty answer (`cgm-empty`), the recorded failure (`patch-model-failed`), or no model at all
+ * (`no-patch-model`). Errors are worded as the environment worded them, with the model's name.
+ */
+export class RecordedPatchModel implements PatchModel {
+  name = 'recorded';
+  private answer: (() => PatchCandidate[]) | undefined;
+  private present = true;
+
+  /** The environment's options with this model in place of the configured one. */
+  options(base: EnvOptions): EnvOptions {
+    const model = (): PatchModel | undefined => (this.present ? this : undefined);
+    return Object.defineProperty({ ...base }, 'patchModel', { get: model, enumerable: true });
   }
-  return action;
+
+  prepare(view: StepView): void {
+    const last = view.record.observation.last;
+    this.present = true;
+    this.answer = undefined;
+    if (view.record.action?.type !== 'repair' || last?.kind !== 'repair' || last.source !== 'patch-model') return;
+    const code = last.error?.code;
+    const message = last.error?.message ?? '';
+    if (code === 'no-patch-model') {
+      this.present = false;
+    } else if (code === 'cgm-empty') {
+      this.name = message.replace(/ returned no candidate\.$/, '');
+      this.answer = () => [];
+    } else if (code === 'patch-model-failed') {
+      const at = message.indexOf(': ');
+      this.name = at < 0 ? this.name : message.slice(0, at);
+      const reason = at < 0 ? message : message.slice(at + 2);
+      this.answer = () => {
+        throw new Error(reason);
+      };
+    } else {
+      const candidates = last.candidates.map((c): PatchCandidate => ({ diff: c.diff, ...(c.summary === undefined ? {} : { summary: c.summary }) }));
+      this.answer = () => candidates;
+    }
+  }
+
+  generate(): Promise<PatchCandidate[]> {
+    try {
+      return Promise.resolve(this.answer?.() ?? []);
+    } catch (error) {
+      return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
 }

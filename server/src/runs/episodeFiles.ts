@@ -5,7 +5,7 @@
  * shrank is read from scratch. A line that is not a valid record is kept as a problem with its line
  * number, never fatal; an unterminated last line is the torn tail of a write in progress or a crash.
  */
-import { open, stat } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { trajectoryLineSchema, type TrajectoryEnd, type TrajectoryStart, type TrajectoryStep } from '../protocol/runs.js';
 import { viewOfStep, type EpisodeModel, type StepView } from './episodeModel.js';
 
@@ -54,38 +54,38 @@ export class EpisodeFiles {
   }
 
   private async read(path: string): Promise<EpisodeLoad> {
-    const info = await stat(path);
-    let entry = this.entries.get(path);
-    let rewritten = false;
-    if (entry === undefined || entry.ino !== info.ino || info.size < entry.consumed) {
-      rewritten = entry !== undefined;
-      entry = { ino: info.ino, consumed: 0, lines: 0, start: undefined, steps: [], end: undefined, torn: false, problems: [] };
-      this.entries.set(path, entry);
-    }
-    if (info.size > entry.consumed) await this.readFrom(path, entry, info.size);
-    return { model: modelOf(entry), rewritten };
-  }
-
-  private async readFrom(path: string, entry: Entry, size: number): Promise<void> {
+    // The size and inode come from the open file, so a replacement landing meanwhile is read whole next time, not mixed in.
     const handle = await open(path, 'r');
-    let bytes: Buffer;
     try {
-      bytes = Buffer.alloc(size - entry.consumed);
-      const { bytesRead } = await handle.read(bytes, 0, bytes.length, entry.consumed);
-      bytes = bytes.subarray(0, bytesRead);
+      const info = await handle.stat();
+      let entry = this.entries.get(path);
+      let rewritten = false;
+      if (entry === undefined || entry.ino !== info.ino || info.size < entry.consumed) {
+        rewritten = entry !== undefined;
+        entry = { ino: info.ino, consumed: 0, lines: 0, start: undefined, steps: [], end: undefined, torn: false, problems: [] };
+        this.entries.set(path, entry);
+      }
+      if (info.size > entry.consumed) await readFrom(handle, entry, info.size);
+      return { model: modelOf(entry), rewritten };
     } finally {
       await handle.close();
     }
-    const lastNewline = bytes.lastIndexOf(0x0a);
-    const complete = lastNewline < 0 ? '' : bytes.subarray(0, lastNewline + 1).toString('utf8');
-    entry.torn = bytes.subarray(lastNewline + 1).toString('utf8').trim() !== '';
-    entry.consumed += lastNewline + 1;
-    const lines = complete.split('\n');
-    lines.pop();
-    for (const line of lines) {
-      entry.lines++;
-      if (line.trim() !== '') take(entry, line);
-    }
+  }
+}
+
+async function readFrom(handle: FileHandle, entry: Entry, size: number): Promise<void> {
+  let bytes = Buffer.alloc(size - entry.consumed);
+  const { bytesRead } = await handle.read(bytes, 0, bytes.length, entry.consumed);
+  bytes = bytes.subarray(0, bytesRead);
+  const lastNewline = bytes.lastIndexOf(0x0a);
+  const complete = lastNewline < 0 ? '' : bytes.subarray(0, lastNewline + 1).toString('utf8');
+  entry.torn = bytes.subarray(lastNewline + 1).toString('utf8').trim() !== '';
+  entry.consumed += lastNewline + 1;
+  const lines = complete.split('\n');
+  lines.pop();
+  for (const line of lines) {
+    entry.lines++;
+    if (line.trim() !== '') take(entry, line);
   }
 }
 

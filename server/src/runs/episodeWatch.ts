@@ -2,14 +2,15 @@
  * Watches the trajectories viewers have open and says when one changed: appended to by a running
  * episode, or replaced by a resumed one (an atomic rename, so the folder is watched, not the file's
  * inode). Bursts of events become one call per file within `delayMs`. Several viewers of one file
- * share its watch; the last to let go ends it.
+ * share its watch, each counted once by its id; the last to let go ends it.
  */
 import { watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 
 interface Watched {
   readonly watcher: FSWatcher;
-  holders: number;
+  /** The viewers holding the watch; holding twice is holding once. */
+  readonly holders: Set<string>;
   timer: NodeJS.Timeout | undefined;
 }
 
@@ -21,11 +22,11 @@ export class EpisodeWatch {
     private readonly delayMs = 30,
   ) {}
 
-  /** Starts watching `path` (or counts one more holder); false when its folder cannot be watched. */
-  hold(path: string): boolean {
+  /** Starts watching `path` for `holder` (once however often it asks); false when its folder cannot be watched. */
+  hold(path: string, holder: string): boolean {
     const known = this.watched.get(path);
     if (known !== undefined) {
-      known.holders++;
+      known.holders.add(holder);
       return true;
     }
     const name = basename(path);
@@ -43,17 +44,22 @@ export class EpisodeWatch {
     }
     // A folder deleted under the watch ends it; the viewer says the file is gone when it next reads.
     watcher.on('error', () => this.drop(path));
-    this.watched.set(path, { watcher, holders: 1, timer: undefined });
+    this.watched.set(path, { watcher, holders: new Set([holder]), timer: undefined });
     return true;
   }
 
-  /** One holder fewer; returns how many are left (0: the watch ended). */
-  release(path: string): number {
+  /** `holder` lets go; returns how many holders are left (0: the watch ended). */
+  release(path: string, holder: string): number {
     const entry = this.watched.get(path);
     if (entry === undefined) return 0;
-    if (--entry.holders > 0) return entry.holders;
+    entry.holders.delete(holder);
+    if (entry.holders.size > 0) return entry.holders.size;
     this.drop(path);
     return 0;
+  }
+
+  watching(path: string): boolean {
+    return this.watched.has(path);
   }
 
   dispose(): void {

@@ -33,13 +33,13 @@ export async function patchImages(trajectory: string, model: EpisodeModel, ref: 
   const runDir = runDirOfTrajectory(trajectory);
   const files: PatchFileImage[] = [];
   for (const file of parseUnifiedDiff(found.diff)) {
-    files.push(await fileImage(runDir, file, found.preimages));
+    files.push(await fileImage(runDir, file, found.preimages, found.notKept));
   }
   if (files.length === 0) return { ok: false, message: `${found.title}: the patch names no file.` };
   return { ok: true, title: found.title, passed: found.passed, diff: found.diff, files };
 }
 
-type Found = { ok: true; title: string; passed: boolean | null; diff: string; preimages: ReadonlyMap<string, Preimage> } | { ok: false; message: string };
+type Found = { ok: true; title: string; passed: boolean | null; diff: string; preimages: ReadonlyMap<string, Preimage>; notKept?: string } | { ok: false; message: string };
 
 function findPatch(model: EpisodeModel, ref: PatchRef): Found {
   if (ref.step === null) {
@@ -61,6 +61,7 @@ function findPatch(model: EpisodeModel, ref: PatchRef): Found {
     passed,
     diff: candidate.diff,
     preimages: new Map((candidate.preimages ?? []).map((p) => [p.path, p])),
+    ...(candidate.error !== undefined && candidate.preimages === undefined ? { notKept: `candidate #${candidate.index + 1} was refused before it was tried (${candidate.error.code}), so its files were not kept` } : {}),
   };
 }
 
@@ -75,14 +76,14 @@ function firstPreimages(model: EpisodeModel): Map<string, Preimage> {
   return first;
 }
 
-async function fileImage(runDir: string, file: ReturnType<typeof parseUnifiedDiff>[number], preimages: ReadonlyMap<string, Preimage>): Promise<PatchFileImage> {
+async function fileImage(runDir: string, file: ReturnType<typeof parseUnifiedDiff>[number], preimages: ReadonlyMap<string, Preimage>, notKept: string | undefined): Promise<PatchFileImage> {
   const base = { oldPath: file.oldPath, newPath: file.newPath, status: file.status };
   const name = file.newPath ?? file.oldPath ?? '(unnamed)';
   if (file.binary) return { ...base, before: null, after: null, problem: `${name} is a binary change; only the diff can be shown.` };
   let before = '';
   if (file.oldPath !== null) {
     const pre = preimages.get(file.oldPath);
-    if (pre === undefined) return { ...base, before: null, after: null, problem: `the run recorded no pre-image of ${file.oldPath} (trajectories written before pre-images were kept have none).` };
+    if (pre === undefined) return { ...base, before: null, after: null, problem: notKept !== undefined ? `${notKept}.` : `the run recorded no pre-image of ${file.oldPath} (trajectories written before pre-images were kept have none).` };
     if (pre.skipped !== undefined) return { ...base, before: null, after: null, problem: `the pre-image of ${file.oldPath} was not kept: ${pre.skipped}.` };
     if (pre.sha256 === null) return { ...base, before: null, after: null, problem: `${file.oldPath} did not exist before this patch, yet the patch changes it.` };
     const content = await readPreimage(runDir, pre.sha256);

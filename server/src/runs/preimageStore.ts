@@ -21,11 +21,11 @@ export const defaultPreimageLimits: PreimageLimits = { maxFileBytes: 2 * 1024 * 
 
 export class PreimageStore {
   private readonly dir: string;
-  /** Bytes this store wrote (a resumed run starts again from zero: the cap bounds one process's growth). */
+  /** Bytes this store wrote: the cap bounds what one rollout process adds to the run (a resumed run counts again from zero). */
   private written = 0;
   private readonly known = new Set<string>();
   /** Writes in flight by hash: episodes running in parallel often keep the same file at once. */
-  private readonly writing = new Map<string, Promise<void>>();
+  private readonly writing = new Map<string, Promise<string | undefined>>();
 
   constructor(
     runDir: string,
@@ -40,29 +40,41 @@ export class PreimageStore {
     if (content.length > this.limits.maxFileBytes) return { path, sha256: null, skipped: `${content.length} bytes is over the ${this.limits.maxFileBytes}-byte cap for one pre-image` };
     const sha256 = createHash('sha256').update(content).digest('hex');
     if (this.known.has(sha256)) return { path, sha256 };
-    const inFlight = this.writing.get(sha256);
-    if (inFlight !== undefined) {
-      await inFlight;
-      return { path, sha256 };
+    // One keeping per content at a time: parallel episodes often keep the same file at once. The
+    // promise is in the map before anything is awaited, so a second caller always finds it.
+    let keeping = this.writing.get(sha256);
+    if (keeping === undefined) {
+      keeping = this.keep(sha256, content);
+      this.writing.set(sha256, keeping);
+      const settled = keeping;
+      void settled.finally(() => {
+        if (this.writing.get(sha256) === settled) this.writing.delete(sha256);
+      }).catch(() => undefined);
     }
+    const skipped = await keeping;
+    return skipped === undefined ? { path, sha256 } : { path, sha256: null, skipped };
+  }
+
+  /** Writes the content once; resolves to why it was not kept, or undefined when it is on disk. */
+  private async keep(sha256: string, content: Buffer): Promise<string | undefined> {
     const file = join(this.dir, sha256);
     const exists = await stat(file).then(
       () => true,
       () => false,
     );
     if (!exists) {
-      if (this.written + content.length > this.limits.maxTotalBytes) return { path, sha256: null, skipped: `the run's pre-images reached their ${this.limits.maxTotalBytes}-byte cap` };
+      if (this.written + content.length > this.limits.maxTotalBytes) return `this run's pre-images reached their ${this.limits.maxTotalBytes}-byte cap`;
       this.written += content.length;
-      const write = mkdir(this.dir, { recursive: true }).then(() => writeFileAtomic(file, content));
-      this.writing.set(sha256, write);
       try {
-        await write;
-      } finally {
-        this.writing.delete(sha256);
+        await mkdir(this.dir, { recursive: true });
+        await writeFileAtomic(file, content);
+      } catch (error) {
+        this.written -= content.length;
+        throw error;
       }
     }
     this.known.add(sha256);
-    return { path, sha256 };
+    return undefined;
   }
 }
 

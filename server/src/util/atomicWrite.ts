@@ -10,16 +10,17 @@ let written = 0;
 export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
   // Unique per call: two writes of one path in the same millisecond must not share a temporary file.
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.${++written}.tmp`);
-  const handle = await open(tmp, 'w');
   try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  try {
+    const handle = await open(tmp, 'w');
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
     await rename(tmp, path);
   } catch (err) {
+    // A full disk or a failed rename leaves no temporary file behind.
     await rm(tmp, { force: true });
     throw err;
   }

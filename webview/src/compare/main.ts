@@ -85,7 +85,7 @@ function onMessage(event: MessageEvent<unknown>): void {
     el('h1', {}, `Comparing two episodes of ${c.left.taskId ?? '?'}`),
     c.left.taskId !== c.right.taskId && el('div', { class: 'banner warning', attrs: { role: 'status' } }, `These are episodes of different tasks (${c.left.taskId ?? '?'} and ${c.right.taskId ?? '?'}); the alignment still pairs identical actions.`),
     el('div', { class: 'outcomes' }, outcomeBox('left', c.left), outcomeBox('right', c.right)),
-    el('p', { class: 'summary-line', attrs: { id: 'compare-summary' } }, `${plural(c.sameSteps, 'step')} the same, ${plural(differing, 'row')} differing · final patches ${c.samePatch ? 'identical' : 'differ'}`, diff),
+    el('p', { class: 'summary-line', attrs: { id: 'compare-summary' } }, `${plural(c.sameSteps, 'step')} the same, ${plural(differing, 'row')} differing · final patches ${c.samePatch === null ? 'not both there yet (an episode has not ended)' : c.samePatch ? 'identical' : 'differ'}`, diff),
     el(
       'table',
       { class: 'aligned', attrs: { id: 'aligned' } },
