@@ -5,7 +5,11 @@
  */
 import type { TerminationReason } from '../protocol/observation.js';
 
-export type StopReason = Extract<TerminationReason, 'interrupted' | 'episode_timeout'>;
+/**
+ * `max_steps` comes from a trainer's agent loop closing an episode through the environment service
+ * when its own turn budget ran out (server/src/trainer/serviceEpisode.ts).
+ */
+export type StopReason = Extract<TerminationReason, 'interrupted' | 'episode_timeout' | 'max_steps'>;
 
 /** Thrown by `race` when the episode was stopped while it waited. */
 export class Stopped extends Error {

@@ -7,11 +7,12 @@ import { basename, dirname, join } from 'node:path';
 
 let written = 0;
 
-export async function writeFileAtomic(path: string, data: string | Uint8Array): Promise<void> {
+/** `mode` sets the file's permissions from its creation on (0o600 for a file holding a secret). */
+export async function writeFileAtomic(path: string, data: string | Uint8Array, mode?: number): Promise<void> {
   // Unique per call: two writes of one path in the same millisecond must not share a temporary file.
   const tmp = join(dirname(path), `.${basename(path)}.${process.pid}.${Date.now()}.${++written}.tmp`);
   try {
-    const handle = await open(tmp, 'w');
+    const handle = await open(tmp, 'w', mode);
     try {
       await handle.writeFile(data);
       await handle.sync();

@@ -1,0 +1,72 @@
+/**
+ * The environment service's HTTP bodies (server/src/trainer/envService.ts): what a trainer's agent
+ * loop sends to run an episode in our sandboxes, and what comes back. Episodes are created
+ * (idempotent on the client's key), stepped with the model's raw reply text (idempotent on the
+ * turn number; the service parses the reply and renders the observation, so the text protocol
+ * lives in one place) and closed. Every request carries `Authorization: Bearer <token>`.
+ */
+import { z } from 'zod';
+import { terminationReasonSchema } from './observation.js';
+
+/** POST /episodes */
+export const createEpisodeBodySchema = z.object({
+  /** The client's own key for this episode: asking again with it returns the same episode. */
+  client_key: z.string().min(1).max(200),
+  task_id: z.string().min(1),
+  /** The GRPO group the episode belongs to (Verl's `uid`), kept in the episode id and events. */
+  group_id: z.string().max(200).optional(),
+});
+export type CreateEpisodeBody = z.infer<typeof createEpisodeBodySchema>;
+
+export const createEpisodeReplySchema = z.object({
+  episode_id: z.string(),
+  /** The observation after reset, as the model reads it. */
+  observation: z.string(),
+  max_steps: z.number().int(),
+  /** The episode's deadline (epoch ms): past it the service closes the episode itself. */
+  deadline: z.number(),
+});
+export type CreateEpisodeReply = z.infer<typeof createEpisodeReplySchema>;
+
+/** POST /episodes/{id}/step */
+export const stepBodySchema = z.object({
+  /** 1 for the first reply; sending the last turn again returns its answer again. */
+  turn: z.number().int().min(1),
+  /** The model's raw reply text. */
+  reply: z.string().max(1_000_000),
+});
+export type StepBody = z.infer<typeof stepBodySchema>;
+
+export const stepReplySchema = z.object({
+  turn: z.number().int(),
+  observation: z.string(),
+  reward: z.number(),
+  done: z.boolean(),
+  termination_reason: terminationReasonSchema.optional(),
+  /** Set when the reply did not parse into an action: what was wrong, as the model is told. */
+  protocol_error: z.string().optional(),
+});
+export type StepReply = z.infer<typeof stepReplySchema>;
+
+/** POST /episodes/{id}/close: ends the episode (a limit's penalty when it was cut short). */
+export const closeBodySchema = z.object({
+  /** Why the client stops an episode that is not done; `max_steps` by default (its turn budget ran out). */
+  reason: z.enum(['max_steps', 'interrupted']).default('max_steps'),
+});
+
+export const closeReplySchema = z.object({
+  episode_id: z.string(),
+  /** The episode's return: the sum of its rewards, the close's penalty included. */
+  return: z.number(),
+  resolved: z.boolean(),
+  steps: z.number().int(),
+  termination_reason: terminationReasonSchema,
+});
+export type CloseReply = z.infer<typeof closeReplySchema>;
+
+export const serviceErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
+export type ServiceError = z.infer<typeof serviceErrorSchema>;
+
+/** The 0600 file in the run directory that tells a client where the service is and its token. */
+export const serviceFileSchema = z.object({ url: z.string(), token: z.string(), pid: z.number().int() });
+export type ServiceFile = z.infer<typeof serviceFileSchema>;

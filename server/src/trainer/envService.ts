@@ -1,0 +1,205 @@
+/**
+ * The environment service: HTTP on loopback (by default) through which a trainer's agent loop runs
+ * episodes in our sandboxes. Every request needs `Authorization: Bearer <token>`; the URL and the
+ * token are written to a 0600 file in the run directory (`env_service.json`), never passed where
+ * another client could read them back. Episodes are created (idempotent on the client's key),
+ * stepped with the model's raw reply (idempotent on the turn) and closed; the bodies are declared
+ * in `protocol/envService.ts`. Open episodes are capped (429 with `Retry-After`), each has a
+ * server-side deadline after which the service ends it itself, and `close()` ends every open
+ * episode and closes its sandbox. Episodes land in the run directory as a rollout's do: their
+ * trajectories, and `episode-start` / `episode-end` lines in `events.jsonl`.
+ */
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmod, mkdir } from 'node:fs/promises';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import type { ZodType } from 'zod';
+import { closeBodySchema, createEpisodeBodySchema, stepBodySchema, type ServiceError, type ServiceFile } from '../protocol/envService.js';
+import type { EpisodeDeps, PlannedTask } from '../rollout/index.js';
+import { EventLog, runLayout } from '../runs/index.js';
+import { writeFileAtomic } from '../util/atomicWrite.js';
+import { errorMessage } from '../util/errors.js';
+import { EpisodeConflict, ServiceEpisode } from './serviceEpisode.js';
+
+export interface EnvServiceOptions {
+  readonly runDir: string;
+  /** The tasks episodes may be created for, by task id. */
+  readonly tasks: ReadonlyMap<string, PlannedTask>;
+  /** The parts of an episode (sandbox, environment), as a rollout of the same config gets them. */
+  readonly deps: EpisodeDeps;
+  /** Open episodes allowed at once; more are answered 429. */
+  readonly maxOpen: number;
+  /** Past this, from its creation, the service ends an episode itself. */
+  readonly episodeDeadlineMs: number;
+  readonly host?: string;
+  readonly port?: number;
+  /** A fixed token (tests); a fresh random one by default. */
+  readonly token?: string;
+  readonly log?: (line: string) => void;
+}
+
+/** Seconds a client told 429 should wait before asking again. */
+const retryAfterSeconds = 5;
+const maxBodyBytes = 2 * 1024 * 1024;
+export const serviceFileName = 'env_service.json';
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export class EnvService {
+  private readonly server: Server;
+  private readonly token: string;
+  private readonly episodes = new Map<string, ServiceEpisode>();
+  private readonly byClientKey = new Map<string, string>();
+  private readonly deadlines = new Map<string, NodeJS.Timeout>();
+  private readonly events: EventLog;
+  private closing = false;
+
+  constructor(private readonly options: EnvServiceOptions) {
+    this.token = options.token ?? randomBytes(32).toString('base64url');
+    this.events = new EventLog(runLayout(options.runDir).events);
+    this.server = createServer((req, res) => void this.handle(req, res));
+  }
+
+  /** Listens, writes the service file (0600) and returns it. */
+  async start(): Promise<ServiceFile> {
+    const host = this.options.host ?? '127.0.0.1';
+    await new Promise<void>((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(this.options.port ?? 0, host, () => resolve());
+    });
+    const { port } = this.server.address() as AddressInfo;
+    const file: ServiceFile = { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, token: this.token, pid: process.pid };
+    const path = join(this.options.runDir, serviceFileName);
+    await mkdir(this.options.runDir, { recursive: true });
+    // Created 0600, so the token is never readable by others, not even for a moment.
+    await writeFileAtomic(path, `${JSON.stringify(file, null, 2)}\n`, 0o600);
+    await chmod(path, 0o600);
+    this.options.log?.(`Environment service on ${file.url} (token in ${path}).`);
+    return file;
+  }
+
+  get openEpisodes(): number {
+    return [...this.episodes.values()].filter((e) => !e.isDone).length;
+  }
+
+  /** Stops taking requests, ends every open episode (closing its sandbox) and stops listening. */
+  async close(): Promise<void> {
+    this.closing = true;
+    this.deadlines.forEach((t) => clearTimeout(t));
+    await Promise.allSettled([...this.episodes.values()].map((e) => e.abort()));
+    await this.events.flush();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    try {
+      if (!this.authorised(req)) throw new HttpError(401, 'unauthorised', 'send Authorization: Bearer <token> with the token from env_service.json in the run directory');
+      const url = new URL(req.url ?? '/', 'http://service');
+      const parts = url.pathname.split('/').filter(Boolean);
+      if (req.method === 'GET' && url.pathname === '/health') return send(res, 200, { ok: true, open: this.openEpisodes });
+      if (req.method !== 'POST') throw new HttpError(405, 'method-not-allowed', `${req.method ?? '?'} ${url.pathname} is not a route of the environment service`);
+      if (this.closing) throw new HttpError(503, 'shutting-down', 'the environment service is shutting down');
+      if (parts.length === 1 && parts[0] === 'episodes') return send(res, 200, await this.create(await body(req, createEpisodeBodySchema)));
+      const episode = parts[0] === 'episodes' && parts[1] !== undefined ? this.episodes.get(decodeURIComponent(parts[1])) : undefined;
+      if (parts.length === 3 && parts[0] === 'episodes' && episode === undefined) throw new HttpError(404, 'no-such-episode', `no episode ${parts[1] ?? ''}`);
+      if (parts.length === 3 && parts[2] === 'step' && episode !== undefined) {
+        const { turn, reply } = await body(req, stepBodySchema);
+        return send(res, 200, await episode.step(turn, reply));
+      }
+      if (parts.length === 3 && parts[2] === 'close' && episode !== undefined) {
+        const { reason } = await body(req, closeBodySchema);
+        return send(res, 200, await episode.close(reason));
+      }
+      throw new HttpError(404, 'no-such-route', `POST ${url.pathname} is not a route of the environment service`);
+    } catch (error) {
+      const status = error instanceof HttpError ? error.status : error instanceof EpisodeConflict ? 409 : 500;
+      const code = error instanceof HttpError || error instanceof EpisodeConflict ? error.code : 'internal';
+      if (status === 429) res.setHeader('Retry-After', String(retryAfterSeconds));
+      const reply: ServiceError = { error: { code, message: errorMessage(error) } };
+      if (status === 500) this.options.log?.(`Environment service: ${req.method ?? '?'} ${req.url ?? ''} failed: ${errorMessage(error)}`);
+      send(res, status, reply);
+    }
+  }
+
+  private authorised(req: IncomingMessage): boolean {
+    const header = req.headers.authorization ?? '';
+    const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
+    const expected = Buffer.from(this.token);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  }
+
+  private async create(request: { client_key: string; task_id: string; group_id?: string | undefined }) {
+    const known = this.byClientKey.get(request.client_key);
+    const existing = known === undefined ? undefined : this.episodes.get(known);
+    if (existing !== undefined) return existing.started(0);
+    const planned = this.options.tasks.get(request.task_id);
+    if (planned === undefined) throw new HttpError(404, 'no-such-task', `no task ${request.task_id} in this run's tasks`);
+    if (this.openEpisodes >= this.options.maxOpen) throw new HttpError(429, 'too-many-episodes', `${this.options.maxOpen} episodes are open; close one or retry in ${retryAfterSeconds} s`);
+    const key = createHash('sha256').update(request.client_key).digest('hex').slice(0, 12);
+    const episodeId = `${request.task_id}-${request.group_id === undefined ? '' : `${request.group_id}-`}${key}`;
+    const deadline = Date.now() + this.options.episodeDeadlineMs;
+    await this.events.append({ kind: 'episode-start', episode_id: episodeId, task_id: request.task_id });
+    const episode = new ServiceEpisode({
+      spec: { episodeId, task: planned.task, attempt: 1, baseDir: planned.baseDir, source: planned.source },
+      deps: this.options.deps,
+      runDir: this.options.runDir,
+      onEnded: (result) => {
+        clearTimeout(this.deadlines.get(episodeId));
+        this.deadlines.delete(episodeId);
+        const end = result?.end;
+        if (end !== undefined) {
+          void this.events
+            .append({ kind: 'episode-end', episode_id: end.episode_id, task_id: end.task_id, resolved: end.resolved, steps: end.steps, total_reward: end.total_reward, termination_reason: end.termination_reason, duration_ms: end.duration_ms })
+            .catch((error: unknown) => this.options.log?.(`Environment service: events.jsonl: ${errorMessage(error)}`));
+        }
+      },
+    });
+    this.episodes.set(episodeId, episode);
+    this.byClientKey.set(request.client_key, episodeId);
+    this.deadlines.set(
+      episodeId,
+      setTimeout(() => {
+        this.options.log?.(`Environment service: episode ${episodeId} passed its deadline; ending it.`);
+        void episode.abort();
+      }, this.options.episodeDeadlineMs),
+    );
+    return episode.started(deadline);
+  }
+}
+
+async function body<T>(req: IncomingMessage, schema: ZodType<T>): Promise<T> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > maxBodyBytes) throw new HttpError(413, 'body-too-large', `a request body may hold at most ${maxBodyBytes} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
+  } catch (error) {
+    throw new HttpError(400, 'not-json', `the body is not JSON (${errorMessage(error)})`);
+  }
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new HttpError(400, 'invalid-body', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`);
+  }
+  return parsed.data;
+}
+
+function send(res: ServerResponse, status: number, value: unknown): void {
+  const text = JSON.stringify(value);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}

@@ -1,0 +1,207 @@
+/**
+ * One episode driven by a remote agent loop through the environment service. The episode runs as
+ * a rollout's does (`rollout/runEpisode`: sandbox, environment, trajectory, end line, instance
+ * report), with an agent that waits for the client's next reply instead of thinking, and an
+ * environment tapped so each step's outcome goes back to the client that sent the reply. So a
+ * training episode lands in the run directory exactly like a rollout's.
+ */
+import type { Agent, AgentDecision } from '../agents/index.js';
+import { parseActionText, describeProtocolError } from '../agents/index.js';
+import type { PlannerEnv, StepOutcome } from '../env/index.js';
+import type { Observation } from '../protocol/observation.js';
+import type { CloseReply, CreateEpisodeReply, StepReply } from '../protocol/envService.js';
+import { runEpisode, Stopped, type EpisodeDeps, type EpisodeResult, type EpisodeSpec } from '../rollout/index.js';
+
+/** A request the episode cannot take now: the client sent the wrong turn, or the episode is over. */
+export class EpisodeConflict extends Error {
+  constructor(
+    readonly code: 'wrong-turn' | 'episode-ended' | 'episode-failed',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'EpisodeConflict';
+  }
+}
+
+interface Deferred<T> {
+  readonly promise: Promise<T>;
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  // A rejection nobody awaits (the episode ended between two requests) is not an error of the process.
+  promise.catch(() => undefined);
+  return { promise, resolve, reject };
+}
+
+export interface ServiceEpisodeOptions {
+  readonly spec: EpisodeSpec;
+  readonly deps: EpisodeDeps;
+  readonly runDir: string;
+  /** Called once the episode has ended and its sandbox is closed. */
+  readonly onEnded: (result: EpisodeResult | undefined) => void;
+}
+
+export class ServiceEpisode {
+  readonly id: string;
+  /** The observation the agent is waiting to answer; resolved when the environment asks the agent. */
+  private question = deferred<Observation>();
+  private answer: Deferred<AgentDecision> | undefined;
+  /** The outcome of the step the last answer started. */
+  private outcome = deferred<StepOutcome>();
+  private lastTurn = 0;
+  private lastReply: StepReply | undefined;
+  private done = false;
+  private maxSteps = 0;
+  private chain: Promise<unknown> = Promise.resolve();
+  private readonly ended: Promise<EpisodeResult | undefined>;
+  private readonly controller = new AbortController();
+  private stopWith: Stopped | undefined;
+
+  constructor(options: ServiceEpisodeOptions) {
+    this.id = options.spec.episodeId;
+    const agent: Agent = { name: 'remote', act: (observation) => this.ask(observation) };
+    const deps: EpisodeDeps = {
+      ...options.deps,
+      makeAgent: () => agent,
+      openEnv: async (task, sandbox, envOptions) => this.tap(await options.deps.openEnv(task, sandbox, envOptions)),
+    };
+    const tracked: Promise<unknown>[] = [];
+    this.ended = runEpisode(options.spec, deps, { runDir: options.runDir, signal: this.controller.signal, track: (work) => tracked.push(work) })
+      .then(async (result) => {
+        await Promise.allSettled(tracked);
+        return result;
+      })
+      .catch(() => undefined)
+      .then((result) => {
+        this.done = true;
+        // Whoever still waits for a question or an outcome learns that the episode is over.
+        this.question.reject(new EpisodeConflict('episode-ended', `episode ${this.id} has ended`));
+        this.outcome.reject(new EpisodeConflict('episode-ended', `episode ${this.id} has ended`));
+        options.onEnded(result);
+        return result;
+      });
+  }
+
+  /** Waits for the observation after reset (the sandbox is open and the environment reset). */
+  async started(deadline: number): Promise<CreateEpisodeReply> {
+    try {
+      const first = await this.question.promise;
+      return { episode_id: this.id, observation: first.text, max_steps: this.maxSteps, deadline };
+    } catch {
+      const result = await this.ended;
+      throw new EpisodeConflict('episode-failed', `episode ${this.id} could not start: ${result?.end.error ?? 'its sandbox or environment failed'}`);
+    }
+  }
+
+  /** Executes the model's raw reply as turn `turn`; the same turn again returns the same answer. */
+  step(turn: number, reply: string): Promise<StepReply> {
+    const run = this.chain.then(() => this.stepNow(turn, reply));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Ends the episode (with the reason's penalty when it is not done) and waits for its end line. */
+  async close(reason: 'max_steps' | 'interrupted'): Promise<CloseReply> {
+    await this.chain;
+    if (!this.done) {
+      // The agent is waiting for a reply (or will be, once the sandbox is open): end the episode
+      // from there, as a limit would, with the reason's penalty.
+      this.stopWith = new Stopped(reason);
+      const waiting = this.answer;
+      this.answer = undefined;
+      waiting?.reject(this.stopWith);
+    }
+    const result = await this.ended;
+    if (result === undefined) throw new EpisodeConflict('episode-failed', `episode ${this.id} failed before its end line was written`);
+    return { episode_id: this.id, return: result.end.total_reward, resolved: result.end.resolved, steps: result.end.steps, termination_reason: result.end.termination_reason };
+  }
+
+  /** Ends the episode at once (the service is shutting down, or its deadline passed). */
+  abort(): Promise<EpisodeResult | undefined> {
+    this.controller.abort();
+    return this.ended;
+  }
+
+  get isDone(): boolean {
+    return this.done;
+  }
+
+  private ask(observation: Observation): Promise<AgentDecision> {
+    const answer = deferred<AgentDecision>();
+    this.answer = answer;
+    if (this.stopWith !== undefined) answer.reject(this.stopWith);
+    this.question.resolve(observation);
+    return answer.promise;
+  }
+
+  private async stepNow(turn: number, reply: string): Promise<StepReply> {
+    if (turn === this.lastTurn && this.lastReply !== undefined) return this.lastReply;
+    if (this.done) throw new EpisodeConflict('episode-ended', `episode ${this.id} has ended; close it to get its return`);
+    if (turn !== this.lastTurn + 1) throw new EpisodeConflict('wrong-turn', `episode ${this.id} expects turn ${this.lastTurn + 1}, not ${turn}`);
+    await this.question.promise;
+    const answer = this.answer;
+    if (answer === undefined) throw new EpisodeConflict('episode-ended', `episode ${this.id} is not waiting for a reply`);
+    const parsed = parseActionText(reply);
+    const decision: AgentDecision = parsed.ok ? { action: parsed.action, response: reply } : { protocolError: parsed.error, response: reply };
+    this.question = deferred<Observation>();
+    this.outcome = deferred<StepOutcome>();
+    this.answer = undefined;
+    answer.resolve(decision);
+    const outcome = await this.outcome.promise;
+    const stepReply: StepReply = {
+      turn,
+      observation: outcome.observation.text,
+      reward: outcome.reward,
+      done: outcome.done,
+      ...(outcome.terminationReason === undefined ? {} : { termination_reason: outcome.terminationReason }),
+      ...(parsed.ok ? {} : { protocol_error: describeProtocolError(parsed.error) }),
+    };
+    this.lastTurn = turn;
+    this.lastReply = stepReply;
+    if (outcome.done) this.done = true;
+    return stepReply;
+  }
+
+  /** The environment with its step outcomes reported to whoever sent the reply. */
+  private tap(env: PlannerEnv): PlannerEnv {
+    this.maxSteps = env.maxSteps;
+    const report = this.outcomeOf.bind(this);
+    return {
+      get task() {
+        return env.task;
+      },
+      get sandbox() {
+        return env.sandbox;
+      },
+      get maxSteps() {
+        return env.maxSteps;
+      },
+      get grade() {
+        return env.grade;
+      },
+      reset: () => env.reset(),
+      step: (input) => report(env.step(input)),
+      abort: (reason) => env.abort(reason),
+      patch: () => env.patch(),
+    };
+  }
+
+  private async outcomeOf(stepping: Promise<StepOutcome>): Promise<StepOutcome> {
+    try {
+      const outcome = await stepping;
+      this.outcome.resolve(outcome);
+      return outcome;
+    } catch (error) {
+      this.outcome.reject(error);
+      throw error;
+    }
+  }
+}
