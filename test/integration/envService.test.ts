@@ -147,6 +147,29 @@ describe('the environment service', () => {
     }
   });
 
+  test('two requests with one client key at once make one episode; a client that vanishes is ended at the deadline', async () => {
+    const svc = service(4, 3000);
+    const file = await svc.start();
+    try {
+      const both = await Promise.all([1, 2].map(() => call(file.url, '/episodes', file.token, { client_key: 'twice', task_id: 'sample-version' })));
+      const [a, b] = both.map((r) => createEpisodeReplySchema.parse(r.body));
+      assert.equal(a?.episode_id, b?.episode_id);
+      // The client never steps nor closes: the service ends the episode itself after 3 s.
+      const ended = await (async () => {
+        for (let waited = 0; waited < 30_000; waited += 250) {
+          const read = await readTrajectory(join(runDir, 'trajectories', `${a?.episode_id ?? ''}.jsonl`));
+          if (read?.end !== undefined) return read.end;
+          await new Promise((r) => setTimeout(r, 250));
+        }
+        return undefined;
+      })();
+      assert.equal(ended?.termination_reason, 'interrupted', 'ended by the service at its deadline');
+      assert.equal(svc.openEpisodes, 0);
+    } finally {
+      await svc.close();
+    }
+  });
+
   test('closing the service ends every open episode and closes its sandbox', async () => {
     const svc = service();
     const file = await svc.start();

@@ -147,7 +147,7 @@ export class EnvService {
     const key = createHash('sha256').update(request.client_key).digest('hex').slice(0, 12);
     const episodeId = `${request.task_id}-${request.group_id === undefined ? '' : `${request.group_id}-`}${key}`;
     const deadline = Date.now() + this.options.episodeDeadlineMs;
-    await this.events.append({ kind: 'episode-start', episode_id: episodeId, task_id: request.task_id });
+    // Registered before anything is awaited, so two requests with one client key make one episode.
     const episode = new ServiceEpisode({
       spec: { episodeId, task: planned.task, attempt: 1, baseDir: planned.baseDir, source: planned.source },
       deps: this.options.deps,
@@ -165,6 +165,7 @@ export class EnvService {
     });
     this.episodes.set(episodeId, episode);
     this.byClientKey.set(request.client_key, episodeId);
+    await this.events.append({ kind: 'episode-start', episode_id: episodeId, task_id: request.task_id });
     this.deadlines.set(
       episodeId,
       setTimeout(() => {
