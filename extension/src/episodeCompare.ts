@@ -27,7 +27,15 @@ export async function compareEpisodes(ctx: Ctx, patches: PatchActions, first: vs
   new ComparePanel(ctx, patches, left, right);
 }
 
-/** Every trajectory in the workspace; those of the same episode name (the same task) first. */
+/**
+ * The task part of an episode's file name: attempt n of a task is `<task>#n`, which the run names
+ * `<task>_n-<hash>.jsonl` (runs/layout.ts `episodeFileName`).
+ */
+function taskKeyOf(episode: string): string {
+  return episode.replace(/_\d+-[0-9a-f]{8}$/, '');
+}
+
+/** Every trajectory in the workspace; those of the same task (the same episode name, or another attempt) first. */
 async function pickTrajectory(title: string, other: vscode.Uri | undefined): Promise<vscode.Uri | undefined> {
   const found = await vscode.workspace.findFiles('**/trajectories/*.jsonl', '**/node_modules/**', 5000);
   const name = other === undefined ? undefined : basename(other.fsPath, '.jsonl');
@@ -36,7 +44,7 @@ async function pickTrajectory(title: string, other: vscode.Uri | undefined): Pro
     .map((uri) => {
       const episode = basename(uri.fsPath, '.jsonl');
       const run = basename(dirname(dirname(uri.fsPath)));
-      return { label: episode, description: run, detail: vscode.workspace.asRelativePath(uri), uri, same: name !== undefined && (episode === name || episode.startsWith(`${name}-`) || name.startsWith(`${episode}-`)) };
+      return { label: episode, description: run, detail: vscode.workspace.asRelativePath(uri), uri, same: name !== undefined && taskKeyOf(episode) === taskKeyOf(name) };
     })
     .sort((a, b) => Number(b.same) - Number(a.same) || b.description.localeCompare(a.description));
   if (items.length === 0) {
