@@ -4,7 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { commandScript, shellQuote } from '../../server/src/sandbox/commandScript.js';
 import { DockerFrameParser, MarkerScanner } from '../../server/src/sandbox/dockerStream.js';
 import { OutputCapture } from '../../server/src/sandbox/outputCapture.js';
-import { patchPaths, unquoteGitPath } from '../../server/src/sandbox/patchPaths.js';
+import { patchPaths } from '../../server/src/sandbox/patchPaths.js';
+import { unquoteGitPath } from '../../server/src/util/gitPath.js';
 import { rejectedHunks } from '../../server/src/sandbox/repoOps.js';
 
 function bash(script: string): string {

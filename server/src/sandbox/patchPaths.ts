@@ -5,42 +5,13 @@
  * these, but its message does not tell a model what it did wrong; ours does.
  */
 
+import { diffHeaderPath, unquoteGitPath } from '../util/gitPath.js';
+
 export interface PatchPaths {
   /** Repository-relative paths the patch names, first-seen order. */
   paths: string[];
   /** Why the patch is refused, or undefined when every path is safe. */
   refused: string | undefined;
-}
-
-/** Undoes git's C-style quoting of paths with unusual characters (`"a/sp\303\244ce.py"`). */
-export function unquoteGitPath(raw: string): string {
-  if (!raw.startsWith('"') || !raw.endsWith('"') || raw.length < 2) return raw;
-  const body = raw.slice(1, -1);
-  const bytes: number[] = [];
-  const simple: Record<string, number> = { n: 10, t: 9, '"': 34, '\\': 92, a: 7, b: 8, f: 12, r: 13, v: 11 };
-  for (let i = 0; i < body.length; i++) {
-    const ch = body[i] ?? '';
-    if (ch !== '\\') {
-      bytes.push(...Buffer.from(ch, 'utf8'));
-      continue;
-    }
-    const next = body[i + 1] ?? '';
-    const octal = /^[0-7]{3}/.exec(body.slice(i + 1));
-    if (octal) {
-      bytes.push(parseInt(octal[0], 8));
-      i += 3;
-    } else {
-      bytes.push(simple[next] ?? next.charCodeAt(0));
-      i += 1;
-    }
-  }
-  return Buffer.from(bytes).toString('utf8');
-}
-
-/** The path part of a `---`/`+++` line: up to a tab (timestamps follow one in GNU diff output). */
-function headerPath(rest: string): string {
-  const raw = rest.startsWith('"') ? rest.slice(0, rest.indexOf('"', 1) + 1) || rest : (rest.split('\t')[0] ?? rest);
-  return unquoteGitPath(raw.trimEnd());
 }
 
 function stripPrefix(path: string): string {
@@ -87,7 +58,7 @@ export function patchPaths(diff: string): PatchPaths {
     if (hunk) {
       oldLeft = hunk[1] === undefined ? 1 : Number(hunk[1]);
       newLeft = hunk[2] === undefined ? 1 : Number(hunk[2]);
-    } else if (line.startsWith('--- ') || line.startsWith('+++ ')) add(headerPath(line.slice(4)), true);
+    } else if (line.startsWith('--- ') || line.startsWith('+++ ')) add(diffHeaderPath(line.slice(4)), true);
     else if (/^(rename|copy) (from|to) /.test(line)) add(unquoteGitPath(line.replace(/^(rename|copy) (from|to) /, '')), false);
     else if (line.startsWith('diff --git ')) {
       const m = /^diff --git ("(?:[^"\\]|\\.)*"|\S+) ("(?:[^"\\]|\\.)*"|\S+)$/.exec(line);

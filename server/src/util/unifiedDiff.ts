@@ -5,6 +5,8 @@
  * exact: every context and removed line must match, or it fails and says where.
  */
 
+import { diffHeaderPath, unquoteGitPath } from './gitPath.js';
+
 export type FileChangeStatus = 'modified' | 'added' | 'deleted' | 'renamed';
 
 export interface DiffLine {
@@ -41,37 +43,9 @@ interface Building {
   binary: boolean;
 }
 
-function unquote(raw: string): string {
-  if (!raw.startsWith('"')) return raw;
-  try {
-    // git quotes like C; octal escapes are bytes of UTF-8.
-    const bytes: number[] = [];
-    const body = raw.slice(1, -1);
-    for (let i = 0; i < body.length; i++) {
-      const ch = body[i] ?? '';
-      if (ch !== '\\') {
-        bytes.push(...Buffer.from(ch, 'utf8'));
-        continue;
-      }
-      const octal = /^[0-7]{3}/.exec(body.slice(i + 1));
-      if (octal !== null) {
-        bytes.push(parseInt(octal[0], 8));
-        i += 3;
-        continue;
-      }
-      const next = body[i + 1] ?? '';
-      bytes.push(({ n: 10, t: 9, '"': 34, '\\': 92 } as Record<string, number>)[next] ?? next.charCodeAt(0));
-      i++;
-    }
-    return Buffer.from(bytes).toString('utf8');
-  } catch {
-    return raw;
-  }
-}
-
+/** A header's path without its `a/` or `b/` prefix; null for `/dev/null`. */
 function headerPath(rest: string): string | null {
-  const raw = rest.startsWith('"') ? rest.slice(0, rest.indexOf('"', 1) + 1) : (rest.split('\t')[0] ?? rest);
-  const path = unquote(raw.trimEnd());
+  const path = diffHeaderPath(rest);
   if (path === '/dev/null') return null;
   return /^[ab]\//.test(path) ? path.slice(2) : path;
 }
@@ -141,10 +115,10 @@ export function parseUnifiedDiff(diff: string): FileDiff[] {
       current.newPath = null;
     } else if (line.startsWith('rename from ')) {
       current.status = 'renamed';
-      current.oldPath = unquote(line.slice('rename from '.length));
+      current.oldPath = unquoteGitPath(line.slice('rename from '.length));
     } else if (line.startsWith('rename to ')) {
       current.status = 'renamed';
-      current.newPath = unquote(line.slice('rename to '.length));
+      current.newPath = unquoteGitPath(line.slice('rename to '.length));
     } else if (line.startsWith('GIT binary patch') || /^Binary files .* differ$/.test(line)) current.binary = true;
   }
   return files.map((f) => ({ ...f }));
