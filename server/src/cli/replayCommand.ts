@@ -9,7 +9,7 @@ import { relative, resolve } from 'node:path';
 import { replaySetup } from '../launch/index.js';
 import { replayEpisode, type ReplayReport } from '../rollout/index.js';
 import { errorMessage } from '../util/errors.js';
-import { parseCommandArgs } from './args.js';
+import { parseCommandArgs, usageError } from './args.js';
 import type { Io } from './output.js';
 import { loadEpisode } from './trajectoryCommands.js';
 
@@ -26,10 +26,7 @@ export async function trajectoryReplay(argv: readonly string[], io: Io, cwd: str
   const args = parseCommandArgs(command, argv, { tasks: { type: 'string' }, json: { type: 'boolean' } }, io);
   if (!args.ok) return args.exit;
   if (args.positionals.length !== 1) args.errors.push('name one trajectory file.');
-  if (args.errors.length > 0) {
-    for (const e of args.errors) io.err(`gp trajectory replay: ${e}`);
-    return 2;
-  }
+  if (args.errors.length > 0) return usageError(command, io, args.errors);
   const file = args.positionals[0] ?? '';
   const json = args.values.json === true;
   const model = await loadEpisode(command, file, io, cwd);

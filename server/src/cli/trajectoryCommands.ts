@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { buildEpisodeModel, readTrajectory, toAtif, type EpisodeModel, type StepView } from '../runs/index.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { errorMessage } from '../util/errors.js';
-import { parseCommandArgs, type CommandUsage } from './args.js';
+import { parseCommandArgs, usageError, type CommandUsage } from './args.js';
 import { intFlag, type Io } from './output.js';
 
 export const trajectoryShowUsage = `gp trajectory show FILE [--step N] [--json]
@@ -56,10 +56,7 @@ export async function trajectoryShow(argv: readonly string[], io: Io, cwd: strin
   if (!args.ok) return args.exit;
   const step = intFlag('--step', args.values.step, args.errors);
   if (args.positionals.length !== 1) args.errors.push('name one trajectory file.');
-  if (args.errors.length > 0) {
-    for (const e of args.errors) io.err(`gp trajectory show: ${e}`);
-    return 2;
-  }
+  if (args.errors.length > 0) return usageError(command, io, args.errors);
   const file = args.positionals[0] ?? '';
   const model = await loadEpisode(command, file, io, cwd);
   if (model === undefined) return 1;
@@ -133,10 +130,7 @@ export async function trajectoryExport(argv: readonly string[], io: Io, cwd: str
   if (!args.ok) return args.exit;
   if (args.positionals.length !== 1) args.errors.push('name one trajectory file.');
   if (args.values.format !== 'atif') args.errors.push(args.values.format === undefined ? 'give --format atif.' : `--format ${args.values.format} is not known; the one format is atif.`);
-  if (args.errors.length > 0) {
-    for (const e of args.errors) io.err(`gp trajectory export: ${e}`);
-    return 2;
-  }
+  if (args.errors.length > 0) return usageError(command, io, args.errors);
   const file = args.positionals[0] ?? '';
   const model = await loadEpisode(command, file, io, cwd);
   if (model === undefined) return 1;
