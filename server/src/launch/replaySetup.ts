@@ -39,7 +39,7 @@ export async function replaySetup(request: ReplayRequest): Promise<ReplaySetup> 
   if (request.tasksFile !== undefined) files = [request.tasksFile];
   else if (launch.ok) files = taskFilesOf(launch.record.args);
   else return { ok: false, message: `${runDir} has ${launch.reason}; name the task file with --tasks FILE.` };
-  if (!existsSync(layout.resolvedConfig)) return { ok: false, message: `${runDir} has no resolved_config.yaml, so the config of the run is unknown.` };
+  if (!existsSync(layout.resolvedConfig)) return { ok: false, message: `${runDir} has no resolved_config.yaml, so the config of the run is unknown; only run folders written by gp rollout or gp eval (which write it) can be replayed.` };
   // The run's own config, on the backend the episode ran on: a replay compares like with like.
   const configLoad = await loadConfig({
     file: layout.resolvedConfig,
