@@ -209,8 +209,10 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       mkdirSync(live, { recursive: true });
       const file = join(live, 'sample-calc-add.jsonl');
       writeFileSync(file, `${lines.slice(0, 2).join('\n')}\n`);
-      await runCommand(s.page, 'Graph Planner: Open Trajectory…');
-      await acceptQuickPick(s.page, 'the live trajectory', (first) => first.includes('live-run'));
+      // Quick Open opens it with its default editor, the viewer; wait until its row is the first.
+      await s.page.keyboard.press('Control+P');
+      await s.page.keyboard.type('outputs/live-run/trajectories/sample-calc-add.jsonl');
+      await acceptQuickPick(s.page, 'the live trajectory in Quick Open', (first) => first.includes('sample-calc-add.jsonl') && first.includes('live-run'));
       const frame = visibleWebview(s.page);
       await waitFor('one step and the cut-short notice', async () => {
         const rows = await stepRows(frame);
