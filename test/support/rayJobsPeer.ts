@@ -79,7 +79,7 @@ export async function startRayJobsPeer(options: { requireToken?: string; onSubmi
     } catch {
       return text(res, 400, 'Bad Request: body is not JSON');
     }
-    const request = value as Record<string, unknown>;
+    const request = value as { entrypoint?: unknown; metadata?: unknown; submission_id?: unknown; runtime_env?: unknown };
     if (typeof request.entrypoint !== 'string') return text(res, 400, 'Bad Request: entrypoint must be a string');
     const metadata = (request.metadata ?? {}) as Record<string, unknown>;
     if (Object.values(metadata).some((v) => typeof v !== 'string')) return text(res, 400, 'Bad Request: metadata must be a Dict[str, str]');

@@ -53,7 +53,7 @@ export class RayJobsClient {
 
   constructor(options: RayJobsClientOptions) {
     this.base = rayDashboardUrl(options.address);
-    this.token = options.token ?? process.env.RAY_AUTH_TOKEN;
+    this.token = options.token ?? process.env['RAY_AUTH_TOKEN'];
     this.timeoutMs = options.timeoutMs ?? 30_000;
   }
 
@@ -104,7 +104,7 @@ export class RayJobsClient {
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
     const headers: Record<string, string> = { accept: 'application/json' };
     if (payload !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(payload.length) });
-    if (this.token !== undefined && this.token !== '') headers.authorization = `Bearer ${this.token}`;
+    if (this.token !== undefined && this.token !== '') headers['authorization'] = `Bearer ${this.token}`;
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     return new Promise<T>((resolve, reject) => {
       const req = send(url, { method, headers, timeout: this.timeoutMs }, (res) => {
