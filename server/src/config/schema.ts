@@ -159,7 +159,10 @@ const training = z
       'Tasks per PPO mini-batch; null uses train_batch_size (one update per step).',
       { unit: 'tasks', maps_to: 'actor_rollout_ref.actor.ppo_mini_batch_size' },
     ),
-    grad_accum_steps: meta(posInt().default(1), 'Gradient accumulation steps.', { maps_to: 'trainer.gradient_accumulation_steps' }),
+    grad_accum_steps: meta(
+      posInt().default(1),
+      'Gradient accumulation steps per PPO mini-batch; gp train derives actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu from it.',
+    ),
     precision: meta(z.enum(['bf16', 'fp16', 'fp32']).nullable().default(null), 'Mixed precision of training; null keeps the trainer default.'),
     lr: meta(z.number().gt(0).max(1).nullable().default(null), 'Actor learning rate; null keeps Verl’s default (1e-6).', {
       maps_to: 'actor_rollout_ref.actor.optim.lr',
@@ -263,11 +266,12 @@ const parallel = z
     }),
     tensor_parallel_cgm: meta(posInt().default(1), 'GPUs one CGM replica is split across.'),
     replicas: meta(posInt().default(1), 'Planner inference replicas.'),
-    parallel_agents: meta(posInt().default(1), 'Agents stepping episodes at once.', { maps_to: 'rllm.agent.engine_args.n_parallel_agents' }),
+    parallel_agents: meta(
+      posInt().default(1),
+      'Agents stepping episodes at once; in training, the environment service’s cap on open episodes (more are told to retry).',
+    ),
     rollout_workers: meta(posInt().default(1), 'Rollout worker processes.', { maps_to: 'actor_rollout_ref.rollout.agent.num_workers' }),
-    workflow_parallel: meta(posInt().default(1), 'Tasks in flight at once; at least max(parallel_agents, rollout_workers).', {
-      maps_to: 'rllm.workflow.n_parallel_tasks',
-    }),
+    workflow_parallel: meta(posInt().default(1), 'Tasks in flight at once; at least max(parallel_agents, rollout_workers).'),
   })
   .meta({ description: 'How work is split across GPUs and workers.' });
 

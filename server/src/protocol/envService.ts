@@ -20,6 +20,8 @@ export type CreateEpisodeBody = z.infer<typeof createEpisodeBodySchema>;
 
 export const createEpisodeReplySchema = z.object({
   episode_id: z.string(),
+  /** The planner's system prompt: the first message of the conversation, before the observation. */
+  system_prompt: z.string(),
   /** The observation after reset, as the model reads it. */
   observation: z.string(),
   max_steps: z.number().int(),
@@ -63,6 +65,13 @@ export const closeReplySchema = z.object({
   termination_reason: terminationReasonSchema,
 });
 export type CloseReply = z.infer<typeof closeReplySchema>;
+
+/**
+ * GET /episodes/{id}/policy, served only by a service started for `gp train --smoke`: the reply the
+ * rule agent would give to the observation the episode waits on. The smoke run's scripted policy
+ * tokenises it, so Verl's machinery runs on replies that make progress without a model server.
+ */
+export const policyReplySchema = z.object({ reply: z.string() });
 
 export const serviceErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 export type ServiceError = z.infer<typeof serviceErrorSchema>;

@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { ZodType } from 'zod';
 import { closeBodySchema, createEpisodeBodySchema, stepBodySchema, type ServiceError, type ServiceFile } from '../protocol/envService.js';
+import type { Agent } from '../agents/index.js';
 import type { EpisodeDeps, PlannedTask } from '../rollout/index.js';
 import { EventLog, runLayout } from '../runs/index.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
@@ -37,6 +38,8 @@ export interface EnvServiceOptions {
   /** A fixed token (tests); a fresh random one by default. */
   readonly token?: string;
   readonly log?: (line: string) => void;
+  /** Makes a scripted policy for each episode and serves its replies (`gp train --smoke` only). */
+  readonly scriptedPolicy?: () => Agent;
 }
 
 /** Seconds a client told 429 should wait before asking again. */
@@ -106,6 +109,11 @@ export class EnvService {
       const url = new URL(req.url ?? '/', 'http://service');
       const parts = url.pathname.split('/').filter(Boolean);
       if (req.method === 'GET' && url.pathname === '/health') return send(res, 200, { ok: true, open: this.openEpisodes });
+      if (req.method === 'GET' && parts.length === 3 && parts[0] === 'episodes' && parts[2] === 'policy') {
+        const episode = this.episodes.get(decodeURIComponent(parts[1] ?? ''));
+        if (episode === undefined) throw new HttpError(404, 'no-such-episode', `no episode ${parts[1] ?? ''}`);
+        return send(res, 200, { reply: await episode.policy() });
+      }
       if (req.method !== 'POST') throw new HttpError(405, 'method-not-allowed', `${req.method ?? '?'} ${url.pathname} is not a route of the environment service`);
       if (this.closing) throw new HttpError(503, 'shutting-down', 'the environment service is shutting down');
       if (parts.length === 1 && parts[0] === 'episodes') return send(res, 200, await this.create(await body(req, createEpisodeBodySchema)));
@@ -121,7 +129,7 @@ export class EnvService {
       }
       throw new HttpError(404, 'no-such-route', `POST ${url.pathname} is not a route of the environment service`);
     } catch (error) {
-      const status = error instanceof HttpError ? error.status : error instanceof EpisodeConflict ? 409 : 500;
+      const status = error instanceof HttpError ? error.status : error instanceof EpisodeConflict ? (error.code === 'no-policy' ? 404 : 409) : 500;
       const code = error instanceof HttpError || error instanceof EpisodeConflict ? error.code : 'internal';
       if (status === 429) res.setHeader('Retry-After', String(retryAfterSeconds));
       const reply: ServiceError = { error: { code, message: errorMessage(error) } };
@@ -152,6 +160,7 @@ export class EnvService {
       spec: { episodeId, task: planned.task, attempt: 1, baseDir: planned.baseDir, source: planned.source },
       deps: this.options.deps,
       runDir: this.options.runDir,
+      ...(this.options.scriptedPolicy === undefined ? {} : { scriptedPolicy: this.options.scriptedPolicy() }),
       onEnded: (result) => {
         clearTimeout(this.deadlines.get(episodeId));
         this.deadlines.delete(episodeId);

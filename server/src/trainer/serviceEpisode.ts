@@ -6,7 +6,7 @@
  * training episode lands in the run directory exactly like a rollout's.
  */
 import type { Agent, AgentDecision } from '../agents/index.js';
-import { parseActionText, describeProtocolError } from '../agents/index.js';
+import { parseActionText, describeProtocolError, plannerSystemPrompt, renderAction } from '../agents/index.js';
 import type { PlannerEnv, StepOutcome } from '../env/index.js';
 import type { Observation } from '../protocol/observation.js';
 import type { CloseReply, CreateEpisodeReply, StepReply } from '../protocol/envService.js';
@@ -15,7 +15,7 @@ import { runEpisode, Stopped, type EpisodeDeps, type EpisodeResult, type Episode
 /** A request the episode cannot take now: the client sent the wrong turn, or the episode is over. */
 export class EpisodeConflict extends Error {
   constructor(
-    readonly code: 'wrong-turn' | 'episode-ended' | 'episode-failed',
+    readonly code: 'wrong-turn' | 'episode-ended' | 'episode-failed' | 'no-policy',
     message: string,
   ) {
     super(message);
@@ -47,6 +47,8 @@ export interface ServiceEpisodeOptions {
   readonly runDir: string;
   /** Called once the episode has ended and its sandbox is closed. */
   readonly onEnded: (result: EpisodeResult | undefined) => void;
+  /** The smoke run's scripted policy: an agent whose reply to the waiting observation `policy()` returns. */
+  readonly scriptedPolicy?: Agent;
 }
 
 export class ServiceEpisode {
@@ -64,9 +66,13 @@ export class ServiceEpisode {
   private readonly ended: Promise<EpisodeResult | undefined>;
   private readonly controller = new AbortController();
   private stopWith: Stopped | undefined;
+  private readonly scriptedPolicy: Agent | undefined;
+  /** The scripted policy's reply for a turn, so asking again for the same turn does not advance the agent. */
+  private policyReplies = new Map<number, Promise<string>>();
 
   constructor(options: ServiceEpisodeOptions) {
     this.id = options.spec.episodeId;
+    this.scriptedPolicy = options.scriptedPolicy;
     const agent: Agent = { name: 'remote', act: (observation) => this.ask(observation) };
     const deps: EpisodeDeps = {
       ...options.deps,
@@ -94,7 +100,7 @@ export class ServiceEpisode {
   async started(deadline: number): Promise<CreateEpisodeReply> {
     try {
       const first = await this.question.promise;
-      return { episode_id: this.id, observation: first.text, max_steps: this.maxSteps, deadline };
+      return { episode_id: this.id, system_prompt: plannerSystemPrompt, observation: first.text, max_steps: this.maxSteps, deadline };
     } catch {
       const result = await this.ended;
       throw new EpisodeConflict('episode-failed', `episode ${this.id} could not start: ${result?.end.error ?? 'its sandbox or environment failed'}`);
@@ -122,6 +128,25 @@ export class ServiceEpisode {
     const result = await this.ended;
     if (result === undefined) throw new EpisodeConflict('episode-failed', `episode ${this.id} failed before its end line was written`);
     return { episode_id: this.id, return: result.end.total_reward, resolved: result.end.resolved, steps: result.end.steps, termination_reason: result.end.termination_reason };
+  }
+
+  /** The scripted policy's reply to the observation the episode waits on (smoke runs only). */
+  policy(): Promise<string> {
+    const policy = this.scriptedPolicy;
+    if (policy === undefined) return Promise.reject(new EpisodeConflict('no-policy', 'this service has no scripted policy; it serves one only for gp train --smoke'));
+    const turn = this.lastTurn + 1;
+    const known = this.policyReplies.get(turn);
+    if (known !== undefined) return known;
+    const reply = this.chain.then(async () => {
+      if (this.done) throw new EpisodeConflict('episode-ended', `episode ${this.id} has ended`);
+      const observation = await this.question.promise;
+      const decision = await policy.act(observation, this.controller.signal);
+      if (decision.action === undefined) throw new EpisodeConflict('episode-failed', `the scripted policy gave no action for turn ${turn}`);
+      return renderAction(decision.action);
+    });
+    this.policyReplies.set(turn, reply);
+    reply.catch(() => this.policyReplies.delete(turn));
+    return reply;
   }
 
   /** Ends the episode at once (the service is shutting down, or its deadline passed). */
