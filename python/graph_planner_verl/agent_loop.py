@@ -45,6 +45,12 @@ def task_id_of(kwargs: dict[str, Any]) -> str:
     return task_id
 
 
+def reward_extra_info(resolved: bool, episode_return: float, steps: int) -> dict[str, float]:
+    """Per-sample figures Verl carries into its rollout dumps and validation metrics
+    (``val-core/<data_source>/resolved/mean@N``); every sample must have the same keys."""
+    return {"resolved": float(resolved), "episode_return": episode_return, "env_steps": float(steps)}
+
+
 @register("graph_planner")
 class GraphPlannerAgentLoop(AgentLoopBase):
     def __init__(self, *args: Any, **kwargs: Any):
@@ -70,6 +76,7 @@ class GraphPlannerAgentLoop(AgentLoopBase):
             closed = await self._episode(client, episode_id, trace, sampling_params, metrics)
             reward = float(closed["return"])
             extra.update(resolved=bool(closed["resolved"]), steps=int(closed["steps"]), termination_reason=closed["termination_reason"], episode_return=reward)
+            extra["reward_extra_info"] = reward_extra_info(bool(closed["resolved"]), reward, int(closed["steps"]))
         except (ServiceError, PromptTooLong) as error:
             return await self._failed(client, episode_id, trace, extra, metrics, error)
         return AgentLoopOutput(
@@ -104,6 +111,7 @@ class GraphPlannerAgentLoop(AgentLoopBase):
         """A sample that teaches nothing: every token masked, reward zero, and why in ``extra_fields``."""
         logger.warning("graph_planner episode %s failed: %s", episode_id or "(not created)", error)
         extra["env_failure"] = str(error)
+        extra["reward_extra_info"] = reward_extra_info(False, 0.0, 0)
         if episode_id is not None:
             try:
                 await client.close(episode_id, "interrupted")

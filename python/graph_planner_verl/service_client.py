@@ -66,6 +66,13 @@ def _session() -> aiohttp.ClientSession:
     return session
 
 
+async def close_sessions() -> None:
+    """Closes the current event loop's session (a process that ends its loop calls this first)."""
+    session = _sessions.pop(id(asyncio.get_running_loop()), None)
+    if session is not None:
+        await session.close()
+
+
 class EnvServiceClient:
     def __init__(
         self,

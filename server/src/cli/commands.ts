@@ -18,6 +18,7 @@ import { rolloutCommand, rolloutUsageOf } from './rolloutCommands.js';
 import { taskTest, taskTestUsage } from './taskCommands.js';
 import { trajectoryExport, trajectoryExportUsage, trajectoryShow, trajectoryShowUsage } from './trajectoryCommands.js';
 import { trajectoryReplay, trajectoryReplayUsage } from './replayCommand.js';
+import { trainCommand, trainUsage } from './trainCommand.js';
 import { runsList, runsListUsage, runsRm, runsRmUsage, runsShow, runsShowUsage, runsStop, runsStopUsage } from './runsCommands.js';
 
 /** The version `gp --version` prints and exports record. */
@@ -80,6 +81,8 @@ export const commands: readonly Command[] = [
   // The rollout commands install their own Ctrl-C handling (rolloutCommands.ts), for now.
   { noun: 'rollout', verb: undefined, usage: rolloutUsageOf('rollout').usage, configFlags: true, run: (argv, ctx) => rolloutCommand('rollout', argv, ctx.io, ctx.cwd) },
   { noun: 'eval', verb: undefined, usage: rolloutUsageOf('eval').usage, configFlags: true, run: (argv, ctx) => rolloutCommand('eval', argv, ctx.io, ctx.cwd) },
+  // gp train installs its own Ctrl-C handling: the first stops the trainer and closes the episodes.
+  { noun: 'train', verb: undefined, usage: trainUsage, configFlags: true, run: (argv, ctx) => trainCommand(argv, ctx.io, ctx.cwd) },
   { noun: 'containers', verb: 'list', usage: containersListUsage, run: (argv, ctx) => containersList(argv, ctx.io) },
   { noun: 'containers', verb: 'reap', usage: containersReapUsage, run: (argv, ctx) => containersReap(argv, ctx.io) },
   { noun: 'runs', verb: 'list', usage: runsListUsage, run: (argv, ctx) => runsList(argv, ctx.io, ctx.cwd) },

@@ -4,6 +4,8 @@ export { prepareDataset, PrepareError, type DatasetKind, type PrepareOptions, ty
 export { openRowSource, formatSourcePlace, DatasetInputError, type RowSource, type SourceItem, type SourcePlace } from './rowSource.js';
 export { listParquetFiles, pickSplit, HubError, type ParquetFileRef, type ParquetListing } from './hfHub.js';
 export { downloadParquetFiles, type DownloadedFile, type DownloadProgress } from './hfDownload.js';
+export { writeTrainingParquet, type TrainingRow } from './trainingParquet.js';
+export { verlRowFor } from './register.js';
 export { registerDataset, readVerlRows, RegisterError, type RegisterOptions, type RegisterResult } from './register.js';
 export { convertR2eRow } from './r2eConvert.js';
 export { convertSwebenchRow } from './swebenchConvert.js';

@@ -38,8 +38,13 @@ export interface EnvServiceOptions {
   /** A fixed token (tests); a fresh random one by default. */
   readonly token?: string;
   readonly log?: (line: string) => void;
-  /** Makes a scripted policy for each episode and serves its replies (`gp train --smoke` only). */
-  readonly scriptedPolicy?: () => Agent;
+  /** Called when an episode has ended and its end line is written (the trainer records its figures). */
+  readonly onEpisodeEnd?: (end: { episode_id: string; task_id: string; resolved: boolean; steps: number; total_reward: number; duration_ms: number }) => void;
+  /**
+   * Makes a scripted policy for each episode and serves its replies (`gp train --smoke` only);
+   * `member` counts the episodes of the episode's group before it (0 for the first).
+   */
+  readonly scriptedPolicy?: (member: number) => Agent;
 }
 
 /** Seconds a client told 429 should wait before asking again. */
@@ -65,6 +70,7 @@ export class EnvService {
   private readonly deadlines = new Map<string, NodeJS.Timeout>();
   private readonly events: EventLog;
   private closing = false;
+  private readonly groupSizes = new Map<string, number>();
 
   constructor(private readonly options: EnvServiceOptions) {
     this.token = options.token ?? randomBytes(32).toString('base64url');
@@ -138,6 +144,14 @@ export class EnvService {
     }
   }
 
+  /** How many episodes of `group` came before this one. */
+  private groupMember(group: string | undefined): number {
+    const key = group ?? '';
+    const member = this.groupSizes.get(key) ?? 0;
+    this.groupSizes.set(key, member + 1);
+    return member;
+  }
+
   private authorised(req: IncomingMessage): boolean {
     const header = req.headers.authorization ?? '';
     const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
@@ -160,12 +174,13 @@ export class EnvService {
       spec: { episodeId, task: planned.task, attempt: 1, baseDir: planned.baseDir, source: planned.source },
       deps: this.options.deps,
       runDir: this.options.runDir,
-      ...(this.options.scriptedPolicy === undefined ? {} : { scriptedPolicy: this.options.scriptedPolicy() }),
+      ...(this.options.scriptedPolicy === undefined ? {} : { scriptedPolicy: this.options.scriptedPolicy(this.groupMember(request.group_id)) }),
       onEnded: (result) => {
         clearTimeout(this.deadlines.get(episodeId));
         this.deadlines.delete(episodeId);
         const end = result?.end;
         if (end !== undefined) {
+          this.options.onEpisodeEnd?.(end);
           void this.events
             .append({ kind: 'episode-end', episode_id: end.episode_id, task_id: end.task_id, resolved: end.resolved, steps: end.steps, total_reward: end.total_reward, termination_reason: end.termination_reason, duration_ms: end.duration_ms })
             .catch((error: unknown) => this.options.log?.(`Environment service: events.jsonl: ${errorMessage(error)}`));

@@ -1,3 +1,9 @@
-/** Training: the environment service a trainer's agent loop runs episodes through (more to come: `gp train`, metrics). */
+/** Training: the environment service, `gp train`'s attempt (local or a Ray job), Verl overrides and metrics. */
 export { EnvService, serviceFileName, type EnvServiceOptions } from './envService.js';
 export { EpisodeConflict, ServiceEpisode, type ServiceEpisodeOptions } from './serviceEpisode.js';
+export { RayJobsClient, RayJobsError, rayDashboardUrl } from './rayJobs.js';
+export { agentLoopName, hydraArgument, hydraValue, microBatchPerGpu, verlOverrides, type TrainPaths, type VerlOverride } from './verlOverrides.js';
+export { MetricsTail } from './metricsTail.js';
+export { Watchdog } from './watchdog.js';
+export { runTraining, smokeLengths, type TrainRunOptions, type TrainRunResult } from './trainRun.js';
+export { adapterDir, trainerPython, visibleGpus } from './trainerEnvironment.js';

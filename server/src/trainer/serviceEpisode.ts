@@ -141,8 +141,9 @@ export class ServiceEpisode {
       if (this.done) throw new EpisodeConflict('episode-ended', `episode ${this.id} has ended`);
       const observation = await this.question.promise;
       const decision = await policy.act(observation, this.controller.signal);
-      if (decision.action === undefined) throw new EpisodeConflict('episode-failed', `the scripted policy gave no action for turn ${turn}`);
-      return renderAction(decision.action);
+      if (decision.action !== undefined) return renderAction(decision.action);
+      if (decision.response !== undefined) return decision.response;
+      throw new EpisodeConflict('episode-failed', `the scripted policy gave no reply for turn ${turn}`);
     });
     this.policyReplies.set(turn, reply);
     reply.catch(() => this.policyReplies.delete(turn));

@@ -23,6 +23,11 @@ export interface VerlOverrideOptions {
   readonly paths: TrainPaths;
   /** The run's name; Verl's experiment name when the config names none. */
   readonly runName: string;
+  /**
+   * Token budgets replacing the config's (the smoke run: its tiny tokenizer spends several times
+   * the tokens of a real one on the same conversation).
+   */
+  readonly lengths?: { readonly prompt: number; readonly response: number };
 }
 
 /** The name our agent loop is registered under; the training parquet's `agent_name` column. */
@@ -58,6 +63,10 @@ function tableValue(config: ExperimentConfig, mapsTo: string, value: unknown, op
       return options.paths.valFiles;
     case 'actor_rollout_ref.model.path':
       return options.paths.modelPath;
+    case 'data.max_prompt_length':
+      return options.lengths?.prompt ?? value;
+    case 'data.max_response_length':
+      return options.lengths?.response ?? value;
     case 'trainer.logger':
       return loggers(config);
     case 'trainer.experiment_name':
@@ -108,11 +117,17 @@ export function verlOverrides(config: ExperimentConfig, options: VerlOverrideOpt
 }
 
 /**
+ * Keys Verl 0.9.1's config does not declare but passes on: `main_ppo` calls `ray.init(**ray_init)`,
+ * which takes `num_gpus`, so Hydra must be told to add it (`+`), not to override it.
+ */
+const addedKeys = new Set(['ray_kwargs.ray_init.num_gpus']);
+
+/**
  * One override as a Hydra command-line argument. Table and run keys must exist in Verl's config
  * (a plain `key=value`, so Hydra refuses a key that drifted); a user's key may add one (`++`).
  */
 export function hydraArgument(override: VerlOverride): string {
-  const prefix = override.source === 'user' ? '++' : '';
+  const prefix = override.source === 'user' ? '++' : addedKeys.has(override.key) ? '+' : '';
   return `${prefix}${override.key}=${hydraValue(override.value)}`;
 }
 
@@ -129,6 +144,6 @@ export function hydraValue(value: unknown): string {
   const text = String(value);
   // Hydra's unquoted values may hold letters, digits and a few symbols; everything else is quoted,
   // with backslashes and quotes escaped as its grammar requires.
-  if (/^[A-Za-z0-9_./\-+:@~]+$/.test(text) && !/^(true|false|null|[\d.+-eE]+)$/i.test(text)) return text;
+  if (/^[A-Za-z0-9_./\-+:@~]+$/.test(text) && !/^(true|false|null|[\d.eE+-]+)$/i.test(text)) return text;
   return `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }

@@ -1,0 +1,169 @@
+/**
+ * `gp train`: resolve and preflight the experiment through the one road every command takes,
+ * then run one training attempt (trainer/trainRun.ts) and say how it ended.
+ */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseConfigFlags, type ExperimentConfig } from '../config/index.js';
+import { episodeDepsFromConfig, loadConfig, loadRolloutTasks, moveRunFolder, planRunFolder, writeResolvedConfig } from '../launch/index.js';
+import type { PlannedTask } from '../rollout/index.js';
+import { runTraining, smokeLengths, adapterDir, trainerPython, visibleGpus, hydraArgument, verlOverrides } from '../trainer/index.js';
+import { errorMessage } from '../util/errors.js';
+import { parseCommandArgs, usageError } from './args.js';
+import { printConfigFindings } from './configFindings.js';
+import { installInterrupt } from './interrupt.js';
+import { intFlag, type Io } from './output.js';
+import { displayPath } from './rolloutSummary.js';
+
+export const trainUsage = `gp train [CONFIG] [--config YAML] [--tasks FILE]... [--val-tasks FILE]... [--task ID]... [--limit N]
+          [--smoke [--steps N]] [--ray ADDRESS] [--python PATH] [--stall-timeout S]
+          [--run-name NAME | --run-dir DIR] [--dry-run]
+      Train the planner with Verl's GRPO through our environment: writes the training parquet
+      files, starts the environment service (token in <run>/env_service.json, 0600), and runs
+      python -m verl.trainer.main_ppo with the config's Verl overrides, as a local process or,
+      with --ray, as a Ray job on that cluster's dashboard (http://HOST:8265). Tasks default to
+      paths.dataset_train and paths.dataset_val. Verl's metrics go to <run>/metrics.jsonl, its
+      output to <run>/run.log. --smoke runs the whole path on CPU with a tiny model built here
+      and the rule agent as a scripted policy: what to run first to check an installation.
+      A run that shows no log line, metric or episode for --stall-timeout seconds (default 600)
+      is stopped. --dry-run prints the Verl command line and starts nothing. Ctrl-C stops the
+      trainer, closes every episode and exits 130. Exit 0 when training finished, 1 when it
+      failed or stalled, 2 on usage or config errors.`;
+
+const usage = { name: 'train', usage: trainUsage };
+
+const trainOptions = {
+  config: { type: 'string' },
+  tasks: { type: 'string', multiple: true },
+  'val-tasks': { type: 'string', multiple: true },
+  task: { type: 'string', multiple: true },
+  limit: { type: 'string' },
+  smoke: { type: 'boolean' },
+  steps: { type: 'string' },
+  ray: { type: 'string' },
+  python: { type: 'string' },
+  'stall-timeout': { type: 'string' },
+  'run-dir': { type: 'string' },
+  'dry-run': { type: 'boolean' },
+} as const;
+
+/** The rules a training launch adds to the config's own preflight. */
+export async function trainPreflight(config: ExperimentConfig, mode: { smoke: boolean; ray: boolean }): Promise<string[]> {
+  const problems: string[] = [];
+  const n = config.training.rollout_n;
+  if (['grpo', 'rloo'].includes(config.training.adv_estimator) && n < 2) {
+    problems.push(`training.rollout_n is ${n}: ${config.training.adv_estimator} compares episodes of the same task, so with one per task every advantage is zero. Set training.rollout_n to 2 or more.`);
+  }
+  if (!mode.smoke && !mode.ray && (await visibleGpus()) === 0) {
+    problems.push('no GPU is visible (nvidia-smi -L lists none): Verl rolls out with vLLM, which needs one, and would hang without a word. Run on a GPU machine, submit to a cluster with --ray ADDRESS, or check the installation with --smoke.');
+  }
+  return problems;
+}
+
+async function tasksOf(files: readonly string[], p: { task: readonly string[]; limit: number | undefined }, cwd: string, io: Io): Promise<PlannedTask[] | undefined> {
+  if (files.length === 0) return [];
+  const loaded = await loadRolloutTasks({ files: [...files], taskIds: [...p.task], limit: p.limit, cwd, command: 'gp train' });
+  if (!loaded.ok) {
+    loaded.problems.forEach((m) => io.err(m));
+    return undefined;
+  }
+  return loaded.tasks;
+}
+
+export async function trainCommand(argv: readonly string[], io: Io, cwd: string): Promise<number> {
+  const config = parseConfigFlags(argv);
+  const args = parseCommandArgs(usage, config.rest, trainOptions, io);
+  if (!args.ok) return args.exit;
+  const v = args.values;
+  const errors = [...args.errors, ...config.errors];
+  if (args.positionals.length > 1) errors.push('name one experiment config.');
+  const configFile = v.config ?? args.positionals[0] ?? config.flags.configFile;
+  const limit = intFlag('--limit', v.limit, errors);
+  const steps = intFlag('--steps', v.steps, errors) ?? 1;
+  const stallS = intFlag('--stall-timeout', v['stall-timeout'], errors) ?? 600;
+  if (v.steps !== undefined && v.smoke !== true) errors.push('--steps is for --smoke; a real run takes training.total_steps or total_epochs.');
+  if (errors.length > 0) return usageError(usage, io, errors);
+
+  const loaded = await loadConfig({ file: configFile, flags: config.flags, cwd, disk: configFile !== undefined && v.smoke !== true });
+  if (loaded.kind === 'unreadable') {
+    io.err(`${loaded.file}: ${loaded.message}.`);
+    return 2;
+  }
+  const { resolution } = loaded;
+  printConfigFindings(configFile ?? 'gp train', resolution, io);
+  if (resolution.verdict === 'errors' || resolution.config === undefined) {
+    io.err('gp train: the config has errors; nothing was started.');
+    return 2;
+  }
+  const smoke = v.smoke === true;
+  const problems = await trainPreflight(resolution.config, { smoke, ray: v.ray !== undefined });
+  if (problems.length > 0) {
+    problems.forEach((m) => io.err(`${configFile ?? 'gp train'}: error train/preflight: ${m}`));
+    return 2;
+  }
+  let run = planRunFolder(resolution.config, { command: 'train', now: new Date(), commandLine: ['gp', 'train', ...argv].join(' '), ignored: resolution.ignored });
+  if (v['run-dir'] !== undefined) run = moveRunFolder(run, resolve(cwd, v['run-dir']));
+  const selection = { task: v.task ?? [], limit };
+  const trainFiles = v.tasks ?? [run.config.paths.dataset_train];
+  const valFiles = v['val-tasks'] ?? (v.tasks === undefined && run.config.paths.dataset_val !== null ? [run.config.paths.dataset_val] : []);
+  const trainTasks = await tasksOf(trainFiles, selection, cwd, io);
+  const valTasks = await tasksOf(valFiles, { task: [], limit }, cwd, io);
+  if (trainTasks === undefined || valTasks === undefined) return 2;
+  if (trainTasks.length < run.config.training.train_batch_size) {
+    io.err(`gp train: ${trainTasks.length} training task(s), fewer than training.train_batch_size (${run.config.training.train_batch_size}); add tasks or lower the batch size.`);
+    return 2;
+  }
+  const adapter = adapterDir();
+  if (adapter === undefined) {
+    io.err('gp train: the Python adapter (python/graph_planner_verl) is not part of this installation; run gp from a clone of the repository.');
+    return 2;
+  }
+  const python = trainerPython(v.python);
+  const smokeModel = join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'graph-planner', 'tiny-qwen2');
+  if (v['dry-run'] === true) {
+    const paths = { trainFiles: join(run.dir, 'data', 'train.parquet'), valFiles: join(run.dir, 'data', 'val.parquet'), modelPath: smoke ? smokeModel : run.config.paths.planner_model, agentLoopConfig: join(adapter, 'graph_planner_verl', 'agent_loop.yaml'), checkpointDir: join(run.dir, 'checkpoints'), rolloutDumpDir: join(run.dir, 'rollouts') };
+    io.out([python, '-m', smoke ? 'graph_planner_verl.smoke.run' : 'verl.trainer.main_ppo', ...verlOverrides(run.config, { paths, runName: run.name, ...(smoke ? { lengths: smokeLengths } : {}) }).map(hydraArgument)].join(' \\\n  '));
+    return 0;
+  }
+  let deps;
+  try {
+    deps = episodeDepsFromConfig(run.config, run.name, run.dir);
+  } catch (error) {
+    io.err(`gp train: ${errorMessage(error)}`);
+    return 2;
+  }
+  await writeResolvedConfig(run, configFile === undefined ? '(defaults)' : resolve(cwd, configFile));
+  io.out(`run dir: ${displayPath(run.dir, cwd)}`);
+  const controller = new AbortController();
+  const interrupt = installInterrupt({
+    onFirst: () => {
+      io.err('Interrupted: stopping the trainer and closing every episode (Ctrl-C again to force).');
+      controller.abort();
+    },
+    onForce: async () => undefined,
+  });
+  try {
+    const result = await runTraining({
+      config: run.config,
+      runName: run.name,
+      runDir: run.dir,
+      layout: run.layout,
+      trainTasks,
+      valTasks,
+      deps,
+      python,
+      adapterDir: adapter,
+      ...(smoke ? { smoke: { modelDir: smokeModel, steps } } : {}),
+      ...(v.ray === undefined ? {} : { ray: v.ray }),
+      stallMs: stallS * 1000,
+      signal: controller.signal,
+      log: (line) => io.err(line),
+      command: ['gp', 'train', ...argv].join(' '),
+    });
+    io.out(`${result.state}: ${result.reason}`);
+    io.out(`steps: ${result.steps}  episodes: ${result.episodes.total} (${result.episodes.resolved} resolved)  run dir: ${displayPath(run.dir, cwd)}`);
+    return result.state === 'finished' ? 0 : result.state === 'interrupted' ? 130 : 1;
+  } finally {
+    interrupt.dispose();
+  }
+}

@@ -1,0 +1,37 @@
+/**
+ * One line of a run's `metrics.jsonl` (append-only): a training step's metrics as Verl's file
+ * logger wrote them (copied by `server/src/trainer/metricsTail.ts`, one source file per attempt
+ * because Verl truncates its file on resume), or one training episode's figures from the
+ * environment service. The run's metrics page and `gp runs show --metrics` read these lines.
+ */
+import { z } from 'zod';
+
+export const verlMetricsLineSchema = z.object({
+  source: z.literal('verl'),
+  ts: z.string(),
+  /** 1 for the first launch of the run, 2 after one resume, and so on. */
+  attempt: z.number().int().min(1),
+  step: z.number().int(),
+  /** Verl's keys (`critic/score/mean`, `response_length/mean`, `timing_s/step`, …) and their values. */
+  data: z.record(z.string(), z.number()),
+});
+
+export const envMetricsLineSchema = z.object({
+  source: z.literal('env'),
+  ts: z.string(),
+  episode_id: z.string(),
+  task_id: z.string(),
+  return: z.number(),
+  resolved: z.boolean(),
+  steps: z.number().int(),
+  /** Time the episode took in the service, sandbox start to close. */
+  env_ms: z.number(),
+});
+
+export const metricsLineSchema = z.discriminatedUnion('source', [verlMetricsLineSchema, envMetricsLineSchema]);
+export type MetricsLine = z.infer<typeof metricsLineSchema>;
+export type VerlMetricsLine = z.infer<typeof verlMetricsLineSchema>;
+export type EnvMetricsLine = z.infer<typeof envMetricsLineSchema>;
+
+/** Verl's file-logger line: `{"step": n, "data": {...}}` (docs/trainer-bridge.md#metrics). */
+export const verlFileLoggerLineSchema = z.object({ step: z.number().int(), data: z.record(z.string(), z.unknown()) });

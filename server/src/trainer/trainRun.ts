@@ -1,0 +1,232 @@
+/**
+ * One training attempt of a run: the training parquet files, the environment service, the trainer
+ * (Verl's `main_ppo`, or the smoke driver) as a local process or a Ray job, Verl's metrics copied
+ * into `metrics.jsonl`, the trainer's output into `run.log`, a watchdog, and a clean end: the
+ * trainer stopped, every open episode closed with its sandbox, `status.json` and `events.jsonl`
+ * saying how it ended. The command line and the editor both come here (cli/trainCommand.ts).
+ */
+import { appendFile, mkdir, readdir } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { createRuleAgent, type Agent } from '../agents/index.js';
+import type { ExperimentConfig } from '../config/index.js';
+import { verlRowFor, writeTrainingParquet, type TrainingRow } from '../datasets/index.js';
+import { metricsLineSchema, type MetricsLine } from '../protocol/metrics.js';
+import type { RunStatus } from '../protocol/runs.js';
+import type { EpisodeDeps, PlannedTask } from '../rollout/index.js';
+import { EventLog, JsonLinesWriter, writeStatus, type RunLayout } from '../runs/index.js';
+import { errorMessage } from '../util/errors.js';
+import { isoTimestamp } from '../util/time.js';
+import { EnvService, serviceFileName } from './envService.js';
+import { MetricsTail } from './metricsTail.js';
+import { RayJobsClient } from './rayJobs.js';
+import { launchLocal, launchRayJob, type TrainerHandle } from './trainerProcess.js';
+import { agentLoopName, hydraArgument, verlOverrides } from './verlOverrides.js';
+import { Watchdog } from './watchdog.js';
+
+export interface TrainRunOptions {
+  readonly config: ExperimentConfig;
+  readonly runName: string;
+  readonly runDir: string;
+  readonly layout: RunLayout;
+  readonly trainTasks: readonly PlannedTask[];
+  readonly valTasks: readonly PlannedTask[];
+  readonly deps: EpisodeDeps;
+  /** The Python interpreter of the trainer environment (python/requirements.txt). */
+  readonly python: string;
+  /** The folder holding the `graph_planner_verl` package. */
+  readonly adapterDir: string;
+  /** CPU smoke run: the tiny model at `smokeModelDir`, the scripted policy, `smokeSteps` steps. */
+  readonly smoke?: { readonly modelDir: string; readonly steps: number };
+  /** Ray dashboard address: run the trainer as a Ray job there. */
+  readonly ray?: string;
+  readonly stallMs: number;
+  readonly signal: AbortSignal;
+  readonly log: (line: string) => void;
+  /** The command line, recorded in status.json. */
+  readonly command: string;
+}
+
+export interface TrainRunResult {
+  readonly state: 'finished' | 'failed' | 'interrupted';
+  readonly reason: string;
+  readonly attempt: number;
+  readonly steps: number;
+  readonly episodes: { readonly total: number; readonly resolved: number };
+}
+
+/**
+ * The smoke run's token budgets: the tiny tokenizer (python/graph_planner_verl/smoke/tiny_model.py)
+ * needs several times a real one's tokens for the same text, and a rule-agent episode of the
+ * sample tasks fits in these.
+ */
+export const smokeLengths = { prompt: 8192, response: 8192 } as const;
+
+/**
+ * The smoke run's scripted policy: the rule agent, except that every second episode of a group
+ * opens with a reply the action protocol refuses. The group's returns then differ, so GRPO's
+ * advantages are not all zero and the actor update moves the weights.
+ */
+export function smokePolicy(member: number): Agent {
+  const rule = createRuleAgent();
+  if (member % 2 === 0) return rule;
+  let fumbled = false;
+  return {
+    name: 'rule-fumbling-first',
+    act: (observation, signal) => {
+      if (fumbled) return rule.act(observation, signal);
+      fumbled = true;
+      return Promise.resolve({ response: 'I am not sure which tool to call yet.' });
+    },
+  };
+}
+
+/** 1 for a fresh run; one more than the last attempt's metrics file for a resumed one. */
+async function nextAttempt(dir: string): Promise<number> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const numbers = names.map((n) => /^attempt-(\d+)\.jsonl$/.exec(n)?.[1]).filter((n): n is string => n !== undefined).map(Number);
+  return Math.max(0, ...numbers) + 1;
+}
+
+function trainingRows(tasks: readonly PlannedTask[], split: string): TrainingRow[] {
+  return tasks.map(({ task }, index) => ({ ...verlRowFor(task, index, split), data_source: task.data_source ?? 'graph_planner', agent_name: agentLoopName }));
+}
+
+export async function runTraining(options: TrainRunOptions): Promise<TrainRunResult> {
+  const { config, runDir, layout } = options;
+  const metricsDir = join(runDir, 'verl_metrics');
+  const dataDir = join(runDir, 'data');
+  await mkdir(metricsDir, { recursive: true });
+  await mkdir(dataDir, { recursive: true });
+  const attempt = await nextAttempt(metricsDir);
+  const trainFiles = join(dataDir, 'train.parquet');
+  const valFiles = join(dataDir, 'val.parquet');
+  await writeTrainingParquet(trainFiles, trainingRows(options.trainTasks, 'train'));
+  await writeTrainingParquet(valFiles, trainingRows(options.valTasks.length > 0 ? options.valTasks : options.trainTasks, 'val'));
+
+  const events = new EventLog(layout.events);
+  const metrics = new JsonLinesWriter(layout.metrics, metricsLineSchema);
+  const started = isoTimestamp(new Date());
+  const counts = { total: 0, finished: 0, resolved: 0, errored: 0 };
+  const status = (state: RunStatus['state'], reason?: string): Promise<void> =>
+    writeStatus(layout.status, {
+      state,
+      command: options.command,
+      pid: process.pid,
+      host: hostname(),
+      started_at: started,
+      ...(state === 'running' ? {} : { ended_at: isoTimestamp(new Date()) }),
+      ...(reason === undefined ? {} : { exit_reason: reason }),
+      episodes: counts,
+    });
+  await status('running');
+  await events.append({ kind: 'run-start', command: options.command, total: 0, resumed: attempt - 1 });
+  await events.flush();
+
+  let watchdog: Watchdog | undefined;
+  const appendMetric = async (line: MetricsLine): Promise<void> => {
+    await metrics.append(line);
+    watchdog?.touch();
+  };
+  const tasks = new Map([...options.trainTasks, ...options.valTasks].map((t) => [t.task.task_id, t]));
+  const service = new EnvService({
+    runDir,
+    tasks,
+    deps: options.deps,
+    // A smoke step's episodes all run at once, so the cap is one step's worth; a real run keeps the config's.
+    maxOpen: options.smoke ? config.training.train_batch_size * config.training.rollout_n : config.parallel.parallel_agents,
+    episodeDeadlineMs: (config.env.episode_timeout + 300) * 1000,
+    host: '127.0.0.1',
+    log: options.log,
+    ...(options.smoke ? { scriptedPolicy: smokePolicy } : {}),
+    onEpisodeEnd: (end) => {
+      counts.total++;
+      counts.finished++;
+      if (end.resolved) counts.resolved++;
+      void appendMetric({ source: 'env', ts: isoTimestamp(new Date()), episode_id: end.episode_id, task_id: end.task_id, return: end.total_reward, resolved: end.resolved, steps: end.steps, env_ms: end.duration_ms }).catch(
+        (error: unknown) => options.log(`metrics.jsonl: ${errorMessage(error)}`),
+      );
+      void status('running').catch(() => undefined);
+    },
+  });
+  await service.start();
+
+  const paths = {
+    trainFiles,
+    valFiles,
+    modelPath: options.smoke?.modelDir ?? config.paths.planner_model,
+    agentLoopConfig: join(options.adapterDir, 'graph_planner_verl', 'agent_loop.yaml'),
+    checkpointDir: join(runDir, 'checkpoints'),
+    rolloutDumpDir: join(runDir, 'rollouts'),
+  };
+  const hydraArgs = verlOverrides(config, { paths, runName: options.runName, ...(options.smoke ? { lengths: smokeLengths } : {}) }).map(hydraArgument);
+  const loggerFile = join(metricsDir, `attempt-${attempt}.jsonl`);
+  const envVars: Record<string, string> = {
+    PYTHONPATH: [options.adapterDir, process.env['PYTHONPATH']].filter((p) => p !== undefined && p !== '').join(':'),
+    GP_ENV_SERVICE_FILE: join(runDir, serviceFileName),
+    VERL_FILE_LOGGER_PATH: loggerFile,
+  };
+  const module = options.smoke ? ['-m', 'graph_planner_verl.smoke.run', '--run-dir', runDir, '--steps', String(options.smoke.steps), '--'] : ['-m', 'verl.trainer.main_ppo'];
+  const argv = [...module, ...hydraArgs];
+
+  const tail = new MetricsTail({ source: loggerFile, attempt, append: appendMetric, warn: (m) => options.log(`warning: ${m}`) });
+  const onLine = (line: string): void => {
+    watchdog?.touch();
+    options.log(line);
+    void appendFile(layout.runLog, `${line}\n`).catch(() => undefined);
+  };
+  let handle: TrainerHandle;
+  try {
+    if (options.ray !== undefined) {
+      const quoted = [options.python, ...argv].map(shellQuote).join(' ');
+      handle = await launchRayJob({
+        client: new RayJobsClient({ address: options.ray }),
+        submissionId: `gp-${options.runName}-${attempt}`.replace(/[^A-Za-z0-9_-]/g, '_'),
+        entrypoint: quoted,
+        envVars,
+        metadata: { gp_run: options.runName, gp_attempt: String(attempt) },
+        onLine,
+      });
+    } else {
+      handle = launchLocal({ command: options.python, args: argv, env: { ...process.env, ...envVars }, cwd: runDir, onLine });
+    }
+  } catch (error) {
+    await service.close();
+    const reason = `the trainer could not be started: ${errorMessage(error)}`;
+    await events.append({ kind: 'run-end', state: 'failed', reason });
+    await events.flush();
+    await status('failed', reason);
+    return { state: 'failed', reason, attempt, steps: 0, episodes: counts };
+  }
+  options.log(`trainer: ${handle.where} (attempt ${attempt}; its output goes to ${layout.runLog})`);
+  tail.start();
+  let stopReason: { state: 'failed' | 'interrupted'; reason: string } | undefined;
+  watchdog = new Watchdog(options.stallMs, (quiet) => {
+    stopReason = { state: 'failed', reason: `stalled: no log line, metric or episode for ${Math.round(quiet / 1000)} s; the trainer was stopped (is a GPU visible to it?)` };
+    options.log(`gp train: ${stopReason.reason}`);
+    void handle.stop();
+  });
+  watchdog.start();
+  const onAbort = (): void => {
+    stopReason ??= { state: 'interrupted', reason: 'interrupted: the trainer was asked to stop' };
+    void handle.stop();
+  };
+  options.signal.addEventListener('abort', onAbort, { once: true });
+  if (options.signal.aborted) onAbort();
+  const end = await handle.ended;
+  options.signal.removeEventListener('abort', onAbort);
+  watchdog.stop();
+  await tail.stop();
+  await service.close();
+  await metrics.flush();
+  const state = stopReason?.state ?? (end.ok ? 'finished' : 'failed');
+  const reason = stopReason?.reason ?? (end.ok ? `the trainer ended: ${end.reason}` : `the trainer failed: ${end.reason}; see ${layout.runLog}`);
+  await events.append({ kind: 'run-end', state, reason });
+  await events.flush();
+  await status(state, reason);
+  return { state, reason, attempt, steps: tail.steps.length, episodes: counts };
+}
+
+function shellQuote(arg: string): string {
+  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
+}
