@@ -46,6 +46,8 @@ if (layers.includes('integration')) {
   run('bash', ['test/integration/setup.sh']);
   // pyarrow in .venv-test/: the independent reader of the parquet files registered for Verl.
   run('bash', ['test/python/setup.sh']);
+  // The trainer environment (Verl 0.9.1, Ray 2.60; about 6 GB, built once per machine): gp train's tests run in it.
+  run('bash', ['python/setup.sh']);
 }
 if (layers.includes('e2e')) {
   run('bash', ['test/e2e/setup.sh']);

@@ -6,4 +6,4 @@ export { agentLoopName, hydraArgument, hydraValue, microBatchPerGpu, verlOverrid
 export { MetricsTail } from './metricsTail.js';
 export { Watchdog } from './watchdog.js';
 export { runTraining, smokeLengths, type TrainRunOptions, type TrainRunResult } from './trainRun.js';
-export { adapterDir, trainerPython, visibleGpus } from './trainerEnvironment.js';
+export { adapterDir, trainerPython, trainerVenv, visibleGpus } from './trainerEnvironment.js';

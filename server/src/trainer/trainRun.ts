@@ -123,10 +123,17 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
   await events.append({ kind: 'run-start', command: options.command, total: 0, resumed: attempt - 1 });
   await events.flush();
 
-  let watchdog: Watchdog | undefined;
+  let handle: TrainerHandle | undefined;
+  let stopReason: { state: 'failed' | 'interrupted'; reason: string } | undefined;
+  // Created now so every line, metric and episode counts; started once the trainer is.
+  const watchdog = new Watchdog(options.stallMs, (quiet) => {
+    stopReason = { state: 'failed', reason: `stalled: no log line, metric or episode for ${Math.round(quiet / 1000)} s; the trainer was stopped (is a GPU visible to it?)` };
+    options.log(`gp train: ${stopReason.reason}`);
+    void handle?.stop();
+  });
   const appendMetric = async (line: MetricsLine): Promise<void> => {
     await metrics.append(line);
-    watchdog?.touch();
+    watchdog.touch();
   };
   const tasks = new Map([...options.trainTasks, ...options.valTasks].map((t) => [t.task.task_id, t]));
   const service = new EnvService({
@@ -171,11 +178,10 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
 
   const tail = new MetricsTail({ source: loggerFile, attempt, append: appendMetric, warn: (m) => options.log(`warning: ${m}`) });
   const onLine = (line: string): void => {
-    watchdog?.touch();
+    watchdog.touch();
     options.log(line);
     void appendFile(layout.runLog, `${line}\n`).catch(() => undefined);
   };
-  let handle: TrainerHandle;
   try {
     if (options.ray !== undefined) {
       const quoted = [options.python, ...argv].map(shellQuote).join(' ');
@@ -200,20 +206,16 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
   }
   options.log(`trainer: ${handle.where} (attempt ${attempt}; its output goes to ${layout.runLog})`);
   tail.start();
-  let stopReason: { state: 'failed' | 'interrupted'; reason: string } | undefined;
-  watchdog = new Watchdog(options.stallMs, (quiet) => {
-    stopReason = { state: 'failed', reason: `stalled: no log line, metric or episode for ${Math.round(quiet / 1000)} s; the trainer was stopped (is a GPU visible to it?)` };
-    options.log(`gp train: ${stopReason.reason}`);
-    void handle.stop();
-  });
+  const trainer = handle;
+  watchdog.touch();
   watchdog.start();
   const onAbort = (): void => {
     stopReason ??= { state: 'interrupted', reason: 'interrupted: the trainer was asked to stop' };
-    void handle.stop();
+    void trainer.stop();
   };
   options.signal.addEventListener('abort', onAbort, { once: true });
   if (options.signal.aborted) onAbort();
-  const end = await handle.ended;
+  const end = await trainer.ended;
   options.signal.removeEventListener('abort', onAbort);
   watchdog.stop();
   await tail.stop();

@@ -1,11 +1,12 @@
 /**
  * Where the trainer's Python side is: the `graph_planner_verl` package (python/ in the repository,
  * found above this module whether it runs from the sources or from the bundle in dist/), and the
- * interpreter of the environment `python/setup.sh` builds (`.cache/trainer-venv`), unless the user
+ * interpreter of the environment `python/setup.sh` builds (outside the clone, shared by clones), unless the user
  * names another with --python or GP_TRAINER_PYTHON.
  */
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 
 function above(from: string, relative: string): string | undefined {
@@ -21,13 +22,19 @@ export function adapterDir(from: string = __dirname): string | undefined {
   return root === undefined ? undefined : join(root, 'python');
 }
 
-/** --python, then GP_TRAINER_PYTHON, then the repository's trainer venv, then `python3` on the PATH. */
-export function trainerPython(explicit: string | undefined, from: string = __dirname): string {
+/** Where python/setup.sh builds the trainer environment: $GP_TRAINER_VENV or ~/.cache/graph-planner/trainer-venv. */
+export function trainerVenv(): string {
+  const fromEnv = process.env['GP_TRAINER_VENV'];
+  return fromEnv !== undefined && fromEnv !== '' ? fromEnv : join(homedir(), '.cache', 'graph-planner', 'trainer-venv');
+}
+
+/** --python, then GP_TRAINER_PYTHON, then the environment python/setup.sh builds, then `python3` on the PATH. */
+export function trainerPython(explicit: string | undefined): string {
   if (explicit !== undefined) return explicit;
   const fromEnv = process.env['GP_TRAINER_PYTHON'];
   if (fromEnv !== undefined && fromEnv !== '') return fromEnv;
-  const root = above(from, join('.cache', 'trainer-venv', 'bin', 'python'));
-  return root === undefined ? 'python3' : join(root, '.cache', 'trainer-venv', 'bin', 'python');
+  const venvPython = join(trainerVenv(), 'bin', 'python');
+  return existsSync(venvPython) ? venvPython : 'python3';
 }
 
 /** GPUs this machine shows (`nvidia-smi -L`); 0 when the tool is missing or fails. */

@@ -1,0 +1,159 @@
+/**
+ * Training with the real engines: the Python adapter's pytest suite, the Verl override translation
+ * composed with Verl 0.9.1's own Hydra config for every example config, `gp train --smoke` run
+ * in-process (the trainer a local child), and the same smoke as a job on a real Ray head started on
+ * loopback. Needs the trainer environment that python/setup.sh builds (npm test runs it).
+ */
+import assert from 'node:assert/strict';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { runCli } from '../../server/src/cli/main.js';
+import { loadConfig } from '../../server/src/launch/index.js';
+import { metricsLineSchema, type MetricsLine } from '../../server/src/protocol/metrics.js';
+import { readTrajectory } from '../../server/src/runs/index.js';
+import { hydraArgument, RayJobsClient, trainerPython, verlOverrides } from '../../server/src/trainer/index.js';
+
+const root = resolve('.');
+const python = trainerPython(undefined);
+const dir = mkdtempSync(join(tmpdir(), 'gp-train-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+before(() => {
+  const probe = spawnSync(python, ['-c', 'import verl, ray'], { encoding: 'utf8' });
+  if (probe.status !== 0) throw new Error(`the trainer environment is missing or broken (${python}: ${probe.stderr.trim().split('\n').pop() ?? ''}); run bash python/setup.sh`);
+});
+
+function io() {
+  const out: string[] = [];
+  const err: string[] = [];
+  return { io: { out: (l: string) => out.push(l), err: (l: string) => err.push(l) }, out, err };
+}
+
+function metricsOf(runDir: string): MetricsLine[] {
+  return readFileSync(join(runDir, 'metrics.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => metricsLineSchema.parse(JSON.parse(l)));
+}
+
+interface Checks {
+  ok: boolean;
+  steps: { step: number; failures: unknown[]; samples: { uid: string; episode_id: string; task_id: string; return: number; model_tokens: number; env_tokens: number; score: number; decoded_model_tokens: string }[] }[];
+}
+
+/** What every smoke run must show, whichever way the trainer ran. */
+async function assertSmokeRun(runDir: string, label: string): Promise<void> {
+  const checks = JSON.parse(readFileSync(join(runDir, 'smoke', 'checks.json'), 'utf8')) as Checks;
+  assert.equal(checks.ok, true, `${label}: the smoke's own checks failed: ${JSON.stringify(checks.steps.map((s) => s.failures))}`);
+  const samples = checks.steps.flatMap((s) => s.samples);
+  // planner_debug: one task per step, two episodes per task (rollout_n 2), one GRPO group.
+  assert.equal(samples.length, 2);
+  assert.equal(new Set(samples.map((s) => s.uid)).size, 1, 'one GRPO group of size n');
+  const metrics = metricsOf(runDir);
+  const verl = metrics.filter((m) => m.source === 'verl');
+  assert.deepEqual(verl.map((m) => m.step), [1], 'one metrics line per step');
+  for (const key of ['critic/score/mean', 'response_length/mean', 'num_turns/mean', 'timing_s/step', 'critic/advantages/max', 'actor/pg_loss']) {
+    assert.ok(key in (verl[0]?.data ?? {}), `${label}: metrics.jsonl lacks ${key}`);
+  }
+  const env = metrics.filter((m) => m.source === 'env');
+  assert.equal(env.length, 2);
+  for (const sample of samples) {
+    // The reward Verl trained on is the return our environment graded, episode by episode.
+    const trajectory = await readTrajectory(join(runDir, 'trajectories', `${sample.episode_id}.jsonl`));
+    assert.ok(trajectory?.start !== undefined && trajectory.end !== undefined, `${label}: trajectory of ${sample.episode_id}`);
+    assert.deepEqual(trajectory.problems, []);
+    assert.equal(trajectory.torn, false);
+    assert.ok(Math.abs(trajectory.end.total_reward - sample.score) < 1e-6, `${label}: score ${sample.score} vs return ${trajectory.end.total_reward}`);
+    assert.ok(Math.abs(sample.return - sample.score) < 1e-6);
+    // The model tokens are exactly the replies the environment received, step by step.
+    assert.equal(sample.decoded_model_tokens, trajectory.steps.map((s) => s.response ?? '').join(''));
+    assert.ok(sample.model_tokens > 0 && sample.env_tokens > 0);
+  }
+  const returns = samples.map((s) => s.return);
+  assert.notEqual(returns[0], returns[1], 'the scripted policy fumbles one episode of the group, so advantages are not all zero');
+  assert.ok((verl[0]?.data['actor/grad_norm'] ?? 0) > 0, 'the actor update moved the weights');
+  const status = JSON.parse(readFileSync(join(runDir, 'status.json'), 'utf8')) as { state: string; episodes: { finished: number } };
+  assert.equal(status.state, 'finished');
+  assert.equal(status.episodes.finished, 2);
+  const left = execFileSync('docker', ['ps', '-a', '-q', '--filter', `label=graph-planner.run=${runDir.split('/').pop() ?? ''}`], { encoding: 'utf8' }).trim();
+  assert.equal(left, '', `${label}: containers left behind`);
+}
+
+const smokeArgs = (runDir: string) => ['train', 'configs/experiments/planner_debug.yaml', '--smoke', '--tasks', 'datasets/sample/tasks.jsonl', '--task', 'sample-calc-add', '--run-dir', runDir, '--stall-timeout', '300'];
+
+describe('gp train with Verl 0.9.1 and Ray 2.60', () => {
+  test('the Python adapter’s pytest suite passes in the trainer environment', () => {
+    const run = spawnSync(python, ['-m', 'pytest', '-q', '-p', 'no:cacheprovider', 'python/tests'], { cwd: root, encoding: 'utf8', timeout: 300_000 });
+    assert.equal(run.status, 0, `${run.stdout}\n${run.stderr}`);
+    assert.match(run.stdout, /\d+ passed/);
+  });
+
+  test('every example config translates into overrides Verl’s own Hydra config accepts', async () => {
+    const configs = readdirSync('configs/experiments').filter((f) => f.endsWith('.yaml'));
+    assert.ok(configs.length >= 4);
+    for (const file of configs) {
+      const loaded = await loadConfig({ file: join('configs/experiments', file), flags: { overrides: [] } as never, cwd: root, disk: false });
+      assert.equal(loaded.kind, 'resolved', file);
+      const config = loaded.kind === 'resolved' ? loaded.resolution.config : undefined;
+      assert.ok(config !== undefined, `${file} resolves`);
+      const paths = { trainFiles: '/r/data/train.parquet', valFiles: '/r/data/val.parquet', modelPath: '/models/m', agentLoopConfig: '/p/agent_loop.yaml', checkpointDir: '/r/checkpoints', rolloutDumpDir: '/r/rollouts' };
+      const overrides = verlOverrides(config, { paths, runName: 'run-x' });
+      const argsFile = join(dir, `${file}.args.json`);
+      const keysFile = join(dir, `${file}.keys.json`);
+      writeFileSync(argsFile, JSON.stringify(overrides.map(hydraArgument)));
+      writeFileSync(keysFile, JSON.stringify(overrides.map((o) => o.key)));
+      const composed = spawnSync(python, ['test/python/compose_verl_config.py', argsFile, keysFile], { cwd: root, encoding: 'utf8', timeout: 120_000 });
+      assert.equal(composed.status, 0, `${file}: Verl's Hydra config refused the overrides:\n${composed.stderr.slice(-2000)}`);
+      const values = JSON.parse(composed.stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
+      // Hydra read back every value as we meant it (numbers as numbers, lists as lists, paths intact).
+      for (const o of overrides) assert.deepEqual(values[o.key], o.value, `${file}: ${o.key}`);
+      assert.equal(values['algorithm.adv_estimator'], config.training.adv_estimator);
+      assert.ok((values['trainer.logger'] as string[]).includes('file'), `${file}: the file logger is always on`);
+    }
+  });
+
+  test('gp train --smoke runs Verl’s agent loop, GRPO and one actor update through our environment', async () => {
+    const runDir = join(dir, 'smoke-local');
+    const { io: cli, out, err } = io();
+    const code = await runCli(smokeArgs(runDir), cli, root);
+    assert.equal(code, 0, `${out.join('\n')}\n${err.slice(-40).join('\n')}`);
+    assert.match(out.join('\n'), /finished: the trainer ended: exit code 0/);
+    await assertSmokeRun(runDir, 'local');
+    assert.ok(existsSync(join(runDir, 'verl_metrics', 'attempt-1.jsonl')));
+    assert.match(readFileSync(join(runDir, 'run.log'), 'utf8'), /passed every check/);
+  });
+
+  describe('as a job on a real Ray head', () => {
+    // The Ray CLI through the interpreter, so a venv that moved (its scripts' shebangs stale) still works.
+    const ray = python;
+    const rayCli = ['-m', 'ray.scripts.scripts'];
+    // Below Ray's worker port range (10002-19999), which a head's own ports must not overlap.
+    const dashboard = 8290;
+    const env = { ...process.env, RAY_USAGE_STATS_ENABLED: '0' };
+    before(() => {
+      execFileSync(ray, [...rayCli, 'stop', '--force'], { env, stdio: 'ignore' });
+      execFileSync(ray, [...rayCli, 'start', '--head', '--num-cpus', '2', '--port', '6390', '--node-ip-address', '127.0.0.1', '--dashboard-host', '127.0.0.1', '--dashboard-port', String(dashboard), '--disable-usage-stats'], { env, stdio: 'pipe', timeout: 180_000 });
+    });
+    after(() => new Promise<void>((done) => execFile(ray, [...rayCli, 'stop', '--force'], { env }, () => done())));
+
+    test('the smoke runs as a Ray job, its log lands in run.log and no job is left running', async () => {
+      const runDir = join(dir, 'smoke-ray');
+      const { io: cli, out, err } = io();
+      const code = await runCli([...smokeArgs(runDir), '--ray', `127.0.0.1:${dashboard}`], cli, root);
+      assert.equal(code, 0, `${out.join('\n')}\n${err.slice(-40).join('\n')}`);
+      assert.match(out.join('\n'), /finished: the trainer ended: Ray job SUCCEEDED/);
+      await assertSmokeRun(runDir, 'ray');
+      assert.match(readFileSync(join(runDir, 'run.log'), 'utf8'), /passed every check/);
+      const client = new RayJobsClient({ address: `127.0.0.1:${dashboard}` });
+      const job = await client.details(`gp-smoke-ray-1`);
+      assert.equal(job.status, 'SUCCEEDED');
+      assert.equal(job.metadata?.['gp_run'], 'smoke-ray');
+      // The token never travels through Ray: only the path of the 0600 file does.
+      const token = (JSON.parse(readFileSync(join(runDir, 'env_service.json'), 'utf8')) as { token: string }).token;
+      assert.ok(!JSON.stringify(job).includes(token));
+    });
+  });
+});
