@@ -124,6 +124,11 @@ describe('gp train with Verl 0.9.1 and Ray 2.60', () => {
     await assertSmokeRun(runDir, 'local');
     assert.ok(existsSync(join(runDir, 'verl_metrics', 'attempt-1.jsonl')));
     assert.match(readFileSync(join(runDir, 'run.log'), 'utf8'), /passed every check/);
+    const shown = io();
+    assert.equal(await runCli(['runs', 'show', runDir, '--metrics'], shown.io, root), 0);
+    assert.match(shown.out.join('\n'), /steps: {4}1 \(latest: step 1 of attempt 1/);
+    assert.match(shown.out.join('\n'), /episodes: 2, 2 resolved \(100\.0%\)/);
+    assert.match(shown.out.join('\n'), /critic\/score\/mean +0\.\d{4}/);
   });
 
   describe('as a job on a real Ray head', () => {

@@ -6,7 +6,7 @@
  */
 import { basename, resolve } from 'node:path';
 import { experimentConfigSchema } from '../config/index.js';
-import { effectiveState, findRun, listRuns, readReport, removeRun, runLayout, stopRun, type RunListing } from '../runs/index.js';
+import { effectiveState, findRun, listRuns, readMetrics, readReport, removeRun, summariseMetrics, runLayout, stopRun, type RunListing } from '../runs/index.js';
 import { parseCommandArgs, usageError, type CommandUsage } from './args.js';
 import { formatAge, formatTable } from './containerCommands.js';
 import type { Io } from './output.js';
@@ -17,8 +17,10 @@ export const runsListUsage = `gp runs list [--root DIR]... [--json]
       Run folders under each root (default ${defaultRoot}, the default logging.output_dir),
       newest first: state, episodes finished of total, resolved, age and command. A run
       whose process is gone shows as interrupted; a folder with a bad status.json says why.`;
-export const runsShowUsage = `gp runs show RUN [--root DIR]... [--json]
-      One run (a name under a root, or a path): its status, its report's totals and its files.`;
+export const runsShowUsage = `gp runs show RUN [--root DIR]... [--json] [--metrics]
+      One run (a name under a root, or a path): its status, its report's totals and its files.
+      --metrics: a training run's latest Verl metrics (score, lengths, KL, timing) and its
+      episodes' resolved rate and mean return, from metrics.jsonl.`;
 export const runsStopUsage = `gp runs stop RUN [--root DIR]... [--wait S]
       Interrupt a running run as Ctrl-C in its terminal would (SIGINT to its process), then
       wait up to S seconds (default 30) for it to close its sandboxes and record its state.`;
@@ -80,10 +82,11 @@ async function oneRun(command: CommandUsage, argv: readonly string[], extra: Rea
 }
 
 export async function runsShow(argv: readonly string[], io: Io, cwd: string): Promise<number> {
-  const got = await oneRun({ name: 'runs show', usage: runsShowUsage }, argv, { json: { type: 'boolean' } }, io, cwd);
+  const got = await oneRun({ name: 'runs show', usage: runsShowUsage }, argv, { json: { type: 'boolean' }, metrics: { type: 'boolean' } }, io, cwd);
   if (!('run' in got)) return got.exit;
   const { run } = got;
   const layout = runLayout(run.dir);
+  if (got.values['metrics'] === true) return showMetrics(layout.metrics, got.values['json'] === true, io);
   const report = run.hasReport ? await readReport(layout.report) : undefined;
   if (got.values['json'] === true) {
     io.out(JSON.stringify({ ...run, state: effectiveState(run), report }, null, 2));
@@ -140,4 +143,31 @@ export async function runsRm(argv: readonly string[], io: Io, cwd: string): Prom
   }
   io.out(`removed ${got.run.dir}`);
   return 0;
+}
+
+async function showMetrics(path: string, json: boolean, io: Io): Promise<number> {
+  const read = await readMetrics(path);
+  const summary = summariseMetrics(read.records);
+  read.problems.forEach((p) => io.err(`${path}: ${p}`));
+  if (json) {
+    io.out(JSON.stringify({ ...summary, latest: Object.fromEntries(summary.latest), problems: read.problems }, null, 2));
+    return 0;
+  }
+  if (read.records.length === 0) {
+    io.out(`no metrics yet (${path}): a training run writes them as Verl logs each step and as episodes end.`);
+    return 0;
+  }
+  const last = summary.lastStep;
+  io.out(`steps:    ${summary.steps}${last === undefined ? '' : ` (latest: step ${last.step} of attempt ${last.attempt}, ${last.ts})`}`);
+  const rate = summary.episodes === 0 ? '-' : `${((100 * summary.resolved) / summary.episodes).toFixed(1)}%`;
+  io.out(`episodes: ${summary.episodes}, ${summary.resolved} resolved (${rate}), mean return ${summary.meanReturn === undefined ? '-' : summary.meanReturn.toFixed(3)}`);
+  const width = Math.max(0, ...summary.latest.map(([k]) => k.length));
+  for (const [key, value] of summary.latest) io.out(`  ${key.padEnd(width)}  ${formatMetric(value)}`);
+  return 0;
+}
+
+function formatMetric(value: number): string {
+  if (Number.isInteger(value)) return String(value);
+  const abs = Math.abs(value);
+  return abs !== 0 && (abs < 1e-3 || abs >= 1e6) ? value.toExponential(3) : value.toFixed(4);
 }

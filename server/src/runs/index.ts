@@ -22,3 +22,4 @@ export { PreimageStore, readPreimage, defaultPreimageLimits, type PreimageLimits
 export { patchImages, runDirOfTrajectory, type PatchImages, type PatchRef } from './patchImages.js';
 export { EpisodeWatch } from './episodeWatch.js';
 export { compareStep, normaliseText, type Difference, type StepRecord } from './replayCompare.js';
+export { headlineMetrics, readMetrics, summariseMetrics, type MetricsSummary } from './metrics.js';

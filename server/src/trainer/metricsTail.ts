@@ -2,7 +2,7 @@
  * Copies Verl's file-logger lines into the run's `metrics.jsonl`. Verl opens its file with "wb",
  * so each attempt (each launch or resume) gets its own file (`verl_metrics/attempt-<k>.jsonl`),
  * and only complete lines are copied: a line Verl is still writing is read on the next poll.
- * Non-numeric values are dropped (the metrics page draws numbers); a line that is not Verl's
+ * Non-numeric values are dropped (the metrics page draws numbers; Python's NaN reads as null); a line that is not Verl's
  * shape is reported once through `warn` and skipped, never copied half-understood.
  */
 import { open } from 'node:fs/promises';
@@ -77,7 +77,7 @@ export class MetricsTail {
     if (text.trim() === '') return;
     let value: unknown;
     try {
-      value = JSON.parse(text);
+      value = parsePythonJson(text);
     } catch (error) {
       this.options.warn(`${this.options.source}:${this.lineNo}: not JSON (${errorMessage(error)}); skipped`);
       return;
@@ -91,5 +91,20 @@ export class MetricsTail {
     for (const [key, v] of Object.entries(parsed.data.data)) if (typeof v === 'number' && Number.isFinite(v)) data[key] = v;
     await this.options.append({ source: 'verl', ts: isoTimestamp(new Date()), attempt: this.options.attempt, step: parsed.data.step, data });
     this.steps.push(parsed.data.step);
+  }
+}
+
+/**
+ * Python's `json.dumps` writes NaN and infinities as bare `NaN` / `Infinity`, which JSON.parse
+ * refuses; Verl's metrics hold them (the standard deviation of one sample). They are read as null,
+ * so the line is kept and only those values are left out.
+ */
+export function parsePythonJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const patched = text.replace(/([:[,]\s*)-?(?:NaN|Infinity)(?=\s*[,}\]])/g, '$1null');
+    if (patched === text) throw error;
+    return JSON.parse(patched);
   }
 }
