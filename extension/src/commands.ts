@@ -17,6 +17,7 @@ import { checkDocument } from './serverMessages.js';
 import { openResolvedConfig, sourceOfResolved } from './resolvedConfig.js';
 import { errorMessage } from './errors.js';
 import { rerunLast, startRun } from './launchFlow.js';
+import { startTraining } from './trainingLaunch.js';
 
 export type Cmd = (...args: unknown[]) => unknown;
 
@@ -75,6 +76,7 @@ export const commands: Record<CommandName, CommandFactory> = {
   },
   startRollout: { whenRunning: (ctx, client) => startRun(ctx, client, 'rollout') },
   startEvaluation: { whenRunning: (ctx, client) => startRun(ctx, client, 'eval') },
+  startTraining: { whenRunning: (ctx, client) => startTraining(ctx, client) },
   rerunLast: { whenRunning: (ctx, client) => rerunLast(ctx, client) },
   // The viewer opens without a server too, says so, and loads when the server is ready.
   openTrajectory: { whenRunning: () => openTrajectoryCommand, whenStopped: () => openTrajectoryCommand },

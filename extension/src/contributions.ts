@@ -17,6 +17,7 @@ export const commandIds = {
   openTrajectory: 'graphPlanner.openTrajectory',
   compareEpisodes: 'graphPlanner.compareEpisodes',
   replayEpisode: 'graphPlanner.replayEpisode',
+  startTraining: 'graphPlanner.startTraining',
 } as const;
 
 export type CommandName = keyof typeof commandIds;
@@ -34,6 +35,7 @@ export const commandTitles: Record<CommandName, string> = {
   openTrajectory: 'Open Trajectory…',
   compareEpisodes: 'Compare Episodes…',
   replayEpisode: 'Replay Episode…',
+  startTraining: 'Start Training…',
 };
 
 export const commandCategory = 'Graph Planner';
@@ -49,6 +51,9 @@ export const resolvedConfigScheme = 'graph-planner-resolved';
 
 /** The view type of the trajectory viewer (a read-only custom editor for `trajectories/*.jsonl`). */
 export const trajectoryViewType = 'graphPlanner.trajectory';
+
+/** The view type of a training run's metrics page. */
+export const runMetricsViewType = 'graphPlanner.runMetrics';
 
 /** The view type of the panel that compares two episodes. */
 export const episodeCompareViewType = 'graphPlanner.episodeCompare';
@@ -99,6 +104,7 @@ export const viewCommands = {
   runRelaunch: { id: 'graphPlanner.runs.relaunch', title: 'Re-launch Run' },
   runOpenReport: { id: 'graphPlanner.runs.openReport', title: 'Open Report' },
   runShowLog: { id: 'graphPlanner.runs.showLog', title: 'Show Run Log' },
+  runShowMetrics: { id: 'graphPlanner.runs.showMetrics', title: 'Show Metrics' },
   runReveal: { id: 'graphPlanner.runs.reveal', title: 'Reveal Run Folder' },
   runDelete: { id: 'graphPlanner.runs.delete', title: 'Delete Run…' },
   episodeOpen: { id: 'graphPlanner.runs.openEpisode', title: 'Open Trajectory' },

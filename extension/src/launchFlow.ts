@@ -172,7 +172,7 @@ async function configValues(client: LanguageClient, uri: vscode.Uri): Promise<Co
   }
 }
 
-async function workspaceFiles(kind: 'experiment' | 'dataset'): Promise<vscode.Uri[]> {
+export async function workspaceFiles(kind: 'experiment' | 'dataset'): Promise<vscode.Uri[]> {
   const found = await Promise.all(documentSelectorGlobs(kind).map((g) => vscode.workspace.findFiles(g, '**/{node_modules,.git,outputs}/**', 200)));
   const unique = new Map(found.flat().map((u) => [u.fsPath, u]));
   return [...unique.values()].sort((a, b) => a.fsPath.localeCompare(b.fsPath));

@@ -72,3 +72,8 @@ export const episodeChangedNotification = 'graphPlanner/episode/changed';
 export const episodePatchRequest = 'graphPlanner/episode/patch';
 /** Client → server request: two episodes side by side, steps aligned. */
 export const episodeCompareRequest = 'graphPlanner/episode/compare';
+
+// The run metrics page (server/src/protocol/metricsView.ts).
+
+/** Client → server request: a run's metrics lines from a byte offset, and its state. */
+export const runMetricsRequest = 'graphPlanner/runs/metrics';

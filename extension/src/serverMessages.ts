@@ -38,6 +38,7 @@ import type {
   TasksChanged,
 } from '../../server/src/protocol/lsp.js';
 import type { EpisodeCompareResult, EpisodeOpenParams, EpisodeOpenResult, EpisodePatchResult, EpisodeSearchResult, EpisodeSourceResult, EpisodeStepsResult } from '../../server/src/protocol/episodeView.js';
+import type { RunMetricsParams, RunMetricsResult } from '../../server/src/protocol/metricsView.js';
 import * as names from './serverMessageNames.js';
 
 export type { CheckDocumentResult, DatasetSummary, ExperimentOverviewResult, ResolvedConfigResult, ServerStatus };
@@ -100,3 +101,5 @@ export const episodeWatch = new RequestType<{ path: string; watching: boolean; v
 export const episodeChanged = new NotificationType<{ path: string }>(names.episodeChangedNotification);
 export const episodePatch = new RequestType<{ path: string; step: number | null; candidate: number | null }, EpisodePatchResult, void>(names.episodePatchRequest);
 export const episodeCompare = new RequestType<{ left: string; right: string }, EpisodeCompareResult, void>(names.episodeCompareRequest);
+export type { RunMetricsResult };
+export const runMetrics = new RequestType<RunMetricsParams, RunMetricsResult, void>(names.runMetricsRequest);

@@ -107,7 +107,8 @@ test('the Runs view describes a run and an episode in one line', () => {
   const summary: RunSummary = {
     dir: '/r/x', name: 'x', root: '/r', state: 'running', stale: false, kind: 'rollout', command: 'gp rollout t.jsonl', agent: 'rule',
     episodes: { total: 10, finished: 4, resolved: 3, errored: 1 }, backend: null, startedAt: '2026-11-23T10:00:00.000Z', endedAt: null, exitReason: null,
-    problem: null, hasReport: false, hasLog: true, relaunchable: true,
+    problem: null, hasReport: false, hasLog: true,
+    hasMetrics: false, relaunchable: true,
   };
   assert.equal(describeRun(summary, Date.parse('2026-11-23T10:01:05.000Z')), 'running · rollout · rule · 4/10 · 3 resolved · 1 errored · 1m 05s');
   assert.equal(durationOf({ ...summary, state: 'finished', endedAt: '2026-11-23T12:05:00.000Z' }, 0), '2h 05m');

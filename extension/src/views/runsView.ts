@@ -9,6 +9,7 @@ import { trajectoryViewType, viewCommands, viewIds } from '../contributions.js';
 import type { Ctx } from '../ctx.js';
 import { errorMessage } from '../errors.js';
 import { launch, onDidLaunch } from '../launchFlow.js';
+import { showRunMetrics } from '../metricsPanel.js';
 import { runAction, runEpisodes, runsChanged, runsList, runsWatch, type EpisodeSummary, type RunsChanged, type RunSummary } from '../serverMessages.js';
 import { describeEpisode, describeRun, durationOf } from './runsText.js';
 
@@ -253,6 +254,13 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
         editor.selection = new vscode.Selection(end, end);
         editor.revealRange(new vscode.Range(end, end));
       }),
+      register(viewCommands.runShowMetrics.id, (arg) =>
+        withClient((client) => {
+          const r = run(arg);
+          if (r !== undefined) showRunMetrics(this.ctx, client, r);
+          return Promise.resolve();
+        }),
+      ),
       register(viewCommands.runReveal.id, async (arg) => {
         const r = run(arg);
         if (r === undefined) return;
@@ -322,6 +330,7 @@ function runItem(run: RunSummary): vscode.TreeItem {
     run.relaunchable && run.state !== 'running' && run.state !== 'finished' ? 'resumable' : '',
     run.hasReport ? 'hasReport' : '',
     run.hasLog ? 'hasLog' : '',
+    run.hasMetrics ? 'hasMetrics' : '',
   ].filter((f) => f !== '');
   item.contextValue = ['run', ...flags].join(' ');
   item.resourceUri = undefined;

@@ -16,6 +16,7 @@ import { URI } from 'vscode-uri';
 import { ServerContext, serverVersion } from './context.js';
 import { registerContainerRequests } from './containerRequests.js';
 import { registerEpisodeRequests } from './episodeRequests.js';
+import { registerMetricsRequests } from './metricsRequests.js';
 import { registerCustomRequests } from './customRequests.js';
 import { RunRequests } from './runRequests.js';
 import { DatasetDiagnostics } from './datasetDiagnostics.js';
@@ -92,6 +93,7 @@ export function startServer(connection: Connection, services: ServerServices, st
   const containers = registerContainerRequests(ctx);
   const tasks = registerTaskRequests(ctx);
   const episodes = registerEpisodeRequests(ctx);
+  registerMetricsRequests(ctx);
   const runs = new RunRequests(ctx);
   runs.register();
   connection.onExit(() => {

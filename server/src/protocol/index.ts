@@ -8,3 +8,4 @@ export * from './testReport.js';
 export * from './sandbox.js';
 export * from './images.js';
 export * from './backendChoice.js';
+export * from './metricsWebview.js';

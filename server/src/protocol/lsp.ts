@@ -75,3 +75,4 @@ export * from './launch.js';
 export * from './containersView.js';
 export * from './tasksView.js';
 export * from './episodeView.js';
+export * from './metricsView.js';

@@ -37,6 +37,8 @@ export const runSummarySchema = z.object({
   problem: z.string().nullable(),
   hasReport: z.boolean(),
   hasLog: z.boolean(),
+  /** The run writes `metrics.jsonl` (a training run): its metrics page can be opened. */
+  hasMetrics: z.boolean(),
   /** The folder records how it was launched (launch.json), so it can be resumed and re-launched. */
   relaunchable: z.boolean(),
 });

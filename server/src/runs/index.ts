@@ -23,3 +23,4 @@ export { patchImages, runDirOfTrajectory, type PatchImages, type PatchRef } from
 export { EpisodeWatch } from './episodeWatch.js';
 export { compareStep, normaliseText, type Difference, type StepRecord } from './replayCompare.js';
 export { headlineMetrics, readMetrics, summariseMetrics, type MetricsSummary } from './metrics.js';
+export { readMetricsFrom, type MetricsChunk } from './metricsRead.js';

@@ -42,6 +42,7 @@ export function summarizeRun({ listing, root, launch, problems }: SummaryInputs)
     problem: allProblems.length === 0 ? null : allProblems.join('; '),
     hasReport: listing.hasReport,
     hasLog: existsSync(layout.runLog),
+    hasMetrics: existsSync(layout.metrics),
     relaunchable: launch !== undefined,
   };
 }

@@ -1,0 +1,111 @@
+/**
+ * A training run's metrics page (from the Runs view): reward, resolved rate, response length, KL
+ * and step time drawn against step or wall time, with TensorBoard's smoothing. The panel asks the
+ * server for the lines of the run's `metrics.jsonl` after those it has, every two seconds while
+ * the run is live and the panel visible, and hands the page only what is new. One panel per run;
+ * asking again reveals it. Messages from the page are validated; it can only ask for the run log.
+ */
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import type { MetricsPageMessage } from '../../server/src/protocol/metricsView.js';
+import { metricsWebviewMessageSchema } from '../../server/src/protocol/metricsWebview.js';
+import { runMetricsViewType } from './contributions.js';
+import type { Ctx } from './ctx.js';
+import { errorMessage } from './errors.js';
+import { runMetrics } from './serverMessages.js';
+import { newNonce, webviewHtml } from './webviewHtml.js';
+
+const pollMs = 2000;
+const panels = new Map<string, MetricsPanel>();
+
+export function showRunMetrics(ctx: Ctx, client: LanguageClient, run: { readonly dir: string; readonly name: string }): void {
+  const open = panels.get(run.dir);
+  if (open !== undefined) {
+    open.reveal();
+    return;
+  }
+  panels.set(run.dir, new MetricsPanel(ctx, client, run.dir, run.name));
+}
+
+class MetricsPanel {
+  private readonly panel: vscode.WebviewPanel;
+  private nextByte = 0;
+  private ready = false;
+  private timer: NodeJS.Timeout | undefined;
+  private reading = false;
+  private live = true;
+  /** What the page has not received yet (it was not ready, or hidden). */
+  private pending: MetricsPageMessage | undefined;
+
+  constructor(
+    private readonly ctx: Ctx,
+    private readonly client: LanguageClient,
+    private readonly dir: string,
+    name: string,
+  ) {
+    const dist = vscode.Uri.joinPath(ctx.extension.extensionUri, 'dist');
+    this.panel = vscode.window.createWebviewPanel(runMetricsViewType, `Metrics: ${name}`, vscode.ViewColumn.Active, { enableScripts: true, enableCommandUris: false, retainContextWhenHidden: false, localResourceRoots: [dist] });
+    const webview = this.panel.webview;
+    webview.html = webviewHtml({ cspSource: webview.cspSource, nonce: newNonce(), scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'metrics.js')).toString(), title: `Metrics: ${name}`, loading: 'Reading the run’s metrics…' });
+    const subscriptions = [
+      webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
+      this.panel.onDidChangeViewState(() => this.schedule()),
+    ];
+    this.panel.onDidDispose(() => {
+      clearTimeout(this.timer);
+      subscriptions.forEach((s) => s.dispose());
+      panels.delete(this.dir);
+    });
+  }
+
+  reveal(): void {
+    this.panel.reveal();
+  }
+
+  private receive(raw: unknown): void {
+    const parsed = metricsWebviewMessageSchema.safeParse(raw);
+    if (!parsed.success) {
+      this.ctx.log.warn(`Metrics page: ignored a message that is not one of the page's: ${JSON.stringify(raw).slice(0, 200)}`);
+      return;
+    }
+    if (parsed.data.type === 'ready') {
+      // A reloaded page (it was hidden) starts empty: it gets everything again.
+      this.ready = true;
+      this.nextByte = 0;
+      this.pending = undefined;
+      void this.poll(true);
+    } else {
+      void vscode.window.showTextDocument(vscode.Uri.joinPath(vscode.Uri.file(this.dir), 'run.log'), { preview: true });
+    }
+  }
+
+  private schedule(): void {
+    clearTimeout(this.timer);
+    if (!this.live || !this.panel.visible) return;
+    this.timer = setTimeout(() => void this.poll(false), pollMs);
+  }
+
+  private async poll(reset: boolean): Promise<void> {
+    if (this.reading || !this.ready) return;
+    this.reading = true;
+    try {
+      const result = await this.client.sendRequest(runMetrics, { dir: this.dir, fromByte: this.nextByte });
+      this.nextByte = result.nextByte;
+      // One more read after the run has ended picks up the lines its last moments wrote.
+      this.live = result.state === 'running' || result.lines.length > 0;
+      const message: MetricsPageMessage = { type: 'metrics', run: result.name, state: result.state, lines: result.lines, reset: reset || result.reset, problems: result.problems };
+      if (reset || result.reset || result.lines.length > 0 || result.problems.length > 0 || this.pending?.state !== result.state) await this.post(message);
+      if (result.problems.length > 0) this.ctx.log.warn(`Metrics of ${this.dir}: ${result.problems.join('; ')}`);
+    } catch (error) {
+      this.ctx.log.error(`Metrics of ${this.dir}: ${errorMessage(error)}`);
+    } finally {
+      this.reading = false;
+      this.schedule();
+    }
+  }
+
+  private async post(message: MetricsPageMessage): Promise<void> {
+    this.pending = message;
+    await this.panel.webview.postMessage(message);
+  }
+}

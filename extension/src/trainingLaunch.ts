@@ -1,0 +1,100 @@
+/**
+ * `Start Training…`: picks the experiment (the active one, else one of the workspace's), how to
+ * train (a smoke run on this machine's CPU, a real run here, or a Ray job on a cluster) and, when
+ * the config's training tasks are not in the workspace, a task file; then runs `gp train` in a
+ * terminal of its own, where its progress and exit are visible, and shows the Runs view, where the
+ * run appears and its metrics page opens. `gp train` itself resolves and preflights the config, so
+ * a config with errors is refused there with every finding located.
+ */
+import { existsSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { parse } from 'yaml';
+import { fileKindOf } from './activeFileKind.js';
+import { viewIds } from './contributions.js';
+import type { Ctx } from './ctx.js';
+import { runGpInTerminal } from './gpTerminal.js';
+import { workspaceFiles } from './launchFlow.js';
+import { resolvedConfig } from './serverMessages.js';
+
+type Mode = 'smoke' | 'local' | 'ray';
+
+interface ModeItem extends vscode.QuickPickItem {
+  readonly mode: Mode;
+}
+
+const modes: readonly ModeItem[] = [
+  { mode: 'smoke', label: '$(beaker) Smoke run', description: 'CPU, a tiny model built here, the rule agent as policy', detail: 'The whole path through Verl in a few minutes: run this first to check an installation.' },
+  { mode: 'local', label: '$(rocket) Train on this machine', description: 'Verl with vLLM on the GPUs here', detail: 'Needs a visible GPU; gp train refuses to start without one.' },
+  { mode: 'ray', label: '$(cloud-upload) Train on a Ray cluster…', description: 'a Ray job through the cluster’s dashboard', detail: 'The environment service stays on this machine: start it on the head node, or tunnel.' },
+];
+
+/** The smoke's steps when started from the editor: enough points for its curves to be curves. */
+const smokeSteps = 3;
+
+export function startTraining(ctx: Ctx, client: LanguageClient): (arg?: unknown) => Promise<void> {
+  return async (arg) => {
+    const config = arg instanceof vscode.Uri ? arg : await pickExperiment();
+    if (config === undefined) return;
+    const folder = vscode.workspace.getWorkspaceFolder(config) ?? vscode.workspace.workspaceFolders?.[0];
+    if (folder === undefined) {
+      void vscode.window.showInformationMessage('Open a folder first: a training run writes its files under the workspace.');
+      return;
+    }
+    const mode = await vscode.window.showQuickPick(modes, { title: `Train with ${vscode.workspace.asRelativePath(config)}`, placeHolder: 'How to train' });
+    if (mode === undefined) return;
+    const args = ['train', vscode.workspace.asRelativePath(config, false)];
+    if (mode.mode === 'smoke') args.push('--smoke', '--steps', String(smokeSteps));
+    if (mode.mode === 'ray') {
+      const address = await vscode.window.showInputBox({ title: 'Ray dashboard address', prompt: 'The head node’s dashboard, as for ray job submit --address', value: '127.0.0.1:8265', validateInput: (v) => (v.trim() === '' ? 'Give HOST:PORT or a URL' : undefined) });
+      if (address === undefined) return;
+      args.push('--ray', address.trim());
+    }
+    const tasks = await trainingTasks(client, config, folder.uri.fsPath);
+    if (tasks === null) return;
+    if (tasks !== undefined) args.push('--tasks', vscode.workspace.asRelativePath(tasks, false));
+    ctx.log.info(`Start Training: gp ${args.join(' ')}`);
+    runGpInTerminal(ctx, { name: `gp train ${mode.mode === 'smoke' ? '(smoke)' : ''}`.trim(), cwd: folder.uri.fsPath, icon: 'rocket', args });
+    await vscode.commands.executeCommand(`${viewIds.runs}.focus`);
+  };
+}
+
+async function pickExperiment(): Promise<vscode.Uri | undefined> {
+  const active = vscode.window.activeTextEditor?.document;
+  if (active !== undefined && fileKindOf(active) === 'experiment') return active.uri;
+  const found = await workspaceFiles('experiment');
+  if (found.length === 0) {
+    void vscode.window.showInformationMessage('No experiment YAML in the workspace: create one under configs/experiments/ first.');
+    return undefined;
+  }
+  const picked = await vscode.window.showQuickPick(
+    found.map((uri) => ({ label: vscode.workspace.asRelativePath(uri), uri })),
+    { title: 'Train which experiment?' },
+  );
+  return picked?.uri;
+}
+
+/**
+ * The task file to pass with --tasks: undefined when the config's `paths.dataset_train` exists
+ * (gp train reads it), the file picked otherwise, null when the person cancelled.
+ */
+async function trainingTasks(client: LanguageClient, config: vscode.Uri, cwd: string): Promise<vscode.Uri | undefined | null> {
+  try {
+    const result = await client.sendRequest(resolvedConfig, { uri: client.code2ProtocolConverter.asUri(config) });
+    const train = result.yaml === null ? undefined : (parse(result.yaml) as { paths?: { dataset_train?: unknown } }).paths?.dataset_train;
+    if (typeof train === 'string' && existsSync(isAbsolute(train) ? train : join(cwd, train))) return undefined;
+  } catch {
+    // The config could not be resolved here; gp train will say why. A task file is still asked for.
+  }
+  const datasets = await workspaceFiles('dataset');
+  if (datasets.length === 0) {
+    void vscode.window.showInformationMessage('The config’s paths.dataset_train is not in the workspace and no task file (JSONL) is: add one first.');
+    return null;
+  }
+  const picked = await vscode.window.showQuickPick(
+    datasets.map((uri) => ({ label: vscode.workspace.asRelativePath(uri), uri })),
+    { title: 'Train on which tasks?', placeHolder: 'The config’s paths.dataset_train is not in the workspace' },
+  );
+  return picked === undefined ? null : picked.uri;
+}

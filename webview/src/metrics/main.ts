@@ -1,0 +1,136 @@
+/**
+ * A training run's metrics page: the curves a person watches while GRPO trains (reward, resolved
+ * rate, response length, KL, step time), against step or wall time, smoothed as TensorBoard
+ * smooths, updating as the extension hands over new lines. Every message from the extension is
+ * validated before anything is drawn.
+ */
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import '@vscode-elements/elements/dist/vscode-badge/index.js';
+import type { MetricsLine } from '../../../server/src/protocol/metrics.js';
+import { metricsPageMessageSchema } from '../../../server/src/protocol/metricsView.js';
+import type { MetricsWebviewMessage } from '../../../server/src/protocol/metricsWebview.js';
+import { el, plural } from '../dom.js';
+import { vscodeApi } from '../host.js';
+import { lineChart, type ChartSeries } from './chart.js';
+import { adoptMetricsStyles } from './metricsStyles.js';
+import { resolvedRateSeries, totalsOf, verlSeries, type Point } from './series.js';
+
+const send = (message: MetricsWebviewMessage): void => vscodeApi.postMessage(message);
+
+type Axis = 'step' | 'time';
+interface ViewState {
+  axis: Axis;
+  smoothing: number;
+}
+
+const saved = vscodeApi.getState() as Partial<ViewState> | undefined;
+const view: ViewState = { axis: saved?.axis === 'time' ? 'time' : 'step', smoothing: typeof saved?.smoothing === 'number' ? saved.smoothing : 0.6 };
+let lines: MetricsLine[] = [];
+let run = '';
+let state = 'unknown';
+let problems: string[] = [];
+
+/** What each chart draws: Verl's keys (the first that has points is the headline) or a derived series. */
+const charts: readonly { id: string; title: string; keys?: readonly [string, string][]; derived?: 'resolved'; percent?: boolean; unit?: string }[] = [
+  { id: 'reward', title: 'Reward (mean episode return)', keys: [['critic/score/mean', 'mean']] },
+  { id: 'resolved', title: 'Resolved rate', derived: 'resolved', percent: true },
+  { id: 'length', title: 'Response length (tokens)', keys: [['response_length/mean', 'mean'], ['response_length/max', 'max']] },
+  { id: 'kl', title: 'KL to the rollout policy', keys: [['actor/ppo_kl', 'PPO KL'], ['actor/kl_loss', 'KL loss']] },
+  { id: 'timing', title: 'Step time', keys: [['timing_s/step', 'step'], ['timing_s/gen', 'rollout'], ['timing_s/update_actor', 'update']], unit: 's' },
+];
+
+function formatNumber(v: number): string {
+  const abs = Math.abs(v);
+  if (abs !== 0 && (abs < 1e-3 || abs >= 1e5)) return v.toExponential(1);
+  return Number.isInteger(v) ? String(v) : v.toFixed(abs >= 100 ? 0 : abs >= 10 ? 1 : 3);
+}
+
+function formatDuration(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = String(s % 60).padStart(2, '0');
+  return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
+}
+
+function render(): void {
+  const root = document.getElementById('root');
+  if (root === null) return;
+  const totals = totalsOf(lines);
+  const start = totals.firstTime ?? 0;
+  const toXY = (points: readonly Point[]) => points.map((p) => ({ x: view.axis === 'step' ? p.step : p.time - start, y: p.value }));
+  const rate = totals.episodes === 0 ? '' : ` (${((100 * totals.resolved) / totals.episodes).toFixed(0)}%)`;
+  const header = el(
+    'header',
+    { class: 'top' },
+    el('h1', {}, run || 'Training run'),
+    el(
+      'p',
+      { class: 'summary' },
+      el('span', { class: `state ${state}`, attrs: { id: 'run-state' } }, state),
+      ` · ${plural(totals.steps, 'step')} · ${plural(totals.episodes, 'episode')}, ${totals.resolved} resolved${rate}`,
+      totals.meanReturn === undefined ? '' : ` · mean return ${formatNumber(totals.meanReturn)}`,
+    ),
+  );
+  const axisButtons = (['step', 'time'] as const).map((axis) => {
+    const b = el('vscode-button', { attrs: { ...(view.axis === axis ? {} : { secondary: '' }), 'data-axis': axis } }, axis === 'step' ? 'Step' : 'Wall time');
+    b.addEventListener('click', () => {
+      view.axis = axis;
+      vscodeApi.setState(view);
+      render();
+    });
+    return b;
+  });
+  const slider = el('input', { attrs: { type: 'range', min: '0', max: '0.99', step: '0.01', value: String(view.smoothing), id: 'smoothing', 'aria-label': 'Smoothing' } });
+  slider.addEventListener('input', () => {
+    view.smoothing = Number(slider.value);
+    vscodeApi.setState(view);
+    render();
+    document.getElementById('smoothing')?.focus();
+  });
+  const log = el('vscode-button', { attrs: { secondary: '' }, title: 'The trainer’s output (run.log)' }, 'Show Log');
+  log.addEventListener('click', () => send({ type: 'showLog' }));
+  const controls = el(
+    'div',
+    { class: 'controls' },
+    el('span', { class: 'label' }, 'X axis'),
+    el('span', { class: 'segmented' }, ...axisButtons),
+    el('label', { class: 'label', attrs: { for: 'smoothing' } }, 'Smoothing'),
+    slider,
+    el('span', { class: 'value' }, view.smoothing.toFixed(2)),
+    el('span', { class: 'spacer' }),
+    log,
+  );
+  const banner = problems.length === 0 ? null : el('div', { class: 'banner' }, `${plural(problems.length, 'line')} of metrics.jsonl could not be read and are left out: ${problems.slice(0, 3).join('; ')}`);
+  const grid = el(
+    'div',
+    { class: 'charts' },
+    ...charts.map((c) => {
+      const series: ChartSeries[] = c.derived === 'resolved' ? [{ label: 'resolved', points: toXY(resolvedRateSeries(lines)) }] : (c.keys ?? []).map(([key, label]) => ({ label, points: toXY(verlSeries(lines, key)) }));
+      return lineChart({
+        id: c.id,
+        title: c.title,
+        series,
+        smoothing: view.smoothing,
+        formatX: view.axis === 'step' ? (x) => (Number.isInteger(x) ? String(x) : '') : formatDuration,
+        formatY: c.percent === true ? (y) => `${(100 * y).toFixed(0)}%` : (y) => `${formatNumber(y)}${c.unit ?? ''}`,
+        empty: totals.steps === 0 ? 'Waiting for the first training step…' : 'Verl did not log this in this run.',
+      });
+    }),
+  );
+  root.replaceChildren(header, controls, ...(banner === null ? [] : [banner]), grid);
+}
+
+window.addEventListener('message', (event: MessageEvent<unknown>) => {
+  const parsed = metricsPageMessageSchema.safeParse(event.data);
+  if (!parsed.success) return;
+  const message = parsed.data;
+  lines = message.reset ? [...message.lines] : [...lines, ...message.lines];
+  run = message.run;
+  state = message.state;
+  problems = message.reset ? [...message.problems] : [...problems, ...message.problems];
+  render();
+});
+
+adoptMetricsStyles();
+send({ type: 'ready' });
