@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { MetricsLine } from '../../server/src/protocol/metrics.js';
-import { ticks } from '../../webview/src/metrics/chart.js';
+import { ticks } from '../../webview/src/metrics/ticks.js';
 import { smoothEma } from '../../webview/src/metrics/ema.js';
 import { resolvedRateSeries, totalsOf, verlSeries } from '../../webview/src/metrics/series.js';
 

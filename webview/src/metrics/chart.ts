@@ -5,9 +5,9 @@
  */
 import { el } from '../dom.js';
 import { smoothEma } from './ema.js';
+import { ticks } from './ticks.js';
 
 const svgNs = 'http://www.w3.org/2000/svg';
-const width = 640;
 const height = 220;
 const pad = { left: 56, right: 16, top: 12, bottom: 30 };
 
@@ -23,8 +23,12 @@ export interface ChartSpec {
   readonly smoothing: number;
   readonly formatX: (x: number) => string;
   readonly formatY: (y: number) => string;
+  /** The headline value's format (more digits than the ticks need). */
+  readonly formatLatest: (y: number) => string;
   /** What to say when no series has a point yet. */
   readonly empty: string;
+  /** The drawing's width in CSS pixels, so its text is drawn at its real size. */
+  readonly width: number;
 }
 
 function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
@@ -34,23 +38,13 @@ function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string,
   return node;
 }
 
-/** About `count` round tick values covering [lo, hi]. */
-export function ticks(lo: number, hi: number, count = 4): number[] {
-  if (!(hi > lo)) return [lo];
-  const raw = (hi - lo) / count;
-  const magnitude = Math.pow(10, Math.floor(Math.log10(raw)));
-  const step = [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((s) => s >= raw) ?? raw;
-  const out: number[] = [];
-  for (let v = Math.ceil(lo / step) * step; v <= hi + step * 1e-9; v += step) out.push(Number(v.toPrecision(12)));
-  return out;
-}
-
 export function lineChart(spec: ChartSpec): HTMLElement {
+  const width = Math.max(280, Math.round(spec.width));
   const drawn = spec.series.filter((s) => s.points.length > 0);
   const smoothed = drawn.map((s) => smoothEma(s.points.map((p) => p.y), spec.smoothing));
   const first = smoothed[0];
   const latest = first === undefined ? undefined : first[first.length - 1];
-  const head = el('div', { class: 'chart-head' }, el('h3', {}, spec.title), latest === undefined ? null : el('span', { class: 'latest', title: 'Latest smoothed value' }, spec.formatY(latest)));
+  const head = el('div', { class: 'chart-head' }, el('h3', {}, spec.title), latest === undefined ? null : el('span', { class: 'latest', title: 'Latest smoothed value' }, spec.formatLatest(latest)));
   const box = el('section', { class: 'chart', attrs: { id: `chart-${spec.id}`, 'data-points': String(drawn.reduce((n, s) => n + s.points.length, 0)) } }, head);
   if (drawn.length === 0) {
     box.append(el('p', { class: 'empty' }, spec.empty));
@@ -67,7 +61,7 @@ export function lineChart(spec: ChartSpec): HTMLElement {
   yHi += margin;
   const px = (x: number) => pad.left + ((x - xLo) / (xHi - xLo)) * (width - pad.left - pad.right);
   const py = (y: number) => height - pad.bottom - ((y - yLo) / (yHi - yLo)) * (height - pad.top - pad.bottom);
-  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': spec.title, preserveAspectRatio: 'xMidYMid meet' });
+  const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', 'aria-label': spec.title });
   for (const y of ticks(yLo, yHi)) {
     chart.append(svg('line', { class: 'grid', x1: pad.left, x2: width - pad.right, y1: py(y), y2: py(y) }));
     chart.append(svg('text', { class: 'tick', x: pad.left - 6, y: py(y) + 4, 'text-anchor': 'end' }, spec.formatY(y)));

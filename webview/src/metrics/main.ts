@@ -53,9 +53,21 @@ function formatDuration(ms: number): string {
   return h > 0 ? `${h}:${String(m).padStart(2, '0')}:${sec}` : `${m}:${sec}`;
 }
 
+/** Two columns of charts on a wide page, one on a narrow one; each chart's drawing fills its column. */
+function chartWidth(root: HTMLElement): number {
+  const inner = root.clientWidth - 40;
+  const columns = inner >= 900 ? 2 : 1;
+  return (inner - 16 * (columns - 1)) / columns - 26;
+}
+
+function formatTick(v: number): string {
+  return String(Number(v.toPrecision(6)));
+}
+
 function render(): void {
   const root = document.getElementById('root');
   if (root === null) return;
+  const width = chartWidth(root);
   const totals = totalsOf(lines);
   const start = totals.firstTime ?? 0;
   const toXY = (points: readonly Point[]) => points.map((p) => ({ x: view.axis === 'step' ? p.step : p.time - start, y: p.value }));
@@ -113,7 +125,9 @@ function render(): void {
         series,
         smoothing: view.smoothing,
         formatX: view.axis === 'step' ? (x) => (Number.isInteger(x) ? String(x) : '') : formatDuration,
-        formatY: c.percent === true ? (y) => `${(100 * y).toFixed(0)}%` : (y) => `${formatNumber(y)}${c.unit ?? ''}`,
+        formatY: c.percent === true ? (y) => `${(100 * y).toFixed(0)}%` : (y) => `${formatTick(y)}${c.unit ?? ''}`,
+        formatLatest: c.percent === true ? (y) => `${(100 * y).toFixed(0)}%` : (y) => `${formatNumber(y)}${c.unit ?? ''}`,
+        width,
         empty: totals.steps === 0 ? 'Waiting for the first training step…' : 'Verl did not log this in this run.',
       });
     }),
@@ -130,6 +144,12 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   state = message.state;
   problems = message.reset ? [...message.problems] : [...problems, ...message.problems];
   render();
+});
+
+let resizing: number | undefined;
+window.addEventListener('resize', () => {
+  window.clearTimeout(resizing);
+  resizing = window.setTimeout(render, 120);
 });
 
 adoptMetricsStyles();

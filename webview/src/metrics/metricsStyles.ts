@@ -16,12 +16,13 @@ header.top h1 { margin: 16px 0 2px; }
 .controls .spacer { flex: 1; }
 .controls .value { font-variant-numeric: tabular-nums; min-width: 2.5em; }
 .controls input[type=range] { width: 160px; accent-color: var(--vscode-button-background); }
-.charts { display: grid; grid-template-columns: repeat(auto-fill, minmax(420px, 1fr)); gap: 16px; }
+.charts { display: grid; grid-template-columns: 1fr; gap: 16px; }
+@media (min-width: 940px) { .charts { grid-template-columns: 1fr 1fr; } }
 .chart { border: 1px solid var(--vscode-panel-border, #8884); border-radius: 4px; padding: 8px 12px 6px; background: var(--vscode-editorWidget-background, transparent); }
 .chart-head { display: flex; align-items: baseline; justify-content: space-between; gap: 8px; }
 .chart h3 { margin: 2px 0 4px; font-size: 1em; }
 .chart .latest { font-size: 1.25em; font-weight: 600; font-variant-numeric: tabular-nums; }
-.chart svg { width: 100%; height: auto; display: block; }
+.chart svg { display: block; max-width: 100%; }
 .chart .empty { color: var(--vscode-descriptionForeground); font-style: italic; margin: 40px 0; text-align: center; }
 .chart line.grid { stroke: var(--vscode-panel-border, #8883); stroke-width: 1; }
 .chart line.axis { stroke: var(--vscode-descriptionForeground); stroke-width: 1; }
