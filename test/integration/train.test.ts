@@ -13,6 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { runCli } from '../../server/src/cli/main.js';
 import { loadConfig } from '../../server/src/launch/index.js';
 import { metricsLineSchema, type MetricsLine } from '../../server/src/protocol/metrics.js';
+import { runReportSchema } from '../../server/src/protocol/runs.js';
 import { readTrajectory } from '../../server/src/runs/index.js';
 import { hydraArgument, RayJobsClient, trainerPython, verlOverrides } from '../../server/src/trainer/index.js';
 
@@ -159,6 +160,32 @@ describe('gp train with Verl 0.9.1 and Ray 2.60', () => {
       // The token never travels through Ray: only the path of the 0600 file does.
       const token = (JSON.parse(readFileSync(join(runDir, 'env_service.json'), 'utf8')) as { token: string }).token;
       assert.ok(!JSON.stringify(job).includes(token));
+    });
+
+    test('gp eval --ray shards the evaluation over the cluster and merges the shards into one run', async () => {
+      const runDir = join(dir, 'eval-ray');
+      const sharded = io();
+      const code = await runCli(['eval', 'datasets/sample/tasks.jsonl', '--backend', 'local', '--ray', `127.0.0.1:${dashboard}`, '--shards', '2', '--run-dir', runDir], sharded.io, root);
+      assert.equal(code, 0, `${sharded.out.join('\n')}\n${sharded.err.slice(-30).join('\n')}`);
+      assert.match(sharded.err.join('\n'), /3 task\(s\) in 2 shard\(s\) over 1 node\(s\)/);
+      const report = runReportSchema.parse(JSON.parse(readFileSync(join(runDir, 'report.json'), 'utf8')));
+      assert.equal(report.total, 3);
+      assert.equal(report.state, 'finished');
+      // Each shard really ran its part: two shard folders, each with its own report.
+      const shardTasks = ['shard-0', 'shard-1'].map((s) => runReportSchema.parse(JSON.parse(readFileSync(join(runDir, 'shards', s, 'report.json'), 'utf8'))).tasks.map((t) => t.task_id));
+      assert.deepEqual(shardTasks.map((t) => t.length).sort(), [1, 2]);
+      assert.deepEqual([...shardTasks.flat()].sort(), report.tasks.map((t) => t.task_id).sort());
+      for (const t of report.tasks) assert.ok(existsSync(join(runDir, t.trajectory)), `the merged run holds ${t.trajectory}`);
+      const ends = readFileSync(join(runDir, 'events.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"episode-end"'));
+      assert.equal(ends.length, 3);
+      // The same evaluation on this machine alone resolves the same tasks.
+      const local = io();
+      assert.equal(await runCli(['eval', 'datasets/sample/tasks.jsonl', '--backend', 'local', '--run-dir', join(dir, 'eval-local'), '--json'], local.io, root), 0);
+      const alone = runReportSchema.parse(JSON.parse(local.out.join('\n')));
+      const outcome = (r: typeof report) => r.tasks.map((t) => `${t.task_id}:${t.resolved}`).sort();
+      assert.deepEqual(outcome(report), outcome(alone));
+      const job = await new RayJobsClient({ address: `127.0.0.1:${dashboard}` }).details('gp-eval-ray-eval');
+      assert.equal(job.status, 'SUCCEEDED');
     });
   });
 });

@@ -7,7 +7,8 @@
 import { resolve } from 'node:path';
 import { parseConfigFlags } from '../config/index.js';
 import { containerReaper, episodeDepsFromConfig, loadConfig, loadRolloutTasks, moveRunFolder, newestUnfinishedRun, planRunFolder, rolloutFlagOverrides, rolloutOptions, writeResolvedConfig, type RunFolder } from '../launch/index.js';
-import { planEpisodes, runRollout, type RolloutResult } from '../rollout/index.js';
+import { planEpisodes, runRollout, type PlannedTask, type RolloutResult } from '../rollout/index.js';
+import { adapterDir, cliCommand, runRayEval, trainerPython } from '../trainer/index.js';
 import { readStatus, runLayout, statusIsLive, withoutRunFolderFlags, writeLaunchRecord } from '../runs/index.js';
 import { isoTimestamp } from '../util/time.js';
 import { withDeadline } from '../util/deadline.js';
@@ -33,9 +34,12 @@ export const rolloutUsage = `gp rollout FILE... ${flagsLine}
       and redoes the others. Ctrl-C ends the running episodes, closes their sandboxes and
       exits 130. Exit 0 when it ran, 1 when every episode failed to run, 2 on usage errors.
   gp eval FILE... ${flagsLine}
-             ${runLine}
+             ${runLine} [--ray ADDRESS [--shards N]]
       A rollout with one attempt per task that ends with a SWE-bench-style summary (resolved
-      rate, per-task outcome, why each unresolved task failed) and reports/<task>/report.json.`;
+      rate, per-task outcome, why each unresolved task failed) and reports/<task>/report.json.
+      --ray runs it as one Ray job on that cluster (dashboard HOST:PORT): the tasks are split
+      into one shard per node (or N), each node runs gp eval on its shard with its own Docker,
+      and the shards are merged into this run. The run folder must be on storage every node sees.`;
 
 /** The part of `rolloutUsage` about one of its two commands: its help and its usage errors. */
 export function rolloutUsageOf(command: RolloutCommand): CommandUsage {
@@ -74,6 +78,8 @@ interface Parsed {
   readonly runDir: string | undefined;
   readonly resume: boolean;
   readonly json: boolean;
+  readonly ray: string | undefined;
+  readonly shards: number | undefined;
 }
 
 /** Parses the arguments; undefined after printing the usage error. */
@@ -91,6 +97,10 @@ function parseRolloutArgs(command: RolloutCommand, argv: readonly string[], io: 
   if (command === 'eval' && v.attempts !== undefined) errors.push('eval runs one attempt per task; use gp rollout --attempts N for more.');
   const extra = rolloutFlagOverrides(v, errors);
   const limit = intFlag('--limit', v.limit, errors);
+  const shards = intFlag('--shards', v.shards, errors);
+  if (v.ray !== undefined && command !== 'eval') errors.push('--ray is for gp eval; gp train --ray trains on a cluster.');
+  if (v.shards !== undefined && v.ray === undefined) errors.push('--shards needs --ray ADDRESS.');
+  if (v.ray !== undefined && v.resume === true) errors.push('a sharded evaluation cannot be resumed yet; run it again.');
   if (errors.length > 0) {
     usageError(usage, io, errors);
     return undefined;
@@ -104,6 +114,8 @@ function parseRolloutArgs(command: RolloutCommand, argv: readonly string[], io: 
     runDir: v['run-dir'],
     resume: v.resume === true,
     json: v.json === true,
+    ray: v.ray,
+    shards,
   };
 }
 
@@ -179,6 +191,7 @@ export async function rolloutCommand(command: RolloutCommand, argv: readonly str
   await writeLaunchRecord(run.layout.launch, { command, args: [...argv], cwd, agent: run.config.rollout.agent, written_at: isoTimestamp(new Date()) });
   const say = p.json ? io.err : io.out;
   say(`run dir: ${displayPath(run.dir, cwd)}`);
+  if (p.ray !== undefined) return shardedEval(run, tasks, p, argv, io, cwd, runtime);
 
   const config = run.config;
   const attempts = command === 'eval' ? 1 : config.rollout.attempts;
@@ -235,4 +248,54 @@ function printSummary(command: RolloutCommand, result: RolloutResult, runDir: st
   io.out(totalsLine(result.report));
   io.out(backendLine(result.backend));
   io.out(`run dir: ${displayPath(runDir, cwd)}  report: ${displayPath(runLayout(runDir).report, cwd)}`);
+}
+
+/** `gp eval --ray`: the evaluation as a Ray job over the cluster's nodes, merged into this run (trainer/rayEval.ts). */
+async function shardedEval(run: RunFolder, tasks: readonly PlannedTask[], p: Parsed, argv: readonly string[], io: Io, cwd: string, runtime: RolloutRuntime): Promise<number> {
+  const adapter = adapterDir();
+  const cli = cliCommand();
+  if (adapter === undefined || cli === undefined) {
+    io.err('gp eval --ray: the Python adapter (python/graph_planner_verl) or dist/cli.js is not part of this installation; run gp from a built clone of the repository.');
+    return 2;
+  }
+  const controller = new AbortController();
+  const removeHandlers = runtime.onInterrupt(
+    () => {
+      io.err('Interrupted: stopping the Ray job (its shards end their episodes and close their sandboxes).');
+      controller.abort();
+    },
+    async () => undefined,
+  );
+  try {
+    const result = await runRayEval({
+      config: run.config,
+      runName: run.name,
+      runDir: run.dir,
+      layout: run.layout,
+      tasks,
+      resolvedConfig: run.layout.resolvedConfig,
+      ray: p.ray ?? '',
+      ...(p.shards === undefined ? {} : { shards: p.shards }),
+      python: trainerPython(undefined),
+      adapterDir: adapter,
+      cli,
+      dataset: p.files.join(', '),
+      command: ['gp', 'eval', ...argv].join(' '),
+      signal: controller.signal,
+      log: (line) => io.err(line),
+    });
+    if (result.report !== undefined) {
+      if (p.json) io.out(JSON.stringify(result.report, null, 2));
+      else {
+        if (result.report.total > 0) episodeTable(result.report, run.dir, cwd).forEach((l) => io.out(l));
+        evalSummary(result.report, run.dir, cwd).forEach((l) => io.out(l));
+        io.out(totalsLine(result.report));
+        io.out(`shards: ${result.shards} (merged into ${displayPath(run.dir, cwd)})  report: ${displayPath(run.layout.report, cwd)}`);
+      }
+    }
+    if (result.state !== 'finished') io.err(`gp eval: ${result.reason}`);
+    return result.state === 'finished' ? 0 : result.state === 'interrupted' ? 130 : 1;
+  } finally {
+    removeHandlers();
+  }
 }

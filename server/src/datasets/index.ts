@@ -6,6 +6,7 @@ export { listParquetFiles, pickSplit, HubError, type ParquetFileRef, type Parque
 export { downloadParquetFiles, type DownloadedFile, type DownloadProgress } from './hfDownload.js';
 export { writeTrainingParquet, type TrainingRow } from './trainingParquet.js';
 export { verlRowFor } from './register.js';
+export { withAbsolutePaths } from './taskPaths.js';
 export { registerDataset, readVerlRows, RegisterError, type RegisterOptions, type RegisterResult } from './register.js';
 export { convertR2eRow } from './r2eConvert.js';
 export { convertSwebenchRow } from './swebenchConvert.js';

@@ -17,6 +17,8 @@ export const rolloutOptions = {
   'run-dir': { type: 'string' },
   resume: { type: 'boolean' },
   json: { type: 'boolean' },
+  ray: { type: 'string' },
+  shards: { type: 'string' },
 } as const;
 
 export interface RolloutFlagValues {

@@ -115,7 +115,11 @@ function mean(values: readonly number[]): number {
 }
 
 export function buildReport(input: ReportInput): RunReport {
-  const tasks = input.episodes.map(taskOutcome);
+  return reportFromOutcomes(input, input.episodes.map(taskOutcome));
+}
+
+/** A report from task outcomes already made (the shards of a sharded evaluation, merged). */
+export function reportFromOutcomes(input: Omit<ReportInput, 'episodes'>, tasks: readonly TaskOutcome[]): RunReport {
   const resolved = tasks.filter((t) => t.resolved).length;
   const reasons: Record<string, number> = {};
   for (const t of tasks) reasons[t.termination_reason] = (reasons[t.termination_reason] ?? 0) + 1;
@@ -135,6 +139,6 @@ export function buildReport(input: ReportInput): RunReport {
     mean_duration_ms: mean(tasks.map((t) => t.duration_ms)),
     termination_reasons: reasons,
     ...(input.backend === undefined ? {} : { backend: input.backend }),
-    tasks,
+    tasks: [...tasks],
   };
 }

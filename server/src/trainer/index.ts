@@ -7,3 +7,4 @@ export { MetricsTail } from './metricsTail.js';
 export { Watchdog } from './watchdog.js';
 export { runTraining, smokeLengths, type TrainRunOptions, type TrainRunResult } from './trainRun.js';
 export { adapterDir, trainerPython, trainerVenv, visibleGpus } from './trainerEnvironment.js';
+export { cliCommand, runRayEval, type RayEvalOptions, type RayEvalResult } from './rayEval.js';
