@@ -4,7 +4,7 @@
  * its reason, never filled with a number. The exit code is 0 whatever the figures say: a benchmark
  * reports, it is not a test.
  *
- * Options: `--only yaml,jsonl,activation,sandbox,graph,rollout,launch,datasets,tasks,runs,idle,trajectory`, `--edits N` (default 60), `--warmup N` (20),
+ * Options: `--only yaml,jsonl,activation,sandbox,graph,rollout,launch,datasets,tasks,runs,idle,trajectory,service`, `--edits N` (default 60), `--warmup N` (20),
  * `--sessions N` (7), `--activation-sessions N` (5 code-server sessions).
  */
 import { existsSync } from 'node:fs';
@@ -19,6 +19,7 @@ import { benchSandbox } from './sandboxFigures.js';
 import { benchGraph } from './graphFigures.js';
 import { benchLaunch } from './launchFigures.js';
 import { benchRollout } from './rolloutFigures.js';
+import { benchService } from './serviceFigures.js';
 import { benchTasks } from './taskFigures.js';
 import { benchRuns } from './runsFigures.js';
 import { benchIdle } from './idleFigures.js';
@@ -130,6 +131,7 @@ async function main(): Promise<void> {
   if (wanted('runs')) await guard('runs', () => benchRuns(log));
   if (wanted('idle')) await guard('idle', () => benchIdle(log));
   if (wanted('trajectory')) await guard('trajectory', () => benchTrajectory(log));
+  if (wanted('service')) await guard('service', () => benchService(log));
 
   const results = outcomes.flatMap((o) => o.results);
   const notMeasured = outcomes.flatMap((o) => o.notMeasured);

@@ -52,7 +52,7 @@ function notMeasured(names: readonly string[], reason: string): FigureOutcome {
 }
 
 /** The sample tasks whose image this engine has; the others are named in the log. */
-async function sampleTasks(docker: Docker, log: (line: string) => void): Promise<PlannedTask[]> {
+export async function sampleTasks(docker: Docker, log: (line: string) => void): Promise<PlannedTask[]> {
   const out: PlannedTask[] = [];
   for (const file of datasets) {
     const path = resolve(file);
@@ -68,7 +68,7 @@ async function sampleTasks(docker: Docker, log: (line: string) => void): Promise
   return out;
 }
 
-async function execRoundTrips(run: string): Promise<number[]> {
+export async function execRoundTrips(run: string): Promise<number[]> {
   const sandbox = await DockerSandbox.open(sandboxSpecSchema.parse({ ...defaultSandboxOptions(), backend: 'docker', image: sampleImage, workdir: sampleWorkdir, run, task: 'exec-anchor' }));
   try {
     for (let i = 0; i < execWarmup; i++) await sandbox.exec(['true']);
