@@ -51,6 +51,8 @@ if (layers.includes('integration')) {
 }
 if (layers.includes('e2e')) {
   run('bash', ['test/e2e/setup.sh']);
+  // Training from the editor runs the smoke in the trainer environment (a no-op once it is built).
+  if (!layers.includes('integration')) run('bash', ['python/setup.sh']);
   run('npm', ['run', '-s', 'package']);
 }
 const files = layers.flatMap((l) => testFiles(join('test', l)));

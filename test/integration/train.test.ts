@@ -125,10 +125,15 @@ describe('gp train with Verl 0.9.1 and Ray 2.60', () => {
     await assertSmokeRun(runDir, 'local');
     assert.ok(existsSync(join(runDir, 'verl_metrics', 'attempt-1.jsonl')));
     assert.match(readFileSync(join(runDir, 'run.log'), 'utf8'), /passed every check/);
+    // Again into the same run: a second attempt, with its own metrics file, appended to metrics.jsonl.
+    const again = io();
+    assert.equal(await runCli(smokeArgs(runDir), again.io, root), 0, again.err.slice(-20).join('\n'));
+    assert.ok(existsSync(join(runDir, 'verl_metrics', 'attempt-2.jsonl')));
+    assert.deepEqual(metricsOf(runDir).flatMap((m) => (m.source === 'verl' ? [m.attempt] : [])), [1, 2]);
     const shown = io();
     assert.equal(await runCli(['runs', 'show', runDir, '--metrics'], shown.io, root), 0);
-    assert.match(shown.out.join('\n'), /steps: {4}1 \(latest: step 1 of attempt 1/);
-    assert.match(shown.out.join('\n'), /episodes: 2, 2 resolved \(100\.0%\)/);
+    assert.match(shown.out.join('\n'), /steps: {4}2 \(latest: step 1 of attempt 2/);
+    assert.match(shown.out.join('\n'), /episodes: 4, 4 resolved \(100\.0%\)/);
     assert.match(shown.out.join('\n'), /critic\/score\/mean +0\.\d{4}/);
   });
 

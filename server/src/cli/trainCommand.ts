@@ -8,6 +8,7 @@ import { parseConfigFlags, type ExperimentConfig } from '../config/index.js';
 import { episodeDepsFromConfig, loadConfig, loadRolloutTasks, moveRunFolder, planRunFolder, writeResolvedConfig } from '../launch/index.js';
 import type { PlannedTask } from '../rollout/index.js';
 import { runTraining, smokeLengths, adapterDir, trainerPython, visibleGpus, hydraArgument, verlOverrides } from '../trainer/index.js';
+import { readStatus, statusIsLive } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
 import { parseCommandArgs, usageError } from './args.js';
 import { printConfigFindings } from './configFindings.js';
@@ -26,7 +27,8 @@ export const trainUsage = `gp train [CONFIG] [--config YAML] [--tasks FILE]... [
       output to <run>/run.log. --smoke runs the whole path on CPU with a tiny model built here
       and the rule agent as a scripted policy: what to run first to check an installation.
       A run that shows no log line, metric or episode for --stall-timeout seconds (default 600)
-      is stopped. --dry-run prints the Verl command line and starts nothing. Ctrl-C stops the
+      is stopped. --run-dir of an earlier run resumes it: a new attempt (its own Verl metrics
+      file), and Verl continues from the run's latest checkpoint (trainer.resume_mode=auto). --dry-run prints the Verl command line and starts nothing. Ctrl-C stops the
       trainer, closes every episode and exits 130. Exit 0 when training finished, 1 when it
       failed or stalled, 2 on usage or config errors.`;
 
@@ -124,6 +126,11 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
     const paths = { trainFiles: join(run.dir, 'data', 'train.parquet'), valFiles: join(run.dir, 'data', 'val.parquet'), modelPath: smoke ? smokeModel : run.config.paths.planner_model, agentLoopConfig: join(adapter, 'graph_planner_verl', 'agent_loop.yaml'), checkpointDir: join(run.dir, 'checkpoints'), rolloutDumpDir: join(run.dir, 'rollouts') };
     io.out([python, '-m', smoke ? 'graph_planner_verl.smoke.run' : 'verl.trainer.main_ppo', ...verlOverrides(run.config, { paths, runName: run.name, ...(smoke ? { lengths: smokeLengths } : {}) }).map(hydraArgument)].join(' \\\n  '));
     return 0;
+  }
+  const existing = await readStatus(run.layout.status);
+  if (existing.ok && statusIsLive(existing.status) && existing.status.pid !== process.pid) {
+    io.err(`gp train: ${run.dir} belongs to a run that is still going (pid ${existing.status.pid} on ${existing.status.host}); wait for it, stop it (gp runs stop), or choose another --run-dir.`);
+    return 2;
   }
   let deps;
   try {
