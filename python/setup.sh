@@ -46,7 +46,7 @@ fi
 # An old pip (23.x) backtracks for many minutes over Verl's dependencies; a current one resolves at once.
 "$VENV/bin/python" -m pip install -q --disable-pip-version-check --upgrade pip
 log "installing $(grep -v '^#' "$REQUIREMENTS" | tr '\n' ' ')(about 3 minutes, 6 GB)"
-if ! "$VENV/bin/python" -m pip install -q --disable-pip-version-check -r "$REQUIREMENTS"; then
+if ! "$VENV/bin/python" -m pip install -q --disable-pip-version-check --no-cache-dir -r "$REQUIREMENTS"; then
   rm -rf "$VENV"
   log "pip could not install the trainer requirements: check the network or PIP_INDEX_URL and run this again"
   exit 1
