@@ -162,6 +162,7 @@ describe('gp train with Verl 0.9.1 and Ray 2.60', () => {
       const job = await client.details(`gp-smoke-ray-1`);
       assert.equal(job.status, 'SUCCEEDED');
       assert.equal(job.metadata?.['gp_run'], 'smoke-ray');
+      assert.deepEqual((await client.list()).filter((j) => j.status === 'PENDING' || j.status === 'RUNNING').map((j) => j.submission_id), [], 'no Ray job left running');
       // The token never travels through Ray: only the path of the 0600 file does.
       const token = (JSON.parse(readFileSync(join(runDir, 'env_service.json'), 'utf8')) as { token: string }).token;
       assert.ok(!JSON.stringify(job).includes(token));

@@ -33,6 +33,7 @@ describe('Ray Jobs client (against a test peer shaped like Ray 2.60)', () => {
     assert.equal(details.status, 'RUNNING');
     assert.deepEqual(details.metadata, { run: 'a' });
     assert.equal(await client.logs(submissionId), 'step:1 - reward:0.5\n');
+    assert.deepEqual((await client.list()).map((j) => [j.submission_id, j.status]), [['gp-run-a-1', 'RUNNING']]);
   });
 
   it('takes a submission id Ray already knows (its 500) as submitted, without a second job', async () => {

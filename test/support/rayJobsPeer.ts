@@ -52,6 +52,7 @@ export async function startRayJobsPeer(options: { requireToken?: string; onSubmi
     if ((req.method === 'POST' || req.method === 'DELETE') && req.headers['sec-fetch-mode'] !== undefined) return text(res, 405, 'Method Not Allowed: method not allowed for browser traffic');
     if (req.method === 'GET' && path === '/api/version') return json(res, 200, { version: '4.0.0', ray_version: '2.60.0', ray_commit: 'test-peer', session_name: 'peer' });
     if (req.method === 'POST' && path === '/api/jobs/') return submit(body, res);
+    if (req.method === 'GET' && path === '/api/jobs/') return json(res, 200, [...jobs.values()].map(details));
     const match = /^\/api\/jobs\/([^/]+)(\/logs|\/stop)?$/.exec(path);
     const job = match?.[1] === undefined ? undefined : jobs.get(decodeURIComponent(match[1]));
     if (match === null) return text(res, 404, 'Not Found');

@@ -5,7 +5,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseConfigFlags, type ExperimentConfig } from '../config/index.js';
-import { episodeDepsFromConfig, loadConfig, loadRolloutTasks, moveRunFolder, planRunFolder, writeResolvedConfig } from '../launch/index.js';
+import { containerReaper, episodeDepsFromConfig, loadConfig, loadRolloutTasks, moveRunFolder, planRunFolder, writeResolvedConfig } from '../launch/index.js';
 import type { PlannedTask } from '../rollout/index.js';
 import { runTraining, smokeLengths, adapterDir, trainerPython, visibleGpus, hydraArgument, verlOverrides } from '../trainer/index.js';
 import { readStatus, statusIsLive } from '../runs/index.js';
@@ -141,6 +141,7 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
   }
   await writeResolvedConfig(run, configFile === undefined ? '(defaults)' : resolve(cwd, configFile));
   io.out(`run dir: ${displayPath(run.dir, cwd)}`);
+  const reaper = containerReaper(run.config, run.name);
   const controller = new AbortController();
   const interrupt = installInterrupt({
     onFirst: () => {
@@ -166,6 +167,7 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
       signal: controller.signal,
       log: (line) => io.err(line),
       command: ['gp', 'train', ...argv].join(' '),
+      ...(reaper === undefined ? {} : { reapContainers: () => reaper(true) }),
     });
     io.out(`${result.state}: ${result.reason}`);
     io.out(`steps: ${result.steps}  episodes: ${result.episodes.total} (${result.episodes.resolved} resolved)  run dir: ${displayPath(run.dir, cwd)}`);

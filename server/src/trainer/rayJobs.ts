@@ -82,6 +82,11 @@ export class RayJobsClient {
     }
   }
 
+  /** Every job the cluster knows, submitted or driver-started. */
+  list(): Promise<RayJobDetails[]> {
+    return this.call('GET', '/api/jobs/', undefined, rayJobDetailsSchema.array());
+  }
+
   details(id: string): Promise<RayJobDetails> {
     return this.call('GET', `/api/jobs/${encodeURIComponent(id)}`, undefined, rayJobDetailsSchema);
   }

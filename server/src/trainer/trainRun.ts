@@ -45,6 +45,8 @@ export interface TrainRunOptions {
   readonly log: (line: string) => void;
   /** The command line, recorded in status.json. */
   readonly command: string;
+  /** Removes the run's containers that are still there at the end (a crashed episode's); none on the local backend. */
+  readonly reapContainers?: () => Promise<number>;
 }
 
 export interface TrainRunResult {
@@ -220,6 +222,8 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
   watchdog.stop();
   await tail.stop();
   await service.close();
+  const reaped = await options.reapContainers?.().catch(() => 0);
+  if (reaped !== undefined && reaped > 0) options.log(`gp train: removed ${reaped} container(s) of this run left behind`);
   await metrics.flush();
   const state = stopReason?.state ?? (end.ok ? 'finished' : 'failed');
   const reason = stopReason?.reason ?? (end.ok ? `the trainer ended: ${end.reason}` : `the trainer failed: ${end.reason}; see ${layout.runLog}`);
