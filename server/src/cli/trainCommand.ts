@@ -18,7 +18,7 @@ import { displayPath } from './rolloutSummary.js';
 
 export const trainUsage = `gp train [CONFIG] [--config YAML] [--tasks FILE]... [--val-tasks FILE]... [--task ID]... [--limit N]
           [--smoke [--steps N]] [--ray ADDRESS] [--python PATH] [--stall-timeout S]
-          [--run-name NAME | --run-dir DIR] [--dry-run]
+          [--service-host HOST] [--run-name NAME | --run-dir DIR] [--dry-run]
       Train the planner with Verl's GRPO through our environment: writes the training parquet
       files, starts the environment service (token in <run>/env_service.json, 0600), and runs
       python -m verl.trainer.main_ppo with the config's Verl overrides, as a local process or,
@@ -27,7 +27,9 @@ export const trainUsage = `gp train [CONFIG] [--config YAML] [--tasks FILE]... [
       output to <run>/run.log. --smoke runs the whole path on CPU with a tiny model built here
       and the rule agent as a scripted policy: what to run first to check an installation.
       A run that shows no log line, metric or episode for --stall-timeout seconds (default 600)
-      is stopped. --run-dir of an earlier run resumes it: a new attempt (its own Verl metrics
+      is stopped. --service-host binds the environment service to another address than
+      127.0.0.1 (a cluster interface, when Verl's workers run on other nodes; the token is still
+      required). --run-dir of an earlier run resumes it: a new attempt (its own Verl metrics
       file), and Verl continues from the run's latest checkpoint (trainer.resume_mode=auto). --dry-run prints the Verl command line and starts nothing. Ctrl-C stops the
       trainer, closes every episode and exits 130. Exit 0 when training finished, 1 when it
       failed or stalled, 2 on usage or config errors.`;
@@ -47,6 +49,7 @@ const trainOptions = {
   'stall-timeout': { type: 'string' },
   'run-dir': { type: 'string' },
   'dry-run': { type: 'boolean' },
+  'service-host': { type: 'string' },
 } as const;
 
 /** The rules a training launch adds to the config's own preflight. */
@@ -164,6 +167,7 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
       ...(smoke ? { smoke: { modelDir: smokeModel, steps } } : {}),
       ...(v.ray === undefined ? {} : { ray: v.ray }),
       stallMs: stallS * 1000,
+      ...(v['service-host'] === undefined ? {} : { serviceHost: v['service-host'] }),
       signal: controller.signal,
       log: (line) => io.err(line),
       command: ['gp', 'train', ...argv].join(' '),

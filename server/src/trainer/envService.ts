@@ -13,6 +13,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmod, mkdir } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { ZodType } from 'zod';
 import { closeBodySchema, createEpisodeBodySchema, stepBodySchema, type ServiceError, type ServiceFile } from '../protocol/envService.js';
@@ -86,7 +87,9 @@ export class EnvService {
       this.server.listen(this.options.port ?? 0, host, () => resolve());
     });
     const { port } = this.server.address() as AddressInfo;
-    const file: ServiceFile = { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, token: this.token, pid: process.pid };
+    // A wildcard address is where the service listens, not where a client can reach it: name the machine instead.
+    const reachable = host === '0.0.0.0' || host === '::' ? hostname() : host;
+    const file: ServiceFile = { url: `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`, token: this.token, pid: process.pid };
     const path = join(this.options.runDir, serviceFileName);
     await mkdir(this.options.runDir, { recursive: true });
     // Created 0600, so the token is never readable by others, not even for a moment.

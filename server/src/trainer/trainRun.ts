@@ -41,6 +41,8 @@ export interface TrainRunOptions {
   /** Ray dashboard address: run the trainer as a Ray job there. */
   readonly ray?: string;
   readonly stallMs: number;
+  /** Where the environment service listens; 127.0.0.1 unless the trainer's workers run on other machines. */
+  readonly serviceHost?: string;
   readonly signal: AbortSignal;
   readonly log: (line: string) => void;
   /** The command line, recorded in status.json. */
@@ -145,7 +147,7 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
     // A smoke step's episodes all run at once, so the cap is one step's worth; a real run keeps the config's.
     maxOpen: options.smoke ? config.training.train_batch_size * config.training.rollout_n : config.parallel.parallel_agents,
     episodeDeadlineMs: (config.env.episode_timeout + 300) * 1000,
-    host: '127.0.0.1',
+    host: options.serviceHost ?? '127.0.0.1',
     log: options.log,
     ...(options.smoke ? { scriptedPolicy: smokePolicy } : {}),
     onEpisodeEnd: (end) => {
