@@ -6,8 +6,9 @@ the action in the sandbox and renders the next observation), and repeats until t
 done or the response budget is spent. The episode's return, which the service computes from the
 graded tests, becomes the sample's reward on its last token.
 
-An environment failure never raises: one exception would fail Verl's whole step, so the sample
-comes back with a zero mask and zero reward and the reason in ``extra_fields``.
+An episode's failure never raises: one exception would fail Verl's whole step, so the sample
+comes back with a zero mask and zero reward and the reason in ``extra_fields``. A service that
+does not answer at all is different: the run cannot go on, so that one raises (EnvironmentGone).
 """
 
 from __future__ import annotations
@@ -27,6 +28,10 @@ logger = logging.getLogger(__name__)
 logger.setLevel(os.getenv("VERL_LOGGING_LEVEL", "WARN"))
 
 _client: Optional[EnvServiceClient] = None
+
+
+class EnvironmentGone(RuntimeError):
+    """The environment service does not answer at all: the run cannot go on."""
 
 
 def service_client() -> EnvServiceClient:
@@ -78,6 +83,11 @@ class GraphPlannerAgentLoop(AgentLoopBase):
             extra.update(resolved=bool(closed["resolved"]), steps=int(closed["steps"]), termination_reason=closed["termination_reason"], episode_return=reward)
             extra["reward_extra_info"] = reward_extra_info(bool(closed["resolved"]), reward, int(closed["steps"]))
         except (ServiceError, PromptTooLong) as error:
+            if isinstance(error, ServiceError) and error.code == "unreachable":
+                # Not one episode's failure: the service (and gp train with it) is gone, so every
+                # sample would come back masked and the trainer would train on nothing while
+                # looking alive. Failing the step stops it instead.
+                raise EnvironmentGone(f"the environment service is unreachable after retries ({error}); has gp train ended?") from error
             return await self._failed(client, episode_id, trace, extra, metrics, error)
         return AgentLoopOutput(
             prompt_ids=trace.prompt_ids,

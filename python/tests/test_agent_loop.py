@@ -126,3 +126,13 @@ async def test_a_row_without_a_task_id_fails_the_sample_not_the_step(service, ti
     output = await make_loop(tiny_tokenizer).run({}, uid="g2", extra_info={})
     assert output.reward_score == 0.0 and "extra_info.task_id" in output.extra_fields["env_failure"]
     assert service.calls == []
+
+
+async def test_a_service_that_is_gone_stops_the_step_instead_of_masking_every_sample(tiny_tokenizer):
+    agent_loop._client = EnvServiceClient(ServiceAddress("http://127.0.0.1:9", TOKEN), attempts=2, backoff_s=0.01)
+    try:
+        with pytest.raises(agent_loop.EnvironmentGone) as gone:
+            await make_loop(tiny_tokenizer).run({}, **KWARGS)
+        assert "has gp train ended" in str(gone.value)
+    finally:
+        agent_loop._client = None

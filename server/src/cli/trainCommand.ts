@@ -153,6 +153,10 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
     },
     onForce: async () => undefined,
   });
+  // A closed terminal (the editor's, when VS Code quits) hangs up: stop as for Ctrl-C, or the
+  // trainer would go on without its environment.
+  const onHangUp = (): void => controller.abort();
+  process.once('SIGHUP', onHangUp);
   try {
     const result = await runTraining({
       config: run.config,
@@ -178,5 +182,6 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
     return result.state === 'finished' ? 0 : result.state === 'interrupted' ? 130 : 1;
   } finally {
     interrupt.dispose();
+    process.removeListener('SIGHUP', onHangUp);
   }
 }

@@ -69,6 +69,11 @@ export function launchLocal(launch: LocalLaunch): TrainerHandle {
       // The group is already gone.
     }
   };
+  // The trainer must not outlive gp train, which hosts its environment: if this process exits
+  // without having stopped it (an uncaught error, process.exit), the group is killed on the way out.
+  const onExit = (): void => signalGroup('SIGKILL');
+  process.once('exit', onExit);
+  void ended.then(() => process.removeListener('exit', onExit));
   return {
     where: `local process ${child.pid ?? '?'}`,
     ended,
