@@ -42,6 +42,8 @@ test('every SWE-bench Lite row converts to a valid task whose fields match the s
     assert.equal(c.task.sandbox.requires_build, true);
     assert.equal(c.task.sandbox.workdir, '/testbed');
     assert.equal(c.instance.base_commit, row['base_commit']);
+    // The task names it where the sandbox checks it out, so a local copy at another commit is refused.
+    assert.equal(c.task.sandbox.base_commit, row['base_commit']);
     assert.equal(c.instance.test_patch, row['test_patch']);
     assert.equal(c.instance.version, row['version']);
     assert.equal(c.instance.environment_setup_commit, row['environment_setup_commit']);

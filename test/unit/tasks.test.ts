@@ -192,3 +192,13 @@ test('reports a missing image unless a local repository is given', () => {
   assert.equal(line.slice(f.start, f.end), '"sandbox"');
   assert.deepEqual(codes(JSON.stringify({ task_id: 'a', sandbox: { workdir: '/w', local_repo: '/src/repo', backend: 'local' } })), []);
 });
+
+test('warns when a converted task graded from a local copy names no base commit, and not for our own samples', async () => {
+  const { validateLine } = await import('../../server/src/tasks/index.js');
+  const converted = { task_id: 'astroid-1', sandbox: { workdir: '/testbed', local_repo: '../astroid', swebench_spec: { repo: 'pylint-dev/astroid' } }, issue: { title: 'x' }, FAIL_TO_PASS: ['t'] };
+  const codes = (value: unknown) => validateLine(JSON.stringify(value)).findings.map((f) => f.code);
+  assert.ok(codes(converted).includes('task/no-base-commit'));
+  assert.ok(!codes({ ...converted, sandbox: { ...converted.sandbox, base_commit: 'a1b2c3d' } }).includes('task/no-base-commit'));
+  const sample = { task_id: 's', sandbox: { workdir: '/testbed', local_repo: '../repo' }, issue: { title: 'x' }, FAIL_TO_PASS: ['t'] };
+  assert.ok(!codes(sample).includes('task/no-base-commit'), 'a plain folder is its own base');
+});

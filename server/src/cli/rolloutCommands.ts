@@ -37,6 +37,8 @@ export const rolloutUsage = `gp rollout FILE... ${flagsLine}
              ${runLine} [--ray ADDRESS [--shards N]]
       A rollout with one attempt per task that ends with a SWE-bench-style summary (resolved
       rate, per-task outcome, why each unresolved task failed) and reports/<task>/report.json.
+      Exit 1 when a task could not run (its sandbox did not open), so a rate over fewer tasks
+      never passes for the evaluation's.
       --ray runs it as one Ray job on that cluster (dashboard HOST:PORT): the tasks are split
       into one shard per node (or N), each node runs gp eval on its shard with its own Docker,
       and the shards are merged into this run. The run folder must be on storage every node sees.`;
@@ -235,7 +237,15 @@ export async function rolloutCommand(command: RolloutCommand, argv: readonly str
     return 130;
   }
   if (result.state === 'failed') io.err(`gp ${command}: ${result.reason ?? 'the run failed'}`);
-  return result.state === 'failed' ? 1 : 0;
+  if (result.state === 'failed') return 1;
+  // An evaluation's resolved rate is only worth its denominator: a task that could not run (its
+  // sandbox did not open, its base commit is missing) makes the evaluation fail, not look smaller.
+  const couldNotRun = result.report.tasks.filter((t) => t.termination_reason === 'error');
+  if (command === 'eval' && couldNotRun.length > 0) {
+    io.err(`gp eval: ${couldNotRun.length} of ${result.report.total} task(s) could not run: ${couldNotRun.slice(0, 5).map((t) => `${t.task_id} (${t.failure_reason ?? 'error'})`).join('; ')}${couldNotRun.length > 5 ? '; …' : ''}`);
+    return 1;
+  }
+  return 0;
 }
 
 function printSummary(command: RolloutCommand, result: RolloutResult, runDir: string, json: boolean, io: Io, cwd: string): void {

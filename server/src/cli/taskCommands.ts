@@ -26,7 +26,8 @@ export const taskTestUsage = `gp task test FILE [--task ID]... [--patch DIFF] [-
       grade them per test (SWE-bench lists or R2E expected output). The config goes
       through the same checks as gp config check. Records the run in
       DIR/test_runs.jsonl with the raw log and report.json; exit code 1 unless every
-      task passes, 2 on usage or config errors, 130 when interrupted.`;
+      task passes (a row that cannot be read, or a file with no task that can run, is a
+      failure), 2 on usage or config errors, 130 when interrupted.`;
 
 const command = { name: 'task test', usage: taskTestUsage };
 
@@ -90,6 +91,11 @@ export async function taskTest(args: readonly string[], io: Io, cwd: string): Pr
   }
   const loaded = await loadTasks(path);
   for (const p of loaded.problems) io.err(p);
+  // A row the schema refused is a task that cannot run: never "0 passed, 0 not" and exit 0.
+  if (loaded.tasks.length === 0) {
+    io.err(`gp task test: no task of ${file} can run${loaded.problems.length > 0 ? ` (${plural(loaded.problems.length, 'problem')} above)` : ' (the file has no tasks)'}; nothing was tested.`);
+    return 1;
+  }
   const wanted = values.task ?? [];
   const tasks = loaded.tasks.filter((t) => wanted.length === 0 || wanted.includes(t.task.task_id));
   const unknown = wanted.filter((id) => !loaded.tasks.some((t) => t.task.task_id === id));
@@ -154,9 +160,11 @@ export async function taskTest(args: readonly string[], io: Io, cwd: string): Pr
     interrupt.dispose();
   }
   const interrupted = interrupt.signal.aborted;
-  const counts = `${plural(completed - failed, 'task')} passed, ${failed} not`;
+  // Rows that did not load count as tasks that could not run, unless --task picked others.
+  const unreadable = wanted.length === 0 ? loaded.problems.length : 0;
+  const counts = `${plural(completed - failed, 'task')} passed, ${failed} not${unreadable > 0 ? `, ${unreadable} could not be read` : ''}`;
   io.out(`${interrupted ? `interrupted: ${completed} of ${tasks.length} tasks ran; ` : ''}${counts}; records in ${runLayout(runDir).testRuns}`);
   if (!backends.empty) io.out(backendLine(backends.summary()));
   if (interrupted) return 130;
-  return failed > 0 ? 1 : 0;
+  return failed > 0 || unreadable > 0 ? 1 : 0;
 }

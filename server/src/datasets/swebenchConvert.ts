@@ -122,6 +122,9 @@ export function convertSwebenchRow(row: Row, ctx: ConvertContext, options: Swebe
       backend: 'docker',
       r2e_ds_json: instanceRelativePath(id),
       test_command: script,
+      // The sandbox checks this commit out and refuses a repository without it, so a local copy at
+      // another commit is never graded as the task's code.
+      ...(baseCommit !== undefined && /^[0-9a-fA-F]{7,40}$/.test(baseCommit) ? { base_commit: baseCommit } : {}),
       ...(requiresBuild ? { requires_build: true } : {}),
       ...(spec !== undefined ? { swebench_spec: spec } : {}),
     },

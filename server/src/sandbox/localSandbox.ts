@@ -13,7 +13,7 @@ import type { ExecResult, SandboxSpec } from '../protocol/sandbox.js';
 import { commandScript } from './commandScript.js';
 import { OutputCapture } from './outputCapture.js';
 import { GitSandbox } from './gitSandbox.js';
-import { headCommit, resetToBase } from './repoOps.js';
+import { checkOutBase, headCommit } from './repoOps.js';
 import { SandboxError, type Command, type ExecOptions, type ReadTreeOptions, type Sandbox, type TreeFile } from './sandbox.js';
 
 /** Runs `git` on the host, for making the working copy. */
@@ -67,8 +67,8 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
     try {
       await mkdir(scratch);
       await makeWorkingCopy(resolve(source), root);
+      if (spec.baseCommit !== undefined) await checkOutBase(sandbox, spec.baseCommit, { task: spec.task, repo: resolve(source), backend: 'local' });
       sandbox.base = spec.baseCommit ?? (await headCommit(sandbox, root));
-      if (spec.baseCommit) await resetToBase(sandbox, spec.baseCommit);
     } catch (error) {
       await rm(home, { recursive: true, force: true });
       throw error instanceof SandboxError ? error : new SandboxError(`Could not make a working copy of ${source}: ${(error as Error).message}`, 'io');

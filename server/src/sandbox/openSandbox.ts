@@ -56,6 +56,7 @@ export function sandboxSpecForTask(task: TaskEntry, options: TaskSandboxOptions)
     limits: options.limits ?? {},
     commandTimeoutMs: options.commandTimeoutMs,
     outputLimitBytes: options.outputLimitBytes,
+    ...(box.base_commit === undefined ? {} : { baseCommit: box.base_commit }),
   });
 }
 

@@ -42,6 +42,25 @@ export async function headCommit(host: RepoHost, workdir: string): Promise<strin
 }
 
 /**
+ * Checks out the task's base commit (`sandbox.base_commit`) after making sure the repository has
+ * it. Without this a copy at another commit would be graded as if it were the task's code, and a
+ * copy without the commit would fail later in ways that look like the agent's fault (the test
+ * command's `git checkout <base> -- <tests>` fails, so every repair "does not apply").
+ */
+export async function checkOutBase(host: RepoHost, base: string, where: { readonly task: string; readonly repo: string; readonly backend: 'local' | 'docker' }): Promise<void> {
+  const found = await git(host, ['cat-file', '-e', `${base}^{commit}`]);
+  if (found.exitCode !== 0) {
+    const shallow = (await git(host, ['rev-parse', '--is-shallow-repository'])).stdout.trim() === 'true';
+    const fix =
+      where.backend === 'local'
+        ? `Fetch the history into ${where.repo} (${shallow ? 'it is a shallow clone: git fetch --unshallow' : `git fetch origin ${base}`}), or point the task's local_repo at a full clone.`
+        : `Build the image ${where.repo} from a clone that has it, or run the task on the local backend with a full clone as local_repo.`;
+    throw new SandboxError(`Task ${where.task}: its base commit ${base} (sandbox.base_commit) is not in ${where.repo}${shallow ? ', a shallow clone' : ''}, so the task cannot start from its code. ${fix}`, 'base-missing');
+  }
+  await resetToBase(host, base);
+}
+
+/**
  * Reads `git apply --check` errors into hunks. git names the file and, for a hunk that does not
  * match, the line where it expected it: `error: patch failed: app/calc.py:6`.
  */

@@ -79,6 +79,7 @@ export class SandboxError extends Error {
       | 'daemon-unreachable'
       | 'image-missing'
       | 'no-source'
+      | 'base-missing'
       | 'container-gone'
       | 'closed'
       | 'io'

@@ -58,6 +58,10 @@ const sandbox = z
       'Where the sandbox runs: `docker`, `local` (a working copy on this machine) or `auto` (docker when available). `repoenv` and `r2e` are accepted from the original system and mean `docker`.',
     ),
     local_repo: described(z.string().min(1).optional(), 'A repository on the host used by the `local` backend instead of an image.'),
+    base_commit: described(
+      z.string().regex(/^[0-9a-fA-F]{7,40}$/, 'use a commit hash of 7 to 40 hex digits').optional(),
+      'Commit the task starts from. Both backends check it out before anything runs and refuse a repository that lacks it. Without it the repository\'s HEAD is the base, which grades a copy at another commit against the wrong code.',
+    ),
     network: described(z.boolean().default(false), 'Whether the sandbox may reach the network; off by default so runs are reproducible.'),
     r2e_ds_json: described(z.string().optional(), 'Path to the R2E-Gym instance JSON; a relative path resolves against the JSONL file\'s folder.'),
     requires_build: described(

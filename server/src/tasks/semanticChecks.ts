@@ -1,6 +1,7 @@
 /**
  * Checks on a task that a JSON Schema cannot say well: that the sandbox has somewhere to get the
- * repository from, and that a SWE-bench image is used with the folder its repository is in. They
+ * repository from, that a SWE-bench image is used with the folder its repository is in, and that a
+ * task graded from a local copy names the commit it starts from. They
  * run on every line, so each is a few property reads.
  */
 import type { Finding } from '../protocol/index.js';
@@ -47,6 +48,19 @@ function legacyBackend(backend: string): Finding {
   };
 }
 
+function noBaseCommit(): Finding {
+  return {
+    related: [],
+    fixes: [],
+    code: 'task/no-base-commit',
+    severity: 'warning',
+    message:
+      'The task is graded on FAIL_TO_PASS/PASS_TO_PASS from a local_repo but names no `sandbox.base_commit`, so it runs on whatever commit that repository is on: a copy at a later commit can grade an empty patch as resolved. Add the commit the task starts from.',
+    path: ['sandbox'],
+    target: 'key',
+  };
+}
+
 /** Findings for a parsed entry; entries without a sandbox object get none (the schema reports that). */
 export function semanticFindings(value: unknown): Finding[] {
   const sandbox = isRecord(value) ? value['sandbox'] : undefined;
@@ -60,5 +74,11 @@ export function semanticFindings(value: unknown): Finding[] {
     out.push(workdirMismatch(image, workdir));
   }
   if (typeof backend === 'string' && legacyDockerBackends.has(backend)) out.push(legacyBackend(backend));
+  // A task converted from SWE-bench or R2E-Gym has a base commit upstream; run from a local clone
+  // without it, it is graded on whatever commit the clone is on. (A plain folder of our own samples
+  // is its own base, so hand-written tasks are not warned.)
+  const graded = isRecord(value) && (value['FAIL_TO_PASS'] !== undefined || value['PASS_TO_PASS'] !== undefined);
+  const converted = sandbox['swebench_spec'] !== undefined || sandbox['r2e_ds_json'] !== undefined;
+  if (graded && converted && typeof sandbox['local_repo'] === 'string' && sandbox['base_commit'] === undefined) out.push(noBaseCommit());
   return out;
 }
