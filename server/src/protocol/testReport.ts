@@ -81,6 +81,10 @@ export type TestGrade = z.infer<typeof testGradeSchema>;
  * One line of `<run dir>/test_runs.jsonl`: a test command run in a sandbox, what it reported test
  * by test, and the grade. The raw output is in `logPath`, relative to the run directory.
  */
+/** The log parser a test run's output was read with (server/src/testing/repoLogFormats.ts). */
+export const testParserNameSchema = z.enum(['pytest', 'unittest', 'pytest-options', 'matplotlib', 'sympy']);
+export type TestParserName = z.infer<typeof testParserNameSchema>;
+
 export const testRunRecordSchema = z.object({
   kind: z.literal('test_run'),
   task: z.string(),
@@ -93,7 +97,7 @@ export const testRunRecordSchema = z.object({
   exitCode: z.number().int().nullable(),
   timedOut: z.boolean(),
   truncated: z.boolean(),
-  parser: z.enum(['pytest', 'unittest']),
+  parser: testParserNameSchema,
   /** Whether the log's closing summary was found; false means the run crashed or was cut short. */
   complete: z.boolean(),
   counts: z.record(testStatusSchema, z.number().int().nonnegative()),

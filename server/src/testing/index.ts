@@ -7,3 +7,5 @@ export { gradeTests, gradeInstance, swebenchReport, resolutionStatus, type GoldT
 export { gradeR2e, r2eKey, toR2eStatuses, decodeExpectedOutput, type ExpectedOutputResult } from './gradeR2e.js';
 export { extractTestOutput, type TestOutputResult } from './swebenchLog.js';
 export { runTaskTests, parseTestOutput, gradeTask, gradePassed, defaultTestCommand, type RunTestsOptions, type TestRun } from './runTests.js';
+export { parseSympyLog, looksLikeSympyRunner } from './parseSympy.js';
+export { logFormatOf, normaliseOptionId, parseLogAs, repoLogFormats, type LogFormat } from './repoLogFormats.js';

@@ -20,6 +20,7 @@ const statusFirst = new RegExp(`^(${statusAlternation}) (.+)$`);
 const xdistPrefix = /^\[gw\d+\] (?:\[\s*\d+%\] )?/;
 const statusLast = new RegExp(`^(.+?) (${statusAlternation})(?: \\(.*\\))?(?:\\s+\\[\\s*\\d+%\\])?\\s*$`);
 const foldedSkip = /^\[\d+\] /;
+const statusLastLoose = new RegExp(`^(\\S+::\\S+) (${statusAlternation})(?:\\s|$)`);
 
 function isStatus(word: string): word is TestStatus {
   return (testStatuses as readonly string[]).includes(word);
@@ -65,7 +66,9 @@ function parseStatusFirst(line: string): { id: string; status: TestStatus } | un
 
 /** A verbose result stated status last: `tests/test_x.py::test_a PASSED [ 50%]`. */
 function parseStatusLast(line: string): { id: string; status: TestStatus } | undefined {
-  const match = statusLast.exec(line);
+  // A status followed by more than a percentage (`… SKIPPED [1] Need 2 or more cores`, from a
+  // plugin's reporter) is read as the harness reads it: the id is the first word.
+  const match = statusLast.exec(line) ?? statusLastLoose.exec(line);
   if (match === null) return undefined;
   const [, id = '', word = ''] = match;
   if (!isStatus(word) || !id.includes('::')) return undefined;

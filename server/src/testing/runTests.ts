@@ -3,7 +3,7 @@
  * record and the output and writes nothing: the caller records the run where it keeps its files
  * (`recordTestRun` in runs/testRuns.ts for a run directory).
  */
-import type { TestGrade, TestRunRecord, TestStatus } from '../protocol/testReport.js';
+import type { TestGrade, TestParserName, TestRunRecord, TestStatus } from '../protocol/testReport.js';
 import { testStatuses } from '../protocol/testReport.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { TaskEntry } from '../tasks/index.js';
@@ -12,6 +12,8 @@ import { decodeExpectedOutput, gradeR2e } from './gradeR2e.js';
 import type { ParsedTestLog } from './logText.js';
 import { parsePytestLog } from './parsePytest.js';
 import { parseUnittestLog } from './parseUnittest.js';
+import { logFormatOf, parseLogAs } from './repoLogFormats.js';
+import { looksLikeSympyRunner, parseSympyLog } from './parseSympy.js';
 import { extractTestOutput } from './swebenchLog.js';
 import { decodeTestList } from '../tasks/index.js';
 import { isoTimestamp } from '../util/time.js';
@@ -38,8 +40,15 @@ export interface TestRun {
   output: string;
 }
 
-/** Picks the parser from what the output looks like: pytest's rules, or unittest's "Ran N tests". */
-export function parseTestOutput(output: string): { parser: 'pytest' | 'unittest'; parsed: ParsedTestLog } {
+/**
+ * Parses a test output: with the parser SWE-bench uses for the task's repository when the task
+ * names one the harness knows (testing/repoLogFormats.ts), else by what the output looks like
+ * (sympy's runner, pytest's rules, or unittest's "Ran N tests").
+ */
+export function parseTestOutput(output: string, repo?: string): { parser: TestParserName; parsed: ParsedTestLog } {
+  const format = logFormatOf(repo);
+  if (format !== undefined) return { parser: format === 'django' ? 'unittest' : format, parsed: parseLogAs(format, output) };
+  if (looksLikeSympyRunner(output)) return { parser: 'sympy', parsed: parseSympyLog(output) };
   const pytest = parsePytestLog(output);
   if (pytest.tests.size > 0 || /^=+ (test session starts|short test summary info) =+$/m.test(output)) return { parser: 'pytest', parsed: pytest };
   const unittest = parseUnittestLog(output);
@@ -104,7 +113,7 @@ export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: R
   const output = result.stderr.length > 0 ? `${result.stdout}${result.stdout.endsWith('\n') || result.stdout === '' ? '' : '\n'}${result.stderr}` : result.stdout;
   // A SWE-bench eval script brackets its tests with markers; grade only what is between them.
   const bracketed = output.includes('>>>>> Start Test Output') ? extractTestOutput(output) : undefined;
-  const { parser, parsed } = parseTestOutput(bracketed?.ok ? bracketed.output : output);
+  const { parser, parsed } = parseTestOutput(bracketed?.ok ? bracketed.output : output, task.repo);
   // Without an explicit patch, the change under test is whatever differs from the base commit.
   const patch = options.patch === undefined ? await sandbox.diff() : options.patch;
   const grade: TestGrade =
