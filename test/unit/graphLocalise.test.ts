@@ -156,3 +156,14 @@ test('never anchors frames outside the repository, and caps the anchors', async 
   assert.equal(many.anchors.length, 8);
   assert.equal(new Set(many.nodeIds).size, many.nodeIds.length);
 });
+
+test('maps an installed package’s frames onto a src/ layout and anchors the function around the line', async () => {
+  const g = await buildCodeGraphFromFiles(jsonFiles().map((f) => ({ ...f, path: `src/${f.path}` })));
+  const decode = g.nodes().find((n) => n.path === 'src/json/decoder.py' && n.name === 'decode');
+  assert.ok(decode !== undefined);
+  const installed = '/usr/local/lib/python3.11/site-packages/json/decoder.py';
+  const body = `Traceback (most recent call last):\n  File "/tmp/t.py", line 1, in <module>\n  File "${installed}", line ${decode.span.start + 2}, in decode\n    obj, end = self.raw_decode(s, idx=_w(s, 0).end())\nValueError: boom\n`;
+  const found = g.localise({ title: 'decode fails', body });
+  assert.equal(found.nodeIds[0], decode.id, 'the frame of the installed copy anchors the repository’s function');
+  assert.deepEqual(found.frames.filter((f) => f.inRepo).map((f) => f.path), ['src/json/decoder.py']);
+});

@@ -4,10 +4,13 @@
  * graph: the repository root inside the sandbox is cut off, then the longest path suffix that is a
  * file of the graph wins. A suffix of one segment (`calc.py`) is accepted only for relative paths
  * and for files directly in an installation folder (`site-packages/six.py`), so a standard-library
- * `utils.py` does not land on the repository's `utils.py`.
+ * `utils.py` does not land on the repository's `utils.py`. A path inside an installation folder
+ * also finds the file under a source folder (`site-packages/pkg/x.py` → `src/pkg/x.py`).
  */
 
 const installFolders = new Set(['site-packages', 'dist-packages', 'testbed']);
+/** Folders a Python project keeps its package in, besides the root (the `src/` layout). */
+const sourceFolders = ['src', 'lib', 'python'];
 
 /** POSIX separators, no `./` or duplicate slashes. */
 export function normalisePath(raw: string): string {
@@ -37,6 +40,14 @@ export function mapRepoPath(raw: string, hasFile: (path: string) => boolean, roo
     const single = i === parts.length - 1;
     if (single && absolute && !installFolders.has(parts[i - 1] ?? '')) break;
     if (hasFile(suffix)) return suffix;
+  }
+  // An installed package (`…/site-packages/marshmallow/fields.py`) is the repository's code under
+  // a source folder when the project uses one (`src/marshmallow/fields.py`): the frame of a test
+  // run against the installed copy points at the right line of the right file.
+  const installed = parts.findIndex((p) => installFolders.has(p));
+  if (installed >= 0 && installed < parts.length - 1) {
+    const inside = parts.slice(installed + 1).join('/');
+    for (const folder of sourceFolders) if (hasFile(`${folder}/${inside}`)) return `${folder}/${inside}`;
   }
   return undefined;
 }
