@@ -167,3 +167,16 @@ test('maps an installed package’s frames onto a src/ layout and anchors the fu
   assert.equal(found.nodeIds[0], decode.id, 'the frame of the installed copy anchors the repository’s function');
   assert.deepEqual(found.frames.filter((f) => f.inRepo).map((f) => f.path), ['src/json/decoder.py']);
 });
+
+test('a plain word that also names a test anchors the code, not the test, unless the issue is about tests', async () => {
+  const tests = { path: 'tests/test_decoding.py', text: 'def scanstring():\n    pass\n\n\ndef test_py_scanstring():\n    pass\n' };
+  const g = await buildCodeGraphFromFiles([...jsonFiles(), tests]);
+  const prose = g.localise({ title: 'Decoding a lone surrogate', body: 'The py_scanstring helper and scanstring mangle the string; test_py_scanstring shows it.' });
+  assert.ok(prose.nodeIds.length > 0);
+  assert.ok(prose.nodeIds.every((id) => !id.includes('tests/')), `no test anchors: ${prose.nodeIds.join(', ')}`);
+  const quoted = g.localise({ title: 'Decoding a lone surrogate', body: 'See `test_py_scanstring`.' });
+  assert.ok(quoted.nodeIds.includes('func:tests/test_decoding.py#test_py_scanstring'), 'a name in backticks is taken as written');
+  assert.ok(prose.nodeIds.includes('func:json/decoder.py#py_scanstring'));
+  const aboutTests = g.localise({ title: 'Flaky test for scanstring', body: 'test_py_scanstring fails under xdist.' });
+  assert.ok(aboutTests.nodeIds.includes('func:tests/test_decoding.py#test_py_scanstring'), 'an issue about tests anchors on tests');
+});

@@ -8,7 +8,8 @@
  * 3. file paths (`app/calc.py`) and dotted module names (`app.calc`) that are files of the graph;
  * 4. symbols: words in backticks, call forms `name(`, dotted `Class.method`, and plain words that
  *    are exactly a definition's name (leaving out stop words and names too common to mean anything
- *    unless they are in backticks).
+ *    unless they are in backticks, and definitions in test files unless the name is in backticks
+ *    or the issue is about tests).
  *
  * Anchors are de-duplicated by node and capped; `nodeIds` lists the nodes they name.
  */
@@ -108,13 +109,24 @@ function ignorable(word: string, quoted: boolean): boolean {
   return !quoted && (commonDefinitionNames.has(word) || pythonBuiltins.has(word));
 }
 
-function fromSymbols(view: GraphView, text: string, out: Collector): void {
+/**
+ * Whether an issue is about the tests themselves (its title says test, pytest, fixture…). Otherwise
+ * a word of its prose that also names a test, a test helper or test data is not evidence of where
+ * the bug is: common words otherwise anchor on test methods and fill the anchors with them.
+ */
+export function aboutTests(issue: IssueText): boolean {
+  return /\b(tests?|testing|pytest|unittest|fixtures?|conftest)\b/i.test(issue.title ?? '');
+}
+
+function fromSymbols(view: GraphView, text: string, out: Collector, keepTests: boolean): void {
   const tried = new Set<string>();
   const take = (name: string, quoted: boolean, count: number) => {
     const last = name.split('.').pop() ?? name;
     if (name === '' || tried.has(name) || ignorable(last, quoted)) return;
     tried.add(name);
-    for (const node of bestNamed(view, name, out).slice(0, count)) out.add(node);
+    // A name in backticks is taken as written, tests included; a plain word only outside tests.
+    const found = bestNamed(view, name, out).filter((node) => keepTests || quoted || !isTestPath(node.path));
+    for (const node of found.slice(0, count)) out.add(node);
   };
   for (const match of text.matchAll(backticked)) {
     // `pkg/mod.py::Class::method` is kept whole; otherwise the leading dotted name (`f` of `f(x)`).
@@ -136,6 +148,6 @@ export function localiseIssue(view: GraphView, issue: IssueText): Localisation {
   const frames = framesOf(view, text);
   fromFrames(view, frames, out);
   fromPaths(view, text, out);
-  fromSymbols(view, text, out);
+  fromSymbols(view, text, out, aboutTests(issue));
   return { anchors: out.anchors, frames, nodeIds: out.ids };
 }
