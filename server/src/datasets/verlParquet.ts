@@ -65,6 +65,8 @@ async function* parquetRows(rows: AsyncIterable<VerlRow> | Iterable<VerlRow>): A
 
 export interface WriteVerlOptions {
   readonly rowGroupSize?: number;
+  /** Text columns after Verl's, read from each row by name (`gp train`'s `data_source`, `agent_name`). */
+  readonly extraTextColumns?: readonly string[];
 }
 
 /**
@@ -77,11 +79,13 @@ export async function writeVerlParquet(
   rows: AsyncIterable<VerlRow> | Iterable<VerlRow>,
   options: WriteVerlOptions = {},
 ): Promise<void> {
+  const extra = options.extraTextColumns ?? [];
+  const [root, ...rest] = verlParquetSchema;
   await parquetWriteRows({
     writer: fileWriter(path),
     rows: parquetRows(rows),
-    columns: verlColumns.map((name) => ({ name })),
-    schema: [...verlParquetSchema],
+    columns: [...verlColumns, ...extra].map((name) => ({ name })),
+    schema: [{ ...(root as SchemaElement), num_children: verlColumns.length + extra.length }, ...rest, ...extra.map(text)],
     rowGroupSize: options.rowGroupSize ?? defaultRowGroupSize,
   });
   // hyparquet-writer appends with writeFileSync and never syncs; without this a crash right after
