@@ -10,6 +10,7 @@ from aiohttp import web
 from verl.utils.tokenizer.continuous_token_wiring import create_continuous_token_builder
 from verl.workers.rollout.replica import TokenOutput
 
+from conftest import start_test_peer
 from graph_planner_verl import agent_loop
 from graph_planner_verl.agent_loop import GraphPlannerAgentLoop
 from graph_planner_verl.service_client import EnvServiceClient, ServiceAddress
@@ -51,16 +52,6 @@ class ScriptedServer:
         return TokenOutput(token_ids=self.tokenizer.encode(text, add_special_tokens=False) + [self.tokenizer.eos_token_id])
 
 
-async def start(peer):
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", peer.handle)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    return runner, f"http://127.0.0.1:{site._server.sockets[0].getsockname()[1]}"
-
-
 def make_loop(tokenizer, prompt_length=4096, response_length=4096):
     # The loop's own state, without Verl's worker and its trainer config (see the module docstring).
     loop = GraphPlannerAgentLoop.__new__(GraphPlannerAgentLoop)
@@ -76,7 +67,7 @@ def make_loop(tokenizer, prompt_length=4096, response_length=4096):
 @pytest.fixture
 async def service(request):
     peer = ServicePeer(**getattr(request, "param", {}))
-    runner, url = await start(peer)
+    runner, url = await start_test_peer(peer.handle)
     agent_loop._client = EnvServiceClient(ServiceAddress(url, TOKEN), attempts=2, backoff_s=0.01)
     yield peer
     agent_loop._client = None

@@ -9,6 +9,7 @@ import stat
 import pytest
 from aiohttp import web
 
+from conftest import start_test_peer
 from graph_planner_verl.service_client import EnvServiceClient, ServiceAddress, ServiceError
 
 TOKEN = "test-token"
@@ -44,14 +45,7 @@ class Peer:
 @pytest.fixture
 async def peer():
     state = Peer()
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", state.handle)
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]
-    state.url = f"http://127.0.0.1:{port}"
+    runner, state.url = await start_test_peer(state.handle)
     yield state
     await runner.cleanup()
 
