@@ -34,8 +34,8 @@ class MetricsPanel {
   private timer: NodeJS.Timeout | undefined;
   private reading = false;
   private live = true;
-  /** What the page has not received yet (it was not ready, or hidden). */
-  private pending: MetricsPageMessage | undefined;
+  /** The run state the page was last told, so a change of state alone is still posted. */
+  private shownState: MetricsPageMessage['state'] | undefined;
 
   constructor(
     private readonly ctx: Ctx,
@@ -72,7 +72,7 @@ class MetricsPanel {
       // A reloaded page (it was hidden) starts empty: it gets everything again.
       this.ready = true;
       this.nextByte = 0;
-      this.pending = undefined;
+      this.shownState = undefined;
       void this.poll(true);
     } else {
       void vscode.window.showTextDocument(vscode.Uri.joinPath(vscode.Uri.file(this.dir), 'run.log'), { preview: true });
@@ -94,7 +94,7 @@ class MetricsPanel {
       // One more read after the run has ended picks up the lines its last moments wrote.
       this.live = result.state === 'running' || result.lines.length > 0;
       const message: MetricsPageMessage = { type: 'metrics', run: result.name, state: result.state, lines: result.lines, reset: reset || result.reset, problems: result.problems };
-      if (reset || result.reset || result.lines.length > 0 || result.problems.length > 0 || this.pending?.state !== result.state) await this.post(message);
+      if (reset || result.reset || result.lines.length > 0 || result.problems.length > 0 || this.shownState !== result.state) await this.post(message);
       if (result.problems.length > 0) this.ctx.log.warn(`Metrics of ${this.dir}: ${result.problems.join('; ')}`);
     } catch (error) {
       this.ctx.log.error(`Metrics of ${this.dir}: ${errorMessage(error)}`);
@@ -105,7 +105,7 @@ class MetricsPanel {
   }
 
   private async post(message: MetricsPageMessage): Promise<void> {
-    this.pending = message;
+    this.shownState = message.state;
     await this.panel.webview.postMessage(message);
   }
 }
