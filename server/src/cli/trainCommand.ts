@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { parseConfigFlags, type ExperimentConfig } from '../config/index.js';
 import { containerReaper, episodeDepsFromConfig, loadConfig, loadRolloutTasks, moveRunFolder, planRunFolder, writeResolvedConfig } from '../launch/index.js';
 import type { PlannedTask } from '../rollout/index.js';
-import { runTraining, smokeLengths, adapterDir, trainerPython, visibleGpus, hydraArgument, verlOverrides } from '../trainer/index.js';
+import { runTraining, trainerArgv, adapterDir, trainerPython, visibleGpus } from '../trainer/index.js';
 import { readStatus, statusIsLive } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
 import { parseCommandArgs, usageError } from './args.js';
@@ -126,8 +126,7 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
   const python = trainerPython(v.python);
   const smokeModel = join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'graph-planner', 'tiny-qwen2');
   if (v['dry-run'] === true) {
-    const paths = { trainFiles: join(run.dir, 'data', 'train.parquet'), valFiles: join(run.dir, 'data', 'val.parquet'), modelPath: smoke ? smokeModel : run.config.paths.planner_model, agentLoopConfig: join(adapter, 'graph_planner_verl', 'agent_loop.yaml'), checkpointDir: join(run.dir, 'checkpoints'), rolloutDumpDir: join(run.dir, 'rollouts') };
-    io.out([python, '-m', smoke ? 'graph_planner_verl.smoke.run' : 'verl.trainer.main_ppo', ...verlOverrides(run.config, { paths, runName: run.name, ...(smoke ? { lengths: smokeLengths } : {}) }).map(hydraArgument)].join(' \\\n  '));
+    io.out([python, ...trainerArgv(run.config, { runName: run.name, runDir: run.dir, adapterDir: adapter, ...(smoke ? { smoke: { modelDir: smokeModel, steps } } : {}) })].join(' \\\n  '));
     return 0;
   }
   const existing = await readStatus(run.layout.status);

@@ -8,17 +8,16 @@
  */
 import { cp, mkdir, readdir, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
-import { hostname } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { join } from 'node:path';
 import type { ExperimentConfig } from '../config/index.js';
 import { withAbsolutePaths } from '../datasets/index.js';
-import type { RunReport, RunStatus, TaskOutcome } from '../protocol/runs.js';
+import type { RunReport, TaskOutcome } from '../protocol/runs.js';
 import { reportFromOutcomes, type PlannedTask } from '../rollout/index.js';
-import { EventLog, readEvents, readReport, writeReport, writeStatus, type RunLayout } from '../runs/index.js';
+import { EventLog, readEvents, readReport, writeReport, type RunLayout } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
-import { isoTimestamp } from '../util/time.js';
 import { RayJobsClient } from './rayJobs.js';
-import { launchRayJob } from './trainerProcess.js';
+import { RunRecord } from './runRecord.js';
+import { launchRayJob, raySubmissionId, shellCommand } from './trainerProcess.js';
 
 export interface RayEvalOptions {
   readonly config: ExperimentConfig;
@@ -48,10 +47,6 @@ export interface RayEvalResult {
   readonly shards: number;
 }
 
-function quote(arg: string): string {
-  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
-}
-
 export async function runRayEval(options: RayEvalOptions): Promise<RayEvalResult> {
   const { runDir, layout } = options;
   const shardsDir = join(runDir, 'shards');
@@ -62,33 +57,18 @@ export async function runRayEval(options: RayEvalOptions): Promise<RayEvalResult
   const specFile = join(shardsDir, 'spec.json');
   await writeFile(specFile, JSON.stringify({ tasks_file: tasksFile, shards: options.shards ?? null, run_dir: runDir, cli: options.cli, args: ['--config', options.resolvedConfig] }, null, 2));
 
-  const started = isoTimestamp(new Date());
   const events = new EventLog(layout.events);
-  let counts = { total: options.tasks.length, finished: 0, resolved: 0, errored: 0 };
-  const status = (state: RunStatus['state'], reason?: string): Promise<void> =>
-    writeStatus(layout.status, {
-      state,
-      command: options.command,
-      pid: process.pid,
-      host: hostname(),
-      started_at: started,
-      ...(state === 'running' ? {} : { ended_at: isoTimestamp(new Date()) }),
-      ...(reason === undefined ? {} : { exit_reason: reason }),
-      episodes: counts,
-    });
-  await status('running');
+  const record = new RunRecord(layout, options.command, options.tasks.length);
+  await record.status('running');
   await events.append({ kind: 'run-start', command: options.command, total: options.tasks.length, resumed: 0 });
 
-  const onLine = (line: string): void => {
-    options.log(line);
-    void writeFile(layout.runLog, `${line}\n`, { flag: 'a' }).catch(() => undefined);
-  };
+  const onLine = record.outputLines(options.log);
   let handle;
   try {
     handle = await launchRayJob({
       client: new RayJobsClient({ address: options.ray }),
-      submissionId: `gp-${options.runName}-eval`.replace(/[^A-Za-z0-9_-]/g, '_'),
-      entrypoint: [options.python, '-m', 'graph_planner_verl.eval_shards', specFile].map(quote).join(' '),
+      submissionId: raySubmissionId(options.runName, 'eval'),
+      entrypoint: shellCommand([options.python, '-m', 'graph_planner_verl.eval_shards', specFile]),
       envVars: { PYTHONPATH: options.adapterDir },
       metadata: { gp_run: options.runName, gp_command: 'eval' },
       onLine,
@@ -97,7 +77,7 @@ export async function runRayEval(options: RayEvalOptions): Promise<RayEvalResult
     const reason = `the Ray job could not be submitted: ${errorMessage(error)}`;
     await events.append({ kind: 'run-end', state: 'failed', reason });
     await events.flush();
-    await status('failed', reason);
+    await record.status('failed', reason);
     return { state: 'failed', reason, report: undefined, shards: 0 };
   }
   options.log(`evaluation: ${handle.where}`);
@@ -108,14 +88,14 @@ export async function runRayEval(options: RayEvalOptions): Promise<RayEvalResult
   options.signal.removeEventListener('abort', onAbort);
 
   const merged = await mergeShards(options, events);
-  counts = { total: options.tasks.length, finished: merged.tasks.length, resolved: merged.tasks.filter((t) => t.resolved).length, errored: 0 };
+  Object.assign(record.counts, { finished: merged.tasks.length, resolved: merged.tasks.filter((t) => t.resolved).length });
   const state = options.signal.aborted ? 'interrupted' : end.ok ? 'finished' : 'failed';
   const reason = options.signal.aborted ? 'interrupted: the Ray job was stopped' : end.ok ? `${merged.shards} shard(s) merged` : `the Ray job failed: ${end.reason}; see ${layout.runLog}`;
   const report = reportFromOutcomes({ run: options.runName, agent: options.config.rollout.agent, dataset: options.dataset, createdAt: new Date(), state, planned: options.tasks.length }, merged.tasks);
   await writeReport(layout.report, report);
   await events.append({ kind: 'run-end', state, reason });
   await events.flush();
-  await status(state, reason);
+  await record.status(state, reason);
   return { state, reason, report, shards: merged.shards };
 }
 
@@ -144,16 +124,4 @@ async function mergeShards(options: RayEvalOptions, events: EventLog): Promise<{
     tasks.push(...report.tasks);
   }
   return { tasks, shards: names.length };
-}
-
-/**
- * How a shard's node starts our CLI: this node executable and `cli.js`, beside this module in the
- * bundle (dist/), or in the repository's dist/ when running from the sources.
- */
-export function cliCommand(from: string = __dirname): string[] | undefined {
-  if (basename(from) === 'dist' && existsSync(join(from, 'cli.js'))) return [process.execPath, join(from, 'cli.js')];
-  for (let dir = from; dirname(dir) !== dir; dir = dirname(dir)) {
-    if (existsSync(join(dir, 'dist', 'cli.js'))) return [process.execPath, join(dir, 'dist', 'cli.js')];
-  }
-  return undefined;
 }

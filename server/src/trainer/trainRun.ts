@@ -5,23 +5,22 @@
  * trainer stopped, every open episode closed with its sandbox, `status.json` and `events.jsonl`
  * saying how it ended. The command line and the editor both come here (cli/trainCommand.ts).
  */
-import { appendFile, mkdir, readdir } from 'node:fs/promises';
-import { hostname } from 'node:os';
+import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createRuleAgent, type Agent } from '../agents/index.js';
 import type { ExperimentConfig } from '../config/index.js';
 import { verlRowFor, writeTrainingParquet, type TrainingRow } from '../datasets/index.js';
 import { metricsLineSchema, type MetricsLine } from '../protocol/metrics.js';
-import type { RunStatus } from '../protocol/runs.js';
 import type { EpisodeDeps, PlannedTask } from '../rollout/index.js';
-import { EventLog, JsonLinesWriter, writeStatus, type RunLayout } from '../runs/index.js';
+import { EventLog, JsonLinesWriter, type RunLayout } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
 import { isoTimestamp } from '../util/time.js';
 import { EnvService, serviceFileName } from './envService.js';
 import { MetricsTail } from './metricsTail.js';
 import { RayJobsClient } from './rayJobs.js';
-import { launchLocal, launchRayJob, type TrainerHandle } from './trainerProcess.js';
-import { agentLoopName, hydraArgument, verlOverrides } from './verlOverrides.js';
+import { RunRecord } from './runRecord.js';
+import { launchLocal, launchRayJob, raySubmissionId, shellCommand, type TrainerHandle } from './trainerProcess.js';
+import { agentLoopName, hydraArgument, verlOverrides, type TrainPaths } from './verlOverrides.js';
 import { Watchdog } from './watchdog.js';
 
 export interface TrainRunOptions {
@@ -85,6 +84,28 @@ export function smokePolicy(member: number): Agent {
   };
 }
 
+type TrainerLaunch = Pick<TrainRunOptions, 'runName' | 'runDir' | 'adapterDir' | 'smoke'>;
+
+/** Where the run's files are for Verl: the training parquet, the model, the agent loop, checkpoints and dumps. */
+export function trainPaths(config: ExperimentConfig, launch: TrainerLaunch): TrainPaths {
+  return {
+    trainFiles: join(launch.runDir, 'data', 'train.parquet'),
+    valFiles: join(launch.runDir, 'data', 'val.parquet'),
+    modelPath: launch.smoke?.modelDir ?? config.paths.planner_model,
+    agentLoopConfig: join(launch.adapterDir, 'graph_planner_verl', 'agent_loop.yaml'),
+    checkpointDir: join(launch.runDir, 'checkpoints'),
+    rolloutDumpDir: join(launch.runDir, 'rollouts'),
+  };
+}
+
+/** The trainer's arguments after the interpreter: Verl's main_ppo, or the smoke driver, and the Hydra overrides. */
+export function trainerArgv(config: ExperimentConfig, launch: TrainerLaunch): string[] {
+  const paths = trainPaths(config, launch);
+  const hydraArgs = verlOverrides(config, { paths, runName: launch.runName, ...(launch.smoke ? { lengths: smokeLengths } : {}) }).map(hydraArgument);
+  const module = launch.smoke ? ['-m', 'graph_planner_verl.smoke.run', '--run-dir', launch.runDir, '--steps', String(launch.smoke.steps), '--'] : ['-m', 'verl.trainer.main_ppo'];
+  return [...module, ...hydraArgs];
+}
+
 /** 1 for a fresh run; one more than the last attempt's metrics file for a resumed one. */
 async function nextAttempt(dir: string): Promise<number> {
   const names = await readdir(dir).catch(() => [] as string[]);
@@ -103,27 +124,15 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
   await mkdir(metricsDir, { recursive: true });
   await mkdir(dataDir, { recursive: true });
   const attempt = await nextAttempt(metricsDir);
-  const trainFiles = join(dataDir, 'train.parquet');
-  const valFiles = join(dataDir, 'val.parquet');
+  const { trainFiles, valFiles } = trainPaths(config, options);
   await writeTrainingParquet(trainFiles, trainingRows(options.trainTasks, 'train'));
   await writeTrainingParquet(valFiles, trainingRows(options.valTasks.length > 0 ? options.valTasks : options.trainTasks, 'val'));
 
   const events = new EventLog(layout.events);
   const metrics = new JsonLinesWriter(layout.metrics, metricsLineSchema);
-  const started = isoTimestamp(new Date());
-  const counts = { total: 0, finished: 0, resolved: 0, errored: 0 };
-  const status = (state: RunStatus['state'], reason?: string): Promise<void> =>
-    writeStatus(layout.status, {
-      state,
-      command: options.command,
-      pid: process.pid,
-      host: hostname(),
-      started_at: started,
-      ...(state === 'running' ? {} : { ended_at: isoTimestamp(new Date()) }),
-      ...(reason === undefined ? {} : { exit_reason: reason }),
-      episodes: counts,
-    });
-  await status('running');
+  const record = new RunRecord(layout, options.command, 0);
+  const counts = record.counts;
+  await record.status('running');
   await events.append({ kind: 'run-start', command: options.command, total: 0, resumed: attempt - 1 });
   await events.flush();
 
@@ -157,41 +166,27 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
       void appendMetric({ source: 'env', ts: isoTimestamp(new Date()), episode_id: end.episode_id, task_id: end.task_id, return: end.total_reward, resolved: end.resolved, steps: end.steps, env_ms: end.duration_ms }).catch(
         (error: unknown) => options.log(`metrics.jsonl: ${errorMessage(error)}`),
       );
-      void status('running').catch(() => undefined);
+      void record.status('running').catch(() => undefined);
     },
   });
   await service.start();
 
-  const paths = {
-    trainFiles,
-    valFiles,
-    modelPath: options.smoke?.modelDir ?? config.paths.planner_model,
-    agentLoopConfig: join(options.adapterDir, 'graph_planner_verl', 'agent_loop.yaml'),
-    checkpointDir: join(runDir, 'checkpoints'),
-    rolloutDumpDir: join(runDir, 'rollouts'),
-  };
-  const hydraArgs = verlOverrides(config, { paths, runName: options.runName, ...(options.smoke ? { lengths: smokeLengths } : {}) }).map(hydraArgument);
   const loggerFile = join(metricsDir, `attempt-${attempt}.jsonl`);
   const envVars: Record<string, string> = {
     PYTHONPATH: [options.adapterDir, process.env['PYTHONPATH']].filter((p) => p !== undefined && p !== '').join(':'),
     GP_ENV_SERVICE_FILE: join(runDir, serviceFileName),
     VERL_FILE_LOGGER_PATH: loggerFile,
   };
-  const module = options.smoke ? ['-m', 'graph_planner_verl.smoke.run', '--run-dir', runDir, '--steps', String(options.smoke.steps), '--'] : ['-m', 'verl.trainer.main_ppo'];
-  const argv = [...module, ...hydraArgs];
+  const argv = trainerArgv(config, options);
 
   const tail = new MetricsTail({ source: loggerFile, attempt, append: appendMetric, warn: (m) => options.log(`warning: ${m}`) });
-  const onLine = (line: string): void => {
-    watchdog.touch();
-    options.log(line);
-    void appendFile(layout.runLog, `${line}\n`).catch(() => undefined);
-  };
+  const onLine = record.outputLines(options.log, () => watchdog.touch());
   try {
     if (options.ray !== undefined) {
-      const quoted = [options.python, ...argv].map(shellQuote).join(' ');
+      const quoted = shellCommand([options.python, ...argv]);
       handle = await launchRayJob({
         client: new RayJobsClient({ address: options.ray }),
-        submissionId: `gp-${options.runName}-${attempt}`.replace(/[^A-Za-z0-9_-]/g, '_'),
+        submissionId: raySubmissionId(options.runName, String(attempt)),
         entrypoint: quoted,
         envVars,
         metadata: { gp_run: options.runName, gp_attempt: String(attempt) },
@@ -205,7 +200,7 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
     const reason = `the trainer could not be started: ${errorMessage(error)}`;
     await events.append({ kind: 'run-end', state: 'failed', reason });
     await events.flush();
-    await status('failed', reason);
+    await record.status('failed', reason);
     return { state: 'failed', reason, attempt, steps: 0, episodes: counts };
   }
   options.log(`trainer: ${handle.where} (attempt ${attempt}; its output goes to ${layout.runLog})`);
@@ -231,10 +226,6 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
   const reason = stopReason?.reason ?? (end.ok ? `the trainer ended: ${end.reason}` : `the trainer failed: ${end.reason}; see ${layout.runLog}`);
   await events.append({ kind: 'run-end', state, reason });
   await events.flush();
-  await status(state, reason);
+  await record.status(state, reason);
   return { state, reason, attempt, steps: tail.steps.length, episodes: counts };
-}
-
-function shellQuote(arg: string): string {
-  return /^[A-Za-z0-9_./:=@%+,-]+$/.test(arg) ? arg : `'${arg.replace(/'/g, `'\\''`)}'`;
 }

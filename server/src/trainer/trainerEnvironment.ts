@@ -7,7 +7,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 
 function above(from: string, relative: string): string | undefined {
   for (let dir = from; ; dir = dirname(dir)) {
@@ -20,6 +20,16 @@ function above(from: string, relative: string): string | undefined {
 export function adapterDir(from: string = __dirname): string | undefined {
   const root = above(from, join('python', 'graph_planner_verl', 'agent_loop.yaml'));
   return root === undefined ? undefined : join(root, 'python');
+}
+
+/**
+ * How a node starts our CLI (a shard of `gp eval --ray`): this node executable and `cli.js`, beside
+ * this module in the bundle (dist/), or in the repository's dist/ when running from the sources.
+ */
+export function cliCommand(from: string = __dirname): string[] | undefined {
+  if (basename(from) === 'dist' && existsSync(join(from, 'cli.js'))) return [process.execPath, join(from, 'cli.js')];
+  const root = above(from, join('dist', 'cli.js'));
+  return root === undefined ? undefined : [process.execPath, join(root, 'dist', 'cli.js')];
 }
 
 /** Where python/setup.sh builds the trainer environment: $GP_TRAINER_VENV or ~/.cache/graph-planner/trainer-venv. */

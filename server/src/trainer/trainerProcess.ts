@@ -9,6 +9,16 @@ import { terminalRayJobStatuses } from '../protocol/rayJobs.js';
 import { errorMessage } from '../util/errors.js';
 import type { RayJobsClient } from './rayJobs.js';
 
+/** A command line for a shell (a Ray job's entrypoint): words quoted where a shell would split or expand them. */
+export function shellCommand(words: readonly string[]): string {
+  return words.map((w) => (/^[A-Za-z0-9_./:=@%+,-]+$/.test(w) ? w : `'${w.replace(/'/g, `'\\''`)}'`)).join(' ');
+}
+
+/** The Ray submission id of a run's job: derived from the run, so a retried submission finds its job. */
+export function raySubmissionId(runName: string, suffix: string): string {
+  return `gp-${runName}-${suffix}`.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
 export interface TrainerEnd {
   readonly ok: boolean;
   /** How it ended, in words: `exit code 0`, `Ray job SUCCEEDED`, `killed by SIGTERM`. */
