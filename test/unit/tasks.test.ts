@@ -202,3 +202,13 @@ test('warns when a converted task graded from a local copy names no base commit,
   const sample = { task_id: 's', sandbox: { workdir: '/testbed', local_repo: '../repo' }, issue: { title: 'x' }, FAIL_TO_PASS: ['t'] };
   assert.ok(!codes(sample).includes('task/no-base-commit'), 'a plain folder is its own base');
 });
+
+test('warns when a SWE-bench task graded from a local copy names no python_env', async () => {
+  const { validateLine } = await import('../../server/src/tasks/index.js');
+  const task = { task_id: 'flask-1', sandbox: { workdir: '/testbed', local_repo: '../flask', base_commit: 'a1b2c3d', swebench_spec: { repo: 'pallets/flask' } }, FAIL_TO_PASS: ['t'] };
+  const codes = (value: unknown) => validateLine(JSON.stringify(value)).findings.map((f) => f.code);
+  assert.ok(codes(task).includes('task/no-python-env'));
+  assert.ok(!codes({ ...task, sandbox: { ...task.sandbox, python_env: { packages: ['pytest==7.4.0'] } } }).includes('task/no-python-env'));
+  const { local_repo: _local, ...inImage } = task.sandbox;
+  assert.ok(!codes({ ...task, sandbox: { ...inImage, docker_image: 'sweb.eval.x86_64.flask-1:latest' } }).includes('task/no-python-env'), 'the image has its own environment');
+});

@@ -22,6 +22,7 @@ import { firstString, firstText, nonEmpty, positiveInt, valueAt, type Row } from
 import { isRecord } from '../util/isRecord.js';
 import { safeId } from './stableIds.js';
 import { evalScript, isBuildOnlyImageName, parseEvalScript, repoTestCommand, swebenchImageName, testDirectives } from './swebenchSpecs.js';
+import { pythonEnvFromSpec } from './swebenchEnv.js';
 
 const idPaths = ['instance_id', 'task_id', 'id'];
 const imagePaths = [
@@ -101,6 +102,10 @@ export function convertSwebenchRow(row: Row, ctx: ConvertContext, options: Swebe
   const conda = image.includes('sweb.eval.') || image.includes('swebench');
   const script = evalScript({ testCommand, conda, ...(baseCommit !== undefined ? { baseCommit } : {}), ...(testPatch !== undefined ? { testPatch } : {}) });
 
+  // The environment SWE-bench's spec describes, so the local backend can grade in the same packages.
+  const pythonEnv = pythonEnvFromSpec(spec);
+  if (pythonEnv?.incomplete !== undefined) notes.push('python-env-conda-only');
+
   const body = statement.trim();
   const givenTitle = nonEmpty(row['title']) ?? nonEmpty(valueAt(row, 'issue.title'));
   // The original set the title to the whole problem statement; a title is one line.
@@ -126,6 +131,9 @@ export function convertSwebenchRow(row: Row, ctx: ConvertContext, options: Swebe
       // another commit is never graded as the task's code.
       ...(baseCommit !== undefined && /^[0-9a-fA-F]{7,40}$/.test(baseCommit) ? { base_commit: baseCommit } : {}),
       ...(requiresBuild ? { requires_build: true } : {}),
+      ...(pythonEnv !== undefined && pythonEnv.incomplete === undefined
+        ? { python_env: { ...(pythonEnv.python === undefined ? {} : { python: pythonEnv.python }), packages: pythonEnv.packages } }
+        : {}),
       ...(spec !== undefined ? { swebench_spec: spec } : {}),
     },
     ...(lists.f2p !== undefined ? { FAIL_TO_PASS: lists.f2p } : {}),

@@ -13,6 +13,7 @@ import { expandFrom } from './expand.js';
 import { findNodes } from './find.js';
 import { GraphIndex, type FileRecord } from './graphIndex.js';
 import { localiseIssue } from './localise.js';
+import { rankIssue, type IssueRanking, type RankOptions } from './rank.js';
 import type { ModuleMap } from './modules.js';
 import { parseFiles, type SourceFile } from './parseFiles.js';
 import { mapRepoPath, normalisePath } from './paths.js';
@@ -175,6 +176,10 @@ export class PythonCodeGraph implements CodeGraph, GraphView {
 
   localise(issue: IssueText): Localisation {
     return localiseIssue(this, issue);
+  }
+
+  rank(issue: IssueText, options?: RankOptions): Promise<IssueRanking> {
+    return rankIssue(this, issue, options);
   }
 
   async update(sandbox: Sandbox, changedPaths: readonly string[]): Promise<string[]> {

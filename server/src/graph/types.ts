@@ -4,6 +4,7 @@
  */
 import type { Anchor, Candidate, GraphEdge, GraphNode, GraphStats } from '../protocol/graph.js';
 import type { Sandbox } from '../sandbox/index.js';
+import type { IssueRanking, RankOptions } from './rank.js';
 
 /** A frame of a Python traceback, as found in issue text or test output. */
 export interface TracebackFrame {
@@ -63,6 +64,8 @@ export interface CodeGraph {
   expand(startIds: readonly string[], options: ExpandOptions): Candidate[];
   /** Anchors from the failure frame, from file paths and symbols mentioned, and from pasted tracebacks. */
   localise(issue: IssueText): Localisation;
+  /** Files and definitions ordered by how likely the fix is there, every retriever fused (`rank.ts`). */
+  rank(issue: IssueText, options?: RankOptions): Promise<IssueRanking>;
   /**
    * Re-reads the given files through the sandbox and re-parses only them (deleted files are
    * dropped); ids of unchanged definitions stay the same. Returns the paths re-parsed.

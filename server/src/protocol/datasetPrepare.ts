@@ -31,6 +31,8 @@ export const conversionNotes = [
   'no-gold-patch',
   'no-test-patch',
   'no-expected-output',
+  /** SWE-bench's environment needs conda (an environment.yml): no python_env, so only its image can grade the task. */
+  'python-env-conda-only',
 ] as const;
 export type ConversionNote = (typeof conversionNotes)[number];
 

@@ -44,6 +44,34 @@ export const mountSpecSchema = z.object({
 });
 export type MountSpec = z.infer<typeof mountSpecSchema>;
 
+/**
+ * A task's Python environment as a sandbox needs it: what to build it from (`python`, `packages`,
+ * the requirements file's absolute path) and which repository folders go first on PYTHONPATH
+ * (absent: `src` when the repository keeps its packages there, else the root).
+ */
+export const pythonEnvRequestSchema = z.object({
+  python: z.string().min(1).default('python3'),
+  packages: z.array(z.string().min(1)).default([]),
+  requirements: z.string().min(1).optional(),
+  pythonpath: z.array(z.string()).optional(),
+});
+export type PythonEnvRequest = z.output<typeof pythonEnvRequestSchema>;
+
+/** What `gp env build` recorded about one built environment (`gp-env.json` beside the venv). */
+export const pythonEnvRecordSchema = z.object({
+  schema: z.literal('graph-planner/python-env@1'),
+  key: z.string(),
+  interpreter: z.string(),
+  pythonVersion: z.string(),
+  packages: z.array(z.string()),
+  requirementsSha256: z.string().optional(),
+  /** `name==version` of everything installed, from `pip freeze`. */
+  installed: z.array(z.string()),
+  builtAt: z.string(),
+  seconds: z.number(),
+});
+export type PythonEnvRecord = z.infer<typeof pythonEnvRecordSchema>;
+
 /** Everything needed to open one sandbox for one task. */
 export const sandboxSpecSchema = z.object({
   backend: sandboxBackendSchema.default('auto'),
@@ -70,6 +98,8 @@ export const sandboxSpecSchema = z.object({
   outputLimitBytes: z.number().int().positive(),
   /** The commit the task starts from; `HEAD` of the workdir at open time when absent. */
   baseCommit: z.string().min(1).optional(),
+  /** The task's Python environment; commands run with it first on PATH (see sandbox/pythonEnv.ts). */
+  pythonEnv: pythonEnvRequestSchema.optional(),
 });
 export type SandboxSpec = z.output<typeof sandboxSpecSchema>;
 export type SandboxSpecInput = z.input<typeof sandboxSpecSchema>;

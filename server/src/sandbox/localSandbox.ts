@@ -9,9 +9,10 @@ import { existsSync, statSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { ExecResult, SandboxSpec } from '../protocol/sandbox.js';
+import type { ExecResult, PythonEnvRequest, SandboxSpec } from '../protocol/sandbox.js';
 import { commandScript } from './commandScript.js';
 import { OutputCapture } from './outputCapture.js';
+import { builtEnvRecord, envPaths, pythonEnvsRoot, pythonEnvVariables, pythonPathFolders, resolvePythonEnv } from './pythonEnv.js';
 import { GitSandbox } from './gitSandbox.js';
 import { checkOutBase, headCommit } from './repoOps.js';
 import { SandboxError, type Command, type ExecOptions, type ReadTreeOptions, type Sandbox, type TreeFile } from './sandbox.js';
@@ -42,9 +43,29 @@ async function makeWorkingCopy(source: string, target: string): Promise<void> {
   await hostGit(['-c', 'user.name=graph-planner', '-c', 'user.email=graph-planner@localhost', 'commit', '--quiet', '--no-verify', '-m', 'base'], target);
 }
 
+/**
+ * The variables of a task's built environment. One that was asked for and is not built stops the
+ * sandbox from opening: running the tests with the host's Python instead would grade them with
+ * other tools, without a word.
+ */
+async function builtEnvVariables(request: PythonEnvRequest, task: string, root: string): Promise<Record<string, string>> {
+  const env = await resolvePythonEnv(request);
+  const envRoot = pythonEnvsRoot();
+  if ((await builtEnvRecord(envRoot, env.key)) === undefined) {
+    throw new SandboxError(
+      `The Python environment of task ${task} (${env.key}: Python ${env.interpreter.version}, ${env.packages.length} package(s)) is not built in ${envRoot}. Build it with \`gp env build TASKS.jsonl\` (the task's file) and run this again.`,
+      'env-missing',
+    );
+  }
+  const paths = envPaths(envRoot, env.key);
+  return pythonEnvVariables(paths.bin, paths.venv, pythonPathFolders(request, root).map((folder) => resolve(root, folder)), process.env);
+}
+
 export class LocalSandbox extends GitSandbox implements Sandbox {
   readonly backend = 'local' as const;
   private readonly running = new Set<number>();
+  /** PATH, PYTHONPATH and friends of the task's built Python environment, when it names one. */
+  private pythonVariables: Record<string, string> = {};
 
   private constructor(
     readonly spec: SandboxSpec,
@@ -69,6 +90,7 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
       await makeWorkingCopy(resolve(source), root);
       if (spec.baseCommit !== undefined) await checkOutBase(sandbox, spec.baseCommit, { task: spec.task, repo: resolve(source), backend: 'local' });
       sandbox.base = spec.baseCommit ?? (await headCommit(sandbox, root));
+      if (spec.pythonEnv !== undefined) sandbox.pythonVariables = await builtEnvVariables(spec.pythonEnv, spec.task, root);
     } catch (error) {
       await rm(home, { recursive: true, force: true });
       throw error instanceof SandboxError ? error : new SandboxError(`Could not make a working copy of ${source}: ${(error as Error).message}`, 'io');
@@ -111,7 +133,7 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
     const script = commandScript({ command, cwd: this.resolve(options.cwd ?? '.'), env: options.env, memoryKiB: memory === null ? undefined : memory / 1024 });
     const started = performance.now();
     // `detached` makes the child a process-group leader, so a timeout can kill its whole tree.
-    const child = spawn('bash', ['-c', script], { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...this.spec.env } });
+    const child = spawn('bash', ['-c', script], { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...this.pythonVariables, ...this.spec.env } });
     const pid = child.pid;
     if (pid !== undefined) this.running.add(pid);
     child.stdout.on('data', (c: Buffer) => stdout.push(c));

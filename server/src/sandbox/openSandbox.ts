@@ -5,7 +5,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { BackendChoice, BackendFallback } from '../protocol/backendChoice.js';
-import { legacyDockerBackends, sandboxSpecSchema, type MountSpec, type SandboxBackendName, type SandboxLimits, type SandboxSpec } from '../protocol/sandbox.js';
+import { legacyDockerBackends, sandboxSpecSchema, type MountSpec, type PythonEnvRequest, type SandboxBackendName, type SandboxLimits, type SandboxSpec } from '../protocol/sandbox.js';
 // Only the task's type: the sandbox folder depends on protocol/ alone at run time (ARCHITECTURE.md §2).
 import type { TaskEntry } from '../tasks/index.js';
 import { reachDocker } from './dockerClient.js';
@@ -39,6 +39,16 @@ export function normaliseMounts(mounts: TaskMounts, baseDir: string): MountSpec[
   });
 }
 
+/** The task's `python_env` as a sandbox needs it: the requirements file as an absolute path. */
+export function pythonEnvRequestOf(env: NonNullable<TaskEntry['sandbox']['python_env']>, baseDir: string): PythonEnvRequest {
+  return {
+    python: env.python,
+    packages: env.packages,
+    ...(env.requirements === undefined ? {} : { requirements: isAbsolute(env.requirements) ? env.requirements : resolve(baseDir, env.requirements) }),
+    ...(env.pythonpath === undefined ? {} : { pythonpath: env.pythonpath }),
+  };
+}
+
 export function sandboxSpecForTask(task: TaskEntry, options: TaskSandboxOptions): SandboxSpec {
   const box = task.sandbox;
   const baseDir = options.baseDir ?? process.cwd();
@@ -57,6 +67,7 @@ export function sandboxSpecForTask(task: TaskEntry, options: TaskSandboxOptions)
     commandTimeoutMs: options.commandTimeoutMs,
     outputLimitBytes: options.outputLimitBytes,
     ...(box.base_commit === undefined ? {} : { baseCommit: box.base_commit }),
+    ...(box.python_env === undefined ? {} : { pythonEnv: pythonEnvRequestOf(box.python_env, baseDir) }),
   });
 }
 

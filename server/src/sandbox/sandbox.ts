@@ -80,6 +80,7 @@ export class SandboxError extends Error {
       | 'image-missing'
       | 'no-source'
       | 'base-missing'
+      | 'env-missing'
       | 'container-gone'
       | 'closed'
       | 'io'

@@ -41,6 +41,30 @@ const mounts = described(
   'Host folders mounted into the sandbox: a list of {host, container, mode} or "host:container[:mode]", or a map host → container.',
 );
 
+const pythonEnv = z
+  .strictObject({
+    python: described(
+      z.string().min(1).default('python3'),
+      'Interpreter the environment is made from: a version (`3.9`, found as `python3.9` on PATH or under pyenv), a command name or an absolute path. Default `python3`.',
+    ),
+    packages: described(
+      z.array(z.string().min(1)).default([]),
+      'Requirement specifiers installed from the package index, e.g. `pytest==7.4.0` (SWE-bench\'s pinned list for the repository and version).',
+    ),
+    requirements: described(
+      z.string().min(1).optional(),
+      'A requirements file installed as well; a relative path resolves against the JSONL file\'s folder.',
+    ),
+    pythonpath: described(
+      z.array(z.string()).optional(),
+      'Folders of the repository put first on PYTHONPATH, so tests import the code under test rather than an installed copy. Default: `src` when the repository keeps its packages there, else the repository root.',
+    ),
+  })
+  .meta({
+    description:
+      'The Python environment the task\'s commands run in: a venv per distinct specification, built by `gp env build` (local backend) or as an image on top of graph-planner/base (`gp images build --tasks`).',
+  });
+
 const sandbox = z
   .strictObject({
     docker_image: described(
@@ -68,6 +92,7 @@ const sandbox = z
       z.boolean().default(false),
       'The image is not pulled but built locally first (SWE-bench `sweb.eval.*` images); build-only images are left out of pre-pull manifests.',
     ),
+    python_env: pythonEnv.optional(),
     swebench_spec: described(
       z.record(z.string(), z.unknown()).optional(),
       'SWE-bench harness spec (repo, version, arch, repo/env/eval script lists) used to build the image.',

@@ -61,6 +61,19 @@ function noBaseCommit(): Finding {
   };
 }
 
+function noPythonEnv(): Finding {
+  return {
+    related: [],
+    fixes: [],
+    code: 'task/no-python-env',
+    severity: 'warning',
+    message:
+      'The task is a SWE-bench task with a local_repo but no `sandbox.python_env`: on the local backend its tests run with the host\'s Python, pytest and packages, which can grade a correct patch as unresolved or the other way round. Add a python_env (convert the row again with its swebench_spec, or list the packages) and run `gp env build`.',
+    path: ['sandbox'],
+    target: 'key',
+  };
+}
+
 /** Findings for a parsed entry; entries without a sandbox object get none (the schema reports that). */
 export function semanticFindings(value: unknown): Finding[] {
   const sandbox = isRecord(value) ? value['sandbox'] : undefined;
@@ -80,5 +93,7 @@ export function semanticFindings(value: unknown): Finding[] {
   const graded = isRecord(value) && (value['FAIL_TO_PASS'] !== undefined || value['PASS_TO_PASS'] !== undefined);
   const converted = sandbox['swebench_spec'] !== undefined || sandbox['r2e_ds_json'] !== undefined;
   if (graded && converted && typeof sandbox['local_repo'] === 'string' && sandbox['base_commit'] === undefined) out.push(noBaseCommit());
+  // The same task's tests, run from the local clone, would use the host's Python and packages.
+  if (graded && sandbox['swebench_spec'] !== undefined && typeof sandbox['local_repo'] === 'string' && sandbox['python_env'] === undefined) out.push(noPythonEnv());
   return out;
 }

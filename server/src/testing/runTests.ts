@@ -15,6 +15,7 @@ import { parseUnittestLog } from './parseUnittest.js';
 import { logFormatOf, parseLogAs } from './repoLogFormats.js';
 import { looksLikeSympyRunner, parseSympyLog } from './parseSympy.js';
 import { extractTestOutput } from './swebenchLog.js';
+import { withoutCondaActivation } from './condaLines.js';
 import { decodeTestList } from '../tasks/index.js';
 import { isoTimestamp } from '../util/time.js';
 
@@ -99,7 +100,14 @@ function counts(tests: ReadonlyMap<string, TestStatus>): Record<TestStatus, numb
 }
 
 export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: RunTestsOptions): Promise<TestRun> {
-  const command = options.command ?? task.sandbox.test_command ?? defaultTestCommand;
+  const given = options.command ?? task.sandbox.test_command ?? defaultTestCommand;
+  // Conda exists only in SWE-bench's images; on the local backend the task's own environment stands in.
+  const conda = sandbox.backend === 'local' ? withoutCondaActivation(given) : { command: given, removed: 0 };
+  const command = conda.command;
+  const noEnvironment =
+    conda.removed > 0 && task.sandbox.python_env === undefined
+      ? 'the test command activates SWE-bench\'s conda environment, which the local backend does not have, and the task names no python_env: its tests would run with the host\'s Python and packages. Give the task a python_env (then gp env build) or run it on the docker backend.'
+      : undefined;
   const startedAt = isoTimestamp();
   // Test logs can be long (a whole Django suite); keep more than a normal command's output.
   // No bytecode is written: Python trusts a .pyc whose recorded source mtime (whole seconds) and
@@ -117,7 +125,11 @@ export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: R
   // Without an explicit patch, the change under test is whatever differs from the base commit.
   const patch = options.patch === undefined ? await sandbox.diff() : options.patch;
   const grade: TestGrade =
-    bracketed && !bracketed.ok ? { kind: 'invalid', reason: bracketed.message } : gradeTask(task, parsed, result.exitCode, patch);
+    noEnvironment !== undefined
+      ? { kind: 'invalid', reason: noEnvironment }
+      : bracketed && !bracketed.ok
+        ? { kind: 'invalid', reason: bracketed.message }
+        : gradeTask(task, parsed, result.exitCode, patch);
   const record: TestRunRecord = {
     kind: 'test_run',
     task: task.task_id,

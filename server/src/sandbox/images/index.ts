@@ -21,6 +21,7 @@ export { baseRecipeHash, importChanges, loadBaseRecipe, recipeFileNames, type Ba
 export { buildContextImage, type ContextBuildOptions } from './contextImage.js';
 export { packContext, readContextFiles } from './contextTar.js';
 export { ImageBuildError } from './imageError.js';
+export { buildPythonEnvImage, buildTaskImage, imageEnvDir, pythonEnvImageTag, type TaskImageInput } from './pythonEnvImage.js';
 export { discoverSamples, sampleContextEntries, samplesFolderName, type SampleDiscovery, type SampleImage } from './sampleImages.js';
 export { hashInputs, type HashInput } from './recipeHash.js';
 
