@@ -117,7 +117,8 @@ export class RuleAgent implements Agent {
       this.rank(hints.map((id) => ({ id, path: id.replace(/^\w+:/, '').replace(/#.*$/, ''), kind: id.startsWith('method:') ? 'method' : id.startsWith('func:') ? 'function' : 'other' })));
       return { type: 'explore', op: 'expand', anchors: [], nodes: hints.slice(0, 4), hop: 1, limit: 8, thought: 'Expand around what the issue points at.' };
     }
-    const text = `${obs.issue.title} ${obs.issue.body}`.slice(0, 600).trim();
+    // The whole issue: the graph's search weighs its words, so nothing is cut to fit.
+    const text = `${obs.issue.title} ${obs.issue.body}`.trim();
     const anchors = [
       ...(obs.failure_frame ? [{ kind: 'file' as const, text: obs.failure_frame.path }] : []),
       ...(obs.failure_frame?.function ? [{ kind: 'symbol' as const, text: obs.failure_frame.function }] : []),

@@ -12,7 +12,7 @@ import type { Sandbox } from '../sandbox/index.js';
 import type { TaskEntry } from '../tasks/index.js';
 import { runTaskTests, gradePassed } from '../testing/index.js';
 import { buildCodeGraph } from '../graph/index.js';
-import type { CodeGraph } from '../graph/index.js';
+import type { CodeGraph, RetrieverName } from '../graph/index.js';
 import { expand, find, read } from './explore.js';
 import { WorkingMemory } from './memory.js';
 import { renderObservation, renderResult } from './render.js';
@@ -22,6 +22,9 @@ import { summariseTests } from './testSummary.js';
 import type { EnvOptions, PlannerEnv, StepOutcome } from './types.js';
 
 /** Actions that touch the repository and so count against `repo_op_limit`. */
+/** Node ids shown as the issue's hints: enough starting points, few enough to read in one turn. */
+const maxHints = 8;
+
 const repoOps: ReadonlySet<Action['type']> = new Set(['explore', 'repair', 'submit']);
 
 interface Progress {
@@ -43,6 +46,7 @@ class Env implements PlannerEnv {
   private latestObservation: string | undefined;
   private startedAt = Date.now();
   private hints: string[] = [];
+  private hintRetrievers: RetrieverName[] = [];
   private lastGrade: TestGrade | undefined;
   private readonly controller = new AbortController();
   readonly maxSteps: number;
@@ -70,12 +74,17 @@ class Env implements PlannerEnv {
     this.startedAt = Date.now();
     const issue = this.task.issue;
     const frame = issue?.failure_frame;
-    this.hints = this.graph.localise({
-      ...(issue?.title === undefined ? {} : { title: issue.title }),
-      body: issue?.body ?? issue?.description ?? '',
-      ...(frame === undefined ? {} : { failure_frame: frame }),
-      ...(issue?.top_assert === undefined ? {} : { top_assert: issue.top_assert }),
-    }).nodeIds.slice(0, 8);
+    const ranking = await this.graph.rank(
+      {
+        ...(issue?.title === undefined ? {} : { title: issue.title }),
+        body: issue?.body ?? issue?.description ?? '',
+        ...(frame === undefined ? {} : { failure_frame: frame }),
+        ...(issue?.top_assert === undefined ? {} : { top_assert: issue.top_assert }),
+      },
+      { limit: maxHints },
+    );
+    this.hints = ranking.nodes.map((n) => n.node.id);
+    this.hintRetrievers = ranking.retrievers;
     return this.observe(undefined);
   }
 
@@ -198,6 +207,7 @@ class Env implements PlannerEnv {
         ? {}
         : { failure_frame: { path: frame.path, ...(frame.lineno === undefined ? {} : { line: frame.lineno }), ...(frame.function === undefined ? {} : { function: frame.function }) } }),
       hints: this.hints,
+      hint_retrievers: this.hintRetrievers,
       ...(last === undefined ? {} : { last }),
       memory: {
         nodes: this.memory.nodes().map((n) => ({ id: n.id, kind: n.kind, path: n.path, span: n.span })),

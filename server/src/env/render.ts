@@ -23,13 +23,13 @@ export function renderResult(result: ActionResult): string[] {
     case 'find':
       return [
         `Last action: find → ${result.nodes.length} node(s)`,
-        ...result.nodes.map((n) => `  ${n.id}  ${n.path}:${n.span.start}-${n.span.end}${n.signature ? `  ${n.signature}` : ''}`),
+        ...result.nodes.map((n) => `  ${n.id}${n.test ? ' [test]' : ''}  ${n.path}:${n.span.start}-${n.span.end}${n.signature ? `  ${n.signature}` : ''}`),
         ...(result.unmatched.length > 0 ? [`  no match for: ${result.unmatched.join(', ')}`] : []),
       ];
     case 'expand':
       return [
         `Last action: expand → ${result.candidates.length} candidate(s) (commit them with memory to keep them)`,
-        ...result.candidates.map((c) => `  ${c.id}  ${c.path}:${c.span.start}-${c.span.end}  score ${c.score.toFixed(2)} (${c.reasons.join(', ')})`),
+        ...result.candidates.map((c) => `  ${c.id}${c.test ? ' [test]' : ''}  ${c.path}:${c.span.start}-${c.span.end}  score ${c.score.toFixed(2)} (${c.reasons.join(', ')})`),
         ...(result.unmatched.length > 0 ? [`  no match for: ${result.unmatched.join(', ')}`] : []),
       ];
     case 'read':

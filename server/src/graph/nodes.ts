@@ -24,6 +24,8 @@ export function nodesOf(parse: FileParse): { file: GraphNode; definitions: Graph
     span: { start: 1, end: Math.max(1, parse.lineCount) },
   };
   if (parse.docstring !== undefined) file.docstring = parse.docstring;
+  const test = isTestPath(parse.path);
+  if (test) file.test = true;
   const seen = new Map<string, number>();
   const definitions = parse.definitions.map((d) => {
     const base = `${idPrefix[d.kind]}${parse.path}#${d.qualName}`;
@@ -38,6 +40,7 @@ export function nodesOf(parse: FileParse): { file: GraphNode; definitions: Graph
       signature: d.signature,
     };
     if (d.docstring !== undefined) node.docstring = d.docstring;
+    if (test) node.test = true;
     return node;
   });
   return { file, definitions };

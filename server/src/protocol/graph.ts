@@ -40,6 +40,11 @@ export const graphNodeSchema = z.object({
   signature: z.string().optional(),
   /** First line of the docstring, when there is one. */
   docstring: z.string().optional(),
+  /**
+   * Set (true) on nodes of test files (`test_*.py`, `*_test.py`, `conftest.py`, anything under
+   * `tests/` or `test/`), so an agent can tell tests and test data from the code under test.
+   */
+  test: z.literal(true).optional(),
 });
 export type GraphNode = z.infer<typeof graphNodeSchema>;
 

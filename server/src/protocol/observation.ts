@@ -119,10 +119,15 @@ export const observationSchema = z.object({
   /** The failing frame the task names, when it names one. */
   failure_frame: z.object({ path: z.string(), line: z.number().int().optional(), function: z.string().optional() }).optional(),
   /**
-   * Node ids the issue points at (failure frame, pasted tracebacks, paths and symbols it names),
-   * strongest first: starting points, not answers.
+   * Node ids the issue points at (failure frame, pasted tracebacks, paths and symbols it names,
+   * then what searching its whole text finds), strongest first: starting points, not answers.
    */
   hints: z.array(z.string()).optional(),
+  /**
+   * The retrievers whose lists were fused into `hints` (graph/rank.ts): `anchors` (failure frame,
+   * tracebacks, paths, symbols), `bm25` (the whole issue text), `embeddings` (when a model is there).
+   */
+  hint_retrievers: z.array(z.enum(['anchors', 'bm25', 'embeddings'])).optional(),
   /** The result of the last action; absent after reset. */
   last: actionResultSchema.optional(),
   memory: z.object({
