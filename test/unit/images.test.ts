@@ -269,3 +269,10 @@ test('gp images build answers usage errors with exit code 2 before touching Dock
   assert.equal(await imagesBuild(['--mirror', 'deb.debian.org'], io), 2);
   assert.match(lines.join('\n'), /--mirror needs a URL/);
 });
+
+test('gp images build --tasks without a file is a usage error naming the flag', async () => {
+  const err: string[] = [];
+  const code = await imagesBuild(['--tasks'], { out: () => undefined, err: (l) => err.push(l) });
+  assert.equal(code, 2);
+  assert.match(err.join('\n'), /--tasks needs a dataset file/);
+});

@@ -77,7 +77,7 @@ export const commands: readonly Command[] = [
   { noun: 'dataset', verb: 'register', usage: datasetRegisterUsage, run: (argv, ctx) => datasetRegister(argv, ctx.io, ctx.cwd) },
   { noun: 'task', verb: 'test', usage: taskTestUsage, configFlags: true, run: (argv, ctx) => taskTest(argv, ctx.io, ctx.cwd) },
   { noun: 'env', verb: 'build', usage: envBuildUsage, run: (argv, ctx) => envBuild(argv, ctx.io, ctx.cwd) },
-  { noun: 'images', verb: 'build', usage: imagesBuildUsage, run: (argv, ctx) => imagesBuild(argv, ctx.io) },
+  { noun: 'images', verb: 'build', usage: imagesBuildUsage, run: (argv, ctx) => imagesBuild(argv, ctx.io, ctx.cwd) },
   { noun: 'images', verb: 'manifest', usage: imagesManifestUsage, run: (argv, ctx) => imagesManifest(argv, ctx.io) },
   { noun: 'images', verb: 'prepull', usage: imagesPrepullUsage, run: (argv, ctx) => imagesPrepull(argv, ctx.io) },
   // The rollout commands install their own Ctrl-C handling (rolloutCommands.ts), for now.

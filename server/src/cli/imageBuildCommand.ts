@@ -8,15 +8,18 @@ import { parseArgs } from 'node:util';
 import { imageSelectorSchema, type ImageBuildResult, type ImageSelector } from '../protocol/images.js';
 import { buildImages } from '../sandbox/index.js';
 import { usageError } from './args.js';
+import { envBuild } from './envCommands.js';
 import type { Io } from './output.js';
 import { errorMessage } from '../util/errors.js';
 
 export const imagesBuildUsage = `gp images build [base|sample|samples|sample-<name>]... [--force] [--json] [--mirror URL]
+  gp images build --tasks FILE [--task ID]... [--force]
       Build the offline images: graph-planner/base from the machine's Debian mirror (needs root
       and debootstrap), and on top of it graph-planner/repoenv-sample and one
       graph-planner/sample-<name> for each folder docker/samples/<name>/ ('samples' names them
       all). With no names, all of them. Each is rebuilt only when its recipe or context changed;
-      --force rebuilds anyway.`;
+      --force rebuilds anyway. With --tasks, the images of the tasks' Python environments and
+      the tasks' own images (the same as gp env build FILE --docker).`;
 
 interface BuildRequest {
   only: ImageSelector[];
@@ -68,7 +71,16 @@ export function formatBuildResult(r: ImageBuildResult): string {
 }
 
 /** `gp images build`; `args` are the words after `images build`. */
-export async function imagesBuild(args: readonly string[], io: Io): Promise<number> {
+export async function imagesBuild(args: readonly string[], io: Io, cwd: string = process.cwd()): Promise<number> {
+  // Task environment images are built by gp env build, which owns the environments they come from.
+  const tasksAt = args.findIndex((a) => a === '--tasks' || a.startsWith('--tasks='));
+  if (tasksAt >= 0) {
+    const rest = [...args];
+    const [flag] = rest.splice(tasksAt, 1);
+    const file = flag?.startsWith('--tasks=') ? flag.slice('--tasks='.length) : rest.splice(tasksAt, 1)[0];
+    if (file === undefined || file === '') return usageError({ name: 'images build', usage: imagesBuildUsage }, io, ['--tasks needs a dataset file.']);
+    return envBuild([file, ...rest, '--docker'], io, cwd);
+  }
   const request = parseBuildArgs(args);
   if (typeof request === 'string') {
     return usageError({ name: 'images build', usage: imagesBuildUsage }, io, [request]);

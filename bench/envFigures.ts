@@ -1,0 +1,110 @@
+/**
+ * The Python environment figures: what `gp env build` costs for one specification (two real
+ * packages pinned to old versions, from the package index), built and then found built, against
+ * what a person would type instead, in the same run on the same packages:
+ *
+ * - `python-env-build`: ours, `buildPythonEnv` into an empty root (wheelhouse, venv, install,
+ *   record); anchor, `python -m venv` with pip then `pip install` of the same packages;
+ * - `python-env-cache-hit`: ours, `buildPythonEnv` again (it finds the finished environment);
+ *   anchor, `pip install` of the same packages into the anchor's venv, which has them all (pip's
+ *   own "already satisfied" path, the cheapest way to make sure an environment is there).
+ *
+ * pip's download cache is warmed first (one untimed build each), so both sides fetch nothing and
+ * the figures compare the work, not the network. Each side runs `runs` times, interleaved.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { buildPythonEnv, resolvePythonEnv } from '../server/src/sandbox/index.js';
+import type { BenchResult } from './result.js';
+import { summarize } from './stats.js';
+import type { FigureOutcome } from './yamlFigures.js';
+
+const execFileAsync = promisify(execFile);
+const packages = ['pytest==7.4.0', 'six==1.15.0'];
+const runs = 3;
+const hitRuns = 9;
+
+async function seconds(run: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  await run();
+  return (performance.now() - started) / 1000;
+}
+
+async function anchorBuild(python: string, dir: string): Promise<void> {
+  await execFileAsync(python, ['-m', 'venv', dir]);
+  await execFileAsync(join(dir, 'bin', 'python'), ['-m', 'pip', 'install', '--disable-pip-version-check', '--progress-bar', 'off', ...packages], { maxBuffer: 8 * 1024 * 1024 });
+}
+
+export async function benchPythonEnv(log: (line: string) => void): Promise<FigureOutcome> {
+  const env = await resolvePythonEnv({ python: 'python3', packages });
+  const python = env.interpreter.path;
+  const scratch = await mkdtemp(join(tmpdir(), 'gp-bench-env-'));
+  try {
+    log(`python env: ${env.key} (Python ${env.interpreter.version}: ${packages.join(' ')}), warming pip's cache`);
+    await buildPythonEnv(env, { root: join(scratch, 'warm') });
+    await anchorBuild(python, join(scratch, 'warm-anchor'));
+    const ours: number[] = [];
+    const anchor: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      const root = join(scratch, `ours-${i}`);
+      const venv = join(scratch, `anchor-${i}`);
+      // Alternate which side goes first, so a slow moment of the machine falls on both.
+      if (i % 2 === 0) {
+        ours.push(await seconds(() => buildPythonEnv(env, { root })));
+        anchor.push(await seconds(() => anchorBuild(python, venv)));
+      } else {
+        anchor.push(await seconds(() => anchorBuild(python, venv)));
+        ours.push(await seconds(() => buildPythonEnv(env, { root })));
+      }
+    }
+    const hitOurs: number[] = [];
+    const hitAnchor: number[] = [];
+    const venv = join(scratch, 'anchor-0');
+    for (let i = 0; i < hitRuns; i++) {
+      // What `gp env build` does on a hit: find the interpreter, hash the specification, read the record.
+      hitOurs.push(
+        await seconds(async () => {
+          const again = await resolvePythonEnv({ python: 'python3', packages });
+          const built = await buildPythonEnv(again, { root: join(scratch, 'ours-0') });
+          if (built.status !== 'cached') throw new Error(`the second build of ${env.key} was not a cache hit`);
+        }),
+      );
+      hitAnchor.push(await seconds(() => execFileAsync(join(venv, 'bin', 'python'), ['-m', 'pip', 'install', '--disable-pip-version-check', ...packages])));
+    }
+    const build = { ours: summarize(ours).median, anchor: summarize(anchor).median };
+    const hit = { ours: summarize(hitOurs).median, anchor: summarize(hitAnchor).median };
+    const results: BenchResult[] = [
+      {
+        name: 'python-env-build',
+        what: `gp env build of one specification (${packages.join(', ')}) into an empty cache, pip's download cache warm; median of ${runs}`,
+        unit: 's',
+        ours: build.ours,
+        anchor: build.anchor,
+        anchorName: 'python -m venv + pip install',
+        ratio: build.ours / build.anchor,
+        goal: 'ratio <= 1.5',
+        pass: build.ours / build.anchor <= 1.5,
+        details: { runs, key: env.key, python: env.interpreter.version, oursMin: Math.min(...ours), anchorMin: Math.min(...anchor) },
+      },
+      {
+        name: 'python-env-cache-hit',
+        what: `gp env build of a specification already built; median of ${hitRuns}`,
+        unit: 's',
+        ours: hit.ours,
+        anchor: hit.anchor,
+        anchorName: 'pip install, all already satisfied',
+        ratio: hit.ours / hit.anchor,
+        // Finding an environment must cost a fraction of pip's own no-op, or people skip the check.
+        goal: 'ratio <= 0.25',
+        pass: hit.ours / hit.anchor <= 0.25,
+        details: { runs: hitRuns },
+      },
+    ];
+    return { results, notMeasured: [] };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
