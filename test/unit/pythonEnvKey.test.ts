@@ -56,5 +56,5 @@ test('a src layout puts src first on PYTHONPATH, a flat one the root, and the ta
 test('a command gets the environment first on PATH, the checkout first on PYTHONPATH, and no user site', () => {
   const vars = pythonEnvVariables('/envs/k/venv/bin', '/envs/k/venv', ['/work/repo/src'], { PATH: '/usr/bin:/bin', PYTHONPATH: '/extra' });
   assert.deepEqual(vars, { PATH: '/envs/k/venv/bin:/usr/bin:/bin', VIRTUAL_ENV: '/envs/k/venv', PYTHONPATH: '/work/repo/src:/extra', PYTHONNOUSERSITE: '1' });
-  assert.equal(pythonEnvVariables('/b', '/v', ['/r'], {}).PATH, '/b');
+  assert.equal(pythonEnvVariables('/b', '/v', ['/r'], {})['PATH'], '/b');
 });

@@ -8,6 +8,7 @@ import { posix } from 'node:path';
 import type { Anchor, Candidate, EdgeKind, GraphEdge, GraphNode, GraphStats } from '../protocol/graph.js';
 import type { Sandbox } from '../sandbox/index.js';
 import { Bm25 } from './bm25.js';
+import { FileTextIndex } from './fileTextIndex.js';
 import { DocumentBuilder } from './documents.js';
 import { expandFrom } from './expand.js';
 import { findNodes } from './find.js';
@@ -51,6 +52,8 @@ export class PythonCodeGraph implements CodeGraph, GraphView {
   private readonly edgesBySource = new Map<string, GraphEdge[]>();
   private readonly nodeById = new Map<string, GraphNode>();
   private readonly bm25 = new Bm25();
+  /** Whole-file BM25 for ranking issues; built on first use and dropped when a file changes. */
+  private fileTextIndex: FileTextIndex | undefined;
   private readonly documents = new DocumentBuilder(this.bm25.vocabulary);
   private readonly terms = new Terms();
   private readonly refNames = new WeakMap<FileRecord, ReadonlySet<string>>();
@@ -166,6 +169,16 @@ export class PythonCodeGraph implements CodeGraph, GraphView {
     });
   }
 
+  searchFileText(query: string, limit: number): string[] {
+    this.fileTextIndex ??= new FileTextIndex(
+      [...this.index.files.keys()].flatMap((path) => {
+        const text = this.fileText(path);
+        return text === undefined ? [] : [{ path, text }];
+      }),
+    );
+    return this.fileTextIndex.search(query, limit);
+  }
+
   find(anchor: Anchor, limit: number): GraphNode[] {
     return findNodes(this, anchor, limit);
   }
@@ -191,6 +204,7 @@ export class PythonCodeGraph implements CodeGraph, GraphView {
       if (text !== undefined) present.push({ path, text });
     }
     const records = await parseFiles(present);
+    this.fileTextIndex = undefined;
     const before = this.beforeChange(paths);
     for (const path of paths) this.removeRecord(path);
     for (const record of records) this.addRecord(record);

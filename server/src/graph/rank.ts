@@ -4,7 +4,10 @@
  *
  * - `anchors`: what `localise` found (failure frame, tracebacks, paths, symbols), the strongest
  *   evidence, so its list weighs most;
- * - `bm25`: BM25 over the whole issue text (title, body, failing assertion), never cut short;
+ * - `bm25`: BM25 over the nodes' documents (names, docstrings, identifiers) with the whole issue
+ *   text (title, body, failing assertion), never cut short;
+ * - `text`: BM25 over whole file texts (fileTextIndex.ts), which finds a file by the words of an
+ *   error message or a setting that only its strings and comments hold;
  * - `embeddings`: nearest nodes by sentence embedding, when the caller hands in a semantic index.
  *
  * Lists are fused by weighted reciprocal rank (score = Σ weight / (k + rank)), which needs no
@@ -20,7 +23,7 @@ import type { IssueText } from './types.js';
 import type { GraphView } from './view.js';
 
 /** Names of the retrievers, as a trajectory reports which ran. */
-export type RetrieverName = 'anchors' | 'bm25' | 'embeddings';
+export type RetrieverName = 'anchors' | 'bm25' | 'text' | 'embeddings';
 
 /** Nearest nodes to a text by embedding, best first; built and cached outside this module. */
 export interface SemanticIndex {
@@ -58,7 +61,7 @@ export interface IssueRanking {
 }
 
 const fusionK = 60;
-const defaultWeights: Record<RetrieverName, number> = { anchors: 3, bm25: 1, embeddings: 1 };
+const defaultWeights: Record<RetrieverName, number> = { anchors: 3, bm25: 1, text: 1, embeddings: 1 };
 /** How much a file's places after its best one add to its score. */
 const fileShare = 0.3;
 
@@ -78,6 +81,7 @@ export async function rankIssue(view: GraphView, issue: IssueText, options: Rank
   const anchors = localiseIssue(view, issue).nodeIds.flatMap((id) => view.node(id) ?? []);
   lists.push(['anchors', anchors]);
   lists.push(['bm25', view.search(query, pool * 2).map((hit) => hit.node).filter(keep).slice(0, pool)]);
+  lists.push(['text', view.searchFileText(query, pool * 2).flatMap((path) => view.node(`file:${path}`) ?? []).filter(keep).slice(0, pool)]);
   if (options.semantic !== undefined) {
     const near = await options.semantic.nearest(query, pool * 2);
     lists.push(['embeddings', near.flatMap((hit) => view.node(hit.id) ?? []).filter(keep).slice(0, pool)]);

@@ -12,6 +12,8 @@ export interface GraphView {
   edgesOf(id: string): readonly GraphEdge[];
   nodeAt(path: string, line: number): GraphNode | undefined;
   search(query: string, limit: number): Array<{ node: GraphNode; score: number }>;
+  /** BM25 over whole file texts (built on first use), paths best first. */
+  searchFileText(query: string, limit: number): string[];
   /** Definitions (not files) whose own name is exactly `name`. */
   definitionsNamed(name: string): readonly GraphNode[];
   /** Definitions of one file, in source order. */

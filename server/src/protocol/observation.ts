@@ -125,9 +125,10 @@ export const observationSchema = z.object({
   hints: z.array(z.string()).optional(),
   /**
    * The retrievers whose lists were fused into `hints` (graph/rank.ts): `anchors` (failure frame,
-   * tracebacks, paths, symbols), `bm25` (the whole issue text), `embeddings` (when a model is there).
+   * tracebacks, paths, symbols), `bm25` (the whole issue text over names, docstrings and
+   * identifiers), `text` (over whole files), `embeddings` (when a model is there).
    */
-  hint_retrievers: z.array(z.enum(['anchors', 'bm25', 'embeddings'])).optional(),
+  hint_retrievers: z.array(z.enum(['anchors', 'bm25', 'text', 'embeddings'])).optional(),
   /** The result of the last action; absent after reset. */
   last: actionResultSchema.optional(),
   memory: z.object({
