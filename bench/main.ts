@@ -4,8 +4,9 @@
  * its reason, never filled with a number. The exit code is 0 whatever the figures say: a benchmark
  * reports, it is not a test.
  *
- * Options: `--only yaml,jsonl,activation,sandbox,graph,rollout,launch,datasets,tasks,runs,idle,trajectory,service`, `--edits N` (default 60), `--warmup N` (20),
- * `--sessions N` (7), `--activation-sessions N` (5 code-server sessions).
+ * Options: `--only yaml,jsonl,activation,sandbox,graph,rollout,launch,datasets,tasks,runs,idle,trajectory,service,localisation,env`, `--edits N` (default 60), `--warmup N` (20),
+ * `--sessions N` (7), `--activation-sessions N` (5 code-server sessions), `--localisation-repos a,b` (every
+ * repository), `--localisation-limit N` (every instance), `--no-embeddings` (localisation without the semantic retriever).
  */
 import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -18,6 +19,8 @@ import type { BenchResult } from './result.js';
 import { benchSandbox } from './sandboxFigures.js';
 import { benchGraph } from './graphFigures.js';
 import { benchLaunch } from './launchFigures.js';
+import { benchLocalisation } from './localisationFigures.js';
+import { benchPythonEnv } from './envFigures.js';
 import { benchRollout } from './rolloutFigures.js';
 import { benchService } from './serviceFigures.js';
 import { benchTasks } from './taskFigures.js';
@@ -35,6 +38,12 @@ interface Options {
   readonly sessions: number;
   /** Fresh code-server sessions for the activation figure; each takes about 20 s, so fewer than `sessions`. */
   readonly activationSessions: number;
+  /** Repositories of the localisation figures (`owner/name` or `name`); every one when null. */
+  readonly localisationRepos: ReadonlySet<string> | null;
+  /** Most SWE-bench Lite instances the localisation figures score; all 300 when null. */
+  readonly localisationLimit: number | null;
+  /** `--no-embeddings`: the localisation figures without the semantic retriever. */
+  readonly embeddings: boolean;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -49,12 +58,16 @@ function parseOptions(argv: readonly string[]): Options {
     return n;
   };
   const only = value('--only');
+  const repos = value('--localisation-repos');
   return {
     only: only === undefined ? null : new Set(only.split(',')),
     edits: count('--edits', 60),
     warmup: count('--warmup', 20),
     sessions: count('--sessions', 7),
     activationSessions: count('--activation-sessions', 5),
+    localisationRepos: repos === undefined ? null : new Set(repos.split(',').filter((r) => r !== '')),
+    localisationLimit: value('--localisation-limit') === undefined ? null : count('--localisation-limit', 1),
+    embeddings: !argv.includes('--no-embeddings'),
   };
 }
 
@@ -132,6 +145,8 @@ async function main(): Promise<void> {
   if (wanted('idle')) await guard('idle', () => benchIdle(log));
   if (wanted('trajectory')) await guard('trajectory', () => benchTrajectory(log));
   if (wanted('service')) await guard('service', () => benchService(log));
+  if (wanted('localisation')) await guard('localisation', () => benchLocalisation(options, log));
+  if (wanted('env')) await guard('env', () => benchPythonEnv(log));
 
   const results = outcomes.flatMap((o) => o.results);
   const notMeasured = outcomes.flatMap((o) => o.notMeasured);
@@ -148,7 +163,15 @@ async function main(): Promise<void> {
     generatedAt: new Date().toISOString(),
     // The load average shows whether other work shared the cores while the figures were taken.
     machine: { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', loadAverage: loadavg() },
-    options: { edits: options.edits, warmup: options.warmup, sessions: options.sessions, activationSessions: options.activationSessions },
+    options: {
+      edits: options.edits,
+      warmup: options.warmup,
+      sessions: options.sessions,
+      activationSessions: options.activationSessions,
+      localisationRepos: options.localisationRepos === null ? 'all' : [...options.localisationRepos].join(','),
+      localisationLimit: options.localisationLimit ?? 'all',
+      embeddings: options.embeddings,
+    },
     results,
     notMeasured,
   };

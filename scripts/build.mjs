@@ -14,7 +14,8 @@ const common = {
   legalComments: 'none',
   // dockerode reaches ssh:// engines through ssh2, which tries two optional native add-ons inside
   // try/catch and falls back to JavaScript. Left out of the bundle, they are simply not found.
-  external: ['cpu-features', '*.node'],
+  // onnxruntime-node finds its native add-on relative to its own files, so it stays in node_modules.
+  external: ['cpu-features', '*.node', 'onnxruntime-node'],
 };
 
 const watch = process.argv.includes('--watch');

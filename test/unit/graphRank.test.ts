@@ -64,3 +64,29 @@ test('nodes of test files carry the test flag, others do not', async () => {
   assert.equal(graph.node('file:tests/test_dates.py')?.test, true);
   assert.equal(graph.node('func:pkg/dates.py#parse_date')?.test, undefined);
 });
+
+test('with the embedding model, node embeddings are a retriever: the nearest definition to a paraphrase, cached on disk', async () => {
+  const { loadEmbedder, EmbeddingStore, NodeEmbeddings } = await import('../../server/src/graph/index.js');
+  const { mkdtempSync, rmSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const loaded = await loadEmbedder();
+  if (!('embedder' in loaded)) assert.fail(`${loaded.unavailable}: run bash scripts/setup-embedding-model.sh`);
+  const dir = mkdtempSync(join(tmpdir(), 'gp-rank-emb-'));
+  try {
+    const graph = await buildCodeGraphFromFiles(files);
+    const store = await EmbeddingStore.open(loaded.embedder.modelId, loaded.embedder.dimensions, dir);
+    const index = await NodeEmbeddings.build(graph, loaded.embedder, store);
+    assert.equal(index.size, graph.nodes().filter((n) => n.test !== true).length, 'tests are not embedded');
+    const near = await index.nearest('read a calendar day from a string', 3);
+    assert.equal(near[0]?.id, 'func:pkg/dates.py#parse_date');
+    assert.equal(store.size, index.size);
+    // A second graph of the same code embeds nothing new.
+    const again = await NodeEmbeddings.build(await buildCodeGraphFromFiles(files), loaded.embedder, store);
+    assert.equal(store.size, again.size);
+    const ranking = await graph.rank({ title: 'Wrong day', body: 'reading a calendar day from a string gives the month' }, { semantic: index });
+    assert.deepEqual(ranking.retrievers, ['anchors', 'bm25', 'text', 'embeddings']);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

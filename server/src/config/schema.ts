@@ -206,6 +206,10 @@ const env = z
       'Time one episode may take, agent included; it ends with episode_timeout after it.',
       { unit: 's' },
     ),
+    semantic_search: meta(
+      z.enum(['auto', 'off']).default('auto'),
+      'Whether the issue\'s hints fuse a sentence-embedding retriever with BM25: `auto` when the model is installed (scripts/setup-embedding-model.sh; the first episode on new code embeds its definitions once, about 200 a second, then they are cached), `off` for BM25 and anchors alone.',
+    ),
     memory_nodes: meta(posInt().default(200), 'Most nodes in the working subgraph; a memory commit beyond it is refused.'),
     memory_edges: meta(posInt().default(1000), 'Most edges in the working subgraph.'),
     memory_note_tokens: meta(posInt().default(2000), 'Most tokens of notes in working memory (estimated as characters / 4).', { unit: 'tokens' }),

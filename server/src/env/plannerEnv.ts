@@ -74,6 +74,7 @@ class Env implements PlannerEnv {
     this.startedAt = Date.now();
     const issue = this.task.issue;
     const frame = issue?.failure_frame;
+    const semantic = await this.options.semantic?.(this.graph);
     const ranking = await this.graph.rank(
       {
         ...(issue?.title === undefined ? {} : { title: issue.title }),
@@ -81,10 +82,12 @@ class Env implements PlannerEnv {
         ...(frame === undefined ? {} : { failure_frame: frame }),
         ...(issue?.top_assert === undefined ? {} : { top_assert: issue.top_assert }),
       },
-      { limit: maxHints },
+      { limit: maxHints, ...(semantic === undefined ? {} : { semantic }) },
     );
     this.hints = ranking.nodes.map((n) => n.node.id);
     this.hintRetrievers = ranking.retrievers;
+    // Embedding new code the first time can take a while; the episode's clock starts after it.
+    this.startedAt = Date.now();
     return this.observe(undefined);
   }
 

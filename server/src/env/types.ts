@@ -10,6 +10,7 @@ import type { TestGrade } from '../protocol/testReport.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { TaskEntry } from '../tasks/index.js';
 import type { TestRun } from '../testing/index.js';
+import type { CodeGraph, SemanticIndex } from '../graph/index.js';
 
 /** Penalties are non-negative magnitudes that are subtracted (ARCHITECTURE.md §4.4). */
 export interface RewardSettings {
@@ -81,6 +82,11 @@ export interface EnvOptions {
    * pre-images when absent.
    */
   recordPreimage?: (path: string, content: Buffer | undefined) => Promise<Preimage>;
+  /**
+   * The semantic retriever for a graph (launch/semanticSearch.ts), fused into the issue's hints;
+   * BM25 and anchors alone when absent or when it answers undefined.
+   */
+  semantic?: (graph: CodeGraph) => Promise<SemanticIndex | undefined>;
 }
 
 export interface StepOutcome {

@@ -12,3 +12,6 @@ export { isTestPath } from './nodes.js';
 export { issueQuery, type IssueRanking, type RankedNode, type RankOptions, type RetrieverName, type SemanticIndex } from './rank.js';
 export { mapRepoPath } from './paths.js';
 export { pythonParser, withTree, type PythonParser } from './parser.js';
+export { loadEmbedder, embeddingModel, modelSearchPath, type TextEmbedder, type LoadedEmbedder } from './embedder.js';
+export { EmbeddingStore, embedCached, defaultEmbeddingCacheDir } from './embeddingStore.js';
+export { NodeEmbeddings, describeNode } from './semanticIndex.js';

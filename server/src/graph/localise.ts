@@ -18,7 +18,7 @@ import { findDefinitions } from './find.js';
 import { isTestPath } from './nodes.js';
 import { parseTraceback } from './traceback.js';
 import { commonDefinitionNames, pythonBuiltins, pythonKeywords, stopWords } from './tokens.js';
-import type { IssueText, Localisation, TracebackFrame } from './types.js';
+import type { AnchorEvidence, IssueText, Localisation, TracebackFrame } from './types.js';
 import type { GraphView } from './view.js';
 
 /** Most anchors one issue yields. */
@@ -34,6 +34,9 @@ const wordMention = /(?<![\w.])([A-Za-z_]\w{2,})(?!\w|\(|\.\w)/g;
 class Collector {
   readonly anchors: Anchor[] = [];
   readonly ids: string[] = [];
+  readonly evidence: AnchorEvidence[] = [];
+  /** What the next `add` is taken from; each source sets it before adding. */
+  current: AnchorEvidence = 'frame';
   private readonly seen = new Set<string>();
 
   constructor(private readonly view: GraphView) {}
@@ -46,6 +49,7 @@ class Collector {
     if (node === undefined || this.full || this.seen.has(node.id)) return;
     this.seen.add(node.id);
     this.ids.push(node.id);
+    this.evidence.push(this.current);
     this.anchors.push(node.kind === 'file' ? { kind: 'file', text: node.path, id: node.id } : { kind: node.kind, text: this.view.qualifiedName(node), id: node.id });
   }
 
@@ -56,6 +60,7 @@ class Collector {
 }
 
 function fromFailureFrame(view: GraphView, frame: NonNullable<IssueText['failure_frame']>, out: Collector): void {
+  out.current = 'frame';
   const path = frame.path === undefined ? undefined : view.mapPath(frame.path);
   if (path === undefined) {
     if (frame.function !== undefined) out.add(bestNamed(view, frame.function, out)[0]);
@@ -80,13 +85,21 @@ function framesOf(view: GraphView, text: string): TracebackFrame[] {
 function fromFrames(view: GraphView, frames: readonly TracebackFrame[], out: Collector): void {
   const inner = frames.filter((f) => f.inRepo).reverse();
   const ordered = [...inner.filter((f) => !isTestPath(f.path)).slice(0, 1), ...inner];
+  out.current = 'traceback';
   for (const frame of ordered) out.add(view.nodeAt(frame.path, frame.line));
 }
 
 function fromPaths(view: GraphView, text: string, out: Collector): void {
+  out.current = 'path';
   for (const match of text.matchAll(pathMention)) {
-    const path = view.mapPath(match[1] ?? '');
+    const written = match[1] ?? '';
+    const path = view.mapPath(written);
     if (path !== undefined) out.add(view.node(`file:${path}`));
+    // A bare file name (`numberformat.py`) names the file when only one file outside the tests has it.
+    else if (!written.includes('/')) {
+      const named = view.nodes().filter((n) => n.kind === 'file' && n.name === written && n.test !== true);
+      if (named.length === 1) out.add(named[0]);
+    }
   }
   for (const match of text.matchAll(dottedMention)) {
     const file = view.modules.absolute(match[1] ?? '');
@@ -110,17 +123,19 @@ function ignorable(word: string, quoted: boolean): boolean {
 }
 
 /**
- * Whether an issue is about the tests themselves (its title says test, pytest, fixture…). Otherwise
+ * Whether an issue is about the tests themselves (its title says test, testing, unittest…). Otherwise
  * a word of its prose that also names a test, a test helper or test data is not evidence of where
  * the bug is: common words otherwise anchor on test methods and fill the anchors with them.
  */
 export function aboutTests(issue: IssueText): boolean {
-  return /\b(tests?|testing|pytest|unittest|fixtures?|conftest)\b/i.test(issue.title ?? '');
+  // Not `pytest` or `fixture`: in pytest's own repository those name the product, not its tests.
+  return /\b(tests?|testing|unittest|conftest)\b/i.test(issue.title ?? '');
 }
 
 function fromSymbols(view: GraphView, text: string, out: Collector, keepTests: boolean): void {
   const tried = new Set<string>();
-  const take = (name: string, quoted: boolean, count: number) => {
+  const take = (name: string, quoted: boolean, count: number, evidence: AnchorEvidence) => {
+    out.current = evidence;
     const last = name.split('.').pop() ?? name;
     if (name === '' || tried.has(name) || ignorable(last, quoted)) return;
     tried.add(name);
@@ -131,13 +146,13 @@ function fromSymbols(view: GraphView, text: string, out: Collector, keepTests: b
   for (const match of text.matchAll(backticked)) {
     // `pkg/mod.py::Class::method` is kept whole; otherwise the leading dotted name (`f` of `f(x)`).
     const inner = (match[1] ?? '').trim().replace(/\(.*$/s, '');
-    take(inner.includes('::') ? inner : (/^[A-Za-z_][\w.]*/.exec(inner)?.[0] ?? ''), true, 2);
+    take(inner.includes('::') ? inner : (/^[A-Za-z_][\w.]*/.exec(inner)?.[0] ?? ''), true, 2, 'quoted');
   }
-  for (const match of text.matchAll(callMention)) take(match[1] ?? '', false, 2);
-  for (const match of text.matchAll(dottedMention)) take(match[1] ?? '', false, 1);
+  for (const match of text.matchAll(callMention)) take(match[1] ?? '', false, 2, 'call');
+  for (const match of text.matchAll(dottedMention)) take(match[1] ?? '', false, 1, 'dotted');
   for (const match of text.matchAll(wordMention)) {
     const word = match[1] ?? '';
-    if (view.definitionsNamed(word).length > 0) take(word, false, 1);
+    if (view.definitionsNamed(word).length > 0) take(word, false, 1, 'word');
   }
 }
 
@@ -149,5 +164,5 @@ export function localiseIssue(view: GraphView, issue: IssueText): Localisation {
   fromFrames(view, frames, out);
   fromPaths(view, text, out);
   fromSymbols(view, text, out, aboutTests(issue));
-  return { anchors: out.anchors, frames, nodeIds: out.ids };
+  return { anchors: out.anchors, frames, nodeIds: out.ids, evidence: out.evidence };
 }

@@ -2,8 +2,8 @@
  * `rank(issue)`: the graph's places ordered by how likely the issue's fix is there, fusing every
  * retriever that ran:
  *
- * - `anchors`: what `localise` found (failure frame, tracebacks, paths, symbols), the strongest
- *   evidence, so its list weighs most;
+ * - `anchors`: what `localise` found (failure frame, tracebacks, paths, symbols), each weighed by
+ *   its evidence: a frame or a path three times a search hit, a plain word below one;
  * - `bm25`: BM25 over the nodes' documents (names, docstrings, identifiers) with the whole issue
  *   text (title, body, failing assertion), never cut short;
  * - `text`: BM25 over whole file texts (fileTextIndex.ts), which finds a file by the words of an
@@ -19,7 +19,7 @@
 import type { GraphNode } from '../protocol/graph.js';
 import { aboutTests, localiseIssue } from './localise.js';
 import { isTestPath } from './nodes.js';
-import type { IssueText } from './types.js';
+import type { AnchorEvidence, IssueText } from './types.js';
 import type { GraphView } from './view.js';
 
 /** Names of the retrievers, as a trajectory reports which ran. */
@@ -61,7 +61,9 @@ export interface IssueRanking {
 }
 
 const fusionK = 60;
-const defaultWeights: Record<RetrieverName, number> = { anchors: 3, bm25: 1, text: 1, embeddings: 1 };
+const defaultWeights: Record<RetrieverName, number> = { anchors: 1, bm25: 1, text: 1, embeddings: 1 };
+/** An anchor's weight in the fusion by where it was found (see AnchorEvidence in types.ts). */
+const evidenceWeight: Record<AnchorEvidence, number> = { frame: 3, traceback: 3, path: 3, quoted: 2.5, call: 2, dotted: 2, word: 0.6 };
 /** How much a file's places after its best one add to its score. */
 const fileShare = 0.3;
 
@@ -78,8 +80,12 @@ export async function rankIssue(view: GraphView, issue: IssueText, options: Rank
   const query = issueQuery(issue);
 
   const lists: Array<[RetrieverName, GraphNode[]]> = [];
-  const anchors = localiseIssue(view, issue).nodeIds.flatMap((id) => view.node(id) ?? []);
-  lists.push(['anchors', anchors]);
+  const located = localiseIssue(view, issue);
+  // Each anchor weighs what its evidence is worth: a traceback frame names the place, an everyday
+  // word that happens to be a definition's name barely does.
+  const anchorWeight = new Map<string, number>();
+  located.nodeIds.forEach((id, i) => anchorWeight.set(id, evidenceWeight[located.evidence[i] ?? 'word']));
+  lists.push(['anchors', located.nodeIds.flatMap((id) => view.node(id) ?? [])]);
   lists.push(['bm25', view.search(query, pool * 2).map((hit) => hit.node).filter(keep).slice(0, pool)]);
   lists.push(['text', view.searchFileText(query, pool * 2).flatMap((path) => view.node(`file:${path}`) ?? []).filter(keep).slice(0, pool)]);
   if (options.semantic !== undefined) {
@@ -93,7 +99,7 @@ export async function rankIssue(view: GraphView, issue: IssueText, options: Rank
       const entry = fused.get(node.id) ?? { node, score: 0, from: {} };
       if (entry.from[name] !== undefined) return;
       entry.from[name] = index + 1;
-      entry.score += weights[name] / (fusionK + index + 1);
+      entry.score += (weights[name] * (name === 'anchors' ? (anchorWeight.get(node.id) ?? 1) : 1)) / (fusionK + index + 1);
       fused.set(node.id, entry);
     });
   }

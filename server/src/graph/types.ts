@@ -23,7 +23,16 @@ export interface Localisation {
   frames: TracebackFrame[];
   /** Node ids the anchors resolved to, in the order of the anchors, without duplicates. */
   nodeIds: string[];
+  /** Where each of `nodeIds` was found, in the same order (rank.ts weighs a frame above a plain word). */
+  evidence: AnchorEvidence[];
 }
+
+/**
+ * The evidence an anchor came from: the task's failure frame, a pasted traceback, a file path or
+ * module, a name in backticks, a call `name(`, a dotted `Class.method`, or a plain word that is a
+ * definition's name (the weakest: everyday words are often names too).
+ */
+export type AnchorEvidence = 'frame' | 'traceback' | 'path' | 'quoted' | 'call' | 'dotted' | 'word';
 
 export interface ExpandOptions {
   /** 1 or 2; 0 returns the anchors themselves. */

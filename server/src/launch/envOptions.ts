@@ -7,6 +7,7 @@ import type { ExperimentConfig } from '../config/index.js';
 import type { EnvOptions, PatchModel } from '../env/index.js';
 import { PreimageStore, recordTestRun } from '../runs/index.js';
 import type { TaskEntry } from '../tasks/index.js';
+import { semanticProvider, type SemanticProvider } from './semanticSearch.js';
 
 export function effectiveMaxSteps(config: ExperimentConfig, task: TaskEntry): number {
   return task.max_steps === undefined ? config.env.max_steps : Math.min(task.max_steps, config.env.max_steps);
@@ -36,6 +37,7 @@ export function envOptionsFromConfig(config: ExperimentConfig, task: TaskEntry, 
       requireFocusWindows: true,
     },
     ...(extra.patchModel === undefined ? {} : { patchModel: extra.patchModel }),
+    ...withSemantic(semanticProvider(env.semantic_search)),
     ...(extra.runDir === undefined ? {} : { recordTestRun: recordTestRunIn(extra.runDir), recordPreimage: preimagesIn(extra.runDir) }),
   };
 }
@@ -56,4 +58,8 @@ function preimagesIn(runDir: string): NonNullable<EnvOptions['recordPreimage']> 
 /** Records a submit's test run in the run directory (runs/testRuns.ts). */
 function recordTestRunIn(runDir: string): NonNullable<EnvOptions['recordTestRun']> {
   return (run) => recordTestRun(runDir, run);
+}
+
+function withSemantic(provider: SemanticProvider | undefined): Pick<EnvOptions, 'semantic'> {
+  return provider === undefined ? {} : { semantic: provider };
 }
