@@ -74,6 +74,7 @@ test('every original-format SWE-bench Verified row converts; the harness spec gi
   const rows = verifiedRows();
   assert.equal(rows.length, 499);
   let replaced = 0;
+  let withEnv = 0;
   for (const row of rows) {
     const c = converted(convertSwebenchRow(row, ctx));
     assert.equal(taskEntrySchema.safeParse(c.task).success, true);
@@ -90,8 +91,18 @@ test('every original-format SWE-bench Verified row converts; the harness spec gi
     assert.equal(c.task.sandbox.workdir, '/testbed');
     assert.ok(c.notes.includes('no-gold-lists'));
     if (c.notes.includes('workdir-replaced')) replaced++;
+    // The spec's environment becomes python_env, unless it needs conda's environment.yml.
+    const repo = (c.task.repo ?? '').toString();
+    if (c.notes.includes('python-env-conda-only')) {
+      assert.ok(['matplotlib/matplotlib', 'pydata/xarray'].includes(repo), repo);
+      assert.equal(c.task.sandbox.python_env, undefined);
+    } else {
+      assert.match(c.task.sandbox.python_env?.python ?? '', /^3\.\d+$/, `${c.task.task_id}`);
+      withEnv++;
+    }
   }
   assert.equal(replaced, 499);
+  assert.ok(withEnv > 400, `${withEnv} tasks got a python_env`);
 });
 
 test('an image namespace gives the pullable published name, which is not build-only', () => {
