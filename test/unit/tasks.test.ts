@@ -211,4 +211,7 @@ test('warns when a SWE-bench task graded from a local copy names no python_env',
   assert.ok(!codes({ ...task, sandbox: { ...task.sandbox, python_env: { packages: ['pytest==7.4.0'] } } }).includes('task/no-python-env'));
   const { local_repo: _local, ...inImage } = task.sandbox;
   assert.ok(!codes({ ...task, sandbox: { ...inImage, docker_image: 'sweb.eval.x86_64.flask-1:latest' } }).includes('task/no-python-env'), 'the image has its own environment');
+  const { swebench_spec: _spec, ...noSpec } = task.sandbox;
+  assert.ok(codes({ ...task, data_source: 'princeton-nlp/SWE-bench_Lite', sandbox: noSpec }).includes('task/no-python-env'), 'a Lite row has no spec but is a SWE-bench task');
+  assert.ok(!codes({ ...task, sandbox: noSpec }).includes('task/no-python-env'), 'a hand-written task is not warned');
 });

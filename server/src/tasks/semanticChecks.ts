@@ -68,7 +68,7 @@ function noPythonEnv(): Finding {
     code: 'task/no-python-env',
     severity: 'warning',
     message:
-      'The task is a SWE-bench task with a local_repo but no `sandbox.python_env`: on the local backend its tests run with the host\'s Python, pytest and packages, which can grade a correct patch as unresolved or the other way round. Add a python_env (convert the row again with its swebench_spec, or list the packages) and run `gp env build`.',
+      'The task is a SWE-bench task with a local_repo but no `sandbox.python_env`: on the local backend its tests run with the host\'s Python, pytest and packages, which can grade a correct patch as unresolved or the other way round. Add a python_env (convert the row again with its swebench_spec, or list the packages SWE-bench\'s specification pins for its repository and version) and run `gp env build`.',
     path: ['sandbox'],
     target: 'key',
   };
@@ -94,6 +94,7 @@ export function semanticFindings(value: unknown): Finding[] {
   const converted = sandbox['swebench_spec'] !== undefined || sandbox['r2e_ds_json'] !== undefined;
   if (graded && converted && typeof sandbox['local_repo'] === 'string' && sandbox['base_commit'] === undefined) out.push(noBaseCommit());
   // The same task's tests, run from the local clone, would use the host's Python and packages.
-  if (graded && sandbox['swebench_spec'] !== undefined && typeof sandbox['local_repo'] === 'string' && sandbox['python_env'] === undefined) out.push(noPythonEnv());
+  const fromSwebench = sandbox['swebench_spec'] !== undefined || (isRecord(value) && typeof value['data_source'] === 'string' && /swe-?bench/i.test(value['data_source']));
+  if (graded && fromSwebench && typeof sandbox['local_repo'] === 'string' && sandbox['python_env'] === undefined) out.push(noPythonEnv());
   return out;
 }
