@@ -40,10 +40,17 @@ export async function replaySetup(request: ReplayRequest): Promise<ReplaySetup> 
   else if (launch.ok) files = taskFilesOf(launch.record.args);
   else return { ok: false, message: `${runDir} has ${launch.reason}; name the task file with --tasks FILE.` };
   if (!existsSync(layout.resolvedConfig)) return { ok: false, message: `${runDir} has no resolved_config.yaml, so the config of the run is unknown; only run folders written by gp rollout or gp eval (which write it) can be replayed.` };
-  // The run's own config, on the backend the episode ran on: a replay compares like with like.
+  // The run's own config, on the backend the episode ran on: a replay compares like with like. A
+  // recording whose hints did not use embeddings is replayed without them too, even where the model
+  // is installed now (one that did use them diverges, saying so, where the model is missing).
+  const recordedEmbeddings = model.start.observation.hint_retrievers?.includes('embeddings') === true;
+  const overrides = [
+    { flag: `recorded backend ${model.start.backend}`, path: ['sandbox', 'backend'], value: model.start.backend },
+    ...(recordedEmbeddings ? [] : [{ flag: 'recorded hints without embeddings', path: ['env', 'semantic_search'], value: 'off' }]),
+  ];
   const configLoad = await loadConfig({
     file: layout.resolvedConfig,
-    flags: { configFile: undefined, yamlOnly: false, printConfig: false, overrides: [{ flag: `recorded backend ${model.start.backend}`, path: ['sandbox', 'backend'], value: model.start.backend }] },
+    flags: { configFile: undefined, yamlOnly: false, printConfig: false, overrides },
     cwd,
     disk: false,
   });
