@@ -105,7 +105,8 @@ function resultNodes(stepNumber: number, last: ActionResult, actions: DetailActi
   switch (last.kind) {
     case 'find':
     case 'expand': {
-      const nodes: { id: string; kind: string; path: string; span: { start: number }; signature?: string | undefined; score?: number; reasons?: string[] }[] = last.kind === 'find' ? last.nodes : last.candidates;
+      const nodes: { id: string; kind: string; test?: true | undefined; path: string; span: { start: number }; signature?: string | undefined; score?: number; reasons?: string[] }[] =
+        last.kind === 'find' ? last.nodes : last.candidates;
       const unmatched = last.unmatched.length > 0 ? el('p', { class: 'hint' }, `Not found: ${last.unmatched.join(', ')}`) : null;
       const table = el(
         'table',
@@ -119,7 +120,8 @@ function resultNodes(stepNumber: number, last: ActionResult, actions: DetailActi
               'tr',
               {},
               el('td', {}, el('code', {}, ...marked(n.id, highlight))),
-              el('td', {}, n.kind),
+              // Tests and test data are marked, as the model's text marks them `[test]`.
+              el('td', {}, n.test === true ? `${n.kind} · test` : n.kind),
               el('td', {}, link(n.path, n.span.start, `${n.path}:${n.span.start}`)),
               el('td', {}, n.score !== undefined ? `${n.score.toFixed(2)} · ${(n.reasons ?? []).join(', ')}` : (n.signature ?? '')),
             ),
