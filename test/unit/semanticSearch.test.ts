@@ -26,3 +26,22 @@ test('without the model the provider answers undefined, says why once, and rank 
   assert.deepEqual(ranking.retrievers, ['anchors', 'bm25', 'text']);
   assert.equal(semanticProvider('off'), undefined);
 });
+
+test('queued builds run one after another, in order, and a failed one does not stop the next', async () => {
+  const { afterQueued } = await import('../../server/src/launch/semanticSearch.js');
+  const events: string[] = [];
+  const slow = (name: string, ms: number, fail = false) => async () => {
+    events.push(`start ${name}`);
+    await new Promise((resolve) => setTimeout(resolve, ms));
+    events.push(`end ${name}`);
+    if (fail) throw new Error(name);
+    return name;
+  };
+  const a = afterQueued(slow('a', 30, true));
+  const b = afterQueued(slow('b', 5));
+  const c = afterQueued(slow('c', 1));
+  await assert.rejects(a, /a/);
+  assert.equal(await b, 'b');
+  assert.equal(await c, 'c');
+  assert.deepEqual(events, ['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
+});

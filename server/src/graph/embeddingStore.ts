@@ -8,12 +8,14 @@
  * 32-byte key (sha256 of the model id and the text) and the vector as little-endian float32s. The
  * file is read whole into a map on open. A process killed mid-append leaves a torn last record:
  * reading ignores it, and the next append first cuts the file back to its last whole record.
- * Each `add` writes its records with one append, so a reader sees whole batches or nothing new.
+ * Each `add` writes its records with one append, under a lock file shared with other processes
+ * (util/fileLock.ts), so a reader sees whole batches or nothing new.
  */
 import { createHash } from 'node:crypto';
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { endianness, homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { withFileLock } from '../util/fileLock.js';
 import type { TextEmbedder } from './embedder.js';
 
 const magic = Buffer.from('GPEMBED1', 'ascii');
@@ -105,6 +107,12 @@ export class EmbeddingStore {
 
   private async append(records: Buffer): Promise<void> {
     await mkdir(dirname(this.path), { recursive: true });
+    // Other processes (evaluation shards, the environment service) may share the file: the lock
+    // keeps one's cut-back of a torn tail from meeting another's append in flight.
+    await withFileLock(this.path, () => this.appendLocked(records));
+  }
+
+  private async appendLocked(records: Buffer): Promise<void> {
     const handle = await open(this.path, 'a+');
     try {
       const { size } = await handle.stat();
@@ -116,7 +124,7 @@ export class EmbeddingStore {
         await handle.write(header(this.dimensions));
       } else {
         // Another process may have appended whole records since this one read the file; only a
-        // torn tail is cut back.
+        // torn tail (a process killed mid-write) is cut back.
         const whole = headerBytes + Math.floor((size - headerBytes) / this.recordBytes) * this.recordBytes;
         if (whole !== size) await handle.truncate(whole);
       }

@@ -18,6 +18,19 @@ interface Loaded {
 
 let loading: Promise<Loaded | undefined> | undefined;
 const built = new WeakMap<CodeGraph, Promise<SemanticIndex | undefined>>();
+/**
+ * Builds run one at a time: concurrent episodes on the same new code (a training batch) would
+ * otherwise each embed all of it before any had stored it; one after another, the first embeds
+ * and the rest read its vectors from the store.
+ */
+let queue: Promise<unknown> = Promise.resolve();
+
+/** Runs `work` after every build queued before it, whatever became of them. */
+export function afterQueued<T>(work: () => Promise<T>): Promise<T> {
+  const run = queue.then(work, work);
+  queue = run.catch(() => undefined);
+  return run;
+}
 
 function load(log: (line: string) => void): Promise<Loaded | undefined> {
   loading ??= (async () => {
@@ -42,7 +55,7 @@ export function semanticProvider(mode: 'auto' | 'off', log: (line: string) => vo
         const loaded = await load(log);
         if (loaded === undefined) return undefined;
         try {
-          return await NodeEmbeddings.build(graph, loaded.embedder, loaded.store);
+          return await afterQueued(() => NodeEmbeddings.build(graph, loaded.embedder, loaded.store));
         } catch (error) {
           log(`semantic search failed for this graph, hints come from anchors and BM25: ${errorMessage(error)}`);
           return undefined;
