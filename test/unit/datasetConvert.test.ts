@@ -250,3 +250,25 @@ test('the generated eval script applies the test patch, brackets the tests, rest
   const r = spawnSync('bash', ['-c', broken], { cwd: dir, encoding: 'utf8' });
   assert.equal(extractTestOutput(`${r.stdout}${r.stderr}`).ok, false);
 });
+
+test('SWE-bench Lite rows, which carry no harness spec, get the python_env of their repository and version from --env-specs rows', async () => {
+  const { envSpecsFrom, envSpecKey } = await import('../../server/src/datasets/swebenchEnv.js');
+  const specs = envSpecsFrom(verifiedRows());
+  assert.ok(specs.size > 40, `${specs.size} environments`);
+  const lite = swebenchLiteRows();
+  let fromSpecs = 0;
+  for (const row of lite) {
+    const c = converted(convertSwebenchRow(row, ctx, { envSpecs: specs }));
+    const known = specs.get(envSpecKey(String(row['repo']), String(row['version'])));
+    if (known === undefined || known.incomplete !== undefined) {
+      assert.equal(c.task.sandbox.python_env, undefined);
+      continue;
+    }
+    fromSpecs++;
+    assert.ok(c.notes.includes('python-env-from-specs'));
+    assert.deepEqual(c.task.sandbox.python_env, { ...(known.python === undefined ? {} : { python: known.python }), packages: known.packages });
+  }
+  assert.ok(fromSpecs > 150, `${fromSpecs} of ${lite.length} Lite rows got an environment`);
+  // Without the specs a Lite row has none, as before.
+  assert.equal(converted(convertSwebenchRow(lite[0] ?? {}, ctx)).task.sandbox.python_env, undefined);
+});

@@ -230,3 +230,33 @@ test('gp dataset register takes what prepare wrote, and every row reads back wit
   assert.equal(await runCli(['dataset', 'register', join(out, 'test.jsonl'), '--name', 'a/b', '--split', 'eval', '--root', root], { out: () => undefined, err: (l) => errs.push(l) }, process.cwd()), 1);
   assert.ok(errs.includes('Nothing was written.'));
 });
+
+test('gp dataset prepare --env-specs: Lite rows get environments from spec rows; a file that is not JSONL is refused by line and nothing is written', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gp-env-specs-'));
+  const lite = join(dir, 'lite.jsonl');
+  const rows = swebenchLiteRows().slice(0, 20);
+  writeFileSync(lite, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  const first = rows[0] ?? {};
+  const matching = rows.filter((r) => r['repo'] === first['repo'] && r['version'] === first['version']).length;
+  const specs = join(dir, 'specs.jsonl');
+  const spec = { repo: first['repo'], version: first['version'], env_script_list: ['conda create -n testbed python=3.9 -y', 'python -m pip install numpy==1.25.2 pytest==7.4.0'] };
+  writeFileSync(specs, `${JSON.stringify({ task_id: 'x', sandbox: { swebench_spec: spec } })}\n`);
+  const out: string[] = [];
+  const err: string[] = [];
+  const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l) };
+  const code = await runCli(['dataset', 'prepare', 'swebench', '--from', lite, '--env-specs', specs, '--out', join(dir, 'out'), '--no-val'], io, dir);
+  assert.equal(code, 0, err.join('\n'));
+  assert.match(err.join('\n'), /1 environment by repository and version from .*specs\.jsonl/);
+  const tasks = readFileSync(join(dir, 'out', 'test.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { repo: string; sandbox: { python_env?: unknown } });
+  const withEnv = tasks.filter((t) => t.sandbox.python_env !== undefined);
+  assert.ok(matching > 0);
+  assert.equal(withEnv.length, matching, 'exactly the rows of that repository and version');
+  assert.deepEqual(withEnv[0]?.sandbox.python_env, { python: '3.9', packages: ['numpy==1.25.2', 'pytest==7.4.0'] });
+  const bad = join(dir, 'bad.jsonl');
+  writeFileSync(bad, '{"ok": 1}\n{broken\n');
+  err.length = 0;
+  const refused = await runCli(['dataset', 'prepare', 'swebench', '--from', lite, '--env-specs', bad, '--out', join(dir, 'out2'), '--no-val'], io, dir);
+  assert.notEqual(refused, 0);
+  assert.match(err.join('\n'), /bad\.jsonl:2:1 invalid JSON/);
+  assert.equal(existsSync(join(dir, 'out2', 'test.jsonl')), false);
+});

@@ -2,12 +2,14 @@
  * `gp dataset prepare r2e-gym|swebench`: download a dataset's parquet files from Hugging Face (or
  * take local files with --from), convert them, and print what was written and what was skipped.
  */
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   DatasetInputError,
   downloadParquetFiles,
+  envSpecsFrom,
   HubError,
   listParquetFiles,
   pickSplit,
@@ -15,9 +17,11 @@ import {
   PrepareError,
   type DatasetKind,
   type PrepareOptions,
+  type SpecPythonEnv,
   type SplitRule,
 } from '../datasets/index.js';
 import type { PrepareReport } from '../protocol/datasetPrepare.js';
+import { errorMessage } from '../util/errors.js';
 import { usageError } from './args.js';
 import { formatBytes, LineProgress } from './lineProgress.js';
 import { intFlag, plural, type Io } from './output.js';
@@ -26,11 +30,14 @@ import { bar, type ProgressSink } from './progress.js';
 export const datasetPrepareUsage = `gp dataset prepare r2e-gym|swebench [--dataset ID] [--split S] [--config C]
                [--from FILE...] [--out DIR] [--val-size N | --val-fraction F | --no-val]
                [--limit N] [--train-limit N] [--val-limit N] [--max-steps N]
-               [--image-namespace NS] [--cache-dir DIR] [--json]
+               [--image-namespace NS] [--env-specs FILE] [--cache-dir DIR] [--json]
       Download the dataset's parquet files from Hugging Face (HF_TOKEN when set; partial
       downloads resume) or read local parquet/JSONL/JSON files, and write <split>.jsonl,
       instances/<id>.json, docker_images_<split>.txt and prepare_report.json to DIR.
-      Rows that cannot become tasks are skipped and counted by reason.`;
+      Rows that cannot become tasks are skipped and counted by reason. --env-specs names a
+      JSONL whose rows carry SWE-bench's harness spec (swebench_spec, e.g. converted Verified
+      tasks): rows without one (SWE-bench Lite) get the python_env of their repository and
+      version from it.`;
 
 interface Defaults {
   readonly dataset: string;
@@ -58,6 +65,7 @@ interface Parsed {
   readonly valLimit: number | undefined;
   readonly maxSteps: number | undefined;
   readonly imageNamespace: string | undefined;
+  readonly envSpecs: string | undefined;
   readonly cacheDir: string;
   readonly json: boolean;
 }
@@ -83,6 +91,7 @@ function parse(argv: readonly string[], cwd: string): { ok: true; value: Parsed 
         'val-limit': { type: 'string' },
         'max-steps': { type: 'string' },
         'image-namespace': { type: 'string' },
+        'env-specs': { type: 'string' },
         'cache-dir': { type: 'string' },
         json: { type: 'boolean' },
       },
@@ -123,6 +132,7 @@ function parse(argv: readonly string[], cwd: string): { ok: true; value: Parsed 
     valLimit: intFlag('--val-limit', v['val-limit'], errors, 0),
     maxSteps: intFlag('--max-steps', v['max-steps'], errors),
     imageNamespace: v['image-namespace'],
+    envSpecs: v['env-specs'] === undefined ? undefined : resolve(cwd, v['env-specs']),
     cacheDir: resolve(cwd, v['cache-dir'] ?? process.env['GP_CACHE_DIR'] ?? join(homedir(), '.cache', 'graph-planner', 'hf')),
     json: v.json === true,
   };
@@ -176,6 +186,27 @@ function summary(report: PrepareReport): string[] {
   return lines;
 }
 
+/** Environments by repository and version from a JSONL of rows with harness specs; a bad file is an error naming its line. */
+function readEnvSpecs(file: string): Map<string, SpecPythonEnv> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new PrepareError(`--env-specs ${file}: ${errorMessage(error)}.`, 'dataset/env-specs');
+  }
+  const rows = text.split('\n').flatMap((line, i) => {
+    if (line.trim() === '') return [];
+    try {
+      return [JSON.parse(line) as unknown];
+    } catch (error) {
+      throw new PrepareError(`${file}:${i + 1}:1 invalid JSON: ${errorMessage(error)}; --env-specs needs one JSON row per line.`, 'dataset/env-specs');
+    }
+  });
+  const specs = envSpecsFrom(rows);
+  if (specs.size === 0) throw new PrepareError(`${file} has no row with a swebench_spec holding repo, version and env_script_list; --env-specs needs converted SWE-bench tasks or harness rows.`, 'dataset/env-specs');
+  return specs;
+}
+
 export async function datasetPrepare(argv: readonly string[], io: Io, cwd: string, sink?: ProgressSink, signal?: AbortSignal): Promise<number> {
   const parsed = parse(argv, cwd);
   if (!parsed.ok) {
@@ -184,6 +215,8 @@ export async function datasetPrepare(argv: readonly string[], io: Io, cwd: strin
   const p = parsed.value;
   const progress = new LineProgress(sink ?? { isTTY: false, write: (t) => io.err(t.replace(/\n$/, '')) });
   try {
+    const envSpecs = p.envSpecs === undefined ? undefined : readEnvSpecs(p.envSpecs);
+    if (envSpecs !== undefined) io.err(`gp dataset prepare: ${plural(envSpecs.size, 'environment')} by repository and version from ${p.envSpecs ?? ''}.`);
     const source = p.from.length > 0 ? { files: p.from, split: p.split } : await download(p, progress, io, signal);
     const options: PrepareOptions = {
       kind: p.kind,
@@ -198,6 +231,7 @@ export async function datasetPrepare(argv: readonly string[], io: Io, cwd: strin
       ...(p.valLimit !== undefined ? { valLimit: p.valLimit } : {}),
       ...(p.maxSteps !== undefined ? { maxSteps: p.maxSteps } : {}),
       ...(p.imageNamespace !== undefined ? { imageNamespace: p.imageNamespace } : {}),
+      ...(envSpecs !== undefined ? { envSpecs } : {}),
       ...(signal ? { signal } : {}),
       onProgress: (s) => {
         const fraction = s.rowsTotal ? s.rowsRead / s.rowsTotal : undefined;

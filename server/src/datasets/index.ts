@@ -10,4 +10,5 @@ export { withAbsolutePaths } from './taskPaths.js';
 export { registerDataset, readVerlRows, RegisterError, type RegisterOptions, type RegisterResult } from './register.js';
 export { convertR2eRow } from './r2eConvert.js';
 export { convertSwebenchRow } from './swebenchConvert.js';
+export { envSpecsFrom, envSpecKey, pythonEnvFromSpec, type SpecPythonEnv } from './swebenchEnv.js';
 export type { SplitRule } from './splits.js';

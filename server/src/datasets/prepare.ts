@@ -25,6 +25,7 @@ import { validationIds, type SplitRule } from './splits.js';
 import { commitStaging, createStaging, LineWriter } from './staging.js';
 import { idFraction } from './stableIds.js';
 import { convertSwebenchRow } from './swebenchConvert.js';
+import type { SpecPythonEnv } from './swebenchEnv.js';
 
 export type DatasetKind = 'r2e-gym' | 'swebench';
 
@@ -54,6 +55,8 @@ export interface PrepareOptions {
   readonly valLimit?: number;
   readonly maxSteps?: number;
   readonly imageNamespace?: string;
+  /** Environments by repository and version for SWE-bench rows without a harness spec (`--env-specs`). */
+  readonly envSpecs?: ReadonlyMap<string, SpecPythonEnv>;
   readonly onProgress?: (progress: PrepareProgress) => void;
   readonly signal?: AbortSignal;
 }
@@ -123,7 +126,10 @@ class Tally {
 
 function convert(kind: DatasetKind, row: Record<string, unknown>, ctx: ConvertContext, options: PrepareOptions): Conversion {
   if (kind === 'r2e-gym') return convertR2eRow(row, ctx);
-  return convertSwebenchRow(row, ctx, options.imageNamespace === undefined ? {} : { imageNamespace: options.imageNamespace });
+  return convertSwebenchRow(row, ctx, {
+    ...(options.imageNamespace === undefined ? {} : { imageNamespace: options.imageNamespace }),
+    ...(options.envSpecs === undefined ? {} : { envSpecs: options.envSpecs }),
+  });
 }
 
 interface SplitOutput {

@@ -22,7 +22,7 @@ import { firstString, firstText, nonEmpty, positiveInt, valueAt, type Row } from
 import { isRecord } from '../util/isRecord.js';
 import { safeId } from './stableIds.js';
 import { evalScript, isBuildOnlyImageName, parseEvalScript, repoTestCommand, swebenchImageName, testDirectives } from './swebenchSpecs.js';
-import { pythonEnvFromSpec } from './swebenchEnv.js';
+import { envSpecKey, pythonEnvFromSpec, type SpecPythonEnv } from './swebenchEnv.js';
 
 const idPaths = ['instance_id', 'task_id', 'id'];
 const imagePaths = [
@@ -34,6 +34,8 @@ const statementPaths = ['problem_statement', 'description', 'issue.body', 'issue
 export interface SwebenchOptions {
   /** Registry namespace of published instance images (`swebench`); none means the locally built, build-only name. */
   readonly imageNamespace?: string;
+  /** Environments by repository and version (`envSpecsFrom`), for rows without a harness spec. */
+  readonly envSpecs?: ReadonlyMap<string, SpecPythonEnv>;
 }
 
 function specOf(row: Row): Record<string, unknown> | undefined {
@@ -103,7 +105,9 @@ export function convertSwebenchRow(row: Row, ctx: ConvertContext, options: Swebe
   const script = evalScript({ testCommand, conda, ...(baseCommit !== undefined ? { baseCommit } : {}), ...(testPatch !== undefined ? { testPatch } : {}) });
 
   // The environment SWE-bench's spec describes, so the local backend can grade in the same packages.
-  const pythonEnv = pythonEnvFromSpec(spec);
+  const fromSpecs = spec === undefined && repo !== undefined && version !== undefined ? options.envSpecs?.get(envSpecKey(repo, version)) : undefined;
+  const pythonEnv = pythonEnvFromSpec(spec) ?? fromSpecs;
+  if (fromSpecs !== undefined) notes.push('python-env-from-specs');
   if (pythonEnv?.incomplete !== undefined) notes.push('python-env-conda-only');
 
   const body = statement.trim();

@@ -82,3 +82,30 @@ export function pythonEnvFromSpec(spec: Record<string, unknown> | undefined): Sp
   out.packages = [...byName.values()];
   return out.python === undefined && out.packages.length === 0 && out.incomplete === undefined ? undefined : out;
 }
+
+/** The key of an environment in a specs map: the repository and SWE-bench's version. */
+export function envSpecKey(repo: string, version: string): string {
+  return `${repo}@${version}`;
+}
+
+/**
+ * Environments by repository and version from rows that carry SWE-bench's harness spec (the
+ * original converter's Verified tasks, or anything with `sandbox.swebench_spec` or `swebench_spec`
+ * holding `repo`, `version` and `env_script_list`), for rows that carry none: SWE-bench Lite's rows
+ * have no spec, but an instance's environment depends only on its repository and version.
+ */
+export function envSpecsFrom(rows: Iterable<unknown>): Map<string, SpecPythonEnv> {
+  const out = new Map<string, SpecPythonEnv>();
+  for (const row of rows) {
+    if (typeof row !== 'object' || row === null) continue;
+    const record = row as Record<string, unknown>;
+    const sandbox = record['sandbox'];
+    const spec = (typeof sandbox === 'object' && sandbox !== null ? (sandbox as Record<string, unknown>)['swebench_spec'] : undefined) ?? record['swebench_spec'];
+    if (typeof spec !== 'object' || spec === null) continue;
+    const { repo, version } = spec as Record<string, unknown>;
+    if (typeof repo !== 'string' || typeof version !== 'string') continue;
+    const env = pythonEnvFromSpec(spec as Record<string, unknown>);
+    if (env !== undefined && !out.has(envSpecKey(repo, version))) out.set(envSpecKey(repo, version), env);
+  }
+  return out;
+}

@@ -33,6 +33,8 @@ export const conversionNotes = [
   'no-expected-output',
   /** SWE-bench's environment needs conda (an environment.yml): no python_env, so only its image can grade the task. */
   'python-env-conda-only',
+  /** The row had no harness spec; its python_env came from --env-specs by repository and version. */
+  'python-env-from-specs',
 ] as const;
 export type ConversionNote = (typeof conversionNotes)[number];
 
