@@ -9,7 +9,7 @@ export type { SourceFile } from './parseFiles.js';
 export { parseTraceback, type RawFrame } from './traceback.js';
 export { isPythonSource } from './sources.js';
 export { isTestPath } from './nodes.js';
-export { issueQuery, type IssueRanking, type RankedNode, type RankOptions, type RetrieverName, type SemanticIndex } from './rank.js';
+export { type IssueRanking, type RankedNode, type RankOptions, type RetrieverName, type SemanticIndex } from './rank.js';
 export { mapRepoPath } from './paths.js';
 export { pythonParser, withTree, type PythonParser } from './parser.js';
 export { loadEmbedder, embeddingModel, modelSearchPath, type TextEmbedder, type LoadedEmbedder } from './embedder.js';

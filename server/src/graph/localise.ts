@@ -156,10 +156,15 @@ function fromSymbols(view: GraphView, text: string, out: Collector, keepTests: b
   }
 }
 
+/** The issue's whole text as one query: title, body and failing assertion. */
+export function issueQuery(issue: IssueText): string {
+  return [issue.title, issue.body, issue.top_assert].filter((t): t is string => t !== undefined && t !== '').join('\n');
+}
+
 export function localiseIssue(view: GraphView, issue: IssueText): Localisation {
   const out = new Collector(view);
   if (issue.failure_frame !== undefined) fromFailureFrame(view, issue.failure_frame, out);
-  const text = [issue.title, issue.body, issue.top_assert].filter((t): t is string => t !== undefined && t !== '').join('\n');
+  const text = issueQuery(issue);
   const frames = framesOf(view, text);
   fromFrames(view, frames, out);
   fromPaths(view, text, out);

@@ -17,7 +17,7 @@
  * whose definitions match several times rises above one lucky match.
  */
 import type { GraphNode } from '../protocol/graph.js';
-import { aboutTests, localiseIssue } from './localise.js';
+import { aboutTests, issueQuery, localiseIssue } from './localise.js';
 import { isTestPath } from './nodes.js';
 import type { AnchorEvidence, IssueText } from './types.js';
 import type { GraphView } from './view.js';
@@ -71,10 +71,6 @@ const defaultWeights: Record<RetrieverName, number> = { anchors: 1, bm25: 1, tex
 const evidenceWeight: Record<AnchorEvidence, number> = { frame: 3, traceback: 3, path: 3, quoted: 2.5, call: 2, dotted: 2, word: 0.6 };
 /** How much a file's places after its best one add to its score. */
 const fileShare = 0.3;
-
-export function issueQuery(issue: IssueText): string {
-  return [issue.title, issue.body, issue.top_assert].filter((t): t is string => t !== undefined && t !== '').join('\n');
-}
 
 export async function rankIssue(view: GraphView, issue: IssueText, options: RankOptions = {}): Promise<IssueRanking> {
   const limit = options.limit ?? 50;

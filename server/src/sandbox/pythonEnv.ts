@@ -156,6 +156,3 @@ export function pythonEnvVariables(bin: string, venv: string, pythonPath: readon
     PYTHONNOUSERSITE: '1',
   };
 }
-
-/** Runs a command with a time limit; for the builder. */
-export { run as runProcess };

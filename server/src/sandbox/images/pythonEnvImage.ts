@@ -13,7 +13,7 @@
  */
 import type Docker from 'dockerode';
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
 import { promisify } from 'node:util';
@@ -42,7 +42,6 @@ export async function buildPythonEnvImage(docker: Docker, env: BuiltEnv, options
   const context = join(env.paths.dir, 'image');
   await rm(context, { recursive: true, force: true });
   await mkdir(join(context, 'wheels'), { recursive: true });
-  const { copyFile } = await import('node:fs/promises');
   for (const name of wheels) await copyFile(join(env.paths.wheels, name), join(context, 'wheels', name));
   // Every installed distribution pinned as the local environment has it, so both hold the same versions.
   await writeFile(join(context, 'wheels', 'pinned.txt'), `${env.record.installed.join('\n')}\n`);
