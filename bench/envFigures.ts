@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildPythonEnv, resolvePythonEnv } from '../server/src/sandbox/index.js';
+import { forgetInterpreters } from '../server/src/sandbox/pythonEnv.js';
 import type { BenchResult } from './result.js';
 import { summarize } from './stats.js';
 import type { FigureOutcome } from './yamlFigures.js';
@@ -67,6 +68,7 @@ export async function benchPythonEnv(log: (line: string) => void): Promise<Figur
       // What `gp env build` does on a hit: find the interpreter, hash the specification, read the record.
       hitOurs.push(
         await seconds(async () => {
+          forgetInterpreters();
           const again = await resolvePythonEnv({ python: 'python3', packages });
           const built = await buildPythonEnv(again, { root: join(scratch, 'ours-0') });
           if (built.status !== 'cached') throw new Error(`the second build of ${env.key} was not a cache hit`);

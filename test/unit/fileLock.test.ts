@@ -37,6 +37,8 @@ test('a lock left by a dead process is taken over; one held by a live process ti
   assert.equal(await withFileLock(path, async () => 'ran'), 'ran');
   writeFileSync(`${path}.lock`, String(process.pid));
   await assert.rejects(withFileLock(path, async () => 'never', { timeoutMs: 50, pollMs: 5 }), new RegExp(`held by process ${process.pid}`));
+  // With no wait, the caller's own words for a busy lock (gp env build: "being built by process N").
+  await assert.rejects(withFileLock(path, async () => 'never', { timeoutMs: 0, busy: (owner) => new Error(`busy ${owner ?? '?'}`) }), new RegExp(`^Error: busy ${process.pid}$`));
 });
 
 test('two stores appending to one file at once keep every record whole', async () => {

@@ -4,7 +4,7 @@ export { connectDocker, dockerAvailable, dockerLocation, reachDocker, type Docke
 export { DockerSandbox } from './dockerSandbox.js';
 export { LocalSandbox } from './localSandbox.js';
 export { openSandbox, chooseBackend, sandboxSpecForTask, normaliseMounts, pythonEnvRequestOf, type TaskSandboxOptions } from './openSandbox.js';
-export { findInterpreter, resolvePythonEnv, pythonEnvsRoot, envPaths, builtEnvRecord, hasSrcLayout, type Interpreter, type ResolvedPythonEnv } from './pythonEnv.js';
+export { findInterpreter, resolvePythonEnv, pythonEnvsRoot, envPaths, builtEnvRecord, hasSrcLayout, pythonPathFolders, type Interpreter, type ResolvedPythonEnv } from './pythonEnv.js';
 export { buildPythonEnv, type BuildEnvOptions, type BuiltEnv } from './pythonEnvBuild.js';
 export { patchPaths, unsafePathReason } from './patchPaths.js';
 export { shellQuote } from './commandScript.js';

@@ -37,9 +37,9 @@ export function pythonEnvsRoot(): string {
 }
 
 /** The folders of one environment under the root. */
-export function envPaths(root: string, key: string): { dir: string; venv: string; bin: string; wheels: string; record: string; lock: string } {
+export function envPaths(root: string, key: string): { dir: string; venv: string; bin: string; wheels: string; record: string } {
   const dir = join(root, key);
-  return { dir, venv: join(dir, 'venv'), bin: join(dir, 'venv', 'bin'), wheels: join(dir, 'wheels'), record: join(dir, 'gp-env.json'), lock: `${dir}.lock` };
+  return { dir, venv: join(dir, 'venv'), bin: join(dir, 'venv', 'bin'), wheels: join(dir, 'wheels'), record: join(dir, 'gp-env.json') };
 }
 
 function run(file: string, args: readonly string[], timeoutMs = 20_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -76,7 +76,27 @@ function pyenvCandidates(version: string): string[] {
  * The interpreter a request names: an absolute path as is; a version such as `3.9` as `python3.9`
  * on PATH, then under pyenv, and it must report that version; anything else as a command on PATH.
  */
-export async function findInterpreter(python: string): Promise<Interpreter> {
+export function findInterpreter(python: string): Promise<Interpreter> {
+  // Every sandbox of a task with an environment resolves it; asking Python (through a pyenv shim,
+  // a tenth of a second) once per process is enough. Failures are not kept, so an interpreter
+  // installed meanwhile is found by the next attempt.
+  let found = interpreters.get(python);
+  if (found === undefined) {
+    found = lookUpInterpreter(python);
+    interpreters.set(python, found);
+    found.catch(() => interpreters.delete(python));
+  }
+  return found;
+}
+
+const interpreters = new Map<string, Promise<Interpreter>>();
+
+/** Forgets the interpreters found, as a new process would; the benchmark measures that case. */
+export function forgetInterpreters(): void {
+  interpreters.clear();
+}
+
+async function lookUpInterpreter(python: string): Promise<Interpreter> {
   const isVersion = /^\d+(\.\d+){0,2}$/.test(python);
   const candidates = isAbsolute(python)
     ? [python]

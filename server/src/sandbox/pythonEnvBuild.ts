@@ -9,17 +9,15 @@
  * 3. `gp-env.json`, written last and atomically: an environment without it did not finish and is
  *    built again from scratch.
  *
- * A lock folder beside the environment keeps two builds of the same key apart; one left by a
- * process that has died is taken over.
+ * A lock file beside the environment (util/fileLock.ts) keeps two builds of the same key apart;
+ * one left by a process that has died is taken over.
  */
 import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { PythonEnvRecord } from '../protocol/sandbox.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
-import { processAlive } from '../util/processAlive.js';
+import { withFileLock } from '../util/fileLock.js';
 import { isoTimestamp } from '../util/time.js';
 import { builtEnvRecord, envPaths, type ResolvedPythonEnv } from './pythonEnv.js';
 import { SandboxError } from './sandbox.js';
@@ -73,25 +71,6 @@ function stream(file: string, args: readonly string[], options: { onLine?: (line
   });
 }
 
-async function takeLock(lock: string, key: string): Promise<() => Promise<void>> {
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      await mkdir(lock);
-      await writeFile(join(lock, 'pid'), String(process.pid));
-      return () => rm(lock, { recursive: true, force: true });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const pid = Number((await readFile(join(lock, 'pid'), 'utf8').catch(() => '')).trim());
-      if (Number.isInteger(pid) && pid > 0 && processAlive(pid)) {
-        throw new SandboxError(`Python environment ${key} is being built by process ${pid}; wait for it to finish, then run this again.`, 'env-missing');
-      }
-      // The builder died; its half-made environment is removed by the build that takes over.
-      await rm(lock, { recursive: true, force: true });
-    }
-  }
-  throw new SandboxError(`Could not lock Python environment ${key}.`, 'io');
-}
-
 function failure(what: string, env: ResolvedPythonEnv, tail: readonly string[]): SandboxError {
   const last = tail.filter((l) => l.trim() !== '').slice(-12).join('\n');
   return new SandboxError(
@@ -111,7 +90,16 @@ export async function buildPythonEnv(env: ResolvedPythonEnv, options: BuildEnvOp
     if (record !== undefined) return { key: env.key, status: 'cached', seconds: seconds(), record, paths };
   }
   await mkdir(options.root, { recursive: true });
-  const release = await takeLock(paths.lock, env.key);
+  // A second build of the same key is refused at once rather than queued: pip's output of two
+  // builds would interleave, and the first one's result is what the second wanted anyway.
+  return withFileLock(paths.dir, () => buildUnlocked(env, options, paths, started), {
+    timeoutMs: 0,
+    busy: (owner) => new SandboxError(`Python environment ${env.key} is being built by process ${owner ?? 'unknown'}; wait for it to finish, then run this again.`, 'env-missing'),
+  });
+}
+
+async function buildUnlocked(env: ResolvedPythonEnv, options: BuildEnvOptions, paths: ReturnType<typeof envPaths>, started: number): Promise<BuiltEnv> {
+  const seconds = () => Math.round(performance.now() - started) / 1000;
   try {
     await rm(paths.dir, { recursive: true, force: true });
     await mkdir(paths.wheels, { recursive: true });
@@ -162,16 +150,5 @@ export async function buildPythonEnv(env: ResolvedPythonEnv, options: BuildEnvOp
     // Nothing half-built is left to be mistaken for an environment (it has no record anyway).
     await rm(paths.dir, { recursive: true, force: true });
     throw error;
-  } finally {
-    await release();
   }
-}
-
-/** The wheelhouse's files and their hash, for an image built from it. */
-export async function wheelhouseFiles(wheels: string): Promise<{ names: string[]; sha256: string }> {
-  if (!existsSync(wheels)) return { names: [], sha256: '' };
-  const names = (await readdir(wheels)).filter((n) => n.endsWith('.whl')).sort();
-  const hash = createHash('sha256');
-  for (const name of names) hash.update(name).update(await readFile(join(wheels, name)));
-  return { names, sha256: hash.digest('hex') };
 }

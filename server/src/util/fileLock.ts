@@ -6,7 +6,15 @@
 import { open, readFile, rm } from 'node:fs/promises';
 import { processAlive } from './processAlive.js';
 
-export async function withFileLock<T>(path: string, work: () => Promise<T>, options: { timeoutMs?: number; pollMs?: number } = {}): Promise<T> {
+export interface FileLockOptions {
+  /** How long to wait for a live owner; 0 fails at once. */
+  timeoutMs?: number;
+  pollMs?: number;
+  /** The error when the wait ends (the owner's process id when the lock names one). */
+  busy?: (owner: number | undefined) => Error;
+}
+
+export async function withFileLock<T>(path: string, work: () => Promise<T>, options: FileLockOptions = {}): Promise<T> {
   const lock = `${path}.lock`;
   const deadline = Date.now() + (options.timeoutMs ?? 30_000);
   for (;;) {
@@ -26,7 +34,10 @@ export async function withFileLock<T>(path: string, work: () => Promise<T>, opti
         await rm(lock, { force: true });
         continue;
       }
-      if (Date.now() > deadline) throw new Error(`${lock} is held by process ${owner || 'unknown'}; remove it if no such process is running`);
+      if (Date.now() >= deadline) {
+        const named = Number.isInteger(owner) && owner > 0 ? owner : undefined;
+        throw options.busy?.(named) ?? new Error(`${lock} is held by process ${named ?? 'unknown'}; remove it if no such process is running`);
+      }
       await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 20));
     }
   }
