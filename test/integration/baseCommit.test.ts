@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { runCli } from '../../server/src/cli/main.js';
+import { git, runGp, type GpResult } from '../support/cli.js';
 import { validateLine } from '../../server/src/tasks/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gp-base-commit-'));
@@ -19,15 +19,8 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 const repo = join(dir, 'project');
 let bugCommit = '';
 
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@localhost', ...args], { cwd, encoding: 'utf8' }).trim();
-}
-
-async function gp(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(args, { out: (l) => out.push(l), err: (l) => err.push(l) }, dir);
-  return { code, out: out.join('\n'), err: err.join('\n') };
+function gp(...args: string[]): Promise<GpResult> {
+  return runGp(dir, args);
 }
 
 function taskFile(name: string, sandbox: Record<string, unknown>): string {

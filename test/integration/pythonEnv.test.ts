@@ -15,7 +15,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { runCli } from '../../server/src/cli/main.js';
+import { git, runGp, type GpResult } from '../support/cli.js';
 import { dockerAvailable } from '../../server/src/sandbox/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gp-python-env-'));
@@ -31,15 +31,8 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@localhost', ...args], { cwd, encoding: 'utf8' }).trim();
-}
-
-async function gp(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(args, { out: (l) => out.push(l), err: (l) => err.push(l) }, dir);
-  return { code, out: out.join('\n'), err: err.join('\n') };
+function gp(...args: string[]): Promise<GpResult> {
+  return runGp(dir, args);
 }
 
 const pins = ['pytest==7.4.0', 'six==1.15.0'];

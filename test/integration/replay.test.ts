@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Docker from 'dockerode';
-import { runCli } from '../../server/src/cli/main.js';
+import { runGp, type GpResult } from '../support/cli.js';
 import { buildEpisodeModel, patchImages, readTrajectory } from '../../server/src/runs/index.js';
 
 const root = resolve('.');
@@ -22,11 +22,8 @@ const docker = new Docker();
 
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-async function gp(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(args, { out: (l) => out.push(l), err: (l) => err.push(l) }, root);
-  return { code, out: out.join('\n'), err: err.join('\n') };
+function gp(...args: string[]): Promise<GpResult> {
+  return runGp(root, args);
 }
 
 const trajectoriesOf = (runDir: string): string[] => readdirSync(join(runDir, 'trajectories')).map((f) => join(runDir, 'trajectories', f));

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import Docker from 'dockerode';
-import { runCli } from '../../server/src/cli/main.js';
+import { runGp, type GpResult } from '../support/cli.js';
 import { swebenchReportSchema } from '../../server/src/protocol/index.js';
 import { runEventSchema, runLaunchRecordSchema, runReportSchema, runStatusSchema, trajectoryLineSchema, type RunReport } from '../../server/src/protocol/runs.js';
 import { readTrajectory } from '../../server/src/runs/index.js';
@@ -34,11 +34,8 @@ async function containersOf(run: string): Promise<Docker.ContainerInfo[]> {
   return docker.listContainers({ all: true, filters: { label: [`graph-planner.run=${run}`] } });
 }
 
-async function gp(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(args, { out: (l) => out.push(l), err: (l) => err.push(l) }, root);
-  return { code, out: out.join('\n'), err: err.join('\n') };
+function gp(...args: string[]): Promise<GpResult> {
+  return runGp(root, args);
 }
 
 function json<T>(path: string, parse: (v: unknown) => T): T {

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
-import { runCli } from '../../server/src/cli/main.js';
+import { runGp, type GpResult } from '../support/cli.js';
 import { swebenchReportSchema, testRunRecordSchema } from '../../server/src/protocol/index.js';
 import { runLayout } from '../../server/src/runs/index.js';
 
@@ -20,11 +20,8 @@ writeFileSync(fix, '--- a/app/calc.py\n+++ b/app/calc.py\n@@ -6 +6 @@\n-    retu
 const wrong = join(dir, 'wrong.diff');
 writeFileSync(wrong, '--- a/app/calc.py\n+++ b/app/calc.py\n@@ -6 +6 @@\n-    return lhs / rhs\n+    return lhs + rhs\n');
 
-async function gp(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(args, { out: (l) => out.push(l), err: (l) => err.push(l) }, process.cwd());
-  return { code, out: out.join('\n'), err: err.join('\n') };
+function gp(...args: string[]): Promise<GpResult> {
+  return runGp(process.cwd(), args);
 }
 
 function records(runDir: string) {

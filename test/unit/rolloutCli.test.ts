@@ -4,16 +4,13 @@ import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { test } from 'node:test';
-import { runCli } from '../../server/src/cli/main.js';
+import { runGp, type GpResult } from '../support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gp-rollout-cli-'));
 const sample = resolve('datasets/sample/tasks.jsonl');
 
-async function gp(...args: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await runCli(args, { out: (l) => out.push(l), err: (l) => err.push(l) }, dir);
-  return { code, out: out.join('\n'), err: err.join('\n') };
+function gp(...args: string[]): Promise<GpResult> {
+  return runGp(dir, args);
 }
 
 function nothingRan(): void {
