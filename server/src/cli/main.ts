@@ -4,6 +4,7 @@
  * command, answers `--help` at every level, and runs it with the process's Ctrl-C and terminal.
  */
 import { closest } from '../util/closest.js';
+import { ioFailure, ioFailureAdvice } from '../util/ioFailure.js';
 import { wantsHelp } from './args.js';
 import { commandHelp, commandName, commandsOf, globalHelp, gpVersion as version, nounHelp, nouns, type Command } from './commands.js';
 import { installInterrupt, type Interrupt } from './interrupt.js';
@@ -111,6 +112,13 @@ if (require.main === module) {
       process.exitCode = code;
     },
     (err: unknown) => {
+      // A full disk or a failing file system is the machine's trouble, not a bug: one line and what to do.
+      const machine = ioFailure(err);
+      if (machine !== undefined) {
+        process.stderr.write(`gp: ${ioFailureAdvice(machine)}.\n`);
+        process.exitCode = 74;
+        return;
+      }
       process.stderr.write(`gp: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
       process.exitCode = 70;
     },

@@ -1,15 +1,18 @@
 /**
  * `gp rollout FILE... [flags]` and `gp eval FILE... [flags]`: resolve the config, load the tasks,
- * run the episodes into the run directory with a bounded pool, print a summary. Exit codes: 0 when
- * the run ran (whatever it resolved), 1 when every episode failed to run, 2 for usage, config and
- * task file errors, 130 when interrupted.
+ * take the run folder's lock, run the episodes into the run directory with a bounded pool, print a
+ * summary. Exit codes: 0 when the run ran (whatever it resolved), 1 when every episode failed to
+ * run, 2 for usage, config and task file errors and a run folder in use, 75 when the infrastructure
+ * failed episodes (a resume runs them), 130 when interrupted.
  */
 import { resolve } from 'node:path';
 import { parseConfigFlags } from '../config/index.js';
 import { containerReaper, episodeDepsFromConfig, loadConfig, loadRolloutTasks, moveRunFolder, newestUnfinishedRun, planRunFolder, rolloutFlagOverrides, rolloutOptions, writeResolvedConfig, type RunFolder } from '../launch/index.js';
-import { planEpisodes, runRollout, type PlannedTask, type RolloutResult } from '../rollout/index.js';
+import { planEpisodes, runRollout, type EpisodeDeps, type PlannedTask, type RolloutResult } from '../rollout/index.js';
 import { adapterDir, cliCommand, runRayEval, trainerPython } from '../trainer/index.js';
-import { readStatus, runLayout, statusIsLive, withoutRunFolderFlags, writeLaunchRecord } from '../runs/index.js';
+import { RunLock, runLayout, withoutRunFolderFlags, writeLaunchRecord } from '../runs/index.js';
+import { mkdir } from 'node:fs/promises';
+import { ioFailure, ioFailureAdvice } from '../util/ioFailure.js';
 import { isoTimestamp } from '../util/time.js';
 import { withDeadline } from '../util/deadline.js';
 import { errorMessage } from '../util/errors.js';
@@ -18,7 +21,7 @@ import { intFlag, type Io } from './output.js';
 import { RolloutProgress, terminalProgressSink, type ProgressSink } from './progress.js';
 import { installInterrupt } from './interrupt.js';
 import { parseCommandArgs, usageError, type CommandUsage } from './args.js';
-import { backendLine, displayPath, episodeTable, evalSummary, interruptedLines, totalsLine } from './rolloutSummary.js';
+import { backendLine, displayPath, episodeTable, evalSummary, infrastructureLines, interruptedLines, totalsLine } from './rolloutSummary.js';
 
 export type RolloutCommand = 'rollout' | 'eval';
 
@@ -31,8 +34,11 @@ export const rolloutUsage = `gp rollout FILE... ${flagsLine}
       rollout.parallel). Writes <output_dir>/<run>/: resolved_config.yaml, status.json,
       events.jsonl, trajectories/<episode>.jsonl, report.json. Re-running into an existing
       run, or --resume (the newest unfinished run when none is named), skips finished episodes
-      and redoes the others. Ctrl-C ends the running episodes, closes their sandboxes and
-      exits 130. Exit 0 when it ran, 1 when every episode failed to run, 2 on usage errors.
+      and redoes the others. One process at a time owns a run folder (<run>/run.lock).
+      Ctrl-C ends the running episodes, closes their sandboxes and exits 130. Exit 0 when it
+      ran, 1 when every episode failed to run, 2 on usage errors or a run folder in use, 75
+      when the infrastructure failed episodes (daemon or sandbox lost, disk full, out of
+      memory): they are not counted, and --resume runs them again.
   gp eval FILE... ${flagsLine}
              ${runLine} [--ray ADDRESS [--shards N]]
       A rollout with one attempt per task that ends with a SWE-bench-style summary (resolved
@@ -175,12 +181,6 @@ export async function rolloutCommand(command: RolloutCommand, argv: readonly str
     for (const m of loaded.problems) io.err(m);
     return 2;
   }
-  const tasks = loaded.tasks;
-  const existing = await readStatus(run.layout.status);
-  if (existing.ok && statusIsLive(existing.status) && existing.status.pid !== process.pid) {
-    io.err(`gp ${command}: ${run.dir} belongs to a run that is still going (pid ${existing.status.pid} on ${existing.status.host}); wait for it, stop it, or choose another --run-name.`);
-    return 2;
-  }
   let deps;
   try {
     deps = episodeDepsFromConfig(run.config, run.name, run.dir);
@@ -188,6 +188,41 @@ export async function rolloutCommand(command: RolloutCommand, argv: readonly str
     io.err(`gp ${command}: ${errorMessage(error)}`);
     return 2;
   }
+  // The lock is taken once the launch is known to be valid, so a refused launch leaves no folder.
+  let lock: RunLock;
+  try {
+    await mkdir(run.dir, { recursive: true });
+    const taken = await RunLock.acquire(run.layout.lock, ['gp', command, ...argv].join(' '));
+    if (!taken.ok) {
+      io.err(`gp ${command}: ${displayPath(run.dir, cwd)}: ${taken.message}`);
+      return 2;
+    }
+    if (taken.broke !== undefined) io.err(`gp ${command}: took over the run folder from pid ${taken.broke.pid}, which is gone.`);
+    lock = taken.lock;
+  } catch (error) {
+    return machineFailure(command, error, io);
+  }
+  try {
+    return await lockedRollout(command, argv, p, run, loaded.tasks, deps, io, cwd, runtime);
+  } catch (error) {
+    return machineFailure(command, error, io);
+  } finally {
+    await lock.release().catch(() => undefined);
+  }
+}
+
+/**
+ * A failure of the machine (a full disk, a failing file system) while the run folder is written
+ * is said in one line with what to do, not as a stack trace; anything else is a bug and rethrown.
+ */
+function machineFailure(command: RolloutCommand, error: unknown, io: Io): number {
+  const failure = ioFailure(error);
+  if (failure === undefined) throw error;
+  io.err(`gp ${command}: ${ioFailureAdvice(failure)}; a run that had started continues with --resume.`);
+  return 75;
+}
+
+async function lockedRollout(command: RolloutCommand, argv: readonly string[], p: Parsed, run: RunFolder, tasks: readonly PlannedTask[], deps: EpisodeDeps, io: Io, cwd: string, runtime: RolloutRuntime): Promise<number> {
   await writeResolvedConfig(run, p.configFile === undefined ? '(defaults)' : resolve(cwd, p.configFile));
   // How the run was launched, so the editor (or a person) can resume it or launch it again.
   await writeLaunchRecord(run.layout.launch, { command, args: [...argv], cwd, agent: run.config.rollout.agent, written_at: isoTimestamp(new Date()) });
@@ -235,6 +270,11 @@ export async function rolloutCommand(command: RolloutCommand, argv: readonly str
   if (result.state === 'interrupted') {
     for (const l of interruptedLines(result, resumeCommand(command, argv, run.dir, cwd))) io.err(l);
     return 130;
+  }
+  for (const l of infrastructureLines(result.report, resumeCommand(command, argv, run.dir, cwd))) io.err(l);
+  if (result.infrastructure.length > 0 || result.report.infrastructure_failures !== undefined) {
+    io.err(`gp ${command}: ${result.reason ?? 'the infrastructure failed'}`);
+    return 75;
   }
   if (result.state === 'failed') io.err(`gp ${command}: ${result.reason ?? 'the run failed'}`);
   if (result.state === 'failed') return 1;

@@ -44,7 +44,21 @@ export function totalsLine(report: RunReport): string {
     const counts = { ran: report.total, resolved: report.resolved, planned: report.planned ?? report.total };
     return `${interruptedSummary(counts)} (${percent(report.resolved, report.total)} of those that ran), ${means(report)}`;
   }
-  return `${report.resolved}/${report.total} resolved (${percent(report.resolved, report.total)}), ${means(report)}`;
+  const infrastructure = report.infrastructure_failures?.length ?? 0;
+  // Beside the rate, never in it: an episode the infrastructure failed says nothing about its task.
+  const beside = infrastructure === 0 ? '' : `; ${infrastructure} more reached no outcome (infrastructure failures, not counted)`;
+  return `${report.resolved}/${report.total} resolved (${percent(report.resolved, report.total)}), ${means(report)}${beside}`;
+}
+
+/** The episodes the infrastructure failed, each with why, and how to run them again. */
+export function infrastructureLines(report: RunReport, resumeCommand: string): string[] {
+  const failures = report.infrastructure_failures ?? [];
+  if (failures.length === 0) return [];
+  return [
+    `Infrastructure failures (${failures.length}; not counted in the resolved rate):`,
+    ...failures.map((f) => `  ${f.episode_id}: ${f.code}: ${f.cause}`),
+    `Run them again once the cause is fixed: ${resumeCommand}`,
+  ];
 }
 
 /** How a fall-back to the local backend is announced the moment it first happens. */

@@ -8,7 +8,8 @@ import { parseConfigFlags, type ExperimentConfig } from '../config/index.js';
 import { containerReaper, episodeDepsFromConfig, loadConfig, loadRolloutTasks, moveRunFolder, planRunFolder, writeResolvedConfig } from '../launch/index.js';
 import type { PlannedTask } from '../rollout/index.js';
 import { runTraining, trainerArgv, adapterDir, trainerPython, visibleGpus } from '../trainer/index.js';
-import { readStatus, statusIsLive } from '../runs/index.js';
+import { mkdir } from 'node:fs/promises';
+import { RunLock } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
 import { parseCommandArgs, usageError } from './args.js';
 import { printConfigFindings } from './configFindings.js';
@@ -129,11 +130,6 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
     io.out([python, ...trainerArgv(run.config, { runName: run.name, runDir: run.dir, adapterDir: adapter, ...(smoke ? { smoke: { modelDir: smokeModel, steps } } : {}) })].join(' \\\n  '));
     return 0;
   }
-  const existing = await readStatus(run.layout.status);
-  if (existing.ok && statusIsLive(existing.status) && existing.status.pid !== process.pid) {
-    io.err(`gp train: ${run.dir} belongs to a run that is still going (pid ${existing.status.pid} on ${existing.status.host}); wait for it, stop it (gp runs stop), or choose another --run-dir.`);
-    return 2;
-  }
   let deps;
   try {
     deps = episodeDepsFromConfig(run.config, run.name, run.dir);
@@ -141,6 +137,14 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
     io.err(`gp train: ${errorMessage(error)}`);
     return 2;
   }
+  // One owner per run folder (runs/runLock.ts): a second launch on it is refused, never interleaved.
+  await mkdir(run.dir, { recursive: true });
+  const taken = await RunLock.acquire(run.layout.lock, ['gp', 'train', ...argv].join(' '));
+  if (!taken.ok) {
+    io.err(`gp train: ${displayPath(run.dir, cwd)}: ${taken.message}`);
+    return 2;
+  }
+  const lock = taken.lock;
   await writeResolvedConfig(run, configFile === undefined ? '(defaults)' : resolve(cwd, configFile));
   io.out(`run dir: ${displayPath(run.dir, cwd)}`);
   const reaper = containerReaper(run.config, run.name);
@@ -182,5 +186,6 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
   } finally {
     interrupt.dispose();
     process.removeListener('SIGHUP', onHangUp);
+    await lock.release().catch(() => undefined);
   }
 }

@@ -55,6 +55,20 @@ export const trajectoryStepSchema = z.object({
   timings: stepTimingsSchema,
 });
 
+/**
+ * An episode that reached no outcome because the machinery under it failed: the Docker daemon went
+ * away, the sandbox was lost, the disk filled up, memory ran out. It says nothing about the task or
+ * the agent, so it is never counted as the task's result: a resume runs the episode again, the
+ * resolved rate leaves it out and reports it beside the rate, and the command exits non-zero.
+ */
+export const infrastructureCodes = ['daemon-lost', 'sandbox-lost', 'disk-full', 'out-of-memory', 'io'] as const;
+export const infrastructureFailureSchema = z.object({
+  code: z.enum(infrastructureCodes),
+  /** The failure as the failing part reported it. */
+  cause: z.string(),
+});
+export type InfrastructureFailure = z.infer<typeof infrastructureFailureSchema>;
+
 /** The last line: how the episode ended. A trajectory without it was cut short. */
 export const trajectoryEndSchema = z.object({
   type: z.literal('end'),
@@ -70,6 +84,8 @@ export const trajectoryEndSchema = z.object({
   grade: testGradeSchema.optional(),
   /** What went wrong, for `error` and `interrupted`. */
   error: z.string().optional(),
+  /** Set when the episode ended with `error` because the infrastructure failed; a resume runs it again. */
+  infrastructure: infrastructureFailureSchema.optional(),
 });
 
 export const trajectoryLineSchema = z.discriminatedUnion('type', [trajectoryStartSchema, trajectoryStepSchema, trajectoryEndSchema]);
@@ -102,6 +118,8 @@ export const runStatusSchema = z.object({
     finished: z.number().int().min(0),
     resolved: z.number().int().min(0),
     errored: z.number().int().min(0),
+    /** Episodes the infrastructure failed (not in `finished`; a resume runs them again). */
+    infrastructure: z.number().int().min(0).optional(),
   }),
   /** The backends episodes ran on so far (absent in runs written before it was recorded). */
   backend: backendSummarySchema.optional(),
@@ -122,6 +140,7 @@ export const runEventSchema = z.discriminatedUnion('kind', [
     total_reward: z.number(),
     termination_reason: terminationReasonSchema,
     duration_ms: z.number(),
+    infrastructure: infrastructureFailureSchema.optional(),
   }),
   z.object({ ts: z.string(), kind: z.literal('warning'), message: z.string(), episode_id: z.string().optional() }),
   z.object({ ts: z.string(), kind: z.literal('run-end'), state: z.enum(['finished', 'failed', 'interrupted']), reason: z.string().optional() }),
@@ -172,6 +191,11 @@ export const runReportSchema = z.object({
   /** The backends the episodes ran on, and why `auto` fell back, if it did. */
   backend: backendSummarySchema.optional(),
   tasks: z.array(taskOutcomeSchema),
+  /**
+   * Episodes the infrastructure failed, with why. They are in `not_finished`, not in `total` or the
+   * resolved rate; a resume runs them again.
+   */
+  infrastructure_failures: z.array(infrastructureFailureSchema.extend({ task_id: z.string(), episode_id: z.string() })).optional(),
 });
 export type RunReport = z.infer<typeof runReportSchema>;
 
@@ -191,3 +215,19 @@ export const runLaunchRecordSchema = z.object({
   written_at: z.string(),
 });
 export type RunLaunchRecord = z.infer<typeof runLaunchRecordSchema>;
+
+/**
+ * `run.lock`: the one process that owns a run folder (runs/runLock.ts). Created exclusively; broken
+ * only when its owner is gone from this host.
+ */
+export const runLockRecordSchema = z.object({
+  pid: z.number().int().positive(),
+  host: z.string(),
+  /** The owner's start as the kernel counts it (`/proc/<pid>/stat` field 22), when it could be read. */
+  process_start: z.string().optional(),
+  command: z.string(),
+  locked_at: z.string(),
+  /** Unique per lock, so a breaker can tell the lock it judged dead from a new one in its place. */
+  nonce: z.string(),
+});
+export type RunLockRecord = z.infer<typeof runLockRecordSchema>;

@@ -3,10 +3,11 @@
  * then let the agent act until the environment says done. Every step is appended to the trajectory
  * as it happens, so a crash loses at most the step in flight. The episode deadline covers the agent
  * too; an interrupt or the deadline ends the episode through `env.abort`. An exception from the
- * agent or the environment ends this episode with reason `error` and never the run. The sandbox is
- * closed on every path.
+ * agent or the environment ends this episode with reason `error` and never the run; when the
+ * exception is the infrastructure's (infrastructure.ts) the end line says so, and the episode is no
+ * outcome of its task. The sandbox is closed on every path.
  */
-import { trajectorySchemaVersion, type TrajectoryEnd } from '../protocol/runs.js';
+import { trajectorySchemaVersion, type InfrastructureFailure, type TrajectoryEnd } from '../protocol/runs.js';
 import type { BackendChoice } from '../protocol/backendChoice.js';
 import type { Observation, TerminationReason } from '../protocol/observation.js';
 import type { AgentFactory, Agent } from '../agents/index.js';
@@ -18,6 +19,7 @@ import { gradeInstance, gradePassed } from '../testing/index.js';
 import { withDeadline } from '../util/deadline.js';
 import type { EpisodeSpec } from './plan.js';
 import { EpisodeStop, Stopped, type StopReason } from './stop.js';
+import { infrastructureFailure } from './infrastructure.js';
 import { errorMessage } from '../util/errors.js';
 import { isoTimestamp } from '../util/time.js';
 
@@ -62,12 +64,13 @@ interface Progress {
   last: StepOutcome | undefined;
   reason: TerminationReason | undefined;
   error: string | undefined;
+  infrastructure: InfrastructureFailure | undefined;
 }
 
 export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, ctx: EpisodeContext): Promise<EpisodeResult> {
   const layout = runLayout(ctx.runDir);
   const startedAt = Date.now();
-  const progress: Progress = { actions: 0, lines: 0, totalReward: 0, last: undefined, reason: undefined, error: undefined };
+  const progress: Progress = { actions: 0, lines: 0, totalReward: 0, last: undefined, reason: undefined, error: undefined, infrastructure: undefined };
   let sandbox: Sandbox | undefined;
   let env: PlannerEnv | undefined;
   let writer: TrajectoryWriter | undefined;
@@ -101,6 +104,7 @@ export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, ctx: Epis
     else {
       progress.reason = 'error';
       progress.error = errorMessage(error);
+      progress.infrastructure = infrastructureFailure(error);
     }
   } finally {
     stop?.dispose();
@@ -201,18 +205,20 @@ async function endLine(spec: EpisodeSpec, env: PlannerEnv | undefined, sandbox: 
     patch,
     ...(grade === undefined ? {} : { grade }),
     ...(progress.error === undefined ? {} : { error: progress.error }),
+    ...(progress.infrastructure === undefined ? {} : { infrastructure: progress.infrastructure }),
   };
 }
 
 /**
  * SWE-bench leaves a report for every instance it evaluated: the grade's report when the tests
  * ran, and one that says the patch was not evaluated otherwise. An interrupted episode will run
- * again, so it gets none.
+ * again, so it gets none; so does one the infrastructure failed.
  */
 async function writeInstanceReportFor(spec: EpisodeSpec, end: TrajectoryEnd, runDir: string): Promise<string | undefined> {
   if (end.grade?.kind === 'swebench') return writeInstanceReport(runDir, spec.episodeId, end.grade.report);
   const graded = spec.task.FAIL_TO_PASS !== undefined || spec.task.PASS_TO_PASS !== undefined;
-  if (!graded || end.termination_reason === 'interrupted') return undefined;
+  // An interrupted episode, or one the infrastructure failed, runs again: neither was evaluated.
+  if (!graded || end.termination_reason === 'interrupted' || end.infrastructure !== undefined) return undefined;
   const report = gradeInstance({ patch: end.patch === '' ? null : end.patch, patchApplied: false, tests: new Map(), gold: { FAIL_TO_PASS: [], PASS_TO_PASS: [] } });
   return writeInstanceReport(runDir, spec.episodeId, report);
 }

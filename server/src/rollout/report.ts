@@ -3,7 +3,7 @@
  * report covers the episodes finished before the crash exactly like the ones after it. Each
  * unresolved episode gets one line saying why: the tests that failed, the limit it hit, the error.
  */
-import type { BackendSummary, RunReport, TaskOutcome, TrajectoryEnd } from '../protocol/runs.js';
+import type { BackendSummary, InfrastructureFailure, RunReport, TaskOutcome, TrajectoryEnd } from '../protocol/runs.js';
 import type { TestGrade } from '../protocol/testReport.js';
 import { isoTimestamp } from '../util/time.js';
 
@@ -13,6 +13,9 @@ export interface FinishedEpisode {
   readonly trajectory: string;
   readonly instanceReport: string | undefined;
 }
+
+/** An episode the infrastructure failed: no outcome, and why. */
+export type InfrastructureFailed = InfrastructureFailure & { readonly task_id: string; readonly episode_id: string };
 
 export interface ReportInput {
   readonly run: string;
@@ -25,6 +28,8 @@ export interface ReportInput {
   /** Episodes in the plan; defaults to the finished ones. */
   readonly planned?: number;
   readonly backend?: BackendSummary;
+  /** Episodes the infrastructure failed: in `not_finished`, listed beside the rate, never in it. */
+  readonly infrastructure?: readonly InfrastructureFailed[];
 }
 
 /**
@@ -140,5 +145,6 @@ export function reportFromOutcomes(input: Omit<ReportInput, 'episodes'>, tasks: 
     termination_reasons: reasons,
     ...(input.backend === undefined ? {} : { backend: input.backend }),
     tasks: [...tasks],
+    ...(input.infrastructure === undefined || input.infrastructure.length === 0 ? {} : { infrastructure_failures: input.infrastructure.map((f) => ({ ...f })) }),
   };
 }

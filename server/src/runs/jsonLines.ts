@@ -1,10 +1,12 @@
 /**
  * Append-only JSON Lines files: each record is checked against its schema, then written as one line
- * in one write, so a crash can tear at most the last line (and readers tolerate that). Writes to
- * one file from one process are queued, so concurrent episodes never interleave inside a line.
+ * in one write, so a crash can tear at most the last line (and readers tolerate that). A torn last
+ * line is dropped before the first append and after a failed one (util/appendLines.ts), so a record
+ * is never glued onto a fragment. Writes to one file from one process are queued, so concurrent
+ * episodes never interleave inside a line.
  */
-import { appendFile } from 'node:fs/promises';
 import type { z } from 'zod';
+import { LineAppender } from '../util/appendLines.js';
 
 export class RecordError extends Error {
   constructor(
@@ -34,11 +36,14 @@ export function toJsonLine<S extends z.ZodType>(schema: S, value: z.input<S>, pa
 /** Appends to one file; each `append` waits for the ones before it. */
 export class JsonLinesWriter<S extends z.ZodType> {
   private queue: Promise<void> = Promise.resolve();
+  private readonly appender: LineAppender;
 
   constructor(
     readonly path: string,
     private readonly schema: S,
-  ) {}
+  ) {
+    this.appender = new LineAppender(path, 'drop');
+  }
 
   /** Rejects with a `RecordError`, writing nothing, when the record does not match the schema. */
   append(value: z.input<S>): Promise<void> {
@@ -48,7 +53,7 @@ export class JsonLinesWriter<S extends z.ZodType> {
     } catch (error) {
       return Promise.reject(error as Error);
     }
-    const next = this.queue.then(() => appendFile(this.path, line, 'utf8'));
+    const next = this.queue.then(() => this.appender.append(line));
     // A failed write must not block the ones after it; the caller still sees its own failure.
     this.queue = next.catch(() => undefined);
     return next;

@@ -13,6 +13,7 @@
  * <run>/tests/<task>-<time>.log       the raw log of each test run
  * <run>/metrics.jsonl                 training metrics, one line per step (coming)
  * <run>/launch.json                   how it was launched: command, arguments, folder (runs/launchRecord.ts)
+ * <run>/run.lock                      the owner of the run folder: pid, host (runs/runLock.ts)
  * <run>/run.log                       the output of a run launched detached (from the editor)
  * <run>/preimages/<sha256>            files as they were before a candidate patch, once per content (runs/preimageStore.ts)
  * ```
@@ -36,6 +37,8 @@ export interface RunLayout {
   readonly metrics: string;
   readonly runLog: string;
   readonly launch: string;
+  /** The lock that makes one process the run folder's owner (runs/runLock.ts). */
+  readonly lock: string;
   /** The folder of patch pre-images, one file per content hash. */
   readonly preimages: string;
   /** Absolute path of an episode's trajectory. */
@@ -62,6 +65,7 @@ const names = {
   metrics: 'metrics.jsonl',
   runLog: 'run.log',
   launch: 'launch.json',
+  lock: 'run.lock',
   preimages: 'preimages',
 } as const;
 
@@ -79,6 +83,7 @@ export function runLayout(dir: string): RunLayout {
     metrics: join(dir, names.metrics),
     runLog: join(dir, names.runLog),
     launch: join(dir, names.launch),
+    lock: join(dir, names.lock),
     preimages: join(dir, names.preimages),
     trajectory: (episodeId) => join(dir, names.trajectories, episodeFileName(episodeId)),
     trajectoryRelative: (episodeId) => join(names.trajectories, episodeFileName(episodeId)),

@@ -5,9 +5,10 @@
  * grades; `gp task test`, the environment's submit and the rollout's episodes call these writers.
  */
 import { randomBytes } from 'node:crypto';
-import { appendFile, mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { testRunRecordSchema, type InstanceReport, type TestRunRecord } from '../protocol/testReport.js';
+import { LineAppender } from '../util/appendLines.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { toJsonLine } from './jsonLines.js';
 import { runLayout } from './layout.js';
@@ -30,8 +31,9 @@ export async function recordTestRun(runDir: string, run: TestRunOutput): Promise
   await writeFile(layout.resolve(logPath), run.output);
   const reportPath = run.record.grade.kind === 'swebench' ? await writeInstanceReport(runDir, run.record.task, run.record.grade.report) : undefined;
   const record: TestRunRecord = { ...run.record, logPath, ...(reportPath === undefined ? {} : { reportPath }) };
-  // One write per line, so concurrent episodes' records do not interleave inside a line.
-  await appendFile(layout.testRuns, toJsonLine(testRunRecordSchema, record, layout.testRuns), 'utf8');
+  // One write per line, so concurrent episodes' records do not interleave inside a line; a torn
+  // last line (a crash, a full disk) is dropped first, so this record is not glued onto it.
+  await new LineAppender(layout.testRuns, 'drop').append(toJsonLine(testRunRecordSchema, record, layout.testRuns));
   return record;
 }
 

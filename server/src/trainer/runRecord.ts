@@ -4,10 +4,10 @@
  * appended to `run.log`. Status writes are queued in order, so a "running" written when an episode
  * ends can never land after the run's end.
  */
-import { appendFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { RunStatus } from '../protocol/runs.js';
 import { writeStatus, type RunLayout } from '../runs/index.js';
+import { LineAppender } from '../util/appendLines.js';
 import { isoTimestamp } from '../util/time.js';
 
 export interface EpisodeCounts {
@@ -21,6 +21,9 @@ export class RunRecord {
   readonly counts: EpisodeCounts;
   private readonly startedAt = isoTimestamp(new Date());
   private writing: Promise<void> = Promise.resolve();
+  /** `run.log` is shared with the output of a detached launch, so a torn line is ended, not dropped. */
+  private readonly runLog: LineAppender;
+  private logging: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly layout: RunLayout,
@@ -28,6 +31,7 @@ export class RunRecord {
     total: number,
   ) {
     this.counts = { total, finished: 0, resolved: 0, errored: 0 };
+    this.runLog = new LineAppender(layout.runLog, 'terminate');
   }
 
   /** Writes `status.json` with the counts as they are now, after every earlier write. */
@@ -52,7 +56,8 @@ export class RunRecord {
     return (line) => {
       also();
       log(line);
-      void appendFile(this.layout.runLog, `${line}\n`).catch(() => undefined);
+      // Queued, so lines keep their order; a line that cannot be written (a full disk) is only lost from the file.
+      this.logging = this.logging.then(() => this.runLog.append(`${line}\n`)).catch(() => undefined);
     };
   }
 }

@@ -1,0 +1,50 @@
+/**
+ * Telling an infrastructure failure from a task's outcome. An episode that ended because the
+ * Docker daemon went away, its container was lost, the disk filled up or memory ran out says
+ * nothing about the task or the agent: recording it as the task's result would lower the resolved
+ * rate without a word, and a resume would never run it again. The classifier errs on the side of
+ * "infrastructure": an episode wrongly called one is run again, one wrongly called a result is a
+ * silently wrong number.
+ */
+import type { InfrastructureFailure } from '../protocol/runs.js';
+import { SandboxError } from '../sandbox/index.js';
+import { errorChain, ioFailure } from '../util/ioFailure.js';
+import { errorMessage } from '../util/errors.js';
+
+/** Errno codes of a connection to the Docker daemon that was refused, reset or cut. */
+const connectionCodes = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ECONNABORTED', 'EHOSTUNREACH', 'ENETUNREACH', 'ETIMEDOUT']);
+
+/** Whether a message is what dockerode or Node say when the daemon's socket is gone or stops answering. */
+function daemonGoneText(message: string): boolean {
+  return /docker\.sock|socket hang up|ECONNREFUSED|ECONNRESET|EPIPE|Docker daemon not reachable/i.test(message);
+}
+
+export function infrastructureFailure(error: unknown): InfrastructureFailure | undefined {
+  const cause = errorMessage(error);
+  for (const e of errorChain(error)) {
+    if (e instanceof SandboxError) {
+      if (e.code === 'daemon-unreachable') return { code: 'daemon-lost', cause };
+      if (e.code === 'container-gone') return { code: /memory limit|out of memory|OOM/i.test(e.message) ? 'out-of-memory' : 'sandbox-lost', cause };
+      if (e.code === 'io' && daemonGoneText(e.message)) return { code: 'daemon-lost', cause };
+    }
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && connectionCodes.has(code) && daemonGoneText(`${code} ${errorMessage(e)} ${String((e as { address?: unknown }).address ?? '')}`)) {
+      return { code: 'daemon-lost', cause };
+    }
+  }
+  const io = ioFailure(error);
+  if (io !== undefined) return { code: io.kind, cause };
+  return undefined;
+}
+
+/** One line for a person: what failed and that a resume runs the episode again. */
+export function describeInfrastructure(failure: InfrastructureFailure): string {
+  const what: Record<InfrastructureFailure['code'], string> = {
+    'daemon-lost': 'the Docker daemon could not be reached',
+    'sandbox-lost': 'the sandbox was lost',
+    'disk-full': 'the disk is full',
+    'out-of-memory': 'memory ran out',
+    io: 'the file system failed',
+  };
+  return `${what[failure.code]} (${failure.cause})`;
+}
