@@ -112,6 +112,8 @@ export interface Script {
   readonly openDelayMs?: number;
   /** Opening the sandbox fails with this message. */
   readonly openFails?: string;
+  /** Opening the sandbox throws this very error (a `SandboxError`, an errno error). */
+  readonly openThrows?: Error;
   /** The sandbox opens on the local backend because `auto` fell back for this reason. */
   readonly fallback?: BackendFallback;
   readonly stepReward?: number;
@@ -249,6 +251,7 @@ export function testDeps(scriptFor: (taskId: string) => Script = () => ({})): Do
       const script = scriptFor(spec.task.task_id);
       await sleep(script.openDelayMs ?? 1);
       if (script.openFails !== undefined) throw new Error(script.openFails);
+      if (script.openThrows !== undefined) throw script.openThrows;
       const choice: BackendChoice | undefined = script.fallback === undefined ? undefined : { requested: 'auto', backend: 'local', fallback: script.fallback };
       const box = new TestSandbox(spec.episodeId, { run: 'test', task: spec.task.task_id } as SandboxSpec, occupancy, choice);
       sandboxes.push(box);

@@ -98,7 +98,8 @@ export async function runsShow(argv: readonly string[], io: Io, cwd: string): Pr
   if (s !== undefined) {
     io.out(`command:  ${s.command}`);
     io.out(`started:  ${s.started_at}${s.ended_at === undefined ? '' : `, ended ${s.ended_at}`}`);
-    io.out(`episodes: ${s.episodes.finished} of ${s.episodes.total} finished, ${s.episodes.resolved} resolved, ${s.episodes.errored} errored`);
+    const infrastructure = s.episodes.infrastructure === undefined ? '' : `, ${s.episodes.infrastructure} failed by the infrastructure (not counted; --resume runs them again)`;
+    io.out(`episodes: ${s.episodes.finished} of ${s.episodes.total} finished, ${s.episodes.resolved} resolved, ${s.episodes.errored} errored${infrastructure}`);
     if (s.exit_reason !== undefined) io.out(`reason:   ${s.exit_reason}`);
   }
   if (report !== undefined) io.out(`report:   ${report.resolved} of ${report.total} resolved (${layout.report})`);

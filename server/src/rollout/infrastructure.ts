@@ -19,6 +19,19 @@ function daemonGoneText(message: string): boolean {
   return /docker\.sock|socket hang up|ECONNREFUSED|ECONNRESET|EPIPE|Docker daemon not reachable/i.test(message);
 }
 
+/**
+ * Whether a refused or cut connection was the daemon's: its socket, or the `DOCKER_HOST` address.
+ * A model server's refused connection is the agent's failure, not the sandbox's.
+ */
+function toDaemon(error: unknown): boolean {
+  const address = String((error as { address?: unknown }).address ?? '');
+  const text = `${errorMessage(error)} ${address}`;
+  if (/docker/i.test(text)) return true;
+  const host = process.env['DOCKER_HOST'];
+  if (host === undefined || address === '') return false;
+  return host.includes(address);
+}
+
 export function infrastructureFailure(error: unknown): InfrastructureFailure | undefined {
   const cause = errorMessage(error);
   for (const e of errorChain(error)) {
@@ -28,9 +41,7 @@ export function infrastructureFailure(error: unknown): InfrastructureFailure | u
       if (e.code === 'io' && daemonGoneText(e.message)) return { code: 'daemon-lost', cause };
     }
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'string' && connectionCodes.has(code) && daemonGoneText(`${code} ${errorMessage(e)} ${String((e as { address?: unknown }).address ?? '')}`)) {
-      return { code: 'daemon-lost', cause };
-    }
+    if (typeof code === 'string' && connectionCodes.has(code) && toDaemon(e)) return { code: 'daemon-lost', cause };
   }
   const io = ioFailure(error);
   if (io !== undefined) return { code: io.kind, cause };

@@ -101,7 +101,8 @@ export class TaskOutcomes {
     let changed = read.restarted && run.ends.size > 0;
     if (read.restarted) run.ends.clear();
     for (const event of read.events) {
-      if (event.kind !== 'episode-end' || event.termination_reason === 'interrupted') continue;
+      // An interrupted episode and one the infrastructure failed are no outcome of their task.
+      if (event.kind !== 'episode-end' || event.termination_reason === 'interrupted' || event.infrastructure !== undefined) continue;
       run.ends.set(event.task_id, { outcome: outcomeOf(event), run: dir, ts: event.ts });
       changed = true;
     }
