@@ -18,6 +18,7 @@ import { runEventSchema } from '../../server/src/protocol/runs.js';
 import { SandboxError } from '../../server/src/sandbox/index.js';
 import { repairTornTail } from '../../server/src/util/appendLines.js';
 import { infrastructureLines, totalsLine } from '../../server/src/cli/rolloutSummary.js';
+import { EpisodeConflict, ServiceEpisode } from '../../server/src/trainer/index.js';
 import { plannedTasks, testDeps } from './rolloutDoubles.js';
 
 function tempDir(): string {
@@ -169,4 +170,17 @@ test('a run whose daemon is lost: those episodes are not counted, listed beside 
   assert.equal(second.report.total, 4);
   assert.equal(second.report.resolved, 3);
   assert.equal(second.report.infrastructure_failures, undefined);
+});
+
+test('a training episode the infrastructure failed gives no return: closing it is an error the agent loop masks', async () => {
+  const dir = tempDir();
+  const doubles = testDeps(() => ({ steps: 3, envThrowsAt: 1, envThrows: new SandboxError('Container gp-x stopped while running `pytest` and was removed.', 'container-gone') }));
+  const [spec] = planEpisodes(plannedTasks(['t']), 1);
+  assert.ok(spec);
+  let ended: unknown;
+  const episode = new ServiceEpisode({ spec, deps: doubles.deps, runDir: dir, onEnded: (result) => (ended = result) });
+  await episode.started(Date.now() + 10_000);
+  await assert.rejects(episode.step(1, '<function=noop></function>'));
+  await assert.rejects(episode.close('max_steps'), (error: unknown) => error instanceof EpisodeConflict && /infrastructure failed \(sandbox-lost/.test(error.message));
+  assert.notEqual(ended, undefined);
 });

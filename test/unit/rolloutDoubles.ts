@@ -104,6 +104,8 @@ export interface Script {
   readonly agentThrowsAt?: number;
   /** The environment throws at this step. */
   readonly envThrowsAt?: number;
+  /** What it throws there (a `SandboxError`, an errno error); a plain error by default. */
+  readonly envThrows?: Error;
   /** The agent never answers from this step on and ignores its signal. */
   readonly agentHangsAt?: number;
   /** The environment's step never returns from this step on. */
@@ -168,7 +170,7 @@ export class TestEnv implements PlannerEnv {
     const n = this.steps + 1;
     if (this.script.envHangsAt !== undefined && n >= this.script.envHangsAt) await new Promise(() => undefined);
     if (this.script.stepDelayMs) await sleep(this.script.stepDelayMs);
-    if (this.script.envThrowsAt === n) throw new Error(`env failed at step ${n}`);
+    if (this.script.envThrowsAt === n) throw this.script.envThrows ?? new Error(`env failed at step ${n}`);
     this.steps = n;
     const submit = 'type' in input && input.type === 'submit';
     const resolved = this.script.resolved ?? true;

@@ -176,6 +176,12 @@ async function endFromOutside(env: PlannerEnv | undefined, writer: TrajectoryWri
     });
   } catch (error) {
     progress.error = `${progress.error ?? reason}; ending the episode failed: ${errorMessage(error)}`;
+    // Ending it grades it; a grade the infrastructure cut short is no outcome either.
+    const infrastructure = infrastructureFailure(error);
+    if (infrastructure !== undefined && reason !== 'interrupted') {
+      progress.reason = 'error';
+      progress.infrastructure = infrastructure;
+    }
   }
 }
 

@@ -127,6 +127,10 @@ export class ServiceEpisode {
     }
     const result = await this.ended;
     if (result === undefined) throw new EpisodeConflict('episode-failed', `episode ${this.id} failed before its end line was written`);
+    // An episode the infrastructure failed has no reward to train on: the client gets an error, and
+    // the agent loop masks the sample instead of learning from a return the task never earned.
+    const infrastructure = result.end.infrastructure;
+    if (infrastructure !== undefined) throw new EpisodeConflict('episode-failed', `episode ${this.id} reached no outcome because the infrastructure failed (${infrastructure.code}: ${infrastructure.cause})`);
     return { episode_id: this.id, return: result.end.total_reward, resolved: result.end.resolved, steps: result.end.steps, termination_reason: result.end.termination_reason };
   }
 
