@@ -344,7 +344,12 @@ async function shardedEval(run: RunFolder, tasks: readonly PlannedTask[], p: Par
       }
     }
     if (result.state !== 'finished') io.err(`gp eval: ${result.reason}`);
-    return result.state === 'finished' ? 0 : result.state === 'interrupted' ? 130 : 1;
+    if (result.state === 'interrupted') return 130;
+    if (result.report?.infrastructure_failures !== undefined) {
+      for (const l of infrastructureLines(result.report, resumeCommand('eval', argv, run.dir, cwd))) io.err(l);
+      return 75;
+    }
+    return result.state === 'finished' ? 0 : 1;
   } finally {
     removeHandlers();
   }

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type { ExperimentConfig } from '../config/index.js';
 import { withAbsolutePaths } from '../datasets/index.js';
 import type { RunReport, TaskOutcome } from '../protocol/runs.js';
-import { reportFromOutcomes, type PlannedTask } from '../rollout/index.js';
+import { reportFromOutcomes, type InfrastructureFailed, type PlannedTask } from '../rollout/index.js';
 import { EventLog, readEvents, readReport, writeReport, type RunLayout } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
 import { RayJobsClient } from './rayJobs.js';
@@ -91,7 +91,8 @@ export async function runRayEval(options: RayEvalOptions): Promise<RayEvalResult
   Object.assign(record.counts, { finished: merged.tasks.length, resolved: merged.tasks.filter((t) => t.resolved).length });
   const state = options.signal.aborted ? 'interrupted' : end.ok ? 'finished' : 'failed';
   const reason = options.signal.aborted ? 'interrupted: the Ray job was stopped' : end.ok ? `${merged.shards} shard(s) merged` : `the Ray job failed: ${end.reason}; see ${layout.runLog}`;
-  const report = reportFromOutcomes({ run: options.runName, agent: options.config.rollout.agent, dataset: options.dataset, createdAt: new Date(), state, planned: options.tasks.length }, merged.tasks);
+  // A shard's infrastructure failures stay beside the merged rate, never in it.
+  const report = reportFromOutcomes({ run: options.runName, agent: options.config.rollout.agent, dataset: options.dataset, createdAt: new Date(), state, planned: options.tasks.length, infrastructure: merged.infrastructure }, merged.tasks);
   await writeReport(layout.report, report);
   await events.append({ kind: 'run-end', state, reason });
   await events.flush();
@@ -100,10 +101,11 @@ export async function runRayEval(options: RayEvalOptions): Promise<RayEvalResult
 }
 
 /** Copies each shard's trajectories, instance reports and episode events into the run, and collects its task outcomes. */
-async function mergeShards(options: RayEvalOptions, events: EventLog): Promise<{ tasks: TaskOutcome[]; shards: number }> {
+async function mergeShards(options: RayEvalOptions, events: EventLog): Promise<{ tasks: TaskOutcome[]; infrastructure: InfrastructureFailed[]; shards: number }> {
   const shardsDir = join(options.runDir, 'shards');
   const names = (await readdir(shardsDir).catch(() => [] as string[])).filter((n) => /^shard-\d+$/.test(n)).sort((a, b) => Number(a.slice(6)) - Number(b.slice(6)));
   const tasks: TaskOutcome[] = [];
+  const infrastructure: InfrastructureFailed[] = [];
   for (const name of names) {
     const dir = join(shardsDir, name);
     const report = await readReport(join(dir, 'report.json')).catch(() => undefined);
@@ -122,6 +124,7 @@ async function mergeShards(options: RayEvalOptions, events: EventLog): Promise<{
       }
     }
     tasks.push(...report.tasks);
+    infrastructure.push(...(report.infrastructure_failures ?? []));
   }
-  return { tasks, shards: names.length };
+  return { tasks, infrastructure, shards: names.length };
 }
