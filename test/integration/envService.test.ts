@@ -67,7 +67,7 @@ describe('the environment service', () => {
       total: read.end.total_reward,
       start: read.start.observation.text,
     };
-    const loaded = await loadRolloutTasks({ files: ['datasets/sample/tasks.jsonl'], taskIds: [], limit: undefined, cwd: root, command: 'test' });
+    const loaded = await loadRolloutTasks({ files: ['datasets/sample/tasks.jsonl'], taskIds: [], limit: undefined, cwd: root, command: 'test', allowedMountRoots: [] });
     assert.ok(loaded.ok);
     tasks = new Map(loaded.tasks.map((t) => [t.task.task_id, t]));
   });

@@ -220,8 +220,8 @@ test('a run where every episode errors ends failed and says why', async () => {
 });
 
 test('attempts give episode ids task#n, each with its own trajectory file', () => {
-  const plan = planEpisodes(plannedTasks(['x/y']), 3);
-  assert.deepEqual(plan.map((p) => p.episodeId), ['x/y#1', 'x/y#2', 'x/y#3']);
+  const plan = planEpisodes(plannedTasks(['x y']), 3);
+  assert.deepEqual(plan.map((p) => p.episodeId), ['x y#1', 'x y#2', 'x y#3']);
   const files = plan.map((p) => runLayout('/r').trajectoryRelative(p.episodeId));
   assert.equal(new Set(files).size, 3);
   for (const f of files) assert.match(f, /^trajectories\/[A-Za-z0-9._-]+\.jsonl$/);

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, sep } from 'node:path';
 import { test } from 'node:test';
 import { runEventSchema, type RunStatus } from '../../server/src/protocol/runs.js';
 import { testRunRecordSchema, type TestRunRecord } from '../../server/src/protocol/testReport.js';
@@ -16,6 +16,7 @@ import {
   RecordError,
   TrajectoryWriter,
   episodeFileName,
+  instanceFolderName,
   listRuns,
   parseTrajectory,
   readStatus,
@@ -183,6 +184,19 @@ test('the instance report writer puts each report where the layout says, whateve
   }
 });
 
+test('an id such as .. or . never names a folder outside reports/ or the run\'s own report.json (issue 21)', async () => {
+  const d = dir();
+  writeFileSync(join(d, 'report.json'), '{"run": "kept"}\n');
+  const names = ['..', '.', '...', '../report', '.hidden'].map(instanceFolderName);
+  assert.equal(new Set(names).size, 5);
+  for (const name of names) assert.match(name, /^[A-Za-z0-9_][A-Za-z0-9._-]*$/);
+  for (const id of ['..', '.']) {
+    const written = await writeInstanceReport(d, id, { patch_is_None: true, patch_exists: false, patch_successfully_applied: false, resolved: false });
+    assert.ok(written.startsWith(`reports${sep}`) && !written.includes(`..${sep}`), written);
+  }
+  assert.equal(readFileSync(join(d, 'report.json'), 'utf8'), '{"run": "kept"}\n');
+});
+
 test('listRuns finds runs newest first with their status, marks a dead running one stale, and skips other folders', async () => {
   const out = dir();
   const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString();
@@ -210,7 +224,8 @@ test('the layout names every file and folder of a run inside the run directory',
     [layout.resolvedConfig, layout.status, layout.events, layout.trajectories, layout.report, layout.reports, layout.tests, layout.testRuns, layout.metrics, layout.runLog],
     ['resolved_config.yaml', 'status.json', 'events.jsonl', 'trajectories', 'report.json', 'reports', 'tests', 'test_runs.jsonl', 'metrics.jsonl', 'run.log'].map((n) => join('/runs/r1', n)),
   );
-  assert.equal(layout.testLogRelative('org/repo#3', '2026-11-23T09:41:25.123Z', 'ab12'), join('tests', 'org_repo_3-20261123-094125-ab12.log'));
+  assert.equal(layout.testLogRelative('sympy__sympy-20590', '2026-11-23T09:41:25.123Z', 'ab12'), join('tests', 'sympy__sympy-20590-20261123-094125-ab12.log'));
+  assert.match(layout.testLogRelative('org/repo#3', '2026-11-23T09:41:25.123Z', 'ab12'), /^tests\/org_repo_3-[0-9a-f]{8}-20261123-094125-ab12\.log$/);
 });
 
 test('recording a test run writes its log and SWE-bench report and appends one checked line with their paths', async () => {

@@ -122,15 +122,20 @@ test('normalises failure_frame aliases func and line and offers renames', () => 
 test('reads the flat legacy row of the seed documents with a warning and a fix that rewrites it canonically', () => {
   const line = splitLines(readFileSync(legacyFlat, 'utf8'))[0] ?? '';
   const result = validateLine(line);
-  assert.equal(result.hasError, false);
+  // The seed's id, `R2E-Gym/R2E-Gym-Lite:train:00042`, is not one path segment: an error with a fix.
+  assert.equal(result.hasError, true);
   assert.equal(result.kind, 'entry');
+  const id = only(result.findings, 'task/schema');
+  assert.equal(line.slice(id.start, id.end), '"R2E-Gym/R2E-Gym-Lite:train:00042"');
+  assert.match(id.message, /one path segment; this one holds `\/` at character 8/);
+  assert.equal(id.fixes[0]?.title, 'Change the id to `R2E-Gym__R2E-Gym-Lite:train:00042`');
   const f = only(result.findings, 'task/legacy-shape');
   assert.equal(f.severity, 'warning');
   assert.equal(line.slice(f.start, f.end), '"instance"');
   assert.match(f.message, /commands\.build/);
   const edit = f.fixes[0]?.edits[0];
   assert.equal(edit?.op, 'replaceRoot');
-  const value = applyJsonEdits(JSON.parse(line), f.fixes[0]?.edits ?? []);
+  const value = applyJsonEdits(applyJsonEdits(JSON.parse(line), f.fixes[0]?.edits ?? []), [{ op: 'set', path: ['task_id'], value: 'R2E-Gym__R2E-Gym-Lite:train:00042' }]);
   const task = taskEntrySchema.parse(value);
   assert.equal(task.sandbox.docker_image, 'graph-planner/repoenv-sample:latest');
   assert.equal(task.sandbox.workdir, '/workspace');
@@ -138,7 +143,8 @@ test('reads the flat legacy row of the seed documents with a warning and a fix t
   assert.deepEqual(task.sandbox.mounts, [{ host: 'repo', container: '/workspace', mode: 'rw' }]);
   assert.deepEqual(task.sandbox.env, { PYTHONPATH: '.' });
   assert.equal(task.max_steps, 40);
-  assert.deepEqual(validateLine(JSON.stringify(value)).findings, []);
+  // What is left is the warning every host mount gets.
+  assert.deepEqual(validateLine(JSON.stringify(value)).findings.map((x) => x.code), ['task/host-mount']);
 });
 
 test('gives a legacy row without mounts the /repo workdir', () => {

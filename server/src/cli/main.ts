@@ -107,6 +107,14 @@ function processInterrupt(io: Io): Interrupt {
 if (require.main === module) {
   const io: Io = { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`) };
   const progress = terminalProgressSink(process.stderr);
+  // Our own process warnings (the local backend's, sandbox/localSandbox.ts) are said the way gp says
+  // warnings, once; Node's own keep Node's printer.
+  const nodePrinters = process.listeners('warning');
+  process.removeAllListeners('warning');
+  process.on('warning', (warning: Error & { code?: string }) => {
+    if (warning.code?.startsWith('GP_') === true) io.err(`warning: ${warning.message}`);
+    else for (const print of nodePrinters) print(warning);
+  });
   runCli(process.argv.slice(2), io, process.cwd(), { interrupt: processInterrupt, ...(progress ? { progress } : {}) }).then(
     (code) => {
       process.exitCode = code;

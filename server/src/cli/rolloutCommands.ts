@@ -176,7 +176,7 @@ export async function rolloutCommand(command: RolloutCommand, argv: readonly str
   if (resolved === undefined) return 2;
   const run = await chooseRunDir(command, p, resolved, io, cwd);
   if (run === undefined) return 2;
-  const loaded = await loadRolloutTasks({ files: p.files, taskIds: p.tasks, limit: p.limit, cwd, command: `gp ${command}` });
+  const loaded = await loadRolloutTasks({ files: p.files, taskIds: p.tasks, limit: p.limit, cwd, command: `gp ${command}`, allowedMountRoots: run.config.sandbox.allowed_mount_roots });
   if (!loaded.ok) {
     for (const m of loaded.problems) io.err(m);
     return 2;

@@ -66,9 +66,9 @@ export async function trainPreflight(config: ExperimentConfig, mode: { smoke: bo
   return problems;
 }
 
-async function tasksOf(files: readonly string[], p: { task: readonly string[]; limit: number | undefined }, cwd: string, io: Io): Promise<PlannedTask[] | undefined> {
+async function tasksOf(files: readonly string[], p: { task: readonly string[]; limit: number | undefined; allowedMountRoots: readonly string[] }, cwd: string, io: Io): Promise<PlannedTask[] | undefined> {
   if (files.length === 0) return [];
-  const loaded = await loadRolloutTasks({ files: [...files], taskIds: [...p.task], limit: p.limit, cwd, command: 'gp train' });
+  const loaded = await loadRolloutTasks({ files: [...files], taskIds: [...p.task], limit: p.limit, cwd, command: 'gp train', allowedMountRoots: p.allowedMountRoots });
   if (!loaded.ok) {
     loaded.problems.forEach((m) => io.err(m));
     return undefined;
@@ -109,11 +109,12 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
   }
   let run = planRunFolder(resolution.config, { command: 'train', now: new Date(), commandLine: ['gp', 'train', ...argv].join(' '), ignored: resolution.ignored });
   if (v['run-dir'] !== undefined) run = moveRunFolder(run, resolve(cwd, v['run-dir']));
-  const selection = { task: v.task ?? [], limit };
+  const allowedMountRoots = run.config.sandbox.allowed_mount_roots;
+  const selection = { task: v.task ?? [], limit, allowedMountRoots };
   const trainFiles = v.tasks ?? [run.config.paths.dataset_train];
   const valFiles = v['val-tasks'] ?? (v.tasks === undefined && run.config.paths.dataset_val !== null ? [run.config.paths.dataset_val] : []);
   const trainTasks = await tasksOf(trainFiles, selection, cwd, io);
-  const valTasks = await tasksOf(valFiles, { task: [], limit }, cwd, io);
+  const valTasks = await tasksOf(valFiles, { task: [], limit, allowedMountRoots }, cwd, io);
   if (trainTasks === undefined || valTasks === undefined) return 2;
   if (trainTasks.length < run.config.training.train_batch_size) {
     io.err(`gp train: ${trainTasks.length} training task(s), fewer than training.train_batch_size (${run.config.training.train_batch_size}); add tasks or lower the batch size.`);

@@ -56,6 +56,7 @@ export const configFlagHelp = [
   '--run-name NAME           logging.wandb.run_name (the run folder name)',
   '--output-dir DIR          logging.output_dir',
   '--wandb-offline           logging.wandb.offline = true',
+  '--allow-mount-root DIR    sandbox.allowed_mount_roots (repeatable; replaces the config\'s list)',
   '--set KEY=VALUE           any key, e.g. --set training.lr=1e-5 (VALUE is read as YAML)',
 ];
 
@@ -66,6 +67,7 @@ export function parseConfigFlags(argv: readonly string[]): ParsedFlags {
   const overrides: Override[] = [];
   const rest: string[] = [];
   const errors: string[] = [];
+  const mountRoots: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     const eq = arg.startsWith('--') ? arg.indexOf('=') : -1;
@@ -84,6 +86,10 @@ export function parseConfigFlags(argv: readonly string[]): ParsedFlags {
     else if (name === '--yaml-only') yamlOnly = true;
     else if (name === '--print-config') printConfig = true;
     else if (name === '--wandb-offline') overrides.push({ flag: '--wandb-offline', path: ['logging', 'wandb', 'offline'], value: true });
+    else if (name === '--allow-mount-root') {
+      const v = takeValue();
+      if (v !== undefined) mountRoots.push(v);
+    }
     else if (name === '--set') {
       const v = takeValue();
       if (v !== undefined) {
@@ -105,6 +111,8 @@ export function parseConfigFlags(argv: readonly string[]): ParsedFlags {
       }
     } else rest.push(arg);
   }
+  // Repeated, the flag gives one list: the roots a person allowed for this launch.
+  if (mountRoots.length > 0) overrides.push({ flag: mountRoots.map((r) => `--allow-mount-root ${r}`).join(' '), path: ['sandbox', 'allowed_mount_roots'], value: mountRoots });
   return { flags: { configFile, yamlOnly, printConfig, overrides }, rest, errors };
 }
 

@@ -84,6 +84,7 @@ export function absolutisePaths(config: ExperimentConfig, baseDir: string): Expe
       cgm_tokenizer: absLocalOpt(config.paths.cgm_tokenizer),
     },
     env: { ...config.env, docker_manifest: absOpt(config.env.docker_manifest) },
+    sandbox: { ...config.sandbox, allowed_mount_roots: config.sandbox.allowed_mount_roots.map(abs) },
     training: { ...config.training, resume_from: absOpt(config.training.resume_from) },
     logging: { ...config.logging, output_dir: abs(config.logging.output_dir) },
   };

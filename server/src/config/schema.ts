@@ -6,6 +6,7 @@
  * against the emitted JSON Schema.
  */
 import { z } from 'zod';
+import { containerCapabilities } from '../protocol/sandbox.js';
 
 /** Extra metadata that the JSON Schema carries for hover and the generated reference. */
 export interface FieldMeta {
@@ -245,8 +246,16 @@ const sandbox = z
       z.string().regex(memorySizePattern, 'use a size such as 1MiB').default('1MiB'),
       'Output kept per stream of one command; the rest is counted and dropped with a marker.',
     ),
+    capabilities: meta(
+      z.array(z.enum(containerCapabilities)).default([]),
+      'Linux capabilities a task container keeps; all others are dropped, and no process in it can gain privileges (`no-new-privileges`). Empty suffices for test runs, patches and git (measured on the samples and SWE-bench-style images); add `DAC_OVERRIDE` when a task writes into a mounted folder another user owns. Only Docker\'s default capabilities may be named.',
+    ),
+    allowed_mount_roots: meta(
+      z.array(z.string().min(1)).default([]),
+      'Host folders a task file may mount into its container (`sandbox.mounts`); a mount outside them is refused before any container starts. Empty: no host mount at all. `/` and the Docker socket are refused whatever this says. `--allow-mount-root DIR` sets it from the command line.',
+    ),
   })
-  .meta({ description: 'Sandboxes the tasks run in: backend, resource limits and time limits.' });
+  .meta({ description: 'Sandboxes the tasks run in: backend, resource limits, time limits and the host folders tasks may mount.' });
 
 const rollout = z
   .strictObject({

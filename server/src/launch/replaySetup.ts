@@ -57,7 +57,7 @@ export async function replaySetup(request: ReplayRequest): Promise<ReplaySetup> 
   if (configLoad.kind === 'unreadable') return { ok: false, message: `${configLoad.file}: ${configLoad.message}` };
   const config = configLoad.resolution.config;
   if (config === undefined) return { ok: false, message: `${layout.resolvedConfig} does not resolve: ${configLoad.resolution.findings.find((f) => f.severity === 'error')?.message ?? 'errors'}` };
-  const loaded = await loadRolloutTasks({ files, taskIds: [taskId], limit: undefined, cwd: request.tasksFile === undefined ? cwd : request.cwd, command: 'gp trajectory replay' });
+  const loaded = await loadRolloutTasks({ files, taskIds: [taskId], limit: undefined, cwd: request.tasksFile === undefined ? cwd : request.cwd, command: 'gp trajectory replay', allowedMountRoots: config.sandbox.allowed_mount_roots });
   if (!loaded.ok) return { ok: false, message: loaded.problems.join('\n') };
   const task = loaded.tasks[0];
   if (task === undefined) return { ok: false, message: `no task ${taskId} in ${files.join(', ')}.` };

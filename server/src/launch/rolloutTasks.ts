@@ -1,13 +1,16 @@
 /**
  * The tasks a rollout or an evaluation runs, read from its task files: every file loaded with its
  * problems (file:line:col), episode ids checked for uniqueness across files, then `--task` and
- * `--limit` applied. The commands print what comes back; nothing here writes to a terminal.
+ * `--limit` applied, and the chosen tasks' host mounts checked against the roots the user allowed.
+ * The commands print what comes back; nothing here writes to a terminal.
  */
 import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { PlannedTask } from '../rollout/index.js';
 import { listRuns, type RunListing } from '../runs/index.js';
+import { normaliseMounts, refusedMounts } from '../sandbox/index.js';
 import { loadTasks } from '../tasks/index.js';
+import { visibleLine } from '../util/terminalText.js';
 
 export interface TaskSelection {
   /** The task files as the person named them (messages use these names). */
@@ -18,6 +21,11 @@ export interface TaskSelection {
   readonly cwd: string;
   /** The command, for messages (`gp rollout`). */
   readonly command: string;
+  /**
+   * `sandbox.allowed_mount_roots`: a task that mounts a host folder outside them is refused here,
+   * with its line, so the whole launch is refused before any sandbox opens.
+   */
+  readonly allowedMountRoots: readonly string[];
 }
 
 export type LoadedTasks = { readonly ok: true; readonly tasks: PlannedTask[] } | { readonly ok: false; readonly problems: string[] };
@@ -48,6 +56,10 @@ export async function loadRolloutTasks(selection: TaskSelection): Promise<Loaded
   const chosen = selection.taskIds.length === 0 ? all : all.filter((t) => selection.taskIds.includes(t.task.task_id));
   const limited = selection.limit === undefined ? chosen : chosen.slice(0, selection.limit);
   if (limited.length === 0) return { ok: false, problems: [`${selection.command}: ${selection.files.join(', ')} has no tasks to run.`] };
+  const refused = limited.flatMap(({ task, baseDir, source }) =>
+    refusedMounts(normaliseMounts(task.sandbox.mounts, baseDir), selection.allowedMountRoots).map((r) => `${source}:1 task ${visibleLine(task.task_id)}: ${r.reason}.`),
+  );
+  if (refused.length > 0) return { ok: false, problems: refused };
   return { ok: true, tasks: limited };
 }
 

@@ -19,6 +19,8 @@ export function sandboxOptionsFromConfig(config: ExperimentConfig['sandbox'], ru
     // The schema's pattern admits only sizes parseMemorySize reads, so the fallback never applies.
     outputLimitBytes: Math.round(parseMemorySize(config.output_limit) ?? Number.NaN),
     testTimeoutMs: Math.round(config.test_timeout * 1000),
+    allowedMountRoots: config.allowed_mount_roots,
+    capabilities: config.capabilities,
   };
 }
 

@@ -31,3 +31,6 @@ export type BackendChoice = z.infer<typeof backendChoiceSchema>;
  * with `ulimit -v` only).
  */
 export const localBackendLoss = 'commands run on this host without a container, network isolation or CPU and process limits';
+
+/** Said once per process, the first time a local sandbox opens: the local backend does not isolate. */
+export const localBackendWarning = `the local backend does not isolate: task commands run as you, on this machine, with its network and your files (${localBackendLoss}); run only tasks you trust on it, or use sandbox.backend docker`;

@@ -72,6 +72,14 @@ export const pythonEnvRecordSchema = z.object({
 });
 export type PythonEnvRecord = z.infer<typeof pythonEnvRecordSchema>;
 
+/**
+ * The capabilities Docker gives a container by default. A task container drops all of them; a user
+ * may give back some of these (`sandbox.capabilities`), never one beyond Docker's defaults.
+ */
+export const containerCapabilities = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'SETGID', 'SETUID', 'SETPCAP', 'NET_BIND_SERVICE', 'NET_RAW', 'SYS_CHROOT', 'MKNOD', 'AUDIT_WRITE', 'SETFCAP'] as const;
+export const containerCapabilitySchema = z.enum(containerCapabilities);
+export type ContainerCapability = z.infer<typeof containerCapabilitySchema>;
+
 /** Everything needed to open one sandbox for one task. */
 export const sandboxSpecSchema = z.object({
   backend: sandboxBackendSchema.default('auto'),
@@ -83,8 +91,15 @@ export const sandboxSpecSchema = z.object({
   workdir: z.string().min(1),
   env: z.record(z.string(), z.string()).default({}),
   mounts: z.array(mountSpecSchema).default([]),
+  /**
+   * Host folders the mounts may come from (`sandbox.allowed_mount_roots`); a mount elsewhere, of
+   * `/` or of the Docker socket is refused before any container starts (sandbox/mountPolicy.ts).
+   */
+  allowedMountRoots: z.array(z.string().min(1)).default([]),
   /** Network access; off unless the task asks for it. */
   network: z.boolean().default(false),
+  /** Capabilities the container keeps (`sandbox.capabilities`); every other one is dropped. */
+  capabilities: z.array(containerCapabilitySchema).default([]),
   /** Run name and task id, written into the container labels. */
   run: z.string().min(1).default('adhoc'),
   task: z.string().min(1).default('adhoc'),

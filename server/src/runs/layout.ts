@@ -97,15 +97,22 @@ export function runLayout(dir: string): RunLayout {
 const safeChars = /[^A-Za-z0-9._-]+/g;
 
 /**
- * The trajectory file name of an episode: the id with every character outside `[A-Za-z0-9._-]`
- * replaced. When that changed the id, a short hash of the id follows, so `a/b` and `a_b` (or
- * `task#2` and `task_2`) never share a file.
+ * An id as one file name of at most `max` characters: every character outside `[A-Za-z0-9._-]`
+ * replaced, and leading dots too, so no id names `.`, `..` or a hidden file. When that changed the
+ * id, a short hash of the id follows, so `a/b` and `a_b` (or `task#2` and `task_2`) never share a
+ * name. The task schema already refuses such ids (tasks/schema.ts); this holds for every other way
+ * an id arrives (a trajectory, the environment service).
  */
+function safeFileName(id: string, max: number): string {
+  const safe = id.replace(safeChars, '_').replace(/^\.+/, '_').slice(0, max);
+  if (safe === id) return safe;
+  const hash = createHash('sha256').update(id).digest('hex').slice(0, 8);
+  return `${safe}-${hash}`;
+}
+
+/** The trajectory file name of an episode (`safeFileName`). */
 export function episodeFileName(episodeId: string): string {
-  const safe = episodeId.replace(safeChars, '_').replace(/^\.+/, '_').slice(0, 120);
-  if (safe === episodeId) return `${safe}.jsonl`;
-  const hash = createHash('sha256').update(episodeId).digest('hex').slice(0, 8);
-  return `${safe}-${hash}.jsonl`;
+  return `${safeFileName(episodeId, 120)}.jsonl`;
 }
 
 /**
@@ -113,5 +120,5 @@ export function episodeFileName(episodeId: string): string {
  * the reports an earlier process wrote because both name the folder with this function.
  */
 export function instanceFolderName(id: string): string {
-  return id.replace(/[^a-zA-Z0-9_.-]+/g, '_').slice(0, 80);
+  return safeFileName(id, 80);
 }

@@ -15,6 +15,7 @@ import { connectDocker } from './dockerClient.js';
 import { GitSandbox } from './gitSandbox.js';
 import { Lifeline, lifelineCommand, lifelineCreateOptions, lifelineHostConfig } from './lifeline.js';
 import { checkOutBase, headCommit } from './repoOps.js';
+import { assertMountsAllowed } from './mountPolicy.js';
 import { SandboxError, type Command, type ExecOptions, type ReadTreeOptions, type Sandbox, type TreeFile } from './sandbox.js';
 import { SessionEnded, ShellSession } from './shellSession.js';
 import { extractFiles, packFiles } from './tarFiles.js';
@@ -62,6 +63,12 @@ export function containerConfig(spec: SandboxSpec, image: string): Docker.Contai
     HostConfig: {
       ...lifelineHostConfig,
       NetworkMode: spec.network ? 'bridge' : 'none',
+      // No process in the container can gain privileges (setuid binaries, file capabilities), and it
+      // holds only the capabilities the user gave back (`sandbox.capabilities`, none by default):
+      // test runs, patches and git need none, because root owns the work tree and runs the commands.
+      SecurityOpt: ['no-new-privileges'],
+      CapDrop: ['ALL'],
+      ...(spec.capabilities.length === 0 ? {} : { CapAdd: [...spec.capabilities] }),
       Binds: spec.mounts.map((m) => `${m.host}:${m.container}:${m.mode}`),
       ...(limits.memoryBytes !== null ? { Memory: limits.memoryBytes, MemorySwap: limits.memoryBytes } : {}),
       ...(limits.cpus !== null ? { NanoCpus: Math.round(limits.cpus * 1e9) } : {}),
@@ -88,6 +95,8 @@ export class DockerSandbox extends GitSandbox implements Sandbox {
   /** Creates, starts and checks a container; on any failure nothing is left behind. */
   static async open(spec: SandboxSpec): Promise<DockerSandbox> {
     if (!spec.image) throw new SandboxError(`Task ${spec.task} has no docker_image, so the docker backend cannot run it. Give it an image, or a local_repo and --backend local.`, 'no-source');
+    // Checked again here, the one place a container is made, whoever built the spec.
+    assertMountsAllowed(spec);
     const { docker } = await connectDocker();
     const config = containerConfig(spec, spec.image);
     let container: Docker.Container;

@@ -2,15 +2,20 @@
  * The local backend: a private working copy of a repository on this machine, for machines
  * without Docker (the embedded default there). Commands run with `child_process` in their own
  * process group, so a timeout kills the whole tree; memory is limited with `ulimit -v`. There is
- * no isolation from the host beyond that: use it for trusted repositories only.
+ * no isolation from the host beyond that: use it for trusted repositories only. What it does guard:
+ * commands get an allow-listed environment (localEnvironment.ts: no tokens or keys, a home of their
+ * own), and the engine's own reads and writes stay inside the working copy and its scratch folder,
+ * through no `..` and no symbolic link that leads out (a kept patch can create such a link).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { cp, lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ExecResult, PythonEnvRequest, SandboxSpec } from '../protocol/sandbox.js';
+import { localBackendWarning } from '../protocol/backendChoice.js';
 import { commandScript } from './commandScript.js';
+import { localCommandEnvironment } from './localEnvironment.js';
 import { OutputCapture } from './outputCapture.js';
 import { builtEnvRecord, envPaths, pythonEnvsRoot, pythonEnvVariables, pythonPathFolders, resolvePythonEnv } from './pythonEnv.js';
 import { GitSandbox } from './gitSandbox.js';
@@ -71,11 +76,14 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
     readonly spec: SandboxSpec,
     private readonly root: string,
     private readonly scratch: string,
+    /** The commands' `HOME`: a folder of the sandbox's own, not the user's. */
+    private readonly home: string,
   ) {
     super();
   }
 
   static async open(spec: SandboxSpec): Promise<LocalSandbox> {
+    warnOnce();
     const source = spec.localRepo;
     if (!source) throw new SandboxError(`Task ${spec.task} has no local_repo, so the local backend cannot run it. Give it a local_repo, or run it with --backend docker.`, 'no-source');
     if (!existsSync(source) || !statSync(source).isDirectory()) {
@@ -84,9 +92,10 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
     const home = await mkdtemp(join(tmpdir(), `gp-${spec.task.replace(/[^a-zA-Z0-9_.-]+/g, '-').slice(0, 40)}-`));
     const root = join(home, 'repo');
     const scratch = join(home, 'scratch');
-    const sandbox = new LocalSandbox(spec, root, scratch);
+    const sandbox = new LocalSandbox(spec, root, scratch, join(home, 'home'));
     try {
       await mkdir(scratch);
+      await mkdir(join(home, 'home'));
       await makeWorkingCopy(resolve(source), root);
       if (spec.baseCommit !== undefined) await checkOutBase(sandbox, spec.baseCommit, { task: spec.task, repo: resolve(source), backend: 'local' });
       sandbox.base = spec.baseCommit ?? (await headCommit(sandbox, root));
@@ -116,12 +125,38 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
 
   /**
    * Paths as a task names them inside a container (`/testbed/app/x.py`) map onto the working copy,
-   * so a task runs the same on both backends; other absolute paths are host paths.
+   * so a task runs the same on both backends; other absolute paths are host paths, which commands
+   * may use (`cwd`) but the engine's own reads and writes may not (`confined`).
    */
   private resolve(path: string): string {
     const workdir = this.spec.workdir.replace(/\/+$/, '');
     if (path === workdir || path.startsWith(`${workdir}/`)) return join(this.root, path.slice(workdir.length));
     return isAbsolute(path) ? path : join(this.root, path);
+  }
+
+  /**
+   * `path` resolved for the engine's own reads and writes: inside the working copy or the scratch
+   * folder once every symbolic link is followed, or a `SandboxError`. For a file that does not
+   * exist yet, its nearest existing folder must be inside; a write onto a symbolic link is refused
+   * even when the link points inside, since the write would land where the link says.
+   */
+  private async confined(path: string, purpose: 'read' | 'write'): Promise<string> {
+    const full = this.resolve(path);
+    const roots = await Promise.all([realpath(this.root), realpath(this.scratch)]);
+    // The nearest part of the path that exists as an entry, a dangling link included (existsSync
+    // follows links, so it would step over one and let a write create the file where it points).
+    let existing = full;
+    while (dirname(existing) !== existing && (await lstat(existing).catch(() => undefined)) === undefined) existing = dirname(existing);
+    const real = await realpath(existing).catch(() => undefined);
+    const inside = real !== undefined && roots.some((root) => real === root || real.startsWith(`${root}${sep}`));
+    if (!inside) {
+      const where = real === undefined ? 'through a symbolic link that points nowhere' : `to ${real}`;
+      throw new SandboxError(`Cannot ${purpose} ${path}: it leads outside the working copy ${this.root} (${where}); the local backend keeps the engine's reads and writes inside it.`, 'invalid');
+    }
+    if (purpose === 'write' && existing === full && (await lstat(full)).isSymbolicLink()) {
+      throw new SandboxError(`Cannot write ${path}: it is a symbolic link, and the write would land where it points; remove the link first.`, 'invalid');
+    }
+    return full;
   }
 
   async exec(command: Command, options: ExecOptions = {}): Promise<ExecResult> {
@@ -133,7 +168,8 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
     const script = commandScript({ command, cwd: this.resolve(options.cwd ?? '.'), env: options.env, memoryKiB: memory === null ? undefined : memory / 1024 });
     const started = performance.now();
     // `detached` makes the child a process-group leader, so a timeout can kill its whole tree.
-    const child = spawn('bash', ['-c', script], { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...this.pythonVariables, ...this.spec.env } });
+    const env = { ...localCommandEnvironment(process.env, this.home), ...this.pythonVariables, ...this.spec.env };
+    const child = spawn('bash', ['-c', script], { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
     const pid = child.pid;
     if (pid !== undefined) this.running.add(pid);
     child.stdout.on('data', (c: Buffer) => stdout.push(c));
@@ -174,8 +210,9 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
 
   async readFile(path: string): Promise<Buffer> {
     this.assertOpen();
+    const full = await this.confined(path, 'read');
     try {
-      return await readFile(this.resolve(path));
+      return await readFile(full);
     } catch (error) {
       throw new SandboxError(`Cannot read ${path} in the working copy ${this.root}: ${(error as Error).message}`, 'io');
     }
@@ -183,14 +220,15 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
 
   async writeFile(path: string, content: Buffer | string, mode = 0o644): Promise<void> {
     this.assertOpen();
-    const full = this.resolve(path);
+    const full = await this.confined(path, 'write');
     await mkdir(dirname(full), { recursive: true });
     await writeFile(full, content, { mode });
   }
 
   async listFiles(dir = '.'): Promise<string[]> {
     this.assertOpen();
-    const base = this.resolve(dir);
+    // Entries are taken without following links (a link is not a file here), so only the base can lead out.
+    const base = await this.confined(dir, 'read');
     const out: string[] = [];
     for (const entry of await readdir(base, { recursive: true, withFileTypes: true })) {
       if (!entry.isFile()) continue;
@@ -201,7 +239,7 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
   }
 
   async readTree(dir = '.', options: ReadTreeOptions = {}): Promise<TreeFile[]> {
-    const base = this.resolve(dir);
+    const base = await this.confined(dir, 'read');
     const max = options.maxFileBytes ?? 1024 * 1024;
     const files: TreeFile[] = [];
     for (const rel of await this.listFiles(dir)) {
@@ -221,6 +259,15 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
     await rm(dirname(this.root), { recursive: true, force: true });
   }
 
+}
+
+let warned = false;
+
+/** Node prints a process warning on stderr; once per process, as the first local sandbox opens. */
+function warnOnce(): void {
+  if (warned) return;
+  warned = true;
+  process.emitWarning(localBackendWarning, { code: 'GP_LOCAL_BACKEND' });
 }
 
 function killGroup(pid: number | undefined): void {

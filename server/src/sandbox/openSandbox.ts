@@ -5,13 +5,14 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { BackendChoice, BackendFallback } from '../protocol/backendChoice.js';
-import { legacyDockerBackends, sandboxSpecSchema, type MountSpec, type PythonEnvRequest, type SandboxBackendName, type SandboxLimits, type SandboxSpec } from '../protocol/sandbox.js';
+import { legacyDockerBackends, sandboxSpecSchema, type ContainerCapability, type MountSpec, type PythonEnvRequest, type SandboxBackendName, type SandboxLimits, type SandboxSpec } from '../protocol/sandbox.js';
 // Only the task's type: the sandbox folder depends on protocol/ alone at run time (ARCHITECTURE.md §2).
 import type { TaskEntry } from '../tasks/index.js';
 import { reachDocker } from './dockerClient.js';
 import { DockerSandbox } from './dockerSandbox.js';
 import { LocalSandbox } from './localSandbox.js';
 import { SandboxError, type Sandbox } from './sandbox.js';
+import { assertMountsAllowed } from './mountPolicy.js';
 
 export interface TaskSandboxOptions {
   /** Run name written into the container labels. */
@@ -24,6 +25,10 @@ export interface TaskSandboxOptions {
   outputLimitBytes: number;
   /** Folder that relative `local_repo` and mount paths resolve against (the dataset file's folder). */
   baseDir?: string;
+  /** Host folders the task's mounts may come from (`sandbox.allowed_mount_roots`); none when absent. */
+  allowedMountRoots?: readonly string[];
+  /** Capabilities a container keeps (`sandbox.capabilities`); none when absent. */
+  capabilities?: readonly ContainerCapability[];
 }
 
 type TaskMounts = TaskEntry['sandbox']['mounts'];
@@ -60,6 +65,8 @@ export function sandboxSpecForTask(task: TaskEntry, options: TaskSandboxOptions)
     workdir: box.workdir,
     env: box.env,
     mounts: normaliseMounts(box.mounts, baseDir),
+    allowedMountRoots: options.allowedMountRoots ?? [],
+    capabilities: options.capabilities ?? [],
     network: box.network,
     run: options.run ?? 'adhoc',
     task: task.task_id,
@@ -99,6 +106,8 @@ export async function chooseBackend(spec: SandboxSpec): Promise<BackendChoice> {
 
 /** Opens the sandbox on the chosen backend; the sandbox carries the choice (`Sandbox.choice`). */
 export async function openSandbox(spec: SandboxSpec): Promise<Sandbox> {
+  // Before the backend is chosen, so a refused mount never reaches the daemon.
+  assertMountsAllowed(spec);
   const choice = await chooseBackend(spec);
   const sandbox: Sandbox = choice.backend === 'docker' ? await DockerSandbox.open(spec) : await LocalSandbox.open(spec);
   // The choice is set here, not by the backends, because only this function knows what was asked for.

@@ -84,7 +84,8 @@ export class SandboxError extends Error {
       | 'container-gone'
       | 'closed'
       | 'io'
-      | 'invalid',
+      | 'invalid'
+      | 'mount-refused',
   ) {
     super(message);
     this.name = 'SandboxError';

@@ -7,6 +7,7 @@
  * because the original system ignored keys it did not know and real datasets carry a few.
  */
 import { z } from 'zod';
+import { firstControlCharacter } from '../util/terminalText.js';
 
 function described<T extends z.ZodType>(schema: T, description: string): T {
   return schema.meta({ description });
@@ -148,9 +149,48 @@ const plan = described(
   'CGM environment: the repair plan, as text or as {text, targets}.',
 );
 
+/**
+ * Why a task id cannot be used, or undefined. An id names files in the run folder and is shown in
+ * terminals and the editor, so it must be one printable path segment: a `/` or `..` would write a
+ * report outside its folder (over the run's own `report.json`), and a control character reaching a
+ * terminal acts instead of printing (util/terminalText.ts).
+ */
+export function taskIdProblem(id: string): string | undefined {
+  const control = firstControlCharacter(id);
+  if (control !== undefined) return `A task id must be printable; this one holds the control character ${control.shown} at character ${control.index + 1}. Remove it.`;
+  if (id === '.' || id === '..') return `A task id cannot be \`${id}\`: it names a folder, not a task. Give the task a name.`;
+  const separator = /[/\\]/.exec(id);
+  if (separator !== null) return `A task id is one path segment; this one holds \`${separator[0]}\` at character ${separator.index + 1}. Use another character, such as \`__\`.`;
+  return undefined;
+}
+
+/**
+ * A usable id close to `id` for a quick fix: control characters removed, each path separator
+ * replaced with `__` (what SWE-bench uses between owner and repository); none for `.` and `..`.
+ */
+export function suggestedTaskId(id: string): string | undefined {
+  let out = '';
+  for (const char of id) if (firstControlCharacter(char) === undefined) out += char;
+  out = out.replace(/[/\\]/g, '__');
+  return out === '' || taskIdProblem(out) !== undefined ? undefined : out;
+}
+
+/** Printable, no separators, not `.` or `..`: the same rule as `taskIdProblem`, for JSON Schema readers. */
+const taskIdPattern = '^(?!\\.{1,2}$)[^/\\\\\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]+$';
+
+const taskId = z
+  .string()
+  .min(1)
+  .max(200)
+  .superRefine((id, ctx) => {
+    const problem = taskIdProblem(id);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  })
+  .meta({ description: 'Unique identifier of the task; names episodes, trajectories, report folders and log lines, so it is one printable path segment (no control characters, `/` or `\\`, not `.` or `..`).', pattern: taskIdPattern });
+
 export const taskEntrySchema = z
   .strictObject({
-    task_id: described(z.string().min(1), 'Unique identifier of the task; names episodes, trajectories and log lines.'),
+    task_id: taskId,
     sandbox: sandbox,
     max_steps: described(z.int().min(1).optional(), 'Step limit for this task; the effective limit is min(task.max_steps, env.max_steps).'),
     issue: issue.optional(),

@@ -9,6 +9,7 @@ import type { ErrorObject } from 'ajv';
 import { finding, type Finding, type Fix, type KeyPath } from '../protocol/index.js';
 import { closest as closestMatch } from '../util/closest.js';
 import { taskJsonSchema } from './taskValidator.js';
+import { suggestedTaskId, taskIdProblem } from './schema.js';
 import { isRecord } from '../util/isRecord.js';
 import { formatKeyPath, getAt } from '../util/keyPath.js';
 
@@ -225,6 +226,18 @@ function fixesFor(error: ErrorObject, path: KeyPath, data: unknown): Fix[] {
   return [];
 }
 
+/** A task id the schema's pattern refused, said in words (tasks/schema.ts), with a usable id to switch to. */
+function taskIdFinding(id: string, path: KeyPath): Finding {
+  const suggestion = suggestedTaskId(id);
+  return finding({
+    code: 'task/schema',
+    severity: 'error',
+    message: taskIdProblem(id) ?? 'A task id is one printable path segment.',
+    path,
+    fixes: suggestion === undefined ? [] : [{ title: `Change the id to \`${suggestion}\``, preferred: true, edits: [{ op: 'set', path, value: suggestion }] }],
+  });
+}
+
 export function schemaFindings(errors: readonly ErrorObject[], value: unknown): Finding[] {
   const out: Finding[] = [];
   for (const error of resolveUnions(errors, value)) {
@@ -234,6 +247,10 @@ export function schemaFindings(errors: readonly ErrorObject[], value: unknown): 
       const path = keyPathOf(value, error.instancePath);
       const data = getAt(value, path);
       const node = schemaAt(error.schemaPath, 1);
+      if (error.keyword === 'pattern' && path.length === 1 && path[0] === 'task_id' && typeof data === 'string') {
+        out.push(taskIdFinding(data, path));
+        continue;
+      }
       const message = valueMessage(error, data, node);
       out.push(
         finding({

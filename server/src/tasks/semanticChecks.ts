@@ -4,6 +4,7 @@
  * task graded from a local copy names the commit it starts from. They
  * run on every line, so each is a few property reads.
  */
+import { posix } from 'node:path';
 import type { Finding } from '../protocol/index.js';
 import { legacyDockerBackends } from './schema.js';
 import { isRecord } from '../util/isRecord.js';
@@ -74,6 +75,44 @@ function noPythonEnv(): Finding {
   };
 }
 
+/** Host folders whose mount would hand the task the host: the root and the Docker socket's folders. */
+const neverMounted = new Set(['/', '/var', '/run', '/var/run', '/var/run/docker.sock', '/run/docker.sock']);
+
+/** The host side of each mount in any of the three forms, with the key path of the mount. */
+function hostMounts(mounts: unknown): { host: string; path: (string | number)[] }[] {
+  if (Array.isArray(mounts)) {
+    return mounts.flatMap((m, i) => {
+      if (typeof m === 'string') return [{ host: m.split(':')[0] ?? '', path: ['sandbox', 'mounts', i] }];
+      if (isRecord(m) && typeof m['host'] === 'string') return [{ host: m['host'], path: ['sandbox', 'mounts', i, 'host'] }];
+      return [];
+    });
+  }
+  if (isRecord(mounts)) return Object.keys(mounts).map((host) => ({ host, path: ['sandbox', 'mounts', host] }));
+  return [];
+}
+
+/**
+ * Every host mount, said with what a run will do: a task file comes from whoever made the dataset,
+ * and a mount opens the host to it. `/` and the Docker socket are errors (never allowed); any other
+ * is a warning, since a run refuses it unless the user allowed its folder.
+ */
+function mountFindings(mounts: unknown): Finding[] {
+  return hostMounts(mounts).map(({ host, path }) => {
+    const normal = posix.normalize(host).replace(/(.)\/+$/, '$1');
+    const never = host.startsWith('/') && (neverMounted.has(normal) || normal.endsWith('/docker.sock'));
+    return {
+      related: [],
+      fixes: [],
+      code: never ? 'task/mount-never' : 'task/host-mount',
+      severity: never ? 'error' : 'warning',
+      message: never
+        ? `This mounts \`${host}\` from the host, which would give the task the whole machine (the file system or the Docker socket); runs always refuse it. Remove the mount.`
+        : `This mounts \`${host}\` from the host into the container. Runs refuse it unless the folder lies under \`sandbox.allowed_mount_roots\` in the experiment config (or \`--allow-mount-root\`); allow it only if you trust this dataset, or remove the mount.`,
+      path,
+    } satisfies Finding;
+  });
+}
+
 /** Findings for a parsed entry; entries without a sandbox object get none (the schema reports that). */
 export function semanticFindings(value: unknown): Finding[] {
   const sandbox = isRecord(value) ? value['sandbox'] : undefined;
@@ -87,6 +126,7 @@ export function semanticFindings(value: unknown): Finding[] {
     out.push(workdirMismatch(image, workdir));
   }
   if (typeof backend === 'string' && legacyDockerBackends.has(backend)) out.push(legacyBackend(backend));
+  out.push(...mountFindings(sandbox['mounts']));
   // A task converted from SWE-bench or R2E-Gym has a base commit upstream; run from a local clone
   // without it, it is graded on whatever commit the clone is on. (A plain folder of our own samples
   // is its own base, so hand-written tasks are not warned.)

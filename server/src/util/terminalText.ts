@@ -1,0 +1,48 @@
+/**
+ * Text from a dataset, a model reply or a trajectory made safe to print. A terminal acts on control
+ * characters: ESC starts sequences that clear the screen, set the window title or write the
+ * clipboard (OSC 52), a carriage return overwrites what a line showed, and bidirectional overrides
+ * make a line read differently from what it holds. So before such text reaches a terminal (or an
+ * id reaches a file name), each of these characters is shown as a visible escape (`\x1b`,
+ * `\u202e`) instead of being sent as it is.
+ */
+
+/**
+ * The characters a terminal or a text renderer acts on: C0 controls but tab and newline, DEL, C1
+ * controls, the bidirectional marks, embeddings, overrides and isolates, and the line and paragraph
+ * separators.
+ */
+// The point of these two expressions is to find control characters, so the lint rule against them is off here.
+// eslint-disable-next-line no-control-regex
+const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
+
+/** The same set with tab and newline, for text that must stay on one line (an id, a key, a name). */
+// eslint-disable-next-line no-control-regex
+const controlsOneLine = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
+
+function escape(char: string): string {
+  const code = char.codePointAt(0) ?? 0;
+  return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+}
+
+/**
+ * `text` with every control character shown as an escape; tabs and newlines are kept (a reply or a
+ * log is several lines), and a carriage return before a newline is dropped rather than shown.
+ */
+export function visibleText(text: string): string {
+  return text.replace(/\r\n/g, '\n').replace(controls, escape);
+}
+
+/** `text` on one line with every control character, tab and newline included, shown as an escape. */
+export function visibleLine(text: string): string {
+  return text.replace(controlsOneLine, escape);
+}
+
+/** The first control character in `text` (tab and newline included) and its index, if any. */
+export function firstControlCharacter(text: string): { char: string; index: number; shown: string } | undefined {
+  controlsOneLine.lastIndex = 0;
+  const match = controlsOneLine.exec(text);
+  controlsOneLine.lastIndex = 0;
+  if (match === null) return undefined;
+  return { char: match[0], index: match.index, shown: escape(match[0]) };
+}
