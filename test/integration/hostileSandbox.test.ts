@@ -6,7 +6,7 @@
  * backend are in test/unit/hostileMounts.test.ts.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, test } from 'node:test';
@@ -90,8 +90,10 @@ test('gp rollout refuses a dataset line that mounts the host, starts no containe
   assert.match(validate.out + validate.err, /tasks\.jsonl:1:\d+.*task\/mount-never/s);
   const result = await runGp(dir, ['rollout', dataset, '--backend', 'docker', '--run-name', runLabel, '--output-dir', join(dir, 'runs')]);
   const said = `${result.out}\n${result.err}`;
-  assert.notEqual(result.code, 0, said);
-  assert.match(said, /never allowed/);
+  // Refused at launch, naming the line, before a run folder or a sandbox exists.
+  assert.equal(result.code, 2, said);
+  assert.match(said, /tasks\.jsonl:1:1 task mount-the-host: mounting \/ would give the task the whole host; it is never allowed/);
+  assert.equal(existsSync(join(dir, 'runs', runLabel)), false, 'a refused launch left a run folder');
   assert.equal(await createdSince(since, runLabel), 0, 'gp rollout created a container for a refused mount');
 });
 
