@@ -16,10 +16,11 @@ import {
   filterMessage,
   taskContextValue,
   taskDescription,
-  taskTestCommandLine,
+  taskTestArgs,
+  taskTerminalName,
   taskTooltip,
 } from '../../extension/src/views/taskItems.js';
-import { quoteArg } from '../../extension/src/gpCommandLine.js';
+import { gpDisplayLine, quoteArg } from '../../extension/src/gpCommandLine.js';
 
 const item: TaskItem = {
   taskId: 'astropy__astropy-12907',
@@ -87,18 +88,23 @@ describe('Tasks view items', () => {
 });
 
 describe('gp task test command line', () => {
-  test('runs the bundled CLI on the file and task, with the patch when one is chosen', () => {
-    const line = taskTestCommandLine({ node: 'node', cli: '/ext/dist/cli.js', file: '/ws/datasets/a.jsonl', taskId: 'django__django-1', patch: null, platform: 'linux' });
-    assert.equal(line, 'node /ext/dist/cli.js task test /ws/datasets/a.jsonl --task django__django-1');
-    const patched = taskTestCommandLine({ node: 'node', cli: '/ext/dist/cli.js', file: '/ws/my data/a.jsonl', taskId: "it's", patch: '/tmp/fix.diff', platform: 'darwin' });
-    assert.equal(patched, `node /ext/dist/cli.js task test '/ws/my data/a.jsonl' --task 'it'\\''s' --patch /tmp/fix.diff`);
+  test('runs the CLI on the file and task, with the patch when one is chosen, as one argument each', () => {
+    assert.deepEqual(taskTestArgs({ file: '/ws/datasets/a.jsonl', taskId: 'django__django-1', patch: null }), ['task', 'test', '/ws/datasets/a.jsonl', '--task', 'django__django-1']);
+    assert.deepEqual(taskTestArgs({ file: '/ws/my data/a.jsonl', taskId: "it's; $(touch x)", patch: '/tmp/fix.diff' }), ['task', 'test', '/ws/my data/a.jsonl', '--task', "it's; $(touch x)", '--patch', '/tmp/fix.diff']);
   });
 
-  test('quotes for PowerShell on Windows and calls the program with the call operator', () => {
-    assert.equal(quoteArg('C:\\Program Files\\x "y"', 'win32'), `'C:\\Program Files\\x "y"'`);
-    assert.equal(quoteArg("C:\\it's $(calc) `x`", 'win32'), "'C:\\it''s $(calc) `x`'", 'PowerShell runs nothing inside single quotes');
-    const line = taskTestCommandLine({ node: 'node', cli: 'C:\\ext\\dist\\cli.js', file: 'C:\\ws\\a.jsonl', taskId: 't1', patch: null, platform: 'win32' });
-    assert.equal(line, "& node 'C:\\ext\\dist\\cli.js' task test 'C:\\ws\\a.jsonl' --task t1");
+  test('the line the terminal shows quotes every argument and shows control characters as escapes', () => {
+    assert.equal(gpDisplayLine(['task', 'test', '/ws/a.jsonl', '--task', 'django__django-1']), 'gp task test /ws/a.jsonl --task django__django-1');
+    assert.equal(gpDisplayLine(['--task', "it's $(calc) `x`"]), `gp --task 'it'\\''s $(calc) \`x\`'`);
+    const hostile = gpDisplayLine(['--task', 'x\u0015\rtouch /tmp/pwned\r\u001b]52;c;aGk=\u0007']);
+    assert.ok(![...hostile].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f), 'no control character reaches the terminal');
+    assert.equal(hostile, "gp --task 'x\\x15\\x0dtouch /tmp/pwned\\x0d\\x1b]52;c;aGk=\\x07'");
+    assert.equal(quoteArg('plain-arg_1.txt'), 'plain-arg_1.txt');
+  });
+
+  test('a task terminal is named for the task with control characters shown', () => {
+    assert.equal(taskTerminalName('sample-calc-add'), 'gp task test sample-calc-add');
+    assert.equal(taskTerminalName('a\u001b[2Jb'), 'gp task test a\\x1b[2Jb');
   });
 });
 

@@ -4,7 +4,7 @@
  * the menus match and the quoting are unit-tested.
  */
 import type { TaskFileSummary, TaskItem } from '../serverMessages.js';
-import { gpCommandLine, type GpCommand } from '../gpCommandLine.js';
+import { visibleLine } from '../../../server/src/protocol/terminalText.js';
 
 /** Tasks fetched per request: a 5,000-task file shows its first 500 and a "Load more…" item. */
 export const taskPageSize = 500;
@@ -84,24 +84,20 @@ export function filterMessage(filter: string, matchingFiles: number, files: numb
     : `Tasks whose id or repository contains "${filter}" (in ${count(matchingFiles, 'file')} of ${numbers.format(files)}).`;
 }
 
-export interface TaskTestCommand extends Omit<GpCommand, 'args'> {
+export interface TaskTestCommand {
   readonly file: string;
   readonly taskId: string;
   readonly patch: string | null;
 }
 
 /** `gp task test FILE --task ID [--patch DIFF]` as the terminal runs it. */
-export function taskTestArgs(command: Pick<TaskTestCommand, 'file' | 'taskId' | 'patch'>): string[] {
+export function taskTestArgs(command: TaskTestCommand): string[] {
   return ['task', 'test', command.file, '--task', command.taskId, ...(command.patch === null ? [] : ['--patch', command.patch])];
-}
-
-export function taskTestCommandLine(command: TaskTestCommand): string {
-  return gpCommandLine({ ...command, args: taskTestArgs(command) });
 }
 
 /** The terminal of a task's test runs, one per task. */
 export function taskTerminalName(taskId: string): string {
-  return `gp task test ${taskId}`;
+  return `gp task test ${visibleLine(taskId)}`;
 }
 
 /** The part of a `runs/changed` push that says whether episodes ended. */

@@ -4,6 +4,7 @@
  * line is printed at most every five seconds, so a log stays readable.
  */
 import type { ProgressSink } from './progress.js';
+import { visibleLine } from '../protocol/terminalText.js';
 
 export function formatBytes(n: number): string {
   if (n < 1024) return `${n} B`;
@@ -34,9 +35,9 @@ export class LineProgress {
     this.last = now;
     if (this.sink.isTTY) {
       const width = (this.sink.columns ?? 80) - 1;
-      this.sink.write(`\r\u001b[2K${text.slice(0, Math.max(0, width))}`);
+      this.sink.write(`\r\u001b[2K${visibleLine(text).slice(0, Math.max(0, width))}`);
       this.drawn = true;
-    } else this.sink.write(`${text}\n`);
+    } else this.sink.write(`${visibleLine(text)}\n`);
   }
 
   /** Ends the redrawn line so the next output starts on its own line. */

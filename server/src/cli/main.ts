@@ -5,6 +5,7 @@
  */
 import { closest } from '../util/closest.js';
 import { ioFailure, ioFailureAdvice } from '../util/ioFailure.js';
+import { terminalSafe } from '../protocol/terminalText.js';
 import { wantsHelp } from './args.js';
 import { commandHelp, commandName, commandsOf, globalHelp, gpVersion as version, nounHelp, nouns, type Command } from './commands.js';
 import { installInterrupt, type Interrupt } from './interrupt.js';
@@ -105,7 +106,9 @@ function processInterrupt(io: Io): Interrupt {
 }
 
 if (require.main === module) {
-  const io: Io = { out: (l) => process.stdout.write(`${l}\n`), err: (l) => process.stderr.write(`${l}\n`) };
+  // Every line gp prints may hold data (a task id, a model reply, a key name): control characters
+  // in it are shown as escapes here, once for every command (protocol/terminalText.ts).
+  const io: Io = { out: (l) => process.stdout.write(`${terminalSafe(l)}\n`), err: (l) => process.stderr.write(`${terminalSafe(l)}\n`) };
   const progress = terminalProgressSink(process.stderr);
   // Our own process warnings (the local backend's, sandbox/localSandbox.ts) are said the way gp says
   // warnings, once; Node's own keep Node's printer.
@@ -127,7 +130,7 @@ if (require.main === module) {
         process.exitCode = 74;
         return;
       }
-      process.stderr.write(`gp: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+      process.stderr.write(`gp: internal error: ${terminalSafe(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`);
       process.exitCode = 70;
     },
   );

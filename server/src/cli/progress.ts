@@ -5,6 +5,7 @@
  */
 import type { TrajectoryEnd } from '../protocol/runs.js';
 import type { BackendFallback } from '../protocol/backendChoice.js';
+import { visibleLine } from '../protocol/terminalText.js';
 import { failureReason, type EpisodeResult, type EpisodeSpec, type RolloutObserver } from '../rollout/index.js';
 import { fallbackNotice } from './rolloutSummary.js';
 
@@ -142,7 +143,9 @@ export class RolloutProgress implements RolloutObserver {
     if (this.sink.isTTY) this.sink.write(clearLine);
   }
 
-  private line(text: string): void {
+  private line(raw: string): void {
+    // The progress sink writes to the terminal itself, past the CLI's io: the line holds episode ids.
+    const text = visibleLine(raw);
     if (this.sink.isTTY) {
       this.sink.write(`${clearLine}${text}\n`);
       this.redraw();

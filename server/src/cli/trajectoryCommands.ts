@@ -7,6 +7,7 @@
  */
 import { resolve } from 'node:path';
 import { buildEpisodeModel, readTrajectory, toAtif, type EpisodeModel, type StepView } from '../runs/index.js';
+import { visibleText } from '../protocol/terminalText.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { errorMessage } from '../util/errors.js';
 import { parseCommandArgs, usageError, type CommandUsage } from './args.js';
@@ -76,13 +77,20 @@ export async function trajectoryShow(argv: readonly string[], io: Io, cwd: strin
   return 0;
 }
 
+/**
+ * A recorded text as shown: a model reply, an observation or an id may hold escape sequences, which
+ * are shown, not sent, here where the command's own colours are added around them (cli/main.ts
+ * would let a colour in the data through, since it looks like ours).
+ */
+const v = visibleText;
+
 function header(model: EpisodeModel, paint: Paint): string[] {
   const s = model.start;
   if (s === undefined) return [paint(33, 'no start line: the task and agent are unknown')];
   return [
-    paint(1, `${s.episode_id}  task ${s.task_id}`),
-    `agent ${s.agent} · backend ${s.backend}${s.backend_fallback === undefined ? '' : ` (fell back: ${s.backend_fallback.reason})`} · at most ${s.max_steps} steps · started ${s.started_at}`,
-    `issue: ${s.observation.issue.title}`,
+    paint(1, `${v(s.episode_id)}  task ${v(s.task_id)}`),
+    `agent ${v(s.agent)} · backend ${s.backend}${s.backend_fallback === undefined ? '' : ` (fell back: ${v(s.backend_fallback.reason)})`} · at most ${s.max_steps} steps · started ${s.started_at}`,
+    `issue: ${v(s.observation.issue.title)}`,
     '',
   ];
 }
@@ -92,17 +100,17 @@ const kindColours: Record<StepView['kind'], number> = { find: 36, expand: 36, re
 function stepBlock(view: StepView, whole: boolean, paint: Paint): string[] {
   const r = view.record;
   const lines = [
-    `${paint(1, `step ${view.step}`)}  ${paint(kindColours[view.kind], view.summary)}  reward ${view.reward.toFixed(2)} (return ${view.cumulative.toFixed(2)})  ${Math.round(view.durationMs)} ms`,
+    `${paint(1, `step ${view.step}`)}  ${paint(kindColours[view.kind], v(view.summary))}  reward ${view.reward.toFixed(2)} (return ${view.cumulative.toFixed(2)})  ${Math.round(view.durationMs)} ms`,
   ];
   const flag = (text: string) => lines.push(`  ${paint(31, text)}`);
-  if (view.protocolError !== null) flag(`protocol error: ${view.protocolError}`);
-  if (view.fallback !== null) lines.push(`  ${paint(33, `fallback: ${view.fallback}`)}`);
-  if (view.error !== null) flag(`error: ${view.error}`);
+  if (view.protocolError !== null) flag(`protocol error: ${v(view.protocolError)}`);
+  if (view.fallback !== null) lines.push(`  ${paint(33, `fallback: ${v(view.fallback)}`)}`);
+  if (view.error !== null) flag(`error: ${v(view.error)}`);
   if (view.timedOut) flag(`timed out (${r.termination_reason ?? ''})`);
   if (r.done && r.termination_reason !== undefined && !view.timedOut) lines.push(`  ended: ${r.termination_reason}`);
-  if (r.action?.thought !== undefined && r.action.thought !== '') lines.push(`  thought: ${r.action.thought}`);
-  if (whole && r.response !== undefined) lines.push('  reply:', ...indent(r.response));
-  const text = r.observation.text;
+  if (r.action?.thought !== undefined && r.action.thought !== '') lines.push(`  thought: ${v(r.action.thought)}`);
+  if (whole && r.response !== undefined) lines.push('  reply:', ...indent(v(r.response)));
+  const text = v(r.observation.text);
   const shown = whole ? text.split('\n') : text.split('\n').slice(0, 6);
   lines.push('  observation:', ...indent(shown.join('\n')));
   if (!whole && text.split('\n').length > shown.length) lines.push(paint(90, `    … ${text.split('\n').length - shown.length} more lines (--step ${view.step} shows them)`));
@@ -121,7 +129,7 @@ function summaryLine(model: EpisodeModel, paint: Paint): string {
     return paint(33, `cut short after ${model.steps.length} steps (no end line: still running, or its process died); return so far ${total.toFixed(2)}`);
   }
   const outcome = e.resolved ? paint(32, 'resolved') : paint(31, 'not resolved');
-  return `${outcome} · ${e.termination_reason} · reward ${e.total_reward.toFixed(2)} · ${e.steps} steps · ${(e.duration_ms / 1000).toFixed(1)} s${e.error === undefined ? '' : ` · ${e.error}`}`;
+  return `${outcome} · ${e.termination_reason} · reward ${e.total_reward.toFixed(2)} · ${e.steps} steps · ${(e.duration_ms / 1000).toFixed(1)} s${e.error === undefined ? '' : ` · ${v(e.error)}`}`;
 }
 
 export async function trajectoryExport(argv: readonly string[], io: Io, cwd: string, version: string): Promise<number> {

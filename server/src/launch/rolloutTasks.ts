@@ -10,7 +10,7 @@ import type { PlannedTask } from '../rollout/index.js';
 import { listRuns, type RunListing } from '../runs/index.js';
 import { normaliseMounts, refusedMounts } from '../sandbox/index.js';
 import { loadTasks } from '../tasks/index.js';
-import { visibleLine } from '../util/terminalText.js';
+import { visibleLine } from '../protocol/terminalText.js';
 
 export interface TaskSelection {
   /** The task files as the person named them (messages use these names). */

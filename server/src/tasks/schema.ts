@@ -7,7 +7,7 @@
  * because the original system ignored keys it did not know and real datasets carry a few.
  */
 import { z } from 'zod';
-import { firstControlCharacter } from '../util/terminalText.js';
+import { firstControlCharacter } from '../protocol/terminalText.js';
 
 function described<T extends z.ZodType>(schema: T, description: string): T {
   return schema.meta({ description });
@@ -153,7 +153,7 @@ const plan = described(
  * Why a task id cannot be used, or undefined. An id names files in the run folder and is shown in
  * terminals and the editor, so it must be one printable path segment: a `/` or `..` would write a
  * report outside its folder (over the run's own `report.json`), and a control character reaching a
- * terminal acts instead of printing (util/terminalText.ts).
+ * terminal acts instead of printing (protocol/terminalText.ts).
  */
 export function taskIdProblem(id: string): string | undefined {
   const control = firstControlCharacter(id);

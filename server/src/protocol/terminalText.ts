@@ -1,5 +1,6 @@
 /**
- * Text from a dataset, a model reply or a trajectory made safe to print. A terminal acts on control
+ * Text from a dataset, a model reply or a trajectory made safe to print: the boundary between our
+ * processes and a person's terminal (the `gp` CLI, the extension's terminals, the editor). A terminal acts on control
  * characters: ESC starts sequences that clear the screen, set the window title or write the
  * clipboard (OSC 52), a carriage return overwrites what a line showed, and bidirectional overrides
  * make a line read differently from what it holds. So before such text reaches a terminal (or an
@@ -27,10 +28,33 @@ function escape(char: string): string {
 
 /**
  * `text` with every control character shown as an escape; tabs and newlines are kept (a reply or a
- * log is several lines), and a carriage return before a newline is dropped rather than shown.
+ * log is several lines), and so is a carriage return before a newline (a CRLF file's line end),
+ * which cannot overwrite anything.
  */
 export function visibleText(text: string): string {
-  return text.replace(/\r\n/g, '\n').replace(controls, escape);
+  return text.replace(controls, (char, offset: number) => (char === '\r' && text[offset + 1] === '\n' ? char : escape(char)));
+}
+
+/**
+ * The colours `gp` itself paints with (SGR: reset, bold, dim, red, green, yellow, magenta, cyan,
+ * grey). They only colour text, so they may pass; every other escape sequence may not.
+ */
+// eslint-disable-next-line no-control-regex
+const ownColours = /\u001b\[(?:0|1|2|31|32|33|35|36|90)m/g;
+
+/**
+ * What `gp` writes to its stdout and stderr: `visibleText`, except for the colours it paints
+ * itself. Applied once where the CLI writes (cli/main.ts), so no command's data can act on the
+ * terminal, whichever command prints it.
+ */
+export function terminalSafe(text: string): string {
+  let out = '';
+  let last = 0;
+  for (const match of text.matchAll(ownColours)) {
+    out += visibleText(text.slice(last, match.index)) + match[0];
+    last = match.index + match[0].length;
+  }
+  return out + visibleText(text.slice(last));
 }
 
 /** `text` on one line with every control character, tab and newline included, shown as an escape. */
