@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import Docker from 'dockerode';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -254,6 +254,68 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
       const tabs = await s.page.locator('.part.panel').textContent();
       await screenshot(s.page, 'views-j-task-tests');
       assert.ok(tabs?.includes('gp task test sample-calc-add'), `the terminal is named for the task: ${tabs ?? ''}`);
+    });
+  });
+
+  void it('(k) a hostile dataset: a task id with a control character is refused at its line, and one with shell syntax runs with nothing executed', scenarioTimeout, async () => {
+    await scenario('k-hostile-ids', async (s) => {
+      // Written by the test: the id of line 1 is printable shell syntax, which a shell would run if
+      // the command line were typed; the id of line 2 ends a quoted word with Ctrl-U and a carriage
+      // return, which is how a typed command line was made to run a command of the id's choosing.
+      const dir = join(s.workspace, 'datasets', 'hostile');
+      mkdirSync(dir, { recursive: true });
+      const sandbox = { docker_image: 'graph-planner/repoenv-sample:latest', workdir: '/testbed', local_repo: '../../repos/sample_repo', test_command: 'python -m pytest -rA tests/test_calc.py' };
+      const grading = { FAIL_TO_PASS: ['tests/test_calc.py::test_addition'], PASS_TO_PASS: [] };
+      const shellId = "calc;touch pwned-semicolon;$(touch pwned-subst)'`touch pwned-tick`";
+      const controlId = "ctl'\u0015\rtouch pwned-control\r";
+      writeFileSync(join(dir, 'tasks.jsonl'), `${JSON.stringify({ task_id: shellId, sandbox, ...grading })}\n${JSON.stringify({ task_id: controlId, sandbox, ...grading })}\n`);
+      const markers = ['pwned-semicolon', 'pwned-subst', 'pwned-tick', 'pwned-control'];
+
+      await showView(s.page, 'Tasks');
+      // A folder made while the editor runs may reach the file watcher late; a person would refresh.
+      await viewPane(s.page, 'Tasks').hover();
+      await viewPane(s.page, 'Tasks').locator('.pane-header .action-label[aria-label="Refresh Tasks"]').click({ timeout: 10_000 });
+      await waitForRow(s.page, 'Tasks', 'the hostile file with one task and one invalid line', (r) => r.label === 'datasets/hostile/tasks.jsonl' && /1 task · 1 invalid/.test(r.description), { timeoutMs: 60_000 });
+      await expandRow(s.page, 'Tasks', 'datasets/hostile/tasks.jsonl');
+      const rows = await waitFor('the one valid task under the hostile file', async () => {
+        const all = await viewRows(s.page, 'Tasks');
+        return all.some((r) => r.label === shellId) ? done(all) : pending(formatRows(all));
+      });
+      assert.ok(!rows.some((r) => r.label.startsWith('ctl')), 'the id with a control character is not offered as a task');
+
+      // The refusal is on line 2, at the id, and says what is wrong.
+      await openFile(s.page, 'datasets/hostile/tasks.jsonl');
+      await focusProblems(s.page);
+      const problem = await waitFor('the control-character id refused in the Problems panel', async () => {
+        const ps = await readProblems(s.page);
+        const found = ps.find((p) => p.file === 'tasks.jsonl' && /must be printable/.test(p.message));
+        return found !== undefined ? done(found) : pending(JSON.stringify(ps));
+      });
+      assert.equal(problem.line, 2);
+      assert.match(problem.message, /control character \\x15 at character 5/);
+
+      await chooseFromContextMenu(s.page, 'Tasks', shellId, 'Run Task Tests…');
+      await acceptQuickPick(s.page, 'the patch choice, without a patch first', (first) => /Run without a patch/.test(first));
+      const shown = await waitFor('the terminal to show the graded run of the task with shell syntax in its id', async () => {
+        const text = await terminalText(s.page);
+        return /RESOLVED_NO/.test(text) && /\[gp exited/.test(text) ? done(text) : pending(text || '(nothing)');
+      }, { timeoutMs: 180_000 });
+      assert.ok(shown.includes(shellId.slice(0, 20)), `the id reached gp as one argument:\n${shown}`);
+      assert.match(shown, /\[gp exited with code 1; press any key to close this terminal\]/);
+      // The same moment in both themes, for a person to check both; each named for the theme shown.
+      const themeOf = async () => ((await s.page.locator('.monaco-workbench').first().getAttribute('class')) ?? '').includes('vs-dark') ? 'dark' : 'light';
+      const first = await themeOf();
+      // No tooltip of the row the context menu was opened on covers the view.
+      await s.page.mouse.move(900, 300);
+      await screenshot(s.page, `views-k-hostile-ids-${first}`);
+      await runCommand(s.page, 'Preferences: Toggle between Light/Dark Themes');
+      const second = await waitFor('the other colour theme', async () => ((await themeOf()) !== first ? done(await themeOf()) : pending(first)));
+      await s.page.mouse.move(900, 300);
+      await screenshot(s.page, `views-k-hostile-ids-${second}`);
+      await runCommand(s.page, 'Preferences: Toggle between Light/Dark Themes');
+      await waitFor('the first colour theme again', async () => ((await themeOf()) === first ? done(true) : pending(second)));
+      for (const marker of markers) assert.equal(existsSync(join(s.workspace, marker)), false, `${marker} exists: a command from a task id ran`);
+      for (const marker of markers) assert.equal(existsSync(join(s.workspace, 'datasets', 'hostile', marker)), false, `${marker} exists: a command from a task id ran`);
     });
   });
 
