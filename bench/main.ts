@@ -4,7 +4,7 @@
  * its reason, never filled with a number. The exit code is 0 whatever the figures say: a benchmark
  * reports, it is not a test.
  *
- * Options: `--only yaml,jsonl,activation,sandbox,graph,rollout,launch,datasets,tasks,runs,idle,trajectory,service,localisation,env`, `--edits N` (default 60), `--warmup N` (20),
+ * Options: `--only yaml,yaml-scale,jsonl,activation,sandbox,graph,rollout,launch,datasets,tasks,runs,idle,trajectory,service,localisation,env`, `--edits N` (default 60), `--warmup N` (20),
  * `--sessions N` (7), `--activation-sessions N` (5 code-server sessions), `--localisation-repos a,b` (every
  * repository), `--localisation-limit N` (every instance), `--no-embeddings` (localisation without the semantic retriever).
  */
@@ -28,6 +28,7 @@ import { benchRuns } from './runsFigures.js';
 import { benchIdle } from './idleFigures.js';
 import { benchTrajectory } from './trajectoryFigures.js';
 import { benchYaml, type FigureOutcome } from './yamlFigures.js';
+import { benchYamlScale } from './yamlScaleFigures.js';
 import { repoRoot } from './yamlServers.js';
 import { errorMessage } from '../server/src/util/errors.js';
 
@@ -133,6 +134,7 @@ async function main(): Promise<void> {
     }
   };
   if (wanted('yaml')) await guard('yaml', () => benchYaml(options, log));
+  if (wanted('yaml-scale')) await guard('yaml-scale', () => benchYamlScale(log));
   if (wanted('jsonl')) await guard('jsonl', () => benchJsonlIfPresent(log));
   if (wanted('activation')) await guard('extension-activation', () => benchActivation(options, log));
   if (wanted('sandbox')) await guard('sandbox', () => benchSandbox(log));

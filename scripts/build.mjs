@@ -25,6 +25,8 @@ await mkdir('dist', { recursive: true });
 const entries = [
   { entryPoints: ['extension/src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', ...common.external] },
   { entryPoints: ['server/src/main.ts'], outfile: 'dist/server.js' },
+  // The language server checks large experiment YAMLs on a thread of its own (server/src/config/checkWorker.ts).
+  { entryPoints: ['server/src/config/checkWorkerMain.ts'], outfile: 'dist/configCheckWorker.js' },
   { entryPoints: ['server/src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
 ];
 // The webview pages: the experiment overview, the trajectory viewer, the episode comparison and a run's metrics.

@@ -6,14 +6,15 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
-import { checkConfigText, preflightDisk, renderConfigYaml } from './config/index.js';
+import { checkConfigText, ConfigCheckWorker, preflightDisk, renderConfigYaml } from './config/index.js';
 import { startServer, type ServerServices } from './lsp/index.js';
 import { validateJsonlFile, validateLine } from './tasks/index.js';
 import { planLaunch, startDetached } from './launch/index.js';
 
 const startedAt = Date.now() - Math.round(process.uptime() * 1000);
+const checkWorker = new ConfigCheckWorker();
 const services: ServerServices = {
-  config: { check: checkConfigText, checkDisk: preflightDisk, render: renderConfigYaml },
+  config: { check: checkConfigText, checkDisk: preflightDisk, render: renderConfigYaml, checkOffThread: (key, text, options) => checkWorker.check(key, text, options) },
   datasets: { validateLine, validateFile: validateJsonlFile },
   readText: (path) => readFileSync(path, 'utf8'),
   // The bundled CLI sits next to this bundle (dist/cli.js), and runs on the Node running us.

@@ -14,7 +14,7 @@ import {
   type MessageConnection,
   type PublishDiagnosticsParams,
 } from 'vscode-languageserver/node';
-import { checkConfigText, preflightDisk, renderConfigYaml } from '../../server/src/config/index.js';
+import { checkConfigText, ConfigCheckWorker, preflightDisk, renderConfigYaml } from '../../server/src/config/index.js';
 import { startServer, type ServerServices } from '../../server/src/lsp/index.js';
 import { validateJsonlFile, validateLine } from '../../server/src/tasks/index.js';
 
@@ -28,10 +28,13 @@ export interface Harness {
   close(): Promise<void>;
 }
 
+/** The harnesses' one worker thread for large configs, as the server process has one. */
+const checkWorker = new ConfigCheckWorker();
+
 /** The engine services as `server/src/main.ts` builds them; a test replaces parts with doubles. */
 export function engineServices(): ServerServices {
   return {
-    config: { check: checkConfigText, checkDisk: preflightDisk, render: renderConfigYaml },
+    config: { check: checkConfigText, checkDisk: preflightDisk, render: renderConfigYaml, checkOffThread: (key, text, options) => checkWorker.check(key, text, options) },
     datasets: { validateLine, validateFile: validateJsonlFile },
     readText: (path) => readFileSync(path, 'utf8'),
   };

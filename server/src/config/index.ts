@@ -1,3 +1,4 @@
+export { ConfigCheckWorker, offThreadBytes, type OffThreadResult } from './checkWorker.js';
 export { checkConfigDisk, checkConfigText, checkSource, locate, rangeOf, typedConfig, type ConfigCheck, type LocatedFinding } from './check.js';
 export { closest } from '../util/closest.js';
 export { describeRange, experimentJsonSchema, buildExperimentJsonSchema, schemaAt, typesOf, type JsonSchemaNode } from './jsonSchema.js';

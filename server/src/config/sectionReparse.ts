@@ -12,7 +12,8 @@
  */
 import { isAlias, isMap, isScalar, LineCounter, parseDocument, type Node, type Pair } from 'yaml';
 import { commonRegion, eachNode } from './yamlTree.js';
-import type { YamlSource } from './yamlSource.js';
+import { yamlParseOptions, type YamlSource } from './yamlSource.js';
+import { duplicateKeys } from './duplicateKeys.js';
 
 const maxAliasCount = 200;
 
@@ -95,9 +96,9 @@ export function reparseSection(prev: YamlSource, text: string): YamlSource | und
   // differently in a full parse.
   if (/\n#/.test(old.slice(start, oldEnd)) || /\n#/.test(section)) return undefined;
   if (root.items.some((p) => !isScalar(p.key) || p.key.type !== 'PLAIN' || p.key.value === null || p.key.value === '' || !p.key.range)) return undefined;
-  const piece = parseDocument(section, { uniqueKeys: true });
+  const piece = parseDocument(section, yamlParseOptions);
   const contents = piece.contents;
-  if (piece.errors.length || piece.warnings.length || !isMap(contents) || contents.flow === true || contents.items.length !== 1) return undefined;
+  if (piece.errors.length || piece.warnings.length || duplicateKeys(piece).length > 0 || !isMap(contents) || contents.flow === true || contents.items.length !== 1) return undefined;
   const newPair = contents.items[0] as Pair<unknown, unknown>;
   if (!isScalar(newPair.key) || (newPair.key as Node).range?.[0] !== 0 || hasCrossLinks(contents)) return undefined;
   const newKey = String(newPair.key.value);

@@ -68,7 +68,8 @@ function touchesFlow(source: YamlSource, edit: ConfigEdit): boolean {
 }
 
 function viaDocument(text: string, edit: ConfigEdit): string | undefined {
-  const doc = parseDocument(text);
+  // Duplicates are reported by the check (duplicateKeys.ts); the library's own search is quadratic.
+  const doc = parseDocument(text, { uniqueKeys: false });
   switch (edit.op) {
     case 'replaceRoot':
       return stringify(edit.value, { lineWidth: 0 });

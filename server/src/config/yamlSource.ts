@@ -6,6 +6,7 @@
 import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair } from 'yaml';
 import type { KeyPath } from '../protocol/index.js';
 import { errorMessage } from '../util/errors.js';
+import { duplicateKeys } from './duplicateKeys.js';
 
 /** A half-open character range [start, end) in the source text. */
 export interface OffsetRange {
@@ -14,7 +15,7 @@ export interface OffsetRange {
 }
 
 export interface SyntaxProblem {
-  readonly code: 'yaml/syntax' | 'yaml/duplicate-key' | 'yaml/alias-limit' | 'yaml/not-a-mapping' | 'yaml/encoding';
+  readonly code: 'yaml/syntax' | 'yaml/duplicate-key' | 'yaml/alias-limit' | 'yaml/not-a-mapping' | 'yaml/encoding' | 'yaml/unsupported-tag';
   readonly message: string;
   readonly range: OffsetRange;
   readonly severity: 'error' | 'warning';
@@ -32,14 +33,39 @@ export interface YamlSource {
 /** Aliases may expand to at most this many nodes; more is an alias bomb, reported not expanded. */
 const maxAliasCount = 200;
 
+/**
+ * How every experiment YAML is parsed. Duplicate keys are found by duplicateKeys.ts, in linear
+ * time, instead of the library's quadratic `uniqueKeys`. Tags beyond plain data (`!!binary`,
+ * `!!set`, `!!timestamp`, a custom `!tag`) are not resolved into objects a config cannot hold: each
+ * is a finding, and its value stays the plain scalar or collection it was written as.
+ */
+export const yamlParseOptions = { prettyErrors: false, uniqueKeys: false, keepSourceTokens: false, resolveKnownTags: false } as const;
+
 export function parseYamlSource(text: string): YamlSource {
   const lineCounter = new LineCounter();
   // Only the first document counts: an experiment is one mapping.
-  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true, keepSourceTokens: false });
+  const doc = parseDocument(text, { ...yamlParseOptions, lineCounter });
   const problems: SyntaxProblem[] = [];
-  for (const e of doc.errors) {
-    const code = e.code === 'DUPLICATE_KEY' ? 'yaml/duplicate-key' : 'yaml/syntax';
-    problems.push({ code, message: cleanMessage(e.message), range: { start: e.pos[0], end: e.pos[1] }, severity: 'error' });
+  for (const e of doc.errors) problems.push({ code: 'yaml/syntax', message: cleanMessage(e.message), range: { start: e.pos[0], end: e.pos[1] }, severity: 'error' });
+  const duplicates = duplicateKeys(doc);
+  for (const d of duplicates) {
+    const line = lineCounter.linePos(d.first[0]).line;
+    problems.push({ code: 'yaml/duplicate-key', message: `Map keys must be unique: \`${d.key}\` is already defined on line ${line}.`, range: { start: d.range[0], end: d.range[1] }, severity: 'error' });
+  }
+  for (const w of doc.warnings) {
+    const tag = w.code === 'TAG_RESOLVE_FAILED' ? /Unresolved tag: (\S+)/.exec(w.message)?.[1] : undefined;
+    problems.push(
+      tag === undefined
+        ? { code: 'yaml/syntax', message: cleanMessage(w.message), range: { start: w.pos[0], end: w.pos[1] }, severity: 'warning' }
+        : {
+            code: 'yaml/unsupported-tag',
+            message: coreTags.has(shortTag(tag))
+              ? `The value does not have the form the tag ${shortTag(tag)} requires (YAML 1.2's core schema; a float needs a dot or an exponent, e.g. 1.0); write it in that form, or drop the tag.`
+              : `The tag ${shortTag(tag)} is not supported in an experiment config, which holds plain data; write the value without it (a string, number, boolean, list or mapping).`,
+            range: { start: w.pos[0], end: w.pos[1] },
+            severity: 'error',
+          },
+    );
   }
   const replacement = text.indexOf('\uFFFD');
   if (replacement >= 0) {
@@ -51,7 +77,7 @@ export function parseYamlSource(text: string): YamlSource {
     });
   }
   let value: unknown;
-  if (doc.errors.length === 0) {
+  if (doc.errors.length === 0 && duplicates.length === 0) {
     try {
       value = doc.toJS({ maxAliasCount });
     } catch (err) {
@@ -75,6 +101,14 @@ export function parseYamlSource(text: string): YamlSource {
     if (value === null) value = {};
   }
   return { text, doc, lineCounter, value, problems };
+}
+
+/** The tags of YAML 1.2's core schema, which a config may use when the value has their form. */
+const coreTags = new Set(['!!str', '!!int', '!!float', '!!bool', '!!null', '!!map', '!!seq']);
+
+/** `tag:yaml.org,2002:binary` as it was written, `!!binary`. */
+function shortTag(tag: string): string {
+  return tag.startsWith('tag:yaml.org,2002:') ? `!!${tag.slice('tag:yaml.org,2002:'.length)}` : tag;
 }
 
 function cleanMessage(message: string): string {

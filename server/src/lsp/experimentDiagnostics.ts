@@ -7,7 +7,7 @@
 import type { Diagnostic } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { URI } from 'vscode-uri';
-import { locate, type ConfigCheck, type LocatedFinding } from '../config/index.js';
+import { locate, offThreadBytes, type ConfigCheck, type LocatedFinding } from '../config/index.js';
 import type { ServerContext } from './context.js';
 import { toDiagnostics } from './yamlDiagnostics.js';
 import { errorMessage } from '../util/errors.js';
@@ -62,6 +62,7 @@ export class ExperimentDiagnostics {
 
   /** Publishes the fast diagnostics of the document's version, then the disk rules' when they are on. */
   async publish(doc: TextDocument): Promise<void> {
+    if (await this.publishOffThread(doc)) return;
     const check = this.checkOf(doc);
     await this.send(doc, check);
     const settings = await this.ctx.settings.get(doc.uri);
@@ -78,6 +79,23 @@ export class ExperimentDiagnostics {
     const diagnostics = toDiagnostics(target, located);
     await this.ctx.connection.sendDiagnostics({ uri, diagnostics });
     return diagnostics;
+  }
+
+  /**
+   * A large document that no feature has checked yet is checked on the worker thread, disk rules
+   * included, and published when the check is still of the current version; false when the
+   * document is checked here instead. Completion, hover and the other features still check it on
+   * this thread when they are asked about it.
+   */
+  private async publishOffThread(doc: TextDocument): Promise<boolean> {
+    const offThread = this.ctx.services.config.checkOffThread;
+    const text = doc.getText();
+    if (offThread === undefined || text.length < offThreadBytes || this.ctx.store.get(doc.uri)?.check?.version === doc.version) return false;
+    const settings = await this.ctx.settings.get(doc.uri);
+    const result = await offThread(doc.uri, text, { disk: settings.preflightDiskChecks, baseDir: this.ctx.workspace.baseDirOf(doc.uri) });
+    if (result.kind === 'superseded' || this.ctx.documents.get(doc.uri)?.version !== doc.version) return true;
+    await this.ctx.connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics: toDiagnostics(doc, result.findings) });
+    return true;
   }
 
   private async send(doc: TextDocument, check: ConfigCheck): Promise<void> {

@@ -3,7 +3,7 @@
  * `tasks/` and hands them to `startServer`; tests may hand in doubles (a slow disk check, a
  * counting parser) without touching the engine.
  */
-import type { ConfigCheck, ExperimentConfig, YamlSource } from '../config/index.js';
+import type { ConfigCheck, ExperimentConfig, OffThreadResult, YamlSource } from '../config/index.js';
 import type { Finding, LaunchPlanResult, LaunchSpec } from '../protocol/index.js';
 import type { FileOptions, JsonlReport, LineResult } from '../tasks/index.js';
 
@@ -14,6 +14,12 @@ export interface ConfigServices {
   readonly checkDisk: (config: ExperimentConfig, baseDir: string) => Promise<readonly Finding[]>;
   /** The merged config as the YAML a run would write. */
   readonly render: (config: ExperimentConfig) => string;
+  /**
+   * The check of a large text, disk rules included when asked, on another thread, so the server
+   * keeps answering meanwhile (config/checkWorker.ts); `key` names the document, whose older waiting
+   * text a newer one replaces. Absent: every text is checked on the main thread.
+   */
+  readonly checkOffThread?: (key: string, text: string, options: { disk: boolean; baseDir: string }) => Promise<OffThreadResult>;
 }
 
 export interface DatasetServices {
