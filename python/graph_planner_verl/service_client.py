@@ -2,16 +2,21 @@
 
 Verl instantiates one agent-loop object per sample, so the HTTP session is kept per event loop,
 not per object. Creating and stepping are idempotent on the server (a client key, a turn number),
-so every request is retried on a lost connection or a 5xx; a 429 waits for its ``Retry-After``.
-A refusal the client caused (4xx) is raised at once: retrying it cannot help.
+so every request is retried on a lost connection or a 5xx; a 429 waits for its ``Retry-After``
+(seconds or an HTTP date). A refusal the client caused (4xx) is raised at once: retrying it cannot
+help. Every failure, a reply that is not JSON or is larger than ``max_reply_bytes`` included, is a
+``ServiceError``: the agent loop has one exception to handle.
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime
+import email.utils
 import json
 import os
 import stat
+import urllib.parse
 from dataclasses import dataclass
 from typing import Any, Optional
 
@@ -53,6 +58,11 @@ class ServiceAddress:
         return ServiceAddress(url=data["url"].rstrip("/"), token=data["token"])
 
 
+def _segment(episode_id: str) -> str:
+    """An episode id as one path segment: ``/``, ``?``, ``%`` and the rest percent-encoded."""
+    return urllib.parse.quote(episode_id, safe="")
+
+
 _sessions: dict[int, aiohttp.ClientSession] = {}
 
 
@@ -82,8 +92,10 @@ class EnvServiceClient:
         backoff_s: float = 1.0,
         request_timeout_s: float = 1800.0,
         max_wait_s: float = 3600.0,
+        max_reply_bytes: int = 16 * 1024 * 1024,
     ):
         self.address = address
+        self.max_reply_bytes = max_reply_bytes
         self.max_wait_s = max_wait_s
         self.attempts = attempts
         self.backoff_s = backoff_s
@@ -96,16 +108,20 @@ class EnvServiceClient:
         return await self._call("POST", "/episodes", body)
 
     async def step(self, episode_id: str, turn: int, reply: str) -> dict[str, Any]:
-        return await self._call("POST", f"/episodes/{episode_id}/step", {"turn": turn, "reply": reply})
+        return await self._call("POST", f"/episodes/{_segment(episode_id)}/step", {"turn": turn, "reply": reply})
 
     async def close(self, episode_id: str, reason: str = "max_steps") -> dict[str, Any]:
-        return await self._call("POST", f"/episodes/{episode_id}/close", {"reason": reason})
+        return await self._call("POST", f"/episodes/{_segment(episode_id)}/close", {"reason": reason})
 
     async def policy(self, episode_id: str) -> str:
         """The scripted policy's reply (a service started for ``gp train --smoke`` only)."""
-        return (await self._call("GET", f"/episodes/{episode_id}/policy", None))["reply"]
+        reply = (await self._call("GET", f"/episodes/{_segment(episode_id)}/policy", None)).get("reply")
+        if not isinstance(reply, str):
+            raise ServiceError(200, "unexpected-reply", "the policy reply holds no string 'reply'")
+        return reply
 
     async def _call(self, method: str, path: str, body: Optional[dict[str, Any]]) -> dict[str, Any]:
+        """One request, retried as the module says; every way it can fail is a ``ServiceError``."""
         failures = 0
         waited_s = 0.0
         while True:
@@ -117,15 +133,15 @@ class EnvServiceClient:
                     headers={"Authorization": f"Bearer {self.address.token}"},
                     timeout=aiohttp.ClientTimeout(total=self.request_timeout_s),
                 ) as response:
-                    text = await response.text()
+                    text = await _bounded_text(response, self.max_reply_bytes)
                     if response.status == 200:
-                        return json.loads(text)
+                        return _json_object(text, f"{method} {path}")
                     code, message = _error_of(text)
                     error = ServiceError(response.status, code, message)
                     if response.status == 429:
                         # The service is at its cap of open episodes: waiting is the expected path,
                         # bounded by the longest a sample may wait for a slot.
-                        delay = float(response.headers.get("Retry-After", "5"))
+                        delay = retry_after_seconds(response.headers.get("Retry-After"))
                         if waited_s + delay > self.max_wait_s:
                             raise ServiceError(429, code, f"{message} (waited {waited_s:.0f} s for a free slot)")
                         waited_s += delay
@@ -133,12 +149,60 @@ class EnvServiceClient:
                         continue
                     if response.status < 500:
                         raise error
-            except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError) as cause:
+            except ServiceError:
+                raise
+            except (aiohttp.ClientError, asyncio.TimeoutError, ConnectionError, OSError) as cause:
                 error = ServiceError(0, "unreachable", f"{method} {self.address.url}{path}: {cause!r}")
             failures += 1
             if failures >= self.attempts:
                 raise error
             await asyncio.sleep(self.backoff_s * (2 ** (failures - 1)))
+
+
+async def _bounded_text(response: aiohttp.ClientResponse, limit: int) -> str:
+    """The reply's text, read no further than ``limit`` bytes: a runaway reply is an error, not memory."""
+    declared = response.content_length
+    if declared is not None and declared > limit:
+        raise ServiceError(response.status, "reply-too-large", f"the reply declares {declared} bytes; at most {limit} are read")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in response.content.iter_chunked(64 * 1024):
+        size += len(chunk)
+        if size > limit:
+            raise ServiceError(response.status, "reply-too-large", f"the reply is over {limit} bytes; at most {limit} are read")
+        chunks.append(chunk)
+    return b"".join(chunks).decode("utf-8", errors="replace")
+
+
+def _json_object(text: str, what: str) -> dict[str, Any]:
+    """A 200 reply's body, which the service always sends as a JSON object."""
+    try:
+        value = json.loads(text)
+    except ValueError as error:
+        raise ServiceError(200, "unexpected-reply", f"{what} answered 200 with a body that is not JSON ({error}): {text[:200]!r}") from error
+    if not isinstance(value, dict):
+        raise ServiceError(200, "unexpected-reply", f"{what} answered 200 with {type(value).__name__}, not a JSON object")
+    return value
+
+
+def retry_after_seconds(header: Optional[str], default_s: float = 5.0, most_s: float = 300.0) -> float:
+    """``Retry-After`` as seconds: a number of seconds or an HTTP date (RFC 9110), within [0, most_s]."""
+    if header is None or header.strip() == "":
+        return default_s
+    value = header.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return default_s
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=datetime.timezone.utc)
+        seconds = (when - datetime.datetime.now(datetime.timezone.utc)).total_seconds()
+    if seconds != seconds:  # NaN
+        return default_s
+    return min(max(seconds, 0.0), most_s)
 
 
 def _error_of(text: str) -> tuple[str, str]:

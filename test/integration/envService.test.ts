@@ -177,6 +177,7 @@ describe('the environment service', () => {
     await svc.close();
     const read = await readTrajectory(join(runDir, 'trajectories', `${open.episode_id}.jsonl`));
     assert.equal(read?.end?.termination_reason, 'interrupted', 'the open episode was ended, and says so');
-    assert.equal(existsSync(join(runDir, 'env_service.json')), true);
+    // A closed service leaves no file naming it, so no client tries to reach it (issue 21).
+    assert.equal(existsSync(join(runDir, 'env_service.json')), false);
   });
 });

@@ -10,13 +10,13 @@
  * trajectories, and `episode-start` / `episode-end` lines in `events.jsonl`.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { chmod, mkdir } from 'node:fs/promises';
+import { chmod, mkdir, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { ZodType } from 'zod';
-import { closeBodySchema, createEpisodeBodySchema, stepBodySchema, type ServiceError, type ServiceFile } from '../protocol/envService.js';
+import { closeBodySchema, createEpisodeBodySchema, stepBodySchema, type CloseReply, type ServiceError, type ServiceFile } from '../protocol/envService.js';
 import type { Agent } from '../agents/index.js';
 import type { EpisodeDeps, PlannedTask } from '../rollout/index.js';
 import { EventLog, runLayout } from '../runs/index.js';
@@ -51,6 +51,17 @@ export interface EnvServiceOptions {
 /** Seconds a client told 429 should wait before asking again. */
 const retryAfterSeconds = 5;
 const maxBodyBytes = 2 * 1024 * 1024;
+/**
+ * How many closed episodes keep their close reply, so a client that retries a close gets the same
+ * answer; older ones are forgotten (404). A training run closes thousands of episodes, and each
+ * open one holds its environment and observations: closed ones keep only this small record.
+ */
+const maxRetiredKept = 10_000;
+/** An episode that ended (its deadline, a failure) and was never closed is retired after this. */
+const unclosedGraceMs = 10 * 60 * 1000;
+
+/** What a closed episode leaves: its close answer, given again to a retried close. */
+type Retired = { readonly ok: true; readonly reply: CloseReply } | { readonly ok: false; readonly error: EpisodeConflict };
 export const serviceFileName = 'env_service.json';
 
 class HttpError extends Error {
@@ -67,6 +78,7 @@ export class EnvService {
   private readonly server: Server;
   private readonly token: string;
   private readonly episodes = new Map<string, ServiceEpisode>();
+  private readonly retired = new Map<string, Retired>();
   private readonly byClientKey = new Map<string, string>();
   private readonly deadlines = new Map<string, NodeJS.Timeout>();
   private readonly events: EventLog;
@@ -103,13 +115,22 @@ export class EnvService {
     return [...this.episodes.values()].filter((e) => !e.isDone).length;
   }
 
-  /** Stops taking requests, ends every open episode (closing its sandbox) and stops listening. */
+  /** Episodes the service holds whole: open ones, and ended ones not yet closed by the client. */
+  get heldEpisodes(): number {
+    return this.episodes.size;
+  }
+
+  /**
+   * Stops taking requests, ends every open episode (closing its sandbox), stops listening and
+   * removes the service file, so no client finds a service that is gone.
+   */
   async close(): Promise<void> {
     this.closing = true;
     this.deadlines.forEach((t) => clearTimeout(t));
     await Promise.allSettled([...this.episodes.values()].map((e) => e.abort()));
     await this.events.flush();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    await rm(join(this.options.runDir, serviceFileName), { force: true });
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -118,23 +139,31 @@ export class EnvService {
       const url = new URL(req.url ?? '/', 'http://service');
       const parts = url.pathname.split('/').filter(Boolean);
       if (req.method === 'GET' && url.pathname === '/health') return send(res, 200, { ok: true, open: this.openEpisodes });
-      if (req.method === 'GET' && parts.length === 3 && parts[0] === 'episodes' && parts[2] === 'policy') {
-        const episode = this.episodes.get(decodeURIComponent(parts[1] ?? ''));
-        if (episode === undefined) throw new HttpError(404, 'no-such-episode', `no episode ${parts[1] ?? ''}`);
+      const id = parts[0] === 'episodes' && parts[1] !== undefined ? episodeIdOf(parts[1]) : undefined;
+      if (req.method === 'GET' && parts.length === 3 && id !== undefined && parts[2] === 'policy') {
+        const episode = this.episodes.get(id);
+        if (episode === undefined) throw this.unknownEpisode(id);
         return send(res, 200, { reply: await episode.policy() });
       }
       if (req.method !== 'POST') throw new HttpError(405, 'method-not-allowed', `${req.method ?? '?'} ${url.pathname} is not a route of the environment service`);
       if (this.closing) throw new HttpError(503, 'shutting-down', 'the environment service is shutting down');
       if (parts.length === 1 && parts[0] === 'episodes') return send(res, 200, await this.create(await body(req, createEpisodeBodySchema)));
-      const episode = parts[0] === 'episodes' && parts[1] !== undefined ? this.episodes.get(decodeURIComponent(parts[1])) : undefined;
-      if (parts.length === 3 && parts[0] === 'episodes' && episode === undefined) throw new HttpError(404, 'no-such-episode', `no episode ${parts[1] ?? ''}`);
-      if (parts.length === 3 && parts[2] === 'step' && episode !== undefined) {
+      if (parts.length === 3 && id !== undefined && parts[2] === 'close') {
+        const { reason } = await body(req, closeBodySchema);
+        const retired = this.retired.get(id);
+        if (retired !== undefined) {
+          if (retired.ok) return send(res, 200, retired.reply);
+          throw retired.error;
+        }
+        const episode = this.episodes.get(id);
+        if (episode === undefined) throw this.unknownEpisode(id);
+        return send(res, 200, await this.closeAndRetire(id, episode, reason));
+      }
+      if (parts.length === 3 && id !== undefined && parts[2] === 'step') {
+        const episode = this.episodes.get(id);
+        if (episode === undefined) throw this.unknownEpisode(id);
         const { turn, reply } = await body(req, stepBodySchema);
         return send(res, 200, await episode.step(turn, reply));
-      }
-      if (parts.length === 3 && parts[2] === 'close' && episode !== undefined) {
-        const { reason } = await body(req, closeBodySchema);
-        return send(res, 200, await episode.close(reason));
       }
       throw new HttpError(404, 'no-such-route', `POST ${url.pathname} is not a route of the environment service`);
     } catch (error) {
@@ -144,6 +173,36 @@ export class EnvService {
       const reply: ServiceError = { error: { code, message: errorMessage(error) } };
       if (status === 500) this.options.log?.(`Environment service: ${req.method ?? '?'} ${req.url ?? ''} failed: ${errorMessage(error)}`);
       send(res, status, reply);
+    }
+  }
+
+  /** 409 for an episode that was closed (its whole state is gone), 404 for one never known. */
+  private unknownEpisode(id: string): Error {
+    if (this.retired.has(id)) return new EpisodeConflict('episode-ended', `episode ${id} has ended and was closed; only its close can be asked again`);
+    return new HttpError(404, 'no-such-episode', `no episode ${id}`);
+  }
+
+  /**
+   * Closes an episode and keeps only its close answer: the episode's environment, sandbox and
+   * observations are let go, so a long run holds its open episodes, not every one it ever ran.
+   */
+  private async closeAndRetire(id: string, episode: ServiceEpisode, reason: 'max_steps' | 'interrupted'): Promise<CloseReply> {
+    try {
+      const reply = await episode.close(reason);
+      this.retire(id, { ok: true, reply });
+      return reply;
+    } catch (error) {
+      if (error instanceof EpisodeConflict) this.retire(id, { ok: false, error });
+      throw error;
+    }
+  }
+
+  private retire(id: string, record: Retired): void {
+    if (!this.episodes.delete(id)) return;
+    this.retired.set(id, record);
+    for (const oldest of this.retired.keys()) {
+      if (this.retired.size <= maxRetiredKept) break;
+      this.retired.delete(oldest);
     }
   }
 
@@ -166,6 +225,7 @@ export class EnvService {
     const known = this.byClientKey.get(request.client_key);
     const existing = known === undefined ? undefined : this.episodes.get(known);
     if (existing !== undefined) return existing.started(0);
+    if (known !== undefined && this.retired.has(known)) throw new EpisodeConflict('episode-ended', `the episode of this client key (${known}) has ended and was closed; use a new client key for a new episode`);
     const planned = this.options.tasks.get(request.task_id);
     if (planned === undefined) throw new HttpError(404, 'no-such-task', `no task ${request.task_id} in this run's tasks`);
     if (this.openEpisodes >= this.options.maxOpen) throw new HttpError(429, 'too-many-episodes', `${this.options.maxOpen} episodes are open; close one or retry in ${retryAfterSeconds} s`);
@@ -181,6 +241,12 @@ export class EnvService {
       onEnded: (result) => {
         clearTimeout(this.deadlines.get(episodeId));
         this.deadlines.delete(episodeId);
+        // An episode that ended without its client closing it (its deadline, a lost client) is
+        // retired after a grace period, so it does not hold its state for the rest of the run.
+        setTimeout(() => {
+          const held = this.episodes.get(episodeId);
+          if (held !== undefined && !this.closing) void this.closeAndRetire(episodeId, held, 'interrupted').catch(() => undefined);
+        }, unclosedGraceMs).unref();
         const end = result?.end;
         if (end !== undefined) {
           this.options.onEpisodeEnd?.(end);
@@ -204,7 +270,19 @@ export class EnvService {
   }
 }
 
+/** An episode id from its path segment; a malformed percent-encoding is the client's error, 400. */
+function episodeIdOf(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new HttpError(400, 'bad-path', `the episode id in the path is not valid percent-encoding (${segment.slice(0, 80)}); encode it with encodeURIComponent`);
+  }
+}
+
 async function body<T>(req: IncomingMessage, schema: ZodType<T>): Promise<T> {
+  // A declared length over the cap is refused before a byte of it is read.
+  const declared = Number(req.headers['content-length'] ?? 0);
+  if (declared > maxBodyBytes) throw new HttpError(413, 'body-too-large', `a request body may hold at most ${maxBodyBytes} bytes`);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
