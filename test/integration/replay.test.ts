@@ -108,3 +108,15 @@ test('a run without launch.json asks for the task file, and replays with --tasks
   assert.equal(r.code, 0, r.out + r.err);
   assert.match(r.out, /No divergence/);
 });
+
+test('an untouched episode whose tests print object addresses replays without divergence (sample-arith-operator, issue 21)', async () => {
+  const runDir = join(dir, 'run-addresses');
+  const r = await gp('rollout', 'datasets/samples.jsonl', '--backend', 'local', '--task', 'sample-arith-operator', '--run-dir', runDir);
+  assert.equal(r.code, 0, `${r.out}\n${r.err}`);
+  const trajectory = join(runDir, 'trajectories', 'sample-arith-operator.jsonl');
+  // The recording holds a default repr with its address, which the replay's process prints differently.
+  assert.match(readFileSync(trajectory, 'utf8'), /object at 0x[0-9a-f]{8,}/);
+  const replay = await gp('trajectory', 'replay', trajectory);
+  assert.equal(replay.code, 0, `${replay.out}\n${replay.err}`);
+  assert.match(replay.out, /No divergence: (\d+) of \1 steps reproduced the recording/);
+});

@@ -56,3 +56,25 @@ test('a replay answers each patch-model repair as the recording did: candidates,
   recorded.prepare(repairStep({ error: { code: 'no-patch-model', message: 'no patch model is configured' } }));
   assert.equal(options.patchModel, undefined, 'no model, as when the episode ran');
 });
+
+test('object addresses, temporary folders and clock times are not differences; short hex numbers and dates are data (issue 21)', () => {
+  const runs = [
+    'E   assert <invoicing.Invoice object at 0x7fa4c2d3e5b0> == 3\n<function total at 0x7F1E2D3C4B5A> /tmp/tmpa1b2c3d4/x.txt /tmp/pytest-of-root/pytest-12/test_total0 at 2026-11-25T19:47:37.123Z',
+    'E   assert <invoicing.Invoice object at 0x7f0011223344> == 3\n<function total at 0x7f9988776655> /tmp/tmpzz9y8x7w/x.txt /tmp/pytest-of-root/pytest-13/test_total0 at 2026-11-26 08:01:02,456',
+  ];
+  assert.equal(normaliseText(runs[0] ?? ''), normaliseText(runs[1] ?? ''));
+  // What a program computed still shows.
+  assert.notEqual(normaliseText('flags 0xff'), normaliseText('flags 0xfe'));
+  assert.notEqual(normaliseText('due 2026-11-25'), normaliseText('due 2026-11-26'));
+  assert.notEqual(normaliseText('<Invoice object at 0x7fa4c2d3e5b0> total=3'), normaliseText('<Invoice object at 0x7fa4c2d3e5b0> total=4'));
+  assert.notEqual(normaliseText('/tmp/tmpa1b2c3d4/x.txt'), normaliseText('/tmp/tmpa1b2c3d4/y.txt'));
+
+  assert.ok(submit);
+  const recorded = clone(submit.observation);
+  const replayed = clone(submit.observation);
+  recorded.text = `${recorded.text}\nE   assert <invoicing.Invoice object at 0x7fa4c2d3e5b0> == 3`;
+  replayed.text = `${replayed.text}\nE   assert <invoicing.Invoice object at 0x7f0011223344> == 3`;
+  assert.equal(compareStep(step(recorded), step(replayed)), undefined);
+  replayed.text = replayed.text.replace('== 3', '== 4');
+  assert.match(compareStep(step(recorded), step(replayed))?.where ?? '', /observation text, line \d+/);
+});

@@ -1,8 +1,9 @@
 /**
  * Comparing a replayed step with its recording, for `gp trajectory replay`. What legitimately
- * differs between two executions is taken out first: durations, the sandbox's temporary paths, the
- * test runner's timing lines and output tails, pre-image hashes (a replay keeps none) and where
- * repair candidates came from (a replay feeds the recorded candidates back as the action's own).
+ * differs between two executions is taken out first: durations, temporary paths, object addresses,
+ * clock times, the test runner's timing lines and output tails, pre-image hashes (a replay keeps
+ * none) and where repair candidates came from (a replay feeds the recorded candidates back as the
+ * action's own).
  * Everything else must be equal: the reward, done and termination reason, and the observation both
  * as structured data and as the text the model read.
  */
@@ -25,9 +26,20 @@ export interface Difference {
 /** Keys whose values vary from one execution to the next. */
 const volatileKeys = new Set(['duration_ms', 'tail', 'preimages', 'source']);
 
-/** Temporary folders of sandboxes (`/tmp/gp-<task>-XXXXXX`) and timing phrases of test runners. */
+/**
+ * What a program prints differently on each run although nothing it computed changed: temporary
+ * folders of sandboxes (`/tmp/gp-<task>-XXXXXX`), of Python's `tempfile` and of pytest's
+ * `tmp_path`; timing phrases of test runners; object addresses in a default `repr`
+ * (`<invoicing.Invoice object at 0x7fa4c2d3e5b0>`, `<function f at 0x…>`), which differ with every
+ * process; and clock times (`2026-11-25T19:47:37.123Z`, `2026-11-25 19:47:37,123`). A short hex
+ * number (`0xff`) is data, not an address, and is kept, as is a date without a time.
+ */
 const volatileText: [RegExp, string][] = [
   [/\/tmp\/gp-[^\s/'"]+/g, '<sandbox>'],
+  [/\/tmp\/pytest-of-[^\s/'"]+\/pytest-\d+/g, '<pytest-tmp>'],
+  [/\/tmp\/tmp[a-z0-9_]{6,}/g, '<tmp>'],
+  [/\b0x[0-9a-fA-F]{8,16}\b/g, '0x<address>'],
+  [/\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:[.,]\d+)?(?:Z|[+-]\d{2}:?\d{2})?/g, '<timestamp>'],
   [/\bin \d+(?:\.\d+)?\s?s\b/g, 'in <time>'],
   [/\b\d+(?:\.\d+)?\s?(?:ms|s)\b(?= *(?:\(|\]|,|$))/gm, '<time>'],
 ];
