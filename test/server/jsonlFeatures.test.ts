@@ -45,7 +45,20 @@ test('offers a quick fix that rewrites a legacy flat row in the nested shape', a
   assert.equal(row.sandbox.docker_image, 'graph-planner/repoenv-sample:latest');
   assert.equal(row.sandbox.test_command, 'pytest -k failing');
   const after = await h.change(u, 2, newText);
-  assert.ok(!after.some((d) => d.code === 'task/legacy-shape' || d.severity === 1), JSON.stringify(after.map((d) => d.code)));
+  assert.ok(!after.some((d) => d.code === 'task/legacy-shape'), JSON.stringify(after.map((d) => d.code)));
+  // The seed's id holds a `/`, which a task id may not (issue 21): its own fix renames it.
+  const id = after.find((d) => d.code === 'task/schema');
+  assert.ok(id, JSON.stringify(after.map((d) => d.code)));
+  const idActions = (await h.client.sendRequest('textDocument/codeAction', { textDocument: { uri: u }, range: id.range, context: { diagnostics: [id] } })) as CodeAction[];
+  const rename = idActions.find((a) => a.title === 'Change the id to `R2E-Gym__R2E-Gym-Lite:train:00042`');
+  assert.ok(rename, JSON.stringify(idActions.map((a) => a.title)));
+  const edit = rename.edit?.changes?.[u]?.[0];
+  assert.ok(edit !== undefined && edit.range.start.line === 0 && edit.range.end.line === 0);
+  const line = newText.split('\n')[0] ?? '';
+  const renamed = `${line.slice(0, edit.range.start.character)}${edit.newText}${line.slice(edit.range.end.character)}`;
+  assert.match(renamed, /"task_id":\s*"R2E-Gym__R2E-Gym-Lite:train:00042"/);
+  const fixed = await h.change(u, 3, renamed);
+  assert.ok(!fixed.some((d) => d.severity === 1), JSON.stringify(fixed.map((d) => d.code)));
 });
 
 test('validates a dataset too large for the editor from disk and sends a summary', async () => {
