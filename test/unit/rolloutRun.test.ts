@@ -304,3 +304,15 @@ test('a resumed run counts the backends of the episodes an earlier process finis
   assert.deepEqual(result.report.backend, { episodes: { docker: 0, local: 2 }, fallbacks: [{ ...fallback, episodes: 1 }] });
   assert.match(backendLine(result.report.backend ?? { episodes: { docker: 0, local: 0 }, fallbacks: [] }), /^backend: local \(auto fell back: the Docker daemon .* has no image x \(1 episode\); commands run on this host/);
 });
+
+test('a resumed run removes what its dead owners left, even when no episode of theirs was cut short', async () => {
+  // The earlier process finished `a` and was killed after creating a container for `b`, before
+  // `b` wrote anything: no episode is restarted, yet a container may be there.
+  const dir = runDir();
+  const doubles = testDeps();
+  await runRollout(planEpisodes(plannedTasks(['a']), 1), options(dir, doubles));
+  const calls: boolean[] = [];
+  const resumed = await runRollout(planEpisodes(plannedTasks(['a', 'b']), 1), options(dir, testDeps(), { reapContainers: async (includeLive) => (calls.push(includeLive), includeLive ? 0 : 1) }));
+  assert.deepEqual(calls, [false, true], 'the dead owners\' containers at the start, every container of the run at the end');
+  assert.ok(resumed.warnings.includes('removed 1 container(s) an earlier process of this run left behind'), resumed.warnings.join('\n'));
+});

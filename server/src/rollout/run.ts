@@ -181,7 +181,10 @@ export async function runRollout(episodes: readonly EpisodeSpec[], options: Roll
     const earlier = selection.retried.get(id);
     await warn(earlier === undefined ? 'its earlier attempt did not finish (interrupted or cut short); it starts again from scratch' : `its earlier attempt failed for a reason of the infrastructure (${describeInfrastructure(earlier)}); it runs again`, id);
   }
-  if (options.reapContainers && selection.restarted.length > 0) {
+  // Any earlier process of this run may have left a container, even one whose episode left no
+  // trajectory yet: killed between creating a container and starting it (which no lifeline
+  // covers, since the container never ran). Whoever resumes a run removes what its dead owners left.
+  if (options.reapContainers && (selection.restarted.length > 0 || selection.finished.length > 0)) {
     await reap(options.reapContainers, false).then((n) => (n > 0 ? warn(`removed ${n} container(s) an earlier process of this run left behind`) : undefined));
   }
   options.observer?.runStarted?.({ total: episodes.length, alreadyFinished: selection.finished.length, toRun: selection.toRun.length });
