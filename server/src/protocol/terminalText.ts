@@ -9,17 +9,17 @@
  */
 
 /**
- * The characters a terminal or a text renderer acts on: C0 controls but tab and newline, DEL, C1
- * controls, the bidirectional marks, embeddings, overrides and isolates, and the line and paragraph
- * separators.
+ * The characters a terminal or a text renderer acts on, as the body of a regular-expression class
+ * (escapes only, so it also serves as a JSON Schema pattern): C0 controls, DEL, C1 controls, the
+ * bidirectional marks, embeddings, overrides and isolates, and the line and paragraph separators.
  */
-// The point of these two expressions is to find control characters, so the lint rule against them is off here.
-// eslint-disable-next-line no-control-regex
-const controls = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
+export const controlCharacterClass = '\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069';
 
-/** The same set with tab and newline, for text that must stay on one line (an id, a key, a name). */
-// eslint-disable-next-line no-control-regex
-const controlsOneLine = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/gu;
+/** Every control character, tab and newline included: text that must stay on one line (an id, a key, a name). */
+const controlsOneLine = new RegExp(`[${controlCharacterClass}]`, 'gu');
+
+/** The same but tab and newline, which a reply or a log of several lines keeps. */
+const controls = new RegExp(`(?![\\t\\n])[${controlCharacterClass}]`, 'gu');
 
 function escape(char: string): string {
   const code = char.codePointAt(0) ?? 0;
@@ -64,9 +64,8 @@ export function visibleLine(text: string): string {
 
 /** The first control character in `text` (tab and newline included) and its index, if any. */
 export function firstControlCharacter(text: string): { char: string; index: number; shown: string } | undefined {
-  controlsOneLine.lastIndex = 0;
-  const match = controlsOneLine.exec(text);
-  controlsOneLine.lastIndex = 0;
-  if (match === null) return undefined;
-  return { char: match[0], index: match.index, shown: escape(match[0]) };
+  // `search` ignores the expression's global state; every character of the class is one UTF-16 unit.
+  const index = text.search(controlsOneLine);
+  const char = text[index];
+  return char === undefined ? undefined : { char, index, shown: escape(char) };
 }

@@ -7,7 +7,7 @@
  * because the original system ignored keys it did not know and real datasets carry a few.
  */
 import { z } from 'zod';
-import { firstControlCharacter } from '../protocol/terminalText.js';
+import { controlCharacterClass, firstControlCharacter } from '../protocol/terminalText.js';
 
 function described<T extends z.ZodType>(schema: T, description: string): T {
   return schema.meta({ description });
@@ -176,7 +176,7 @@ export function suggestedTaskId(id: string): string | undefined {
 }
 
 /** Printable, no separators, not `.` or `..`: the same rule as `taskIdProblem`, for JSON Schema readers. */
-const taskIdPattern = '^(?!\\.{1,2}$)[^/\\\\\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u2028\\u2029\\u202a-\\u202e\\u2066-\\u2069]+$';
+const taskIdPattern = `^(?!\\.{1,2}$)[^/\\\\${controlCharacterClass}]+$`;
 
 const taskId = z
   .string()
