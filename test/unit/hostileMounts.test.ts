@@ -51,6 +51,8 @@ test('a mount is refused unless it lies under an allowed root, after links and .
   mkdirSync(join(allowed, 'data'));
   symlinkSync(elsewhere, join(allowed, 'escape'));
   symlinkSync(join(allowed, 'data'), join(elsewhere, 'into-allowed'));
+  // A link that points nowhere yet: Docker would create its target, outside.
+  symlinkSync(join(elsewhere, 'not-yet'), join(allowed, 'dangling'));
 
   // Nothing is allowed by default.
   const none = refuseMount(rw(join(allowed, 'data')), [], {});
@@ -63,7 +65,7 @@ test('a mount is refused unless it lies under an allowed root, after links and .
   assert.equal(refuseMount(rw(join(allowed, 'not-yet', 'made')), [allowed], {}), undefined, 'a path Docker would create under it');
   assert.equal(refuseMount(rw(join(elsewhere, 'into-allowed')), [allowed], {}), undefined, 'a link from outside that lands inside');
 
-  for (const host of [join(allowed, '..'), join(allowed, 'data', '..', '..', 'etc'), join(allowed, 'escape'), join(allowed, 'escape', 'new'), `${allowed}-sibling`, '/etc']) {
+  for (const host of [join(allowed, '..'), join(allowed, 'data', '..', '..', 'etc'), join(allowed, 'escape'), join(allowed, 'escape', 'new'), join(allowed, 'dangling'), join(allowed, 'dangling', 'below'), `${allowed}-sibling`, '/etc']) {
     const refusal = refuseMount(rw(host), [allowed], {});
     assert.ok(refusal, `${host} must be refused`);
     assert.match(refusal.reason, /the allowed roots are/);

@@ -72,6 +72,9 @@ export const pythonEnvRecordSchema = z.object({
 });
 export type PythonEnvRecord = z.infer<typeof pythonEnvRecordSchema>;
 
+/** Where Docker's socket lives on the hosts we run on; a mount of one, or of a folder holding one, is never allowed. */
+export const dockerSocketPaths = ['/var/run/docker.sock', '/run/docker.sock'] as const;
+
 /**
  * The capabilities Docker gives a container by default. A task container drops all of them; a user
  * may give back some of these (`sandbox.capabilities`), never one beyond Docker's defaults.

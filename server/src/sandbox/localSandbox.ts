@@ -16,6 +16,7 @@ import type { ExecResult, PythonEnvRequest, SandboxSpec } from '../protocol/sand
 import { localBackendWarning } from '../protocol/backendChoice.js';
 import { commandScript } from './commandScript.js';
 import { localCommandEnvironment } from './localEnvironment.js';
+import { isWithin } from '../util/pathWithin.js';
 import { OutputCapture } from './outputCapture.js';
 import { builtEnvRecord, envPaths, pythonEnvsRoot, pythonEnvVariables, pythonPathFolders, resolvePythonEnv } from './pythonEnv.js';
 import { GitSandbox } from './gitSandbox.js';
@@ -140,15 +141,19 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
    * exist yet, its nearest existing folder must be inside; a write onto a symbolic link is refused
    * even when the link points inside, since the write would land where the link says.
    */
+  private realRoots: string[] | undefined;
+
   private async confined(path: string, purpose: 'read' | 'write'): Promise<string> {
     const full = this.resolve(path);
-    const roots = await Promise.all([realpath(this.root), realpath(this.scratch)]);
+    // The working copy and scratch folder as the kernel names them, taken once: they never move.
+    this.realRoots ??= await Promise.all([realpath(this.root), realpath(this.scratch)]);
+    const roots = this.realRoots;
     // The nearest part of the path that exists as an entry, a dangling link included (existsSync
     // follows links, so it would step over one and let a write create the file where it points).
     let existing = full;
     while (dirname(existing) !== existing && (await lstat(existing).catch(() => undefined)) === undefined) existing = dirname(existing);
     const real = await realpath(existing).catch(() => undefined);
-    const inside = real !== undefined && roots.some((root) => real === root || real.startsWith(`${root}${sep}`));
+    const inside = real !== undefined && roots.some((root) => isWithin(real, root));
     if (!inside) {
       const where = real === undefined ? 'through a symbolic link that points nowhere' : `to ${real}`;
       throw new SandboxError(`Cannot ${purpose} ${path}: it leads outside the working copy ${this.root} (${where}); the local backend keeps the engine's reads and writes inside it.`, 'invalid');

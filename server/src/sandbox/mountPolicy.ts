@@ -6,9 +6,10 @@
  * anything holding the Docker socket are refused whatever the user allowed. Paths are compared as
  * the kernel will see them: symbolic links followed and `..` resolved, so no spelling gets round it.
  */
-import { existsSync, realpathSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { MountSpec } from '../protocol/sandbox.js';
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
+import { dockerSocketPaths, type MountSpec } from '../protocol/sandbox.js';
+import { isWithin } from '../util/pathWithin.js';
 import { SandboxError } from './sandbox.js';
 
 /**
@@ -17,7 +18,7 @@ import { SandboxError } from './sandbox.js';
  * mount of `/var` is refused on every host alike.
  */
 function dockerSockets(env: NodeJS.ProcessEnv): string[] {
-  const sockets = ['/var/run/docker.sock', '/run/docker.sock'];
+  const sockets: string[] = [...dockerSocketPaths];
   const host = env['DOCKER_HOST'];
   if (host?.startsWith('unix://') === true) sockets.push(resolve(host.slice('unix://'.length)));
   return [...new Set([...sockets, ...sockets.map(realPath)])];
@@ -28,11 +29,12 @@ function dockerSockets(env: NodeJS.ProcessEnv): string[] {
  * it) is resolved through its nearest existing ancestor, so `allowed/link-to-etc/new` still lands
  * on `/etc/new`.
  */
-export function realPath(path: string): string {
+export function realPath(path: string, depth = 0): string {
   const absolute = resolve(path);
   let head = absolute;
   const tail: string[] = [];
-  while (!existsSync(head)) {
+  // An entry that exists, a link that points nowhere included (existsSync would step over it).
+  while (lstatSync(head, { throwIfNoEntry: false }) === undefined) {
     const parent = dirname(head);
     if (parent === head) break;
     tail.unshift(basename(head));
@@ -42,15 +44,10 @@ export function realPath(path: string): string {
   try {
     real = realpathSync(head);
   } catch {
-    real = head;
+    // A link that points nowhere: Docker would create its target, so the target is what is judged.
+    real = depth < 40 && lstatSync(head).isSymbolicLink() ? realPath(resolve(dirname(head), readlinkSync(head)), depth + 1) : head;
   }
   return tail.length === 0 ? real : join(real, ...tail);
-}
-
-/** Whether `path` is `root` or lies under it. */
-function within(path: string, root: string): boolean {
-  const rel = relative(root, path);
-  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 }
 
 export interface MountRefusal {
@@ -67,12 +64,12 @@ export function refuseMount(mount: MountSpec, allowedRoots: readonly string[], e
   const shown = host === resolve(mount.host) ? mount.host : `${mount.host} (really ${host})`;
   if (host === '/') return { mount, never: true, reason: `mounting ${shown} would give the task the whole host; it is never allowed` };
   const spelt = resolve(mount.host);
-  const socket = dockerSockets(env).find((s) => within(s, host) || within(s, spelt));
+  const socket = dockerSockets(env).find((s) => isWithin(s, host) || isWithin(s, spelt));
   if (socket !== undefined) {
     return { mount, never: true, reason: `mounting ${shown} would give the task the Docker socket (${socket}), and with it the host; it is never allowed` };
   }
   const roots = allowedRoots.map(realPath);
-  if (roots.some((root) => within(host, root))) return undefined;
+  if (roots.some((root) => isWithin(host, root))) return undefined;
   const how = roots.length === 0 ? 'no host folder is allowed' : `the allowed roots are ${roots.join(', ')}`;
   return { mount, never: false, reason: `mounting ${shown} is refused: ${how}. If you trust this dataset, add the folder to sandbox.allowed_mount_roots or pass --allow-mount-root ${host}` };
 }

@@ -5,7 +5,7 @@
  * run on every line, so each is a few property reads.
  */
 import { posix } from 'node:path';
-import type { Finding } from '../protocol/index.js';
+import { dockerSocketPaths, type Finding } from '../protocol/index.js';
 import { legacyDockerBackends } from './schema.js';
 import { isRecord } from '../util/isRecord.js';
 
@@ -75,8 +75,10 @@ function noPythonEnv(): Finding {
   };
 }
 
-/** Host folders whose mount would hand the task the host: the root and the Docker socket's folders. */
-const neverMounted = new Set(['/', '/var', '/run', '/var/run', '/var/run/docker.sock', '/run/docker.sock']);
+/** Whether mounting `host` (normalised, absolute) hands the task the host: `/`, a Docker socket or a folder holding one. */
+function neverMounted(host: string): boolean {
+  return host === '/' || host.endsWith('/docker.sock') || dockerSocketPaths.some((socket) => socket.startsWith(`${host}/`));
+}
 
 /** The host side of each mount in any of the three forms, with the key path of the mount. */
 function hostMounts(mounts: unknown): { host: string; path: (string | number)[] }[] {
@@ -99,7 +101,7 @@ function hostMounts(mounts: unknown): { host: string; path: (string | number)[] 
 function mountFindings(mounts: unknown): Finding[] {
   return hostMounts(mounts).map(({ host, path }) => {
     const normal = posix.normalize(host).replace(/(.)\/+$/, '$1');
-    const never = host.startsWith('/') && (neverMounted.has(normal) || normal.endsWith('/docker.sock'));
+    const never = host.startsWith('/') && neverMounted(normal);
     return {
       related: [],
       fixes: [],
