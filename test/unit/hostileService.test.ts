@@ -41,9 +41,18 @@ async function started(): Promise<{ service: EnvService; url: string; runDir: st
   return { service, url: file.url, runDir };
 }
 
-test('a malformed percent-encoding in an episode path is a 400 that says so, on every route', async () => {
+/** Runs `body` against a started service, which is closed afterwards whatever happens. */
+async function withService(body: (service: EnvService, url: string) => Promise<void>): Promise<void> {
   const { service, url } = await started();
   try {
+    await body(service, url);
+  } finally {
+    await service.close();
+  }
+}
+
+test('a malformed percent-encoding in an episode path is a 400 that says so, on every route', () =>
+  withService(async (_service, url) => {
     for (const [method, path, body] of [['POST', '/episodes/%E0%A4%A/step', '{"turn":1,"reply":"x"}'], ['POST', '/episodes/%/close', '{"reason":"max_steps"}'], ['GET', '/episodes/%zz/policy', undefined]] as const) {
       const reply = await call(url, method, path, body);
       assert.equal(reply.status, 400, `${method} ${path}`);
@@ -52,14 +61,10 @@ test('a malformed percent-encoding in an episode path is a 400 that says so, on 
     }
     // The service is still there.
     assert.equal((await call(url, 'GET', '/health')).status, 200);
-  } finally {
-    await service.close();
-  }
-});
+  }));
 
-test('a body whose declared length is over the cap is refused before it is read', async () => {
-  const { service, url } = await started();
-  try {
+test('a body whose declared length is over the cap is refused before it is read', () =>
+  withService(async (_service, url) => {
     const reply = await call(url, 'POST', '/episodes', '{}', { 'content-length': String(64 * 1024 * 1024) }).catch(() => undefined);
     // Either the 413 arrives, or the socket is closed on a body never sent: never a 200 or a 500.
     if (reply !== undefined) {
@@ -67,14 +72,10 @@ test('a body whose declared length is over the cap is refused before it is read'
       assert.equal(reply.body.error?.code, 'body-too-large');
     }
     assert.equal((await call(url, 'GET', '/health')).status, 200);
-  } finally {
-    await service.close();
-  }
-});
+  }));
 
-test('a closed episode is let go: its close is answered again, a step or a create with its key is refused', async () => {
-  const { service, url } = await started();
-  try {
+test('a closed episode is let go: its close is answered again, a step or a create with its key is refused', () =>
+  withService(async (service, url) => {
     const created = await call(url, 'POST', '/episodes', JSON.stringify({ client_key: 'k1', task_id: 't1' }));
     assert.equal(created.status, 200, JSON.stringify(created.body));
     const id = String(created.body['episode_id']);
@@ -96,10 +97,7 @@ test('a closed episode is let go: its close is answered again, a step or a creat
       assert.equal((await call(url, 'POST', `/episodes/${encodeURIComponent(String(made.body['episode_id']))}/close`, '{"reason":"interrupted"}')).status, 200);
     }
     assert.equal(service.heldEpisodes, 0);
-  } finally {
-    await service.close();
-  }
-});
+  }));
 
 test('the service file is removed when the service closes', async () => {
   const { service, runDir } = await started();

@@ -63,16 +63,6 @@ export class ConfigCheckWorker {
     });
   }
 
-  /** Ends the worker; checks still waiting fail. */
-  async close(): Promise<void> {
-    for (const waiting of this.queue.values()) waiting.settle(new Error('the config check worker was closed'));
-    this.queue.clear();
-    this.running?.settle(new Error('the config check worker was closed'));
-    this.running = undefined;
-    await this.worker?.terminate();
-    this.worker = undefined;
-  }
-
   /** Starts the next waiting check. The worker holds the process open only while it checks. */
   private pump(): void {
     if (this.running !== undefined) return;

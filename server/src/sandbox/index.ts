@@ -3,7 +3,7 @@ export { SandboxError, backendChoiceOf, type Sandbox, type Command, type ExecOpt
 export { connectDocker, dockerAvailable, dockerLocation, reachDocker, type DockerReach } from './dockerClient.js';
 export { DockerSandbox } from './dockerSandbox.js';
 export { LocalSandbox } from './localSandbox.js';
-export { refuseMount, refusedMounts, assertMountsAllowed, type MountRefusal } from './mountPolicy.js';
+export { refusedMounts } from './mountPolicy.js';
 export { openSandbox, chooseBackend, sandboxSpecForTask, normaliseMounts, pythonEnvRequestOf, type TaskSandboxOptions } from './openSandbox.js';
 export { findInterpreter, resolvePythonEnv, pythonEnvsRoot, envPaths, builtEnvRecord, hasSrcLayout, pythonPathFolders, type Interpreter, type ResolvedPythonEnv } from './pythonEnv.js';
 export { buildPythonEnv, type BuildEnvOptions, type BuiltEnv } from './pythonEnvBuild.js';
