@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 import uuid
 from typing import Any, Optional
 
@@ -28,6 +29,32 @@ logger = logging.getLogger(__name__)
 logger.setLevel(os.getenv("VERL_LOGGING_LEVEL", "WARN"))
 
 _client: Optional[EnvServiceClient] = None
+
+
+class TimedClient:
+    """The service client with the seconds its calls took added up, so a step's time can be split
+    into generation and environment (the smoke reports both; Verl's ``tool_calls`` timer covers
+    only the steps, not creating and closing the episode)."""
+
+    def __init__(self, client: EnvServiceClient):
+        self.client = client
+        self.seconds = 0.0
+
+    async def _timed(self, call: Any) -> Any:
+        started = time.perf_counter()
+        try:
+            return await call
+        finally:
+            self.seconds += time.perf_counter() - started
+
+    async def create(self, *args: Any) -> dict[str, Any]:
+        return await self._timed(self.client.create(*args))
+
+    async def step(self, *args: Any) -> dict[str, Any]:
+        return await self._timed(self.client.step(*args))
+
+    async def close(self, *args: Any) -> dict[str, Any]:
+        return await self._timed(self.client.close(*args))
 
 
 class EnvironmentGone(RuntimeError):
@@ -64,7 +91,7 @@ class GraphPlannerAgentLoop(AgentLoopBase):
         self.response_length = self.rollout_config.response_length
 
     async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
-        client = service_client()
+        client = TimedClient(service_client())
         trace = TokenTrace(self.continuous_token_builder, self.tokenizer, prompt_limit=self.prompt_length, response_limit=self.response_length)
         metrics: dict[str, Any] = {}
         extra: dict[str, Any] = {"group_id": str(kwargs.get("uid", ""))}
@@ -82,6 +109,7 @@ class GraphPlannerAgentLoop(AgentLoopBase):
             reward = float(closed["return"])
             extra.update(resolved=bool(closed["resolved"]), steps=int(closed["steps"]), termination_reason=closed["termination_reason"], episode_return=reward)
             extra["reward_extra_info"] = reward_extra_info(bool(closed["resolved"]), reward, int(closed["steps"]))
+            extra["env_seconds"] = client.seconds
         except (ServiceError, PromptTooLong) as error:
             if isinstance(error, ServiceError) and error.code == "unreachable":
                 # Not one episode's failure: the service (and gp train with it) is gone, so every
@@ -100,7 +128,7 @@ class GraphPlannerAgentLoop(AgentLoopBase):
             extra_fields=extra,
         )
 
-    async def _episode(self, client: EnvServiceClient, episode_id: str, trace: TokenTrace, sampling_params: dict[str, Any], metrics: dict[str, Any]) -> dict[str, Any]:
+    async def _episode(self, client: TimedClient, episode_id: str, trace: TokenTrace, sampling_params: dict[str, Any], metrics: dict[str, Any]) -> dict[str, Any]:
         turn = 0
         while True:
             with simple_timer("generate_sequences", metrics):
@@ -117,7 +145,7 @@ class GraphPlannerAgentLoop(AgentLoopBase):
             if trace.exhausted:
                 return await client.close(episode_id, "max_steps")
 
-    async def _failed(self, client: EnvServiceClient, episode_id: Optional[str], trace: TokenTrace, extra: dict[str, Any], metrics: dict[str, Any], error: Exception) -> AgentLoopOutput:
+    async def _failed(self, client: TimedClient, episode_id: Optional[str], trace: TokenTrace, extra: dict[str, Any], metrics: dict[str, Any], error: Exception) -> AgentLoopOutput:
         """A sample that teaches nothing: every token masked, reward zero, and why in ``extra_fields``."""
         logger.warning("graph_planner episode %s failed: %s", episode_id or "(not created)", error)
         extra["env_failure"] = str(error)
@@ -127,6 +155,7 @@ class GraphPlannerAgentLoop(AgentLoopBase):
                 await client.close(episode_id, "interrupted")
             except ServiceError as close_error:
                 extra["env_failure"] += f"; closing it failed too: {close_error}"
+        extra["env_seconds"] = client.seconds
         prompt = trace.prompt_ids if trace.token_ids else [self.tokenizer.pad_token_id or 0]
         response = trace.response_ids[: self.response_length] or [self.tokenizer.pad_token_id or 0]
         return AgentLoopOutput(

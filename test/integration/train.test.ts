@@ -83,7 +83,32 @@ async function assertSmokeRun(runDir: string, label: string): Promise<void> {
   assert.equal(left, '', `${label}: containers left behind`);
 }
 
-const smokeArgs = (runDir: string) => ['train', 'configs/experiments/planner_debug.yaml', '--smoke', '--tasks', 'datasets/sample/tasks.jsonl', '--task', 'sample-calc-add', '--run-dir', runDir, '--stall-timeout', '300'];
+// The scripted policy: deterministic outcomes (one fumbled episode per group), a few seconds a step.
+const smokeArgs = (runDir: string) => ['train', 'configs/experiments/planner_debug.yaml', '--smoke', '--smoke-policy', 'scripted', '--tasks', 'datasets/sample/tasks.jsonl', '--task', 'sample-calc-add', '--run-dir', runDir, '--stall-timeout', '300'];
+
+interface Gap {
+  tokens: number;
+  max_abs: number;
+  mean_abs: number;
+}
+
+interface Phase {
+  seconds: number;
+  tokens: number;
+  tokens_per_s: number;
+}
+
+interface OnPolicyChecks {
+  ok: boolean;
+  policy: string;
+  steps: {
+    step: number;
+    failures: unknown[];
+    samples: { episode_id: string; model_tokens: number }[];
+    on_policy: { weights_version: number; log_prob_gap_sampling_weights: Gap; log_prob_gap_initial_weights?: Gap; l2_delta: number; l2_from_initial: number };
+    timing: { step_seconds: number; generation: Phase; environment: Phase; update: Phase };
+  }[];
+}
 
 describe('gp train with Verl 0.9.1 and Ray 2.60', () => {
   test('the Python adapter’s pytest suite passes in the trainer environment', () => {
@@ -135,6 +160,45 @@ describe('gp train with Verl 0.9.1 and Ray 2.60', () => {
     assert.match(shown.out.join('\n'), /steps: {4}2 \(latest: step 1 of attempt 2/);
     assert.match(shown.out.join('\n'), /episodes: 4, 4 resolved \(100\.0%\)/);
     assert.match(shown.out.join('\n'), /critic\/score\/mean +0\.\d{4}/);
+  });
+
+  test('gp train --smoke trains the real pretrained model on policy: its own replies, its own log-probs, moved weights, and step 2 sampled from them', { timeout: 900_000 }, async () => {
+    const runDir = join(dir, 'smoke-model');
+    const { io: cli, out, err } = io();
+    const args = ['train', 'configs/experiments/planner_debug.yaml', '--smoke', '--steps', '2', '--tasks', 'datasets/sample/tasks.jsonl', '--task', 'sample-calc-add', '--run-dir', runDir, '--stall-timeout', '600'];
+    const code = await runCli(args, cli, root);
+    assert.equal(code, 0, `${out.join('\n')}\n${err.slice(-40).join('\n')}`);
+    const checks = JSON.parse(readFileSync(join(runDir, 'smoke', 'checks.json'), 'utf8')) as OnPolicyChecks;
+    // The driver's own checks: mask-1 runs are the sampled tokens and decode to the trajectories'
+    // replies; the recorded log-probs are the model's under the sampling weights; the weights moved.
+    assert.equal(checks.ok, true, JSON.stringify(checks.steps.map((s) => s.failures)));
+    assert.equal(checks.policy, 'model');
+    assert.deepEqual(checks.steps.map((s) => [s.step, s.on_policy.weights_version]), [[1, 0], [2, 1]], 'step 2 sampled from the weights step 1 updated');
+    for (const step of checks.steps) {
+      const same = step.on_policy.log_prob_gap_sampling_weights;
+      assert.ok(same.tokens > 0 && same.max_abs < 2e-3, `step ${step.step}: recorded and recomputed log-probs differ by ${same.max_abs}`);
+      assert.ok(step.on_policy.l2_delta > 0, `step ${step.step}: the update left the weights as they were`);
+      assert.equal(same.tokens, step.samples.reduce((n, s) => n + s.model_tokens, 0), 'every model token was compared');
+      for (const phase of [step.timing.generation, step.timing.environment, step.timing.update]) assert.ok(phase.seconds > 0 && phase.tokens > 0);
+    }
+    const initial = checks.steps[1]?.on_policy.log_prob_gap_initial_weights;
+    assert.ok(initial !== undefined && initial.max_abs > 1e-2, `step 2's replies are as likely under the initial weights (${JSON.stringify(initial)})`);
+    assert.ok((checks.steps[1]?.on_policy.l2_from_initial ?? 0) > (checks.steps[0]?.on_policy.l2_delta ?? 0), 'two updates moved the weights further than one');
+    // The environment received the model's own replies: no scripted policy ran, and the trajectories
+    // hold what the model wrote (a 135M model answers mostly in prose, which the protocol refuses).
+    const metrics = metricsOf(runDir);
+    assert.deepEqual(metrics.filter((m) => m.source === 'verl').map((m) => m.step), [1, 2]);
+    for (const sample of checks.steps.flatMap((s) => s.samples)) {
+      const trajectory = await readTrajectory(join(runDir, 'trajectories', `${sample.episode_id}.jsonl`));
+      assert.ok(trajectory?.end !== undefined, sample.episode_id);
+      assert.equal(trajectory.start?.max_steps, 2, 'the model smoke keeps episodes short');
+      assert.ok(trajectory.steps.length > 0);
+    }
+    const resolved = readFileSync(join(runDir, 'resolved_config.yaml'), 'utf8');
+    assert.match(resolved, /max_steps: 2/);
+    const status = JSON.parse(readFileSync(join(runDir, 'status.json'), 'utf8')) as { state: string; episodes: { finished: number } };
+    assert.equal(status.state, 'finished');
+    assert.equal(status.episodes.finished, 4);
   });
 
   describe('as a job on a real Ray head', () => {

@@ -1,21 +1,27 @@
-"""``python -m graph_planner_verl.smoke.run --run-dir DIR --steps N -- OVERRIDES…``: the smoke run.
+"""``python -m graph_planner_verl.smoke.run --run-dir DIR --steps N --policy model|scripted -- OVERRIDES…``: the smoke run.
 
-It composes Verl's own ``ppo_trainer`` config with the overrides ``gp train`` computed, builds the
-tiny model at ``actor_rollout_ref.model.path`` when it is missing, and for each step runs Verl's
-real pieces on CPU: ``RLHFDataset`` and its collate, ``AgentLoopWorker.generate_sequences`` with our
-agent loop (registered through the agent-loop YAML file) against the environment service, GRPO
-``compute_advantage``, one actor update with Verl's policy loss, ``compute_data_metrics`` and the
-``Tracking`` file logger. Only the LLM server is replaced (scripted_policy.py), and the update is a
-plain loop around Verl's loss because Verl's FSDP workers need GPUs.
+It composes Verl's own ``ppo_trainer`` config with the overrides ``gp train`` computed, puts the
+policy's model at ``actor_rollout_ref.model.path`` when it is missing (the real SmolLM2 converted
+from its GGUF file, language_model.py, or the tiny random model, tiny_model.py), and for each step
+runs Verl's real pieces on CPU: ``RLHFDataset`` and its collate, ``AgentLoopWorker.generate_sequences``
+with our agent loop (registered through the agent-loop YAML file) against the environment service,
+GRPO ``compute_advantage``, one actor update with Verl's loss (actor.py), ``compute_data_metrics``
+and the ``Tracking`` file logger. Only Verl's LLM server is replaced: by the model itself sampling
+with the weights the update changes (model_policy.py), or by the rule agent's replies
+(scripted_policy.py). The update is a plain loop around Verl's loss because Verl's FSDP workers
+need GPUs.
 
-It then checks what the integration test asserts and writes ``smoke/checks.json`` in the run
-directory; a failed check exits 3, so a broken installation never looks like a good one.
+It then checks what the integration test asserts (with the model policy also on_policy.py's checks,
+and each step's time split into generation, environment and update) and writes
+``smoke/checks.json`` in the run directory; a failed check exits 3, so a broken installation never
+looks like a good one.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import copy
 import json
 import os
 import sys
@@ -25,6 +31,9 @@ from typing import Any
 
 import numpy as np
 import torch
+
+from .actor import actor_update, parameter_distance, parameter_snapshot, rollout_temperature
+from .on_policy import check_not_initial, check_moved, check_replies, check_same_weights, environment_seconds, environment_tokens, mask_runs
 
 
 def compose_config(overrides: list[str]):
@@ -47,65 +56,17 @@ def first_batch(config, tokenizer, step: int):
     return batches[step % len(batches)]
 
 
-def actor_update(model, optimizer, batch, config) -> dict[str, float]:
-    """One policy-gradient step with Verl's loss (``get_policy_loss_fn``) on the batch's responses."""
-    from verl.trainer.ppo.core_algos import agg_loss, get_policy_loss_fn
-    from verl.utils.torch_functional import logprobs_from_logits
-
-    # Verl pads every sample to prompt_length + response_length; the padding columns no sample uses
-    # are cut first (prompts are padded on the left, responses on the right), so the CPU forward
-    # pass costs the longest conversation, not the whole budget.
-    prompt_width = batch.batch["prompts"].shape[-1]
-    mask_all = batch.batch["attention_mask"]
-    used = torch.nonzero(mask_all.any(dim=0)).flatten()
-    left = int(used.min()) if len(used) else 0
-    length = max(1, int(mask_all[:, prompt_width:].sum(dim=-1).max()))
-    right = prompt_width + length
-    input_ids = batch.batch["input_ids"][:, left:right]
-    attention_mask = mask_all[:, left:right]
-    position_ids = batch.batch["position_ids"][..., left:right]
-    responses = batch.batch["responses"][:, :length]
-    response_mask = batch.batch["response_mask"][:, :length].float()
-    advantages = batch.batch["advantages"][:, :length]
-
-    def log_probs():
-        logits = model(input_ids=input_ids, attention_mask=attention_mask, position_ids=position_ids).logits
-        return logprobs_from_logits(logits[:, -length - 1 : -1, :], responses)
-
-    model.train()
-    with torch.no_grad():
-        old = log_probs()
-    optimizer.zero_grad()
-    current = log_probs()
-    actor_config = config.actor_rollout_ref.actor
-    loss_mode = actor_config.policy_loss.get("loss_mode", "vanilla")
-    from verl.utils.config import omega_conf_to_dataclass
-
-    pg_loss, pg_metrics = get_policy_loss_fn(loss_mode)(
-        old_log_prob=old,
-        log_prob=current,
-        advantages=advantages,
-        response_mask=response_mask,
-        loss_agg_mode=actor_config.loss_agg_mode,
-        config=omega_conf_to_dataclass(actor_config),
-    )
-    pg_loss.backward()
-    grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), float(actor_config.get("grad_clip", 1.0) or 1.0))
-    optimizer.step()
-    metrics = {"actor/pg_loss": float(pg_loss.detach()), "actor/grad_norm": float(grad_norm), "actor/lr": optimizer.param_groups[0]["lr"]}
-    for key, value in (pg_metrics or {}).items():
-        metrics[key if key.startswith("actor/") else f"actor/{key}"] = float(value.detach() if torch.is_tensor(value) else value)
-    entropy = -(current.exp() * current)
-    metrics["actor/entropy"] = float(agg_loss(entropy, response_mask, "token-mean").detach())
-    return metrics
-
-
 EXTRA_KEYS = ("episode_id", "task_id", "group_id", "episode_return", "resolved", "steps", "termination_reason", "env_failure")
 
 
 def fields_of(batch, i: int) -> dict[str, Any]:
     """Our agent loop's ``extra_fields`` of sample ``i``: Verl turns each key into a column of the batch."""
     return {key: batch.non_tensor_batch[key][i] for key in EXTRA_KEYS if key in batch.non_tensor_batch and batch.non_tensor_batch[key][i] is not None}
+
+
+def decoded_replies(responses, mask, tokenizer) -> list[str]:
+    """Each reply's text: every run of mask-1 tokens decoded on its own, as the agent loop decodes a reply."""
+    return [tokenizer.decode(responses[a:b].tolist(), skip_special_tokens=True) for a, b in mask_runs(mask)]
 
 
 def check_step(batch, policy, tokenizer, n: int, groups: int) -> list[dict[str, Any]]:
@@ -122,10 +83,10 @@ def check_step(batch, policy, tokenizer, n: int, groups: int) -> list[dict[str, 
             failures.append({"sample": i, "check": "environment", "detail": fields["env_failure"]})
             continue
         episode = fields.get("episode_id")
-        decoded = tokenizer.decode(responses[i][mask[i] == 1].tolist(), skip_special_tokens=True)
-        expected = "".join(policy.replies.get(episode, []))
+        decoded = decoded_replies(responses[i], mask[i], tokenizer)
+        expected = list(policy.replies.get(episode, []))
         if decoded != expected:
-            failures.append({"sample": i, "check": "mask-1 tokens decode to the replies", "detail": {"decoded": decoded[:500], "expected": expected[:500]}})
+            failures.append({"sample": i, "check": "mask-1 tokens decode to the replies", "detail": {"decoded": [d[:200] for d in decoded], "expected": [e[:200] for e in expected]}})
         valid = int(batch.batch["attention_mask"][i, -responses.shape[-1] :].sum())
         nonzero = torch.nonzero(scores[i]).flatten().tolist()
         ret = float(fields.get("episode_return", 0.0))
@@ -158,14 +119,31 @@ def samples_of(batch, tokenizer) -> list[dict[str, Any]]:
                 "env_tokens": int((batch.batch["attention_mask"][i, -mask.shape[-1] :] - mask).sum()),
                 "score": float(batch.batch["rm_scores"][i].sum()),
                 "advantage": float(batch.batch["advantages"][i][mask == 1].mean()) if int(mask.sum()) else 0.0,
-                "decoded_model_tokens": tokenizer.decode(batch.batch["responses"][i][mask == 1].tolist(), skip_special_tokens=True),
+                "decoded_model_tokens": "".join(decoded_replies(batch.batch["responses"][i], mask, tokenizer)),
             }
         )
     return rows
 
 
-async def run(args) -> int:
+def load_policy_model(args, model_path: str):
+    """Builds or converts the smoke's model into ``model_path`` and loads it for training on CPU."""
     from transformers import AutoModelForCausalLM
+
+    from .language_model import convert_language_model
+    from .tiny_model import build_tiny_model
+
+    if args.policy == "model":
+        convert_language_model(args.language_model, model_path)
+    else:
+        build_tiny_model(model_path)
+    return AutoModelForCausalLM.from_pretrained(model_path, dtype=torch.float32)
+
+
+def phase(seconds: float, tokens: int) -> dict[str, float]:
+    return {"seconds": seconds, "tokens": tokens, "tokens_per_s": tokens / seconds if seconds > 0 else 0.0}
+
+
+async def run(args) -> int:
     from verl import DataProto
     from verl.experimental.agent_loop.agent_loop import AgentLoopWorker
     from verl.trainer.ppo.core_algos import AdvantageEstimator
@@ -175,20 +153,23 @@ async def run(args) -> int:
     from verl.utils.tracking import Tracking
 
     from ..service_client import EnvServiceClient, ServiceAddress, close_sessions
+    from .model_policy import ModelPolicyClient
     from .scripted_policy import ScriptedPolicyClient
-    from .tiny_model import build_tiny_model
 
     config = compose_config(args.overrides)
     model_path = config.actor_rollout_ref.model.path
-    build_tiny_model(model_path)
+    torch.manual_seed(args.seed)
+    model = load_policy_model(args, model_path)
     tokenizer = hf_tokenizer(model_path)
-    policy = ScriptedPolicyClient(EnvServiceClient(ServiceAddress.from_file()), tokenizer)
+    on_policy = args.policy == "model"
+    # The initial weights, kept to show that a later step's replies come from the updated ones.
+    initial = copy.deepcopy(model).eval() if on_policy else None
+    policy = ModelPolicyClient(model, tokenizer, max_new_tokens=args.max_new_tokens) if on_policy else ScriptedPolicyClient(EnvServiceClient(ServiceAddress.from_file()), tokenizer)
     worker = AgentLoopWorker(config, llm_client=policy)
-    model = AutoModelForCausalLM.from_pretrained(model_path, torch_dtype=torch.float32)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=float(config.actor_rollout_ref.actor.optim.lr))
+    optimizer = torch.optim.AdamW(model.parameters(), lr=float(config.actor_rollout_ref.actor.optim.lr), weight_decay=float(config.actor_rollout_ref.actor.optim.get("weight_decay", 0.0) or 0.0))
     tracker = Tracking(project_name=config.trainer.project_name, experiment_name=config.trainer.experiment_name, default_backend=list(config.trainer.logger))
     n = int(config.actor_rollout_ref.rollout.n)
-    report: dict[str, Any] = {"steps": [], "ok": True}
+    report: dict[str, Any] = {"policy": args.policy, "model_path": model_path, "steps": [], "ok": True}
     for step in range(1, args.steps + 1):
         timing: dict[str, float] = {}
         started = time.perf_counter()
@@ -212,15 +193,27 @@ async def run(args) -> int:
             config=config.algorithm,
         )
         timing["adv"] = time.perf_counter() - began
+        before = parameter_snapshot(model) if on_policy else None
         began = time.perf_counter()
-        actor_metrics = actor_update(model, optimizer, batch, config)
+        update = actor_update(model, optimizer, batch, config)
         timing["update_actor"] = time.perf_counter() - began
         timing["step"] = time.perf_counter() - started
-        metrics = {**compute_data_metrics(batch, use_critic=False), **compute_timing_metrics(batch, timing), **actor_metrics}
+        metrics = {**compute_data_metrics(batch, use_critic=False), **compute_timing_metrics(batch, timing), **update.metrics}
         metrics["training/global_step"] = step
         tracker.log(data={k: float(v) for k, v in metrics.items() if isinstance(v, (int, float, np.floating, np.integer))}, step=step)
         failures = check_step(batch, policy, tokenizer, n, groups)
-        report["steps"].append({"step": step, "failures": failures, "samples": samples_of(batch, tokenizer), "metrics_keys": sorted(metrics)})
+        entry: dict[str, Any] = {"step": step, "failures": failures, "samples": samples_of(batch, tokenizer), "metrics_keys": sorted(metrics)}
+        if on_policy:
+            entry.update(on_policy_step(args, batch, policy, tokenizer, update, model, initial, before, rollout_temperature(config), step, failures))
+            entry["timing"] = {
+                "step_seconds": timing["step"],
+                "generation": phase(policy.totals.seconds, policy.totals.tokens),
+                "environment": phase(environment_seconds(batch), environment_tokens(batch)),
+                "update": phase(timing["update_actor"], update.view.tokens),
+            }
+            policy.new_step()
+            policy.weights_version = step
+        report["steps"].append(entry)
         report["ok"] = report["ok"] and not failures
     out = os.path.join(args.run_dir, "smoke")
     os.makedirs(out, exist_ok=True)
@@ -238,10 +231,30 @@ async def run(args) -> int:
     return 0
 
 
+def on_policy_step(args, batch, policy, tokenizer, update, model, initial, before, temperature: float, step: int, failures: list) -> dict[str, Any]:
+    """The on-policy checks of one step (on_policy.py); their failures join the step's."""
+    failures.extend(check_replies(batch, policy.totals.replies, tokenizer, args.run_dir))
+    same, problems = check_same_weights(batch, update.view, update.old_log_probs)
+    failures.extend(problems)
+    figures: dict[str, Any] = {"weights_version": policy.weights_version, "log_prob_gap_sampling_weights": same}
+    if step > 1:
+        other, problems = check_not_initial(batch, update.view, initial, temperature)
+        failures.extend(problems)
+        figures["log_prob_gap_initial_weights"] = other
+    figures["l2_delta"] = parameter_distance(model, before)
+    figures["l2_from_initial"] = parameter_distance(model, parameter_snapshot(initial))
+    failures.extend(check_moved(figures["l2_delta"]))
+    return {"on_policy": figures}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m graph_planner_verl.smoke.run")
     parser.add_argument("--run-dir", required=True)
     parser.add_argument("--steps", type=int, default=1)
+    parser.add_argument("--policy", choices=("model", "scripted"), default="model")
+    parser.add_argument("--language-model", help="the GGUF file the model policy converts and trains (--policy model)")
+    parser.add_argument("--max-new-tokens", type=int, default=64, help="the model policy's reply budget, in tokens")
+    parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("overrides", nargs="*")
     args = parser.parse_args(argv)
     return asyncio.run(run(args))

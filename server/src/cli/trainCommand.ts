@@ -2,12 +2,12 @@
  * `gp train`: resolve and preflight the experiment through the one road every command takes,
  * then run one training attempt (trainer/trainRun.ts) and say how it ended.
  */
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parseConfigFlags, type ExperimentConfig } from '../config/index.js';
 import { containerReaper, episodeDepsFromConfig, loadConfig, loadRolloutTasks, moveRunFolder, planRunFolder, writeResolvedConfig } from '../launch/index.js';
 import type { PlannedTask } from '../rollout/index.js';
-import { runTraining, trainerArgv, adapterDir, trainerPython, visibleGpus } from '../trainer/index.js';
+import { runTraining, trainerArgv, adapterDir, trainerPython, visibleGpus, smokeConfig, smokePolicies, smokeSettings, type SmokePolicy, type SmokeSettings } from '../trainer/index.js';
 import { mkdir } from 'node:fs/promises';
 import { RunLock } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
@@ -18,15 +18,20 @@ import { intFlag, type Io } from './output.js';
 import { displayPath } from './rolloutSummary.js';
 
 export const trainUsage = `gp train [CONFIG] [--config YAML] [--tasks FILE]... [--val-tasks FILE]... [--task ID]... [--limit N]
-          [--smoke [--steps N]] [--ray ADDRESS] [--python PATH] [--stall-timeout S]
+          [--smoke [--steps N] [--smoke-policy model|scripted]] [--ray ADDRESS] [--python PATH] [--stall-timeout S]
           [--service-host HOST] [--run-name NAME | --run-dir DIR] [--dry-run]
       Train the planner with Verl's GRPO through our environment: writes the training parquet
       files, starts the environment service (token in <run>/env_service.json, 0600), and runs
       python -m verl.trainer.main_ppo with the config's Verl overrides, as a local process or,
       with --ray, as a Ray job on that cluster's dashboard (http://HOST:8265). Tasks default to
       paths.dataset_train and paths.dataset_val. Verl's metrics go to <run>/metrics.jsonl, its
-      output to <run>/run.log. --smoke runs the whole path on CPU with a tiny model built here
-      and the rule agent as a scripted policy: what to run first to check an installation.
+      output to <run>/run.log. --smoke runs the whole path on CPU, what to run first to check
+      an installation. Its policy (--smoke-policy) is by default the real pretrained model
+      SmolLM2-135M-Instruct (bash scripts/setup-language-model.sh installs it): each reply is
+      sampled from the weights the smoke's actor update changes, episodes end after 2 replies,
+      and <run>/smoke/checks.json records the checks and the time of generation, environment and
+      update. --smoke-policy scripted answers with the rule agent instead, through a tiny model
+      built here: deterministic, and quicker.
       A run that shows no log line, metric or episode for --stall-timeout seconds (default 600)
       is stopped. --service-host binds the environment service to another address than
       127.0.0.1 (a cluster interface, when Verl's workers run on other nodes; the token is still
@@ -45,6 +50,7 @@ const trainOptions = {
   limit: { type: 'string' },
   smoke: { type: 'boolean' },
   steps: { type: 'string' },
+  'smoke-policy': { type: 'string' },
   ray: { type: 'string' },
   python: { type: 'string' },
   'stall-timeout': { type: 'string' },
@@ -53,12 +59,24 @@ const trainOptions = {
   'service-host': { type: 'string' },
 } as const;
 
+function smokePolicyFlag(value: string | undefined, smoke: boolean, errors: string[]): SmokePolicy {
+  if (value === undefined) return 'model';
+  if (!smoke) errors.push('--smoke-policy is for --smoke.');
+  const policy = smokePolicies.find((p) => p === value);
+  if (policy === undefined) errors.push(`--smoke-policy must be ${smokePolicies.join(' or ')}, not ${JSON.stringify(value)}.`);
+  return policy ?? 'model';
+}
+
 /** The rules a training launch adds to the config's own preflight. */
-export async function trainPreflight(config: ExperimentConfig, mode: { smoke: boolean; ray: boolean }): Promise<string[]> {
+export async function trainPreflight(config: ExperimentConfig, mode: { smoke: boolean; ray: boolean; smokeSettings?: SmokeSettings }): Promise<string[]> {
   const problems: string[] = [];
   const n = config.training.rollout_n;
   if (['grpo', 'rloo'].includes(config.training.adv_estimator) && n < 2) {
     problems.push(`training.rollout_n is ${n}: ${config.training.adv_estimator} compares episodes of the same task, so with one per task every advantage is zero. Set training.rollout_n to 2 or more.`);
+  }
+  const model = mode.smokeSettings?.policy === 'model' ? mode.smokeSettings.languageModel : undefined;
+  if (model !== undefined && !existsSync(model)) {
+    problems.push(`the smoke's model policy starts from ${model}, which is missing: run bash scripts/setup-language-model.sh, or choose --smoke-policy scripted.`);
   }
   if (!mode.smoke && !mode.ray && (await visibleGpus()) === 0) {
     problems.push('no GPU is visible (nvidia-smi -L lists none): Verl rolls out with vLLM, which needs one, and would hang without a word. Run on a GPU machine, submit to a cluster with --ray ADDRESS, or check the installation with --smoke.');
@@ -88,6 +106,7 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
   const steps = intFlag('--steps', v.steps, errors) ?? 1;
   const stallS = intFlag('--stall-timeout', v['stall-timeout'], errors) ?? 600;
   if (v.steps !== undefined && v.smoke !== true) errors.push('--steps is for --smoke; a real run takes training.total_steps or total_epochs.');
+  const policy = smokePolicyFlag(v['smoke-policy'], v.smoke === true, errors);
   if (errors.length > 0) return usageError(usage, io, errors);
 
   const loaded = await loadConfig({ file: configFile, flags: config.flags, cwd, disk: configFile !== undefined && v.smoke !== true });
@@ -101,13 +120,15 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
     io.err('gp train: the config has errors; nothing was started.');
     return 2;
   }
-  const smoke = v.smoke === true;
-  const problems = await trainPreflight(resolution.config, { smoke, ray: v.ray !== undefined });
+  const smoke = v.smoke === true ? smokeSettings(policy, steps) : undefined;
+  // A dry run starts nothing, so a model file that is not installed yet does not stop it.
+  const checkModel = smoke !== undefined && v['dry-run'] !== true;
+  const problems = await trainPreflight(resolution.config, { smoke: smoke !== undefined, ray: v.ray !== undefined, ...(checkModel ? { smokeSettings: smoke } : {}) });
   if (problems.length > 0) {
     problems.forEach((m) => io.err(`${configFile ?? 'gp train'}: error train/preflight: ${m}`));
     return 2;
   }
-  let run = planRunFolder(resolution.config, { command: 'train', now: new Date(), commandLine: ['gp', 'train', ...argv].join(' '), ignored: resolution.ignored });
+  let run = planRunFolder(smoke ? smokeConfig(resolution.config, smoke.policy) : resolution.config, { command: 'train', now: new Date(), commandLine: ['gp', 'train', ...argv].join(' '), ignored: resolution.ignored });
   if (v['run-dir'] !== undefined) run = moveRunFolder(run, resolve(cwd, v['run-dir']));
   const allowedMountRoots = run.config.sandbox.allowed_mount_roots;
   const selection = { task: v.task ?? [], limit, allowedMountRoots };
@@ -126,9 +147,8 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
     return 2;
   }
   const python = trainerPython(v.python);
-  const smokeModel = join(process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'), 'graph-planner', 'tiny-qwen2');
   if (v['dry-run'] === true) {
-    io.out([python, ...trainerArgv(run.config, { runName: run.name, runDir: run.dir, adapterDir: adapter, ...(smoke ? { smoke: { modelDir: smokeModel, steps } } : {}) })].join(' \\\n  '));
+    io.out([python, ...trainerArgv(run.config, { runName: run.name, runDir: run.dir, adapterDir: adapter, ...(smoke ? { smoke } : {}) })].join(' \\\n  '));
     return 0;
   }
   let deps;
@@ -172,7 +192,7 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
       deps,
       python,
       adapterDir: adapter,
-      ...(smoke ? { smoke: { modelDir: smokeModel, steps } } : {}),
+      ...(smoke ? { smoke } : {}),
       ...(v.ray === undefined ? {} : { ray: v.ray }),
       stallMs: stallS * 1000,
       ...(v['service-host'] === undefined ? {} : { serviceHost: v['service-host'] }),

@@ -5,6 +5,7 @@ export { RayJobsClient, RayJobsError, rayDashboardUrl } from './rayJobs.js';
 export { agentLoopName, hydraArgument, hydraValue, microBatchPerGpu, verlOverrides, type TrainPaths, type VerlOverride } from './verlOverrides.js';
 export { MetricsTail } from './metricsTail.js';
 export { Watchdog } from './watchdog.js';
-export { runTraining, smokeLengths, trainerArgv, trainPaths, type TrainRunOptions, type TrainRunResult } from './trainRun.js';
+export { runTraining, trainerArgv, trainPaths, type TrainRunOptions, type TrainRunResult } from './trainRun.js';
+export { languageModelFile, modelSmoke, smokeConfig, smokeLengths, smokePolicies, smokeSettings, type SmokePolicy, type SmokeSettings } from './smoke.js';
 export { adapterDir, cliCommand, trainerPython, trainerVenv, visibleGpus } from './trainerEnvironment.js';
 export { runRayEval, type RayEvalOptions, type RayEvalResult } from './rayEval.js';

@@ -7,7 +7,6 @@
  */
 import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createRuleAgent, type Agent } from '../agents/index.js';
 import type { ExperimentConfig } from '../config/index.js';
 import { verlRowFor, writeTrainingParquet, type TrainingRow } from '../datasets/index.js';
 import { metricsLineSchema, type MetricsLine } from '../protocol/metrics.js';
@@ -19,6 +18,7 @@ import { EnvService, serviceFileName } from './envService.js';
 import { MetricsTail } from './metricsTail.js';
 import { RayJobsClient } from './rayJobs.js';
 import { RunRecord } from './runRecord.js';
+import { scriptedSmokePolicy, smokeDriverArgs, smokeLengths, smokeOverrides, type SmokeSettings } from './smoke.js';
 import { launchLocal, launchRayJob, raySubmissionId, shellCommand, type TrainerHandle } from './trainerProcess.js';
 import { agentLoopName, hydraArgument, verlOverrides, type TrainPaths } from './verlOverrides.js';
 import { Watchdog } from './watchdog.js';
@@ -35,8 +35,8 @@ export interface TrainRunOptions {
   readonly python: string;
   /** The folder holding the `graph_planner_verl` package. */
   readonly adapterDir: string;
-  /** CPU smoke run: the tiny model at `smokeModelDir`, the scripted policy, `smokeSteps` steps. */
-  readonly smoke?: { readonly modelDir: string; readonly steps: number };
+  /** CPU smoke run (smoke.ts): its policy, its model folder and its steps. */
+  readonly smoke?: SmokeSettings;
   /** Ray dashboard address: run the trainer as a Ray job there. */
   readonly ray?: string;
   readonly stallMs: number;
@@ -58,32 +58,6 @@ export interface TrainRunResult {
   readonly episodes: { readonly total: number; readonly resolved: number };
 }
 
-/**
- * The smoke run's token budgets: the tiny tokenizer (python/graph_planner_verl/smoke/tiny_model.py)
- * needs several times a real one's tokens for the same text, and a rule-agent episode of the
- * sample tasks fits in these.
- */
-export const smokeLengths = { prompt: 8192, response: 8192 } as const;
-
-/**
- * The smoke run's scripted policy: the rule agent, except that every second episode of a group
- * opens with a reply the action protocol refuses. The group's returns then differ, so GRPO's
- * advantages are not all zero and the actor update moves the weights.
- */
-export function smokePolicy(member: number): Agent {
-  const rule = createRuleAgent();
-  if (member % 2 === 0) return rule;
-  let fumbled = false;
-  return {
-    name: 'rule-fumbling-first',
-    act: (observation, signal) => {
-      if (fumbled) return rule.act(observation, signal);
-      fumbled = true;
-      return Promise.resolve({ response: 'I am not sure which tool to call yet.' });
-    },
-  };
-}
-
 type TrainerLaunch = Pick<TrainRunOptions, 'runName' | 'runDir' | 'adapterDir' | 'smoke'>;
 
 /** Where the run's files are for Verl: the training parquet, the model, the agent loop, checkpoints and dumps. */
@@ -101,9 +75,14 @@ export function trainPaths(config: ExperimentConfig, launch: TrainerLaunch): Tra
 /** The trainer's arguments after the interpreter: Verl's main_ppo, or the smoke driver, and the Hydra overrides. */
 export function trainerArgv(config: ExperimentConfig, launch: TrainerLaunch): string[] {
   const paths = trainPaths(config, launch);
-  const hydraArgs = verlOverrides(config, { paths, runName: launch.runName, ...(launch.smoke ? { lengths: smokeLengths } : {}) }).map(hydraArgument);
-  const module = launch.smoke ? ['-m', 'graph_planner_verl.smoke.run', '--run-dir', launch.runDir, '--steps', String(launch.smoke.steps), '--'] : ['-m', 'verl.trainer.main_ppo'];
-  return [...module, ...hydraArgs];
+  const smoke = launch.smoke;
+  const overrides = verlOverrides(config, { paths, runName: launch.runName, ...(smoke ? { lengths: smokeLengths[smoke.policy] } : {}) });
+  if (smoke) {
+    const user = overrides.findIndex((o) => o.source === 'user');
+    overrides.splice(user === -1 ? overrides.length : user, 0, ...smokeOverrides(smoke.policy));
+  }
+  const module = smoke ? smokeDriverArgs(launch.runDir, smoke) : ['-m', 'verl.trainer.main_ppo'];
+  return [...module, ...overrides.map(hydraArgument)];
 }
 
 /** 1 for a fresh run; one more than the last attempt's metrics file for a resumed one. */
@@ -158,7 +137,8 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
     episodeDeadlineMs: (config.env.episode_timeout + 300) * 1000,
     host: options.serviceHost ?? '127.0.0.1',
     log: options.log,
-    ...(options.smoke ? { scriptedPolicy: smokePolicy } : {}),
+    // The model policy's replies come from the trainer's own model, so the service serves none.
+    ...(options.smoke?.policy === 'scripted' ? { scriptedPolicy: scriptedSmokePolicy } : {}),
     onEpisodeEnd: (end) => {
       counts.total++;
       counts.finished++;
