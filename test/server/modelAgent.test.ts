@@ -12,6 +12,7 @@ import { createChatClient, type ChatClientOptions } from '../../server/src/agent
 import { parseActionText, renderAction } from '../../server/src/agents/replyFormat.js';
 import { plannerSystemPrompt } from '../../server/src/agents/prompts.js';
 import { ModelClientError } from '../../server/src/agents/retry.js';
+import { infrastructureFailure } from '../../server/src/rollout/infrastructure.js';
 import type { Action } from '../../server/src/protocol/actions.js';
 import type { ChatMessage } from '../../server/src/protocol/modelApi.js';
 import type { Observation } from '../../server/src/protocol/observation.js';
@@ -182,12 +183,89 @@ test('retries a timeout, then fails with code timeout and the attempts made', as
   assert.equal(peer.requests.length, 2);
 });
 
-test('with a fallback, a client failure hands the step over with reason client-<code>', async () => {
-  peer.push({ kind: 'status', status: 503, body: { error: { message: 'overloaded' } } }, { kind: 'status', status: 503 });
+test('with a fallback, a refused request hands the step over with reason client-<code>', async () => {
+  peer.push({ kind: 'status', status: 400, body: { error: { message: 'bad sampling parameter' } } });
   const { factory } = scriptedFallback([{ type: 'noop', thought: 'rule' }]);
   const agent = createModelAgent({ client: client({ retries: 1 }), fallback: factory });
   const decision = await agent.act(observation('obs 0'), signal());
-  assert.deepEqual(decision, { action: { type: 'noop', thought: 'rule' }, fallbackReason: 'client-http-5xx' });
+  assert.deepEqual(decision, { action: { type: 'noop', thought: 'rule' }, fallbackReason: 'client-http-4xx' });
+});
+
+test('a server that keeps failing is not handed to the fallback: the error ends the step, as an infrastructure failure', async () => {
+  peer.push({ kind: 'status', status: 503, body: { error: { message: 'overloaded' } } }, { kind: 'status', status: 503 });
+  const { factory, state } = scriptedFallback([{ type: 'noop', thought: 'rule' }]);
+  const agent = createModelAgent({ client: client({ retries: 1 }), fallback: factory });
+  await assert.rejects(agent.act(observation('obs 0'), signal()), (error: unknown) => error instanceof ModelClientError && error.code === 'http-5xx');
+  assert.equal(state.created, 0, 'the fallback must not take a step the infrastructure failed');
+  assert.deepEqual(infrastructureFailure(new ModelClientError('network', 'cannot reach chat endpoint', 4))?.code, 'model-unreachable');
+  assert.equal(infrastructureFailure(new ModelClientError('http-4xx', 'bad request', 1)), undefined);
+});
+
+test('a text-format reply stops at </function>, which the agent writes back; the call is recorded', async () => {
+  // Servers drop the stop string they matched: the peer answers the block without its terminator.
+  peer.push({ kind: 'content', content: '<function=submit>\n  <param name="thought">done</param>\n', finishReason: 'stop', usage: { prompt_tokens: 120, completion_tokens: 14 } });
+  const agent = createModelAgent({ client: client() });
+  const decision = await agent.act(observation('obs 0'), signal());
+  assert.deepEqual(decision.action, { type: 'submit', thought: 'done' });
+  assert.deepEqual(peer.requests[0]?.chat?.stop, ['</function>']);
+  assert.equal(decision.model?.prompt_tokens, 120);
+  assert.equal(decision.model?.completion_tokens, 14);
+  assert.equal(decision.model?.finish_reason, 'stop');
+  assert.equal(decision.model?.attempts, 1);
+  assert.ok((decision.model?.generation_ms ?? -1) >= 0);
+  // A reply cut at the token limit keeps its missing terminator, and fails to parse as it should.
+  peer.push({ kind: 'content', content: '<function=submit>\n  <param name="thought">do', finishReason: 'length' });
+  const cut = await agent.act(observation('obs 1', 1), signal());
+  assert.equal(cut.protocolError?.code, 'extra-text');
+  assert.equal(cut.parseFailure, 'extra-text');
+});
+
+test('with structured output, the request carries the JSON reply schema and the JSON reply becomes an action', async () => {
+  peer.push({ kind: 'content', content: '{"function": "explore", "arguments": {"op": "read", "nodes": ["func:app/calc.py#add"]}}' }, { kind: 'content', content: '{"function": "explore", "arguments": {"op": "re' });
+  const { factory } = scriptedFallback([{ type: 'submit', thought: 'rule' }]);
+  const agent = createModelAgent({ client: client(), structuredOutput: 'json_object', fallback: factory });
+  const first = await agent.act(observation('obs 0'), signal());
+  assert.deepEqual(first.action, { type: 'explore', op: 'read', anchors: [], nodes: ['func:app/calc.py#add'], hop: 1, limit: 20 });
+  const format = peer.requests[0]?.chat?.response_format;
+  assert.equal(format?.type, 'json_object');
+  assert.equal(peer.requests[0]?.chat?.stop, undefined, 'a JSON reply needs no terminator');
+  // A JSON reply cut short fails to parse; the fallback takes the step and is recorded in JSON.
+  const second = await agent.act(observation('obs 1', 1), signal());
+  assert.equal(second.fallbackReason, 'invalid-json-param');
+  assert.equal(second.parseFailure, 'invalid-json-param');
+  peer.push({ kind: 'content', content: '{"function": "noop", "arguments": {}}' });
+  await agent.act(observation('obs 2', 2), signal());
+  const history = sentMessages(2);
+  assert.equal(history[history.length - 2]?.content, '{"function":"submit","arguments":{"thought":"rule"}}');
+  const openai = createModelAgent({ client: client(), structuredOutput: 'json_schema' });
+  peer.push({ kind: 'content', content: '{"function": "noop", "arguments": {}}' });
+  await openai.act(observation('obs 0'), signal());
+  const schemaFormat = peer.requests[3]?.chat?.response_format;
+  assert.ok(schemaFormat?.type === 'json_schema' && schemaFormat.json_schema.name === 'planner_action');
+});
+
+test('the history is trimmed to the prompt budget, and a server that still finds it too long gets half once', async () => {
+  const long = 'x'.repeat(3000);
+  for (let i = 0; i < 5; i++) peer.push({ kind: 'content', content: submitBlock });
+  // 2,000 tokens at three characters each: the system prompt, the first and the last observation fit, not all five.
+  const agent = createModelAgent({ client: client(), maxInputTokens: 4000, systemPrompt: 'sys' });
+  for (let i = 0; i < 5; i++) await agent.act(observation(`${i} ${long}`, i), signal());
+  const sent = sentMessages(4);
+  assert.deepEqual(sent.map((m) => `${m.role}:${(m.content ?? '').slice(0, 1)}`), ['system:s', 'user:0', 'assistant:<', 'user:3', 'assistant:<', 'user:4']);
+  assert.equal(peer.requests.length, 5);
+  peer.push({ kind: 'status', status: 400, body: { error: { message: 'Requested tokens (9000) exceed context window of 8192' } } }, { kind: 'content', content: submitBlock });
+  const decision = await agent.act(observation(`5 ${long}`, 5), signal());
+  assert.deepEqual(decision.action, { type: 'submit', thought: 'done' });
+  const retried = sentMessages(6);
+  assert.ok(retried.length < sentMessages(5).length, 'the second try sends fewer messages');
+  assert.ok((decision.model?.trimmed_messages ?? 0) > 0);
+});
+
+test('an observation longer than the budget is cut with a marker saying how much was left out', async () => {
+  peer.push({ kind: 'content', content: submitBlock });
+  const agent = createModelAgent({ client: client(), observationBudget: 10 });
+  await agent.act(observation('0123456789abcdef'), signal());
+  assert.equal(sentMessages(0)[1]?.content, '0123456789\n[… 6 more characters of this observation left out]');
 });
 
 test('honours Retry-After on HTTP 429 and succeeds on the next attempt', async () => {

@@ -13,7 +13,13 @@ import { chatRequestSchema, type ChatRequest } from '../../server/src/protocol/m
 
 /** One scripted answer. `delayMs` holds the answer back (the client may time out meanwhile). */
 export type ScriptedChatReply = { delayMs?: number } & (
-  | { kind: 'content'; content: string; /** More choices, for `n` > 1. */ moreChoices?: string[] }
+  | {
+      kind: 'content';
+      content: string;
+      /** More choices, for `n` > 1. */ moreChoices?: string[];
+      /** Why generation ended (default `stop`). */ finishReason?: string;
+      /** The usage the answer reports (default 11 prompt and 7 completion tokens). */ usage?: { prompt_tokens: number; completion_tokens: number };
+    }
   | { kind: 'tool-calls'; calls: Array<{ name: string; arguments: string }>; content?: string }
   | { kind: 'status'; status: number; body?: unknown; retryAfter?: string }
   | { kind: 'raw'; status?: number; body: string }
@@ -110,14 +116,14 @@ export function closeServer(server: Server): Promise<void> {
 // The chat peer
 // ---------------------------------------------------------------------------------------------
 
-function completion(model: string, choices: Array<Record<string, unknown>>): Record<string, unknown> {
+function completion(model: string, choices: Array<Record<string, unknown>>, usage = { prompt_tokens: 11, completion_tokens: 7 }): Record<string, unknown> {
   return {
     id: 'chatcmpl-test-peer',
     object: 'chat.completion',
     created: 0,
     model,
     choices,
-    usage: { prompt_tokens: 11, completion_tokens: 7, total_tokens: 18 },
+    usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
   };
 }
 
@@ -126,8 +132,8 @@ async function answer(res: ServerResponse, reply: ScriptedChatReply, model: stri
   switch (reply.kind) {
     case 'content': {
       const contents = [reply.content, ...(reply.moreChoices ?? [])];
-      const choices = contents.map((content, index) => ({ index, message: { role: 'assistant', content }, finish_reason: 'stop' }));
-      return sendJson(res, 200, completion(model, choices));
+      const choices = contents.map((content, index) => ({ index, message: { role: 'assistant', content }, finish_reason: reply.finishReason ?? 'stop' }));
+      return sendJson(res, 200, completion(model, choices, reply.usage));
     }
     case 'tool-calls': {
       const toolCalls = reply.calls.map((c, i) => ({ id: `call_${i}`, type: 'function', function: { name: c.name, arguments: c.arguments } }));

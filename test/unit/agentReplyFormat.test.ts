@@ -209,9 +209,15 @@ for (const action of roundTrips) {
   });
 }
 
-test('renders one parameter per line in the contract order, subplan under its wire name', () => {
-  const text = renderAction({ type: 'repair', thought: 't', apply: true, plan: '1) fix', focus_ids: ['func:a.py#f'] });
-  assert.equal(text, '<function=repair>\n  <param name="thought">t</param>\n  <param name="subplan">1) fix</param>\n  <param name="focus_ids">["func:a.py#f"]</param>\n  <param name="apply">true</param>\n</function>');
+test('renders one parameter per line in the contract order, subplan under its wire name, defaults left out', () => {
+  const text = renderAction({ type: 'repair', thought: 't', apply: false, plan: '1) fix', focus_ids: ['func:a.py#f'] });
+  assert.equal(text, '<function=repair>\n  <param name="thought">t</param>\n  <param name="subplan">1) fix</param>\n  <param name="focus_ids">["func:a.py#f"]</param>\n  <param name="apply">false</param>\n</function>');
+  // apply: true is the default: the rendering leaves it out, and parsing fills it back in.
+  const lean = renderAction({ type: 'repair', thought: 't', apply: true, plan: '1) fix', focus_ids: ['func:a.py#f'] });
+  assert.doesNotMatch(lean, /apply/);
+  assert.deepEqual(ok(lean), { type: 'repair', thought: 't', apply: true, plan: '1) fix', focus_ids: ['func:a.py#f'] });
+  const explore = renderAction({ type: 'explore', op: 'find', anchors: [{ kind: 'function', text: 'add' }], nodes: [], hop: 1, limit: 20 });
+  assert.equal(explore, '<function=explore>\n  <param name="anchors">[{"kind":"function","text":"add"}]</param>\n</function>');
 });
 
 test('every example in the planner system prompt is a valid reply', () => {

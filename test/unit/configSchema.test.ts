@@ -5,10 +5,10 @@ import type { JsonSchemaNode } from '../../server/src/config/index.js';
 
 const expectedSections = [
   'experiment', 'paths', 'backends', 'planner_sampling', 'cgm_generation', 'training',
-  'env', 'sandbox', 'rollout', 'parallel', 'resources', 'logging', 'telemetry',
+  'env', 'sandbox', 'rollout', 'prompts', 'parallel', 'resources', 'logging', 'telemetry',
 ];
 
-test('has every section of the original config plus sandbox, rollout and verl_overrides', () => {
+test('has every section of the original config plus sandbox, rollout, prompts and verl_overrides', () => {
   assert.deepEqual(Object.keys(sectionSchemas), expectedSections);
   assert.ok(experimentJsonSchema.properties?.['verl_overrides']);
 });

@@ -106,7 +106,7 @@ test('run-folder and config flags are dropped in both of their spellings; displa
 test('the Runs view describes a run and an episode in one line', () => {
   const summary: RunSummary = {
     dir: '/r/x', name: 'x', root: '/r', state: 'running', stale: false, kind: 'rollout', command: 'gp rollout t.jsonl', agent: 'rule',
-    episodes: { total: 10, finished: 4, resolved: 3, errored: 1 }, backend: null, startedAt: '2026-11-23T10:00:00.000Z', endedAt: null, exitReason: null,
+    episodes: { total: 10, finished: 4, resolved: 3, errored: 1 }, backend: null, model: null, startedAt: '2026-11-23T10:00:00.000Z', endedAt: null, exitReason: null,
     problem: null, hasReport: false, hasLog: true,
     hasMetrics: false, relaunchable: true,
   };

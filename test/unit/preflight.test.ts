@@ -349,3 +349,21 @@ describe('preflight: backends', () => {
     assertSilent(config({ backends: { cgm_backend: 'openai', cgm_endpoint: 'http://cgm:8000/v1' } }), 'preflight/endpoint-missing');
   });
 });
+
+describe('the embedded model', () => {
+  test('its context must hold the prompt budget and the reply', () => {
+    const bad = config({ backends: { planner_backend: 'embedded', embedded_context_size: 4096 }, planner_sampling: { max_input_tokens: 4096, max_new_tokens: 512 } });
+    const f = assertRule(bad, 'preflight/context-too-small', 'error', ['backends', 'embedded_context_size']);
+    assert.match(f.message, /4608 tokens/);
+    assertSilent(config({ backends: { planner_backend: 'embedded' } }), 'preflight/context-too-small');
+    // Not embedded: the context is the server's business.
+    assertSilent(config({ backends: { embedded_context_size: 512 } }), 'preflight/context-too-small');
+  });
+
+  test('an endpoint beside the embedded backend is used instead, and preflight says so', () => {
+    const f = one(config({ backends: { planner_backend: 'embedded', planner_endpoint: 'http://127.0.0.1:8000/v1' } }), 'preflight/embedded-endpoint');
+    assert.equal(f.severity, 'info');
+    assert.deepEqual(f.path, ['backends', 'planner_endpoint']);
+    assertSilent(config({ backends: { planner_backend: 'embedded' } }), 'preflight/embedded-endpoint');
+  });
+});

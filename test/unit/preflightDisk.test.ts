@@ -147,3 +147,13 @@ describe('preflightDisk: GPU memory estimate', () => {
     assert.match(found[0]?.message ?? '', /not valid JSON/);
   });
 });
+
+test('prompt files that do not exist, or are folders, are errors naming the key', async () => {
+  await writeFile(join(base, 'system.txt'), 'You fix bugs.');
+  const cfg = config({ prompts: { system: 'system.txt', reply_format: 'missing.txt', few_shot: 'datasets' } });
+  const findings = (await preflightDisk(cfg, base)).filter((f) => f.code === 'preflight/prompt-file-missing');
+  assert.deepEqual(findings.map((f) => f.path), [['prompts', 'reply_format'], ['prompts', 'few_shot']]);
+  assert.ok(findings.every((f) => f.severity === 'error'));
+  assert.match(findings[0]?.message ?? '', /missing\.txt, which does not exist/);
+  assert.match(findings[1]?.message ?? '', /is a folder/);
+});

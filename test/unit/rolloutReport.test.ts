@@ -65,3 +65,41 @@ test('failure reasons name the failing tests, the limit hit or the error', () =>
   assert.equal(failureReason(end('a', { grade: { kind: 'log', passed: false, reason: '2 test(s) failed or errored' } })), 'tests failed: 2 test(s) failed or errored');
   assert.equal(failureReason(end('a', { resolved: true })), undefined);
 });
+
+test('a model agent’s run counts its own steps, parse failures by code, fallback steps and the resolved episodes it reached alone', () => {
+  const usage = (own: number, fallback: number, failures: Record<string, number>) => ({
+    model_steps: own,
+    parse_failures: failures,
+    fallback_steps: fallback,
+    calls: own + fallback,
+    prompt_tokens: 100 * (own + fallback),
+    completion_tokens: 10 * (own + fallback),
+    generation_ms: 500 * (own + fallback),
+  });
+  const episodes = [
+    // Resolved with the model's replies only.
+    end('alone', { resolved: true, steps: 3, model: usage(3, 0, {}) }),
+    // Resolved, but the rule agent took two steps: a padded result.
+    end('padded', { resolved: true, steps: 4, model: usage(2, 2, { 'missing-function-tag': 2 }) }),
+    // Not resolved; one reply went back to the environment as a protocol error (no fallback step).
+    end('lost', { steps: 2, termination_reason: 'max_steps', model: { ...usage(1, 0, { 'extra-text': 1 }), calls: 2 } }),
+  ].map((e) => ({ end: e, trajectory: `trajectories/${e.episode_id}.jsonl`, instanceReport: undefined }));
+  const report = runReportSchema.parse(buildReport({ run: 'r', agent: 'model', dataset: 'd.jsonl', createdAt: new Date(0), episodes, fallbackEnabled: true }));
+  const m = report.model;
+  assert.ok(m);
+  assert.equal(m.fallback_enabled, true);
+  assert.equal(m.steps, 9);
+  assert.equal(m.model_steps, 6);
+  assert.equal(m.fallback_steps, 2);
+  assert.deepEqual(m.parse_failures, { 'missing-function-tag': 2, 'extra-text': 1 });
+  assert.equal(m.calls, 9);
+  assert.equal(m.parse_failure_rate, 3 / 9);
+  assert.equal(m.model_step_share, 6 / 9);
+  assert.equal(m.resolved_by_model_alone, 1);
+  assert.equal(m.resolved_with_fallback, 1);
+  assert.equal(report.resolved, 2, 'the resolved count itself is unchanged; the model figures sit beside it');
+  assert.deepEqual(report.tasks.map((t) => t.model?.fallback_steps), [0, 2, 0]);
+  // A rule-agent run has no model figures at all.
+  const rule = buildReport({ run: 'r', agent: 'rule', dataset: 'd.jsonl', createdAt: new Date(0), episodes: [{ end: end('x', {}), trajectory: 't', instanceReport: undefined }] });
+  assert.equal(rule.model, undefined);
+});

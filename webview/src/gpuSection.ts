@@ -33,6 +33,7 @@ export function gpuSection(gpus: GpuLayout): HTMLElement {
 
 function placementText(name: string, p: ModelPlacement, extra: string): string {
   if (p.backend === 'openai') return `${name}: served by an OpenAI-compatible endpoint; no GPUs of this run.`;
+  if (p.backend === 'embedded') return `${name}: the embedded CPU model, started for the run; no GPUs of this run.`;
   const where = p.deviceMap === null ? 'placed by the trainer' : `GPU ${p.deviceMap.join(', ')}`;
   return `${name}: ${where}; tensor parallel ${p.tensorParallel}${extra}.`;
 }

@@ -337,6 +337,16 @@ function runItem(run: RunSummary): vscode.TreeItem {
   return item;
 }
 
+/**
+ * A model agent's run in one row: its own steps, its parse failures, what the fallback took, and
+ * the resolved episodes it reached alone, so a rate a fallback padded never passes unsaid.
+ */
+function modelRow(m: NonNullable<RunSummary['model']>): string {
+  const failed = Object.values(m.parse_failures).reduce((a, b) => a + b, 0);
+  const fallback = m.fallback_enabled ? `, fallback took ${m.fallback_steps}` : ', fallback off';
+  return `${m.model_steps} of ${m.steps} steps from its own replies, ${failed} of ${m.calls} replies failed to parse${fallback}; resolved by the model alone: ${m.resolved_by_model_alone}${m.resolved_with_fallback > 0 ? `, with the fallback: ${m.resolved_with_fallback}` : ''}`;
+}
+
 function runTooltip(run: RunSummary): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
   md.appendMarkdown(`**${run.name}** — ${run.state}${run.stale ? ' (its process is gone)' : ''}\n\n`);
@@ -345,6 +355,7 @@ function runTooltip(run: RunSummary): vscode.MarkdownString {
     ['Agent', run.agent],
     ['Episodes', run.episodes === null ? null : `${run.episodes.finished} of ${run.episodes.total} finished, ${run.episodes.resolved} resolved, ${run.episodes.errored} errored`],
     ['Backend', run.backend === null ? null : `docker ${run.backend.episodes.docker}, local ${run.backend.episodes.local}${run.backend.fallbacks.length > 0 ? ` (fell back: ${run.backend.fallbacks.map((f) => f.reason).join('; ')})` : ''}`],
+    ['Model', run.model === null ? null : modelRow(run.model)],
     ['Started', run.startedAt],
     ['Duration', durationOf(run, Date.now())],
     ['Ended', run.exitReason === null ? run.endedAt : `${run.endedAt ?? ''} — ${run.exitReason}`],

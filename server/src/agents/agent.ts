@@ -3,6 +3,7 @@
  * One agent object serves one episode, so agents may keep state between steps.
  */
 import type { Action, ProtocolError } from '../protocol/actions.js';
+import type { ModelCall } from '../protocol/modelUsage.js';
 import type { Observation } from '../protocol/observation.js';
 import type { TaskEntry } from '../tasks/index.js';
 
@@ -14,6 +15,10 @@ export interface AgentDecision {
   response?: string;
   /** Set when a model agent handed the step to the rule agent, with why (an error code). */
   fallbackReason?: string;
+  /** The model call behind the step (model agents): tokens, time, attempts. */
+  model?: ModelCall;
+  /** The protocol error code of a reply that did not parse, whether or not a fallback then took the step. */
+  parseFailure?: string;
 }
 
 export interface Agent {

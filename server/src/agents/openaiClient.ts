@@ -4,7 +4,7 @@
  * `retry.ts` describes. The API key is passed in by the caller (read from the environment variable
  * the config names) and only ever goes into the Authorization header.
  */
-import { chatResponseSchema, type ChatMessage, type ChatRequest, type ChatTool, type ChatUsage } from '../protocol/modelApi.js';
+import { chatResponseSchema, type ChatMessage, type ChatRequest, type ChatTool, type ChatUsage, type ResponseFormat } from '../protocol/modelApi.js';
 import { ModelClientError, postJson } from './retry.js';
 
 export interface ChatClientOptions {
@@ -58,6 +58,10 @@ export interface CompleteOptions {
   tools?: ChatTool[];
   /** Completions to sample (OpenAI's `n`). */
   n?: number;
+  /** Stop strings of this call, added to the client's own. */
+  stop?: readonly string[];
+  /** Constrain the reply to a JSON Schema (structured output). */
+  responseFormat?: ResponseFormat;
   signal?: AbortSignal;
 }
 
@@ -77,6 +81,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
   return {
     model: options.model,
     async complete(messages, call = {}) {
+      const stop = [...new Set([...(options.stop ?? []), ...(call.stop ?? [])])];
       const request: ChatRequest = {
         model: options.model,
         messages: [...messages],
@@ -84,8 +89,9 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
         top_p: options.topP,
         max_tokens: options.maxTokens,
         ...(call.n !== undefined && call.n > 1 ? { n: call.n } : {}),
-        ...(options.stop && options.stop.length > 0 ? { stop: options.stop } : {}),
+        ...(stop.length > 0 ? { stop } : {}),
         ...(call.tools && call.tools.length > 0 ? { tools: call.tools, tool_choice: 'auto' as const } : {}),
+        ...(call.responseFormat ? { response_format: call.responseFormat } : {}),
       };
       const answer = await postJson(url, request, {
         what: 'chat endpoint',

@@ -6,19 +6,14 @@
  * text; the user message gains numbered focus windows so the model's line numbers are right.
  */
 import type { PatchRequest } from '../env/index.js';
+import { actionSchema, type Action } from '../protocol/actions.js';
+import { renderAction } from './replyFormat.js';
 
-export const plannerSystemPrompt = `You are the Graph Planner decision model. You fix a bug in a code repository: explore its code graph, keep what matters in working memory, ask the patch model for a repair, then submit.
+/** Who the planner is and what it does. */
+export const plannerRole = `You are the Graph Planner decision model. You fix a bug in a code repository: explore its code graph, keep what matters in working memory, ask the patch model for a repair, then submit.`;
 
-Every reply is exactly one block and nothing else:
-
-<function=ACTION>
-  <param name="thought">why you take this step</param>
-  <param name="KEY">VALUE</param>
-</function>
-
-ACTION is one of explore, memory, repair, submit, noop. Write lists and objects as JSON. Put multi-line text, or text containing < or >, inside <![CDATA[ ... ]]>. Give each parameter at most once. Every action may carry a thought. Text outside the block is an error.
-
-Actions and their parameters:
+/** The actions, their parameters and where node ids come from; the same whichever reply format. */
+export const plannerActions = `Actions and their parameters:
 - explore: op (find | expand | read; default find), anchors (JSON list of {"kind": KIND, "text": TEXT} or {"id": NODE_ID}; KIND is file (a path), class, function, method, symbol (any definition) or text (free-text search)), nodes (JSON list of node ids), hop (integer 0-2; default 1), limit (integer 1-100; default 20).
   find needs anchors. expand needs anchors or nodes. read needs nodes (no anchors).
 - memory: target (explore | observation), scope (turn | session), intent (commit | delete), selector (for delete: "latest" or a tag an observation showed). Committing explore keeps the latest find or expand results in the working subgraph; committing observation keeps a note of the latest observation.
@@ -26,43 +21,50 @@ Actions and their parameters:
 - submit: runs the tests, grades them and ends the episode. Only thought.
 - noop: does nothing; the step still counts. Only thought.
 
-Node ids: nodes and focus_ids take node ids exactly as the observations show them, e.g. file:app/calc.py, func:app/calc.py#add, class:app/models.py#User, method:app/models.py#User.save. Do not invent ids: find or expand first and use the ids you are shown.
+Node ids: nodes and focus_ids take node ids exactly as the observations show them, e.g. file:app/calc.py, func:app/calc.py#add, class:app/models.py#User, method:app/models.py#User.save. Do not invent ids: find or expand first and use the ids you are shown.`;
 
-Examples, one per action:
+/** The planner's system prompt without its reply format and examples (`prompts.system` replaces it). */
+export const plannerInstructions = `${plannerRole}\n\n${plannerActions}`;
 
-<function=explore>
-  <param name="thought">The failing test calls add; look it up.</param>
-  <param name="op">find</param>
-  <param name="anchors">[{"kind": "function", "text": "add"}, {"kind": "file", "text": "app/calc.py"}]</param>
+/** How a reply is written in the reply text format (replyFormat.ts). */
+export const textReplyFormat = `Every reply is exactly one block and nothing else:
+
+<function=ACTION>
+  <param name="thought">why you take this step</param>
+  <param name="KEY">VALUE</param>
 </function>
 
-<function=explore>
-  <param name="thought">Read the function before changing it.</param>
-  <param name="op">read</param>
-  <param name="nodes">["func:app/calc.py#add"]</param>
-</function>
+ACTION is one of explore, memory, repair, submit, noop. Write lists and objects as JSON. Put multi-line text, or text containing < or >, inside <![CDATA[ ... ]]>. Give each parameter at most once. Every action may carry a thought. Text outside the block is an error.`;
 
-<function=memory>
-  <param name="thought">Keep the candidates of the last expand.</param>
-  <param name="target">explore</param>
-  <param name="intent">commit</param>
-</function>
+/** How a reply is written when the server constrains it to JSON (structured output, jsonReply.ts). */
+export const jsonReplyFormat = `Every reply is exactly one JSON object and nothing else:
 
-<function=repair>
-  <param name="thought">add subtracts instead of adding.</param>
-  <param name="subplan"><![CDATA[1) In add, return a + b instead of a - b.
-2) Leave the signature unchanged.]]></param>
-  <param name="focus_ids">["func:app/calc.py#add"]</param>
-  <param name="apply">true</param>
-</function>
+{"function": "ACTION", "arguments": {"thought": "why you take this step", "KEY": VALUE}}
 
-<function=submit>
-  <param name="thought">The failing tests pass now.</param>
-</function>
+ACTION is one of explore, memory, repair, submit, noop; the arguments are its parameters, below. Lists and objects are JSON values; the subplan is a string. Give each parameter at most once.`;
 
-<function=noop>
-  <param name="thought">Nothing to do this step.</param>
-</function>`;
+/** One valid reply per action, in the order a typical episode takes them; a test parses each rendering. */
+export const exampleActions: readonly Action[] = [
+  { type: 'explore', thought: 'The failing test calls add; look it up.', op: 'find', anchors: [{ kind: 'function', text: 'add' }, { kind: 'file', text: 'app/calc.py' }] },
+  { type: 'explore', thought: 'Read the function before changing it.', op: 'read', nodes: ['func:app/calc.py#add'] },
+  { type: 'memory', thought: 'Keep the candidates of the last expand.', target: 'explore', intent: 'commit' },
+  { type: 'repair', thought: 'add subtracts instead of adding.', plan: '1) In add, return a + b instead of a - b.\n2) Leave the signature unchanged.', focus_ids: ['func:app/calc.py#add'], apply: true },
+  { type: 'submit', thought: 'The failing tests pass now.' },
+  { type: 'noop', thought: 'Nothing to do this step.' },
+].map((example) => actionSchema.parse(example));
+
+/** The examples section of the system prompt: each example action written as the model should write it. */
+export function examplesSection(render: (action: Action) => string): string {
+  return `Examples, one per action:\n\n${exampleActions.map(render).join('\n\n')}`;
+}
+
+/** The system message: instructions, reply format and examples, each a paragraph of its own. */
+export function assemblePlannerPrompt(parts: { readonly instructions: string; readonly replyFormat: string; readonly examples: string }): string {
+  return [parts.instructions, parts.replyFormat, parts.examples].map((p) => p.trim()).filter((p) => p !== '').join('\n\n');
+}
+
+/** Today's planner system prompt for the reply text format: the default of every `prompts` file. */
+export const plannerSystemPrompt = assemblePlannerPrompt({ instructions: plannerInstructions, replyFormat: textReplyFormat, examples: examplesSection(renderAction) });
 
 /** The original CGM instruction (docs/original-system.md#d3-cgm-formats), used as the system prompt and as the user-side instruction. */
 export const cgmSystemPrompt =

@@ -269,7 +269,33 @@ function renderJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, '\\u003c');
 }
 
-/** The parameters an action is written with, in the contract's order, leaving out what is empty. */
+/**
+ * Each action's defaults, field by field (a whole action given by its type alone may be refused by
+ * the action's own rules, as a find without anchors is).
+ */
+const defaults = new Map<ActionType, Record<string, unknown>>(
+  actionTypes.map((type) => {
+    const shape = (actionSchemas[type] as unknown as { shape?: Record<string, { safeParse: (v: unknown) => { success: boolean; data?: unknown } }> }).shape ?? {};
+    const found: Record<string, unknown> = {};
+    for (const [field, schema] of Object.entries(shape)) {
+      const parsed = schema.safeParse(undefined);
+      if (parsed.success && parsed.data !== undefined) found[field] = parsed.data;
+    }
+    return [type, found];
+  }),
+);
+
+/** Whether a field holds its schema default, so writing it would only lengthen the reply. */
+function isDefault(type: ActionType, field: string, value: unknown): boolean {
+  const fallback = defaults.get(type)?.[field];
+  return fallback !== undefined && JSON.stringify(fallback) === JSON.stringify(value);
+}
+
+/**
+ * The parameters an action is written with, in the contract's order, leaving out what is empty or
+ * the default: parsing the rendering fills those back in, and a model reading examples and
+ * recorded steps sees only what matters.
+ */
 function actionParams(action: Action): Array<[string, unknown]> {
   const out: Array<[string, unknown]> = [];
   const fields: Record<string, unknown> = action;
@@ -279,6 +305,7 @@ function actionParams(action: Action): Array<[string, unknown]> {
     if (done.has(spec.field) || value === undefined) continue;
     done.add(spec.field);
     if (Array.isArray(value) && value.length === 0 && spec.field !== 'patches') continue;
+    if (spec.field !== 'plan' && isDefault(action.type, spec.field, value)) continue;
     out.push([name, value]);
   }
   return out;
@@ -298,7 +325,7 @@ export function renderAction(action: Action): string {
 
 /** Writes an action as an OpenAI tool call; `parseToolCall(renderToolCall(a))` gives `a` back. */
 export function renderToolCall(action: Action): { name: ActionType; arguments: string } {
-  const args = Object.fromEntries(Object.entries(action).filter(([field, value]) => field !== 'type' && value !== undefined));
+  const args = Object.fromEntries(Object.entries(action).filter(([field, value]) => field !== 'type' && value !== undefined && !isDefault(action.type, field, value)));
   return { name: action.type, arguments: JSON.stringify(args) };
 }
 

@@ -7,7 +7,7 @@
  */
 import { resolve } from 'node:path';
 import { parseConfigFlags } from '../config/index.js';
-import { containerReaper, episodeDepsFromConfig, loadConfig, loadRolloutTasks, moveRunFolder, newestUnfinishedRun, planRunFolder, rolloutFlagOverrides, rolloutOptions, writeResolvedConfig, type RunFolder } from '../launch/index.js';
+import { checkAgentConfig, containerReaper, embeddedLine, episodeDepsFromConfig, loadConfig, loadPlannerPrompt, startModelServers, type ModelServers, type ModelSetup, type PlannerPrompt, loadRolloutTasks, moveRunFolder, newestUnfinishedRun, planRunFolder, rolloutFlagOverrides, rolloutOptions, writeResolvedConfig, type RunFolder } from '../launch/index.js';
 import { planEpisodes, runRollout, type EpisodeDeps, type PlannedTask, type RolloutResult } from '../rollout/index.js';
 import { adapterDir, cliCommand, runRayEval, trainerPython } from '../trainer/index.js';
 import { RunLock, runLayout, withoutRunFolderFlags, writeLaunchRecord } from '../runs/index.js';
@@ -21,11 +21,11 @@ import { intFlag, type Io } from './output.js';
 import { RolloutProgress, terminalProgressSink, type ProgressSink } from './progress.js';
 import { installInterrupt } from './interrupt.js';
 import { parseCommandArgs, usageError, type CommandUsage } from './args.js';
-import { backendLine, displayPath, episodeTable, evalSummary, infrastructureLines, interruptedLines, totalsLine } from './rolloutSummary.js';
+import { backendLine, displayPath, episodeTable, evalSummary, infrastructureLines, interruptedLines, modelLines, totalsLine } from './rolloutSummary.js';
 
 export type RolloutCommand = 'rollout' | 'eval';
 
-const flagsLine = `[--config YAML] [--agent rule|model] [--task ID]... [--limit N] [--parallel N]`;
+const flagsLine = `[--config YAML] [--agent rule|model [--fallback]] [--task ID]... [--limit N] [--parallel N]`;
 const runLine = `[--backend auto|docker|local] [--run-name NAME | --run-dir DIR] [--resume] [--max-steps N] [--json]`;
 
 export const rolloutUsage = `gp rollout FILE... ${flagsLine}
@@ -38,7 +38,13 @@ export const rolloutUsage = `gp rollout FILE... ${flagsLine}
       Ctrl-C ends the running episodes, closes their sandboxes and exits 130. Exit 0 when it
       ran, 1 when every episode failed to run, 2 on usage errors or a run folder in use, 75
       when the infrastructure failed episodes (daemon or sandbox lost, disk full, out of
-      memory): they are not counted, and --resume runs them again.
+      memory, model server gone): they are not counted, and --resume runs them again.
+      --agent model asks backends.planner_endpoint, or with backends.planner_backend embedded
+      (configs/experiments/embedded_model.yaml) starts the small model this machine's setup
+      installed for the run. The summary counts the steps its own replies drove, the replies
+      that failed to parse and why, tokens and time. --fallback (rollout.fallback_to_rule) lets
+      the rule agent take a step whose reply did not parse; its steps and the resolved episodes
+      that needed it are counted apart ("resolved by the model alone: N").
   gp eval FILE... ${flagsLine}
              ${runLine} [--ray ADDRESS [--shards N]]
       A rollout with one attempt per task that ends with a SWE-bench-style summary (resolved
@@ -181,9 +187,39 @@ export async function rolloutCommand(command: RolloutCommand, argv: readonly str
     for (const m of loaded.problems) io.err(m);
     return 2;
   }
+  let prompt: PlannerPrompt | undefined;
+  try {
+    checkAgentConfig(run.config);
+    if (run.config.rollout.agent === 'model') prompt = await loadPlannerPrompt(run.config, cwd);
+  } catch (error) {
+    io.err(`gp ${command}: ${errorMessage(error)}`);
+    return 2;
+  }
+  // The embedded model starts before the run folder exists, so a machine without it leaves none;
+  // a sharded evaluation's shards start their own on their nodes.
+  let servers: ModelServers | undefined;
+  if (p.ray === undefined) {
+    try {
+      servers = await startModelServers(run.config, {
+        onUnexpectedExit: (message) => io.err(`warning: ${message}. Episodes that still need it end as infrastructure failures (model-unreachable); --resume runs them again.`),
+      });
+    } catch (error) {
+      io.err(`gp ${command}: ${errorMessage(error)}`);
+      return 2;
+    }
+    if (servers.embedded !== undefined) (p.json ? io.err : io.out)(embeddedLine(servers.embedded));
+  }
+  try {
+    return await launchRollout(command, argv, p, run, loaded.tasks, { ...(servers === undefined ? {} : { servers }), ...(prompt === undefined ? {} : { prompt }) }, io, cwd, runtime);
+  } finally {
+    await servers?.close();
+  }
+}
+
+async function launchRollout(command: RolloutCommand, argv: readonly string[], p: Parsed, run: RunFolder, tasks: readonly PlannedTask[], models: ModelSetup, io: Io, cwd: string, runtime: RolloutRuntime): Promise<number> {
   let deps;
   try {
-    deps = episodeDepsFromConfig(run.config, run.name, run.dir);
+    deps = episodeDepsFromConfig(run.config, run.name, run.dir, models);
   } catch (error) {
     io.err(`gp ${command}: ${errorMessage(error)}`);
     return 2;
@@ -203,7 +239,7 @@ export async function rolloutCommand(command: RolloutCommand, argv: readonly str
     return machineFailure(command, error, io);
   }
   try {
-    return await lockedRollout(command, argv, p, run, loaded.tasks, deps, io, cwd, runtime);
+    return await lockedRollout(command, argv, p, run, tasks, deps, io, cwd, runtime);
   } catch (error) {
     return machineFailure(command, error, io);
   } finally {
@@ -254,6 +290,7 @@ async function lockedRollout(command: RolloutCommand, argv: readonly string[], p
       runName: run.name,
       command: ['gp', command, ...argv].join(' '),
       agent: config.rollout.agent,
+      fallbackEnabled: config.rollout.agent === 'model' && config.rollout.fallback_to_rule,
       dataset: p.files.join(', '),
       parallel: config.rollout.parallel,
       signal: controller.signal,
@@ -296,6 +333,7 @@ function printSummary(command: RolloutCommand, result: RolloutResult, runDir: st
   if (result.report.total > 0) episodeTable(result.report, runDir, cwd).forEach((l) => io.out(l));
   if (command === 'eval') evalSummary(result.report, runDir, cwd).forEach((l) => io.out(l));
   io.out(totalsLine(result.report));
+  modelLines(result.report).forEach((l) => io.out(l));
   io.out(backendLine(result.backend));
   io.out(`run dir: ${displayPath(runDir, cwd)}  report: ${displayPath(runLayout(runDir).report, cwd)}`);
 }
@@ -340,6 +378,7 @@ async function shardedEval(run: RunFolder, tasks: readonly PlannedTask[], p: Par
         if (result.report.total > 0) episodeTable(result.report, run.dir, cwd).forEach((l) => io.out(l));
         evalSummary(result.report, run.dir, cwd).forEach((l) => io.out(l));
         io.out(totalsLine(result.report));
+        modelLines(result.report).forEach((l) => io.out(l));
         io.out(`shards: ${result.shards} (merged into ${displayPath(run.dir, cwd)})  report: ${displayPath(run.layout.report, cwd)}`);
       }
     }

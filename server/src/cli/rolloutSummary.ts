@@ -101,6 +101,26 @@ export function evalSummary(report: RunReport, runDir: string, cwd: string): str
   return out;
 }
 
+/**
+ * A model agent's run in two lines: how many steps its own replies drove, how many replies failed
+ * to parse (by code), what the fallback took, and which resolved episodes the model got alone,
+ * then its tokens and generation time. A resolved rate a fallback padded must never pass unsaid.
+ */
+export function modelLines(report: RunReport): string[] {
+  const m = report.model;
+  if (m === undefined) return [];
+  const failures = Object.entries(m.parse_failures).sort((a, b) => b[1] - a[1]);
+  const failed = failures.reduce((n, [, k]) => n + k, 0);
+  const why = failures.length === 0 ? '' : ` (${failures.map(([code, n]) => `${code} ${n}`).join(', ')})`;
+  const fallback = m.fallback_enabled ? `, fallback took ${plural(m.fallback_steps, 'step')}` : ', fallback off';
+  const resolved = `resolved by the model alone: ${m.resolved_by_model_alone}${m.resolved_with_fallback > 0 ? `; with the fallback's help: ${m.resolved_with_fallback}` : ''}`;
+  const perCall = m.calls === 0 ? 0 : m.generation_ms / m.calls / 1000;
+  return [
+    `model: ${m.model_steps}/${m.steps} steps from its own replies (${percent(m.model_steps, m.steps)}), ${failed}/${m.calls} replies failed to parse${why}${fallback}; ${resolved}`,
+    `model: ${m.prompt_tokens} prompt and ${m.completion_tokens} completion tokens, ${perCall.toFixed(1)} s per call`,
+  ];
+}
+
 export function interruptedLines(result: RolloutResult, resumeCommand: string): string[] {
   return [`Interrupted: ${result.notFinished.length} episode(s) not finished.`, `Resume with: ${resumeCommand}`];
 }

@@ -14,6 +14,7 @@ import { endpointRule } from './preflight/backendRules.js';
 import { deviceIndexRule, deviceMapSizeRule } from './preflight/deviceMapRules.js';
 import { wandbBackendRule, wandbOfflineRule } from './preflight/loggingRules.js';
 import { memoryEstimateRule } from './preflight/memoryRule.js';
+import { embeddedModelRule, promptFilesRule } from './preflight/modelRules.js';
 import { replicasRule, sharedDevicesRule, tensorParallelRule, workflowParallelRule } from './preflight/parallelRules.js';
 import { pathsExistRule } from './preflight/pathRules.js';
 import { negativePenaltyRule } from './preflight/penaltyRules.js';
@@ -41,9 +42,10 @@ export const preflightRules: readonly Rule[] = [
   wandbBackendRule,
   wandbOfflineRule,
   endpointRule,
+  embeddedModelRule,
 ];
 
-export const preflightDiskRules: readonly DiskRule[] = [pathsExistRule, memoryEstimateRule];
+export const preflightDiskRules: readonly DiskRule[] = [pathsExistRule, memoryEstimateRule, promptFilesRule];
 
 export function preflight(config: ExperimentConfig): Finding[] {
   return runRules(config, preflightRules);

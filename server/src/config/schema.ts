@@ -65,12 +65,12 @@ const dtypes = ['bf16', 'fp16', 'fp32', 'bfloat16', 'float16', 'float32'] as con
 const backends = z
   .strictObject({
     planner_backend: meta(
-      z.enum(['local', 'openai']).default('local'),
-      'How the planner is served: `local` loads it in the trainer (vLLM through Verl), `openai` calls an OpenAI-compatible endpoint.',
+      z.enum(['local', 'openai', 'embedded']).default('local'),
+      'How the planner is served: `local` loads it in the trainer (vLLM through Verl), `openai` calls an OpenAI-compatible endpoint, `embedded` starts the small CPU model this machine\'s setup installed (`gp model serve`) for the run and stops it after; it checks a pipeline end to end, it does not solve tasks. With planner_endpoint set, the endpoint is used instead.',
     ),
     cgm_backend: meta(
-      z.enum(['local', 'openai']).default('local'),
-      'How CGM is served: `local` loads it beside the planner, `openai` calls an OpenAI-compatible endpoint.',
+      z.enum(['local', 'openai', 'embedded']).default('local'),
+      'How CGM is served: `local` loads it beside the planner, `openai` calls an OpenAI-compatible endpoint, `embedded` uses the embedded model through chat completions (cgm_protocol `chat`), the same server as an embedded planner.',
     ),
     planner_endpoint: meta(z.url().nullable().default(null), 'Base URL of the planner endpoint when planner_backend is `openai`.'),
     cgm_endpoint: meta(z.url().nullable().default(null), 'Base URL of the CGM endpoint when cgm_backend is `openai`.'),
@@ -91,6 +91,12 @@ const backends = z
       z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'use an environment variable name').default('CGM_API_KEY'),
       'Environment variable holding the CGM endpoint\'s API key; unset sends no key.',
     ),
+    embedded_model: meta(
+      z.string().min(1).nullable().default(null),
+      'The GGUF file the embedded backend serves; null uses the one scripts/setup-language-model.sh installed (SmolLM2-135M-Instruct, in $GP_LANGUAGE_MODEL_DIR).',
+    ),
+    embedded_context_size: meta(posInt().min(512).max(131072).default(8192), 'Context window of the embedded model: the prompt and the reply together.', { unit: 'tokens' }),
+    embedded_threads: meta(posInt().max(1024).nullable().default(null), 'CPU threads of the embedded model; null uses every core.'),
     request_timeout: meta(z.number().gt(0).default(120), 'Time limit of one request to a model endpoint.', { unit: 's' }),
     request_retries: meta(nonNegInt().max(20).default(3), 'Retries of a model request after a timeout, HTTP 429 or 5xx, with exponential backoff.'),
     dtype: meta(z.enum(dtypes).default('bf16'), 'Weight dtype of the served models; also used by the GPU memory estimate.'),
@@ -126,7 +132,11 @@ const plannerSampling = z
       maps_to: 'data.max_response_length',
     }),
     max_input_tokens: meta(posInt().default(4096), 'Longest planner prompt.', { unit: 'tokens', maps_to: 'data.max_prompt_length' }),
-    stop: meta(z.array(z.string()).default([]), 'Stop strings for planner replies.'),
+    stop: meta(z.array(z.string()).default([]), 'Stop strings for planner replies (the model agent adds the reply format\'s own terminator, `</function>`).'),
+    structured_output: meta(
+      z.enum(['off', 'json_schema', 'json_object']).default('off'),
+      'Constrain `gp rollout` and `gp eval` replies to the actions\' JSON Schema: `json_schema` is OpenAI\'s, vLLM\'s and SGLang\'s `response_format`, `json_object` is llama.cpp\'s (the embedded backend takes either). The model then replies with one JSON object instead of the reply text format. Training never uses it.',
+    ),
     stop_ids: meta(z.array(nonNegInt()).default([]), 'Stop token ids for planner replies.'),
   })
   .meta({ description: 'How the planner samples its replies.' });
@@ -264,13 +274,29 @@ const rollout = z
       'Who acts in `gp rollout` and `gp eval`: the model-free `rule` agent, or the planner `model` behind backends.planner_endpoint.',
     ),
     fallback_to_rule: meta(
-      z.boolean().default(true),
-      'When the model\'s reply cannot be parsed or its endpoint fails, let the rule agent take that step (the reason is recorded).',
+      z.boolean().default(false),
+      'When the model\'s reply cannot be parsed or its endpoint refuses the request, let the rule agent take that step (the reason is recorded, and the summary and report.json count those steps and the resolved episodes that needed them apart from the model\'s own). Off by default so that no evaluation is padded; an unreachable endpoint is an infrastructure failure either way.',
     ),
     parallel: meta(posInt().max(256).default(2), 'Episodes run at once.'),
     attempts: meta(posInt().max(100).default(1), 'Episodes per task.'),
   })
   .meta({ description: 'Rollouts and evaluations outside training (`gp rollout`, `gp eval`).' });
+
+const prompts = z
+  .strictObject({
+    system: meta(
+      z.string().min(1).nullable().default(null),
+      'A text file with the planner\'s system prompt: its role, the actions and their parameters (the reply format and the examples follow it); null uses the built-in text.',
+    ),
+    reply_format: meta(z.string().min(1).nullable().default(null), 'A text file with the reply format\'s instructions; null uses the built-in text for the format in use (text blocks, or JSON with structured output).'),
+    few_shot: meta(z.string().min(1).nullable().default(null), 'A text file with example replies, sent after the reply format; null uses one built-in example per action.'),
+    observation_budget: meta(
+      posInt().min(200).nullable().default(null),
+      'Most characters of one observation the planner model is sent; the rest is left out with a marker saying how much. null sends it whole.',
+      { unit: 'characters' },
+    ),
+  })
+  .meta({ description: 'The planner model\'s prompt in `gp rollout` and `gp eval`, from files an experiment can point at; paths resolve against the working folder.' });
 
 const parallel = z
   .strictObject({
@@ -378,6 +404,7 @@ export const sectionSchemas = {
   env,
   sandbox,
   rollout,
+  prompts,
   parallel,
   resources,
   logging,
@@ -395,6 +422,7 @@ export const experimentConfigSchema = z
     env: env.prefault({}),
     sandbox: sandbox.prefault({}),
     rollout: rollout.prefault({}),
+    prompts: prompts.prefault({}),
     parallel: parallel.prefault({}),
     resources: resources.prefault({}),
     logging: logging.prefault({}),

@@ -1,13 +1,16 @@
 /**
  * The agent and the patch model an experiment config asks for: `rollout.agent` picks the rule
- * agent or the planner model behind `backends.planner_endpoint`; `backends.cgm_endpoint` (with
- * `cgm_protocol`) gives the environment its patch model. Keys are read from the environment
- * variables the config names, never from the config itself.
+ * agent or the planner model behind `backends.planner_endpoint` (or the embedded server the run
+ * started, modelServers.ts); `backends.cgm_endpoint` (with `cgm_protocol`) gives the environment
+ * its patch model. Keys are read from the environment variables the config names, never from the
+ * config itself; an embedded server's key is the one it was started with.
  */
 import { basename } from 'node:path';
 import { createCgmChatModel, createCgmHttpModel, createChatClient, createModelAgent, createRuleAgent, type AgentFactory } from '../agents/index.js';
 import type { ExperimentConfig } from '../config/index.js';
 import type { PatchModel } from '../env/index.js';
+import { embeddedRoles, type ModelServers } from './modelServers.js';
+import type { PlannerPrompt } from './plannerPrompt.js';
 
 /** A config that cannot make what it asks for, with the key to set. */
 export class AgentConfigError extends Error {
@@ -22,16 +25,31 @@ function keyFrom(name: string, env: NodeJS.ProcessEnv): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
-export function agentFactoryFromConfig(config: ExperimentConfig, env: NodeJS.ProcessEnv = process.env): AgentFactory {
+/** What the model side of a run is given besides the config: the servers it started and its prompt. */
+export interface ModelSetup {
+  readonly servers?: Pick<ModelServers, 'planner' | 'cgm'>;
+  readonly prompt?: PlannerPrompt;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** Refuses a config whose model agent has nowhere to send requests, before anything starts. */
+export function checkAgentConfig(config: ExperimentConfig): void {
+  if (config.rollout.agent !== 'model' || config.backends.planner_endpoint !== null || embeddedRoles(config).planner) return;
+  throw new AgentConfigError('rollout.agent is `model` but backends.planner_endpoint is not set: give the OpenAI-compatible base URL (e.g. http://127.0.0.1:8000/v1), set backends.planner_backend to embedded to run the small model this machine\'s setup installed, or use --agent rule.');
+}
+
+export function agentFactoryFromConfig(config: ExperimentConfig, setup: ModelSetup = {}): AgentFactory {
   if (config.rollout.agent === 'rule') return () => createRuleAgent();
+  checkAgentConfig(config);
+  const env = setup.env ?? process.env;
   const { backends, planner_sampling: sampling } = config;
-  if (backends.planner_endpoint === null) {
-    throw new AgentConfigError('rollout.agent is `model` but backends.planner_endpoint is not set: give the OpenAI-compatible base URL (e.g. http://127.0.0.1:8000/v1), or use --agent rule.');
-  }
-  const apiKey = keyFrom(backends.planner_api_key_env, env);
+  const served = setup.servers?.planner;
+  const baseUrl = served?.baseUrl ?? backends.planner_endpoint;
+  if (baseUrl === null) throw new AgentConfigError('backends.planner_backend is embedded but no embedded server was started for this run.');
+  const apiKey = served?.apiKey ?? keyFrom(backends.planner_api_key_env, env);
   const client = createChatClient({
-    baseUrl: backends.planner_endpoint,
-    model: backends.planner_model_name ?? basename(config.paths.planner_model),
+    baseUrl,
+    model: served?.model ?? backends.planner_model_name ?? basename(config.paths.planner_model),
     ...(apiKey === undefined ? {} : { apiKey }),
     temperature: sampling.temperature,
     topP: sampling.top_p,
@@ -42,19 +60,33 @@ export function agentFactoryFromConfig(config: ExperimentConfig, env: NodeJS.Pro
     backoffMs: 500,
   });
   const fallback = config.rollout.fallback_to_rule ? () => createRuleAgent() : undefined;
-  return () => createModelAgent({ client, ...(fallback === undefined ? {} : { fallback }) });
+  const structured = sampling.structured_output === 'off' ? undefined : sampling.structured_output;
+  const prompt = setup.prompt;
+  return () =>
+    createModelAgent({
+      client,
+      maxInputTokens: sampling.max_input_tokens,
+      ...(fallback === undefined ? {} : { fallback }),
+      ...(structured === undefined ? {} : { structuredOutput: structured }),
+      ...(prompt === undefined ? {} : { systemPrompt: prompt.systemPrompt }),
+      ...(prompt?.observationBudget === undefined ? {} : { observationBudget: prompt.observationBudget }),
+    });
 }
 
 /** The patch model for repairs without ready patches; undefined when no CGM endpoint is configured. */
-export function patchModelFromConfig(config: ExperimentConfig, env: NodeJS.ProcessEnv = process.env): PatchModel | undefined {
+export function patchModelFromConfig(config: ExperimentConfig, setup: ModelSetup = {}): PatchModel | undefined {
+  const env = setup.env ?? process.env;
   const { backends, cgm_generation: generation } = config;
-  if (backends.cgm_endpoint === null) return undefined;
-  const apiKey = keyFrom(backends.cgm_api_key_env, env);
-  const model = backends.cgm_model_name ?? basename(config.paths.cgm_model);
+  const served = setup.servers?.cgm;
+  const endpoint = served?.baseUrl ?? backends.cgm_endpoint;
+  if (endpoint === null) return undefined;
+  const apiKey = served?.apiKey ?? keyFrom(backends.cgm_api_key_env, env);
+  const model = served?.model ?? backends.cgm_model_name ?? basename(config.paths.cgm_model);
   const timeoutMs = backends.request_timeout * 1000;
-  if (backends.cgm_protocol === 'generate') {
+  // The embedded server speaks chat completions only.
+  if (served === undefined && backends.cgm_protocol === 'generate') {
     return createCgmHttpModel({
-      endpoint: backends.cgm_endpoint,
+      endpoint,
       ...(apiKey === undefined ? {} : { apiKey }),
       model,
       temperature: generation.temperature,
@@ -64,7 +96,7 @@ export function patchModelFromConfig(config: ExperimentConfig, env: NodeJS.Proce
     });
   }
   const client = createChatClient({
-    baseUrl: backends.cgm_endpoint,
+    baseUrl: endpoint,
     model,
     ...(apiKey === undefined ? {} : { apiKey }),
     temperature: generation.temperature,

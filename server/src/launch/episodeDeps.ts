@@ -7,20 +7,20 @@ import type { ExperimentConfig } from '../config/index.js';
 import { openPlannerEnv } from '../env/index.js';
 import type { EpisodeDeps } from '../rollout/index.js';
 import { openSandbox, reapContainers, sandboxSpecForTask } from '../sandbox/index.js';
-import { agentFactoryFromConfig, patchModelFromConfig } from './agents.js';
+import { agentFactoryFromConfig, patchModelFromConfig, type ModelSetup } from './agents.js';
 import { envOptionsFromConfig } from './envOptions.js';
 import { sandboxOptionsFromConfig } from './sandboxOptions.js';
 
 /** Throws `AgentConfigError` when the config asks for an agent it cannot make (no endpoint). */
-export function episodeDepsFromConfig(config: ExperimentConfig, runName: string, runDir: string): EpisodeDeps {
+export function episodeDepsFromConfig(config: ExperimentConfig, runName: string, runDir: string, models: ModelSetup = {}): EpisodeDeps {
   const { testTimeoutMs: _testTimeoutMs, ...sandboxOptions } = sandboxOptionsFromConfig(config.sandbox, runName);
-  const patchModel = patchModelFromConfig(config);
+  const patchModel = patchModelFromConfig(config, models);
   const extra = { runDir, ...(patchModel === undefined ? {} : { patchModel }) };
   return {
     openSandbox: (spec) => openSandbox(sandboxSpecForTask(spec.task, { ...sandboxOptions, baseDir: spec.baseDir })),
     envOptions: (task) => envOptionsFromConfig(config, task, extra),
     openEnv: openPlannerEnv,
-    makeAgent: agentFactoryFromConfig(config),
+    makeAgent: agentFactoryFromConfig(config, models),
   };
 }
 

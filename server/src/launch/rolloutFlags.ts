@@ -1,5 +1,5 @@
 /**
- * The flags of `gp rollout` and `gp eval` beyond the config flags, and the config overrides four of
+ * The flags of `gp rollout` and `gp eval` beyond the config flags, and the config overrides five of
  * them stand for. The CLI parses a person's command line with them, and the editor's launch plan
  * parses the command line it built with the same table, so both reach the same config.
  */
@@ -9,6 +9,7 @@ import type { Override } from '../config/index.js';
 export const rolloutOptions = {
   config: { type: 'string' },
   agent: { type: 'string' },
+  fallback: { type: 'boolean' },
   task: { type: 'string', multiple: true },
   limit: { type: 'string' },
   parallel: { type: 'string' },
@@ -26,10 +27,11 @@ export interface RolloutFlagValues {
   readonly parallel?: string | undefined;
   readonly attempts?: string | undefined;
   readonly backend?: string | undefined;
+  readonly fallback?: boolean | undefined;
 }
 
 /**
- * The overrides `--parallel`, `--attempts`, `--agent` and `--backend` stand for; a value that is
+ * The overrides `--parallel`, `--attempts`, `--agent`, `--backend` and `--fallback` stand for; a value that is
  * not a positive integer is an error in `errors`, named by its flag.
  */
 export function rolloutFlagOverrides(v: RolloutFlagValues, errors: string[]): Override[] {
@@ -44,5 +46,6 @@ export function rolloutFlagOverrides(v: RolloutFlagValues, errors: string[]): Ov
   int('--attempts', v.attempts, ['rollout', 'attempts']);
   if (v.agent !== undefined) overrides.push({ flag: `--agent ${v.agent}`, path: ['rollout', 'agent'], value: v.agent });
   if (v.backend !== undefined) overrides.push({ flag: `--backend ${v.backend}`, path: ['sandbox', 'backend'], value: v.backend });
+  if (v.fallback === true) overrides.push({ flag: '--fallback', path: ['rollout', 'fallback_to_rule'], value: true });
   return overrides;
 }

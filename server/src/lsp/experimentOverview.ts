@@ -111,7 +111,7 @@ function gpuLayout(config: ExperimentConfig): GpuLayout {
   };
 }
 
-function placement(backend: 'local' | 'openai', map: readonly number[], tensorParallel: number): ModelPlacement {
+function placement(backend: 'local' | 'openai' | 'embedded', map: readonly number[], tensorParallel: number): ModelPlacement {
   return { backend, deviceMap: map.length === 0 ? null : [...map], tensorParallel };
 }
 

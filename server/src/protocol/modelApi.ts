@@ -29,6 +29,17 @@ export const chatMessageSchema = z.discriminatedUnion('role', [
 ]);
 export type ChatMessage = z.infer<typeof chatMessageSchema>;
 
+/**
+ * Structured output: the reply constrained to a JSON Schema. OpenAI, vLLM and SGLang take
+ * `json_schema` with the schema under `json_schema.schema`; llama-cpp-python's server takes
+ * `json_object` with the schema beside the type, and turns it into a grammar.
+ */
+export const responseFormatSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('json_schema'), json_schema: z.object({ name: z.string().min(1), schema: z.record(z.string(), z.unknown()), strict: z.boolean().optional() }) }),
+  z.object({ type: z.literal('json_object'), schema: z.record(z.string(), z.unknown()).optional() }),
+]);
+export type ResponseFormat = z.infer<typeof responseFormatSchema>;
+
 /** `POST <base>/chat/completions`: what the engine sends. */
 export const chatRequestSchema = z.object({
   model: z.string().min(1),
@@ -40,6 +51,7 @@ export const chatRequestSchema = z.object({
   stop: z.array(z.string()).optional(),
   tools: z.array(chatToolSchema).optional(),
   tool_choice: z.enum(['auto', 'required', 'none']).optional(),
+  response_format: responseFormatSchema.optional(),
   stream: z.literal(false).optional(),
 });
 export type ChatRequest = z.infer<typeof chatRequestSchema>;

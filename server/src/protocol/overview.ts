@@ -44,7 +44,7 @@ export type VerlOverride = output<typeof verlOverrideSchema>;
 
 /** Where one model runs. */
 export const modelPlacementSchema = object({
-  backend: enumOf(['local', 'openai']),
+  backend: enumOf(['local', 'openai', 'embedded']),
   /** GPU indices on every node, or null when the map is empty and the trainer places the model. */
   deviceMap: nullable(array(count())),
   tensorParallel: count(),

@@ -9,6 +9,7 @@ import { actionSchema, protocolErrorSchema } from './actions.js';
 import { observationSchema, stepTimingsSchema, terminationReasonSchema } from './observation.js';
 import { backendFallbackSchema } from './backendChoice.js';
 import { testGradeSchema } from './testReport.js';
+import { modelCallSchema, modelSummarySchema, modelUsageSchema } from './modelUsage.js';
 
 export const trajectorySchemaVersion = 1;
 
@@ -48,6 +49,8 @@ export const trajectoryStepSchema = z.object({
   protocol_error: protocolErrorSchema.optional(),
   /** Set when the model agent handed this step to the rule agent, with why. */
   fallback_reason: z.string().optional(),
+  /** The model call behind this step (model agents): tokens, generation time, attempts, why it stopped. */
+  model: modelCallSchema.optional(),
   observation: observationSchema,
   reward: z.number(),
   done: z.boolean(),
@@ -57,11 +60,12 @@ export const trajectoryStepSchema = z.object({
 
 /**
  * An episode that reached no outcome because the machinery under it failed: the Docker daemon went
- * away, the sandbox was lost, the disk filled up, memory ran out. It says nothing about the task or
- * the agent, so it is never counted as the task's result: a resume runs the episode again, the
- * resolved rate leaves it out and reports it beside the rate, and the command exits non-zero.
+ * away, the sandbox was lost, the disk filled up, memory ran out, the model server stopped
+ * answering. It says nothing about the task or the agent, so it is never counted as the task's
+ * result: a resume runs the episode again, the resolved rate leaves it out and reports it beside
+ * the rate, and the command exits non-zero.
  */
-export const infrastructureCodes = ['daemon-lost', 'sandbox-lost', 'disk-full', 'out-of-memory', 'io'] as const;
+export const infrastructureCodes = ['daemon-lost', 'sandbox-lost', 'disk-full', 'out-of-memory', 'io', 'model-unreachable'] as const;
 export const infrastructureFailureSchema = z.object({
   code: z.enum(infrastructureCodes),
   /** The failure as the failing part reported it. */
@@ -86,6 +90,8 @@ export const trajectoryEndSchema = z.object({
   error: z.string().optional(),
   /** Set when the episode ended with `error` because the infrastructure failed; a resume runs it again. */
   infrastructure: infrastructureFailureSchema.optional(),
+  /** A model agent's calls and how its replies fared (absent for the rule agent). */
+  model: modelUsageSchema.optional(),
 });
 
 export const trajectoryLineSchema = z.discriminatedUnion('type', [trajectoryStartSchema, trajectoryStepSchema, trajectoryEndSchema]);
@@ -123,6 +129,8 @@ export const runStatusSchema = z.object({
   }),
   /** The backends episodes ran on so far (absent in runs written before it was recorded). */
   backend: backendSummarySchema.optional(),
+  /** A model agent's figures over the episodes finished so far (absent for the rule agent). */
+  model: modelSummarySchema.optional(),
 });
 export type RunStatus = z.infer<typeof runStatusSchema>;
 
@@ -162,6 +170,8 @@ export const taskOutcomeSchema = z.object({
   trajectory: z.string(),
   /** SWE-bench's per-instance report, relative to the run directory, when the task is graded that way. */
   instance_report: z.string().optional(),
+  /** A model agent's calls and how its replies fared (absent for the rule agent). */
+  model: modelUsageSchema.optional(),
 });
 export type TaskOutcome = z.infer<typeof taskOutcomeSchema>;
 
@@ -191,6 +201,8 @@ export const runReportSchema = z.object({
   /** The backends the episodes ran on, and why `auto` fell back, if it did. */
   backend: backendSummarySchema.optional(),
   tasks: z.array(taskOutcomeSchema),
+  /** A model agent's figures over the episodes that ran: its own steps, parse failures, fallbacks, tokens, time. */
+  model: modelSummarySchema.optional(),
   /**
    * Episodes the infrastructure failed, with why. They are in `not_finished`, not in `total` or the
    * resolved rate; a resume runs them again.

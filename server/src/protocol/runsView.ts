@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { backendSummarySchema } from './runs.js';
+import { modelSummarySchema } from './modelUsage.js';
 
 /** What a person sees of a run's state: `running` only while its process lives (ARCHITECTURE.md §3). */
 export const runViewStateSchema = z.enum(['running', 'finished', 'failed', 'interrupted', 'unknown']);
@@ -30,6 +31,8 @@ export const runSummarySchema = z.object({
     .object({ total: z.number().int(), finished: z.number().int(), resolved: z.number().int(), errored: z.number().int() })
     .nullable(),
   backend: backendSummarySchema.nullable(),
+  /** A model agent's figures so far: its own steps, parse failures, fallbacks, resolved alone. */
+  model: modelSummarySchema.nullable(),
   startedAt: z.string().nullable(),
   endedAt: z.string().nullable(),
   exitReason: z.string().nullable(),

@@ -20,6 +20,8 @@ import { withDeadline } from '../util/deadline.js';
 import type { EpisodeSpec } from './plan.js';
 import { EpisodeStop, Stopped, type StopReason } from './stop.js';
 import { infrastructureFailure } from './infrastructure.js';
+import { addModelStep, emptyModelUsage, isModelDecision } from './modelFigures.js';
+import type { ModelUsage } from '../protocol/modelUsage.js';
 import { errorMessage } from '../util/errors.js';
 import { isoTimestamp } from '../util/time.js';
 
@@ -65,12 +67,14 @@ interface Progress {
   reason: TerminationReason | undefined;
   error: string | undefined;
   infrastructure: InfrastructureFailure | undefined;
+  /** A model agent's calls and replies so far (undefined for agents without a model). */
+  model: ModelUsage | undefined;
 }
 
 export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, ctx: EpisodeContext): Promise<EpisodeResult> {
   const layout = runLayout(ctx.runDir);
   const startedAt = Date.now();
-  const progress: Progress = { actions: 0, lines: 0, totalReward: 0, last: undefined, reason: undefined, error: undefined, infrastructure: undefined };
+  const progress: Progress = { actions: 0, lines: 0, totalReward: 0, last: undefined, reason: undefined, error: undefined, infrastructure: undefined, model: undefined };
   let sandbox: Sandbox | undefined;
   let env: PlannerEnv | undefined;
   let writer: TrajectoryWriter | undefined;
@@ -126,6 +130,7 @@ async function actUntilDone(agent: Agent, env: PlannerEnv, writer: TrajectoryWri
     const agentStarted = performance.now();
     const decision = await stop.race(agent.act(observation, stop.signal));
     const agentMs = performance.now() - agentStarted;
+    if (isModelDecision(decision)) progress.model = addModelStep(progress.model ?? emptyModelUsage, decision);
     const input = decision.action ?? decision.protocolError;
     if (input === undefined) throw new Error(`agent ${agent.name} returned neither an action nor a protocol error`);
     const outcome = await stop.race(env.step(input));
@@ -139,6 +144,7 @@ async function actUntilDone(agent: Agent, env: PlannerEnv, writer: TrajectoryWri
       ...(decision.response === undefined ? {} : { response: decision.response }),
       ...(decision.action === undefined && decision.protocolError !== undefined ? { protocol_error: decision.protocolError } : {}),
       ...(decision.fallbackReason === undefined ? {} : { fallback_reason: decision.fallbackReason }),
+      ...(decision.model === undefined ? {} : { model: decision.model }),
       observation: outcome.observation,
       reward: outcome.reward,
       done: outcome.done,
@@ -212,6 +218,7 @@ async function endLine(spec: EpisodeSpec, env: PlannerEnv | undefined, sandbox: 
     ...(grade === undefined ? {} : { grade }),
     ...(progress.error === undefined ? {} : { error: progress.error }),
     ...(progress.infrastructure === undefined ? {} : { infrastructure: progress.infrastructure }),
+    ...(progress.model === undefined ? {} : { model: progress.model }),
   };
 }
 

@@ -7,6 +7,7 @@
  * silently wrong number.
  */
 import type { InfrastructureFailure } from '../protocol/runs.js';
+import { ModelClientError } from '../agents/index.js';
 import { SandboxError } from '../sandbox/index.js';
 import { errorChain, ioFailure } from '../util/ioFailure.js';
 import { errorMessage } from '../util/errors.js';
@@ -32,9 +33,17 @@ function toDaemon(error: unknown): boolean {
   return host.includes(address);
 }
 
+/**
+ * A model endpoint that cannot be reached, times out, keeps answering 5xx or keeps refusing with
+ * 429 after every retry is the serving machinery failing (a server killed mid-run, a node gone),
+ * not the agent's choice: the model agent lets such errors end the episode, and they land here.
+ */
+const modelServerGone = new Set(['network', 'timeout', 'http-5xx', 'rate-limited']);
+
 export function infrastructureFailure(error: unknown): InfrastructureFailure | undefined {
   const cause = errorMessage(error);
   for (const e of errorChain(error)) {
+    if (e instanceof ModelClientError && modelServerGone.has(e.code)) return { code: 'model-unreachable', cause };
     if (e instanceof SandboxError) {
       if (e.code === 'daemon-unreachable') return { code: 'daemon-lost', cause };
       if (e.code === 'container-gone') return { code: /memory limit|out of memory|OOM/i.test(e.message) ? 'out-of-memory' : 'sandbox-lost', cause };
@@ -56,6 +65,7 @@ export function describeInfrastructure(failure: InfrastructureFailure): string {
     'disk-full': 'the disk is full',
     'out-of-memory': 'memory ran out',
     io: 'the file system failed',
+    'model-unreachable': 'the model server did not answer',
   };
   return `${what[failure.code]} (${failure.cause})`;
 }

@@ -6,6 +6,7 @@
 import type { BackendSummary, InfrastructureFailure, RunReport, TaskOutcome, TrajectoryEnd } from '../protocol/runs.js';
 import type { TestGrade } from '../protocol/testReport.js';
 import { isoTimestamp } from '../util/time.js';
+import { summariseModel } from './modelFigures.js';
 
 export interface FinishedEpisode {
   readonly end: TrajectoryEnd;
@@ -30,6 +31,8 @@ export interface ReportInput {
   readonly backend?: BackendSummary;
   /** Episodes the infrastructure failed: in `not_finished`, listed beside the rate, never in it. */
   readonly infrastructure?: readonly InfrastructureFailed[];
+  /** Whether a fallback agent could take a model agent's steps (`rollout.fallback_to_rule`). */
+  readonly fallbackEnabled?: boolean;
 }
 
 /**
@@ -112,6 +115,7 @@ export function taskOutcome(e: FinishedEpisode): TaskOutcome {
     ...(reason === undefined ? {} : { failure_reason: reason }),
     trajectory: e.trajectory,
     ...(e.instanceReport === undefined ? {} : { instance_report: e.instanceReport }),
+    ...(e.end.model === undefined ? {} : { model: e.end.model }),
   };
 }
 
@@ -129,6 +133,7 @@ export function reportFromOutcomes(input: Omit<ReportInput, 'episodes'>, tasks: 
   const reasons: Record<string, number> = {};
   for (const t of tasks) reasons[t.termination_reason] = (reasons[t.termination_reason] ?? 0) + 1;
   const planned = Math.max(input.planned ?? tasks.length, tasks.length);
+  const model = summariseModel(tasks, input.fallbackEnabled ?? false);
   return {
     run: input.run,
     agent: input.agent,
@@ -145,6 +150,7 @@ export function reportFromOutcomes(input: Omit<ReportInput, 'episodes'>, tasks: 
     termination_reasons: reasons,
     ...(input.backend === undefined ? {} : { backend: input.backend }),
     tasks: [...tasks],
+    ...(model === undefined ? {} : { model }),
     ...(input.infrastructure === undefined || input.infrastructure.length === 0 ? {} : { infrastructure_failures: input.infrastructure.map((f) => ({ ...f })) }),
   };
 }

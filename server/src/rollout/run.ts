@@ -21,7 +21,8 @@ import { withDeadline } from '../util/deadline.js';
 import { runEpisode, type EpisodeDeps, type EpisodeResult } from './episode.js';
 import type { EpisodeSpec } from './plan.js';
 import { BackendTally } from './backends.js';
-import { buildReport, interruptedSummary, type FinishedEpisode, type InfrastructureFailed } from './report.js';
+import { buildReport, interruptedSummary, taskOutcome, type FinishedEpisode, type InfrastructureFailed } from './report.js';
+import { summariseModel } from './modelFigures.js';
 import { describeInfrastructure, infrastructureFailure } from './infrastructure.js';
 import { errorMessage } from '../util/errors.js';
 import { isoTimestamp } from '../util/time.js';
@@ -41,6 +42,8 @@ export interface RolloutOptions {
   readonly command: string;
   /** The agent's name for the report (`rule`, `model`). */
   readonly agent: string;
+  /** Whether a fallback agent may take a model agent's steps; the report says so beside its counts. */
+  readonly fallbackEnabled?: boolean;
   /** The dataset files, for the report. */
   readonly dataset: string;
   /** Most episodes at once. */
@@ -226,6 +229,8 @@ export async function runRollout(episodes: readonly EpisodeSpec[], options: Roll
       else if (end.termination_reason !== 'interrupted') finishedById.set(spec.episodeId, { end, trajectory: result.trajectory, instanceReport: result.instanceReport });
       if (end.termination_reason !== 'interrupted') {
         status.status.episodes = counts();
+        const model = summariseModel([...finishedById.values()].map(taskOutcome), options.fallbackEnabled ?? false);
+        if (model !== undefined) status.status.model = model;
         await writeStatusNow();
       }
       await record({
@@ -257,7 +262,7 @@ export async function runRollout(episodes: readonly EpisodeSpec[], options: Roll
   const failedByInfrastructure = episodes.flatMap((e) => infrastructure.get(e.episodeId) ?? []);
   const backend = backends.summary();
   const ended = verdict({ interrupted: options.signal.aborted, halted, finished, notFinished: notFinished.length, infrastructure: failedByInfrastructure });
-  const report = buildReport({ run: options.runName, agent: options.agent, dataset: options.dataset, createdAt: new Date(), episodes: finished, state: ended.state, planned: episodes.length, backend, infrastructure: failedByInfrastructure });
+  const report = buildReport({ run: options.runName, agent: options.agent, dataset: options.dataset, createdAt: new Date(), episodes: finished, state: ended.state, planned: episodes.length, backend, infrastructure: failedByInfrastructure, fallbackEnabled: options.fallbackEnabled ?? false });
   let { state, reason } = ended;
   try {
     await writeReport(layout.report, report);

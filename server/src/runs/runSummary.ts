@@ -36,6 +36,7 @@ export function summarizeRun({ listing, root, launch, problems }: SummaryInputs)
     agent: launch?.agent ?? null,
     episodes: status?.episodes ?? null,
     backend: status?.backend ?? null,
+    model: status?.model ?? null,
     startedAt: status?.started_at ?? null,
     endedAt: status?.ended_at ?? null,
     exitReason: status?.exit_reason ?? null,

@@ -92,7 +92,7 @@ export async function runRayEval(options: RayEvalOptions): Promise<RayEvalResult
   const state = options.signal.aborted ? 'interrupted' : end.ok ? 'finished' : 'failed';
   const reason = options.signal.aborted ? 'interrupted: the Ray job was stopped' : end.ok ? `${merged.shards} shard(s) merged` : `the Ray job failed: ${end.reason}; see ${layout.runLog}`;
   // A shard's infrastructure failures stay beside the merged rate, never in it.
-  const report = reportFromOutcomes({ run: options.runName, agent: options.config.rollout.agent, dataset: options.dataset, createdAt: new Date(), state, planned: options.tasks.length, infrastructure: merged.infrastructure }, merged.tasks);
+  const report = reportFromOutcomes({ run: options.runName, agent: options.config.rollout.agent, dataset: options.dataset, createdAt: new Date(), state, planned: options.tasks.length, infrastructure: merged.infrastructure, fallbackEnabled: options.config.rollout.agent === 'model' && options.config.rollout.fallback_to_rule }, merged.tasks);
   await writeReport(layout.report, report);
   await events.append({ kind: 'run-end', state, reason });
   await events.flush();

@@ -1,0 +1,60 @@
+/**
+ * The reply as one JSON object, for structured output: `{"function": ACTION, "arguments": {…}}`.
+ * The server is sent a JSON Schema (one branch per action, each with the action's parameter schema
+ * from toolSchemas.ts) and constrains generation to it, so a small model cannot write a reply
+ * that fails to scan; what it writes is still checked against the action's contract, exactly as a
+ * tool call is (replyFormat.ts). A reply cut off at the token limit is not valid JSON and becomes a
+ * protocol error like any other.
+ */
+import { actionTypes, type Action } from '../protocol/actions.js';
+import type { ResponseFormat } from '../protocol/modelApi.js';
+import { isRecord } from '../util/isRecord.js';
+import { protocolError } from './replyParams.js';
+import { parseToolCall, renderToolCall, type ParseResult } from './replyFormat.js';
+import { actionParametersSchema } from './toolSchemas.js';
+
+/** How structured output is asked for: OpenAI, vLLM and SGLang's `json_schema`, or llama-cpp-python's `json_object` with a schema. */
+export type StructuredOutput = 'json_schema' | 'json_object';
+
+/** The JSON Schema of one reply: exactly one action and its arguments. */
+export function jsonReplySchema(): Record<string, unknown> {
+  return {
+    oneOf: actionTypes.map((type) => ({
+      type: 'object',
+      properties: { function: { const: type }, arguments: actionParametersSchema(type) },
+      required: ['function', 'arguments'],
+      additionalProperties: false,
+    })),
+  };
+}
+
+/** The `response_format` of a request, in the dialect the server speaks. */
+export function responseFormatFor(dialect: StructuredOutput): ResponseFormat {
+  const schema = jsonReplySchema();
+  return dialect === 'json_schema' ? { type: 'json_schema', json_schema: { name: 'planner_action', schema, strict: true } } : { type: 'json_object', schema };
+}
+
+const hint = 'Reply with one JSON object {"function": ACTION, "arguments": {…}} and nothing else.';
+
+/** Parses a structured reply; the arguments are checked as a tool call's are. */
+export function parseJsonReply(reply: string): ParseResult {
+  let value: unknown;
+  try {
+    value = JSON.parse(reply) as unknown;
+  } catch {
+    const cut = reply.trim() === '' ? 'the reply is empty' : 'the reply is not one complete JSON object (was it cut off at the token limit?)';
+    return { ok: false, error: protocolError('invalid-json-param', cut, hint) };
+  }
+  if (!isRecord(value) || typeof value['function'] !== 'string') {
+    return { ok: false, error: protocolError('missing-function-tag', 'the JSON reply has no "function" naming an action', `${hint} ACTION is one of ${actionTypes.join(', ')}.`) };
+  }
+  const args = value['arguments'];
+  if (args !== undefined && !isRecord(args)) return { ok: false, error: protocolError('invalid-json-param', '"arguments" is not a JSON object', hint) };
+  return parseToolCall({ name: value['function'], arguments: args ?? {} });
+}
+
+/** Writes an action as a structured reply; `parseJsonReply(renderJsonReply(a))` gives `a` back. */
+export function renderJsonReply(action: Action): string {
+  const call = renderToolCall(action);
+  return JSON.stringify({ function: call.name, arguments: JSON.parse(call.arguments) as unknown });
+}

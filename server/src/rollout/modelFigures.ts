@@ -1,0 +1,68 @@
+/**
+ * A model agent's figures (protocol/modelUsage.ts): one episode's, summed step by step as the
+ * episode runs, and a run's, summed from its episodes' outcomes so that a resumed or sharded run
+ * counts exactly like one that ran in one go.
+ */
+import type { AgentDecision } from '../agents/index.js';
+import type { ModelSummary, ModelUsage } from '../protocol/modelUsage.js';
+import type { TaskOutcome } from '../protocol/runs.js';
+
+export const emptyModelUsage: ModelUsage = { model_steps: 0, parse_failures: {}, fallback_steps: 0, calls: 0, prompt_tokens: 0, completion_tokens: 0, generation_ms: 0 };
+
+/** Whether a decision came from a model agent at all (the rule agent's carry none of these). */
+export function isModelDecision(decision: AgentDecision): boolean {
+  return decision.model !== undefined || decision.fallbackReason !== undefined || decision.parseFailure !== undefined;
+}
+
+/** One step's call and fate added to an episode's usage. */
+export function addModelStep(usage: ModelUsage, decision: AgentDecision): ModelUsage {
+  const parse_failures = { ...usage.parse_failures };
+  if (decision.parseFailure !== undefined) parse_failures[decision.parseFailure] = (parse_failures[decision.parseFailure] ?? 0) + 1;
+  const own = decision.action !== undefined && decision.fallbackReason === undefined;
+  return {
+    model_steps: usage.model_steps + (own ? 1 : 0),
+    parse_failures,
+    fallback_steps: usage.fallback_steps + (decision.fallbackReason === undefined ? 0 : 1),
+    calls: usage.calls + (decision.model === undefined ? 0 : 1),
+    prompt_tokens: usage.prompt_tokens + (decision.model?.prompt_tokens ?? 0),
+    completion_tokens: usage.completion_tokens + (decision.model?.completion_tokens ?? 0),
+    generation_ms: usage.generation_ms + (decision.model?.generation_ms ?? 0),
+  };
+}
+
+/** A run's model figures from its episodes' outcomes; undefined when no episode had a model agent. */
+export function summariseModel(tasks: readonly TaskOutcome[], fallbackEnabled: boolean): ModelSummary | undefined {
+  const withModel = tasks.filter((t) => t.model !== undefined);
+  if (withModel.length === 0) return undefined;
+  let usage = emptyModelUsage;
+  let steps = 0;
+  let aloneResolved = 0;
+  let paddedResolved = 0;
+  for (const task of withModel) {
+    const m = task.model as ModelUsage;
+    const parse_failures = { ...usage.parse_failures };
+    for (const [code, n] of Object.entries(m.parse_failures)) parse_failures[code] = (parse_failures[code] ?? 0) + n;
+    usage = {
+      model_steps: usage.model_steps + m.model_steps,
+      parse_failures,
+      fallback_steps: usage.fallback_steps + m.fallback_steps,
+      calls: usage.calls + m.calls,
+      prompt_tokens: usage.prompt_tokens + m.prompt_tokens,
+      completion_tokens: usage.completion_tokens + m.completion_tokens,
+      generation_ms: usage.generation_ms + m.generation_ms,
+    };
+    steps += task.steps;
+    if (task.resolved && m.fallback_steps === 0) aloneResolved++;
+    if (task.resolved && m.fallback_steps > 0) paddedResolved++;
+  }
+  const failures = Object.values(usage.parse_failures).reduce((a, b) => a + b, 0);
+  return {
+    ...usage,
+    fallback_enabled: fallbackEnabled,
+    steps,
+    parse_failure_rate: usage.calls === 0 ? 0 : Math.min(1, failures / usage.calls),
+    model_step_share: steps === 0 ? 0 : Math.min(1, usage.model_steps / steps),
+    resolved_by_model_alone: aloneResolved,
+    resolved_with_fallback: paddedResolved,
+  };
+}
