@@ -1,6 +1,7 @@
 /**
  * `Start Training…`: picks the experiment (the active one, else one of the workspace's), how to
- * train (a smoke run on this machine's CPU, a real run here, or a Ray job on a cluster) and, when
+ * train (a smoke run on this machine's CPU, with the real model or the scripted policy, a real run
+ * here, or a Ray job on a cluster) and, when
  * the config's training tasks are not in the workspace, a task file; then runs `gp train` in a
  * terminal of its own, where its progress and exit are visible, and shows the Runs view, where the
  * run appears and its metrics page opens. `gp train` itself resolves and preflights the config, so
@@ -18,20 +19,27 @@ import { runGpInTerminal } from './gpTerminal.js';
 import { workspaceFiles } from './launchFlow.js';
 import { resolvedConfig } from './serverMessages.js';
 
-type Mode = 'smoke' | 'local' | 'ray';
+type Mode = 'smoke' | 'smoke-scripted' | 'local' | 'ray';
 
 interface ModeItem extends vscode.QuickPickItem {
   readonly mode: Mode;
 }
 
 const modes: readonly ModeItem[] = [
-  { mode: 'smoke', label: '$(beaker) Smoke run', description: 'CPU, a tiny model built here, the rule agent as policy', detail: 'The whole path through Verl in a few minutes: run this first to check an installation.' },
+  { mode: 'smoke', label: '$(beaker) Smoke run', description: 'CPU, SmolLM2-135M trained on its own replies', detail: 'The whole path through Verl with a real model, each step sampled from the weights the last one updated: a few minutes a step.' },
+  { mode: 'smoke-scripted', label: '$(beaker) Smoke run, scripted policy', description: 'CPU, a tiny model built here, the rule agent as policy', detail: 'The same path with the rule agent’s replies: deterministic, in a minute or two.' },
   { mode: 'local', label: '$(rocket) Train on this machine', description: 'Verl with vLLM on the GPUs here', detail: 'Needs a visible GPU; gp train refuses to start without one.' },
   { mode: 'ray', label: '$(cloud-upload) Train on a Ray cluster…', description: 'a Ray job through the cluster’s dashboard', detail: 'The environment service stays on this machine: start it on the head node, or tunnel.' },
 ];
 
-/** The smoke's steps when started from the editor: enough points for its curves to be curves. */
-const smokeSteps = 3;
+/**
+ * The smoke's steps when started from the editor: enough points for its curves to be curves. The
+ * model policy's steps take minutes each on CPU, so it runs two: still a step sampled from updated weights.
+ */
+const smokeArgs: Readonly<Partial<Record<Mode, readonly string[]>>> = {
+  smoke: ['--smoke', '--steps', '2'],
+  'smoke-scripted': ['--smoke', '--smoke-policy', 'scripted', '--steps', '3'],
+};
 
 export function startTraining(ctx: Ctx, client: LanguageClient): (arg?: unknown) => Promise<void> {
   return async (arg) => {
@@ -45,7 +53,7 @@ export function startTraining(ctx: Ctx, client: LanguageClient): (arg?: unknown)
     const mode = await vscode.window.showQuickPick(modes, { title: `Train with ${vscode.workspace.asRelativePath(config)}`, placeHolder: 'How to train' });
     if (mode === undefined) return;
     const args = ['train', vscode.workspace.asRelativePath(config, false)];
-    if (mode.mode === 'smoke') args.push('--smoke', '--steps', String(smokeSteps));
+    args.push(...(smokeArgs[mode.mode] ?? []));
     if (mode.mode === 'ray') {
       const address = await vscode.window.showInputBox({ title: 'Ray dashboard address', prompt: 'The head node’s dashboard, as for ray job submit --address', value: '127.0.0.1:8265', validateInput: (v) => (v.trim() === '' ? 'Give HOST:PORT or a URL' : undefined) });
       if (address === undefined) return;
@@ -55,7 +63,7 @@ export function startTraining(ctx: Ctx, client: LanguageClient): (arg?: unknown)
     if (tasks === null) return;
     if (tasks !== undefined) args.push('--tasks', vscode.workspace.asRelativePath(tasks, false));
     ctx.log.info(`Start Training: gp ${args.join(' ')}`);
-    runGpInTerminal(ctx, { name: `gp train ${mode.mode === 'smoke' ? '(smoke)' : ''}`.trim(), cwd: folder.uri.fsPath, icon: 'rocket', args });
+    runGpInTerminal(ctx, { name: `gp train ${smokeArgs[mode.mode] !== undefined ? '(smoke)' : ''}`.trim(), cwd: folder.uri.fsPath, icon: 'rocket', args });
     await vscode.commands.executeCommand(`${viewIds.runs}.focus`);
   };
 }

@@ -17,7 +17,7 @@ import { runStatusSchema } from '../../server/src/protocol/runs.js';
 import { trainerPython } from '../../server/src/trainer/index.js';
 import { startSession, stopSession } from './harness.js';
 import { Scenarios } from './scenarios.js';
-import { acceptQuickPick, chooseFromContextMenu, showView, terminalText, waitForRow, widenSideBar } from './views.js';
+import { acceptQuickPick, chooseFromContextMenu, quickPickRows, showView, terminalText, waitForRow, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { openFile, runCommand, screenshot } from './workbench.js';
 
@@ -44,7 +44,13 @@ void describe('Training from the editor (code-server + Chromium)', () => {
     await scenarios.run('training', async (s) => {
       await openFile(s.page, 'configs/experiments/train_smoke.yaml');
       await runCommand(s.page, 'Graph Planner: Start Training');
-      await acceptQuickPick(s.page, 'the training modes, the smoke run first', (first) => /Smoke run/.test(first));
+      // The scripted smoke: three deterministic steps in a minute or two (the model policy's take minutes each).
+      await waitFor('the training modes, the model smoke run first', async () => {
+        const rows = await quickPickRows(s.page);
+        return /Smoke run/.test(rows[0] ?? '') && rows.some((r) => /Smoke run, scripted policy/.test(r)) ? done(rows) : pending(`quick pick rows:\n${rows.join('\n')}`);
+      });
+      await s.page.keyboard.type('scripted');
+      await acceptQuickPick(s.page, 'the scripted smoke run', (first) => /Smoke run, scripted policy/.test(first));
       const run = await waitFor('the training run folder', async () => {
         const runs = trainingRuns(s.workspace);
         return runs.length === 1 && runs[0] !== undefined ? done(runs[0]) : pending(`runs: ${runs.join(', ') || '(none)'}\n${await terminalText(s.page)}`);

@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import { runCli } from '../../server/src/cli/main.js';
 import { trainPreflight } from '../../server/src/cli/trainCommand.js';
 import { experimentConfigSchema } from '../../server/src/config/index.js';
+import { modelSmoke, smokeConfig, smokeLengths, smokeSettings } from '../../server/src/trainer/index.js';
 
 function io() {
   const out: string[] = [];
@@ -52,4 +53,57 @@ test('gp train refuses fewer tasks than one batch before starting anything', asy
   const code = await runCli(['train', '--smoke', '--tasks', 'datasets/sample/tasks.jsonl', '--set', 'training.train_batch_size=8', '--set', 'training.rollout_n=2'], cli, resolve('.'));
   assert.equal(code, 2);
   assert.match(err.join('\n'), /3 training task\(s\), fewer than training.train_batch_size \(8\)/);
+});
+
+test('the smoke’s default policy is the real model: its driver flags, short episodes, its budgets and the entropy term before the user’s overrides', async () => {
+  const { io: cli, out, err } = io();
+  const code = await runCli(['train', 'configs/experiments/planner_debug.yaml', '--smoke', '--dry-run', '--tasks', 'datasets/sample/tasks.jsonl', '--run-dir', '/tmp/gp-dry-run-never-written', '--set', 'verl_overrides={"actor_rollout_ref.actor.entropy_coeff": 0.5}'], cli, resolve('.'));
+  assert.equal(code, 0, err.join('\n'));
+  const args = out.join('\n').split(' \\\n  ');
+  const after = (flag: string): string | undefined => args[args.indexOf(flag) + 1];
+  assert.equal(after('--policy'), 'model');
+  assert.match(after('--language-model') ?? '', /SmolLM2-135M-Instruct\.Q4_1\.gguf$/);
+  assert.equal(after('--max-new-tokens'), String(modelSmoke.maxNewTokens));
+  assert.ok(args.includes(`data.max_prompt_length=${smokeLengths.model.prompt}`) && args.includes(`data.max_response_length=${smokeLengths.model.response}`));
+  assert.match(args.find((a) => a.startsWith('actor_rollout_ref.model.path=')) ?? '', /smollm2-135m-instruct$/);
+  const ours = args.indexOf(`actor_rollout_ref.actor.entropy_coeff=${modelSmoke.entropyCoeff}`);
+  const users = args.indexOf('++actor_rollout_ref.actor.entropy_coeff=0.5');
+  assert.ok(ours !== -1 && users > ours, 'the experiment’s own verl_overrides come last and win');
+});
+
+test('--smoke-policy scripted runs the rule agent’s smoke with the tiny model and its budgets', async () => {
+  const { io: cli, out, err } = io();
+  const code = await runCli(['train', 'configs/experiments/planner_debug.yaml', '--smoke', '--smoke-policy', 'scripted', '--dry-run', '--tasks', 'datasets/sample/tasks.jsonl', '--run-dir', '/tmp/gp-dry-run-never-written'], cli, resolve('.'));
+  assert.equal(code, 0, err.join('\n'));
+  const text = out.join('\n');
+  assert.match(text, /--policy \\\n {2}scripted/);
+  assert.doesNotMatch(text, /--language-model|entropy_coeff/);
+  assert.match(text, /actor_rollout_ref\.model\.path=\S*tiny-qwen2/);
+  assert.match(text, new RegExp(`data\\.max_response_length=${smokeLengths.scripted.response}`));
+});
+
+test('--smoke-policy takes model or scripted, and only with --smoke', async () => {
+  const bad = io();
+  assert.equal(await runCli(['train', '--smoke', '--smoke-policy', 'rule', '--dry-run'], bad.io, resolve('.')), 2);
+  assert.match(bad.err.join('\n'), /--smoke-policy must be model or scripted, not "rule"/);
+  const alone = io();
+  assert.equal(await runCli(['train', '--smoke-policy', 'scripted', '--dry-run'], alone.io, resolve('.')), 2);
+  assert.match(alone.err.join('\n'), /--smoke-policy is for --smoke/);
+});
+
+test('the model smoke caps the episode at its step limit, and leaves a shorter limit and the scripted smoke alone', () => {
+  const config = experimentConfigSchema.parse({ env: { max_steps: 6 } });
+  assert.equal(smokeConfig(config, 'model').env.max_steps, modelSmoke.maxSteps);
+  assert.equal(smokeConfig(config, 'scripted').env.max_steps, 6);
+  const short = experimentConfigSchema.parse({ env: { max_steps: 1 } });
+  assert.equal(smokeConfig(short, 'model').env.max_steps, 1);
+});
+
+test('a model smoke whose GGUF file is missing is refused before anything starts, naming the setup script', async () => {
+  const config = experimentConfigSchema.parse({ training: { rollout_n: 2 } });
+  const settings = { ...smokeSettings('model', 1), languageModel: '/nonexistent/SmolLM2-135M-Instruct.Q4_1.gguf' };
+  const problems = await trainPreflight(config, { smoke: true, ray: false, smokeSettings: settings });
+  assert.equal(problems.length, 1);
+  assert.match(problems[0] ?? '', /\/nonexistent\/SmolLM2-135M-Instruct\.Q4_1\.gguf, which is missing: run bash scripts\/setup-language-model\.sh, or choose --smoke-policy scripted/);
+  assert.deepEqual(await trainPreflight(config, { smoke: true, ray: false, smokeSettings: { ...settings, policy: 'scripted' } }), []);
 });
