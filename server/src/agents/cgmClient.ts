@@ -11,6 +11,8 @@ import type { PatchRequest, PatchModel } from '../env/index.js';
 import type { PatchCandidate } from '../protocol/actions.js';
 import { cgmGenerateResponseSchema, type CgmGenerateRequest } from '../protocol/modelApi.js';
 import { candidateFromPayload, parseCgmReply } from './cgmReply.js';
+import type { ResponseFormat } from '../protocol/modelApi.js';
+import type { StructuredOutput } from './jsonReply.js';
 import type { ChatClient } from './openaiClient.js';
 import { cgmSystemPrompt, cgmUserPrompt } from './prompts.js';
 import { ModelClientError, postJson } from './retry.js';
@@ -91,6 +93,42 @@ export interface CgmChatOptions {
   client: ChatClient;
   /** Candidates to sample per repair (OpenAI's `n`; default 1). */
   n?: number;
+  /** Constrain each reply to `cgmPatchSchema` (structured output), in the server's dialect. */
+  structuredOutput?: StructuredOutput;
+}
+
+/**
+ * The JSON Schema of a CGM reply as the CGM prompt asks for it: a `patch` with an `edits` array of
+ * line-range replacements. A server that does structured output holds a small model to it.
+ */
+export const cgmPatchSchema: Record<string, unknown> = {
+  type: 'object',
+  properties: {
+    patch: {
+      type: 'object',
+      properties: {
+        edits: {
+          type: 'array',
+          minItems: 1,
+          items: {
+            type: 'object',
+            properties: { path: { type: 'string' }, start: { type: 'integer', minimum: 1 }, end: { type: 'integer', minimum: 1 }, new_text: { type: 'string' } },
+            required: ['path', 'start', 'end', 'new_text'],
+            additionalProperties: false,
+          },
+        },
+        summary: { type: 'string' },
+      },
+      required: ['edits'],
+      additionalProperties: false,
+    },
+  },
+  required: ['patch'],
+  additionalProperties: false,
+};
+
+function cgmResponseFormat(dialect: StructuredOutput): ResponseFormat {
+  return dialect === 'json_schema' ? { type: 'json_schema', json_schema: { name: 'cgm_patch', schema: cgmPatchSchema, strict: true } } : { type: 'json_object', schema: cgmPatchSchema };
 }
 
 export function createCgmChatModel(options: CgmChatOptions): PatchModel {
@@ -101,7 +139,11 @@ export function createCgmChatModel(options: CgmChatOptions): PatchModel {
         { role: 'system' as const, content: cgmSystemPrompt },
         { role: 'user' as const, content: cgmUserPrompt(request) },
       ];
-      const completion = await options.client.complete(messages, { signal, ...(options.n !== undefined ? { n: options.n } : {}) });
+      const completion = await options.client.complete(messages, {
+        signal,
+        ...(options.n !== undefined ? { n: options.n } : {}),
+        ...(options.structuredOutput === undefined ? {} : { responseFormat: cgmResponseFormat(options.structuredOutput) }),
+      });
       const candidates: PatchCandidate[] = [];
       const reasons: string[] = [];
       for (const choice of completion.choices) {

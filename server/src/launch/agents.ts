@@ -106,5 +106,6 @@ export function patchModelFromConfig(config: ExperimentConfig, setup: ModelSetup
     retries: backends.request_retries,
     backoffMs: 500,
   });
-  return createCgmChatModel({ client, n: generation.num_return_sequences });
+  // The embedded model is small: structured output holds its replies to the patch schema.
+  return createCgmChatModel({ client, n: generation.num_return_sequences, ...(served === undefined ? {} : { structuredOutput: 'json_object' as const }) });
 }

@@ -29,6 +29,19 @@ export function stepDetail(row: StepRow, step: TrajectoryStep, actions: DetailAc
     ` · return ${signed(row.cumulative)} · ${ms(t.agent_ms + t.env_ms)} (model ${ms(t.agent_ms)}, env ${ms(t.env_ms - t.task_commands_ms)}, commands ${ms(t.task_commands_ms)})`,
     step.done ? ` · episode ended: ${step.termination_reason ?? 'done'}` : '',
   );
+  const m = step.model;
+  // The call behind the reply: what it cost and why it stopped (a reply cut at the token limit
+  // explains many protocol errors at a glance).
+  const call =
+    m !== undefined &&
+    el(
+      'p',
+      { class: 'facts-line model-call' },
+      `model call: ${m.prompt_tokens ?? '?'} prompt → ${m.completion_tokens ?? '?'} completion tokens in ${ms(m.generation_ms)}`,
+      m.finish_reason === undefined ? '' : ` · stopped: ${m.finish_reason === 'length' ? 'at the token limit' : m.finish_reason}`,
+      m.attempts > 1 ? ` · ${m.attempts} attempts` : '',
+      m.trimmed_messages === undefined ? '' : ` · ${m.trimmed_messages} older messages left out to fit the prompt budget`,
+    );
   const flags = [
     row.protocolError !== null && banner('error', `Protocol error: ${row.protocolError}`),
     row.fallback !== null && banner('warning', `Fell back to the rule agent: ${row.fallback}`),
@@ -40,6 +53,7 @@ export function stepDetail(row: StepRow, step: TrajectoryStep, actions: DetailAc
     { class: 'detail', attrs: { 'aria-labelledby': 'step-title', 'data-step': String(row.step) } },
     title,
     facts,
+    call,
     ...flags,
     step.response !== undefined && section('Model reply', replyNodes(step.response, highlight)),
     section('Action', actionNodes(step, highlight)),
