@@ -360,6 +360,50 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
     });
   });
 
+  void it('(m) Start Rollout… with the model agent on the embedded model: the run starts and stops the model itself, and its episode opens with the model’s replies and protocol errors marked', { timeout: 420_000 }, async () => {
+    await scenario('m-model-rollout', async (s) => {
+      await openFile(s.page, 'configs/experiments/model.yaml');
+      const before = runsNamed(s, 'model-rollout');
+      await startRolloutFromPalette(s);
+      const run = await newRun(s, 'model-rollout', before);
+      await showView(s.page, 'Runs');
+      const report = await waitFor('the model run to write report.json', async () => {
+        const path = join(s.workspace, 'outputs', run, 'report.json');
+        return existsSync(path) && statusOf(s, run).state === 'finished' ? done(runReportSchema.parse(JSON.parse(readFileSync(path, 'utf8')))) : pending(statusOf(s, run).state);
+      }, { timeoutMs: 360_000 });
+      assert.ok(report.model, 'the report has the model figures');
+      assert.equal(report.model.fallback_enabled, false);
+      assert.ok(report.model.calls >= 3, `the model answered every episode (${report.model.calls} calls)`);
+      assert.ok(statusOf(s, run).model, 'status.json carries the model figures for the Runs view');
+      const row = await waitForRow(s.page, 'Runs', `${run} finished`, (r) => r.label === run && r.description.startsWith('finished'));
+      assert.match(row.description, /rollout · model/);
+      await expandRow(s.page, 'Runs', run);
+      await rowLocator(s.page, 'Runs', 'sample-calc-add').click();
+      const frame = s.page.frameLocator('iframe.webview.ready >> visible=true').frameLocator('iframe#active-frame');
+      await waitFor('the model episode in the trajectory viewer', async () => {
+        const facts = (await frame.locator('#episode-facts').textContent().catch(() => null)) ?? '';
+        return /agent model SmolLM2-135M-Instruct/.test(facts) ? done(true) : pending(`facts "${facts}"`);
+      }, { timeoutMs: 60_000 });
+      await frame.locator('#step-list .step[data-step="1"]').click();
+      const detail = (await frame.locator('article.detail').textContent()) ?? '';
+      assert.match(detail, /Model reply/, 'the model’s own reply is shown');
+      assert.match(detail, /model call: \d+ prompt → \d+ completion tokens/);
+      const trajectory = readFileSync(join(s.workspace, 'outputs', run, 'trajectories', 'sample-calc-add.jsonl'), 'utf8');
+      const protocolSteps = trajectory.split('\n').filter((l) => l.includes('"protocol_error"')).length;
+      const markers = await frame.locator('#step-list .marker.error[title^="Protocol error"]').count();
+      assert.equal(markers, protocolSteps, 'every protocol error of the trajectory is marked in the step list');
+      // The same moment in both themes, for a person to check both.
+      const themeOf = async () => ((await s.page.locator('.monaco-workbench').first().getAttribute('class')) ?? '').includes('vs-dark') ? 'dark' : 'light';
+      const first = await themeOf();
+      await screenshot(s.page, `views-m-model-episode-${first}`);
+      await runCommand(s.page, 'Preferences: Toggle between Light/Dark Themes');
+      const second = await waitFor('the other colour theme', async () => ((await themeOf()) !== first ? done(await themeOf()) : pending(first)));
+      await screenshot(s.page, `views-m-model-episode-${second}`);
+      await runCommand(s.page, 'Preferences: Toggle between Light/Dark Themes');
+      await waitFor('the first colour theme again', async () => ((await themeOf()) === first ? done(true) : pending(second)));
+    });
+  });
+
   void it('(e) a broken experiment YAML blocks the launch and opens the Problems panel at its error', scenarioTimeout, async () => {
     await scenario('e-blocked', async (s) => {
       await openFile(s.page, 'configs/experiments/broken.yaml');
