@@ -8,7 +8,7 @@
  * open episode. Episodes land in the run folder as a rollout's do.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -16,7 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { renderAction } from '../../server/src/agents/index.js';
 import { runCli } from '../../server/src/cli/main.js';
 import { experimentConfigSchema } from '../../server/src/config/index.js';
-import { episodeDepsFromConfig, loadRolloutTasks } from '../../server/src/launch/index.js';
+import { episodeDepsFromConfig, loadPlannerPrompt, loadRolloutTasks } from '../../server/src/launch/index.js';
 import { closeReplySchema, createEpisodeReplySchema, serviceFileSchema, stepReplySchema } from '../../server/src/protocol/envService.js';
 import { readEvents, readTrajectory } from '../../server/src/runs/index.js';
 import type { PlannedTask } from '../../server/src/rollout/index.js';
@@ -72,10 +72,31 @@ describe('the environment service', () => {
     tasks = new Map(loaded.tasks.map((t) => [t.task.task_id, t]));
   });
 
-  function service(maxOpen = 4, episodeDeadlineMs = 120_000): EnvService {
+  function service(maxOpen = 4, episodeDeadlineMs = 120_000, prompt?: { systemPrompt: string; observationBudget?: number }): EnvService {
     const config = experimentConfigSchema.parse({ sandbox: { backend: 'local' } });
-    return new EnvService({ runDir, tasks, deps: episodeDepsFromConfig(config, 'env-service-it', runDir), maxOpen, episodeDeadlineMs });
+    return new EnvService({ runDir, tasks, deps: episodeDepsFromConfig(config, 'env-service-it', runDir), maxOpen, episodeDeadlineMs, ...(prompt === undefined ? {} : { prompt }) });
   }
+
+  test('tells the agent loop the experiment’s prompt: its system message, and each observation cut to the budget', async () => {
+    const promptFile = join(runDir, '..', 'system.txt');
+    writeFileSync(promptFile, 'You repair Python bugs; reply in blocks.');
+    const config = experimentConfigSchema.parse({ prompts: { system: promptFile, observation_budget: 200 } });
+    const prompt = await loadPlannerPrompt(config, root, { format: 'text' });
+    assert.match(prompt.systemPrompt, /^You repair Python bugs; reply in blocks\.\n\nEvery reply is exactly one block/, 'the file, then the text reply format, whatever structured_output says');
+    const svc = service(2, 120_000, prompt);
+    const file = await svc.start();
+    try {
+      const created = createEpisodeReplySchema.parse((await call(file.url, '/episodes', file.token, { client_key: 'prompt-1', task_id: 'sample-calc-add' })).body);
+      assert.equal(created.system_prompt, prompt.systemPrompt);
+      assert.ok(recorded.start.length > 200, 'the sample observation is longer than the budget');
+      assert.equal(created.observation, `${recorded.start.slice(0, 200)}\n[… ${recorded.start.length - 200} more characters of this observation left out]`);
+      const step = stepReplySchema.parse((await call(file.url, `/episodes/${encodeURIComponent(created.episode_id)}/step`, file.token, { turn: 1, reply: recorded.replies[0] })).body);
+      assert.match(step.observation, /more characters of this observation left out\]$/);
+      await call(file.url, `/episodes/${encodeURIComponent(created.episode_id)}/close`, file.token, {});
+    } finally {
+      await svc.close();
+    }
+  });
 
   test('reproduces a recorded episode turn by turn, idempotently, behind its token', async () => {
     const svc = service();

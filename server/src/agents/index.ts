@@ -8,6 +8,6 @@ export { parseJsonReply, renderJsonReply, jsonReplySchema, responseFormatFor, ty
 export { startEmbeddedModel, embeddedModelPaths, embeddedModelFile, embeddedModelSha256, embeddedSetupCommand, EmbeddedModelError, type EmbeddedModelServer, type EmbeddedModelOptions } from './embeddedModel.js';
 export { createChatClient, type ChatClient, type ChatClientOptions, type ChatCompletion, type ChatChoice, type ToolCall, type CompleteOptions } from './openaiClient.js';
 export { ModelClientError, modelClientErrorCodes, type ModelClientErrorCode } from './retry.js';
-export { createModelAgent, type ModelAgentOptions } from './modelAgent.js';
+export { budgetedObservation, createModelAgent, type ModelAgentOptions } from './modelAgent.js';
 export { createCgmHttpModel, createCgmChatModel, cgmGenerateBody, type CgmHttpOptions, type CgmChatOptions } from './cgmClient.js';
 export { parseCgmReply, type CgmReplyResult, type CgmReplyOptions } from './cgmReply.js';

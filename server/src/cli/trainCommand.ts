@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseConfigFlags, type ExperimentConfig } from '../config/index.js';
-import { containerReaper, episodeDepsFromConfig, loadConfig, loadRolloutTasks, moveRunFolder, planRunFolder, writeResolvedConfig } from '../launch/index.js';
+import { containerReaper, episodeDepsFromConfig, loadConfig, loadPlannerPrompt, loadRolloutTasks, moveRunFolder, planRunFolder, writeResolvedConfig } from '../launch/index.js';
 import type { PlannedTask } from '../rollout/index.js';
 import { runTraining, trainerArgv, adapterDir, trainerPython, visibleGpus, smokeConfig, smokePolicies, smokeSettings, type SmokePolicy, type SmokeSettings } from '../trainer/index.js';
 import { mkdir } from 'node:fs/promises';
@@ -152,8 +152,11 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
     return 0;
   }
   let deps;
+  let prompt;
   try {
     deps = episodeDepsFromConfig(run.config, run.name, run.dir);
+    // The agent loop sends what the service tells it: the experiment's prompt files, in the reply text format.
+    prompt = await loadPlannerPrompt(run.config, cwd, { format: 'text' });
   } catch (error) {
     io.err(`gp train: ${errorMessage(error)}`);
     return 2;
@@ -190,6 +193,7 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
       trainTasks,
       valTasks,
       deps,
+      prompt,
       python,
       adapterDir: adapter,
       ...(smoke ? { smoke } : {}),

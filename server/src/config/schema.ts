@@ -296,7 +296,7 @@ const prompts = z
       { unit: 'characters' },
     ),
   })
-  .meta({ description: 'The planner model\'s prompt in `gp rollout` and `gp eval`, from files an experiment can point at; paths resolve against the working folder.' });
+  .meta({ description: 'The planner model\'s prompt, from files an experiment can point at: `gp rollout` and `gp eval` send it, and in training the environment service tells the agent loop to (always in the reply text format); paths resolve against the working folder.' });
 
 const parallel = z
   .strictObject({

@@ -40,8 +40,12 @@ async function part(key: 'system' | 'reply_format' | 'few_shot', file: string | 
   }
 }
 
-export async function loadPlannerPrompt(config: ExperimentConfig, baseDir: string): Promise<PlannerPrompt> {
-  const structured = config.planner_sampling.structured_output !== 'off';
+/**
+ * The prompt for `gp rollout` and `gp eval` (its reply format follows `structured_output`), or with
+ * `format: 'text'` for training, whose environment service reads the reply text format only.
+ */
+export async function loadPlannerPrompt(config: ExperimentConfig, baseDir: string, options: { format?: 'text' } = {}): Promise<PlannerPrompt> {
+  const structured = options.format !== 'text' && config.planner_sampling.structured_output !== 'off';
   const files = config.prompts;
   const instructions = await part('system', files.system, plannerInstructions, baseDir);
   const replyFormat = await part('reply_format', files.reply_format, structured ? jsonReplyFormat : textReplyFormat, baseDir);

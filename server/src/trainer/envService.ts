@@ -22,7 +22,7 @@ import type { EpisodeDeps, PlannedTask } from '../rollout/index.js';
 import { EventLog, runLayout } from '../runs/index.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { errorMessage } from '../util/errors.js';
-import { EpisodeConflict, ServiceEpisode } from './serviceEpisode.js';
+import { EpisodeConflict, ServiceEpisode, type ServicePrompt } from './serviceEpisode.js';
 
 export interface EnvServiceOptions {
   readonly runDir: string;
@@ -46,6 +46,8 @@ export interface EnvServiceOptions {
    * `member` counts the episodes of the episode's group before it (0 for the first).
    */
   readonly scriptedPolicy?: (member: number) => Agent;
+  /** The experiment's planner prompt (`prompts.*`) the agent loop is told to send; the built-in one when absent. */
+  readonly prompt?: ServicePrompt;
 }
 
 /** Seconds a client told 429 should wait before asking again. */
@@ -238,6 +240,7 @@ export class EnvService {
       deps: this.options.deps,
       runDir: this.options.runDir,
       ...(this.options.scriptedPolicy === undefined ? {} : { scriptedPolicy: this.options.scriptedPolicy(this.groupMember(request.group_id)) }),
+      ...(this.options.prompt === undefined ? {} : { prompt: this.options.prompt }),
       onEnded: (result) => {
         clearTimeout(this.deadlines.get(episodeId));
         this.deadlines.delete(episodeId);

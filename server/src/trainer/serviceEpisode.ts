@@ -6,7 +6,7 @@
  * training episode lands in the run directory exactly like a rollout's.
  */
 import type { Agent, AgentDecision } from '../agents/index.js';
-import { parseActionText, describeProtocolError, plannerSystemPrompt, renderAction } from '../agents/index.js';
+import { budgetedObservation, parseActionText, describeProtocolError, plannerSystemPrompt, renderAction } from '../agents/index.js';
 import type { PlannerEnv, StepOutcome } from '../env/index.js';
 import type { Observation } from '../protocol/observation.js';
 import type { CloseReply, CreateEpisodeReply, StepReply } from '../protocol/envService.js';
@@ -49,6 +49,14 @@ export interface ServiceEpisodeOptions {
   readonly onEnded: (result: EpisodeResult | undefined) => void;
   /** The smoke run's scripted policy: an agent whose reply to the waiting observation `policy()` returns. */
   readonly scriptedPolicy?: Agent;
+  /** The experiment's planner prompt (`prompts.*`); the built-in one when absent. */
+  readonly prompt?: ServicePrompt;
+}
+
+/** What the service tells the agent loop to send: the system message and each observation's budget. */
+export interface ServicePrompt {
+  readonly systemPrompt: string;
+  readonly observationBudget?: number;
 }
 
 export class ServiceEpisode {
@@ -67,12 +75,14 @@ export class ServiceEpisode {
   private readonly controller = new AbortController();
   private stopWith: Stopped | undefined;
   private readonly scriptedPolicy: Agent | undefined;
+  private readonly prompt: ServicePrompt | undefined;
   /** The scripted policy's reply for a turn, so asking again for the same turn does not advance the agent. */
   private policyReplies = new Map<number, Promise<string>>();
 
   constructor(options: ServiceEpisodeOptions) {
     this.id = options.spec.episodeId;
     this.scriptedPolicy = options.scriptedPolicy;
+    this.prompt = options.prompt;
     const agent: Agent = { name: 'remote', act: (observation) => this.ask(observation) };
     const deps: EpisodeDeps = {
       ...options.deps,
@@ -100,7 +110,7 @@ export class ServiceEpisode {
   async started(deadline: number): Promise<CreateEpisodeReply> {
     try {
       const first = await this.question.promise;
-      return { episode_id: this.id, system_prompt: plannerSystemPrompt, observation: first.text, max_steps: this.maxSteps, deadline };
+      return { episode_id: this.id, system_prompt: this.prompt?.systemPrompt ?? plannerSystemPrompt, observation: budgetedObservation(first.text, this.prompt?.observationBudget), max_steps: this.maxSteps, deadline };
     } catch {
       const result = await this.ended;
       throw new EpisodeConflict('episode-failed', `episode ${this.id} could not start: ${result?.end.error ?? 'its sandbox or environment failed'}`);
@@ -188,7 +198,7 @@ export class ServiceEpisode {
     const outcome = await this.outcome.promise;
     const stepReply: StepReply = {
       turn,
-      observation: outcome.observation.text,
+      observation: budgetedObservation(outcome.observation.text, this.prompt?.observationBudget),
       reward: outcome.reward,
       done: outcome.done,
       ...(outcome.terminationReason === undefined ? {} : { termination_reason: outcome.terminationReason }),

@@ -15,6 +15,7 @@ import { EventLog, JsonLinesWriter, type RunLayout } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
 import { isoTimestamp } from '../util/time.js';
 import { EnvService, serviceFileName } from './envService.js';
+import type { ServicePrompt } from './serviceEpisode.js';
 import { MetricsTail } from './metricsTail.js';
 import { RayJobsClient } from './rayJobs.js';
 import { RunRecord } from './runRecord.js';
@@ -31,6 +32,8 @@ export interface TrainRunOptions {
   readonly trainTasks: readonly PlannedTask[];
   readonly valTasks: readonly PlannedTask[];
   readonly deps: EpisodeDeps;
+  /** The experiment's planner prompt (`prompts.*`, in the reply text format); the built-in one when absent. */
+  readonly prompt?: ServicePrompt;
   /** The Python interpreter of the trainer environment (python/requirements.txt). */
   readonly python: string;
   /** The folder holding the `graph_planner_verl` package. */
@@ -139,6 +142,7 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
     log: options.log,
     // The model policy's replies come from the trainer's own model, so the service serves none.
     ...(options.smoke?.policy === 'scripted' ? { scriptedPolicy: scriptedSmokePolicy } : {}),
+    ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
     onEpisodeEnd: (end) => {
       counts.total++;
       counts.finished++;
