@@ -153,3 +153,18 @@ test('dataset validate prints 50 findings per file by default, then how many mor
   const all = await gp('dataset', 'validate', '--max-problems', '0', path);
   assert.equal(all.out.filter((l) => l.includes(' error jsonl/syntax ')).length, 60);
 });
+
+test('gp model serve: bad flags and a key variable that is not set are usage errors; a missing model names the setup command', async () => {
+  const port = await gp('model', 'serve', '--port', 'eighty');
+  assert.equal(port.code, 2);
+  assert.match(port.err.join('\n'), /--port needs a positive integer/);
+  const ctx = await gp('model', 'serve', '--ctx', '100');
+  assert.equal(ctx.code, 2);
+  assert.match(ctx.err.join('\n'), /--ctx needs at least 512 tokens/);
+  const key = await gp('model', 'serve', '--api-key-env', 'GP_TEST_NO_SUCH_VARIABLE');
+  assert.equal(key.code, 2);
+  assert.match(key.err.join('\n'), /GP_TEST_NO_SUCH_VARIABLE: that environment variable is not set/);
+  const missing = await gp('model', 'serve', '--model', join(dir, 'no-such-model.gguf'));
+  assert.equal(missing.code, 2);
+  assert.match(missing.err.join('\n'), /no-such-model\.gguf does not exist\. Install it once per machine with: bash scripts\/setup-language-model\.sh && bash scripts\/setup-model-server\.sh/);
+});
