@@ -26,7 +26,7 @@ interface ModeItem extends vscode.QuickPickItem {
 }
 
 const modes: readonly ModeItem[] = [
-  { mode: 'smoke', label: '$(beaker) Smoke run', description: 'CPU, SmolLM2-135M trained on its own replies', detail: 'The whole path through Verl with a real model, each step sampled from the weights the last one updated: a few minutes a step.' },
+  { mode: 'smoke', label: '$(beaker) Smoke run', description: 'CPU, SmolLM2-135M trained on its own replies', detail: 'The whole path through Verl with a real model, each step sampled from the weights the last one updated: a minute or more a step.' },
   { mode: 'smoke-scripted', label: '$(beaker) Smoke run, scripted policy', description: 'CPU, a tiny model built here, the rule agent as policy', detail: 'The same path with the rule agent’s replies: deterministic, in a minute or two.' },
   { mode: 'local', label: '$(rocket) Train on this machine', description: 'Verl with vLLM on the GPUs here', detail: 'Needs a visible GPU; gp train refuses to start without one.' },
   { mode: 'ray', label: '$(cloud-upload) Train on a Ray cluster…', description: 'a Ray job through the cluster’s dashboard', detail: 'The environment service stays on this machine: start it on the head node, or tunnel.' },

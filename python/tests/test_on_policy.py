@@ -94,4 +94,4 @@ def test_check_same_weights_fails_beyond_the_tolerance_and_check_moved_fails_for
     assert failures == [] and gap["tokens"] == 2 and gap["max_abs"] < 1e-4, "mask-0 positions are not compared"
     _, failures = check_same_weights(batch, view, recorded + torch.tensor([[0.0, 0.01, 0.0]]))
     assert [f["check"] for f in failures] == ["recorded log-probs equal the model's under the sampling weights"]
-    assert check_moved(0.0) != [] and check_moved(0.3) == []
+    assert check_moved(0.0, 0.1) != [] and check_moved(0.3, 0.0) != [] and check_moved(0.3, 0.1) == []

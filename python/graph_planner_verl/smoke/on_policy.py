@@ -90,9 +90,11 @@ def check_not_initial(batch, view: ResponseView, initial_model, temperature: flo
     return gap, []
 
 
-def check_moved(distance: float) -> list[dict[str, Any]]:
-    if not distance > 0:
-        return [{"check": "the update changed the weights", "detail": {"l2_delta": distance}}]
+def check_moved(distance: float, grad_norm: float) -> list[dict[str, Any]]:
+    """The update changed the weights, and through the loss's gradient: weight decay alone would
+    move them too, with nothing learnt."""
+    if not (distance > 0 and grad_norm > 0):
+        return [{"check": "the update changed the weights", "detail": {"l2_delta": distance, "grad_norm": grad_norm}}]
     return []
 
 

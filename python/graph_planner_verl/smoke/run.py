@@ -243,7 +243,7 @@ def on_policy_step(args, batch, policy, tokenizer, update, model, initial, befor
         figures["log_prob_gap_initial_weights"] = other
     figures["l2_delta"] = parameter_distance(model, before)
     figures["l2_from_initial"] = parameter_distance(model, parameter_snapshot(initial))
-    failures.extend(check_moved(figures["l2_delta"]))
+    failures.extend(check_moved(figures["l2_delta"], update.metrics["actor/grad_norm"]))
     return {"on_policy": figures}
 
 
