@@ -2,8 +2,10 @@
  * Training from the editor in real VS Code (code-server 4.100.3, the packaged `.vsix`, Debian's
  * Chromium): `Graph Planner: Start Training…` from the command palette starts the smoke run (Verl's
  * agent loop, GRPO and actor update on CPU through our environment service) in a terminal, the Runs
- * view shows the run reach finished, and its metrics page draws the curves of its three steps.
- * Needs the trainer environment (python/setup.sh). Saves `training-*.png` to `test-artifacts/e2e/`.
+ * view shows the run reach finished, and its metrics page draws the curves of its three steps; the
+ * default smoke, the real model trained on its own replies, shows like any other run, and the
+ * trajectory viewer shows the model's own replies. Needs the trainer environment (python/setup.sh)
+ * and the language model (scripts/setup-language-model.sh). Saves `training-*.png` to `test-artifacts/e2e/`.
  *
  * Run: `bash python/setup.sh && bash test/e2e/setup.sh && npm run package && node --import tsx --test test/e2e/training.test.ts`.
  */
@@ -15,9 +17,9 @@ import { after, before, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import { runStatusSchema } from '../../server/src/protocol/runs.js';
 import { trainerPython } from '../../server/src/trainer/index.js';
-import { startSession, stopSession } from './harness.js';
+import { startSession, stopSession, type Session } from './harness.js';
 import { Scenarios } from './scenarios.js';
-import { acceptQuickPick, chooseFromContextMenu, quickPickRows, showView, terminalText, waitForRow, widenSideBar } from './views.js';
+import { acceptQuickPick, chooseFromContextMenu, expandRow, quickPickRows, rowLocator, showView, terminalText, waitForRow, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { openFile, runCommand, screenshot } from './workbench.js';
 
@@ -26,7 +28,22 @@ const visibleWebview = (page: Page): FrameLocator => page.frameLocator('iframe.w
 
 function trainingRuns(workspace: string): string[] {
   const out = join(workspace, 'outputs');
-  return existsSync(out) ? readdirSync(out).filter((n) => n.startsWith('train_smoke-train-')) : [];
+  return existsSync(out) ? readdirSync(out).filter((n) => n.startsWith('train_smoke-train-')).sort() : [];
+}
+
+/** Waits for the run the last Start Training… made (the one not in `before`) to finish; returns its name. */
+async function finishedRun(s: Session, before: readonly string[], finishMs: number): Promise<string> {
+  const run = await waitFor('the training run folder', async () => {
+    const made = trainingRuns(s.workspace).filter((r) => !before.includes(r));
+    return made.length === 1 && made[0] !== undefined ? done(made[0]) : pending(`runs: ${made.join(', ') || '(none)'}\n${await terminalText(s.page)}`);
+  }, { timeoutMs: 90_000 });
+  const statusFile = join(s.workspace, 'outputs', run, 'status.json');
+  await waitFor('the smoke training to finish', async () => {
+    const state = existsSync(statusFile) ? runStatusSchema.parse(JSON.parse(readFileSync(statusFile, 'utf8'))).state : 'starting';
+    if (state === 'failed' || state === 'interrupted') throw new Error(`the training run ${state}:\n${await terminalText(s.page)}`);
+    return state === 'finished' ? done(state) : pending(`${state}\n${(await terminalText(s.page)).slice(-1500)}`);
+  }, { timeoutMs: finishMs });
+  return run;
 }
 
 void describe('Training from the editor (code-server + Chromium)', () => {
@@ -51,16 +68,7 @@ void describe('Training from the editor (code-server + Chromium)', () => {
       });
       await s.page.keyboard.type('scripted');
       await acceptQuickPick(s.page, 'the scripted smoke run', (first) => /Smoke run, scripted policy/.test(first));
-      const run = await waitFor('the training run folder', async () => {
-        const runs = trainingRuns(s.workspace);
-        return runs.length === 1 && runs[0] !== undefined ? done(runs[0]) : pending(`runs: ${runs.join(', ') || '(none)'}\n${await terminalText(s.page)}`);
-      }, { timeoutMs: 90_000 });
-      const statusFile = join(s.workspace, 'outputs', run, 'status.json');
-      await waitFor('the smoke training to finish', async () => {
-        const state = existsSync(statusFile) ? runStatusSchema.parse(JSON.parse(readFileSync(statusFile, 'utf8'))).state : 'starting';
-        if (state === 'failed' || state === 'interrupted') throw new Error(`the training run ${state}:\n${await terminalText(s.page)}`);
-        return state === 'finished' ? done(state) : pending(`${state}\n${(await terminalText(s.page)).slice(-1500)}`);
-      }, { timeoutMs: 300_000 });
+      const run = await finishedRun(s, [], 300_000);
       await showView(s.page, 'Runs');
       await widenSideBar(s.page, 200);
       const row = await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === run && r.description.startsWith('finished'));
@@ -82,6 +90,38 @@ void describe('Training from the editor (code-server + Chromium)', () => {
       await page.locator('vscode-button[data-axis="time"]').click();
       await page.locator('#chart-reward polyline.smooth').waitFor({ state: 'visible' });
       assert.equal(await page.locator('#chart-reward').getAttribute('data-points'), '3');
+    });
+  });
+  void it('the default smoke trains the real model on its own replies: the Runs view shows it finished and the trajectory viewer shows the model’s reply', { timeout: 600_000 }, async () => {
+    await scenarios.run('training-model', async (s) => {
+      const before = trainingRuns(s.workspace);
+      await openFile(s.page, 'configs/experiments/train_smoke.yaml');
+      await runCommand(s.page, 'Graph Planner: Start Training');
+      await acceptQuickPick(s.page, 'the training modes, the model smoke run first', (first) => /Smoke run/.test(first) && !/scripted/.test(first));
+      const run = await finishedRun(s, before, 480_000);
+      const checks = JSON.parse(readFileSync(join(s.workspace, 'outputs', run, 'smoke', 'checks.json'), 'utf8')) as { ok: boolean; policy: string; steps: { samples: { episode_id: string }[] }[] };
+      assert.equal(checks.ok, true);
+      assert.equal(checks.policy, 'model');
+      await showView(s.page, 'Runs');
+      if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
+      await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === run && r.description.startsWith('finished'));
+      const episode = checks.steps[1]?.samples[0]?.episode_id ?? '';
+      const reply = readFileSync(join(s.workspace, 'outputs', run, 'trajectories', `${episode}.jsonl`), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as { type: string; response?: string })
+        .find((r) => r.type === 'step')?.response ?? '';
+      assert.ok(reply.trim() !== '', `the model wrote a first reply in ${episode}`);
+      await expandRow(s.page, 'Runs', run);
+      await rowLocator(s.page, 'Runs', episode).click();
+      const frame = visibleWebview(s.page);
+      // The reply the viewer shows is the text the model sampled (its first line, as rendered).
+      const firstLine = reply.trim().split('\n')[0] ?? '';
+      await waitFor('the model’s own reply in the trajectory viewer', async () => {
+        const detail = (await frame.locator('article.detail').textContent().catch(() => null)) ?? '';
+        return detail.includes('Model reply') && detail.includes(firstLine) ? done(true) : pending(`detail: ${detail.slice(0, 400)}`);
+      });
+      await screenshot(s.page, 'training-c-model-reply');
     });
   });
 });
