@@ -429,3 +429,17 @@ test('samples n choices for callers that ask for several', async () => {
   assert.deepEqual(completion.choices.map((c) => c.content), ['a', 'b', 'c']);
   assert.equal(peer.requests[0]?.chat?.n, 3);
 });
+
+test('example turns go after the system prompt and before the first observation, and are never trimmed', async () => {
+  for (let i = 0; i < 4; i++) peer.push({ kind: 'content', content: submitBlock });
+  const turns: ChatMessage[] = [
+    { role: 'user', content: 'example observation' },
+    { role: 'assistant', content: submitBlock },
+  ];
+  const agent = createModelAgent({ client: client(), systemPrompt: 'sys', exampleTurns: turns, maxHistoryMessages: 2 });
+  for (let i = 0; i < 4; i++) await agent.act(observation(`obs ${i}`, i), signal());
+  assert.deepEqual(
+    sentMessages(3).map((m) => `${m.role}:${(m.content ?? '').slice(0, 11)}`),
+    ['system:sys', 'user:example obs', 'assistant:<function=s', 'user:obs 0', 'assistant:<function=s', 'user:obs 3'],
+  );
+});

@@ -5,7 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseActionText, parseToolCall, parseToolCalls, renderAction, renderToolCall, stripWrappers } from '../../server/src/agents/replyFormat.js';
-import { plannerSystemPrompt } from '../../server/src/agents/prompts.js';
+import { exampleTurns, plannerSystemPrompt } from '../../server/src/agents/prompts.js';
+import { parseJsonReply, renderJsonReply } from '../../server/src/agents/jsonReply.js';
 import { plannerTools } from '../../server/src/agents/toolSchemas.js';
 import { actionSchema, protocolErrorCodes, type Action, type ProtocolErrorCode } from '../../server/src/protocol/actions.js';
 
@@ -273,4 +274,13 @@ test('emits the five tools from the action schemas, without the type discriminat
   const repair = tools[2]?.function.parameters as { required: string[]; properties: Record<string, unknown> };
   assert.deepEqual(repair.required, ['plan']);
   assert.ok('patches' in repair.properties);
+});
+
+test('the example turns’ reply is a valid reply in the text format and as structured JSON', () => {
+  const [user, text] = exampleTurns(renderAction);
+  assert.equal(user?.role, 'user');
+  assert.deepEqual(ok(text?.content ?? ''), { type: 'explore', thought: 'The issue points at greet; read it first.', op: 'read', anchors: [], nodes: ['func:app/greet.py#greet'], hop: 1, limit: 20 });
+  const [, json] = exampleTurns(renderJsonReply);
+  const parsed = parseJsonReply(json?.content ?? '');
+  assert.ok(parsed.ok && parsed.action.type === 'explore');
 });

@@ -46,6 +46,12 @@ export interface ModelAgentOptions {
   systemPrompt?: string;
   /** Most characters of one observation sent to the model; the rest is left out with a marker. */
   observationBudget?: number;
+  /**
+   * Example turns (an observation and a valid reply, in pairs) sent after the system prompt and
+   * before the first observation, and never trimmed: small models copy a turn's format far more
+   * readily than a description of it.
+   */
+  exampleTurns?: readonly ChatMessage[];
 }
 
 /** The stop string of the reply text format: the block's terminator. */
@@ -66,15 +72,15 @@ function promptTooLong(error: ModelClientError): boolean {
 }
 
 /**
- * The messages sent: the system prompt and first observation always, then about the last `keep`
- * messages, widened back to an assistant message so that roles still alternate and no tool
- * answer loses the call it answers.
+ * The messages sent: the first `head` always (the system prompt, any example turns and the first
+ * observation), then about the last `keep` messages, widened back to an assistant message so that
+ * roles still alternate and no tool answer loses the call it answers.
  */
-export function trimHistory(messages: readonly ChatMessage[], keep: number): ChatMessage[] {
-  if (messages.length <= keep + 2) return [...messages];
-  let start = Math.max(2, messages.length - Math.max(1, keep));
-  while (start > 2 && messages[start]?.role !== 'assistant') start--;
-  return [...messages.slice(0, 2), ...messages.slice(start)];
+export function trimHistory(messages: readonly ChatMessage[], keep: number, head = 2): ChatMessage[] {
+  if (messages.length <= keep + head) return [...messages];
+  let start = Math.max(head, messages.length - Math.max(1, keep));
+  while (start > head && messages[start]?.role !== 'assistant') start--;
+  return [...messages.slice(0, head), ...messages.slice(start)];
 }
 
 function messageChars(message: ChatMessage): number {
@@ -83,18 +89,18 @@ function messageChars(message: ChatMessage): number {
 }
 
 /**
- * Drops the oldest turns after the first observation until the estimated prompt fits `budgetChars`,
- * keeping the last observation whatever it costs (the model must see where it is). The cut starts
- * at an assistant message, as `trimHistory`'s does.
+ * Drops the oldest turns after the first `head` messages until the estimated prompt fits
+ * `budgetChars`, keeping the last observation whatever it costs (the model must see where it is).
+ * The cut starts at an assistant message, as `trimHistory`'s does.
  */
-export function fitToBudget(messages: readonly ChatMessage[], budgetChars: number): ChatMessage[] {
+export function fitToBudget(messages: readonly ChatMessage[], budgetChars: number, headLength = 2): ChatMessage[] {
   const total = messages.reduce((n, m) => n + messageChars(m), 0);
-  if (total <= budgetChars || messages.length <= 3) return [...messages];
-  const head = messages.slice(0, 2);
+  if (total <= budgetChars || messages.length <= headLength + 1) return [...messages];
+  const head = messages.slice(0, headLength);
   let used = head.reduce((n, m) => n + messageChars(m), 0);
   let start = messages.length - 1;
   used += messageChars(messages[start] as ChatMessage);
-  while (start > 2 && used + messageChars(messages[start - 1] as ChatMessage) <= budgetChars) {
+  while (start > headLength && used + messageChars(messages[start - 1] as ChatMessage) <= budgetChars) {
     start--;
     used += messageChars(messages[start] as ChatMessage);
   }
@@ -151,7 +157,9 @@ export function createModelAgent(options: ModelAgentOptions): Agent {
   const responseFormat = structured === undefined ? undefined : responseFormatFor(structured);
   // Tool calls and JSON replies end on their own; only the text format needs its terminator as a stop.
   const stop = useTools || structured !== undefined ? [] : [terminator];
-  const history: ChatMessage[] = [{ role: 'system', content: options.systemPrompt ?? plannerSystemPrompt }];
+  const history: ChatMessage[] = [{ role: 'system', content: options.systemPrompt ?? plannerSystemPrompt }, ...(options.exampleTurns ?? [])];
+  // The system prompt, the example turns and the first observation are never trimmed.
+  const head = history.length + 1;
   let budgetChars = options.maxInputTokens === undefined ? Number.POSITIVE_INFINITY : options.maxInputTokens * charsPerToken;
   /** Tool calls of the last assistant message, each owed a tool message before the next turn. */
   let pendingCalls: string[] = [];
@@ -214,7 +222,7 @@ export function createModelAgent(options: ModelAgentOptions): Agent {
   /** One call with the history trimmed to the budget; a server that says it is still too long gets half. */
   async function complete(signal: AbortSignal): Promise<{ completion: ChatCompletion; trimmed: number }> {
     for (let retried = false; ; retried = true) {
-      const messages = fitToBudget(trimHistory(history, keep), budgetChars);
+      const messages = fitToBudget(trimHistory(history, keep, head), budgetChars, head);
       try {
         const completion = await options.client.complete(messages, { signal, stop, ...(tools ? { tools } : {}), ...(responseFormat ? { responseFormat } : {}) });
         return { completion, trimmed: history.length - messages.length };

@@ -53,6 +53,27 @@ export const exampleActions: readonly Action[] = [
   { type: 'noop', thought: 'Nothing to do this step.' },
 ].map((example) => actionSchema.parse(example));
 
+/**
+ * One example turn pair: an observation of a small made-up task (not one of the samples, so its ids
+ * cannot be copied into a real episode) and a valid first reply to it.
+ */
+export const exampleObservation = `Task example-greet · step 0/8 · 8 step(s) left
+Issue: greet() drops the exclamation mark
+greet("Ada") should return "Hello, Ada!". Fix app/greet.py so that tests/test_greet.py passes.
+Failure frame: app/greet.py:2 in greet
+The issue points at: file:app/greet.py, func:app/greet.py#greet, file:tests/test_greet.py
+Working memory: 0/200 nodes, 0/1000 edges, notes 0/2000 tokens`;
+
+export const exampleReply: Action = actionSchema.parse({ type: 'explore', thought: 'The issue points at greet; read it first.', op: 'read', nodes: ['func:app/greet.py#greet'] });
+
+/** The example turns, the reply written as the model should write it. */
+export function exampleTurns(render: (action: Action) => string): Array<{ role: 'user'; content: string } | { role: 'assistant'; content: string }> {
+  return [
+    { role: 'user', content: exampleObservation },
+    { role: 'assistant', content: render(exampleReply) },
+  ];
+}
+
 /** The examples section of the system prompt: each example action written as the model should write it. */
 export function examplesSection(render: (action: Action) => string): string {
   return `Examples, one per action:\n\n${exampleActions.map(render).join('\n\n')}`;

@@ -290,6 +290,10 @@ const prompts = z
     ),
     reply_format: meta(z.string().min(1).nullable().default(null), 'A text file with the reply format\'s instructions; null uses the built-in text for the format in use (text blocks, or JSON with structured output).'),
     few_shot: meta(z.string().min(1).nullable().default(null), 'A text file with example replies, sent after the reply format; null uses one built-in example per action.'),
+    example_turns: meta(
+      z.boolean().default(true),
+      'In `gp rollout` and `gp eval`, send one example exchange (a made-up observation and a valid reply) as chat turns before the first observation: small models copy a turn\'s format far more readily than a description of it.',
+    ),
     observation_budget: meta(
       posInt().min(200).nullable().default(null),
       'Most characters of one observation the planner model is sent; the rest is left out with a marker saying how much. null sends it whole.',

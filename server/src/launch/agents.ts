@@ -70,6 +70,7 @@ export function agentFactoryFromConfig(config: ExperimentConfig, setup: ModelSet
       ...(structured === undefined ? {} : { structuredOutput: structured }),
       ...(prompt === undefined ? {} : { systemPrompt: prompt.systemPrompt }),
       ...(prompt?.observationBudget === undefined ? {} : { observationBudget: prompt.observationBudget }),
+      ...(prompt?.exampleTurns === undefined ? {} : { exampleTurns: prompt.exampleTurns }),
     });
 }
 

@@ -6,12 +6,15 @@
  */
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { assemblePlannerPrompt, examplesSection, jsonReplyFormat, plannerInstructions, renderAction, renderJsonReply, textReplyFormat } from '../agents/index.js';
+import { assemblePlannerPrompt, examplesSection, exampleTurns, jsonReplyFormat, plannerInstructions, renderAction, renderJsonReply, textReplyFormat } from '../agents/index.js';
 import type { ExperimentConfig } from '../config/index.js';
+import type { ChatMessage } from '../protocol/modelApi.js';
 import { errorMessage } from '../util/errors.js';
 
 export interface PlannerPrompt {
   readonly systemPrompt: string;
+  /** The example exchange sent before the first observation (`prompts.example_turns`), in the reply format in use. */
+  readonly exampleTurns?: ChatMessage[];
   readonly observationBudget?: number;
   /** Where each part came from: a file, or `built-in`. */
   readonly sources: { readonly system: string; readonly reply_format: string; readonly few_shot: string };
@@ -60,6 +63,7 @@ export async function loadPlannerPrompt(config: ExperimentConfig, baseDir: strin
   }
   return {
     systemPrompt,
+    ...(files.example_turns ? { exampleTurns: exampleTurns(structured ? renderJsonReply : renderAction) } : {}),
     ...(files.observation_budget === null ? {} : { observationBudget: files.observation_budget }),
     sources: { system: instructions.source, reply_format: replyFormat.source, few_shot: examples.source },
   };
