@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { parseActionText, parseToolCall, parseToolCalls, renderAction, renderToolCall, stripWrappers } from '../../server/src/agents/replyFormat.js';
 import { exampleTurns, plannerSystemPrompt } from '../../server/src/agents/prompts.js';
-import { parseJsonReply, renderJsonReply } from '../../server/src/agents/jsonReply.js';
+import { Ajv } from 'ajv';
+import { jsonReplySchema, parseJsonReply, renderJsonReply } from '../../server/src/agents/jsonReply.js';
 import { plannerTools } from '../../server/src/agents/toolSchemas.js';
 import { actionSchema, protocolErrorCodes, type Action, type ProtocolErrorCode } from '../../server/src/protocol/actions.js';
 
@@ -283,4 +284,28 @@ test('the example turns’ reply is a valid reply in the text format and as stru
   const [, json] = exampleTurns(renderJsonReply);
   const parsed = parseJsonReply(json?.content ?? '');
   assert.ok(parsed.ok && parsed.action.type === 'explore');
+});
+
+test('the structured reply schema admits every valid reply and no explore the contract refuses for a missing list', () => {
+  const validate = new Ajv({ strict: false }).compile(jsonReplySchema());
+  const good = [
+    { function: 'explore', arguments: { op: 'read', nodes: ['func:app/calc.py#add'] } },
+    { function: 'explore', arguments: { op: 'find', anchors: [{ kind: 'function', text: 'add' }] } },
+    { function: 'explore', arguments: { op: 'expand', nodes: ['func:app/calc.py#add'], hop: 1 } },
+    { function: 'repair', arguments: { plan: '1) fix', focus_ids: ['func:app/calc.py#add'] } },
+    { function: 'submit', arguments: { thought: 'done' } },
+  ];
+  for (const reply of good) {
+    assert.ok(validate(reply), `${JSON.stringify(reply)}: ${JSON.stringify(validate.errors)}`);
+    assert.ok(parseJsonReply(JSON.stringify(reply)).ok, `the contract takes what the schema admits: ${JSON.stringify(reply)}`);
+  }
+  const bad = [
+    { function: 'explore', arguments: { op: 'read' } },
+    { function: 'explore', arguments: { op: 'read', nodes: [] } },
+    { function: 'explore', arguments: { op: 'read', nodes: ['x'], anchors: [{ kind: 'file', text: 'a.py' }] } },
+    { function: 'explore', arguments: { op: 'find' } },
+    { function: 'repair', arguments: { focus_ids: ['x'] } },
+    { function: 'teleport', arguments: {} },
+  ];
+  for (const reply of bad) assert.equal(validate(reply), false, `${JSON.stringify(reply)} is refused by the schema`);
 });

@@ -16,15 +16,34 @@ import { actionParametersSchema } from './toolSchemas.js';
 /** How structured output is asked for: OpenAI, vLLM and SGLang's `json_schema`, or llama-cpp-python's `json_object` with a schema. */
 export type StructuredOutput = 'json_schema' | 'json_object';
 
+/**
+ * The arguments of `explore`, one schema per way the contract accepts it (find needs anchors,
+ * expand anchors or nodes, read nodes and no anchors): a grammar built from them cannot produce an explore the
+ * environment refuses for a missing list.
+ */
+function exploreArguments(): Record<string, unknown>[] {
+  const base = actionParametersSchema('explore');
+  const properties = isRecord(base['properties']) ? base['properties'] : {};
+  const nonEmpty = (name: string): Record<string, unknown> => ({ ...(isRecord(properties[name]) ? properties[name] : { type: 'array' }), minItems: 1 });
+  const variant = (op: string, needs: string): Record<string, unknown> => {
+    const own: Record<string, unknown> = { ...properties, op: { const: op }, [needs]: nonEmpty(needs) };
+    // A read names nodes only; anchors beside them are refused.
+    if (op === 'read') delete own['anchors'];
+    return { ...base, properties: own, required: ['op', needs] };
+  };
+  return [variant('find', 'anchors'), variant('expand', 'anchors'), variant('expand', 'nodes'), variant('read', 'nodes')];
+}
+
 /** The JSON Schema of one reply: exactly one action and its arguments. */
 export function jsonReplySchema(): Record<string, unknown> {
+  const branch = (type: string, args: Record<string, unknown>): Record<string, unknown> => ({
+    type: 'object',
+    properties: { function: { const: type }, arguments: args },
+    required: ['function', 'arguments'],
+    additionalProperties: false,
+  });
   return {
-    oneOf: actionTypes.map((type) => ({
-      type: 'object',
-      properties: { function: { const: type }, arguments: actionParametersSchema(type) },
-      required: ['function', 'arguments'],
-      additionalProperties: false,
-    })),
+    oneOf: actionTypes.flatMap((type) => (type === 'explore' ? exploreArguments().map((args) => branch(type, args)) : [branch(type, actionParametersSchema(type))])),
   };
 }
 
