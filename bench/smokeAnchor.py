@@ -2,7 +2,7 @@
 
 ``python bench/smokeAnchor.py MODEL_DIR SPEC.json`` loads the smoke's converted model folder and
 measures, on this machine's CPU with nothing around the model: sampling replies to the smoke's own
-first prompt with the smoke's budget and sampling settings (``model.generate``), and actor updates
+first prompt (its token ids, from smoke/checks.json) with the smoke's budget and sampling settings (``model.generate``), and actor updates
 (forward, backward, AdamW step) on a batch of the smoke update's shape. It prints one JSON line.
 """
 
@@ -17,7 +17,7 @@ from transformers import AutoModelForCausalLM, AutoTokenizer
 
 
 def generation(model, tokenizer, spec) -> dict[str, float]:
-    ids = tokenizer.apply_chat_template(spec["messages"], add_generation_prompt=True, return_tensors="pt", return_dict=True)["input_ids"]
+    ids = torch.tensor([spec["prompt_ids"]], dtype=torch.long)
     tokens, seconds = 0, 0.0
     for _ in range(spec["replies"]):
         started = time.perf_counter()

@@ -20,10 +20,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { plannerSystemPrompt } from '../server/src/agents/index.js';
 import { runCli } from '../server/src/cli/main.js';
-import { renderObservation } from '../server/src/env/index.js';
-import { readTrajectory } from '../server/src/runs/index.js';
 import { modelSmoke, smokeSettings, trainerPython } from '../server/src/trainer/index.js';
 import { errorMessage } from '../server/src/util/errors.js';
 import type { BenchResult } from './result.js';
@@ -40,7 +37,7 @@ interface Phase {
 interface SmokeStep {
   readonly step: number;
   readonly samples: readonly { readonly episode_id: string }[];
-  readonly on_policy: { readonly log_prob_gap_sampling_weights: { readonly max_abs: number }; readonly log_prob_gap_initial_weights?: { readonly max_abs: number }; readonly l2_delta: number };
+  readonly on_policy: { readonly first_prompt_ids: readonly number[]; readonly log_prob_gap_sampling_weights: { readonly max_abs: number }; readonly log_prob_gap_initial_weights?: { readonly max_abs: number }; readonly l2_delta: number };
   readonly timing: { readonly step_seconds: number; readonly generation: Phase; readonly environment: Phase; readonly update: Phase };
 }
 
@@ -58,17 +55,6 @@ function runAnchor(python: string, modelDir: string, specFile: string): Anchor {
   return JSON.parse(run.stdout.trim().split('\n').pop() ?? '{}') as Anchor;
 }
 
-/** The smoke's first prompt as the agent loop builds it: the system prompt and the first observation. */
-async function firstMessages(runDir: string, episodeId: string): Promise<{ role: string; content: string }[]> {
-  const trajectory = await readTrajectory(join(runDir, 'trajectories', `${episodeId}.jsonl`));
-  const observation = trajectory?.start?.observation;
-  if (observation === undefined) throw new Error(`the smoke's trajectory ${episodeId} has no start record`);
-  return [
-    { role: 'system', content: plannerSystemPrompt },
-    { role: 'user', content: observation.text ?? renderObservation(observation) },
-  ];
-}
-
 export async function benchSmoke(log: (line: string) => void): Promise<FigureOutcome> {
   const python = trainerPython(undefined);
   const smoke = smokeSettings('model', 2);
@@ -83,14 +69,14 @@ export async function benchSmoke(log: (line: string) => void): Promise<FigureOut
     if (code !== 0) throw new Error(`gp train --smoke exited ${code}: ${lines.slice(-5).join(' ')}`);
     log(`smoke: 2 on-policy steps in ${((Date.now() - started) / 1000).toFixed(0)} s`);
     const steps = (JSON.parse(readFileSync(join(runDir, 'smoke', 'checks.json'), 'utf8')) as { steps: SmokeStep[] }).steps;
-    const first = steps[0]?.samples[0]?.episode_id;
-    if (first === undefined) throw new Error('the smoke recorded no sample');
+    const promptIds = steps[0]?.on_policy.first_prompt_ids ?? [];
+    if (promptIds.length === 0) throw new Error('the smoke recorded no prompt');
     const specFile = join(root, 'anchor.json');
     const update = sum(steps.map((s) => s.timing.update));
     writeFileSync(
       specFile,
       JSON.stringify({
-        messages: await firstMessages(runDir, first),
+        prompt_ids: promptIds,
         max_new_tokens: modelSmoke.maxNewTokens,
         temperature: 0.2,
         top_p: 0.95,

@@ -236,7 +236,9 @@ def on_policy_step(args, batch, policy, tokenizer, update, model, initial, befor
     failures.extend(check_replies(batch, policy.totals.replies, tokenizer, args.run_dir))
     same, problems = check_same_weights(batch, update.view, update.old_log_probs)
     failures.extend(problems)
-    figures: dict[str, Any] = {"weights_version": policy.weights_version, "log_prob_gap_sampling_weights": same}
+    first = next(iter(policy.totals.replies.values()), [])
+    # The exact prompt of the step's first reply, so a benchmark can time the bare model on the same input.
+    figures: dict[str, Any] = {"weights_version": policy.weights_version, "log_prob_gap_sampling_weights": same, "first_prompt_ids": first[0].prompt_ids if first else []}
     if step > 1:
         other, problems = check_not_initial(batch, update.view, initial, temperature)
         failures.extend(problems)
