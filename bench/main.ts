@@ -4,7 +4,7 @@
  * its reason, never filled with a number. The exit code is 0 whatever the figures say: a benchmark
  * reports, it is not a test.
  *
- * Options: `--only yaml,yaml-scale,jsonl,activation,sandbox,graph,rollout,launch,datasets,tasks,runs,idle,trajectory,service,smoke,localisation,env`, `--edits N` (default 60), `--warmup N` (20),
+ * Options: `--only yaml,yaml-scale,jsonl,activation,sandbox,graph,rollout,launch,datasets,tasks,runs,idle,trajectory,service,smoke,model,localisation,env`, `--edits N` (default 60), `--warmup N` (20),
  * `--sessions N` (7), `--activation-sessions N` (5 code-server sessions), `--localisation-repos a,b` (every
  * repository), `--localisation-limit N` (every instance), `--no-embeddings` (localisation without the semantic retriever).
  */
@@ -24,6 +24,7 @@ import { benchPythonEnv } from './envFigures.js';
 import { benchRollout } from './rolloutFigures.js';
 import { benchService } from './serviceFigures.js';
 import { benchSmoke } from './smokeFigures.js';
+import { benchModel } from './modelFigures.js';
 import { benchTasks } from './taskFigures.js';
 import { benchRuns } from './runsFigures.js';
 import { benchIdle } from './idleFigures.js';
@@ -149,6 +150,7 @@ async function main(): Promise<void> {
   if (wanted('trajectory')) await guard('trajectory', () => benchTrajectory(log));
   if (wanted('service')) await guard('service', () => benchService(log));
   if (wanted('smoke')) await guard('smoke', () => benchSmoke(log));
+  if (wanted('model')) await guard('model', () => benchModel(log));
   if (wanted('localisation')) await guard('localisation', () => benchLocalisation(options, log));
   if (wanted('env')) await guard('env', () => benchPythonEnv(log));
 
