@@ -92,7 +92,9 @@ const rate = (runs: readonly Run[]): number => runs.reduce((s, r) => s + r.compl
 async function serverRuns(spec: { messages: { role: 'system' | 'user'; content: string }[]; max_tokens: number; n_ctx: number; threads: number; runs: number }): Promise<Run[]> {
   const server = await startEmbeddedModel({ contextSize: spec.n_ctx, threads: spec.threads });
   try {
-    const client = createChatClient({ baseUrl: server.baseUrl, model: server.model, apiKey: server.apiKey, temperature: 0, topP: 1, maxTokens: spec.max_tokens, timeoutMs: 300_000, retries: 0, backoffMs: 100 });
+    // The anchor's sampling settings are llama-cpp-python's library defaults; the server's differ
+    // (repeat_penalty 1.1), so the request names them, as the model agent does for the embedded server.
+    const client = createChatClient({ baseUrl: server.baseUrl, model: server.model, apiKey: server.apiKey, temperature: 0, topP: 0.95, maxTokens: spec.max_tokens, extraBody: { repeat_penalty: 1.0, top_k: 40 }, timeoutMs: 300_000, retries: 0, backoffMs: 100 });
     const runs: Run[] = [];
     for (let i = 0; i <= spec.runs; i++) {
       const [system, ...rest] = spec.messages;

@@ -21,6 +21,11 @@ export interface ChatClientOptions {
    * the terminator the reply text format requires.
    */
   stop?: string[];
+  /**
+   * Sampling fields beyond OpenAI's that this server takes (llama.cpp's `repeat_penalty`, `top_k`),
+   * sent as they are. Only for a server known to accept them: OpenAI refuses unknown fields.
+   */
+  extraBody?: Record<string, number>;
   /** Time limit of one attempt. */
   timeoutMs: number;
   /** Attempts after the first (timeouts, network errors, 429, 5xx). */
@@ -83,6 +88,7 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
     async complete(messages, call = {}) {
       const stop = [...new Set([...(options.stop ?? []), ...(call.stop ?? [])])];
       const request: ChatRequest = {
+        ...options.extraBody,
         model: options.model,
         messages: [...messages],
         temperature: options.temperature,

@@ -55,6 +55,9 @@ export function agentFactoryFromConfig(config: ExperimentConfig, setup: ModelSet
     topP: sampling.top_p,
     maxTokens: sampling.max_new_tokens,
     ...(sampling.stop.length > 0 ? { stop: sampling.stop } : {}),
+    // llama.cpp's server defaults to a repetition penalty of 1.1 and top-k 40; the embedded server is
+    // told the config's values, so its replies are sampled as the experiment says.
+    ...(served === undefined ? {} : { extraBody: { repeat_penalty: sampling.repetition_penalty, top_k: Math.max(0, sampling.top_k) } }),
     timeoutMs: backends.request_timeout * 1000,
     retries: backends.request_retries,
     backoffMs: 500,
