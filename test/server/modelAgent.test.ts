@@ -443,3 +443,14 @@ test('example turns go after the system prompt and before the first observation,
     ['system:sys', 'user:example obs', 'assistant:<function=s', 'user:obs 0', 'assistant:<function=s', 'user:obs 3'],
   );
 });
+
+test('a server-specific sampling field goes into the request only when the client is given it', async () => {
+  peer.push({ kind: 'content', content: 'a' }, { kind: 'content', content: 'b' });
+  await client({ extraBody: { repeat_penalty: 1, top_k: 0 } }).complete([{ role: 'user', content: 'hi' }]);
+  await client().complete([{ role: 'user', content: 'hi' }]);
+  const [withExtra, without] = peer.requests.map((r) => r.body as Record<string, unknown>);
+  assert.equal(withExtra?.['repeat_penalty'], 1);
+  assert.equal(withExtra?.['top_k'], 0);
+  assert.equal(withExtra?.['model'], 'planner-test', 'an extra field never replaces one of OpenAI’s');
+  assert.equal('repeat_penalty' in (without ?? {}), false);
+});
