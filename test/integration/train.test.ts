@@ -61,6 +61,10 @@ async function assertSmokeRun(runDir: string, label: string): Promise<void> {
   }
   const env = metrics.filter((m) => m.source === 'env');
   assert.equal(env.length, 2);
+  for (const line of env) {
+    // Every reply the environment received is counted, and each that failed to parse is counted apart.
+    assert.ok(line.source === 'env' && line.replies !== undefined && line.replies >= 1 && (line.parse_failures ?? -1) >= 0 && (line.parse_failures ?? 0) <= line.replies, `${label}: ${JSON.stringify(line)}`);
+  }
   for (const sample of samples) {
     // The reward Verl trained on is the return our environment graded, episode by episode.
     const trajectory = await readTrajectory(join(runDir, 'trajectories', `${sample.episode_id}.jsonl`));

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import type { MetricsLine } from '../../server/src/protocol/metrics.js';
 import { ticks } from '../../webview/src/metrics/ticks.js';
 import { smoothEma } from '../../webview/src/metrics/ema.js';
-import { resolvedRateSeries, totalsOf, verlSeries } from '../../webview/src/metrics/series.js';
+import { parseFailureSeries, resolvedRateSeries, totalsOf, verlSeries } from '../../webview/src/metrics/series.js';
 
 /** TensorBoard's smoothing, written out for three points with weight 0.6 (debiased EMA). */
 test('smooths as TensorBoard does: a debiased moving average', () => {
@@ -57,4 +57,18 @@ test('picks round tick values that cover the range', () => {
   assert.deepEqual(ticks(0, 1), [0, 0.25, 0.5, 0.75, 1]);
   assert.deepEqual(ticks(0.03, 0.97, 4), [0.25, 0.5, 0.75]);
   assert.deepEqual(ticks(5, 5), [5]);
+});
+
+test('the parse-failure rate per step counts the replies of the episodes that ended before its line, leaving out lines without them', () => {
+  const withReplies: MetricsLine[] = [
+    { source: 'env', ts: at(1), episode_id: 'a', task_id: 't', return: 0, resolved: false, steps: 4, env_ms: 10, replies: 4, parse_failures: 3 },
+    { source: 'env', ts: at(2), episode_id: 'b', task_id: 't', return: 0, resolved: false, steps: 4, env_ms: 10, replies: 4, parse_failures: 1 },
+    { source: 'verl', ts: at(3), attempt: 1, step: 1, data: {} },
+    // Written before replies were recorded: no rate can be said for it.
+    { source: 'env', ts: at(4), episode_id: 'c', task_id: 't', return: 0, resolved: false, steps: 2, env_ms: 10 },
+    { source: 'verl', ts: at(5), attempt: 1, step: 2, data: {} },
+    { source: 'env', ts: at(6), episode_id: 'd', task_id: 't', return: 1, resolved: true, steps: 2, env_ms: 10, replies: 2, parse_failures: 0 },
+    { source: 'verl', ts: at(7), attempt: 1, step: 3, data: {} },
+  ];
+  assert.deepEqual(parseFailureSeries(withReplies).map((p) => [p.step, p.value]), [[1, 0.5], [3, 0]]);
 });

@@ -26,6 +26,10 @@ export const envMetricsLineSchema = z.object({
   steps: z.number().int(),
   /** Time the episode took in the service, sandbox start to close. */
   env_ms: z.number(),
+  /** Replies the model sent in the episode (absent in lines written before it was recorded). */
+  replies: z.number().int().min(0).optional(),
+  /** Of those, the replies the action protocol could not parse. */
+  parse_failures: z.number().int().min(0).optional(),
 });
 
 export const metricsLineSchema = z.discriminatedUnion('source', [verlMetricsLineSchema, envMetricsLineSchema]);

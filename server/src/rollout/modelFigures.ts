@@ -9,9 +9,12 @@ import type { TaskOutcome } from '../protocol/runs.js';
 
 export const emptyModelUsage: ModelUsage = { model_steps: 0, parse_failures: {}, fallback_steps: 0, calls: 0, prompt_tokens: 0, completion_tokens: 0, generation_ms: 0 };
 
-/** Whether a decision came from a model agent at all (the rule agent's carry none of these). */
+/**
+ * Whether a decision came from a model at all: a model agent's call, or a raw reply (training's
+ * environment service gets the reply, not the call). The rule agent's carry none of these.
+ */
 export function isModelDecision(decision: AgentDecision): boolean {
-  return decision.model !== undefined || decision.fallbackReason !== undefined || decision.parseFailure !== undefined;
+  return decision.model !== undefined || decision.response !== undefined || decision.fallbackReason !== undefined || decision.parseFailure !== undefined;
 }
 
 /** One step's call and fate added to an episode's usage. */
@@ -56,11 +59,14 @@ export function summariseModel(tasks: readonly TaskOutcome[], fallbackEnabled: b
     if (task.resolved && m.fallback_steps > 0) paddedResolved++;
   }
   const failures = Object.values(usage.parse_failures).reduce((a, b) => a + b, 0);
+  // Replies that came back: the calls this process made, or, where the replies came from elsewhere
+  // (training's agent loop), the model's own steps and its failures.
+  const replies = Math.max(usage.calls, usage.model_steps + failures);
   return {
     ...usage,
     fallback_enabled: fallbackEnabled,
     steps,
-    parse_failure_rate: usage.calls === 0 ? 0 : Math.min(1, failures / usage.calls),
+    parse_failure_rate: replies === 0 ? 0 : Math.min(1, failures / replies),
     model_step_share: steps === 0 ? 0 : Math.min(1, usage.model_steps / steps),
     resolved_by_model_alone: aloneResolved,
     resolved_with_fallback: paddedResolved,

@@ -17,6 +17,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { ZodType } from 'zod';
 import { closeBodySchema, createEpisodeBodySchema, stepBodySchema, type CloseReply, type ServiceError, type ServiceFile } from '../protocol/envService.js';
+import type { TrajectoryEnd } from '../protocol/runs.js';
 import type { Agent } from '../agents/index.js';
 import type { EpisodeDeps, PlannedTask } from '../rollout/index.js';
 import { EventLog, runLayout } from '../runs/index.js';
@@ -40,7 +41,7 @@ export interface EnvServiceOptions {
   readonly token?: string;
   readonly log?: (line: string) => void;
   /** Called when an episode has ended and its end line is written (the trainer records its figures). */
-  readonly onEpisodeEnd?: (end: { episode_id: string; task_id: string; resolved: boolean; steps: number; total_reward: number; duration_ms: number }) => void;
+  readonly onEpisodeEnd?: (end: TrajectoryEnd) => void;
   /**
    * Makes a scripted policy for each episode and serves its replies (`gp train --smoke` only);
    * `member` counts the episodes of the episode's group before it (0 for the first).

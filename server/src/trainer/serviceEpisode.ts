@@ -190,7 +190,8 @@ export class ServiceEpisode {
     const answer = this.answer;
     if (answer === undefined) throw new EpisodeConflict('episode-ended', `episode ${this.id} is not waiting for a reply`);
     const parsed = parseActionText(reply);
-    const decision: AgentDecision = parsed.ok ? { action: parsed.action, response: reply } : { protocolError: parsed.error, response: reply };
+    // A reply that does not parse is counted as the model's parse failure (the episode's figures, metrics.jsonl).
+    const decision: AgentDecision = parsed.ok ? { action: parsed.action, response: reply } : { protocolError: parsed.error, response: reply, parseFailure: parsed.error.code };
     this.question = deferred<Observation>();
     this.outcome = deferred<StepOutcome>();
     this.answer = undefined;

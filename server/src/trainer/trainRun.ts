@@ -147,7 +147,9 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
       counts.total++;
       counts.finished++;
       if (end.resolved) counts.resolved++;
-      void appendMetric({ source: 'env', ts: isoTimestamp(new Date()), episode_id: end.episode_id, task_id: end.task_id, return: end.total_reward, resolved: end.resolved, steps: end.steps, env_ms: end.duration_ms }).catch(
+      const failures = Object.values(end.model?.parse_failures ?? {}).reduce((a, b) => a + b, 0);
+      const replies = end.model === undefined ? undefined : { replies: end.model.model_steps + failures, parse_failures: failures };
+      void appendMetric({ source: 'env', ts: isoTimestamp(new Date()), episode_id: end.episode_id, task_id: end.task_id, return: end.total_reward, resolved: end.resolved, steps: end.steps, env_ms: end.duration_ms, ...replies }).catch(
         (error: unknown) => options.log(`metrics.jsonl: ${errorMessage(error)}`),
       );
       void record.status('running').catch(() => undefined);

@@ -13,7 +13,7 @@ import { el, plural } from '../dom.js';
 import { vscodeApi } from '../host.js';
 import { lineChart, type ChartSeries } from './chart.js';
 import { adoptMetricsStyles } from './metricsStyles.js';
-import { resolvedRateSeries, totalsOf, verlSeries, type Point } from './series.js';
+import { parseFailureSeries, resolvedRateSeries, totalsOf, verlSeries, type Point } from './series.js';
 
 const send = (message: MetricsWebviewMessage): void => vscodeApi.postMessage(message);
 
@@ -31,9 +31,10 @@ let state = 'unknown';
 let problems: string[] = [];
 
 /** What each chart draws: Verl's keys (the first that has points is the headline) or a derived series. */
-const charts: readonly { id: string; title: string; keys?: readonly [string, string][]; derived?: 'resolved'; percent?: boolean; unit?: string }[] = [
+const charts: readonly { id: string; title: string; keys?: readonly [string, string][]; derived?: 'resolved' | 'parse-failures'; percent?: boolean; unit?: string }[] = [
   { id: 'reward', title: 'Reward (mean episode return)', keys: [['critic/score/mean', 'mean']] },
   { id: 'resolved', title: 'Resolved rate', derived: 'resolved', percent: true },
+  { id: 'parse', title: 'Replies that failed to parse', derived: 'parse-failures', percent: true },
   { id: 'length', title: 'Response length (tokens)', keys: [['response_length/mean', 'mean'], ['response_length/max', 'max']] },
   { id: 'kl', title: 'KL to the rollout policy', keys: [['actor/ppo_kl', 'PPO KL'], ['actor/kl_loss', 'KL loss']] },
   { id: 'timing', title: 'Step time', keys: [['timing_s/step', 'step'], ['timing_s/gen', 'rollout'], ['timing_s/update_actor', 'update']], unit: 's' },
@@ -118,7 +119,12 @@ function render(): void {
     'div',
     { class: 'charts' },
     ...charts.map((c) => {
-      const series: ChartSeries[] = c.derived === 'resolved' ? [{ label: 'resolved', points: toXY(resolvedRateSeries(lines)) }] : (c.keys ?? []).map(([key, label]) => ({ label, points: toXY(verlSeries(lines, key)) }));
+      const series: ChartSeries[] =
+        c.derived === 'resolved'
+          ? [{ label: 'resolved', points: toXY(resolvedRateSeries(lines)) }]
+          : c.derived === 'parse-failures'
+            ? [{ label: 'failed to parse', points: toXY(parseFailureSeries(lines)) }]
+            : (c.keys ?? []).map(([key, label]) => ({ label, points: toXY(verlSeries(lines, key)) }));
       return lineChart({
         id: c.id,
         title: c.title,

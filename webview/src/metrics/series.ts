@@ -26,18 +26,37 @@ export function verlSeries(lines: readonly MetricsLine[], key: string): Point[] 
   });
 }
 
-export function resolvedRateSeries(lines: readonly MetricsLine[]): Point[] {
-  const steps = stepsOf(lines);
-  const episodes = lines.filter((l): l is EnvMetricsLine => l.source === 'env').map((e) => ({ time: Date.parse(e.ts), resolved: e.resolved }));
+/**
+ * One point per step from the episodes that ended after the previous step's line and by this one's;
+ * `value` says what they amount to, or undefined when they say nothing (no point is drawn).
+ */
+function perStep(lines: readonly MetricsLine[], value: (episodes: readonly EnvMetricsLine[]) => number | undefined): Point[] {
+  const episodes = lines.filter((l): l is EnvMetricsLine => l.source === 'env').map((e) => ({ time: Date.parse(e.ts), line: e }));
   const points: Point[] = [];
   let previous = -Infinity;
-  for (const step of steps) {
+  for (const step of stepsOf(lines)) {
     const time = Date.parse(step.ts);
-    const mine = episodes.filter((e) => e.time > previous && e.time <= time);
+    const mine = episodes.filter((e) => e.time > previous && e.time <= time).map((e) => e.line);
     previous = time;
-    if (mine.length > 0) points.push({ step: step.step, time, value: mine.filter((e) => e.resolved).length / mine.length });
+    const v = value(mine);
+    if (v !== undefined) points.push({ step: step.step, time, value: v });
   }
   return points;
+}
+
+export function resolvedRateSeries(lines: readonly MetricsLine[]): Point[] {
+  return perStep(lines, (mine) => (mine.length === 0 ? undefined : mine.filter((e) => e.resolved).length / mine.length));
+}
+
+/**
+ * The share of the model's replies that failed to parse, per step, from the episodes the resolved
+ * rate takes; episodes written before replies were recorded are left out.
+ */
+export function parseFailureSeries(lines: readonly MetricsLine[]): Point[] {
+  return perStep(lines, (mine) => {
+    const replies = mine.reduce((n, e) => n + (e.replies ?? 0), 0);
+    return replies === 0 ? undefined : mine.reduce((n, e) => n + (e.replies === undefined ? 0 : (e.parse_failures ?? 0)), 0) / replies;
+  });
 }
 
 export interface RunTotals {
