@@ -98,3 +98,16 @@ test('gp runs commands answer usage errors with their usage line', async () => {
   assert.equal(r.code, 2);
   assert.match(r.err, /gp runs stop: name one run\.\nUsage: gp runs stop RUN/);
 });
+
+test('gp runs show puts a model run’s figures beside its resolved count: its own steps, parse failures, fallback and what it resolved alone', async () => {
+  const model = { model_steps: 5, parse_failures: { 'extra-text': 2 }, fallback_steps: 2, calls: 7, prompt_tokens: 7000, completion_tokens: 300, generation_ms: 14_000, fallback_enabled: true, steps: 9, parse_failure_rate: 2 / 7, model_step_share: 5 / 9, resolved_by_model_alone: 1, resolved_with_fallback: 1 };
+  const dir = makeRun('modelrun', status('finished', deadPid, { ended_at: '2026-11-23T10:05:00.000Z', model }));
+  writeFileSync(
+    join(dir, 'report.json'),
+    JSON.stringify({ run: 'modelrun', agent: 'model', dataset: 'd.jsonl', created_at: '2026-11-23T10:05:00.000Z', total: 2, resolved: 2, resolved_rate: 1, mean_steps: 4.5, mean_duration_ms: 1000, termination_reasons: { submitted: 2 }, tasks: [], model }),
+  );
+  const r = await gp('runs', 'show', 'modelrun', '--root', '.');
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /report: +2 of 2 resolved/);
+  assert.match(r.out, /model: 5\/9 steps from its own replies \(55\.6%\), 2\/7 replies failed to parse \(extra-text 2\), fallback took 2 steps; resolved by the model alone: 1; with the fallback's help: 1/);
+});

@@ -10,6 +10,7 @@ import { effectiveState, findRun, listRuns, readMetrics, readReport, removeRun, 
 import { parseCommandArgs, usageError, type CommandUsage } from './args.js';
 import { formatAge, formatTable } from './containerCommands.js';
 import type { Io } from './output.js';
+import { modelLines } from './rolloutSummary.js';
 
 const defaultRoot = experimentConfigSchema.parse({}).logging.output_dir;
 
@@ -103,6 +104,10 @@ export async function runsShow(argv: readonly string[], io: Io, cwd: string): Pr
     if (s.exit_reason !== undefined) io.out(`reason:   ${s.exit_reason}`);
   }
   if (report !== undefined) io.out(`report:   ${report.resolved} of ${report.total} resolved (${layout.report})`);
+  // The model figures beside the resolved count, so a rate a fallback padded is never read alone.
+  const model = report?.model ?? s?.model;
+  if (report !== undefined && model !== undefined) modelLines(report).forEach((l) => io.out(l));
+  else if (model !== undefined && s !== undefined) io.out(`model:    ${model.model_steps}/${model.steps} steps from its own replies so far; resolved by the model alone: ${model.resolved_by_model_alone}`);
   io.out(`config:   ${layout.resolvedConfig}`);
   io.out(`events:   ${layout.events}`);
   io.out(`trajectories: ${layout.trajectories}`);
