@@ -49,12 +49,15 @@ function statusOf(s: Session, run: string) {
   return runStatusSchema.parse(JSON.parse(readFileSync(join(s.workspace, 'outputs', run, 'status.json'), 'utf8')));
 }
 
-/** Waits for exactly one new run folder starting with `prefix` besides `before`; returns its name. */
-async function newRun(s: Session, prefix: string, before: readonly string[]): Promise<string> {
+/**
+ * Waits for exactly one new run folder starting with `prefix` besides `before`, with its status.json;
+ * returns its name. A run that starts a model server first writes its status later (`timeoutMs`).
+ */
+async function newRun(s: Session, prefix: string, before: readonly string[], timeoutMs = 60_000): Promise<string> {
   return waitFor(`a new ${prefix}* run folder under outputs/`, async () => {
     const fresh = runsNamed(s, prefix).filter((n) => !before.includes(n));
     return fresh.length === 1 && existsSync(join(s.workspace, 'outputs', fresh[0] ?? '', 'status.json')) ? done(fresh[0] ?? '') : pending(`runs: ${runsNamed(s, '').join(', ') || '(none)'}`);
-  }, { timeoutMs: 60_000 });
+  }, { timeoutMs });
 }
 
 /** Starts a rollout of the open experiment from the command palette, accepting the review list as pre-filled. */
@@ -365,7 +368,8 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
       await openFile(s.page, 'configs/experiments/model.yaml');
       const before = runsNamed(s, 'model-rollout');
       await startRolloutFromPalette(s);
-      const run = await newRun(s, 'model-rollout', before);
+      // The run loads the model before it writes its status: seconds on an idle machine, a minute or more on a busy one.
+      const run = await newRun(s, 'model-rollout', before, 240_000);
       await showView(s.page, 'Runs');
       const report = await waitFor('the model run to write report.json', async () => {
         const path = join(s.workspace, 'outputs', run, 'report.json');
