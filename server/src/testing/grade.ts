@@ -1,8 +1,9 @@
 /**
- * SWE-bench grading (`swebench/harness/grading.py`, 5.x rules as described in
+ * SWE-bench grading (`swebench/harness/grading.py`, the 5.0.2 rules in the table of
  * docs/upstream-contracts.md#swe-bench-grading). A test passes when the log reports it PASSED or XFAIL. For
  * FAIL_TO_PASS everything else is a failure: missing from the log, FAILED, ERROR, SKIPPED or
- * XPASS. For PASS_TO_PASS a SKIPPED test counts as maintained, because the fix did not break it.
+ * XPASS. For PASS_TO_PASS a SKIPPED test counts as maintained, because the fix did not break it;
+ * which tests the log reports is the parser's business (parsePytest.ts keeps the harness's view).
  * The instance is resolved when both lists pass in full; an empty list counts as passed.
  *
  * The report has SWE-bench's shape. Like SWE-bench, FAIL_TO_FAIL and PASS_TO_FAIL are graded only

@@ -79,9 +79,13 @@ function parseStatusLast(line: string): { id: string; status: TestStatus } | und
 export function parsePytestLog(log: string): ParsedTestLog {
   const summary = new Map<string, TestStatus>();
   const verbose = new Map<string, TestStatus>();
+  // SWE-bench's parse_log_pytest reads every line that starts with a status word, wherever it is.
+  const harness = new Map<string, TestStatus>();
   let inSummary = false;
   let complete = false;
   for (const line of logLines(log)) {
+    const stated = parseStatusFirst(line);
+    if (stated !== undefined) harness.set(stated.id, stated.status);
     if (summaryHeader.test(line)) {
       inSummary = true;
       complete = true;
@@ -103,5 +107,5 @@ export function parsePytestLog(log: string): ParsedTestLog {
   // The summary is pytest's final word on a test, so it overrides what verbose lines said.
   const tests = new Map<string, TestStatus>(verbose);
   for (const [id, status] of summary) tests.set(id, status);
-  return { tests, complete };
+  return { tests, complete, graded: harness };
 }

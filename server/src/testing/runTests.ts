@@ -15,6 +15,7 @@ import { parseUnittestLog } from './parseUnittest.js';
 import { logFormatOf, parseLogAs } from './repoLogFormats.js';
 import { looksLikeSympyRunner, parseSympyLog } from './parseSympy.js';
 import { extractTestOutput } from './swebenchLog.js';
+import { notGradable } from './gradability.js';
 import { withoutCondaActivation } from './condaLines.js';
 import { decodeTestList } from '../tasks/index.js';
 import { isoTimestamp } from '../util/time.js';
@@ -61,17 +62,24 @@ function hasGoldLists(task: TaskEntry): boolean {
   return task.FAIL_TO_PASS !== undefined || task.PASS_TO_PASS !== undefined;
 }
 
-/** Grades a parsed log by the rules the task carries. */
-export function gradeTask(task: TaskEntry, parsed: ParsedTestLog, exitCode: number | null, patch: string | null): TestGrade {
+/**
+ * Grades a parsed log by the rules the task carries. A task with gold lists is graded on
+ * SWE-bench's view of the log (`parsed.graded`), and only when the run can be graded at all
+ * (gradability.ts); otherwise the grade is `invalid` with why.
+ */
+export function gradeTask(task: TaskEntry, parsed: ParsedTestLog, exitCode: number | null, patch: string | null, parser = 'pytest'): TestGrade {
   if (hasGoldLists(task)) {
     const f2p = decodeTestList(task.FAIL_TO_PASS ?? [], 'FAIL_TO_PASS');
     const p2p = decodeTestList(task.PASS_TO_PASS ?? [], 'PASS_TO_PASS');
     if (!f2p.ok) return { kind: 'invalid', reason: f2p.message };
     if (!p2p.ok) return { kind: 'invalid', reason: p2p.message };
     const gold = { FAIL_TO_PASS: f2p.tests, PASS_TO_PASS: p2p.tests };
-    const report = swebenchReport(task.task_id, { patch, patchApplied: true, tests: parsed.tests, gold })[task.task_id];
+    const tests = parsed.graded ?? parsed.tests;
+    const unusable = notGradable({ tests, exitCode, parser, taskTests: [...f2p.tests, ...p2p.tests] });
+    if (unusable !== undefined) return { kind: 'invalid', reason: `not gradable: ${unusable}` };
+    const report = swebenchReport(task.task_id, { patch, patchApplied: true, tests, gold })[task.task_id];
     if (report === undefined) return { kind: 'invalid', reason: 'no report' };
-    return { kind: 'swebench', resolution: resolutionStatus(gradeTests(parsed.tests, gold)), report };
+    return { kind: 'swebench', resolution: resolutionStatus(gradeTests(tests, gold)), report };
   }
   if (task.expected_output_json !== undefined) {
     const expected = decodeExpectedOutput(task.expected_output_json);
@@ -129,7 +137,7 @@ export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: R
       ? { kind: 'invalid', reason: noEnvironment }
       : bracketed && !bracketed.ok
         ? { kind: 'invalid', reason: bracketed.message }
-        : gradeTask(task, parsed, result.exitCode, patch);
+        : gradeTask(task, parsed, bracketed?.ok && bracketed.exitCode !== undefined ? bracketed.exitCode : result.timedOut ? null : result.exitCode, patch, parser);
   const record: TestRunRecord = {
     kind: 'test_run',
     task: task.task_id,

@@ -23,7 +23,7 @@ export function extractTestOutput(log: string): TestOutputResult {
     return { ok: false, code: 'testing/log-invalid', message: `The log lacks the "${startMarker}" / "${endMarker}" markers that eval.sh writes around the tests.` };
   }
   const between = log.slice(start + startMarker.length, end);
-  const exit = /^>>>>> Test Exit Code: (\d+)$/m.exec(log.slice(end));
+  const exit = />>>>> Test Exit Code:\s*(-?\d+)/.exec(log.slice(end));
   // SWE-bench falls back to the whole log when nothing was printed between the markers.
   return { ok: true, output: between.trim() === '' ? log : between, exitCode: exit?.[1] === undefined ? undefined : Number(exit[1]) };
 }
