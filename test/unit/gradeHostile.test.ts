@@ -48,7 +48,7 @@ function run(files: Record<string, string>): { grade: TestGrade; exitCode: numbe
 }
 
 function resolution(grade: TestGrade): string {
-  return grade.kind === 'swebench' ? grade.resolution : `${grade.kind}: ${grade.kind === 'invalid' ? grade.reason : ''}`;
+  return grade.kind === 'swebench' ? grade.resolution : grade.kind === 'invalid' ? `not gradable: ${grade.reason}` : grade.kind;
 }
 
 test('the honest fix is RESOLVED_FULL (the control every other case is measured against)', () => {

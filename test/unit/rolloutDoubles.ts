@@ -120,6 +120,8 @@ export interface Script {
   readonly fallback?: BackendFallback;
   readonly stepReward?: number;
   readonly episodeTimeoutMs?: number;
+  /** The submit's tests cannot be graded, for this reason. */
+  readonly notGradable?: string;
 }
 
 export function observation(taskId: string, step: number, done: boolean, last?: ActionResult): Observation {
@@ -136,9 +138,9 @@ export function observation(taskId: string, step: number, done: boolean, last?: 
   };
 }
 
-function submitResult(resolved: boolean): ActionResult {
+function submitResult(resolved: boolean, notGradable?: string): ActionResult {
   const counts = { PASSED: resolved ? 2 : 1, FAILED: resolved ? 0 : 1, ERROR: 0, SKIPPED: 0, XFAIL: 0, XPASS: 0 };
-  const grade: TestGrade = { kind: 'log', passed: resolved, reason: resolved ? 'all 2 tests passed' : '1 test(s) failed or errored' };
+  const grade: TestGrade = notGradable !== undefined ? { kind: 'invalid', reason: notGradable } : { kind: 'log', passed: resolved, reason: resolved ? 'all 2 tests passed' : '1 test(s) failed or errored' };
   return { kind: 'submit', resolved, tests: { passed: resolved, counts, failing: resolved ? [] : ['t::x'], tail: '', duration_ms: 3 }, grade, patch: '--- a\n+++ b\n' };
 }
 
@@ -174,7 +176,7 @@ export class TestEnv implements PlannerEnv {
     this.steps = n;
     const submit = 'type' in input && input.type === 'submit';
     const resolved = this.script.resolved ?? true;
-    const last = submit ? submitResult(resolved) : ({ kind: 'noop' } as const);
+    const last = submit ? submitResult(resolved, this.script.notGradable) : ({ kind: 'noop' } as const);
     if (submit) {
       this.done = true;
       if (last.kind === 'submit') this.gradeValue = last.grade;

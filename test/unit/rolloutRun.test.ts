@@ -316,3 +316,15 @@ test('a resumed run removes what its dead owners left, even when no episode of t
   assert.deepEqual(calls, [false, true], 'the dead owners\' containers at the start, every container of the run at the end');
   assert.ok(resumed.warnings.includes('removed 1 container(s) an earlier process of this run left behind'), resumed.warnings.join('\n'));
 });
+
+test('a submit whose tests cannot be graded ends the episode as an infrastructure failure: no outcome, not in the rate, run again on resume', async () => {
+  const dir = runDir();
+  const doubles = testDeps((id) => (id === 'broken' ? { notGradable: 'pytest collected no tests (exit code 5): the tests never ran' } : {}));
+  const result = await runRollout(planEpisodes(plannedTasks(['broken', 'good']), 1), options(dir, doubles));
+  assert.deepEqual(result.finished.map((f) => f.end.task_id), ['good'], 'only the gradable episode is an outcome');
+  assert.equal(result.report.total, 1);
+  assert.deepEqual(result.report.infrastructure_failures?.map((f) => [f.task_id, f.code, f.cause]), [['broken', 'not-gradable', 'pytest collected no tests (exit code 5): the tests never ran']]);
+  const end = (await readTrajectory(join(dir, 'trajectories', 'broken.jsonl')))?.end;
+  assert.equal(end?.termination_reason, 'error');
+  assert.match(end?.error ?? '', /^not gradable: pytest collected no tests/);
+});

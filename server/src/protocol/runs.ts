@@ -61,11 +61,12 @@ export const trajectoryStepSchema = z.object({
 /**
  * An episode that reached no outcome because the machinery under it failed: the Docker daemon went
  * away, the sandbox was lost, the disk filled up, memory ran out, the model server stopped
- * answering. It says nothing about the task or the agent, so it is never counted as the task's
+ * answering, or the tests could not be graded (they never ran, or their log contradicts the test
+ * command: docs/upstream-contracts.md#swe-bench-grading). It says nothing about the task or the agent, so it is never counted as the task's
  * result: a resume runs the episode again, the resolved rate leaves it out and reports it beside
  * the rate, and the command exits non-zero.
  */
-export const infrastructureCodes = ['daemon-lost', 'sandbox-lost', 'disk-full', 'out-of-memory', 'io', 'model-unreachable'] as const;
+export const infrastructureCodes = ['daemon-lost', 'sandbox-lost', 'disk-full', 'out-of-memory', 'io', 'model-unreachable', 'not-gradable'] as const;
 export const infrastructureFailureSchema = z.object({
   code: z.enum(infrastructureCodes),
   /** The failure as the failing part reported it. */

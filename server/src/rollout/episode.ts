@@ -195,6 +195,13 @@ async function endLine(spec: EpisodeSpec, env: PlannerEnv | undefined, sandbox: 
   const last = progress.last?.observation.last;
   const submit = last?.kind === 'submit' ? last : undefined;
   const grade = submit?.grade ?? env?.grade;
+  // Tests that never ran, or a log that contradicts its command, say nothing about the patch: the
+  // episode reaches no outcome (a resume runs it again; training masks it), never a zero.
+  if (grade?.kind === 'invalid' && progress.infrastructure === undefined && progress.reason !== 'interrupted') {
+    progress.reason = 'error';
+    progress.error = `not gradable: ${grade.reason}`;
+    progress.infrastructure = { code: 'not-gradable', cause: grade.reason };
+  }
   let patch = submit?.patch ?? '';
   // An interrupted episode runs again on resume, so Ctrl-C does not wait behind a step in flight for its diff.
   const diff = progress.reason === 'interrupted' ? undefined : (env?.patch() ?? sandbox?.diff());

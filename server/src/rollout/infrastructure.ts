@@ -66,6 +66,7 @@ export function describeInfrastructure(failure: InfrastructureFailure): string {
     'out-of-memory': 'memory ran out',
     io: 'the file system failed',
     'model-unreachable': 'the model server did not answer',
+    'not-gradable': 'the tests could not be graded',
   };
   return `${what[failure.code]} (${failure.cause})`;
 }

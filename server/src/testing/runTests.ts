@@ -76,7 +76,7 @@ export function gradeTask(task: TaskEntry, parsed: ParsedTestLog, exitCode: numb
     const gold = { FAIL_TO_PASS: f2p.tests, PASS_TO_PASS: p2p.tests };
     const tests = parsed.graded ?? parsed.tests;
     const unusable = notGradable({ tests, exitCode, parser, taskTests: [...f2p.tests, ...p2p.tests] });
-    if (unusable !== undefined) return { kind: 'invalid', reason: `not gradable: ${unusable}` };
+    if (unusable !== undefined) return { kind: 'invalid', reason: unusable };
     const report = swebenchReport(task.task_id, { patch, patchApplied: true, tests, gold })[task.task_id];
     if (report === undefined) return { kind: 'invalid', reason: 'no report' };
     return { kind: 'swebench', resolution: resolutionStatus(gradeTests(tests, gold)), report };
