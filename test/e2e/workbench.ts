@@ -104,7 +104,9 @@ async function pickFirstQuickInputRow(page: Page, key: string, text: string, wha
     return first !== undefined && accept(first) ? done(first) : pending(`quick input rows:\n${items.join('\n') || '(none)'}`);
   });
   await page.keyboard.press('Enter');
-  await page.locator(quickInput).waitFor({ state: 'hidden', timeout: 10_000 });
+  // Closing the quick input can wait on the extension host, which a busy machine (training and
+  // model runs on both cores) slows well past the usual fraction of a second.
+  await page.locator(quickInput).waitFor({ state: 'hidden', timeout: 30_000 });
 }
 
 /** Opens a workspace file with Quick Open (Ctrl+P) and waits until its editor tab is active. */
