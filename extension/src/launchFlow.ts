@@ -125,7 +125,7 @@ async function initialDraft(client: LanguageClient, kind: 'rollout' | 'eval', ar
     void vscode.window.showInformationMessage('Open a folder first: a run writes its files under the workspace.');
     return undefined;
   }
-  const values = configUri === undefined ? {} : await configValues(client, configUri);
+  const values = configUri === undefined ? {} : await configValues(client, configUri, folder.uri);
   const datasets = args.taskFiles?.length ? [...args.taskFiles] : values.dataset !== undefined ? [values.dataset] : (await workspaceFiles('dataset')).slice(0, 1).map((u) => u.fsPath);
   // Values left null come from the config, so the command line carries only what the person changed.
   const draft: NewRunLaunch = { kind, config: configUri?.fsPath ?? null, taskFiles: datasets, tasks: [...(args.tasks ?? [])], agent: null, backend: null, parallel: null, attempts: null, sets: [], cwd: folder.uri.fsPath };
@@ -146,8 +146,11 @@ interface ConfigValues {
   dataset?: string;
 }
 
-/** The values the resolved config gives, to pre-fill the review (the server merges defaults). */
-async function configValues(client: LanguageClient, uri: vscode.Uri): Promise<ConfigValues> {
+/**
+ * The values the resolved config gives, to pre-fill the review (the server merges defaults). A
+ * relative dataset path resolves against `cwd`, the folder the run is launched in, as `gp` resolves it.
+ */
+async function configValues(client: LanguageClient, uri: vscode.Uri, cwd: vscode.Uri): Promise<ConfigValues> {
   try {
     const result = await client.sendRequest(resolvedConfig, { uri: client.code2ProtocolConverter.asUri(uri) });
     if (result.yaml === null) return {};
@@ -159,9 +162,10 @@ async function configValues(client: LanguageClient, uri: vscode.Uri): Promise<Co
     if (typeof c.rollout?.attempts === 'number') out.attempts = c.rollout.attempts;
     // The defaults' dataset is a placeholder; only a file that exists is offered.
     if (typeof c.paths?.dataset_train === 'string' && c.paths.dataset_train.endsWith('.jsonl')) {
+      const dataset = c.paths.dataset_train.startsWith('/') ? vscode.Uri.file(c.paths.dataset_train) : vscode.Uri.joinPath(cwd, c.paths.dataset_train);
       try {
-        await vscode.workspace.fs.stat(vscode.Uri.file(c.paths.dataset_train));
-        out.dataset = c.paths.dataset_train;
+        await vscode.workspace.fs.stat(dataset);
+        out.dataset = dataset.fsPath;
       } catch {
         // Not there: the person picks a dataset.
       }
@@ -198,7 +202,7 @@ async function review(client: LanguageClient, initial: NewRunLaunch, initialValu
         description: draft.config === null ? '(defaults, no YAML)' : rel(draft.config),
         edit: async (d) => {
           const next = await pickConfig(d);
-          if (next !== undefined) values = next.config === null ? {} : await configValues(client, vscode.Uri.file(next.config));
+          if (next !== undefined) values = next.config === null ? {} : await configValues(client, vscode.Uri.file(next.config), vscode.Uri.file(next.cwd));
           return next;
         },
       },

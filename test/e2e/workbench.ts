@@ -103,10 +103,18 @@ async function pickFirstQuickInputRow(page: Page, key: string, text: string, wha
     const first = items[0];
     return first !== undefined && accept(first) ? done(first) : pending(`quick input rows:\n${items.join('\n') || '(none)'}`);
   });
+  const input = page.locator(`${quickInput} input`).first();
+  const typed = await input.inputValue().catch(() => '');
   await page.keyboard.press('Enter');
-  // Closing the quick input can wait on the extension host, which a busy machine (training and
-  // model runs on both cores) slows well past the usual fraction of a second.
-  await page.locator(quickInput).waitFor({ state: 'hidden', timeout: 30_000 });
+  // The pick is done when the quick input closes, or when what it holds is no longer what was typed:
+  // a command that opens its own picker (Start Training, Start Rollout) reuses the same widget at
+  // once, so it may never be seen closed. Closing can wait on the extension host, which a busy
+  // machine slows well past the usual fraction of a second.
+  await waitFor(`the quick input to close after picking "${text}"`, async () => {
+    if (!(await page.locator(quickInput).isVisible())) return done(true);
+    const now = await input.inputValue().catch(() => '');
+    return now !== typed ? done(true) : pending(`it still holds "${now}"`);
+  }, { timeoutMs: 30_000 });
 }
 
 /** Opens a workspace file with Quick Open (Ctrl+P) and waits until its editor tab is active. */
