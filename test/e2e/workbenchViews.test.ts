@@ -375,6 +375,8 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
         const path = join(s.workspace, 'outputs', run, 'report.json');
         return existsSync(path) && statusOf(s, run).state === 'finished' ? done(runReportSchema.parse(JSON.parse(readFileSync(path, 'utf8')))) : pending(statusOf(s, run).state);
       }, { timeoutMs: 360_000 });
+      // The config's own dataset, even when the workspace holds others that sort first (scenario (k)'s).
+      assert.deepEqual(report.tasks.map((t) => t.task_id).sort(), ['sample-calc-add', 'sample-calc-add-unittest', 'sample-version']);
       assert.ok(report.model, 'the report has the model figures');
       assert.equal(report.model.fallback_enabled, false);
       assert.ok(report.model.calls >= 3, `the model answered every episode (${report.model.calls} calls)`);
