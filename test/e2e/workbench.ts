@@ -98,22 +98,20 @@ async function quickInputItems(page: Page): Promise<string[]> {
 async function pickFirstQuickInputRow(page: Page, key: string, text: string, what: string, accept: (row: string) => boolean): Promise<void> {
   await openQuickInput(page, key);
   await page.keyboard.type(text);
-  await waitFor(what, async () => {
+  const picked = await waitFor(what, async () => {
     const items = await quickInputItems(page);
     const first = items[0];
     return first !== undefined && accept(first) ? done(first) : pending(`quick input rows:\n${items.join('\n') || '(none)'}`);
   });
-  const input = page.locator(`${quickInput} input`).first();
-  const typed = await input.inputValue().catch(() => '');
   await page.keyboard.press('Enter');
-  // The pick is done when the quick input closes, or when what it holds is no longer what was typed:
-  // a command that opens its own picker (Start Training, Start Rollout) reuses the same widget at
-  // once, so it may never be seen closed. Closing can wait on the extension host, which a busy
-  // machine slows well past the usual fraction of a second.
-  await waitFor(`the quick input to close after picking "${text}"`, async () => {
+  // The pick is done when the quick input closes, or when it lists other rows than the one picked:
+  // a command that opens its own picker (Start Training) reuses the same widget at once, so it may
+  // never be seen closed. Closing can wait on the extension host, which a busy machine slows well
+  // past the usual fraction of a second.
+  await waitFor(`the quick input to close after picking "${picked}"`, async () => {
     if (!(await page.locator(quickInput).isVisible())) return done(true);
-    const now = await input.inputValue().catch(() => '');
-    return now !== typed ? done(true) : pending(`it still holds "${now}"`);
+    const rows = await quickInputItems(page);
+    return rows.length > 0 && !rows.includes(picked) ? done(true) : pending(`it still lists: ${rows.slice(0, 3).join(' | ') || '(nothing)'}`);
   }, { timeoutMs: 30_000 });
 }
 

@@ -260,6 +260,10 @@ const sandbox = z
       z.array(z.enum(containerCapabilities)).default([]),
       'Linux capabilities a task container keeps; all others are dropped, and no process in it can gain privileges (`no-new-privileges`). Empty suffices for test runs, patches and git (measured on the samples and SWE-bench-style images); add `DAC_OVERRIDE` when a task writes into a mounted folder another user owns. Only Docker\'s default capabilities may be named.',
     ),
+    unknown_base: meta(
+      z.enum(['refuse', 'warn']).default('refuse'),
+      'A task without sandbox.base_commit whose test command checks its tests out at a commit (SWE-bench\'s eval scripts do) must run on that commit: on any other, a copy that already holds the fix would grade an empty patch as resolved. `refuse` stops the task with what to set; `warn` runs it with a warning.',
+    ),
     allowed_mount_roots: meta(
       z.array(z.string().min(1)).default([]),
       'Host folders a task file may mount into its container (`sandbox.mounts`); a mount outside them is refused before any container starts. Empty: no host mount at all. `/` and the Docker socket are refused whatever this says. `--allow-mount-root DIR` sets it from the command line.',

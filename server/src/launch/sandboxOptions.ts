@@ -21,6 +21,7 @@ export function sandboxOptionsFromConfig(config: ExperimentConfig['sandbox'], ru
     testTimeoutMs: Math.round(config.test_timeout * 1000),
     allowedMountRoots: config.allowed_mount_roots,
     capabilities: config.capabilities,
+    unknownBase: config.unknown_base,
   };
 }
 

@@ -116,6 +116,13 @@ export const sandboxSpecSchema = z.object({
   outputLimitBytes: z.number().int().positive(),
   /** The commit the task starts from; `HEAD` of the workdir at open time when absent. */
   baseCommit: z.string().min(1).optional(),
+  /**
+   * Commits the task names elsewhere (its test command's `git checkout <sha>`), for a task without
+   * `baseCommit`: a working copy on another commit is refused or warned about (`unknownBase`).
+   */
+  namedCommits: z.array(z.string().regex(/^[0-9a-f]{7,40}$/)).default([]),
+  /** What a working copy on none of `namedCommits` gets (`sandbox.unknown_base`). */
+  unknownBase: z.enum(['refuse', 'warn']).default('refuse'),
   /** The task's Python environment; commands run with it first on PATH (see sandbox/pythonEnv.ts). */
   pythonEnv: pythonEnvRequestSchema.optional(),
 });

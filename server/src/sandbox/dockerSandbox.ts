@@ -14,7 +14,7 @@ import { ownerLabels } from './containers.js';
 import { connectDocker } from './dockerClient.js';
 import { GitSandbox } from './gitSandbox.js';
 import { Lifeline, lifelineCommand, lifelineCreateOptions, lifelineHostConfig } from './lifeline.js';
-import { checkOutBase, headCommit } from './repoOps.js';
+import { checkOutBase, gradingBase } from './repoOps.js';
 import { assertMountsAllowed } from './mountPolicy.js';
 import { SandboxError, type Command, type ExecOptions, type ReadTreeOptions, type Sandbox, type TreeFile } from './sandbox.js';
 import { SessionEnded, ShellSession } from './shellSession.js';
@@ -124,7 +124,7 @@ export class DockerSandbox extends GitSandbox implements Sandbox {
     try {
       await container.start();
       if (spec.baseCommit !== undefined) await checkOutBase(sandbox, spec.baseCommit, { task: spec.task, repo: `${spec.image ?? 'the image'}:${spec.workdir}`, backend: 'docker' });
-      sandbox.base = spec.baseCommit ?? (await headCommit(sandbox, spec.workdir));
+      sandbox.base = await gradingBase(sandbox, spec, spec.workdir, `${spec.image ?? 'the image'}:${spec.workdir}`);
     } catch (error) {
       await sandbox.close();
       throw error;

@@ -20,7 +20,7 @@ import { isWithin } from '../util/pathWithin.js';
 import { OutputCapture } from './outputCapture.js';
 import { builtEnvRecord, envPaths, pythonEnvsRoot, pythonEnvVariables, pythonPathFolders, resolvePythonEnv } from './pythonEnv.js';
 import { GitSandbox } from './gitSandbox.js';
-import { checkOutBase, headCommit } from './repoOps.js';
+import { checkOutBase, gradingBase } from './repoOps.js';
 import { SandboxError, type Command, type ExecOptions, type ReadTreeOptions, type Sandbox, type TreeFile } from './sandbox.js';
 
 /** Runs `git` on the host, for making the working copy. */
@@ -99,7 +99,7 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
       await mkdir(join(home, 'home'));
       await makeWorkingCopy(resolve(source), root);
       if (spec.baseCommit !== undefined) await checkOutBase(sandbox, spec.baseCommit, { task: spec.task, repo: resolve(source), backend: 'local' });
-      sandbox.base = spec.baseCommit ?? (await headCommit(sandbox, root));
+      sandbox.base = await gradingBase(sandbox, spec, root, resolve(source));
       if (spec.pythonEnv !== undefined) sandbox.pythonVariables = await builtEnvVariables(spec.pythonEnv, spec.task, root);
     } catch (error) {
       await rm(home, { recursive: true, force: true });

@@ -29,6 +29,18 @@ export interface TaskSandboxOptions {
   allowedMountRoots?: readonly string[];
   /** Capabilities a container keeps (`sandbox.capabilities`); none when absent. */
   capabilities?: readonly ContainerCapability[];
+  /** What a working copy on none of the commits the task names gets (`sandbox.unknown_base`); refuse when absent. */
+  unknownBase?: 'refuse' | 'warn';
+}
+
+/**
+ * Commits a task's test command checks files out at (`git checkout <sha> <paths>`, as SWE-bench's
+ * eval scripts restore the test files): the commit the task starts from, said where the task
+ * names no `base_commit`.
+ */
+export function commitsNamedBy(task: TaskEntry): string[] {
+  const command = task.sandbox.test_command ?? '';
+  return [...new Set([...command.matchAll(/\bgit\s+checkout\s+([0-9a-f]{40})\b/g)].map((m) => m[1] ?? ''))].filter((c) => c !== '');
 }
 
 type TaskMounts = TaskEntry['sandbox']['mounts'];
@@ -73,7 +85,8 @@ export function sandboxSpecForTask(task: TaskEntry, options: TaskSandboxOptions)
     limits: options.limits ?? {},
     commandTimeoutMs: options.commandTimeoutMs,
     outputLimitBytes: options.outputLimitBytes,
-    ...(box.base_commit === undefined ? {} : { baseCommit: box.base_commit }),
+    ...(box.base_commit === undefined ? { namedCommits: commitsNamedBy(task) } : { baseCommit: box.base_commit }),
+    unknownBase: options.unknownBase ?? 'refuse',
     ...(box.python_env === undefined ? {} : { pythonEnv: pythonEnvRequestOf(box.python_env, baseDir) }),
   });
 }

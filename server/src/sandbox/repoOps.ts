@@ -3,7 +3,7 @@
  * against the base (new files included), and reset. They run through the sandbox's own `exec`,
  * so the docker and local backends behave the same by construction.
  */
-import type { ExecResult, PatchResult, RejectedHunk } from '../protocol/sandbox.js';
+import type { ExecResult, PatchResult, RejectedHunk, SandboxSpec } from '../protocol/sandbox.js';
 import { describeCommand } from './commandScript.js';
 import { patchPaths } from './patchPaths.js';
 import { SandboxError, type Command, type ExecOptions } from './sandbox.js';
@@ -39,6 +39,25 @@ export async function headCommit(host: RepoHost, workdir: string): Promise<strin
     );
   }
   return result.stdout.trim();
+}
+
+/**
+ * The commit a sandbox grades against: the task's base commit, or the working copy's `HEAD`. A task
+ * without a base commit whose test command names one (a SWE-bench eval script's `git checkout
+ * <sha> <tests>`) must be on it: a copy at a later commit that already holds the fix would grade
+ * an empty patch as resolved. Such a copy is refused (`sandbox.unknown_base: refuse`, the default)
+ * or run with a warning.
+ */
+export async function gradingBase(host: RepoHost, spec: Pick<SandboxSpec, 'baseCommit' | 'namedCommits' | 'unknownBase' | 'task'>, workdir: string, repo: string): Promise<string> {
+  if (spec.baseCommit !== undefined) return spec.baseCommit;
+  const head = await headCommit(host, workdir);
+  const named = spec.namedCommits;
+  if (named.length === 0 || named.some((c) => head.startsWith(c))) return head;
+  const names = named.map((c) => c.slice(0, 12)).join(', ');
+  const message = `task ${spec.task} names no sandbox.base_commit, and ${repo} is on ${head.slice(0, 12)}, not on the commit its test command checks its tests out at (${names}): graded there, a copy that already holds the fix passes with no patch. Set sandbox.base_commit to ${named[0] ?? ''} (the commit the task starts from), or check it out in ${repo}`;
+  if (spec.unknownBase === 'refuse') throw new SandboxError(`${message}; sandbox.unknown_base: warn runs it anyway.`, 'base-unknown');
+  process.emitWarning(`${message}.`, { code: 'GP_BASE_UNKNOWN' });
+  return head;
 }
 
 /**

@@ -80,6 +80,7 @@ export class SandboxError extends Error {
       | 'image-missing'
       | 'no-source'
       | 'base-missing'
+      | 'base-unknown'
       | 'env-missing'
       | 'container-gone'
       | 'closed'
