@@ -19,12 +19,40 @@ function inside(edit: { path: string; start: number; end: number }, windows: rea
   return windows.some((w) => w.path === edit.path && w.start <= edit.start && edit.end <= w.end);
 }
 
+/** Files whose name alone says the test run reads them: a patch that changes one can change the grade. */
+const graderFiles = new Set(['conftest.py', 'sitecustomize.py', 'usercustomize.py', 'pytest.ini', '.pytest.ini', 'tox.ini', 'setup.cfg', 'pyproject.toml', 'noxfile.py']);
+
+/**
+ * Why a path is one the grader depends on, or undefined: a `conftest.py` (which can skip tests or
+ * print fake results), the test settings (pytest, tox, setup.cfg, pyproject.toml), interpreter
+ * start-up hooks (`sitecustomize.py`, `.pth` files), and the task's own test files.
+ */
+export function protectedReason(path: string, settings: GuardSettings): string | undefined {
+  const clean = path.replace(/^\.\//, '');
+  const name = clean.split('/').pop() ?? clean;
+  if (settings.taskTestFiles?.includes(clean)) return 'it holds the task\'s own tests';
+  if (name.endsWith('.pth')) return 'Python runs .pth files at start-up, before any test';
+  if (name === 'sitecustomize.py' || name === 'usercustomize.py') return 'Python runs it at start-up, before any test';
+  if (graderFiles.has(name)) return name === 'conftest.py' ? 'pytest loads it into every test run it sits above' : 'the test run reads its settings from it';
+  return undefined;
+}
+
+/** The guard's answer to a candidate that changes a file the grader depends on, when it refuses them. */
+function protectedRefusal(path: string, settings: GuardSettings, where: string): StepError | undefined {
+  if (settings.protectedPaths === 'allow') return undefined;
+  const reason = protectedReason(path, settings);
+  if (reason === undefined) return undefined;
+  return { code: 'protected-path', message: `${where}${path} is protected: ${reason}, so changing it could change the grade rather than the code. Fix the code under test instead (env.protected_paths: allow lets such edits through).` };
+}
+
 /** Checks line-range edits; undefined when they pass. */
 export function guardEdits(edits: readonly Edit[], windows: readonly Window[], settings: GuardSettings): StepError | undefined {
   if (edits.length > settings.maxEdits) return { code: 'too-many-edits', message: `${edits.length} edits in one patch; the limit is ${settings.maxEdits}.` };
   for (const [i, edit] of edits.entries()) {
     const unsafe = unsafePathReason(edit.path);
     if (unsafe !== undefined) return { code: 'path-outside-repo', message: `edit ${i}: ${edit.path}: ${unsafe}` };
+    const guarded = protectedRefusal(edit.path, settings, `edit ${i}: `);
+    if (guarded !== undefined) return guarded;
     if (edit.end < edit.start) return { code: 'range-invalid', message: `edit ${i}: range ${edit.start}-${edit.end} ends before it starts.` };
     const lines = edit.end - edit.start + 1;
     if (lines > settings.maxLinesPerEdit) return { code: 'edit-too-large', message: `edit ${i} replaces ${lines} lines; the limit is ${settings.maxLinesPerEdit}.` };
@@ -57,6 +85,10 @@ export function guardDiff(diff: string, windows: readonly Window[], settings: Gu
   const paths = patchPaths(diff);
   if (paths.refused !== undefined) return { code: 'path-outside-repo', message: paths.refused };
   if (paths.paths.length === 0) return { code: 'invalid-diff', message: 'the diff names no file; send a unified diff with ---/+++ headers.' };
+  for (const path of paths.paths) {
+    const guarded = protectedRefusal(path, settings, 'the diff changes ');
+    if (guarded !== undefined) return guarded;
+  }
   if (settings.requireFocusWindows && windows.length > 0) {
     // Context lines widen a hunk by up to three lines on each side, so windows are widened alike.
     const wide = windows.map((w) => ({ ...w, start: Math.max(1, w.start - 3), end: w.end + 3 }));

@@ -42,6 +42,13 @@ export interface GuardSettings {
   maxCandidates: number;
   /** Whether edits must fall inside the windows of the plan's focus nodes. */
   requireFocusWindows: boolean;
+  /**
+   * Whether a candidate may change a file the grader depends on (guard.ts `protectedReason`):
+   * `refuse` turns it away with the file named, `allow` lets it through. Refuse when absent.
+   */
+  protectedPaths?: 'refuse' | 'allow';
+  /** The task's own test files (from its gold test ids), protected like conftest.py. */
+  taskTestFiles?: readonly string[];
 }
 
 /** What the patch model (CGM) is given for one repair. */
