@@ -68,7 +68,15 @@ test('the header, the rows and the recorded source of a finished episode', async
   assert.equal(header.taskId, 'sample-calc-add');
   assert.equal(header.issue?.title, 'calc.add returns the wrong result');
   assert.equal(header.outcome?.resolved, true);
+  assert.equal(header.outcome?.noOutcome, null, 'a graded episode has an outcome');
   assert.match(header.outcome?.patch ?? '', /return lhs \+ rhs/);
+  // The same episode ended because its tests could not be graded: the header says it has no outcome.
+  const end = JSON.parse(lines[lines.length - 1] ?? '{}') as Record<string, unknown>;
+  const ungraded = { ...end, resolved: false, termination_reason: 'error', error: 'not gradable: pytest collected no tests (exit code 5): the tests never ran', infrastructure: { code: 'not-gradable', cause: 'pytest collected no tests (exit code 5): the tests never ran' } };
+  const ungradedFile = join(scratch, 'ungraded.jsonl');
+  writeFileSync(ungradedFile, `${[...lines.slice(0, -1), JSON.stringify(ungraded)].join('\n')}\n`);
+  const noOutcome = episodeHeader(ungradedFile, (await new EpisodeFiles().load(ungradedFile)).model).outcome?.noOutcome;
+  assert.equal(noOutcome, 'not-gradable: pytest collected no tests (exit code 5): the tests never ran');
   const rows = model.steps.map(stepRow);
   assert.deepEqual(rows.map((r) => r.kind), model.steps.map((s) => s.kind));
   assert.ok((rows.find((r) => r.kind === 'repair')?.candidates ?? 0) > 0, 'the repair row counts its candidates');

@@ -37,6 +37,12 @@ export const episodeOutcomeSchema = z.object({
   durationMs: z.number(),
   error: z.string().nullable(),
   patch: z.string(),
+  /**
+   * Why the episode reached no outcome when the machinery under it failed, or its tests could not
+   * be graded (`not-gradable: pytest collected no tests …`); null for an outcome. Optional for
+   * servers older than it.
+   */
+  noOutcome: z.string().nullable().optional(),
 });
 
 /** What the viewer's header shows: the task, the agent and, once it ended, the outcome. */

@@ -30,6 +30,7 @@ export function episodeHeader(file: string, model: EpisodeModel): EpisodeHeader 
             durationMs: end.duration_ms,
             error: end.error ?? null,
             patch: end.patch,
+            noOutcome: end.infrastructure === undefined ? null : `${end.infrastructure.code}: ${end.infrastructure.cause}`,
           },
     cutShort: model.cutShort,
     torn: model.torn,

@@ -17,7 +17,9 @@ export interface HeaderActions {
 
 export function episodeHeaderNode(header: EpisodeHeader, steps: number, actions: HeaderActions): HTMLElement {
   const o = header.outcome;
-  const state = o !== null ? (o.resolved ? ['resolved', 'Resolved'] : ['unresolved', 'Not resolved']) : header.cutShort ? ['running', 'Running or cut short'] : ['unresolved', 'Unknown'];
+  const noOutcome = o?.noOutcome ?? null;
+  const state =
+    o !== null ? (noOutcome !== null ? ['running', 'No outcome'] : o.resolved ? ['resolved', 'Resolved'] : ['unresolved', 'Not resolved']) : header.cutShort ? ['running', 'Running or cut short'] : ['unresolved', 'Unknown'];
   const facts = [
     header.agent !== null && `agent ${header.agent}`,
     header.backend !== null && `${header.backend} backend${header.image === null || header.backend !== 'docker' ? '' : ` (${header.image})`}`,
@@ -47,7 +49,9 @@ export function episodeHeaderNode(header: EpisodeHeader, steps: number, actions:
     el('p', { class: 'facts-line', attrs: { id: 'episode-facts' } }, facts.join(' · ')),
     issue !== null && el('details', { class: 'issue' }, el('summary', {}, `Issue: ${issue.title}`), el('pre', { class: 'issue-body' }, issue.body)),
     header.backendFallback !== null && el('div', { class: 'banner warning', attrs: { role: 'status' } }, `Ran on the local backend because ${header.backendFallback}`),
-    o?.error != null && el('div', { class: 'banner error', attrs: { role: 'alert' } }, `The episode failed: ${o.error}`),
+    // An episode the infrastructure or an ungradable test run stopped is not the task's result: say so, not "failed".
+    noOutcome !== null && el('div', { class: 'banner warning', attrs: { role: 'status', id: 'no-outcome' } }, `No outcome (${noOutcome}). It is not counted in any rate, and a resume runs it again.`),
+    noOutcome === null && o?.error != null && el('div', { class: 'banner error', attrs: { role: 'alert' } }, `The episode failed: ${o.error}`),
     header.cutShort && el('div', { class: 'banner info', attrs: { role: 'status', id: 'cut-short' } }, 'No end line: the episode is still running (new steps appear as they are written), or its process died.'),
     header.torn && el('div', { class: 'banner warning', attrs: { role: 'status' } }, 'The last line is incomplete (a write in progress, or a crash mid-write); it is not shown.'),
     header.problems.length > 0 &&
