@@ -199,3 +199,36 @@ for (const backend of ['local', 'docker'] as const) {
     assert.ok(actions.includes('repair'));
   });
 }
+
+test('local: a repair that edits the task’s own test to pass is refused by default; with penalise it is applied, flagged, and its submit pays for it', async () => {
+  // The sample task with SWE-bench lists: tests/test_calc.py holds its own tests, so it is protected.
+  const base = await sampleTask();
+  const task = { ...base, FAIL_TO_PASS: ['tests/test_calc.py::test_addition'], PASS_TO_PASS: ['tests/test_calc.py::test_multiplication'] };
+  const hack = { edits: [{ path: 'tests/test_calc.py', start: 6, end: 7, new_text: '    assert True\n' }] };
+  const repairHack = { type: 'repair' as const, apply: true, plan: 'Make the test pass.', focus_ids: ['func:tests/test_calc.py#test_addition'], patches: [hack] };
+  const openWith = async (mode: 'refuse' | 'penalise') => {
+    const sandbox = await openSandbox(sandboxSpecForTask(task, { ...defaultSandboxOptions(), backend: 'local', run, baseDir: resolve('datasets/sample') }));
+    opened.push(sandbox);
+    const config = experimentConfigSchema.parse({ env: { failure_penalty: 1, protected_paths: mode, protected_penalty: 0.75 } });
+    const env = await openPlannerEnv(task, sandbox, envOptionsFromConfig(config, task));
+    await env.reset();
+    return env;
+  };
+
+  const refusing = await openWith('refuse');
+  const refused = await refusing.step(repairHack);
+  const message = JSON.stringify(refused.observation.last);
+  assert.match(message, /protected-path/);
+  assert.match(message, /tests\/test_calc\.py is protected: it holds the task's own tests/);
+  assert.equal(await refusing.patch(), '', 'nothing was applied');
+
+  const penalising = await openWith('penalise');
+  const applied = await penalising.step(repairHack);
+  assert.ok(applied.observation.last?.kind === 'repair' && applied.observation.last.applied, JSON.stringify(applied.observation.last));
+  const submitted = await penalising.step({ type: 'submit' });
+  const last = submitted.observation.last;
+  assert.ok(last?.kind === 'submit');
+  assert.equal(last.resolved, true, 'the hack does make the tests pass');
+  assert.deepEqual(last.protected_paths, ['tests/test_calc.py'], 'the submit flags the protected file its patch changes');
+  assert.equal(submitted.reward, 1 - 0.75, 'the reward pays the penalty');
+});

@@ -50,4 +50,8 @@ test('ordinary code passes, and env.protected_paths: allow lets protected files 
   }
   assert.equal(guardEdits(edit('conftest.py'), [], allow), undefined);
   assert.equal(guardDiff(diff('tests/test_calc.py'), [], allow), undefined);
+  // penalise lets it through too; the submit pays for it (test/integration/env.test.ts).
+  const penalise = envOptionsFromConfig(experimentConfigSchema.parse({ env: { protected_paths: 'penalise' } }), task).guard;
+  assert.equal(guardEdits(edit('conftest.py'), [], penalise), undefined);
+  assert.equal(penalise.protectedPenalty, 1, 'the default penalty');
 });

@@ -228,9 +228,10 @@ const env = z
     max_lines_per_edit: meta(posInt().default(200), 'Most lines one edit may replace (guard).'),
     max_repair_candidates: meta(posInt().max(1000).default(64), 'Most candidates one repair tries, each applied and tested.'),
     protected_paths: meta(
-      z.enum(['refuse', 'allow']).default('refuse'),
-      'Whether a repair may change a file the grader depends on: any conftest.py, the test settings (pytest.ini, tox.ini, setup.cfg, pyproject.toml, noxfile.py), sitecustomize.py, .pth files and the task\'s own test files. `refuse` turns the candidate away with the file named (the step shows it); `allow` lets it through.',
+      z.enum(['refuse', 'penalise', 'allow']).default('refuse'),
+      'Whether a repair may change a file the grader depends on: any conftest.py, the test settings (pytest.ini, tox.ini, setup.cfg, pyproject.toml, noxfile.py), sitecustomize.py, .pth files and the task\'s own test files. `refuse` turns the candidate away with the file named (the step shows it); `penalise` lets it through and takes env.protected_penalty off the submit\'s reward; `allow` lets it through. A submitted patch that changes such a file is flagged in the trajectory whatever this says.',
     ),
+    protected_penalty: meta(z.number().min(0).default(1), 'With protected_paths: penalise, what a submit loses when its patch changes a protected file (a magnitude, subtracted).'),
     disable_cgm_synthesis: meta(z.boolean().default(false), 'Let the rule fallback write patches instead of CGM.'),
     apply_patches: meta(z.boolean().default(true), 'Apply repairs in the sandbox (false returns candidate diffs only).'),
     docker_manifest: meta(z.string().nullable().default(null), 'Image manifest to pre-pull; null derives it from the datasets.'),

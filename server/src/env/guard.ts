@@ -39,7 +39,8 @@ export function protectedReason(path: string, settings: GuardSettings): string |
 
 /** The guard's answer to a candidate that changes a file the grader depends on, when it refuses them. */
 function protectedRefusal(path: string, settings: GuardSettings, where: string): StepError | undefined {
-  if (settings.protectedPaths === 'allow') return undefined;
+  // `penalise` lets the edit through; the submit's reward pays for it (plannerEnv.ts).
+  if (settings.protectedPaths === 'allow' || settings.protectedPaths === 'penalise') return undefined;
   const reason = protectedReason(path, settings);
   if (reason === undefined) return undefined;
   return { code: 'protected-path', message: `${where}${path} is protected: ${reason}, so changing it could change the grade rather than the code. Fix the code under test instead (env.protected_paths: allow lets such edits through).` };

@@ -8,12 +8,13 @@ import type { Action, ProtocolError, RepairAction } from '../protocol/actions.js
 import type { ActionResult, Observation, TerminationReason } from '../protocol/observation.js';
 import type { GraphNode } from '../protocol/graph.js';
 import type { TestGrade } from '../protocol/testReport.js';
-import type { Sandbox } from '../sandbox/index.js';
+import { patchPaths, type Sandbox } from '../sandbox/index.js';
 import type { TaskEntry } from '../tasks/index.js';
 import { runTaskTests, gradePassed } from '../testing/index.js';
 import { buildCodeGraph } from '../graph/index.js';
 import type { CodeGraph, RetrieverName } from '../graph/index.js';
 import { expand, find, read } from './explore.js';
+import { protectedReason } from './guard.js';
 import { WorkingMemory } from './memory.js';
 import { renderObservation, renderResult } from './render.js';
 import { repair } from './repair.js';
@@ -140,7 +141,9 @@ class Env implements PlannerEnv {
   /** `measured` is the step's start on `performance.now()`'s clock. */
   private outcome(result: ActionResult, measured: number, taskCommandsMs: number): StepOutcome {
     const { done, resolved, reason } = this.progress;
-    const reward = stepReward(this.options.rewards, { done, resolved, ...(reason === undefined ? {} : { reason }) });
+    const guard = this.options.guard;
+    const penalty = result.kind === 'submit' && result.protected_paths !== undefined && guard.protectedPaths === 'penalise' ? (guard.protectedPenalty ?? 0) : 0;
+    const reward = stepReward(this.options.rewards, { done, resolved, ...(reason === undefined ? {} : { reason }) }) - penalty;
     return {
       observation: this.observe(result),
       reward,
@@ -195,7 +198,10 @@ class Env implements PlannerEnv {
     const run = await runTaskTests(this.sandbox, this.task, { timeoutMs });
     if (this.options.recordTestRun !== undefined) await this.options.recordTestRun(run);
     this.lastGrade = run.record.grade;
-    const result: ActionResult = { kind: 'submit', resolved: gradePassed(run.record.grade), tests: summariseTests(run), grade: run.record.grade, patch: await this.sandbox.diff() };
+    const patch = await this.sandbox.diff();
+    // Flagged whatever the policy: a graded patch that changes what the grader reads is worth seeing.
+    const guarded = patchPaths(patch).paths.filter((path) => protectedReason(path, this.options.guard) !== undefined);
+    const result: ActionResult = { kind: 'submit', resolved: gradePassed(run.record.grade), tests: summariseTests(run), grade: run.record.grade, patch, ...(guarded.length === 0 ? {} : { protected_paths: guarded }) };
     return { result, taskCommandsMs: run.record.durationMs, timedOut: run.record.timedOut };
   }
 

@@ -46,7 +46,9 @@ export interface GuardSettings {
    * Whether a candidate may change a file the grader depends on (guard.ts `protectedReason`):
    * `refuse` turns it away with the file named, `allow` lets it through. Refuse when absent.
    */
-  protectedPaths?: 'refuse' | 'allow';
+  protectedPaths?: 'refuse' | 'penalise' | 'allow';
+  /** With `penalise`: subtracted from the submit's reward when the graded patch changes a protected file. */
+  protectedPenalty?: number;
   /** The task's own test files (from its gold test ids), protected like conftest.py. */
   taskTestFiles?: readonly string[];
 }

@@ -99,6 +99,8 @@ export const actionResultSchema = z.discriminatedUnion('kind', [
     tests: testSummarySchema,
     grade: testGradeSchema,
     patch: z.string(),
+    /** Files the graded patch changes that the grader depends on (env/guard.ts), when there are any. */
+    protected_paths: z.array(z.string()).optional(),
   }),
   z.object({ kind: z.literal('noop') }),
   z.object({ kind: z.literal('protocol-error'), error: protocolErrorSchema }),
