@@ -260,3 +260,21 @@ test('gp dataset prepare --env-specs: Lite rows get environments from spec rows;
   assert.match(err.join('\n'), /bad\.jsonl:2:1 invalid JSON/);
   assert.equal(existsSync(join(dir, 'out2', 'test.jsonl')), false);
 });
+
+test('gp dataset prepare --from labels rows by their file unless --dataset names them, and an --env-specs file that matches no row says so', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gp-prepare-labels-'));
+  const lite = join(dir, 'my-lite-rows.jsonl');
+  const rows = swebenchLiteRows().slice(0, 5);
+  writeFileSync(lite, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  const specs = join(dir, 'specs.jsonl');
+  writeFileSync(specs, `${JSON.stringify({ task_id: 'x', sandbox: { swebench_spec: { repo: 'nobody/nothing', version: '0.0', env_script_list: ['python -m pip install pytest==7.4.0'] } } })}\n`);
+  const err: string[] = [];
+  const io = { out: (_l: string) => undefined, err: (l: string) => err.push(l) };
+  assert.equal(await runCli(['dataset', 'prepare', 'swebench', '--from', lite, '--env-specs', specs, '--out', join(dir, 'out'), '--no-val'], io, dir), 0, err.join('\n'));
+  const sources = readFileSync(join(dir, 'out', 'test.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { data_source: string }).data_source);
+  assert.deepEqual([...new Set(sources)], ['local/my-lite-rows'], 'not labelled as SWE-bench Verified');
+  assert.match(err.join('\n'), /warning: --env-specs .*specs\.jsonl matched none of the 5 converted rows/);
+  assert.equal(await runCli(['dataset', 'prepare', 'swebench', '--from', lite, '--dataset', 'princeton-nlp/SWE-bench_Lite', '--out', join(dir, 'named'), '--no-val'], io, dir), 0);
+  const named = readFileSync(join(dir, 'named', 'test.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { data_source: string }).data_source);
+  assert.deepEqual([...new Set(named)], ['princeton-nlp/SWE-bench_Lite']);
+});

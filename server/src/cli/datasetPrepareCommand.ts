@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   DatasetInputError,
@@ -37,7 +37,8 @@ export const datasetPrepareUsage = `gp dataset prepare r2e-gym|swebench [--datas
       Rows that cannot become tasks are skipped and counted by reason. --env-specs names a
       JSONL whose rows carry SWE-bench's harness spec (swebench_spec, e.g. converted Verified
       tasks): rows without one (SWE-bench Lite) get the python_env of their repository and
-      version from it.`;
+      version from it; a warning says when it matches no row. Rows read with --from are
+      labelled (data_source) local/<first file's name> unless --dataset says what they are.`;
 
 interface Defaults {
   readonly dataset: string;
@@ -121,7 +122,9 @@ function parse(argv: readonly string[], cwd: string): { ok: true; value: Parsed 
   if (v['no-val'] === true) splitRule = { kind: 'none' };
   const value: Parsed = {
     kind,
-    dataset: v.dataset ?? d.dataset,
+    // Rows read from files are labelled by the files unless --dataset says what they are: the
+    // default hub id would claim, say, SWE-bench Verified for rows of any origin.
+    dataset: v.dataset ?? (v.from !== undefined || extra.length > 0 ? `local/${basename([...(v.from ?? []), ...extra][0] ?? 'rows').replace(/\.(parquet|jsonl?)$/i, '')}` : d.dataset),
     split: v.split ?? d.split,
     config: v.config,
     from: [...(v.from ?? []), ...extra].map((f) => resolve(cwd, f)),
@@ -242,6 +245,10 @@ export async function datasetPrepare(argv: readonly string[], io: Io, cwd: strin
     progress.done();
     if (p.json) io.out(JSON.stringify(report, null, 2));
     else for (const line of summary(report)) io.out(line);
+    // A specification file that fits none of the rows leaves every environment to be written by hand: say so.
+    if (envSpecs !== undefined && report.converted > 0 && (report.notes['python-env-from-specs'] ?? 0) === 0) {
+      io.err(`warning: --env-specs ${p.envSpecs ?? ''} matched none of the ${plural(report.converted, 'converted row')} (by repository and version); their tasks have no python_env from it. Check that the file covers these repositories and versions.`);
+    }
     return report.converted === 0 ? 1 : 0;
   } catch (error) {
     progress.done();
