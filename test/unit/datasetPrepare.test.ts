@@ -278,3 +278,24 @@ test('gp dataset prepare --from labels rows by their file unless --dataset names
   const named = readFileSync(join(dir, 'named', 'test.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { data_source: string }).data_source);
   assert.deepEqual([...new Set(named)], ['princeton-nlp/SWE-bench_Lite']);
 });
+
+test('gp dataset prepare --repos points each task at its repository’s clone, and counts the rows whose clone is missing', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'gp-prepare-repos-'));
+  const lite = join(dir, 'lite.jsonl');
+  const rows = swebenchLiteRows().slice(0, 8);
+  writeFileSync(lite, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
+  const repo = String(rows[0]?.['repo'] ?? '');
+  const [owner = '', name = ''] = repo.split('/');
+  // Only the first row's repository has a clone, named as SWE-bench names it.
+  mkdirSync(join(dir, 'clones', `${owner}__${name}`, '.git'), { recursive: true });
+  const out: string[] = [];
+  const io = { out: (l: string) => out.push(l), err: (_l: string) => undefined };
+  assert.equal(await runCli(['dataset', 'prepare', 'swebench', '--from', lite, '--repos', 'clones', '--out', join(dir, 'out'), '--no-val'], io, dir), 0);
+  const tasks = readFileSync(join(dir, 'out', 'test.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { repo: string; sandbox: { local_repo?: string } });
+  const cloned = tasks.filter((t) => t.repo === repo);
+  assert.ok(cloned.length > 0 && cloned.every((t) => t.sandbox.local_repo === join(dir, 'clones', `${owner}__${name}`)));
+  const others = tasks.filter((t) => t.repo !== repo);
+  assert.ok(others.every((t) => t.sandbox.local_repo === undefined), 'no clone, no local_repo');
+  assert.ok(out.some((l) => l === `  note ${cloned.length} × local-repo-from-repos`), out.join('\n'));
+  if (others.length > 0) assert.ok(out.some((l) => l === `  note ${others.length} × local-repo-missing`), out.join('\n'));
+});

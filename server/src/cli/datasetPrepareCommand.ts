@@ -30,7 +30,7 @@ import { bar, type ProgressSink } from './progress.js';
 export const datasetPrepareUsage = `gp dataset prepare r2e-gym|swebench [--dataset ID] [--split S] [--config C]
                [--from FILE...] [--out DIR] [--val-size N | --val-fraction F | --no-val]
                [--limit N] [--train-limit N] [--val-limit N] [--max-steps N]
-               [--image-namespace NS] [--env-specs FILE] [--cache-dir DIR] [--json]
+               [--image-namespace NS] [--env-specs FILE] [--repos DIR] [--cache-dir DIR] [--json]
       Download the dataset's parquet files from Hugging Face (HF_TOKEN when set; partial
       downloads resume) or read local parquet/JSONL/JSON files, and write <split>.jsonl,
       instances/<id>.json, docker_images_<split>.txt and prepare_report.json to DIR.
@@ -38,7 +38,10 @@ export const datasetPrepareUsage = `gp dataset prepare r2e-gym|swebench [--datas
       JSONL whose rows carry SWE-bench's harness spec (swebench_spec, e.g. converted Verified
       tasks): rows without one (SWE-bench Lite) get the python_env of their repository and
       version from it; a warning says when it matches no row. Rows read with --from are
-      labelled (data_source) local/<first file's name> unless --dataset says what they are.`;
+      labelled (data_source) local/<first file's name> unless --dataset says what they are.
+      --repos DIR points each task's local_repo at its repository's clone in DIR (a folder
+      named owner__name, name or owner/name), so the local backend runs it; the summary
+      counts the rows whose clone is missing.`;
 
 interface Defaults {
   readonly dataset: string;
@@ -67,6 +70,7 @@ interface Parsed {
   readonly maxSteps: number | undefined;
   readonly imageNamespace: string | undefined;
   readonly envSpecs: string | undefined;
+  readonly reposDir: string | undefined;
   readonly cacheDir: string;
   readonly json: boolean;
 }
@@ -93,6 +97,7 @@ function parse(argv: readonly string[], cwd: string): { ok: true; value: Parsed 
         'max-steps': { type: 'string' },
         'image-namespace': { type: 'string' },
         'env-specs': { type: 'string' },
+        repos: { type: 'string' },
         'cache-dir': { type: 'string' },
         json: { type: 'boolean' },
       },
@@ -136,6 +141,7 @@ function parse(argv: readonly string[], cwd: string): { ok: true; value: Parsed 
     maxSteps: intFlag('--max-steps', v['max-steps'], errors),
     imageNamespace: v['image-namespace'],
     envSpecs: v['env-specs'] === undefined ? undefined : resolve(cwd, v['env-specs']),
+    reposDir: v.repos === undefined ? undefined : resolve(cwd, v.repos),
     cacheDir: resolve(cwd, v['cache-dir'] ?? process.env['GP_CACHE_DIR'] ?? join(homedir(), '.cache', 'graph-planner', 'hf')),
     json: v.json === true,
   };
@@ -235,6 +241,7 @@ export async function datasetPrepare(argv: readonly string[], io: Io, cwd: strin
       ...(p.maxSteps !== undefined ? { maxSteps: p.maxSteps } : {}),
       ...(p.imageNamespace !== undefined ? { imageNamespace: p.imageNamespace } : {}),
       ...(envSpecs !== undefined ? { envSpecs } : {}),
+      ...(p.reposDir !== undefined ? { reposDir: p.reposDir } : {}),
       ...(signal ? { signal } : {}),
       onProgress: (s) => {
         const fraction = s.rowsTotal ? s.rowsRead / s.rowsTotal : undefined;

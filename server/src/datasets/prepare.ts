@@ -5,9 +5,9 @@
  * with the dataset; only the ids are kept, to find duplicates and to draw the validation split.
  * Every output is staged and moved into place at the end (`staging.ts`).
  */
-import { createReadStream, rmSync, writeFileSync } from 'node:fs';
+import { createReadStream, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import {
   prepareReportSchema,
@@ -57,6 +57,8 @@ export interface PrepareOptions {
   readonly imageNamespace?: string;
   /** Environments by repository and version for SWE-bench rows without a harness spec (`--env-specs`). */
   readonly envSpecs?: ReadonlyMap<string, SpecPythonEnv>;
+  /** A folder of clones named by repository (`--repos`): each task's local_repo points at its clone. */
+  readonly reposDir?: string;
   readonly onProgress?: (progress: PrepareProgress) => void;
   readonly signal?: AbortSignal;
 }
@@ -259,6 +261,12 @@ async function convertSources(options: PrepareOptions, staging: string): Promise
       tally.skip(place, 'duplicate-id', `Task id ${id} was already taken by the row at ${first}; this row is left out.`);
       return;
     }
+    const repoNotes: ConversionNote[] = [];
+    if (options.reposDir !== undefined) {
+      const clone = cloneOf(options.reposDir, result.task.repo);
+      if (clone !== undefined) result.task.sandbox = { ...result.task.sandbox, local_repo: clone };
+      repoNotes.push(clone === undefined ? 'local-repo-missing' : 'local-repo-from-repos');
+    }
     // The same compiled schema as `gp dataset validate` and the editor, so what prepare writes validates there.
     const invalid = schemaErrors(result.task)?.[0];
     if (invalid !== undefined) {
@@ -268,6 +276,7 @@ async function convertSources(options: PrepareOptions, staging: string): Promise
     firstPlace.set(id, place);
     tally.converted++;
     tally.note(result.notes);
+    tally.note(repoNotes);
     if (pending !== undefined) {
       pendingIds.push(id);
       await pending.write(JSON.stringify(result.task));
@@ -279,6 +288,20 @@ async function convertSources(options: PrepareOptions, staging: string): Promise
     writeFileSync(join(staging, 'instances', `${id}.json`), `${JSON.stringify(result.instance, null, 2)}\n`);
     if (result.goldPatch !== undefined) await gold.write(JSON.stringify({ instance_id: id, model_name_or_path: 'gold', model_patch: result.goldPatch }));
   }
+}
+
+/**
+ * The clone of `repo` (`owner/name`) under `dir`, as an absolute path: a folder named `owner__name`
+ * (SWE-bench's own spelling), `name` or `owner/name` that holds a git repository.
+ */
+export function cloneOf(dir: string, repo: string | undefined): string | undefined {
+  if (repo === undefined || !repo.includes('/')) return undefined;
+  const [owner = '', name = ''] = repo.split('/');
+  for (const candidate of [`${owner}__${name}`, name, join(owner, name)]) {
+    const path = resolve(dir, candidate);
+    if (existsSync(join(path, '.git'))) return path;
+  }
+  return undefined;
 }
 
 /** The second pass for a validation size: the staged tasks, each to its split. */

@@ -35,6 +35,10 @@ export const conversionNotes = [
   'python-env-conda-only',
   /** The row had no harness spec; its python_env came from --env-specs by repository and version. */
   'python-env-from-specs',
+  /** Its local_repo is the clone of its repository found under --repos. */
+  'local-repo-from-repos',
+  /** --repos holds no clone of its repository (looked for as owner__name, name and owner/name). */
+  'local-repo-missing',
 ] as const;
 export type ConversionNote = (typeof conversionNotes)[number];
 
