@@ -12,13 +12,13 @@
  * from its environment.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { fileSha256 } from '../util/fileHash.js';
 
 /** The model file the setup installs, and its pinned hash (scripts/setup-language-model.sh). */
 export const embeddedModelFile = 'SmolLM2-135M-Instruct.Q4_1.gguf';
@@ -81,12 +81,6 @@ export interface EmbeddedModelServer {
   close(): Promise<void>;
 }
 
-async function sha256Of(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
-
 /** A free loopback port (the small race with another process taking it first is reported as a start failure). */
 async function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
@@ -141,7 +135,7 @@ export async function startEmbeddedModel(options: EmbeddedModelOptions): Promise
   if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1)) throw new EmbeddedModelError('bad-option', `threads must be a positive integer, not ${options.threads}`);
   await mustExist(modelPath, options.model === undefined ? 'model' : 'model file');
   await mustExist(python, 'model server');
-  const sha256 = await sha256Of(modelPath);
+  const sha256 = await fileSha256(modelPath);
   if (options.model === undefined && sha256 !== embeddedModelSha256) {
     throw new EmbeddedModelError('hash-mismatch', `${modelPath} has sha256 ${sha256}, not the pinned ${embeddedModelSha256}; it is damaged or replaced. Delete it and run: ${embeddedSetupCommand}`);
   }

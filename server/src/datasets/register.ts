@@ -5,8 +5,7 @@
  * registration happens or nothing is written: the parquet goes to a temporary file that is checked
  * and only then renamed, and the registry is written the same way.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, rmdir } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -22,6 +21,7 @@ import {
 import { findSyntaxError, locate, loadTasks, type LoadedTask, type TaskEntry } from '../tasks/index.js';
 import { withAbsolutePaths } from './taskPaths.js';
 import { readVerlRows, VerlParquetError, writeVerlParquet } from './verlParquet.js';
+import { fileSha256 } from '../util/fileHash.js';
 import { processAlive } from '../util/processAlive.js';
 import { isRecord } from '../util/isRecord.js';
 import { isoTimestamp } from '../util/time.js';
@@ -283,12 +283,6 @@ function mismatchError(file: string, verlPath: string, tasks: readonly LoadedTas
 // ---------------------------------------------------------------------------------------------
 // Files.
 
-async function sha256Of(path: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
-
 function tempPathFor(path: string): string {
   return `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
 }
@@ -365,7 +359,7 @@ export async function registerDataset(options: RegisterOptions): Promise<Registe
     await writeVerlParquet(tmp, verlRows(tasks, options.split), options.rowGroupSize !== undefined ? { rowGroupSize: options.rowGroupSize } : {});
     const mismatch = await firstMismatch(tmp, tasks, options.split);
     if (mismatch !== undefined) throw mismatchError(options.file, verlPath, tasks, mismatch);
-    const sha256 = await sha256Of(tmp);
+    const sha256 = await fileSha256(tmp);
     // Read again rather than reuse the first read: another registration may have finished while
     // this one wrote its rows, and its entry must survive the merge.
     const entry: RegisteredSplit = { path: verlPath, verl_path: verlPath, rows: tasks.length, sha256, registered_at: isoTimestamp() };
