@@ -96,8 +96,7 @@ export function parsePytestLog(log: string): ParsedTestLog {
       continue;
     }
     if (inSummary) {
-      const result = parseStatusFirst(line);
-      if (result !== undefined) summary.set(result.id, result.status);
+      if (stated !== undefined) summary.set(stated.id, stated.status);
       continue;
     }
     const xdist = xdistPrefix.exec(line);
