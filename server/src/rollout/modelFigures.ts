@@ -33,42 +33,60 @@ export function addModelStep(usage: ModelUsage, decision: AgentDecision): ModelU
   };
 }
 
+/**
+ * A run's model figures, summed one episode at a time: a running run adds each episode as it
+ * ends, so its status costs the same at the ten-thousandth episode as at the first.
+ */
+export class ModelTotals {
+  private usage: ModelUsage = emptyModelUsage;
+  private steps = 0;
+  private episodes = 0;
+  private aloneResolved = 0;
+  private paddedResolved = 0;
+
+  add(task: Pick<TaskOutcome, 'resolved' | 'steps' | 'model'>): void {
+    const m = task.model;
+    if (m === undefined) return;
+    const parse_failures = { ...this.usage.parse_failures };
+    for (const [code, n] of Object.entries(m.parse_failures)) parse_failures[code] = (parse_failures[code] ?? 0) + n;
+    this.usage = {
+      model_steps: this.usage.model_steps + m.model_steps,
+      parse_failures,
+      fallback_steps: this.usage.fallback_steps + m.fallback_steps,
+      calls: this.usage.calls + m.calls,
+      prompt_tokens: this.usage.prompt_tokens + m.prompt_tokens,
+      completion_tokens: this.usage.completion_tokens + m.completion_tokens,
+      generation_ms: this.usage.generation_ms + m.generation_ms,
+    };
+    this.episodes++;
+    this.steps += task.steps;
+    if (task.resolved && m.fallback_steps === 0) this.aloneResolved++;
+    if (task.resolved && m.fallback_steps > 0) this.paddedResolved++;
+  }
+
+  /** The figures so far; undefined while no episode had a model agent. */
+  summary(fallbackEnabled: boolean): ModelSummary | undefined {
+    if (this.episodes === 0) return undefined;
+    const usage = this.usage;
+    const failures = Object.values(usage.parse_failures).reduce((a, b) => a + b, 0);
+    // Replies that came back: the calls this process made, or, where the replies came from elsewhere
+    // (training's agent loop), the model's own steps and its failures.
+    const replies = Math.max(usage.calls, usage.model_steps + failures);
+    return {
+      ...usage,
+      fallback_enabled: fallbackEnabled,
+      steps: this.steps,
+      parse_failure_rate: replies === 0 ? 0 : Math.min(1, failures / replies),
+      model_step_share: this.steps === 0 ? 0 : Math.min(1, usage.model_steps / this.steps),
+      resolved_by_model_alone: this.aloneResolved,
+      resolved_with_fallback: this.paddedResolved,
+    };
+  }
+}
+
 /** A run's model figures from its episodes' outcomes; undefined when no episode had a model agent. */
 export function summariseModel(tasks: readonly TaskOutcome[], fallbackEnabled: boolean): ModelSummary | undefined {
-  const withModel = tasks.filter((t) => t.model !== undefined);
-  if (withModel.length === 0) return undefined;
-  let usage = emptyModelUsage;
-  let steps = 0;
-  let aloneResolved = 0;
-  let paddedResolved = 0;
-  for (const task of withModel) {
-    const m = task.model as ModelUsage;
-    const parse_failures = { ...usage.parse_failures };
-    for (const [code, n] of Object.entries(m.parse_failures)) parse_failures[code] = (parse_failures[code] ?? 0) + n;
-    usage = {
-      model_steps: usage.model_steps + m.model_steps,
-      parse_failures,
-      fallback_steps: usage.fallback_steps + m.fallback_steps,
-      calls: usage.calls + m.calls,
-      prompt_tokens: usage.prompt_tokens + m.prompt_tokens,
-      completion_tokens: usage.completion_tokens + m.completion_tokens,
-      generation_ms: usage.generation_ms + m.generation_ms,
-    };
-    steps += task.steps;
-    if (task.resolved && m.fallback_steps === 0) aloneResolved++;
-    if (task.resolved && m.fallback_steps > 0) paddedResolved++;
-  }
-  const failures = Object.values(usage.parse_failures).reduce((a, b) => a + b, 0);
-  // Replies that came back: the calls this process made, or, where the replies came from elsewhere
-  // (training's agent loop), the model's own steps and its failures.
-  const replies = Math.max(usage.calls, usage.model_steps + failures);
-  return {
-    ...usage,
-    fallback_enabled: fallbackEnabled,
-    steps,
-    parse_failure_rate: replies === 0 ? 0 : Math.min(1, failures / replies),
-    model_step_share: steps === 0 ? 0 : Math.min(1, usage.model_steps / steps),
-    resolved_by_model_alone: aloneResolved,
-    resolved_with_fallback: paddedResolved,
-  };
+  const totals = new ModelTotals();
+  for (const task of tasks) totals.add(task);
+  return totals.summary(fallbackEnabled);
 }

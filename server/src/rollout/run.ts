@@ -21,8 +21,8 @@ import { withDeadline } from '../util/deadline.js';
 import { runEpisode, type EpisodeDeps, type EpisodeResult } from './episode.js';
 import type { EpisodeSpec } from './plan.js';
 import { BackendTally } from './backends.js';
-import { buildReport, interruptedSummary, taskOutcome, type FinishedEpisode, type InfrastructureFailed } from './report.js';
-import { summariseModel } from './modelFigures.js';
+import { buildReport, interruptedSummary, type FinishedEpisode, type InfrastructureFailed } from './report.js';
+import { ModelTotals } from './modelFigures.js';
 import { describeInfrastructure, infrastructureFailure } from './infrastructure.js';
 import { errorMessage } from '../util/errors.js';
 import { isoTimestamp } from '../util/time.js';
@@ -158,6 +158,8 @@ export async function runRollout(episodes: readonly EpisodeSpec[], options: Roll
 
   const selection = await selectEpisodes(episodes, options.runDir);
   const finishedById = new Map(selection.finished.map((f) => [f.end.episode_id, f]));
+  const modelTotals = new ModelTotals();
+  for (const f of selection.finished) modelTotals.add(f.end);
   const count = (pred: (f: FinishedEpisode) => boolean) => [...finishedById.values()].filter(pred).length;
   const counts = (): RunStatus['episodes'] => ({
     total: episodes.length,
@@ -226,10 +228,13 @@ export async function runRollout(episodes: readonly EpisodeSpec[], options: Roll
       }
       const { end } = result;
       if (end.infrastructure !== undefined) noteInfrastructure(spec, end.infrastructure);
-      else if (end.termination_reason !== 'interrupted') finishedById.set(spec.episodeId, { end, trajectory: result.trajectory, instanceReport: result.instanceReport });
+      else if (end.termination_reason !== 'interrupted') {
+        finishedById.set(spec.episodeId, { end, trajectory: result.trajectory, instanceReport: result.instanceReport });
+        modelTotals.add(end);
+      }
       if (end.termination_reason !== 'interrupted') {
         status.status.episodes = counts();
-        const model = summariseModel([...finishedById.values()].map(taskOutcome), options.fallbackEnabled ?? false);
+        const model = modelTotals.summary(options.fallbackEnabled ?? false);
         if (model !== undefined) status.status.model = model;
         await writeStatusNow();
       }
