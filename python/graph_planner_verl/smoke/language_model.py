@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
+
+from .model_folder import save_model_folder
 
 RECIPE_VERSION = 1
 MARKER = "gp_language_model.json"
@@ -54,18 +54,4 @@ def convert_language_model(gguf_path: str, directory: str) -> str:
     model.generation_config.eos_token_id = tokenizer.eos_token_id
     model.generation_config.pad_token_id = tokenizer.pad_token_id
 
-    parent = os.path.dirname(os.path.abspath(directory))
-    os.makedirs(parent, exist_ok=True)
-    staging = tempfile.mkdtemp(prefix=".language-model-", dir=parent)
-    try:
-        tokenizer.save_pretrained(staging)
-        model.save_pretrained(staging)
-        with open(os.path.join(staging, MARKER), "w", encoding="utf-8") as handle:
-            json.dump(want, handle)
-        if os.path.exists(directory):
-            shutil.rmtree(directory)
-        os.replace(staging, directory)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return directory
+    return save_model_folder(directory, tokenizer, model, MARKER, want, ".language-model-")

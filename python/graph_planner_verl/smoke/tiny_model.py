@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import tempfile
 from typing import Iterable
+
+from .model_folder import save_model_folder
 
 RECIPE_VERSION = 1
 CHATML_TEMPLATE = (
@@ -75,18 +75,5 @@ def build_tiny_model(directory: str, *, seed: int = 0) -> str:
     )
     model = Qwen2ForCausalLM(config)
 
-    parent = os.path.dirname(os.path.abspath(directory))
-    os.makedirs(parent, exist_ok=True)
-    staging = tempfile.mkdtemp(prefix=".tiny-model-", dir=parent)
-    try:
-        tokenizer.save_pretrained(staging)
-        model.save_pretrained(staging)
-        with open(os.path.join(staging, "gp_tiny_model.json"), "w", encoding="utf-8") as handle:
-            json.dump({"recipe": RECIPE_VERSION, "seed": seed, "parameters": sum(p.numel() for p in model.parameters())}, handle)
-        if os.path.exists(directory):
-            shutil.rmtree(directory)
-        os.replace(staging, directory)
-    except BaseException:
-        shutil.rmtree(staging, ignore_errors=True)
-        raise
-    return directory
+    record = {"recipe": RECIPE_VERSION, "seed": seed, "parameters": sum(p.numel() for p in model.parameters())}
+    return save_model_folder(directory, tokenizer, model, "gp_tiny_model.json", record, ".tiny-model-")
