@@ -187,9 +187,13 @@ export async function startEmbeddedModel(options: EmbeddedModelOptions): Promise
   const deadline = Date.now() + (options.startTimeoutMs ?? 120_000);
   try {
     for (;;) {
-      if (exitMessage !== undefined) throw new EmbeddedModelError('exited', `${exitMessage} before it answered${lastLines() ? `; its last output:\n${lastLines()}` : ''}`);
+      if (exitMessage !== undefined) {
+        throw new EmbeddedModelError('exited', `${exitMessage} before it answered. ${python.endsWith('/bin/python') ? `A broken or partial build is rebuilt by deleting ${python.slice(0, -'/bin/python'.length)} and running ${embeddedSetupCommand}; if` : 'If'} it says the address is in use, give another --port, or none so that a free one is chosen${lastLines() ? `. Its last output:\n${lastLines()}` : '.'}`);
+      }
       if (await answers(baseUrl, apiKey)) break;
-      if (Date.now() > deadline) throw new EmbeddedModelError('start-timeout', `the embedded model server did not answer on ${baseUrl} within ${Math.round((options.startTimeoutMs ?? 120_000) / 1000)} s${lastLines() ? `; its last output:\n${lastLines()}` : ''}`);
+      if (Date.now() > deadline) {
+        throw new EmbeddedModelError('start-timeout', `the embedded model server did not answer on ${baseUrl} within ${Math.round((options.startTimeoutMs ?? 120_000) / 1000)} s; the machine may be too busy to load the model: try again when it is quieter, or give it fewer threads${lastLines() ? `. Its last output:\n${lastLines()}` : '.'}`);
+      }
       await sleep(200);
     }
   } catch (error) {
