@@ -43,7 +43,15 @@ function describeRun(run: TestRun): string[] {
         : g.kind === 'log'
           ? `${g.passed ? 'passed' : 'failed'}: ${g.reason}`
           : `not gradable: ${g.reason}`;
-  return [...lines, `  ${verdict} [${r.backend}, ${(r.durationMs / 1000).toFixed(1)} s${r.timedOut ? ', timed out' : ''}]`];
+  // pytest's own report disagreeing with the log is the sign of a log written to by the code under test.
+  const check = r.crossCheck;
+  const witness =
+    check?.state === 'disagreed'
+      ? [`  pytest's JUnit report disagrees with the log on ${plural(check.mismatchCount, 'test')}, graded failed: ${check.mismatches.slice(0, 3).map((m) => `${m.test} (log ${m.log}, report ${m.report})`).join('; ')}${check.mismatchCount > 3 ? '; …' : ''}`]
+      : check?.state === 'not-written'
+        ? [`  note: ${check.reason ?? 'no JUnit report'}`]
+        : [];
+  return [...lines, ...witness, `  ${verdict} [${r.backend}, ${(r.durationMs / 1000).toFixed(1)} s${r.timedOut ? ', timed out' : ''}]`];
 }
 
 export async function taskTest(args: readonly string[], io: Io, cwd: string): Promise<number> {

@@ -85,6 +85,28 @@ export type TestGrade = z.infer<typeof testGradeSchema>;
 export const testParserNameSchema = z.enum(['pytest', 'unittest', 'pytest-options', 'matplotlib', 'sympy']);
 export type TestParserName = z.infer<typeof testParserNameSchema>;
 
+/**
+ * pytest's JUnit report against the parsed log (server/src/testing/junitReport.ts): `agreed`,
+ * `disagreed` (the tests the log called passed and the report did not, which were graded failed),
+ * `missing` or `unreadable` (the run is not gradable), `not-written` (pytest never got the option,
+ * so the log was graded alone) or `not-used` (the command chooses its own report).
+ */
+export const testCrossCheckSchema = z.object({
+  report: z.literal('junit'),
+  state: z.enum(['agreed', 'disagreed', 'missing', 'unreadable', 'not-written', 'not-used']),
+  mismatches: z.array(
+    z.object({
+      test: z.string(),
+      log: testStatusSchema,
+      report: z.enum(['passed', 'failed', 'error', 'skipped', 'xfail', 'absent']),
+    }),
+  ),
+  /** All mismatches; the list keeps the first 50. */
+  mismatchCount: z.number().int().nonnegative(),
+  reason: z.string().optional(),
+});
+export type TestCrossCheck = z.infer<typeof testCrossCheckSchema>;
+
 export const testRunRecordSchema = z.object({
   kind: z.literal('test_run'),
   task: z.string(),
@@ -102,6 +124,7 @@ export const testRunRecordSchema = z.object({
   complete: z.boolean(),
   counts: z.record(testStatusSchema, z.number().int().nonnegative()),
   tests: z.record(z.string(), testStatusSchema),
+  crossCheck: testCrossCheckSchema.optional(),
   grade: testGradeSchema,
   logPath: z.string().optional(),
   reportPath: z.string().optional(),

@@ -4,6 +4,7 @@
  * those parsers make. A task names its repository (`repo`); a task without one, or from a
  * repository the harness does not list, is parsed by what its output looks like.
  */
+import type { TestStatus } from '../protocol/testReport.js';
 import type { ParsedTestLog } from './logText.js';
 import { parsePytestLog } from './parsePytest.js';
 import { parseSympyLog } from './parseSympy.js';
@@ -58,7 +59,16 @@ export function normaliseOptionId(id: string): string {
 }
 
 function mapIds(parsed: ParsedTestLog, rename: (id: string) => string): ParsedTestLog {
-  return { complete: parsed.complete, tests: new Map([...parsed.tests].map(([id, status]) => [rename(id), status])) };
+  const renamed = (tests: ReadonlyMap<string, TestStatus>): Map<string, TestStatus> => new Map([...tests].map(([id, status]) => [rename(id), status]));
+  // Both views are renamed: grading reads the harness's view (`graded`), the summary the other.
+  return { complete: parsed.complete, tests: renamed(parsed.tests), ...(parsed.graded === undefined ? {} : { graded: renamed(parsed.graded) }) };
+}
+
+/** The id clean-up a format's parser makes, for ids read from elsewhere (a JUnit report's names). */
+export function idRenamer(format: LogFormat | undefined): (id: string) => string {
+  if (format === 'pytest-options') return normaliseOptionId;
+  if (format === 'matplotlib') return (id) => id.replaceAll('MouseButton.LEFT', '1').replaceAll('MouseButton.RIGHT', '3');
+  return (id) => id;
 }
 
 export function parseLogAs(format: LogFormat, output: string): ParsedTestLog {

@@ -19,6 +19,7 @@ import { notGradable } from './gradability.js';
 import { withoutCondaActivation } from './condaLines.js';
 import { decodeTestList } from '../tasks/index.js';
 import { isoTimestamp } from '../util/time.js';
+import { readJunitWitness, junitRequest, type JunitWitness } from './junitWitness.js';
 
 /** pytest with `-rA`, so every test's outcome is in the summary (ARCHITECTURE.md §4.7). */
 export const defaultTestCommand = 'python -m pytest -rA';
@@ -121,23 +122,31 @@ export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: R
   // No bytecode is written: Python trusts a .pyc whose recorded source mtime (whole seconds) and
   // size match, so after two same-sized edits within one second (a repair's candidates, a reset)
   // the tests would run the earlier version's code.
+  const junit = junitRequest(command);
   const result = await sandbox.exec(command, {
     timeoutMs: options.timeoutMs,
     maxOutputBytes: 16 * 1024 * 1024,
-    env: { PYTHONDONTWRITEBYTECODE: '1' },
+    env: { PYTHONDONTWRITEBYTECODE: '1', ...junit?.env },
   });
   const output = result.stderr.length > 0 ? `${result.stdout}${result.stdout.endsWith('\n') || result.stdout === '' ? '' : '\n'}${result.stderr}` : result.stdout;
   // A SWE-bench eval script brackets its tests with markers; grade only what is between them.
   const bracketed = output.includes('>>>>> Start Test Output') ? extractTestOutput(output) : undefined;
   const { parser, parsed } = parseTestOutput(bracketed?.ok ? bracketed.output : output, task.repo);
+  // pytest's own report, read back and removed whether or not this parser uses it.
+  const witness: JunitWitness = await readJunitWitness(sandbox, junit, { output, command, parser, repo: task.repo, tests: parsed.graded ?? parsed.tests });
   // Without an explicit patch, the change under test is whatever differs from the base commit.
   const patch = options.patch === undefined ? await sandbox.diff() : options.patch;
+  const exitCode = bracketed?.ok && bracketed.exitCode !== undefined ? bracketed.exitCode : result.timedOut ? null : result.exitCode;
+  const graded = gradeTask(task, witness.tests === undefined ? parsed : { ...parsed, graded: witness.tests }, exitCode, patch, parser);
   const grade: TestGrade =
     noEnvironment !== undefined
       ? { kind: 'invalid', reason: noEnvironment }
       : bracketed && !bracketed.ok
         ? { kind: 'invalid', reason: bracketed.message }
-        : gradeTask(task, parsed, bracketed?.ok && bracketed.exitCode !== undefined ? bracketed.exitCode : result.timedOut ? null : result.exitCode, patch, parser);
+        : // A missing or damaged report counts only once the log itself is gradable, so the log's own reason comes first.
+          graded.kind !== 'invalid' && witness.notGradable !== undefined && hasGoldLists(task)
+          ? { kind: 'invalid', reason: witness.notGradable }
+          : graded;
   const record: TestRunRecord = {
     kind: 'test_run',
     task: task.task_id,
@@ -153,6 +162,7 @@ export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: R
     complete: parsed.complete,
     counts: counts(parsed.tests),
     tests: Object.fromEntries(parsed.tests),
+    ...(witness.record === undefined ? {} : { crossCheck: witness.record }),
     grade,
   };
   return { record, parsed, output };
