@@ -10,6 +10,7 @@ import { containersList, containersListUsage, containersReap, containersReapUsag
 import { datasetValidate, datasetValidateUsage } from './datasetCommands.js';
 import { datasetPrepare, datasetPrepareUsage } from './datasetPrepareCommand.js';
 import { datasetRegister, datasetRegisterUsage } from './datasetRegisterCommand.js';
+import { datasetVerify, datasetVerifyUsage } from './datasetVerifyCommand.js';
 import { envBuild, envBuildUsage } from './envCommands.js';
 import { imagesBuild, imagesBuildUsage } from './imageBuildCommand.js';
 import { imagesManifest, imagesManifestUsage, imagesPrepull, imagesPrepullUsage } from './imageCommands.js';
@@ -76,6 +77,8 @@ export const commands: readonly Command[] = [
   { noun: 'dataset', verb: 'validate', usage: datasetValidateUsage, run: runDatasetValidate },
   { noun: 'dataset', verb: 'prepare', usage: datasetPrepareUsage, interruptible: true, run: (argv, ctx) => datasetPrepare(argv, ctx.io, ctx.cwd, ctx.progress, ctx.signal) },
   { noun: 'dataset', verb: 'register', usage: datasetRegisterUsage, run: (argv, ctx) => datasetRegister(argv, ctx.io, ctx.cwd) },
+  // gp dataset verify installs its own Ctrl-C handling: the first closes the open sandboxes.
+  { noun: 'dataset', verb: 'verify', usage: datasetVerifyUsage, configFlags: true, run: (argv, ctx) => datasetVerify(argv, ctx.io, ctx.cwd) },
   { noun: 'task', verb: 'test', usage: taskTestUsage, configFlags: true, run: (argv, ctx) => taskTest(argv, ctx.io, ctx.cwd) },
   { noun: 'env', verb: 'build', usage: envBuildUsage, run: (argv, ctx) => envBuild(argv, ctx.io, ctx.cwd) },
   { noun: 'images', verb: 'build', usage: imagesBuildUsage, run: (argv, ctx) => imagesBuild(argv, ctx.io, ctx.cwd) },

@@ -12,3 +12,6 @@ export { convertR2eRow } from './r2eConvert.js';
 export { convertSwebenchRow } from './swebenchConvert.js';
 export { envSpecsFrom, envSpecKey, pythonEnvFromSpec, type SpecPythonEnv } from './swebenchEnv.js';
 export type { SplitRule } from './splits.js';
+export { defaultGoldFile, readGoldPatches, type GoldPatches } from './goldPatches.js';
+export { certifiedTask, isCertifiable, writeCertifiedDataset, type CertifiedInput } from './certifiedDataset.js';
+export { withPathsMoved } from './taskPaths.js';

@@ -4,7 +4,7 @@
  * (`~/.rllm/datasets/<name>/`), so registration makes them absolute first; otherwise the
  * environment would look for `instances/<id>.json` next to the parquet file.
  */
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import type { TaskEntry } from '../tasks/index.js';
 
 function absolute(baseDir: string, path: string): string {
@@ -29,6 +29,31 @@ export function withAbsolutePaths(task: TaskEntry, baseDir: string): TaskEntry {
       mounts,
       ...(box.local_repo !== undefined ? { local_repo: absolute(baseDir, box.local_repo) } : {}),
       ...(box.r2e_ds_json !== undefined ? { r2e_ds_json: absolute(baseDir, box.r2e_ds_json) } : {}),
+    },
+  };
+}
+
+/**
+ * The task with its relative host paths rewritten for a task file in `toDir` (a certified copy of a
+ * dataset written elsewhere); absolute paths are kept as they are.
+ */
+export function withPathsMoved(task: TaskEntry, fromDir: string, toDir: string): TaskEntry {
+  const move = (path: string) => (isAbsolute(path) ? path : relative(toDir, resolve(fromDir, path)) || '.');
+  const box = task.sandbox;
+  const mountMoved = (mount: string) => {
+    const colon = mount.indexOf(':');
+    return colon <= 0 ? mount : `${move(mount.slice(0, colon))}${mount.slice(colon)}`;
+  };
+  const mounts = Array.isArray(box.mounts)
+    ? box.mounts.map((m) => (typeof m === 'string' ? mountMoved(m) : { ...m, host: move(m.host) }))
+    : Object.fromEntries(Object.entries(box.mounts).map(([host, container]) => [move(host), container]));
+  return {
+    ...task,
+    sandbox: {
+      ...box,
+      mounts,
+      ...(box.local_repo !== undefined ? { local_repo: move(box.local_repo) } : {}),
+      ...(box.r2e_ds_json !== undefined ? { r2e_ds_json: move(box.r2e_ds_json) } : {}),
     },
   };
 }

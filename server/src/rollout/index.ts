@@ -7,3 +7,5 @@ export { describeInfrastructure, infrastructureFailure } from './infrastructure.
 export { BackendTally } from './backends.js';
 export { EpisodeStop, Stopped, type StopReason } from './stop.js';
 export { replayEpisode, type Divergence, type ReplayDeps, type ReplayedStep, type ReplayReport } from './replay.js';
+export { verifyTasks, type VerifyTask, type VerifyObserver, type VerifyOptions, type VerifyResult } from './verify.js';
+export { verdictOf, certifiable, type GradedRun, type VerdictFields } from './verifyVerdict.js';

@@ -116,7 +116,7 @@ export async function selectEpisodes(episodes: readonly EpisodeSpec[], runDir: s
 }
 
 /** Serialises writes of one file that is replaced whole each time. */
-class StatusFile {
+export class StatusFile {
   private queue: Promise<void> = Promise.resolve();
 
   constructor(

@@ -25,3 +25,4 @@ export { EpisodeWatch } from './episodeWatch.js';
 export { compareStep, normaliseText, type Difference, type StepRecord } from './replayCompare.js';
 export { headlineMetrics, readMetrics, summariseMetrics, type MetricsSummary } from './metrics.js';
 export { readMetricsFrom, type MetricsChunk } from './metricsRead.js';
+export { readVerdicts, verdictWriter, writeVerificationSummary } from './verdicts.js';

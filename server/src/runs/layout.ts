@@ -16,6 +16,8 @@
  * <run>/run.lock                      the owner of the run folder: pid, host (runs/runLock.ts)
  * <run>/run.log                       the output of a run launched detached (from the editor)
  * <run>/preimages/<sha256>            files as they were before a candidate patch, once per content (runs/preimageStore.ts)
+ * <run>/verdicts.jsonl                a verification's verdict per task, append-only (runs/verdicts.ts)
+ * <run>/verification.json             a verification's summary, written at its end
  * ```
  */
 import { createHash } from 'node:crypto';
@@ -41,6 +43,10 @@ export interface RunLayout {
   readonly lock: string;
   /** The folder of patch pre-images, one file per content hash. */
   readonly preimages: string;
+  /** A verification's verdicts (`gp dataset verify`), one line per task. */
+  readonly verdicts: string;
+  /** A verification's summary. */
+  readonly verification: string;
   /** Absolute path of an episode's trajectory. */
   trajectory(episodeId: string): string;
   /** The same path relative to the run directory, as reports record it. */
@@ -67,6 +73,8 @@ const names = {
   launch: 'launch.json',
   lock: 'run.lock',
   preimages: 'preimages',
+  verdicts: 'verdicts.jsonl',
+  verification: 'verification.json',
 } as const;
 
 export function runLayout(dir: string): RunLayout {
@@ -85,6 +93,8 @@ export function runLayout(dir: string): RunLayout {
     launch: join(dir, names.launch),
     lock: join(dir, names.lock),
     preimages: join(dir, names.preimages),
+    verdicts: join(dir, names.verdicts),
+    verification: join(dir, names.verification),
     trajectory: (episodeId) => join(dir, names.trajectories, episodeFileName(episodeId)),
     trajectoryRelative: (episodeId) => join(names.trajectories, episodeFileName(episodeId)),
     // SWE-bench names the per-instance report `report.json`, like the run's own summary one level up.

@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { controlCharacterClass, firstControlCharacter } from '../protocol/terminalText.js';
+import { certificationSchema } from '../protocol/verify.js';
 
 function described<T extends z.ZodType>(schema: T, description: string): T {
   return schema.meta({ description });
@@ -215,6 +216,10 @@ export const taskEntrySchema = z
     expected_output_json: described(
       z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
       'R2E-Gym grading: the expected status of each test, as an object or a JSON string.',
+    ),
+    certification: described(
+      certificationSchema.optional(),
+      'Written by `gp dataset verify --out`: the task was verified (no patch does not resolve it, the gold patch resolves it fully, on every repeat); `removed_flaky` lists the tests left out of the lists because their outcome changed between identical runs.',
     ),
   })
   .meta({ description: 'One task: a repository in a sandbox, an issue to fix, and how the fix is graded.' });

@@ -1,0 +1,81 @@
+/**
+ * `gp dataset verify`: what a run folder of a verification holds for each task (one line of
+ * `verdicts.jsonl`) and the certificate a certified dataset's rows carry. Read by the CLI, the
+ * resume of a verification and the Tasks view, which shows each task's certification.
+ */
+import { z } from 'zod';
+
+/**
+ * - `certified`: with no patch the task does not resolve, with the gold patch it is RESOLVED_FULL,
+ *   every time, and no test changed its outcome between repeats;
+ * - `flaky`: the same, once the tests named in `flaky` are left out of grading (they changed
+ *   outcome between identical runs); the certified dataset keeps the task without them;
+ * - `gold-fails`: the gold patch does not resolve the task (`failing` names the tests);
+ * - `empty-passes`: the task resolves with no patch at all;
+ * - `gold-does-not-apply`: the gold patch does not apply at the base commit;
+ * - `not-gradable`: a run could not be graded (`reason` says why);
+ * - `no-gold`: the task has no gold patch or no FAIL_TO_PASS tests, so nothing can be certified;
+ * - `cannot-run`: its sandbox cannot be opened (a missing environment, an unknown base: `reason`);
+ * - `infrastructure`: the machine failed (the Docker daemon went away); a resume runs it again.
+ */
+export const verdictStatuses = ['certified', 'flaky', 'gold-fails', 'empty-passes', 'gold-does-not-apply', 'not-gradable', 'no-gold', 'cannot-run', 'infrastructure'] as const;
+export const verdictStatusSchema = z.enum(verdictStatuses);
+export type VerdictStatus = z.infer<typeof verdictStatusSchema>;
+
+/** One test run of a verification: which patch, which repeat, what it graded and where its log is. */
+export const verifyRunSchema = z.object({
+  patch: z.enum(['empty', 'gold']),
+  repeat: z.number().int().min(1),
+  /** SWE-bench's resolution, or `not-gradable`. */
+  resolution: z.enum(['RESOLVED_FULL', 'RESOLVED_PARTIAL', 'RESOLVED_NO', 'not-gradable']),
+  durationMs: z.number().nonnegative(),
+  /** The raw log, relative to the run folder. */
+  logPath: z.string().optional(),
+});
+export type VerifyRun = z.infer<typeof verifyRunSchema>;
+
+export const taskVerdictSchema = z.object({
+  kind: z.literal('verdict'),
+  task_id: z.string(),
+  /** The dataset line the task came from (1-based). */
+  line: z.number().int().min(1),
+  status: verdictStatusSchema,
+  /** Why, in a sentence, for every status but `certified`. */
+  reason: z.string().optional(),
+  /** Tests whose outcome changed between identical runs, left out of grading in the certified dataset. */
+  flaky: z.array(z.string()),
+  /** Tests that did not pass with the gold patch (`gold-fails`). */
+  failing: z.array(z.string()),
+  /** FAIL_TO_PASS tests that already pass with no patch: the task's lists overstate what the fix does. */
+  passing_without_fix: z.array(z.string()),
+  repeats: z.number().int().min(1),
+  runs: z.array(verifyRunSchema),
+  started_at: z.string(),
+  duration_ms: z.number().nonnegative(),
+  backend: z.enum(['docker', 'local']).optional(),
+});
+export type TaskVerdict = z.infer<typeof taskVerdictSchema>;
+
+/** What a certified dataset's row carries (`certification`), so a reader knows how it was checked. */
+export const certificationSchema = z.object({
+  status: z.enum(['certified', 'flaky']),
+  /** The verification's run folder and when it ran. */
+  run: z.string(),
+  verified_at: z.string(),
+  repeats: z.number().int().min(1),
+  /** Tests left out of FAIL_TO_PASS or PASS_TO_PASS because they were flaky. */
+  removed_flaky: z.array(z.string()),
+});
+export type Certification = z.infer<typeof certificationSchema>;
+
+/** The summary a verification writes at its end (`verification.json`). */
+export const verificationSummarySchema = z.object({
+  dataset: z.string(),
+  tasks: z.number().int().min(0),
+  repeats: z.number().int().min(1),
+  counts: z.record(verdictStatusSchema, z.number().int().min(0)),
+  certified_dataset: z.string().optional(),
+  started_at: z.string(),
+  ended_at: z.string(),
+});
+export type VerificationSummary = z.infer<typeof verificationSummarySchema>;
