@@ -258,7 +258,7 @@ test('SWE-bench Lite rows, which carry no harness spec, get the python_env of th
   const lite = swebenchLiteRows();
   let fromSpecs = 0;
   for (const row of lite) {
-    const c = converted(convertSwebenchRow(row, ctx, { envSpecs: specs }));
+    const c = converted(convertSwebenchRow(row, ctx, { envSpecs: specs, noSpecTable: true }));
     const known = specs.get(envSpecKey(String(row['repo']), String(row['version'])));
     if (known === undefined || known.incomplete !== undefined) {
       assert.equal(c.task.sandbox.python_env, undefined);
@@ -269,6 +269,6 @@ test('SWE-bench Lite rows, which carry no harness spec, get the python_env of th
     assert.deepEqual(c.task.sandbox.python_env, { ...(known.python === undefined ? {} : { python: known.python }), packages: known.packages });
   }
   assert.ok(fromSpecs > 150, `${fromSpecs} of ${lite.length} Lite rows got an environment`);
-  // Without the specs a Lite row has none, as before.
-  assert.equal(converted(convertSwebenchRow(lite[0] ?? {}, ctx)).task.sandbox.python_env, undefined);
+  // Without the specs or the tables a Lite row has none.
+  assert.equal(converted(convertSwebenchRow(lite[0] ?? {}, ctx, { noSpecTable: true })).task.sandbox.python_env, undefined);
 });

@@ -34,14 +34,19 @@ export const datasetPrepareUsage = `gp dataset prepare r2e-gym|swebench [--datas
       Download the dataset's parquet files from Hugging Face (HF_TOKEN when set; partial
       downloads resume) or read local parquet/JSONL/JSON files, and write <split>.jsonl,
       instances/<id>.json, docker_images_<split>.txt and prepare_report.json to DIR.
-      Rows that cannot become tasks are skipped and counted by reason. --env-specs names a
-      JSONL whose rows carry SWE-bench's harness spec (swebench_spec, e.g. converted Verified
-      tasks): rows without one (SWE-bench Lite) get the python_env of their repository and
-      version from it; a warning says when it matches no row. Rows read with --from are
+      Rows that cannot become tasks are skipped and counted by reason. SWE-bench rows without
+      a harness spec (SWE-bench Lite, the full test set) get their python_env from SWE-bench's
+      own specification tables (resources/swebench/specs.json, swebench 4.1.0) by repository
+      and version: Python, packages, and the repository's own install (python_env.setup),
+      which the local backend runs per working copy; the summary says per repository and
+      version what could not be made, e.g. a requirements file that needs --repos. --env-specs
+      names a JSONL whose rows carry SWE-bench's harness spec (swebench_spec, e.g. converted
+      Verified tasks) and wins over the tables; a warning says when it matches no row. Rows read with --from are
       labelled (data_source) local/<first file's name> unless --dataset says what they are.
       --repos DIR points each task's local_repo at its repository's clone in DIR (a folder
       named owner__name, name or owner/name), so the local backend runs it; the summary
-      counts the rows whose clone is missing.`;
+      counts the rows whose clone is missing. The specification tables read requirement
+      files from these clones at each row's environment_setup_commit.`;
 
 interface Defaults {
   readonly dataset: string;
@@ -190,6 +195,7 @@ function summary(report: PrepareReport): string[] {
     lines.push(`  skipped ${n} × ${reason}${example === undefined ? '' : `, e.g. ${example.place}: ${example.message}`}`);
   }
   for (const [note, n] of Object.entries(report.notes)) lines.push(`  note ${n} × ${note}`);
+  for (const problem of report.python_env_problems ?? []) lines.push(`  no python_env for ${plural(problem.tasks, 'task')}: ${problem.message}`);
   for (const o of report.outputs) lines.push(`Wrote ${o.tasks} (${plural(o.rows, 'task')}) and ${o.manifest} (${plural(o.images, 'image')}, ${o.build_only} build-only).`);
   lines.push(`Wrote ${plural(report.instances, 'instance file')}${report.gold_predictions === undefined ? '' : ` and the gold patches to ${report.gold_predictions} (for evaluation only)`}.`);
   return lines;

@@ -13,6 +13,8 @@ export type Conversion =
       readonly instance: InstanceFile;
       readonly goldPatch?: string;
       readonly notes: readonly ConversionNote[];
+      /** Why the task got no python_env although its repository and version are known (SWE-bench's tables could not give one). */
+      readonly envProblem?: string;
     }
   | { readonly kind: 'skip'; readonly reason: SkipReason; readonly message: string };
 

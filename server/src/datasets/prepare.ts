@@ -5,6 +5,7 @@
  * with the dataset; only the ids are kept, to find duplicates and to draw the validation split.
  * Every output is staged and moved into place at the end (`staging.ts`).
  */
+import { execFileSync } from 'node:child_process';
 import { createReadStream, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -26,6 +27,7 @@ import { commitStaging, createStaging, LineWriter } from './staging.js';
 import { idFraction } from './stableIds.js';
 import { convertSwebenchRow } from './swebenchConvert.js';
 import type { SpecPythonEnv } from './swebenchEnv.js';
+import type { RepoFileReader } from './swebenchTable.js';
 
 export type DatasetKind = 'r2e-gym' | 'swebench';
 
@@ -110,6 +112,8 @@ class Tally {
   readonly skippedByReason: Partial<Record<SkipReason, number>> = {};
   readonly examples: { place: string; reason: SkipReason; message: string }[] = [];
   readonly notes: Partial<Record<ConversionNote, number>> = {};
+  /** Why tasks got no python_env, by message, with how many. */
+  readonly envProblems = new Map<string, number>();
 
   get skipped(): number {
     return Object.values(this.skippedByReason).reduce((a, b) => a + b, 0);
@@ -126,12 +130,37 @@ class Tally {
   }
 }
 
-function convert(kind: DatasetKind, row: Record<string, unknown>, ctx: ConvertContext, options: PrepareOptions): Conversion {
+function convert(kind: DatasetKind, row: Record<string, unknown>, ctx: ConvertContext, options: PrepareOptions, repoFiles: (repo: string) => RepoFileReader | undefined): Conversion {
   if (kind === 'r2e-gym') return convertR2eRow(row, ctx);
   return convertSwebenchRow(row, ctx, {
     ...(options.imageNamespace === undefined ? {} : { imageNamespace: options.imageNamespace }),
     ...(options.envSpecs === undefined ? {} : { envSpecs: options.envSpecs }),
+    repoFiles,
   });
+}
+
+/**
+ * Files of the clones under --repos at a commit (`git show <commit>:<path>`), each read once: the
+ * requirement files SWE-bench's harness downloads from GitHub, which many rows of one repository
+ * and version share.
+ */
+export function cloneFileReaders(reposDir: string | undefined): (repo: string) => RepoFileReader | undefined {
+  const texts = new Map<string, string | undefined>();
+  return (repo) => {
+    const clone = reposDir === undefined ? undefined : cloneOf(reposDir, repo);
+    if (clone === undefined) return undefined;
+    return (commit, path) => {
+      const key = `${clone}\0${commit}\0${path}`;
+      if (!texts.has(key)) {
+        try {
+          texts.set(key, execFileSync('git', ['-C', clone, 'show', `${commit}:${path}`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 16 * 1024 * 1024 }));
+        } catch {
+          texts.set(key, undefined);
+        }
+      }
+      return texts.get(key);
+    };
+  };
 }
 
 interface SplitOutput {
@@ -220,6 +249,7 @@ async function convertSources(options: PrepareOptions, staging: string): Promise
   const opened = await openSources(options);
   const rowsTotal = opened.every((s) => s.rowCount !== undefined) ? opened.reduce((n, s) => n + (s.rowCount ?? 0), 0) : undefined;
   const limit = options.limit ?? Number.POSITIVE_INFINITY;
+  const repoFiles = cloneFileReaders(options.reposDir);
   try {
     outer: for (const source of opened) {
       let rows = 0;
@@ -250,7 +280,7 @@ async function convertSources(options: PrepareOptions, staging: string): Promise
 
   async function take(row: Record<string, unknown>, place: string): Promise<void> {
     const ctx: ConvertContext = { dataset: options.dataset, split: options.effectiveSplit, place, ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}) };
-    const result = convert(options.kind, row, ctx, options);
+    const result = convert(options.kind, row, ctx, options, repoFiles);
     if (result.kind === 'skip') {
       tally.skip(place, result.reason, result.message);
       return;
@@ -277,6 +307,7 @@ async function convertSources(options: PrepareOptions, staging: string): Promise
     tally.converted++;
     tally.note(result.notes);
     tally.note(repoNotes);
+    if (result.envProblem !== undefined) tally.envProblems.set(result.envProblem, (tally.envProblems.get(result.envProblem) ?? 0) + 1);
     if (pending !== undefined) {
       pendingIds.push(id);
       await pending.write(JSON.stringify(result.task));
@@ -363,6 +394,7 @@ export async function prepareDataset(options: PrepareOptions): Promise<PrepareRe
       notes: tally.notes,
       outputs: splits.map((s) => ({ split: s.name, tasks: join(options.outDir, `${s.name}.jsonl`), manifest: join(options.outDir, manifestName(s.name)), rows: s.rows, images: s.images.length, build_only: s.buildOnly.length })),
       instances: kept.size,
+      ...(tally.envProblems.size > 0 ? { python_env_problems: [...tally.envProblems].map(([message, tasks]) => ({ message, tasks })) } : {}),
       ...(converted.gold > 0 ? { gold_predictions: join(options.outDir, goldName) } : {}),
       duration_ms: Date.now() - started,
     });

@@ -23,6 +23,7 @@ import { isRecord } from '../util/isRecord.js';
 import { safeId } from './stableIds.js';
 import { evalScript, isBuildOnlyImageName, parseEvalScript, repoTestCommand, swebenchImageName, testDirectives } from './swebenchSpecs.js';
 import { envSpecKey, pythonEnvFromSpec, type SpecPythonEnv } from './swebenchEnv.js';
+import { pythonEnvFromTable, setupFromTable, type RepoFileReader } from './swebenchTable.js';
 
 const idPaths = ['instance_id', 'task_id', 'id'];
 const imagePaths = [
@@ -34,8 +35,52 @@ const statementPaths = ['problem_statement', 'description', 'issue.body', 'issue
 export interface SwebenchOptions {
   /** Registry namespace of published instance images (`swebench`); none means the locally built, build-only name. */
   readonly imageNamespace?: string;
-  /** Environments by repository and version (`envSpecsFrom`), for rows without a harness spec. */
+  /** Environments by repository and version (`envSpecsFrom`), for rows without a harness spec; they win over the tables. */
   readonly envSpecs?: ReadonlyMap<string, SpecPythonEnv>;
+  /** Files of a repository's local clone (`--repos`), for specifications that name the repository's requirements file. */
+  readonly repoFiles?: (repo: string) => RepoFileReader | undefined;
+  /** Leave SWE-bench's specification tables out (tests of the other sources). */
+  readonly noSpecTable?: boolean;
+}
+
+type TaskPythonEnv = NonNullable<TaskEntryInput['sandbox']['python_env']>;
+
+/**
+ * The task's python_env and what is noted about it: from the row's own harness spec, else from
+ * --env-specs, else from SWE-bench's specification tables (swebenchTable.ts). The repository's own
+ * install and the steps that cannot run come from the tables in every case, since the other two
+ * sources leave the install out.
+ */
+function taskPythonEnv(row: Row, spec: Record<string, unknown> | undefined, repo: string | undefined, version: string | undefined, options: SwebenchOptions): { env?: TaskPythonEnv; notes: ConversionNote[]; problem?: string } {
+  const notes: ConversionNote[] = [];
+  const fromSpecs = spec === undefined && repo !== undefined && version !== undefined ? options.envSpecs?.get(envSpecKey(repo, version)) : undefined;
+  const given = pythonEnvFromSpec(spec) ?? fromSpecs;
+  if (fromSpecs !== undefined) notes.push('python-env-from-specs');
+  if (given?.incomplete !== undefined) notes.push('python-env-conda-only');
+  let env: TaskPythonEnv | undefined;
+  let problem: string | undefined;
+  if (given !== undefined) {
+    if (given.incomplete === undefined) env = { ...(given.python === undefined ? {} : { python: given.python }), packages: given.packages };
+  } else if (repo !== undefined && version !== undefined && options.noSpecTable !== true) {
+    const commit = nonEmpty(row['environment_setup_commit']) ?? nonEmpty(row['base_commit']);
+    const readFile = options.repoFiles?.(repo);
+    const found = pythonEnvFromTable(repo, version, { ...(commit === undefined ? {} : { commit }), ...(readFile === undefined ? {} : { readFile }) });
+    if (found.ok) {
+      env = { python: found.env.python, packages: found.env.packages, source: found.env.source };
+      notes.push('python-env-from-table');
+    } else {
+      problem = found.message;
+      notes.push('python-env-missing');
+    }
+  }
+  if (env === undefined || repo === undefined || version === undefined || options.noSpecTable === true) return { ...(env === undefined ? {} : { env }), notes, ...(problem === undefined ? {} : { problem }) };
+  const steps = setupFromTable(repo, version);
+  if (steps !== undefined) {
+    if (steps.setup.length > 0) notes.push('python-env-setup');
+    if (steps.skipped.length > 0) notes.push('python-env-steps-skipped');
+    env = { ...env, ...(steps.setup.length > 0 ? { setup: steps.setup } : {}), ...(steps.skipped.length > 0 ? { skipped: steps.skipped } : {}), source: env.source ?? `${steps.source} (install steps only)` };
+  }
+  return { env, notes };
 }
 
 function specOf(row: Row): Record<string, unknown> | undefined {
@@ -105,10 +150,8 @@ export function convertSwebenchRow(row: Row, ctx: ConvertContext, options: Swebe
   const script = evalScript({ testCommand, conda, ...(baseCommit !== undefined ? { baseCommit } : {}), ...(testPatch !== undefined ? { testPatch } : {}) });
 
   // The environment SWE-bench's spec describes, so the local backend can grade in the same packages.
-  const fromSpecs = spec === undefined && repo !== undefined && version !== undefined ? options.envSpecs?.get(envSpecKey(repo, version)) : undefined;
-  const pythonEnv = pythonEnvFromSpec(spec) ?? fromSpecs;
-  if (fromSpecs !== undefined) notes.push('python-env-from-specs');
-  if (pythonEnv?.incomplete !== undefined) notes.push('python-env-conda-only');
+  const pythonEnv = taskPythonEnv(row, spec, repo, version, options);
+  notes.push(...pythonEnv.notes);
 
   const body = statement.trim();
   const givenTitle = nonEmpty(row['title']) ?? nonEmpty(valueAt(row, 'issue.title'));
@@ -135,9 +178,7 @@ export function convertSwebenchRow(row: Row, ctx: ConvertContext, options: Swebe
       // another commit is never graded as the task's code.
       ...(baseCommit !== undefined && /^[0-9a-fA-F]{7,40}$/.test(baseCommit) ? { base_commit: baseCommit } : {}),
       ...(requiresBuild ? { requires_build: true } : {}),
-      ...(pythonEnv !== undefined && pythonEnv.incomplete === undefined
-        ? { python_env: { ...(pythonEnv.python === undefined ? {} : { python: pythonEnv.python }), packages: pythonEnv.packages } }
-        : {}),
+      ...(pythonEnv.env === undefined ? {} : { python_env: pythonEnv.env }),
       ...(spec !== undefined ? { swebench_spec: spec } : {}),
     },
     ...(lists.f2p !== undefined ? { FAIL_TO_PASS: lists.f2p } : {}),
@@ -161,5 +202,5 @@ export function convertSwebenchRow(row: Row, ctx: ConvertContext, options: Swebe
     ...(lists.p2p !== undefined ? { PASS_TO_PASS: lists.p2p } : {}),
     ...(spec !== undefined ? { swebench_spec: spec } : {}),
   };
-  return { kind: 'task', task, instance, notes, ...(goldPatch !== undefined ? { goldPatch } : {}) };
+  return { kind: 'task', task, instance, notes, ...(goldPatch !== undefined ? { goldPatch } : {}), ...(pythonEnv.problem === undefined ? {} : { envProblem: pythonEnv.problem }) };
 }

@@ -35,6 +35,14 @@ export const conversionNotes = [
   'python-env-conda-only',
   /** The row had no harness spec; its python_env came from --env-specs by repository and version. */
   'python-env-from-specs',
+  /** The row had no harness spec; its python_env came from SWE-bench's specification tables (resources/swebench/specs.json). */
+  'python-env-from-table',
+  /** The specification tables could not give the row's environment (the report's python_env_problems say why); no python_env. */
+  'python-env-missing',
+  /** Its python_env has the repository's own install (python_env.setup), which the local backend runs per working copy. */
+  'python-env-setup',
+  /** Steps of its specification the local backend cannot run (they need root) are listed in python_env.skipped. */
+  'python-env-steps-skipped',
   /** Its local_repo is the clone of its repository found under --repos. */
   'local-repo-from-repos',
   /** --repos holds no clone of its repository (looked for as owner__name, name and owner/name). */
@@ -90,6 +98,8 @@ export const prepareReportSchema = z.strictObject({
   notes: z.partialRecord(z.enum(conversionNotes), count),
   outputs: z.array(z.strictObject({ split: z.string(), tasks: z.string(), manifest: z.string(), rows: count, images: count, build_only: count })),
   instances: count,
+  /** Why rows got no python_env from the specification tables: one entry per distinct reason (repository and version), with how many tasks it left without one. */
+  python_env_problems: z.array(z.strictObject({ message: z.string(), tasks: count })).optional(),
   gold_predictions: z.string().optional(),
   duration_ms: count,
 });

@@ -54,6 +54,11 @@ export const pythonEnvRequestSchema = z.object({
   packages: z.array(z.string().min(1)).default([]),
   requirements: z.string().min(1).optional(),
   pythonpath: z.array(z.string()).optional(),
+  /**
+   * Commands the local backend runs in each working copy when it opens (the repository's own
+   * install), in a venv of the working copy layered on the shared one; not part of the key.
+   */
+  setup: z.array(z.string().min(1)).optional(),
 });
 export type PythonEnvRequest = z.output<typeof pythonEnvRequestSchema>;
 

@@ -10,8 +10,8 @@
 import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
 import { cp, lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { homedir, tmpdir } from 'node:os';
+import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ExecResult, PythonEnvRequest, SandboxSpec } from '../protocol/sandbox.js';
 import { localBackendWarning } from '../protocol/backendChoice.js';
 import { commandScript } from './commandScript.js';
@@ -20,6 +20,7 @@ import { isWithin } from '../util/pathWithin.js';
 import { OutputCapture } from './outputCapture.js';
 import { builtEnvRecord, envPaths, pythonEnvsRoot, pythonEnvVariables, pythonPathFolders, resolvePythonEnv } from './pythonEnv.js';
 import { GitSandbox } from './gitSandbox.js';
+import { makeOverlayVenv } from './pythonEnvOverlay.js';
 import { checkOutBase, gradingBase } from './repoOps.js';
 import { SandboxError, type Command, type ExecOptions, type ReadTreeOptions, type Sandbox, type TreeFile } from './sandbox.js';
 
@@ -54,7 +55,7 @@ async function makeWorkingCopy(source: string, target: string): Promise<void> {
  * sandbox from opening: running the tests with the host's Python instead would grade them with
  * other tools, without a word.
  */
-async function builtEnvVariables(request: PythonEnvRequest, task: string, root: string): Promise<Record<string, string>> {
+async function builtEnvVariables(request: PythonEnvRequest, task: string, root: string, home: string): Promise<Record<string, string>> {
   const env = await resolvePythonEnv(request);
   const envRoot = pythonEnvsRoot();
   if ((await builtEnvRecord(envRoot, env.key)) === undefined) {
@@ -64,7 +65,51 @@ async function builtEnvVariables(request: PythonEnvRequest, task: string, root: 
     );
   }
   const paths = envPaths(envRoot, env.key);
-  return pythonEnvVariables(paths.bin, paths.venv, pythonPathFolders(request, root).map((folder) => resolve(root, folder)), process.env);
+  const pythonPath = pythonPathFolders(request, root).map((folder) => resolve(root, folder));
+  if (request.setup === undefined || request.setup.length === 0) return pythonEnvVariables(paths.bin, paths.venv, pythonPath, process.env);
+  // The repository's own install goes into a venv of this working copy's (pythonEnvOverlay.ts),
+  // with the shared environment's bin after the overlay's on PATH.
+  const overlay = await makeOverlayVenv(paths, join(home, 'venv'));
+  const path = process.env['PATH'];
+  return pythonEnvVariables(overlay.bin, overlay.venv, pythonPath, { ...process.env, PATH: path === undefined || path === '' ? paths.bin : `${paths.bin}${delimiter}${path}` });
+}
+
+/** How long one setup command may take: a compiled repository (scikit-learn) builds for minutes. */
+const setupTimeoutMs = 60 * 60_000;
+
+/**
+ * Runs the task's setup commands (`python_env.setup`) in the working copy, then commits what they
+ * changed, as the harness does after its install (`git commit -am`), so a patch is diffed after
+ * them. New files that git does not ignore are committed too: a build product left untracked would
+ * otherwise enter every patch. Returns the commit patches are diffed against, or undefined when the
+ * commands changed nothing.
+ */
+async function runSetup(sandbox: LocalSandbox, commands: readonly string[], task: string): Promise<string | undefined> {
+  // pip's cache is the user's, not the sandbox's fresh HOME, so the second working copy of a
+  // repository installs from the cache.
+  const env: Record<string, string> = { PIP_CACHE_DIR: join(homedir(), '.cache', 'graph-planner', 'pip'), PIP_DISABLE_PIP_VERSION_CHECK: '1' };
+  for (const name of ['PIP_INDEX_URL', 'PIP_EXTRA_INDEX_URL', 'PIP_FIND_LINKS']) {
+    const value = process.env[name];
+    if (value !== undefined && value !== '') env[name] = value;
+  }
+  for (const command of commands) {
+    const r = await sandbox.exec(command, { env, timeoutMs: setupTimeoutMs });
+    if (r.exitCode !== 0) {
+      const tail = `${r.stdout}\n${r.stderr}`.trim().split('\n').slice(-15).join('\n');
+      throw new SandboxError(
+        `Task ${task}: its setup command \`${command}\` (python_env.setup, the repository's own install) ${r.timedOut ? 'ran out of time' : `failed with exit status ${r.exitCode ?? 'none'}`} in the working copy. Its tests would run without the repository installed, so the sandbox is not opened.\n${tail}`,
+        'env-missing',
+      );
+    }
+  }
+  const status = await sandbox.exec(['git', 'status', '--porcelain']);
+  if (status.exitCode !== 0 || status.stdout.trim() === '') return undefined;
+  for (const args of [['add', '-A'], ['-c', 'user.name=graph-planner', '-c', 'user.email=graph-planner@localhost', 'commit', '-q', '--no-verify', '-m', 'graph-planner: repository setup (python_env.setup)']]) {
+    const r = await sandbox.exec(['git', ...args]);
+    if (r.exitCode !== 0) throw new SandboxError(`Task ${task}: committing what its setup commands changed failed (git ${args.join(' ')}): ${r.stderr.trim()}`, 'io');
+  }
+  const head = await sandbox.exec(['git', 'rev-parse', 'HEAD']);
+  return head.stdout.trim();
 }
 
 export class LocalSandbox extends GitSandbox implements Sandbox {
@@ -100,7 +145,11 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
       await makeWorkingCopy(resolve(source), root);
       if (spec.baseCommit !== undefined) await checkOutBase(sandbox, spec.baseCommit, { task: spec.task, repo: resolve(source), backend: 'local' });
       sandbox.base = await gradingBase(sandbox, spec, root, resolve(source));
-      if (spec.pythonEnv !== undefined) sandbox.pythonVariables = await builtEnvVariables(spec.pythonEnv, spec.task, root);
+      if (spec.pythonEnv !== undefined) {
+        sandbox.pythonVariables = await builtEnvVariables(spec.pythonEnv, spec.task, root, home);
+        const setupBase = await runSetup(sandbox, spec.pythonEnv.setup ?? [], spec.task);
+        if (setupBase !== undefined) sandbox.base = setupBase;
+      }
     } catch (error) {
       await rm(home, { recursive: true, force: true });
       throw error instanceof SandboxError ? error : new SandboxError(`Could not make a working copy of ${source}: ${(error as Error).message}`, 'io');

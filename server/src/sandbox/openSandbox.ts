@@ -63,6 +63,7 @@ export function pythonEnvRequestOf(env: NonNullable<TaskEntry['sandbox']['python
     packages: env.packages,
     ...(env.requirements === undefined ? {} : { requirements: isAbsolute(env.requirements) ? env.requirements : resolve(baseDir, env.requirements) }),
     ...(env.pythonpath === undefined ? {} : { pythonpath: env.pythonpath }),
+    ...(env.setup === undefined || env.setup.length === 0 ? {} : { setup: env.setup }),
   };
 }
 

@@ -61,6 +61,18 @@ const pythonEnv = z
       z.array(z.string()).optional(),
       'Folders of the repository put first on PYTHONPATH, so tests import the code under test rather than an installed copy. Default: `src` when the repository keeps its packages there, else the repository root.',
     ),
+    setup: described(
+      z.array(z.string().min(1)).optional(),
+      'Commands run in each working copy when a local sandbox opens, after the base commit is checked out: the repository\'s own install from SWE-bench\'s specification (its `pre_install` steps, then `install`, e.g. `python -m pip install -e .`). They run in a venv of that working copy layered on the shared environment, which stays one per specification; files they change are committed, so patches are diffed after them. The docker backend does not run them: SWE-bench\'s images ran them when they were built.',
+    ),
+    skipped: described(
+      z.array(z.string()).optional(),
+      'Steps of the specification that the local backend does not run, each with the reason (they need root, e.g. `apt-get install`); the tests that need them may fail on this machine.',
+    ),
+    source: described(
+      z.string().optional(),
+      'Where the environment came from, e.g. `swebench==4.1.0 sqlfluff/sqlfluff 0.6` (SWE-bench\'s specification tables, repository and version).',
+    ),
   })
   .meta({
     description:

@@ -69,7 +69,7 @@ function noPythonEnv(): Finding {
     code: 'task/no-python-env',
     severity: 'warning',
     message:
-      'The task is a SWE-bench task with a local_repo but no `sandbox.python_env`: on the local backend its tests run with the host\'s Python, pytest and packages, which can grade a correct patch as unresolved or the other way round. Add a python_env (convert the row again with its swebench_spec, or list the packages SWE-bench\'s specification pins for its repository and version) and run `gp env build`.',
+      'The task is a SWE-bench task with a local_repo but no `sandbox.python_env`: on the local backend its tests run with the host\'s Python, pytest and packages, which can grade a correct patch as unresolved or the other way round. Convert the row again with `gp dataset prepare swebench --from FILE --repos DIR`: rows without a harness spec get their python_env from SWE-bench\'s own specification tables by repository and version (with the repository\'s install as python_env.setup, and --repos for repositories whose packages are a requirements file), and the summary says what it could not make. Then run `gp env build`.',
     path: ['sandbox'],
     target: 'key',
   };
