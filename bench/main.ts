@@ -4,7 +4,7 @@
  * its reason, never filled with a number. The exit code is 0 whatever the figures say: a benchmark
  * reports, it is not a test.
  *
- * Options: `--only yaml,yaml-scale,jsonl,activation,sandbox,graph,rollout,launch,datasets,tasks,runs,idle,trajectory,service,smoke,model,localisation,env`, `--edits N` (default 60), `--warmup N` (20),
+ * Options: `--only yaml,yaml-scale,jsonl,activation,sandbox,graph,rollout,launch,datasets,tasks,runs,idle,trajectory,service,smoke,model,localisation,env,verify`, `--edits N` (default 60), `--warmup N` (20),
  * `--sessions N` (7), `--activation-sessions N` (5 code-server sessions), `--localisation-repos a,b` (every
  * repository), `--localisation-limit N` (every instance), `--no-embeddings` (localisation without the semantic retriever).
  */
@@ -26,6 +26,7 @@ import { benchService } from './serviceFigures.js';
 import { benchSmoke } from './smokeFigures.js';
 import { benchModel } from './modelFigures.js';
 import { benchTasks } from './taskFigures.js';
+import { benchVerify } from './verifyFigures.js';
 import { benchRuns } from './runsFigures.js';
 import { benchIdle } from './idleFigures.js';
 import { benchTrajectory } from './trajectoryFigures.js';
@@ -153,6 +154,7 @@ async function main(): Promise<void> {
   if (wanted('model')) await guard('model', () => benchModel(log));
   if (wanted('localisation')) await guard('localisation', () => benchLocalisation(options, log));
   if (wanted('env')) await guard('env', () => benchPythonEnv(log));
+  if (wanted('verify')) await guard('verify', () => benchVerify(log));
 
   const results = outcomes.flatMap((o) => o.results);
   const notMeasured = outcomes.flatMap((o) => o.notMeasured);
