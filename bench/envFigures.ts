@@ -19,6 +19,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { buildPythonEnv, resolvePythonEnv } from '../server/src/sandbox/index.js';
 import { forgetInterpreters } from '../server/src/sandbox/pythonEnv.js';
+import { pythonEnvFromTable } from '../server/src/datasets/swebenchTable.js';
 import type { BenchResult } from './result.js';
 import { summarize } from './stats.js';
 import type { FigureOutcome } from './yamlFigures.js';
@@ -34,9 +35,55 @@ async function seconds(run: () => Promise<unknown>): Promise<number> {
   return (performance.now() - started) / 1000;
 }
 
-async function anchorBuild(python: string, dir: string): Promise<void> {
+async function anchorBuild(python: string, dir: string, wanted: readonly string[] = packages): Promise<void> {
   await execFileAsync(python, ['-m', 'venv', dir]);
-  await execFileAsync(join(dir, 'bin', 'python'), ['-m', 'pip', 'install', '--disable-pip-version-check', '--progress-bar', 'off', ...packages], { maxBuffer: 8 * 1024 * 1024 });
+  await execFileAsync(join(dir, 'bin', 'python'), ['-m', 'pip', 'install', '--disable-pip-version-check', '--progress-bar', 'off', ...wanted], { maxBuffer: 8 * 1024 * 1024 });
+}
+
+/** The SWE-bench specification the second build figure uses: its table entry, as `gp dataset prepare` turns it into a python_env. */
+const swebenchSpec = { repo: 'pydicom/pydicom', version: '2.1' };
+
+/**
+ * `python-env-build-swebench`: the environment of a SWE-bench specification from the harness's
+ * tables (Python 3.9, numpy, pytest and the build tools a venv lacks), built by `gp env build`
+ * against `python3.9 -m venv` + `pip install` of the same requirements; pip's cache warm.
+ */
+async function benchSwebenchSpec(scratch: string, log: (line: string) => void): Promise<BenchResult> {
+  const lookup = pythonEnvFromTable(swebenchSpec.repo, swebenchSpec.version);
+  if (!lookup.ok) throw new Error(lookup.message);
+  const spec = { python: lookup.env.python ?? 'python3', packages: lookup.env.packages };
+  const env = await resolvePythonEnv(spec);
+  const python = env.interpreter.path;
+  log(`python env: ${env.key} (${lookup.env.source}: Python ${env.interpreter.version}, ${spec.packages.join(' ')}), warming pip's cache`);
+  await buildPythonEnv(env, { root: join(scratch, 'spec-warm') });
+  await anchorBuild(python, join(scratch, 'spec-warm-anchor'), spec.packages);
+  const ours: number[] = [];
+  const anchor: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const root = join(scratch, `spec-ours-${i}`);
+    const venv = join(scratch, `spec-anchor-${i}`);
+    if (i % 2 === 0) {
+      ours.push(await seconds(() => buildPythonEnv(env, { root })));
+      anchor.push(await seconds(() => anchorBuild(python, venv, spec.packages)));
+    } else {
+      anchor.push(await seconds(() => anchorBuild(python, venv, spec.packages)));
+      ours.push(await seconds(() => buildPythonEnv(env, { root })));
+    }
+  }
+  const o = summarize(ours).median;
+  const a = summarize(anchor).median;
+  return {
+    name: 'python-env-build-swebench',
+    what: `gp env build of ${lookup.env.source}'s environment from the harness's table (Python ${env.interpreter.version}: ${spec.packages.join(', ')}) into an empty cache, pip's download cache warm; median of ${runs}`,
+    unit: 's',
+    ours: o,
+    anchor: a,
+    anchorName: `python${lookup.env.python ?? '3'} -m venv + pip install of the same requirements`,
+    ratio: o / a,
+    goal: 'ratio <= 1.0',
+    pass: o / a <= 1.0,
+    details: { runs, key: env.key, oursMin: Math.min(...ours), anchorMin: Math.min(...anchor) },
+  };
 }
 
 export async function benchPythonEnv(log: (line: string) => void): Promise<FigureOutcome> {
@@ -79,6 +126,7 @@ export async function benchPythonEnv(log: (line: string) => void): Promise<Figur
     const build = { ours: summarize(ours).median, anchor: summarize(anchor).median };
     const hit = { ours: summarize(hitOurs).median, anchor: summarize(hitAnchor).median };
     const results: BenchResult[] = [
+      await benchSwebenchSpec(scratch, log),
       {
         name: 'python-env-build',
         what: `gp env build of one specification (${packages.join(', ')}) into an empty cache, pip's download cache warm; median of ${runs}`,

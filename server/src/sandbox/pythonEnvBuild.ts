@@ -108,13 +108,16 @@ async function buildUnlocked(env: ResolvedPythonEnv, options: BuildEnvOptions, p
     const say = options.onLine;
     const requirementArgs = env.requirements === undefined ? [] : ['-r', env.requirements.path];
 
-    const pipCheck = await stream(python, ['-m', 'pip', '--version'], { timeoutMs: 60_000 });
-    if (pipCheck.code !== 0) {
+    // The wheelhouse and the pip wheel the venv installs itself from are fetched at once: both
+    // wait mostly on the index. A missing pip shows in the wheel step's own output.
+    const [wheel, pipWheel] = await Promise.all([
+      stream(python, ['-m', 'pip', 'wheel', '--wheel-dir', paths.wheels, '--progress-bar', 'off', ...env.packages, ...requirementArgs], { timeoutMs, ...(say ? { onLine: say } : {}) }),
+      stream(python, ['-m', 'pip', 'download', '--dest', paths.wheels, '--only-binary=:all:', '--no-deps', '--progress-bar', 'off', 'pip'], { timeoutMs, ...(say ? { onLine: say } : {}) }),
+    ]);
+    if (wheel.code !== 0 && wheel.tail.some((line) => /No module named pip\b/.test(line))) {
       throw new SandboxError(`${python} (Python ${env.interpreter.version}) has no pip, which building its environment needs: install it (Debian: apt-get install python3-pip) or pick another interpreter in python_env.python.`, 'env-missing');
     }
-    const wheel = await stream(python, ['-m', 'pip', 'wheel', '--wheel-dir', paths.wheels, '--progress-bar', 'off', ...env.packages, ...requirementArgs], { timeoutMs, ...(say ? { onLine: say } : {}) });
     if (wheel.code !== 0) throw failure('pip could not fetch or build the packages', env, wheel.tail);
-    const pipWheel = await stream(python, ['-m', 'pip', 'download', '--dest', paths.wheels, '--only-binary=:all:', '--no-deps', '--progress-bar', 'off', 'pip'], { timeoutMs, ...(say ? { onLine: say } : {}) });
     if (pipWheel.code !== 0) throw failure('pip could not download a pip wheel', env, pipWheel.tail);
     const pipFile = (await readdir(paths.wheels)).find((name) => /^pip-.*\.whl$/.test(name));
     if (pipFile === undefined) throw failure('No pip wheel arrived', env, pipWheel.tail);
