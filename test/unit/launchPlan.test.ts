@@ -133,6 +133,7 @@ test('the Runs view describes a run and an episode in one line', () => {
   };
   assert.equal(describeRun(summary, Date.parse('2026-11-23T10:01:05.000Z')), 'running · rollout · rule · 4/10 · 3 resolved · 1 errored · 1m 05s');
   assert.equal(durationOf({ ...summary, state: 'finished', endedAt: '2026-11-23T12:05:00.000Z' }, 0), '2h 05m');
+  assert.equal(describeRun({ ...summary, kind: 'verify', agent: null, command: 'gp dataset verify t.jsonl', episodes: { total: 7, finished: 7, resolved: 6, errored: 1 }, state: 'finished', endedAt: '2026-11-23T10:00:09.000Z' }, 0), 'finished · verify · 7/7 · 6 certified · 1 not certified · 9s');
   assert.equal(describeRun({ ...summary, state: 'unknown', problem: 'status.json is not JSON' }, 0), 'status.json is not JSON');
   const ep = { episodeId: 't#2', taskId: 't', state: 'interrupted' as const, steps: 2, totalReward: 0, terminationReason: 'interrupted', trajectory: '/r/x/t.jsonl' };
   assert.equal(describeEpisode(ep), 'interrupted · reward 0.00 · 2 steps');
