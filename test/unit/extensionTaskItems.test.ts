@@ -126,7 +126,7 @@ describe('Tasks view items', () => {
   test('the tooltip gives the verdict, the reason, the flaky tests, the run and when, with markup escaped', () => {
     const flaky = { ...verdict, status: 'flaky' as const, repeats: 3, flaky: ['tests/test_a.py::test_[x]', ...Array.from({ length: 9 }, (_, i) => `t::n${i}`)], running: true };
     const lines = certificationTooltip(flaky, (p) => p.replace('/ws/', ''));
-    assert.match(lines[0] ?? '', /^\*\*Certification: flaky\*\*, certified once its flaky tests are left out of grading \\\(each patch run 3 times\\\)$/);
+    assert.match(lines[0] ?? '', /^\*\*Certification: flaky\*\* — certified once its flaky tests are left out of grading, in each of 3 runs$/);
     assert.match(lines.join('\n'), /Flaky tests \(10, left out of grading\): `tests\/test_a\.py::test_\[x\]`, `t::n0`/);
     assert.match(lines.join('\n'), /… and 2 more/);
     assert.match(lines.at(-1) ?? '', /^Verified 2026\\-11\\-01 10:00 UTC by outputs\/default\\-verify\\-20261101T100000Z \\\(still running\\\)$/);

@@ -65,7 +65,7 @@ export const certificationLabels: Record<CertificationStatus, string> = {
 
 /** What the verdict means, for the tooltip. */
 const certificationMeanings: Record<CertificationStatus, string> = {
-  certified: 'with no patch the task does not resolve, with its gold patch it resolves fully, every time',
+  certified: 'unresolved with no patch, fully resolved with its gold patch',
   flaky: 'certified once its flaky tests are left out of grading',
   'gold-fails': 'its gold patch does not resolve it',
   'empty-passes': 'it resolves with no patch at all',
@@ -114,8 +114,8 @@ function testList(names: readonly string[], limit = 8): string {
  * readable (workspace-relative).
  */
 export function certificationTooltip(c: TaskCertification, shownPath: (path: string) => string = (p) => p): string[] {
-  const repeats = c.repeats > 1 ? ` (each patch run ${c.repeats} times)` : '';
-  const lines = [`**Certification: ${escapeMarkdown(certificationLabels[c.status])}**, ${escapeMarkdown(certificationMeanings[c.status])}${escapeMarkdown(repeats)}`];
+  const repeats = c.repeats > 1 ? `, in each of ${c.repeats} runs` : '';
+  const lines = [`**Certification: ${escapeMarkdown(certificationLabels[c.status])}** — ${escapeMarkdown(certificationMeanings[c.status])}${escapeMarkdown(repeats)}`];
   if (c.reason !== null) lines.push(`Why: ${escapeMarkdown(c.reason)}`);
   if (c.flaky.length > 0) lines.push(`Flaky tests (${c.flaky.length}${c.status === 'flaky' || c.source === 'row' ? ', left out of grading' : ''}): ${testList(c.flaky)}`);
   if (c.failing.length > 0) lines.push(`Failing with the gold patch (${c.failing.length}): ${testList(c.failing)}`);
