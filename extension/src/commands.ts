@@ -18,6 +18,7 @@ import { openResolvedConfig, sourceOfResolved } from './resolvedConfig.js';
 import { errorMessage } from './errors.js';
 import { rerunLast, startRun } from './launchFlow.js';
 import { startTraining } from './trainingLaunch.js';
+import { verifyTasks } from './verifyFlow.js';
 
 export type Cmd = (...args: unknown[]) => unknown;
 
@@ -78,6 +79,7 @@ export const commands: Record<CommandName, CommandFactory> = {
   startEvaluation: { whenRunning: (ctx, client) => startRun(ctx, client, 'eval') },
   startTraining: { whenRunning: (ctx, client) => startTraining(ctx, client) },
   rerunLast: { whenRunning: (ctx, client) => rerunLast(ctx, client) },
+  verifyTasks: { whenRunning: (ctx, client) => verifyTasks(ctx, client) },
   // The viewer opens without a server too, says so, and loads when the server is ready.
   openTrajectory: { whenRunning: () => openTrajectoryCommand, whenStopped: () => openTrajectoryCommand },
   compareEpisodes: { whenRunning: (ctx) => (arg) => compareEpisodes(ctx, ctx.patches, arg instanceof vscode.Uri ? arg : undefined) },

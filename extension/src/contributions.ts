@@ -18,6 +18,7 @@ export const commandIds = {
   compareEpisodes: 'graphPlanner.compareEpisodes',
   replayEpisode: 'graphPlanner.replayEpisode',
   startTraining: 'graphPlanner.startTraining',
+  verifyTasks: 'graphPlanner.verifyTasks',
 } as const;
 
 export type CommandName = keyof typeof commandIds;
@@ -36,6 +37,7 @@ export const commandTitles: Record<CommandName, string> = {
   compareEpisodes: 'Compare Episodes…',
   replayEpisode: 'Replay Episode…',
   startTraining: 'Start Training…',
+  verifyTasks: 'Verify Tasks…',
 };
 
 export const commandCategory = 'Graph Planner';
@@ -91,6 +93,7 @@ export const viewCommands = {
   taskGoTo: { id: 'graphPlanner.tasks.goTo', title: 'Go to Task Line' },
   taskOpenInstance: { id: 'graphPlanner.tasks.openInstance', title: 'Open Instance File' },
   taskCopyId: { id: 'graphPlanner.tasks.copyId', title: 'Copy Task Id' },
+  taskFileVerify: { id: 'graphPlanner.tasks.verify', title: 'Verify Tasks…' },
   containersRefresh: { id: 'graphPlanner.containers.refresh', title: 'Refresh Containers' },
   containersReap: { id: 'graphPlanner.containers.reap', title: 'Reap Orphaned Containers' },
   containerShell: { id: 'graphPlanner.containers.shell', title: 'Open Shell' },

@@ -13,7 +13,7 @@ import { fileKindOf } from './activeFileKind.js';
 import { viewIds } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { documentSelectorGlobs } from './launchFiles.js';
-import { launchPlan, launchStart, resolvedConfig, type LaunchFinding, type LaunchSpec, type NewRunLaunch } from './serverMessages.js';
+import { launchPlan, launchStart, resolvedConfig, type LaunchFinding, type LaunchSpec, type LaunchStartResult, type NewRunLaunch } from './serverMessages.js';
 
 const lastLaunchKey = 'graphPlanner.lastLaunch';
 
@@ -58,8 +58,11 @@ export function launchOneTask(file: string, taskId: string): Promise<void> {
   return Promise.resolve(vscode.commands.executeCommand('graphPlanner.startRollout', { taskFiles: [file], tasks: [taskId] })).then(() => undefined);
 }
 
-/** Plans, preflights and starts a launch; remembers it for `Re-run Last`. Returns the run folder, or undefined. */
-export async function launch(ctx: Ctx, client: LanguageClient, spec: LaunchSpec): Promise<string | undefined> {
+/** A launch that started: its process, run folder, log and command line as shown. */
+export type StartedLaunch = Extract<LaunchStartResult, { ok: true }>;
+
+/** Plans, preflights and starts a launch; remembers it for `Re-run Last`. Returns what started, or undefined. */
+export async function launch(ctx: Ctx, client: LanguageClient, spec: LaunchSpec): Promise<StartedLaunch | undefined> {
   const plan = await client.sendRequest(launchPlan, spec);
   if (plan.refused !== null) {
     void vscode.window.showErrorMessage(`Graph Planner: ${plan.refused}`);
@@ -86,12 +89,14 @@ export async function launch(ctx: Ctx, client: LanguageClient, spec: LaunchSpec)
   await ctx.extension.workspaceState.update(lastLaunchKey, spec);
   ctx.log.info(`Started ${started.display} (pid ${started.pid}); output in ${started.logFile}`);
   for (const listener of launchedListeners) listener(started.runDir);
+  // A verification's log follows in a terminal, and its results show in the Tasks view, which stays in front.
+  if (spec.mode === 'verify') return started;
   await vscode.commands.executeCommand(`${viewIds.runs}.focus`);
   const showLog = 'Show Log';
   void vscode.window.showInformationMessage(`Started ${started.display.length > 120 ? `${started.display.slice(0, 117)}…` : started.display}`, showLog).then((choice) => {
     if (choice === showLog) void vscode.window.showTextDocument(vscode.Uri.file(started.logFile), { preview: true });
   });
-  return started.runDir;
+  return started;
 }
 
 /** Errors block a launch: the first one is shown in its file and the Problems panel lists them all. */

@@ -60,7 +60,7 @@ export const datasetSummary = new NotificationType<DatasetSummary>(names.dataset
 
 // The workbench views and launching; each message is described where the server declares it.
 export type { ContainerInfo } from '../../server/src/protocol/sandbox.js';
-export type { EpisodeSummary, RunSummary, TaskFileSummary, TaskItem, LaunchFinding, NewRunLaunch } from '../../server/src/protocol/lsp.js';
+export type { EpisodeSummary, RunSummary, TaskCertification, TaskFileSummary, TaskItem, LaunchFinding, NewRunLaunch, VerifyLaunch } from '../../server/src/protocol/lsp.js';
 export type {
   ContainerActionResult,
   ContainersChanged,

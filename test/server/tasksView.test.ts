@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -11,6 +11,7 @@ let root: string;
 let h: Harness;
 let big: string;
 let small: string;
+let certified: string;
 
 before(async () => {
   root = mkdtempSync(join(tmpdir(), 'gp-tasks-view-'));
@@ -31,6 +32,17 @@ before(async () => {
   const end = (task: string, resolved: boolean, reason: string) =>
     JSON.stringify({ ts: '2026-11-01T10:00:00.000Z', kind: 'episode-end', episode_id: `${task}#0`, task_id: task, resolved, steps: 2, total_reward: 0, termination_reason: reason, duration_ms: 5 });
   writeFileSync(join(run, 'events.jsonl'), `${end('task-00001', true, 'submitted')}\n${end('local-one', false, 'error')}\n`);
+  // A verification of small.jsonl that found a flaky test, as `gp dataset verify` leaves it.
+  const verification = join(root, 'outputs', 'verify-1');
+  mkdirSync(verification, { recursive: true });
+  writeFileSync(join(verification, 'status.json'), JSON.stringify({ state: 'finished', command: 'gp dataset verify datasets/small.jsonl', pid: 1, host: 'elsewhere', started_at: '2026-11-01T11:00:00.000Z', episodes: { total: 2, finished: 1, resolved: 1, errored: 0 } }));
+  writeFileSync(join(verification, 'events.jsonl'), `${JSON.stringify({ ts: '2026-11-01T11:00:00.000Z', kind: 'run-start', command: 'gp dataset verify datasets/small.jsonl', total: 2, resumed: 0, dataset: small })}\n`);
+  const flaky = { kind: 'verdict', task_id: 'local-one', line: 1, status: 'flaky', reason: 'tests changed outcome between identical runs', flaky: ['tests/test_a.py::test_clock'], failing: [], passing_without_fix: [], repeats: 3, runs: [], started_at: '2026-11-01T11:00:01.000Z', duration_ms: 3000 };
+  writeFileSync(join(verification, 'verdicts.jsonl'), `${JSON.stringify(flaky)}\n`);
+  // A certified dataset's row carries its own certification.
+  certified = join(root, 'datasets', 'certified.jsonl');
+  const certification = { status: 'certified', run: '../outputs/verify-0', verified_at: '2026-10-01T09:00:00.000Z', repeats: 2, removed_flaky: [] };
+  writeFileSync(certified, `${JSON.stringify({ ...JSON.parse(taskLine(3)), certification })}\n`);
   h = await startHarness({}, root);
 });
 after(async () => {
@@ -46,6 +58,7 @@ test('lists the dataset files the globs match, with their task and invalid line 
   const { files: listed } = await files();
   assert.deepEqual(listed, [
     { path: big, tasks: 4998, invalid: 2 },
+    { path: certified, tasks: 1, invalid: 0 },
     { path: small, tasks: 2, invalid: 0 },
   ]);
 });
@@ -64,6 +77,7 @@ test('pages through a 5,000-task file with each task outcome, its line and its i
     instanceFile: null,
     outcome: 'resolved',
     outcomeRun: join(root, 'outputs', 'run-1'),
+    certification: null,
   });
   assert.equal(first.tasks[0]?.outcome, 'never');
   assert.equal(first.tasks[10]?.line, 11, 'the broken line 10 is skipped and lines keep their numbers');
@@ -79,6 +93,39 @@ test('pages through a 5,000-task file with each task outcome, its line and its i
       ['gone-instance', null, null, 'never'],
     ],
   );
+});
+
+test('each task carries its certification: the verdict of a verification of its file, or its row’s own', async () => {
+  const { tasks } = await page(small, 0, 50);
+  assert.deepEqual(tasks[0]?.certification, {
+    status: 'flaky',
+    source: 'verification',
+    reason: 'tests changed outcome between identical runs',
+    flaky: ['tests/test_a.py::test_clock'],
+    failing: [],
+    passingWithoutFix: [],
+    repeats: 3,
+    run: join(root, 'outputs', 'verify-1'),
+    at: '2026-11-01T11:00:01.000Z',
+    running: false,
+  });
+  assert.equal(tasks[1]?.certification, null, 'not verified');
+  const row = (await page(certified, 0, 10)).tasks[0];
+  assert.equal(row?.certification?.source, 'row');
+  assert.equal(row?.certification?.status, 'certified');
+  assert.equal(row?.certification?.run, '../outputs/verify-0');
+  assert.equal((await page(big, 0, 5)).tasks.every((t) => t.certification === null), true, 'a verification of another file says nothing of these tasks');
+});
+
+test('a verdict appended to a verification shows on the next page', async () => {
+  const verdicts = join(root, 'outputs', 'verify-1', 'verdicts.jsonl');
+  const goldFails = { kind: 'verdict', task_id: 'gone-instance', line: 2, status: 'gold-fails', reason: 'the gold patch leaves 1 test failing', flaky: [], failing: ['tests/test_b.py::test_x'], passing_without_fix: [], repeats: 3, runs: [], started_at: '2026-11-01T11:00:05.000Z', duration_ms: 3000 };
+  appendFileSync(verdicts, `${JSON.stringify(goldFails)}\n`);
+  // Outcomes and certifications read within the last two seconds are reused by a page; a file listing reads them again.
+  await files();
+  const { tasks } = await page(small, 0, 50);
+  assert.equal(tasks[1]?.certification?.status, 'gold-fails');
+  assert.deepEqual(tasks[1]?.certification?.failing, ['tests/test_b.py::test_x']);
 });
 
 test('filters a page by id or repository', async () => {

@@ -12,6 +12,11 @@ test('classifies files by the default globs', () => {
   assert.equal(classify('/ws/outputs/run-1/events.jsonl', defaultSettings), 'other');
 });
 
+test('the gold patches gp dataset prepare writes beside a dataset are not a dataset', () => {
+  assert.equal(classify('/ws/datasets/gold_predictions_samples.jsonl', defaultSettings), 'other');
+  assert.equal(classify('/ws/datasets/my_gold_predictions.jsonl', defaultSettings), 'dataset');
+});
+
 test('honours custom globs, workspace-relative ones at any depth', () => {
   const settings = { experimentGlobs: ['experiments/*.yaml'], datasetGlobs: ['data/*.jsonl'] };
   assert.equal(classify('/home/me/proj/experiments/x.yaml', settings), 'experiment');

@@ -7,9 +7,11 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, test } from 'node:test';
 import { viewCommands } from '../../extension/src/contributions.js';
-import type { TaskItem } from '../../extension/src/serverMessages.js';
+import type { TaskCertification, TaskItem } from '../../extension/src/serverMessages.js';
 import {
   FinishedEpisodes,
+  certificationSummary,
+  certificationTooltip,
   escapeMarkdown,
   fileContextValue,
   fileDescription,
@@ -31,6 +33,20 @@ const item: TaskItem = {
   instanceFile: '/ws/datasets/instances/astropy__astropy-12907.json',
   outcome: 'resolved',
   outcomeRun: '/ws/outputs/run-3',
+  certification: null,
+};
+
+const verdict: TaskCertification = {
+  status: 'certified',
+  source: 'verification',
+  reason: null,
+  flaky: [],
+  failing: [],
+  passingWithoutFix: [],
+  repeats: 1,
+  run: '/ws/outputs/default-verify-20261101T100000Z',
+  at: '2026-11-01T10:00:02.000Z',
+  running: false,
 };
 
 interface MenuItem { command: string; when?: string }
@@ -77,8 +93,48 @@ describe('Tasks view items', () => {
     assert.match(tooltip, /swe\\\.jsonl:42/);
     assert.match(tooltip, /Latest outcome: resolved in \/ws\/outputs\/run\\-3/);
     assert.doesNotMatch(tooltip, /Local repository/);
-    assert.match(taskTooltip({ ...item, outcome: 'never', outcomeRun: null }, 'a.jsonl'), /Latest outcome: never run$/);
+    assert.match(taskTooltip({ ...item, outcome: 'never', outcomeRun: null }, 'a.jsonl'), /Latest outcome: never run\s/);
     assert.equal(escapeMarkdown('[x](y) *z*'), '\\[x\\]\\(y\\) \\*z\\*');
+  });
+
+  test('the Verify Tasks… menu is offered on a dataset file and on no task', () => {
+    const pattern = itemMenuPattern(viewCommands.taskFileVerify.id);
+    assert.match(fileContextValue, pattern);
+    assert.doesNotMatch(taskContextValue({ ...item, certification: verdict }), pattern);
+  });
+
+  test('a certified task says so first in its description, and its context value carries the verdict', () => {
+    const certified = { ...item, certification: verdict };
+    assert.equal(taskDescription(certified), '✓ certified · astropy/astropy · sweb.eval.x86_64.astropy__astropy-12907:latest');
+    assert.equal(taskContextValue(certified), 'task hasInstance outcome-resolved cert-certified');
+  });
+
+  test('each verdict has its few words: flaky and gold-fails count their tests, failures are crossed, no answer is a question', () => {
+    const words = (c: Partial<TaskCertification>) => certificationSummary({ ...verdict, ...c });
+    assert.equal(words({ status: 'flaky', flaky: ['t::a', 't::b'] }), '✓ flaky: 2 tests');
+    assert.equal(words({ status: 'flaky', flaky: ['t::a'] }), '✓ flaky: 1 test');
+    assert.equal(words({ status: 'gold-fails', failing: ['t::a'] }), '✗ gold fails: 1 test');
+    assert.equal(words({ status: 'gold-fails' }), '✗ gold fails');
+    assert.equal(words({ status: 'empty-passes' }), '✗ empty passes');
+    assert.equal(words({ status: 'gold-does-not-apply' }), '✗ gold does not apply');
+    assert.equal(words({ status: 'not-gradable' }), '? not gradable');
+    assert.equal(words({ status: 'no-gold' }), '? no gold patch');
+    assert.equal(words({ status: 'cannot-run' }), '? cannot run');
+    assert.equal(words({ status: 'infrastructure' }), '? verification failed');
+  });
+
+  test('the tooltip gives the verdict, the reason, the flaky tests, the run and when, with markup escaped', () => {
+    const flaky = { ...verdict, status: 'flaky' as const, repeats: 3, flaky: ['tests/test_a.py::test_[x]', ...Array.from({ length: 9 }, (_, i) => `t::n${i}`)], running: true };
+    const lines = certificationTooltip(flaky, (p) => p.replace('/ws/', ''));
+    assert.match(lines[0] ?? '', /^\*\*Certification: flaky\*\* — certified once its flaky tests are left out of grading, in each of 3 runs$/);
+    assert.match(lines.join('\n'), /Flaky tests \(10, left out of grading\): `tests\/test_a\.py::test_\[x\]`, `t::n0`/);
+    assert.match(lines.join('\n'), /… and 2 more/);
+    assert.match(lines.at(-1) ?? '', /^Verified 2026\\-11\\-01 10:00 UTC by outputs\/default\\-verify\\-20261101T100000Z \\\(still running\\\)$/);
+    const notGradable = certificationTooltip({ ...verdict, status: 'not-gradable', reason: 'pytest exited 4: *no tests ran*' });
+    assert.ok(notGradable.includes('Why: pytest exited 4: \\*no tests ran\\*'), notGradable.join('\n'));
+    const row = certificationTooltip({ ...verdict, source: 'row', run: '../outputs/v1' });
+    assert.match(row.at(-1) ?? '', /by the row’s certification, from \\\.\\\.\/outputs\/v1$/);
+    assert.match(taskTooltip(item, 'a.jsonl'), /Certification: not verified/);
   });
 
   test('says what the filter shows', () => {

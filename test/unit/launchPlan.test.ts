@@ -97,6 +97,27 @@ test('a run without a launch record, and a folder that is not a run, are refused
   assert.match((await planLaunch({ mode: 'resume', dir: join(root, 'datasets') })).refused ?? '', /is not a run folder/);
 });
 
+test('a verification runs gp dataset verify on the file, as one argument whatever it holds, into a new folder of its own', async () => {
+  const root = workspace();
+  const odd = join(root, 'datasets', "it's $(touch x).jsonl");
+  writeFileSync(odd, '');
+  const verify = { dataset: odd, repeats: 3, parallel: 2, backend: 'local' as const, cwd: root };
+  const now = new Date('2026-11-23T10:00:00.000Z');
+  const plan = await planLaunch({ mode: 'verify', verify }, now);
+  assert.equal(plan.refused, null);
+  assert.equal(plan.command, 'dataset verify');
+  assert.match(plan.runDir, new RegExp(`^${root}/outputs/[\\w.-]+-verify-20261123-100000$`));
+  assert.deepEqual(plan.args, ['dataset', 'verify', "datasets/it's $(touch x).jsonl", '--repeat', '3', '--parallel', '2', '--backend', 'local', '--run-dir', plan.runDir.slice(root.length + 1)]);
+  assert.match(plan.display, /^gp dataset verify 'datasets\/it'\\''s \$\(touch x\)\.jsonl' --repeat 3/);
+  mkdirSync(plan.runDir, { recursive: true });
+  const again = await planLaunch({ mode: 'verify', verify: { ...verify, parallel: null, backend: null } }, now);
+  assert.equal(again.runDir, `${plan.runDir}-2`, 'a folder already there is never written into');
+  assert.deepEqual(again.args.slice(2, 5), ["datasets/it's $(touch x).jsonl", '--repeat', '3']);
+  assert.ok(!again.args.includes('--parallel') && !again.args.includes('--backend'), 'values left to the config are not passed');
+  const missing = await planLaunch({ mode: 'verify', verify: { ...verify, dataset: join(root, 'gone.jsonl') } }, now);
+  assert.match(missing.refused ?? '', /gone\.jsonl does not exist/);
+});
+
 test('run-folder and config flags are dropped in both of their spellings; display quotes what the shell needs', () => {
   assert.deepEqual(withoutRunFolderFlags(['a', '--run-dir', 'd', '--run-name=n', '--resume', '--run-name', 'm', 'b']), ['a', 'b']);
   assert.deepEqual(withoutConfigFlags(['a', '--config', 'c.yaml', '--config-file=d.yaml', 'b']), ['a', 'b']);
@@ -112,6 +133,7 @@ test('the Runs view describes a run and an episode in one line', () => {
   };
   assert.equal(describeRun(summary, Date.parse('2026-11-23T10:01:05.000Z')), 'running · rollout · rule · 4/10 · 3 resolved · 1 errored · 1m 05s');
   assert.equal(durationOf({ ...summary, state: 'finished', endedAt: '2026-11-23T12:05:00.000Z' }, 0), '2h 05m');
+  assert.equal(describeRun({ ...summary, kind: 'verify', agent: null, command: 'gp dataset verify t.jsonl', episodes: { total: 7, finished: 7, resolved: 6, errored: 1 }, state: 'finished', endedAt: '2026-11-23T10:00:09.000Z' }, 0), 'finished · verify · 7/7 · 6 certified · 1 not certified · 9s');
   assert.equal(describeRun({ ...summary, state: 'unknown', problem: 'status.json is not JSON' }, 0), 'status.json is not JSON');
   const ep = { episodeId: 't#2', taskId: 't', state: 'interrupted' as const, steps: 2, totalReward: 0, terminationReason: 'interrupted', trajectory: '/r/x/t.jsonl' };
   assert.equal(describeEpisode(ep), 'interrupted · reward 0.00 · 2 steps');

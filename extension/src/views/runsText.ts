@@ -4,7 +4,7 @@
  */
 import type { EpisodeSummary, RunSummary } from '../../../server/src/protocol/runsView.js';
 
-/** `finished · rollout · rule · 3/3 · 2 resolved · 1m 04s`, or what is wrong with the folder. */
+/** `finished · rollout · rule · 3/3 · 2 resolved · 1m 04s` (`7/7 · 7 certified` for a verification), or what is wrong with the folder. */
 export function describeRun(run: RunSummary, now: number): string {
   if (run.state === 'unknown' && run.problem !== null) return run.problem;
   const parts: string[] = [run.state];
@@ -12,8 +12,10 @@ export function describeRun(run: RunSummary, now: number): string {
   if (run.agent !== null) parts.push(run.agent);
   if (run.episodes !== null) {
     parts.push(`${run.episodes.finished}/${run.episodes.total}`);
-    parts.push(`${run.episodes.resolved} resolved`);
-    if (run.episodes.errored > 0) parts.push(`${run.episodes.errored} errored`);
+    // A verification's episodes are its tasks: certified (flaky ones included) or not.
+    const verify = run.kind === 'verify';
+    parts.push(`${run.episodes.resolved} ${verify ? 'certified' : 'resolved'}`);
+    if (run.episodes.errored > 0) parts.push(`${run.episodes.errored} ${verify ? 'not certified' : 'errored'}`);
   }
   const duration = durationOf(run, now);
   if (duration !== null) parts.push(duration);

@@ -80,7 +80,7 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     this.episodes.set(node.dir, map);
     const nodes: Node[] = [...map.values()].map((e) => this.episodeNode(node.dir, e.episodeId));
     if (result.problem !== null) nodes.unshift({ kind: 'message', text: `⚠ ${result.problem}` });
-    if (nodes.length === 0) nodes.push({ kind: 'message', text: 'No episode has started yet.' });
+    if (nodes.length === 0) nodes.push({ kind: 'message', text: this.runs.get(node.dir)?.kind === 'verify' ? 'A verification runs no episodes: each task’s verdict shows in the Tasks view.' : 'No episode has started yet.' });
     return nodes;
   }
 

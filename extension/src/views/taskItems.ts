@@ -1,9 +1,9 @@
 /**
- * What the Tasks view shows of a dataset file and of a task, and the `gp task test` command line
- * it types into a terminal. Pure functions without `vscode`, so their wording, the context values
- * the menus match and the quoting are unit-tested.
+ * What the Tasks view shows of a dataset file and of a task (its outcome and its certification),
+ * and the `gp task test` command line it types into a terminal. Pure functions without `vscode`,
+ * so their wording, the context values the menus match and the quoting are unit-tested.
  */
-import type { TaskFileSummary, TaskItem } from '../serverMessages.js';
+import type { TaskCertification, TaskFileSummary, TaskItem } from '../serverMessages.js';
 import { visibleLine } from '../../../server/src/protocol/terminalText.js';
 
 /** Tasks fetched per request: a 5,000-task file shows its first 500 and a "Load more…" item. */
@@ -31,15 +31,98 @@ export function fileTooltip(file: TaskFileSummary): string {
  * `hasInstance` when the task names an instance file that exists, then its outcome.
  */
 export function taskContextValue(item: TaskItem): string {
-  return ['task', ...(item.instanceFile === null ? [] : ['hasInstance']), `outcome-${item.outcome}`].join(' ');
+  return ['task', ...(item.instanceFile === null ? [] : ['hasInstance']), `outcome-${item.outcome}`, ...(item.certification === null ? [] : [`cert-${item.certification.status}`])].join(' ');
 }
 
 export const fileContextValue = 'taskFile';
 
-/** Where the task runs: its repository and image, or the local repository it mounts. */
+/** Its certification first (what a person scans the list for), then where the task runs: its repository and image, or the local repository it mounts. */
 export function taskDescription(item: TaskItem): string {
   const where = item.image ?? (item.localRepo === null ? null : `local ${item.localRepo}`);
-  return [item.repo, where].filter((part): part is string => part !== null).join(' · ');
+  const certification = item.certification === null ? null : certificationSummary(item.certification);
+  return [certification, item.repo, where].filter((part): part is string => part !== null).join(' · ');
+}
+
+type CertificationStatus = TaskCertification['status'];
+
+/** Whether a status lets the task be trained on (a flaky task does, without its flaky tests). */
+export function isCertified(status: CertificationStatus): boolean {
+  return status === 'certified' || status === 'flaky';
+}
+
+/** The words of each verdict, as `gp dataset verify` prints them but for a person. */
+export const certificationLabels: Record<CertificationStatus, string> = {
+  certified: 'certified',
+  flaky: 'flaky',
+  'gold-fails': 'gold fails',
+  'empty-passes': 'empty passes',
+  'gold-does-not-apply': 'gold does not apply',
+  'not-gradable': 'not gradable',
+  'no-gold': 'no gold patch',
+  'cannot-run': 'cannot run',
+  infrastructure: 'verification failed',
+};
+
+/** What the verdict means, for the tooltip. */
+const certificationMeanings: Record<CertificationStatus, string> = {
+  certified: 'unresolved with no patch, fully resolved with its gold patch',
+  flaky: 'certified once its flaky tests are left out of grading',
+  'gold-fails': 'its gold patch does not resolve it',
+  'empty-passes': 'it resolves with no patch at all',
+  'gold-does-not-apply': 'its gold patch does not apply at the base commit',
+  'not-gradable': 'a run of its tests could not be graded',
+  'no-gold': 'nothing to certify it with',
+  'cannot-run': 'its sandbox could not be opened',
+  infrastructure: 'the machine failed, not the task; resuming the verification runs it again',
+};
+
+/** The mark before the words: a tick for a task that may be trained on, a cross for one that may not, a question for no answer. */
+function certificationMark(status: CertificationStatus): string {
+  if (isCertified(status)) return '✓';
+  if (status === 'gold-fails' || status === 'empty-passes' || status === 'gold-does-not-apply') return '✗';
+  return '?';
+}
+
+/** Plural of a count, `1 test`, `2 tests`. */
+function tests(n: number): string {
+  return count(n, 'test');
+}
+
+/** The certification in a few words, for the row's description: `✓ certified`, `✓ flaky: 2 tests`, `✗ gold fails: 1 test`. */
+export function certificationSummary(c: TaskCertification): string {
+  let words = certificationLabels[c.status];
+  if (c.status === 'flaky') words = `flaky: ${tests(c.flaky.length)}`;
+  else if (c.status === 'gold-fails' && c.failing.length > 0) words = `gold fails: ${tests(c.failing.length)}`;
+  return `${certificationMark(c.status)} ${words}`;
+}
+
+/** An ISO time as `2026-11-01 10:00 UTC`; anything else as it is. */
+export function shownTime(iso: string): string {
+  const m = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})/.exec(iso);
+  return m === null ? iso : `${m[1] ?? ''} ${m[2] ?? ''}${iso.endsWith('Z') ? ' UTC' : ''}`;
+}
+
+/** At most `limit` test names as Markdown code, then how many more. */
+function testList(names: readonly string[], limit = 8): string {
+  const shown = names.slice(0, limit).map((n) => `\`${n.replace(/`/g, "'")}\``);
+  return names.length > limit ? `${shown.join(', ')}, … and ${names.length - limit} more` : shown.join(', ');
+}
+
+/**
+ * The tooltip's certification lines, as Markdown: the verdict and what it means, why, the flaky
+ * and failing tests, and which verification said so and when. `shownPath` makes a run folder
+ * readable (workspace-relative).
+ */
+export function certificationTooltip(c: TaskCertification, shownPath: (path: string) => string = (p) => p): string[] {
+  const repeats = c.repeats > 1 ? `, in each of ${c.repeats} runs` : '';
+  const lines = [`**Certification: ${escapeMarkdown(certificationLabels[c.status])}** — ${escapeMarkdown(certificationMeanings[c.status])}${escapeMarkdown(repeats)}`];
+  if (c.reason !== null) lines.push(`Why: ${escapeMarkdown(c.reason)}`);
+  if (c.flaky.length > 0) lines.push(`Flaky tests (${c.flaky.length}${c.status === 'flaky' || c.source === 'row' ? ', left out of grading' : ''}): ${testList(c.flaky)}`);
+  if (c.failing.length > 0) lines.push(`Failing with the gold patch (${c.failing.length}): ${testList(c.failing)}`);
+  if (c.passingWithoutFix.length > 0) lines.push(`${escapeMarkdown('FAIL_TO_PASS')} tests passing without the fix (${c.passingWithoutFix.length}): ${testList(c.passingWithoutFix)}`);
+  const where = c.source === 'row' ? `the row’s certification, from ${shownPath(c.run)}` : `${shownPath(c.run)}${c.running ? ' (still running)' : ''}`;
+  lines.push(`Verified ${escapeMarkdown(shownTime(c.at))} by ${escapeMarkdown(where)}`);
+  return lines;
 }
 
 export const outcomeLabels: Record<TaskItem['outcome'], string> = {
@@ -63,7 +146,7 @@ export function escapeMarkdown(text: string): string {
 }
 
 /** The tooltip of a task, as Markdown. `file` is the dataset file as the person sees it (workspace-relative). */
-export function taskTooltip(item: TaskItem, file: string): string {
+export function taskTooltip(item: TaskItem, file: string, shownPath: (path: string) => string = (p) => p): string {
   const rows: [string, string | null][] = [
     ['Line', `${file}:${item.line + 1}`],
     ['Repository', item.repo],
@@ -73,7 +156,8 @@ export function taskTooltip(item: TaskItem, file: string): string {
     ['Latest outcome', item.outcomeRun === null ? outcomeLabels[item.outcome] : `${outcomeLabels[item.outcome]} in ${item.outcomeRun}`],
   ];
   const lines = rows.filter((row): row is [string, string] => row[1] !== null).map(([name, value]) => `${name}: ${escapeMarkdown(value)}`);
-  return [`**${escapeMarkdown(item.taskId)}**`, '', ...lines].join('  \n');
+  const certification = item.certification === null ? ['Certification: not verified (Verify Tasks… on its file runs gp dataset verify)'] : certificationTooltip(item.certification, shownPath);
+  return [`**${escapeMarkdown(item.taskId)}**`, '', ...lines, '', ...certification].join('  \n');
 }
 
 /** What the view says while a filter is set. */

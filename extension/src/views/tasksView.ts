@@ -8,12 +8,13 @@
 import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { viewCommands, viewContextKeys, viewIds } from '../contributions.js';
+import { commandIds, viewCommands, viewContextKeys, viewIds } from '../contributions.js';
 import type { Ctx } from '../ctx.js';
 import { errorMessage } from '../errors.js';
 import { launchOneTask } from '../launchFlow.js';
 import { runsChanged, taskFiles, taskPage, tasksChanged, type TaskFileSummary, type TaskItem } from '../serverMessages.js';
 import { runGpInTerminal } from '../gpTerminal.js';
+import { taskPageResultSchema } from '../../../server/src/protocol/tasksView.js';
 import {
   FinishedEpisodes,
   fileContextValue,
@@ -208,7 +209,10 @@ class TasksProvider implements vscode.TreeDataProvider<Node>, vscode.Disposable 
   private async fetch(path: string, offset: number, limit: number): Promise<Loaded> {
     const client = this.ctx.client;
     if (client === undefined) throw new Error('The Graph Planner server is not running.');
-    const page = await client.sendRequest(taskPage, { path, offset, limit, filter: this.filter });
+    // Checked against the one contract (protocol/tasksView.ts): a server of another version says so here, not as a broken row.
+    const parsed = taskPageResultSchema.safeParse(await client.sendRequest(taskPage, { path, offset, limit, filter: this.filter }));
+    if (!parsed.success) throw new Error(`The server's tasks of ${vscode.workspace.asRelativePath(path)} do not match this extension (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'}); restart the server.`);
+    const page = parsed.data;
     return { items: page.tasks, matching: page.matching, next: page.next };
   }
 
@@ -241,7 +245,7 @@ function taskItem(node: TaskNode): vscode.TreeItem {
   const item = new vscode.TreeItem(task.taskId, vscode.TreeItemCollapsibleState.None);
   item.id = `${file}\u0000${task.line}\u0000${task.taskId}`;
   item.description = taskDescription(task);
-  item.tooltip = new vscode.MarkdownString(taskTooltip(task, vscode.workspace.asRelativePath(file)));
+  item.tooltip = new vscode.MarkdownString(taskTooltip(task, vscode.workspace.asRelativePath(file), (p) => vscode.workspace.asRelativePath(p)));
   item.contextValue = taskContextValue(task);
   const icon = outcomeIcons[task.outcome];
   item.iconPath = new vscode.ThemeIcon(icon.id, new vscode.ThemeColor(icon.color));
@@ -254,6 +258,10 @@ function targetTask(view: vscode.TreeView<Node>, arg: unknown): TaskNode | undef
   const candidate = isTaskNode(arg) ? arg : view.selection.find(isTaskNode);
   if (candidate === undefined) void vscode.window.showInformationMessage('Select a task in the Graph Planner Tasks view first.');
   return candidate;
+}
+
+function isFileNode(value: unknown): value is FileNode {
+  return typeof value === 'object' && value !== null && (value as { kind?: unknown }).kind === 'file';
 }
 
 function isTaskNode(value: unknown): value is TaskNode {
@@ -340,6 +348,10 @@ export function registerTasksView(ctx: Ctx): vscode.Disposable {
     vscode.commands.registerCommand(viewCommands.taskGoTo.id, onTask(goToLine)),
     vscode.commands.registerCommand(viewCommands.taskOpenInstance.id, onTask(openInstance)),
     vscode.commands.registerCommand(viewCommands.taskCopyId.id, onTask(copyId)),
+    vscode.commands.registerCommand(viewCommands.taskFileVerify.id, (arg: unknown) => {
+      const file = isFileNode(arg) ? arg : view.selection.find(isFileNode);
+      return vscode.commands.executeCommand(commandIds.verifyTasks, file === undefined ? undefined : vscode.Uri.file(file.summary.path));
+    }),
     ctx.onServerNotification(tasksChanged, () => provider.refreshSoon(pushedRefreshDelayMs)),
     // Pushed while the Runs view watches the runs; outcomes move only when an episode ends.
     ctx.onServerNotification(runsChanged, (change) => {

@@ -1,7 +1,8 @@
 /**
  * The `gp` command line of a launch from the editor, and its preflight: a new rollout or
- * evaluation from the quick-pick flow, the rest of an existing run (resume), or a run again from
- * its own `resolved_config.yaml` and recorded arguments (re-launch). The command line is parsed
+ * evaluation from the quick-pick flow, the rest of an existing run (resume), a run again from
+ * its own `resolved_config.yaml` and recorded arguments (re-launch), or a verification of a
+ * dataset (`gp dataset verify`, from the Tasks view). The command line is parsed
  * back with the rollout commands' own flag table and its config resolved through `loadConfig`,
  * the road every command takes, so the verdict here is the one the launched `gp` will reach.
  */
@@ -9,26 +10,31 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseConfigFlags, type Resolution } from '../config/index.js';
-import type { LaunchFinding, LaunchPlanResult, LaunchSpec, NewRunLaunch } from '../protocol/launch.js';
+import type { LaunchFinding, LaunchPlanResult, LaunchSpec, NewRunLaunch, VerifyLaunch } from '../protocol/launch.js';
 import { readLaunchRecord, readRun, runLayout, statusIsLive, withoutConfigFlags, withoutRunFolderFlags } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
 import { loadConfig } from './loadConfig.js';
 import { rolloutFlagOverrides, rolloutOptions } from './rolloutFlags.js';
 import { planRunFolder } from './runFolder.js';
 
-/** A planned launch: the protocol's result plus the command (`rollout` or `eval`). */
+/** A planned launch: the protocol's result plus the command. */
 export interface LaunchPlan extends LaunchPlanResult {
-  readonly command: 'rollout' | 'eval';
+  readonly command: LaunchCommand;
+}
+
+export type LaunchCommand = 'rollout' | 'eval' | 'dataset verify';
+
+/** `p` relative to `cwd` when it is inside it, as a person types it; absolute otherwise. */
+function shownPath(cwd: string, p: string): string {
+  const rel = relative(cwd, p);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : p;
 }
 
 /** The arguments of a new run, before the run folder is chosen. */
 export function newRunArgs(run: NewRunLaunch): string[] {
   // Paths inside the working folder are written relative to it, as a person types them; the
   // launch record keeps the folder, so they mean the same thing on a resume.
-  const path = (p: string) => {
-    const rel = relative(run.cwd, p);
-    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel : p;
-  };
+  const path = (p: string) => shownPath(run.cwd, p);
   const args = run.taskFiles.map(path);
   if (run.config !== null) args.push('--config', path(run.config));
   if (run.agent !== null) args.push('--agent', run.agent);
@@ -40,8 +46,17 @@ export function newRunArgs(run: NewRunLaunch): string[] {
   return args;
 }
 
+/** The arguments of a verification, before the run folder is chosen: each value one argument, never shell text. */
+export function verifyArgs(verify: VerifyLaunch): string[] {
+  const args = [shownPath(verify.cwd, verify.dataset), '--repeat', String(verify.repeats)];
+  if (verify.parallel !== null) args.push('--parallel', String(verify.parallel));
+  if (verify.backend !== null) args.push('--backend', verify.backend);
+  return args;
+}
+
 export async function planLaunch(spec: LaunchSpec, now: Date = new Date()): Promise<LaunchPlan> {
   if (spec.mode === 'new') return planArgs(spec.run.kind, newRunArgs(spec.run), spec.run.cwd, { now, fresh: false });
+  if (spec.mode === 'verify') return planVerify(spec.verify, now);
   const dir = resolve(spec.dir);
   const run = await readRun(dir);
   if (run === undefined) return refused('rollout', `${dir} is not a run folder (it has neither status.json nor resolved_config.yaml).`, dir);
@@ -96,6 +111,27 @@ async function planArgs(command: 'rollout' | 'eval', args: string[], cwd: string
   return { command, args: full, display: displayCommand(full), cwd, runDir, findings, refused: null };
 }
 
+/**
+ * A verification's command line: the dataset must exist (its gold patches are looked for beside
+ * it by `gp dataset verify` itself), the run folder is planned from the defaults as the command
+ * plans it, in a folder of its own.
+ */
+async function planVerify(verify: VerifyLaunch, now: Date): Promise<LaunchPlan> {
+  const command = 'dataset verify';
+  const dataset = resolve(verify.cwd, verify.dataset);
+  if (!existsSync(dataset)) return refused(command, `${dataset} does not exist.`, '');
+  const args = verifyArgs({ ...verify, dataset });
+  const backend = verify.backend === null ? [] : [{ flag: `--backend ${verify.backend}`, path: ['sandbox', 'backend'], value: verify.backend }];
+  const loaded = await loadConfig({ file: undefined, flags: { ...parseConfigFlags([]).flags, overrides: backend }, cwd: verify.cwd, disk: false });
+  if (loaded.kind === 'unreadable') return refused(command, `${loaded.file}: ${loaded.message}.`, '');
+  const { resolution } = loaded;
+  const findings = launchFindings(resolution, undefined);
+  if (resolution.config === undefined) return { command, args: [], display: '', cwd: verify.cwd, runDir: '', findings, refused: null };
+  const runDir = unusedFolder(resolve(verify.cwd, planRunFolder(resolution.config, { command: 'verify', now, commandLine: '', ignored: [] }).dir));
+  const full = ['dataset', 'verify', ...args, '--run-dir', shownPath(verify.cwd, runDir)];
+  return { command, args: full, display: displayCommand(full), cwd: verify.cwd, runDir, findings, refused: null };
+}
+
 /** `dir`, or `dir-2`, `dir-3`, … when it is taken. */
 function unusedFolder(dir: string): string {
   let candidate = dir;
@@ -121,7 +157,7 @@ function launchFindings(resolution: Resolution, path: string | undefined): Launc
     });
 }
 
-function refused(command: 'rollout' | 'eval', reason: string, runDir: string): LaunchPlan {
+function refused(command: LaunchCommand, reason: string, runDir: string): LaunchPlan {
   return { command, args: [], display: '', cwd: '', runDir, findings: [], refused: reason };
 }
 

@@ -21,9 +21,17 @@ function matcher(globs: readonly string[]): (path: string) => boolean {
   return m;
 }
 
+/**
+ * The gold patches `gp dataset prepare` writes beside a dataset (`gold_predictions_<name>.jsonl`,
+ * SWE-bench's predictions: `{instance_id, model_patch}` per line) are not tasks, though the dataset
+ * globs match them: checked as tasks every line would be an error, and the Tasks view would list
+ * them as a file of invalid lines.
+ */
+const goldPredictions = /(^|\/)gold_predictions_[^/]*\.jsonl$/;
+
 export function classify(fsPath: string, settings: Pick<Settings, 'experimentGlobs' | 'datasetGlobs'>): DocKind {
   const path = fsPath.replace(/\\/g, '/');
-  if (matcher(settings.datasetGlobs)(path)) return 'dataset';
+  if (matcher(settings.datasetGlobs)(path)) return goldPredictions.test(path) ? 'other' : 'dataset';
   if (matcher(settings.experimentGlobs)(path)) return 'experiment';
   return 'other';
 }

@@ -31,7 +31,7 @@ export interface DatasetServices {
 
 /** A planned launch: the protocol's plan plus the `gp` command it runs. */
 export interface PlannedLaunch extends LaunchPlanResult {
-  readonly command: 'rollout' | 'eval';
+  readonly command: 'rollout' | 'eval' | 'dataset verify';
 }
 
 export interface LaunchServices {

@@ -1,8 +1,9 @@
 /**
  * The Tasks view's requests (declared in `protocol/tasksView.ts`): the dataset files the dataset
  * globs match with their task counts, then their tasks a page at a time with each task's latest
- * outcome. Files are indexed once per version (`tasks/taskIndex.ts`) and outcomes are read
- * incrementally from the run roots' events (`runs/taskOutcomes.ts`), so paging reads no dataset
+ * outcome and certification. Files are indexed once per version (`tasks/taskIndex.ts`), outcomes
+ * are read incrementally from the run roots' events (`runs/taskOutcomes.ts`) and certifications
+ * from their verifications' verdicts (`runs/taskCertifications.ts`), so paging reads no dataset
  * again and only what runs appended since the last page. A change to a dataset file on disk is
  * pushed as `tasks/changed`, once per burst.
  */
@@ -21,7 +22,7 @@ import {
   type TaskPageResult,
   type TasksChanged,
 } from '../protocol/index.js';
-import { TaskOutcomes } from '../runs/index.js';
+import { TaskCertifications, TaskOutcomes, taskCertification } from '../runs/index.js';
 import { TaskIndexCache, type IndexedTask } from '../tasks/index.js';
 import { errorMessage } from '../util/errors.js';
 import type { ServerContext } from './context.js';
@@ -69,7 +70,7 @@ export function registerTaskRequests(ctx: ServerContext): TaskRequests {
       }),
       outcomes.read(outcomesMaxAgeMs),
     ]);
-    return { tasks: page.tasks.map((task) => itemOf(params.path, task, outcomes.tasks)), matching: page.matching, next: page.next };
+    return { tasks: page.tasks.map((task) => itemOf(params.path, task, outcomes)), matching: page.matching, next: page.next };
   });
 
   return {
@@ -96,8 +97,8 @@ async function datasetFiles(ctx: ServerContext): Promise<string[]> {
   return [...new Set(found)];
 }
 
-function itemOf(file: string, task: IndexedTask, outcomes: TaskOutcomes): TaskItem {
-  const latest = outcomes.latest(task.taskId);
+function itemOf(file: string, task: IndexedTask, runs: FreshOutcomes): TaskItem {
+  const latest = runs.tasks.latest(task.taskId);
   const instance = task.instance === null ? null : isAbsolute(task.instance) ? task.instance : resolve(dirname(file), task.instance);
   return {
     taskId: task.taskId,
@@ -109,15 +110,17 @@ function itemOf(file: string, task: IndexedTask, outcomes: TaskOutcomes): TaskIt
     instanceFile: instance !== null && existsSync(instance) ? instance : null,
     outcome: latest?.outcome ?? 'never',
     outcomeRun: latest?.run ?? null,
+    certification: taskCertification(runs.certifications.latest(file, task.taskId), task.certification),
   };
 }
 
 /**
- * The task outcomes of the workspace's run roots, read again when older than a request allows;
- * requests that arrive while a read is in flight share it.
+ * The task outcomes and certifications of the workspace's run roots, read again when older than a
+ * request allows; requests that arrive while a read is in flight share it.
  */
 class FreshOutcomes {
   readonly tasks = new TaskOutcomes();
+  readonly certifications = new TaskCertifications();
   private last: { readonly at: number; readonly done: Promise<void> } | undefined;
   private inFlight = false;
   /** Problems already logged: a run that stays unreadable is reported once, not on every page. */
@@ -139,8 +142,9 @@ class FreshOutcomes {
   private async refresh(): Promise<void> {
     try {
       const roots = await runRootsOf(this.ctx);
-      const { problems } = await this.tasks.refresh(roots.map((r) => r.path));
-      for (const problem of problems) {
+      const paths = roots.map((r) => r.path);
+      const [outcomes, certifications] = await Promise.all([this.tasks.refresh(paths), this.certifications.refresh(paths)]);
+      for (const problem of [...outcomes.problems, ...certifications.problems]) {
         if (this.logged.has(problem)) continue;
         this.logged.add(problem);
         this.ctx.connection.console.warn(`Task outcomes: ${problem}`);

@@ -28,12 +28,28 @@ export const newRunLaunchSchema = z.object({
 });
 export type NewRunLaunch = z.infer<typeof newRunLaunchSchema>;
 
+/** A verification of a dataset file (`gp dataset verify`), as the Tasks view's *Verify Tasks…* fills it in. */
+export const verifyLaunchSchema = z.object({
+  /** Absolute path of the dataset file (JSONL); its gold patches are `gold_predictions_<name>.jsonl` beside it. */
+  dataset: z.string(),
+  /** Runs of each task's tests with no patch and with the gold patch, to find flaky tests. */
+  repeats: z.number().int().min(1).max(100),
+  /** Tasks at once; null takes the config's `rollout.parallel`. */
+  parallel: z.number().int().min(1).nullable(),
+  backend: z.enum(['auto', 'docker', 'local']).nullable(),
+  /** The folder relative paths are read from (the dataset's workspace folder). */
+  cwd: z.string(),
+});
+export type VerifyLaunch = z.infer<typeof verifyLaunchSchema>;
+
 /**
- * What to launch: a new run, the rest of an existing run (resume), or a run again from its own
- * `resolved_config.yaml` and recorded command line, into a new folder (re-launch).
+ * What to launch: a new run, the rest of an existing run (resume), a run again from its own
+ * `resolved_config.yaml` and recorded command line, into a new folder (re-launch), or a
+ * verification of a dataset.
  */
 export const launchSpecSchema = z.discriminatedUnion('mode', [
   z.object({ mode: z.literal('new'), run: newRunLaunchSchema }),
+  z.object({ mode: z.literal('verify'), verify: verifyLaunchSchema }),
   z.object({ mode: z.literal('resume'), dir: z.string() }),
   z.object({ mode: z.literal('relaunch'), dir: z.string() }),
 ]);

@@ -137,7 +137,15 @@ export type RunStatus = z.infer<typeof runStatusSchema>;
 
 /** One line of `events.jsonl` (append-only). */
 export const runEventSchema = z.discriminatedUnion('kind', [
-  z.object({ ts: z.string(), kind: z.literal('run-start'), command: z.string(), total: z.number().int(), resumed: z.number().int() }),
+  z.object({
+    ts: z.string(),
+    kind: z.literal('run-start'),
+    command: z.string(),
+    total: z.number().int(),
+    resumed: z.number().int(),
+    /** A verification's dataset file (absolute), so a reader knows which file its verdicts are about before `verification.json` exists. */
+    dataset: z.string().optional(),
+  }),
   z.object({ ts: z.string(), kind: z.literal('episode-start'), episode_id: z.string(), task_id: z.string() }),
   z.object({
     ts: z.string(),

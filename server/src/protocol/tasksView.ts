@@ -1,9 +1,11 @@
 /**
  * The Tasks view's messages (extension ↔ server): the dataset files the dataset globs match, then
  * their tasks a page at a time (so a 5,000-task file expands without blocking), each with its
- * latest outcome in any run under the workspace's run roots.
+ * latest outcome in any run under the workspace's run roots and its certification (the latest
+ * `gp dataset verify` of the file, or the row's own `certification`).
  */
 import { z } from 'zod';
+import { verdictStatusSchema } from './verify.js';
 
 /** The latest outcome of a task in any run of the workspace. */
 export const taskOutcomeSchema = z.enum(['resolved', 'unresolved', 'error', 'never']);
@@ -18,6 +20,33 @@ export const taskFileSummarySchema = z.object({
 });
 export type TaskFileSummary = z.infer<typeof taskFileSummarySchema>;
 
+/**
+ * A task's certification as the view shows it: the latest verdict of a verification run that
+ * covered the task's file (`verdicts.jsonl` under the run roots), or the `certification` a
+ * certified dataset's row carries, whichever is later.
+ */
+export const taskCertificationSchema = z.object({
+  status: verdictStatusSchema,
+  /** `verification`: a run folder's verdict; `row`: the row's own `certification` field. */
+  source: z.enum(['verification', 'row']),
+  /** Why, in a sentence, for every status but `certified`. */
+  reason: z.string().nullable(),
+  /** Tests whose outcome changed between identical runs (left out of grading in a certified dataset). */
+  flaky: z.array(z.string()),
+  /** Tests that did not pass with the gold patch (`gold-fails`). */
+  failing: z.array(z.string()),
+  /** FAIL_TO_PASS tests that already pass with no patch. */
+  passingWithoutFix: z.array(z.string()),
+  repeats: z.number().int().min(1),
+  /** The verification's run folder: absolute for a verdict, as the row wrote it for a row's certification. */
+  run: z.string(),
+  /** When the task was verified (ISO 8601). */
+  at: z.string(),
+  /** The verification is still running, so more verdicts of the file may come. */
+  running: z.boolean(),
+});
+export type TaskCertification = z.infer<typeof taskCertificationSchema>;
+
 export const taskItemSchema = z.object({
   taskId: z.string(),
   /** Zero-based line of the task in its file. */
@@ -31,6 +60,8 @@ export const taskItemSchema = z.object({
   outcome: taskOutcomeSchema,
   /** The run folder of the latest outcome. */
   outcomeRun: z.string().nullable(),
+  /** Null when no verification covered the task and its row carries no certification. */
+  certification: taskCertificationSchema.nullable(),
 });
 export type TaskItem = z.infer<typeof taskItemSchema>;
 

@@ -154,7 +154,7 @@ export async function verifyTasks(items: readonly VerifyTask[], options: VerifyO
   const startedAt = isoTimestamp();
   const status = new StatusFile(layout.status, { state: 'running', command: options.command, pid: process.pid, host: hostname(), started_at: startedAt, episodes: counts() });
   await status.write();
-  await record({ kind: 'run-start', command: options.command, total: items.length, resumed });
+  await record({ kind: 'run-start', command: options.command, total: items.length, resumed, dataset: options.dataset });
   options.observer?.runStarted?.({ total: items.length, alreadyDone: resumed, toRun: toRun.length });
 
   const writer = verdictWriter(options.runDir);

@@ -1,5 +1,6 @@
 /**
- * Reading a run's `events.jsonl` as it grows, without reading it whole again: each `read` takes the
+ * Reading a run's `events.jsonl` (or another of its append-only JSON Lines files, such as a
+ * verification's `verdicts.jsonl`) as it grows, without reading it whole again: each `read` takes the
  * bytes appended since the last one. A line still being written (no newline yet) waits for the next
  * read; a file that got shorter (truncated) or was replaced by another (a new run) is read again
  * from its start, and the reader says so; a file or folder that disappeared yields nothing and says
@@ -7,6 +8,8 @@
  * stop a view.
  */
 import { open } from 'node:fs/promises';
+import { basename } from 'node:path';
+import type { z } from 'zod';
 import { runEventSchema, type RunEvent } from '../protocol/runs.js';
 import { errorMessage } from '../util/errors.js';
 
@@ -20,7 +23,31 @@ export interface TailRead {
   readonly missing: boolean;
 }
 
+/** What one read of a `JsonLinesTail` brought: the records of the lines completed since the last read. */
+export interface LinesRead<T> extends Omit<TailRead, 'events'> {
+  readonly records: T[];
+}
+
 export class EventTail {
+  private readonly lines: JsonLinesTail<RunEvent>;
+
+  constructor(readonly path: string) {
+    this.lines = new JsonLinesTail(path, runEventSchema);
+  }
+
+  /** Bytes after the last newline read so far: a line being written, or a file cut off mid-line. */
+  get partialBytes(): number {
+    return this.lines.partialBytes;
+  }
+
+  async read(): Promise<TailRead> {
+    const { records, ...rest } = await this.lines.read();
+    return { events: records, ...rest };
+  }
+}
+
+/** Any append-only JSON Lines file of a run, each complete line checked against `schema`. */
+export class JsonLinesTail<T> {
   private offset = 0;
   private line = 0;
   /** The file's inode at the last read: a new file in its place (a new run) starts over too. */
@@ -28,19 +55,26 @@ export class EventTail {
   /** Bytes of a line whose newline has not arrived yet. */
   private pending: Buffer = Buffer.alloc(0);
 
-  constructor(readonly path: string) {}
+  private readonly name: string;
+
+  constructor(
+    readonly path: string,
+    private readonly schema: z.ZodType<T>,
+  ) {
+    this.name = basename(path);
+  }
 
   /** Bytes after the last newline read so far: a line being written, or a file cut off mid-line. */
   get partialBytes(): number {
     return this.pending.length;
   }
 
-  async read(): Promise<TailRead> {
+  async read(): Promise<LinesRead<T>> {
     let handle;
     try {
       handle = await open(this.path, 'r');
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { events: [], problems: [], restarted: false, missing: true };
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: [], problems: [], restarted: false, missing: true };
       throw error;
     }
     try {
@@ -69,8 +103,8 @@ export class EventTail {
     this.pending = Buffer.alloc(0);
   }
 
-  private parse(bytes: Buffer): { events: RunEvent[]; problems: string[] } {
-    const events: RunEvent[] = [];
+  private parse(bytes: Buffer): { records: T[]; problems: string[] } {
+    const records: T[] = [];
     const problems: string[] = [];
     let start = 0;
     for (let nl = bytes.indexOf(10, start); nl >= 0; nl = bytes.indexOf(10, start)) {
@@ -82,14 +116,14 @@ export class EventTail {
       try {
         value = JSON.parse(text);
       } catch (error) {
-        problems.push(`events.jsonl:${this.line}: not JSON (${errorMessage(error)})`);
+        problems.push(`${this.name}:${this.line}: not JSON (${errorMessage(error)})`);
         continue;
       }
-      const parsed = runEventSchema.safeParse(value);
-      if (parsed.success) events.push(parsed.data);
-      else problems.push(`events.jsonl:${this.line}: ${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'not an event'}`);
+      const parsed = this.schema.safeParse(value);
+      if (parsed.success) records.push(parsed.data);
+      else problems.push(`${this.name}:${this.line}: ${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'not a valid record'}`);
     }
     this.pending = Buffer.from(bytes.subarray(start));
-    return { events, problems };
+    return { records, problems };
   }
 }

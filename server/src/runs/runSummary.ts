@@ -48,8 +48,9 @@ export function summarizeRun({ listing, root, launch, problems }: SummaryInputs)
   };
 }
 
-/** `rollout` from `gp rollout tasks.jsonl …`. */
+/** `rollout` from `gp rollout tasks.jsonl …`; `verify` from `gp dataset verify …`, whose episodes are tasks verified. */
 function kindOf(command: string | undefined): string | null {
+  if (command !== undefined && /^gp\s+dataset\s+verify(\s|$)/.test(command)) return 'verify';
   const match = command === undefined ? null : /^gp\s+(\S+)/.exec(command);
   return match?.[1] ?? null;
 }

@@ -6,6 +6,7 @@
  * reads nothing from the disk. An index keeps a few short fields per task, not the tasks.
  */
 import type { Stats } from 'node:fs';
+import type { Certification } from '../protocol/verify.js';
 import { stat } from 'node:fs/promises';
 import { DatasetCheck } from './jsonl.js';
 import { maxLineBytes, readFileLines } from './jsonlFile.js';
@@ -23,6 +24,8 @@ export interface IndexedTask {
   readonly localRepo: string | null;
   /** `sandbox.r2e_ds_json` as written: relative to the file's folder, or absolute. */
   readonly instance: string | null;
+  /** The certification a certified dataset's row carries (`gp dataset verify --out`). */
+  readonly certification: Certification | null;
 }
 
 export interface TaskFileIndex {
@@ -82,6 +85,7 @@ function indexed(line: string, at: number): IndexedTask {
     image: stringOrNull(task.sandbox.docker_image),
     localRepo: stringOrNull(task.sandbox.local_repo),
     instance: stringOrNull(task.sandbox.r2e_ds_json),
+    certification: task.certification ?? null,
   };
 }
 
