@@ -95,6 +95,13 @@ test('a run without a launch record, and a folder that is not a run, are refused
   writeFileSync(runLayout(dir).resolvedConfig, 'x: 1\n');
   assert.match((await planLaunch({ mode: 'relaunch', dir })).refused ?? '', /no launch\.json \(the run was started by an older gp\)/);
   assert.match((await planLaunch({ mode: 'resume', dir: join(root, 'datasets') })).refused ?? '', /is not a run folder/);
+  // A verification resumes by its own command, which never takes --resume.
+  const verification = join(root, 'outputs', 'verify');
+  mkdirSync(verification, { recursive: true });
+  await writeStatus(runLayout(verification).status, { state: 'interrupted', command: `gp dataset verify datasets/a.jsonl --repeat 2 --run-dir ${verification}`, pid: 1, host: 'h', started_at: '2026-11-26T00:00:00Z', episodes: { total: 2, finished: 1, resolved: 1, errored: 0 } });
+  const refused = (await planLaunch({ mode: 'resume', dir: verification })).refused ?? '';
+  assert.match(refused, /run gp dataset verify datasets\/a\.jsonl --repeat 2 --run-dir \S+ again in a terminal: tasks with a verdict are not run again/);
+  assert.doesNotMatch(refused, /--resume/);
 });
 
 test('a verification runs gp dataset verify on the file, as one argument whatever it holds, into a new folder of its own', async () => {

@@ -62,7 +62,14 @@ export async function planLaunch(spec: LaunchSpec, now: Date = new Date()): Prom
   if (run === undefined) return refused('rollout', `${dir} is not a run folder (it has neither status.json nor resolved_config.yaml).`, dir);
   const read = await readLaunchRecord(runLayout(dir).launch);
   if (!read.ok) {
-    const how = spec.mode === 'resume' ? `run its command again in a terminal with --run-dir ${dir} --resume` : 'run its command again in a terminal';
+    // A verification keeps no launch record: it resumes from its own run folder, by its own flag.
+    const verification = run.status?.command.startsWith('gp dataset verify ') === true;
+    const command = run.status?.command ?? 'gp dataset verify';
+    const how = verification
+      ? `run ${command}${command.includes(' --run-dir ') ? '' : ` --run-dir ${dir}`} again in a terminal: tasks with a verdict are not run again`
+      : spec.mode === 'resume'
+        ? `run its command again in a terminal with --run-dir ${dir} --resume`
+        : 'run its command again in a terminal';
     return refused('rollout', `${basename(dir)} cannot be ${spec.mode === 'resume' ? 'resumed' : 're-launched'} from the editor: ${read.reason}; ${how}.`, dir);
   }
   const { record } = read;
