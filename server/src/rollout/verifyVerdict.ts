@@ -2,10 +2,10 @@
  * A task's verdict from the test runs of its verification (protocol/verify.ts names the
  * statuses). Pure: the runs' grades in, the verdict's fields out.
  *
- * What SWE-bench's validation does, and what this follows: a FAIL_TO_PASS test must fail before
- * the fix and pass after it, a PASS_TO_PASS test must pass both times, and a test whose outcome
- * changes between identical runs is flaky and left out of the lists (it says nothing about the
- * patch, and would make the reward a coin toss).
+ * It follows SWE-bench's validation (docs/upstream-contracts.md#swe-bench-validation): a
+ * FAIL_TO_PASS test must fail before the fix and pass after it, a PASS_TO_PASS test must pass both
+ * times, and a test whose outcome changes between identical runs is flaky and left out of the lists
+ * (it says nothing about the patch, and would make the reward a coin toss).
  */
 import type { TestGrade } from '../protocol/testReport.js';
 import type { VerdictStatus } from '../protocol/verify.js';
