@@ -182,7 +182,9 @@ export async function repair(ctx: RepairContext, action: RepairAction): Promise<
       outcome.error = { code: applied.refused === undefined ? 'apply-failed' : 'path-outside-repo', message: `${applied.refused ?? applied.message}${rejected ? ` (${rejected})` : ''}` };
       continue;
     }
-    const run = await runTaskTests(ctx.sandbox, ctx.task, { timeoutMs: Math.min(ctx.options.limits.testTimeoutMs, remaining) });
+    // The candidate is the patch under evaluation; grading reads only that there is one, so the
+    // sandbox is not asked for a diff it would take a round trip to compute.
+    const run = await runTaskTests(ctx.sandbox, ctx.task, { timeoutMs: Math.min(ctx.options.limits.testTimeoutMs, remaining), patch: converted.diff });
     taskCommandsMs += run.record.durationMs;
     outcome.tests = summariseTests(run);
     if (outcome.tests.passed) {

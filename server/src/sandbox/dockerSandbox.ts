@@ -9,7 +9,7 @@ import type Docker from 'dockerode';
 import type { Readable } from 'node:stream';
 import type { ExecResult, SandboxSpec } from '../protocol/sandbox.js';
 import { withDeadline } from '../util/deadline.js';
-import { commandScript, describeCommand } from './commandScript.js';
+import { commandScript, describeCommand, shellQuote } from './commandScript.js';
 import { ownerLabels } from './containers.js';
 import { connectDocker } from './dockerClient.js';
 import { GitSandbox } from './gitSandbox.js';
@@ -76,6 +76,11 @@ export function containerConfig(spec: SandboxSpec, image: string): Docker.Contai
     },
   };
 }
+
+/** The largest file read through the command session (as base64, a third larger); larger ones use the archive endpoint. */
+const sessionReadLimitBytes = 16 * 1024 * 1024;
+/** The largest file written through the command session: bash reads the script byte by byte. */
+const sessionWriteLimitBytes = 256 * 1024;
 
 export class DockerSandbox extends GitSandbox implements Sandbox {
   readonly backend = 'docker' as const;
@@ -221,8 +226,22 @@ export class DockerSandbox extends GitSandbox implements Sandbox {
     return new SandboxError(`The command session of ${this.name} ended while running ${what} (${error.message}); the next command opens a new one.`, 'io');
   }
 
+  /**
+   * A regular file is read through the command session as base64 (one round trip, a few ms),
+   * since Docker's archive endpoint costs about 45 ms a call and a repair step reads every file a
+   * candidate changes. Anything else (a missing file, a directory, a link, a file too large for
+   * one command's output, an image without base64) goes through the archive endpoint, which says
+   * precisely what is there.
+   */
   async readFile(path: string): Promise<Buffer> {
     const full = this.resolve(path);
+    const read = await this.exec(['sh', '-c', 'test -f "$1" && test ! -L "$1" || exit 3; exec base64 -w 0 -- "$1"', 'sh', full], { maxOutputBytes: sessionReadLimitBytes, timeoutMs: 60_000 });
+    if (read.exitCode === 0 && !read.truncated) return Buffer.from(read.stdout, 'base64');
+    if (read.exitCode === 3 && (await this.exec(['test', '-e', full])).exitCode !== 0) throw new SandboxError(`No such file or directory in sandbox ${this.name}: ${full}`, 'io');
+    return this.readFileArchive(full);
+  }
+
+  private async readFileArchive(full: string): Promise<Buffer> {
     const stream = await this.archive(full);
     const files = await extractFiles(stream, { maxFileBytes: Number.POSITIVE_INFINITY, include: () => true, stripFirst: false });
     const file = files[0];
@@ -230,8 +249,34 @@ export class DockerSandbox extends GitSandbox implements Sandbox {
     return file.content;
   }
 
+  /**
+   * A small file (a patch, a preimage) is written through the command session as base64 decoded
+   * in place, for the same reason reads are; the text goes to bash's `read`, never to a program's
+   * arguments, so no argument limit applies. Larger files go through the archive endpoint.
+   */
   async writeFile(path: string, content: Buffer | string, mode = 0o644): Promise<void> {
+    const bytes = Buffer.from(content);
     const full = this.resolve(path);
+    if (bytes.length <= sessionWriteLimitBytes) {
+      const dir = shellQuote(posix.dirname(full));
+      const file = shellQuote(full);
+      // A link or file already there is replaced, not written through, as the archive endpoint
+      // replaces it. The tests are bash builtins, so the usual case starts one program, base64.
+      // A file made by a redirection never gets execute or special bits; those need chmod.
+      const steps = [
+        `{ [ -d ${dir} ] || mkdir -p -- ${dir}; }`,
+        `{ { [ ! -e ${file} ] && [ ! -L ${file} ]; } || rm -f -- ${file}; }`,
+        `{ umask ${(0o777 & ~mode).toString(8)}; printf '%s' ${shellQuote(bytes.toString('base64'))} | base64 -d > ${file}; }`,
+        ...((mode & 0o7111) === 0 ? [] : [`chmod ${(mode & 0o7777).toString(8)} -- ${file}`]),
+      ];
+      const script = steps.join(' && ');
+      const written = await this.exec(script, { timeoutMs: 60_000 });
+      if (written.exitCode === 0) return;
+    }
+    await this.writeFileArchive(full, bytes, mode);
+  }
+
+  private async writeFileArchive(full: string, content: Buffer, mode: number): Promise<void> {
     const tar = await packFiles([{ name: posix.basename(full), content: Buffer.from(content), mode }]);
     try {
       await this.container.putArchive(tar, { path: posix.dirname(full) });

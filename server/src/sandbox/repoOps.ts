@@ -4,7 +4,7 @@
  * so the docker and local backends behave the same by construction.
  */
 import type { ExecResult, PatchResult, RejectedHunk, SandboxSpec } from '../protocol/sandbox.js';
-import { describeCommand } from './commandScript.js';
+import { describeCommand, shellQuote } from './commandScript.js';
 import { patchPaths } from './patchPaths.js';
 import { SandboxError, type Command, type ExecOptions } from './sandbox.js';
 
@@ -123,27 +123,27 @@ export async function applyPatch(host: RepoHost, diff: string): Promise<PatchRes
   const zeroContext = hasZeroContextHunk(diff) ? ['--unidiff-zero'] : [];
   const file = host.scratchPath(`patch-${Date.now()}-${Math.random().toString(36).slice(2)}.diff`);
   await host.writeFile(file, diff.endsWith('\n') ? diff : `${diff}\n`);
-  try {
-    const check = await git(host, ['apply', '--check', '--verbose', '--whitespace=nowarn', ...zeroContext, file]);
-    if (check.exitCode !== 0) {
-      const rejected = rejectedHunks(check.stderr);
-      const names = rejected.map((r) => (r.line === undefined ? `${r.path} (${r.message})` : `${r.path}:${r.line}`));
-      return {
-        applied: false,
-        files: paths,
-        rejected,
-        message: `The patch does not apply${names.length ? `: ${names.join(', ')}` : ''}. Nothing was changed.${rejected.length ? '' : ` git said: ${check.stderr.trim()}`}`,
-      };
-    }
-    // `git apply` without --reject is atomic: it changes nothing unless every hunk applies.
-    const apply = await git(host, ['apply', '--whitespace=nowarn', ...zeroContext, file]);
-    if (apply.exitCode !== 0) {
-      return { applied: false, files: paths, rejected: rejectedHunks(apply.stderr), message: `git apply failed after its check passed: ${apply.stderr.trim()}` };
-    }
-    return { applied: true, files: paths, rejected: [], message: `Applied to ${paths.join(', ')}.` };
-  } finally {
-    await host.exec(['rm', '-f', file]).catch(() => undefined);
+  // Check, apply and remove in one command: each round trip to the sandbox costs a few ms, and a
+  // repair applies a patch per candidate. Exit 10 means the check failed (its stderr says why);
+  // `git apply` without --reject is atomic: it changes nothing unless every hunk applies.
+  const gitArgs = ['git', '-c', 'core.quotePath=false', 'apply', '--whitespace=nowarn', ...zeroContext].map(shellQuote).join(' ');
+  const quoted = shellQuote(file);
+  const script = `${gitArgs} --check --verbose ${quoted} || { rm -f -- ${quoted}; exit 10; }; ${gitArgs} ${quoted}; rc=$?; rm -f -- ${quoted}; exit $rc`;
+  const result = await host.exec(script);
+  if (result.exitCode === 10) {
+    const rejected = rejectedHunks(result.stderr);
+    const names = rejected.map((r) => (r.line === undefined ? `${r.path} (${r.message})` : `${r.path}:${r.line}`));
+    return {
+      applied: false,
+      files: paths,
+      rejected,
+      message: `The patch does not apply${names.length ? `: ${names.join(', ')}` : ''}. Nothing was changed.${rejected.length ? '' : ` git said: ${result.stderr.trim()}`}`,
+    };
   }
+  if (result.exitCode !== 0) {
+    return { applied: false, files: paths, rejected: rejectedHunks(result.stderr), message: `git apply failed after its check passed: ${result.stderr.trim()}` };
+  }
+  return { applied: true, files: paths, rejected: [], message: `Applied to ${paths.join(', ')}.` };
 }
 
 /**
@@ -151,20 +151,15 @@ export async function applyPatch(host: RepoHost, diff: string): Promise<PatchRes
  * repository's own index: a throwaway index is filled from the working tree and compared.
  */
 export async function diffSinceBase(host: RepoHost, base: string): Promise<string> {
-  const index = host.scratchPath(`index-${Date.now()}-${Math.random().toString(36).slice(2)}`);
-  const env = { GIT_INDEX_FILE: index };
-  try {
-    for (const args of [['read-tree', base], ['add', '-A']]) {
-      const r = await git(host, args, { env });
-      if (r.exitCode !== 0) throw failure('Computing the diff', ['git', ...args], r);
-    }
-    const args = ['diff', '--cached', '--binary', '--no-color', '--no-ext-diff', base];
-    const r = await git(host, args, { env, maxOutputBytes: bigOutput });
-    if (r.exitCode !== 0) throw failure('Computing the diff', ['git', ...args], r);
-    return r.stdout;
-  } finally {
-    await host.exec(['rm', '-f', index]).catch(() => undefined);
-  }
+  const index = shellQuote(host.scratchPath(`index-${Date.now()}-${Math.random().toString(36).slice(2)}`));
+  const git = `git -c core.quotePath=false`;
+  // One command for the three git steps and the clean-up (a round trip each would cost more than
+  // the work); a failing step says which on stderr and exits with its own code.
+  const steps = [`read-tree ${shellQuote(base)}`, 'add -A'].map((step) => `${git} ${step} || { rc=$?; echo "graph-planner: git ${step} failed" >&2; rm -f -- ${index}; exit $rc; }`);
+  const script = [`export GIT_INDEX_FILE=${index}`, ...steps, `${git} diff --cached --binary --no-color --no-ext-diff ${shellQuote(base)}; rc=$?; rm -f -- ${index}; exit $rc`].join('\n');
+  const r = await host.exec(script, { maxOutputBytes: bigOutput });
+  if (r.exitCode !== 0) throw failure('Computing the diff', ['git', 'diff', base], r);
+  return r.stdout;
 }
 
 /**
@@ -173,8 +168,7 @@ export async function diffSinceBase(host: RepoHost, base: string): Promise<strin
  * compiled extensions) are ignored files the tests need.
  */
 export async function resetToBase(host: RepoHost, base: string): Promise<void> {
-  for (const args of [['reset', '--hard', '-q', base], ['clean', '-fdq']]) {
-    const r = await git(host, args);
-    if (r.exitCode !== 0) throw failure('Resetting the repository', ['git', ...args], r);
-  }
+  const git = 'git -c core.quotePath=false';
+  const r = await host.exec(`${git} reset --hard -q ${shellQuote(base)} && ${git} clean -fdq`);
+  if (r.exitCode !== 0) throw failure('Resetting the repository', ['git', 'reset', '--hard', base, '&&', 'git', 'clean', '-fdq'], r);
 }
