@@ -153,7 +153,17 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
       const run = await newRun(s, 'long-rollout', before);
       await showView(s.page, 'Runs');
       await waitForRow(s.page, 'Runs', `${run} running with an episode finished`, (r) => r.label === run && /^running .*[1-9]\d*\/45/.test(r.description));
-      await clickInlineAction(s.page, 'Runs', run, 'Stop Run');
+      // The row is drawn again as each episode ends, so a hover-action click can land on a row
+      // that was just replaced; click until the server's answer says the interrupt was sent.
+      await waitFor(
+        'Stop Run to be acknowledged',
+        async () => {
+          await clickInlineAction(s.page, 'Runs', run, 'Stop Run').catch(() => undefined);
+          const sent = await waitForNotification(s.page, 'the stop to be sent', new RegExp(`Sent Ctrl-C to ${run}`), { timeoutMs: 10_000 }).catch(() => undefined);
+          return sent !== undefined ? done(sent) : pending(`no answer to Stop Run yet; the run is ${statusOf(s, run).state}`);
+        },
+        { timeoutMs: 40_000 },
+      );
       await waitForRow(s.page, 'Runs', `${run} interrupted`, (r) => r.label === run && r.description.startsWith('interrupted'));
       const stopped = statusOf(s, run);
       assert.equal(stopped.state, 'interrupted', 'status.json says interrupted');
