@@ -9,3 +9,4 @@ export { runTraining, trainerArgv, trainPaths, type TrainRunOptions, type TrainR
 export { languageModelFile, modelSmoke, smokeConfig, smokeLengths, smokePolicies, smokeSettings, type SmokePolicy, type SmokeSettings } from './smoke.js';
 export { adapterDir, cliCommand, trainerPython, trainerVenv, visibleGpus } from './trainerEnvironment.js';
 export { runRayEval, type RayEvalOptions, type RayEvalResult } from './rayEval.js';
+export { chooseHost, clusterSlots, type HostState, type RouteChoice, type RouteRequest } from './hostRouting.js';
