@@ -3,6 +3,7 @@
  * folder with a `status.json` or a `resolved_config.yaml`, with its status when it has a valid one.
  * A run whose status says `running` but whose process is gone (on this host) is reported as such.
  */
+import { errorMessage } from '../util/errors.js';
 import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { hostname } from 'node:os';
@@ -61,4 +62,20 @@ export async function readRun(dir: string): Promise<RunListing | undefined> {
     stale: status !== undefined && status.state === 'running' && !statusIsLive(status),
     hasReport: existsSync(layout.report),
   };
+}
+
+/**
+ * The runs under several roots (the Tasks view follows every run root), and a problem per root
+ * that could not be listed: one unreadable root does not hide the others.
+ */
+export async function listRunsUnder(roots: readonly string[], problems: string[]): Promise<RunListing[]> {
+  const out: RunListing[] = [];
+  for (const root of roots) {
+    try {
+      out.push(...(await listRuns(root)));
+    } catch (error) {
+      problems.push(`${root}: ${errorMessage(error)}`);
+    }
+  }
+  return out;
 }

@@ -7,7 +7,7 @@ export { EventLog, readEvents, type RunEventInput } from './events.js';
 export { TrajectoryWriter, parseTrajectory, readTrajectory, type TrajectoryRead } from './trajectory.js';
 export { writeReport, readReport } from './report.js';
 export { recordTestRun, writeInstanceReport, type TestRunOutput } from './testRuns.js';
-export { listRuns, readRun, statusIsLive, type RunListing } from './discover.js';
+export { listRuns, listRunsUnder, readRun, statusIsLive, type RunListing } from './discover.js';
 export { effectiveState, findRun, removeRun, stopRun, type FoundRun, type RemoveResult, type StopResult } from './control.js';
 export { EventTail, JsonLinesTail, type LinesRead, type TailRead } from './eventTail.js';
 export { readLaunchRecord, withoutConfigFlags, withoutRunFolderFlags, writeLaunchRecord, type LaunchRecordRead } from './launchRecord.js';

@@ -16,7 +16,7 @@ import { runEventSchema } from '../protocol/runs.js';
 import type { TaskCertification } from '../protocol/tasksView.js';
 import { taskVerdictSchema, verificationSummarySchema, type Certification, type TaskVerdict } from '../protocol/verify.js';
 import { errorMessage } from '../util/errors.js';
-import { listRuns } from './discover.js';
+import { listRunsUnder } from './discover.js';
 import { JsonLinesTail } from './eventTail.js';
 import { runLayout } from './layout.js';
 import type { OutcomesRefresh } from './taskOutcomes.js';
@@ -62,21 +62,12 @@ export class TaskCertifications {
     const problems: string[] = [];
     const seen = new Set<string>();
     let changed = false;
-    for (const root of roots) {
-      let listed;
-      try {
-        listed = await listRuns(root);
-      } catch (error) {
-        problems.push(`${root}: ${errorMessage(error)}`);
-        continue;
-      }
-      for (const { dir, status, stale } of listed) {
-        // A run without verdicts is no verification, or one whose first task has not ended: nothing to show yet.
-        if (!existsSync(runLayout(dir).verdicts)) continue;
-        seen.add(dir);
-        const read = await this.readRun(dir, status?.state === 'running' && !stale, problems);
-        changed ||= read;
-      }
+    for (const { dir, status, stale } of await listRunsUnder(roots, problems)) {
+      // A run without verdicts is no verification, or one whose first task has not ended: nothing to show yet.
+      if (!existsSync(runLayout(dir).verdicts)) continue;
+      seen.add(dir);
+      const read = await this.readRun(dir, status?.state === 'running' && !stale, problems);
+      changed ||= read;
     }
     for (const dir of [...this.runs.keys()]) {
       if (seen.has(dir)) continue;

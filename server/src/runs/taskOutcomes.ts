@@ -8,7 +8,7 @@
 import type { TaskOutcome } from '../protocol/tasksView.js';
 import type { RunEvent } from '../protocol/runs.js';
 import { errorMessage } from '../util/errors.js';
-import { listRuns } from './discover.js';
+import { listRunsUnder } from './discover.js';
 import { EventTail } from './eventTail.js';
 import { runLayout } from './layout.js';
 
@@ -54,19 +54,10 @@ export class TaskOutcomes {
     const problems: string[] = [];
     const seen = new Set<string>();
     let changed = false;
-    for (const root of roots) {
-      let listed;
-      try {
-        listed = await listRuns(root);
-      } catch (error) {
-        problems.push(`${root}: ${errorMessage(error)}`);
-        continue;
-      }
-      for (const { dir } of listed) {
-        seen.add(dir);
-        const read = await this.readRun(dir, problems);
-        changed ||= read;
-      }
+    for (const { dir } of await listRunsUnder(roots, problems)) {
+      seen.add(dir);
+      const read = await this.readRun(dir, problems);
+      changed ||= read;
     }
     for (const dir of [...this.runs.keys()]) {
       if (seen.has(dir)) continue;
