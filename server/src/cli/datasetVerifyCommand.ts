@@ -10,7 +10,7 @@ import { mkdir } from 'node:fs/promises';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { parseConfigFlags } from '../config/index.js';
 import { defaultGoldFile, readGoldPatches, writeCertifiedDataset } from '../datasets/index.js';
-import { loadConfig, planRunFolder, moveRunFolder, sandboxOptionsFromConfig, writeResolvedConfig } from '../launch/index.js';
+import { planRunFolder, moveRunFolder, sandboxOptionsFromConfig, writeResolvedConfig } from '../launch/index.js';
 import type { TaskVerdict } from '../protocol/verify.js';
 import { verifyTasks, type VerifyTask } from '../rollout/index.js';
 import { RunLock } from '../runs/index.js';
@@ -18,6 +18,7 @@ import { openSandbox, sandboxSpecForTask } from '../sandbox/index.js';
 import { loadTasks } from '../tasks/index.js';
 import { ioFailure, ioFailureAdvice } from '../util/ioFailure.js';
 import { parseCommandArgs, usageError } from './args.js';
+import { loadTestCommandConfig } from './testCommandConfig.js';
 import { installInterrupt } from './interrupt.js';
 import { intFlag, plural, type Io } from './output.js';
 
@@ -71,19 +72,10 @@ export async function datasetVerify(argv: readonly string[], io: Io, cwd: string
   if (values.config !== undefined && configFlags.flags.configFile !== undefined) errors.push('give the config once, with --config or --config-file.');
   if (errors.length > 0 || file === undefined) return usageError(command, io, errors);
 
-  const flags = values.backend === undefined ? configFlags.flags : { ...configFlags.flags, overrides: [...configFlags.flags.overrides, { flag: `--backend ${values.backend}`, path: ['sandbox', 'backend'], value: values.backend }] };
   const configFile = values.config ?? configFlags.flags.configFile;
-  const configLoad = await loadConfig({ file: configFile, flags, cwd, disk: configFile !== undefined });
-  if (configLoad.kind === 'unreadable') {
-    io.err(`${configLoad.file}: ${configLoad.message}.`);
-    return 2;
-  }
-  const config = configLoad.resolution.config;
-  for (const f of configLoad.resolution.findings.filter((x) => x.severity === 'error')) io.err(`${configFile ?? 'gp dataset verify'}: ${f.message}`);
-  if (configLoad.resolution.verdict === 'errors' || config === undefined) {
-    io.err('gp dataset verify: the config has errors; nothing was verified.');
-    return 2;
-  }
+  const loadedConfig = await loadTestCommandConfig({ command: 'gp dataset verify', flags: configFlags.flags, config: values.config, backend: values.backend, cwd, nothingDone: 'nothing was verified' }, io);
+  if (typeof loadedConfig === 'number') return loadedConfig;
+  const { config } = loadedConfig;
 
   const path = resolve(cwd, file);
   if (!existsSync(path)) {
@@ -114,7 +106,7 @@ export async function datasetVerify(argv: readonly string[], io: Io, cwd: string
     return 1;
   }
 
-  const planned = planRunFolder(config, { command: 'verify', now: new Date(), commandLine: ['gp', 'dataset', 'verify', ...argv].join(' '), ignored: configLoad.resolution.ignored ?? [] });
+  const planned = planRunFolder(config, { command: 'verify', now: new Date(), commandLine: ['gp', 'dataset', 'verify', ...argv].join(' '), ignored: loadedConfig.ignored });
   const run = values['run-dir'] === undefined ? planned : moveRunFolder(planned, resolve(cwd, values['run-dir']));
   const parallel = parallelFlag ?? config.rollout.parallel;
   const options = sandboxOptionsFromConfig(config.sandbox, run.name);

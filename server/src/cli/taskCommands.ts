@@ -7,14 +7,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { parseConfigFlags } from '../config/index.js';
-import { loadConfig, sandboxOptionsFromConfig } from '../launch/index.js';
+import { sandboxOptionsFromConfig } from '../launch/index.js';
 import { backendChoiceOf, openSandbox, sandboxSpecForTask, SandboxError, type Sandbox } from '../sandbox/index.js';
 import { BackendTally } from '../rollout/index.js';
 import { backendLine, fallbackNotice } from './rolloutSummary.js';
 import { loadTasks } from '../tasks/index.js';
 import { recordTestRun, runLayout, writeInstanceReport } from '../runs/index.js';
 import { gradeInstance, gradePassed, runTaskTests, type TestRun } from '../testing/index.js';
-import { printConfigFindings } from './configFindings.js';
+import { loadTestCommandConfig } from './testCommandConfig.js';
 import { compactUtcStamp } from '../util/time.js';
 import { parseCommandArgs, usageError } from './args.js';
 import { installInterrupt } from './interrupt.js';
@@ -76,21 +76,9 @@ export async function taskTest(args: readonly string[], io: Io, cwd: string): Pr
   if (timeout !== undefined && !(timeout > 0)) errors.push('--timeout needs a positive number of seconds.');
   if (values.config !== undefined && configFlags.flags.configFile !== undefined) errors.push('give the config once, with --config or --config-file.');
   if (errors.length > 0 || file === undefined) return usageError(command, io, errors);
-  // `--backend` is an override of `sandbox.backend`, checked by the config schema like any other.
-  const flags = values.backend === undefined ? configFlags.flags : { ...configFlags.flags, overrides: [...configFlags.flags.overrides, { flag: `--backend ${values.backend}`, path: ['sandbox', 'backend'], value: values.backend }] };
-  const configFile = values.config ?? configFlags.flags.configFile;
-  // Without a YAML the defaults' placeholder paths are not worth a disk check (as in gp rollout).
-  const configLoad = await loadConfig({ file: configFile, flags, cwd, disk: configFile !== undefined });
-  if (configLoad.kind === 'unreadable') {
-    io.err(`${configLoad.file}: ${configLoad.message}.`);
-    return 2;
-  }
-  printConfigFindings(configFile ?? 'gp task test', configLoad.resolution, io);
-  const config = configLoad.resolution.config;
-  if (configLoad.resolution.verdict === 'errors' || config === undefined) {
-    io.err('gp task test: the config has errors; no task was run.');
-    return 2;
-  }
+  const loadedConfig = await loadTestCommandConfig({ command: 'gp task test', flags: configFlags.flags, config: values.config, backend: values.backend, cwd, nothingDone: 'no task was run' }, io);
+  if (typeof loadedConfig === 'number') return loadedConfig;
+  const { config } = loadedConfig;
   const patch = values.patch === undefined ? null : readFileSync(resolve(cwd, values.patch), 'utf8');
   const path = resolve(cwd, file);
   if (!existsSync(path)) {
