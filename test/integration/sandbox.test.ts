@@ -235,6 +235,24 @@ describe('docker backend only', () => {
     assert.match(net.stderr, /Network is unreachable|OSError/);
   });
 
+  test('files go through the command session byte for byte, with their mode, a link replaced rather than written through, a large file through the archive endpoint, and a missing file named', async () => {
+    const sb = await open('docker');
+    const bytes = Buffer.from(Array.from({ length: 512 }, (_, i) => i % 256));
+    await sb.writeFile('bin/tool', bytes, 0o755);
+    assert.deepEqual(await sb.readFile('bin/tool'), bytes);
+    assert.equal((await sb.exec(['stat', '-c', '%a', 'bin/tool'])).stdout.trim(), '755');
+    await sb.writeFile('plain.txt', 'text\n');
+    assert.equal((await sb.exec(['stat', '-c', '%a', 'plain.txt'])).stdout.trim(), '644');
+    await sb.exec(['ln', '-s', '/tmp/link-target', 'link.txt']);
+    await sb.writeFile('link.txt', 'not through the link\n');
+    assert.equal((await sb.exec(['test', '-e', '/tmp/link-target'])).exitCode, 1, 'the link target was not written');
+    assert.equal((await sb.exec(['test', '-L', 'link.txt'])).exitCode, 1, 'the link was replaced by a file');
+    const large = Buffer.alloc(300 * 1024, 'x');
+    await sb.writeFile('large.txt', large);
+    assert.deepEqual(await sb.readFile('large.txt'), large);
+    await assert.rejects(sb.readFile('no/such/file'), /No such file or directory in sandbox/);
+  });
+
   test('mounts host folders read-only or read-write as the task says', async () => {
     const host = await mkdtemp(join(tmpdir(), 'gp-mount-'));
     try {
