@@ -14,6 +14,10 @@ import { modelCallSchema, modelSummarySchema, modelUsageSchema } from './modelUs
 export const trajectorySchemaVersion = 1;
 
 /** The first line of a trajectory: what is being attempted, by whom, under which limits. */
+/** Which sandbox host ran an episode: the host's id and the Ray node it runs on (issue 22). */
+export const sandboxHostRefSchema = z.object({ id: z.string(), node: z.string() });
+export type SandboxHostRef = z.infer<typeof sandboxHostRefSchema>;
+
 export const trajectoryStartSchema = z.object({
   type: z.literal('start'),
   schema_version: z.literal(trajectorySchemaVersion),
@@ -25,6 +29,8 @@ export const trajectoryStartSchema = z.object({
   backend_fallback: backendFallbackSchema.optional(),
   /** The task's Docker image, when it names one (the sandbox ran from it on the docker backend). */
   image: z.string().optional(),
+  /** The sandbox host of a Ray cluster that ran the episode (docs/sandbox-hosts.md): its id and its Ray node. Absent for an episode run in the launching process. */
+  sandbox_host: sandboxHostRefSchema.optional(),
   /** The effective step limit: min(task.max_steps, env.max_steps) (ARCHITECTURE.md §4.5). */
   max_steps: z.number().int().min(1),
   rewards: z.object({
@@ -146,7 +152,7 @@ export const runEventSchema = z.discriminatedUnion('kind', [
     /** A verification's dataset file (absolute), so a reader knows which file its verdicts are about before `verification.json` exists. */
     dataset: z.string().optional(),
   }),
-  z.object({ ts: z.string(), kind: z.literal('episode-start'), episode_id: z.string(), task_id: z.string() }),
+  z.object({ ts: z.string(), kind: z.literal('episode-start'), episode_id: z.string(), task_id: z.string(), sandbox_host: sandboxHostRefSchema.optional() }),
   z.object({
     ts: z.string(),
     kind: z.literal('episode-end'),

@@ -17,6 +17,8 @@ export const sandboxLabels = {
   pid: 'graph-planner.pid',
   host: 'graph-planner.host',
   created: 'graph-planner.created',
+  /** The Ray node whose sandbox host made the container (issue 22); absent outside a Ray cluster's hosts. */
+  node: 'graph-planner.node',
 } as const;
 
 /** Backends a sandbox can be opened with; `auto` picks docker when the daemon answers. */
@@ -182,6 +184,8 @@ export const containerInfoSchema = z.object({
   task: z.string(),
   pid: z.number().int().nullable(),
   host: z.string(),
+  /** The Ray node whose sandbox host made it (its `graph-planner.node` label); absent for a container made outside a cluster's hosts. */
+  node: z.string().optional(),
   created: z.string(),
   /** Whether the process that created it still runs on this host. */
   ownerAlive: z.boolean(),

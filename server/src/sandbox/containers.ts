@@ -11,13 +11,14 @@ import { dockerErrorMessage } from './images/imageError.js';
 import { isoTimestamp } from '../util/time.js';
 
 /** The labels a sandbox backend puts on a container it creates for `task` of `run`. */
-export function ownerLabels(run: string, task: string, now: Date = new Date()): Record<string, string> {
+export function ownerLabels(run: string, task: string, now: Date = new Date(), node?: string): Record<string, string> {
   return {
     [sandboxLabels.run]: run,
     [sandboxLabels.task]: task,
     [sandboxLabels.pid]: String(process.pid),
     [sandboxLabels.host]: hostname(),
     [sandboxLabels.created]: isoTimestamp(now),
+    ...(node === undefined ? {} : { [sandboxLabels.node]: node }),
   };
 }
 
@@ -69,6 +70,7 @@ export function toContainerInfo(c: Docker.ContainerInfo, foreignHostsDead = fals
     task: labels[sandboxLabels.task] ?? '',
     pid,
     host,
+    ...(labels[sandboxLabels.node] === undefined ? {} : { node: labels[sandboxLabels.node] }),
     created: labels[sandboxLabels.created] ?? isoTimestamp(new Date(c.Created * 1000)),
     ownerAlive: ownerAlive(pid, host, foreignHostsDead),
   };
