@@ -58,6 +58,18 @@ class ServiceAddress:
         return ServiceAddress(url=data["url"].rstrip("/"), token=data["token"])
 
 
+def worker_node() -> Optional[str]:
+    """The Ray node this process runs on, so the front door can keep its episodes on that node's sandbox host; None outside Ray."""
+    try:
+        import ray
+
+        if not ray.is_initialized():
+            return None
+        return ray.get_runtime_context().get_node_id()
+    except Exception:  # noqa: BLE001 - no Ray, or no runtime context: the service counts without it
+        return None
+
+
 def _segment(episode_id: str) -> str:
     """An episode id as one path segment: ``/``, ``?``, ``%`` and the rest percent-encoded."""
     return urllib.parse.quote(episode_id, safe="")
@@ -105,6 +117,9 @@ class EnvServiceClient:
         body: dict[str, Any] = {"client_key": client_key, "task_id": task_id}
         if group_id:
             body["group_id"] = group_id[:200]
+        node = worker_node()
+        if node:
+            body["worker_node"] = node[:200]
         return await self._call("POST", "/episodes", body)
 
     async def step(self, episode_id: str, turn: int, reply: str) -> dict[str, Any]:

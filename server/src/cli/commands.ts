@@ -22,6 +22,7 @@ import { taskTest, taskTestUsage } from './taskCommands.js';
 import { trajectoryExport, trajectoryExportUsage, trajectoryShow, trajectoryShowUsage } from './trajectoryCommands.js';
 import { trajectoryReplay, trajectoryReplayUsage } from './replayCommand.js';
 import { trainCommand, trainUsage } from './trainCommand.js';
+import { sandboxHostCommand, sandboxHostUsage } from './sandboxHostCommand.js';
 import { runsList, runsListUsage, runsRm, runsRmUsage, runsShow, runsShowUsage, runsStop, runsStopUsage } from './runsCommands.js';
 
 /** The version `gp --version` prints and exports record. */
@@ -89,6 +90,8 @@ export const commands: readonly Command[] = [
   { noun: 'eval', verb: undefined, usage: rolloutUsageOf('eval').usage, configFlags: true, run: (argv, ctx) => rolloutCommand('eval', argv, ctx.io, ctx.cwd) },
   // gp train installs its own Ctrl-C handling: the first stops the trainer and closes the episodes.
   { noun: 'train', verb: undefined, usage: trainUsage, configFlags: true, run: (argv, ctx) => trainCommand(argv, ctx.io, ctx.cwd) },
+  // A sandbox host stops when its standard input closes or on SIGTERM/SIGINT, and cleans up first.
+  { noun: 'sandbox', verb: 'host', usage: sandboxHostUsage, run: (argv, ctx) => sandboxHostCommand(argv, ctx.io) },
   { noun: 'model', verb: 'serve', usage: modelServeUsage, interruptible: true, run: (argv, ctx) => modelServe(argv, ctx.io, ctx.signal) },
   { noun: 'containers', verb: 'list', usage: containersListUsage, run: (argv, ctx) => containersList(argv, ctx.io) },
   { noun: 'containers', verb: 'reap', usage: containersReapUsage, run: (argv, ctx) => containersReap(argv, ctx.io) },

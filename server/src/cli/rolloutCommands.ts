@@ -9,7 +9,8 @@ import { resolve } from 'node:path';
 import { parseConfigFlags } from '../config/index.js';
 import { checkAgentConfig, containerReaper, embeddedLine, episodeDepsFromConfig, loadConfig, loadPlannerPrompt, startModelServers, type ModelServers, type ModelSetup, type PlannerPrompt, loadRolloutTasks, moveRunFolder, newestUnfinishedRun, planRunFolder, rolloutFlagOverrides, rolloutOptions, writeResolvedConfig, type RunFolder } from '../launch/index.js';
 import { planEpisodes, runRollout, type EpisodeDeps, type PlannedTask, type RolloutResult } from '../rollout/index.js';
-import { adapterDir, cliCommand, runRayEval, trainerPython } from '../trainer/index.js';
+import { adapterDir, cliCommand, hostEpisodeRunner, startSandboxHosts, trainerPython, type SandboxHosts } from '../trainer/index.js';
+import { LineAppender } from '../util/appendLines.js';
 import { RunLock, runLayout, withoutRunFolderFlags, writeLaunchRecord } from '../runs/index.js';
 import { mkdir } from 'node:fs/promises';
 import { ioFailure, ioFailureAdvice } from '../util/ioFailure.js';
@@ -46,14 +47,15 @@ export const rolloutUsage = `gp rollout FILE... ${flagsLine}
       the rule agent take a step whose reply did not parse; its steps and the resolved episodes
       that needed it are counted apart ("resolved by the model alone: N").
   gp eval FILE... ${flagsLine}
-             ${runLine} [--ray ADDRESS [--shards N]]
+             ${runLine} [--ray ADDRESS]
       A rollout with one attempt per task that ends with a SWE-bench-style summary (resolved
       rate, per-task outcome, why each unresolved task failed) and reports/<task>/report.json.
       Exit 1 when a task could not run (its sandbox did not open), so a rate over fewer tasks
       never passes for the evaluation's.
-      --ray runs it as one Ray job on that cluster (dashboard HOST:PORT): the tasks are split
-      into one shard per node (or N), each node runs gp eval on its shard with its own Docker,
-      and the shards are merged into this run. The run folder must be on storage every node sees.`;
+      --ray runs its episodes on that Ray cluster (dashboard HOST:PORT): a sandbox host on every
+      node that offers gp_sandbox_slots runs them with its own Docker, rollout.parallel at once
+      over all hosts, and their records come back into this run (docs/sandbox-hosts.md). An
+      episode whose host is lost runs again on another host once; --resume works as for a local run.`;
 
 /** The part of `rolloutUsage` about one of its two commands: its help and its usage errors. */
 export function rolloutUsageOf(command: RolloutCommand): CommandUsage {
@@ -93,7 +95,6 @@ interface Parsed {
   readonly resume: boolean;
   readonly json: boolean;
   readonly ray: string | undefined;
-  readonly shards: number | undefined;
 }
 
 /** Parses the arguments; undefined after printing the usage error. */
@@ -111,10 +112,7 @@ function parseRolloutArgs(command: RolloutCommand, argv: readonly string[], io: 
   if (command === 'eval' && v.attempts !== undefined) errors.push('eval runs one attempt per task; use gp rollout --attempts N for more.');
   const extra = rolloutFlagOverrides(v, errors);
   const limit = intFlag('--limit', v.limit, errors);
-  const shards = intFlag('--shards', v.shards, errors);
   if (v.ray !== undefined && command !== 'eval') errors.push('--ray is for gp eval; gp train --ray trains on a cluster.');
-  if (v.shards !== undefined && v.ray === undefined) errors.push('--shards needs --ray ADDRESS.');
-  if (v.ray !== undefined && v.resume === true) errors.push('a sharded evaluation cannot be resumed yet; run it again.');
   if (errors.length > 0) {
     usageError(usage, io, errors);
     return undefined;
@@ -129,7 +127,6 @@ function parseRolloutArgs(command: RolloutCommand, argv: readonly string[], io: 
     resume: v.resume === true,
     json: v.json === true,
     ray: v.ray,
-    shards,
   };
 }
 
@@ -264,7 +261,6 @@ async function lockedRollout(command: RolloutCommand, argv: readonly string[], p
   await writeLaunchRecord(run.layout.launch, { command, args: [...argv], cwd, agent: run.config.rollout.agent, written_at: isoTimestamp(new Date()) });
   const say = p.json ? io.err : io.out;
   say(`run dir: ${displayPath(run.dir, cwd)}`);
-  if (p.ray !== undefined) return shardedEval(run, tasks, p, argv, io, cwd, runtime);
 
   const config = run.config;
   const attempts = command === 'eval' ? 1 : config.rollout.attempts;
@@ -284,7 +280,12 @@ async function lockedRollout(command: RolloutCommand, argv: readonly string[], p
     },
   );
   let result: RolloutResult;
+  let hosts: SandboxHosts | undefined;
   try {
+    if (p.ray !== undefined) {
+      hosts = await startHostsFor(p.ray, run, tasks, controller.signal, io);
+      if (hosts === undefined) return 1;
+    }
     result = await runRollout(episodes, {
       runDir: run.dir,
       runName: run.name,
@@ -295,12 +296,14 @@ async function lockedRollout(command: RolloutCommand, argv: readonly string[], p
       parallel: config.rollout.parallel,
       signal: controller.signal,
       deps,
+      ...(hosts === undefined ? {} : { runEpisode: hostEpisodeRunner(hosts.pool, { runDir: run.dir, retries: 1 }) }),
       observer: progress,
       ...(reaper === undefined ? {} : { reapContainers: reaper }),
     });
   } finally {
     progress.stop();
     removeHandlers();
+    await hosts?.stop();
   }
   for (const w of result.warnings) io.err(`warning: ${w}`);
   printSummary(command, result, run.dir, p.json, io, cwd);
@@ -338,58 +341,39 @@ function printSummary(command: RolloutCommand, result: RolloutResult, runDir: st
   io.out(`run dir: ${displayPath(runDir, cwd)}  report: ${displayPath(runLayout(runDir).report, cwd)}`);
 }
 
-/** `gp eval --ray`: the evaluation as a Ray job over the cluster's nodes, merged into this run (trainer/rayEval.ts). */
-async function shardedEval(run: RunFolder, tasks: readonly PlannedTask[], p: Parsed, argv: readonly string[], io: Io, cwd: string, runtime: RolloutRuntime): Promise<number> {
+
+/**
+ * `gp eval --ray`: the run's sandbox hosts on the cluster (trainer/sandboxHostsJob.ts), their
+ * output in the run's log; undefined, after saying why, when they could not start.
+ */
+async function startHostsFor(ray: string, run: RunFolder, tasks: readonly PlannedTask[], signal: AbortSignal, io: Io): Promise<SandboxHosts | undefined> {
   const adapter = adapterDir();
   const cli = cliCommand();
   if (adapter === undefined || cli === undefined) {
     io.err('gp eval --ray: the Python adapter (python/graph_planner_verl) or dist/cli.js is not part of this installation; run gp from a built clone of the repository.');
-    return 2;
+    return undefined;
   }
-  const controller = new AbortController();
-  const removeHandlers = runtime.onInterrupt(
-    () => {
-      io.err('Interrupted: stopping the Ray job (its shards end their episodes and close their sandboxes).');
-      controller.abort();
-    },
-    async () => undefined,
-  );
+  const log = new LineAppender(run.layout.runLog, 'terminate');
   try {
-    const result = await runRayEval({
+    return await startSandboxHosts({
+      ray,
       config: run.config,
       runName: run.name,
       runDir: run.dir,
-      layout: run.layout,
-      tasks,
       resolvedConfig: run.layout.resolvedConfig,
-      ray: p.ray ?? '',
-      ...(p.shards === undefined ? {} : { shards: p.shards }),
+      tasks,
+      scriptedPolicy: false,
+      episodeDeadlineMs: (run.config.env.episode_timeout + 300) * 1000,
       python: trainerPython(undefined),
       adapterDir: adapter,
       cli,
-      dataset: p.files.join(', '),
-      command: ['gp', 'eval', ...argv].join(' '),
-      signal: controller.signal,
+      listen: '127.0.0.1',
+      onLine: (line) => void log.append(`${line}\n`).catch(() => undefined),
       log: (line) => io.err(line),
+      signal,
     });
-    if (result.report !== undefined) {
-      if (p.json) io.out(JSON.stringify(result.report, null, 2));
-      else {
-        if (result.report.total > 0) episodeTable(result.report, run.dir, cwd).forEach((l) => io.out(l));
-        evalSummary(result.report, run.dir, cwd).forEach((l) => io.out(l));
-        io.out(totalsLine(result.report));
-        modelLines(result.report).forEach((l) => io.out(l));
-        io.out(`shards: ${result.shards} (merged into ${displayPath(run.dir, cwd)})  report: ${displayPath(run.layout.report, cwd)}`);
-      }
-    }
-    if (result.state !== 'finished') io.err(`gp eval: ${result.reason}`);
-    if (result.state === 'interrupted') return 130;
-    if (result.report?.infrastructure_failures !== undefined) {
-      for (const l of infrastructureLines(result.report, resumeCommand('eval', argv, run.dir, cwd))) io.err(l);
-      return 75;
-    }
-    return result.state === 'finished' ? 0 : 1;
-  } finally {
-    removeHandlers();
+  } catch (error) {
+    io.err(`gp eval --ray: ${errorMessage(error)}`);
+    return undefined;
   }
 }

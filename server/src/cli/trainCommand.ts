@@ -7,7 +7,7 @@ import { resolve } from 'node:path';
 import { parseConfigFlags, type ExperimentConfig } from '../config/index.js';
 import { containerReaper, episodeDepsFromConfig, loadConfig, loadPlannerPrompt, loadRolloutTasks, moveRunFolder, planRunFolder, writeResolvedConfig } from '../launch/index.js';
 import type { PlannedTask } from '../rollout/index.js';
-import { runTraining, trainerArgv, adapterDir, trainerPython, visibleGpus, smokeConfig, smokePolicies, smokeSettings, type SmokePolicy, type SmokeSettings } from '../trainer/index.js';
+import { runTraining, trainerArgv, adapterDir, cliCommand, trainerPython, visibleGpus, smokeConfig, smokePolicies, smokeSettings, type SmokePolicy, type SmokeSettings } from '../trainer/index.js';
 import { mkdir } from 'node:fs/promises';
 import { RunLock } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
@@ -147,6 +147,11 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
     return 2;
   }
   const python = trainerPython(v.python);
+  const cli = cliCommand();
+  if (v.ray !== undefined && cli === undefined) {
+    io.err('gp train --ray: dist/cli.js is not part of this installation, so no node can start a sandbox host; run gp from a built clone of the repository.');
+    return 2;
+  }
   if (v['dry-run'] === true) {
     io.out([python, ...trainerArgv(run.config, { runName: run.name, runDir: run.dir, adapterDir: adapter, ...(smoke ? { smoke } : {}) })].join(' \\\n  '));
     return 0;
@@ -204,6 +209,7 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
       log: (line) => io.err(line),
       command: ['gp', 'train', ...argv].join(' '),
       ...(reaper === undefined ? {} : { reapContainers: () => reaper(true) }),
+      ...(v.ray === undefined || cli === undefined ? {} : { sandboxHosts: { resolvedConfig: run.layout.resolvedConfig, cli } }),
     });
     io.out(`${result.state}: ${result.reason}`);
     io.out(`steps: ${result.steps}  episodes: ${result.episodes.total} (${result.episodes.resolved} resolved)  run dir: ${displayPath(run.dir, cwd)}`);

@@ -12,8 +12,10 @@ import { envOptionsFromConfig } from './envOptions.js';
 import { sandboxOptionsFromConfig } from './sandboxOptions.js';
 
 /** Throws `AgentConfigError` when the config asks for an agent it cannot make (no endpoint). */
-export function episodeDepsFromConfig(config: ExperimentConfig, runName: string, runDir: string, models: ModelSetup = {}): EpisodeDeps {
-  const { testTimeoutMs: _testTimeoutMs, ...sandboxOptions } = sandboxOptionsFromConfig(config.sandbox, runName);
+export function episodeDepsFromConfig(config: ExperimentConfig, runName: string, runDir: string, models: ModelSetup = {}, node?: string): EpisodeDeps {
+  const { testTimeoutMs: _testTimeoutMs, ...options } = sandboxOptionsFromConfig(config.sandbox, runName);
+  // A sandbox host's containers carry its Ray node, so the Containers view and `gp containers list` say where they run.
+  const sandboxOptions = node === undefined ? options : { ...options, node };
   const patchModel = patchModelFromConfig(config, models);
   const extra = { runDir, ...(patchModel === undefined ? {} : { patchModel }) };
   return {

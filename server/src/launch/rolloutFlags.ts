@@ -19,7 +19,6 @@ export const rolloutOptions = {
   resume: { type: 'boolean' },
   json: { type: 'boolean' },
   ray: { type: 'string' },
-  shards: { type: 'string' },
 } as const;
 
 export interface RolloutFlagValues {

@@ -15,6 +15,14 @@ export const createEpisodeBodySchema = z.object({
   task_id: z.string().min(1),
   /** The GRPO group the episode belongs to (Verl's `uid`), kept in the episode id and events. */
   group_id: z.string().max(200).optional(),
+  /** The Ray node the asking rollout worker runs on, so a cluster's front door can keep the episode on that node's sandbox host. */
+  worker_node: z.string().max(200).optional(),
+  /**
+   * How many episodes of the group came before this one. Set only by the front door of a
+   * cluster's sandbox hosts when it passes the request on (a group may span hosts); a client
+   * leaves it out and the service counts.
+   */
+  group_member: z.number().int().min(0).optional(),
 });
 export type CreateEpisodeBody = z.infer<typeof createEpisodeBodySchema>;
 

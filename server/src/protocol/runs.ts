@@ -72,7 +72,7 @@ export const trajectoryStepSchema = z.object({
  * result: a resume runs the episode again, the resolved rate leaves it out and reports it beside
  * the rate, and the command exits non-zero.
  */
-export const infrastructureCodes = ['daemon-lost', 'sandbox-lost', 'disk-full', 'out-of-memory', 'io', 'model-unreachable', 'not-gradable'] as const;
+export const infrastructureCodes = ['daemon-lost', 'sandbox-lost', 'disk-full', 'out-of-memory', 'io', 'model-unreachable', 'not-gradable', 'host-lost'] as const;
 export const infrastructureFailureSchema = z.object({
   code: z.enum(infrastructureCodes),
   /** The failure as the failing part reported it. */

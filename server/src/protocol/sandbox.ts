@@ -112,6 +112,8 @@ export const sandboxSpecSchema = z.object({
   capabilities: z.array(containerCapabilitySchema).default([]),
   /** Run name and task id, written into the container labels. */
   run: z.string().min(1).default('adhoc'),
+  /** The Ray node of the sandbox host that opens it (issue 22), written into its `graph-planner.node` label. */
+  node: z.string().min(1).optional(),
   task: z.string().min(1).default('adhoc'),
   limits: sandboxLimitsSchema.prefault({}),
   /**

@@ -7,7 +7,7 @@
  * exception is the infrastructure's (infrastructure.ts) the end line says so, and the episode is no
  * outcome of its task. The sandbox is closed on every path.
  */
-import { trajectorySchemaVersion, type InfrastructureFailure, type TrajectoryEnd } from '../protocol/runs.js';
+import { trajectorySchemaVersion, type InfrastructureFailure, type SandboxHostRef, type TrajectoryEnd } from '../protocol/runs.js';
 import type { BackendChoice } from '../protocol/backendChoice.js';
 import type { Observation, TerminationReason } from '../protocol/observation.js';
 import type { AgentFactory, Agent } from '../agents/index.js';
@@ -42,6 +42,10 @@ export interface EpisodeContext {
   track(work: Promise<unknown>): void;
   /** Told which backend the episode's sandbox opened on, as soon as it opened. */
   sandboxOpened?(choice: BackendChoice): void;
+  /** The sandbox host running the episode (docs/sandbox-hosts.md), written into its trajectory. */
+  readonly sandboxHost?: SandboxHostRef;
+  /** Records a warning about an episode in the run's events (a lost sandbox host, and what became of its episode). */
+  warn?(message: string, episodeId: string): Promise<void>;
 }
 
 export interface EpisodeResult {
@@ -97,6 +101,7 @@ export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, ctx: Epis
       backend: choice.backend,
       ...(choice.fallback === undefined ? {} : { backend_fallback: choice.fallback }),
       ...(sandbox.spec.image === undefined ? {} : { image: sandbox.spec.image }),
+      ...(ctx.sandboxHost === undefined ? {} : { sandbox_host: ctx.sandboxHost }),
       max_steps: env.maxSteps,
       rewards: options.rewards,
       started_at: isoTimestamp(new Date(startedAt)),

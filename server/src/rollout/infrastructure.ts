@@ -67,6 +67,7 @@ export function describeInfrastructure(failure: InfrastructureFailure): string {
     io: 'the file system failed',
     'model-unreachable': 'the model server did not answer',
     'not-gradable': 'the tests could not be graded',
+    'host-lost': 'the sandbox host running it was lost',
   };
   return `${what[failure.code]} (${failure.cause})`;
 }

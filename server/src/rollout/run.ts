@@ -18,7 +18,7 @@ import type { BackendSummary, InfrastructureFailure, RunReport, RunStatus, Traje
 import type { BackendChoice, BackendFallback } from '../protocol/backendChoice.js';
 import { EventLog, readTrajectory, runLayout, writeReport, writeStatus, type RunEventInput } from '../runs/index.js';
 import { withDeadline } from '../util/deadline.js';
-import { runEpisode, type EpisodeDeps, type EpisodeResult } from './episode.js';
+import { runEpisode, type EpisodeContext, type EpisodeDeps, type EpisodeResult } from './episode.js';
 import type { EpisodeSpec } from './plan.js';
 import { BackendTally } from './backends.js';
 import { buildReport, interruptedSummary, type FinishedEpisode, type InfrastructureFailed } from './report.js';
@@ -51,6 +51,12 @@ export interface RolloutOptions {
   /** Aborted on Ctrl-C. */
   readonly signal: AbortSignal;
   readonly deps: EpisodeDeps;
+  /**
+   * Runs one episode somewhere else (`gp eval --ray`: on a sandbox host of a Ray cluster,
+   * docs/sandbox-hosts.md) and leaves its records in the run folder as `runEpisode` would; the
+   * episode runs here, with `deps`, when absent.
+   */
+  readonly runEpisode?: (spec: EpisodeSpec, ctx: EpisodeContext) => Promise<EpisodeResult>;
   readonly observer?: RolloutObserver;
   /**
    * Removes this run's containers: at the start only those whose process is gone (an earlier
@@ -199,6 +205,7 @@ export async function runRollout(episodes: readonly EpisodeSpec[], options: Roll
     runDir: options.runDir,
     signal: options.signal,
     track: (work: Promise<unknown>) => void tracked.push(work.catch(() => undefined)),
+    warn,
     sandboxOpened: (choice: BackendChoice) => {
       const fallback = backends.addChoice(choice);
       status.status.backend = backends.summary();
@@ -217,7 +224,7 @@ export async function runRollout(episodes: readonly EpisodeSpec[], options: Roll
       options.observer?.episodeStarted?.(spec);
       let result: EpisodeResult;
       try {
-        result = await runEpisode(spec, options.deps, ctx);
+        result = options.runEpisode === undefined ? await runEpisode(spec, options.deps, ctx) : await options.runEpisode(spec, ctx);
       } catch (error) {
         // Only writing the run directory itself fails here (a full disk); the episode reached no
         // outcome, and a resume runs it again.

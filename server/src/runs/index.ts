@@ -27,3 +27,4 @@ export { compareStep, normaliseText, type Difference, type StepRecord } from './
 export { headlineMetrics, readMetrics, summariseMetrics, type MetricsSummary } from './metrics.js';
 export { readMetricsFrom, type MetricsChunk } from './metricsRead.js';
 export { readVerdicts, verdictWriter, writeVerificationSummary } from './verdicts.js';
+export { collectEpisodeFiles, writeEpisodeFiles, refusedPath, TransferError } from './episodeTransfer.js';

@@ -93,6 +93,11 @@ export type ReapOptions = {
   readonly dryRun?: boolean;
   readonly foreignHostsDead?: boolean;
   readonly docker?: Docker;
+  /**
+   * Only the containers this process made (its pid and host in their labels), with the others' left
+   * alone: a sandbox host ending on an engine it shares with another host removes its own only.
+   */
+  readonly ownOnly?: boolean;
 } & ({ readonly run?: string; readonly includeLive?: false } | { readonly run: string; readonly includeLive: true });
 
 export interface ReapFailure {
@@ -122,7 +127,8 @@ export async function reapContainers(options: ReapOptions = {}): Promise<ReapRes
   const docker = options.docker ?? (await connectDocker()).docker;
   const listOptions: ListOptions = { all: true, docker, foreignHostsDead: options.foreignHostsDead ?? false };
   const containers = await listContainers(options.run === undefined ? listOptions : { ...listOptions, run: options.run });
-  const targets = containers.filter((c) => options.includeLive === true || !c.ownerAlive);
+  const own = (c: ContainerInfo): boolean => c.pid === process.pid && c.host === hostname();
+  const targets = containers.filter((c) => (options.includeLive === true || !c.ownerAlive) && (options.ownOnly !== true || own(c) || !c.ownerAlive));
   const kept = containers.filter((c) => !targets.includes(c));
   const dryRun = options.dryRun ?? false;
   if (dryRun) return { dryRun, removed: targets, failed: [], kept };

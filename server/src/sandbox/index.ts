@@ -10,7 +10,7 @@ export { buildPythonEnv, type BuildEnvOptions, type BuiltEnv } from './pythonEnv
 export { patchPaths, unsafePathReason } from './patchPaths.js';
 export { shellQuote } from './commandScript.js';
 export { ownerLabels, listContainers, reapContainers, processAlive, type ReapOptions, type ReapResult } from './containers.js';
-export { prepullImages, type PrepullEvent, type PrepullOptions } from './prepull.js';
+export { imagesPresent, prepullImages, type PrepullEvent, type PrepullOptions } from './prepull.js';
 export { buildImages, buildPythonEnvImage, buildTaskImage, pythonEnvImageTag } from './images/index.js';
 export { ContainerService, daemonHint, type ContainerBackend, type ContainerServiceOptions } from './containerService.js';
 export { ContainerEventFollower, eventReason, type FollowerClock, type FollowerOptions, type OpenEvents, type EventStream } from './containerEvents.js';

@@ -17,6 +17,8 @@ import { assertMountsAllowed } from './mountPolicy.js';
 export interface TaskSandboxOptions {
   /** Run name written into the container labels. */
   run?: string;
+  /** The Ray node of the sandbox host opening it, for its container's label; absent outside a cluster's hosts. */
+  node?: string;
   /** Overrides the task's own backend (the `--backend` flag). */
   backend?: SandboxBackendName;
   limits?: Partial<SandboxLimits>;
@@ -82,6 +84,7 @@ export function sandboxSpecForTask(task: TaskEntry, options: TaskSandboxOptions)
     capabilities: options.capabilities ?? [],
     network: box.network,
     run: options.run ?? 'adhoc',
+    ...(options.node === undefined ? {} : { node: options.node }),
     task: task.task_id,
     limits: options.limits ?? {},
     commandTimeoutMs: options.commandTimeoutMs,

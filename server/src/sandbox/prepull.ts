@@ -166,3 +166,18 @@ export async function prepullImages(images: readonly string[], options: PrepullO
   await Promise.all(Array.from({ length: workers }, worker));
   return results;
 }
+
+/**
+ * Which of `images` the daemon holds, as the names were given: what a sandbox host tells the
+ * front door, so an episode goes where its image needs no pull. None without a daemon.
+ */
+export async function imagesPresent(images: readonly string[], docker?: Docker): Promise<string[]> {
+  let engine: Docker;
+  try {
+    engine = docker ?? (await connectDocker()).docker;
+  } catch {
+    return [];
+  }
+  const held = await Promise.all(images.map(async (image) => ((await isPresent(engine, image)) ? image : undefined)));
+  return held.filter((i): i is string => i !== undefined);
+}

@@ -16,21 +16,35 @@ import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { ZodType } from 'zod';
-import { closeBodySchema, createEpisodeBodySchema, stepBodySchema, type CloseReply, type ServiceError, type ServiceFile } from '../protocol/envService.js';
-import type { TrajectoryEnd } from '../protocol/runs.js';
+import { closeBodySchema, createEpisodeBodySchema, stepBodySchema, type CloseReply, type CreateEpisodeBody, type ServiceError, type ServiceFile } from '../protocol/envService.js';
+import type { SandboxHostRef, TrajectoryEnd } from '../protocol/runs.js';
 import type { Agent } from '../agents/index.js';
 import type { EpisodeDeps, PlannedTask } from '../rollout/index.js';
 import { EventLog, runLayout } from '../runs/index.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { errorMessage } from '../util/errors.js';
+import { HostHttpError } from './hostClient.js';
+import type { HostPool } from './hostPool.js';
+import { RemoteEpisode } from './remoteEpisode.js';
 import { EpisodeConflict, ServiceEpisode, type ServicePrompt } from './serviceEpisode.js';
 
 export interface EnvServiceOptions {
   readonly runDir: string;
   /** The tasks episodes may be created for, by task id. */
   readonly tasks: ReadonlyMap<string, PlannedTask>;
-  /** The parts of an episode (sandbox, environment), as a rollout of the same config gets them. */
-  readonly deps: EpisodeDeps;
+  /**
+   * The parts of an episode (sandbox, environment), as a rollout of the same config gets them; a
+   * function when they depend on the folder the episode writes in (a sandbox host's).
+   */
+  readonly deps: EpisodeDeps | ((runDir: string) => EpisodeDeps);
+  /** Where an episode writes its records: the run folder by default; a folder of its own on a sandbox host. */
+  readonly episodeRunDir?: (episodeId: string) => string;
+  /** The sandbox host this service is (docs/sandbox-hosts.md), written into its trajectories. */
+  readonly sandboxHost?: SandboxHostRef;
+  /** The front door of a Ray cluster's sandbox hosts: episodes run on the host the pool chooses. */
+  readonly hosts?: HostPool;
+  /** More routes, answered before the service's own (a sandbox host's); undefined when the route is not one of them. */
+  readonly routes?: (method: string, parts: readonly string[], req: IncomingMessage) => Promise<unknown>;
   /** Open episodes allowed at once; more are answered 429. */
   readonly maxOpen: number;
   /** Past this, from its creation, the service ends an episode itself. */
@@ -67,7 +81,7 @@ const unclosedGraceMs = 10 * 60 * 1000;
 type Retired = { readonly ok: true; readonly reply: CloseReply } | { readonly ok: false; readonly error: EpisodeConflict };
 export const serviceFileName = 'env_service.json';
 
-class HttpError extends Error {
+export class HttpError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
@@ -80,7 +94,7 @@ class HttpError extends Error {
 export class EnvService {
   private readonly server: Server;
   private readonly token: string;
-  private readonly episodes = new Map<string, ServiceEpisode>();
+  private readonly episodes = new Map<string, ServiceEpisode | RemoteEpisode>();
   private readonly retired = new Map<string, Retired>();
   private readonly byClientKey = new Map<string, string>();
   private readonly deadlines = new Map<string, NodeJS.Timeout>();
@@ -142,6 +156,10 @@ export class EnvService {
       const url = new URL(req.url ?? '/', 'http://service');
       const parts = url.pathname.split('/').filter(Boolean);
       if (req.method === 'GET' && url.pathname === '/health') return send(res, 200, { ok: true, open: this.openEpisodes });
+      if (this.options.routes !== undefined) {
+        const answer = await this.options.routes(req.method ?? 'GET', parts, req);
+        if (answer !== undefined) return send(res, 200, answer);
+      }
       const id = parts[0] === 'episodes' && parts[1] !== undefined ? episodeIdOf(parts[1]) : undefined;
       if (req.method === 'GET' && parts.length === 3 && id !== undefined && parts[2] === 'policy') {
         const episode = this.episodes.get(id);
@@ -150,9 +168,9 @@ export class EnvService {
       }
       if (req.method !== 'POST') throw new HttpError(405, 'method-not-allowed', `${req.method ?? '?'} ${url.pathname} is not a route of the environment service`);
       if (this.closing) throw new HttpError(503, 'shutting-down', 'the environment service is shutting down');
-      if (parts.length === 1 && parts[0] === 'episodes') return send(res, 200, await this.create(await body(req, createEpisodeBodySchema)));
+      if (parts.length === 1 && parts[0] === 'episodes') return send(res, 200, await this.create(await readBody(req, createEpisodeBodySchema)));
       if (parts.length === 3 && id !== undefined && parts[2] === 'close') {
-        const { reason } = await body(req, closeBodySchema);
+        const { reason } = await readBody(req, closeBodySchema);
         const retired = this.retired.get(id);
         if (retired !== undefined) {
           if (retired.ok) return send(res, 200, retired.reply);
@@ -165,13 +183,14 @@ export class EnvService {
       if (parts.length === 3 && id !== undefined && parts[2] === 'step') {
         const episode = this.episodes.get(id);
         if (episode === undefined) throw this.unknownEpisode(id);
-        const { turn, reply } = await body(req, stepBodySchema);
+        const { turn, reply } = await readBody(req, stepBodySchema);
         return send(res, 200, await episode.step(turn, reply));
       }
       throw new HttpError(404, 'no-such-route', `POST ${url.pathname} is not a route of the environment service`);
     } catch (error) {
-      const status = error instanceof HttpError ? error.status : error instanceof EpisodeConflict ? (error.code === 'no-policy' ? 404 : 409) : 500;
-      const code = error instanceof HttpError || error instanceof EpisodeConflict ? error.code : 'internal';
+      // A sandbox host's own answer is passed on as it came, so the client sees one service.
+      const status = error instanceof HttpError || error instanceof HostHttpError ? error.status : error instanceof EpisodeConflict ? (error.code === 'no-policy' ? 404 : 409) : 500;
+      const code = error instanceof HttpError || error instanceof EpisodeConflict || error instanceof HostHttpError ? error.code : 'internal';
       if (status === 429) res.setHeader('Retry-After', String(retryAfterSeconds));
       const reply: ServiceError = { error: { code, message: errorMessage(error) } };
       if (status === 500) this.options.log?.(`Environment service: ${req.method ?? '?'} ${req.url ?? ''} failed: ${errorMessage(error)}`);
@@ -189,7 +208,7 @@ export class EnvService {
    * Closes an episode and keeps only its close answer: the episode's environment, sandbox and
    * observations are let go, so a long run holds its open episodes, not every one it ever ran.
    */
-  private async closeAndRetire(id: string, episode: ServiceEpisode, reason: 'max_steps' | 'interrupted'): Promise<CloseReply> {
+  private async closeAndRetire(id: string, episode: ServiceEpisode | RemoteEpisode, reason: 'max_steps' | 'interrupted'): Promise<CloseReply> {
     try {
       const reply = await episode.close(reason);
       this.retire(id, { ok: true, reply });
@@ -224,7 +243,7 @@ export class EnvService {
     return given.length === expected.length && timingSafeEqual(given, expected);
   }
 
-  private async create(request: { client_key: string; task_id: string; group_id?: string | undefined }) {
+  private async create(request: CreateEpisodeBody) {
     const known = this.byClientKey.get(request.client_key);
     const existing = known === undefined ? undefined : this.episodes.get(known);
     if (existing !== undefined) return existing.started(0);
@@ -235,14 +254,7 @@ export class EnvService {
     const key = createHash('sha256').update(request.client_key).digest('hex').slice(0, 12);
     const episodeId = `${request.task_id}-${request.group_id === undefined ? '' : `${request.group_id}-`}${key}`;
     const deadline = Date.now() + this.options.episodeDeadlineMs;
-    // Registered before anything is awaited, so two requests with one client key make one episode.
-    const episode = new ServiceEpisode({
-      spec: { episodeId, task: planned.task, attempt: 1, baseDir: planned.baseDir, source: planned.source },
-      deps: this.options.deps,
-      runDir: this.options.runDir,
-      ...(this.options.scriptedPolicy === undefined ? {} : { scriptedPolicy: this.options.scriptedPolicy(this.groupMember(request.group_id)) }),
-      ...(this.options.prompt === undefined ? {} : { prompt: this.options.prompt }),
-      onEnded: (result) => {
+    const onEnded = (result: { end: TrajectoryEnd } | undefined): void => {
         clearTimeout(this.deadlines.get(episodeId));
         this.deadlines.delete(episodeId);
         // An episode that ended without its client closing it (its deadline, a lost client) is
@@ -255,14 +267,40 @@ export class EnvService {
         if (end !== undefined) {
           this.options.onEpisodeEnd?.(end);
           void this.events
-            .append({ kind: 'episode-end', episode_id: end.episode_id, task_id: end.task_id, resolved: end.resolved, steps: end.steps, total_reward: end.total_reward, termination_reason: end.termination_reason, duration_ms: end.duration_ms })
+            .append({ kind: 'episode-end', episode_id: end.episode_id, task_id: end.task_id, resolved: end.resolved, steps: end.steps, total_reward: end.total_reward, termination_reason: end.termination_reason, duration_ms: end.duration_ms, ...(end.infrastructure === undefined ? {} : { infrastructure: end.infrastructure }) })
             .catch((error: unknown) => this.options.log?.(`Environment service: events.jsonl: ${errorMessage(error)}`));
         }
-      },
-    });
+    };
+    const member = request.group_member ?? this.groupMember(request.group_id);
+    let episode: ServiceEpisode | RemoteEpisode;
+    if (this.options.hosts !== undefined) {
+      // The front door of a cluster's sandbox hosts: the episode runs where routing puts it, and
+      // the group's member number travels with it, so a group spread over hosts stays one group.
+      const lease = this.options.hosts.tryAcquire({ ...(request.worker_node === undefined ? {} : { workerNode: request.worker_node }), ...(planned.task.sandbox.docker_image === undefined ? {} : { image: planned.task.sandbox.docker_image }) });
+      if (lease === undefined) {
+        const { hosts, slots } = this.options.hosts.summary();
+        throw new HttpError(429, 'no-free-slot', `every sandbox slot is taken (${slots} on ${hosts} host${hosts === 1 ? '' : 's'}); retry in ${retryAfterSeconds} s`);
+      }
+      const pool = this.options.hosts;
+      episode = new RemoteEpisode({ episodeId, taskId: request.task_id, lease, body: { ...request, group_member: member }, runDir: this.options.runDir, onEnded, reportLost: (error) => pool.reportLost(lease.host, error), ...(this.options.log === undefined ? {} : { log: this.options.log }) });
+    } else {
+      const runDir = this.options.episodeRunDir?.(episodeId) ?? this.options.runDir;
+      const deps = typeof this.options.deps === 'function' ? this.options.deps(runDir) : this.options.deps;
+      // Registered before anything is awaited, so two requests with one client key make one episode.
+      episode = new ServiceEpisode({
+        spec: { episodeId, task: planned.task, attempt: 1, baseDir: planned.baseDir, source: planned.source },
+        deps,
+        runDir,
+        ...(this.options.sandboxHost === undefined ? {} : { sandboxHost: this.options.sandboxHost }),
+        ...(this.options.scriptedPolicy === undefined ? {} : { scriptedPolicy: this.options.scriptedPolicy(member) }),
+        ...(this.options.prompt === undefined ? {} : { prompt: this.options.prompt }),
+        onEnded,
+      });
+    }
     this.episodes.set(episodeId, episode);
     this.byClientKey.set(request.client_key, episodeId);
-    await this.events.append({ kind: 'episode-start', episode_id: episodeId, task_id: request.task_id });
+    const host = episode instanceof RemoteEpisode ? episode.sandboxHost : this.options.sandboxHost;
+    await this.events.append({ kind: 'episode-start', episode_id: episodeId, task_id: request.task_id, ...(host === undefined ? {} : { sandbox_host: host }) });
     this.deadlines.set(
       episodeId,
       setTimeout(() => {
@@ -283,7 +321,7 @@ function episodeIdOf(segment: string): string {
   }
 }
 
-async function body<T>(req: IncomingMessage, schema: ZodType<T>): Promise<T> {
+export async function readBody<T>(req: IncomingMessage, schema: ZodType<T>): Promise<T> {
   // A declared length over the cap is refused before a byte of it is read.
   const declared = Number(req.headers['content-length'] ?? 0);
   if (declared > maxBodyBytes) throw new HttpError(413, 'body-too-large', `a request body may hold at most ${maxBodyBytes} bytes`);

@@ -10,6 +10,7 @@ import { budgetedObservation, parseActionText, describeProtocolError, plannerSys
 import type { PlannerEnv, StepOutcome } from '../env/index.js';
 import type { Observation } from '../protocol/observation.js';
 import type { CloseReply, CreateEpisodeReply, StepReply } from '../protocol/envService.js';
+import type { SandboxHostRef } from '../protocol/runs.js';
 import { runEpisode, Stopped, type EpisodeDeps, type EpisodeResult, type EpisodeSpec } from '../rollout/index.js';
 
 /** A request the episode cannot take now: the client sent the wrong turn, or the episode is over. */
@@ -51,6 +52,8 @@ export interface ServiceEpisodeOptions {
   readonly scriptedPolicy?: Agent;
   /** The experiment's planner prompt (`prompts.*`); the built-in one when absent. */
   readonly prompt?: ServicePrompt;
+  /** The sandbox host running the episode, for its trajectory (docs/sandbox-hosts.md). */
+  readonly sandboxHost?: SandboxHostRef;
 }
 
 /** What the service tells the agent loop to send: the system message and each observation's budget. */
@@ -90,7 +93,7 @@ export class ServiceEpisode {
       openEnv: async (task, sandbox, envOptions) => this.tap(await options.deps.openEnv(task, sandbox, envOptions)),
     };
     const tracked: Promise<unknown>[] = [];
-    this.ended = runEpisode(options.spec, deps, { runDir: options.runDir, signal: this.controller.signal, track: (work) => tracked.push(work) })
+    this.ended = runEpisode(options.spec, deps, { runDir: options.runDir, signal: this.controller.signal, track: (work) => tracked.push(work), ...(options.sandboxHost === undefined ? {} : { sandboxHost: options.sandboxHost }) })
       .then(async (result) => {
         await Promise.allSettled(tracked);
         return result;

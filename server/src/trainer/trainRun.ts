@@ -15,6 +15,7 @@ import { EventLog, JsonLinesWriter, type RunLayout } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
 import { isoTimestamp } from '../util/time.js';
 import { EnvService, serviceFileName } from './envService.js';
+import { startSandboxHosts, type SandboxHosts } from './sandboxHostsJob.js';
 import type { ServicePrompt } from './serviceEpisode.js';
 import { MetricsTail } from './metricsTail.js';
 import { RayJobsClient } from './rayJobs.js';
@@ -51,6 +52,11 @@ export interface TrainRunOptions {
   readonly command: string;
   /** Removes the run's containers that are still there at the end (a crashed episode's); none on the local backend. */
   readonly reapContainers?: () => Promise<number>;
+  /**
+   * With `ray`: run the episodes on sandbox hosts on the cluster's nodes (docs/sandbox-hosts.md),
+   * started with the run's resolved config and our CLI as each node starts it.
+   */
+  readonly sandboxHosts?: { readonly resolvedConfig: string; readonly cli: readonly string[] };
 }
 
 export interface TrainRunResult {
@@ -131,14 +137,46 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
     watchdog.touch();
   };
   const tasks = new Map([...options.trainTasks, ...options.valTasks].map((t) => [t.task.task_id, t]));
+  const episodeDeadlineMs = (config.env.episode_timeout + 300) * 1000;
+  const onLine = record.outputLines(options.log, () => watchdog.touch());
+  let hosts: SandboxHosts | undefined;
+  if (options.ray !== undefined && options.sandboxHosts !== undefined) {
+    try {
+      hosts = await startSandboxHosts({
+        ray: options.ray,
+        config,
+        runName: options.runName,
+        runDir,
+        resolvedConfig: options.sandboxHosts.resolvedConfig,
+        tasks: [...tasks.values()],
+        scriptedPolicy: options.smoke?.policy === 'scripted',
+        ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
+        episodeDeadlineMs,
+        python: options.python,
+        adapterDir: options.adapterDir,
+        cli: options.sandboxHosts.cli,
+        listen: options.serviceHost ?? '127.0.0.1',
+        onLine,
+        log: options.log,
+        signal: options.signal,
+      });
+    } catch (error) {
+      const reason = `the sandbox hosts did not start: ${errorMessage(error)}`;
+      await events.append({ kind: 'run-end', state: 'failed', reason });
+      await events.flush();
+      await record.status('failed', reason);
+      return { state: 'failed', reason, attempt, steps: 0, episodes: counts };
+    }
+  }
   const service = new EnvService({
     runDir,
     tasks,
     deps: options.deps,
     // A smoke step's episodes all run at once, so the cap is one step's worth; a real run keeps the config's.
     maxOpen: options.smoke ? config.training.train_batch_size * config.training.rollout_n : config.parallel.parallel_agents,
-    episodeDeadlineMs: (config.env.episode_timeout + 300) * 1000,
+    episodeDeadlineMs,
     host: options.serviceHost ?? '127.0.0.1',
+    ...(hosts === undefined ? {} : { hosts: hosts.pool }),
     log: options.log,
     // The model policy's replies come from the trainer's own model, so the service serves none.
     ...(options.smoke?.policy === 'scripted' ? { scriptedPolicy: scriptedSmokePolicy } : {}),
@@ -166,7 +204,6 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
   const argv = trainerArgv(config, options);
 
   const tail = new MetricsTail({ source: loggerFile, attempt, append: appendMetric, warn: (m) => options.log(`warning: ${m}`) });
-  const onLine = record.outputLines(options.log, () => watchdog.touch());
   try {
     if (options.ray !== undefined) {
       const quoted = shellCommand([options.python, ...argv]);
@@ -183,6 +220,7 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
     }
   } catch (error) {
     await service.close();
+    await hosts?.stop();
     const reason = `the trainer could not be started: ${errorMessage(error)}`;
     await events.append({ kind: 'run-end', state: 'failed', reason });
     await events.flush();
@@ -205,6 +243,7 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
   watchdog.stop();
   await tail.stop();
   await service.close();
+  await hosts?.stop();
   const reaped = await options.reapContainers?.().catch(() => 0);
   if (reaped !== undefined && reaped > 0) options.log(`gp train: removed ${reaped} container(s) of this run left behind`);
   await metrics.flush();

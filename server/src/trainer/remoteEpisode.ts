@@ -1,0 +1,170 @@
+/**
+ * One training episode the front door has routed to a sandbox host (docs/sandbox-hosts.md): the
+ * agent loop's requests are passed on to the host, which runs the episode as a `ServiceEpisode`
+ * in a folder of its own; when the episode closes, its files come back into the run folder, so a
+ * run's records are the same wherever its episodes ran. When the host is lost the episode ends
+ * at once as an infrastructure failure (`host-lost`): its end line is written here, the client's
+ * next request is answered `episode-failed`, and the agent loop masks the sample.
+ */
+import type { CloseReply, CreateEpisodeBody, CreateEpisodeReply, StepReply } from '../protocol/envService.js';
+import { closeReplySchema, createEpisodeReplySchema, policyReplySchema, stepReplySchema } from '../protocol/envService.js';
+import type { SandboxHostRef, TrajectoryEnd } from '../protocol/runs.js';
+import { episodeFilesSchema } from '../protocol/sandboxHosts.js';
+import { readTrajectory, runLayout, TrajectoryWriter, writeEpisodeFiles } from '../runs/index.js';
+import { errorMessage } from '../util/errors.js';
+import { HostHttpError, HostLostError } from './hostClient.js';
+import type { Lease } from './hostPool.js';
+import { EpisodeConflict } from './serviceEpisode.js';
+import { z } from 'zod';
+
+export interface RemoteEpisodeOptions {
+  readonly episodeId: string;
+  readonly taskId: string;
+  readonly lease: Lease;
+  /** The client's create request, with the group member the front door counted. */
+  readonly body: CreateEpisodeBody;
+  readonly runDir: string;
+  readonly onEnded: (result: { end: TrajectoryEnd } | undefined) => void;
+  /** Tells the pool the host did not answer, so it routes nothing more there. */
+  readonly reportLost?: (error: Error) => void;
+  readonly log?: (line: string) => void;
+}
+
+const path = (id: string, action: string): string => `/episodes/${encodeURIComponent(id)}/${action}`;
+
+export class RemoteEpisode {
+  readonly id: string;
+  private done = false;
+  private finished = false;
+  private lostEnd: TrajectoryEnd | undefined;
+  private readonly startedAt = Date.now();
+  private chain: Promise<unknown> = Promise.resolve();
+
+  constructor(private readonly options: RemoteEpisodeOptions) {
+    this.id = options.episodeId;
+    const lost = options.lease.host.lost;
+    const onLost = (): void => void this.lose(lost.reason instanceof Error ? lost.reason.message : 'the sandbox host was lost');
+    if (lost.aborted) onLost();
+    else lost.addEventListener('abort', onLost, { once: true });
+  }
+
+  get sandboxHost(): SandboxHostRef {
+    const { id, node } = this.options.lease.host.registration;
+    return { id, node };
+  }
+
+  get isDone(): boolean {
+    return this.done;
+  }
+
+  async started(deadline: number): Promise<CreateEpisodeReply> {
+    const reply = await this.call(() => this.host.call({ method: 'POST', path: '/episodes', body: this.options.body, schema: createEpisodeReplySchema, signal: this.options.lease.host.lost }));
+    // The host names the episode from the same client key, task and group, so the ids agree; the front door's deadline is the one the client keeps.
+    return { ...reply, episode_id: this.id, deadline };
+  }
+
+  step(turn: number, reply: string): Promise<StepReply> {
+    const run = this.chain.then(() => this.call(() => this.host.call({ method: 'POST', path: path(this.id, 'step'), body: { turn, reply }, schema: stepReplySchema, signal: this.options.lease.host.lost })));
+    this.chain = run.catch(() => undefined);
+    return run.then((answer) => {
+      if (answer.done) this.done = true;
+      return answer;
+    });
+  }
+
+  policy(): Promise<string> {
+    return this.call(() => this.host.call({ method: 'GET', path: path(this.id, 'policy'), schema: policyReplySchema, signal: this.options.lease.host.lost })).then((r) => r.reply);
+  }
+
+  /** Closes the episode on its host, brings its files into the run folder and gives the slot back. */
+  async close(reason: 'max_steps' | 'interrupted'): Promise<CloseReply> {
+    await this.chain;
+    let reply: CloseReply | undefined;
+    let failure: unknown;
+    try {
+      reply = await this.call(() => this.host.call({ method: 'POST', path: path(this.id, 'close'), body: { reason }, schema: closeReplySchema, signal: this.options.lease.host.lost }));
+    } catch (error) {
+      failure = error;
+    }
+    if (this.lostEnd === undefined) await this.collect();
+    if (failure !== undefined) throw failure;
+    if (reply === undefined) throw new EpisodeConflict('episode-failed', `episode ${this.id} has no return`);
+    return reply;
+  }
+
+  /** Ends the episode from outside (the front door is shutting down, or its deadline passed). */
+  async abort(): Promise<{ end: TrajectoryEnd } | undefined> {
+    if (this.finished) return undefined;
+    await this.close('interrupted').catch(() => undefined);
+    return undefined;
+  }
+
+  private get host() {
+    return this.options.lease.host.client;
+  }
+
+  /** A call to the host; a lost host ends the episode, and the client hears `episode-failed`. */
+  private async call<T>(request: () => Promise<T>): Promise<T> {
+    if (this.lostEnd !== undefined) throw this.lostConflict();
+    try {
+      return await request();
+    } catch (error) {
+      if (error instanceof HostLostError) {
+        this.options.reportLost?.(error);
+        await this.lose(error.message);
+        throw this.lostConflict();
+      }
+      if (error instanceof HostHttpError && error.code === 'episode-failed') this.done = true;
+      throw error;
+    }
+  }
+
+  private lostConflict(): EpisodeConflict {
+    return new EpisodeConflict('episode-failed', `episode ${this.id} reached no outcome because the infrastructure failed (host-lost: ${this.lostEnd?.infrastructure?.cause ?? 'the sandbox host was lost'})`);
+  }
+
+  /** The host is gone, and with it what the episode wrote there: its end line says so. */
+  private async lose(cause: string): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    this.done = true;
+    const end: TrajectoryEnd = {
+      type: 'end',
+      episode_id: this.id,
+      task_id: this.options.taskId,
+      resolved: false,
+      steps: 0,
+      total_reward: 0,
+      termination_reason: 'error',
+      duration_ms: Date.now() - this.startedAt,
+      patch: '',
+      error: cause,
+      infrastructure: { code: 'host-lost', cause },
+    };
+    this.lostEnd = end;
+    const { type: _type, ...line } = end;
+    await TrajectoryWriter.endOnly(runLayout(this.options.runDir).trajectory(this.id), line).catch((error: unknown) => this.options.log?.(`episode ${this.id}: its end line could not be written: ${errorMessage(error)}`));
+    this.options.lease.release();
+    this.options.onEnded({ end });
+  }
+
+  /** Brings a closed episode's files from its host into the run folder, then frees the host's copy and the slot. */
+  private async collect(): Promise<void> {
+    if (this.finished) return;
+    this.finished = true;
+    this.done = true;
+    let end: TrajectoryEnd | undefined;
+    try {
+      const { files } = await this.host.call({ method: 'GET', path: path(this.id, 'files'), schema: episodeFilesSchema, signal: this.options.lease.host.lost });
+      await writeEpisodeFiles(this.options.runDir, files);
+      await this.host.call({ method: 'DELETE', path: path(this.id, 'files'), schema: z.object({ ok: z.literal(true) }), timeoutMs: 30_000 }).catch(() => undefined);
+      const read = await readTrajectory(runLayout(this.options.runDir).trajectory(this.id));
+      end = read?.end;
+    } catch (error) {
+      this.options.log?.(`episode ${this.id}: its records could not be brought from ${this.options.lease.host.name}: ${errorMessage(error)}`);
+    } finally {
+      this.options.lease.release();
+    }
+    this.options.onEnded(end === undefined ? undefined : { end });
+  }
+}

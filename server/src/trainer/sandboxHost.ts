@@ -1,0 +1,180 @@
+/**
+ * A sandbox host (docs/sandbox-hosts.md): the `gp sandbox-host` process a Ray actor starts on each
+ * node that offers sandbox slots. It owns that node's episodes: an environment service of its own
+ * (the agent loop's episodes, passed on by the front door) whose episodes each write in a folder
+ * of their own, whole episodes run with the run's agent (`gp eval --ray`), the files each episode
+ * wrote, handed to the front door and then removed, and the node's containers of this run, reaped
+ * when it ends. It registers with the front door's registry once it listens; it never writes
+ * outside its scratch folder.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, rm } from 'node:fs/promises';
+import type { IncomingMessage } from 'node:http';
+import { request } from 'node:http';
+import { join } from 'node:path';
+import type { Agent } from '../agents/index.js';
+import type { BackendChoice } from '../protocol/backendChoice.js';
+import type { ServiceFile } from '../protocol/envService.js';
+import type { SandboxHostRef } from '../protocol/runs.js';
+import { runEpisodeBodySchema, type HostSpec, type RunEpisodeReply } from '../protocol/sandboxHosts.js';
+import { runEpisode, type EpisodeDeps, type PlannedTask } from '../rollout/index.js';
+import { collectEpisodeFiles, episodeFileName } from '../runs/index.js';
+import { errorMessage } from '../util/errors.js';
+import { EnvService, HttpError, readBody } from './envService.js';
+
+export interface SandboxHostOptions {
+  readonly spec: HostSpec;
+  readonly node: string;
+  readonly slots: number;
+  /** The address to listen on: the node's own address on a cluster, loopback by default. */
+  readonly listen: string;
+  /** The folder the host's episodes write in; removed when the host ends. */
+  readonly scratch: string;
+  readonly tasks: ReadonlyMap<string, PlannedTask>;
+  /** An episode's parts, writing into the folder given. */
+  readonly depsFor: (runDir: string) => EpisodeDeps;
+  /** The scripted policy of `gp train --smoke`, when the spec asks for it. */
+  readonly scriptedPolicy?: (member: number) => Agent;
+  /** The task images the node's daemon holds. */
+  readonly images: () => Promise<string[]>;
+  /** Removes this run's containers on this node that are still there (the host's own included at its end). */
+  readonly reap: (includeLive: boolean) => Promise<number>;
+  readonly log: (line: string) => void;
+  /** The front door asked the host to end (POST /shutdown), before the Ray job ends its actor. */
+  readonly onShutdown?: () => void;
+}
+
+/** How long a host keeps trying to reach the registry before it gives up and ends. */
+const registerTries = 20;
+
+export class SandboxHost {
+  readonly id: string;
+  private service: EnvService | undefined;
+  private readonly whole = new Map<string, AbortController>();
+  private readonly ref: SandboxHostRef;
+  private stopping = false;
+
+  constructor(private readonly options: SandboxHostOptions) {
+    this.id = `${options.node.slice(0, 12)}-${randomBytes(4).toString('hex')}`;
+    this.ref = { id: this.id, node: options.node };
+  }
+
+  private episodeDir(episodeId: string): string {
+    return join(this.options.scratch, 'episodes', episodeFileName(episodeId).replace(/\.jsonl$/, ''));
+  }
+
+  /** Listens, reaps what a dead predecessor on this node left, and registers with the front door. */
+  async start(): Promise<ServiceFile> {
+    const { spec } = this.options;
+    await mkdir(this.options.scratch, { recursive: true, mode: 0o700 });
+    const reaped = await this.options.reap(false).catch(() => 0);
+    if (reaped > 0) this.options.log(`sandbox host: removed ${reaped} container(s) of this run an earlier host on this node left behind`);
+    this.service = new EnvService({
+      runDir: this.options.scratch,
+      tasks: this.options.tasks,
+      deps: this.options.depsFor,
+      episodeRunDir: (id) => this.episodeDir(id),
+      sandboxHost: this.ref,
+      maxOpen: this.options.slots,
+      episodeDeadlineMs: spec.episode_deadline_ms,
+      host: this.options.listen,
+      log: this.options.log,
+      ...(this.options.scriptedPolicy === undefined ? {} : { scriptedPolicy: this.options.scriptedPolicy }),
+      ...(spec.prompt === undefined ? {} : { prompt: { systemPrompt: spec.prompt.system_prompt, ...(spec.prompt.observation_budget === undefined ? {} : { observationBudget: spec.prompt.observation_budget }) } }),
+      routes: (method, parts, req) => this.route(method, parts, req),
+    });
+    const file = await this.service.start();
+    await this.register(file);
+    return file;
+  }
+
+  /** Ends every episode, closes their sandboxes, removes the run's containers left on this node and the scratch folder. */
+  async stop(): Promise<void> {
+    if (this.stopping) return;
+    this.stopping = true;
+    this.whole.forEach((c) => c.abort());
+    await this.service?.close();
+    const removed = await this.options.reap(true).catch(() => 0);
+    if (removed > 0) this.options.log(`sandbox host: removed ${removed} container(s) of this run at its end`);
+    await rm(this.options.scratch, { recursive: true, force: true });
+  }
+
+  private async register(file: ServiceFile): Promise<void> {
+    const body = JSON.stringify({ id: this.id, node: this.options.node, url: file.url, token: file.token, slots: this.options.slots, images: await this.options.images(), pid: process.pid });
+    const registry = this.options.spec.registry;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await post(new URL('/hosts', registry.url), registry.token, body);
+        this.options.log(`sandbox host ${this.id} on node ${this.options.node}: registered at ${registry.url} with ${this.options.slots} slot(s)`);
+        return;
+      } catch (error) {
+        if (attempt >= registerTries) throw new Error(`the front door's registry at ${registry.url} did not take this host after ${registerTries} tries: ${errorMessage(error)}`);
+        await new Promise((resolve) => setTimeout(resolve, 1000));
+      }
+    }
+  }
+
+  private async route(method: string, parts: readonly string[], req: IncomingMessage): Promise<unknown> {
+    if (parts[0] === 'episodes' && parts.length === 3 && parts[2] === 'files' && parts[1] !== undefined) {
+      const dir = this.episodeDir(decodeURIComponent(parts[1]));
+      if (method === 'GET') return { files: await collectEpisodeFiles(dir) };
+      if (method === 'DELETE') {
+        await rm(dir, { recursive: true, force: true });
+        return { ok: true };
+      }
+    }
+    if (method === 'POST' && parts.length === 1 && parts[0] === 'shutdown') {
+      // Answered first: the service's server closes as the host stops, which waits for open requests.
+      setImmediate(() => void this.options.onShutdown?.());
+      return { ok: true };
+    }
+    if (method === 'POST' && parts.length === 1 && parts[0] === 'runs') return this.runWhole(await readBody(req, runEpisodeBodySchema));
+    if (method === 'POST' && parts.length === 3 && parts[0] === 'runs' && parts[2] === 'stop' && parts[1] !== undefined) {
+      this.whole.get(decodeURIComponent(parts[1]))?.abort();
+      return { ok: true };
+    }
+    return undefined;
+  }
+
+  /** One whole episode with the run's own agent; its files come back in the answer and leave this node. */
+  private async runWhole(body: { episode_id: string; task_id: string; attempt: number }): Promise<RunEpisodeReply> {
+    if (this.stopping) throw new HttpError(503, 'shutting-down', 'this sandbox host is shutting down');
+    const planned = this.options.tasks.get(body.task_id);
+    if (planned === undefined) throw new HttpError(404, 'no-such-task', `no task ${body.task_id} in this run's tasks`);
+    if (this.whole.has(body.episode_id)) throw new HttpError(409, 'episode-running', `episode ${body.episode_id} already runs on this host`);
+    if (this.whole.size + (this.service?.openEpisodes ?? 0) >= this.options.slots) throw new HttpError(429, 'too-many-episodes', `this host's ${this.options.slots} slot(s) are taken`);
+    const controller = new AbortController();
+    this.whole.set(body.episode_id, controller);
+    const dir = this.episodeDir(body.episode_id);
+    try {
+      await rm(dir, { recursive: true, force: true });
+      const tracked: Promise<unknown>[] = [];
+      let backend: BackendChoice | undefined;
+      const result = await runEpisode(
+        { episodeId: body.episode_id, task: planned.task, attempt: body.attempt, baseDir: planned.baseDir, source: planned.source },
+        this.options.depsFor(dir),
+        { runDir: dir, signal: controller.signal, track: (work) => tracked.push(work.catch(() => undefined)), sandboxHost: this.ref, sandboxOpened: (choice) => (backend = choice) },
+      );
+      await Promise.all(tracked);
+      const { type: _type, ...end } = result.end;
+      return { end, trajectory: result.trajectory, ...(result.instanceReport === undefined ? {} : { instance_report: result.instanceReport }), ...(backend === undefined ? {} : { backend }), files: await collectEpisodeFiles(dir) };
+    } finally {
+      this.whole.delete(body.episode_id);
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+}
+
+/** A registration: JSON over `node:http` with the registry's token; a non-2xx answer is an error. */
+function post(url: URL, token: string, body: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => ((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300 ? resolve() : reject(new Error(`${res.statusCode ?? 0}: ${Buffer.concat(chunks).toString('utf8').slice(0, 300)}`))));
+    });
+    req.setTimeout(10_000, () => req.destroy(new Error('no answer in 10 s')));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
