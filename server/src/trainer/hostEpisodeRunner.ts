@@ -10,6 +10,7 @@ import type { TrajectoryEnd } from '../protocol/runs.js';
 import { runEpisodeReplySchema } from '../protocol/sandboxHosts.js';
 import type { EpisodeContext, EpisodeResult, EpisodeSpec } from '../rollout/index.js';
 import { runLayout, TrajectoryWriter, writeEpisodeFiles } from '../runs/index.js';
+import { setMaxListeners } from 'node:events';
 import { z } from 'zod';
 import { HostLostError } from './hostClient.js';
 import type { HostPool } from './hostPool.js';
@@ -25,6 +26,8 @@ const stopGraceMs = 70_000;
 
 export function hostEpisodeRunner(pool: HostPool, options: HostEpisodeRunnerOptions): (spec: EpisodeSpec, ctx: EpisodeContext) => Promise<EpisodeResult> {
   return async (spec, ctx) => {
+    // Each running episode listens for the run's interrupt: more than Node's default ten at once is expected.
+    setMaxListeners(0, ctx.signal);
     const startedAt = Date.now();
     const image = spec.task.sandbox.docker_image;
     let lost = '';

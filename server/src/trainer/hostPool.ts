@@ -142,7 +142,8 @@ export class HostPool {
     if (entry === undefined || !entry.alive) return;
     entry.alive = false;
     this.options.log?.(`sandbox host ${id} (node ${entry.host.registration.node.slice(0, 12)}) is lost: ${reason}`);
-    entry.controller.abort(new Error(`${entry.host.name} was lost: ${reason}`));
+    // The reason alone: a request the abort cuts names the host itself.
+    entry.controller.abort(new Error(reason));
     for (const listener of this.lostListeners) listener(entry.host, reason);
     this.wake();
   }
@@ -152,7 +153,7 @@ export class HostPool {
    * its next health check, so no other episode is routed to it meanwhile.
    */
   reportLost(host: PoolHost, error: Error): void {
-    if (!host.lost.aborted) this.markLost(host.registration.id, error.message);
+    if (!host.lost.aborted) this.markLost(host.registration.id, error.message.replace(`${host.name}: `, ''));
   }
 
   /** The hosts as routing sees them. */
@@ -236,7 +237,7 @@ export class HostPool {
             if (error instanceof HostHttpError) return;
             entry.failures++;
             const refused = /ECONNREFUSED|ECONNRESET|EHOSTUNREACH/.test(errorMessage(error));
-            if (refused || entry.failures >= missesAllowed) this.markLost(entry.host.registration.id, `its health check failed (${errorMessage(error)})`);
+            if (refused || entry.failures >= missesAllowed) this.markLost(entry.host.registration.id, `its health check failed (${errorMessage(error).replace(`${entry.host.name}: `, '')})`);
           }
         }),
     );

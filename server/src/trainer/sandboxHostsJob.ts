@@ -82,7 +82,8 @@ export async function startSandboxHosts(options: SandboxHostsOptions): Promise<S
   try {
     job = await launchRayJob({
       client: new RayJobsClient({ address: options.ray }),
-      submissionId: raySubmissionId(options.runName, 'hosts'),
+      // Each start its own job: a resumed run's earlier hosts job has ended and cannot be reused.
+      submissionId: raySubmissionId(options.runName, `hosts-${Date.now().toString(36)}`),
       entrypoint: shellCommand([options.python, '-m', 'graph_planner_verl.sandbox_hosts', specFile]),
       envVars: { PYTHONPATH: options.adapterDir },
       metadata: { gp_run: options.runName, gp_role: 'sandbox-hosts' },
