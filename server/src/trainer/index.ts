@@ -2,6 +2,7 @@
 export { EnvService, serviceFileName, type EnvServiceOptions } from './envService.js';
 export { EpisodeConflict, ServiceEpisode, type ServiceEpisodeOptions } from './serviceEpisode.js';
 export { RayJobsClient, RayJobsError, rayDashboardUrl } from './rayJobs.js';
+export { clusterSlotsOf, rayNodesPath, readClusterSlots, type ClusterRead, type ClusterSlots, type SlotNode } from './rayCluster.js';
 export { agentLoopName, hydraArgument, hydraValue, microBatchPerGpu, verlOverrides, type TrainPaths, type VerlOverride } from './verlOverrides.js';
 export { MetricsTail } from './metricsTail.js';
 export { Watchdog } from './watchdog.js';
