@@ -10,4 +10,5 @@ export { runTraining, trainerArgv, trainPaths, type TrainRunOptions, type TrainR
 export { languageModelFile, modelSmoke, smokeConfig, smokeLengths, smokePolicies, smokeSettings, type SmokePolicy, type SmokeSettings } from './smoke.js';
 export { adapterDir, cliCommand, trainerPython, trainerVenv, visibleGpus } from './trainerEnvironment.js';
 export { runRayEval, type RayEvalOptions, type RayEvalResult } from './rayEval.js';
+export { parseNodePrepullLine, runRayPrepull, type RayPrepullOptions, type RayPrepullResult } from './rayPrepull.js';
 export { chooseHost, clusterSlots, type HostState, type RouteChoice, type RouteRequest } from './hostRouting.js';
