@@ -8,7 +8,8 @@
  * answered 500 (the head wraps its job agent's refusal); a malformed body 400; `metadata` must map
  * strings to strings; DELETE of a job that is not finished is refused with 400; logs are the whole
  * driver log so far. Jobs do not run: a test moves them through their states with `setStatus` and
- * `appendLog`. With `requireToken`, every route answers 401 without `Authorization: Bearer <token>`.
+ * `appendLog`. The state API's `GET /api/v0/nodes` lists the `nodes` a test gives, filtered by
+ * state and limited as Ray does. With `requireToken`, every route answers 401 without `Authorization: Bearer <token>`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -38,19 +39,37 @@ export interface RayJobsPeer {
   close(): Promise<void>;
 }
 
-export async function startRayJobsPeer(options: { requireToken?: string; onSubmit?: (job: PeerJob) => void } = {}): Promise<RayJobsPeer> {
+/** A node as the state API's `GET /api/v0/nodes` lists it (only the fields the client reads, and Ray's names). */
+export interface PeerNode {
+  node_id: string;
+  node_ip: string;
+  state: 'ALIVE' | 'DEAD';
+  is_head_node: boolean;
+  resources_total: Record<string, number>;
+}
+
+export interface RayJobsPeerOptions {
+  requireToken?: string;
+  onSubmit?: (job: PeerJob) => void;
+  /** The cluster's nodes; the state API filters them by `state` as Ray does. */
+  nodes?: PeerNode[];
+}
+
+export async function startRayJobsPeer(options: RayJobsPeerOptions = {}): Promise<RayJobsPeer> {
   const jobs = new Map<string, PeerJob>();
   const hits: string[] = [];
   let counter = 0;
   const server: Server = createServer((req, res) => void handle(req, res));
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? '/', 'http://peer').pathname;
+    const url = new URL(req.url ?? '/', 'http://peer');
+    const path = url.pathname;
     hits.push(`${req.method ?? '?'} ${path}`);
     const body = await readBody(req);
     if (options.requireToken !== undefined && req.headers.authorization !== `Bearer ${options.requireToken}`) return text(res, 401, 'Unauthorized: missing or invalid token');
     if ((req.method === 'POST' || req.method === 'DELETE') && req.headers['sec-fetch-mode'] !== undefined) return text(res, 405, 'Method Not Allowed: method not allowed for browser traffic');
     if (req.method === 'GET' && path === '/api/version') return json(res, 200, { version: '4.0.0', ray_version: '2.60.0', ray_commit: 'test-peer', session_name: 'peer' });
+    if (req.method === 'GET' && path === '/api/v0/nodes') return listNodes(url, res);
     if (req.method === 'POST' && path === '/api/jobs/') return submit(body, res);
     if (req.method === 'GET' && path === '/api/jobs/') return json(res, 200, [...jobs.values()].map(details));
     const match = /^\/api\/jobs\/([^/]+)(\/logs|\/stop)?$/.exec(path);
@@ -71,6 +90,16 @@ export async function startRayJobsPeer(options: { requireToken?: string; onSubmi
       return json(res, 200, { deleted: true });
     }
     return text(res, 405, 'Method Not Allowed');
+  }
+
+  /** The state API: `limit` at most 10000 (400 beyond, as Ray answers), one `state` filter. */
+  function listNodes(url: URL, res: ServerResponse): void {
+    const limit = Number(url.searchParams.get('limit') ?? '100');
+    if (limit > 10_000) return json(res, 400, { result: false, msg: `Given limit ${limit} exceeds the supported limit 10000.`, data: { result: null } });
+    const nodes = options.nodes ?? [];
+    const wanted = url.searchParams.get('filter_keys') === 'state' && url.searchParams.get('filter_predicates') === '=' ? url.searchParams.get('filter_values') : null;
+    const shown = nodes.filter((n) => wanted === null || n.state === wanted);
+    json(res, 200, { result: true, msg: '', data: { result: { total: shown.length, num_after_truncation: shown.length, num_filtered: shown.length, result: shown.slice(0, limit), partial_failure_warning: '', warnings: null } } });
   }
 
   function submit(body: string, res: ServerResponse): void {

@@ -7,23 +7,32 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { capacityFinding, concurrentEpisodes, experimentConfigSchema, sandboxSlots } from '../../server/src/config/index.js';
+import { capacityFinding, concurrentEpisodes, experimentConfigSchema, sandboxSlots, slotShare } from '../../server/src/config/index.js';
 import { chooseHost, clusterSlots, type HostState } from '../../server/src/trainer/index.js';
 
 const GiB = 1024 ** 3;
 const config = experimentConfigSchema.parse({});
 
 test('slots: CPUs or memory, whichever runs out first, after the node keeps its reserve', () => {
-  // 16 CPUs, 64 GiB; reserve 2 CPUs and 8 GiB; sandboxes of 2 CPUs and 4 GiB: 7 by CPU, 14 by memory.
-  assert.deepEqual(sandboxSlots({ cpus: 16, memoryBytes: 64 * GiB }, config.sandbox), { slots: 7, limitedBy: 'cpus' });
+  // 16 CPUs, 128 GiB; reserve 2 CPUs and 16 GiB; default sandboxes (cpus 2, 4 GiB) count one core each: 14 by CPU, 28 by memory.
+  assert.deepEqual(sandboxSlots({ cpus: 16, memoryBytes: 128 * GiB }, config.sandbox), { slots: 14, limitedBy: 'cpus' });
   const bigMemory = experimentConfigSchema.parse({ sandbox: { cpus: 1, memory: '16GiB' } }).sandbox;
   assert.deepEqual(sandboxSlots({ cpus: 16, memoryBytes: 64 * GiB }, bigMemory), { slots: 3, limitedBy: 'memory' });
-  // This machine's size: 2 cores keep one, 24 GiB keep 3: one 1-CPU sandbox, or none of 2 CPUs.
-  assert.equal(sandboxSlots({ cpus: 2, memoryBytes: 24 * GiB }, config.sandbox).slots, 0);
   assert.deepEqual(sandboxSlots({ cpus: 2, memoryBytes: 24 * GiB }, config.sandbox, 3), { slots: 3, limitedBy: 'override' });
   const unlimited = experimentConfigSchema.parse({ sandbox: { cpus: null, memory: null } }).sandbox;
   // No limits: one CPU each, memory not counted; 10 CPUs keep 1.25.
   assert.deepEqual(sandboxSlots({ cpus: 10, memoryBytes: 4 * GiB }, unlimited), { slots: 8, limitedBy: 'cpus' });
+});
+
+test('slots: a CPU limit above one core is a cap on bursts, so a sandbox counts as one core; below one, as its limit', () => {
+  // This machine's size: 2 cores keep one, 24 GiB keep 3: the default limit of 2 CPUs still leaves one slot.
+  assert.deepEqual(sandboxSlots({ cpus: 2, memoryBytes: 24 * GiB }, config.sandbox), { slots: 1, limitedBy: 'cpus' });
+  const wide = experimentConfigSchema.parse({ sandbox: { cpus: 8, memory: '1GiB' } }).sandbox;
+  assert.deepEqual(sandboxSlots({ cpus: 16, memoryBytes: 128 * GiB }, wide), { slots: 14, limitedBy: 'cpus' });
+  const half = experimentConfigSchema.parse({ sandbox: { cpus: 0.5, memory: '2GiB' } }).sandbox;
+  assert.deepEqual(sandboxSlots({ cpus: 16, memoryBytes: 128 * GiB }, half), { slots: 28, limitedBy: 'cpus' });
+  assert.deepEqual(slotShare(half), { cpus: 0.5, memoryBytes: 2 * GiB });
+  assert.deepEqual(slotShare(config.sandbox), { cpus: 1, memoryBytes: 4 * GiB });
 });
 
 test('episodes at once: a training step is batch × group; a rollout is its parallel', () => {
@@ -40,6 +49,12 @@ test('the capacity preflight warns with the numbers, and says when the cluster i
   assert.deepEqual(short?.path, ['training', 'train_batch_size']);
   assert.equal(capacityFinding(c, 'train', { slots: 64, nodes: 2 }), undefined);
   assert.equal(capacityFinding(c, 'eval', undefined)?.code, 'preflight/sandbox-capacity-unknown');
+});
+
+test('the capacity preflight says how to offer slots when no node of the cluster has any', () => {
+  const none = capacityFinding(config, 'eval', { slots: 0, nodes: 0 });
+  assert.equal(none?.code, 'preflight/sandbox-capacity');
+  assert.match(none?.message ?? '', /no node of the cluster offers sandbox slots \(none has the Ray resource gp_sandbox_slots\)\. Start each node .* `gp ray slots`/);
 });
 
 function host(id: string, node: string, slots: number, busy: number, images: string[] = [], alive = true): HostState {

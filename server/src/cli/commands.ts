@@ -17,6 +17,7 @@ import { imagesManifest, imagesManifestUsage, imagesPrepull, imagesPrepullUsage 
 import { modelServe, modelServeUsage } from './modelCommands.js';
 import { intFlag, type Io } from './output.js';
 import type { ProgressSink } from './progress.js';
+import { raySlots, raySlotsUsage } from './rayCommands.js';
 import { rolloutCommand, rolloutUsageOf } from './rolloutCommands.js';
 import { taskTest, taskTestUsage } from './taskCommands.js';
 import { trajectoryExport, trajectoryExportUsage, trajectoryShow, trajectoryShowUsage } from './trajectoryCommands.js';
@@ -92,6 +93,7 @@ export const commands: readonly Command[] = [
   { noun: 'train', verb: undefined, usage: trainUsage, configFlags: true, run: (argv, ctx) => trainCommand(argv, ctx.io, ctx.cwd) },
   // A sandbox host stops when its standard input closes or on SIGTERM/SIGINT, and cleans up first.
   { noun: 'sandbox', verb: 'host', usage: sandboxHostUsage, run: (argv, ctx) => sandboxHostCommand(argv, ctx.io) },
+  { noun: 'ray', verb: 'slots', usage: raySlotsUsage, configFlags: true, run: (argv, ctx) => raySlots(argv, ctx.io, ctx.cwd) },
   { noun: 'model', verb: 'serve', usage: modelServeUsage, interruptible: true, run: (argv, ctx) => modelServe(argv, ctx.io, ctx.signal) },
   { noun: 'containers', verb: 'list', usage: containersListUsage, run: (argv, ctx) => containersList(argv, ctx.io) },
   { noun: 'containers', verb: 'reap', usage: containersReapUsage, run: (argv, ctx) => containersReap(argv, ctx.io) },

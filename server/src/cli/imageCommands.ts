@@ -4,12 +4,13 @@
  * (a malformed dataset line, an image that could not be pulled), 2 for a usage error or a file that
  * cannot be read.
  */
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { PrepullResult } from '../protocol/images.js';
 import { collectImages, formatPlace, readManifest, writeManifest, type ImageCollection } from '../datasets/index.js';
 import { prepullImages, type PrepullEvent, type PrepullOptions } from '../sandbox/index.js';
 import { usageError as printUsageError } from './args.js';
+import { prepullOnCluster } from './rayPrepullCommand.js';
 import { plural, type Io } from './output.js';
 import { errorMessage } from '../util/errors.js';
 
@@ -23,9 +24,12 @@ export const imagesManifestUsage = `gp images manifest FILE... [--out PATH] [--j
       build-only SWE-bench images are marked and rows without an image counted.`;
 
 export const imagesPrepullUsage = `gp images prepull (FILE.jsonl... | --manifest PATH | IMAGE...) [--max-workers N]
-               [--retries N] [--delay S] [--timeout S] [--json]
+               [--retries N] [--delay S] [--timeout S] [--json] [--ray ADDRESS]
       Pull images: pulled / already present / failed / build-only per image; one
-      failure never stops the batch; exit code 1 only when something failed.`;
+      failure never stops the batch; exit code 1 only when something failed.
+      --ray does it on every node of that Ray cluster (dashboard HOST:PORT) that offers
+      sandboxes (gp_sandbox_slots, see gp ray slots), as one Ray job, against each node's
+      Docker, and prints a summary per node. Files must be on storage every node sees.`;
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; message: string };
 
@@ -93,6 +97,10 @@ interface PrepullArgs {
   readonly buildOnly: string[];
   readonly options: Omit<PrepullOptions, 'onEvent' | 'docker' | 'buildOnly'>;
   readonly json: boolean;
+  /** `--ray`: the cluster whose nodes pull, each running this command with `nodeArgs`. */
+  readonly ray: string | undefined;
+  /** The same request for another machine: files and manifests absolute, images and options as given. */
+  readonly nodeArgs: string[];
 }
 
 /** A number option: `undefined` when absent, a message when it is not a number in range. */
@@ -119,6 +127,7 @@ async function prepullArgs(args: readonly string[], io: Io): Promise<PrepullArgs
       delay: { type: 'string' },
       timeout: { type: 'string' },
       json: { type: 'boolean' },
+      ray: { type: 'string' },
     },
     allowPositionals: true,
     strict: true,
@@ -158,7 +167,12 @@ async function prepullArgs(args: readonly string[], io: Io): Promise<PrepullArgs
   }
   images.push(...positionals.filter((a) => !isDatasetFile(a)));
   if (files.length === 0 && values.manifest === undefined && images.length === 0) return 'name dataset files (.jsonl/.json), --manifest PATH, or images.';
-  return { images, buildOnly, options, json: values.json === true };
+  const nodeArgs = [
+    ...positionals.map((a) => (isDatasetFile(a) ? resolve(a) : a)),
+    ...(values.manifest ?? []).flatMap((m) => ['--manifest', resolve(m)]),
+    ...(['max-workers', 'retries', 'delay', 'timeout'] as const).flatMap((name) => (values[name] === undefined ? [] : [`--${name}`, values[name]])),
+  ];
+  return { images, buildOnly, options, json: values.json === true, ray: values.ray, nodeArgs };
 }
 
 function seconds(ms: number): string {
@@ -190,9 +204,10 @@ export async function imagesPrepull(args: readonly string[], io: Io): Promise<nu
   if (typeof request === 'string') return usageError(io, 'images prepull', request);
   if (request.images.length === 0) {
     io.err('No docker images found to pre-pull.');
-    if (request.json) io.out(JSON.stringify({ results: [] }, null, 2));
+    if (request.json) io.out(JSON.stringify(request.ray === undefined ? { results: [] } : { nodes: [] }, null, 2));
     return 0;
   }
+  if (request.ray !== undefined) return prepullOnCluster({ ray: request.ray, args: request.nodeArgs, json: request.json }, io);
   const onEvent = (e: PrepullEvent) => {
     if (request.json) return;
     if (e.kind === 'done') io.out(formatPrepullResult(e.result));

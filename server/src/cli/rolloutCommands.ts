@@ -17,6 +17,7 @@ import { ioFailure, ioFailureAdvice } from '../util/ioFailure.js';
 import { isoTimestamp } from '../util/time.js';
 import { withDeadline } from '../util/deadline.js';
 import { errorMessage } from '../util/errors.js';
+import { printCapacityPreflight } from './capacityPreflight.js';
 import { printConfigFindings } from './configFindings.js';
 import { intFlag, type Io } from './output.js';
 import { RolloutProgress, terminalProgressSink, type ProgressSink } from './progress.js';
@@ -151,6 +152,8 @@ async function resolveRun(command: RolloutCommand, argv: readonly string[], p: P
     io.err(`gp ${command}: the config has errors; nothing was run.`);
     return undefined;
   }
+  // With --ray, the episodes at once against the cluster's sandbox slots; a local run says nothing.
+  await printCapacityPreflight({ label, resolution, command, ray: p.ray, noteWhenUnknown: false }, io);
   return planRunFolder(resolution.config, { command, now: new Date(), commandLine: ['gp', command, ...argv].join(' '), ignored: resolution.ignored });
 }
 

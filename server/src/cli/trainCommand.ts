@@ -12,6 +12,7 @@ import { mkdir } from 'node:fs/promises';
 import { RunLock } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
 import { parseCommandArgs, usageError } from './args.js';
+import { printCapacityPreflight } from './capacityPreflight.js';
 import { printConfigFindings } from './configFindings.js';
 import { installInterrupt } from './interrupt.js';
 import { intFlag, type Io } from './output.js';
@@ -121,6 +122,8 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
     return 2;
   }
   const smoke = v.smoke === true ? smokeSettings(policy, steps) : undefined;
+  // The sandbox capacity against the cluster's slots; a smoke's two episodes need no note locally.
+  await printCapacityPreflight({ label: configFile ?? 'gp train', resolution, command: 'train', ray: v.ray, noteWhenUnknown: smoke === undefined }, io);
   // A dry run starts nothing, so a model file that is not installed yet does not stop it.
   const checkModel = smoke !== undefined && v['dry-run'] !== true;
   const problems = await trainPreflight(resolution.config, { smoke: smoke !== undefined, ray: v.ray !== undefined, ...(checkModel ? { smokeSettings: smoke } : {}) });

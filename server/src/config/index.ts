@@ -11,4 +11,4 @@ export { validateAgainstSchema } from './validate.js';
 export { flattenVerlOverrides, overridesVerlKey, verlMappedFields, verlOverrideLeaves, type VerlMappedField, type VerlOverrideLeaf } from './verlMapping.js';
 export { applyYamlEdits, editsToTextEdit, formatValue, type TextEdit } from './yamlEdit.js';
 export { clipToLine, locatePath, parseYamlSource, type OffsetRange, type YamlSource } from './yamlSource.js';
-export { capacityFinding, concurrentEpisodes, nodeReserve, sandboxSlots, type ClusterCapacity, type NodeResources, type SlotCount } from './sandboxCapacity.js';
+export { capacityFinding, concurrentEpisodes, nodeReserve, sandboxSlots, slotShare, type ClusterCapacity, type NodeResources, type SlotCount } from './sandboxCapacity.js';

@@ -1,11 +1,19 @@
 /**
  * How many sandboxes a machine can hold, and how many a run asks for at once (issue 22's capacity
- * arithmetic; the sandbox hosts that will advertise these slots to Ray are planned). A sandbox
- * takes the config's `sandbox.cpus` and `sandbox.memory` (docs/kubernetes.md has the same sum
- * for a cluster's quota); a node keeps some of each for itself, its Docker daemon and the trainer's
- * processes. Pure arithmetic, so the preflight, the hosts and the editor agree on one answer.
+ * arithmetic). A node advertises its slots to Ray as the custom resource `gp_sandbox_slots`
+ * (`gp ray slots` prints the number and the `ray start` argument); the capacity preflight compares
+ * them with the episodes a command runs at once. A node keeps some CPU and memory for itself, its
+ * Docker daemon and the trainer's processes; the rest is shared out in slots.
+ *
+ * A slot is sized by what a sandbox uses steadily, not by its limits. `sandbox.memory` is a hard
+ * limit a sandbox may really fill, so memory divides by it. `sandbox.cpus` is Docker's `--cpus`: a
+ * cap on bursts (a test run, an install), not a reservation, and a task instance uses about one
+ * CPU core steadily (issue 22), so for slots a sandbox counts as min(1, `sandbox.cpus`) cores: a
+ * 2-core machine with the default limit of 2 offers one slot, not none. Pure arithmetic, so the
+ * preflight, the hosts and `gp ray slots` agree on one answer.
  */
 import { finding, type Finding, type KeyPath } from '../protocol/index.js';
+import { sandboxSlotsResource } from '../protocol/rayCluster.js';
 import { parseMemorySize } from './memoryEstimate.js';
 import type { ExperimentConfig } from './schema.js';
 
@@ -19,6 +27,12 @@ export function nodeReserve(node: NodeResources): NodeResources {
   return { cpus: Math.max(1, node.cpus / 8), memoryBytes: Math.max(2 * 1024 ** 3, node.memoryBytes / 8) };
 }
 
+/** What one slot stands for: min(1, `sandbox.cpus`) cores, and `sandbox.memory` (undefined: not counted). */
+export function slotShare(sandbox: ExperimentConfig['sandbox']): { readonly cpus: number; readonly memoryBytes: number | undefined } {
+  const memory = sandbox.memory === null ? undefined : parseMemorySize(sandbox.memory);
+  return { cpus: Math.min(1, sandbox.cpus ?? 1), memoryBytes: memory === undefined || memory <= 0 ? undefined : memory };
+}
+
 export interface SlotCount {
   readonly slots: number;
   /** Which resource ran out first (`override` when the count was given). */
@@ -27,16 +41,16 @@ export interface SlotCount {
 
 /**
  * Sandboxes that fit on a node at once: what is left after its reserve, divided by one sandbox's
- * CPUs and memory, whichever runs out first. A sandbox with no CPU or memory limit (null) counts
- * as one CPU, or as using no memory, since nothing stops it taking more. `override` wins.
+ * share of CPU (at most one core, see above) and its memory limit, whichever runs out first. A
+ * sandbox with no CPU limit (null) counts as one core; with no memory limit, as using no memory,
+ * since nothing bounds it. `override` wins.
  */
 export function sandboxSlots(node: NodeResources, sandbox: ExperimentConfig['sandbox'], override?: number): SlotCount {
   if (override !== undefined) return { slots: Math.max(0, Math.floor(override)), limitedBy: 'override' };
   const reserve = nodeReserve(node);
-  const cpuEach = sandbox.cpus ?? 1;
-  const byCpu = Math.floor(Math.max(0, node.cpus - reserve.cpus) / cpuEach);
-  const memoryEach = sandbox.memory === null ? undefined : parseMemorySize(sandbox.memory);
-  const byMemory = memoryEach === undefined || memoryEach <= 0 ? Number.POSITIVE_INFINITY : Math.floor(Math.max(0, node.memoryBytes - reserve.memoryBytes) / memoryEach);
+  const share = slotShare(sandbox);
+  const byCpu = Math.floor(Math.max(0, node.cpus - reserve.cpus) / share.cpus);
+  const byMemory = share.memoryBytes === undefined ? Number.POSITIVE_INFINITY : Math.floor(Math.max(0, node.memoryBytes - reserve.memoryBytes) / share.memoryBytes);
   return byMemory < byCpu ? { slots: byMemory, limitedBy: 'memory' } : { slots: byCpu, limitedBy: 'cpus' };
 }
 
@@ -70,6 +84,14 @@ export function capacityFinding(config: ExperimentConfig, command: 'train' | 'ev
     return finding({ code: 'preflight/sandbox-capacity-unknown', severity: 'info', message: `${episodes} episodes run at once (${why}); without a Ray address the cluster's sandbox slots are not known, so whether they fit was not checked.`, path });
   }
   if (episodes <= cluster.slots) return undefined;
+  if (cluster.nodes === 0) {
+    return finding({
+      code: 'preflight/sandbox-capacity',
+      severity: 'warning',
+      message: `${episodes} episodes run at once (${why}), but no node of the cluster offers sandbox slots (none has the Ray resource ${sandboxSlotsResource}). Start each node that runs sandboxes with the --resources argument \`gp ray slots\` prints.`,
+      path,
+    });
+  }
   return finding({
     code: 'preflight/sandbox-capacity',
     severity: 'warning',

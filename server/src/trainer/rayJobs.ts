@@ -104,6 +104,11 @@ export class RayJobsClient {
     return (await this.call('DELETE', `/api/jobs/${encodeURIComponent(id)}`, undefined, rayJobDeleteReplySchema)).deleted;
   }
 
+  /** A GET of another dashboard route through the same transport and errors (trainer/rayCluster.ts reads the nodes). */
+  get<T>(path: string, schema: ZodType<T>): Promise<T> {
+    return this.call('GET', path, undefined, schema);
+  }
+
   private call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, schema: ZodType<T>): Promise<T> {
     const url = new URL(path, this.base);
     const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
