@@ -39,6 +39,7 @@ export class RemoteEpisode {
   private lostEnd: TrajectoryEnd | undefined;
   private readonly startedAt = Date.now();
   private chain: Promise<unknown> = Promise.resolve();
+  private losing: Promise<void> | undefined;
 
   constructor(private readonly options: RemoteEpisodeOptions) {
     this.id = options.episodeId;
@@ -105,7 +106,11 @@ export class RemoteEpisode {
 
   /** A call to the host; a lost host ends the episode, and the client hears `episode-failed`. */
   private async call<T>(request: () => Promise<T>): Promise<T> {
-    if (this.lostEnd !== undefined) throw this.lostConflict();
+    if (this.lostEnd !== undefined) {
+      // Answered once its end line is written, so whoever hears `episode-failed` finds the record.
+      await this.losing;
+      throw this.lostConflict();
+    }
     try {
       return await request();
     } catch (error) {
@@ -124,7 +129,12 @@ export class RemoteEpisode {
   }
 
   /** The host is gone, and with it what the episode wrote there: its end line says so. */
-  private async lose(cause: string): Promise<void> {
+  private lose(cause: string): Promise<void> {
+    this.losing ??= this.loseNow(cause);
+    return this.losing;
+  }
+
+  private async loseNow(cause: string): Promise<void> {
     if (this.finished) return;
     this.finished = true;
     this.done = true;
