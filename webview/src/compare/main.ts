@@ -49,7 +49,7 @@ function outcomeBox(side: 'left' | 'right', header: EpisodeHeader): HTMLElement 
     'section',
     { class: 'outcome', attrs: { id: `outcome-${side}` } },
     el('h2', {}, `${side === 'left' ? 'A' : 'B'}: ${header.episodeId ?? header.taskId ?? '?'}`),
-    el('p', { class: 'muted', title: header.file }, `run ${runOf(header.file)}`),
+    el('p', { class: 'muted', title: header.file }, `run ${runOf(header.file)}${header.sandboxHost === null ? '' : ` · node ${header.sandboxHost.node}`}`),
     el(
       'p',
       {},

@@ -1,7 +1,7 @@
 /**
- * The viewer's header: the task (id, issue collapsed, backend), the agent, the outcome (resolved,
- * termination reason, total reward, steps, duration) with the final patch, and what is wrong with
- * the file (cut short, torn, invalid lines).
+ * The viewer's header: the task (id, issue collapsed, backend, the Ray node of its sandbox host),
+ * the agent, the outcome (resolved, termination reason, total reward, steps, duration) with the
+ * final patch, and what is wrong with the file (cut short, torn, invalid lines).
  */
 import type { EpisodeHeader } from '../../../server/src/protocol/episodeView.js';
 import type { PatchRef } from '../../../server/src/protocol/episodeWebview.js';
@@ -23,6 +23,7 @@ export function episodeHeaderNode(header: EpisodeHeader, steps: number, actions:
   const facts = [
     header.agent !== null && `agent ${header.agent}`,
     header.backend !== null && `${header.backend} backend${header.image === null || header.backend !== 'docker' ? '' : ` (${header.image})`}`,
+    header.sandboxHost !== null && `node ${header.sandboxHost.node} (host ${header.sandboxHost.id})`,
     o !== null && `ended: ${o.terminationReason}`,
     o !== null ? `total reward ${signed(o.totalReward)}` : null,
     `${plural(o?.steps ?? steps, 'step')}${header.maxSteps === null ? '' : ` of ${header.maxSteps}`}`,
