@@ -5,7 +5,7 @@
  * it without an editor.
  */
 import type { ContainerInfo } from '../serverMessages.js';
-import { nodeText } from './rayNode.js';
+import { shortNodeName } from '../../../server/src/protocol/rayNode.js';
 import { escapeMarkdown } from './taskItems.js';
 
 /** The context value of a run's group; `package.json` gives it no item menu today. */
@@ -68,7 +68,7 @@ export function containerLabel(container: ContainerInfo): string {
  * the image (`· node worker-2`), and an orphan ends with `· owner gone`.
  */
 export function containerDescription(container: ContainerInfo, now: number): string {
-  const parts = [container.state, container.image, ...(container.node === undefined ? [] : [nodeText(container.node)]), formatAge(container.created, now)];
+  const parts = [container.state, container.image, ...(container.node === undefined ? [] : [`node ${shortNodeName(container.node)}`]), formatAge(container.created, now)];
   if (!container.ownerAlive) parts.push('owner gone');
   return parts.join(' · ');
 }

@@ -2,8 +2,8 @@
  * The words the Runs view puts beside a run and an episode. No `vscode` import, so the unit tests
  * check them directly.
  */
+import { shortNodeName } from '../../../server/src/protocol/rayNode.js';
 import type { EpisodeSummary, RunSummary } from '../../../server/src/protocol/runsView.js';
-import { nodeText } from './rayNode.js';
 
 /**
  * `finished · rollout · rule · 3/3 · 2 resolved · 1m 04s` (`7/7 · 7 certified` for a verification),
@@ -49,7 +49,7 @@ export function describeEpisode(ep: EpisodeSummary): string {
   if (ep.steps !== null) parts.push(`${ep.steps} ${ep.steps === 1 ? 'step' : 'steps'}`);
   if (ep.terminationReason !== null && ep.terminationReason !== 'submitted' && ep.terminationReason !== ep.state) parts.push(ep.terminationReason.replace(/_/g, ' '));
   if (ep.taskId !== ep.episodeId && !ep.episodeId.startsWith(`${ep.taskId}#`)) parts.push(ep.taskId);
-  if (ep.sandboxHost !== null) parts.push(nodeText(ep.sandboxHost.node));
+  if (ep.sandboxHost !== null) parts.push(`node ${shortNodeName(ep.sandboxHost.node)}`);
   return parts.join(' · ');
 }
 
