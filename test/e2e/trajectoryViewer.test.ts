@@ -5,17 +5,20 @@
  * steps through it; (c) a repair candidate opens in VS Code's diff editor with the whole file, after
  * its sandbox is gone; (d) search finds a string in an observation and selects its step; (e) two
  * episodes of one task side by side; (f) an episode being appended to shows its new steps without
- * reopening; (g) Replay re-executes it in a terminal without divergence. A screenshot per scenario.
+ * reopening; (g) Replay re-executes it in a terminal without divergence; (h) episodes a Ray cluster's
+ * sandbox hosts ran name their node in the Runs view and in the viewer's header (a copy of the first
+ * run, its events and trajectories given the `sandbox_host` a host writes). A screenshot per
+ * scenario, (h)'s viewer in both themes.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import { repoRoot, startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
-import { acceptQuickPick, expandRow, rowLocator, showView, terminalText, widenSideBar } from './views.js';
+import { acceptQuickPick, expandRow, rowLocator, showView, terminalText, viewPane, waitForRow, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { runCommand, screenshot } from './workbench.js';
 
@@ -62,6 +65,29 @@ async function waitForSelected(frame: FrameLocator, what: string, step: number):
     const title = (await frame.locator('#step-title').textContent().catch(() => null)) ?? '';
     return selected === step && title.startsWith(`Step ${step} `) ? done(true) : pending(`selected row ${selected ?? '(none)'}, detail "${title}"`);
   });
+}
+
+/** Two Ray node ids (56 hex digits, as Ray names a node) and the hosts on them, for scenario (h). */
+const rayNodes = ['5c3e9a1f'.repeat(7), 'b07d42e6'.repeat(7)] as const;
+const hostOf = (episode: string) => (episode === 'sample-calc-add-unittest' ? { id: 'sandbox-host-2', node: rayNodes[1] } : { id: 'sandbox-host-1', node: rayNodes[0] });
+
+/**
+ * A copy of `run` as if a Ray cluster's sandbox hosts had run it: each `episode-start` event and each
+ * trajectory's start line carries the `sandbox_host` a host writes (issue 22). Made beside the run
+ * roots and moved in whole, so the Runs view never reads half of it.
+ */
+function hostedCopy(s: Session, run: string, name: string): void {
+  const staging = join(s.workspace, `.${name}`);
+  cpSync(join(s.workspace, 'outputs', run), staging, { recursive: true });
+  const events = readFileSync(join(staging, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; episode_id?: string });
+  writeFileSync(join(staging, 'events.jsonl'), events.map((e) => JSON.stringify(e.kind === 'episode-start' && e.episode_id !== undefined ? { ...e, sandbox_host: hostOf(e.episode_id) } : e)).join('\n') + '\n');
+  for (const file of readdirSync(join(staging, 'trajectories'))) {
+    const path = join(staging, 'trajectories', file);
+    const [start, ...rest] = readFileSync(path, 'utf8').trim().split('\n');
+    const parsed = JSON.parse(start ?? '{}') as { episode_id: string };
+    writeFileSync(path, [JSON.stringify({ ...parsed, sandbox_host: hostOf(parsed.episode_id) }), ...rest].join('\n') + '\n');
+  }
+  renameSync(staging, join(s.workspace, 'outputs', name));
 }
 
 let firstRun = '';
@@ -254,6 +280,42 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       const tabs = (await s.page.locator('.part.panel').textContent()) ?? '';
       assert.match(tabs, /gp trajectory replay sample-calc-add/, 'the terminal is named for the episode');
       await screenshot(s.page, 'trajectory-g-replay');
+    });
+  });
+
+  void it("(h) episodes a Ray cluster's sandbox hosts ran name their node in the Runs view and in the viewer's header", scenarioTimeout, async () => {
+    await scenario('h-ray-nodes', async (s) => {
+      if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
+      const run = 'ray-hosts-run';
+      hostedCopy(s, firstRun, run);
+      await showView(s.page, 'Runs');
+      // Wide enough for an episode's description to reach its node, as a person reading them makes it.
+      await widenSideBar(s.page, 160);
+      await waitForRow(s.page, 'Runs', `${run} spread over two nodes`, (r) => r.label === run && /· on 2 nodes ·/.test(r.description), { timeoutMs: 30_000 });
+      // Only this run open, so its sample-calc-add is the one row of that name.
+      await viewPane(s.page, 'Runs').hover();
+      await viewPane(s.page, 'Runs').locator('.pane-header .action-label[aria-label="Collapse All"]').click({ timeout: 10_000 });
+      await expandRow(s.page, 'Runs', run);
+      const short = (node: string) => `node ${node.slice(0, 8)}…`;
+      await waitForRow(s.page, 'Runs', 'sample-calc-add on the first node', (r) => r.label === 'sample-calc-add' && r.description.endsWith(short(rayNodes[0])));
+      await waitForRow(s.page, 'Runs', 'sample-calc-add-unittest on the second node', (r) => r.label === 'sample-calc-add-unittest' && r.description.endsWith(short(rayNodes[1])));
+      await rowLocator(s.page, 'Runs', 'sample-calc-add').click();
+      const frame = visibleWebview(s.page);
+      const facts = await waitFor('the viewer of the hosted episode, naming its node and host', async () => {
+        const text = (await frame.locator('#episode-facts').textContent().catch(() => null)) ?? '';
+        return text.includes(`${short(rayNodes[0])} (host sandbox-host-1)`) ? done(text) : pending(`facts "${text}"`);
+      });
+      assert.match(facts, /^agent rule · local backend · node 5c3e9a1f… \(host sandbox-host-1\) · ended: submitted/);
+      assert.equal(await frame.locator('#episode-node').getAttribute('title'), `Ray node ${rayNodes[0]}, sandbox host sandbox-host-1`, 'the whole node id is in its tooltip');
+      // The same moment in both themes, for a person to check both; each named for the theme shown.
+      const themeOf = async () => ((await s.page.locator('.monaco-workbench').first().getAttribute('class')) ?? '').includes('vs-dark') ? 'dark' : 'light';
+      const first = await themeOf();
+      await screenshot(s.page, `trajectory-h-ray-nodes-${first}`);
+      await runCommand(s.page, 'Preferences: Toggle between Light/Dark Themes');
+      const second = await waitFor('the other colour theme', async () => ((await themeOf()) !== first ? done(await themeOf()) : pending(first)));
+      await screenshot(s.page, `trajectory-h-ray-nodes-${second}`);
+      await runCommand(s.page, 'Preferences: Toggle between Light/Dark Themes');
+      await waitFor('the first colour theme again', async () => ((await themeOf()) === first ? done(true) : pending(second)));
     });
   });
 });

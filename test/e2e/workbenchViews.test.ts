@@ -361,16 +361,18 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
       assert.ok(image !== undefined, 'graph-planner/base:latest is missing; bash test/integration/setup.sh builds it offline');
       const run = `e2e-views-${Date.now()}`;
       const dead = spawnSync('true').pid ?? 1;
-      // Made as a sandbox makes them: our labels, one owned by this test process, one whose owner is gone.
+      // Made as a sandbox makes them: our labels, one owned by this test process, one whose owner is
+      // gone. The live one as a Ray cluster's sandbox host makes it, labelled with its node (issue 22).
       const make = (labels: Record<string, string>) =>
         docker.createContainer({ Image: image, Labels: labels, Cmd: ['sh', '-c', `trap 'exit 0' TERM; sleep 600 & wait`] }).then(async (c) => (await c.start(), c));
-      const made = [await make(ownerLabels(run, 'live-task')), await make({ ...ownerLabels(run, 'orphan-task'), [sandboxLabels.pid]: String(dead) })];
+      const node = '5c3e9a1f'.repeat(7);
+      const made = [await make(ownerLabels(run, 'live-task', new Date(), node)), await make({ ...ownerLabels(run, 'orphan-task'), [sandboxLabels.pid]: String(dead) })];
       try {
         await showView(s.page, 'Containers');
         await waitForRow(s.page, 'Containers', `the group of run ${run}`, (r) => r.label === run && /2 containers/.test(r.description), { timeoutMs: 30_000 });
         await expandRow(s.page, 'Containers', run);
-        await waitForRow(s.page, 'Containers', 'the orphan marked as such', (r) => r.label === 'orphan-task' && /running/.test(r.description) && /owner gone/.test(r.description), { timeoutMs: 30_000 });
-        await waitForRow(s.page, 'Containers', 'the live container', (r) => r.label === 'live-task' && !/owner gone/.test(r.description));
+        await waitForRow(s.page, 'Containers', 'the orphan marked as such, with no node', (r) => r.label === 'orphan-task' && /running/.test(r.description) && /owner gone/.test(r.description) && !/node/.test(r.description), { timeoutMs: 30_000 });
+        await waitForRow(s.page, 'Containers', 'the live container with its Ray node', (r) => r.label === 'live-task' && !/owner gone/.test(r.description) && r.description.includes(`· node ${node.slice(0, 8)}… ·`));
         await screenshot(s.page, 'views-h-containers');
         await viewPane(s.page, 'Containers').hover();
         await viewPane(s.page, 'Containers').locator('.pane-header .action-label[aria-label="Reap Orphaned Containers"]').click({ timeout: 10_000 });

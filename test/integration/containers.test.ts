@@ -24,6 +24,8 @@ import { connectDocker } from '../../server/src/sandbox/dockerClient.js';
 const suffix = randomBytes(4).toString('hex');
 const run = `test-containers-${suffix}`;
 const otherRun = `test-containers-${suffix}-b`;
+/** A run whose one container a sandbox host made on a Ray node (issue 22). */
+const nodeRun = `test-containers-${suffix}-node`;
 const image = `gp-test/containers-tiny-${suffix}:1`;
 let docker: Docker;
 let deadPid = 0;
@@ -75,10 +77,11 @@ before(async () => {
   ids.alive = await create(ownerLabels(run, 'live-owner'));
   ids.foreign = await create({ ...ownerLabels(run, 'foreign-owner'), [sandboxLabels.pid]: String(deadPid), [sandboxLabels.host]: `elsewhere-${suffix}` });
   ids.other = await create(ownerLabels(otherRun, 'other-run'));
+  await create(ownerLabels(nodeRun, 'on-node', new Date(), 'worker-7'));
 });
 
 after(async () => {
-  for (const label of [run, otherRun]) {
+  for (const label of [run, otherRun, nodeRun]) {
     const left = await docker.listContainers({ all: true, filters: { label: [`${sandboxLabels.run}=${label}`] } });
     for (const c of left) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
   }
@@ -123,6 +126,16 @@ test('gp containers list prints a table with short ids, owner state and age', as
   assert.equal(await containersList(['--all', '--run', run, '--json'], json), 0);
   assert.equal((JSON.parse(json.lines.join('\n')) as ContainerInfo[]).length, 3);
   assert.equal(await containersList(['--bogus'], capture()), 2);
+});
+
+test('a container a sandbox host made lists with its Ray node, and gp containers list adds a NODE column for it', async () => {
+  const [listed] = await listContainers({ all: true, run: nodeRun, docker });
+  assert.equal(listed?.node, 'worker-7');
+  assert.equal((await ours()).some((c) => c.node !== undefined), false, 'containers without the label have no node');
+  const io = capture();
+  assert.equal(await containersList(['--all', '--run', nodeRun], io), 0);
+  assert.match(io.lines[0] ?? '', /^ID\s+RUN\s+TASK\s+NODE\s+STATE\s+OWNER\s+AGE$/);
+  assert.match(io.lines[1] ?? '', new RegExp(`^[0-9a-f]{12}\\s+${nodeRun}\\s+on-node\\s+worker-7\\s+created\\s+alive\\s+\\d+[smhd]$`));
 });
 
 test('a dry-run reap names the dead-owner container and removes nothing', async () => {

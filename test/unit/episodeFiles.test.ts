@@ -1,8 +1,8 @@
 /**
  * The viewer's side of a trajectory file: following it as a rollout appends (only new bytes are
  * parsed, a torn last line waits for its end), starting over when the file is replaced, keeping
- * invalid lines as problems with their line numbers, and the header, rows and recorded source the
- * viewer is sent.
+ * invalid lines as problems with their line numbers, and the header (the sandbox host's Ray node
+ * included), rows and recorded source the viewer is sent.
  */
 import assert from 'node:assert/strict';
 import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
@@ -70,6 +70,14 @@ test('the header, the rows and the recorded source of a finished episode', async
   assert.equal(header.outcome?.resolved, true);
   assert.equal(header.outcome?.noOutcome, null, 'a graded episode has an outcome');
   assert.match(header.outcome?.patch ?? '', /return lhs \+ rhs/);
+  assert.equal(header.sandboxHost, null, 'an episode run in the launching process names no sandbox host');
+  // The same episode run by a sandbox host of a Ray cluster: the header names the host and its node.
+  const start = JSON.parse(lines[0] ?? '{}') as Record<string, unknown>;
+  const onHostFile = join(scratch, 'on-host.jsonl');
+  writeFileSync(onHostFile, `${[JSON.stringify({ ...start, sandbox_host: { id: 'host-2', node: 'worker-2' } }), ...lines.slice(1)].join('\n')}\n`);
+  const onHost = await new EpisodeFiles().load(onHostFile);
+  assert.deepEqual(onHost.model.problems, [], 'the start line with sandbox_host is a valid trajectory record');
+  assert.deepEqual(episodeHeader(onHostFile, onHost.model).sandboxHost, { id: 'host-2', node: 'worker-2' });
   // The same episode ended because its tests could not be graded: the header says it has no outcome.
   const end = JSON.parse(lines[lines.length - 1] ?? '{}') as Record<string, unknown>;
   const ungraded = { ...end, resolved: false, termination_reason: 'error', error: 'not gradable: pytest collected no tests (exit code 5): the tests never ran', infrastructure: { code: 'not-gradable', cause: 'pytest collected no tests (exit code 5): the tests never ran' } };

@@ -100,6 +100,18 @@ test('describes a container by state, image, age and a gone owner, with an icon 
   assert.equal(formatAge('not a time', now), '?');
 });
 
+test('names the Ray node of a container a sandbox host made, and says nothing of a node otherwise', () => {
+  const onNode = container({ node: 'worker-2' });
+  assert.equal(containerDescription(onNode, now), 'running · graph-planner/base:latest · node worker-2 · 3m');
+  // Markdown escapes the hyphen.
+  assert.ok(containerTooltip(onNode, now).endsWith('**Ray node:** worker\\-2'), containerTooltip(onNode, now));
+  assert.doesNotMatch(containerTooltip(container({}), now), /Ray node/);
+  // A Ray node id is 56 hex digits: the description shows its first 8, the tooltip all of it.
+  const rayId = '0c1d2e3f'.repeat(7);
+  assert.equal(containerDescription(container({ node: rayId, ownerAlive: false }), now), 'running · graph-planner/base:latest · node 0c1d2e3f… · 3m · owner gone');
+  assert.ok(containerTooltip(container({ node: rayId }), now).endsWith(`**Ray node:** ${rayId}`));
+});
+
 test('opens bash (or sh) in the container with docker exec, in a terminal named for the task', () => {
   const { program, args } = shellCommand(container({}));
   assert.equal(program, 'docker');

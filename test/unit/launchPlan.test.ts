@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { displayCommand, newRunArgs, planLaunch } from '../../server/src/launch/index.js';
 import type { NewRunLaunch } from '../../server/src/protocol/launch.js';
 import { runLayout, withoutConfigFlags, withoutRunFolderFlags, writeLaunchRecord, writeStatus } from '../../server/src/runs/index.js';
-import { describeEpisode, describeRun, durationOf } from '../../extension/src/views/runsText.js';
+import { describeEpisode, describeEpisodeHost, describeNodes, describeRun, durationOf } from '../../extension/src/views/runsText.js';
 import type { RunSummary } from '../../server/src/protocol/runsView.js';
 
 function workspace(): string {
@@ -134,7 +134,7 @@ test('run-folder and config flags are dropped in both of their spellings; displa
 test('the Runs view describes a run and an episode in one line', () => {
   const summary: RunSummary = {
     dir: '/r/x', name: 'x', root: '/r', state: 'running', stale: false, kind: 'rollout', command: 'gp rollout t.jsonl', agent: 'rule',
-    episodes: { total: 10, finished: 4, resolved: 3, errored: 1 }, backend: null, model: null, startedAt: '2026-11-23T10:00:00.000Z', endedAt: null, exitReason: null,
+    episodes: { total: 10, finished: 4, resolved: 3, errored: 1 }, backend: null, model: null, nodes: [], startedAt: '2026-11-23T10:00:00.000Z', endedAt: null, exitReason: null,
     problem: null, hasReport: false, hasLog: true,
     hasMetrics: false, relaunchable: true,
   };
@@ -142,7 +142,27 @@ test('the Runs view describes a run and an episode in one line', () => {
   assert.equal(durationOf({ ...summary, state: 'finished', endedAt: '2026-11-23T12:05:00.000Z' }, 0), '2h 05m');
   assert.equal(describeRun({ ...summary, kind: 'verify', agent: null, command: 'gp dataset verify t.jsonl', episodes: { total: 7, finished: 7, resolved: 6, errored: 1 }, state: 'finished', endedAt: '2026-11-23T10:00:09.000Z' }, 0), 'finished · verify · 7/7 · 6 certified · 1 not certified · 9s');
   assert.equal(describeRun({ ...summary, state: 'unknown', problem: 'status.json is not JSON' }, 0), 'status.json is not JSON');
-  const ep = { episodeId: 't#2', taskId: 't', state: 'interrupted' as const, steps: 2, totalReward: 0, terminationReason: 'interrupted', trajectory: '/r/x/t.jsonl' };
+  const ep = { episodeId: 't#2', taskId: 't', state: 'interrupted' as const, steps: 2, totalReward: 0, terminationReason: 'interrupted', sandboxHost: null, trajectory: '/r/x/t.jsonl' };
   assert.equal(describeEpisode(ep), 'interrupted · reward 0.00 · 2 steps');
   assert.equal(describeEpisode({ ...ep, state: 'unresolved', terminationReason: 'max_steps', steps: 1 }), 'unresolved · reward 0.00 · 1 step · max steps');
+  assert.equal(describeEpisodeHost(ep), null);
+  assert.equal(describeNodes(summary), null);
+});
+
+test('the Runs view names the Ray node of an episode a sandbox host ran, and a run spread over several nodes says so', () => {
+  const ep = { episodeId: 't', taskId: 't', state: 'resolved' as const, steps: 4, totalReward: 1, terminationReason: 'submitted', sandboxHost: { id: 'host-a', node: 'worker-1' }, trajectory: '/r/x/t.jsonl' };
+  assert.equal(describeEpisode(ep), 'resolved · reward 1.00 · 4 steps · node worker-1');
+  assert.equal(describeEpisodeHost(ep), 'Ray node worker-1 (sandbox host host-a)');
+  // A Ray node id is 56 hex digits: the row shows its first 8, as Ray's dashboard does.
+  const rayId = 'a3f9c2e1'.repeat(7);
+  assert.equal(describeEpisode({ ...ep, sandboxHost: { id: 'host-b', node: rayId } }), 'resolved · reward 1.00 · 4 steps · node a3f9c2e1…');
+  const run: RunSummary = {
+    dir: '/r/x', name: 'x', root: '/r', state: 'finished', stale: false, kind: 'eval', command: 'gp eval t.jsonl', agent: 'rule',
+    episodes: { total: 3, finished: 3, resolved: 2, errored: 0 }, backend: null, model: null, nodes: [{ node: 'worker-1', episodes: 2 }, { node: 'worker-2', episodes: 1 }],
+    startedAt: '2026-11-23T10:00:00.000Z', endedAt: '2026-11-23T10:00:30.000Z', exitReason: null, problem: null, hasReport: true, hasLog: false, hasMetrics: false, relaunchable: true,
+  };
+  assert.equal(describeRun(run, 0), 'finished · eval · rule · 3/3 · 2 resolved · on 2 nodes · 30s');
+  assert.equal(describeNodes(run), 'worker-1 (2 episodes), worker-2 (1 episode)');
+  // One node is named on each episode; the run's row stays as it was.
+  assert.equal(describeRun({ ...run, nodes: [{ node: 'worker-1', episodes: 3 }] }, 0), 'finished · eval · rule · 3/3 · 2 resolved · 30s');
 });

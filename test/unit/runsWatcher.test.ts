@@ -126,6 +126,27 @@ test('while watching, an appended event reaches the listener with only that epis
   w.dispose();
 });
 
+test('episodes a sandbox host ran keep its Ray node to the end, and the run counts its episodes per node', async () => {
+  const r = root();
+  const layout = runLayout(join(r, 'cluster'));
+  mkdirSync(layout.dir);
+  await writeStatus(layout.status, status({ state: 'finished', episodes: { total: 4, finished: 3, resolved: 2, errored: 0 } }));
+  const onHost = (id: string, node: string) => event({ kind: 'episode-start', episode_id: id, task_id: id, sandbox_host: { id: `host-${node}`, node } });
+  // Episode c started on worker-2 and, after a resume, again on worker-1: its latest start counts.
+  writeFileSync(layout.events, onHost('a', 'worker-1') + end('a', true) + onHost('b', 'worker-2') + end('b', false) + onHost('c', 'worker-2') + onHost('c', 'worker-1') + end('c', true) + start('d'));
+  const { w } = watcher();
+  await w.setRoots([r]);
+  const [run] = (await w.list()).runs;
+  assert.deepEqual(run?.nodes, [{ node: 'worker-1', episodes: 2 }, { node: 'worker-2', episodes: 1 }]);
+  const eps = await w.episodes(layout.dir);
+  assert.deepEqual(
+    eps.episodes.map((e) => [e.episodeId, e.state, e.sandboxHost?.node ?? null]),
+    [['a', 'resolved', 'worker-1'], ['b', 'unresolved', 'worker-2'], ['c', 'resolved', 'worker-1'], ['d', 'running', null]],
+  );
+  assert.deepEqual(eps.episodes[0]?.sandboxHost, { id: 'host-worker-1', node: 'worker-1' });
+  w.dispose();
+});
+
 test('a new run folder appears, a deleted one is reported removed, and a root created later is picked up', async () => {
   const parent = root();
   const r = join(parent, 'outputs');

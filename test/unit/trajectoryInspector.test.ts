@@ -67,6 +67,19 @@ test('gp trajectory show prints the task, a block per step and the outcome; --st
   assert.match(cutOut.at(-1) ?? '', /^cut short after \d+ steps \(no end line/);
 });
 
+test('gp trajectory show names the Ray node and sandbox host of an episode a host ran, and no node otherwise', async () => {
+  const lines = readFileSync(resolved, 'utf8').trim().split('\n');
+  const start = JSON.parse(lines[0] ?? '{}') as Record<string, unknown>;
+  const file = join(mkdtempSync(join(tmpdir(), 'gp-traj-')), 'on-host.jsonl');
+  writeFileSync(file, [JSON.stringify({ ...start, sandbox_host: { id: 'host-2', node: 'worker-2' } }), ...lines.slice(1)].join('\n'));
+  const { io: a, out } = io();
+  assert.equal(await trajectoryShow([file], a, process.cwd(), false), 0);
+  assert.match(out[1] ?? '', /^agent rule · backend \w+ · node worker-2 \(host host-2\) · at most \d+ steps/);
+  const { io: b, out: local } = io();
+  assert.equal(await trajectoryShow([resolved], b, process.cwd(), false), 0);
+  assert.doesNotMatch(local[1] ?? '', /node/);
+});
+
 test('the ATIF export passes the format\'s rules and keeps reward, return and outcome', async () => {
   const model = buildEpisodeModel(parseTrajectory(readFileSync(resolved, 'utf8')));
   const atif = toAtif(model, { version: '0.1.0' });

@@ -5,6 +5,7 @@
  * it without an editor.
  */
 import type { ContainerInfo } from '../serverMessages.js';
+import { shortNodeName } from '../../../server/src/protocol/rayNode.js';
 import { escapeMarkdown } from './taskItems.js';
 
 /** The context value of a run's group; `package.json` gives it no item menu today. */
@@ -62,9 +63,12 @@ export function containerLabel(container: ContainerInfo): string {
   return container.task !== '' ? container.task : container.name;
 }
 
-/** `running · graph-planner/base:latest · 3m`, and `· owner gone` for an orphan. */
+/**
+ * `running · graph-planner/base:latest · 3m`; a sandbox host's container names its Ray node after
+ * the image (`· node worker-2`), and an orphan ends with `· owner gone`.
+ */
 export function containerDescription(container: ContainerInfo, now: number): string {
-  const parts = [container.state, container.image, formatAge(container.created, now)];
+  const parts = [container.state, container.image, ...(container.node === undefined ? [] : [`node ${shortNodeName(container.node)}`]), formatAge(container.created, now)];
   if (!container.ownerAlive) parts.push('owner gone');
   return parts.join(' · ');
 }
@@ -100,6 +104,8 @@ export function containerTooltip(container: ContainerInfo, now: number): string 
     ['Created', `${container.created} (${formatAge(container.created, now)} ago)`],
     ['Owner', `${owner}, ${container.ownerAlive ? 'running' : 'gone: Reap Orphaned Containers removes it'}`],
   ];
+  // Only a container a sandbox host made has a node; one made in the launching process says nothing of it.
+  if (container.node !== undefined) rows.push(['Ray node', container.node]);
   return rows.map(([key, value]) => `**${key}:** ${escapeMarkdown(value)}`).join('  \n');
 }
 

@@ -11,7 +11,7 @@ import { errorMessage } from '../errors.js';
 import { launch, onDidLaunch } from '../launchFlow.js';
 import { showRunMetrics } from '../metricsPanel.js';
 import { runAction, runEpisodes, runsChanged, runsList, runsWatch, type EpisodeSummary, type RunsChanged, type RunSummary } from '../serverMessages.js';
-import { describeEpisode, describeRun, durationOf } from './runsText.js';
+import { describeEpisode, describeEpisodeHost, describeNodes, describeRun, durationOf } from './runsText.js';
 
 const tickMs = 5000;
 
@@ -356,6 +356,7 @@ function runTooltip(run: RunSummary): vscode.MarkdownString {
     ['Episodes', run.episodes === null ? null : `${run.episodes.finished} of ${run.episodes.total} finished, ${run.episodes.resolved} resolved, ${run.episodes.errored} errored`],
     ['Backend', run.backend === null ? null : `docker ${run.backend.episodes.docker}, local ${run.backend.episodes.local}${run.backend.fallbacks.length > 0 ? ` (fell back: ${run.backend.fallbacks.map((f) => f.reason).join('; ')})` : ''}`],
     ['Model', run.model === null ? null : modelRow(run.model)],
+    ['Ray nodes', describeNodes(run)],
     ['Started', run.startedAt],
     ['Duration', durationOf(run, Date.now())],
     ['Ended', run.exitReason === null ? run.endedAt : `${run.endedAt ?? ''} — ${run.exitReason}`],
@@ -380,7 +381,8 @@ function episodeItem(ep: EpisodeSummary, node: Node): vscode.TreeItem {
   const [icon, color] = episodeIcons[ep.state];
   item.iconPath = new vscode.ThemeIcon(icon, color === undefined ? undefined : new vscode.ThemeColor(color));
   item.description = describeEpisode(ep);
-  item.tooltip = `${ep.episodeId}: ${ep.state}${ep.terminationReason === null ? '' : ` (${ep.terminationReason})`}\n${ep.trajectory}`;
+  const host = describeEpisodeHost(ep);
+  item.tooltip = `${ep.episodeId}: ${ep.state}${ep.terminationReason === null ? '' : ` (${ep.terminationReason})`}${host === null ? '' : `\n${host}`}\n${ep.trajectory}`;
   item.contextValue = 'episode';
   item.command = { command: viewCommands.episodeOpen.id, title: viewCommands.episodeOpen.title, arguments: [node] };
   return item;

@@ -42,9 +42,15 @@ export function formatTable(rows: readonly (readonly string[])[]): string[] {
   return rows.map((row) => row.map((cell, i) => (i === row.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join('  '));
 }
 
+/**
+ * One row per container. The NODE column (the Ray node whose sandbox host made it, issue 22) is
+ * there only when some container has one, so a list outside a cluster keeps its width.
+ */
 export function containerTable(containers: readonly ContainerInfo[], now: number = Date.now()): string[] {
-  const header = ['ID', 'RUN', 'TASK', 'STATE', 'OWNER', 'AGE'];
-  return formatTable([header, ...containers.map((c) => [c.id.slice(0, 12), c.run, c.task, c.state, owner(c), formatAge(c.created, now)])]);
+  const withNode = containers.some((c) => c.node !== undefined);
+  const node = (c: ContainerInfo) => (withNode ? [c.node ?? '-'] : []);
+  const header = ['ID', 'RUN', 'TASK', ...(withNode ? ['NODE'] : []), 'STATE', 'OWNER', 'AGE'];
+  return formatTable([header, ...containers.map((c) => [c.id.slice(0, 12), c.run, c.task, ...node(c), c.state, owner(c), formatAge(c.created, now)])]);
 }
 
 /** `gp containers list [--all] [--run NAME] [--json]` */

@@ -89,7 +89,7 @@ function header(model: EpisodeModel, paint: Paint): string[] {
   if (s === undefined) return [paint(33, 'no start line: the task and agent are unknown')];
   return [
     paint(1, `${v(s.episode_id)}  task ${v(s.task_id)}`),
-    `agent ${v(s.agent)} · backend ${s.backend}${s.backend_fallback === undefined ? '' : ` (fell back: ${v(s.backend_fallback.reason)})`} · at most ${s.max_steps} steps · started ${s.started_at}`,
+    `agent ${v(s.agent)} · backend ${s.backend}${s.backend_fallback === undefined ? '' : ` (fell back: ${v(s.backend_fallback.reason)})`}${s.sandbox_host === undefined ? '' : ` · node ${v(s.sandbox_host.node)} (host ${v(s.sandbox_host.id)})`} · at most ${s.max_steps} steps · started ${s.started_at}`,
     `issue: ${v(s.observation.issue.title)}`,
     '',
   ];

@@ -7,7 +7,7 @@
  * twice.
  */
 import { z } from 'zod';
-import { trajectoryStepSchema } from './runs.js';
+import { sandboxHostRefSchema, trajectoryStepSchema } from './runs.js';
 
 export const stepKindSchema = z.enum(['find', 'expand', 'read', 'memory', 'repair', 'submit', 'noop', 'invalid']);
 export type StepKindName = z.infer<typeof stepKindSchema>;
@@ -57,6 +57,8 @@ export const episodeHeaderSchema = z.object({
   backendFallback: z.string().nullable(),
   /** The task's Docker image, as the trajectory's start line recorded it. */
   image: z.string().nullable(),
+  /** The sandbox host of a Ray cluster that ran the episode and its node, as the start line recorded it; null when it ran in the launching process. */
+  sandboxHost: sandboxHostRefSchema.nullable(),
   issue: z.object({ title: z.string(), body: z.string() }).nullable(),
   maxSteps: z.number().int().nullable(),
   startedAt: z.string().nullable(),

@@ -13,11 +13,11 @@ import { modelCallSchema, modelSummarySchema, modelUsageSchema } from './modelUs
 
 export const trajectorySchemaVersion = 1;
 
-/** The first line of a trajectory: what is being attempted, by whom, under which limits. */
 /** Which sandbox host ran an episode: the host's id and the Ray node it runs on (issue 22). */
 export const sandboxHostRefSchema = z.object({ id: z.string(), node: z.string() });
 export type SandboxHostRef = z.infer<typeof sandboxHostRefSchema>;
 
+/** The first line of a trajectory: what is being attempted, by whom, under which limits. */
 export const trajectoryStartSchema = z.object({
   type: z.literal('start'),
   schema_version: z.literal(trajectorySchemaVersion),

@@ -5,7 +5,7 @@
  * `server/src/launch/`, the same code `gp runs` uses, so a run behaves the same from either side.
  */
 import { z } from 'zod';
-import { backendSummarySchema } from './runs.js';
+import { backendSummarySchema, sandboxHostRefSchema } from './runs.js';
 import { modelSummarySchema } from './modelUsage.js';
 
 /** What a person sees of a run's state: `running` only while its process lives (ARCHITECTURE.md §3). */
@@ -33,6 +33,11 @@ export const runSummarySchema = z.object({
   backend: backendSummarySchema.nullable(),
   /** A model agent's figures so far: its own steps, parse failures, fallbacks, resolved alone. */
   model: modelSummarySchema.nullable(),
+  /**
+   * The Ray nodes whose sandbox hosts ran its episodes (issue 22), each with how many of the
+   * episodes its events name, in the order first seen; empty when no episode ran on a host.
+   */
+  nodes: z.array(z.object({ node: z.string(), episodes: z.number().int() })),
   startedAt: z.string().nullable(),
   endedAt: z.string().nullable(),
   exitReason: z.string().nullable(),
@@ -55,6 +60,8 @@ export const episodeSummarySchema = z.object({
   steps: z.number().int().nullable(),
   totalReward: z.number().nullable(),
   terminationReason: z.string().nullable(),
+  /** The sandbox host that ran it and its Ray node, as its `episode-start` event says; null when it ran in the launching process. */
+  sandboxHost: sandboxHostRefSchema.nullable(),
   /** Absolute path of the trajectory file. */
   trajectory: z.string(),
 });

@@ -16,6 +16,7 @@ export function episodeHeader(file: string, model: EpisodeModel): EpisodeHeader 
     backend: start?.backend ?? null,
     backendFallback: start?.backend_fallback?.reason ?? null,
     image: start?.image ?? null,
+    sandboxHost: start?.sandbox_host ?? null,
     issue: start?.observation.issue ?? null,
     maxSteps: start?.max_steps ?? null,
     startedAt: start?.started_at ?? null,

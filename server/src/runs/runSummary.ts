@@ -16,9 +16,11 @@ export interface SummaryInputs {
   readonly launch: RunLaunchRecord | undefined;
   /** Problems found in the run's files besides status.json (bad events lines). */
   readonly problems: readonly string[];
+  /** The Ray nodes its episodes ran on (`EpisodeFold.nodes`). */
+  readonly nodes: RunSummary['nodes'];
 }
 
-export function summarizeRun({ listing, root, launch, problems }: SummaryInputs): RunSummary {
+export function summarizeRun({ listing, root, launch, problems, nodes }: SummaryInputs): RunSummary {
   const status = listing.status;
   const layout = runLayout(listing.dir);
   const state = status === undefined ? 'unknown' : listing.stale ? 'interrupted' : status.state;
@@ -37,6 +39,7 @@ export function summarizeRun({ listing, root, launch, problems }: SummaryInputs)
     episodes: status?.episodes ?? null,
     backend: status?.backend ?? null,
     model: status?.model ?? null,
+    nodes: [...nodes],
     startedAt: status?.started_at ?? null,
     endedAt: status?.ended_at ?? null,
     exitReason: status?.exit_reason ?? null,
@@ -71,10 +74,12 @@ export class EpisodeFold {
     for (const e of events) {
       let next: EpisodeSummary | undefined;
       if (e.kind === 'episode-start') {
-        next = { episodeId: e.episode_id, taskId: e.task_id, state: 'running', steps: null, totalReward: null, terminationReason: null, trajectory: layout.trajectory(e.episode_id) };
+        next = { episodeId: e.episode_id, taskId: e.task_id, state: 'running', steps: null, totalReward: null, terminationReason: null, sandboxHost: e.sandbox_host ?? null, trajectory: layout.trajectory(e.episode_id) };
       } else if (e.kind === 'episode-end') {
         const state = e.termination_reason === 'error' ? 'error' : e.termination_reason === 'interrupted' ? 'interrupted' : e.resolved ? 'resolved' : 'unresolved';
-        next = { episodeId: e.episode_id, taskId: e.task_id, state, steps: e.steps, totalReward: e.total_reward, terminationReason: e.termination_reason, trajectory: layout.trajectory(e.episode_id) };
+        // The end event does not repeat the host; the start's stays with the episode.
+        const sandboxHost = this.episodes.get(e.episode_id)?.sandboxHost ?? null;
+        next = { episodeId: e.episode_id, taskId: e.task_id, state, steps: e.steps, totalReward: e.total_reward, terminationReason: e.termination_reason, sandboxHost, trajectory: layout.trajectory(e.episode_id) };
       } else if (e.kind === 'run-end') {
         // Episodes still marked running when the run ended were cut off with it.
         for (const ep of this.episodes.values()) if (ep.state === 'running') this.set({ ...ep, state: 'interrupted' }, changed);
@@ -93,6 +98,13 @@ export class EpisodeFold {
 
   all(): EpisodeSummary[] {
     return [...this.episodes.values()];
+  }
+
+  /** The Ray nodes of the episodes' sandbox hosts with how many episodes each ran, in the order first seen. */
+  nodes(): RunSummary['nodes'] {
+    const counts = new Map<string, number>();
+    for (const ep of this.episodes.values()) if (ep.sandboxHost !== null) counts.set(ep.sandboxHost.node, (counts.get(ep.sandboxHost.node) ?? 0) + 1);
+    return [...counts].map(([node, episodes]) => ({ node, episodes }));
   }
 
   clear(): void {

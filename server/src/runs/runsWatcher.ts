@@ -208,7 +208,7 @@ export class RunsWatcher {
       if (entry.tail.partialBytes > 0 && listing.status !== undefined && listing.status.state !== 'running') {
         problems.push(`events.jsonl ends in ${entry.tail.partialBytes} bytes without a newline (the file was cut off)`);
       }
-      const summary = summarizeRun({ listing, root: entry.root, launch: entry.launch, problems });
+      const summary = summarizeRun({ listing, root: entry.root, launch: entry.launch, problems, nodes: entry.fold.nodes() });
       if (entry.summary === undefined || JSON.stringify(entry.summary) !== JSON.stringify(summary)) entry.summary = summary;
       this.pendingEpisodes.set(entry.dir, [...(this.pendingEpisodes.get(entry.dir) ?? []), ...changedEpisodes]);
     });

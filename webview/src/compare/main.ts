@@ -6,6 +6,7 @@
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import { compareHostMessageSchema, type EpisodeHeader, type StepRow } from '../../../server/src/protocol/episodeView.js';
 import type { CompareWebviewMessage } from '../../../server/src/protocol/episodeWebview.js';
+import { shortNodeName } from '../../../server/src/protocol/rayNode.js';
 import { el, plural } from '../dom.js';
 import { adoptEpisodeStyles } from '../episode/episodeStyles.js';
 import { signed } from '../episode/stepDetail.js';
@@ -49,7 +50,7 @@ function outcomeBox(side: 'left' | 'right', header: EpisodeHeader): HTMLElement 
     'section',
     { class: 'outcome', attrs: { id: `outcome-${side}` } },
     el('h2', {}, `${side === 'left' ? 'A' : 'B'}: ${header.episodeId ?? header.taskId ?? '?'}`),
-    el('p', { class: 'muted', title: header.file }, `run ${runOf(header.file)}`),
+    el('p', { class: 'muted', title: header.file }, `run ${runOf(header.file)}${header.sandboxHost === null ? '' : ` · node ${shortNodeName(header.sandboxHost.node)}`}`),
     el(
       'p',
       {},

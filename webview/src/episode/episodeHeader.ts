@@ -1,10 +1,11 @@
 /**
- * The viewer's header: the task (id, issue collapsed, backend), the agent, the outcome (resolved,
- * termination reason, total reward, steps, duration) with the final patch, and what is wrong with
- * the file (cut short, torn, invalid lines).
+ * The viewer's header: the task (id, issue collapsed, backend, the Ray node of its sandbox host),
+ * the agent, the outcome (resolved, termination reason, total reward, steps, duration) with the
+ * final patch, and what is wrong with the file (cut short, torn, invalid lines).
  */
 import type { EpisodeHeader } from '../../../server/src/protocol/episodeView.js';
 import type { PatchRef } from '../../../server/src/protocol/episodeWebview.js';
+import { shortNodeName } from '../../../server/src/protocol/rayNode.js';
 import { el, plural } from '../dom.js';
 import { signed } from './stepDetail.js';
 
@@ -23,11 +24,12 @@ export function episodeHeaderNode(header: EpisodeHeader, steps: number, actions:
   const facts = [
     header.agent !== null && `agent ${header.agent}`,
     header.backend !== null && `${header.backend} backend${header.image === null || header.backend !== 'docker' ? '' : ` (${header.image})`}`,
+    header.sandboxHost !== null && el('span', { title: `Ray node ${header.sandboxHost.node}, sandbox host ${header.sandboxHost.id}`, attrs: { id: 'episode-node' } }, `node ${shortNodeName(header.sandboxHost.node)} (host ${header.sandboxHost.id})`),
     o !== null && `ended: ${o.terminationReason}`,
     o !== null ? `total reward ${signed(o.totalReward)}` : null,
     `${plural(o?.steps ?? steps, 'step')}${header.maxSteps === null ? '' : ` of ${header.maxSteps}`}`,
     o !== null && `${(o.durationMs / 1000).toFixed(1)} s`,
-  ].filter((f): f is string => typeof f === 'string');
+  ].filter((f): f is string | HTMLElement => typeof f === 'string' || f instanceof HTMLElement);
   const buttons: HTMLElement[] = [];
   if (o !== null && o.patch !== '') {
     buttons.push(button('Final patch', 'Open the final patch in the diff editor', () => actions.openPatch({ step: null, candidate: null }), 'final-patch'));
@@ -46,7 +48,7 @@ export function episodeHeaderNode(header: EpisodeHeader, steps: number, actions:
       el('span', { class: `state ${state[0]}`, attrs: { id: 'episode-state' } }, state[1] ?? ''),
       el('span', { class: 'toolbar' }, ...buttons),
     ),
-    el('p', { class: 'facts-line', attrs: { id: 'episode-facts' } }, facts.join(' · ')),
+    el('p', { class: 'facts-line', attrs: { id: 'episode-facts' } }, ...facts.flatMap((f, i) => (i === 0 ? [f] : [' · ', f]))),
     issue !== null && el('details', { class: 'issue' }, el('summary', {}, `Issue: ${issue.title}`), el('pre', { class: 'issue-body' }, issue.body)),
     header.backendFallback !== null && el('div', { class: 'banner warning', attrs: { role: 'status' } }, `Ran on the local backend because ${header.backendFallback}`),
     // An episode the infrastructure or an ungradable test run stopped is not the task's result: say so, not "failed".
