@@ -17,6 +17,7 @@ Exit 0 when every host ended, 1 when no node offers slots.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from typing import Any
@@ -24,18 +25,7 @@ from typing import Any
 import ray
 from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
-SLOTS = "gp_sandbox_slots"
-
-
-def nodes_with_slots(nodes: list[dict[str, Any]]) -> list[tuple[str, int]]:
-    """The alive nodes that offer at least one sandbox slot, with how many, in Ray's order."""
-    found = []
-    for node in nodes:
-        slots = int(node.get("Resources", {}).get(SLOTS, 0))
-        if node.get("Alive") and slots >= 1:
-            found.append((node["NodeID"], slots))
-    return found
-
+from graph_planner_verl.node_prepull import RESOURCE, slot_nodes
 
 def host_command(cli: list[str], node: str, slots: int, listen: str) -> list[str]:
     """Our CLI's ``gp sandbox host``, its spec read from standard input."""
@@ -63,9 +53,6 @@ class SandboxHostActor:
         # The host ended without being asked (killed, crashed): this actor ends as well, so Ray
         # restarts it and a new host registers for the node.
         print(f"gp sandbox hosts: the host process exited with {code}; its actor ends so Ray can restart it", flush=True)
-        sys.stdout.flush()
-        import os
-
         os._exit(1)
 
 
@@ -74,11 +61,11 @@ def main(argv: list[str]) -> int:
         spec_text = handle.read()
     spec = json.loads(spec_text)
     ray.init()
-    nodes = nodes_with_slots(ray.nodes())
+    nodes = [(n["node_id"], n["slots"]) for n in slot_nodes(ray.nodes())]
     if not nodes:
         print(
             f"gp sandbox hosts: no alive node of this cluster offers sandbox slots; start nodes with "
-            f"--resources '{{\"{SLOTS}\": N}}' (gp ray slots prints N for a machine)",
+            f"--resources '{{\"{RESOURCE}\": N}}' (gp ray slots prints N for a machine)",
             file=sys.stderr,
             flush=True,
         )

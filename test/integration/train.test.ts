@@ -5,7 +5,7 @@
  * loopback. Needs the trainer environment that python/setup.sh builds (npm test runs it).
  */
 import assert from 'node:assert/strict';
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -13,9 +13,8 @@ import { after, before, describe, test } from 'node:test';
 import { runCli } from '../../server/src/cli/main.js';
 import { loadConfig } from '../../server/src/launch/index.js';
 import { metricsLineSchema, type MetricsLine } from '../../server/src/protocol/metrics.js';
-import { runReportSchema } from '../../server/src/protocol/runs.js';
 import { readTrajectory } from '../../server/src/runs/index.js';
-import { hydraArgument, RayJobsClient, trainerPython, verlOverrides } from '../../server/src/trainer/index.js';
+import { hydraArgument, trainerPython, verlOverrides } from '../../server/src/trainer/index.js';
 
 const root = resolve('.');
 const python = trainerPython(undefined);
@@ -203,65 +202,5 @@ describe('gp train with Verl 0.9.1 and Ray 2.60', () => {
     const status = JSON.parse(readFileSync(join(runDir, 'status.json'), 'utf8')) as { state: string; episodes: { finished: number } };
     assert.equal(status.state, 'finished');
     assert.equal(status.episodes.finished, 4);
-  });
-
-  describe('as a job on a real Ray head', () => {
-    // The Ray CLI through the interpreter, so a venv that moved (its scripts' shebangs stale) still works.
-    const ray = python;
-    const rayCli = ['-m', 'ray.scripts.scripts'];
-    // Below Ray's worker port range (10002-19999), which a head's own ports must not overlap.
-    const dashboard = 8290;
-    const env = { ...process.env, RAY_USAGE_STATS_ENABLED: '0' };
-    before(() => {
-      execFileSync(ray, [...rayCli, 'stop', '--force'], { env, stdio: 'ignore' });
-      execFileSync(ray, [...rayCli, 'start', '--head', '--num-cpus', '2', '--port', '6390', '--node-ip-address', '127.0.0.1', '--dashboard-host', '127.0.0.1', '--dashboard-port', String(dashboard), '--disable-usage-stats'], { env, stdio: 'pipe', timeout: 180_000 });
-    });
-    after(() => new Promise<void>((done) => execFile(ray, [...rayCli, 'stop', '--force'], { env }, () => done())));
-
-    test('the smoke runs as a Ray job, its log lands in run.log and no job is left running', async () => {
-      const runDir = join(dir, 'smoke-ray');
-      const { io: cli, out, err } = io();
-      const code = await runCli([...smokeArgs(runDir), '--ray', `127.0.0.1:${dashboard}`], cli, root);
-      assert.equal(code, 0, `${out.join('\n')}\n${err.slice(-40).join('\n')}`);
-      assert.match(out.join('\n'), /finished: the trainer ended: Ray job SUCCEEDED/);
-      await assertSmokeRun(runDir, 'ray');
-      assert.match(readFileSync(join(runDir, 'run.log'), 'utf8'), /passed every check/);
-      const client = new RayJobsClient({ address: `127.0.0.1:${dashboard}` });
-      const job = await client.details(`gp-smoke-ray-1`);
-      assert.equal(job.status, 'SUCCEEDED');
-      assert.equal(job.metadata?.['gp_run'], 'smoke-ray');
-      assert.deepEqual((await client.list()).filter((j) => j.status === 'PENDING' || j.status === 'RUNNING').map((j) => j.submission_id), [], 'no Ray job left running');
-      // The token never travels through Ray: only the path of the 0600 file does. The file is gone
-      // with the service, so no value of the job may have the token's form (32 random bytes in
-      // base64url, 43 characters).
-      assert.equal(existsSync(join(runDir, 'env_service.json')), false, 'the service file went with the service');
-      assert.doesNotMatch(JSON.stringify(job), /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/, 'a token-like value travelled with the Ray job');
-    });
-
-    test('gp eval --ray shards the evaluation over the cluster and merges the shards into one run', async () => {
-      const runDir = join(dir, 'eval-ray');
-      const sharded = io();
-      const code = await runCli(['eval', 'datasets/sample/tasks.jsonl', '--backend', 'local', '--ray', `127.0.0.1:${dashboard}`, '--shards', '2', '--run-dir', runDir], sharded.io, root);
-      assert.equal(code, 0, `${sharded.out.join('\n')}\n${sharded.err.slice(-30).join('\n')}`);
-      assert.match(sharded.err.join('\n'), /3 task\(s\) in 2 shard\(s\) over 1 node\(s\)/);
-      const report = runReportSchema.parse(JSON.parse(readFileSync(join(runDir, 'report.json'), 'utf8')));
-      assert.equal(report.total, 3);
-      assert.equal(report.state, 'finished');
-      // Each shard really ran its part: two shard folders, each with its own report.
-      const shardTasks = ['shard-0', 'shard-1'].map((s) => runReportSchema.parse(JSON.parse(readFileSync(join(runDir, 'shards', s, 'report.json'), 'utf8'))).tasks.map((t) => t.task_id));
-      assert.deepEqual(shardTasks.map((t) => t.length).sort(), [1, 2]);
-      assert.deepEqual([...shardTasks.flat()].sort(), report.tasks.map((t) => t.task_id).sort());
-      for (const t of report.tasks) assert.ok(existsSync(join(runDir, t.trajectory)), `the merged run holds ${t.trajectory}`);
-      const ends = readFileSync(join(runDir, 'events.jsonl'), 'utf8').split('\n').filter((l) => l.includes('"episode-end"'));
-      assert.equal(ends.length, 3);
-      // The same evaluation on this machine alone resolves the same tasks.
-      const local = io();
-      assert.equal(await runCli(['eval', 'datasets/sample/tasks.jsonl', '--backend', 'local', '--run-dir', join(dir, 'eval-local'), '--json'], local.io, root), 0);
-      const alone = runReportSchema.parse(JSON.parse(local.out.join('\n')));
-      const outcome = (r: typeof report) => r.tasks.map((t) => `${t.task_id}:${t.resolved}`).sort();
-      assert.deepEqual(outcome(report), outcome(alone));
-      const job = await new RayJobsClient({ address: `127.0.0.1:${dashboard}` }).details('gp-eval-ray-eval');
-      assert.equal(job.status, 'SUCCEEDED');
-    });
   });
 });
