@@ -48,7 +48,7 @@ export const rolloutUsage = `gp rollout FILE... ${flagsLine}
       the rule agent take a step whose reply did not parse; its steps and the resolved episodes
       that needed it are counted apart ("resolved by the model alone: N").
   gp eval FILE... ${flagsLine}
-             ${runLine} [--ray ADDRESS]
+             ${runLine} [--ray ADDRESS [--service-host ADDRESS]]
       A rollout with one attempt per task that ends with a SWE-bench-style summary (resolved
       rate, per-task outcome, why each unresolved task failed) and reports/<task>/report.json.
       Exit 1 when a task could not run (its sandbox did not open), so a rate over fewer tasks
@@ -56,7 +56,9 @@ export const rolloutUsage = `gp rollout FILE... ${flagsLine}
       --ray runs its episodes on that Ray cluster (dashboard HOST:PORT): a sandbox host on every
       node that offers gp_sandbox_slots runs them with its own Docker, rollout.parallel at once
       over all hosts, and their records come back into this run (docs/sandbox-hosts.md). An
-      episode whose host is lost runs again on another host once; --resume works as for a local run.`;
+      episode whose host is lost runs again on another host once; --resume works as for a local run.
+      --service-host is where the hosts register (127.0.0.1 by default; this machine's address
+      when the nodes are other machines, which then listen on their own addresses).`;
 
 /** The part of `rolloutUsage` about one of its two commands: its help and its usage errors. */
 export function rolloutUsageOf(command: RolloutCommand): CommandUsage {
@@ -96,6 +98,7 @@ interface Parsed {
   readonly resume: boolean;
   readonly json: boolean;
   readonly ray: string | undefined;
+  readonly serviceHost: string | undefined;
 }
 
 /** Parses the arguments; undefined after printing the usage error. */
@@ -114,6 +117,7 @@ function parseRolloutArgs(command: RolloutCommand, argv: readonly string[], io: 
   const extra = rolloutFlagOverrides(v, errors);
   const limit = intFlag('--limit', v.limit, errors);
   if (v.ray !== undefined && command !== 'eval') errors.push('--ray is for gp eval; gp train --ray trains on a cluster.');
+  if (v['service-host'] !== undefined && v.ray === undefined) errors.push('--service-host needs --ray ADDRESS.');
   if (errors.length > 0) {
     usageError(usage, io, errors);
     return undefined;
@@ -128,6 +132,7 @@ function parseRolloutArgs(command: RolloutCommand, argv: readonly string[], io: 
     resume: v.resume === true,
     json: v.json === true,
     ray: v.ray,
+    serviceHost: v['service-host'],
   };
 }
 
@@ -286,7 +291,7 @@ async function lockedRollout(command: RolloutCommand, argv: readonly string[], p
   let hosts: SandboxHosts | undefined;
   try {
     if (p.ray !== undefined) {
-      hosts = await startHostsFor(p.ray, run, tasks, controller.signal, io);
+      hosts = await startHostsFor(p.ray, p.serviceHost ?? '127.0.0.1', run, tasks, controller.signal, io);
       if (hosts === undefined) return 1;
     }
     result = await runRollout(episodes, {
@@ -349,7 +354,7 @@ function printSummary(command: RolloutCommand, result: RolloutResult, runDir: st
  * `gp eval --ray`: the run's sandbox hosts on the cluster (trainer/sandboxHostsJob.ts), their
  * output in the run's log; undefined, after saying why, when they could not start.
  */
-async function startHostsFor(ray: string, run: RunFolder, tasks: readonly PlannedTask[], signal: AbortSignal, io: Io): Promise<SandboxHosts | undefined> {
+async function startHostsFor(ray: string, listen: string, run: RunFolder, tasks: readonly PlannedTask[], signal: AbortSignal, io: Io): Promise<SandboxHosts | undefined> {
   const adapter = adapterDir();
   const cli = cliCommand();
   if (adapter === undefined || cli === undefined) {
@@ -370,7 +375,7 @@ async function startHostsFor(ray: string, run: RunFolder, tasks: readonly Planne
       python: trainerPython(undefined),
       adapterDir: adapter,
       cli,
-      listen: '127.0.0.1',
+      listen,
       onLine: (line) => void log.append(`${line}\n`).catch(() => undefined),
       log: (line) => io.err(line),
       signal,

@@ -19,6 +19,7 @@ export const rolloutOptions = {
   resume: { type: 'boolean' },
   json: { type: 'boolean' },
   ray: { type: 'string' },
+  'service-host': { type: 'string' },
 } as const;
 
 export interface RolloutFlagValues {
