@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ExecResult } from '../protocol/sandbox.js';
-import { shellQuote } from '../sandbox/commandScript.js';
+import { shellQuote } from '../sandbox/index.js';
 import type { JunitRequest } from './junitWitness.js';
 
 /** The report as the test command's script printed it. */
