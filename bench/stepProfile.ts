@@ -18,6 +18,7 @@ import { trajectoryLineSchema } from '../server/src/protocol/runs.js';
 import { planEpisodes, runRollout } from '../server/src/rollout/index.js';
 import { connectDocker } from '../server/src/sandbox/dockerClient.js';
 import { DockerSandbox } from '../server/src/sandbox/dockerSandbox.js';
+import { PythonCodeGraph } from '../server/src/graph/codeGraph.js';
 import { sampleTasks } from './rolloutFigures.js';
 
 /** One timed sandbox call: which method, when it started and how long it took. */
@@ -35,6 +36,11 @@ const stepWall = new Map<string, number[]>();
 const methods = ['exec', 'readFile', 'writeFile', 'listFiles', 'readTree', 'applyPatch', 'diff', 'reset'] as const;
 
 function instrument(): void {
+  const graph = PythonCodeGraph.prototype as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
+  const update = graph['update'];
+  if (update !== undefined) graph['update'] = function timedUpdate(this: unknown, ...args: unknown[]) {
+    return timedCall('graphUpdate', () => update.apply(this, args));
+  };
   const proto = DockerSandbox.prototype as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
   for (const method of methods) {
     const original = proto[method];
@@ -48,6 +54,16 @@ function instrument(): void {
         calls.push({ method, step, ms: performance.now() - t0 });
       }
     };
+  }
+}
+
+async function timedCall<T>(method: string, call: () => Promise<T>): Promise<T> {
+  const step = current;
+  const t0 = performance.now();
+  try {
+    return await call();
+  } finally {
+    calls.push({ method, step, ms: performance.now() - t0 });
   }
 }
 
@@ -66,6 +82,17 @@ async function main(): Promise<void> {
     // Each step of each environment marks the sandbox calls made while it runs.
     const wrapped: typeof deps = {
       ...deps,
+      // The run directory's writes inside a step (the submit's test-run record, the repair's
+      // pre-images) are timed as calls too: they are the step's own time as much as a round trip.
+      envOptions: (task) => {
+        const options = deps.envOptions(task);
+        const { recordTestRun, recordPreimage } = options;
+        return {
+          ...options,
+          ...(recordTestRun === undefined ? {} : { recordTestRun: (run: Parameters<typeof recordTestRun>[0]) => timedCall('recordTestRun', () => recordTestRun(run)) }),
+          ...(recordPreimage === undefined ? {} : { recordPreimage: (path: string, content: Buffer | undefined) => timedCall('recordPreimage', () => recordPreimage(path, content)) }),
+        };
+      },
       openEnv: async (...args: Parameters<typeof openEnv>) => {
         const env = await openEnv(...args);
         const step = env.step.bind(env);

@@ -94,6 +94,36 @@ for (const backend of ['local', 'docker'] as const) {
   });
 }
 
+test('local: repairs and the submit reuse the diff the last repair left instead of asking the sandbox again', async () => {
+  const task = await sampleTask();
+  const sandbox = await openSandbox(sandboxSpecForTask(task, { ...defaultSandboxOptions(), backend: 'local', run, baseDir: resolve('datasets/sample') }));
+  opened.push(sandbox);
+  let diffs = 0;
+  const diff = sandbox.diff.bind(sandbox);
+  sandbox.diff = () => {
+    diffs += 1;
+    return diff();
+  };
+  const env = await openPlannerEnv(task, sandbox, options(task));
+  await env.reset();
+  const line = 1 + (await sandbox.readFile('app/calc.py')).toString('utf8').split('\n').findIndex((l) => l.includes('lhs - rhs'));
+  const repairWith = (text: string) => env.step({ type: 'repair', apply: true, plan: 'Fix add.', focus_ids: ['func:app/calc.py#add'], patches: [{ edits: [{ path: 'app/calc.py', start: line, end: line, new_text: text }] }] });
+  const failed = (await repairWith('    return lhs // rhs\n')).observation.last;
+  assert.ok(failed?.kind === 'repair' && !failed.applied && failed.candidates[0]?.tests?.passed === false, JSON.stringify(failed));
+  assert.equal(failed.diff, '', 'a failed candidate is undone, so the repository is as the step found it');
+  assert.equal(diffs, 1, 'the first repair asks once, for the state its candidates start from');
+  const fixed = (await repairWith('    return lhs + rhs\n')).observation.last;
+  assert.ok(fixed?.kind === 'repair' && fixed.applied);
+  assert.equal(diffs, 2, 'the second repair starts from the first one’s diff and asks only after keeping a candidate');
+  assert.match(fixed.diff, /\+ {4}return lhs \+ rhs/);
+  const submitted = await env.step({ type: 'submit' });
+  const last = submitted.observation.last;
+  assert.ok(last?.kind === 'submit' && last.resolved);
+  assert.equal(last.patch, fixed.diff, 'the submit grades the patch the repair left');
+  assert.equal(await env.patch(), fixed.diff);
+  assert.equal(diffs, 2, 'neither the submit nor the episode’s patch asked the sandbox');
+});
+
 test('tests grade the source as it is, not bytecode left by an earlier version of the same size and second', async () => {
   const task = await sampleTask();
   // In the container: Python there writes bytecode (this machine's own environment may say not to).

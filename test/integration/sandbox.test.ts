@@ -157,6 +157,20 @@ for (const backend of ['docker', 'local'] as const) {
       assert.ok(!(await sb.listFiles()).includes('notes.txt'));
     });
 
+    test('applies small and large patches byte for byte, whatever shell syntax their lines hold', async () => {
+      const sb = await open(backend);
+      // A small patch travels inside the command as a here-document, a large one as a file first.
+      const hostile = ["echo $HOME `id` $(id) \\n 'q' \"d\"", 'GP_PATCH_x', 'EOF', '\tindented\r', '\\'];
+      const large = Array.from({ length: 3000 }, (_, i) => `line ${i} ${'x'.repeat(30)}`);
+      for (const [name, lines] of [['small.txt', hostile], ['large.txt', [...hostile, ...large]]] as const) {
+        const patch = `--- /dev/null\n+++ b/${name}\n@@ -0,0 +1,${lines.length} @@\n${lines.map((l) => `+${l}\n`).join('')}`;
+        const result = await sb.applyPatch(patch);
+        assert.equal(result.applied, true, result.message);
+        assert.equal((await sb.readFile(name)).toString('utf8'), lines.map((l) => `${l}\n`).join(''));
+      }
+      await sb.reset();
+    });
+
     test('leaves the repository byte for byte unchanged when a patch does not apply', async () => {
       const sb = await open(backend);
       const two = `${fix}--- a/app/__init__.py\n+++ b/app/__init__.py\n@@ -1 +1 @@\n-this line is not there\n+x\n`;

@@ -15,6 +15,7 @@ import type { TestRunRecord } from '../../server/src/protocol/testReport.js';
 import { openSandbox, sandboxSpecForTask } from '../../server/src/sandbox/index.js';
 import { taskEntrySchema } from '../../server/src/tasks/index.js';
 import { junitAddress, parseJunitReport, crossCheck } from '../../server/src/testing/junitReport.js';
+import { takeInlineReport } from '../../server/src/testing/junitInline.js';
 import { gradeTask, parseTestOutput, runTaskTests } from '../../server/src/testing/runTests.js';
 import { git } from '../support/cli.js';
 
@@ -56,13 +57,13 @@ function repository(): string {
   return dir;
 }
 
-async function runIn(files: Record<string, string>): Promise<{ record: TestRunRecord; output: string }> {
+async function runIn(files: Record<string, string>, command = 'python3 -m pytest -rA -p no:cacheprovider tests/test_calc.py'): Promise<{ record: TestRunRecord; output: string }> {
   const dir = repository();
   const task = taskEntrySchema.parse({
     task_id: `junit-${count}`,
     issue: { title: 'add subtracts', body: '' },
     ...gold,
-    sandbox: { workdir: '/testbed', local_repo: dir, backend: 'local', base_commit: git(dir, 'rev-parse', 'HEAD'), test_command: 'python3 -m pytest -rA -p no:cacheprovider tests/test_calc.py' },
+    sandbox: { workdir: '/testbed', local_repo: dir, backend: 'local', base_commit: git(dir, 'rev-parse', 'HEAD'), test_command: command },
   });
   const sandbox = await openSandbox(sandboxSpecForTask(task, { ...defaultSandboxOptions(), baseDir: root }));
   try {
@@ -91,6 +92,31 @@ test('an honest fix: the report agrees with the log test by test and the run is 
   assert.equal(record.crossCheck?.state, 'agreed', JSON.stringify(record.crossCheck));
   assert.equal(record.grade.kind === 'swebench' ? record.grade.resolution : record.grade.kind, 'RESOLVED_FULL');
   assert.deepEqual(leftReports(), before, 'the report was removed after it was read');
+  assert.doesNotMatch(output, /GPJUNIT|<testsuite/, 'the report, printed after the tests by the same command, is not in the log');
+  assert.match(output, /passed in [\d.]+s =+\n$/);
+});
+
+test('a test command that ends the shell itself still has its report read, by a command of its own', async () => {
+  const before = leftReports();
+  const { record, output } = await runIn({ 'calc.py': fixed }, 'python3 -m pytest -rA -p no:cacheprovider tests/test_calc.py; exit $?');
+  assert.equal(record.crossCheck?.state, 'agreed', JSON.stringify(record.crossCheck));
+  assert.equal(record.grade.kind === 'swebench' ? record.grade.resolution : record.grade.kind, 'RESOLVED_FULL');
+  assert.deepEqual(leftReports(), before);
+  assert.doesNotMatch(output, /GPJUNIT/);
+});
+
+test('the printed report is split from the log, its printing time taken off the run, and a long log cut at its own limit', () => {
+  const result = { exitCode: 1, stderr: 'warn\n', durationMs: 100, timedOut: false, truncated: false, stderrBytes: 5 };
+  const stdout = `${'x'.repeat(20)}MB<xml/>ME 0 1700000000.010000 1700000000.030000`;
+  const split = takeInlineReport({ ...result, stdout, stdoutBytes: Buffer.byteLength(stdout) }, 'M', 8);
+  assert.deepEqual(split.report, { exitCode: 0, text: '<xml/>' });
+  assert.equal(split.result.stdout, 'xxxxxxxx\n[graph-planner: output truncated, 12 more bytes dropped (limit 8 bytes per stream)]\n');
+  assert.equal(split.result.truncated, true);
+  assert.ok(Math.abs(split.result.durationMs - 80) < 0.01, String(split.result.durationMs));
+  const exited = takeInlineReport({ ...result, stdout: 'log\n', stdoutBytes: 4 }, 'M', 8);
+  assert.equal(exited.report, undefined);
+  assert.equal(exited.result.stdout, 'log\n');
+  assert.equal(exited.result.durationMs, 100);
 });
 
 test('a conftest.py that prints a fake PASSED line and forces exit 0 is graded on the report: not resolved', async () => {

@@ -49,6 +49,13 @@ class Env implements PlannerEnv {
   private hints: string[] = [];
   private hintRetrievers: RetrieverName[] = [];
   private lastGrade: TestGrade | undefined;
+  /**
+   * The repository's diff against its base as the last repair left it, or the patch a submit
+   * graded; undefined before the first and while a step that may change the repository runs (an
+   * error in it leaves the diff unknown). Explore, memory and noop steps never touch the sandbox,
+   * so the next repair or submit takes the diff from here instead of a round trip to the sandbox.
+   */
+  private knownDiff: string | undefined;
   private readonly controller = new AbortController();
   readonly maxSteps: number;
 
@@ -72,6 +79,7 @@ class Env implements PlannerEnv {
     this.latestExplore = undefined;
     this.latestObservation = undefined;
     this.lastGrade = undefined;
+    this.knownDiff = undefined;
     this.startedAt = Date.now();
     const issue = this.task.issue;
     const frame = issue?.failure_frame;
@@ -135,7 +143,7 @@ class Env implements PlannerEnv {
   }
 
   patch(): Promise<string> {
-    return this.sandbox.diff();
+    return this.knownDiff === undefined ? this.sandbox.diff() : Promise.resolve(this.knownDiff);
   }
 
   /** `measured` is the step's start on `performance.now()`'s clock. */
@@ -181,10 +189,13 @@ class Env implements PlannerEnv {
   }
 
   private async repair(action: RepairAction, deadline: number): Promise<{ result: ActionResult; taskCommandsMs: number; timedOut: boolean }> {
+    const knownDiff = this.knownDiff;
+    this.knownDiff = undefined;
     const outcome = await repair(
-      { sandbox: this.sandbox, task: this.task, graph: this.graph, memory: this.memory, options: this.options, issue: issueOf(this.task), signal: this.controller.signal, deadline },
+      { sandbox: this.sandbox, task: this.task, graph: this.graph, memory: this.memory, options: this.options, issue: issueOf(this.task), signal: this.controller.signal, deadline, knownDiff },
       action,
     );
+    this.knownDiff = outcome.result.diff;
     if (outcome.changed.length > 0) {
       await this.graph.update(this.sandbox, outcome.changed);
       this.memory.refresh((id) => this.graph.node(id));
@@ -194,11 +205,15 @@ class Env implements PlannerEnv {
   }
 
   private async submit(deadline: number): Promise<{ result: ActionResult; taskCommandsMs: number; timedOut: boolean }> {
+    // The submitted patch is the repository's diff before the tests run: what they grade, without
+    // whatever the tests themselves write. The episode's end line reports the same patch.
+    const patch = this.knownDiff ?? (await this.sandbox.diff());
+    this.knownDiff = undefined;
     const timeoutMs = Math.max(1000, Math.min(this.options.limits.testTimeoutMs, deadline - Date.now()));
-    const run = await runTaskTests(this.sandbox, this.task, { timeoutMs });
+    const run = await runTaskTests(this.sandbox, this.task, { timeoutMs, patch });
     if (this.options.recordTestRun !== undefined) await this.options.recordTestRun(run);
     this.lastGrade = run.record.grade;
-    const patch = await this.sandbox.diff();
+    this.knownDiff = patch;
     // Flagged whatever the policy: a graded patch that changes what the grader reads is worth seeing.
     const guarded = patchPaths(patch).paths.filter((path) => protectedReason(path, this.options.guard) !== undefined);
     const result: ActionResult = { kind: 'submit', resolved: gradePassed(run.record.grade), tests: summariseTests(run), grade: run.record.grade, patch, ...(guarded.length === 0 ? {} : { protected_paths: guarded }) };

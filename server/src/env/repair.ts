@@ -32,6 +32,12 @@ export interface RepairContext {
   signal: AbortSignal;
   /** When the step must end (epoch ms). */
   deadline: number;
+  /**
+   * The repository's diff against its base as the previous step left it, when the environment
+   * knows it: a diff costs a sandbox round trip plus git's work, and a repair needs the state
+   * before its candidates (to restore it) and after them (for the observation).
+   */
+  knownDiff?: string | undefined;
 }
 
 export interface RepairOutcome {
@@ -114,12 +120,13 @@ async function readOrUndefined(sandbox: Sandbox, path: string): Promise<string |
  * shown as a whole-file diff later. A file that cannot be kept is recorded with the reason; it
  * costs the viewer that file's diff, never the step.
  */
-async function recordPreimages(ctx: RepairContext, diff: string): Promise<Preimage[] | undefined> {
+async function recordPreimages(ctx: RepairContext, diff: string, read: Map<string, Buffer | undefined>): Promise<Preimage[] | undefined> {
   const record = ctx.options.recordPreimage;
   if (record === undefined) return undefined;
   const preimages: Preimage[] = [];
   for (const path of patchPaths(diff).paths) {
-    const content = await readBytesOrUndefined(ctx.sandbox, path);
+    const content = read.has(path) ? read.get(path) : await readBytesOrUndefined(ctx.sandbox, path);
+    read.set(path, content);
     try {
       preimages.push(await record(path, content));
     } catch (error) {
@@ -150,10 +157,14 @@ export async function repair(ctx: RepairContext, action: RepairAction): Promise<
   const found = await candidatesFor(ctx, action, focus);
   const source = action.patches === undefined ? 'patch-model' : 'action';
   const base = { kind: 'repair' as const, apply: action.apply, source: source as RepairResult['source'] };
-  if (!Array.isArray(found)) return { result: { ...base, applied: false, candidates: [], diff: await ctx.sandbox.diff(), error: found }, taskCommandsMs: 0, changed: [], timedOut: false };
+  const current = async () => ctx.knownDiff ?? (await ctx.sandbox.diff());
+  if (!Array.isArray(found)) return { result: { ...base, applied: false, candidates: [], diff: await current(), error: found }, taskCommandsMs: 0, changed: [], timedOut: false };
   const windows = windowsOf(focus);
   const outcomes: CandidateOutcome[] = [];
-  const before = action.apply ? await ctx.sandbox.diff() : '';
+  const before = action.apply ? await current() : '';
+  // Every candidate starts from the same files (a failed one is undone before the next), so each
+  // file's pre-image is read from the sandbox once per step.
+  const preimageReads = new Map<string, Buffer | undefined>();
   let taskCommandsMs = 0;
   let kept: number | undefined;
   let changed: string[] = [];
@@ -167,7 +178,7 @@ export async function repair(ctx: RepairContext, action: RepairAction): Promise<
       outcome.error = converted.error;
       continue;
     }
-    const preimages = await recordPreimages(ctx, converted.diff);
+    const preimages = await recordPreimages(ctx, converted.diff, preimageReads);
     if (preimages !== undefined) outcome.preimages = preimages;
     if (!action.apply) continue;
     const remaining = ctx.deadline - Date.now();
@@ -194,6 +205,9 @@ export async function repair(ctx: RepairContext, action: RepairAction): Promise<
     }
     await restore(ctx.sandbox, before);
   }
-  const result: RepairResult = { ...base, applied: kept !== undefined, candidates: outcomes, diff: await ctx.sandbox.diff(), ...(kept === undefined ? {} : { kept }) };
+  // Without a kept candidate the repository is as the step found it: untouched, or restored to
+  // `before` after each candidate that failed (restore throws when it cannot put it back).
+  const diff = kept !== undefined ? await ctx.sandbox.diff() : action.apply ? before : await current();
+  const result: RepairResult = { ...base, applied: kept !== undefined, candidates: outcomes, diff, ...(kept === undefined ? {} : { kept }) };
   return { result, taskCommandsMs, changed, timedOut };
 }

@@ -27,9 +27,13 @@ export async function recordTestRun(runDir: string, run: TestRunOutput): Promise
   const layout = runLayout(runDir);
   // Two runs of one task can start in the same second (a repair's candidates); the tag keeps their logs apart.
   const logPath = layout.testLogRelative(run.record.task, run.record.startedAt, randomBytes(2).toString('hex'));
-  await mkdir(layout.tests, { recursive: true });
-  await writeFile(layout.resolve(logPath), run.output);
-  const reportPath = run.record.grade.kind === 'swebench' ? await writeInstanceReport(runDir, run.record.task, run.record.grade.report) : undefined;
+  // The log and the report are separate files, written at once; the record that names them is
+  // appended only after both are there, so a crash before it leaves files that no record names.
+  const grade = run.record.grade;
+  const [, reportPath] = await Promise.all([
+    mkdir(layout.tests, { recursive: true }).then(() => writeFile(layout.resolve(logPath), run.output)),
+    grade.kind === 'swebench' ? writeInstanceReport(runDir, run.record.task, grade.report) : Promise.resolve(undefined),
+  ]);
   const record: TestRunRecord = { ...run.record, logPath, ...(reportPath === undefined ? {} : { reportPath }) };
   // One write per line, so concurrent episodes' records do not interleave inside a line; a torn
   // last line (a crash, a full disk) is dropped first, so this record is not glued onto it.

@@ -111,6 +111,25 @@ export function hasZeroContextHunk(diff: string): boolean {
   return false;
 }
 
+/**
+ * Patches up to this size travel inside the applying command itself, as a here-document, instead
+ * of a file written first: that saves a round trip per candidate. The local backend passes a
+ * script to `bash -c`, whose one argument Linux caps at 128 KiB, so the cap stays well below it.
+ */
+const inlinePatchBytes = 64 * 1024;
+
+/**
+ * The lines that write `text` to `file` from a quoted here-document (bash copies its lines byte for
+ * byte, expanding nothing), or undefined when the text must be written as a file: it is too large,
+ * or it holds a NUL byte, which the command session drops from scripts. The delimiter carries the
+ * call's random part, so no line of a patch can end the document early.
+ */
+function inlinePatch(text: string, file: string, nonce: string): string | undefined {
+  if (Buffer.byteLength(text) > inlinePatchBytes || text.includes('\0')) return undefined;
+  const end = `GP_PATCH_${nonce.replace(/[^A-Za-z0-9]/g, '_')}`;
+  return `cat > ${shellQuote(file)} <<'${end}' || exit 11\n${text}${end}`;
+}
+
 export async function applyPatch(host: RepoHost, diff: string): Promise<PatchResult> {
   const { paths, refused } = patchPaths(diff);
   if (refused !== undefined) {
@@ -121,15 +140,18 @@ export async function applyPatch(host: RepoHost, diff: string): Promise<PatchRes
   }
   // `diff -U0` output is a valid unified diff, but git refuses hunks without context unless told.
   const zeroContext = hasZeroContextHunk(diff) ? ['--unidiff-zero'] : [];
-  const file = host.scratchPath(`patch-${Date.now()}-${Math.random().toString(36).slice(2)}.diff`);
-  await host.writeFile(file, diff.endsWith('\n') ? diff : `${diff}\n`);
+  const nonce = `${Date.now()}-${Math.random().toString(36).slice(2)}`;
+  const file = host.scratchPath(`patch-${nonce}.diff`);
+  const text = diff.endsWith('\n') ? diff : `${diff}\n`;
   // Check, apply and remove in one command: each round trip to the sandbox costs a few ms, and a
   // repair applies a patch per candidate. Exit 10 means the check failed (its stderr says why);
   // `git apply` without --reject is atomic: it changes nothing unless every hunk applies.
   const gitArgs = ['git', '-c', 'core.quotePath=false', 'apply', '--whitespace=nowarn', ...zeroContext].map(shellQuote).join(' ');
   const quoted = shellQuote(file);
-  const script = `${gitArgs} --check --verbose ${quoted} || { rm -f -- ${quoted}; exit 10; }; ${gitArgs} ${quoted}; rc=$?; rm -f -- ${quoted}; exit $rc`;
-  const result = await host.exec(script);
+  const apply = `${gitArgs} --check --verbose ${quoted} || { rm -f -- ${quoted}; exit 10; }; ${gitArgs} ${quoted}; rc=$?; rm -f -- ${quoted}; exit $rc`;
+  const inline = inlinePatch(text, file, nonce);
+  if (inline === undefined) await host.writeFile(file, text);
+  const result = await host.exec(inline === undefined ? apply : `${inline}\n${apply}`);
   if (result.exitCode === 10) {
     const rejected = rejectedHunks(result.stderr);
     const names = rejected.map((r) => (r.line === undefined ? `${r.path} (${r.message})` : `${r.path}:${r.line}`));
@@ -139,6 +161,9 @@ export async function applyPatch(host: RepoHost, diff: string): Promise<PatchRes
       rejected,
       message: `The patch does not apply${names.length ? `: ${names.join(', ')}` : ''}. Nothing was changed.${rejected.length ? '' : ` git said: ${result.stderr.trim()}`}`,
     };
+  }
+  if (result.exitCode === 11 && inline !== undefined) {
+    return { applied: false, files: paths, rejected: [], message: `The patch could not be written to ${file} in the sandbox, so nothing was changed: ${result.stderr.trim()}` };
   }
   if (result.exitCode !== 0) {
     return { applied: false, files: paths, rejected: rejectedHunks(result.stderr), message: `git apply failed after its check passed: ${result.stderr.trim()}` };

@@ -2,11 +2,13 @@
  * Asking pytest for its JUnit report and reading it back (junitReport.ts says why). The report goes
  * to a fresh random path in the sandbox's `/tmp`, outside the repository, passed through
  * `PYTEST_ADDOPTS` so it reaches pytest however the test command starts it (an eval script, a
- * wrapper); it is read and removed in one command after the run.
+ * wrapper). The test command's own script prints and removes it after the tests (junitInline.ts);
+ * when that script did not get there, it is read and removed here, in one command after the run.
  */
 import { randomBytes } from 'node:crypto';
 import type { TestCrossCheck, TestParserName, TestStatus } from '../protocol/testReport.js';
 import type { Sandbox } from '../sandbox/index.js';
+import type { InlineReport } from './junitInline.js';
 import { crossCheck, parseJunitReport } from './junitReport.js';
 import { idRenamer, logFormatOf } from './repoLogFormats.js';
 
@@ -50,13 +52,17 @@ interface RunFacts {
   readonly tests: ReadonlyMap<string, TestStatus>;
 }
 
-export async function readJunitWitness(sandbox: Sandbox, request: JunitRequest | undefined, facts: RunFacts): Promise<JunitWitness> {
+/** `inline` is the report as the test command's own script printed it (junitInline.ts); without it the report is read here. */
+export async function readJunitWitness(sandbox: Sandbox, request: JunitRequest | undefined, facts: RunFacts, inline?: InlineReport): Promise<JunitWitness> {
   const usesReport = pytestParsers.has(facts.parser);
   if (request === undefined) {
     return usesReport ? { record: { report: 'junit', state: 'not-used', mismatches: [], mismatchCount: 0, reason: 'the test command chooses its own JUnit report or PYTEST_ADDOPTS' } } : {};
   }
   // The path is an argument, never part of the script's text.
-  const read = await sandbox.exec(['sh', '-c', 'cat -- "$1"; status=$?; rm -f -- "$1"; exit $status', 'sh', request.path], { timeoutMs: 60_000, maxOutputBytes: 64 * 1024 * 1024 });
+  const read =
+    inline === undefined
+      ? await sandbox.exec(['sh', '-c', 'cat -- "$1"; status=$?; rm -f -- "$1"; exit $status', 'sh', request.path], { timeoutMs: 60_000, maxOutputBytes: 64 * 1024 * 1024 })
+      : { exitCode: inline.exitCode, stdout: inline.text, truncated: false };
   if (!usesReport) return {};
   if (read.exitCode !== 0 || read.stdout === '') {
     const announced = facts.output.includes(`generated xml file: ${request.path}`);

@@ -20,6 +20,10 @@ import { withoutCondaActivation } from './condaLines.js';
 import { decodeTestList } from '../tasks/index.js';
 import { isoTimestamp } from '../util/time.js';
 import { readJunitWitness, junitRequest, type JunitWitness } from './junitWitness.js';
+import { inlineMarker, inlineReportBytes, takeInlineReport, withInlineReport } from './junitInline.js';
+
+/** Test logs can be long (a whole Django suite); they keep more than a normal command's output. */
+const testLogBytes = 16 * 1024 * 1024;
 
 /** pytest with `-rA`, so every test's outcome is in the summary (ARCHITECTURE.md §4.7). */
 export const defaultTestCommand = 'python -m pytest -rA';
@@ -118,24 +122,27 @@ export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: R
       ? 'the test command activates SWE-bench\'s conda environment, which the local backend does not have, and the task names no python_env: its tests would run with the host\'s Python and packages. Give the task a python_env (then gp env build) or run it on the docker backend.'
       : undefined;
   const startedAt = isoTimestamp();
-  // Test logs can be long (a whole Django suite); keep more than a normal command's output.
   // No bytecode is written: Python trusts a .pyc whose recorded source mtime (whole seconds) and
   // size match, so after two same-sized edits within one second (a repair's candidates, a reset)
   // the tests would run the earlier version's code.
   // Django's and sympy's own runners never write the report, so their runs do not pay for reading one.
   const format = logFormatOf(task.repo);
   const junit = format === 'django' || format === 'sympy' ? undefined : junitRequest(command);
-  const result = await sandbox.exec(command, {
+  // The report is printed by the test command's own script, after the tests (junitInline.ts).
+  const marker = junit === undefined ? undefined : inlineMarker();
+  const ran = await sandbox.exec(junit === undefined || marker === undefined ? command : withInlineReport(command, junit, marker), {
     timeoutMs: options.timeoutMs,
-    maxOutputBytes: 16 * 1024 * 1024,
+    maxOutputBytes: testLogBytes + (junit === undefined ? 0 : inlineReportBytes),
     env: { PYTHONDONTWRITEBYTECODE: '1', ...junit?.env },
   });
+  const split = marker === undefined ? { result: ran } : takeInlineReport(ran, marker, testLogBytes);
+  const result = split.result;
   const output = result.stderr.length > 0 ? `${result.stdout}${result.stdout.endsWith('\n') || result.stdout === '' ? '' : '\n'}${result.stderr}` : result.stdout;
   // A SWE-bench eval script brackets its tests with markers; grade only what is between them.
   const bracketed = output.includes('>>>>> Start Test Output') ? extractTestOutput(output) : undefined;
   const { parser, parsed } = parseTestOutput(bracketed?.ok ? bracketed.output : output, task.repo);
   // pytest's own report, read back and removed whether or not this parser uses it.
-  const witness: JunitWitness = await readJunitWitness(sandbox, junit, { output, command, parser, repo: task.repo, tests: parsed.graded ?? parsed.tests });
+  const witness: JunitWitness = await readJunitWitness(sandbox, junit, { output, command, parser, repo: task.repo, tests: parsed.graded ?? parsed.tests }, split.report);
   // Without an explicit patch, the change under test is whatever differs from the base commit.
   const patch = options.patch === undefined ? await sandbox.diff() : options.patch;
   const exitCode = bracketed?.ok && bracketed.exitCode !== undefined ? bracketed.exitCode : result.timedOut ? null : result.exitCode;
