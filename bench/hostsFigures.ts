@@ -1,6 +1,6 @@
 /**
  * The sandbox hosts' figures (`--only hosts`, issue 22): `gp eval --ray` (in process, through
- * `runCli`) of 16 rule-agent episodes on copies of the three sample tasks in Docker, eight at once,
+ * `runCli`) of 32 rule-agent episodes (`GP_BENCH_HOSTS_EPISODES`) on copies of the three sample tasks in Docker, eight at once,
  * on real Ray clusters of two nodes started on this machine (test/integration/rayCluster.ts).
  *
  * - `hosts-episodes-per-minute-two-nodes`: seconds per episode through two hosts, one per node with
@@ -48,7 +48,17 @@ import { repoRoot } from './yamlServers.js';
 
 const names = ['hosts-episodes-per-minute-two-nodes', 'hosts-overhead-vs-local'] as const;
 
-const episodeCount = 16;
+/** A positive whole number from the environment, or the fallback. */
+function fromEnv(name: string, fallback: number): number {
+  const asked = Number(process.env[name] ?? String(fallback));
+  return Number.isInteger(asked) && asked > 0 ? asked : fallback;
+}
+
+/**
+ * Four waves of eight: with 16, one slow stretch of other work on the two cores moved a run by 30%;
+ * `GP_BENCH_HOSTS_EPISODES` asks for another count.
+ */
+const episodeCount = fromEnv('GP_BENCH_HOSTS_EPISODES', 32);
 const parallel = 8;
 
 type Setup = 'two-hosts' | 'one-host' | 'local';
@@ -63,6 +73,8 @@ interface EvalMeasure {
   readonly hostsReadyMs: number | undefined;
   readonly total: number;
   readonly resolved: number;
+  /** Each episode's own `duration_ms` as its report records it. */
+  readonly durations: readonly number[];
   /** Episodes per Ray node id, from the trajectories' start lines. */
   readonly byNode: ReadonlyMap<string, number>;
 }
@@ -122,6 +134,7 @@ async function evalOnce(setup: Setup, ray: string | undefined, tasks: string, ru
     hostsReadyMs: hostsReadyAt === undefined ? undefined : hostsReadyAt - started,
     total: report.total,
     resolved: report.resolved,
+    durations: report.tasks.map((t) => t.duration_ms),
     byNode: await episodesByNode(runDir),
   };
 }
@@ -189,8 +202,7 @@ async function runRounds(rounds: number, root: string, runs: string[], clusters:
 export async function benchHosts(log: (line: string) => void = (line) => console.error(line)): Promise<FigureOutcome> {
   const ready = await missing();
   if ('reason' in ready) return { results: [], notMeasured: names.map((name) => ({ name, reason: ready.reason })) };
-  const asked = Number(process.env['GP_BENCH_HOSTS_ROUNDS'] ?? '3');
-  const rounds = Number.isInteger(asked) && asked > 0 ? asked : 3;
+  const rounds = fromEnv('GP_BENCH_HOSTS_ROUNDS', 3);
   const root = mkdtempSync(join(tmpdir(), 'gp-bench-hosts-'));
   const runs: string[] = [];
   const clusters: TwoNodeCluster[] = [];
@@ -231,6 +243,7 @@ function results({ measures, clusters }: Rounds, left: { containers: number; pro
   const [twoHosts, oneHost, local] = [of('two-hosts'), of('one-host'), of('local')];
   const split = (cluster: TwoNodeCluster, ms: readonly EvalMeasure[]) =>
     cluster.nodes.map((n) => `${n.head ? 'head' : 'worker'} ${ms.map((m) => m.byNode.get(n.nodeId) ?? 0).join('/')}`).join(', ');
+  const duration = (ms: readonly EvalMeasure[]) => sig3(median(ms.flatMap((m) => m.durations)));
   const samples = (ms: readonly EvalMeasure[]) => ms.map((m) => (m.episodesMs / 1000).toFixed(1)).join(', ');
   const common = {
     rounds: measures.length / 3,
@@ -258,6 +271,8 @@ function results({ measures, clusters }: Rounds, left: { containers: number; pro
         anchorEpisodesPerMin: sig3(60 / one),
         oursEpisodesSeconds: samples(twoHosts),
         anchorEpisodesSeconds: samples(oneHost),
+        oursEpisodeDurationP50Ms: duration(twoHosts),
+        anchorEpisodeDurationP50Ms: duration(oneHost),
         oursEpisodesPerNode: split(clusters.two, twoHosts),
         anchorEpisodesPerNode: split(clusters.one, oneHost),
         oursWholeCommandPerEpisode: sig3(perEpisode(twoHosts, 'wholeMs')),
@@ -283,6 +298,7 @@ function results({ measures, clusters }: Rounds, left: { containers: number; pro
         oursEpisodesPerMin: sig3(60 / one),
         anchorEpisodesPerMin: sig3(60 / bare),
         anchorEpisodesSeconds: samples(local),
+        anchorEpisodeDurationP50Ms: duration(local),
         oursWholeCommandPerEpisode: sig3(perEpisode(oneHost, 'wholeMs')),
         anchorWholeCommandPerEpisode: sig3(perEpisode(local, 'wholeMs')),
         wholeCommandRatio: sig3(ratio(perEpisode(oneHost, 'wholeMs'), perEpisode(local, 'wholeMs'))),
