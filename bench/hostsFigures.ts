@@ -206,11 +206,10 @@ export async function benchHosts(log: (line: string) => void = (line) => console
   const root = mkdtempSync(join(tmpdir(), 'gp-bench-hosts-'));
   const runs: string[] = [];
   const clusters: TwoNodeCluster[] = [];
-  let left = { containers: 0, processes: 0 };
   try {
     const measured = await runRounds(rounds, root, runs, clusters, log);
     for (const cluster of clusters.splice(0)) await cluster.stop();
-    left = await leftBehind(ready.docker, runs, [measured.clusters.two.tempDir, measured.clusters.one.tempDir]);
+    const left = await leftBehind(ready.docker, runs, [measured.clusters.two.tempDir, measured.clusters.one.tempDir]);
     log(`hosts: left behind after the clusters stopped: ${left.containers} container(s), ${left.processes} Ray process(es)`);
     return { results: results(measured, left), notMeasured: [] };
   } catch (error) {
