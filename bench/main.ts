@@ -4,7 +4,7 @@
  * its reason, never filled with a number. The exit code is 0 whatever the figures say: a benchmark
  * reports, it is not a test.
  *
- * Options: `--only yaml,yaml-scale,jsonl,activation,sandbox,graph,rollout,launch,datasets,tasks,runs,idle,trajectory,service,smoke,model,localisation,env,verify`, `--edits N` (default 60), `--warmup N` (20),
+ * Options: `--only yaml,yaml-scale,jsonl,activation,sandbox,graph,rollout,launch,datasets,tasks,runs,idle,trajectory,service,smoke,model,localisation,env,verify,hosts`, `--edits N` (default 60), `--warmup N` (20),
  * `--sessions N` (7), `--activation-sessions N` (5 code-server sessions), `--localisation-repos a,b` (every
  * repository), `--localisation-limit N` (every instance), `--no-embeddings` (localisation without the semantic retriever).
  */
@@ -18,6 +18,7 @@ import { benchDatasets } from './datasetFigures.js';
 import type { BenchResult } from './result.js';
 import { benchSandbox } from './sandboxFigures.js';
 import { benchGraph } from './graphFigures.js';
+import { benchHosts } from './hostsFigures.js';
 import { benchLaunch } from './launchFigures.js';
 import { benchLocalisation } from './localisationFigures.js';
 import { benchPythonEnv } from './envFigures.js';
@@ -155,6 +156,7 @@ async function main(): Promise<void> {
   if (wanted('localisation')) await guard('localisation', () => benchLocalisation(options, log));
   if (wanted('env')) await guard('env', () => benchPythonEnv(log));
   if (wanted('verify')) await guard('verify', () => benchVerify(log));
+  if (wanted('hosts')) await guard('hosts', () => benchHosts(log));
 
   const results = outcomes.flatMap((o) => o.results);
   const notMeasured = outcomes.flatMap((o) => o.notMeasured);
