@@ -13,7 +13,9 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { HostRegistration } from '../../server/src/protocol/sandboxHosts.js';
 import { refusedPath, TransferError, writeEpisodeFiles } from '../../server/src/runs/index.js';
-import { HostLostError, HostPool } from '../../server/src/trainer/index.js';
+import { HostLostError, HostPool, RayJobsClient } from '../../server/src/trainer/index.js';
+import { launchRayJob } from '../../server/src/trainer/trainerProcess.js';
+import { startRayJobsPeer } from '../support/rayJobsPeer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gp-hosts-server-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -127,5 +129,21 @@ describe("an episode's files", () => {
     await writeEpisodeFiles(runDir, [file('preimages/abc', 'other')]);
     assert.equal(readFileSync(join(runDir, 'tests', 'a.log'), 'utf8'), 'log');
     assert.equal(readFileSync(join(runDir, 'preimages', 'abc'), 'utf8'), 'old', 'a pre-image is named by its content, so the first one stays');
+  });
+});
+
+describe('a Ray job whose dashboard goes away', () => {
+  test('ends as failed after the unanswered time, so nothing waits on a cluster that is gone', async () => {
+    const peer = await startRayJobsPeer();
+    const lines: string[] = [];
+    const handle = await launchRayJob({ client: new RayJobsClient({ address: peer.url, timeoutMs: 500 }), submissionId: 'gp-gone-hosts', entrypoint: 'python -m x', envVars: {}, metadata: {}, onLine: (l) => lines.push(l), pollMs: 50, unreachableMs: 400 });
+    peer.setStatus('gp-gone-hosts', 'RUNNING');
+    await new Promise((r) => setTimeout(r, 150));
+    await peer.close();
+    const end = await handle.ended;
+    assert.equal(end.ok, false);
+    assert.match(end.reason, /did not answer for \d+ s/);
+    assert.match(end.reason, /the cluster may be gone/);
+    assert.ok(lines.some((l) => /retrying/.test(l)), 'the unanswered reads were said as they happened');
   });
 });

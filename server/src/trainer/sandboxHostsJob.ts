@@ -89,6 +89,8 @@ export async function startSandboxHosts(options: SandboxHostsOptions): Promise<S
       metadata: { gp_run: options.runName, gp_role: 'sandbox-hosts' },
       onLine,
       pollMs: 1000,
+      // The hosts' job ends with the run; a cluster that went away should not hold the run's end for long.
+      unreachableMs: 30_000,
     });
   } catch (error) {
     await pool.close();

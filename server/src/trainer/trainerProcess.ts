@@ -105,6 +105,11 @@ export interface RayLaunch {
   readonly metadata: Readonly<Record<string, string>>;
   readonly onLine: (line: string) => void;
   readonly pollMs?: number;
+  /**
+   * How long the dashboard may go unanswered before the job counts as ended (failed): a cluster
+   * that went away must not leave the command waiting on it forever. Five minutes by default.
+   */
+  readonly unreachableMs?: number;
 }
 
 /** Submits the job (or finds it already submitted, after a lost answer) and follows it to its end. */
@@ -126,13 +131,21 @@ export async function launchRayJob(launch: RayLaunch): Promise<TrainerHandle & {
     seen = logs.length;
   };
   const ended = (async (): Promise<TrainerEnd> => {
+    let unanswered: number | undefined;
     for (;;) {
       await new Promise((r) => setTimeout(r, launch.pollMs ?? 2000));
       let details;
       try {
         details = await client.details(submissionId);
         await readLogs();
+        unanswered = undefined;
       } catch (error) {
+        unanswered ??= Date.now();
+        const limit = launch.unreachableMs ?? 300_000;
+        if (Date.now() - unanswered >= limit) {
+          lines.flush();
+          return { ok: false, reason: `Ray job ${submissionId}: the dashboard at ${client.address} did not answer for ${Math.round(limit / 1000)} s (${errorMessage(error)}); the cluster may be gone` };
+        }
         launch.onLine(`gp: could not read Ray job ${submissionId}: ${errorMessage(error)} (retrying)`);
         continue;
       }
