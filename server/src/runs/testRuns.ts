@@ -13,6 +13,29 @@ import { writeFileAtomic } from '../util/atomicWrite.js';
 import { toJsonLine } from './jsonLines.js';
 import { runLayout } from './layout.js';
 
+/**
+ * One appender per `test_runs.jsonl` for the process: its torn tail is repaired before the first
+ * append (a crash of an earlier process), not before each one, which would cost four file system
+ * calls per test run, and a repair's candidates run the tests several times a step. A run folder
+ * has one owner process (runLock.ts), so no other writer appears after that repair. Kept for the
+ * most recent folders only.
+ */
+const appenders = new Map<string, LineAppender>();
+const appendersKept = 64;
+
+function appenderFor(path: string): LineAppender {
+  let appender = appenders.get(path);
+  if (appender === undefined) {
+    appender = new LineAppender(path, 'drop');
+    appenders.set(path, appender);
+    for (const oldest of appenders.keys()) {
+      if (appenders.size <= appendersKept) break;
+      appenders.delete(oldest);
+    }
+  }
+  return appender;
+}
+
 /** What a test run produced: its record and the output the log file keeps. */
 export interface TestRunOutput {
   readonly record: TestRunRecord;
@@ -37,7 +60,7 @@ export async function recordTestRun(runDir: string, run: TestRunOutput): Promise
   const record: TestRunRecord = { ...run.record, logPath, ...(reportPath === undefined ? {} : { reportPath }) };
   // One write per line, so concurrent episodes' records do not interleave inside a line; a torn
   // last line (a crash, a full disk) is dropped first, so this record is not glued onto it.
-  await new LineAppender(layout.testRuns, 'drop').append(toJsonLine(testRunRecordSchema, record, layout.testRuns));
+  await appenderFor(layout.testRuns).append(toJsonLine(testRunRecordSchema, record, layout.testRuns));
   return record;
 }
 

@@ -130,7 +130,7 @@ export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: R
   const junit = format === 'django' || format === 'sympy' ? undefined : junitRequest(command);
   // The report is printed by the test command's own script, after the tests (junitInline.ts).
   const marker = junit === undefined ? undefined : inlineMarker();
-  const ran = await sandbox.exec(junit === undefined || marker === undefined ? command : withInlineReport(command, junit, marker), {
+  const ran = await sandbox.exec(junit === undefined || marker === undefined ? command : withInlineReport(command, junit, marker, sandbox.backend === 'local'), {
     timeoutMs: options.timeoutMs,
     maxOutputBytes: testLogBytes + (junit === undefined ? 0 : inlineReportBytes),
     env: { PYTHONDONTWRITEBYTECODE: '1', ...junit?.env },
