@@ -56,6 +56,9 @@ class Env implements PlannerEnv {
    * so the next repair or submit takes the diff from here instead of a round trip to the sandbox.
    */
   private knownDiff: string | undefined;
+  /** Records the last step started and did not wait for (`settled`). */
+  private pending: Promise<void>[] = [];
+  private writeFailure: { readonly error: unknown } | undefined;
   private readonly controller = new AbortController();
   readonly maxSteps: number;
 
@@ -146,6 +149,15 @@ class Env implements PlannerEnv {
     return this.knownDiff === undefined ? this.sandbox.diff() : Promise.resolve(this.knownDiff);
   }
 
+  async settled(): Promise<void> {
+    const pending = this.pending;
+    this.pending = [];
+    await Promise.all(pending);
+    const failure = this.writeFailure;
+    this.writeFailure = undefined;
+    if (failure !== undefined) throw failure.error;
+  }
+
   /** `measured` is the step's start on `performance.now()`'s clock. */
   private outcome(result: ActionResult, measured: number, taskCommandsMs: number): StepOutcome {
     const { done, resolved, reason } = this.progress;
@@ -211,7 +223,11 @@ class Env implements PlannerEnv {
     this.knownDiff = undefined;
     const timeoutMs = Math.max(1000, Math.min(this.options.limits.testTimeoutMs, deadline - Date.now()));
     const run = await runTaskTests(this.sandbox, this.task, { timeoutMs, patch });
-    if (this.options.recordTestRun !== undefined) await this.options.recordTestRun(run);
+    // The record is written while the outcome goes back (a service's client waits for it, not for
+    // the disk); the episode waits for it before the step's trajectory line (`settled`).
+    const recorded = this.options.recordTestRun?.(run);
+    // Caught at once, so a failed write is never an unhandled rejection; `settled` rethrows it.
+    if (recorded !== undefined) this.pending.push(recorded.then(() => undefined, (error: unknown) => void (this.writeFailure ??= { error })));
     this.lastGrade = run.record.grade;
     this.knownDiff = patch;
     // Flagged whatever the policy: a graded patch that changes what the grader reads is worth seeing.

@@ -119,4 +119,10 @@ export interface PlannerEnv {
   abort(reason: TerminationReason): Promise<StepOutcome>;
   /** The repository's diff against the base commit. */
   patch(): Promise<string>;
+  /**
+   * Waits for the records the last step is still writing (a submit's test run), which the step's
+   * outcome did not wait for; rejects with their write's error. Whoever records the step calls it
+   * before the step's trajectory line, so no line names a record that a crash could leave unwritten.
+   */
+  settled?(): Promise<void>;
 }

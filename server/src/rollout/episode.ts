@@ -119,6 +119,8 @@ export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, ctx: Epis
     stop?.dispose();
   }
   try {
+    // A step cut short from outside may still be writing its records; they land before the end line.
+    await env?.settled?.().catch(() => undefined);
     const end = await endLine(spec, env, sandbox, progress, startedAt);
     const instanceReport = await writeInstanceReportFor(spec, end, ctx.runDir);
     if (writer) await writer.end(end);
@@ -139,6 +141,11 @@ async function actUntilDone(agent: Agent, env: PlannerEnv, writer: TrajectoryWri
     const input = decision.action ?? decision.protocolError;
     if (input === undefined) throw new Error(`agent ${agent.name} returned neither an action nor a protocol error`);
     const outcome = await stop.race(env.step(input));
+    // The step's records are on disk before its line names them; their writing counts as the
+    // environment's time, as it did when the step waited for them.
+    const settling = performance.now();
+    await env.settled?.();
+    const envMs = outcome.timings.env_ms + (performance.now() - settling);
     progress.actions += 1;
     progress.lines += 1;
     progress.totalReward += outcome.reward;
@@ -154,7 +161,7 @@ async function actUntilDone(agent: Agent, env: PlannerEnv, writer: TrajectoryWri
       reward: outcome.reward,
       done: outcome.done,
       ...(outcome.terminationReason === undefined ? {} : { termination_reason: outcome.terminationReason }),
-      timings: { agent_ms: agentMs, env_ms: outcome.timings.env_ms, task_commands_ms: outcome.timings.task_commands_ms },
+      timings: { agent_ms: agentMs, env_ms: envMs, task_commands_ms: outcome.timings.task_commands_ms },
     });
     observation = outcome.observation;
     if (outcome.done) {

@@ -235,6 +235,7 @@ export class ServiceEpisode {
       step: (input) => report(env.step(input)),
       abort: (reason) => env.abort(reason),
       patch: () => env.patch(),
+      ...(env.settled === undefined ? {} : { settled: () => env.settled?.() ?? Promise.resolve() }),
     };
   }
 
