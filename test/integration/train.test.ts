@@ -158,6 +158,8 @@ describe('gp train with Verl 0.9.1 and Ray 2.60', () => {
     assert.equal(await runCli(smokeArgs(runDir), again.io, root), 0, again.err.slice(-20).join('\n'));
     assert.ok(existsSync(join(runDir, 'verl_metrics', 'attempt-2.jsonl')));
     assert.deepEqual(metricsOf(runDir).flatMap((m) => (m.source === 'verl' ? [m.attempt] : [])), [1, 2]);
+    // Verl's metrics also went to TensorBoard event files (test/integration/tensorboard.test.ts reads them with TensorBoard).
+    assert.ok(readdirSync(join(runDir, 'tensorboard')).some((n) => n.startsWith('events.out.tfevents.')), 'a TensorBoard event file was written');
     const shown = io();
     assert.equal(await runCli(['runs', 'show', runDir, '--metrics'], shown.io, root), 0);
     assert.match(shown.out.join('\n'), /steps: {4}2 \(latest: step 1 of attempt 2/);

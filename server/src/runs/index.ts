@@ -28,3 +28,4 @@ export { headlineMetrics, readMetrics, summariseMetrics, type MetricsSummary } f
 export { readMetricsFrom, type MetricsChunk } from './metricsRead.js';
 export { readVerdicts, verdictWriter, writeVerificationSummary } from './verdicts.js';
 export { collectEpisodeFiles, writeEpisodeFiles, refusedPath, TransferError } from './episodeTransfer.js';
+export { TensorBoardWriter, crc32c, encodeEvent, encodeRecord } from './tensorboardEvents.js';

@@ -18,6 +18,7 @@
  * <run>/preimages/<sha256>            files as they were before a candidate patch, once per content (runs/preimageStore.ts)
  * <run>/verdicts.jsonl                a verification's verdict per task, append-only (runs/verdicts.ts)
  * <run>/verification.json             a verification's summary, written at its end
+ * <run>/tensorboard/events.out.tfevents.*  a training run's metrics for TensorBoard, one file per attempt (tensorboardEvents.ts)
  * ```
  */
 import { createHash } from 'node:crypto';
@@ -47,6 +48,8 @@ export interface RunLayout {
   readonly verdicts: string;
   /** A verification's summary. */
   readonly verification: string;
+  /** The folder of a training run's TensorBoard event files. */
+  readonly tensorboard: string;
   /** Absolute path of an episode's trajectory. */
   trajectory(episodeId: string): string;
   /** The same path relative to the run directory, as reports record it. */
@@ -75,6 +78,7 @@ const names = {
   preimages: 'preimages',
   verdicts: 'verdicts.jsonl',
   verification: 'verification.json',
+  tensorboard: 'tensorboard',
 } as const;
 
 export function runLayout(dir: string): RunLayout {
@@ -95,6 +99,7 @@ export function runLayout(dir: string): RunLayout {
     preimages: join(dir, names.preimages),
     verdicts: join(dir, names.verdicts),
     verification: join(dir, names.verification),
+    tensorboard: join(dir, names.tensorboard),
     trajectory: (episodeId) => join(dir, names.trajectories, episodeFileName(episodeId)),
     trajectoryRelative: (episodeId) => join(names.trajectories, episodeFileName(episodeId)),
     // SWE-bench names the per-instance report `report.json`, like the run's own summary one level up.

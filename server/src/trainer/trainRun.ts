@@ -11,7 +11,7 @@ import type { ExperimentConfig } from '../config/index.js';
 import { verlRowFor, writeTrainingParquet, type TrainingRow } from '../datasets/index.js';
 import { metricsLineSchema, type MetricsLine } from '../protocol/metrics.js';
 import type { EpisodeDeps, PlannedTask } from '../rollout/index.js';
-import { EventLog, JsonLinesWriter, type RunLayout } from '../runs/index.js';
+import { EventLog, JsonLinesWriter, TensorBoardWriter, type RunLayout } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
 import { isoTimestamp } from '../util/time.js';
 import { EnvService, serviceFileName } from './envService.js';
@@ -132,9 +132,12 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
     options.log(`gp train: ${stopReason.reason}`);
     void handle?.stop();
   });
+  // Verl's metrics go to TensorBoard too, one event file per attempt, as they arrive.
+  const tensorboard = new TensorBoardWriter(layout.tensorboard);
   const appendMetric = async (line: MetricsLine): Promise<void> => {
     await metrics.append(line);
     watchdog.touch();
+    if (line.source === 'verl') void tensorboard.scalars(line.step, line.data).catch((error: unknown) => options.log(`warning: ${tensorboard.path}: ${errorMessage(error)}`));
   };
   const tasks = new Map([...options.trainTasks, ...options.valTasks].map((t) => [t.task.task_id, t]));
   const episodeDeadlineMs = (config.env.episode_timeout + 300) * 1000;
