@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runCli } from '../../server/src/cli/main.js';
 import { loadConfig } from '../../server/src/launch/index.js';
-import { metricsLineSchema, type MetricsLine } from '../../server/src/protocol/metrics.js';
+import { metricsLineSchema, stepSamplesLineSchema, type MetricsLine } from '../../server/src/protocol/metrics.js';
 import { readTrajectory } from '../../server/src/runs/index.js';
 import { hydraArgument, trainerPython, verlOverrides } from '../../server/src/trainer/index.js';
 
@@ -160,6 +160,10 @@ describe('gp train with Verl 0.9.1 and Ray 2.60', () => {
     assert.deepEqual(metricsOf(runDir).flatMap((m) => (m.source === 'verl' ? [m.attempt] : [])), [1, 2]);
     // Verl's metrics also went to TensorBoard event files (test/integration/tensorboard.test.ts reads them with TensorBoard).
     assert.ok(readdirSync(join(runDir, 'tensorboard')).some((n) => n.startsWith('events.out.tfevents.')), 'a TensorBoard event file was written');
+    // Each step's sample table: both episodes of the step's group, each linked to its trajectory.
+    const samples = readFileSync(join(runDir, 'step_samples.jsonl'), 'utf8').trim().split('\n').map((l) => stepSamplesLineSchema.parse(JSON.parse(l)));
+    assert.deepEqual(samples.map((l) => [l.attempt, l.step, l.total, l.episodes.length]), [[1, 1, 2, 2], [2, 1, 2, 2]]);
+    for (const e of samples.flatMap((l) => l.episodes)) assert.ok(existsSync(join(runDir, e.trajectory)), e.trajectory);
     const shown = io();
     assert.equal(await runCli(['runs', 'show', runDir, '--metrics'], shown.io, root), 0);
     assert.match(shown.out.join('\n'), /steps: {4}2 \(latest: step 1 of attempt 2/);

@@ -39,3 +39,30 @@ export type EnvMetricsLine = z.infer<typeof envMetricsLineSchema>;
 
 /** Verl's file-logger line: `{"step": n, "data": {...}}` (docs/trainer-bridge.md#metrics). */
 export const verlFileLoggerLineSchema = z.object({ step: z.number().int(), data: z.record(z.string(), z.unknown()) });
+
+/**
+ * One line of a training run's `step_samples.jsonl` (append-only): per training step, a sample of
+ * the episodes that ended since the step before, spread over their returns (the best and the
+ * worst always in it), each with a link to its trajectory. Long runs have thousands of episodes a
+ * step; this is the table a person reads to see what the policy does at that step.
+ */
+export const stepSamplesLineSchema = z.object({
+  ts: z.string(),
+  attempt: z.number().int().min(1),
+  step: z.number().int(),
+  /** Episodes that ended in the step, of which `episodes` is the sample. */
+  total: z.number().int().min(0),
+  episodes: z.array(
+    z.object({
+      episode_id: z.string(),
+      task_id: z.string(),
+      return: z.number(),
+      resolved: z.boolean(),
+      steps: z.number().int(),
+      termination_reason: z.string(),
+      /** Relative to the run folder. */
+      trajectory: z.string(),
+    }),
+  ),
+});
+export type StepSamplesLine = z.infer<typeof stepSamplesLineSchema>;

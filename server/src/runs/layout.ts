@@ -19,6 +19,7 @@
  * <run>/verdicts.jsonl                a verification's verdict per task, append-only (runs/verdicts.ts)
  * <run>/verification.json             a verification's summary, written at its end
  * <run>/tensorboard/events.out.tfevents.*  a training run's metrics for TensorBoard, one file per attempt (tensorboardEvents.ts)
+ * <run>/step_samples.jsonl            per training step, a sample of its episodes with links to their trajectories
  * ```
  */
 import { createHash } from 'node:crypto';
@@ -50,6 +51,8 @@ export interface RunLayout {
   readonly verification: string;
   /** The folder of a training run's TensorBoard event files. */
   readonly tensorboard: string;
+  /** Per training step, a sample of its episodes (`protocol/metrics.ts`'s `stepSamplesLineSchema`). */
+  readonly stepSamples: string;
   /** Absolute path of an episode's trajectory. */
   trajectory(episodeId: string): string;
   /** The same path relative to the run directory, as reports record it. */
@@ -79,6 +82,7 @@ const names = {
   verdicts: 'verdicts.jsonl',
   verification: 'verification.json',
   tensorboard: 'tensorboard',
+  stepSamples: 'step_samples.jsonl',
 } as const;
 
 export function runLayout(dir: string): RunLayout {
@@ -100,6 +104,7 @@ export function runLayout(dir: string): RunLayout {
     verdicts: join(dir, names.verdicts),
     verification: join(dir, names.verification),
     tensorboard: join(dir, names.tensorboard),
+    stepSamples: join(dir, names.stepSamples),
     trajectory: (episodeId) => join(dir, names.trajectories, episodeFileName(episodeId)),
     trajectoryRelative: (episodeId) => join(names.trajectories, episodeFileName(episodeId)),
     // SWE-bench names the per-instance report `report.json`, like the run's own summary one level up.

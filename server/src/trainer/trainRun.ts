@@ -9,7 +9,7 @@ import { mkdir, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { ExperimentConfig } from '../config/index.js';
 import { verlRowFor, writeTrainingParquet, type TrainingRow } from '../datasets/index.js';
-import { metricsLineSchema, type MetricsLine } from '../protocol/metrics.js';
+import { metricsLineSchema, stepSamplesLineSchema, type MetricsLine, type StepSamplesLine } from '../protocol/metrics.js';
 import type { EpisodeDeps, PlannedTask } from '../rollout/index.js';
 import { EventLog, JsonLinesWriter, TensorBoardWriter, type RunLayout } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
@@ -23,7 +23,11 @@ import { RunRecord } from './runRecord.js';
 import { scriptedSmokePolicy, smokeDriverArgs, smokeLengths, smokeOverrides, type SmokeSettings } from './smoke.js';
 import { launchLocal, launchRayJob, raySubmissionId, shellCommand, type TrainerHandle } from './trainerProcess.js';
 import { agentLoopName, hydraArgument, verlOverrides, type TrainPaths } from './verlOverrides.js';
+import { sampleByReturn } from './stepSamples.js';
 import { Watchdog } from './watchdog.js';
+
+/** Episodes each training step's sample table keeps (`step_samples.jsonl`). */
+const samplesPerStep = 8;
 
 export interface TrainRunOptions {
   readonly config: ExperimentConfig;
@@ -132,12 +136,19 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
     options.log(`gp train: ${stopReason.reason}`);
     void handle?.stop();
   });
-  // Verl's metrics go to TensorBoard too, one event file per attempt, as they arrive.
+  // Verl's metrics go to TensorBoard too, one event file per attempt, as they arrive; each step's
+  // line also closes the step's sample table of the episodes that ended since the step before.
   const tensorboard = new TensorBoardWriter(layout.tensorboard);
+  const samples = new JsonLinesWriter(layout.stepSamples, stepSamplesLineSchema);
+  let stepEnds: StepSamplesLine['episodes'] = [];
   const appendMetric = async (line: MetricsLine): Promise<void> => {
     await metrics.append(line);
     watchdog.touch();
-    if (line.source === 'verl') void tensorboard.scalars(line.step, line.data).catch((error: unknown) => options.log(`warning: ${tensorboard.path}: ${errorMessage(error)}`));
+    if (line.source !== 'verl') return;
+    void tensorboard.scalars(line.step, line.data).catch((error: unknown) => options.log(`warning: ${tensorboard.path}: ${errorMessage(error)}`));
+    const ended = stepEnds;
+    stepEnds = [];
+    await samples.append({ ts: isoTimestamp(new Date()), attempt, step: line.step, total: ended.length, episodes: sampleByReturn(ended, samplesPerStep) });
   };
   const tasks = new Map([...options.trainTasks, ...options.valTasks].map((t) => [t.task.task_id, t]));
   const episodeDeadlineMs = (config.env.episode_timeout + 300) * 1000;
@@ -188,6 +199,7 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
       counts.total++;
       counts.finished++;
       if (end.resolved) counts.resolved++;
+      stepEnds.push({ episode_id: end.episode_id, task_id: end.task_id, return: end.total_reward, resolved: end.resolved, steps: end.steps, termination_reason: end.termination_reason, trajectory: layout.trajectoryRelative(end.episode_id) });
       const failures = Object.values(end.model?.parse_failures ?? {}).reduce((a, b) => a + b, 0);
       const replies = end.model === undefined ? undefined : { replies: end.model.model_steps + failures, parse_failures: failures };
       void appendMetric({ source: 'env', ts: isoTimestamp(new Date()), episode_id: end.episode_id, task_id: end.task_id, return: end.total_reward, resolved: end.resolved, steps: end.steps, env_ms: end.duration_ms, ...replies }).catch(
