@@ -9,13 +9,12 @@
  * episode and closes its sandbox. Episodes land in the run directory as a rollout's do: their
  * trajectories, and `episode-start` / `episode-end` lines in `events.jsonl`.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import type { ZodType } from 'zod';
 import { closeBodySchema, createEpisodeBodySchema, stepBodySchema, type CloseReply, type CreateEpisodeBody, type ServiceError, type ServiceFile } from '../protocol/envService.js';
 import type { SandboxHostRef, TrajectoryEnd } from '../protocol/runs.js';
 import type { Agent } from '../agents/index.js';
@@ -24,6 +23,7 @@ import { EventLog, runLayout } from '../runs/index.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { errorMessage } from '../util/errors.js';
 import { HostHttpError } from './hostClient.js';
+import { bearerMatches, HttpError, readBody, send } from './jsonHttp.js';
 import type { HostPool } from './hostPool.js';
 import { RemoteEpisode } from './remoteEpisode.js';
 import { EpisodeConflict, ServiceEpisode, type ServicePrompt } from './serviceEpisode.js';
@@ -67,7 +67,6 @@ export interface EnvServiceOptions {
 
 /** Seconds a client told 429 should wait before asking again. */
 const retryAfterSeconds = 5;
-const maxBodyBytes = 2 * 1024 * 1024;
 /**
  * How many closed episodes keep their close reply, so a client that retries a close gets the same
  * answer; older ones are forgotten (404). A training run closes thousands of episodes, and each
@@ -80,16 +79,6 @@ const unclosedGraceMs = 10 * 60 * 1000;
 /** What a closed episode leaves: its close answer, given again to a retried close. */
 type Retired = { readonly ok: true; readonly reply: CloseReply } | { readonly ok: false; readonly error: EpisodeConflict };
 export const serviceFileName = 'env_service.json';
-
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 export class EnvService {
   private readonly server: Server;
@@ -152,7 +141,7 @@ export class EnvService {
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     try {
-      if (!this.authorised(req)) throw new HttpError(401, 'unauthorised', 'send Authorization: Bearer <token> with the token from env_service.json in the run directory');
+      if (!bearerMatches(req, this.token)) throw new HttpError(401, 'unauthorised', 'send Authorization: Bearer <token> with the token from env_service.json in the run directory');
       const url = new URL(req.url ?? '/', 'http://service');
       const parts = url.pathname.split('/').filter(Boolean);
       if (req.method === 'GET' && url.pathname === '/health') return send(res, 200, { ok: true, open: this.openEpisodes });
@@ -236,13 +225,6 @@ export class EnvService {
     return member;
   }
 
-  private authorised(req: IncomingMessage): boolean {
-    const header = req.headers.authorization ?? '';
-    const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
-    const expected = Buffer.from(this.token);
-    return given.length === expected.length && timingSafeEqual(given, expected);
-  }
-
   private async create(request: CreateEpisodeBody) {
     const known = this.byClientKey.get(request.client_key);
     const existing = known === undefined ? undefined : this.episodes.get(known);
@@ -319,35 +301,4 @@ function episodeIdOf(segment: string): string {
   } catch {
     throw new HttpError(400, 'bad-path', `the episode id in the path is not valid percent-encoding (${segment.slice(0, 80)}); encode it with encodeURIComponent`);
   }
-}
-
-export async function readBody<T>(req: IncomingMessage, schema: ZodType<T>): Promise<T> {
-  // A declared length over the cap is refused before a byte of it is read.
-  const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > maxBodyBytes) throw new HttpError(413, 'body-too-large', `a request body may hold at most ${maxBodyBytes} bytes`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > maxBodyBytes) throw new HttpError(413, 'body-too-large', `a request body may hold at most ${maxBodyBytes} bytes`);
-    chunks.push(chunk as Buffer);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}');
-  } catch (error) {
-    throw new HttpError(400, 'not-json', `the body is not JSON (${errorMessage(error)})`);
-  }
-  const parsed = schema.safeParse(value);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new HttpError(400, 'invalid-body', `${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}`);
-  }
-  return parsed.data;
-}
-
-function send(res: ServerResponse, status: number, value: unknown): void {
-  const text = JSON.stringify(value);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
 }

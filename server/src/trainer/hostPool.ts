@@ -6,7 +6,7 @@
  * lease on it learns so at once (its signal aborts), so its episodes end as infrastructure
  * failures instead of waiting for a host that will never answer, and it takes no new episodes.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,6 +14,7 @@ import { hostname } from 'node:os';
 import { hostHealthSchema, hostRegistrationSchema, type HostRegistration } from '../protocol/sandboxHosts.js';
 import { errorMessage } from '../util/errors.js';
 import { HostClient, HostHttpError } from './hostClient.js';
+import { bearerMatches, HttpError, readBody, send } from './jsonHttp.js';
 import { chooseHost, clusterSlots, type HostState, type RouteChoice, type RouteRequest } from './hostRouting.js';
 
 export interface PoolHost {
@@ -244,38 +245,15 @@ export class HostPool {
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const send = (status: number, value: unknown): void => {
-      const text = JSON.stringify(value);
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
-      res.end(text);
-    };
     try {
-      const header = req.headers.authorization ?? '';
-      const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
-      const expected = Buffer.from(this.token);
-      if (given.length !== expected.length || !timingSafeEqual(given, expected)) return send(401, { error: { code: 'unauthorised', message: 'send the registry token from the host spec as Authorization: Bearer <token>' } });
-      if (req.method === 'GET' && req.url === '/health') return send(200, { ok: true, ...this.summary() });
-      if (req.method !== 'POST' || req.url !== '/hosts') return send(404, { error: { code: 'no-such-route', message: `${req.method ?? '?'} ${req.url ?? ''} is not a route of the sandbox host registry` } });
-      if (this.closed) return send(503, { error: { code: 'shutting-down', message: 'the run is ending' } });
-      const chunks: Buffer[] = [];
-      let size = 0;
-      for await (const chunk of req) {
-        size += (chunk as Buffer).length;
-        if (size > maxBodyBytes) return send(413, { error: { code: 'body-too-large', message: `a registration may hold at most ${maxBodyBytes} bytes` } });
-        chunks.push(chunk as Buffer);
-      }
-      let value: unknown;
-      try {
-        value = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      } catch (error) {
-        return send(400, { error: { code: 'not-json', message: `the registration is not JSON (${errorMessage(error)})` } });
-      }
-      const parsed = hostRegistrationSchema.safeParse(value);
-      if (!parsed.success) return send(400, { error: { code: 'invalid-body', message: `${parsed.error.issues[0]?.path.join('.') ?? 'body'}: ${parsed.error.issues[0]?.message ?? 'invalid'}` } });
-      this.register(parsed.data);
-      return send(200, { ok: true });
+      if (!bearerMatches(req, this.token)) throw new HttpError(401, 'unauthorised', 'send the registry token from the host spec as Authorization: Bearer <token>');
+      if (req.method === 'GET' && req.url === '/health') return send(res, 200, { ok: true, ...this.summary() });
+      if (req.method !== 'POST' || req.url !== '/hosts') throw new HttpError(404, 'no-such-route', `${req.method ?? '?'} ${req.url ?? ''} is not a route of the sandbox host registry`);
+      if (this.closed) throw new HttpError(503, 'shutting-down', 'the run is ending');
+      this.register(await readBody(req, hostRegistrationSchema, maxBodyBytes));
+      return send(res, 200, { ok: true });
     } catch (error) {
-      send(500, { error: { code: 'internal', message: errorMessage(error) } });
+      send(res, error instanceof HttpError ? error.status : 500, { error: { code: error instanceof HttpError ? error.code : 'internal', message: errorMessage(error) } });
     }
   }
 }

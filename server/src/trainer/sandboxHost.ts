@@ -10,17 +10,19 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
 import type { IncomingMessage } from 'node:http';
-import { request } from 'node:http';
 import { join } from 'node:path';
 import type { Agent } from '../agents/index.js';
 import type { BackendChoice } from '../protocol/backendChoice.js';
 import type { ServiceFile } from '../protocol/envService.js';
 import type { SandboxHostRef } from '../protocol/runs.js';
-import { runEpisodeBodySchema, type HostSpec, type RunEpisodeReply } from '../protocol/sandboxHosts.js';
+import { runEpisodeBodySchema, type HostRegistration, type HostSpec, type RunEpisodeReply } from '../protocol/sandboxHosts.js';
 import { runEpisode, type EpisodeDeps, type PlannedTask } from '../rollout/index.js';
 import { collectEpisodeFiles, episodeFileName } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
-import { EnvService, HttpError, readBody } from './envService.js';
+import { z } from 'zod';
+import { EnvService } from './envService.js';
+import { HostClient } from './hostClient.js';
+import { HttpError, readBody } from './jsonHttp.js';
 
 export interface SandboxHostOptions {
   readonly spec: HostSpec;
@@ -100,11 +102,12 @@ export class SandboxHost {
   }
 
   private async register(file: ServiceFile): Promise<void> {
-    const body = JSON.stringify({ id: this.id, node: this.options.node, url: file.url, token: file.token, slots: this.options.slots, images: await this.options.images(), pid: process.pid });
+    const body: HostRegistration = { id: this.id, node: this.options.node, url: file.url, token: file.token, slots: this.options.slots, images: await this.options.images(), pid: process.pid };
     const registry = this.options.spec.registry;
+    const client = new HostClient(registry.url, registry.token, "the front door's registry");
     for (let attempt = 1; ; attempt++) {
       try {
-        await post(new URL('/hosts', registry.url), registry.token, body);
+        await client.call({ method: 'POST', path: '/hosts', body, schema: z.object({ ok: z.literal(true) }), timeoutMs: 10_000 });
         this.options.log(`sandbox host ${this.id} on node ${this.options.node}: registered at ${registry.url} with ${this.options.slots} slot(s)`);
         return;
       } catch (error) {
@@ -163,18 +166,4 @@ export class SandboxHost {
       await rm(dir, { recursive: true, force: true });
     }
   }
-}
-
-/** A registration: JSON over `node:http` with the registry's token; a non-2xx answer is an error. */
-function post(url: URL, token: string, body: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => ((res.statusCode ?? 0) >= 200 && (res.statusCode ?? 0) < 300 ? resolve() : reject(new Error(`${res.statusCode ?? 0}: ${Buffer.concat(chunks).toString('utf8').slice(0, 300)}`))));
-    });
-    req.setTimeout(10_000, () => req.destroy(new Error('no answer in 10 s')));
-    req.on('error', reject);
-    req.end(body);
-  });
 }
