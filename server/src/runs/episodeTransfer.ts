@@ -11,12 +11,11 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { EpisodeFile } from '../protocol/sandboxHosts.js';
-import { testRunRecordSchema } from '../protocol/testReport.js';
+import { testRunRecordSchema, type TestRunRecord } from '../protocol/testReport.js';
 import { trajectoryLineSchema } from '../protocol/runs.js';
-import { LineAppender } from '../util/appendLines.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
-import { parseJsonLines, toJsonLine } from './jsonLines.js';
-import { runLayout } from './layout.js';
+import { parseJsonLines } from './jsonLines.js';
+import { appendTestRunRecord } from './testRuns.js';
 
 /** The folders of a run that hold one episode's own files; the appended lines of `test_runs.jsonl` come apart. */
 const episodeFolders = ['trajectories', 'reports', 'tests', 'preimages'] as const;
@@ -63,18 +62,22 @@ export function refusedPath(path: string): string | undefined {
  * and the test runs' lines appended one by one. All paths are checked before the first write.
  */
 export async function writeEpisodeFiles(runDir: string, files: readonly EpisodeFile[]): Promise<void> {
-  const testRuns: unknown[] = [];
+  const testRuns: TestRunRecord[] = [];
   for (const file of files) {
     const why = refusedPath(file.path);
     if (why !== undefined) throw new TransferError(`an episode file's path ${JSON.stringify(file.path.slice(0, 200))} ${why}; nothing of this episode was written`);
-    if (file.path === testRunsName || file.path.startsWith('trajectories/')) {
-      const text = Buffer.from(file.data, 'base64').toString('utf8');
-      const parsed = file.path === testRunsName ? parseJsonLines(text, testRunRecordSchema) : parseJsonLines(text, trajectoryLineSchema);
-      if (parsed.problems.length > 0) throw new TransferError(`${file.path} of an episode: ${parsed.problems[0] ?? ''}; nothing of this episode was written`);
-      if (file.path === testRunsName) testRuns.push(...parsed.records);
+    const text = (): string => Buffer.from(file.data, 'base64').toString('utf8');
+    const problem = (problems: readonly string[]): TransferError | undefined => (problems.length > 0 ? new TransferError(`${file.path} of an episode: ${problems[0] ?? ''}; nothing of this episode was written`) : undefined);
+    if (file.path === testRunsName) {
+      const parsed = parseJsonLines(text(), testRunRecordSchema);
+      const refused = problem(parsed.problems);
+      if (refused !== undefined) throw refused;
+      testRuns.push(...parsed.records);
+    } else if (file.path.startsWith('trajectories/')) {
+      const refused = problem(parseJsonLines(text(), trajectoryLineSchema).problems);
+      if (refused !== undefined) throw refused;
     }
   }
-  const layout = runLayout(runDir);
   for (const file of files) {
     if (file.path === testRunsName) continue;
     const target = join(runDir, ...file.path.split('/'));
@@ -83,6 +86,5 @@ export async function writeEpisodeFiles(runDir: string, files: readonly EpisodeF
     await writeFileAtomic(target, Buffer.from(file.data, 'base64'));
   }
   // One write per line, as recordTestRun appends them, so concurrent episodes' lines never interleave.
-  const appender = new LineAppender(layout.testRuns, 'drop');
-  for (const record of testRuns) await appender.append(toJsonLine(testRunRecordSchema, record as never, layout.testRuns));
+  for (const record of testRuns) await appendTestRunRecord(runDir, record);
 }

@@ -60,8 +60,14 @@ export async function recordTestRun(runDir: string, run: TestRunOutput): Promise
   const record: TestRunRecord = { ...run.record, logPath, ...(reportPath === undefined ? {} : { reportPath }) };
   // One write per line, so concurrent episodes' records do not interleave inside a line; a torn
   // last line (a crash, a full disk) is dropped first, so this record is not glued onto it.
-  await appenderFor(layout.testRuns).append(toJsonLine(testRunRecordSchema, record, layout.testRuns));
+  await appendTestRunRecord(runDir, record);
   return record;
+}
+
+/** Appends one checked line to the run's `test_runs.jsonl`: a run's own test runs, or an episode's brought from a sandbox host. */
+export async function appendTestRunRecord(runDir: string, record: TestRunRecord): Promise<void> {
+  const path = runLayout(runDir).testRuns;
+  await appenderFor(path).append(toJsonLine(testRunRecordSchema, record, path));
 }
 
 /**
