@@ -43,6 +43,8 @@ export interface HostPoolOptions {
 interface Entry {
   readonly host: PoolHost;
   readonly controller: AbortController;
+  /** The registration's images as a set, made once: routing reads it for every episode. */
+  readonly images: ReadonlySet<string>;
   busy: number;
   alive: boolean;
   failures: number;
@@ -131,7 +133,7 @@ export class HostPool {
     setMaxListeners(0, controller.signal);
     const name = `host ${registration.id} (node ${registration.node.slice(0, 12)})`;
     const host: PoolHost = { registration, client: new HostClient(registration.url, registration.token, name), lost: controller.signal, name };
-    this.entries.set(registration.id, { host, controller, busy: 0, alive: true, failures: 0 });
+    this.entries.set(registration.id, { host, controller, images: new Set(registration.images), busy: 0, alive: true, failures: 0 });
     this.options.log?.(`sandbox host ${registration.id} on node ${registration.node.slice(0, 12)}: ${registration.slots} slot(s), ${registration.images.length} image(s) (${registration.url})`);
     this.wake();
     return host;
@@ -159,7 +161,7 @@ export class HostPool {
 
   /** The hosts as routing sees them. */
   states(): HostState[] {
-    return [...this.entries.values()].map((e) => ({ id: e.host.registration.id, node: e.host.registration.node, slots: e.host.registration.slots, busy: e.busy, alive: e.alive, images: new Set(e.host.registration.images) }));
+    return [...this.entries.values()].map((e) => ({ id: e.host.registration.id, node: e.host.registration.node, slots: e.host.registration.slots, busy: e.busy, alive: e.alive, images: e.images }));
   }
 
   summary(): { slots: number; busy: number; hosts: number } {
