@@ -365,7 +365,6 @@ async function startHostsFor(ray: string, listen: string, run: RunFolder, tasks:
   try {
     return await startSandboxHosts({
       ray,
-      config: run.config,
       runName: run.name,
       runDir: run.dir,
       resolvedConfig: run.layout.resolvedConfig,

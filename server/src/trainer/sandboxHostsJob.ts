@@ -8,7 +8,6 @@
  */
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { ExperimentConfig } from '../config/index.js';
 import { withAbsolutePaths } from '../datasets/index.js';
 import { hostSpecSchema, type HostSpec } from '../protocol/sandboxHosts.js';
 import type { PlannedTask } from '../rollout/index.js';
@@ -21,7 +20,6 @@ import { launchRayJob, raySubmissionId, shellCommand, type TrainerHandle } from 
 
 export interface SandboxHostsOptions {
   readonly ray: string;
-  readonly config: ExperimentConfig;
   readonly runName: string;
   readonly runDir: string;
   /** The run's resolved config file, which every host runs with. */

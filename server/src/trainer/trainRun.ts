@@ -158,7 +158,6 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
     try {
       hosts = await startSandboxHosts({
         ray: options.ray,
-        config,
         runName: options.runName,
         runDir,
         resolvedConfig: options.sandboxHosts.resolvedConfig,
