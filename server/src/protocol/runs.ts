@@ -44,6 +44,27 @@ export const trajectoryStartSchema = z.object({
   observation: observationSchema,
 });
 
+/**
+ * The policy's tokens behind a training step's reply, as the trainer's rollout server sampled them
+ * and the agent loop sent them with the reply (docs/field-formats.md: ATIF's per-step
+ * `prompt_token_ids`, `completion_token_ids` and `logprobs`). Recorded only for training episodes;
+ * a rollout or evaluation asks an OpenAI-compatible server that returns text.
+ */
+export const stepTokensSchema = z
+  .object({
+    /** The whole prompt of this turn, as token ids (absent when the client left it out). */
+    prompt_token_ids: z.array(z.number().int().min(0)).max(2_000_000).optional(),
+    /** The reply's tokens, as sampled. */
+    completion_token_ids: z.array(z.number().int().min(0)).max(1_000_000),
+    /** One log-probability per completion token, in order; absent when the rollout server returned none. */
+    logprobs: z.array(z.number()).max(1_000_000).optional(),
+  })
+  .refine((t) => t.logprobs === undefined || t.logprobs.length === t.completion_token_ids.length, {
+    path: ['logprobs'],
+    message: 'needs one log-probability per completion token',
+  });
+export type StepTokens = z.infer<typeof stepTokensSchema>;
+
 /** One step: the action (or the reply that failed to parse), what came back, the reward. */
 export const trajectoryStepSchema = z.object({
   type: z.literal('step'),
@@ -57,6 +78,8 @@ export const trajectoryStepSchema = z.object({
   fallback_reason: z.string().optional(),
   /** The model call behind this step (model agents): tokens, generation time, attempts, why it stopped. */
   model: modelCallSchema.optional(),
+  /** The policy's tokens behind the reply (training episodes whose agent loop sent them). */
+  tokens: stepTokensSchema.optional(),
   observation: observationSchema,
   reward: z.number(),
   done: z.boolean(),
