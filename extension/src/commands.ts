@@ -112,12 +112,14 @@ async function openTrajectoryCommand(arg: unknown): Promise<void> {
 
 /** A trajectory of the workspace, newest first: the episode a person wants is usually the one just written. */
 async function pickTrajectory(title: string): Promise<vscode.Uri | undefined> {
-  const found = await vscode.workspace.findFiles('**/trajectories/*.jsonl', '**/node_modules/**', 5000);
+  // Ours, and other tools' files by the names they are usually given (docs/field-formats.md); any other
+  // JSON file opens through the explorer's or the editor's "Open Trajectory…", the server telling its format from its content.
+  const found = await vscode.workspace.findFiles('{**/trajectories/*.jsonl,**/*.traj,**/*.traj.json,**/*.atif.json}', '**/node_modules/**', 5000);
   if (found.length === 0) {
-    void vscode.window.showInformationMessage('No trajectory (trajectories/*.jsonl under a run folder) in the workspace yet; start a rollout first.');
+    void vscode.window.showInformationMessage('No trajectory in the workspace yet (trajectories/*.jsonl under a run folder, or *.traj, *.traj.json, *.atif.json); start a rollout first.');
     return undefined;
   }
-  const items = found.map((f) => ({ label: f.path.split('/').pop()?.replace(/\.jsonl$/, '') ?? f.path, description: vscode.workspace.asRelativePath(f), uri: f, mtime: mtimeOf(f.fsPath) }));
+  const items = found.map((f) => ({ label: f.path.split('/').pop()?.replace(/\.(jsonl|traj|traj\.json|atif\.json)$/, '') ?? f.path, description: vscode.workspace.asRelativePath(f), uri: f, mtime: mtimeOf(f.fsPath) }));
   const picked = await vscode.window.showQuickPick(
     items.sort((a, b) => b.mtime - a.mtime),
     { title, placeHolder: 'Newest first', matchOnDescription: true },
