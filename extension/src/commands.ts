@@ -104,9 +104,15 @@ function mtimeOf(path: string): number {
   }
 }
 
-/** Opens a trajectory in the viewer: the uri given (the explorer's), else one the person picks. */
+/**
+ * Opens a trajectory in the viewer: the uri given (the explorer's or the editor's menu), else the JSON
+ * file being edited (another tool's trajectory has no fixed name, so it may be open as text), else
+ * one the person picks.
+ */
 async function openTrajectoryCommand(arg: unknown): Promise<void> {
-  const uri = arg instanceof vscode.Uri ? arg : await pickTrajectory('Open which trajectory?');
+  const active = vscode.window.activeTextEditor?.document.uri;
+  const editing = active?.scheme === 'file' && /\.(json|traj)$/.test(active.path) ? active : undefined;
+  const uri = arg instanceof vscode.Uri ? arg : (editing ?? (await pickTrajectory('Open which trajectory?')));
   if (uri !== undefined) await vscode.commands.executeCommand('vscode.openWith', uri, trajectoryViewType);
 }
 

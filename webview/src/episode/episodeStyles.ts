@@ -32,7 +32,6 @@ a.ref:focus-visible, button:focus-visible { outline: 1px solid var(--vscode-focu
 /* What another tool's format does not record: information about the file, said quietly. */
 .format-note { margin: 4px 0; color: var(--vscode-descriptionForeground); font-size: 0.95em; }
 .format-note summary { cursor: pointer; }
-.format-note summary::before, p.format-note::before { content: "ⓘ "; }
 .format-note ul { margin: 4px 0 2px; padding-left: 20px; }
 .facts-line { margin: 4px 0; color: var(--vscode-descriptionForeground); }
 details.issue summary { cursor: pointer; }
