@@ -4,21 +4,19 @@
  * record instead of printing zeros. Every text from the file passes through `visibleText`, so a
  * control character in it is shown, not sent to the terminal.
  */
-import type { ForeignStep } from '../protocol/episodeView.js';
+import { formatLabel, type ForeignStep } from '../protocol/episodeView.js';
 import { visibleText as v } from '../protocol/terminalText.js';
 import { foreignSummary, type ForeignEpisode } from '../runs/index.js';
 
 type Paint = (code: number, text: string) => string;
 
-const formatNames = { 'graph-planner': 'Graph Planner', atif: 'ATIF', 'swe-agent': 'SWE-agent', 'mini-swe-agent': 'mini-swe-agent' } as const;
-
-export function formatLabel(episode: ForeignEpisode): string {
-  const f = episode.format;
-  return f.version.startsWith('ATIF') ? v(f.version) : `${formatNames[f.name]} ${v(f.version)}`;
+/** The format's name as the viewer's badge gives it, safe for a terminal. */
+export function formatOf(episode: ForeignEpisode): string {
+  return v(formatLabel(episode.format));
 }
 
 export function foreignHeader(e: ForeignEpisode, file: string, paint: Paint): string[] {
-  const lines = [paint(1, `${v(e.taskId ?? e.episodeId ?? file)}  ${formatLabel(e)}, read-only`)];
+  const lines = [paint(1, `${v(e.taskId ?? e.episodeId ?? file)}  ${formatOf(e)}, read-only`)];
   const facts = [e.agent !== null && `agent ${v(e.agent)}`, e.episodeId !== null && e.episodeId !== e.taskId && `id ${v(e.episodeId)}`, e.startedAt !== null && `started ${v(e.startedAt)}`].filter((x): x is string => typeof x === 'string');
   if (facts.length > 0) lines.push(facts.join(' · '));
   if (e.issue !== null) lines.push(`task: ${v(e.issue.title)}`);

@@ -13,7 +13,7 @@ import { writeFileAtomic } from '../util/atomicWrite.js';
 import { errorMessage } from '../util/errors.js';
 import { parseCommandArgs, usageError, type CommandUsage } from './args.js';
 import { intFlag, type Io } from './output.js';
-import { foreignHeader, foreignStepBlock, foreignSummaryLine, formatLabel } from './foreignShow.js';
+import { foreignHeader, foreignStepBlock, foreignSummaryLine, formatOf } from './foreignShow.js';
 
 export const trajectoryShowUsage = `gp trajectory show FILE [--step N] [--json]
       An episode from its trajectory (trajectories/<episode>.jsonl): the task, agent and
@@ -75,7 +75,7 @@ export async function loadEpisode(command: CommandUsage, file: string, io: Io, c
   const opened = await loadOpened(command, file, io, cwd);
   if (opened === undefined) return undefined;
   if (opened.kind === 'foreign') {
-    io.err(`gp ${command.name}: ${file} is a ${formatLabel(opened.episode)} trajectory; this command works on Graph Planner episodes (gp trajectory show reads it).`);
+    io.err(`gp ${command.name}: ${file} is a ${formatOf(opened.episode)} trajectory; this command works on Graph Planner episodes (gp trajectory show reads it).`);
     return undefined;
   }
   return opened.model;

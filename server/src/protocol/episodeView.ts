@@ -73,6 +73,14 @@ export const episodeFormatSchema = z.object({
 });
 export type EpisodeFormat = z.infer<typeof episodeFormatSchema>;
 
+const formatNames: Record<TrajectoryFormatName, string> = { 'graph-planner': 'Graph Planner', atif: 'ATIF', 'swe-agent': 'SWE-agent', 'mini-swe-agent': 'mini-swe-agent' };
+
+/** How the viewer's badge and `gp trajectory show` name a file's format: `ATIF-v1.7`, `SWE-agent .traj`. */
+export function formatLabel(format: EpisodeFormat): string {
+  const name = formatNames[format.name];
+  return format.version.startsWith('ATIF') || format.version.startsWith(name) ? format.version : `${name} ${format.version}`;
+}
+
 /** What the header shows: the task, the agent and, once it ended, the outcome. */
 export const episodeHeaderSchema = z.object({
   /** Absolute path of the trajectory file. */

@@ -20,14 +20,14 @@ export function readAtif(doc: JsonDocument): OpenedEpisode {
   const known = atifMinor(version) !== undefined;
   const checked = atifTrajectorySchema.safeParse(doc.value);
   const issues = (checked.success ? [] : checked.error.issues).map((i) => ({ path: i.path.filter((p): p is string | number => typeof p !== 'symbol'), message: i.message }));
-  const located_ = issues.map((i) => ({ path: i.path, text: located(doc, i.path, i.message) }));
-  const problems = [...doc.syntaxErrors.map((e) => `not valid JSON: ${e}`), ...located_.map((p) => p.text)];
+  const placed = issues.map((i) => ({ path: i.path, text: located(doc, i.path, i.message) }));
+  const problems = [...doc.syntaxErrors.map((e) => `not valid JSON: ${e}`), ...placed.map((p) => p.text)];
   const own = ourEpisodeOfAtif(doc.value);
   if (own !== undefined) {
     const model = buildEpisodeModel({ ...own, problems: [...own.problems, ...problems] });
     return { kind: 'ours', model, format: { name: 'atif', version: version ?? 'unknown', lacks: [], facts: ['written by gp trajectory export: every step of the Graph Planner episode is kept whole'], submission: null } };
   }
-  const stepProblems = problemsByStep(located_, ['steps']);
+  const stepProblems = problemsByStep(placed, ['steps']);
   const steps = arr(root['steps']).map((raw, i) => atifStep(raw, i, stepProblems.get(i) ?? []));
   const agent = rec(root['agent']);
   const firstUser = steps.find((s) => s.source === 'user');

@@ -3,7 +3,7 @@
  * the agent, the outcome (resolved, termination reason, total reward, steps, duration) with the
  * final patch, and what is wrong with the file (cut short, torn, invalid lines).
  */
-import type { EpisodeFormat, EpisodeHeader } from '../../../server/src/protocol/episodeView.js';
+import { formatLabel, type EpisodeFormat, type EpisodeHeader } from '../../../server/src/protocol/episodeView.js';
 import type { PatchRef } from '../../../server/src/protocol/episodeWebview.js';
 import { shortNodeName } from '../../../server/src/protocol/rayNode.js';
 import { el, plural } from '../dom.js';
@@ -84,12 +84,6 @@ export function episodeHeaderNode(header: EpisodeHeader, steps: number, actions:
         header.problems.length > 50 ? el('p', { class: 'hint' }, `and ${header.problems.length - 50} more`) : '',
       ),
   );
-}
-
-const formatNames: Record<EpisodeFormat['name'], string> = { 'graph-planner': 'Graph Planner', atif: 'ATIF', 'swe-agent': 'SWE-agent', 'mini-swe-agent': 'mini-swe-agent' };
-
-export function formatLabel(format: EpisodeFormat): string {
-  return format.version.startsWith(formatNames[format.name]) || format.version.startsWith('ATIF') ? format.version : `${formatNames[format.name]} ${format.version}`;
 }
 
 /**
