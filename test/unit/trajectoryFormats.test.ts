@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { trajectoryShow } from '../../server/src/cli/trajectoryCommands.js';
 import { atifTrajectorySchema } from '../../server/src/protocol/atif.js';
-import { EpisodeDocuments, openDocument, openedHeader, openedRows, searchOpened, UnknownFormatError, type OpenedEpisode } from '../../server/src/runs/index.js';
+import { EpisodeDocuments, openDocument, openedHeader, openedRows, searchOpened, TrajectoryFormatError, type OpenedEpisode } from '../../server/src/runs/index.js';
 import type { ForeignEpisode } from '../../server/src/runs/index.js';
 import { fixturePath } from '../support/fixtures.js';
 
@@ -244,7 +244,7 @@ test('the format is told from the content, not the name, and a file in no known 
   assert.equal((await docs.load(ours)).opened.kind, 'ours', 'our JSON Lines under another name');
   const other = join(dir, 'package.json');
   writeFileSync(other, '{"name": "x", "version": "1.0.0"}');
-  await assert.rejects(docs.load(other), (error: unknown) => error instanceof UnknownFormatError && /package\.json is not a trajectory the viewer reads\. It reads a Graph Planner trajectory/.test(error.message));
+  await assert.rejects(docs.load(other), (error: unknown) => error instanceof TrajectoryFormatError && /package\.json is not a trajectory the viewer reads\. It reads a Graph Planner trajectory/.test(error.message));
   // A file rewritten in place is read again, and its earlier steps are void.
   const first = (await docs.load(misnamed)).opened;
   writeFileSync(misnamed, readFileSync(sweAgent));
@@ -260,7 +260,7 @@ test('broken JSON is located at its line and column and what can be recovered is
   const e = foreign(openDocument(text, '/tmp/broken.json'));
   assert.match(e.problems[0] ?? '', /^not valid JSON: line 29, column 7: comma expected/);
   assert.equal(e.steps.length, 3, 'jsonc-parser recovers the rest of the document');
-  assert.throws(() => openDocument('{"unclosed": [', '/tmp/x.json'), UnknownFormatError);
+  assert.throws(() => openDocument('{"unclosed": [', '/tmp/x.json'), TrajectoryFormatError);
   assert.throws(() => openDocument('42', '/tmp/x.json'), /not a trajectory the viewer reads/);
 });
 
@@ -276,6 +276,19 @@ test('hostile values: wrong types everywhere are problems, never a crash', () =>
   const header = openedHeader('/tmp/h.json', { kind: 'foreign', episode: e });
   assert.equal(header.outcome, null, 'no outcome is invented');
   assert.equal(header.problems.length, e.problems.length);
+});
+
+test('a document nested thousands deep is refused or cut short with why, never a crash', () => {
+  assert.throws(() => openDocument('['.repeat(200_000), '/tmp/deep.json'), (e: unknown) => e instanceof TrajectoryFormatError && /nested too deeply to be read/.test(e.message));
+  const deep = `${'['.repeat(50_000)}${']'.repeat(50_000)}`;
+  const doc = `{"schema_version":"ATIF-v1.7","agent":{"name":"a","version":"1"},"steps":[{"step_id":1,"source":"agent","message":"x","tool_calls":[{"tool_call_id":"c","function_name":"f","arguments":{"a":${deep}}}],"extra":{"d":${deep}}}]}`;
+  const e = foreign(openDocument(doc, '/tmp/deep.json'));
+  // What the viewer is sent must serialise: the deep values are replaced by a note.
+  assert.doesNotThrow(() => JSON.stringify(e.steps));
+  assert.match(JSON.stringify(e.steps[0]?.extra), /nested more than 64 levels deep/);
+  let nested = '{"schema_version":"ATIF-v1.7","trajectory_id":"x","agent":{"name":"a","version":"1"},"steps":[{"step_id":1,"source":"user","message":"x"}]}';
+  for (let i = 0; i < 5000; i++) nested = `{"schema_version":"ATIF-v1.7","trajectory_id":"x","agent":{"name":"a","version":"1"},"steps":[{"step_id":1,"source":"user","message":"x"}],"subagent_trajectories":[${nested}]}`;
+  assert.throws(() => openDocument(nested, '/tmp/deep.json'), (err: unknown) => err instanceof TrajectoryFormatError && /nests too deeply to be read as atif/.test(err.message));
 });
 
 test('gp trajectory show prints another tool\'s trajectory with what it lacks, and sends no control character to the terminal', async () => {

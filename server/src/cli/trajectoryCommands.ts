@@ -7,7 +7,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { buildEpisodeModel, looksLikeOurJsonl, openDocument, parseTrajectory, toAtif, UnknownFormatError, type EpisodeModel, type ForeignEpisode, type OpenedEpisode, type StepView } from '../runs/index.js';
+import { buildEpisodeModel, looksLikeOurJsonl, openDocument, parseTrajectory, toAtif, TrajectoryFormatError, type EpisodeModel, type ForeignEpisode, type OpenedEpisode, type StepView } from '../runs/index.js';
 import { visibleText } from '../protocol/terminalText.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { errorMessage } from '../util/errors.js';
@@ -56,7 +56,7 @@ export async function loadOpened(command: CommandUsage, file: string, io: Io, cw
     try {
       opened = openDocument(text, path);
     } catch (error) {
-      if (!(error instanceof UnknownFormatError)) throw error;
+      if (!(error instanceof TrajectoryFormatError)) throw error;
       io.err(`gp ${command.name}: ${visibleText(error.message)}`);
       return undefined;
     }

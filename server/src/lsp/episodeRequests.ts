@@ -42,7 +42,7 @@ import {
   recordedSource,
   searchOpened,
   stepRow,
-  UnknownFormatError,
+  TrajectoryFormatError,
   type OpenedEpisode,
 } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
@@ -70,7 +70,7 @@ export function registerEpisodeRequests(ctx: ServerContext): EpisodeWatch {
       return { ok: true, header: openedHeader(path, opened), rows: openedRows(opened, from), appended, totalSteps: total };
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (error instanceof UnknownFormatError) return { ok: false, message: error.message };
+      if (error instanceof TrajectoryFormatError) return { ok: false, message: error.message };
       return { ok: false, message: code === 'ENOENT' ? `${path} does not exist any more.` : `${path} cannot be read: ${errorMessage(error)}` };
     }
   });

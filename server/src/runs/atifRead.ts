@@ -11,7 +11,7 @@ import type { JsonDocument } from '../util/jsonDocument.js';
 import { ourEpisodeOfAtif } from './atifExport.js';
 import { buildEpisodeModel } from './episodeModel.js';
 import { blankStep, type ForeignEpisode } from './foreignEpisode.js';
-import { arr, contentOf, issueOf, len, located, num, problemsByStep, rec, str } from './foreignText.js';
+import { arr, bounded, boundedRecord, contentOf, issueOf, len, located, num, problemsByStep, rec, str } from './foreignText.js';
 import type { OpenedEpisode } from './openedEpisode.js';
 
 export function readAtif(doc: JsonDocument): OpenedEpisode {
@@ -51,7 +51,7 @@ function atifStep(raw: unknown, index: number, problems: string[]): ForeignStep 
   const message = contentOf(s['message']);
   const step = blankStep(index + 1, source, `steps[${index}]`, message.text);
   const metrics = rec(s['metrics']);
-  const extra = rec(s['extra']);
+  const extra = boundedRecord(s['extra']);
   const results = arr(rec(s['observation'])?.['results']).map((r) => {
     const result = rec(r) ?? {};
     const content = contentOf(result['content']);
@@ -70,7 +70,7 @@ function atifStep(raw: unknown, index: number, problems: string[]): ForeignStep 
     toolCalls: arr(s['tool_calls']).map((c) => {
       const call = rec(c) ?? {};
       // The arguments as the file has them, even when they break the rules (a list): the problem says so.
-      return { id: str(call['tool_call_id']), name: str(call['function_name']) ?? '?', arguments: call['arguments'] };
+      return { id: str(call['tool_call_id']), name: str(call['function_name']) ?? '?', arguments: bounded(call['arguments']) };
     }),
     results,
     media: [...message.media, ...step.media],

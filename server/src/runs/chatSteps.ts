@@ -8,7 +8,7 @@
  */
 import type { ForeignStep } from '../protocol/episodeView.js';
 import { blankStep } from './foreignEpisode.js';
-import { arr, contentOf, rec, str } from './foreignText.js';
+import { arr, bounded, contentOf, rec, str } from './foreignText.js';
 
 export interface ChatReading {
   /** The JSON path of the message list, for each step's origin (`messages`, `history`, or empty for a bare list). */
@@ -45,7 +45,7 @@ export function chatSteps(messages: readonly unknown[], reading: ChatReading): F
       const named = arr(m['tool_calls']).map((c) => {
         const call = rec(c) ?? {};
         const fn = rec(call['function']) ?? {};
-        return { id: str(call['id']), name: str(fn['name']) ?? '?', arguments: parsedArguments(fn['arguments']) };
+        return { id: str(call['id']), name: str(fn['name']) ?? '?', arguments: bounded(parsedArguments(fn['arguments'])) };
       });
       const thought = str(m['thought']) ?? str(m['reasoning_content']);
       // SWE-agent repeats the reply's text as its thought; shown once.

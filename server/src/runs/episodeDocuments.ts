@@ -20,8 +20,8 @@ export interface OpenedLoad {
   readonly rewritten: boolean;
 }
 
-/** A file that is in none of the formats the viewer reads; the message says which those are. */
-export class UnknownFormatError extends Error {}
+/** A file the viewer cannot read as a trajectory (none of its formats, or beyond reading); the message says why. */
+export class TrajectoryFormatError extends Error {}
 
 interface Whole {
   readonly stamp: string;
@@ -89,14 +89,13 @@ async function readRest(handle: FileHandle, head: Buffer, size: number): Promise
 export function openDocument(text: string, path: string): OpenedEpisode {
   const doc = readJsonDocument(text);
   const name = basename(path);
-  switch (foreignFormatOf(doc.value)) {
-    case 'atif':
-      return readAtif(doc);
-    case 'swe-agent':
-      return readSweAgent(doc, name);
-    case 'mini-swe-agent':
-      return readMiniSweAgent(doc, name);
-    case undefined:
-      throw new UnknownFormatError(`${name} is not a trajectory the viewer reads${doc.syntaxErrors.length > 0 ? ` (${doc.syntaxErrors[0]})` : ''}. It reads ${formatsRead}.`);
+  const format = foreignFormatOf(doc.value);
+  if (format === undefined) throw new TrajectoryFormatError(`${name} is not a trajectory the viewer reads${doc.syntaxErrors.length > 0 ? ` (${doc.syntaxErrors[0]})` : ''}. It reads ${formatsRead}.`);
+  try {
+    return format === 'atif' ? readAtif(doc) : format === 'swe-agent' ? readSweAgent(doc, name) : readMiniSweAgent(doc, name);
+  } catch (error) {
+    // Subagent trajectories embedded thousands deep are checked recursively; say so rather than fail without a word.
+    if (error instanceof RangeError) throw new TrajectoryFormatError(`${name} nests too deeply to be read as ${format} (${error.message}).`);
+    throw error;
   }
 }

@@ -35,6 +35,30 @@ export function contentOf(content: unknown): { text: string; media: ForeignStep[
   return { text: texts.join('\n'), media };
 }
 
+/** How deep a value from the file may nest and still be sent to the viewer (JSON.stringify recurses per level). */
+const maxDepth = 64;
+
+function depthExceeds(v: unknown, depth: number): boolean {
+  if (depth > maxDepth) return true;
+  if (Array.isArray(v)) return v.some((x) => depthExceeds(x, depth + 1));
+  if (isRecord(v)) return Object.values(v).some((x) => depthExceeds(x, depth + 1));
+  return false;
+}
+
+/**
+ * A value from the file (tool-call arguments, extras) as it is, unless it nests deeper than any
+ * real trajectory does: then a note in its place, so sending it to the viewer cannot exhaust the stack.
+ */
+export function bounded(v: unknown): unknown {
+  return depthExceeds(v, 0) ? `(not shown: nested more than ${maxDepth} levels deep)` : v;
+}
+
+/** `bounded` for an object of extras. */
+export function boundedRecord(v: unknown): Record<string, unknown> | null {
+  const r = rec(v);
+  return r === null || !depthExceeds(r, 0) ? r : { note: `not shown: nested more than ${maxDepth} levels deep` };
+}
+
 /** `steps[2].tool_calls[0].arguments (line 34, column 11): expected an object` */
 export function located(doc: JsonDocument, path: readonly (string | number)[], message: string): string {
   const at = doc.locate(path);

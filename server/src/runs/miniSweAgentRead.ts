@@ -10,7 +10,7 @@ import type { ForeignStep } from '../protocol/episodeView.js';
 import type { JsonDocument } from '../util/jsonDocument.js';
 import { chatSteps } from './chatSteps.js';
 import type { ForeignEpisode } from './foreignEpisode.js';
-import { arr, issueOf, located, num, problemsByStep, rec, str } from './foreignText.js';
+import { arr, boundedRecord, issueOf, located, num, problemsByStep, rec, str } from './foreignText.js';
 import type { OpenedEpisode } from './openedEpisode.js';
 
 /** The block mini-swe-agent executes (`mswea_bash_command`, or `bash` in its older prompts). */
@@ -74,7 +74,7 @@ function enrich(step: ForeignStep, message: Record<string, unknown>): ForeignSte
     ...step,
     timestamp: time === null ? str(extra['timestamp']) : new Date(time * 1000).toISOString(),
     metrics: { ...step.metrics, promptTokens: num(usage?.['prompt_tokens']), completionTokens: num(usage?.['completion_tokens']), costUsd: num(extra['cost']) },
-    extra: Object.keys(rest).length === 0 ? null : rest,
+    extra: Object.keys(rest).length === 0 ? null : boundedRecord(rest),
   };
 }
 

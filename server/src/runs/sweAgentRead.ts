@@ -11,7 +11,7 @@ import type { ForeignStep } from '../protocol/episodeView.js';
 import type { JsonDocument } from '../util/jsonDocument.js';
 import { chatSteps } from './chatSteps.js';
 import { blankStep, type ForeignEpisode } from './foreignEpisode.js';
-import { arr, issueOf, located, num, problemsByStep, rec, str } from './foreignText.js';
+import { arr, bounded, boundedRecord, issueOf, located, num, problemsByStep, rec, str } from './foreignText.js';
 import type { OpenedEpisode } from './openedEpisode.js';
 
 export function readSweAgent(doc: JsonDocument, fileName: string): OpenedEpisode {
@@ -64,7 +64,7 @@ function trajectoryStep(raw: unknown, index: number, step: number, problems: str
   const action = str(s['action']) ?? '';
   const seconds = num(s['execution_time']);
   const state: Record<string, string> = {};
-  for (const [key, value] of Object.entries(rec(s['state']) ?? {})) state[key] = typeof value === 'string' ? value : JSON.stringify(value);
+  for (const [key, value] of Object.entries(rec(s['state']) ?? {})) state[key] = typeof value === 'string' ? value : JSON.stringify(bounded(value));
   const thought = str(s['thought']);
   const response = str(s['response']) ?? '';
   return {
@@ -75,7 +75,7 @@ function trajectoryStep(raw: unknown, index: number, step: number, problems: str
     results: [{ callId: null, content: str(s['observation']) ?? '', subagents: [] }],
     durationMs: seconds === null ? null : seconds * 1000,
     state,
-    extra: rec(s['extra_info']),
+    extra: boundedRecord(s['extra_info']),
     problems,
   };
 }

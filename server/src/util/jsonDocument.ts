@@ -33,7 +33,13 @@ export function readJsonDocument(text: string): JsonDocument {
     value = JSON.parse(body);
   } catch {
     const errors: ParseError[] = [];
-    value = parse(body, errors, strictJson);
+    try {
+      value = parse(body, errors, strictJson);
+    } catch (error) {
+      // jsonc-parser recurses once per level: a document nested thousands deep exhausts the stack.
+      if (!(error instanceof RangeError)) throw error;
+      return { value: undefined, syntaxErrors: ['the document is nested too deeply to be read'], locate: () => undefined };
+    }
     const lines = lineStarts(body);
     for (const e of errors.slice(0, 20)) {
       const at = positionOf(lines, e.offset);
@@ -44,7 +50,7 @@ export function readJsonDocument(text: string): JsonDocument {
   // The tree is built only when someone asks where something is, so a valid file pays nothing for it.
   let tree: { root: Node | undefined; lines: number[] } | undefined;
   const locate = (path: readonly (string | number)[]): JsonPosition | undefined => {
-    tree ??= { root: parseTree(body, [], strictJson), lines: lineStarts(body) };
+    tree ??= { root: treeOf(body), lines: lineStarts(body) };
     if (tree.root === undefined) return undefined;
     for (let n = path.length; n >= 0; n--) {
       const node = findNodeAtLocation(tree.root, [...path.slice(0, n)]);
@@ -54,6 +60,16 @@ export function readJsonDocument(text: string): JsonDocument {
     return undefined;
   };
   return { value, syntaxErrors, locate };
+}
+
+/** The syntax tree, or none for a document too deeply nested for jsonc-parser's recursion. */
+function treeOf(body: string): Node | undefined {
+  try {
+    return parseTree(body, [], strictJson);
+  } catch (error) {
+    if (error instanceof RangeError) return undefined;
+    throw error;
+  }
 }
 
 /** `InvalidSymbol` → `invalid symbol`, the way the rest of a message reads. */
