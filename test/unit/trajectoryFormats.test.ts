@@ -11,7 +11,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { trajectoryShow } from '../../server/src/cli/trajectoryCommands.js';
+import { trajectoryExport, trajectoryShow } from '../../server/src/cli/trajectoryCommands.js';
 import { atifTrajectorySchema } from '../../server/src/protocol/atif.js';
 import { EpisodeDocuments, openDocument, openedHeader, openedRows, searchOpened, TrajectoryFormatError, type OpenedEpisode } from '../../server/src/runs/index.js';
 import type { ForeignEpisode } from '../../server/src/runs/index.js';
@@ -322,4 +322,16 @@ test('the ATIF schema accepts both real fixtures\' shapes as Harbor does, reject
   assert.equal(atifTrajectorySchema.safeParse(JSON.parse(readFileSync(atifValid, 'utf8'))).success, true);
   const check = atifTrajectorySchema.safeParse(JSON.parse(readFileSync(atifInvalid, 'utf8')));
   assert.deepEqual(check.error?.issues.map((i) => i.path.join('.')), ['steps.2.tool_calls.0.arguments']);
+});
+
+test('gp trajectory export takes our episodes (our JSONL, or our own ATIF export again) and refuses another tool\'s, saying what it is', async () => {
+  const { io: a, err } = io();
+  assert.equal(await trajectoryExport([sweAgent, '--format', 'atif'], a, process.cwd(), '0.1.0'), 1);
+  assert.match(err.join('\n'), /is a SWE-agent \.traj trajectory; this command works on Graph Planner episodes \(gp trajectory show reads it\)/);
+  const dir = mkdtempSync(join(tmpdir(), 'gp-formats-'));
+  const once = join(dir, 'once.atif.json');
+  assert.equal(await trajectoryExport([fixturePath('trajectories/sample-calc-add.jsonl'), '--format', 'atif', '--out', once], io().io, process.cwd(), '0.1.0'), 0);
+  const { io: b, out } = io();
+  assert.equal(await trajectoryExport([once, '--format', 'atif'], b, process.cwd(), '0.1.0'), 0);
+  assert.deepEqual(JSON.parse(out.join('\n')), JSON.parse(readFileSync(once, 'utf8')), 'exporting the export gives the same document');
 });
