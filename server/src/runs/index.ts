@@ -16,6 +16,7 @@ export { TaskCertifications, certificationOfRow, certificationOfVerdict, taskCer
 export { RunsWatcher, type RunsChange, type RunsWatcherOptions } from './runsWatcher.js';
 export { buildEpisodeModel, kindOf, viewOfStep, type EpisodeModel, type StepKind, type StepView } from './episodeModel.js';
 export { toAtif, type AtifOptions } from './atifExport.js';
+export { wholePrompts } from './promptTokens.js';
 export { nextMatchStep, searchEpisode, type SearchField, type SearchMatch, type SearchOptions } from './episodeSearch.js';
 export { alignEpisodes, stepSignature, type AlignedRow } from './episodeAlign.js';
 export { EpisodeFiles, type EpisodeLoad } from './episodeFiles.js';
