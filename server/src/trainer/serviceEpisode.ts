@@ -3,7 +3,8 @@
  * a rollout's does (`rollout/runEpisode`: sandbox, environment, trajectory, end line, instance
  * report), with an agent that waits for the client's next reply instead of thinking, and an
  * environment tapped so each step's outcome goes back to the client that sent the reply. So a
- * training episode lands in the run directory exactly like a rollout's.
+ * training episode lands in the run directory exactly like a rollout's, each step with the
+ * policy's tokens the client sent with its reply (docs/trainer-bridge.md#tokens).
  */
 import type { Agent, AgentDecision } from '../agents/index.js';
 import { budgetedObservation, parseActionText, describeProtocolError, plannerSystemPrompt, renderAction } from '../agents/index.js';
