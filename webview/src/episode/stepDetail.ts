@@ -252,6 +252,8 @@ function gradeText(grade: Extract<ActionResult, { kind: 'submit' }>['grade']): s
       return `R2E reward ${grade.grade.reward}`;
     case 'log':
       return grade.reason;
+    case 'verifier':
+      return `verifier reward ${grade.reward} (${grade.from})${grade.resolved ? ', resolved' : ''}`;
     case 'invalid':
       return `not gradable: ${grade.reason}`;
   }
