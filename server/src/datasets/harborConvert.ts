@@ -30,6 +30,25 @@ export function unsupportedFeature(task: HarborTask): string | undefined {
   return undefined;
 }
 
+const variableName = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** An image reference as Docker reads one, roughly; it goes into a generated Dockerfile, so nothing else may. */
+const imageReference = /^[a-z0-9][a-z0-9._/:@-]*$/i;
+
+/**
+ * Why a value of task.toml cannot be carried over as it is, or undefined: an image name that is no
+ * image reference would be written into a Dockerfile line, and an environment variable whose name
+ * is not a shell name cannot be exported to the sandbox's commands.
+ */
+export function invalidValue(task: HarborTask): string | undefined {
+  const image = task.config.environment?.docker_image;
+  if (image !== undefined && !imageReference.test(image)) return `[environment] docker_image = ${JSON.stringify(image)} is not an image reference; name an image such as python:3.11-slim`;
+  for (const [table, env] of [['environment', (task.config.environment as Record<string, unknown> | undefined)?.['env']], ['verifier', (task.config.verifier as Record<string, unknown> | undefined)?.['env']]] as const) {
+    const bad = Object.keys(stringTable(env)).find((name) => !variableName.test(name));
+    if (bad !== undefined) return `[${table}.env] ${JSON.stringify(bad)} is not a shell variable name (letters, digits and _, not starting with a digit); rename it`;
+  }
+  return undefined;
+}
+
 /** The task's id: `[task] name` with `/` as `__` (`harbor-test/simple-task` → `harbor-test__simple-task`), else its folder's name. */
 export function harborTaskId(task: HarborTask, folderName: string): { id: string } | { problem: string } {
   const name = task.config.task?.name ?? folderName;

@@ -14,7 +14,7 @@ import { prepareReportSchema, type ConversionNote, type PrepareReport, type Skip
 import { schemaErrors } from '../tasks/index.js';
 import { dockerfileFacts, type DockerfileFacts } from '../util/dockerfile.js';
 import { checkTaskFolder, copyTaskFiles, defaultCopyLimits, type CopyLimits } from './harborCopy.js';
-import { convertHarborTask, harborTaskId, harborWorkdir, unsupportedFeature } from './harborConvert.js';
+import { convertHarborTask, harborTaskId, harborWorkdir, invalidValue, unsupportedFeature } from './harborConvert.js';
 import { readHarborTask, type HarborTask } from './harborTask.js';
 import { mirrorWorkdir } from './harborWorkdir.js';
 import { writeManifest } from './manifest.js';
@@ -78,6 +78,8 @@ async function readFolder(folder: string, limits: CopyLimits): Promise<Read> {
   if (!checked.files.includes('task.toml')) return { ok: false, reason: 'invalid-harbor-task', message: `${join(folder, 'task.toml')}: missing; a Harbor task folder has a task.toml beside its instruction.md` };
   const read = await readHarborTask(folder);
   if (!read.ok) return { ok: false, reason: 'invalid-harbor-task', message: read.problems.join('; ') };
+  const invalid = invalidValue(read.task);
+  if (invalid !== undefined) return { ok: false, reason: 'invalid-harbor-task', message: `${join(folder, 'task.toml')}: ${invalid}` };
   const unsupported = unsupportedFeature(read.task);
   if (unsupported !== undefined) return { ok: false, reason: 'unsupported-harbor-task', message: `${join(folder, 'task.toml')}: ${unsupported}` };
   return { ok: true, task: read.task, files: checked.files };

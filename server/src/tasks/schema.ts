@@ -234,7 +234,10 @@ const verifier = z
       'The folder holding the verifier\'s `test.sh` (a Harbor task\'s `tests/`); a relative path resolves against the JSONL file\'s folder. At submit it is placed at `/tests` (docker) or in the working copy\'s scratch folder with its absolute paths rewritten (local).',
     ),
     timeout_sec: described(z.number().positive().optional(), 'Time `test.sh` may take (Harbor\'s `[verifier] timeout_sec`); replaces the config\'s `sandbox.test_timeout` for this task. A verifier that runs out of time cannot be graded.'),
-    env: described(z.record(z.string(), z.string()).default({}), 'Environment variables `test.sh` runs with (Harbor\'s `[verifier] env`).'),
+    env: described(
+      z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'use a shell variable name: letters, digits and _, not starting with a digit'), z.string()).default({}),
+      'Environment variables `test.sh` runs with (Harbor\'s `[verifier] env`).',
+    ),
   })
   .meta({
     description:

@@ -55,8 +55,19 @@ export function sandboxLayer(workdir: string): string {
   ].join('\n');
 }
 
+/** An image reference as Docker reads one, roughly: it is written into a `FROM` line. */
+const imageReference = /^[a-z0-9][a-z0-9._/:@-]*$/i;
+
 /** Builds the task's image from its recipe; the original Dockerfile is left as it is. */
 export async function buildRecipeImage(docker: Docker, input: RecipeImageInput): Promise<BuildOutcome> {
+  // Both go into lines of the Dockerfile, so a line break in either would add instructions of its own.
+  // eslint-disable-next-line no-control-regex -- Matching control characters is the point here.
+  if (!input.workdir.startsWith('/') || /[\u0000-\u001f\u007f]/.test(input.workdir)) {
+    throw new ImageBuildError(`Task ${input.task}: its workdir ${JSON.stringify(input.workdir)} is not an absolute path without control characters, so it cannot go into a Dockerfile.`, 'recipe');
+  }
+  if (input.baseImage !== undefined && !imageReference.test(input.baseImage)) {
+    throw new ImageBuildError(`Task ${input.task}: its image_recipe.base_image ${JSON.stringify(input.baseImage)} is not an image reference such as graph-planner/base:latest.`, 'recipe');
+  }
   let original: string;
   try {
     original = await readFile(input.dockerfile, 'utf8');
