@@ -234,6 +234,8 @@ export const taskOutcomeSchema = z.object({
   trajectory: z.string(),
   /** SWE-bench's per-instance report, relative to the run directory, when the task is graded that way. */
   instance_report: z.string().optional(),
+  /** The reward a Harbor task's verifier wrote, when its submit was graded that way (docs/field-formats.md, "Running a Harbor task"). */
+  verifier_reward: z.number().optional(),
   /** A model agent's calls and how its replies fared (absent for the rule agent). */
   model: modelUsageSchema.optional(),
 });
