@@ -63,7 +63,11 @@ test('ours → ATIF → viewer loses nothing the viewer shows, token ids and log
           ...line,
           response: `<think>step ${String(line['step'])}</think>{"type": "explore"}`,
           model: { prompt_tokens: 120, completion_tokens: 3, generation_ms: 40, attempts: 1, finish_reason: 'stop' },
-          tokens: { prompt_token_ids: [1, 2, 3], completion_token_ids: [7, 8, 9], logprobs: [-0.1, -0.2, -0.3] },
+          // As the agent loop sends them: the first prompt whole, each later one as a change to the turn before.
+          tokens:
+            line['step'] === 1
+              ? { prompt_token_ids: [1, 2, 3], completion_token_ids: [7, 8, 9], logprobs: [-0.1, -0.2, -0.3] }
+              : { prompt_delta: { kept: 5, token_ids: [40 + Number(line['step'])] }, completion_token_ids: [7, 8, 9], logprobs: [-0.1, -0.2, -0.3] },
         },
   );
   const original = join(dir, 'trained.jsonl');
@@ -77,6 +81,9 @@ test('ours → ATIF → viewer loses nothing the viewer shows, token ids and log
   const agentSteps = atif.steps.filter((s) => s.source === 'agent');
   assert.ok(agentSteps.every((s) => s.llm_call_count === 1 && s.reasoning_content !== undefined));
   assert.deepEqual(agentSteps[0]?.metrics, { prompt_tokens: 120, completion_tokens: 3, prompt_token_ids: [1, 2, 3], completion_token_ids: [7, 8, 9], logprobs: [-0.1, -0.2, -0.3] });
+  // ATIF's prompt is whole: the second turn's is the first prompt and reply cut to 5 tokens, then its new token.
+  assert.deepEqual(agentSteps[1]?.metrics?.prompt_token_ids, [1, 2, 3, 7, 8, 42]);
+  assert.deepEqual(agentSteps[2]?.metrics?.prompt_token_ids, [1, 2, 3, 7, 8, 43]);
 
   const a = await viewerSees(original, 'calc');
   const b = await viewerSees(exported, 'calc');

@@ -23,6 +23,7 @@ import {
 import type { PrepareReport } from '../protocol/datasetPrepare.js';
 import { errorMessage } from '../util/errors.js';
 import { usageError } from './args.js';
+import { harborPrepare, harborPrepareUsage } from './harborPrepareCommand.js';
 import { formatBytes, LineProgress } from './lineProgress.js';
 import { intFlag, plural, type Io } from './output.js';
 import { bar, type ProgressSink } from './progress.js';
@@ -46,7 +47,8 @@ export const datasetPrepareUsage = `gp dataset prepare r2e-gym|swebench [--datas
       --repos DIR points each task's local_repo at its repository's clone in DIR (a folder
       named owner__name, name or owner/name), so the local backend runs it; the summary
       counts the rows whose clone is missing. The specification tables read requirement
-      files from these clones at each row's environment_setup_commit.`;
+      files from these clones at each row's environment_setup_commit.
+${harborPrepareUsage}`;
 
 interface Defaults {
   readonly dataset: string;
@@ -113,7 +115,7 @@ function parse(argv: readonly string[], cwd: string): { ok: true; value: Parsed 
   const errors: string[] = [];
   const [kindArg, ...extra] = parsed.positionals;
   if (kindArg !== 'r2e-gym' && kindArg !== 'swebench') {
-    return { ok: false, errors: [`name the dataset kind: r2e-gym or swebench${kindArg === undefined ? '' : `, not ${JSON.stringify(kindArg)}`}.`] };
+    return { ok: false, errors: [`name the dataset kind: r2e-gym, swebench or harbor${kindArg === undefined ? '' : `, not ${JSON.stringify(kindArg)}`}.`] };
   }
   // Files after the kind are taken as --from files, so `gp dataset prepare swebench a.parquet` works.
   const kind: DatasetKind = kindArg;
@@ -223,6 +225,8 @@ function readEnvSpecs(file: string): Map<string, SpecPythonEnv> {
 }
 
 export async function datasetPrepare(argv: readonly string[], io: Io, cwd: string, sink?: ProgressSink, signal?: AbortSignal): Promise<number> {
+  // Harbor tasks are folders, not rows: their own command, with its own flags.
+  if (argv[0] === 'harbor') return harborPrepare(argv.slice(1), io, cwd, signal);
   const parsed = parse(argv, cwd);
   if (!parsed.ok) {
     return usageError({ name: 'dataset prepare', usage: datasetPrepareUsage }, io, parsed.errors);

@@ -11,7 +11,7 @@ import { sandboxOptionsFromConfig } from '../launch/index.js';
 import { backendChoiceOf, openSandbox, sandboxSpecForTask, SandboxError, type Sandbox } from '../sandbox/index.js';
 import { BackendTally } from '../rollout/index.js';
 import { backendLine, fallbackNotice } from './rolloutSummary.js';
-import { loadTasks } from '../tasks/index.js';
+import { loadTasks, type TaskEntry } from '../tasks/index.js';
 import { recordTestRun, runLayout, writeInstanceReport } from '../runs/index.js';
 import { gradeInstance, gradePassed, runTaskTests, type TestRun } from '../testing/index.js';
 import { loadTestCommandConfig } from './testCommandConfig.js';
@@ -42,7 +42,9 @@ function describeRun(run: TestRun): string[] {
         ? `R2E reward ${g.grade.reward}${g.grade.mismatched.length ? `, ${plural(g.grade.mismatched.length, 'mismatch')}` : ''}${g.grade.missing.length ? `, ${g.grade.missing.length} missing` : ''}`
         : g.kind === 'log'
           ? `${g.passed ? 'passed' : 'failed'}: ${g.reason}`
-          : `not gradable: ${g.reason}`;
+          : g.kind === 'verifier'
+            ? `verifier reward ${g.reward} from ${g.from}${g.resolved ? ' (resolved)' : ''}, test.sh exited ${g.exitCode ?? 'without a status'}`
+            : `not gradable: ${g.reason}`;
   // pytest's own report disagreeing with the log is the sign of a log written to by the code under test.
   const check = r.crossCheck;
   const witness =
@@ -52,6 +54,13 @@ function describeRun(run: TestRun): string[] {
         ? [`  note: ${check.reason ?? 'no JUnit report'}`]
         : [];
   return [...lines, ...witness, `  ${verdict} [${r.backend}, ${(r.durationMs / 1000).toFixed(1)} s${r.timedOut ? ', timed out' : ''}]`];
+}
+
+/** `--timeout` when given, else a Harbor task's own verifier timeout, else the config's `sandbox.test_timeout`. */
+function testTimeoutMs(task: TaskEntry, flag: number | undefined, configMs: number): number {
+  if (flag !== undefined) return flag * 1000;
+  const own = task.verifier?.timeout_sec;
+  return own === undefined ? configMs : own * 1000;
 }
 
 export async function taskTest(args: readonly string[], io: Io, cwd: string): Promise<number> {
@@ -135,7 +144,7 @@ export async function taskTest(args: readonly string[], io: Io, cwd: string): Pr
           await writeInstanceReport(runDir, task.task_id, report);
           failed++;
         } else {
-          const run = await runTaskTests(current, task, { ...(patch === null ? {} : { patch }), timeoutMs: timeout === undefined ? options.testTimeoutMs : timeout * 1000 });
+          const run = await runTaskTests(current, task, { ...(patch === null ? {} : { patch }), timeoutMs: testTimeoutMs(task, timeout, options.testTimeoutMs) });
           const record = await recordTestRun(runDir, run);
           if (values.json) io.out(JSON.stringify(record));
           else describeRun(run).forEach((l) => io.out(l));

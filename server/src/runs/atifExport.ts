@@ -4,7 +4,8 @@
  * from the user; each of our steps is an agent step whose one tool call is the action (the function
  * name is its type, the arguments its parameters) and whose observation is the text the model saw
  * next. A step the model produced says so (`llm_call_count` 1, its tokens and, for a training
- * episode, the token ids and log-probabilities in `metrics`); the rule agent's steps are
+ * episode, the token ids and log-probabilities in `metrics`, each prompt whole as ATIF has it even
+ * when the step recorded it as a change to the one before, `promptTokens.ts`); the rule agent's steps are
  * deterministic (`llm_call_count` 0, no metrics). What RL needs and ATIF has no field for (reward,
  * return, timings, errors) is in each step's `extra`, beside our whole step record under
  * `graph_planner`, so that reading our own export back (`ourEpisodeOfAtif`) rebuilds the episode the
@@ -14,6 +15,7 @@ import { atifExportVersion, atifOwnEpisodeSchema, atifOwnKey, atifOwnStepSchema,
 import type { TrajectoryStep } from '../protocol/runs.js';
 import { isRecord } from '../util/isRecord.js';
 import type { EpisodeModel, StepView } from './episodeModel.js';
+import { wholePrompts } from './promptTokens.js';
 import type { TrajectoryRead } from './trajectory.js';
 
 export interface AtifOptions {
@@ -31,7 +33,9 @@ export function toAtif(model: EpisodeModel, options: AtifOptions): AtifTrajector
     source: 'user',
     message: start?.observation.text ?? '',
   });
-  for (const view of model.steps) steps.push(agentStep(view, steps.length + 1));
+  // ATIF wants each turn's prompt whole; a training step may have recorded it as a change to the turn before.
+  const prompts = wholePrompts(model.steps.map((view) => view.record));
+  model.steps.forEach((view, i) => steps.push(agentStep(view, steps.length + 1, prompts[i])));
   const end = model.end;
   const episodeId = start?.episode_id ?? end?.episode_id ?? 'unknown-episode';
   const trajectory: AtifTrajectory = {
@@ -58,7 +62,7 @@ function fromModel(r: TrajectoryStep): boolean {
   return r.response !== undefined || r.model !== undefined || r.tokens !== undefined;
 }
 
-function agentStep(view: StepView, stepId: number): AtifStep {
+function agentStep(view: StepView, stepId: number, prompt: number[] | undefined): AtifStep {
   const r = view.record;
   const callId = `step-${r.step}`;
   const { type, thought, ...args } = r.action ?? { type: 'invalid', thought: undefined };
@@ -66,7 +70,7 @@ function agentStep(view: StepView, stepId: number): AtifStep {
   const metrics = {
     ...(r.model?.prompt_tokens === undefined ? {} : { prompt_tokens: r.model.prompt_tokens }),
     ...(r.model?.completion_tokens === undefined ? {} : { completion_tokens: r.model.completion_tokens }),
-    ...(r.tokens?.prompt_token_ids === undefined ? {} : { prompt_token_ids: r.tokens.prompt_token_ids }),
+    ...(prompt === undefined ? {} : { prompt_token_ids: prompt }),
     ...(r.tokens === undefined ? {} : { completion_token_ids: r.tokens.completion_token_ids }),
     ...(r.tokens?.logprobs === undefined ? {} : { logprobs: r.tokens.logprobs }),
   };

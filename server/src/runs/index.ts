@@ -16,6 +16,7 @@ export { TaskCertifications, certificationOfRow, certificationOfVerdict, taskCer
 export { RunsWatcher, type RunsChange, type RunsWatcherOptions } from './runsWatcher.js';
 export { buildEpisodeModel, kindOf, viewOfStep, type EpisodeModel, type StepKind, type StepView } from './episodeModel.js';
 export { toAtif, ourEpisodeOfAtif, type AtifOptions } from './atifExport.js';
+export { wholePrompts } from './promptTokens.js';
 export { EpisodeDocuments, TrajectoryFormatError, openDocument, type OpenedLoad } from './episodeDocuments.js';
 export { openedHeader, openedRecords, openedRows, openedStepCount, searchOpened, type OpenedEpisode } from './openedEpisode.js';
 export { foreignRows, foreignSummary, type ForeignEpisode } from './foreignEpisode.js';

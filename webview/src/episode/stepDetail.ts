@@ -223,7 +223,7 @@ function testsNode(tests: TestSummary): HTMLElement {
 
 type Grade = Extract<ActionResult, { kind: 'submit' }>['grade'];
 
-/** The grade test by test: SWE-bench's gold lists with each test's outcome, or R2E's disagreements. */
+/** The grade test by test: SWE-bench's gold lists with each test's outcome, R2E's disagreements, or a Harbor verifier's rewards. */
 function perTestNodes(grade: Grade, highlight: string): Node[] {
   const row = (test: string, outcome: string, good: boolean) => el('tr', {}, el('td', {}, el('code', {}, ...marked(test, highlight))), el('td', { class: good ? 'ok' : 'bad' }, outcome));
   const table = (rows: HTMLElement[]) => el('table', { class: 'nodes per-test' }, el('thead', {}, el('tr', {}, el('th', {}, 'test'), el('th', {}, 'outcome'))), el('tbody', {}, ...rows));
@@ -244,6 +244,12 @@ function perTestNodes(grade: Grade, highlight: string): Node[] {
     ];
     return rows.length === 0 ? [el('p', { class: 'hint' }, 'Every expected test had its expected outcome.')] : [table(rows)];
   }
+  if (grade.kind === 'verifier') {
+    // A Harbor verifier grades by its reward file; named rewards beside `reward` are shown as they were written.
+    const rows = Object.entries(grade.rewards).map(([name, value]) => el('tr', {}, el('td', {}, el('code', {}, name)), el('td', { class: value >= 1 ? 'ok' : 'bad' }, String(value))));
+    const rewards = el('table', { class: 'nodes per-test' }, el('thead', {}, el('tr', {}, el('th', {}, `reward (${grade.from})`), el('th', {}, 'value'))), el('tbody', {}, ...rows));
+    return [rewards, el('p', { class: 'hint' }, `test.sh exited ${grade.exitCode ?? 'without a status'}; a reward of 1 or more resolves the task.`)];
+  }
   return [];
 }
 
@@ -255,6 +261,8 @@ function gradeText(grade: Extract<ActionResult, { kind: 'submit' }>['grade']): s
       return `R2E reward ${grade.grade.reward}`;
     case 'log':
       return grade.reason;
+    case 'verifier':
+      return `verifier reward ${grade.reward} (${grade.from})${grade.resolved ? ', resolved' : ''}`;
     case 'invalid':
       return `not gradable: ${grade.reason}`;
   }
