@@ -14,9 +14,11 @@ import { after, before, test } from 'node:test';
 import { trajectoryExport } from '../../server/src/cli/trajectoryCommands.js';
 import { atifTrajectorySchema } from '../../server/src/protocol/atif.js';
 import {
+  episodeCompareRequest,
   episodeOpenRequest,
   episodeSearchRequest,
   episodeStepsRequest,
+  type EpisodeCompareResult,
   type EpisodeHeader,
   type EpisodeOpenResult,
   type EpisodeSearchResult,
@@ -95,6 +97,13 @@ test('ours → ATIF → viewer loses nothing the viewer shows, token ids and log
   assert.equal(b.opened.header.format?.name, 'atif');
   assert.deepEqual(b.opened.header.format?.lacks, [], 'our own export lacks nothing');
   assert.equal(a.opened.header.format, undefined);
+  // The export compares with its original step for step; another tool's trajectory is refused with why.
+  const same = await h.client.sendRequest<EpisodeCompareResult>(episodeCompareRequest, { left: original, right: exported });
+  assert.equal(same.ok, true);
+  assert.equal(same.ok && same.sameSteps, a.opened.rows.length);
+  assert.equal(same.ok && same.samePatch, true);
+  const refused = await h.client.sendRequest<EpisodeCompareResult>(episodeCompareRequest, { left: original, right: fixturePath('formats/swe-agent/6e44b9__sweagenttestrepo-1c2844.traj') });
+  assert.match(refused.ok ? '' : refused.message, /comparing reads Graph Planner episodes, and one is a SWE-agent \.traj trajectory/);
 });
 
 test('another tool\'s ATIF and SWE-agent files answer with foreign steps, their format and what it lacks', async () => {

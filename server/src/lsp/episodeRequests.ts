@@ -21,6 +21,7 @@ import {
   episodeStepsRequest,
   episodeWatchParamsSchema,
   episodeWatchRequest,
+  formatLabel,
   type EpisodeCompareResult,
   type EpisodeOpenResult,
   type EpisodePatchResult,
@@ -32,7 +33,6 @@ import {
   alignEpisodes,
   EpisodeDocuments,
   episodeHeader,
-  EpisodeFiles,
   EpisodeWatch,
   openedHeader,
   openedRecords,
@@ -104,8 +104,14 @@ export function registerEpisodeRequests(ctx: ServerContext): EpisodeWatch {
     const { left, right } = episodeCompareParamsSchema.parse(raw);
     try {
       // Both are read afresh and not kept: a comparison is a snapshot, and either episode may still be running.
-      const fresh = new EpisodeFiles();
-      const [a, b] = await Promise.all([fresh.load(left), fresh.load(right)]);
+      const fresh = new EpisodeDocuments();
+      const [x, y] = await Promise.all([fresh.load(left), fresh.load(right)]);
+      // Steps align on our actions; another tool's trajectory has none (our own ATIF export does).
+      const foreign = [x, y].find((d) => d.opened.kind === 'foreign')?.opened;
+      if (foreign?.kind === 'foreign') return { ok: false, message: `The episodes cannot be compared: comparing reads Graph Planner episodes, and one is a ${formatLabel(foreign.episode.format)} trajectory.` };
+      if (x.opened.kind !== 'ours' || y.opened.kind !== 'ours') return { ok: false, message: 'The episodes cannot be compared.' };
+      const a = x.opened;
+      const b = y.opened;
       const rows = alignEpisodes(a.model, b.model).map((r) => ({ left: r.left === undefined ? null : stepRow(r.left), right: r.right === undefined ? null : stepRow(r.right), same: r.same }));
       return {
         ok: true,
