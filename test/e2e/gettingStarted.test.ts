@@ -17,7 +17,7 @@ import type { Locator, Page } from 'playwright-core';
 import { runStatusSchema } from '../../server/src/protocol/runs.js';
 import { startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
-import { showView, terminalText, waitForRow, widenSideBar } from './views.js';
+import { showView, terminalText, viewPane, waitForRow, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { runCommand, screenshot } from './workbench.js';
 
@@ -171,9 +171,13 @@ void describe('Getting Started walkthrough (code-server + Chromium)', () => {
       await walkthrough(s.page).waitFor({ state: 'hidden', timeout: 30_000 });
       await runCommand(s.page, 'Developer: Reload Window');
       await s.page.locator('.monaco-workbench .part.statusbar').waitFor({ state: 'visible', timeout: 60_000 });
-      // The Runs view fills from the extension, so its rows mean the extension is active again.
-      await showView(s.page, 'Runs');
-      await waitForRow(s.page, 'Runs', 'the Runs view after the reload', (r) => r.label.startsWith('sample-rollout'));
+      // The Runs view fills from the extension, so its rows mean the extension is active again. Its
+      // activity-bar entry is there before the palette knows the view's commands.
+      const activityItem = s.page.locator('.part.activitybar .action-label[aria-label^="Graph Planner"]');
+      await activityItem.waitFor({ state: 'visible', timeout: 60_000 });
+      // The side bar comes back as it was; clicking the entry of a container already shown would close it.
+      if (!(await viewPane(s.page, 'Runs').isVisible())) await activityItem.click();
+      await waitForRow(s.page, 'Runs', 'the Runs view after the reload', (r) => r.label.startsWith('sample-rollout'), { timeoutMs: 90_000 });
       await s.page.waitForTimeout(5_000);
       assert.equal(await walkthrough(s.page).isVisible(), false, 'the walkthrough opened again after the reload');
       await screenshot(s.page, 'getting-started-f-once');
