@@ -19,6 +19,7 @@ import { errorMessage } from './errors.js';
 import { rerunLast, startRun } from './launchFlow.js';
 import { startTraining } from './trainingLaunch.js';
 import { verifyTasks } from './verifyFlow.js';
+import { openGettingStarted, openNewestEpisode, openSampleConfig, runSampleRollout, trainOnSamples } from './gettingStarted.js';
 
 export type Cmd = (...args: unknown[]) => unknown;
 
@@ -85,6 +86,12 @@ export const commands: Record<CommandName, CommandFactory> = {
   compareEpisodes: { whenRunning: (ctx) => (arg) => compareEpisodes(ctx, ctx.patches, arg instanceof vscode.Uri ? arg : undefined) },
   // The replay runs the CLI in a terminal; it needs no server.
   replayEpisode: { whenRunning: (ctx) => (arg) => replayEpisode(ctx, arg), whenStopped: (ctx) => (arg) => replayEpisode(ctx, arg) },
+  // Getting Started and its steps (gettingStarted.ts); only the launch needs the server.
+  openGettingStarted: { whenRunning: () => openGettingStarted, whenStopped: () => openGettingStarted },
+  sampleOpenConfig: { whenRunning: () => openSampleConfig, whenStopped: () => openSampleConfig },
+  sampleRollout: { whenRunning: (ctx, client) => runSampleRollout(ctx, client) },
+  sampleOpenEpisode: { whenRunning: () => openNewestEpisode, whenStopped: () => openNewestEpisode },
+  sampleTrain: { whenRunning: (ctx) => trainOnSamples(ctx), whenStopped: (ctx) => trainOnSamples(ctx) },
 };
 
 /** `gp trajectory replay` of the trajectory given (the viewer's), else one the person picks, in a terminal. */

@@ -82,6 +82,26 @@ interface Parsed {
   readonly json: boolean;
 }
 
+export const datasetPrepareOptions = {
+  dataset: { type: 'string' },
+  split: { type: 'string' },
+  config: { type: 'string' },
+  from: { type: 'string', multiple: true },
+  out: { type: 'string' },
+  'val-size': { type: 'string' },
+  'val-fraction': { type: 'string' },
+  'no-val': { type: 'boolean' },
+  limit: { type: 'string' },
+  'train-limit': { type: 'string' },
+  'val-limit': { type: 'string' },
+  'max-steps': { type: 'string' },
+  'image-namespace': { type: 'string' },
+  'env-specs': { type: 'string' },
+  repos: { type: 'string' },
+  'cache-dir': { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
 function parse(argv: readonly string[], cwd: string): { ok: true; value: Parsed } | { ok: false; errors: string[] } {
   let parsed;
   try {
@@ -89,25 +109,7 @@ function parse(argv: readonly string[], cwd: string): { ok: true; value: Parsed 
       args: [...argv],
       allowPositionals: true,
       strict: true,
-      options: {
-        dataset: { type: 'string' },
-        split: { type: 'string' },
-        config: { type: 'string' },
-        from: { type: 'string', multiple: true },
-        out: { type: 'string' },
-        'val-size': { type: 'string' },
-        'val-fraction': { type: 'string' },
-        'no-val': { type: 'boolean' },
-        limit: { type: 'string' },
-        'train-limit': { type: 'string' },
-        'val-limit': { type: 'string' },
-        'max-steps': { type: 'string' },
-        'image-namespace': { type: 'string' },
-        'env-specs': { type: 'string' },
-        repos: { type: 'string' },
-        'cache-dir': { type: 'string' },
-        json: { type: 'boolean' },
-      },
+      options: datasetPrepareOptions,
     });
   } catch (error) {
     return { ok: false, errors: [(error as Error).message.replace(/\. To specify a positional argument.*$/s, '.')] };

@@ -31,6 +31,11 @@ interface BuildRequest {
   mirror?: string;
 }
 
+export const imagesBuildOptions = { force: { type: 'boolean' }, json: { type: 'boolean' }, mirror: { type: 'string' } } as const;
+
+/** The options of both forms: the image names' own, and --tasks with the --task that gp env build takes after it. */
+export const imagesBuildFormsOptions = { ...imagesBuildOptions, tasks: { type: 'string' }, task: { type: 'string', multiple: true } } as const;
+
 function parseBuildArgs(args: readonly string[]): BuildRequest | string {
   let parsed;
   try {
@@ -38,7 +43,7 @@ function parseBuildArgs(args: readonly string[]): BuildRequest | string {
       args: [...args],
       allowPositionals: true,
       strict: true,
-      options: { force: { type: 'boolean' }, json: { type: 'boolean' }, mirror: { type: 'string' } },
+      options: imagesBuildOptions,
     });
   } catch (error) {
     return errorMessage(error);

@@ -25,9 +25,18 @@ export const taskTestUsage = `gp task test FILE [--task ID]... [--patch DIFF] [-
       Open each task's sandbox, apply the patch if given, run the task's tests and
       grade them per test (SWE-bench lists or R2E expected output). The config goes
       through the same checks as gp config check. Records the run in
-      DIR/test_runs.jsonl with the raw log and report.json; exit code 1 unless every
-      task passes (a row that cannot be read, or a file with no task that can run, is a
-      failure), 2 on usage or config errors, 130 when interrupted.`;
+      DIR/test_runs.jsonl with the raw log and report.json.`;
+
+/** The options of `gp task test` besides the config flags, which are parsed first. */
+export const taskTestOptions = {
+  task: { type: 'string', multiple: true },
+  patch: { type: 'string' },
+  backend: { type: 'string' },
+  config: { type: 'string' },
+  'run-dir': { type: 'string' },
+  timeout: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
 
 const command = { name: 'task test', usage: taskTestUsage };
 
@@ -67,15 +76,7 @@ export async function taskTest(args: readonly string[], io: Io, cwd: string): Pr
   // The config flags (`--set`, `--config-file`, …) are the launching commands' own, so a config
   // reaches the same verdict here as in `gp config check` and `gp rollout`.
   const configFlags = parseConfigFlags(args);
-  const parsed = parseCommandArgs(command, configFlags.rest, {
-    task: { type: 'string', multiple: true },
-    patch: { type: 'string' },
-    backend: { type: 'string' },
-    config: { type: 'string' },
-    'run-dir': { type: 'string' },
-    timeout: { type: 'string' },
-    json: { type: 'boolean' },
-  }, io);
+  const parsed = parseCommandArgs(command, configFlags.rest, taskTestOptions, io);
   if (!parsed.ok) return parsed.exit;
   const { values, positionals, errors } = parsed;
   errors.push(...configFlags.errors);

@@ -81,9 +81,13 @@ export async function loadEpisode(command: CommandUsage, file: string, io: Io, c
   return opened.model;
 }
 
+export const trajectoryShowOptions = { step: { type: 'string' }, json: { type: 'boolean' } } as const;
+
+export const trajectoryExportOptions = { format: { type: 'string' }, out: { type: 'string' } } as const;
+
 export async function trajectoryShow(argv: readonly string[], io: Io, cwd: string, colour = colourWanted()): Promise<number> {
   const command = { name: 'trajectory show', usage: trajectoryShowUsage };
-  const args = parseCommandArgs(command, argv, { step: { type: 'string' }, json: { type: 'boolean' } }, io);
+  const args = parseCommandArgs(command, argv, trajectoryShowOptions, io);
   if (!args.ok) return args.exit;
   const step = intFlag('--step', args.values.step, args.errors);
   if (args.positionals.length !== 1) args.errors.push('name one trajectory file.');
@@ -182,7 +186,7 @@ function summaryLine(model: EpisodeModel, paint: Paint): string {
 
 export async function trajectoryExport(argv: readonly string[], io: Io, cwd: string, version: string): Promise<number> {
   const command = { name: 'trajectory export', usage: trajectoryExportUsage };
-  const args = parseCommandArgs(command, argv, { format: { type: 'string' }, out: { type: 'string' } }, io);
+  const args = parseCommandArgs(command, argv, trajectoryExportOptions, io);
   if (!args.ok) return args.exit;
   if (args.positionals.length !== 1) args.errors.push('name one trajectory file.');
   if (args.values.format !== 'atif') args.errors.push(args.values.format === undefined ? 'give --format atif.' : `--format ${args.values.format} is not known; the one format is atif.`);
