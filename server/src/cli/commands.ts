@@ -123,7 +123,7 @@ export const commands: readonly Command[] = [
   },
   {
     noun: 'dataset', verb: 'prepare', usage: datasetPrepareUsage, interruptible: true, options: datasetPrepareOptions,
-    defaults: { dataset: 'R2E-Gym/R2E-Gym-Lite (r2e-gym), princeton-nlp/SWE-bench_Verified (swebench)', split: 'train (r2e-gym), test (swebench)', out: 'datasets/r2e_gym or datasets/swebench', 'val-fraction': '0.1 (r2e-gym); swebench makes no validation split', 'cache-dir': '$GP_CACHE_DIR, else ~/.cache/graph-planner/hf' },
+    defaults: { dataset: 'R2E-Gym/R2E-Gym-Lite (r2e-gym), princeton-nlp/SWE-bench_Verified (swebench); harbor reads DIR', split: 'train (r2e-gym), test (swebench, harbor)', out: 'datasets/r2e_gym, datasets/swebench or datasets/harbor', 'val-fraction': '0.1 (r2e-gym); swebench makes no validation split', 'cache-dir': '$GP_CACHE_DIR, else ~/.cache/graph-planner/hf' },
     exits: [ok('tasks were written'), failed('no row became a task, or the download or the input failed: nothing was written'), exitStatus.usage],
     run: (argv, ctx) => datasetPrepare(argv, ctx.io, ctx.cwd, ctx.progress, ctx.signal),
   },
