@@ -31,6 +31,12 @@ export const trajectoryStartSchema = z.object({
   image: z.string().optional(),
   /** The sandbox host of a Ray cluster that ran the episode (docs/sandbox-hosts.md): its id and its Ray node. Absent for an episode run in the launching process. */
   sandbox_host: sandboxHostRefSchema.optional(),
+  /**
+   * The task file the task came from (absolute) and its line, so that a viewer can find what lies
+   * beside it after the run (the gold patch of `gold_predictions_<split>.jsonl`, for the code-graph
+   * view). Absent in trajectories written before it was recorded.
+   */
+  task_file: z.object({ path: z.string(), line: z.number().int().min(1) }).optional(),
   /** The effective step limit: min(task.max_steps, env.max_steps) (ARCHITECTURE.md §4.5). */
   max_steps: z.number().int().min(1),
   rewards: z.object({

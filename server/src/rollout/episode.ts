@@ -7,6 +7,7 @@
  * exception is the infrastructure's (infrastructure.ts) the end line says so, and the episode is no
  * outcome of its task. The sandbox is closed on every path.
  */
+import { basename, resolve } from 'node:path';
 import { trajectorySchemaVersion, type InfrastructureFailure, type SandboxHostRef, type TrajectoryEnd } from '../protocol/runs.js';
 import type { BackendChoice } from '../protocol/backendChoice.js';
 import type { Observation, TerminationReason } from '../protocol/observation.js';
@@ -75,6 +76,17 @@ interface Progress {
   model: ModelUsage | undefined;
 }
 
+/**
+ * The task file as an absolute path with the task's line, from the spec's `file:line` (the file as
+ * the person named it) and its folder; nothing when the source is not in that shape.
+ */
+function taskFileOf(spec: EpisodeSpec): { task_file?: { path: string; line: number } } {
+  const m = /^(.*):(\d+)$/.exec(spec.source);
+  const line = Number(m?.[2]);
+  if (m === null || !(line >= 1)) return {};
+  return { task_file: { path: resolve(spec.baseDir, basename(m[1] ?? '')), line } };
+}
+
 export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, ctx: EpisodeContext): Promise<EpisodeResult> {
   const layout = runLayout(ctx.runDir);
   const startedAt = Date.now();
@@ -102,6 +114,7 @@ export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, ctx: Epis
       ...(choice.fallback === undefined ? {} : { backend_fallback: choice.fallback }),
       ...(sandbox.spec.image === undefined ? {} : { image: sandbox.spec.image }),
       ...(ctx.sandboxHost === undefined ? {} : { sandbox_host: ctx.sandboxHost }),
+      ...taskFileOf(spec),
       max_steps: env.maxSteps,
       rewards: options.rewards,
       started_at: isoTimestamp(new Date(startedAt)),
