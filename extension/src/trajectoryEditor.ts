@@ -14,6 +14,7 @@ import { commandIds, trajectoryViewType } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { errorMessage } from './errors.js';
 import { openRecordedLocation } from './recordedSource.js';
+import { selectCodeGraphStep } from './codeGraphPanel.js';
 import { episodeChanged, episodeOpen, episodeSearch, episodeSteps, episodeWatch } from './serverMessages.js';
 import { newNonce, webviewHtml } from './webviewHtml.js';
 import type { PatchActions } from './patchDiffs.js';
@@ -199,6 +200,12 @@ class TrajectoryPanel {
         return;
       case 'replay':
         await vscode.commands.executeCommand(commandIds.replayEpisode, this.uri);
+        return;
+      case 'codeGraph':
+        await vscode.commands.executeCommand(commandIds.showCodeGraph, this.uri, message.step);
+        return;
+      case 'selected':
+        selectCodeGraphStep(this.path, message.step);
         return;
       case 'timing':
         this.ctx.log.info(`Trajectory viewer: ${message.what} of ${basename(this.path)} in ${message.ms.toFixed(1)} ms`);

@@ -23,6 +23,10 @@ export const episodeWebviewMessageSchema = discriminatedUnion('type', [
   object({ type: literal('compare') }),
   /** Re-execute the episode in a fresh sandbox (`gp trajectory replay` in a terminal). */
   object({ type: literal('replay') }),
+  /** Show the episode on the code graph (protocol/codeGraphView.ts), at the selected step. */
+  object({ type: literal('codeGraph'), step: int().check(minimum(0)) }),
+  /** The selected step changed; an open code-graph view of the episode follows it. */
+  object({ type: literal('selected'), step: int().check(minimum(0)) }),
   /** How long the page took to show something, for the benchmark and the log. */
   object({ type: literal('timing'), what: enumOf(['firstRender', 'stepSwitch']), ms: number() }),
 ]);

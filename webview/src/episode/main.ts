@@ -126,6 +126,8 @@ function select(step: number): void {
   switchStarted = performance.now();
   selected = step;
   list.select(step);
+  // An open code-graph view of this episode follows the selection.
+  send({ type: 'selected', step });
   save();
   fetchAround(step);
   renderDetail();
@@ -167,7 +169,7 @@ const applyPatch = (patch: PatchRef): void => send({ type: 'applyPatch', patch }
 function renderHeader(): void {
   if (header === undefined) return;
   headerSlot.replaceChildren(
-    episodeHeaderNode(header, list.all.length, { openPatch, applyPatch, compare: () => send({ type: 'compare' }), replay: () => send({ type: 'replay' }) }),
+    episodeHeaderNode(header, list.all.length, { openPatch, applyPatch, compare: () => send({ type: 'compare' }), replay: () => send({ type: 'replay' }), codeGraph: () => send({ type: 'codeGraph', step: selected ?? 0 }) }),
   );
 }
 
