@@ -29,11 +29,11 @@ export interface Placed {
 /** The page draws labels at 12px; this is the width of an average character there, padding added. */
 const charWidth = 7;
 // Room for the kind badge on the left and up to four marks (gold, edited, read, remembered) on the right.
-const padding = 70;
+const padding = 96;
 const nodeHeight = 26;
 
 export function nodeWidth(label: string): number {
-  return Math.min(400, padding + charWidth * label.length);
+  return Math.min(420, padding + charWidth * label.length);
 }
 
 export function edgeKey(src: string, dst: string): string {

@@ -162,7 +162,7 @@ function containment(b: Builder): void {
 export function exploredSubgraph(model: EpisodeModel): ExploredSubgraph {
   const b = new Builder();
   const diffs: Array<{ step: number; diff: string }> = [];
-  const steps: ExploredStep[] = [{ step: 0, kind: 'reset', summary: 'after reset: the issue and its hints' }];
+  const steps: ExploredStep[] = [{ step: 0, kind: 'reset', summary: 'the issue and its hints' }];
   const first = model.start?.observation;
   if (first !== undefined) {
     for (const id of first.hints ?? []) b.meet(id, 'seen', 0);

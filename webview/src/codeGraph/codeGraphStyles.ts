@@ -15,9 +15,12 @@ header.top p { margin: 2px 0; }
 .recall b { font-variant-numeric: tabular-nums; }
 .banner { border-left: 3px solid var(--vscode-editorInfo-foreground); padding: 4px 10px; margin: 6px 0 2px; }
 .banner.warning { border-left-color: var(--vscode-editorWarning-foreground); }
-.stepper { display: flex; align-items: center; gap: 8px; flex-wrap: wrap; padding: 6px 16px; border-bottom: 1px solid var(--vscode-panel-border, #8884); }
+.stepper { padding: 6px 16px; border-bottom: 1px solid var(--vscode-panel-border, #8884); }
+.stepper .row { display: flex; align-items: center; gap: 8px; }
+.stepper .row + .row { margin-top: 4px; flex-wrap: wrap; }
 .stepper input[type=range] { flex: 1; min-width: 160px; accent-color: var(--vscode-button-background); }
-.stepper .now { min-width: 16em; }
+.stepper .now { flex: 1; min-width: 12em; }
+.stepper .zoom { display: inline-flex; gap: 4px; }
 .stepper .distance { font-weight: 600; font-variant-numeric: tabular-nums; }
 .distance.unknown { color: var(--vscode-descriptionForeground); font-style: italic; font-weight: 400; }
 button.plain { font: inherit; color: var(--vscode-button-secondaryForeground); background: var(--vscode-button-secondaryBackground); border: 1px solid var(--vscode-button-border, transparent); border-radius: 2px; padding: 1px 8px; cursor: pointer; }
@@ -41,10 +44,10 @@ g.node { cursor: pointer; }
 g.node rect.box { fill: var(--vscode-editor-background); stroke: var(--vscode-foreground); stroke-width: 1.2; }
 g.node.unseen { opacity: 0.45; }
 g.node.unseen rect.box { stroke-dasharray: 4 3; }
+g.node.new rect.box { fill: var(--vscode-list-inactiveSelectionBackground, var(--vscode-list-hoverBackground)); }
 g.node.read rect.box { stroke: var(--vscode-charts-blue); stroke-width: 2.5; }
 g.node.edited rect.box { stroke: var(--vscode-charts-orange); stroke-width: 2.5; fill: color-mix(in srgb, var(--vscode-charts-orange) 18%, var(--vscode-editor-background)); }
 g.node rect.gold { fill: none; stroke: var(--vscode-charts-yellow); stroke-width: 3; }
-g.node.new rect.box { stroke-width: 3.5; }
 g.node.context text.label { font-style: italic; }
 g.node:hover rect.box { fill: var(--vscode-list-hoverBackground); }
 path.edge { fill: none; stroke: var(--vscode-descriptionForeground); stroke-width: 1.1; opacity: 0.75; }

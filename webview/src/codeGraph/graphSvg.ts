@@ -36,7 +36,7 @@ export function describeNode(n: CodeGraphNode): string {
 }
 
 function fitLabel(label: string, width: number): string {
-  const room = Math.max(4, Math.floor((width - 70) / 7));
+  const room = Math.max(4, Math.floor((width - 96) / 7));
   return label.length <= room ? label : `…${label.slice(label.length - room + 1)}`;
 }
 

@@ -16,13 +16,14 @@ const send = (message: CodeGraphWebviewMessage): void => vscodeApi.postMessage(m
 
 interface SavedState {
   step?: number;
-  zoom?: number;
+  /** A scale, or `fit`: as large as fits the panel’s width, between 0.8 and full size (smaller text is hard to read; past that the panel scrolls). */
+  zoom?: number | 'fit';
 }
 const saved = (vscodeApi.getState() ?? {}) as SavedState;
 let graph: EpisodeCodeGraph | undefined;
 let drawn: DrawnGraph | undefined;
 let step = typeof saved.step === 'number' ? saved.step : undefined;
-let zoom = typeof saved.zoom === 'number' ? saved.zoom : 1;
+let zoom: number | 'fit' = typeof saved.zoom === 'number' ? saved.zoom : 'fit';
 let painted = false;
 
 const root = (): HTMLElement => document.getElementById('root') ?? document.body;
@@ -88,11 +89,11 @@ function stepper(g: EpisodeCodeGraph, current: number, onStep: (s: number) => vo
     b.addEventListener('click', () => onStep(Math.min(last, Math.max(0, current + delta))));
     return b;
   };
-  const zoomButton = (text: string, title: string, factor: number) => {
+  const zoomButton = (text: string, title: string, to: (scale: number) => number | 'fit') => {
     const b = el('button', { class: 'plain', title }, text);
     b.addEventListener('click', () => {
-      zoom = factor === 0 ? 1 : Math.min(3, Math.max(0.25, zoom * factor));
-      drawn?.zoom(zoom);
+      zoom = to(scaleNow(g));
+      applyZoom(g);
       save();
     });
     return b;
@@ -101,18 +102,36 @@ function stepper(g: EpisodeCodeGraph, current: number, onStep: (s: number) => vo
   return el(
     'div',
     { class: 'stepper' },
-    button('◀', 'Previous step', -1),
-    slider,
-    button('▶', 'Next step', 1),
-    el('span', { class: 'now', attrs: { id: 'step-now' } }, current === 0 ? 'After reset' : `Step ${current} of ${last}`, s === undefined ? '' : el('span', { class: 'muted' }, ` · ${s.summary} · ${plural(s.seen, 'node')} seen`)),
-    distanceText(s, g.gold.functions.length + g.gold.files.length > 0),
-    zoomButton('−', 'Zoom out', 1 / 1.25),
-    zoomButton('+', 'Zoom in', 1.25),
-    zoomButton('1:1', 'Actual size', 0),
+    el('div', { class: 'row' }, button('◀', 'Previous step', -1), slider, button('▶', 'Next step', 1)),
+    el(
+      'div',
+      { class: 'row' },
+      el('span', { class: 'now', attrs: { id: 'step-now' } }, current === 0 ? 'After reset' : `Step ${current} of ${last}`, s === undefined ? '' : el('span', { class: 'muted' }, ` · ${s.summary} · ${plural(s.seen, 'node')} seen`)),
+      distanceText(s, g.gold.functions.length + g.gold.files.length > 0),
+      el(
+        'span',
+        { class: 'zoom' },
+        zoomButton('−', 'Zoom out', (now) => Math.max(0.25, now / 1.25)),
+        zoomButton('+', 'Zoom in', (now) => Math.min(3, now * 1.25)),
+        zoomButton('Fit', 'Fit the width of the panel', () => 'fit'),
+        zoomButton('1:1', 'Actual size', () => 1),
+      ),
+    ),
   );
 }
 
 const info = el('div', { class: 'info', attrs: { id: 'node-info', 'aria-live': 'polite' } }, 'Hover a node for its id and place; click it to open its file.');
+
+/** The scale the drawing is shown at now. */
+function scaleNow(g: EpisodeCodeGraph): number {
+  if (zoom !== 'fit') return zoom;
+  const room = (document.getElementById('graph')?.clientWidth ?? window.innerWidth) - 8;
+  return Math.min(1, Math.max(0.8, room / Math.max(1, g.width)));
+}
+
+function applyZoom(g: EpisodeCodeGraph): void {
+  drawn?.zoom(scaleNow(g));
+}
 
 function open(n: CodeGraphNode): void {
   send({ type: 'openNode', file: n.path, line: n.span?.start ?? 1 });
@@ -124,7 +143,6 @@ function render(): void {
   const last = g.steps.at(-1)?.step ?? 0;
   const current = Math.min(step ?? last, last);
   if (drawn === undefined) drawn = drawGraph(g, { open, hover: (n) => (info.textContent = n === null ? 'Hover a node for its id and place; click it to open its file.' : describeNode(n)) });
-  drawn.zoom(zoom);
   drawn.show(current);
   const canvas = el('div', { class: 'canvas', attrs: { id: 'graph' } });
   if (g.nodes.length === 0) canvas.append(el('p', { class: 'empty' }, 'The trajectory names no node of the code graph yet.'));
@@ -136,6 +154,7 @@ function render(): void {
   };
   const controls = el('div', { attrs: { id: 'controls' } }, stepper(g, current, onStep));
   root().replaceChildren(header(g), controls, legend(), info, canvas);
+  applyZoom(g);
   function rerenderControls(): void {
     const now = Math.min(step ?? last, last);
     drawn?.show(now);
@@ -148,6 +167,10 @@ function render(): void {
     requestAnimationFrame(() => send({ type: 'timing', what: 'firstPaint', ms: performance.now() }));
   }
 }
+
+window.addEventListener('resize', () => {
+  if (graph !== undefined && zoom === 'fit') applyZoom(graph);
+});
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
   const parsed = codeGraphHostMessageSchema.safeParse(event.data);
