@@ -20,6 +20,8 @@ import { newNonce, webviewHtml } from './webviewHtml.js';
 /** A running episode appends a step at a time; changes within this window become one rebuild. */
 const refreshDelayMs = 400;
 const panels = new Map<string, CodeGraphPanel>();
+/** The most nodes the server draws (protocol/codeGraphView.ts), asked for by "Show all". */
+const allNodes = 1000;
 
 /** Opens (or reveals) the code-graph view of a trajectory, beside the viewer, at the step given. */
 export function showCodeGraph(ctx: Ctx, trajectory: vscode.Uri, step?: number): void {
@@ -40,6 +42,8 @@ class CodeGraphPanel {
   /** Messages for a page that has not said `ready` yet. */
   private queued: CodeGraphHostMessage[] | undefined = [];
   private step: number | undefined;
+  /** Set when the person asked to see every node; the server's default otherwise. */
+  private limit: number | undefined;
   private refreshTimer: NodeJS.Timeout | undefined;
   private disposed = false;
 
@@ -88,7 +92,7 @@ class CodeGraphPanel {
       return;
     }
     try {
-      const result = await client.sendRequest(episodeCodeGraph, { path: this.path });
+      const result = await client.sendRequest(episodeCodeGraph, { path: this.path, ...(this.limit === undefined ? {} : { limit: this.limit }) });
       if (!result.ok) this.post({ type: 'unavailable', reason: result.message });
       else {
         this.post({ type: 'graph', graph: result.graph });
@@ -121,6 +125,10 @@ class CodeGraphPanel {
         else for (const m of queued) void this.panel.webview.postMessage(m);
         return;
       }
+      case 'showAll':
+        this.limit = allNodes;
+        void this.load();
+        return;
       case 'openNode':
         void openRecordedLocation(this.path, message.file, message.line).catch((error: unknown) => this.ctx.log.warn(`Code graph: ${errorMessage(error)}`));
         return;

@@ -104,5 +104,5 @@ export const episodePatch = new RequestType<{ path: string; step: number | null;
 export const episodeCompare = new RequestType<{ left: string; right: string }, EpisodeCompareResult, void>(names.episodeCompareRequest);
 export type { RunMetricsResult };
 export const runMetrics = new RequestType<RunMetricsParams, RunMetricsResult, void>(names.runMetricsRequest);
-export const episodeCodeGraph = new RequestType<{ path: string }, EpisodeCodeGraphResult, void>(names.episodeCodeGraphRequest);
+export const episodeCodeGraph = new RequestType<{ path: string; limit?: number }, EpisodeCodeGraphResult, void>(names.episodeCodeGraphRequest);
 export const runLocalisation = new RequestType<{ dir: string }, RunLocalisationResult, void>(names.runLocalisationRequest);

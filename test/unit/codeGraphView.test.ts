@@ -211,6 +211,32 @@ describe('the code-graph view and localisation recall', () => {
     assert.ok(graph.edges.every((e) => e.points.length >= 2));
   });
 
+  test('past its limit, leaves out nodes only seen in passing, counted on their file, and keeps what the episode did', async () => {
+    const full = await episodeCodeGraph(join(scratch, 'none', 'trajectories', 'x.jsonl'), calcAdd(), source);
+    const small = await episodeCodeGraph(join(scratch, 'none', 'trajectories', 'x.jsonl'), calcAdd(), source, 5);
+    assert.equal(small.total, full.nodes.length);
+    assert.equal(small.omitted, small.total - small.nodes.length);
+    assert.ok(small.omitted > 0);
+    const ids = small.nodes.map((n) => n.id);
+    // Hints, expansions, reads, edits and gold stay; the tests only an expansion showed go.
+    for (const id of ['func:app/calc.py#add', 'func:app/calc.py#mul', 'file:app/calc.py', 'file:tests/test_calc.py']) assert.ok(ids.includes(id), `${id} is drawn: ${ids.join(', ')}`);
+    assert.ok(!ids.includes('func:tests/test_calc.py#test_addition'));
+    const hidden = small.nodes.find((n) => n.id === 'file:tests/test_calc.py')?.hidden ?? 0;
+    assert.equal(hidden, full.nodes.filter((n) => n.path === 'tests/test_calc.py' && !ids.includes(n.id)).length);
+    assert.ok(hidden > 0);
+  });
+
+  test('lays each file out as an outline: a definition right of its file, files one under another', async () => {
+    const graph = await episodeCodeGraph(join(scratch, 'none', 'trajectories', 'x.jsonl'), calcAdd(), source);
+    const at = (id: string) => graph.nodes.find((n) => n.id === id) ?? assert.fail(`${id} is drawn`);
+    assert.ok(at('func:app/calc.py#add').x > at('file:app/calc.py').x);
+    assert.ok(at('method:tests/test_calc_unittest.py#CalcTest.test_add').x > at('class:tests/test_calc_unittest.py#CalcTest').x);
+    // add (line 4) comes before mul (line 9) in its file, on its file's row.
+    assert.equal(at('func:app/calc.py#add').y, at('file:app/calc.py').y);
+    assert.ok(at('func:app/calc.py#mul').y > at('func:app/calc.py#add').y);
+    for (const n of graph.nodes) assert.ok(n.x + n.width / 2 <= graph.width && n.y + n.height / 2 <= graph.height, `${n.id} inside the drawing`);
+  });
+
   test('takes the run’s pre-image over the repository, and counts a gold function the episode never met', async () => {
     const dir = join(scratch, 'preimage-run');
     mkdirSync(join(dir, 'preimages'), { recursive: true });

@@ -25,6 +25,8 @@ export async function parseDefinitions(path: string, text: string): Promise<read
 
 interface TaskFileRead {
   readonly tasks: Map<string, TaskEntry>;
+  /** Rows that are not valid tasks, `file:line:col what`. */
+  readonly problems: readonly string[];
   readonly gold: GoldPatches | undefined;
   readonly goldFile: string | undefined;
 }
@@ -37,6 +39,7 @@ export class EpisodeGoldFinder {
   private readonly files = new Map<string, Promise<TaskFileRead>>();
 
   async find(trajectory: string, start: TrajectoryStart | undefined): Promise<EpisodeGoldSource> {
+    const problems: string[] = [];
     const none = (note: string): EpisodeGoldSource => ({ patch: undefined, source: null, note, parse: parseDefinitions });
     if (start === undefined) return none('The trajectory has no start line, so its task is unknown.');
     const candidates = await this.taskFiles(trajectory, start);
@@ -49,7 +52,10 @@ export class EpisodeGoldFinder {
         return none(`The task file ${file} cannot be read: ${errorMessage(error)}.`);
       }
       const task = read.tasks.get(start.task_id);
-      if (task === undefined) continue;
+      if (task === undefined) {
+        problems.push(...read.problems.slice(0, 1));
+        continue;
+      }
       const repositoryText = repositoryReader(task, dirname(file));
       const patch = read.gold?.patches.get(start.task_id);
       const base = { parse: parseDefinitions, ...(repositoryText === undefined ? {} : { repositoryText }) };
@@ -57,7 +63,8 @@ export class EpisodeGoldFinder {
       if (patch === undefined || patch.trim() === '') return { ...base, patch: undefined, source: read.goldFile, note: `${read.goldFile} has no gold patch for ${start.task_id}.` };
       return { ...base, patch, source: read.goldFile, note: null };
     }
-    return none(`No task ${start.task_id} in ${candidates.join(', ')}.`);
+    // A row that does not validate may be the task: its problem says what to fix.
+    return none(`No task ${start.task_id} in ${candidates.join(', ')}${problems.length === 0 ? '' : `; ${problems.join('; ')}`}.`);
   }
 
   private async taskFiles(trajectory: string, start: TrajectoryStart): Promise<string[]> {
@@ -73,7 +80,7 @@ export class EpisodeGoldFinder {
         const loaded = await loadTasks(file);
         const goldFile = defaultGoldFile(file);
         const gold = goldFile === undefined ? undefined : await readGoldPatches(goldFile);
-        return { tasks: new Map(loaded.tasks.map((t) => [t.task.task_id, t.task])), gold, goldFile };
+        return { tasks: new Map(loaded.tasks.map((t) => [t.task.task_id, t.task])), problems: loaded.problems, gold, goldFile };
       })();
       this.files.set(file, reading);
     }

@@ -24,13 +24,13 @@ export function registerCodeGraphRequests(ctx: ServerContext): void {
   const finder = (): GoldFinder => ctx.services.codeGraph?.goldFinder() ?? noGold;
 
   connection.onRequest(episodeCodeGraphRequest, async (raw: unknown): Promise<EpisodeCodeGraphResult> => {
-    const { path } = episodeCodeGraphParamsSchema.parse(raw);
+    const { path, limit } = episodeCodeGraphParamsSchema.parse(raw);
     try {
       const started = performance.now();
       const read = await readTrajectory(path);
       if (read === undefined) return { ok: false, message: `${path} does not exist any more.` };
       const model = buildEpisodeModel(read);
-      const graph = await episodeCodeGraph(path, model, await finder()(path, read.start));
+      const graph = await episodeCodeGraph(path, model, await finder()(path, read.start), limit);
       const ms = performance.now() - started;
       if (ms > 200) connection.console.log(`Code graph: ${graph.nodes.length} nodes of ${path} in ${ms.toFixed(0)} ms.`);
       return { ok: true, graph };

@@ -44,6 +44,8 @@ export const codeGraphNodeSchema = z.object({
   edited: stepAt,
   /** How the node was found to be gold; null for a node the gold patch does not touch. */
   gold: goldEvidenceSchema.nullable(),
+  /** On a file: nodes of the file the episode met that are left out of the drawing. */
+  hidden: z.number().int().min(0),
   x: z.number(),
   y: z.number(),
   width: z.number(),
@@ -107,7 +109,11 @@ export type GoldSummary = z.infer<typeof goldSummarySchema>;
 
 /** Request: the code-graph view of one trajectory. */
 export const episodeCodeGraphRequest = 'graphPlanner/episode/codeGraph';
-export const episodeCodeGraphParamsSchema = z.object({ path: z.string() });
+export const episodeCodeGraphParamsSchema = z.object({
+  path: z.string(),
+  /** Most nodes to draw (the server's default keeps a long episode readable; at most 1,000). */
+  limit: z.number().int().min(1).max(1000).optional(),
+});
 export const episodeCodeGraphSchema = z.object({
   file: z.string(),
   taskId: z.string().nullable(),
@@ -122,6 +128,8 @@ export const episodeCodeGraphSchema = z.object({
   recall: episodeRecallSchema.nullable(),
   /** Nodes left out of the drawing to keep it readable (the farthest from what the episode did). */
   omitted: z.number().int().min(0),
+  /** Nodes of the subgraph, drawn or not. */
+  total: z.number().int().min(0),
 });
 export type EpisodeCodeGraph = z.infer<typeof episodeCodeGraphSchema>;
 export const episodeCodeGraphResultSchema = z.discriminatedUnion('ok', [

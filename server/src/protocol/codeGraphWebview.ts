@@ -8,6 +8,8 @@ export const codeGraphWebviewMessageSchema = discriminatedUnion('type', [
   object({ type: literal('ready') }),
   /** A node was clicked: open its file at the line (or the lines the episode recorded of it). */
   object({ type: literal('openNode'), file: string().check(maxLength(4096)), line: int().check(minimum(1)) }),
+  /** Draw every node the episode met (up to the server's most), not only the default's. */
+  object({ type: literal('showAll') }),
   /** How long the page took to draw the graph first, for the benchmark and the log. */
   object({ type: literal('timing'), what: enumOf(['firstPaint']), ms: number() }),
 ]);

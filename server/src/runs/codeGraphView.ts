@@ -31,8 +31,14 @@ export interface EpisodeGoldSource {
   readonly parse?: (path: string, text: string) => Promise<readonly DefinitionSpan[]>;
 }
 
-/** Most nodes drawn; past it, the nodes only seen in passing and farthest from gold are left out. */
-export const maxDrawnNodes = 400;
+/**
+ * Most nodes drawn unless the view asks for more: past it, the nodes only seen in passing and
+ * farthest from gold are left out (counted on their file's node), so a long episode on a large
+ * repository still reads as a picture of what the agent did.
+ */
+export const defaultDrawnNodes = 150;
+/** The most a view may ask to draw. */
+export const maxDrawnNodes = 1000;
 
 /** Pre-images the run kept of a path, from every repair candidate that recorded one. */
 function preimagesOf(model: EpisodeModel): Map<string, string[]> {
@@ -125,19 +131,19 @@ function engaged(n: ExploredNode): boolean {
 }
 
 /**
- * The nodes to draw: all of them up to `maxDrawnNodes`; past it, those only seen in passing go
+ * The nodes to draw: all of them up to `limit`; past it, those only seen in passing go
  * first, the farthest from gold (unknown farthest) and the latest seen before others, and with
  * them any container left holding nothing drawn.
  */
-function chooseDrawn(sub: ExploredSubgraph, goldIds: ReadonlyMap<string, unknown>): Set<string> {
+function chooseDrawn(sub: ExploredSubgraph, goldIds: ReadonlyMap<string, unknown>, limit: number): Set<string> {
   const all = [...sub.nodes.values()];
-  if (all.length <= maxDrawnNodes) return new Set(all.map((n) => n.id));
+  if (all.length <= limit) return new Set(all.map((n) => n.id));
   const fromGold = distancesFromGold(goldIds.keys(), sub.edges);
   const keep = new Set(all.filter((n) => engaged(n) || goldIds.has(n.id) || n.first.seen === 0).map((n) => n.id));
   const passing = all
     .filter((n) => !keep.has(n.id) && n.first.seen !== undefined)
     .sort((a, b) => (fromGold.get(a.id) ?? Infinity) - (fromGold.get(b.id) ?? Infinity) || (a.first.seen ?? 0) - (b.first.seen ?? 0));
-  for (const n of passing) if (keep.size < maxDrawnNodes) keep.add(n.id);
+  for (const n of passing) if (keep.size < limit) keep.add(n.id);
   // Containers of what is kept stay, so each drawn node still hangs from its file.
   const parents = new Map(sub.edges.filter((e) => e.kind === 'contains' && e.evidence === 'id').map((e) => [e.dst, e.src]));
   for (const id of [...keep]) for (let p = parents.get(id); p !== undefined && !keep.has(p); p = parents.get(p)) keep.add(p);
@@ -150,15 +156,40 @@ function label(n: ExploredNode): string {
   return hash < 0 ? n.name : n.id.slice(hash + 1);
 }
 
-export async function episodeCodeGraph(trajectory: string, model: EpisodeModel, source: EpisodeGoldSource): Promise<EpisodeCodeGraph> {
+/** Each drawn node's container among the drawn nodes (containment read from ids). */
+function parentsOf(sub: ExploredSubgraph, drawn: ReadonlySet<string>): Map<string, string> {
+  return new Map(sub.edges.filter((e) => e.kind === 'contains' && e.evidence === 'id' && drawn.has(e.src) && drawn.has(e.dst)).map((e) => [e.dst, e.src]));
+}
+
+/** The earliest step at which the episode met a node or anything inside it (files are ordered by it). */
+function firstMet(nodes: readonly ExploredNode[], parents: ReadonlyMap<string, string>): Map<string, number> {
+  const met = new Map<string, number>();
+  for (const n of nodes) {
+    const at = n.first.seen ?? Number.POSITIVE_INFINITY;
+    for (let id: string | undefined = n.id; id !== undefined; id = parents.get(id)) met.set(id, Math.min(met.get(id) ?? Number.POSITIVE_INFINITY, at));
+  }
+  return met;
+}
+
+export async function episodeCodeGraph(trajectory: string, model: EpisodeModel, source: EpisodeGoldSource, limit = defaultDrawnNodes): Promise<EpisodeCodeGraph> {
   const local = await localiseEpisode(trajectory, model, source);
   const { subgraph, goldIds } = local;
-  const drawn = chooseDrawn(subgraph, goldIds);
+  const drawn = chooseDrawn(subgraph, goldIds, Math.min(Math.max(1, limit), maxDrawnNodes));
   const nodes = [...subgraph.nodes.values()].filter((n) => drawn.has(n.id));
   const edges = subgraph.edges.filter((e) => drawn.has(e.src) && drawn.has(e.dst));
+  const hidden = new Map<string, number>();
+  for (const n of subgraph.nodes.values()) if (!drawn.has(n.id)) hidden.set(n.path, (hidden.get(n.path) ?? 0) + 1);
+  const hiddenIn = (n: ExploredNode): number => (n.kind === 'file' ? (hidden.get(n.path) ?? 0) : 0);
+  const parents = parentsOf(subgraph, drawn);
+  const met = firstMet(nodes, parents);
   const placed = layoutSubgraph(
-    nodes.map((n) => ({ id: n.id, label: label(n) })),
-    edges.map((e) => ({ src: e.src, dst: e.dst, contains: e.kind === 'contains' })),
+    nodes.map((n) => ({
+      id: n.id,
+      label: hiddenIn(n) > 0 ? `${label(n)}  +${hiddenIn(n)} more` : label(n),
+      parent: parents.get(n.id),
+      order: [n.kind === 'file' ? (met.get(n.id) ?? Number.POSITIVE_INFINITY) : (n.span?.start ?? Number.POSITIVE_INFINITY), 0, n.id] as const,
+    })),
+    edges.map((e) => ({ src: e.src, dst: e.dst, contains: e.kind === 'contains' && e.evidence === 'id' })),
   );
   const distances = distanceBySteps(subgraph, new Set(goldIds.keys()));
   const step = (s: number | undefined) => s ?? null;
@@ -181,6 +212,7 @@ export async function episodeCodeGraph(trajectory: string, model: EpisodeModel, 
         remembered: step(n.first.remembered),
         edited: step(n.first.edited),
         gold: goldIds.get(n.id) ?? null,
+        hidden: hiddenIn(n),
         ...at,
       };
     }),
@@ -191,5 +223,6 @@ export async function episodeCodeGraph(trajectory: string, model: EpisodeModel, 
     gold: local.summary,
     recall: local.recall,
     omitted: subgraph.nodes.size - nodes.length,
+    total: subgraph.nodes.size,
   };
 }

@@ -40,6 +40,7 @@ svg.graph text { font-family: var(--vscode-font-family); font-size: 12px; fill: 
 svg.graph text.kind { font-size: 10px; font-weight: 700; fill: var(--vscode-editor-background); }
 svg.graph circle.kind { fill: var(--vscode-descriptionForeground); }
 svg.graph text.marks { font-weight: 700; }
+svg.graph tspan.hidden-count { fill: var(--vscode-descriptionForeground); font-style: italic; }
 g.node { cursor: pointer; }
 g.node rect.box { fill: var(--vscode-editor-background); stroke: var(--vscode-foreground); stroke-width: 1.2; }
 g.node.unseen { opacity: 0.45; }

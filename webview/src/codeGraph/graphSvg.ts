@@ -35,6 +35,16 @@ export function describeNode(n: CodeGraphNode): string {
   return `${n.id} · ${where} · ${history}${n.gold === null ? '' : ` · gold (${n.gold})`}`;
 }
 
+/** A route of two points is drawn as a curve leaving and entering sideways; longer ones as they are (containment's connectors). */
+function routeOf(points: readonly { x: number; y: number }[]): string {
+  const [a, b] = points;
+  if (points.length === 2 && a !== undefined && b !== undefined) {
+    const reach = Math.max(40, Math.abs(b.x - a.x) / 2);
+    return `M${a.x.toFixed(1)},${a.y.toFixed(1)} C${(a.x + reach).toFixed(1)},${a.y.toFixed(1)} ${(b.x - reach).toFixed(1)},${b.y.toFixed(1)} ${b.x.toFixed(1)},${b.y.toFixed(1)}`;
+  }
+  return points.map((p, i) => `${i === 0 ? 'M' : 'L'}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(' ');
+}
+
 function fitLabel(label: string, width: number): string {
   const room = Math.max(4, Math.floor((width - 96) / 7));
   return label.length <= room ? label : `…${label.slice(label.length - room + 1)}`;
@@ -60,7 +70,7 @@ export function drawGraph(graph: EpisodeCodeGraph, actions: NodeActions): DrawnG
   root.append(edgeLayer, nodeLayer);
   const byId = new Map(graph.nodes.map((n) => [n.id, n]));
   const edges = graph.edges.map((e) => {
-    const d = e.points.map((p, i) => `${i === 0 ? 'M' : 'L'}${p.x.toFixed(1)},${p.y.toFixed(1)}`).join(' ');
+    const d = routeOf(e.points);
     const path = svg('path', { class: `edge ${e.evidence === 'expand' ? 'walked' : 'contains'}`, d });
     path.append(svg('title', {}, e.evidence === 'expand' ? `${e.kind}: an expansion went from ${e.src} to ${e.dst}` : `${e.src} contains ${e.dst}`));
     edgeLayer.append(path);
@@ -74,7 +84,9 @@ export function drawGraph(graph: EpisodeCodeGraph, actions: NodeActions): DrawnG
     g.append(svg('rect', { class: 'box', x, y, width: n.width, height: n.height, rx: cornerRadius[n.kind] }));
     g.append(svg('circle', { class: 'kind', cx: x + 13, cy: n.y, r: 8 }));
     g.append(svg('text', { class: 'kind', x: x + 13, y: n.y + 0.5, 'text-anchor': 'middle' }, kindBadge[n.kind]));
-    g.append(svg('text', { class: 'label', x: x + 26, y: n.y }, fitLabel(n.name, n.width)));
+    const label = svg('text', { class: 'label', x: x + 26, y: n.y }, fitLabel(n.name, n.width - (n.hidden > 0 ? 7 * ` +${n.hidden} more`.length : 0)));
+    if (n.hidden > 0) label.append(svg('tspan', { class: 'hidden-count' }, `  +${n.hidden} more`));
+    g.append(label);
     const marks = svg('text', { class: 'marks', x: x + n.width - 7, y: n.y, 'text-anchor': 'end' });
     g.append(marks);
     g.append(svg('title', {}, describeNode(n)));

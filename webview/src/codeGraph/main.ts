@@ -53,11 +53,18 @@ function header(g: EpisodeCodeGraph): HTMLElement {
     'header',
     { class: 'top' },
     el('h1', {}, `Code graph · ${g.taskId ?? 'unknown task'}`, g.episodeId !== null && g.episodeId !== g.taskId ? el('span', { class: 'muted' }, ` · ${g.episodeId}`) : ''),
-    el('p', { class: 'muted' }, `${plural(g.nodes.length, 'node')} the episode met, with their files and the gold nodes${g.omitted > 0 ? `; ${g.omitted} met only in passing are left out to keep it readable` : ''}`),
+    el('p', { class: 'muted', attrs: { id: 'node-count' } }, `${plural(g.nodes.length, 'node')}: what the episode met, the files they are in and the gold nodes`, g.omitted > 0 ? omittedNote(g) : ''),
     goldLine,
     g.recall === null ? null : el('p', { class: 'recall', attrs: { id: 'recall' } }, recallPart('Files', g.recall.files), recallPart('Functions', g.recall.functions)),
     gold.note === null ? null : el('div', { class: 'banner warning', attrs: { role: 'status', id: 'gold-note' } }, gold.note),
   );
+}
+
+/** Says how many nodes met only in passing are left out (each file says how many of its own), with a way to draw them all. */
+function omittedNote(g: EpisodeCodeGraph): HTMLElement {
+  const all = el('button', { class: 'plain', title: 'Draw every node the episode met (slower to read on a large repository)', attrs: { id: 'show-all' } }, `Show all ${g.total}`);
+  all.addEventListener('click', () => send({ type: 'showAll' }));
+  return el('span', {}, `; ${g.omitted} met only in passing are left out to keep it readable (“+N more” on their file) `, all);
 }
 
 function legend(): HTMLElement {
