@@ -64,7 +64,7 @@ export interface NodeActions {
 }
 
 export function drawGraph(graph: EpisodeCodeGraph, actions: NodeActions): DrawnGraph {
-  const root = svg('svg', { class: 'graph', role: 'img', 'aria-label': `The code graph of ${graph.episodeId ?? 'the episode'}: ${graph.nodes.length} nodes` });
+  const root = svg('svg', { class: 'graph', 'data-nodes': graph.nodes.length, role: 'img', 'aria-label': `The code graph of ${graph.episodeId ?? 'the episode'}: ${graph.nodes.length} nodes` });
   const edgeLayer = svg('g', { class: 'edges' });
   const nodeLayer = svg('g', { class: 'nodes' });
   root.append(edgeLayer, nodeLayer);
