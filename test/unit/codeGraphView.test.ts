@@ -231,6 +231,11 @@ describe('the code-graph view and localisation recall', () => {
     const at = (id: string) => graph.nodes.find((n) => n.id === id) ?? assert.fail(`${id} is drawn`);
     assert.ok(at('func:app/calc.py#add').x > at('file:app/calc.py').x);
     assert.ok(at('method:tests/test_calc_unittest.py#CalcTest.test_add').x > at('class:tests/test_calc_unittest.py#CalcTest').x);
+    // An expansion recorded these files' containment first; they still hang from their files.
+    assert.ok(at('func:tests/test_calc.py#test_addition').x > at('file:tests/test_calc.py').x);
+    assert.ok(at('func:app/calc.py#mul').x > at('file:app/calc.py').x);
+    const column0 = graph.nodes.filter((n) => n.kind === 'file').map((n) => n.x - n.width / 2);
+    assert.ok(graph.nodes.filter((n) => n.kind !== 'file').every((n) => n.x - n.width / 2 > Math.max(...column0)), 'every definition is right of the files’ column');
     // add (line 4) comes before mul (line 9) in its file, on its file's row.
     assert.equal(at('func:app/calc.py#add').y, at('file:app/calc.py').y);
     assert.ok(at('func:app/calc.py#mul').y > at('func:app/calc.py#add').y);

@@ -47,6 +47,8 @@ const nodeHeight = 26;
 const rowGap = 8;
 const columnGap = 44;
 const margin = 16;
+/** Room on the left for edges that run back to an earlier column, which bulge out to the left. */
+const leftMargin = 44;
 /** Files are set apart a little more than the rows inside one. */
 const fileGap = 10;
 
@@ -82,13 +84,13 @@ export function layoutSubgraph(nodes: readonly LayoutNode[], edges: readonly Lay
   columnWidth.reduce((x, w, i) => {
     columnX[i] = x;
     return x + w + columnGap;
-  }, margin);
+  }, leftMargin);
   const placed = new Map<string, Box>();
   let y = margin;
   const place = (n: LayoutNode): void => {
     const depth = depthOf.get(n.id) ?? 0;
     const width = nodeWidth(n.label);
-    placed.set(n.id, { x: (columnX[depth] ?? margin) + width / 2, y: y + nodeHeight / 2, width, height: nodeHeight });
+    placed.set(n.id, { x: (columnX[depth] ?? leftMargin) + width / 2, y: y + nodeHeight / 2, width, height: nodeHeight });
     const kids = (children.get(n.id) ?? []).sort(compareOrder);
     if (kids.length === 0) y += nodeHeight + rowGap;
     else kids.forEach(place);
@@ -102,7 +104,9 @@ export function layoutSubgraph(nodes: readonly LayoutNode[], edges: readonly Lay
     const a = placed.get(e.src);
     const b = placed.get(e.dst);
     if (a === undefined || b === undefined) continue;
-    const from = { x: a.x + a.width / 2, y: a.y };
+    // An edge to a node that starts left of this one's end leaves from its left side too, so the page's curve bulges into the margin instead of looping through both.
+    const back = b.x - b.width / 2 <= a.x + a.width / 2;
+    const from = { x: back ? a.x - a.width / 2 : a.x + a.width / 2, y: a.y };
     const to = { x: b.x - b.width / 2, y: b.y };
     // A first child sits on its parent's row: a short line joins them. A later one hangs from the
     // parent's kind badge like an outline's connector. Other edges go end to end; the page curves them.
@@ -110,6 +114,6 @@ export function layoutSubgraph(nodes: readonly LayoutNode[], edges: readonly Lay
     const route = !e.contains ? [from, to] : b.y === a.y ? [from, to] : [{ x: badge, y: a.y + nodeHeight / 2 }, { x: badge, y: b.y }, to];
     routes.set(edgeKey(e.src, e.dst), route);
   }
-  const width = margin + columnWidth.reduce((sum, w) => sum + w + columnGap, 0) - columnGap + margin;
+  const width = leftMargin + columnWidth.reduce((sum, w) => sum + w + columnGap, 0) - columnGap + margin;
   return { nodes: placed, edges: routes, width: Math.max(width, 2 * margin), height: Math.max(y - fileGap - rowGap + margin, 2 * margin) };
 }

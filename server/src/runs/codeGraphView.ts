@@ -14,7 +14,7 @@ import { addNodes, exploredSubgraph, type ExploredNode, type ExploredSubgraph } 
 import { distanceBySteps, distancesFromGold } from './goldDistance.js';
 import { changedNodes, type CandidateText, type DefinitionSpan, type Gold, type GoldSources } from './goldNodes.js';
 import { episodeRecall } from './localisationRecall.js';
-import { nodeIdOf } from './nodeIds.js';
+import { containerCandidates, nodeIdOf } from './nodeIds.js';
 import { runDirOfTrajectory } from './patchImages.js';
 import { readPreimage } from './preimageStore.js';
 
@@ -145,7 +145,7 @@ function chooseDrawn(sub: ExploredSubgraph, goldIds: ReadonlyMap<string, unknown
     .sort((a, b) => (fromGold.get(a.id) ?? Infinity) - (fromGold.get(b.id) ?? Infinity) || (a.first.seen ?? 0) - (b.first.seen ?? 0));
   for (const n of passing) if (keep.size < limit) keep.add(n.id);
   // Containers of what is kept stay, so each drawn node still hangs from its file.
-  const parents = new Map(sub.edges.filter((e) => e.kind === 'contains' && e.evidence === 'id').map((e) => [e.dst, e.src]));
+  const parents = parentsOf(sub, () => true);
   for (const id of [...keep]) for (let p = parents.get(id); p !== undefined && !keep.has(p); p = parents.get(p)) keep.add(p);
   return keep;
 }
@@ -156,9 +156,12 @@ function label(n: ExploredNode): string {
   return hash < 0 ? n.name : n.id.slice(hash + 1);
 }
 
-/** Each drawn node's container among the drawn nodes (containment read from ids). */
-function parentsOf(sub: ExploredSubgraph, drawn: ReadonlySet<string>): Map<string, string> {
-  return new Map(sub.edges.filter((e) => e.kind === 'contains' && e.evidence === 'id' && drawn.has(e.src) && drawn.has(e.dst)).map((e) => [e.dst, e.src]));
+/**
+ * Each node's container among `among`: a containment edge whose ends the ids say are container and
+ * contained (an expansion may have recorded it first; what it walked is the same edge).
+ */
+function parentsOf(sub: ExploredSubgraph, among: (id: string) => boolean): Map<string, string> {
+  return new Map(sub.edges.filter((e) => e.kind === 'contains' && among(e.src) && among(e.dst) && containerCandidates(e.dst).includes(e.src)).map((e) => [e.dst, e.src]));
 }
 
 /** The earliest step at which the episode met a node or anything inside it (files are ordered by it). */
@@ -180,7 +183,7 @@ export async function episodeCodeGraph(trajectory: string, model: EpisodeModel, 
   const hidden = new Map<string, number>();
   for (const n of subgraph.nodes.values()) if (!drawn.has(n.id)) hidden.set(n.path, (hidden.get(n.path) ?? 0) + 1);
   const hiddenIn = (n: ExploredNode): number => (n.kind === 'file' ? (hidden.get(n.path) ?? 0) : 0);
-  const parents = parentsOf(subgraph, drawn);
+  const parents = parentsOf(subgraph, (id) => drawn.has(id));
   const met = firstMet(nodes, parents);
   const placed = layoutSubgraph(
     nodes.map((n) => ({
@@ -189,7 +192,7 @@ export async function episodeCodeGraph(trajectory: string, model: EpisodeModel, 
       parent: parents.get(n.id),
       order: [n.kind === 'file' ? (met.get(n.id) ?? Number.POSITIVE_INFINITY) : (n.span?.start ?? Number.POSITIVE_INFINITY), 0, n.id] as const,
     })),
-    edges.map((e) => ({ src: e.src, dst: e.dst, contains: e.kind === 'contains' && e.evidence === 'id' })),
+    edges.map((e) => ({ src: e.src, dst: e.dst, contains: parents.get(e.dst) === e.src })),
   );
   const distances = distanceBySteps(subgraph, new Set(goldIds.keys()));
   const step = (s: number | undefined) => s ?? null;

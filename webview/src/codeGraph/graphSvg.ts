@@ -35,10 +35,19 @@ export function describeNode(n: CodeGraphNode): string {
   return `${n.id} · ${where} · ${history}${n.gold === null ? '' : ` · gold (${n.gold})`}`;
 }
 
-/** A route of two points is drawn as a curve leaving and entering sideways; longer ones as they are (containment's connectors). */
+/**
+ * A route of two points is drawn as a curve entering its end from the left: leaving rightwards when
+ * the end lies to the right, else bulging out to the left (the server leaves a margin for it).
+ * Longer routes are drawn as they are (containment's connectors).
+ */
 function routeOf(points: readonly { x: number; y: number }[]): string {
   const [a, b] = points;
   if (points.length === 2 && a !== undefined && b !== undefined) {
+    if (b.x <= a.x + 1) {
+      const bulge = Math.min(40, 12 + Math.abs(b.y - a.y) / 8);
+      const left = Math.min(a.x, b.x) - bulge;
+      return `M${a.x.toFixed(1)},${a.y.toFixed(1)} C${left.toFixed(1)},${a.y.toFixed(1)} ${left.toFixed(1)},${b.y.toFixed(1)} ${b.x.toFixed(1)},${b.y.toFixed(1)}`;
+    }
     const reach = Math.max(40, Math.abs(b.x - a.x) / 2);
     return `M${a.x.toFixed(1)},${a.y.toFixed(1)} C${(a.x + reach).toFixed(1)},${a.y.toFixed(1)} ${(b.x - reach).toFixed(1)},${b.y.toFixed(1)} ${b.x.toFixed(1)},${b.y.toFixed(1)}`;
   }
