@@ -19,7 +19,7 @@ header.top p { margin: 2px 0; }
 .stepper .row { display: flex; align-items: center; gap: 8px; }
 .stepper .row + .row { margin-top: 4px; flex-wrap: wrap; }
 .stepper input[type=range] { flex: 1; min-width: 160px; accent-color: var(--vscode-button-background); }
-.stepper .now { flex: 1; min-width: 12em; }
+.stepper .now { flex: 1; min-width: 12em; overflow-wrap: anywhere; }
 .stepper .zoom { display: inline-flex; gap: 4px; }
 .stepper .distance { font-weight: 600; font-variant-numeric: tabular-nums; }
 .distance.unknown { color: var(--vscode-descriptionForeground); font-style: italic; font-weight: 400; }
@@ -52,7 +52,8 @@ g.node rect.gold { fill: none; stroke: var(--vscode-charts-yellow); stroke-width
 g.node.context text.label { font-style: italic; }
 g.node:hover rect.box { fill: var(--vscode-list-hoverBackground); }
 path.edge { fill: none; stroke: var(--vscode-descriptionForeground); stroke-width: 1.1; opacity: 0.75; }
-path.edge.walked { stroke-dasharray: 5 3; stroke: var(--vscode-charts-purple); opacity: 0.9; }
+path.edge.walked { stroke-dasharray: 5 3; stroke: var(--vscode-charts-purple); opacity: 0.5; }
+path.edge.walked:hover { opacity: 1; stroke-width: 2; }
 path.edge.unseen { opacity: 0.25; }
 .empty { padding: 24px 16px; color: var(--vscode-descriptionForeground); }
 `;
