@@ -23,6 +23,8 @@ import { changedNodes } from '../../server/src/runs/goldNodes.js';
 import { groupRecall } from '../../server/src/runs/localisationRecall.js';
 import { containerCandidates, parseNodeId, qualifiedKey } from '../../server/src/runs/nodeIds.js';
 import { runLocalisation } from '../../server/src/runs/runLocalisation.js';
+import { codeGraphHostMessageSchema } from '../../server/src/protocol/codeGraphView.js';
+import { codeGraphWebviewMessageSchema } from '../../server/src/protocol/codeGraphWebview.js';
 import { parseTrajectory } from '../../server/src/runs/trajectory.js';
 import { fixturePath, fixtureText } from '../support/fixtures.js';
 
@@ -87,6 +89,37 @@ describe('the explored subgraph of a real trajectory', () => {
     assert.ok(sub.edges.some((e) => e.evidence === 'expand' && e.kind === 'calls' && e.src === 'func:app/calc.py#add' && e.dst === 'method:tests/test_calc_unittest.py#CalcTest.test_add'));
     // The expansion reached mul from add as a file-mate (`same_file`), which is no edge between them.
     assert.ok(!sub.edges.some((e) => (e.src === 'func:app/calc.py#add' && e.dst === 'func:app/calc.py#mul') || (e.dst === 'func:app/calc.py#add' && e.src === 'func:app/calc.py#mul')));
+  });
+});
+
+describe('finds and working memory', () => {
+  test('record when a node was found and when it entered working memory', () => {
+    const lines = fixtureText('trajectories/sample-calc-add.jsonl').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as TrajectoryLine);
+    const read = lines.find((l) => l.type === 'step' && l.step === 2);
+    assert.ok(read?.type === 'step');
+    // Step 2 as if it had found `mul` and kept add in memory, as a model agent's steps do.
+    const mul = { id: 'func:app/calc.py#mul', kind: 'function' as const, name: 'mul', path: 'app/calc.py', span: { start: 9, end: 11 } };
+    read.action = { type: 'explore', op: 'find', anchors: [{ kind: 'function', text: 'mul' }], nodes: [], hop: 1, limit: 5 };
+    read.observation.last = { kind: 'find', nodes: [mul], unmatched: [] };
+    read.observation.memory.nodes = [{ id: 'func:app/calc.py#add', kind: 'function', path: 'app/calc.py', span: { start: 4, end: 6 } }, { id: 'func:nowhere#x', kind: 'not-a-kind', path: 'nowhere', span: { start: 1, end: 1 } }];
+    const sub = exploredSubgraph(buildEpisodeModel(parseTrajectory(lines.map((l) => JSON.stringify(l)).join('\n') + '\n')));
+    assert.deepEqual(sub.nodes.get('func:app/calc.py#mul')?.first, { seen: 1, found: 2 });
+    assert.equal(sub.nodes.get('func:app/calc.py#add')?.first.remembered, 2);
+    // A memory record whose kind is not a node kind takes the kind its id says.
+    assert.equal(sub.nodes.get('func:nowhere#x')?.kind, 'function');
+  });
+});
+
+describe('the page’s messages', () => {
+  test('a real view passes the page’s schema, a tampered one does not, and the page may ask for nothing else', async () => {
+    const graph = await episodeCodeGraph(join(scratch, 'none', 'trajectories', 'x.jsonl'), calcAdd(), { patch: goldCalcAdd, source: null, note: null, parse: parseDefinitions });
+    assert.ok(codeGraphHostMessageSchema.safeParse({ type: 'graph', graph }).success);
+    assert.ok(!codeGraphHostMessageSchema.safeParse({ type: 'graph', graph: { ...graph, nodes: [{ ...graph.nodes[0], gold: 'a guess' }] } }).success, 'an evidence the view does not know');
+    assert.ok(!codeGraphHostMessageSchema.safeParse({ type: 'step', step: -1 }).success);
+    assert.ok(codeGraphWebviewMessageSchema.safeParse({ type: 'openNode', file: 'app/calc.py', line: 4 }).success);
+    assert.ok(!codeGraphWebviewMessageSchema.safeParse({ type: 'openNode', file: 'app/calc.py', line: 0 }).success);
+    assert.ok(!codeGraphWebviewMessageSchema.safeParse({ type: 'openNode', file: 'x'.repeat(5000), line: 1 }).success);
+    assert.ok(!codeGraphWebviewMessageSchema.safeParse({ type: 'runCommand', command: 'rm -rf /' }).success);
   });
 });
 
@@ -261,6 +294,12 @@ describe('the code-graph view and localisation recall', () => {
     const local = await localiseEpisode(file, model, { ...source, patch, repositoryText: (p) => Promise.resolve(p === 'app/extra.py' ? extra : undefined) });
     assert.deepEqual(local.summary.functions, [{ id: 'func:app/calc.py#add', evidence: 'pre-image' }, { id: 'func:app/extra.py#extra', evidence: 'repository' }]);
     assert.deepEqual(local.recall, { files: { gold: 2, seen: 1, read: 1, edited: 1 }, functions: { gold: 2, seen: 1, read: 1, edited: 1 } });
+  });
+
+  test('says so when the gold patch is not a diff, and scores nothing against it', async () => {
+    const local = await localiseEpisode(join(scratch, 'none', 'trajectories', 'x.jsonl'), calcAdd(), { ...source, patch: 'just some text\n' });
+    assert.equal(local.recall, null);
+    assert.match(local.summary.note ?? '', /gold patch in gold\.jsonl names no file/);
   });
 
   test('averages a group’s recall over the episodes with gold to score', () => {

@@ -115,7 +115,8 @@ export async function localiseEpisode(trajectory: string, model: EpisodeModel, s
   const goldIds = new Map<string, CodeGraphNode['gold']>();
   for (const path of gold?.files ?? []) goldIds.set(nodeIdOf('file', path, ''), 'diff-header');
   for (const f of gold?.functions ?? []) goldIds.set(f.id, f.evidence);
-  const notes = [...(source.note === null ? [] : [source.note]), ...(gold?.notes ?? [])];
+  const unreadable = gold !== undefined && gold.files.length === 0 && gold.created.length === 0 ? [`The gold patch${source.source === null ? '' : ` in ${source.source}`} names no file; is it a unified diff?`] : [];
+  const notes = [...(source.note === null ? [] : [source.note]), ...(gold?.notes ?? []), ...unreadable];
   const summary: GoldSummary = {
     source: source.source,
     files: [...(gold?.files ?? [])],
