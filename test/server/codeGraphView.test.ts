@@ -43,8 +43,12 @@ after(async () => {
 
 test('an episode of a real rollout shows on the code graph with its gold placed by the pre-image the run kept', async () => {
   const trajectory = join(runDir, 'trajectories', 'sample-calc-add.jsonl');
-  const start = JSON.parse(readFileSync(trajectory, 'utf8').split('\n')[0] ?? '{}') as { task_file?: { path: string; line: number } };
+  const lines = readFileSync(trajectory, 'utf8').trim().split('\n');
+  const start = JSON.parse(lines[0] ?? '{}') as { task_file?: { path: string; line: number } };
   assert.deepEqual(start.task_file, { path: join(root, 'datasets', 'sample', 'tasks.jsonl'), line: 1 });
+  // The end line keeps the graph's edges at the nodes the episode was shown: the test that calls add among them.
+  const end = JSON.parse(lines.at(-1) ?? '{}') as { graph_edges?: Array<{ src: string; dst: string; kind: string }> };
+  assert.ok(end.graph_edges?.some((e) => e.dst === 'func:app/calc.py#add' && e.kind === 'calls'), JSON.stringify(end.graph_edges?.slice(0, 10)));
   const result = (await h.client.sendRequest('graphPlanner/episode/codeGraph', { path: trajectory })) as EpisodeCodeGraphResult;
   assert.ok(result.ok, result.ok ? '' : result.message);
   const g = result.graph;

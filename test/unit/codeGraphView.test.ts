@@ -218,6 +218,18 @@ describe('distance to gold', () => {
     const far = distanceBySteps(sub, new Set(['func:lib/other.py#far', 'file:lib/other.py']));
     assert.ok(far.every((d) => d.distance === null));
   });
+
+  test('counts hops through the graph edges the end line recorded, which reach nodes the episode never met', () => {
+    const lines = fixtureText('trajectories/sample-calc-add.jsonl').split('\n').filter((l) => l !== '').map((l) => JSON.parse(l) as TrajectoryLine);
+    const end = lines.at(-1);
+    assert.ok(end?.type === 'end');
+    end.graph_edges = [{ src: 'func:lib/other.py#far', dst: 'func:app/calc.py#add', kind: 'calls' }];
+    const sub = exploredSubgraph(buildEpisodeModel(parseTrajectory(lines.map((l) => JSON.stringify(l)).join('\n') + '\n')));
+    // add is a hint from reset: one recorded call away from the gold.
+    assert.deepEqual(distanceBySteps(sub, new Set(['func:lib/other.py#far'])).map((d) => d.distance), [1, 1, 1, 1, 1]);
+    // Recorded edges count hops but are not drawn: the far node is not in the subgraph.
+    assert.equal(sub.nodes.has('func:lib/other.py#far'), false);
+  });
 });
 
 describe('the code-graph view and localisation recall', () => {

@@ -9,6 +9,7 @@ import { actionSchema, protocolErrorSchema } from './actions.js';
 import { observationSchema, stepTimingsSchema, terminationReasonSchema } from './observation.js';
 import { backendFallbackSchema } from './backendChoice.js';
 import { testGradeSchema } from './testReport.js';
+import { graphEdgeSchema } from './graph.js';
 import { modelCallSchema, modelSummarySchema, modelUsageSchema } from './modelUsage.js';
 
 export const trajectorySchemaVersion = 1;
@@ -128,7 +129,18 @@ export const trajectoryEndSchema = z.object({
   infrastructure: infrastructureFailureSchema.optional(),
   /** A model agent's calls and how its replies fared (absent for the rule agent). */
   model: modelUsageSchema.optional(),
+  /**
+   * The code graph's edges at the nodes the episode's observations named (either end, any kind), so
+   * that a viewer can count hops to the gold after the sandbox is gone (the code-graph view). At
+   * most `maxRecordedGraphEdges`; absent in trajectories written before it was recorded.
+   */
+  graph_edges: z.array(graphEdgeSchema).max(20_000).optional(),
+  /** Set when the episode's nodes had more edges than were recorded. */
+  graph_edges_truncated: z.literal(true).optional(),
 });
+
+/** Most graph edges an end line records (about 80 bytes each). */
+export const maxRecordedGraphEdges = 4000;
 
 export const trajectoryLineSchema = z.discriminatedUnion('type', [trajectoryStartSchema, trajectoryStepSchema, trajectoryEndSchema]);
 export type TrajectoryStart = z.infer<typeof trajectoryStartSchema>;

@@ -8,7 +8,7 @@
  * outcome of its task. The sandbox is closed on every path.
  */
 import { basename, resolve } from 'node:path';
-import { trajectorySchemaVersion, type InfrastructureFailure, type SandboxHostRef, type TrajectoryEnd } from '../protocol/runs.js';
+import { maxRecordedGraphEdges, trajectorySchemaVersion, type InfrastructureFailure, type SandboxHostRef, type TrajectoryEnd } from '../protocol/runs.js';
 import type { BackendChoice } from '../protocol/backendChoice.js';
 import type { Observation, TerminationReason } from '../protocol/observation.js';
 import type { AgentFactory, Agent } from '../agents/index.js';
@@ -237,6 +237,8 @@ async function endLine(spec: EpisodeSpec, env: PlannerEnv | undefined, sandbox: 
       // The sandbox may be gone (that can be why the episode ended); the last known patch stands.
     }
   }
+  // The graph's edges at the nodes the episode was shown, while the graph is still in memory (the code-graph view counts hops with them).
+  const recorded = env?.graphEdges?.(maxRecordedGraphEdges);
   return {
     type: 'end',
     episode_id: spec.episodeId,
@@ -251,6 +253,7 @@ async function endLine(spec: EpisodeSpec, env: PlannerEnv | undefined, sandbox: 
     ...(progress.error === undefined ? {} : { error: progress.error }),
     ...(progress.infrastructure === undefined ? {} : { infrastructure: progress.infrastructure }),
     ...(progress.model === undefined ? {} : { model: progress.model }),
+    ...(recorded === undefined || recorded.edges.length === 0 ? {} : { graph_edges: recorded.edges, ...(recorded.truncated ? { graph_edges_truncated: true as const } : {}) }),
   };
 }
 

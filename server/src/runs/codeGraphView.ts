@@ -139,7 +139,7 @@ function engaged(n: ExploredNode): boolean {
 function chooseDrawn(sub: ExploredSubgraph, goldIds: ReadonlyMap<string, unknown>, limit: number): Set<string> {
   const all = [...sub.nodes.values()];
   if (all.length <= limit) return new Set(all.map((n) => n.id));
-  const fromGold = distancesFromGold(goldIds.keys(), sub.edges);
+  const fromGold = distancesFromGold(goldIds.keys(), [...sub.edges, ...sub.recordedEdges]);
   const keep = new Set(all.filter((n) => engaged(n) || goldIds.has(n.id) || n.first.seen === 0).map((n) => n.id));
   const passing = all
     .filter((n) => !keep.has(n.id) && n.first.seen !== undefined)

@@ -32,6 +32,13 @@ export interface KnownEdge {
   readonly evidence: 'id' | 'expand';
 }
 
+/** An edge of the code graph the trajectory's end line recorded. */
+export interface RecordedEdge {
+  readonly src: string;
+  readonly dst: string;
+  readonly kind: EdgeKind;
+}
+
 export interface ExploredStep {
   readonly step: number;
   readonly kind: StepKind | 'reset';
@@ -44,6 +51,12 @@ export interface ExploredSubgraph {
   readonly steps: ExploredStep[];
   /** Each step's repository diff against the base commit, when a repair or submit changed it. */
   readonly diffs: ReadonlyArray<{ readonly step: number; readonly diff: string }>;
+  /**
+   * The code graph's edges at the nodes the episode was shown, as its end line recorded them (none
+   * in trajectories from before they were): they reach nodes the episode never met, so they count
+   * hops to gold but are not drawn.
+   */
+  readonly recordedEdges: readonly RecordedEdge[];
 }
 
 const edgeKindSet: ReadonlySet<string> = new Set(edgeKinds);
@@ -173,7 +186,8 @@ export function exploredSubgraph(model: EpisodeModel): ExploredSubgraph {
     steps.push({ step: view.step, kind: view.kind, summary: view.summary });
   }
   containment(b);
-  return { nodes: b.nodes, edges: b.edges, steps, diffs };
+  const recordedEdges = model.end?.graph_edges ?? [];
+  return { nodes: b.nodes, edges: b.edges, steps, diffs, recordedEdges };
 }
 
 /**
@@ -187,5 +201,5 @@ export function addNodes(sub: ExploredSubgraph, additions: ReadonlyArray<{ reado
     else b.meet(a.id, a.met.how, a.met.step, a.full);
   }
   containment(b);
-  return { nodes: b.nodes, edges: b.edges, steps: sub.steps, diffs: sub.diffs };
+  return { nodes: b.nodes, edges: b.edges, steps: sub.steps, diffs: sub.diffs, recordedEdges: sub.recordedEdges };
 }
