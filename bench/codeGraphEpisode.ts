@@ -9,8 +9,8 @@
  */
 import { createTwoFilesPatch } from 'diff';
 import type { CodeGraph } from '../server/src/graph/index.js';
-import type { Candidate, GraphNode } from '../server/src/protocol/graph.js';
-import { trajectoryLineSchema, type TrajectoryLine } from '../server/src/protocol/runs.js';
+import type { Candidate, GraphEdge, GraphNode } from '../server/src/protocol/graph.js';
+import { maxRecordedGraphEdges, trajectoryLineSchema, type TrajectoryLine } from '../server/src/protocol/runs.js';
 
 export interface BenchEpisode {
   readonly trajectory: string;
@@ -92,7 +92,10 @@ export function benchEpisode(graph: CodeGraph, template: readonly TrajectoryLine
     { type: 'repair', apply: true, plan: 'Check for extra data after the document.', focus_ids: [gold.id], patches: [{ diff: goldPatch }] },
     { kind: 'repair', apply: true, applied: true, kept: 0, candidates: [{ index: 0, diff: goldPatch }], diff: goldPatch, source: 'action' },
   );
-  lines.push(trajectoryLineSchema.parse({ ...end, episode_id: taskId, task_id: taskId, steps: stepNo, patch: goldPatch }));
+  // The end line records the graph's edges at the nodes the episode was shown, as the environment writes them.
+  const graphEdges = new Map<string, { src: string; dst: string; kind: GraphEdge['kind'] }>();
+  for (const id of [...met, ...memory.map((m) => m.id)]) for (const e of graph.edgesOf(id)) if (graphEdges.size < maxRecordedGraphEdges) graphEdges.set(`${e.kind}\n${e.src}\n${e.dst}`, { src: e.src, dst: e.dst, kind: e.kind });
+  lines.push(trajectoryLineSchema.parse({ ...end, episode_id: taskId, task_id: taskId, steps: stepNo, patch: goldPatch, graph_edges: [...graphEdges.values()] }));
   return { trajectory: `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`, goldPatch, taskId, steps: stepNo, nodesMet: met.size };
 }
 

@@ -10,8 +10,9 @@
  *
  * Samples alternate (viewer, then its code graph) with every editor closed between them; the
  * figure is the median of each side. The goal is the issue's: first paint within 500 ms; the ratio
- * to the viewer's open time is reported beside it. The page's own first paint (from its navigation
- * start) and the server's build time, as the extension logs them, go into the details.
+ * to the viewer's open time is reported beside it. The page's own first paint and when its script
+ * was requested (both from its navigation start), the viewer page's first render and the server's
+ * build time go into the details, so the time can be told apart: VS Code's, the server's, the page's.
  * Runnable on its own: `npx tsx bench/codeGraphFigures.ts`.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -90,6 +91,7 @@ async function measure(log: (line: string) => void): Promise<BenchResult> {
     const viewer: number[] = [];
     const ours: number[] = [];
     let drawnNodes = 0;
+    const scriptStarts: number[] = [];
     for (let i = 0; i < samples; i++) {
       await page.keyboard.press('Control+P');
       await page.keyboard.type(viewerPath);
@@ -112,7 +114,10 @@ async function measure(log: (line: string) => void): Promise<BenchResult> {
           return Number.isFinite(expected) && expected > 0 && drawn === expected;
         }),
       );
-      log(`  sample ${i + 1}/${samples}: viewer open ${viewer.at(-1)} ms, code graph ${ours.at(-1)} ms (${drawnNodes} nodes)`);
+      // When the page's script was requested, from the page's navigation start: what VS Code's webview start takes before any of our code runs.
+      const script = await graphFrame.locator('body').evaluate(() => performance.getEntriesByType('resource').find((r) => r.name.endsWith('codeGraph.js'))?.startTime ?? Number.NaN);
+      scriptStarts.push(Math.round(script));
+      log(`  sample ${i + 1}/${samples}: viewer open ${viewer.at(-1)} ms, code graph ${ours.at(-1)} ms (${drawnNodes} nodes; its script requested ${Math.round(script)} ms after the page's navigation start)`);
       if (i === samples - 1) await workbench.screenshot(page, 'bench-code-graph');
       await workbench.runCommand(page, 'View: Close All Editors');
       await page.waitForTimeout(1000);
@@ -133,7 +138,7 @@ async function measure(log: (line: string) => void): Promise<BenchResult> {
       ratio: oursMs / anchorMs,
       goal: `ours <= ${goalMs} ms (first paint); ratio to the viewer's open time reported`,
       pass: oursMs <= goalMs,
-      details: { oursSamples: ours.join(', '), anchorSamples: viewer.join(', '), pageFirstPaintMs: pagePaints.join(', '), viewerPageFirstRenderMs: viewerRenders.join(', '), serverBuildMs: serverBuilds.join(', '), drawnNodes, nodesMet: episode.nodesMet },
+      details: { oursSamples: ours.join(', '), anchorSamples: viewer.join(', '), pageFirstPaintMs: pagePaints.join(', '), pageScriptRequestedMs: scriptStarts.join(', '), viewerPageFirstRenderMs: viewerRenders.join(', '), serverBuildMs: serverBuilds.join(', '), drawnNodes, nodesMet: episode.nodesMet },
     };
   } finally {
     await harness.stopSession(session);
