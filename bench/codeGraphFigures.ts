@@ -4,15 +4,17 @@
  * a few hundred, `codeGraphEpisode.ts`), its task's gold patch beside its task file, in one
  * code-server session:
  *
- * - ours: the viewer's "Code graph" button clicked → every node of the view drawn in its page;
+ * - ours: the viewer's "Code graph" button clicked → every node of the graph drawn in the viewer's
+ *   own page (in place of the step's detail);
  * - anchor: the trajectory viewer's own open time on the same episode: Enter in Quick Open → every
  *   step row rendered (as `trajectoryFigures.ts` measures it).
  *
- * Samples alternate (viewer, then its code graph) with every editor closed between them; the
- * figure is the median of each side. The goal is the issue's: first paint within 500 ms; the ratio
- * to the viewer's open time is reported beside it. The page's own first paint and when its script
- * was requested (both from its navigation start), the viewer page's first render and the server's
- * build time go into the details, so the time can be told apart: VS Code's, the server's, the page's.
+ * Each sample opens the viewer, shows its code graph, then opens the same graph in a panel of its
+ * own ("Open beside", a new webview, kept in the details), and closes every editor; the figure is
+ * the median of five. The goal is the issue's: first paint within 500 ms; the ratio to the viewer's
+ * open time is reported beside it. The panel's first paint and when its script was requested (from
+ * its navigation start), the viewer page's first render and the server's build times go into the
+ * details, so the time can be told apart: VS Code's, the server's, the page's.
  * Runnable on its own: `npx tsx bench/codeGraphFigures.ts`.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -69,7 +71,7 @@ async function measure(log: (line: string) => void): Promise<BenchResult> {
     const page = session.page;
     const frames = page.frameLocator('iframe.webview.ready >> visible=true');
     const frameWith = async (selector: string) => {
-      for (;;) {
+      for (const began = Date.now(); Date.now() - began < 60_000; ) {
         const count = await page.locator('iframe.webview.ready >> visible=true').count();
         for (let i = 0; i < count; i++) {
           const frame = frames.nth(i).frameLocator('iframe#active-frame');
@@ -77,6 +79,7 @@ async function measure(log: (line: string) => void): Promise<BenchResult> {
         }
         await page.waitForTimeout(5);
       }
+      throw new Error(`no visible webview shows ${selector} within 60 s`);
     };
     const until = async (what: string, started: number, ready: () => Promise<boolean>): Promise<number> => {
       for (;;) {
@@ -92,6 +95,7 @@ async function measure(log: (line: string) => void): Promise<BenchResult> {
     const ours: number[] = [];
     let drawnNodes = 0;
     const scriptStarts: number[] = [];
+    const beside: number[] = [];
     for (let i = 0; i < samples; i++) {
       await page.keyboard.press('Control+P');
       await page.keyboard.type(viewerPath);
@@ -101,24 +105,25 @@ async function measure(log: (line: string) => void): Promise<BenchResult> {
       await page.keyboard.press('Enter');
       const viewerFrame = await frameWith('#step-list');
       viewer.push(await until('the viewer’s step rows', started, async () => (await viewerFrame.locator('#step-list .step').count().catch(() => 0)) === episode.steps));
+      const drawnIn = async (frame: typeof viewerFrame, scope: string): Promise<boolean> => {
+        const expected = Number((await frame.locator(`${scope} svg.graph`).getAttribute('data-nodes').catch(() => null)) ?? 'NaN');
+        drawnNodes = await frame.locator(`${scope} g.node`).count().catch(() => 0);
+        return Number.isFinite(expected) && expected > 0 && drawnNodes === expected;
+      };
       const button = viewerFrame.locator('#code-graph');
       await button.waitFor({ state: 'visible' });
       started = Date.now();
       await button.click();
-      const graphFrame = await frameWith('#legend');
-      ours.push(
-        await until('the code graph drawn', started, async () => {
-          const expected = Number((await graphFrame.locator('svg.graph').getAttribute('data-nodes').catch(() => null)) ?? 'NaN');
-          const drawn = await graphFrame.locator('g.node').count().catch(() => 0);
-          drawnNodes = drawn;
-          return Number.isFinite(expected) && expected > 0 && drawn === expected;
-        }),
-      );
-      // When the page's script was requested, from the page's navigation start: what VS Code's webview start takes before any of our code runs.
-      const script = await graphFrame.locator('body').evaluate(() => performance.getEntriesByType('resource').find((r) => r.name.endsWith('codeGraph.js'))?.startTime ?? Number.NaN);
-      scriptStarts.push(Math.round(script));
-      log(`  sample ${i + 1}/${samples}: viewer open ${viewer.at(-1)} ms, code graph ${ours.at(-1)} ms (${drawnNodes} nodes; its script requested ${Math.round(script)} ms after the page's navigation start)`);
+      ours.push(await until('the code graph drawn in the viewer', started, () => drawnIn(viewerFrame, '#detail')));
       if (i === samples - 1) await workbench.screenshot(page, 'bench-code-graph');
+      // The same graph in a panel of its own beside the viewer, which is a new webview.
+      started = Date.now();
+      await viewerFrame.locator('#code-graph-beside').click();
+      const panelFrame = await frameWith('#root[data-page="code-graph-panel"] #code-graph-pane');
+      beside.push(await until('the code graph drawn in its panel', started, () => drawnIn(panelFrame, '#code-graph-pane')));
+      const script = await panelFrame.locator('body').evaluate(() => performance.getEntriesByType('resource').find((r) => r.name.endsWith('codeGraph.js'))?.startTime ?? Number.NaN);
+      scriptStarts.push(Math.round(script));
+      log(`  sample ${i + 1}/${samples}: viewer open ${viewer.at(-1)} ms, its code graph ${ours.at(-1)} ms (${drawnNodes} nodes), the panel beside ${beside.at(-1)} ms (its script requested ${Math.round(script)} ms after its navigation start)`);
       await workbench.runCommand(page, 'View: Close All Editors');
       await page.waitForTimeout(1000);
     }
@@ -130,7 +135,7 @@ async function measure(log: (line: string) => void): Promise<BenchResult> {
     const anchorMs = median(viewer);
     return {
       name: codeGraphFigureName,
-      what: `the viewer's Code graph button → all ${drawnNodes} drawn nodes of an episode meeting ${episode.nodesMet} nodes of the standard library's graph (${graph.nodes().length} nodes), median of ${samples}`,
+      what: `the viewer's Code graph button → all ${drawnNodes} drawn nodes in the viewer's page of an episode meeting ${episode.nodesMet} nodes of the standard library's graph (${graph.nodes().length} nodes), median of ${samples}`,
       unit: 'ms',
       ours: oursMs,
       anchor: anchorMs,
@@ -138,7 +143,7 @@ async function measure(log: (line: string) => void): Promise<BenchResult> {
       ratio: oursMs / anchorMs,
       goal: `ours <= ${goalMs} ms (first paint); ratio to the viewer's open time reported`,
       pass: oursMs <= goalMs,
-      details: { oursSamples: ours.join(', '), anchorSamples: viewer.join(', '), pageFirstPaintMs: pagePaints.join(', '), pageScriptRequestedMs: scriptStarts.join(', '), viewerPageFirstRenderMs: viewerRenders.join(', '), serverBuildMs: serverBuilds.join(', '), drawnNodes, nodesMet: episode.nodesMet },
+      details: { oursSamples: ours.join(', '), anchorSamples: viewer.join(', '), besideSamples: beside.join(', '), besideMedian: median(beside), besideFirstPaintMs: pagePaints.join(', '), besideScriptRequestedMs: scriptStarts.join(', '), viewerPageFirstRenderMs: viewerRenders.join(', '), serverBuildMs: serverBuilds.join(', '), drawnNodes, nodesMet: episode.nodesMet },
     };
   } finally {
     await harness.stopSession(session);

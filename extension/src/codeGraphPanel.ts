@@ -21,7 +21,7 @@ import { newNonce, webviewHtml } from './webviewHtml.js';
 const refreshDelayMs = 400;
 const panels = new Map<string, CodeGraphPanel>();
 /** The most nodes the server draws (protocol/codeGraphView.ts), asked for by "Show all". */
-const allNodes = 1000;
+export const allCodeGraphNodes = 1000;
 
 /** Opens (or reveals) the code-graph view of a trajectory, beside the viewer, at the step given. */
 export function showCodeGraph(ctx: Ctx, trajectory: vscode.Uri, step?: number): void {
@@ -88,18 +88,18 @@ class CodeGraphPanel {
   private async load(): Promise<void> {
     const client = this.ctx.client;
     if (client === undefined) {
-      this.post({ type: 'unavailable', reason: 'The Graph Planner server is not running. Run "Graph Planner: Restart Server"; this view reloads when it is ready.' });
+      this.post({ type: 'graphUnavailable', reason: 'The Graph Planner server is not running. Run "Graph Planner: Restart Server"; this view reloads when it is ready.' });
       return;
     }
     try {
       const result = await client.sendRequest(episodeCodeGraph, { path: this.path, ...(this.limit === undefined ? {} : { limit: this.limit }) });
-      if (!result.ok) this.post({ type: 'unavailable', reason: result.message });
+      if (!result.ok) this.post({ type: 'graphUnavailable', reason: result.message });
       else {
         this.post({ type: 'graph', graph: result.graph });
         if (this.step !== undefined) this.post({ type: 'step', step: this.step });
       }
     } catch (error) {
-      this.post({ type: 'unavailable', reason: `The server could not build the code graph: ${errorMessage(error)}` });
+      this.post({ type: 'graphUnavailable', reason: `The server could not build the code graph: ${errorMessage(error)}` });
     }
   }
 
@@ -126,7 +126,7 @@ class CodeGraphPanel {
         return;
       }
       case 'showAll':
-        this.limit = allNodes;
+        this.limit = allCodeGraphNodes;
         void this.load();
         return;
       case 'openNode':

@@ -1,10 +1,11 @@
 /**
  * An episode on the code graph in real VS Code (code-server + Chromium), on an episode of a real
  * `gp rollout` of the sample tasks (local backend; the sandbox is gone before the view opens) whose
- * dataset has its gold patches beside it: (a) the trajectory viewer's "Code graph" button opens the
- * view beside it, with the gold nodes marked, the distance to gold and the recall, in a light and a
- * dark theme; (b) selecting a step in the viewer moves the view to that step, and the slider steps
- * it on its own; (c) clicking a node opens what the episode recorded of its file at its line;
+ * dataset has its gold patches beside it: (a) the trajectory viewer's "Code graph" button shows the
+ * graph in place of the step's detail, with the gold nodes marked, the distance to gold and the
+ * recall, in a light and a dark theme; (b) selecting a step in the viewer moves the graph to that
+ * step, and its slider steps it on its own; (c) "Open beside" opens it in a panel that follows the
+ * viewer's selection, where clicking a node opens what the episode recorded of its file;
  * (d) the metrics page of a training run shows its localisation recall per training step.
  */
 import assert from 'node:assert/strict';
@@ -65,7 +66,7 @@ void describe('An episode on the code graph in VS Code (code-server + Chromium)'
 
   after(() => stopSession(scenarios.session), { timeout: 60_000 });
 
-  void it('(a) the viewer’s Code graph button shows the episode’s subgraph with the gold nodes marked', scenarioTimeout, async () => {
+  void it('(a) the viewer’s Code graph button shows the episode’s subgraph in the viewer with the gold nodes marked', scenarioTimeout, async () => {
     await scenario('a-open', async (s) => {
       scenarios.activation = 'failed';
       await loggedMs(s, 'Graph Planner server ready', /Graph Planner server ready\D*?(\d+(?:\.\d+)?)\s*ms/);
@@ -79,7 +80,9 @@ void describe('An episode on the code graph in VS Code (code-server + Chromium)'
       // The side bar takes room the graph needs; a person would close it too.
       await runCommand(s.page, 'View: Close Primary Side Bar');
       await viewer.locator('#code-graph').click();
-      const graph = await webviewWith(s.page, '#legend', 'the code-graph view');
+      const graph = viewer;
+      await waitFor('the code graph in place of the step’s detail', async () => ((await graph.locator('#detail #legend').count()) > 0 ? done(true) : pending('no legend in #detail')));
+      assert.equal(await text(viewer, '#code-graph'), 'Step detail', 'the button now goes back to the step’s detail');
       const gold = graph.locator('g.node[data-id="func:app/calc.py#add"]');
       const marksOf = async () => (await gold.locator('text.marks').textContent().catch(() => null)) ?? '';
       // The view opens at the step the viewer has selected: step 1, which expanded add.
@@ -98,7 +101,6 @@ void describe('An episode on the code graph in VS Code (code-server + Chromium)'
       assert.match(await text(graph, '#recall'), /Files: saw 1\/1, read 1\/1, edited 1\/1.*Functions: saw 1\/1, read 1\/1, edited 1\/1/);
       assert.equal(await text(graph, '#distance'), 'gold seen (0 hops)');
       assert.match(await text(graph, 'header.top'), /Gold: 1 file, 1 definition \(repository|pre-image\)/);
-      await loggedMs(s, 'the code graph’s first paint', /Code graph: firstPaint of \S+ in (\d+(?:\.\d+)?) ms/);
       const themeOf = async () => (((await s.page.locator('.monaco-workbench').first().getAttribute('class')) ?? '').includes('vs-dark') ? 'dark' : 'light');
       const first = await themeOf();
       await screenshot(s.page, `code-graph-a-${first}`);
@@ -110,34 +112,46 @@ void describe('An episode on the code graph in VS Code (code-server + Chromium)'
     });
   });
 
-  void it('(b) the view follows the step the viewer selects, and its slider steps on its own', scenarioTimeout, async () => {
+  void it('(b) the graph follows the step the viewer selects, and its slider steps on its own', scenarioTimeout, async () => {
     await scenario('b-steps', async (s) => {
       const viewer = await webviewWith(s.page, '#step-list', 'the trajectory viewer');
-      const graph = await webviewWith(s.page, '#legend', 'the code-graph view');
       await viewer.locator('#step-list .step[data-step="2"]').click();
-      const gold = graph.locator('g.node[data-id="func:app/calc.py#add"]');
-      await waitFor('the view at step 2: add read, not edited yet', async () => {
-        const now = await text(graph, '#step-now');
+      const gold = viewer.locator('g.node[data-id="func:app/calc.py#add"]');
+      await waitFor('the graph at step 2: add read, not edited yet', async () => {
+        const now = await text(viewer, '#step-now');
         const marks = (await gold.locator('text.marks').textContent().catch(() => null)) ?? '';
         return now.startsWith('Step 2 of 4') && marks === '★◉↗' ? done(true) : pending(`"${now}", marks "${marks}"`);
       });
       // Back to reset with the slider: only the issue's hints have been seen, the tests' nodes not yet.
-      const slider = graph.locator('#step-slider');
+      const slider = viewer.locator('#step-slider');
       await slider.focus();
       await slider.press('Home');
-      await waitFor('the view after reset', async () => ((await text(graph, '#step-now')).startsWith('After reset') ? done(true) : pending(await text(graph, '#step-now'))));
-      assert.match((await graph.locator('g.node[data-id="func:tests/test_calc.py#test_addition"]').getAttribute('class')) ?? '', /\bunseen\b/);
+      await waitFor('the graph after reset', async () => ((await text(viewer, '#step-now')).startsWith('After reset') ? done(true) : pending(await text(viewer, '#step-now'))));
+      assert.match((await viewer.locator('g.node[data-id="func:tests/test_calc.py#test_addition"]').getAttribute('class')) ?? '', /\bunseen\b/);
       assert.match((await gold.getAttribute('class')) ?? '', /\bseen\b/);
       await screenshot(s.page, 'code-graph-b-reset');
     });
   });
 
-  void it('(c) clicking a node opens what the episode recorded of its file', scenarioTimeout, async () => {
-    await scenario('c-open-node', async (s) => {
-      const graph = await webviewWith(s.page, '#legend', 'the code-graph view');
-      await graph.locator('g.node[data-id="func:app/calc.py#mul"]').click();
+  void it('(c) Open beside shows the graph in a panel that follows the viewer, and a node opens its recorded file', scenarioTimeout, async () => {
+    await scenario('c-beside', async (s) => {
+      const viewer = await webviewWith(s.page, '#step-list', 'the trajectory viewer');
+      await viewer.locator('#code-graph-beside').click();
+      await loggedMs(s, 'the code-graph panel’s first paint', /Code graph: firstPaint of \S+ in (\d+(?:\.\d+)?) ms/);
+      // The viewer's pane and the panel both have a legend; the panel's page has no step list.
+      const panel = await waitFor('the code-graph panel', async () => {
+        const count = await s.page.locator('iframe.webview.ready >> visible=true').count();
+        for (let i = 0; i < count; i++) {
+          const frame = webviews(s.page).nth(i).frameLocator('iframe#active-frame');
+          if ((await frame.locator('#legend').count().catch(() => 0)) > 0 && (await frame.locator('#step-list').count().catch(() => 0)) === 0) return done(frame);
+        }
+        return pending(`${count} visible webviews, none is the panel`);
+      });
+      await viewer.locator('#step-list .step[data-step="3"]').click();
+      await waitFor('the panel at the viewer’s step 3', async () => ((await text(panel, '#step-now')).startsWith('Step 3 of 4') ? done(true) : pending(await text(panel, '#step-now'))));
+      await panel.locator('g.node[data-id="func:app/calc.py#mul"]').click();
       await waitFor('an editor tab for calc.py', async () => ((await s.page.locator('.tab[aria-label*="calc.py"]').count()) > 0 ? done(true) : pending('no calc.py tab')));
-      await screenshot(s.page, 'code-graph-c-open-node');
+      await screenshot(s.page, 'code-graph-c-beside');
     });
   });
 

@@ -138,12 +138,13 @@ export const episodeCodeGraphResultSchema = z.discriminatedUnion('ok', [
 ]);
 export type EpisodeCodeGraphResult = z.infer<typeof episodeCodeGraphResultSchema>;
 
-/** Extension → code-graph page. */
+/** Extension → the code-graph panel's page, and the trajectory viewer's page for its code-graph pane. */
 export const codeGraphHostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('graph'), graph: episodeCodeGraphSchema }),
   /** The trajectory viewer selected a step: show the graph as it was then. */
   z.object({ type: z.literal('step'), step: z.number().int().min(0) }),
-  z.object({ type: z.literal('unavailable'), reason: z.string() }),
+  /** There is no graph to show, and why (named apart from the viewer's own `unavailable`, whose page shows a pane too). */
+  z.object({ type: z.literal('graphUnavailable'), reason: z.string() }),
 ]);
 export type CodeGraphHostMessage = z.infer<typeof codeGraphHostMessageSchema>;
 
