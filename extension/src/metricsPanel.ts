@@ -12,6 +12,7 @@ import { metricsWebviewMessageSchema } from '../../server/src/protocol/metricsWe
 import { runMetricsViewType } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { errorMessage } from './errors.js';
+import { MetricsLocalisation } from './metricsLocalisation.js';
 import { runMetrics } from './serverMessages.js';
 import { newNonce, webviewHtml } from './webviewHtml.js';
 
@@ -36,6 +37,7 @@ class MetricsPanel {
   private live = true;
   /** The run state the page was last told, so a change of state alone is still posted. */
   private shownState: MetricsPageMessage['state'] | undefined;
+  private readonly localisation: MetricsLocalisation;
 
   constructor(
     private readonly ctx: Ctx,
@@ -47,6 +49,7 @@ class MetricsPanel {
     this.panel = vscode.window.createWebviewPanel(runMetricsViewType, `Metrics: ${name}`, vscode.ViewColumn.Active, { enableScripts: true, enableCommandUris: false, retainContextWhenHidden: false, localResourceRoots: [dist] });
     const webview = this.panel.webview;
     webview.html = webviewHtml({ cspSource: webview.cspSource, nonce: newNonce(), scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'metrics.js')).toString(), title: `Metrics: ${name}`, loading: 'Reading the run’s metrics…' });
+    this.localisation = new MetricsLocalisation(client, dir, webview, (m) => ctx.log.warn(m));
     const subscriptions = [
       webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
       this.panel.onDidChangeViewState(() => this.schedule()),
@@ -74,6 +77,7 @@ class MetricsPanel {
       this.nextByte = 0;
       this.shownState = undefined;
       void this.poll(true);
+      this.localisation.refresh(true);
     } else {
       void vscode.window.showTextDocument(vscode.Uri.joinPath(vscode.Uri.file(this.dir), 'run.log'), { preview: true });
     }
@@ -95,6 +99,7 @@ class MetricsPanel {
       this.live = result.state === 'running' || result.lines.length > 0;
       const message: MetricsPageMessage = { type: 'metrics', run: result.name, state: result.state, lines: result.lines, reset: reset || result.reset, problems: result.problems };
       if (reset || result.reset || result.lines.length > 0 || result.problems.length > 0 || this.shownState !== result.state) await this.post(message);
+      if (!reset && result.lines.length > 0) this.localisation.refresh(false);
       if (result.problems.length > 0) this.ctx.log.warn(`Metrics of ${this.dir}: ${result.problems.join('; ')}`);
     } catch (error) {
       this.ctx.log.error(`Metrics of ${this.dir}: ${errorMessage(error)}`);

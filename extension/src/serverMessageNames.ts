@@ -73,6 +73,13 @@ export const episodePatchRequest = 'graphPlanner/episode/patch';
 /** Client → server request: two episodes side by side, steps aligned. */
 export const episodeCompareRequest = 'graphPlanner/episode/compare';
 
+// The code-graph view (server/src/protocol/codeGraphView.ts).
+
+/** Client → server request: an episode's explored subgraph with its gold nodes, laid out. */
+export const episodeCodeGraphRequest = 'graphPlanner/episode/codeGraph';
+/** Client → server request: localisation recall of a run's episodes, per training step. */
+export const runLocalisationRequest = 'graphPlanner/runs/localisation';
+
 // The run metrics page (server/src/protocol/metricsView.ts).
 
 /** Client → server request: a run's metrics lines from a byte offset, and its state. */

@@ -39,6 +39,7 @@ import type {
 } from '../../server/src/protocol/lsp.js';
 import type { EpisodeCompareResult, EpisodeOpenParams, EpisodeOpenResult, EpisodePatchResult, EpisodeSearchResult, EpisodeSourceResult, EpisodeStepsResult } from '../../server/src/protocol/episodeView.js';
 import type { RunMetricsParams, RunMetricsResult } from '../../server/src/protocol/metricsView.js';
+import type { EpisodeCodeGraphResult, RunLocalisationResult } from '../../server/src/protocol/codeGraphView.js';
 import * as names from './serverMessageNames.js';
 
 export type { CheckDocumentResult, DatasetSummary, ExperimentOverviewResult, ResolvedConfigResult, ServerStatus };
@@ -103,3 +104,5 @@ export const episodePatch = new RequestType<{ path: string; step: number | null;
 export const episodeCompare = new RequestType<{ left: string; right: string }, EpisodeCompareResult, void>(names.episodeCompareRequest);
 export type { RunMetricsResult };
 export const runMetrics = new RequestType<RunMetricsParams, RunMetricsResult, void>(names.runMetricsRequest);
+export const episodeCodeGraph = new RequestType<{ path: string; limit?: number }, EpisodeCodeGraphResult, void>(names.episodeCodeGraphRequest);
+export const runLocalisation = new RequestType<{ dir: string }, RunLocalisationResult, void>(names.runLocalisationRequest);

@@ -17,6 +17,7 @@ import { ServerContext, serverVersion } from './context.js';
 import { registerContainerRequests } from './containerRequests.js';
 import { registerEpisodeRequests } from './episodeRequests.js';
 import { registerMetricsRequests } from './metricsRequests.js';
+import { registerCodeGraphRequests } from './codeGraphRequests.js';
 import { registerCustomRequests } from './customRequests.js';
 import { RunRequests } from './runRequests.js';
 import { DatasetDiagnostics } from './datasetDiagnostics.js';
@@ -94,6 +95,7 @@ export function startServer(connection: Connection, services: ServerServices, st
   const tasks = registerTaskRequests(ctx);
   const episodes = registerEpisodeRequests(ctx);
   registerMetricsRequests(ctx);
+  registerCodeGraphRequests(ctx);
   const runs = new RunRequests(ctx);
   runs.register();
   connection.onExit(() => {

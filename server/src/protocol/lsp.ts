@@ -76,3 +76,4 @@ export * from './containersView.js';
 export * from './tasksView.js';
 export * from './episodeView.js';
 export * from './metricsView.js';
+export * from './codeGraphView.js';

@@ -34,3 +34,6 @@ export { readMetricsFrom, type MetricsChunk } from './metricsRead.js';
 export { readVerdicts, verdictWriter, writeVerificationSummary } from './verdicts.js';
 export { collectEpisodeFiles, writeEpisodeFiles, refusedPath, TransferError } from './episodeTransfer.js';
 export { TensorBoardWriter, crc32c, encodeEvent, encodeRecord } from './tensorboardEvents.js';
+export { defaultDrawnNodes, episodeCodeGraph, localiseEpisode, maxDrawnNodes, type EpisodeGoldSource, type EpisodeLocalisation } from './codeGraphView.js';
+export { runLocalisation, maxScoredEpisodes, type GoldFinder } from './runLocalisation.js';
+export type { DefinitionSpan } from './goldNodes.js';

@@ -29,6 +29,8 @@ export interface ChartSpec {
   readonly empty: string;
   /** The drawing's width in CSS pixels, so its text is drawn at its real size. */
   readonly width: number;
+  /** A fixed range of the y axis (a fraction's 0 to 1); by default the data's own, with a margin. */
+  readonly yRange?: readonly [number, number];
 }
 
 function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
@@ -59,6 +61,7 @@ export function lineChart(spec: ChartSpec): HTMLElement {
   const margin = (yHi - yLo) * 0.06;
   yLo -= margin;
   yHi += margin;
+  if (spec.yRange !== undefined) [yLo, yHi] = spec.yRange;
   const px = (x: number) => pad.left + ((x - xLo) / (xHi - xLo)) * (width - pad.left - pad.right);
   const py = (y: number) => height - pad.bottom - ((y - yLo) / (yHi - yLo)) * (height - pad.top - pad.bottom);
   const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', 'aria-label': spec.title });

@@ -13,6 +13,7 @@ import { el, plural } from '../dom.js';
 import { vscodeApi } from '../host.js';
 import { lineChart, type ChartSeries } from './chart.js';
 import { adoptMetricsStyles } from './metricsStyles.js';
+import { localisationSection } from './localisationChart.js';
 import { parseFailureSeries, resolvedRateSeries, totalsOf, verlSeries, type Point } from './series.js';
 
 const send = (message: MetricsWebviewMessage): void => vscodeApi.postMessage(message);
@@ -138,7 +139,7 @@ function render(): void {
       });
     }),
   );
-  root.replaceChildren(header, controls, ...(banner === null ? [] : [banner]), grid);
+  root.replaceChildren(header, controls, ...(banner === null ? [] : [banner]), grid, localisationSection(width));
 }
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
