@@ -70,6 +70,12 @@ test('the README’s first training command passes every check on the sample tas
     [1, 2, null],
   );
   assert.equal(big.training.train_batch_size, 64, 'the config itself is left as it was');
+  assert.equal(smokeConfig(big, 'scripted', new Set(['training.rollout_n'])).training.rollout_n, 8, 'a group size set on the command line wins');
+  const { io: cli8, out: out8, err: err8 } = io();
+  const code8 = await runCli(['train', '--smoke', '--tasks', 'datasets/sample/tasks.jsonl', '--dry-run', '--run-dir', '/tmp/gp-dry-run-never-written', '--set', 'training.rollout_n=8'], cli8, resolve('.'));
+  assert.equal(code8, 0, err8.join('\n'));
+  const args8 = out8.join('\n').split(' \\\n  ');
+  assert.ok(args8.includes('actor_rollout_ref.rollout.n=8') && args8.includes(`data.train_batch_size=${smokeBatch.trainBatchSize}`), args8.join(' '));
 });
 
 test('the smoke’s default policy is the real model: its driver flags, short episodes, its budgets and the entropy term before the user’s overrides', async () => {

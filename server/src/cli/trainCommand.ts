@@ -131,7 +131,7 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
     problems.forEach((m) => io.err(`${configFile ?? 'gp train'}: error train/preflight: ${m}`));
     return 2;
   }
-  let run = planRunFolder(smoke ? smokeConfig(resolution.config, smoke.policy) : resolution.config, { command: 'train', now: new Date(), commandLine: ['gp', 'train', ...argv].join(' '), ignored: resolution.ignored });
+  let run = planRunFolder(smoke ? smokeConfig(resolution.config, smoke.policy, new Set(resolution.applied.map((o) => o.path.join('.')))) : resolution.config, { command: 'train', now: new Date(), commandLine: ['gp', 'train', ...argv].join(' '), ignored: resolution.ignored });
   if (v['run-dir'] !== undefined) run = moveRunFolder(run, resolve(cwd, v['run-dir']));
   const allowedMountRoots = run.config.sandbox.allowed_mount_roots;
   const selection = { task: v.task ?? [], limit, allowedMountRoots };

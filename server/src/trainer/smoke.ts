@@ -61,20 +61,29 @@ export function smokeSettings(policy: SmokePolicy, steps: number): SmokeSettings
 }
 
 /**
- * The smoke's batch, whatever the config asks: one task per step in the smallest group GRPO can
+ * The smoke's batch, whatever the config file asks: one task per step in the smallest group GRPO can
  * compare (two episodes). A smoke checks an installation, so it runs the same few episodes on any
  * config and on any task file with one task or more, such as datasets/sample/tasks.jsonl, instead
  * of the config's batch (four tasks of four episodes by default, about half an hour on two cores).
+ * A batch set on the command line (`--set training.rollout_n=8`) still wins: the person asked for it
+ * for this very run.
  */
 export const smokeBatch = { trainBatchSize: 1, rolloutN: 2 } as const;
 
 /**
- * The config a smoke runs with: `smokeBatch`, and the model policy's episodes ending after
+ * The config a smoke runs with: `smokeBatch` (but for the keys in `setOnCommandLine`, dotted paths
+ * the command line's overrides set), and the model policy's episodes ending after
  * `modelSmoke.maxSteps` replies. Both are written into the resolved config (ARCHITECTURE.md §4.5),
  * so the run folder says what ran.
  */
-export function smokeConfig(config: ExperimentConfig, policy: SmokePolicy): ExperimentConfig {
-  const training = { ...config.training, train_batch_size: smokeBatch.trainBatchSize, rollout_n: smokeBatch.rolloutN, ppo_mini_batch_size: null };
+export function smokeConfig(config: ExperimentConfig, policy: SmokePolicy, setOnCommandLine: ReadonlySet<string> = new Set()): ExperimentConfig {
+  const keep = (key: string): boolean => setOnCommandLine.has(`training.${key}`);
+  const training = {
+    ...config.training,
+    ...(keep('train_batch_size') ? {} : { train_batch_size: smokeBatch.trainBatchSize }),
+    ...(keep('rollout_n') ? {} : { rollout_n: smokeBatch.rolloutN }),
+    ...(keep('ppo_mini_batch_size') ? {} : { ppo_mini_batch_size: null }),
+  };
   const shortEpisodes = policy === 'model' && config.env.max_steps > modelSmoke.maxSteps;
   return { ...config, training, env: shortEpisodes ? { ...config.env, max_steps: modelSmoke.maxSteps } : config.env };
 }
