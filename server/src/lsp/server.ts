@@ -17,6 +17,8 @@ import { ServerContext, serverVersion } from './context.js';
 import { registerContainerRequests } from './containerRequests.js';
 import { registerEpisodeRequests } from './episodeRequests.js';
 import { registerMetricsRequests } from './metricsRequests.js';
+import { registerStepSampleRequests } from './stepSampleRequests.js';
+import { registerGroupRequests } from './groupRequests.js';
 import { registerCustomRequests } from './customRequests.js';
 import { RunRequests } from './runRequests.js';
 import { DatasetDiagnostics } from './datasetDiagnostics.js';
@@ -94,6 +96,8 @@ export function startServer(connection: Connection, services: ServerServices, st
   const tasks = registerTaskRequests(ctx);
   const episodes = registerEpisodeRequests(ctx);
   registerMetricsRequests(ctx);
+  registerStepSampleRequests(ctx);
+  registerGroupRequests(ctx);
   const runs = new RunRequests(ctx);
   runs.register();
   connection.onExit(() => {

@@ -75,4 +75,6 @@ export * from './launch.js';
 export * from './containersView.js';
 export * from './tasksView.js';
 export * from './episodeView.js';
+export * from './episodeGroup.js';
 export * from './metricsView.js';
+export * from './stepSamplesView.js';

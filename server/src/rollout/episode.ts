@@ -7,7 +7,7 @@
  * exception is the infrastructure's (infrastructure.ts) the end line says so, and the episode is no
  * outcome of its task. The sandbox is closed on every path.
  */
-import { trajectorySchemaVersion, type InfrastructureFailure, type SandboxHostRef, type TrajectoryEnd } from '../protocol/runs.js';
+import { trajectorySchemaVersion, type InfrastructureFailure, type SandboxHostRef, type TrainingGroup, type TrajectoryEnd } from '../protocol/runs.js';
 import type { BackendChoice } from '../protocol/backendChoice.js';
 import type { Observation, TerminationReason } from '../protocol/observation.js';
 import type { AgentFactory, Agent } from '../agents/index.js';
@@ -44,6 +44,8 @@ export interface EpisodeContext {
   sandboxOpened?(choice: BackendChoice): void;
   /** The sandbox host running the episode (docs/sandbox-hosts.md), written into its trajectory. */
   readonly sandboxHost?: SandboxHostRef;
+  /** A training episode's GRPO group, written into its trajectory's start line. */
+  readonly training?: TrainingGroup;
   /** Records a warning about an episode in the run's events (a lost sandbox host, and what became of its episode). */
   warn?(message: string, episodeId: string): Promise<void>;
 }
@@ -102,6 +104,7 @@ export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, ctx: Epis
       ...(choice.fallback === undefined ? {} : { backend_fallback: choice.fallback }),
       ...(sandbox.spec.image === undefined ? {} : { image: sandbox.spec.image }),
       ...(ctx.sandboxHost === undefined ? {} : { sandbox_host: ctx.sandboxHost }),
+      ...(ctx.training === undefined ? {} : { training: ctx.training }),
       max_steps: env.maxSteps,
       rewards: options.rewards,
       started_at: isoTimestamp(new Date(startedAt)),

@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { closeBodySchema, createEpisodeBodySchema, stepBodySchema, type CloseReply, type CreateEpisodeBody, type ServiceError, type ServiceFile } from '../protocol/envService.js';
-import type { SandboxHostRef, TrajectoryEnd } from '../protocol/runs.js';
+import type { SandboxHostRef, TrainingGroup, TrajectoryEnd } from '../protocol/runs.js';
 import type { Agent } from '../agents/index.js';
 import type { EpisodeDeps, PlannedTask } from '../rollout/index.js';
 import { EventLog, runLayout } from '../runs/index.js';
@@ -56,6 +56,11 @@ export interface EnvServiceOptions {
   readonly log?: (line: string) => void;
   /** Called when an episode has ended and its end line is written (the trainer records its figures). */
   readonly onEpisodeEnd?: (end: TrajectoryEnd) => void;
+  /**
+   * The training step an episode that ends now belongs to (`gp train`: the step whose metrics line
+   * comes next), for its `episode-end` event; undefined when it is not known.
+   */
+  readonly trainingStep?: () => number | undefined;
   /**
    * Makes a scripted policy for each episode and serves its replies (`gp train --smoke` only);
    * `member` counts the episodes of the episode's group before it (0 for the first).
@@ -236,6 +241,9 @@ export class EnvService {
     const key = createHash('sha256').update(request.client_key).digest('hex').slice(0, 12);
     const episodeId = `${request.task_id}-${request.group_id === undefined ? '' : `${request.group_id}-`}${key}`;
     const deadline = Date.now() + this.options.episodeDeadlineMs;
+    const member = request.group_member ?? this.groupMember(request.group_id);
+    // Only an episode whose agent loop named its GRPO group is a training group's member.
+    const group: TrainingGroup | undefined = request.group_id === undefined ? undefined : { group_id: request.group_id, member };
     const onEnded = (result: { end: TrajectoryEnd } | undefined): void => {
         clearTimeout(this.deadlines.get(episodeId));
         this.deadlines.delete(episodeId);
@@ -248,12 +256,13 @@ export class EnvService {
         const end = result?.end;
         if (end !== undefined) {
           this.options.onEpisodeEnd?.(end);
+          const step = this.options.trainingStep?.();
+          const training = group === undefined ? undefined : { ...group, ...(step === undefined ? {} : { step }) };
           void this.events
-            .append({ kind: 'episode-end', episode_id: end.episode_id, task_id: end.task_id, resolved: end.resolved, steps: end.steps, total_reward: end.total_reward, termination_reason: end.termination_reason, duration_ms: end.duration_ms, ...(end.infrastructure === undefined ? {} : { infrastructure: end.infrastructure }) })
+            .append({ kind: 'episode-end', episode_id: end.episode_id, task_id: end.task_id, resolved: end.resolved, steps: end.steps, total_reward: end.total_reward, termination_reason: end.termination_reason, duration_ms: end.duration_ms, ...(end.infrastructure === undefined ? {} : { infrastructure: end.infrastructure }), ...(training === undefined ? {} : { training }) })
             .catch((error: unknown) => this.options.log?.(`Environment service: events.jsonl: ${errorMessage(error)}`));
         }
     };
-    const member = request.group_member ?? this.groupMember(request.group_id);
     let episode: ServiceEpisode | RemoteEpisode;
     if (this.options.hosts !== undefined) {
       // The front door of a cluster's sandbox hosts: the episode runs where routing puts it, and
@@ -274,6 +283,7 @@ export class EnvService {
         deps,
         runDir,
         ...(this.options.sandboxHost === undefined ? {} : { sandboxHost: this.options.sandboxHost }),
+        ...(group === undefined ? {} : { training: group }),
         ...(this.options.scriptedPolicy === undefined ? {} : { scriptedPolicy: this.options.scriptedPolicy(member) }),
         ...(this.options.prompt === undefined ? {} : { prompt: this.options.prompt }),
         onEnded,
@@ -282,7 +292,7 @@ export class EnvService {
     this.episodes.set(episodeId, episode);
     this.byClientKey.set(request.client_key, episodeId);
     const host = episode instanceof RemoteEpisode ? episode.sandboxHost : this.options.sandboxHost;
-    await this.events.append({ kind: 'episode-start', episode_id: episodeId, task_id: request.task_id, ...(host === undefined ? {} : { sandbox_host: host }) });
+    await this.events.append({ kind: 'episode-start', episode_id: episodeId, task_id: request.task_id, ...(host === undefined ? {} : { sandbox_host: host }), ...(group === undefined ? {} : { training: group }) });
     this.deadlines.set(
       episodeId,
       setTimeout(() => {

@@ -141,6 +141,11 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
   const tensorboard = new TensorBoardWriter(layout.tensorboard);
   const samples = new JsonLinesWriter(layout.stepSamples, stepSamplesLineSchema);
   let stepEnds: StepSamplesLine['episodes'] = [];
+  // The training step an episode ending now belongs to: the one whose metrics line comes next, the
+  // rule the sample table follows. Verl's first training step is 1 (the run never validates before
+  // training, trainer/verlOverrides.ts); a resumed attempt starts at its checkpoint, unknown here
+  // until its first line.
+  let nextStep: number | undefined = attempt === 1 ? 1 : undefined;
   const appendMetric = async (line: MetricsLine): Promise<void> => {
     await metrics.append(line);
     watchdog.touch();
@@ -148,6 +153,7 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
     void tensorboard.scalars(line.step, line.data).catch((error: unknown) => options.log(`warning: ${tensorboard.path}: ${errorMessage(error)}`));
     const ended = stepEnds;
     stepEnds = [];
+    nextStep = line.step + 1;
     await samples.append({ ts: isoTimestamp(new Date()), attempt, step: line.step, total: ended.length, episodes: sampleByReturn(ended, samplesPerStep) });
   };
   const tasks = new Map([...options.trainTasks, ...options.valTasks].map((t) => [t.task.task_id, t]));
@@ -194,6 +200,7 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
     // The model policy's replies come from the trainer's own model, so the service serves none.
     ...(options.smoke?.policy === 'scripted' ? { scriptedPolicy: scriptedSmokePolicy } : {}),
     ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
+    trainingStep: () => nextStep,
     onEpisodeEnd: (end) => {
       counts.total++;
       counts.finished++;
