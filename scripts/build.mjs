@@ -29,12 +29,13 @@ const entries = [
   { entryPoints: ['server/src/config/checkWorkerMain.ts'], outfile: 'dist/configCheckWorker.js' },
   { entryPoints: ['server/src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
 ];
-// The webview pages: the experiment overview, the trajectory viewer, the episode comparison and a run's metrics.
+// The webview pages: the experiment overview, the trajectory viewer, the episode comparison, the group view and a run's metrics.
 const browser = { ...common, platform: 'browser', target: 'chrome120', format: 'iife' };
 const pages = [
   { entryPoints: ['webview/src/main.ts'], outfile: 'dist/webview.js' },
   { entryPoints: ['webview/src/episode/main.ts'], outfile: 'dist/episode.js' },
   { entryPoints: ['webview/src/compare/main.ts'], outfile: 'dist/compare.js' },
+  { entryPoints: ['webview/src/group/main.ts'], outfile: 'dist/group.js' },
   { entryPoints: ['webview/src/metrics/main.ts'], outfile: 'dist/metrics.js' },
 ];
 await Promise.all([...entries.map((entry) => build({ ...common, minify, ...entry })), ...pages.map((page) => build({ ...browser, minify, ...page }))]);

@@ -9,8 +9,8 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, appendFileSync } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import type { RunEvent } from '../../server/src/protocol/runs.js';
-import { alignGroup, buildEpisodeModel, buildGroupView, firstDivergence, grpoAdvantages, parseTrajectory, resolveGroup, RunEpisodeIndex, stepTexts, type EpisodeModel } from '../../server/src/runs/index.js';
+
+import { alignGroup, buildEpisodeModel, buildGroupView, firstDivergence, grpoAdvantages, parseTrajectory, resolveGroup, RunEpisodeIndex, stepTexts, type EpisodeModel, type RunEventInput } from '../../server/src/runs/index.js';
 import { fixturePath } from '../support/fixtures.js';
 
 const lines = readFileSync(fixturePath('trajectories/sample-calc-add.jsonl'), 'utf8').trim().split('\n');
@@ -90,14 +90,14 @@ test('the texts the filters show: the thought, the result in a line, the observa
   assert.match(submit.result ?? '', /^resolved: 2 passed, 0 failed/);
 });
 
-function runWithEvents(events: readonly Omit<RunEvent, 'ts'>[]): string {
+function runWithEvents(events: readonly RunEventInput[]): string {
   const dir = mkdtempSync(join(tmpdir(), 'gp-groups-'));
   mkdirSync(join(dir, 'trajectories'));
   writeFileSync(join(dir, 'events.jsonl'), events.map((e) => JSON.stringify({ ts: '2026-01-01T00:00:00Z', ...e })).join('\n') + '\n');
   return dir;
 }
 
-const ended = (id: string, task: string, reward: number, training?: { group_id: string; member: number; step?: number }): Omit<RunEvent, 'ts'> => ({
+const ended = (id: string, task: string, reward: number, training?: { group_id: string; member: number; step?: number }): RunEventInput => ({
   kind: 'episode-end',
   episode_id: id,
   task_id: task,

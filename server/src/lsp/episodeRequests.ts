@@ -28,7 +28,7 @@ import {
   type EpisodeSourceResult,
   type EpisodeStepsResult,
 } from '../protocol/index.js';
-import { alignEpisodes, episodeHeader, EpisodeFiles, EpisodeWatch, patchImages, recordedSource, searchEpisode, stepRow, type EpisodeModel } from '../runs/index.js';
+import { alignEpisodes, episodeHeader, EpisodeFiles, EpisodeWatch, patchImages, recordedSource, searchEpisode, stepRow, stepTexts, type EpisodeModel } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
 import type { ServerContext } from './context.js';
 
@@ -86,7 +86,13 @@ export function registerEpisodeRequests(ctx: ServerContext): EpisodeWatch {
       // Both are read afresh and not kept: a comparison is a snapshot, and either episode may still be running.
       const fresh = new EpisodeFiles();
       const [a, b] = await Promise.all([fresh.load(left), fresh.load(right)]);
-      const rows = alignEpisodes(a.model, b.model).map((r) => ({ left: r.left === undefined ? null : stepRow(r.left), right: r.right === undefined ? null : stepRow(r.right), same: r.same }));
+      const rows = alignEpisodes(a.model, b.model).map((r) => ({
+        left: r.left === undefined ? null : stepRow(r.left),
+        right: r.right === undefined ? null : stepRow(r.right),
+        same: r.same,
+        leftTexts: r.left === undefined ? null : stepTexts(r.left),
+        rightTexts: r.right === undefined ? null : stepTexts(r.right),
+      }));
       return {
         ok: true,
         left: episodeHeader(left, a.model),

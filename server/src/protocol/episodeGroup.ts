@@ -7,18 +7,8 @@
  */
 import { z } from 'zod';
 import { stepRowSchema } from './episodeView.js';
+import { stepTextsSchema } from './stepTexts.js';
 
-/**
- * What a step showed beyond its one-line summary, clipped for a compact cell: the thought behind
- * the action, the action's result (a tool result) and the observation the model read next. Null
- * where the step has none. The views' filters show or hide each.
- */
-export const stepTextsSchema = z.object({
-  thought: z.string().nullable(),
-  result: z.string().nullable(),
-  observation: z.string().nullable(),
-});
-export type StepTexts = z.infer<typeof stepTextsSchema>;
 
 /** Which episodes: a training step's group of one task, the group of one episode, or every episode of a task. */
 export const groupSelectionSchema = z.discriminatedUnion('kind', [

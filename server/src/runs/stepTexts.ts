@@ -4,7 +4,7 @@
  * in one or two lines (a tool result), and the start of the observation the model read next.
  * The views' filters show or hide each, so long traces stay readable.
  */
-import type { StepTexts } from '../protocol/episodeGroup.js';
+import type { StepTexts } from '../protocol/stepTexts.js';
 import type { StepView } from './episodeModel.js';
 
 /** Characters each text keeps; the cell says where it was cut. */

@@ -14,6 +14,7 @@ import { vscodeApi } from '../host.js';
 import { lineChart, type ChartSeries } from './chart.js';
 import { adoptMetricsStyles } from './metricsStyles.js';
 import { parseFailureSeries, resolvedRateSeries, totalsOf, verlSeries, type Point } from './series.js';
+import { StepSamplesSection } from './stepSamples.js';
 
 const send = (message: MetricsWebviewMessage): void => vscodeApi.postMessage(message);
 
@@ -29,6 +30,7 @@ let lines: MetricsLine[] = [];
 let run = '';
 let state = 'unknown';
 let problems: string[] = [];
+const samples = new StepSamplesSection();
 
 /** What each chart draws: Verl's keys (the first that has points is the headline) or a derived series. */
 const charts: readonly { id: string; title: string; keys?: readonly [string, string][]; derived?: 'resolved' | 'parse-failures'; percent?: boolean; unit?: string }[] = [
@@ -135,10 +137,12 @@ function render(): void {
         formatLatest: c.percent === true ? (y) => `${(100 * y).toFixed(0)}%` : (y) => `${formatNumber(y)}${c.unit ?? ''}`,
         width,
         empty: totals.steps === 0 ? 'Waiting for the first training step…' : 'Verl did not log this in this run.',
+        // Clicking a step shows its sampled episodes below.
+        ...(view.axis === 'step' ? { onPick: (x: number) => samples.pick(Math.round(x)) } : {}),
       });
     }),
   );
-  root.replaceChildren(header, controls, ...(banner === null ? [] : [banner]), grid);
+  root.replaceChildren(header, controls, ...(banner === null ? [] : [banner]), grid, samples.element);
 }
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
@@ -150,6 +154,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   state = message.state;
   problems = message.reset ? [...message.problems] : [...problems, ...message.problems];
   render();
+  if (message.lines.some((l) => l.source === 'verl')) samples.metricsArrived();
 });
 
 let resizing: number | undefined;
