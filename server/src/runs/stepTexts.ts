@@ -33,15 +33,15 @@ function resultText(view: StepView): string | null {
   if (last === undefined) return null;
   switch (last.kind) {
     case 'find':
-      return `${last.nodes.length} nodes: ${last.nodes.slice(0, 6).map((n) => n.id).join(', ')}${last.unmatched.length > 0 ? ` · not found: ${last.unmatched.join(', ')}` : ''}`;
+      return `${last.nodes.length} node${last.nodes.length === 1 ? '' : 's'}: ${last.nodes.slice(0, 6).map((n) => n.id).join(', ')}${last.unmatched.length > 0 ? ` · not found: ${last.unmatched.join(', ')}` : ''}`;
     case 'expand':
-      return `${last.candidates.length} candidates: ${last.candidates.slice(0, 6).map((n) => n.id).join(', ')}`;
+      return `${last.candidates.length} candidate${last.candidates.length === 1 ? '' : 's'}: ${last.candidates.slice(0, 6).map((n) => n.id).join(', ')}`;
     case 'read':
       return [...last.snippets.map((s) => `${s.path}:${s.start}-${s.end}`), ...(last.missing.length > 0 ? [`missing: ${last.missing.join(', ')}`] : [])].join(', ');
     case 'memory':
       return `${last.intent} ${last.target}: ${last.ok ? 'done' : `refused${last.error === undefined ? '' : ` (${last.error.code})`}`}`;
     case 'repair':
-      return `${last.candidates.length} candidates: ${last.candidates.map((c) => `#${c.index + 1} ${c.error !== undefined ? `refused (${c.error.code})` : c.tests === undefined ? 'not tried' : c.tests.passed ? 'passed' : 'failed'}`).join(', ')}${last.kept === undefined ? '' : ` · kept #${last.kept + 1}`}`;
+      return `${last.candidates.length} candidate${last.candidates.length === 1 ? '' : 's'}: ${last.candidates.map((c) => `#${c.index + 1} ${c.error !== undefined ? `refused (${c.error.code})` : c.tests === undefined ? 'not tried' : c.tests.passed ? 'passed' : 'failed'}`).join(', ')}${last.kept === undefined ? '' : ` · kept #${last.kept + 1}`}`;
     case 'submit':
       return `${last.resolved ? 'resolved' : 'not resolved'}: ${last.tests.counts.PASSED} passed, ${last.tests.counts.FAILED + last.tests.counts.ERROR} failed${last.tests.failing.length > 0 ? ` (${last.tests.failing.slice(0, 3).join(', ')})` : ''}`;
     case 'noop':

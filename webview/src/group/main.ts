@@ -65,7 +65,9 @@ function selectors(g: Group): HTMLElement {
 
 function summary(g: Group): HTMLElement {
   const a = g.advantage;
-  const formula = a.normByStd ? `(r − mean) / (std + ${a.epsilon})` : 'r − mean';
+  // Verl's epsilon is 1e-6; written as such rather than as 0.000001.
+  const epsilon = a.epsilon < 1e-3 ? a.epsilon.toExponential().replace('e-', 'e−') : String(a.epsilon);
+  const formula = a.normByStd ? `(r − mean) / (std + ${epsilon})` : 'r − mean';
   const divergence =
     g.divergence === null
       ? el('span', {}, 'the rollouts never diverge')

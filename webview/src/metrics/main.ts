@@ -143,6 +143,7 @@ function render(): void {
     }),
   );
   root.replaceChildren(header, controls, ...(banner === null ? [] : [banner]), grid, samples.element);
+  samples.placed();
 }
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {

@@ -43,6 +43,8 @@ export class StepSamplesSection {
   private result: RunStepSamplesResult | undefined;
   /** The step a person picked; null follows the latest. */
   private picked: number | null = null;
+  /** Scroll to the table once it is on the page and has its rows (Show Step Samples). */
+  private focusWanted = false;
 
   constructor() {
     const sheet = new CSSStyleSheet();
@@ -51,11 +53,12 @@ export class StepSamplesSection {
     window.addEventListener('message', (event: MessageEvent<unknown>) => {
       const parsed = stepSamplesPageMessageSchema.safeParse(event.data);
       if (!parsed.success) return;
-      if (parsed.data.type === 'focusStepSamples') this.element.scrollIntoView({ block: 'start' });
+      if (parsed.data.type === 'focusStepSamples') this.focusWanted = true;
       else {
         this.result = parsed.data.result;
         this.render();
       }
+      this.placed();
     });
     this.render();
     send({ type: 'stepSamples', step: null });
@@ -64,6 +67,16 @@ export class StepSamplesSection {
   /** New metrics lines arrived: a new step may have its table, which matters while following the latest. */
   metricsArrived(): void {
     if (this.picked === null) send({ type: 'stepSamples', step: null });
+  }
+
+  /**
+   * Called once the page has put the section in place (the metrics page redraws its children as
+   * lines arrive): a scroll asked for before the section was on the page happens now.
+   */
+  placed(): void {
+    if (!this.focusWanted || !this.element.isConnected || this.result === undefined) return;
+    this.focusWanted = false;
+    this.element.scrollIntoView({ block: 'start' });
   }
 
   pick(step: number): void {
