@@ -15,6 +15,7 @@ import { after, before, test } from 'node:test';
 import { renderAction } from '../../server/src/agents/index.js';
 import type { Action } from '../../server/src/protocol/actions.js';
 import { episodeGroupResultSchema, type EpisodeGroupResult, type GroupSelection } from '../../server/src/protocol/episodeGroup.js';
+import { episodeCompareResultSchema } from '../../server/src/protocol/episodeView.js';
 import { runStepSamplesResultSchema } from '../../server/src/protocol/stepSamplesView.js';
 import { runLayout } from '../../server/src/runs/index.js';
 import { EnvService } from '../../server/src/trainer/index.js';
@@ -170,4 +171,16 @@ test('the metrics page’s sample tables: the steps that have one, the last tabl
   assert.equal((await ask(4)).samples, null);
   appendFileSync(runLayout(runDir).stepSamples, `${line(3, 2, 1)}\n`);
   assert.deepEqual((await ask(null)).steps, [1, 2, 3]);
+});
+
+test('the comparison carries each side’s thought, tool result and observation for its filters', async () => {
+  const raw: unknown = await h.client.sendRequest('graphPlanner/episode/compare', { left: runLayout(runDir).trajectory(ids['a0'] ?? ''), right: runLayout(runDir).trajectory(ids['a2'] ?? '') });
+  const c = episodeCompareResultSchema.parse(raw);
+  assert.ok(c.ok);
+  const noopRow = c.rows.find((r) => r.left?.kind === 'noop' && r.right?.kind === 'noop');
+  assert.equal(noopRow?.leftTexts?.thought, 'Look around first.');
+  assert.equal(noopRow?.leftTexts?.result, 'nothing done');
+  assert.ok((noopRow?.rightTexts?.observation ?? '') !== '', 'the observation the model read next');
+  const unparsed = c.rows.find((r) => r.right?.kind === 'invalid');
+  assert.equal(unparsed?.rightTexts?.thought, null, 'a reply that did not parse has no thought');
 });
