@@ -172,7 +172,10 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
       assert.match((await page.locator('.samples-head h2').textContent()) ?? '', /^Sampled episodes of step 3$/);
       // Scrolled to: the page scrolls as far as it goes, so the section starts in the window and its rows show.
       await waitFor('the sample table scrolled into view', async () => {
-        const at = await page.locator('#step-samples').evaluate((section) => ({ top: section.getBoundingClientRect().top, bottom: section.getBoundingClientRect().bottom, height: window.innerHeight, scrolled: window.scrollY }));
+        const at = await page.locator('#step-samples').evaluate((section) => {
+          const doc = section.ownerDocument.documentElement;
+          return { top: section.getBoundingClientRect().top, bottom: section.getBoundingClientRect().bottom, height: doc.clientHeight, scrolled: section.ownerDocument.scrollingElement?.scrollTop ?? 0 };
+        });
         return at.scrolled > 0 && at.top >= 0 && (at.bottom <= at.height || at.top < 60) ? done(at) : pending(JSON.stringify(at));
       });
       await screenshot(s.page, 'group-c-step-samples');
