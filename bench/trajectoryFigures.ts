@@ -3,6 +3,9 @@
  * - opening a generated 1,000-step, ~20 MB trajectory in the viewer (Enter in Quick Open → every
  *   step row rendered), against VS Code opening the same bytes as plain text (Enter → the first
  *   line drawn, with the large-file question turned off), alternating in one code-server session;
+ * - the same for that episode in ATIF as another tool would write it (`gp trajectory export` without
+ *   our records in the extras, so the viewer reads it as any ATIF file: checked against its version's
+ *   rules, then mapped step by step), a `*.atif.json` in the viewer against the same bytes as text;
  * - switching steps with `j` in that viewer: key press → the step's detail rendered, p95 over 200
  *   switches, read from the page (`data-render-ms` on the detail), against one frame (16 ms);
  * - `gp trajectory replay` of the sample episodes against how long the recorded episodes took.
@@ -16,9 +19,12 @@ import { sig3 } from './sandboxSupport.js';
 import type { FigureOutcome } from './yamlFigures.js';
 import { repoRoot } from './yamlServers.js';
 import { runCli } from '../server/src/cli/main.js';
+import { atifOwnKey } from '../server/src/protocol/atif.js';
+import { buildEpisodeModel, parseTrajectory, toAtif } from '../server/src/runs/index.js';
 import { errorMessage } from '../server/src/util/errors.js';
 
 const openFigure = 'trajectory-open-1000-steps';
+const atifOpenFigure = 'trajectory-open-1000-steps-atif';
 const switchFigure = 'trajectory-step-switch-p95';
 const replayFigure = 'trajectory-replay-vs-original';
 const stepCount = 1000;
@@ -61,13 +67,24 @@ export function bigTrajectory(): string {
   return `${out.join('\n')}\n`;
 }
 
+/**
+ * The 1,000-step episode in ATIF as another tool would write it: our export with our own records
+ * (`graph_planner` in the extras) taken out, pretty-printed as `gp trajectory export` writes it.
+ */
+export function bigAtif(jsonl: string): string {
+  const atif = toAtif(buildEpisodeModel(parseTrajectory(jsonl)), { version: '0.0.0-bench' });
+  delete atif.extra?.[atifOwnKey];
+  for (const step of atif.steps) delete step.extra?.[atifOwnKey];
+  return `${JSON.stringify(atif, null, 2)}\n`;
+}
+
 export async function benchTrajectory(log: (line: string) => void): Promise<FigureOutcome> {
   const results: BenchResult[] = [];
   const notMeasured: { name: string; reason: string }[] = [];
   try {
     results.push(...(await viewerFigures(log)));
   } catch (error) {
-    notMeasured.push({ name: openFigure, reason: errorMessage(error) }, { name: switchFigure, reason: errorMessage(error) });
+    notMeasured.push({ name: openFigure, reason: errorMessage(error) }, { name: switchFigure, reason: errorMessage(error) }, { name: atifOpenFigure, reason: errorMessage(error) });
   }
   try {
     results.push(await replayFigures(log));
@@ -93,6 +110,14 @@ async function viewerFigures(log: (line: string) => void): Promise<BenchResult[]
     writeFileSync(join(session.workspace, viewerPath), text);
     writeFileSync(join(session.workspace, textPath), text);
     log(`  generated ${stepCount} steps, ${(text.length / 1e6).toFixed(1)} MB`);
+    const atifText = bigAtif(text);
+    // `*.atif.json` opens in the viewer; a plain `.json` of the same bytes opens as text.
+    const atifViewerPath = 'others/big-episode.atif.json';
+    const atifTextPath = 'others/big-episode-atif-as-text.json';
+    mkdirSync(join(session.workspace, 'others'), { recursive: true });
+    writeFileSync(join(session.workspace, atifViewerPath), atifText);
+    writeFileSync(join(session.workspace, atifTextPath), atifText);
+    log(`  the same episode in ATIF: ${(atifText.length / 1e6).toFixed(1)} MB`);
     await scenarios.loggedMs(session, 'Graph Planner server ready', /Graph Planner server ready\D*?(\d+(?:\.\d+)?)\s*ms/);
     const page = session.page;
     const frame = page.frameLocator('iframe.webview.ready >> visible=true').frameLocator('iframe#active-frame');
@@ -161,6 +186,24 @@ async function viewerFigures(log: (line: string) => void): Promise<BenchResult[]
     log(`  the server's reads of the file: ${serverReads.join(', ')} ms`);
     const openOurs = median(ours);
     const openAnchor = median(anchor);
+    // The ATIF file, in the same session and the same alternation; its user step is one row more.
+    await workbench.runCommand(page, 'View: Close All Editors');
+    await page.waitForTimeout(2000);
+    const atifOurs: number[] = [];
+    const atifAnchor: number[] = [];
+    for (let i = 0; i < openSamples; i++) {
+      atifAnchor.push(await timedOpen(atifTextPath, async () => ((await page.locator('.part.editor .monaco-editor .view-lines').first().textContent().catch(() => null)) ?? '').includes('"schema_version"')));
+      await workbench.runCommand(page, 'View: Close All Editors');
+      await page.waitForTimeout(2000);
+      atifOurs.push(await timedOpen(atifViewerPath, async () => (await frame.locator('#step-list .step').count().catch(() => 0)) === stepCount + 1));
+      await workbench.runCommand(page, 'View: Close All Editors');
+      await page.waitForTimeout(2000);
+      log(`  ATIF open ${i + 1}/${openSamples}: viewer ${atifOurs.at(-1)} ms, text editor ${atifAnchor.at(-1)} ms`);
+    }
+    const atifReads = [...(await scenarios.extensionLog(session)).matchAll(/read \d+ steps of \S*big-episode\.atif\.json in (\d+) ms/g)].map((m) => Number(m[1]));
+    log(`  the server's reads of the ATIF file: ${atifReads.join(', ')} ms`);
+    const atifOpen = median(atifOurs);
+    const atifOpenAnchor = median(atifAnchor);
     return [
       {
         name: openFigure,
@@ -185,6 +228,18 @@ async function viewerFigures(log: (line: string) => void): Promise<BenchResult[]
         goal: 'ratio < 1 (p95 under one frame)',
         pass: p95 < 16,
         details: { p50: sig3(percentile(times, 50)), p99: sig3(percentile(times, 99)), max: sig3(Math.max(...times)) },
+      },
+      {
+        name: atifOpenFigure,
+        what: `Enter in Quick Open → all ${stepCount + 1} step rows rendered, the same episode as a ${(atifText.length / 1e6).toFixed(1)} MB ATIF-v1.7 file without our records (read as another tool's), median of ${openSamples} alternating opens in the same session`,
+        unit: 'ms',
+        ours: atifOpen,
+        anchor: atifOpenAnchor,
+        anchorName: 'the same file opened as plain text (Enter → first lines drawn)',
+        ratio: atifOpen / atifOpenAnchor,
+        goal: 'ratio <= 1 (no slower than the text editor, as for our own format)',
+        pass: atifOpen <= atifOpenAnchor,
+        details: { oursSamples: atifOurs.join(', '), anchorSamples: atifAnchor.join(', '), serverReadMs: atifReads.join(', '), bytes: atifText.length },
       },
     ];
   } finally {

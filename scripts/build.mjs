@@ -16,6 +16,9 @@ const common = {
   // try/catch and falls back to JavaScript. Left out of the bundle, they are simply not found.
   // onnxruntime-node finds its native add-on relative to its own files, so it stays in node_modules.
   external: ['cpu-features', '*.node', 'onnxruntime-node'],
+  // jsonc-parser's `main` is a UMD wrapper whose requires esbuild cannot follow (the bundle would
+  // fail at run time with MODULE_NOT_FOUND); its ES module build bundles whole.
+  alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
 };
 
 const watch = process.argv.includes('--watch');

@@ -1,5 +1,6 @@
 /** `npm run schemas`: writes every generated file (see scripts/generated.ts). */
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { cliReferencePath, cliReferenceText } from './cliReference.js';
 import { experimentSchemaText, replaceReference, taskSchemaText, trajectorySchemaText, withConfiguration } from './generated.js';
 
 mkdirSync('schemas', { recursive: true });
@@ -9,4 +10,6 @@ writeFileSync('schemas/trajectory.schema.json', trajectorySchemaText());
 const pkg = JSON.parse(readFileSync('package.json', 'utf8')) as Record<string, unknown>;
 writeFileSync('package.json', `${JSON.stringify(withConfiguration(pkg), null, 2)}\n`);
 writeFileSync('README.md', replaceReference(readFileSync('README.md', 'utf8')));
-console.log('Wrote schemas/experiment.schema.json, schemas/task.schema.json, schemas/trajectory.schema.json, package.json contributes.configuration and the README reference.');
+mkdirSync('docs/reference', { recursive: true });
+writeFileSync(cliReferencePath, cliReferenceText());
+console.log(`Wrote schemas/experiment.schema.json, schemas/task.schema.json, schemas/trajectory.schema.json, package.json contributes.configuration, the README reference and ${cliReferencePath}.`);

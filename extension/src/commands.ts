@@ -19,6 +19,7 @@ import { errorMessage } from './errors.js';
 import { rerunLast, startRun } from './launchFlow.js';
 import { startTraining } from './trainingLaunch.js';
 import { verifyTasks } from './verifyFlow.js';
+import { openGettingStarted, openNewestEpisode, openSampleConfig, runSampleRollout, trainOnSamples } from './gettingStarted.js';
 
 export type Cmd = (...args: unknown[]) => unknown;
 
@@ -85,6 +86,12 @@ export const commands: Record<CommandName, CommandFactory> = {
   compareEpisodes: { whenRunning: (ctx) => (arg) => compareEpisodes(ctx, ctx.patches, arg instanceof vscode.Uri ? arg : undefined) },
   // The replay runs the CLI in a terminal; it needs no server.
   replayEpisode: { whenRunning: (ctx) => (arg) => replayEpisode(ctx, arg), whenStopped: (ctx) => (arg) => replayEpisode(ctx, arg) },
+  // Getting Started and its steps (gettingStarted.ts); only the launch needs the server.
+  openGettingStarted: { whenRunning: () => openGettingStarted, whenStopped: () => openGettingStarted },
+  sampleOpenConfig: { whenRunning: () => openSampleConfig, whenStopped: () => openSampleConfig },
+  sampleRollout: { whenRunning: (ctx, client) => runSampleRollout(ctx, client) },
+  sampleOpenEpisode: { whenRunning: () => openNewestEpisode, whenStopped: () => openNewestEpisode },
+  sampleTrain: { whenRunning: (ctx) => trainOnSamples(ctx), whenStopped: (ctx) => trainOnSamples(ctx) },
 };
 
 /** `gp trajectory replay` of the trajectory given (the viewer's), else one the person picks, in a terminal. */
@@ -104,20 +111,28 @@ function mtimeOf(path: string): number {
   }
 }
 
-/** Opens a trajectory in the viewer: the uri given (the explorer's), else one the person picks. */
+/**
+ * Opens a trajectory in the viewer: the uri given (the explorer's or the editor's menu), else the JSON
+ * file being edited (another tool's trajectory has no fixed name, so it may be open as text), else
+ * one the person picks.
+ */
 async function openTrajectoryCommand(arg: unknown): Promise<void> {
-  const uri = arg instanceof vscode.Uri ? arg : await pickTrajectory('Open which trajectory?');
+  const active = vscode.window.activeTextEditor?.document.uri;
+  const editing = active?.scheme === 'file' && /\.(json|traj)$/.test(active.path) ? active : undefined;
+  const uri = arg instanceof vscode.Uri ? arg : (editing ?? (await pickTrajectory('Open which trajectory?')));
   if (uri !== undefined) await vscode.commands.executeCommand('vscode.openWith', uri, trajectoryViewType);
 }
 
 /** A trajectory of the workspace, newest first: the episode a person wants is usually the one just written. */
 async function pickTrajectory(title: string): Promise<vscode.Uri | undefined> {
-  const found = await vscode.workspace.findFiles('**/trajectories/*.jsonl', '**/node_modules/**', 5000);
+  // Ours, and other tools' files by the names they are usually given (docs/field-formats.md); any other
+  // JSON file opens through the explorer's or the editor's "Open Trajectory…", the server telling its format from its content.
+  const found = await vscode.workspace.findFiles('{**/trajectories/*.jsonl,**/*.traj,**/*.traj.json,**/*.atif.json}', '**/node_modules/**', 5000);
   if (found.length === 0) {
-    void vscode.window.showInformationMessage('No trajectory (trajectories/*.jsonl under a run folder) in the workspace yet; start a rollout first.');
+    void vscode.window.showInformationMessage('No trajectory in the workspace yet (trajectories/*.jsonl under a run folder, or *.traj, *.traj.json, *.atif.json); start a rollout first.');
     return undefined;
   }
-  const items = found.map((f) => ({ label: f.path.split('/').pop()?.replace(/\.jsonl$/, '') ?? f.path, description: vscode.workspace.asRelativePath(f), uri: f, mtime: mtimeOf(f.fsPath) }));
+  const items = found.map((f) => ({ label: f.path.split('/').pop()?.replace(/\.(jsonl|traj|traj\.json|atif\.json)$/, '') ?? f.path, description: vscode.workspace.asRelativePath(f), uri: f, mtime: mtimeOf(f.fsPath) }));
   const picked = await vscode.window.showQuickPick(
     items.sort((a, b) => b.mtime - a.mtime),
     { title, placeHolder: 'Newest first', matchOnDescription: true },

@@ -19,6 +19,11 @@ export const commandIds = {
   replayEpisode: 'graphPlanner.replayEpisode',
   startTraining: 'graphPlanner.startTraining',
   verifyTasks: 'graphPlanner.verifyTasks',
+  openGettingStarted: 'graphPlanner.openGettingStarted',
+  sampleOpenConfig: 'graphPlanner.sample.openConfig',
+  sampleRollout: 'graphPlanner.sample.rollout',
+  sampleOpenEpisode: 'graphPlanner.sample.openEpisode',
+  sampleTrain: 'graphPlanner.sample.train',
 } as const;
 
 export type CommandName = keyof typeof commandIds;
@@ -38,7 +43,19 @@ export const commandTitles: Record<CommandName, string> = {
   replayEpisode: 'Replay Episode…',
   startTraining: 'Start Training…',
   verifyTasks: 'Verify Tasks…',
+  openGettingStarted: 'Open Getting Started',
+  sampleOpenConfig: 'Open the Sample Config',
+  sampleRollout: 'Run the Sample Rollout',
+  sampleOpenEpisode: 'Open the Newest Episode',
+  sampleTrain: 'Train on the Samples (Smoke Run)',
 };
+
+/**
+ * The Getting Started walkthrough (`contributes.walkthroughs`), as `workbench.action.openWalkthrough`
+ * names it: the extension's id (publisher.name) and the walkthrough's own id.
+ */
+export const walkthroughId = 'graphPlanner.gettingStarted';
+export const qualifiedWalkthroughId = `graph-planner.graph-planner#${walkthroughId}`;
 
 export const commandCategory = 'Graph Planner';
 
@@ -51,7 +68,7 @@ export const activeFileKindContextKey = 'graphPlanner.activeFileKind';
 /** The scheme of the read-only documents that show a resolved experiment config. */
 export const resolvedConfigScheme = 'graph-planner-resolved';
 
-/** The view type of the trajectory viewer (a read-only custom editor for `trajectories/*.jsonl`). */
+/** The view type of the trajectory viewer (a read-only custom editor for `trajectories/*.jsonl`, `*.traj`, `*.traj.json` and `*.atif.json`). */
 export const trajectoryViewType = 'graphPlanner.trajectory';
 
 /** The view type of a training run's metrics page. */

@@ -7,6 +7,7 @@ import { loadStart } from './loadStart.js';
 import * as vscode from 'vscode';
 import { trackActiveFileKind, updateActiveFileKind } from './activeFileKind.js';
 import { registerCommands } from './commands.js';
+import { openGettingStartedOnce } from './gettingStarted.js';
 import { affectsSelector, affectsTrace, currentSettings, needsRestart } from './readClientSettings.js';
 import { patchScheme, recordedSourceScheme, resolvedConfigScheme } from './contributions.js';
 import { Ctx } from './ctx.js';
@@ -46,6 +47,7 @@ export function activate(extension: vscode.ExtensionContext): void {
     // the log records when the server reports ready.
     void ctx.start();
     ctx.log.info(`Graph Planner activated in ${ctx.sinceActivation()} ms`);
+    openGettingStartedOnce(extension).catch((error: unknown) => ctx.log.error(`Getting Started did not open: ${errorMessage(error)}`));
   } catch (error) {
     // VS Code shows no notification when an extension fails to activate, so we show one ourselves.
     void vscode.window.showErrorMessage(`Graph Planner failed to activate: ${errorMessage(error)}`);

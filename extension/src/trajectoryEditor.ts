@@ -1,5 +1,7 @@
 /**
- * The trajectory viewer: a read-only custom editor for `trajectories/*.jsonl`. The server reads
+ * The trajectory viewer: a read-only custom editor for `trajectories/*.jsonl`, and for other tools'
+ * trajectories (`*.traj`, `*.traj.json`, `*.atif.json`, or any JSON file through "Open Trajectory…";
+ * the server tells the format from the content, docs/field-formats.md). The server reads
  * and keeps the episode; this module relays between it and the webview page (`webview/src/episode/`)
  * and acts on what the page asks (show a file, open a patch as a diff). The server watches the
  * trajectories viewers have open and pushes `episode/changed`; each change asks the server only for

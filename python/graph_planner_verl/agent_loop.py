@@ -23,6 +23,7 @@ from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopMetr
 from verl.utils.profiler import simple_timer
 
 from .service_client import EnvServiceClient, ServiceAddress, ServiceError
+from .step_tokens import StepTokens
 from .token_trace import PromptTooLong, TokenTrace
 
 logger = logging.getLogger(__name__)
@@ -130,15 +131,20 @@ class GraphPlannerAgentLoop(AgentLoopBase):
 
     async def _episode(self, client: TimedClient, episode_id: str, trace: TokenTrace, sampling_params: dict[str, Any], metrics: dict[str, Any]) -> dict[str, Any]:
         turn = 0
+        # Each step records the policy's tokens behind its reply (step_tokens.py), for ATIF's export.
+        step_tokens = StepTokens()
         while True:
+            # A copy: the trace's list is the builder's, and the step must send the prompt as the model saw it.
+            prompt_ids = list(trace.token_ids)
             with simple_timer("generate_sequences", metrics):
-                output = await self.server_manager.generate(request_id=episode_id, prompt_ids=trace.token_ids, sampling_params=sampling_params)
+                output = await self.server_manager.generate(request_id=episode_id, prompt_ids=prompt_ids, sampling_params=sampling_params)
             reply = await self.loop.run_in_executor(None, trace.add_reply, output.token_ids, output.log_probs)
             turn += 1
             if trace.exhausted:
                 return await client.close(episode_id, "max_steps")
+            tokens = step_tokens.body(prompt_ids, output.token_ids, output.log_probs)
             with simple_timer("tool_calls", metrics):
-                answer = await client.step(episode_id, turn, reply)
+                answer = await client.step(episode_id, turn, reply, tokens)
             if answer["done"]:
                 return await client.close(episode_id, "max_steps")
             await self.loop.run_in_executor(None, trace.add_observation, answer["observation"])

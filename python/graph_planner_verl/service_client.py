@@ -78,12 +78,17 @@ def _segment(episode_id: str) -> str:
 _sessions: dict[int, aiohttp.ClientSession] = {}
 
 
+def _compact_json(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
 def _session() -> aiohttp.ClientSession:
     """One session per running event loop: sessions cannot cross loops, and one per sample would leak sockets."""
     loop = asyncio.get_running_loop()
     session = _sessions.get(id(loop))
     if session is None or session.closed:
-        session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None, sock_connect=30))
+        # Compact JSON: a step's token ids are most of its body, and ", " would add a tenth to them.
+        session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=None, sock_connect=30), json_serialize=_compact_json)
         _sessions[id(loop)] = session
     return session
 
@@ -122,8 +127,12 @@ class EnvServiceClient:
             body["worker_node"] = node[:200]
         return await self._call("POST", "/episodes", body)
 
-    async def step(self, episode_id: str, turn: int, reply: str) -> dict[str, Any]:
-        return await self._call("POST", f"/episodes/{_segment(episode_id)}/step", {"turn": turn, "reply": reply})
+    async def step(self, episode_id: str, turn: int, reply: str, tokens: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+        """Sends the reply, with the policy's tokens behind it when given (step_tokens.py), for the step to record."""
+        body: dict[str, Any] = {"turn": turn, "reply": reply}
+        if tokens is not None:
+            body["tokens"] = tokens
+        return await self._call("POST", f"/episodes/{_segment(episode_id)}/step", body)
 
     async def close(self, episode_id: str, reason: str = "max_steps") -> dict[str, Any]:
         return await self._call("POST", f"/episodes/{_segment(episode_id)}/close", {"reason": reason})

@@ -14,6 +14,7 @@ from conftest import start_test_peer
 from graph_planner_verl import agent_loop
 from graph_planner_verl.agent_loop import GraphPlannerAgentLoop
 from graph_planner_verl.service_client import EnvServiceClient, ServiceAddress
+from graph_planner_verl.step_tokens import whole_prompts
 
 TOKEN = "t"
 REPLIES = ["<function=explore>\n<parameter=op>find</parameter>\n</function>", "<function=submit>\n</function>"]
@@ -42,17 +43,24 @@ class ServicePeer:
 class ScriptedServer:
     """Stands in for Verl's LLM server: returns the next reply's tokens with the end-of-turn token."""
 
-    def __init__(self, tokenizer):
+    def __init__(self, tokenizer, log_probs=False):
         self.tokenizer = tokenizer
+        self.log_probs = log_probs
         self.requests = []
+        self.prompts = []
+        self.outputs = []
 
     async def generate(self, request_id, *, prompt_ids, sampling_params, **_):
         self.requests.append((request_id, len(prompt_ids)))
+        self.prompts.append(list(prompt_ids))
         text = REPLIES[min(len(self.requests) - 1, len(REPLIES) - 1)]
-        return TokenOutput(token_ids=self.tokenizer.encode(text, add_special_tokens=False) + [self.tokenizer.eos_token_id])
+        token_ids = self.tokenizer.encode(text, add_special_tokens=False) + [self.tokenizer.eos_token_id]
+        output = TokenOutput(token_ids=token_ids, log_probs=[-0.125 * (i + 1) for i in range(len(token_ids))] if self.log_probs else None)
+        self.outputs.append(output)
+        return output
 
 
-def make_loop(tokenizer, prompt_length=4096, response_length=4096):
+def make_loop(tokenizer, prompt_length=4096, response_length=4096, log_probs=False):
     # The loop's own state, without Verl's worker and its trainer config (see the module docstring).
     loop = GraphPlannerAgentLoop.__new__(GraphPlannerAgentLoop)
     loop.tokenizer = tokenizer
@@ -60,7 +68,7 @@ def make_loop(tokenizer, prompt_length=4096, response_length=4096):
     loop.prompt_length = prompt_length
     loop.response_length = response_length
     loop.loop = asyncio.get_running_loop()
-    loop.server_manager = ScriptedServer(tokenizer)
+    loop.server_manager = ScriptedServer(tokenizer, log_probs)
     return loop
 
 
@@ -93,6 +101,22 @@ async def test_runs_an_episode_and_puts_its_return_on_the_sample(service, tiny_t
     assert [s["reply"] for s in steps] == REPLIES and [s["turn"] for s in steps] == [1, 2]
     # The episode id is the request id, so a real server keeps one episode on one replica.
     assert {rid for rid, _ in loop.server_manager.requests} == {"task-a-g1-x"}
+    # Each step carries the tokens behind its reply: the prompt the model saw (whole, then as a
+    # change that reads back into it) and the tokens it sampled; no log-probabilities were returned.
+    server = loop.server_manager
+    assert "prompt_token_ids" in steps[0]["tokens"] and "prompt_delta" in steps[1]["tokens"]
+    assert whole_prompts([s["tokens"] for s in steps]) == server.prompts
+    assert [s["tokens"]["completion_token_ids"] for s in steps] == [o.token_ids for o in server.outputs]
+    assert all("logprobs" not in s["tokens"] for s in steps)
+
+
+async def test_the_rollout_servers_log_probabilities_go_with_the_tokens(service, tiny_tokenizer):
+    loop = make_loop(tiny_tokenizer, log_probs=True)
+    output = await loop.run({"temperature": 1.0}, **KWARGS)
+    assert output.reward_score == 0.75
+    steps = [body for path, body in service.calls if path.endswith("/step")]
+    assert [s["tokens"]["logprobs"] for s in steps] == [o.log_probs for o in loop.server_manager.outputs]
+    assert [len(s["tokens"]["logprobs"]) for s in steps] == [len(s["tokens"]["completion_token_ids"]) for s in steps]
 
 
 @pytest.mark.parametrize("service", [{"fail_step": True}], indirect=True)

@@ -95,3 +95,14 @@ def test_check_same_weights_fails_beyond_the_tolerance_and_check_moved_fails_for
     _, failures = check_same_weights(batch, view, recorded + torch.tensor([[0.0, 0.01, 0.0]]))
     assert [f["check"] for f in failures] == ["recorded log-probs equal the model's under the sampling weights"]
     assert check_moved(0.0, 0.1) != [] and check_moved(0.3, 0.0) != [] and check_moved(0.3, 0.1) == []
+
+
+def test_check_same_weights_fails_with_a_reason_when_no_episode_recorded_a_reply():
+    # Every episode of a step can fail before its first reply (a sandbox that would not start);
+    # Verl's batch then has no rollout_log_probs, and the check must fail, naming that, not crash.
+    mask = torch.tensor([[0.0, 0.0, 0.0]])
+    view = ResponseView(input_ids=torch.zeros(1, 3), attention_mask=torch.ones(1, 3), position_ids=torch.zeros(1, 3), responses=torch.zeros(1, 3), response_mask=mask, length=3)
+    batch = Batch({"responses": torch.zeros(1, 3)}, {})
+    gap, failures = check_same_weights(batch, view, torch.zeros(1, 3))
+    assert gap["tokens"] == 0 and "no rollout_log_probs" in gap["missing"]
+    assert [f["check"] for f in failures] == ["recorded log-probs equal the model's under the sampling weights"]

@@ -62,6 +62,9 @@ const userSettings = {
   // The DOM renderer keeps a terminal's text in the page, so a scenario can read what a command
   // printed (and show it when the command did not do what the scenario waits for).
   'terminal.integrated.gpuAcceleration': 'off',
+  // Our Getting Started walkthrough opens on the first activation unless this is off; only its own
+  // test (gettingStarted.test.ts) turns it on, so the other scenarios start from the same screen.
+  'workbench.welcomePage.walkthroughs.openOnInstall': false,
 };
 
 export interface Session {
@@ -109,6 +112,8 @@ export interface SessionOptions {
   readonly extraFiles?: Readonly<Record<string, string>>;
   /** Settings written to the workspace's `.vscode/settings.json` before code-server starts. */
   readonly workspaceSettings?: Readonly<Record<string, unknown>>;
+  /** User settings over the quiet defaults above. */
+  readonly userSettings?: Readonly<Record<string, unknown>>;
 }
 
 export async function startSession(options: SessionOptions = {}): Promise<Session> {
@@ -136,7 +141,7 @@ async function start(partial: Started, options: SessionOptions): Promise<Session
     await writeFile(join(workspace, '.vscode/settings.json'), JSON.stringify(options.workspaceSettings, null, 2));
   }
   await mkdir(join(userDataDir, 'User'), { recursive: true });
-  await writeFile(join(userDataDir, 'User/settings.json'), JSON.stringify(userSettings, null, 2));
+  await writeFile(join(userDataDir, 'User/settings.json'), JSON.stringify({ ...userSettings, ...options.userSettings }, null, 2));
   await installExtension(userDataDir, extensionsDir);
 
   const port = await freePort();

@@ -51,6 +51,9 @@ class CountingSandbox implements Sandbox {
   writeFile(path: string, content: Buffer | string, mode?: number): Promise<void> {
     return this.inner.writeFile(path, content, mode);
   }
+  scratchPath(name: string): string {
+    return this.inner.scratchPath(name);
+  }
   listFiles(dir?: string): Promise<string[]> {
     return this.inner.listFiles(dir);
   }

@@ -13,8 +13,8 @@ import { after, before, describe, test } from 'node:test';
 import { runCli } from '../../server/src/cli/main.js';
 import { loadConfig } from '../../server/src/launch/index.js';
 import { metricsLineSchema, stepSamplesLineSchema, type MetricsLine } from '../../server/src/protocol/metrics.js';
-import { runEventSchema } from '../../server/src/protocol/runs.js';
-import { readTrajectory } from '../../server/src/runs/index.js';
+import { runEventSchema, type TrajectoryStep } from '../../server/src/protocol/runs.js';
+import { readTrajectory, wholePrompts } from '../../server/src/runs/index.js';
 import { hydraArgument, trainerPython, verlOverrides } from '../../server/src/trainer/index.js';
 
 const root = resolve('.');
@@ -76,6 +76,10 @@ async function assertSmokeRun(runDir: string, label: string): Promise<void> {
     // The model tokens are exactly the replies the environment received, step by step.
     assert.equal(sample.decoded_model_tokens, trajectory.steps.map((s) => s.response ?? '').join(''));
     assert.ok(sample.model_tokens > 0 && sample.env_tokens > 0);
+    // Each step records the tokens behind its reply; the scripted policy returns no log-probabilities.
+    const replied = assertStepTokens(trajectory.steps, `${label}: ${sample.episode_id}`);
+    assert.equal(replied.reduce((n, s) => n + (s.tokens?.completion_token_ids.length ?? 0), 0), sample.model_tokens, 'every model token Verl trained on is in the trajectory');
+    assert.ok(replied.every((s) => s.tokens?.logprobs === undefined), 'the scripted policy returned no log-probabilities, and none are invented');
   }
   const returns = samples.map((s) => s.return);
   assert.notEqual(returns[0], returns[1], 'the scripted policy fumbles one episode of the group, so advantages are not all zero');
@@ -85,6 +89,30 @@ async function assertSmokeRun(runDir: string, label: string): Promise<void> {
   assert.equal(status.episodes.finished, 2);
   const left = execFileSync('docker', ['ps', '-a', '-q', '--filter', `label=graph-planner.run=${runDir.split('/').pop() ?? ''}`], { encoding: 'utf8' }).trim();
   assert.equal(left, '', `${label}: containers left behind`);
+}
+
+/**
+ * Every step with a reply carries the tokens behind it (docs/trainer-bridge.md#tokens): its
+ * completion ids, its prompt (whole on the first step, then as a change that reads back into a
+ * prompt that grows), and log-probabilities one per completion token when there are any.
+ * (smoke/recorded_tokens.py checks in the driver that they are exactly the policy's.)
+ */
+function assertStepTokens(steps: readonly TrajectoryStep[], label: string): TrajectoryStep[] {
+  const replied = steps.filter((s) => s.response !== undefined);
+  assert.ok(replied.length > 0, `${label}: no step with a reply`);
+  for (const step of replied) {
+    const tokens = step.tokens;
+    assert.ok(tokens !== undefined && tokens.completion_token_ids.length > 0, `${label}: step ${step.step} records no completion tokens`);
+    assert.ok(tokens.logprobs === undefined || tokens.logprobs.length === tokens.completion_token_ids.length, `${label}: step ${step.step}`);
+  }
+  assert.ok(replied[0]?.tokens?.prompt_token_ids !== undefined, `${label}: the first prompt is recorded whole`);
+  assert.ok(replied.slice(1).every((s) => s.tokens?.prompt_delta !== undefined), `${label}: later prompts are recorded as changes`);
+  const prompts = wholePrompts(replied);
+  for (const [i, prompt] of prompts.entries()) {
+    assert.ok(prompt !== undefined && prompt.length > 0, `${label}: the prompt of step ${replied[i]?.step} reads back`);
+    if (i > 0) assert.ok(prompt.length > (prompts[i - 1]?.length ?? 0), `${label}: each prompt holds the conversation before it`);
+  }
+  return replied;
 }
 
 // The scripted policy: deterministic outcomes (one fumbled episode per group), a few seconds a step.
@@ -217,6 +245,13 @@ describe('gp train with Verl 0.9.1 and Ray 2.60', () => {
       assert.ok(trajectory?.end !== undefined, sample.episode_id);
       assert.equal(trajectory.start?.max_steps, 2, 'the model smoke keeps episodes short');
       assert.ok(trajectory.steps.length > 0);
+      // The model's log-probabilities go with its tokens into the trajectory (the driver checked
+      // above that they are exactly the ones it sampled with).
+      for (const step of assertStepTokens(trajectory.steps, sample.episode_id)) {
+        const logprobs = step.tokens?.logprobs ?? [];
+        assert.equal(logprobs.length, step.tokens?.completion_token_ids.length, `${sample.episode_id} step ${step.step}: one log-probability per token`);
+        assert.ok(logprobs.every((l) => Number.isFinite(l) && l <= 0), `${sample.episode_id} step ${step.step}: log-probabilities are finite and at most 0`);
+      }
     }
     const resolved = readFileSync(join(runDir, 'resolved_config.yaml'), 'utf8');
     assert.match(resolved, /max_steps: 2/);

@@ -205,7 +205,7 @@ test('gp dataset prepare swebench --from prints what it wrote and what it skippe
   assert.ok(lines.some((l) => l.startsWith(`Wrote ${join(out, 'test.jsonl')} (40 tasks) and ${join(out, 'docker_images_test.txt')} (40 images, 40 build-only).`)));
   mkdirSync(join(out, 'x'), { recursive: true });
   assert.equal(await runCli(['dataset', 'prepare', 'nope'], io, process.cwd()), 2);
-  assert.ok(errs.some((l) => l.includes('name the dataset kind: r2e-gym or swebench, not "nope"')));
+  assert.ok(errs.some((l) => l.includes('name the dataset kind: r2e-gym, swebench or harbor, not "nope"')));
   assert.equal(await runCli(['dataset', 'prepare', 'r2e-gym', '--val-size', '3', '--no-val', '--from', lite()], io, process.cwd()), 2);
 });
 

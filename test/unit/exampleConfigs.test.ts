@@ -13,7 +13,7 @@ import { preflight, preflightDisk } from '../../server/src/config/preflight.js';
 
 const root = join(__dirname, '..', '..');
 const folder = join(root, 'configs', 'experiments');
-const examples = ['planner_debug.yaml', 'planner_8g.yaml', 'planner_cgm_8g.yaml', 'gp_full_73b14b_16g.yaml'] as const;
+const examples = ['sample.yaml', 'planner_debug.yaml', 'planner_8g.yaml', 'planner_cgm_8g.yaml', 'gp_full_73b14b_16g.yaml'] as const;
 
 function load(name: string): { text: string; config: ExperimentConfig } {
   const text = readFileSync(join(folder, name), 'utf8');

@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { activeFileKindContextKey, commandCategory, commandIds, commandTitles, resolvedConfigScheme, viewCommands, viewContainerId, viewIds } from '../../extension/src/contributions.js';
+import { activeFileKindContextKey, commandCategory, commandIds, commandTitles, qualifiedWalkthroughId, resolvedConfigScheme, viewCommands, viewContainerId, viewIds, walkthroughId } from '../../extension/src/contributions.js';
 import { defaultClientSettings } from '../../extension/src/clientSettings.js';
 
 interface CommandContribution { command: string; title: string; category?: string }
@@ -21,7 +21,10 @@ interface Manifest {
     viewsContainers: { activitybar: { id: string; icon: string }[] };
     views: Record<string, { id: string; name: string }[]>;
     viewsWelcome: { view: string; contents: string }[];
+    walkthroughs: { id: string; steps: { id: string; description: string; media: { markdown?: string }; completionEvents: string[] }[] }[];
   };
+  publisher: string;
+  name: string;
 }
 
 const manifest = JSON.parse(readFileSync(resolve(__dirname, '../../package.json'), 'utf8')) as Manifest;
@@ -81,6 +84,29 @@ describe('package.json contributions', () => {
     const globs = [...defaultClientSettings.experimentGlobs, ...defaultClientSettings.datasetGlobs];
     for (const glob of globs) assert.ok(manifest.activationEvents.includes(`workspaceContains:${glob}`), glob);
     assert.ok(manifest.activationEvents.includes(`onFileSystem:${resolvedConfigScheme}`));
+  });
+
+  test('the Getting Started walkthrough has the four steps, each a button of ours that completes it, with its page beside', () => {
+    const [walkthrough, ...others] = manifest.contributes.walkthroughs;
+    assert.equal(others.length, 0);
+    assert.equal(walkthrough?.id, walkthroughId);
+    assert.equal(qualifiedWalkthroughId, `${manifest.publisher}.${manifest.name}#${walkthroughId}`);
+    const sampleCommands = [commandIds.sampleOpenConfig, commandIds.sampleRollout, commandIds.sampleOpenEpisode, commandIds.sampleTrain];
+    assert.deepEqual(walkthrough.steps.map((s) => s.id), ['editConfig', 'launch', 'episode', 'train']);
+    walkthrough.steps.forEach((step, i) => {
+      const command = sampleCommands[i] ?? '';
+      // A link alone on the description's last line is what VS Code draws as the step's button.
+      assert.match(step.description.split('\n').at(-1) ?? '', new RegExp(`^\\[[^\\]]+\\]\\(command:${command.replace(/\./g, '\\.')}\\)$`), step.id);
+      assert.deepEqual(step.completionEvents, [`onCommand:${command}`]);
+      assert.ok(existsSync(resolve(__dirname, '../..', step.media.markdown ?? '')), `${step.id}: ${step.media.markdown ?? 'no page'}`);
+    });
+  });
+
+  test('the empty views link to Getting Started once each, besides their own buttons', () => {
+    for (const id of Object.values(viewIds)) {
+      const links = manifest.contributes.viewsWelcome.filter((w) => w.view === id).map((w) => w.contents.split(`command:${commandIds.openGettingStarted}`).length - 1);
+      assert.ok(links.some((n) => n === 1) && links.every((n) => n <= 1), `${id}: ${links.join(', ')}`);
+    }
   });
 
   test('every bundle the build writes for the extension is in the package', () => {

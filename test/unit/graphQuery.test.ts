@@ -366,6 +366,10 @@ class MemorySandbox implements Sandbox {
     this.files.set(path, content.toString());
   }
 
+  scratchPath(name: string): string {
+    return `/tmp/.gp-${name}`;
+  }
+
   async listFiles(): Promise<string[]> {
     return [...this.files.keys()].sort();
   }

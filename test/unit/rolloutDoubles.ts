@@ -84,6 +84,9 @@ export class TestSandbox implements Sandbox {
   reset(): Promise<void> {
     return Promise.resolve();
   }
+  scratchPath(name: string): string {
+    return `/tmp/.gp-${name}`;
+  }
   close(): Promise<void> {
     if (!this.closed) {
       this.closed = true;

@@ -103,3 +103,13 @@ test('a model agent’s run counts its own steps, parse failures by code, fallba
   const rule = buildReport({ run: 'r', agent: 'rule', dataset: 'd.jsonl', createdAt: new Date(0), episodes: [{ end: end('x', {}), trajectory: 't', instanceReport: undefined }] });
   assert.equal(rule.model, undefined);
 });
+
+test('a Harbor verifier\'s reward reaches the report, and a reward below 1 is the failure said', () => {
+  const verifier = (reward: number): TrajectoryEnd['grade'] => ({ kind: 'verifier', reward, rewards: { reward }, from: 'reward.txt', resolved: reward >= 1, exitCode: reward >= 1 ? 0 : 1 });
+  const episodes = [end('pass', { resolved: true, grade: verifier(1), total_reward: 0.9 }), end('fail', { grade: verifier(0.25), total_reward: 0.15 })].map((e) => ({ end: e, trajectory: `trajectories/${e.episode_id}.jsonl`, instanceReport: undefined }));
+  const report = runReportSchema.parse(buildReport({ run: 'r', agent: 'scripted', dataset: 'harbor.jsonl', createdAt: new Date(0), episodes }));
+  assert.deepEqual(report.tasks.map((t) => t.verifier_reward), [1, 0.25]);
+  assert.equal(report.tasks[0]?.failure_reason, undefined);
+  assert.equal(report.tasks[1]?.failure_reason, 'tests failed: the verifier\'s reward is 0.25 (reward.txt); 1 or more resolves the task');
+  assert.equal(report.resolved, 1);
+});

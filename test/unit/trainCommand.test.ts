@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { runCli } from '../../server/src/cli/main.js';
 import { trainPreflight } from '../../server/src/cli/trainCommand.js';
 import { experimentConfigSchema } from '../../server/src/config/index.js';
-import { modelSmoke, smokeConfig, smokeLengths, smokeSettings } from '../../server/src/trainer/index.js';
+import { modelSmoke, smokeBatch, smokeConfig, smokeLengths, smokeSettings } from '../../server/src/trainer/index.js';
 
 function io() {
   const out: string[] = [];
@@ -50,9 +50,26 @@ test('gp train reports usage errors with the usage line and exit 2', async () =>
 
 test('gp train refuses fewer tasks than one batch before starting anything', async () => {
   const { io: cli, err } = io();
-  const code = await runCli(['train', '--smoke', '--tasks', 'datasets/sample/tasks.jsonl', '--set', 'training.train_batch_size=8', '--set', 'training.rollout_n=2'], cli, resolve('.'));
+  // --ray to an address nothing answers: the launch needs no local GPU, and the cluster's slots are only a warning.
+  const code = await runCli(['train', '--ray', '127.0.0.1:9', '--dry-run', '--tasks', 'datasets/sample/tasks.jsonl', '--set', 'training.train_batch_size=8', '--set', 'training.rollout_n=2'], cli, resolve('.'));
   assert.equal(code, 2);
   assert.match(err.join('\n'), /3 training task\(s\), fewer than training.train_batch_size \(8\)/);
+});
+
+test('the README’s first training command passes every check on the sample tasks: the smoke trains one task per step in a group of two, whatever the config’s batch', async () => {
+  const { io: cli, out, err } = io();
+  // The documented command, plus --dry-run so that nothing starts (the integration test runs it whole).
+  const code = await runCli(['train', '--smoke', '--tasks', 'datasets/sample/tasks.jsonl', '--dry-run', '--run-dir', '/tmp/gp-dry-run-never-written'], cli, resolve('.'));
+  assert.equal(code, 0, err.join('\n'));
+  const args = out.join('\n').split(' \\\n  ');
+  assert.ok(args.includes(`data.train_batch_size=${smokeBatch.trainBatchSize}`), args.join(' '));
+  assert.ok(args.includes(`actor_rollout_ref.rollout.n=${smokeBatch.rolloutN}`), args.join(' '));
+  const big = experimentConfigSchema.parse({ training: { train_batch_size: 64, rollout_n: 8, ppo_mini_batch_size: 16 } });
+  assert.deepEqual(
+    ['train_batch_size', 'rollout_n', 'ppo_mini_batch_size'].map((k) => smokeConfig(big, 'scripted').training[k as 'train_batch_size' | 'rollout_n' | 'ppo_mini_batch_size']),
+    [1, 2, null],
+  );
+  assert.equal(big.training.train_batch_size, 64, 'the config itself is left as it was');
 });
 
 test('the smoke’s default policy is the real model: its driver flags, short episodes, its budgets and the entropy term before the user’s overrides', async () => {

@@ -83,10 +83,12 @@ test('gp trajectory show names the Ray node and sandbox host of an episode a hos
 test('the ATIF export passes the format\'s rules and keeps reward, return and outcome', async () => {
   const model = buildEpisodeModel(parseTrajectory(readFileSync(resolved, 'utf8')));
   const atif = toAtif(model, { version: '0.1.0' });
-  assert.equal(atif.schema_version, 'ATIF-v1.4');
+  assert.equal(atif.schema_version, 'ATIF-v1.7');
   assert.deepEqual(atif.steps.map((s) => s.source), ['user', 'agent', 'agent', 'agent', 'agent']);
   assert.deepEqual(atif.steps.map((s) => s.tool_calls?.[0]?.function_name), [undefined, 'explore', 'explore', 'repair', 'submit']);
-  assert.equal(atif.steps[4]?.metrics?.extra?.['return'], 1);
+  assert.equal(atif.steps[4]?.extra?.['return'], 1);
+  // The rule agent called no model: ATIF v1.7 says so with llm_call_count 0, and then no metrics or reasoning.
+  assert.ok(atif.steps.slice(1).every((s) => s.llm_call_count === 0 && s.metrics === undefined && s.reasoning_content === undefined));
   assert.equal(atif.final_metrics?.extra?.['resolved'], true);
   const { io: e, out } = io();
   assert.equal(await trajectoryExport([unresolved, '--format', 'atif'], e, process.cwd(), '0.1.0'), 0);

@@ -20,6 +20,8 @@ from typing import Any
 import torch
 from verl.workers.rollout.replica import TokenOutput
 
+from .recorded_tokens import Sampled
+
 
 @dataclass
 class Generation:
@@ -62,6 +64,11 @@ class ModelPolicyClient:
         """Starts a step's tally and returns the previous one."""
         previous, self.totals = self.totals, GenerationTotals()
         return previous
+
+    @property
+    def sampled(self) -> dict[str, list[Sampled]]:
+        """This step's prompts and replies as token ids, with their log-probabilities, for recorded_tokens.py's check."""
+        return {episode: [Sampled(prompt_ids=list(g.prompt_ids), token_ids=list(g.token_ids), log_probs=list(g.log_probs)) for g in gens] for episode, gens in self.totals.replies.items()}
 
     @property
     def replies(self) -> dict[str, list[str]]:

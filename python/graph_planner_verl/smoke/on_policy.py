@@ -66,8 +66,13 @@ def check_replies(batch, generations: dict[str, list[Any]], tokenizer, run_dir: 
     return failures
 
 
-def log_prob_gap(batch, view: ResponseView, log_probs: torch.Tensor) -> dict[str, float]:
+def log_prob_gap(batch, view: ResponseView, log_probs: torch.Tensor) -> dict[str, Any]:
     """How far ``log_probs`` are from the log-probabilities recorded at sampling, over the model's tokens."""
+    if "rollout_log_probs" not in batch.batch.keys():
+        # No sample of the step recorded log-probabilities: every episode failed before its first
+        # reply (the episodes' own errors are in the run's events). The check then fails with this
+        # count of zero tokens rather than the smoke crashing on the missing key.
+        return {"tokens": 0, "max_abs": 0.0, "mean_abs": 0.0, "missing": "the batch has no rollout_log_probs: no episode of the step recorded a sampled reply"}
     recorded = batch.batch["rollout_log_probs"][:, : view.length]
     mask = view.response_mask.bool()
     gap = (recorded - log_probs).abs()[mask]

@@ -11,7 +11,8 @@ with the weights the update changes (model_policy.py), or by the rule agent's re
 (scripted_policy.py). The update is a plain loop around Verl's loss because Verl's FSDP workers
 need GPUs.
 
-It then checks what the integration test asserts (with the model policy also on_policy.py's checks,
+It then checks what the integration test asserts (the trajectories recording the tokens behind each
+reply, recorded_tokens.py; with the model policy also on_policy.py's checks,
 and each step's time split into generation, environment and update) and writes
 ``smoke/checks.json`` in the run directory; a failed check exits 3, so a broken installation never
 looks like a good one.
@@ -34,6 +35,7 @@ import torch
 
 from .actor import actor_update, parameter_distance, parameter_snapshot, rollout_temperature
 from .on_policy import check_not_initial, check_moved, check_replies, check_same_weights, environment_seconds, environment_tokens, mask_runs
+from .recorded_tokens import check_recorded_tokens
 
 
 def compose_config(overrides: list[str]):
@@ -202,6 +204,7 @@ async def run(args) -> int:
         metrics["training/global_step"] = step
         tracker.log(data={k: float(v) for k, v in metrics.items() if isinstance(v, (int, float, np.floating, np.integer))}, step=step)
         failures = check_step(batch, policy, tokenizer, n, groups)
+        failures.extend(check_recorded_tokens(batch, policy.sampled, args.run_dir))
         entry: dict[str, Any] = {"step": step, "failures": failures, "samples": samples_of(batch, tokenizer), "metrics_keys": sorted(metrics)}
         if on_policy:
             entry.update(on_policy_step(args, batch, policy, tokenizer, update, model, initial, before, rollout_temperature(config), step, failures))

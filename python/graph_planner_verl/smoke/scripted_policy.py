@@ -12,6 +12,7 @@ from typing import Any
 from verl.workers.rollout.replica import TokenOutput
 
 from ..service_client import EnvServiceClient
+from .recorded_tokens import Sampled
 
 
 class ScriptedPolicyClient:
@@ -19,6 +20,8 @@ class ScriptedPolicyClient:
         self.client = client
         self.tokenizer = tokenizer
         self.replies: dict[str, list[str]] = defaultdict(list)
+        # Each episode's prompts and replies as token ids, for recorded_tokens.py's check.
+        self.sampled: dict[str, list[Sampled]] = defaultdict(list)
         self.calls = 0
 
     async def generate(self, request_id: str, *, prompt_ids: list[int], sampling_params: dict[str, Any], **_: Any) -> TokenOutput:
@@ -27,4 +30,5 @@ class ScriptedPolicyClient:
         self.calls += 1
         self.replies[request_id].append(reply)
         token_ids = self.tokenizer.encode(reply, add_special_tokens=False) + [self.tokenizer.eos_token_id]
+        self.sampled[request_id].append(Sampled(prompt_ids=list(prompt_ids), token_ids=list(token_ids), log_probs=None))
         return TokenOutput(token_ids=token_ids, log_probs=None, stop_reason="completed", num_preempted=0)

@@ -5,6 +5,7 @@
 import type { Action, ProtocolError } from '../protocol/actions.js';
 import type { ModelCall } from '../protocol/modelUsage.js';
 import type { Observation } from '../protocol/observation.js';
+import type { StepTokens } from '../protocol/runs.js';
 import type { TaskEntry } from '../tasks/index.js';
 
 export interface AgentDecision {
@@ -19,6 +20,8 @@ export interface AgentDecision {
   model?: ModelCall;
   /** The protocol error code of a reply that did not parse, whether or not a fallback then took the step. */
   parseFailure?: string;
+  /** The policy's tokens behind the reply, when the one who sent it gave them (a trainer's agent loop). */
+  tokens?: StepTokens;
 }
 
 export interface Agent {

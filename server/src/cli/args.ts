@@ -26,7 +26,9 @@ export interface CommandUsage {
   readonly usage: string;
 }
 
-type Options = NonNullable<ParseArgsConfig['options']>;
+/** The options of one command as `util.parseArgs` takes them. */
+export type CommandOptions = NonNullable<ParseArgsConfig['options']>;
+type Options = CommandOptions;
 type Values<O extends Options> = ReturnType<typeof parseArgs<{ options: O; allowPositionals: true; strict: true }>>['values'];
 
 export interface ParsedArgs<O extends Options> {

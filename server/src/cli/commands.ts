@@ -4,27 +4,28 @@
  * main.ts all read this table, so a command added here is listed, helped and run everywhere.
  */
 import { configFlagHelp } from '../config/index.js';
-import { parseCommandArgs, usageError } from './args.js';
-import { configCheck, configCheckUsage, configResolve, configResolveUsage, parseCheckArgs } from './configCommands.js';
-import { containersList, containersListUsage, containersReap, containersReapUsage } from './containerCommands.js';
-import { datasetValidate, datasetValidateUsage } from './datasetCommands.js';
-import { datasetPrepare, datasetPrepareUsage } from './datasetPrepareCommand.js';
-import { datasetRegister, datasetRegisterUsage } from './datasetRegisterCommand.js';
-import { datasetVerify, datasetVerifyUsage } from './datasetVerifyCommand.js';
-import { envBuild, envBuildUsage } from './envCommands.js';
-import { imagesBuild, imagesBuildUsage } from './imageBuildCommand.js';
-import { imagesManifest, imagesManifestUsage, imagesPrepull, imagesPrepullUsage } from './imageCommands.js';
-import { modelServe, modelServeUsage } from './modelCommands.js';
-import { intFlag, type Io } from './output.js';
+import { parseCommandArgs, usageError, type CommandOptions } from './args.js';
+import { configCheck, configCheckOptions, configCheckUsage, configResolve, configResolveOptions, configResolveUsage, parseCheckArgs } from './configCommands.js';
+import { containersList, containersListOptions, containersListUsage, containersReap, containersReapOptions, containersReapUsage } from './containerCommands.js';
+import { datasetValidate, datasetValidateOptions, datasetValidateUsage } from './datasetCommands.js';
+import { datasetPrepare, datasetPrepareOptions, datasetPrepareUsage } from './datasetPrepareCommand.js';
+import { datasetRegister, datasetRegisterOptions, datasetRegisterUsage } from './datasetRegisterCommand.js';
+import { datasetVerify, datasetVerifyOptions, datasetVerifyUsage } from './datasetVerifyCommand.js';
+import { envBuild, envBuildOptions, envBuildUsage } from './envCommands.js';
+import { imagesBuild, imagesBuildFormsOptions, imagesBuildUsage } from './imageBuildCommand.js';
+import { imagesManifest, imagesManifestOptions, imagesManifestUsage, imagesPrepull, imagesPrepullOptions, imagesPrepullUsage } from './imageCommands.js';
+import { modelServe, modelServeOptions, modelServeUsage } from './modelCommands.js';
+import { defaultMaxProblems, exitStatus, intFlag, programExits, type ExitStatus, type Io } from './output.js';
 import type { ProgressSink } from './progress.js';
-import { raySlots, raySlotsUsage } from './rayCommands.js';
+import { raySlots, raySlotsOptions, raySlotsUsage } from './rayCommands.js';
 import { rolloutCommand, rolloutUsageOf } from './rolloutCommands.js';
-import { taskTest, taskTestUsage } from './taskCommands.js';
-import { trajectoryExport, trajectoryExportUsage, trajectoryShow, trajectoryShowUsage } from './trajectoryCommands.js';
-import { trajectoryReplay, trajectoryReplayUsage } from './replayCommand.js';
-import { trainCommand, trainUsage } from './trainCommand.js';
-import { sandboxHostCommand, sandboxHostUsage } from './sandboxHostCommand.js';
-import { runsList, runsListUsage, runsRm, runsRmUsage, runsShow, runsShowUsage, runsStop, runsStopUsage } from './runsCommands.js';
+import { rolloutOptions } from '../launch/index.js';
+import { taskTest, taskTestOptions, taskTestUsage } from './taskCommands.js';
+import { trajectoryExport, trajectoryExportOptions, trajectoryExportUsage, trajectoryShow, trajectoryShowOptions, trajectoryShowUsage } from './trajectoryCommands.js';
+import { trajectoryReplay, trajectoryReplayOptions, trajectoryReplayUsage } from './replayCommand.js';
+import { trainCommand, trainOptions, trainUsage } from './trainCommand.js';
+import { sandboxHostCommand, sandboxHostOptions, sandboxHostUsage } from './sandboxHostCommand.js';
+import { runsList, runsListOptions, runsListUsage, runsRm, runsRmOptions, runsRmUsage, runsShow, runsShowOptions, runsShowUsage, runsStop, runsStopOptions, runsStopUsage } from './runsCommands.js';
 
 /** The version `gp --version` prints and exports record. */
 export const gpVersion = '0.1.0';
@@ -47,6 +48,15 @@ export interface Command {
   readonly usage: string;
   /** Whether the usage ends with the shared config flags (`--max-steps N`, `--set K=V`, …). */
   readonly configFlags?: boolean;
+  /**
+   * The options the command's own parser takes (the same object it passes to `util.parseArgs`),
+   * config flags apart: the CLI reference lists them and a test holds the synopsis to them.
+   */
+  readonly options: CommandOptions;
+  /** What an option stands for when it is not given, in a few words, by option name. */
+  readonly defaults?: Readonly<Record<string, string>>;
+  /** Every status the command ends with and what it means here; help and the reference print them. */
+  readonly exits: readonly ExitStatus[];
   /** Whether main.ts installs the Ctrl-C handling of interrupt.ts and passes its signal. */
   readonly interruptible?: boolean;
   /** `argv` holds the words after the noun and verb. */
@@ -65,7 +75,7 @@ async function runConfigCheck(argv: readonly string[], ctx: CliContext): Promise
 
 async function runDatasetValidate(argv: readonly string[], ctx: CliContext): Promise<number> {
   const command = { name: 'dataset validate', usage: datasetValidateUsage };
-  const args = parseCommandArgs(command, argv, { json: { type: 'boolean' }, 'max-problems': { type: 'string' } }, ctx.io);
+  const args = parseCommandArgs(command, argv, datasetValidateOptions, ctx.io);
   if (!args.ok) return args.exit;
   const maxProblems = intFlag('--max-problems', args.values['max-problems'], args.errors, 0);
   if (args.positionals.length === 0) args.errors.push('name at least one JSONL file.');
@@ -73,37 +83,160 @@ async function runDatasetValidate(argv: readonly string[], ctx: CliContext): Pro
   return datasetValidate(args.positionals, { json: args.values.json === true, ...(maxProblems === undefined ? {} : { maxProblems }) }, ctx.io);
 }
 
+/** The rollout commands share one parser and each refuses the other's own flags (rolloutCommands.ts), so each lists only its own. */
+function without(options: CommandOptions, names: readonly string[]): CommandOptions {
+  return Object.fromEntries(Object.entries(options).filter(([name]) => !names.includes(name)));
+}
+
+/** The rollout commands' statuses: they differ only in what makes the run a failure (1). */
+function rolloutExits(failure: ExitStatus): ExitStatus[] {
+  return [
+    { code: 0, meaning: 'the run ran, whatever it resolved' },
+    failure,
+    { code: 2, meaning: 'a usage, config or task file error, or the run folder is in use' },
+    { code: 75, meaning: 'the infrastructure failed episodes (daemon or sandbox lost, disk full, out of memory, model server gone); --resume runs them again' },
+    exitStatus.interrupted,
+  ];
+}
+
+const ok = (meaning: string): ExitStatus => ({ code: 0, meaning });
+const failed = (meaning: string): ExitStatus => ({ code: 1, meaning });
+const listingExits = [ok('listed'), failed('Docker could not be asked'), exitStatus.usage];
+
 export const commands: readonly Command[] = [
-  { noun: 'config', verb: 'check', usage: configCheckUsage, configFlags: true, run: runConfigCheck },
-  { noun: 'config', verb: 'resolve', usage: configResolveUsage, configFlags: true, run: (argv, ctx) => configResolve(argv, ctx.io, ctx.cwd) },
-  { noun: 'dataset', verb: 'validate', usage: datasetValidateUsage, run: runDatasetValidate },
-  { noun: 'dataset', verb: 'prepare', usage: datasetPrepareUsage, interruptible: true, run: (argv, ctx) => datasetPrepare(argv, ctx.io, ctx.cwd, ctx.progress, ctx.signal) },
-  { noun: 'dataset', verb: 'register', usage: datasetRegisterUsage, run: (argv, ctx) => datasetRegister(argv, ctx.io, ctx.cwd) },
+  {
+    noun: 'config', verb: 'check', usage: configCheckUsage, configFlags: true, options: configCheckOptions,
+    defaults: { 'max-problems': String(defaultMaxProblems), for: 'train' },
+    exits: [ok('no finding is an error (warnings are printed)'), failed('some finding is an error'), { code: 2, meaning: 'a file cannot be read, or a usage error' }],
+    run: runConfigCheck,
+  },
+  {
+    noun: 'config', verb: 'resolve', usage: configResolveUsage, configFlags: true, options: configResolveOptions,
+    exits: [ok('resolved and written (or printed)'), failed('the config has errors: nothing was written'), { code: 2, meaning: 'the file cannot be read, or a usage error' }],
+    run: (argv, ctx) => configResolve(argv, ctx.io, ctx.cwd),
+  },
+  {
+    noun: 'dataset', verb: 'validate', usage: datasetValidateUsage, options: datasetValidateOptions,
+    defaults: { 'max-problems': String(defaultMaxProblems) },
+    exits: [ok('no line has an error'), failed('some line has an error'), { code: 2, meaning: 'a file cannot be read, or a usage error' }],
+    run: runDatasetValidate,
+  },
+  {
+    noun: 'dataset', verb: 'prepare', usage: datasetPrepareUsage, interruptible: true, options: datasetPrepareOptions,
+    defaults: { dataset: 'R2E-Gym/R2E-Gym-Lite (r2e-gym), princeton-nlp/SWE-bench_Verified (swebench); harbor reads DIR', split: 'train (r2e-gym), test (swebench, harbor)', out: 'datasets/r2e_gym, datasets/swebench or datasets/harbor', 'val-fraction': '0.1 (r2e-gym); swebench makes no validation split', 'cache-dir': '$GP_CACHE_DIR, else ~/.cache/graph-planner/hf' },
+    exits: [ok('tasks were written'), failed('no row became a task, or the download or the input failed: nothing was written'), exitStatus.usage],
+    run: (argv, ctx) => datasetPrepare(argv, ctx.io, ctx.cwd, ctx.progress, ctx.signal),
+  },
+  {
+    noun: 'dataset', verb: 'register', usage: datasetRegisterUsage, options: datasetRegisterOptions,
+    defaults: { root: '$RLLM_HOME/datasets, else ~/.rllm/datasets' },
+    exits: [ok('registered, every row read back'), failed('the task file or the registry has problems: nothing was written'), exitStatus.usage],
+    run: (argv, ctx) => datasetRegister(argv, ctx.io, ctx.cwd),
+  },
   // gp dataset verify installs its own Ctrl-C handling: the first closes the open sandboxes.
-  { noun: 'dataset', verb: 'verify', usage: datasetVerifyUsage, configFlags: true, run: (argv, ctx) => datasetVerify(argv, ctx.io, ctx.cwd) },
-  { noun: 'task', verb: 'test', usage: taskTestUsage, configFlags: true, run: (argv, ctx) => taskTest(argv, ctx.io, ctx.cwd) },
-  { noun: 'env', verb: 'build', usage: envBuildUsage, run: (argv, ctx) => envBuild(argv, ctx.io, ctx.cwd) },
-  { noun: 'images', verb: 'build', usage: imagesBuildUsage, run: (argv, ctx) => imagesBuild(argv, ctx.io, ctx.cwd) },
-  { noun: 'images', verb: 'manifest', usage: imagesManifestUsage, run: (argv, ctx) => imagesManifest(argv, ctx.io) },
-  { noun: 'images', verb: 'prepull', usage: imagesPrepullUsage, run: (argv, ctx) => imagesPrepull(argv, ctx.io) },
+  {
+    noun: 'dataset', verb: 'verify', usage: datasetVerifyUsage, configFlags: true, options: datasetVerifyOptions,
+    defaults: { repeat: '1', parallel: 'rollout.parallel', gold: 'gold_predictions_<name>.jsonl beside FILE', backend: 'sandbox.backend', timeout: 'sandbox.test_timeout' },
+    exits: [ok('every task certified (flaky ones included)'), failed('some task did not certify'), exitStatus.usageOrConfig, { code: 75, meaning: 'the machine failed (Docker, the disk): the verification can be resumed' }, exitStatus.interrupted],
+    run: (argv, ctx) => datasetVerify(argv, ctx.io, ctx.cwd),
+  },
+  {
+    noun: 'task', verb: 'test', usage: taskTestUsage, configFlags: true, options: taskTestOptions,
+    defaults: { backend: 'sandbox.backend', timeout: 'sandbox.test_timeout', 'run-dir': '<output_dir>/<run name>' },
+    exits: [ok('every task passes'), failed('some task fails, a row cannot be read, or no task can run'), exitStatus.usageOrConfig, exitStatus.interrupted],
+    run: (argv, ctx) => taskTest(argv, ctx.io, ctx.cwd),
+  },
+  {
+    noun: 'env', verb: 'build', usage: envBuildUsage, options: envBuildOptions,
+    exits: [ok('every environment (and image) was built or reused'), failed('some build failed'), exitStatus.usage],
+    run: (argv, ctx) => envBuild(argv, ctx.io, ctx.cwd),
+  },
+  {
+    noun: 'images', verb: 'build', usage: imagesBuildUsage, options: imagesBuildFormsOptions,
+    defaults: { mirror: "the machine's Debian mirror" },
+    exits: [ok('every image was built or is current'), failed('some image failed to build'), exitStatus.usage],
+    run: (argv, ctx) => imagesBuild(argv, ctx.io, ctx.cwd),
+  },
+  {
+    noun: 'images', verb: 'manifest', usage: imagesManifestUsage, options: imagesManifestOptions,
+    defaults: { out: 'docker_images.txt beside the first FILE' },
+    exits: [ok('the manifest was written'), failed('written, but some line of a task file is malformed'), { code: 2, meaning: 'a file cannot be read or the manifest cannot be written, or a usage error' }],
+    run: (argv, ctx) => imagesManifest(argv, ctx.io),
+  },
+  {
+    noun: 'images', verb: 'prepull', usage: imagesPrepullUsage, options: imagesPrepullOptions,
+    defaults: { 'max-workers': '4', retries: '2', delay: '5', timeout: '300' },
+    exits: [ok('every image is present (or build-only)'), failed('some image failed to pull'), exitStatus.usage, exitStatus.interrupted],
+    run: (argv, ctx) => imagesPrepull(argv, ctx.io),
+  },
   // The rollout commands install their own Ctrl-C handling (rolloutCommands.ts), for now.
-  { noun: 'rollout', verb: undefined, usage: rolloutUsageOf('rollout').usage, configFlags: true, run: (argv, ctx) => rolloutCommand('rollout', argv, ctx.io, ctx.cwd) },
-  { noun: 'eval', verb: undefined, usage: rolloutUsageOf('eval').usage, configFlags: true, run: (argv, ctx) => rolloutCommand('eval', argv, ctx.io, ctx.cwd) },
+  {
+    noun: 'rollout', verb: undefined, usage: rolloutUsageOf('rollout').usage, configFlags: true, options: without(rolloutOptions, ['ray', 'service-host']),
+    defaults: { agent: 'rollout.agent', parallel: 'rollout.parallel', attempts: 'rollout.attempts', backend: 'sandbox.backend' },
+    exits: rolloutExits(failed('every episode failed to run')),
+    run: (argv, ctx) => rolloutCommand('rollout', argv, ctx.io, ctx.cwd),
+  },
+  {
+    noun: 'eval', verb: undefined, usage: rolloutUsageOf('eval').usage, configFlags: true, options: without(rolloutOptions, ['attempts']),
+    defaults: { agent: 'rollout.agent', parallel: 'rollout.parallel', backend: 'sandbox.backend', 'service-host': '127.0.0.1' },
+    exits: rolloutExits(failed('a task could not run (its sandbox did not open), so a rate over fewer tasks never passes for the evaluation’s')),
+    run: (argv, ctx) => rolloutCommand('eval', argv, ctx.io, ctx.cwd),
+  },
   // gp train installs its own Ctrl-C handling: the first stops the trainer and closes the episodes.
-  { noun: 'train', verb: undefined, usage: trainUsage, configFlags: true, run: (argv, ctx) => trainCommand(argv, ctx.io, ctx.cwd) },
+  {
+    noun: 'train', verb: undefined, usage: trainUsage, configFlags: true, options: trainOptions,
+    defaults: { tasks: 'paths.dataset_train', 'val-tasks': 'paths.dataset_val (none when --tasks is given)', steps: '1', 'smoke-policy': 'model', 'stall-timeout': '600', 'service-host': '127.0.0.1', python: '$GP_TRAINER_PYTHON, else the environment python/setup.sh built, else python3' },
+    exits: [ok('training finished'), failed('training failed or stalled'), exitStatus.usageOrConfig, exitStatus.interrupted],
+    run: (argv, ctx) => trainCommand(argv, ctx.io, ctx.cwd),
+  },
   // A sandbox host stops when its standard input closes or on SIGTERM/SIGINT, and cleans up first.
-  { noun: 'sandbox', verb: 'host', usage: sandboxHostUsage, run: (argv, ctx) => sandboxHostCommand(argv, ctx.io) },
-  { noun: 'ray', verb: 'slots', usage: raySlotsUsage, configFlags: true, run: (argv, ctx) => raySlots(argv, ctx.io, ctx.cwd) },
-  { noun: 'model', verb: 'serve', usage: modelServeUsage, interruptible: true, run: (argv, ctx) => modelServe(argv, ctx.io, ctx.signal) },
-  { noun: 'containers', verb: 'list', usage: containersListUsage, run: (argv, ctx) => containersList(argv, ctx.io) },
-  { noun: 'containers', verb: 'reap', usage: containersReapUsage, run: (argv, ctx) => containersReap(argv, ctx.io) },
-  { noun: 'runs', verb: 'list', usage: runsListUsage, run: (argv, ctx) => runsList(argv, ctx.io, ctx.cwd) },
-  { noun: 'runs', verb: 'show', usage: runsShowUsage, run: (argv, ctx) => runsShow(argv, ctx.io, ctx.cwd) },
-  { noun: 'runs', verb: 'stop', usage: runsStopUsage, run: (argv, ctx) => runsStop(argv, ctx.io, ctx.cwd) },
-  { noun: 'runs', verb: 'rm', usage: runsRmUsage, run: (argv, ctx) => runsRm(argv, ctx.io, ctx.cwd) },
-  { noun: 'trajectory', verb: 'show', usage: trajectoryShowUsage, run: (argv, ctx) => trajectoryShow(argv, ctx.io, ctx.cwd) },
-  { noun: 'trajectory', verb: 'export', usage: trajectoryExportUsage, run: (argv, ctx) => trajectoryExport(argv, ctx.io, ctx.cwd, gpVersion) },
-  { noun: 'trajectory', verb: 'replay', usage: trajectoryReplayUsage, run: (argv, ctx) => trajectoryReplay(argv, ctx.io, ctx.cwd) },
+  {
+    noun: 'sandbox', verb: 'host', usage: sandboxHostUsage, options: sandboxHostOptions,
+    defaults: { listen: '127.0.0.1' },
+    exits: [ok('stopped cleanly'), failed('the host could not start'), exitStatus.usage],
+    run: (argv, ctx) => sandboxHostCommand(argv, ctx.io),
+  },
+  {
+    noun: 'ray', verb: 'slots', usage: raySlotsUsage, configFlags: true, options: raySlotsOptions,
+    defaults: { slots: "counted from this machine's CPUs and memory" },
+    exits: [ok('printed'), exitStatus.usageOrConfig],
+    run: (argv, ctx) => raySlots(argv, ctx.io, ctx.cwd),
+  },
+  {
+    noun: 'model', verb: 'serve', usage: modelServeUsage, interruptible: true, options: modelServeOptions,
+    defaults: { port: 'a free port', ctx: '8192', threads: 'every core', model: 'SmolLM2-135M-Instruct (Q4_1)', 'api-key-env': 'a fresh token' },
+    exits: [ok('stopped by Ctrl-C'), failed('the server ended by itself'), { code: 2, meaning: 'a usage error, or the model or the server is not installed' }],
+    run: (argv, ctx) => modelServe(argv, ctx.io, ctx.signal),
+  },
+  { noun: 'containers', verb: 'list', usage: containersListUsage, options: containersListOptions, exits: listingExits, run: (argv, ctx) => containersList(argv, ctx.io) },
+  {
+    noun: 'containers', verb: 'reap', usage: containersReapUsage, options: containersReapOptions,
+    exits: [ok('every orphan was removed (or listed, with --dry-run)'), failed('Docker could not be asked, or some container could not be removed'), exitStatus.usage],
+    run: (argv, ctx) => containersReap(argv, ctx.io),
+  },
+  { noun: 'runs', verb: 'list', usage: runsListUsage, options: runsListOptions, defaults: { root: 'outputs' }, exits: [ok('listed'), exitStatus.usage], run: (argv, ctx) => runsList(argv, ctx.io, ctx.cwd) },
+  { noun: 'runs', verb: 'show', usage: runsShowUsage, options: runsShowOptions, defaults: { root: 'outputs' }, exits: [ok('shown'), failed('no such run'), exitStatus.usage], run: (argv, ctx) => runsShow(argv, ctx.io, ctx.cwd) },
+  {
+    noun: 'runs', verb: 'stop', usage: runsStopUsage, options: runsStopOptions, defaults: { root: 'outputs', wait: '30' },
+    exits: [ok('the run stopped'), failed('no such run, it is not running, it runs on another machine, or it is still ending after the wait'), exitStatus.usage],
+    run: (argv, ctx) => runsStop(argv, ctx.io, ctx.cwd),
+  },
+  { noun: 'runs', verb: 'rm', usage: runsRmUsage, options: runsRmOptions, defaults: { root: 'outputs' }, exits: [ok('removed'), failed('no such run, or it is running'), exitStatus.usage], run: (argv, ctx) => runsRm(argv, ctx.io, ctx.cwd) },
+  {
+    noun: 'trajectory', verb: 'show', usage: trajectoryShowUsage, options: trajectoryShowOptions, defaults: { step: 'every step, in short' },
+    exits: [ok('shown'), failed('the file cannot be read as a trajectory, or it has no such step'), exitStatus.usage],
+    run: (argv, ctx) => trajectoryShow(argv, ctx.io, ctx.cwd),
+  },
+  {
+    noun: 'trajectory', verb: 'export', usage: trajectoryExportUsage, options: trajectoryExportOptions, defaults: { out: 'standard output' },
+    exits: [ok('exported'), failed('the file cannot be read as a trajectory'), exitStatus.usage],
+    run: (argv, ctx) => trajectoryExport(argv, ctx.io, ctx.cwd, gpVersion),
+  },
+  {
+    noun: 'trajectory', verb: 'replay', usage: trajectoryReplayUsage, options: trajectoryReplayOptions,
+    exits: [ok('the replay reproduced the recording'), failed('a step diverged'), exitStatus.usage, { code: 3, meaning: 'the episode could not be replayed' }],
+    run: (argv, ctx) => trajectoryReplay(argv, ctx.io, ctx.cwd),
+  },
 ];
 
 export const nouns: readonly string[] = [...new Set(commands.map((c) => c.noun))];
@@ -121,9 +254,15 @@ function indented(text: string): string {
     .join('\n');
 }
 
-/** `gp NOUN VERB --help`: the command's usage, and the config flags when it takes them. */
+/** The exit statuses as help prints them: one line each, the code in a column. */
+export function exitLines(exits: readonly ExitStatus[]): string[] {
+  return exits.map((e) => `${String(e.code).padEnd(4)} ${e.meaning}`);
+}
+
+/** `gp NOUN VERB --help`: the command's usage, the config flags when it takes them, and its exit statuses. */
 export function commandHelp(c: Command): string {
-  return c.configFlags === true ? `${c.usage}\n\n${configFlagsBlock}` : c.usage;
+  const flags = c.configFlags === true ? `\n\n${configFlagsBlock}` : '';
+  return `${c.usage}${flags}\n\nExit status:\n  ${exitLines(c.exits).join('\n  ')}`;
 }
 
 /** `gp NOUN --help`: the usage of each of the noun's commands. */
@@ -141,5 +280,8 @@ Usage (gp NOUN VERB --help prints one command's usage):
 ${commands.map((c) => indented(c.usage)).join('\n')}
 
 ${configFlagsBlock}
+
+Every command may also end with:
+  ${exitLines(Object.values(programExits)).join('\n  ')}
 `;
 }

@@ -32,7 +32,7 @@ export const configCheckUsage = `gp config check FILE... [--fix] [--json] [--no-
       Check experiment YAMLs: schema, preflight, paths on disk, with any config flags
       merged on top as a launch would. Prints file:line:col severity code message (or
       file: --flag: … for a value a flag set); at most N findings per file (default 50,
-      0 for all). Exit code 1 on errors, 2 when a file cannot be read.
+      0 for all).
       --fix applies each finding's preferred fix to the file.
       --ray adds the capacity preflight a launch on that cluster (dashboard HOST:PORT) runs:
       the episodes gp train (or --for eval|rollout) runs at once against the sandbox slots
@@ -40,8 +40,14 @@ export const configCheckUsage = `gp config check FILE... [--fix] [--json] [--no-
 
 export const configResolveUsage = `gp config resolve FILE [--print-config] [config flags]
       Merge defaults, the YAML and flags; write <output_dir>/<run_name>/resolved_config.yaml
-      and print its path (or print the config with --print-config). Exit code 1 when the
-      config has errors (nothing is written then).`;
+      and print its path (or print the config with --print-config); nothing is written when
+      the config has errors.`;
+
+/** The options of `gp config check` besides the config flags, which are parsed first. */
+export const configCheckOptions = { fix: { type: 'boolean' }, json: { type: 'boolean' }, 'no-disk': { type: 'boolean' }, 'max-problems': { type: 'string' }, ray: { type: 'string' }, for: { type: 'string' } } as const;
+
+/** `gp config resolve` takes the config flags only. */
+export const configResolveOptions = {} as const;
 
 const checkCommand = { name: 'config check', usage: configCheckUsage };
 const resolveCommand = { name: 'config resolve', usage: configResolveUsage };
@@ -49,8 +55,7 @@ const resolveCommand = { name: 'config resolve', usage: configResolveUsage };
 /** Parses `gp config check` arguments; undefined (after printing why) on a usage error. */
 export function parseCheckArgs(argv: readonly string[], io: Io, cwd: string): { files: string[]; options: CheckOptions } | undefined {
   const config = parseConfigFlags(argv);
-  const options = { fix: { type: 'boolean' }, json: { type: 'boolean' }, 'no-disk': { type: 'boolean' }, 'max-problems': { type: 'string' }, ray: { type: 'string' }, for: { type: 'string' } } as const;
-  const args = parseCommandArgs(checkCommand, config.rest, options, io);
+  const args = parseCommandArgs(checkCommand, config.rest, configCheckOptions, io);
   if (!args.ok) return undefined;
   args.errors.push(...config.errors);
   const files = [...(config.flags.configFile === undefined ? [] : [config.flags.configFile]), ...args.positionals];
@@ -151,7 +156,7 @@ function applyPreferredFixes(text: string, findings: readonly LocatedFinding[]):
 /** `gp config resolve FILE [flags]`: writes the run folder's resolved_config.yaml, or prints it. */
 export async function configResolve(argv: readonly string[], io: Io, cwd: string, command = 'resolve'): Promise<number> {
   const parsed = parseConfigFlags(argv);
-  const args = parseCommandArgs(resolveCommand, parsed.rest, {}, io);
+  const args = parseCommandArgs(resolveCommand, parsed.rest, configResolveOptions, io);
   if (!args.ok) return args.exit;
   args.errors.push(...parsed.errors);
   const positional = args.positionals;

@@ -13,6 +13,10 @@ import { errorMessage } from '../util/errors.js';
 export const containersListUsage = `gp containers list [--all] [--run NAME] [--json]
       Containers of ours (labelled graph-planner.run) and whether their owner lives.`;
 
+export const containersListOptions = { all: { type: 'boolean' }, run: { type: 'string' }, json: { type: 'boolean' } } as const;
+
+export const containersReapOptions = { 'dry-run': { type: 'boolean' }, run: { type: 'string' }, 'include-live': { type: 'boolean' }, json: { type: 'boolean' } } as const;
+
 export const containersReapUsage = `gp containers reap [--dry-run] [--run NAME] [--include-live] [--json]
       Remove containers whose owning process is gone (orphans of crashed runs).`;
 
@@ -55,7 +59,7 @@ export function containerTable(containers: readonly ContainerInfo[], now: number
 
 /** `gp containers list [--all] [--run NAME] [--json]` */
 export async function containersList(args: readonly string[], io: Io): Promise<number> {
-  const parsed = parseCliArgs({ args: [...args], options: { all: { type: 'boolean' }, run: { type: 'string' }, json: { type: 'boolean' } }, strict: true });
+  const parsed = parseCliArgs({ args: [...args], options: containersListOptions, strict: true });
   if (!parsed.ok) return usageError(io, 'containers list', parsed.message);
   const { all, run, json } = parsed.value.values;
   let containers: ContainerInfo[];
@@ -89,7 +93,7 @@ function printReap(result: ReapResult, io: Io): void {
 export async function containersReap(args: readonly string[], io: Io): Promise<number> {
   const parsed = parseCliArgs({
     args: [...args],
-    options: { 'dry-run': { type: 'boolean' }, run: { type: 'string' }, 'include-live': { type: 'boolean' }, json: { type: 'boolean' } },
+    options: containersReapOptions,
     strict: true,
   });
   if (!parsed.ok) return usageError(io, 'containers reap', parsed.message);

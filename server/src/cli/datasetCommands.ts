@@ -13,8 +13,9 @@ export const datasetValidateUsage = `gp dataset validate FILE... [--json] [--max
       Validate dataset JSONL files line by line (file:line:col), then a summary per
       file: tasks, errors, duplicate ids, rows without an image, unknown keys, images
       and how many are build-only. At most N findings per file are printed (default
-      ${defaultMaxProblems}; 0 prints all). An empty file gets a warning, a binary file one error.
-      Exit code 1 on errors.`;
+      ${defaultMaxProblems}; 0 prints all). An empty file gets a warning, a binary file one error.`;
+
+export const datasetValidateOptions = { json: { type: 'boolean' }, 'max-problems': { type: 'string' } } as const;
 
 /** What the summary counts besides errors and warnings: the problems a dataset author fixes first. */
 export interface DatasetCounts {

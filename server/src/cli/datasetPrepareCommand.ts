@@ -23,6 +23,7 @@ import {
 import type { PrepareReport } from '../protocol/datasetPrepare.js';
 import { errorMessage } from '../util/errors.js';
 import { usageError } from './args.js';
+import { harborPrepare, harborPrepareUsage } from './harborPrepareCommand.js';
 import { formatBytes, LineProgress } from './lineProgress.js';
 import { intFlag, plural, type Io } from './output.js';
 import { bar, type ProgressSink } from './progress.js';
@@ -46,7 +47,8 @@ export const datasetPrepareUsage = `gp dataset prepare r2e-gym|swebench [--datas
       --repos DIR points each task's local_repo at its repository's clone in DIR (a folder
       named owner__name, name or owner/name), so the local backend runs it; the summary
       counts the rows whose clone is missing. The specification tables read requirement
-      files from these clones at each row's environment_setup_commit.`;
+      files from these clones at each row's environment_setup_commit.
+${harborPrepareUsage}`;
 
 interface Defaults {
   readonly dataset: string;
@@ -80,6 +82,26 @@ interface Parsed {
   readonly json: boolean;
 }
 
+export const datasetPrepareOptions = {
+  dataset: { type: 'string' },
+  split: { type: 'string' },
+  config: { type: 'string' },
+  from: { type: 'string', multiple: true },
+  out: { type: 'string' },
+  'val-size': { type: 'string' },
+  'val-fraction': { type: 'string' },
+  'no-val': { type: 'boolean' },
+  limit: { type: 'string' },
+  'train-limit': { type: 'string' },
+  'val-limit': { type: 'string' },
+  'max-steps': { type: 'string' },
+  'image-namespace': { type: 'string' },
+  'env-specs': { type: 'string' },
+  repos: { type: 'string' },
+  'cache-dir': { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
 function parse(argv: readonly string[], cwd: string): { ok: true; value: Parsed } | { ok: false; errors: string[] } {
   let parsed;
   try {
@@ -87,25 +109,7 @@ function parse(argv: readonly string[], cwd: string): { ok: true; value: Parsed 
       args: [...argv],
       allowPositionals: true,
       strict: true,
-      options: {
-        dataset: { type: 'string' },
-        split: { type: 'string' },
-        config: { type: 'string' },
-        from: { type: 'string', multiple: true },
-        out: { type: 'string' },
-        'val-size': { type: 'string' },
-        'val-fraction': { type: 'string' },
-        'no-val': { type: 'boolean' },
-        limit: { type: 'string' },
-        'train-limit': { type: 'string' },
-        'val-limit': { type: 'string' },
-        'max-steps': { type: 'string' },
-        'image-namespace': { type: 'string' },
-        'env-specs': { type: 'string' },
-        repos: { type: 'string' },
-        'cache-dir': { type: 'string' },
-        json: { type: 'boolean' },
-      },
+      options: datasetPrepareOptions,
     });
   } catch (error) {
     return { ok: false, errors: [(error as Error).message.replace(/\. To specify a positional argument.*$/s, '.')] };
@@ -113,7 +117,7 @@ function parse(argv: readonly string[], cwd: string): { ok: true; value: Parsed 
   const errors: string[] = [];
   const [kindArg, ...extra] = parsed.positionals;
   if (kindArg !== 'r2e-gym' && kindArg !== 'swebench') {
-    return { ok: false, errors: [`name the dataset kind: r2e-gym or swebench${kindArg === undefined ? '' : `, not ${JSON.stringify(kindArg)}`}.`] };
+    return { ok: false, errors: [`name the dataset kind: r2e-gym, swebench or harbor${kindArg === undefined ? '' : `, not ${JSON.stringify(kindArg)}`}.`] };
   }
   // Files after the kind are taken as --from files, so `gp dataset prepare swebench a.parquet` works.
   const kind: DatasetKind = kindArg;
@@ -223,6 +227,8 @@ function readEnvSpecs(file: string): Map<string, SpecPythonEnv> {
 }
 
 export async function datasetPrepare(argv: readonly string[], io: Io, cwd: string, sink?: ProgressSink, signal?: AbortSignal): Promise<number> {
+  // Harbor tasks are folders, not rows: their own command, with its own flags.
+  if (argv[0] === 'harbor') return harborPrepare(argv.slice(1), io, cwd, signal);
   const parsed = parse(argv, cwd);
   if (!parsed.ok) {
     return usageError({ name: 'dataset prepare', usage: datasetPrepareUsage }, io, parsed.errors);

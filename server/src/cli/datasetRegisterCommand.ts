@@ -17,24 +17,21 @@ export const datasetRegisterUsage = `gp dataset register FILE --name N --split S
 const command: CommandUsage = { name: 'dataset register', usage: datasetRegisterUsage };
 
 /** rLLM keeps its registry under `$RLLM_HOME/datasets` (default `~/.rllm`); registering there needs no copying. */
+export const datasetRegisterOptions = {
+  name: { type: 'string' },
+  split: { type: 'string' },
+  root: { type: 'string' },
+  source: { type: 'string' },
+  description: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
+
 export function defaultRegistryRoot(): string {
   return join(process.env['RLLM_HOME'] ?? join(homedir(), '.rllm'), 'datasets');
 }
 
 export async function datasetRegister(argv: readonly string[], io: Io, cwd: string): Promise<number> {
-  const parsed = parseCommandArgs(
-    command,
-    argv,
-    {
-      name: { type: 'string' },
-      split: { type: 'string' },
-      root: { type: 'string' },
-      source: { type: 'string' },
-      description: { type: 'string' },
-      json: { type: 'boolean' },
-    },
-    io,
-  );
+  const parsed = parseCommandArgs(command, argv, datasetRegisterOptions, io);
   if (!parsed.ok) return parsed.exit;
   const v = parsed.values;
   const errors = parsed.errors;

@@ -34,9 +34,21 @@ export const datasetVerifyUsage = `gp dataset verify FILE [--gold PREDICTIONS] [
       empty-passes, gold-does-not-apply, not-gradable (why), no-gold, cannot-run or
       infrastructure. Everything goes into a run folder (verdicts.jsonl, test_runs.jsonl,
       the logs); --run-dir of an earlier verification resumes it. --out writes the
-      certified tasks, flaky tests left out of their lists, each with a certification.
-      Exit code 0 when every task certified (flaky ones included), 1 when some did not,
-      2 on usage or config errors, 75 when the machine failed, 130 when interrupted.`;
+      certified tasks, flaky tests left out of their lists, each with a certification.`;
+
+/** The options of `gp dataset verify` besides the config flags, which are parsed first. */
+export const datasetVerifyOptions = {
+  gold: { type: 'string' },
+  repeat: { type: 'string' },
+  parallel: { type: 'string' },
+  task: { type: 'string', multiple: true },
+  out: { type: 'string' },
+  'run-dir': { type: 'string' },
+  backend: { type: 'string' },
+  timeout: { type: 'string' },
+  config: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
 
 const command = { name: 'dataset verify', usage: datasetVerifyUsage };
 
@@ -48,18 +60,7 @@ function verdictLine(v: TaskVerdict): string {
 
 export async function datasetVerify(argv: readonly string[], io: Io, cwd: string): Promise<number> {
   const configFlags = parseConfigFlags(argv);
-  const parsed = parseCommandArgs(command, configFlags.rest, {
-    gold: { type: 'string' },
-    repeat: { type: 'string' },
-    parallel: { type: 'string' },
-    task: { type: 'string', multiple: true },
-    out: { type: 'string' },
-    'run-dir': { type: 'string' },
-    backend: { type: 'string' },
-    timeout: { type: 'string' },
-    config: { type: 'string' },
-    json: { type: 'boolean' },
-  }, io);
+  const parsed = parseCommandArgs(command, configFlags.rest, datasetVerifyOptions, io);
   if (!parsed.ok) return parsed.exit;
   const { values, positionals, errors } = parsed;
   errors.push(...configFlags.errors);

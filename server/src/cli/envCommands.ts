@@ -38,13 +38,15 @@ export const envBuildUsage = `gp env build FILE [--task ID]... [--docker] [--for
 
 const command = { name: 'env build', usage: envBuildUsage };
 
+export const envBuildOptions = { task: { type: 'string', multiple: true }, docker: { type: 'boolean' }, force: { type: 'boolean' }, json: { type: 'boolean' } } as const;
+
 interface Planned {
   env: ResolvedPythonEnv;
   tasks: TaskEntry[];
 }
 
 export async function envBuild(argv: readonly string[], io: Io, cwd: string): Promise<number> {
-  const parsed = parseCommandArgs(command, argv, { task: { type: 'string', multiple: true }, docker: { type: 'boolean' }, force: { type: 'boolean' }, json: { type: 'boolean' } }, io);
+  const parsed = parseCommandArgs(command, argv, envBuildOptions, io);
   if (!parsed.ok) return parsed.exit;
   const { values, positionals, errors } = parsed;
   const file = positionals[0];

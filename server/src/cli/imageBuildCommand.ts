@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { imageSelectorSchema, type ImageBuildResult, type ImageSelector } from '../protocol/images.js';
 import { buildImages } from '../sandbox/index.js';
 import { usageError } from './args.js';
-import { envBuild } from './envCommands.js';
+import { taskImagesBuild } from './taskImagesCommand.js';
 import type { Io } from './output.js';
 import { errorMessage } from '../util/errors.js';
 
@@ -18,8 +18,11 @@ export const imagesBuildUsage = `gp images build [base|sample|samples|sample-<na
       and debootstrap), and on top of it graph-planner/repoenv-sample and one
       graph-planner/sample-<name> for each folder docker/samples/<name>/ ('samples' names them
       all). With no names, all of them. Each is rebuilt only when its recipe or context changed;
-      --force rebuilds anyway. With --tasks, the images of the tasks' Python environments and
-      the tasks' own images (the same as gp env build FILE --docker).`;
+      --force rebuilds anyway. With --tasks, the images the tasks of FILE need: a task with an
+      image recipe (a converted Harbor task) from its own Dockerfile, with git and a first
+      commit of its workdir added (and its FROM replaced when it was prepared with
+      --base-image); the tasks' Python environments and their own images as gp env build
+      FILE --docker builds them.`;
 
 interface BuildRequest {
   only: ImageSelector[];
@@ -28,6 +31,11 @@ interface BuildRequest {
   mirror?: string;
 }
 
+export const imagesBuildOptions = { force: { type: 'boolean' }, json: { type: 'boolean' }, mirror: { type: 'string' } } as const;
+
+/** The options of both forms: the image names' own, and --tasks with the --task that gp env build takes after it. */
+export const imagesBuildFormsOptions = { ...imagesBuildOptions, tasks: { type: 'string' }, task: { type: 'string', multiple: true } } as const;
+
 function parseBuildArgs(args: readonly string[]): BuildRequest | string {
   let parsed;
   try {
@@ -35,7 +43,7 @@ function parseBuildArgs(args: readonly string[]): BuildRequest | string {
       args: [...args],
       allowPositionals: true,
       strict: true,
-      options: { force: { type: 'boolean' }, json: { type: 'boolean' }, mirror: { type: 'string' } },
+      options: imagesBuildOptions,
     });
   } catch (error) {
     return errorMessage(error);
@@ -79,7 +87,7 @@ export async function imagesBuild(args: readonly string[], io: Io, cwd: string =
     const [flag] = rest.splice(tasksAt, 1);
     const file = flag?.startsWith('--tasks=') ? flag.slice('--tasks='.length) : rest.splice(tasksAt, 1)[0];
     if (file === undefined || file === '') return usageError({ name: 'images build', usage: imagesBuildUsage }, io, ['--tasks needs a dataset file.']);
-    return envBuild([file, ...rest, '--docker'], io, cwd);
+    return taskImagesBuild({ name: 'images build', usage: imagesBuildUsage }, file, rest, io, cwd);
   }
   const request = parseBuildArgs(args);
   if (typeof request === 'string') {

@@ -23,10 +23,22 @@ export const imagesManifestUsage = `gp images manifest FILE... [--out PATH] [--j
       Collect the unique images of task files into a manifest (one per line);
       build-only SWE-bench images are marked and rows without an image counted.`;
 
+export const imagesManifestOptions = { out: { type: 'string' }, json: { type: 'boolean' } } as const;
+
+export const imagesPrepullOptions = {
+  manifest: { type: 'string', multiple: true },
+  'max-workers': { type: 'string' },
+  retries: { type: 'string' },
+  delay: { type: 'string' },
+  timeout: { type: 'string' },
+  json: { type: 'boolean' },
+  ray: { type: 'string' },
+} as const;
+
 export const imagesPrepullUsage = `gp images prepull (FILE.jsonl... | --manifest PATH | IMAGE...) [--max-workers N]
                [--retries N] [--delay S] [--timeout S] [--json] [--ray ADDRESS]
       Pull images: pulled / already present / failed / build-only per image; one
-      failure never stops the batch; exit code 1 only when something failed.
+      failure never stops the batch.
       --ray does it on every node of that Ray cluster (dashboard HOST:PORT) that offers
       sandboxes (gp_sandbox_slots, see gp ray slots), as one Ray job, against each node's
       Docker, and prints a summary per node. Files must be on storage every node sees.`;
@@ -62,7 +74,7 @@ function printProblems(collection: ImageCollection, io: Io): void {
 
 /** `gp images manifest FILE... [--out PATH] [--json]` */
 export async function imagesManifest(args: readonly string[], io: Io): Promise<number> {
-  const parsed = parseCliArgs({ args: [...args], options: { out: { type: 'string' }, json: { type: 'boolean' } }, allowPositionals: true, strict: true });
+  const parsed = parseCliArgs({ args: [...args], options: imagesManifestOptions, allowPositionals: true, strict: true });
   if (!parsed.ok) return usageError(io, 'images manifest', parsed.message);
   const files = parsed.value.positionals;
   const first = files[0];
@@ -120,15 +132,7 @@ function isDatasetFile(arg: string): boolean {
 async function prepullArgs(args: readonly string[], io: Io): Promise<PrepullArgs | string> {
   const parsed = parseCliArgs({
     args: [...args],
-    options: {
-      manifest: { type: 'string', multiple: true },
-      'max-workers': { type: 'string' },
-      retries: { type: 'string' },
-      delay: { type: 'string' },
-      timeout: { type: 'string' },
-      json: { type: 'boolean' },
-      ray: { type: 'string' },
-    },
+    options: imagesPrepullOptions,
     allowPositionals: true,
     strict: true,
   });

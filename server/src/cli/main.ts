@@ -9,7 +9,7 @@ import { terminalSafe } from '../protocol/terminalText.js';
 import { wantsHelp } from './args.js';
 import { commandHelp, commandName, commandsOf, globalHelp, gpVersion as version, nounHelp, nouns, type Command } from './commands.js';
 import { installInterrupt, type Interrupt } from './interrupt.js';
-import type { Io } from './output.js';
+import { programExits, type Io } from './output.js';
 import { terminalProgressSink, type ProgressSink } from './progress.js';
 
 
@@ -127,11 +127,11 @@ if (require.main === module) {
       const machine = ioFailure(err);
       if (machine !== undefined) {
         process.stderr.write(`gp: ${ioFailureAdvice(machine)}.\n`);
-        process.exitCode = 74;
+        process.exitCode = programExits.machineFailure.code;
         return;
       }
       process.stderr.write(`gp: internal error: ${terminalSafe(err instanceof Error ? (err.stack ?? err.message) : String(err))}\n`);
-      process.exitCode = 70;
+      process.exitCode = programExits.internalError.code;
     },
   );
 }

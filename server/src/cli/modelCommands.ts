@@ -14,13 +14,14 @@ export const modelServeUsage = `gp model serve [--port N] [--ctx TOKENS] [--thre
       --threads CPU threads (default every core). Prints the model's path and sha256, the base
       URL and the bearer token every request must carry: a fresh one, or the value of the
       environment variable --api-key-env names. --model serves another GGUF file instead. Stops
-      cleanly on Ctrl-C (exit 0); exit 1 when the server ends by itself, 2 on usage errors or
-      when the model or the server is not installed.`;
+      cleanly on Ctrl-C.`;
+
+export const modelServeOptions = { port: { type: 'string' }, ctx: { type: 'string' }, threads: { type: 'string' }, model: { type: 'string' }, 'api-key-env': { type: 'string' } } as const;
 
 const command = { name: 'model serve', usage: modelServeUsage };
 
 export async function modelServe(argv: readonly string[], io: Io, signal: AbortSignal | undefined): Promise<number> {
-  const args = parseCommandArgs(command, argv, { port: { type: 'string' }, ctx: { type: 'string' }, threads: { type: 'string' }, model: { type: 'string' }, 'api-key-env': { type: 'string' } }, io);
+  const args = parseCommandArgs(command, argv, modelServeOptions, io);
   if (!args.ok) return args.exit;
   const v = args.values;
   const port = intFlag('--port', v.port, args.errors);

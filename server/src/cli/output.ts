@@ -8,6 +8,29 @@ export interface Io {
   err(line: string): void;
 }
 
+/** A status a command ends with, and what it means for that command. */
+export interface ExitStatus {
+  readonly code: number;
+  readonly meaning: string;
+}
+
+/**
+ * The statuses that mean the same wherever a command returns them. Each command lists the ones it
+ * returns in its row of commands.ts, beside what its own 0 and 1 mean, so `--help` and the CLI
+ * reference (docs/reference/cli.md) say them from one place.
+ */
+export const exitStatus = {
+  usage: { code: 2, meaning: 'a usage error: an unknown flag, a bad value or a missing argument' },
+  usageOrConfig: { code: 2, meaning: 'a usage error, or the config has errors: nothing was started' },
+  interrupted: { code: 130, meaning: 'interrupted (Ctrl-C), after closing what it had opened' },
+} as const satisfies Record<string, ExitStatus>;
+
+/** What main.ts ends any command with when the command itself could not finish. */
+export const programExits = {
+  internalError: { code: 70, meaning: 'an internal error (a bug): the stack is printed' },
+  machineFailure: { code: 74, meaning: 'the machine failed under it (a full disk, a failing file system): gp says what to do' },
+} as const satisfies Record<string, ExitStatus>;
+
 export function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }

@@ -19,7 +19,10 @@ export const raySlotsUsage = `gp ray slots [CONFIG] [--config YAML] [--slots N] 
       bursts and a sandbox uses about one core steadily; sandbox.memory), which ran out first,
       and the argument that advertises the slots to Ray:
         ray start ... --resources '{"${sandboxSlotsResource}": N}'
-      --slots N gives the number instead. Exit 2 on usage or config errors.`;
+      --slots N gives the number instead.`;
+
+/** The options of `gp ray slots` besides the config flags, which are parsed first. */
+export const raySlotsOptions = { config: { type: 'string' }, slots: { type: 'string' }, json: { type: 'boolean' } } as const;
 
 const usage = { name: 'ray slots', usage: raySlotsUsage };
 
@@ -85,7 +88,7 @@ function printText(count: SlotCount, machine: NodeResources, sandbox: Experiment
 /** `gp ray slots [CONFIG] [--config YAML] [--slots N] [--json]`; `machine` is this one outside tests. */
 export async function raySlots(argv: readonly string[], io: Io, cwd: string, machine: NodeResources = thisMachine()): Promise<number> {
   const config = parseConfigFlags(argv);
-  const args = parseCommandArgs(usage, config.rest, { config: { type: 'string' }, slots: { type: 'string' }, json: { type: 'boolean' } }, io);
+  const args = parseCommandArgs(usage, config.rest, raySlotsOptions, io);
   if (!args.ok) return args.exit;
   const errors = [...args.errors, ...config.errors];
   if (args.positionals.length > 1) errors.push('name one experiment config.');

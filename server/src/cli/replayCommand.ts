@@ -17,13 +17,14 @@ export const trajectoryReplayUsage = `gp trajectory replay FILE [--tasks FILE] [
       Re-execute a recorded episode in a fresh sandbox of its task (the run's own config, the
       backend it ran on) and report the first step whose observation, reward or end differs
       from the recording. The task comes from the task files the run recorded in launch.json,
-      or from --tasks FILE. Exit code 0 when the replay reproduced the recording, 1 when a step
-      diverged, 2 for a usage error, 3 when the episode could not be replayed.`;
+      or from --tasks FILE.`;
+
+export const trajectoryReplayOptions = { tasks: { type: 'string' }, json: { type: 'boolean' } } as const;
 
 const command = { name: 'trajectory replay', usage: trajectoryReplayUsage };
 
 export async function trajectoryReplay(argv: readonly string[], io: Io, cwd: string): Promise<number> {
-  const args = parseCommandArgs(command, argv, { tasks: { type: 'string' }, json: { type: 'boolean' } }, io);
+  const args = parseCommandArgs(command, argv, trajectoryReplayOptions, io);
   if (!args.ok) return args.exit;
   if (args.positionals.length !== 1) args.errors.push('name one trajectory file.');
   if (args.errors.length > 0) return usageError(command, io, args.errors);

@@ -37,10 +37,9 @@ export const rolloutUsage = `gp rollout FILE... ${flagsLine}
       events.jsonl, trajectories/<episode>.jsonl, report.json. Re-running into an existing
       run, or --resume (the newest unfinished run when none is named), skips finished episodes
       and redoes the others. One process at a time owns a run folder (<run>/run.lock).
-      Ctrl-C ends the running episodes, closes their sandboxes and exits 130. Exit 0 when it
-      ran, 1 when every episode failed to run, 2 on usage errors or a run folder in use, 75
-      when the infrastructure failed episodes (daemon or sandbox lost, disk full, out of
-      memory, model server gone): they are not counted, and --resume runs them again.
+      Ctrl-C ends the running episodes and closes their sandboxes. Episodes the infrastructure
+      failed (daemon or sandbox lost, disk full, out of memory, model server gone) are not
+      counted, and --resume runs them again.
       --agent model asks backends.planner_endpoint, or with backends.planner_backend embedded
       (configs/experiments/embedded_model.yaml) starts the small model this machine's setup
       installed for the run. The summary counts the steps its own replies drove, the replies
@@ -51,8 +50,6 @@ export const rolloutUsage = `gp rollout FILE... ${flagsLine}
              ${runLine} [--ray ADDRESS [--service-host ADDRESS]]
       A rollout with one attempt per task that ends with a SWE-bench-style summary (resolved
       rate, per-task outcome, why each unresolved task failed) and reports/<task>/report.json.
-      Exit 1 when a task could not run (its sandbox did not open), so a rate over fewer tasks
-      never passes for the evaluation's.
       --ray runs its episodes on that Ray cluster (dashboard HOST:PORT): a sandbox host on every
       node that offers gp_sandbox_slots runs them with its own Docker, rollout.parallel at once
       over all hosts, and their records come back into this run (docs/sandbox-hosts.md). An

@@ -30,6 +30,11 @@ export const runsRmUsage = `gp runs rm RUN [--root DIR]...
 
 const rootOption = { root: { type: 'string', multiple: true } } as const;
 
+export const runsListOptions = { ...rootOption, json: { type: 'boolean' } } as const;
+export const runsShowOptions = { ...rootOption, json: { type: 'boolean' }, metrics: { type: 'boolean' } } as const;
+export const runsStopOptions = { ...rootOption, wait: { type: 'string' } } as const;
+export const runsRmOptions = rootOption;
+
 function rootsOf(values: { root?: string[] | undefined }): string[] {
   return values.root ?? [defaultRoot];
 }
@@ -46,7 +51,7 @@ function runRow(run: RunListing, now: number): string[] {
 
 export async function runsList(argv: readonly string[], io: Io, cwd: string): Promise<number> {
   const command: CommandUsage = { name: 'runs list', usage: runsListUsage };
-  const args = parseCommandArgs(command, argv, { ...rootOption, json: { type: 'boolean' } }, io);
+  const args = parseCommandArgs(command, argv, runsListOptions, io);
   if (!args.ok) return args.exit;
   if (args.positionals.length > 0) return usageError(command, io, [`unexpected argument ${args.positionals[0] ?? ''}; name roots with --root.`]);
   const runs: RunListing[] = [];
@@ -83,7 +88,7 @@ async function oneRun(command: CommandUsage, argv: readonly string[], extra: Rea
 }
 
 export async function runsShow(argv: readonly string[], io: Io, cwd: string): Promise<number> {
-  const got = await oneRun({ name: 'runs show', usage: runsShowUsage }, argv, { json: { type: 'boolean' }, metrics: { type: 'boolean' } }, io, cwd);
+  const got = await oneRun({ name: 'runs show', usage: runsShowUsage }, argv, runsShowOptions, io, cwd);
   if (!('run' in got)) return got.exit;
   const { run } = got;
   const layout = runLayout(run.dir);
@@ -116,7 +121,7 @@ export async function runsShow(argv: readonly string[], io: Io, cwd: string): Pr
 
 export async function runsStop(argv: readonly string[], io: Io, cwd: string): Promise<number> {
   const command: CommandUsage = { name: 'runs stop', usage: runsStopUsage };
-  const got = await oneRun(command, argv, { wait: { type: 'string' } }, io, cwd);
+  const got = await oneRun(command, argv, runsStopOptions, io, cwd);
   if (!('run' in got)) return got.exit;
   const rawWait = got.values['wait'];
   const wait = rawWait === undefined ? 30 : Number(rawWait);
@@ -140,7 +145,7 @@ export async function runsStop(argv: readonly string[], io: Io, cwd: string): Pr
 }
 
 export async function runsRm(argv: readonly string[], io: Io, cwd: string): Promise<number> {
-  const got = await oneRun({ name: 'runs rm', usage: runsRmUsage }, argv, {}, io, cwd);
+  const got = await oneRun({ name: 'runs rm', usage: runsRmUsage }, argv, runsRmOptions, io, cwd);
   if (!('run' in got)) return got.exit;
   const removed = await removeRun(got.run);
   if (!removed.ok) {

@@ -55,8 +55,10 @@ function firstLineOfStdin(): Promise<string> {
   });
 }
 
+export const sandboxHostOptions = { spec: { type: 'string' }, node: { type: 'string' }, slots: { type: 'string' }, listen: { type: 'string' } } as const;
+
 export async function sandboxHostCommand(argv: readonly string[], io: Io): Promise<number> {
-  const args = parseCommandArgs(command, argv, { spec: { type: 'string' }, node: { type: 'string' }, slots: { type: 'string' }, listen: { type: 'string' } }, io);
+  const args = parseCommandArgs(command, argv, sandboxHostOptions, io);
   if (!args.ok) return args.exit;
   const v = args.values;
   const errors: string[] = [];

@@ -11,7 +11,7 @@ import { sandboxOptionsFromConfig } from '../launch/index.js';
 import { backendChoiceOf, openSandbox, sandboxSpecForTask, SandboxError, type Sandbox } from '../sandbox/index.js';
 import { BackendTally } from '../rollout/index.js';
 import { backendLine, fallbackNotice } from './rolloutSummary.js';
-import { loadTasks } from '../tasks/index.js';
+import { loadTasks, type TaskEntry } from '../tasks/index.js';
 import { recordTestRun, runLayout, writeInstanceReport } from '../runs/index.js';
 import { gradeInstance, gradePassed, runTaskTests, type TestRun } from '../testing/index.js';
 import { loadTestCommandConfig } from './testCommandConfig.js';
@@ -25,9 +25,18 @@ export const taskTestUsage = `gp task test FILE [--task ID]... [--patch DIFF] [-
       Open each task's sandbox, apply the patch if given, run the task's tests and
       grade them per test (SWE-bench lists or R2E expected output). The config goes
       through the same checks as gp config check. Records the run in
-      DIR/test_runs.jsonl with the raw log and report.json; exit code 1 unless every
-      task passes (a row that cannot be read, or a file with no task that can run, is a
-      failure), 2 on usage or config errors, 130 when interrupted.`;
+      DIR/test_runs.jsonl with the raw log and report.json.`;
+
+/** The options of `gp task test` besides the config flags, which are parsed first. */
+export const taskTestOptions = {
+  task: { type: 'string', multiple: true },
+  patch: { type: 'string' },
+  backend: { type: 'string' },
+  config: { type: 'string' },
+  'run-dir': { type: 'string' },
+  timeout: { type: 'string' },
+  json: { type: 'boolean' },
+} as const;
 
 const command = { name: 'task test', usage: taskTestUsage };
 
@@ -42,7 +51,9 @@ function describeRun(run: TestRun): string[] {
         ? `R2E reward ${g.grade.reward}${g.grade.mismatched.length ? `, ${plural(g.grade.mismatched.length, 'mismatch')}` : ''}${g.grade.missing.length ? `, ${g.grade.missing.length} missing` : ''}`
         : g.kind === 'log'
           ? `${g.passed ? 'passed' : 'failed'}: ${g.reason}`
-          : `not gradable: ${g.reason}`;
+          : g.kind === 'verifier'
+            ? `verifier reward ${g.reward} from ${g.from}${g.resolved ? ' (resolved)' : ''}, test.sh exited ${g.exitCode ?? 'without a status'}`
+            : `not gradable: ${g.reason}`;
   // pytest's own report disagreeing with the log is the sign of a log written to by the code under test.
   const check = r.crossCheck;
   const witness =
@@ -54,19 +65,18 @@ function describeRun(run: TestRun): string[] {
   return [...lines, ...witness, `  ${verdict} [${r.backend}, ${(r.durationMs / 1000).toFixed(1)} s${r.timedOut ? ', timed out' : ''}]`];
 }
 
+/** `--timeout` when given, else a Harbor task's own verifier timeout, else the config's `sandbox.test_timeout`. */
+function testTimeoutMs(task: TaskEntry, flag: number | undefined, configMs: number): number {
+  if (flag !== undefined) return flag * 1000;
+  const own = task.verifier?.timeout_sec;
+  return own === undefined ? configMs : own * 1000;
+}
+
 export async function taskTest(args: readonly string[], io: Io, cwd: string): Promise<number> {
   // The config flags (`--set`, `--config-file`, …) are the launching commands' own, so a config
   // reaches the same verdict here as in `gp config check` and `gp rollout`.
   const configFlags = parseConfigFlags(args);
-  const parsed = parseCommandArgs(command, configFlags.rest, {
-    task: { type: 'string', multiple: true },
-    patch: { type: 'string' },
-    backend: { type: 'string' },
-    config: { type: 'string' },
-    'run-dir': { type: 'string' },
-    timeout: { type: 'string' },
-    json: { type: 'boolean' },
-  }, io);
+  const parsed = parseCommandArgs(command, configFlags.rest, taskTestOptions, io);
   if (!parsed.ok) return parsed.exit;
   const { values, positionals, errors } = parsed;
   errors.push(...configFlags.errors);
@@ -135,7 +145,7 @@ export async function taskTest(args: readonly string[], io: Io, cwd: string): Pr
           await writeInstanceReport(runDir, task.task_id, report);
           failed++;
         } else {
-          const run = await runTaskTests(current, task, { ...(patch === null ? {} : { patch }), timeoutMs: timeout === undefined ? options.testTimeoutMs : timeout * 1000 });
+          const run = await runTaskTests(current, task, { ...(patch === null ? {} : { patch }), timeoutMs: testTimeoutMs(task, timeout, options.testTimeoutMs) });
           const record = await recordTestRun(runDir, run);
           if (values.json) io.out(JSON.stringify(record));
           else describeRun(run).forEach((l) => io.out(l));

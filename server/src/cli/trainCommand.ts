@@ -37,13 +37,13 @@ export const trainUsage = `gp train [CONFIG] [--config YAML] [--tasks FILE]... [
       is stopped. --service-host binds the environment service to another address than
       127.0.0.1 (a cluster interface, when Verl's workers run on other nodes; the token is still
       required). --run-dir of an earlier run resumes it: a new attempt (its own Verl metrics
-      file), and Verl continues from the run's latest checkpoint (trainer.resume_mode=auto). --dry-run prints the Verl command line and starts nothing. Ctrl-C stops the
-      trainer, closes every episode and exits 130. Exit 0 when training finished, 1 when it
-      failed or stalled, 2 on usage or config errors.`;
+      file), and Verl continues from the run's latest checkpoint (trainer.resume_mode=auto).
+      --dry-run prints the Verl command line and starts nothing. Ctrl-C stops the trainer and
+      closes every episode.`;
 
 const usage = { name: 'train', usage: trainUsage };
 
-const trainOptions = {
+export const trainOptions = {
   config: { type: 'string' },
   tasks: { type: 'string', multiple: true },
   'val-tasks': { type: 'string', multiple: true },

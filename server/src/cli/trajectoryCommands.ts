@@ -5,22 +5,29 @@
  * trajectory viewer shares. Exit codes: 0 when it worked, 1 when the file cannot be read or holds
  * no episode, 2 for a usage error.
  */
+import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { buildEpisodeModel, readTrajectory, toAtif, type EpisodeModel, type StepView } from '../runs/index.js';
+import { buildEpisodeModel, looksLikeOurJsonl, openDocument, parseTrajectory, toAtif, TrajectoryFormatError, type EpisodeModel, type ForeignEpisode, type OpenedEpisode, type StepView } from '../runs/index.js';
 import { visibleText } from '../protocol/terminalText.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { errorMessage } from '../util/errors.js';
 import { parseCommandArgs, usageError, type CommandUsage } from './args.js';
 import { intFlag, type Io } from './output.js';
+import { foreignHeader, foreignStepBlock, foreignSummaryLine, formatOf } from './foreignShow.js';
 
 export const trajectoryShowUsage = `gp trajectory show FILE [--step N] [--json]
       An episode from its trajectory (trajectories/<episode>.jsonl): the task, agent and
       outcome, then one block per step (action, reward and return, time, what went wrong,
       and the observation the agent saw next), ending with a summary line. --step N shows
-      that step whole. A trajectory without its end line is shown as cut short.`;
+      that step whole. A trajectory without its end line is shown as cut short. Other tools'
+      trajectories are shown the same way, read-only: ATIF (v1.0 to v1.8), SWE-agent .traj
+      and mini-swe-agent .traj.json, told apart by their content, with what their format
+      does not record said and where the file breaks its format's rules on stderr.`;
 export const trajectoryExportUsage = `gp trajectory export FILE --format atif [--out FILE]
-      The episode in the Agent Trajectory Interchange Format (ATIF v1.4), checked against the
-      format's rules, to stdout or written atomically to --out.`;
+      The episode in the Agent Trajectory Interchange Format (ATIF-v1.7), checked against the
+      format's rules, to stdout or written atomically to --out. Token ids and log-probabilities
+      go with the steps that recorded them; each step keeps our whole record in its extras, so
+      the viewer shows the export as it shows the episode.`;
 
 /** Whether to colour: a terminal that has not asked for no colour. */
 export function colourWanted(stream: { isTTY?: boolean } = process.stdout, env: NodeJS.ProcessEnv = process.env): boolean {
@@ -29,38 +36,68 @@ export function colourWanted(stream: { isTTY?: boolean } = process.stdout, env: 
 
 type Paint = (code: number, text: string) => string;
 
-export async function loadEpisode(command: CommandUsage, file: string, io: Io, cwd: string): Promise<EpisodeModel | undefined> {
+/**
+ * The trajectory in FILE, in whichever format it is (told from its content); the file's problems
+ * go to stderr. Undefined, with the reason on stderr, when it cannot be read or holds no episode.
+ */
+export async function loadOpened(command: CommandUsage, file: string, io: Io, cwd: string): Promise<OpenedEpisode | undefined> {
   const path = resolve(cwd, file);
-  let read;
+  let text;
   try {
-    read = await readTrajectory(path);
+    text = await readFile(path, 'utf8');
   } catch (error) {
-    io.err(`gp ${command.name}: cannot read ${file} (${errorMessage(error)}).`);
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    io.err(missing ? `gp ${command.name}: ${file} does not exist.` : `gp ${command.name}: cannot read ${file} (${errorMessage(error)}).`);
     return undefined;
   }
-  if (read === undefined) {
-    io.err(`gp ${command.name}: ${file} does not exist.`);
-    return undefined;
+  let opened: OpenedEpisode;
+  if (looksLikeOurJsonl(text) || path.endsWith('.jsonl')) opened = { kind: 'ours', model: buildEpisodeModel(parseTrajectory(text)) };
+  else {
+    try {
+      opened = openDocument(text, path);
+    } catch (error) {
+      if (!(error instanceof TrajectoryFormatError)) throw error;
+      io.err(`gp ${command.name}: ${visibleText(error.message)}`);
+      return undefined;
+    }
   }
-  const model = buildEpisodeModel(read);
-  for (const p of model.problems) io.err(`${file}: ${p}`);
-  if (model.start === undefined && model.steps.length === 0 && model.end === undefined) {
+  const problems = opened.kind === 'ours' ? opened.model.problems : opened.episode.problems;
+  for (const p of problems) io.err(`${file}: ${visibleText(p)}`);
+  if (opened.kind === 'ours' && opened.model.start === undefined && opened.model.steps.length === 0 && opened.model.end === undefined) {
     io.err(`gp ${command.name}: ${file} holds no trajectory record (a trajectory starts with a "start" line).`);
     return undefined;
   }
-  return model;
+  return opened;
 }
+
+/** Our episode in FILE (our JSONL, or our own ATIF export); another tool's trajectory is refused with why. */
+export async function loadEpisode(command: CommandUsage, file: string, io: Io, cwd: string): Promise<EpisodeModel | undefined> {
+  const opened = await loadOpened(command, file, io, cwd);
+  if (opened === undefined) return undefined;
+  if (opened.kind === 'foreign') {
+    io.err(`gp ${command.name}: ${file} is a ${formatOf(opened.episode)} trajectory; this command works on Graph Planner episodes (gp trajectory show reads it).`);
+    return undefined;
+  }
+  return opened.model;
+}
+
+export const trajectoryShowOptions = { step: { type: 'string' }, json: { type: 'boolean' } } as const;
+
+export const trajectoryExportOptions = { format: { type: 'string' }, out: { type: 'string' } } as const;
 
 export async function trajectoryShow(argv: readonly string[], io: Io, cwd: string, colour = colourWanted()): Promise<number> {
   const command = { name: 'trajectory show', usage: trajectoryShowUsage };
-  const args = parseCommandArgs(command, argv, { step: { type: 'string' }, json: { type: 'boolean' } }, io);
+  const args = parseCommandArgs(command, argv, trajectoryShowOptions, io);
   if (!args.ok) return args.exit;
   const step = intFlag('--step', args.values.step, args.errors);
   if (args.positionals.length !== 1) args.errors.push('name one trajectory file.');
   if (args.errors.length > 0) return usageError(command, io, args.errors);
   const file = args.positionals[0] ?? '';
-  const model = await loadEpisode(command, file, io, cwd);
-  if (model === undefined) return 1;
+  const opened = await loadOpened(command, file, io, cwd);
+  if (opened === undefined) return 1;
+  const paint: Paint = colour ? (code, text) => `\u001b[${code}m${text}\u001b[0m` : (_code, text) => text;
+  if (opened.kind === 'foreign') return showForeign(opened.episode, file, step, args.values.json === true, io, paint);
+  const model = opened.model;
   const chosen = step === undefined ? model.steps : model.steps.filter((s) => s.step === step);
   if (step !== undefined && chosen.length === 0) {
     io.err(`gp trajectory show: ${file} has no step ${step} (it has ${model.steps.length}).`);
@@ -70,10 +107,25 @@ export async function trajectoryShow(argv: readonly string[], io: Io, cwd: strin
     io.out(JSON.stringify({ start: model.start, steps: chosen.map(({ record, ...view }) => ({ ...view, record })), end: model.end, cutShort: model.cutShort, problems: model.problems }, null, 2));
     return 0;
   }
-  const paint: Paint = colour ? (code, text) => `\u001b[${code}m${text}\u001b[0m` : (_code, text) => text;
   for (const line of header(model, paint)) io.out(line);
   for (const view of chosen) for (const line of stepBlock(view, step !== undefined, paint)) io.out(line);
   io.out(summaryLine(model, paint));
+  return 0;
+}
+
+function showForeign(episode: ForeignEpisode, file: string, step: number | undefined, json: boolean, io: Io, paint: Paint): number {
+  const chosen = step === undefined ? episode.steps : episode.steps.filter((s) => s.step === step);
+  if (step !== undefined && chosen.length === 0) {
+    io.err(`gp trajectory show: ${file} has no step ${step} (it has ${episode.steps.length}).`);
+    return 1;
+  }
+  if (json) {
+    io.out(JSON.stringify({ format: episode.format, taskId: episode.taskId, episodeId: episode.episodeId, agent: episode.agent, steps: chosen, problems: episode.problems }, null, 2));
+    return 0;
+  }
+  for (const line of foreignHeader(episode, file, paint)) io.out(line);
+  for (const s of chosen) for (const line of foreignStepBlock(s, step !== undefined, paint)) io.out(line);
+  io.out(foreignSummaryLine(episode));
   return 0;
 }
 
@@ -134,7 +186,7 @@ function summaryLine(model: EpisodeModel, paint: Paint): string {
 
 export async function trajectoryExport(argv: readonly string[], io: Io, cwd: string, version: string): Promise<number> {
   const command = { name: 'trajectory export', usage: trajectoryExportUsage };
-  const args = parseCommandArgs(command, argv, { format: { type: 'string' }, out: { type: 'string' } }, io);
+  const args = parseCommandArgs(command, argv, trajectoryExportOptions, io);
   if (!args.ok) return args.exit;
   if (args.positionals.length !== 1) args.errors.push('name one trajectory file.');
   if (args.values.format !== 'atif') args.errors.push(args.values.format === undefined ? 'give --format atif.' : `--format ${args.values.format} is not known; the one format is atif.`);

@@ -5,7 +5,7 @@
  * agent's and verifier's timeouts, the environment's image and resources, its network mode); the
  * rest of `task.toml` is kept as it was. A problem names the file, and for `task.toml` the line and
  * column (smol-toml's own positions, or the key path for a value of the wrong type), and what to
- * do. The conversion into task entries comes next (issue 23, item 1).
+ * do. `harborPrepare.ts` converts what it reads into task entries.
  */
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';

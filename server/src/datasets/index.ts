@@ -15,3 +15,5 @@ export type { SplitRule } from './splits.js';
 export { defaultGoldFile, readGoldPatches, type GoldPatches } from './goldPatches.js';
 export { certifiedTask, isCertifiable, writeCertifiedDataset, type CertifiedInput } from './certifiedDataset.js';
 export { withPathsMoved } from './taskPaths.js';
+export { prepareHarborDataset, harborTaskFolders, type HarborPrepareOptions } from './harborPrepare.js';
+export { readHarborTask, type HarborTask, type HarborTaskRead } from './harborTask.js';

@@ -1,5 +1,6 @@
 /**
- * Host paths in a task (`sandbox.local_repo`, `sandbox.r2e_ds_json`, the host side of mounts) are
+ * Host paths in a task (`sandbox.local_repo`, `sandbox.r2e_ds_json`, the host side of mounts, a
+ * Harbor task's `sandbox.image_recipe.dockerfile` and `verifier.tests`) are
  * relative to the task file's folder (docs/original-system.md#g1-task-entry). A registered copy of the tasks lives elsewhere
  * (`~/.rllm/datasets/<name>/`), so registration makes them absolute first; otherwise the
  * environment would look for `instances/<id>.json` next to the parquet file.
@@ -29,7 +30,9 @@ export function withAbsolutePaths(task: TaskEntry, baseDir: string): TaskEntry {
       mounts,
       ...(box.local_repo !== undefined ? { local_repo: absolute(baseDir, box.local_repo) } : {}),
       ...(box.r2e_ds_json !== undefined ? { r2e_ds_json: absolute(baseDir, box.r2e_ds_json) } : {}),
+      ...(box.image_recipe !== undefined ? { image_recipe: { ...box.image_recipe, dockerfile: absolute(baseDir, box.image_recipe.dockerfile) } } : {}),
     },
+    ...(task.verifier !== undefined ? { verifier: { ...task.verifier, tests: absolute(baseDir, task.verifier.tests) } } : {}),
   };
 }
 
@@ -54,6 +57,8 @@ export function withPathsMoved(task: TaskEntry, fromDir: string, toDir: string):
       mounts,
       ...(box.local_repo !== undefined ? { local_repo: move(box.local_repo) } : {}),
       ...(box.r2e_ds_json !== undefined ? { r2e_ds_json: move(box.r2e_ds_json) } : {}),
+      ...(box.image_recipe !== undefined ? { image_recipe: { ...box.image_recipe, dockerfile: move(box.image_recipe.dockerfile) } } : {}),
     },
+    ...(task.verifier !== undefined ? { verifier: { ...task.verifier, tests: move(task.verifier.tests) } } : {}),
   };
 }

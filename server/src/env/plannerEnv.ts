@@ -34,6 +34,8 @@ interface Progress {
   done: boolean;
   resolved: boolean;
   reason?: TerminationReason;
+  /** The reward a Harbor verifier wrote for the submit that ended the episode. */
+  verifierReward?: number;
 }
 
 function issueOf(task: TaskEntry): { title: string; body: string } {
@@ -125,6 +127,7 @@ class Env implements PlannerEnv {
     if (result.kind === 'submit') {
       this.progress.done = true;
       this.progress.resolved = result.resolved && !stepTimedOut;
+      if (result.grade.kind === 'verifier' && !stepTimedOut) this.progress.verifierReward = result.grade.reward;
       // Tests cut short by the step's time limit prove nothing; the limit is what ended the episode.
       this.progress.reason = stepTimedOut ? 'step_timeout' : 'submitted';
     } else {
@@ -160,10 +163,11 @@ class Env implements PlannerEnv {
 
   /** `measured` is the step's start on `performance.now()`'s clock. */
   private outcome(result: ActionResult, measured: number, taskCommandsMs: number): StepOutcome {
-    const { done, resolved, reason } = this.progress;
+    const { done, resolved, reason, verifierReward } = this.progress;
     const guard = this.options.guard;
     const penalty = result.kind === 'submit' && result.protected_paths !== undefined && guard.protectedPaths === 'penalise' ? (guard.protectedPenalty ?? 0) : 0;
-    const reward = stepReward(this.options.rewards, { done, resolved, ...(reason === undefined ? {} : { reason }) }) - penalty;
+    const verdict = { done, resolved, ...(reason === undefined ? {} : { reason }), ...(verifierReward === undefined ? {} : { verifierReward }) };
+    const reward = stepReward(this.options.rewards, verdict) - penalty;
     return {
       observation: this.observe(result),
       reward,

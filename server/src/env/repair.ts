@@ -3,7 +3,8 @@
  * unified diffs, guarded, and then either returned (`apply: false`, the repository untouched) or
  * tried in order: apply, run the task's tests, keep the first candidate whose tests pass, and put
  * the repository back as it was after each one that fails (the original's "apply in temp then commit", docs/original-system.md#d4-validating-and-applying-a-patch,
- * done inside the sandbox instead of on host paths).
+ * done inside the sandbox instead of on host paths). A Harbor task's verifier is never run here:
+ * its first candidate that applies is kept.
  */
 import type { PatchCandidate, RepairAction } from '../protocol/actions.js';
 import type { ActionResult, CandidateOutcome, Preimage, StepError } from '../protocol/observation.js';
@@ -192,6 +193,13 @@ export async function repair(ctx: RepairContext, action: RepairAction): Promise<
       const rejected = applied.rejected.map((r) => `${r.path}${r.line === undefined ? '' : `:${r.line}`}`).join(', ');
       outcome.error = { code: applied.refused === undefined ? 'apply-failed' : 'path-outside-repo', message: `${applied.refused ?? applied.message}${rejected ? ` (${rejected})` : ''}` };
       continue;
+    }
+    // A Harbor task's verifier is hidden from the agent and runs once, at submit, as in Harbor
+    // (docs/field-formats.md, "Running a Harbor task"): the first candidate that applies is kept.
+    if (ctx.task.verifier !== undefined) {
+      kept = index;
+      changed = patchPaths(converted.diff).paths;
+      break;
     }
     // The candidate is the patch under evaluation; grading reads only that there is one, so the
     // sandbox is not asked for a diff it would take a round trip to compute.

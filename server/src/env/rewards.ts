@@ -14,17 +14,26 @@ export interface StepVerdict {
   /** Whether the episode ended with a fix (a submit whose tests passed). */
   resolved: boolean;
   reason?: TerminationReason;
+  /**
+   * The reward a Harbor task's verifier wrote for the submit that ended the episode
+   * (docs/field-formats.md, "Running a Harbor task"); absent for tasks graded by their tests.
+   */
+  verifierReward?: number;
 }
 
 /**
  * The reward of one step. A step that does not end the episode costs `step_penalty`. The last
  * step earns `reward_scale` when resolved, otherwise loses `failure_penalty`, and also loses
- * `timeout_penalty` when a limit ended it. An interrupted episode (Ctrl-C) earns nothing either
+ * `timeout_penalty` when a limit ended it; a submit a Harbor verifier graded earns `reward_scale`
+ * times the verifier's reward instead. An interrupted episode (Ctrl-C) earns nothing either
  * way: it says nothing about the agent.
  */
 export function stepReward(rewards: RewardSettings, verdict: StepVerdict): number {
   if (!verdict.done) return -rewards.step_penalty;
   if (verdict.reason === 'interrupted') return 0;
+  // A verifier's reward is the episode's payoff as it stands, partial rewards included, so it
+  // replaces both the resolved payoff and the failure penalty.
+  if (verdict.reason === 'submitted' && verdict.verifierReward !== undefined) return rewards.reward_scale * verdict.verifierReward;
   if (verdict.resolved) return rewards.reward_scale;
   let reward = -rewards.failure_penalty;
   if (verdict.reason !== undefined && limitReasons.has(verdict.reason)) reward -= rewards.timeout_penalty;

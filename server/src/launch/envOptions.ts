@@ -31,8 +31,10 @@ export function envOptionsFromConfig(config: ExperimentConfig, task: TaskEntry, 
       maxSteps: effectiveMaxSteps(config, task),
       repoOpLimit: task.repo_op_limit ?? env.repo_op_limit,
       stepTimeoutMs: env.step_timeout * 1000,
-      episodeTimeoutMs: env.episode_timeout * 1000,
-      testTimeoutMs: config.sandbox.test_timeout * 1000,
+      // The task's own limits lower the config's episode limit, as max_steps does (§4.5); a Harbor
+      // task's verifier timeout replaces the config's test timeout, since it is the task's own measure.
+      episodeTimeoutMs: Math.min(env.episode_timeout, task.episode_timeout ?? Number.POSITIVE_INFINITY) * 1000,
+      testTimeoutMs: (task.verifier?.timeout_sec ?? config.sandbox.test_timeout) * 1000,
     },
     rewards: {
       reward_scale: task.reward_scale ?? env.reward_scale,

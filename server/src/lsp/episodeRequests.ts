@@ -21,6 +21,7 @@ import {
   episodeStepsRequest,
   episodeWatchParamsSchema,
   episodeWatchRequest,
+  formatLabel,
   type EpisodeCompareResult,
   type EpisodeOpenResult,
   type EpisodePatchResult,
@@ -28,7 +29,23 @@ import {
   type EpisodeSourceResult,
   type EpisodeStepsResult,
 } from '../protocol/index.js';
-import { alignEpisodes, episodeHeader, EpisodeFiles, EpisodeWatch, patchImages, recordedSource, searchEpisode, stepRow, stepTexts, type EpisodeModel } from '../runs/index.js';
+import {
+  alignEpisodes,
+  EpisodeDocuments,
+  episodeHeader,
+  EpisodeWatch,
+  openedHeader,
+  openedRecords,
+  openedRows,
+  openedStepCount,
+  patchImages,
+  recordedSource,
+  searchOpened,
+  stepRow,
+  stepTexts,
+  TrajectoryFormatError,
+  type OpenedEpisode,
+} from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
 import type { ServerContext } from './context.js';
 
@@ -36,7 +53,7 @@ import type { ServerContext } from './context.js';
 const searchLimit = 2000;
 
 export function registerEpisodeRequests(ctx: ServerContext): EpisodeWatch {
-  const files = new EpisodeFiles();
+  const files = new EpisodeDocuments();
   const { connection } = ctx;
   const watch = new EpisodeWatch((path) => ctx.background(connection.sendNotification(episodeChangedNotification, { path })));
 
@@ -44,48 +61,58 @@ export function registerEpisodeRequests(ctx: ServerContext): EpisodeWatch {
     const { path, knownSteps } = episodeOpenParamsSchema.parse(raw);
     try {
       const started = performance.now();
-      const { model, rewritten } = await files.load(path);
+      const { opened, rewritten } = await files.load(path);
       const ms = performance.now() - started;
+      const total = openedStepCount(opened);
       // A long read is worth a line in the log: it is what a person waits for when opening an episode.
-      if (ms > 100) connection.console.log(`Trajectory viewer: read ${model.steps.length} steps of ${path} in ${ms.toFixed(0)} ms.`);
-      const appended = !rewritten && knownSteps > 0 && knownSteps <= model.steps.length;
+      if (ms > 100) connection.console.log(`Trajectory viewer: read ${total} steps of ${path} in ${ms.toFixed(0)} ms.`);
+      const appended = !rewritten && knownSteps > 0 && knownSteps <= total;
       const from = appended ? knownSteps : 0;
-      return { ok: true, header: episodeHeader(path, model), rows: model.steps.slice(from).map(stepRow), appended, totalSteps: model.steps.length };
+      return { ok: true, header: openedHeader(path, opened), rows: openedRows(opened, from), appended, totalSteps: total };
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
+      if (error instanceof TrajectoryFormatError) return { ok: false, message: error.message };
       return { ok: false, message: code === 'ENOENT' ? `${path} does not exist any more.` : `${path} cannot be read: ${errorMessage(error)}` };
     }
   });
 
   connection.onRequest(episodeStepsRequest, async (raw: unknown): Promise<EpisodeStepsResult> => {
     const { path, steps } = episodeStepsParamsSchema.parse(raw);
-    const model = await modelOf(files, path);
-    const wanted = new Set(steps);
-    return { steps: model.steps.filter((s) => wanted.has(s.step)).map((s) => s.record) };
+    return { steps: openedRecords(await openedOf(files, path), steps) };
   });
 
   connection.onRequest(episodeSearchRequest, async (raw: unknown): Promise<EpisodeSearchResult> => {
     const { path, query, caseSensitive } = episodeSearchParamsSchema.parse(raw);
-    const matches = searchEpisode(await modelOf(files, path), query, { caseSensitive, limit: searchLimit + 1 });
+    const matches = searchOpened(await openedOf(files, path), query, { caseSensitive, limit: searchLimit + 1 });
     return { matches: matches.slice(0, searchLimit), truncated: matches.length > searchLimit };
   });
 
   connection.onRequest(episodeSourceRequest, async (raw: unknown): Promise<EpisodeSourceResult> => {
     const { path, file } = episodeSourceParamsSchema.parse(raw);
-    return recordedSource(await modelOf(files, path), file);
+    const opened = await openedOf(files, path);
+    // Another tool's trajectory records no reads of ours: there is nothing to rebuild a file from.
+    return opened.kind === 'ours' ? recordedSource(opened.model, file) : { text: '', recordedLines: 0 };
   });
 
   connection.onRequest(episodePatchRequest, async (raw: unknown): Promise<EpisodePatchResult> => {
     const { path, step, candidate } = episodePatchParamsSchema.parse(raw);
-    return patchImages(path, await modelOf(files, path), { step, candidate });
+    const opened = await openedOf(files, path);
+    if (opened.kind !== 'ours') return { ok: false, message: 'Patches are shown for Graph Planner episodes only; this trajectory is in another tool’s format.' };
+    return patchImages(path, opened.model, { step, candidate });
   });
 
   connection.onRequest(episodeCompareRequest, async (raw: unknown): Promise<EpisodeCompareResult> => {
     const { left, right } = episodeCompareParamsSchema.parse(raw);
     try {
       // Both are read afresh and not kept: a comparison is a snapshot, and either episode may still be running.
-      const fresh = new EpisodeFiles();
-      const [a, b] = await Promise.all([fresh.load(left), fresh.load(right)]);
+      const fresh = new EpisodeDocuments();
+      const [x, y] = await Promise.all([fresh.load(left), fresh.load(right)]);
+      // Steps align on our actions; another tool's trajectory has none (our own ATIF export does).
+      const foreign = [x, y].find((d) => d.opened.kind === 'foreign')?.opened;
+      if (foreign?.kind === 'foreign') return { ok: false, message: `The episodes cannot be compared: comparing reads Graph Planner episodes, and one is a ${formatLabel(foreign.episode.format)} trajectory.` };
+      if (x.opened.kind !== 'ours' || y.opened.kind !== 'ours') return { ok: false, message: 'The episodes cannot be compared.' };
+      const a = x.opened;
+      const b = y.opened;
       const rows = alignEpisodes(a.model, b.model).map((r) => ({
         left: r.left === undefined ? null : stepRow(r.left),
         right: r.right === undefined ? null : stepRow(r.right),
@@ -117,9 +144,9 @@ export function registerEpisodeRequests(ctx: ServerContext): EpisodeWatch {
 }
 
 /**
- * The model as last loaded for a viewer; otherwise (a restored diff or source tab whose viewer is
+ * The episode as last loaded for a viewer; otherwise (a restored diff or source tab whose viewer is
  * closed) read once and not kept, so only episodes a viewer holds stay in memory.
  */
-async function modelOf(files: EpisodeFiles, path: string): Promise<EpisodeModel> {
-  return files.cached(path) ?? (await new EpisodeFiles().load(path)).model;
+async function openedOf(files: EpisodeDocuments, path: string): Promise<OpenedEpisode> {
+  return files.cached(path) ?? (await new EpisodeDocuments().load(path)).opened;
 }

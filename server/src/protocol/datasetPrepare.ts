@@ -18,6 +18,12 @@ export const skipReasons = [
   'non-utf8',
   'unreadable-row',
   'invalid-task',
+  /** A Harbor task folder that cannot be read: no task.toml, TOML errors, no or an empty instruction, no tests/test.sh. */
+  'invalid-harbor-task',
+  /** A Harbor task that asks for what our sandboxes do not give: GPUs, a separate verifier environment, Windows, several steps. */
+  'unsupported-harbor-task',
+  /** A Harbor task folder with a symbolic link leading out of it, or too large to copy. */
+  'unsafe-harbor-task',
 ] as const;
 export type SkipReason = (typeof skipReasons)[number];
 
@@ -47,6 +53,22 @@ export const conversionNotes = [
   'local-repo-from-repos',
   /** --repos holds no clone of its repository (looked for as owner__name, name and owner/name). */
   'local-repo-missing',
+  /** A Harbor task with both environment/Dockerfile and [environment] docker_image: its image is built from the Dockerfile. */
+  'harbor-docker-image-ignored',
+  /** A Harbor task with only [environment] docker_image: its image is that image with git and a first commit of its workdir added. */
+  'harbor-prebuilt-image',
+  /** Its Dockerfile's FROM images are replaced by --base-image. */
+  'harbor-base-replaced',
+  /** Neither its Dockerfile nor [environment] workdir names a working directory, so it is /app (Harbor's template's). */
+  'harbor-workdir-default',
+  /** Its local working directory lacks what only building its image gives (RUN steps, copies elsewhere); its instance file's harbor.local_gaps say what. */
+  'harbor-local-workdir-partial',
+  /** Its network_mode is allowlist, which the sandbox cannot enforce, so it gets no network. */
+  'harbor-network-allowlist-closed',
+  /** It names no network mode; Graph Planner's sandboxes are offline unless a task asks for the network. */
+  'harbor-network-default-off',
+  /** It asks for storage_mb, which is recorded but not enforced. */
+  'harbor-storage-not-enforced',
 ] as const;
 export type ConversionNote = (typeof conversionNotes)[number];
 
@@ -56,7 +78,7 @@ const testList = z.array(z.string());
 export const instanceFileSchema = z.strictObject({
   schema: z.literal('graph-planner/instance@1'),
   task_id: z.string().min(1),
-  kind: z.enum(['r2e-gym', 'swebench']),
+  kind: z.enum(['r2e-gym', 'swebench', 'harbor']),
   source: z.strictObject({ dataset: z.string(), split: z.string(), place: z.string() }),
   docker_image: z.string().min(1),
   requires_build: z.boolean(),
@@ -74,6 +96,23 @@ export const instanceFileSchema = z.strictObject({
   expected_output_json: z.record(z.string(), z.string()).optional(),
   swebench_spec: z.record(z.string(), z.unknown()).optional(),
   relevant_files: z.array(z.string()).optional(),
+  /** A Harbor task: where it came from and what of its task.toml the task entry does not carry. */
+  harbor: z
+    .strictObject({
+      folder: z.string(),
+      name: z.string().optional(),
+      schema_version: z.string().optional(),
+      /** The images its Dockerfile starts FROM (before any --base-image), or its [environment] docker_image. */
+      from_images: z.array(z.string()),
+      agent_timeout_sec: z.number().optional(),
+      verifier_timeout_sec: z.number(),
+      build_timeout_sec: z.number().optional(),
+      network_mode: z.enum(['no-network', 'public', 'allowlist']).optional(),
+      has_solution: z.boolean(),
+      /** What the local backend's working directory lacks that the image has. */
+      local_gaps: z.array(z.string()),
+    })
+    .optional(),
 });
 export type InstanceFile = z.infer<typeof instanceFileSchema>;
 
@@ -85,7 +124,7 @@ export const skippedExampleSchema = z.strictObject({ place: z.string(), reason: 
 /** `prepare_report.json`. */
 export const prepareReportSchema = z.strictObject({
   schema: z.literal('graph-planner/prepare-report@1'),
-  kind: z.enum(['r2e-gym', 'swebench']),
+  kind: z.enum(['r2e-gym', 'swebench', 'harbor']),
   dataset: z.string(),
   requested_split: z.string(),
   effective_split: z.string(),

@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { terminationReasonSchema } from './observation.js';
+import { stepTokensSchema } from './runs.js';
 
 /** POST /episodes */
 export const createEpisodeBodySchema = z.object({
@@ -44,7 +45,21 @@ export const stepBodySchema = z.object({
   turn: z.number().int().min(1),
   /** The model's raw reply text. */
   reply: z.string().max(1_000_000),
+  /**
+   * The policy's tokens behind the reply (the prompt it saw, the tokens it sampled, their
+   * log-probabilities), recorded into the step as they come. The agent loop sends the first
+   * turn's prompt whole and each later one as a change to the turn before (`prompt_delta`), so an
+   * episode's bodies grow with its turns, not their square (docs/trainer-bridge.md#tokens).
+   */
+  tokens: stepTokensSchema.optional(),
 });
+
+/**
+ * The most bytes a step's body may hold: a reply of a million characters with its tokens, or a
+ * whole prompt of a few hundred thousand tokens. A client that sends more is answered 413; the
+ * agent loop's bodies are far below it (a 16k-token prompt sent whole is about 100 KB).
+ */
+export const stepBodyMaxBytes = 16 * 1024 * 1024;
 export type StepBody = z.infer<typeof stepBodySchema>;
 
 export const stepReplySchema = z.object({

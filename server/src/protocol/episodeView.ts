@@ -10,7 +10,11 @@ import { z } from 'zod';
 import { sandboxHostRefSchema, trajectoryStepSchema } from './runs.js';
 import { stepTextsSchema } from './stepTexts.js';
 
-export const stepKindSchema = z.enum(['find', 'expand', 'read', 'memory', 'repair', 'submit', 'noop', 'invalid']);
+/**
+ * What a step did. Our own steps have the action's kind; a step of another tool's trajectory
+ * (`foreignStepSchema`) has who spoke in it: the system, the user, or the agent.
+ */
+export const stepKindSchema = z.enum(['find', 'expand', 'read', 'memory', 'repair', 'submit', 'noop', 'invalid', 'system', 'user', 'agent']);
 export type StepKindName = z.infer<typeof stepKindSchema>;
 
 /** One row of the step list. */
@@ -18,9 +22,12 @@ export const stepRowSchema = z.object({
   step: z.number().int(),
   kind: stepKindSchema,
   summary: z.string(),
-  reward: z.number(),
-  cumulative: z.number(),
-  durationMs: z.number(),
+  /** Null when the trajectory's format records no reward for the step (never a made-up zero). */
+  reward: z.number().nullable(),
+  /** The return so far; null once any step before it has no reward. */
+  cumulative: z.number().nullable(),
+  /** Null when the format records no duration for the step. */
+  durationMs: z.number().nullable(),
   protocolError: z.string().nullable(),
   fallback: z.string().nullable(),
   error: z.string().nullable(),
@@ -46,7 +53,36 @@ export const episodeOutcomeSchema = z.object({
   noOutcome: z.string().nullable().optional(),
 });
 
-/** What the viewer's header shows: the task, the agent and, once it ended, the outcome. */
+/** The trajectory formats the viewer reads (docs/field-formats.md). */
+export const trajectoryFormatNameSchema = z.enum(['graph-planner', 'atif', 'swe-agent', 'mini-swe-agent']);
+export type TrajectoryFormatName = z.infer<typeof trajectoryFormatNameSchema>;
+
+/**
+ * Which format a trajectory file is in, and what that format (or this file) does not record, so the
+ * viewer and `gp trajectory show` say it instead of showing an empty or zero value.
+ */
+export const episodeFormatSchema = z.object({
+  name: trajectoryFormatNameSchema,
+  /** The format's own version, as the file states it (`ATIF-v1.7`, `mini-swe-agent-1.1`), or how it was recognised. */
+  version: z.string(),
+  /** Sentences: `No per-step reward: SWE-agent records none.` */
+  lacks: z.array(z.string()),
+  /** What the file says of its outcome in its own terms: `exit status: submitted`, `cost $0.02`. */
+  facts: z.array(z.string()),
+  /** The patch the agent submitted, when the file records one. */
+  submission: z.string().nullable(),
+});
+export type EpisodeFormat = z.infer<typeof episodeFormatSchema>;
+
+const formatNames: Record<TrajectoryFormatName, string> = { 'graph-planner': 'Graph Planner', atif: 'ATIF', 'swe-agent': 'SWE-agent', 'mini-swe-agent': 'mini-swe-agent' };
+
+/** How the viewer's badge and `gp trajectory show` name a file's format: `ATIF-v1.7`, `SWE-agent .traj`. */
+export function formatLabel(format: EpisodeFormat): string {
+  const name = formatNames[format.name];
+  return format.version.startsWith('ATIF') || format.version.startsWith(name) ? format.version : `${name} ${format.version}`;
+}
+
+/** What the header shows: the task, the agent and, once it ended, the outcome. */
 export const episodeHeaderSchema = z.object({
   /** Absolute path of the trajectory file. */
   file: z.string(),
@@ -69,8 +105,10 @@ export const episodeHeaderSchema = z.object({
   cutShort: z.boolean(),
   /** The last line is torn (a crash mid-write). */
   torn: z.boolean(),
-  /** Lines that are not valid trajectory records, with their line numbers. */
+  /** Lines that are not valid trajectory records, with their line numbers; for another tool's file, where it breaks its format's rules. */
   problems: z.array(z.string()),
+  /** The file's format; absent for our own trajectories (and from servers older than it). */
+  format: episodeFormatSchema.optional(),
 });
 export type EpisodeHeader = z.infer<typeof episodeHeaderSchema>;
 
@@ -91,10 +129,60 @@ export const episodeOpenResultSchema = z.discriminatedUnion('ok', [
 ]);
 export type EpisodeOpenResult = z.infer<typeof episodeOpenResultSchema>;
 
+/** An image or audio part of a message or a result, which the viewer names but does not load. */
+export const foreignMediaSchema = z.object({ kind: z.enum(['image', 'audio']), mediaType: z.string(), path: z.string() });
+
+/**
+ * A step of another tool's trajectory (ATIF, SWE-agent, mini-swe-agent), as the viewer shows it:
+ * who spoke, the message, the reasoning, the tool calls with their arguments, what came back, and
+ * the figures the format records. A field the format does not have is null, never a default.
+ */
+export const foreignStepSchema = z.object({
+  type: z.literal('foreign'),
+  /** Its place in the viewer's list, from 1. */
+  step: z.number().int().min(1),
+  source: z.enum(['system', 'user', 'agent']),
+  /** Where the step is in its file, as a JSON path (`steps[3]`, `trajectory[0]`, `messages[4]`). */
+  origin: z.string(),
+  timestamp: z.string().nullable(),
+  model: z.string().nullable(),
+  message: z.string(),
+  reasoning: z.string().nullable(),
+  toolCalls: z.array(z.object({ id: z.string().nullable(), name: z.string(), arguments: z.unknown() })),
+  results: z.array(z.object({ callId: z.string().nullable(), content: z.string(), subagents: z.array(z.string()) })),
+  media: z.array(foreignMediaSchema),
+  metrics: z.object({
+    promptTokens: z.number().nullable(),
+    completionTokens: z.number().nullable(),
+    cachedTokens: z.number().nullable(),
+    costUsd: z.number().nullable(),
+    /** How many token ids and log-probabilities the step carries (the ids themselves stay in the file). */
+    promptTokenIds: z.number().int().nullable(),
+    completionTokenIds: z.number().int().nullable(),
+    logprobs: z.number().int().nullable(),
+  }),
+  reward: z.number().nullable(),
+  /** How long the step's action took, when the format records it (SWE-agent's `execution_time`). */
+  durationMs: z.number().nullable(),
+  /** The agent's environment state after the step (SWE-agent's open file and working directory). */
+  state: z.record(z.string(), z.string()),
+  /** ATIF's `is_copied_context`: copied from an earlier trajectory, not this agent's own turn. */
+  copiedContext: z.boolean(),
+  /** The format's extras for the step, shown as JSON. */
+  extra: z.record(z.string(), z.unknown()).nullable(),
+  /** Where this step breaks its format's rules. */
+  problems: z.array(z.string()),
+});
+export type ForeignStep = z.infer<typeof foreignStepSchema>;
+
+/** A full step record: one of ours, or one of another tool's trajectory. */
+export const episodeStepRecordSchema = z.discriminatedUnion('type', [trajectoryStepSchema, foreignStepSchema]);
+export type EpisodeStepRecord = z.infer<typeof episodeStepRecordSchema>;
+
 /** Request: the full records of some steps (the selected one and its neighbours). */
 export const episodeStepsRequest = 'graphPlanner/episode/steps';
 export const episodeStepsParamsSchema = z.object({ path: z.string(), steps: z.array(z.number().int()).max(200) });
-export const episodeStepsResultSchema = z.object({ steps: z.array(trajectoryStepSchema) });
+export const episodeStepsResultSchema = z.object({ steps: z.array(episodeStepRecordSchema) });
 export type EpisodeStepsResult = z.infer<typeof episodeStepsResultSchema>;
 
 export const searchFieldSchema = z.enum(['reply', 'thought', 'action', 'observation']);
@@ -202,7 +290,7 @@ export const episodeHostMessageSchema = z.discriminatedUnion('type', [
   /** The header and steps; with `appended`, rows to add after those the page has. */
   z.object({ type: z.literal('episode'), header: episodeHeaderSchema, rows: z.array(stepRowSchema), appended: z.boolean() }),
   /** Full records of steps the page asked for. */
-  z.object({ type: z.literal('steps'), steps: z.array(trajectoryStepSchema) }),
+  z.object({ type: z.literal('steps'), steps: z.array(episodeStepRecordSchema) }),
   z.object({ type: z.literal('searchResult'), query: z.string(), matches: z.array(searchMatchSchema), truncated: z.boolean() }),
   /** The trajectory cannot be read (gone, unreadable, the server is down), and why. */
   z.object({ type: z.literal('unavailable'), reason: z.string() }),

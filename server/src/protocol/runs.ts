@@ -63,24 +63,50 @@ export const trajectoryStartSchema = z.object({
   observation: observationSchema,
 });
 
+/** A token id: an index into the policy's vocabulary. */
+const tokenIdSchema = z.number().int('a token id is a whole number').min(0, 'a token id is never negative').max(2 ** 31 - 1, 'a token id is below 2^31');
+
+/**
+ * A turn's prompt told as a change to the turn before it: the previous turn's prompt followed by
+ * its completion, cut to its first `kept` tokens, then `token_ids`. A chat's prompt grows by the
+ * previous reply and the new observation each turn, so sending (and keeping) each whole prompt
+ * grows with the square of the turns, this with the turns (docs/trainer-bridge.md#tokens).
+ * `kept` is shorter than the previous context when the chat template rewrites the end of a turn
+ * (Verl's continuous-token builders may drop tokens at the junction).
+ */
+export const promptDeltaSchema = z.object({
+  kept: z.number().int().min(0),
+  /** The tokens after the kept ones: the template's end of the previous turn, the observation, the next generation prompt. */
+  token_ids: z.array(tokenIdSchema).max(2_000_000),
+});
+export type PromptDelta = z.infer<typeof promptDeltaSchema>;
+
 /**
  * The policy's tokens behind a training step's reply, as the trainer's rollout server sampled them
  * and the agent loop sent them with the reply (docs/field-formats.md: ATIF's per-step
  * `prompt_token_ids`, `completion_token_ids` and `logprobs`). Recorded only for training episodes;
- * a rollout or evaluation asks an OpenAI-compatible server that returns text.
+ * a rollout or evaluation asks an OpenAI-compatible server that returns text. The prompt is either
+ * whole or told as a change to the step before (`prompt_delta`); `runs/promptTokens.ts` gives every
+ * step's whole prompt back.
  */
 export const stepTokensSchema = z
   .object({
-    /** The whole prompt of this turn, as token ids (absent when the client left it out). */
-    prompt_token_ids: z.array(z.number().int().min(0)).max(2_000_000).optional(),
+    /** The whole prompt of this turn, as token ids (the first turn's; absent when the client left it out or sent `prompt_delta`). */
+    prompt_token_ids: z.array(tokenIdSchema).max(2_000_000).optional(),
+    /** This turn's prompt as a change to the previous turn's prompt and completion. */
+    prompt_delta: promptDeltaSchema.optional(),
     /** The reply's tokens, as sampled. */
-    completion_token_ids: z.array(z.number().int().min(0)).max(1_000_000),
+    completion_token_ids: z.array(tokenIdSchema).max(1_000_000),
     /** One log-probability per completion token, in order; absent when the rollout server returned none. */
     logprobs: z.array(z.number()).max(1_000_000).optional(),
   })
   .refine((t) => t.logprobs === undefined || t.logprobs.length === t.completion_token_ids.length, {
     path: ['logprobs'],
     message: 'needs one log-probability per completion token',
+  })
+  .refine((t) => t.prompt_token_ids === undefined || t.prompt_delta === undefined, {
+    path: ['prompt_delta'],
+    message: 'a step sends its prompt whole (prompt_token_ids) or as a change (prompt_delta), not both',
   });
 export type StepTokens = z.infer<typeof stepTokensSchema>;
 
@@ -237,6 +263,8 @@ export const taskOutcomeSchema = z.object({
   trajectory: z.string(),
   /** SWE-bench's per-instance report, relative to the run directory, when the task is graded that way. */
   instance_report: z.string().optional(),
+  /** The reward a Harbor task's verifier wrote, when its submit was graded that way (docs/field-formats.md, "Running a Harbor task"). */
+  verifier_reward: z.number().optional(),
   /** A model agent's calls and how its replies fared (absent for the rule agent). */
   model: modelUsageSchema.optional(),
 });

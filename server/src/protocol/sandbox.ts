@@ -134,6 +134,11 @@ export const sandboxSpecSchema = z.object({
   unknownBase: z.enum(['refuse', 'warn']).default('refuse'),
   /** The task's Python environment; commands run with it first on PATH (see sandbox/pythonEnv.ts). */
   pythonEnv: pythonEnvRequestSchema.optional(),
+  /**
+   * The host folder of a Harbor task's verifier (the task's `verifier.tests`, made absolute), which
+   * the grader places in the sandbox at submit (testing/harborVerifier.ts); absent for other tasks.
+   */
+  verifierTests: z.string().min(1).optional(),
 });
 export type SandboxSpec = z.output<typeof sandboxSpecSchema>;
 export type SandboxSpecInput = z.input<typeof sandboxSpecSchema>;

@@ -68,10 +68,27 @@ export const r2eGradeSchema = z.object({
 });
 export type R2eGrade = z.infer<typeof r2eGradeSchema>;
 
-/** How a test run was graded: SWE-bench lists, an R2E expected map, or only the log itself. */
+/**
+ * A Harbor task's verifier (docs/field-formats.md, "Running a Harbor task"): the reward its `tests/test.sh` wrote, every named
+ * reward of `reward.json`, which file it came from, the script's exit status (recorded, not graded:
+ * Harbor reads only the reward) and whether the reward counts as a fix (`reward >= 1`). A verifier
+ * that wrote no usable reward, or ran out of time, is an `invalid` grade instead, never a zero.
+ */
+export const verifierGradeSchema = z.object({
+  kind: z.literal('verifier'),
+  reward: z.number(),
+  rewards: z.record(z.string(), z.number()),
+  from: z.enum(['reward.json', 'reward.txt']),
+  resolved: z.boolean(),
+  exitCode: z.number().int().nullable(),
+});
+export type VerifierGrade = z.infer<typeof verifierGradeSchema>;
+
+/** How a test run was graded: SWE-bench lists, an R2E expected map, a Harbor verifier's reward, or only the log itself. */
 export const testGradeSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('swebench'), resolution: resolutionStatusSchema, report: instanceReportSchema }),
   z.object({ kind: z.literal('r2e'), grade: r2eGradeSchema }),
+  verifierGradeSchema,
   z.object({ kind: z.literal('log'), passed: z.boolean(), reason: z.string() }),
   z.object({ kind: z.literal('invalid'), reason: z.string() }),
 ]);
@@ -81,8 +98,11 @@ export type TestGrade = z.infer<typeof testGradeSchema>;
  * One line of `<run dir>/test_runs.jsonl`: a test command run in a sandbox, what it reported test
  * by test, and the grade. The raw output is in `logPath`, relative to the run directory.
  */
-/** The log parser a test run's output was read with (server/src/testing/repoLogFormats.ts). */
-export const testParserNameSchema = z.enum(['pytest', 'unittest', 'pytest-options', 'matplotlib', 'sympy']);
+/**
+ * The log parser a test run's output was read with (server/src/testing/repoLogFormats.ts);
+ * `verifier` for a Harbor task, whose log is not parsed: its reward file grades it.
+ */
+export const testParserNameSchema = z.enum(['pytest', 'unittest', 'pytest-options', 'matplotlib', 'sympy', 'verifier']);
 export type TestParserName = z.infer<typeof testParserNameSchema>;
 
 /**

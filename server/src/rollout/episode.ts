@@ -160,6 +160,7 @@ async function actUntilDone(agent: Agent, env: PlannerEnv, writer: TrajectoryWri
       ...(decision.action === undefined && decision.protocolError !== undefined ? { protocol_error: decision.protocolError } : {}),
       ...(decision.fallbackReason === undefined ? {} : { fallback_reason: decision.fallbackReason }),
       ...(decision.model === undefined ? {} : { model: decision.model }),
+      ...(decision.tokens === undefined ? {} : { tokens: decision.tokens }),
       observation: outcome.observation,
       reward: outcome.reward,
       done: outcome.done,

@@ -79,6 +79,8 @@ export function gradeFailure(grade: TestGrade): string | undefined {
     }
     case 'log':
       return grade.passed ? undefined : grade.reason;
+    case 'verifier':
+      return grade.resolved ? undefined : `the verifier's reward is ${grade.reward} (${grade.from}); 1 or more resolves the task`;
     case 'invalid':
       return `not gradable: ${grade.reason}`;
   }
@@ -115,6 +117,7 @@ export function taskOutcome(e: FinishedEpisode): TaskOutcome {
     ...(reason === undefined ? {} : { failure_reason: reason }),
     trajectory: e.trajectory,
     ...(e.instanceReport === undefined ? {} : { instance_report: e.instanceReport }),
+    ...(e.end.grade?.kind === 'verifier' ? { verifier_reward: e.end.grade.reward } : {}),
     ...(e.end.model === undefined ? {} : { model: e.end.model }),
   };
 }

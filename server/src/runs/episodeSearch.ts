@@ -22,25 +22,44 @@ export interface SearchOptions {
   readonly limit?: number;
 }
 
+/** A step's searchable texts, by field. */
+export interface SearchableStep {
+  readonly step: number;
+  readonly fields: readonly (readonly [SearchField, string | undefined])[];
+}
+
 export function searchEpisode(model: EpisodeModel, query: string, options: SearchOptions = {}): SearchMatch[] {
+  return searchSteps(
+    model.steps.map((view) => {
+      const r = view.record;
+      const { thought, ...params } = r.action ?? {};
+      return {
+        step: view.step,
+        fields: [
+          ['reply', r.response],
+          ['thought', thought],
+          ['action', r.action === undefined ? undefined : JSON.stringify(params)],
+          ['observation', r.observation.text],
+        ],
+      };
+    }),
+    query,
+    options,
+  );
+}
+
+/** Every occurrence of `query` in the steps' fields, in step order; our episodes and other tools' share it. */
+export function searchSteps(steps: Iterable<SearchableStep>, query: string, options: SearchOptions = {}): SearchMatch[] {
   if (query === '') return [];
   const limit = options.limit ?? 10_000;
   const needle = options.caseSensitive === true ? query : query.toLowerCase();
   const matches: SearchMatch[] = [];
-  for (const view of model.steps) {
-    const r = view.record;
-    const { thought, ...params } = r.action ?? {};
-    const fields: [SearchField, string | undefined][] = [
-      ['reply', r.response],
-      ['thought', thought],
-      ['action', r.action === undefined ? undefined : JSON.stringify(params)],
-      ['observation', r.observation.text],
-    ];
+  for (const { step, fields } of steps) {
     for (const [field, text] of fields) {
       if (text === undefined || text === '') continue;
       const hay = options.caseSensitive === true ? text : text.toLowerCase();
       for (let at = hay.indexOf(needle); at >= 0; at = hay.indexOf(needle, at + needle.length)) {
-        matches.push({ step: view.step, field, offset: at, preview: preview(text, at, query.length) });
+        matches.push({ step, field, offset: at, preview: preview(text, at, query.length) });
         if (matches.length >= limit) return matches;
       }
     }

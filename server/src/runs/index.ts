@@ -15,8 +15,13 @@ export { TaskOutcomes, type LatestOutcome, type OutcomesRefresh } from './taskOu
 export { TaskCertifications, certificationOfRow, certificationOfVerdict, taskCertification, type LatestVerdict } from './taskCertifications.js';
 export { RunsWatcher, type RunsChange, type RunsWatcherOptions } from './runsWatcher.js';
 export { buildEpisodeModel, kindOf, viewOfStep, type EpisodeModel, type StepKind, type StepView } from './episodeModel.js';
-export { toAtif, type AtifOptions } from './atifExport.js';
-export { nextMatchStep, searchEpisode, type SearchField, type SearchMatch, type SearchOptions } from './episodeSearch.js';
+export { toAtif, ourEpisodeOfAtif, type AtifOptions } from './atifExport.js';
+export { wholePrompts } from './promptTokens.js';
+export { EpisodeDocuments, TrajectoryFormatError, openDocument, type OpenedLoad } from './episodeDocuments.js';
+export { openedHeader, openedRecords, openedRows, openedStepCount, searchOpened, type OpenedEpisode } from './openedEpisode.js';
+export { foreignRows, foreignSummary, type ForeignEpisode } from './foreignEpisode.js';
+export { foreignFormatOf, formatsRead, looksLikeOurJsonl } from './trajectoryFormat.js';
+export { nextMatchStep, searchEpisode, searchSteps, type SearchField, type SearchMatch, type SearchOptions } from './episodeSearch.js';
 export { alignEpisodes, stepSignature, type AlignedRow } from './episodeAlign.js';
 export { EpisodeFiles, type EpisodeLoad } from './episodeFiles.js';
 export { episodeHeader, recordedSource, stepRow } from './episodeRows.js';

@@ -4,13 +4,13 @@ export { connectDocker, dockerAvailable, dockerLocation, reachDocker, type Docke
 export { DockerSandbox } from './dockerSandbox.js';
 export { LocalSandbox } from './localSandbox.js';
 export { refusedMounts } from './mountPolicy.js';
-export { openSandbox, chooseBackend, sandboxSpecForTask, normaliseMounts, pythonEnvRequestOf, type TaskSandboxOptions } from './openSandbox.js';
+export { openSandbox, chooseBackend, sandboxSpecForTask, normaliseMounts, pythonEnvRequestOf, taskLimits, type TaskSandboxOptions } from './openSandbox.js';
 export { findInterpreter, resolvePythonEnv, pythonEnvsRoot, envPaths, builtEnvRecord, hasSrcLayout, pythonPathFolders, type Interpreter, type ResolvedPythonEnv } from './pythonEnv.js';
 export { buildPythonEnv, type BuildEnvOptions, type BuiltEnv } from './pythonEnvBuild.js';
 export { patchPaths, unsafePathReason } from './patchPaths.js';
 export { shellQuote } from './commandScript.js';
 export { ownerLabels, listContainers, reapContainers, processAlive, type ReapOptions, type ReapResult } from './containers.js';
 export { imagesPresent, prepullImages, type PrepullEvent, type PrepullOptions } from './prepull.js';
-export { buildImages, buildPythonEnvImage, buildTaskImage, pythonEnvImageTag } from './images/index.js';
+export { buildImages, buildPythonEnvImage, buildRecipeImage, buildTaskImage, pythonEnvImageTag } from './images/index.js';
 export { ContainerService, daemonHint, type ContainerBackend, type ContainerServiceOptions } from './containerService.js';
 export { ContainerEventFollower, eventReason, type FollowerClock, type FollowerOptions, type OpenEvents, type EventStream } from './containerEvents.js';

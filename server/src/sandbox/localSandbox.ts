@@ -56,7 +56,7 @@ async function fullCommitId(repo: string, commit: string): Promise<string | unde
 
 /**
  * A working copy of `source` in `target`: a `git clone` of a repository (its HEAD commit; the
- * source is never changed), or a copy of a plain folder committed once so it has a base.
+ * source is never changed), or a copy of a plain folder (empty or not) committed once so it has a base.
  *
  * From a shallow source (`git clone --depth 1`, then `git fetch --depth 1 origin <sha>` for each
  * commit a dataset names) `git clone` does not copy the object store as it does for a local
@@ -81,7 +81,8 @@ async function makeWorkingCopy(source: string, target: string, commits: readonly
   await cp(source, target, { recursive: true });
   await hostGit(['init', '--quiet'], target);
   await hostGit(['add', '-A'], target);
-  await hostGit(['-c', 'user.name=graph-planner', '-c', 'user.email=graph-planner@localhost', 'commit', '--quiet', '--no-verify', '-m', 'base'], target);
+  // An empty folder is a valid start (a Harbor task whose agent writes every file), so the base may be an empty commit.
+  await hostGit(['-c', 'user.name=graph-planner', '-c', 'user.email=graph-planner@localhost', 'commit', '--quiet', '--no-verify', '--allow-empty', '-m', 'base'], target);
 }
 
 /**

@@ -69,9 +69,25 @@ export function pythonEnvRequestOf(env: NonNullable<TaskEntry['sandbox']['python
   };
 }
 
+/**
+ * The sandbox limits for a task: the config's, with the task's own `sandbox.resources` (a Harbor
+ * task's `[environment]` cpus and memory) in their place, since they are the more specific
+ * statement. Its `storage_mb` is not a limit Docker can apply everywhere, so it is not applied.
+ */
+export function taskLimits(task: TaskEntry, limits: Partial<SandboxLimits> = {}): Partial<SandboxLimits> {
+  const asked = task.sandbox.resources;
+  if (asked === undefined) return limits;
+  return {
+    ...limits,
+    ...(asked.cpus === undefined ? {} : { cpus: asked.cpus }),
+    ...(asked.memory_mb === undefined ? {} : { memoryBytes: asked.memory_mb * 1024 * 1024 }),
+  };
+}
+
 export function sandboxSpecForTask(task: TaskEntry, options: TaskSandboxOptions): SandboxSpec {
   const box = task.sandbox;
   const baseDir = options.baseDir ?? process.cwd();
+  const verifierTests = task.verifier === undefined ? undefined : resolve(baseDir, task.verifier.tests);
   const own = legacyDockerBackends.has(box.backend) ? 'docker' : (box.backend as SandboxBackendName);
   return sandboxSpecSchema.parse({
     backend: options.backend ?? own,
@@ -86,12 +102,13 @@ export function sandboxSpecForTask(task: TaskEntry, options: TaskSandboxOptions)
     run: options.run ?? 'adhoc',
     ...(options.node === undefined ? {} : { node: options.node }),
     task: task.task_id,
-    limits: options.limits ?? {},
+    limits: taskLimits(task, options.limits),
     commandTimeoutMs: options.commandTimeoutMs,
     outputLimitBytes: options.outputLimitBytes,
     ...(box.base_commit === undefined ? { namedCommits: commitsNamedBy(task) } : { baseCommit: box.base_commit }),
     unknownBase: options.unknownBase ?? 'refuse',
     ...(box.python_env === undefined ? {} : { pythonEnv: pythonEnvRequestOf(box.python_env, baseDir) }),
+    ...(verifierTests === undefined ? {} : { verifierTests }),
   });
 }
 

@@ -67,6 +67,11 @@ export interface Sandbox {
   diff(): Promise<string>;
   /** Back to the base commit; untracked files removed. */
   reset(): Promise<void>;
+  /**
+   * An absolute path for the engine's own files, outside the repository so it never shows in a
+   * diff: under `/tmp` in a container, in the working copy's scratch folder on the local backend.
+   */
+  scratchPath(name: string): string;
   /** Stop and remove the sandbox; calling it again does nothing. */
   close(): Promise<void>;
 }

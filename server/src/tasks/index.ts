@@ -1,5 +1,5 @@
 /** The task entry: its schema, normalisation of older shapes, JSONL validation, and the rules for its image name and gold test lists. */
-export { taskEntrySchema, taskEntryJsonSchema, sandboxBackends, legacyDockerBackends, type TaskEntry, type TaskEntryInput } from './schema.js';
+export { taskEntrySchema, taskEntryJsonSchema, sandboxBackends, legacyDockerBackends, suggestedTaskId, taskIdProblem, type TaskEntry, type TaskEntryInput } from './schema.js';
 export { normalizeTask, legacyToCanonical, isLegacyShape, legacyDefaultWorkdir, type Normalized } from './normalize.js';
 export { validateLine, maxFindingsPerLine, type LineFinding, type LineResult, type LineOptions, type RelatedLine } from './lineValidator.js';
 export { validateJsonl, splitLines, DatasetCheck, type JsonlFinding, type JsonlReport, type JsonlSummary, type JsonlOptions } from './jsonl.js';

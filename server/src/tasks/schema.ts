@@ -79,6 +79,30 @@ const pythonEnv = z
       'The Python environment the task\'s commands run in: a venv per distinct specification, built by `gp env build` (local backend) or as an image on top of graph-planner/base (`gp images build --tasks`).',
   });
 
+const resources = z
+  .strictObject({
+    cpus: described(z.number().positive().optional(), 'CPUs this task\'s sandbox may use; replaces the config\'s `sandbox.cpus` for this task (Docker only). From a Harbor task\'s `[environment] cpus`.'),
+    memory_mb: described(z.int().positive().optional(), 'Memory this task\'s sandbox may use, in MiB; replaces the config\'s `sandbox.memory` for this task. From a Harbor task\'s `[environment] memory_mb`.'),
+    storage_mb: described(
+      z.int().positive().optional(),
+      'Disk the task asks for, in MiB (Harbor\'s `[environment] storage_mb`). Recorded, not enforced: Docker limits a container\'s disk only on overlay2 over XFS with project quotas.',
+    ),
+  })
+  .meta({ description: 'The resources the task asks for, which replace the config\'s sandbox limits for this task (a Harbor task\'s `[environment]` table).' });
+
+const imageRecipe = z
+  .strictObject({
+    dockerfile: described(
+      z.string().min(1),
+      'The Dockerfile the task\'s `docker_image` is built from; its folder is the build context. A relative path resolves against the JSONL file\'s folder. `gp images build --tasks FILE` builds it, adding git and a first commit of `workdir` so the sandbox can diff the agent\'s work.',
+    ),
+    base_image: described(
+      z.string().min(1).optional(),
+      'An image that replaces what the Dockerfile starts `FROM` (`gp dataset prepare harbor --base-image`), for machines that cannot pull the original base, e.g. `graph-planner/base:latest`.',
+    ),
+  })
+  .meta({ description: 'How the task\'s image is built (a converted Harbor task\'s `environment/Dockerfile`).' });
+
 const sandbox = z
   .strictObject({
     docker_image: described(
@@ -112,6 +136,8 @@ const sandbox = z
       'SWE-bench harness spec (repo, version, arch, repo/env/eval script lists) used to build the image.',
     ),
     test_command: described(z.string().min(1).optional(), 'Command that runs the task\'s tests inside `workdir`, e.g. `pytest -rA tests/test_x.py`.'),
+    resources: resources.optional(),
+    image_recipe: imageRecipe.optional(),
   })
   .meta({ description: 'Where the task\'s repository lives and how commands run there (a container image or a local working copy).' });
 
@@ -201,11 +227,32 @@ const taskId = z
   })
   .meta({ description: 'Unique identifier of the task; names episodes, trajectories, report folders and log lines, so it is one printable path segment (no control characters, `/` or `\\`, not `.` or `..`).', pattern: taskIdPattern });
 
+const verifier = z
+  .strictObject({
+    tests: described(
+      z.string().min(1),
+      'The folder holding the verifier\'s `test.sh` (a Harbor task\'s `tests/`); a relative path resolves against the JSONL file\'s folder. At submit it is placed at `/tests` (docker) or in the working copy\'s scratch folder with its absolute paths rewritten (local).',
+    ),
+    timeout_sec: described(z.number().positive().optional(), 'Time `test.sh` may take (Harbor\'s `[verifier] timeout_sec`); replaces the config\'s `sandbox.test_timeout` for this task. A verifier that runs out of time cannot be graded.'),
+    env: described(
+      z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'use a shell variable name: letters, digits and _, not starting with a digit'), z.string()).default({}),
+      'Environment variables `test.sh` runs with (Harbor\'s `[verifier] env`).',
+    ),
+  })
+  .meta({
+    description:
+      'Harbor grading: at submit `test.sh` runs and the reward it writes to `/logs/verifier/reward.json` or `reward.txt` is the episode\'s reward; a reward of 1 or more resolves the task. A verifier that writes no readable finite reward, or runs out of time, leaves the episode not gradable (never a zero).',
+  });
+
 export const taskEntrySchema = z
   .strictObject({
     task_id: taskId,
     sandbox: sandbox,
     max_steps: described(z.int().min(1).optional(), 'Step limit for this task; the effective limit is min(task.max_steps, env.max_steps).'),
+    episode_timeout: described(
+      z.number().positive().optional(),
+      'Time limit of one episode of this task in seconds; the effective limit is min(task.episode_timeout, env.episode_timeout). A converted Harbor task gets its agent\'s and verifier\'s timeouts added, since the episode\'s clock covers the submit\'s verification.',
+    ),
     issue: issue.optional(),
     data_source: described(z.string().optional(), 'Dataset the task came from, e.g. `princeton-nlp/SWE-bench_Verified`.'),
     split: described(z.string().optional(), 'Split of that dataset, e.g. `test` or `train`.'),
@@ -229,6 +276,7 @@ export const taskEntrySchema = z
       z.union([z.string(), z.record(z.string(), z.unknown())]).optional(),
       'R2E-Gym grading: the expected status of each test, as an object or a JSON string.',
     ),
+    verifier: verifier.optional(),
     certification: described(
       certificationSchema.optional(),
       'Written by `gp dataset verify --out`: the task was verified (no patch does not resolve it, the gold patch resolves it fully, on every repeat); `removed_flaky` lists the tests left out of the lists because their outcome changed between identical runs.',

@@ -9,3 +9,5 @@ export { extractTestOutput, type TestOutputResult } from './swebenchLog.js';
 export { runTaskTests, parseTestOutput, gradeTask, gradePassed, defaultTestCommand, type RunTestsOptions, type TestRun } from './runTests.js';
 export { parseSympyLog, looksLikeSympyRunner } from './parseSympy.js';
 export { logFormatOf, normaliseOptionId, parseLogAs, repoLogFormats, type LogFormat } from './repoLogFormats.js';
+export { harborReward, type HarborReward } from './harborReward.js';
+export { rewriteRoots, runHarborVerifier, verifierRoots, type VerifierOptions, type VerifierRoots } from './harborVerifier.js';

@@ -21,6 +21,7 @@ import { decodeTestList } from '../tasks/index.js';
 import { isoTimestamp } from '../util/time.js';
 import { readJunitWitness, junitRequest, type JunitWitness } from './junitWitness.js';
 import { inlineMarker, inlineReportBytes, takeInlineReport, withInlineReport } from './junitInline.js';
+import { runHarborVerifier } from './harborVerifier.js';
 
 /** Test logs can be long (a whole Django suite); they keep more than a normal command's output. */
 const testLogBytes = 16 * 1024 * 1024;
@@ -103,6 +104,7 @@ export function gradePassed(grade: TestGrade): boolean {
   if (grade.kind === 'swebench') return grade.report.resolved;
   if (grade.kind === 'r2e') return grade.grade.reward === 1;
   if (grade.kind === 'log') return grade.passed;
+  if (grade.kind === 'verifier') return grade.resolved;
   return false;
 }
 
@@ -113,6 +115,8 @@ function counts(tests: ReadonlyMap<string, TestStatus>): Record<TestStatus, numb
 }
 
 export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: RunTestsOptions): Promise<TestRun> {
+  // A Harbor task is graded by the reward its verifier writes, not by a test log.
+  if (task.verifier !== undefined) return runHarborVerifier(sandbox, task, { timeoutMs: options.timeoutMs });
   const given = options.command ?? task.sandbox.test_command ?? defaultTestCommand;
   // Conda exists only in SWE-bench's images; on the local backend the task's own environment stands in.
   const conda = sandbox.backend === 'local' ? withoutCondaActivation(given) : { command: given, removed: 0 };

@@ -15,7 +15,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { closeBodySchema, createEpisodeBodySchema, stepBodySchema, type CloseReply, type CreateEpisodeBody, type ServiceError, type ServiceFile } from '../protocol/envService.js';
+import { closeBodySchema, createEpisodeBodySchema, stepBodyMaxBytes, stepBodySchema, type CloseReply, type CreateEpisodeBody, type ServiceError, type ServiceFile } from '../protocol/envService.js';
 import type { SandboxHostRef, TrainingGroup, TrajectoryEnd } from '../protocol/runs.js';
 import type { Agent } from '../agents/index.js';
 import type { EpisodeDeps, PlannedTask } from '../rollout/index.js';
@@ -177,8 +177,8 @@ export class EnvService {
       if (parts.length === 3 && id !== undefined && parts[2] === 'step') {
         const episode = this.episodes.get(id);
         if (episode === undefined) throw this.unknownEpisode(id);
-        const { turn, reply } = await readBody(req, stepBodySchema);
-        return send(res, 200, await episode.step(turn, reply));
+        const { turn, reply, tokens } = await readBody(req, stepBodySchema, stepBodyMaxBytes);
+        return send(res, 200, await episode.step(turn, reply, tokens));
       }
       throw new HttpError(404, 'no-such-route', `POST ${url.pathname} is not a route of the environment service`);
     } catch (error) {

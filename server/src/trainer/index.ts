@@ -7,7 +7,7 @@ export { agentLoopName, hydraArgument, hydraValue, microBatchPerGpu, verlOverrid
 export { MetricsTail } from './metricsTail.js';
 export { Watchdog } from './watchdog.js';
 export { runTraining, trainerArgv, trainPaths, type TrainRunOptions, type TrainRunResult } from './trainRun.js';
-export { languageModelFile, modelSmoke, smokeConfig, smokeLengths, smokePolicies, smokeSettings, type SmokePolicy, type SmokeSettings } from './smoke.js';
+export { languageModelFile, modelSmoke, smokeBatch, smokeConfig, smokeLengths, smokePolicies, smokeSettings, type SmokePolicy, type SmokeSettings } from './smoke.js';
 export { adapterDir, cliCommand, trainerPython, trainerVenv, visibleGpus } from './trainerEnvironment.js';
 export { parseNodePrepullLine, runRayPrepull, type RayPrepullOptions, type RayPrepullResult } from './rayPrepull.js';
 export { chooseHost, clusterSlots, type HostState, type RouteChoice, type RouteRequest } from './hostRouting.js';

@@ -6,9 +6,9 @@
  * at once as an infrastructure failure (`host-lost`): its end line is written here, the client's
  * next request is answered `episode-failed`, and the agent loop masks the sample.
  */
-import type { CloseReply, CreateEpisodeBody, CreateEpisodeReply, StepReply } from '../protocol/envService.js';
+import type { CloseReply, CreateEpisodeBody, CreateEpisodeReply, StepBody, StepReply } from '../protocol/envService.js';
 import { closeReplySchema, createEpisodeReplySchema, policyReplySchema, stepReplySchema } from '../protocol/envService.js';
-import type { SandboxHostRef, TrajectoryEnd } from '../protocol/runs.js';
+import type { SandboxHostRef, StepTokens, TrajectoryEnd } from '../protocol/runs.js';
 import { episodeFilesSchema } from '../protocol/sandboxHosts.js';
 import { readTrajectory, runLayout, TrajectoryWriter, writeEpisodeFiles } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
@@ -64,8 +64,10 @@ export class RemoteEpisode {
     return { ...reply, episode_id: this.id, deadline };
   }
 
-  step(turn: number, reply: string): Promise<StepReply> {
-    const run = this.chain.then(() => this.call(() => this.host.call({ method: 'POST', path: path(this.id, 'step'), body: { turn, reply }, schema: stepReplySchema, signal: this.options.lease.host.lost })));
+  /** Passes the reply and the policy's tokens behind it on to the host, which records them in the step. */
+  step(turn: number, reply: string, tokens?: StepTokens): Promise<StepReply> {
+    const body: StepBody = { turn, reply, ...(tokens === undefined ? {} : { tokens }) };
+    const run = this.chain.then(() => this.call(() => this.host.call({ method: 'POST', path: path(this.id, 'step'), body, schema: stepReplySchema, signal: this.options.lease.host.lost })));
     this.chain = run.catch(() => undefined);
     return run.then((answer) => {
       if (answer.done) this.done = true;

@@ -3,15 +3,17 @@
  * a rollout's does (`rollout/runEpisode`: sandbox, environment, trajectory, end line, instance
  * report), with an agent that waits for the client's next reply instead of thinking, and an
  * environment tapped so each step's outcome goes back to the client that sent the reply. So a
- * training episode lands in the run directory exactly like a rollout's.
+ * training episode lands in the run directory exactly like a rollout's, each step with the
+ * policy's tokens the client sent with its reply (docs/trainer-bridge.md#tokens).
  */
 import type { Agent, AgentDecision } from '../agents/index.js';
 import { budgetedObservation, parseActionText, describeProtocolError, plannerSystemPrompt, renderAction } from '../agents/index.js';
 import type { PlannerEnv, StepOutcome } from '../env/index.js';
 import type { Observation } from '../protocol/observation.js';
 import type { CloseReply, CreateEpisodeReply, StepReply } from '../protocol/envService.js';
-import type { SandboxHostRef, TrainingGroup } from '../protocol/runs.js';
+import type { SandboxHostRef, StepTokens, TrainingGroup } from '../protocol/runs.js';
 import { runEpisode, Stopped, type EpisodeDeps, type EpisodeResult, type EpisodeSpec } from '../rollout/index.js';
+import { HttpError } from './jsonHttp.js';
 
 /** A request the episode cannot take now: the client sent the wrong turn, or the episode is over. */
 export class EpisodeConflict extends Error {
@@ -73,6 +75,11 @@ export class ServiceEpisode {
   private outcome = deferred<StepOutcome>();
   private lastTurn = 0;
   private lastReply: StepReply | undefined;
+  /**
+   * How many tokens the last turn's prompt and completion came to, when its tokens were sent with
+   * a prompt; a turn whose prompt is told as a change (`prompt_delta`) is checked against it.
+   */
+  private contextTokens: number | undefined;
   private done = false;
   private maxSteps = 0;
   private chain: Promise<unknown> = Promise.resolve();
@@ -122,9 +129,12 @@ export class ServiceEpisode {
     }
   }
 
-  /** Executes the model's raw reply as turn `turn`; the same turn again returns the same answer. */
-  step(turn: number, reply: string): Promise<StepReply> {
-    const run = this.chain.then(() => this.stepNow(turn, reply));
+  /**
+   * Executes the model's raw reply as turn `turn`, recording the policy's tokens behind it when
+   * they come; the same turn again returns the same answer.
+   */
+  step(turn: number, reply: string, tokens?: StepTokens): Promise<StepReply> {
+    const run = this.chain.then(() => this.stepNow(turn, reply, tokens));
     this.chain = run.catch(() => undefined);
     return run;
   }
@@ -187,16 +197,20 @@ export class ServiceEpisode {
     return answer.promise;
   }
 
-  private async stepNow(turn: number, reply: string): Promise<StepReply> {
+  private async stepNow(turn: number, reply: string, tokens: StepTokens | undefined): Promise<StepReply> {
     if (turn === this.lastTurn && this.lastReply !== undefined) return this.lastReply;
     if (this.done) throw new EpisodeConflict('episode-ended', `episode ${this.id} has ended; close it to get its return`);
     if (turn !== this.lastTurn + 1) throw new EpisodeConflict('wrong-turn', `episode ${this.id} expects turn ${this.lastTurn + 1}, not ${turn}`);
+    const promptTokens = this.promptLength(tokens);
     await this.question.promise;
     const answer = this.answer;
     if (answer === undefined) throw new EpisodeConflict('episode-ended', `episode ${this.id} is not waiting for a reply`);
     const parsed = parseActionText(reply);
     // A reply that does not parse is counted as the model's parse failure (the episode's figures, metrics.jsonl).
-    const decision: AgentDecision = parsed.ok ? { action: parsed.action, response: reply } : { protocolError: parsed.error, response: reply, parseFailure: parsed.error.code };
+    const decision: AgentDecision = {
+      ...(parsed.ok ? { action: parsed.action, response: reply } : { protocolError: parsed.error, response: reply, parseFailure: parsed.error.code }),
+      ...(tokens === undefined ? {} : { tokens }),
+    };
     this.question = deferred<Observation>();
     this.outcome = deferred<StepOutcome>();
     this.answer = undefined;
@@ -212,8 +226,23 @@ export class ServiceEpisode {
     };
     this.lastTurn = turn;
     this.lastReply = stepReply;
+    this.contextTokens = promptTokens === undefined || tokens === undefined ? undefined : promptTokens + tokens.completion_token_ids.length;
     if (outcome.done) this.done = true;
     return stepReply;
+  }
+
+  /**
+   * The length of this turn's prompt, when its tokens tell it; a `prompt_delta` that keeps more
+   * than the previous turn had, or that follows a turn whose prompt is not known, is the client's
+   * error (400): recorded, it could not be read back into the prompt it stands for.
+   */
+  private promptLength(tokens: StepTokens | undefined): number | undefined {
+    if (tokens?.prompt_token_ids !== undefined) return tokens.prompt_token_ids.length;
+    const delta = tokens?.prompt_delta;
+    if (delta === undefined) return undefined;
+    if (this.contextTokens === undefined) throw new HttpError(400, 'invalid-body', `tokens.prompt_delta: turn ${this.lastTurn + 1} of episode ${this.id} tells its prompt as a change, but the turn before sent no prompt tokens; send this prompt whole as tokens.prompt_token_ids`);
+    if (delta.kept > this.contextTokens) throw new HttpError(400, 'invalid-body', `tokens.prompt_delta.kept: ${delta.kept} is more than the ${this.contextTokens} tokens of the previous turn's prompt and completion`);
+    return delta.kept + delta.token_ids.length;
   }
 
   /** The environment with its step outcomes reported to whoever sent the reply. */

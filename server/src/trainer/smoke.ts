@@ -60,10 +60,23 @@ export function smokeSettings(policy: SmokePolicy, steps: number): SmokeSettings
   return { policy, steps, modelDir: join(cacheDir(), policy === 'model' ? 'smollm2-135m-instruct' : 'tiny-qwen2'), languageModel: languageModelFile() };
 }
 
-/** The config a smoke runs with: the model policy's episodes end after `modelSmoke.maxSteps` replies (ARCHITECTURE.md §4.5: written into the resolved config). */
+/**
+ * The smoke's batch, whatever the config asks: one task per step in the smallest group GRPO can
+ * compare (two episodes). A smoke checks an installation, so it runs the same few episodes on any
+ * config and on any task file with one task or more, such as datasets/sample/tasks.jsonl, instead
+ * of the config's batch (four tasks of four episodes by default, about half an hour on two cores).
+ */
+export const smokeBatch = { trainBatchSize: 1, rolloutN: 2 } as const;
+
+/**
+ * The config a smoke runs with: `smokeBatch`, and the model policy's episodes ending after
+ * `modelSmoke.maxSteps` replies. Both are written into the resolved config (ARCHITECTURE.md §4.5),
+ * so the run folder says what ran.
+ */
 export function smokeConfig(config: ExperimentConfig, policy: SmokePolicy): ExperimentConfig {
-  if (policy !== 'model' || config.env.max_steps <= modelSmoke.maxSteps) return config;
-  return { ...config, env: { ...config.env, max_steps: modelSmoke.maxSteps } };
+  const training = { ...config.training, train_batch_size: smokeBatch.trainBatchSize, rollout_n: smokeBatch.rolloutN, ppo_mini_batch_size: null };
+  const shortEpisodes = policy === 'model' && config.env.max_steps > modelSmoke.maxSteps;
+  return { ...config, training, env: shortEpisodes ? { ...config.env, max_steps: modelSmoke.maxSteps } : config.env };
 }
 
 /** Overrides the smoke adds to the config's, placed before the user's own so those still win. */

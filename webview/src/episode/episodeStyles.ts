@@ -28,6 +28,11 @@ a.ref:focus-visible, button:focus-visible { outline: 1px solid var(--vscode-focu
 .state.resolved { color: var(--vscode-testing-iconPassed, var(--vscode-charts-green)); }
 .state.unresolved { color: var(--vscode-testing-iconFailed, var(--vscode-errorForeground)); }
 .state.running { color: var(--vscode-charts-blue); }
+.state.format { color: var(--vscode-descriptionForeground); }
+/* What another tool's format does not record: information about the file, said quietly. */
+.format-note { margin: 4px 0; color: var(--vscode-descriptionForeground); font-size: 0.95em; }
+.format-note summary { cursor: pointer; }
+.format-note ul { margin: 4px 0 2px; padding-left: 20px; }
 .facts-line { margin: 4px 0; color: var(--vscode-descriptionForeground); }
 details.issue summary { cursor: pointer; }
 .issue-body { padding: 6px 10px; border-left: 2px solid var(--vscode-panel-border, var(--vscode-descriptionForeground)); }
@@ -64,6 +69,16 @@ button.icon:hover { background: var(--vscode-toolbar-hoverBackground); }
 .kind-invalid .glyph { color: var(--vscode-errorForeground); }
 .reward.pos { color: var(--vscode-testing-iconPassed, var(--vscode-charts-green)); }
 .reward.neg { color: var(--vscode-testing-iconFailed, var(--vscode-errorForeground)); }
+.reward.none { color: var(--vscode-descriptionForeground); }
+.detail .origin { font-size: 0.8em; font-weight: normal; }
+.tool-call, .result { margin: 6px 0 10px; }
+.call-head { margin-bottom: 2px; }
+code.call-name { font-weight: 600; }
+ul.media { margin: 4px 0; padding-left: 20px; }
+details.extra { margin: 16px 0 4px; }
+details.extra summary { cursor: pointer; color: var(--vscode-descriptionForeground); }
+.kind-agent .glyph { color: var(--vscode-charts-blue); }
+.kind-system .glyph, .kind-user .glyph { color: var(--vscode-descriptionForeground); }
 .marker { margin-left: 6px; font-size: 0.8em; padding: 0 5px; border-radius: 8px; border: 1px solid currentColor; }
 .marker.error { color: var(--vscode-errorForeground); }
 .marker.warning { color: var(--vscode-editorWarning-foreground); }

@@ -8,13 +8,13 @@
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
-import { episodeHostMessageSchema, type EpisodeHeader, type EpisodeHostMessage, type SearchMatchView, type StepKindName } from '../../../server/src/protocol/episodeView.js';
+import { episodeHostMessageSchema, type EpisodeHeader, type EpisodeHostMessage, type EpisodeStepRecord, type SearchMatchView, type StepKindName } from '../../../server/src/protocol/episodeView.js';
 import type { EpisodeWebviewMessage, PatchRef } from '../../../server/src/protocol/episodeWebview.js';
-import type { TrajectoryStep } from '../../../server/src/protocol/runs.js';
 import { el } from '../dom.js';
 import { vscodeApi } from '../host.js';
 import { TraceFilters, traceFiltersFrom } from '../traceFilters.js';
 import { episodeHeaderNode } from './episodeHeader.js';
+import { foreignStepDetail } from './foreignStepDetail.js';
 import type { Location } from './linkedText.js';
 import { adoptEpisodeStyles } from './episodeStyles.js';
 import { stepDetail } from './stepDetail.js';
@@ -43,7 +43,7 @@ let matches: SearchMatchView[] = [];
 let firstRenderSent = false;
 /** When the last step switch began, for its timing. */
 let switchStarted: number | undefined;
-const records = new Map<number, TrajectoryStep>();
+const records = new Map<number, EpisodeStepRecord>();
 const requested = new Set<number>();
 /** Lines where the episode saw each node, so a node id link opens at its definition. */
 const nodeLines = new Map<string, number>();
@@ -156,7 +156,7 @@ function renderDetail(): void {
     detailSlot.replaceChildren(el('p', { class: 'hint' }, `Loading step ${selected}…`));
     return;
   }
-  detailSlot.replaceChildren(stepDetail(row, record, { open, openPatch, applyPatch }, nodeLines, query));
+  detailSlot.replaceChildren(record.type === 'foreign' ? foreignStepDetail(row, record, query) : stepDetail(row, record, { open, openPatch, applyPatch }, nodeLines, query));
   if (switchStarted !== undefined) {
     // Read by the benchmark: how long this step took from the key press to its rendered detail.
     detailSlot.dataset['renderMs'] = (performance.now() - switchStarted).toFixed(2);
@@ -206,10 +206,11 @@ function onEpisode(message: Extract<EpisodeHostMessage, { type: 'episode' }>): v
   }
 }
 
-function onSteps(steps: readonly TrajectoryStep[]): void {
+function onSteps(steps: readonly EpisodeStepRecord[]): void {
   for (const step of steps) {
     records.set(step.step, step);
     requested.delete(step.step);
+    if (step.type === 'foreign') continue;
     const last = step.observation.last;
     if (last?.kind === 'read') for (const s of last.snippets) nodeLines.set(s.node_id, s.start);
     if (last?.kind === 'find') for (const n of last.nodes) nodeLines.set(n.id, n.span.start);

@@ -17,7 +17,10 @@ export interface DetailActions {
 }
 
 const ms = (n: number): string => (n >= 1000 ? `${(n / 1000).toFixed(2)} s` : `${n.toFixed(n < 10 ? 1 : 0)} ms`);
-export const signed = (n: number): string => `${n > 0 ? '+' : n < 0 ? '−' : '±'}${Math.abs(n).toFixed(Math.abs(n) < 10 ? 2 : 1)}`;
+/** A reward with its sign; a dash where the trajectory's format records none (never a made-up zero). */
+export const signed = (n: number | null): string => (n === null ? '—' : `${n > 0 ? '+' : n < 0 ? '−' : '±'}${Math.abs(n).toFixed(Math.abs(n) < 10 ? 2 : 1)}`);
+/** The class that colours a reward. */
+export const rewardClass = (n: number | null): string => `reward ${n === null ? 'none' : n > 0 ? 'pos' : n < 0 ? 'neg' : ''}`;
 
 export function stepDetail(row: StepRow, step: TrajectoryStep, actions: DetailActions, nodeLines: NodeLines, highlight: string): HTMLElement {
   const t = step.timings;
@@ -25,7 +28,7 @@ export function stepDetail(row: StepRow, step: TrajectoryStep, actions: DetailAc
   const facts = el(
     'p',
     { class: 'facts-line' },
-    el('span', { class: `reward ${row.reward > 0 ? 'pos' : row.reward < 0 ? 'neg' : ''}` }, `reward ${signed(row.reward)}`),
+    el('span', { class: rewardClass(row.reward) }, `reward ${signed(row.reward)}`),
     ` · return ${signed(row.cumulative)} · ${ms(t.agent_ms + t.env_ms)} (model ${ms(t.agent_ms)}, env ${ms(t.env_ms - t.task_commands_ms)}, commands ${ms(t.task_commands_ms)})`,
     step.done ? ` · episode ended: ${step.termination_reason ?? 'done'}` : '',
   );
@@ -63,24 +66,24 @@ export function stepDetail(row: StepRow, step: TrajectoryStep, actions: DetailAc
   );
 }
 
-type Maybe = Node | false | null | undefined;
+export type Maybe = Node | false | null | undefined;
 
 /** The nodes that are there (conditional parts are written `cond && node`). */
-function only(nodes: readonly Maybe[]): Node[] {
+export function only(nodes: readonly Maybe[]): Node[] {
   return nodes.filter((n): n is Node => n !== false && n !== null && n !== undefined);
 }
 
 /** `part` marks a section the trace filters can hide (webview/src/traceFilters.ts). */
-function section(title: string, body: readonly Maybe[], part?: 'result' | 'observation'): HTMLElement {
+export function section(title: string, body: readonly Maybe[], part?: 'thought' | 'result' | 'observation'): HTMLElement {
   return el('section', part === undefined ? {} : { attrs: { 'data-part': part } }, el('h3', {}, title), ...only(body));
 }
 
-function banner(kind: 'error' | 'warning' | 'info', text: string): HTMLElement {
+export function banner(kind: 'error' | 'warning' | 'info', text: string): HTMLElement {
   return el('div', { class: `banner ${kind}`, attrs: { role: kind === 'error' ? 'alert' : 'status' } }, text);
 }
 
 /** The reply with each `<think>…</think>` block folded into a collapsed `<details>`. */
-function replyNodes(reply: string, highlight: string): Node[] {
+export function replyNodes(reply: string, highlight: string): Node[] {
   const nodes: Node[] = [];
   const think = /<think>([\s\S]*?)(?:<\/think>|$)/g;
   let at = 0;
@@ -221,7 +224,7 @@ function testsNode(tests: TestSummary): HTMLElement {
 
 type Grade = Extract<ActionResult, { kind: 'submit' }>['grade'];
 
-/** The grade test by test: SWE-bench's gold lists with each test's outcome, or R2E's disagreements. */
+/** The grade test by test: SWE-bench's gold lists with each test's outcome, R2E's disagreements, or a Harbor verifier's rewards. */
 function perTestNodes(grade: Grade, highlight: string): Node[] {
   const row = (test: string, outcome: string, good: boolean) => el('tr', {}, el('td', {}, el('code', {}, ...marked(test, highlight))), el('td', { class: good ? 'ok' : 'bad' }, outcome));
   const table = (rows: HTMLElement[]) => el('table', { class: 'nodes per-test' }, el('thead', {}, el('tr', {}, el('th', {}, 'test'), el('th', {}, 'outcome'))), el('tbody', {}, ...rows));
@@ -242,6 +245,12 @@ function perTestNodes(grade: Grade, highlight: string): Node[] {
     ];
     return rows.length === 0 ? [el('p', { class: 'hint' }, 'Every expected test had its expected outcome.')] : [table(rows)];
   }
+  if (grade.kind === 'verifier') {
+    // A Harbor verifier grades by its reward file; named rewards beside `reward` are shown as they were written.
+    const rows = Object.entries(grade.rewards).map(([name, value]) => el('tr', {}, el('td', {}, el('code', {}, name)), el('td', { class: value >= 1 ? 'ok' : 'bad' }, String(value))));
+    const rewards = el('table', { class: 'nodes per-test' }, el('thead', {}, el('tr', {}, el('th', {}, `reward (${grade.from})`), el('th', {}, 'value'))), el('tbody', {}, ...rows));
+    return [rewards, el('p', { class: 'hint' }, `test.sh exited ${grade.exitCode ?? 'without a status'}; a reward of 1 or more resolves the task.`)];
+  }
   return [];
 }
 
@@ -253,6 +262,8 @@ function gradeText(grade: Extract<ActionResult, { kind: 'submit' }>['grade']): s
       return `R2E reward ${grade.grade.reward}`;
     case 'log':
       return grade.reason;
+    case 'verifier':
+      return `verifier reward ${grade.reward} (${grade.from})${grade.resolved ? ', resolved' : ''}`;
     case 'invalid':
       return `not gradable: ${grade.reason}`;
   }

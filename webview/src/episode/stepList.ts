@@ -6,11 +6,12 @@
  */
 import type { StepKindName, StepRow } from '../../../server/src/protocol/episodeView.js';
 import { el } from '../dom.js';
-import { signed } from './stepDetail.js';
+import { rewardClass, signed } from './stepDetail.js';
 
-export const stepKinds: readonly StepKindName[] = ['find', 'expand', 'read', 'memory', 'repair', 'submit', 'noop', 'invalid'];
+/** Our action kinds, then who spoke in a step of another tool's trajectory. */
+export const stepKinds: readonly StepKindName[] = ['find', 'expand', 'read', 'memory', 'repair', 'submit', 'noop', 'invalid', 'system', 'user', 'agent'];
 
-const glyphs: Record<StepKindName, string> = { find: '⌕', expand: '⤢', read: '☰', memory: '◆', repair: '✎', submit: '✓', noop: '·', invalid: '✕' };
+const glyphs: Record<StepKindName, string> = { find: '⌕', expand: '⤢', read: '☰', memory: '◆', repair: '✎', submit: '✓', noop: '·', invalid: '✕', system: '⚙', user: '✉', agent: '▸' };
 
 export interface Filters {
   /** Kinds hidden from the list; empty shows every kind. */
@@ -106,8 +107,8 @@ export class StepList {
       el('span', { class: 'num' }, String(row.step)),
       el('span', { class: 'glyph', title: row.kind, attrs: { 'aria-hidden': 'true' } }, glyphs[row.kind]),
       el('span', { class: 'summary', title: row.summary }, row.summary, ...markers),
-      el('span', { class: `reward ${row.reward > 0 ? 'pos' : row.reward < 0 ? 'neg' : ''}` }, signed(row.reward)),
-      el('span', { class: 'duration' }, row.durationMs >= 1000 ? `${(row.durationMs / 1000).toFixed(1)} s` : `${Math.round(row.durationMs)} ms`),
+      el('span', { class: rewardClass(row.reward), title: row.reward === null ? 'This trajectory’s format records no reward for the step' : '' }, signed(row.reward)),
+      el('span', { class: 'duration' }, row.durationMs === null ? '' : row.durationMs >= 1000 ? `${(row.durationMs / 1000).toFixed(1)} s` : `${Math.round(row.durationMs)} ms`),
     );
     item.addEventListener('click', () => this.onSelect(row.step));
     return item;

@@ -132,7 +132,7 @@ function cell(c: GroupCell | null, column: number): HTMLElement {
   const td = el(
     'td',
     { class: `cell kind-${r.kind}${c.differs ? ' differs' : ''}${problem !== null ? ' problem' : ''}`, title: `Step ${r.step}: ${r.summary}${problem === null ? '' : `\n${problem}`}\nClick to open it in the trajectory viewer.`, attrs: { tabindex: '0', role: 'button', 'data-step': String(r.step) } },
-    el('div', { class: 'cell-head' }, el('span', { class: 'kind' }, r.kind), el('span', { class: 'muted' }, ` s${r.step}`), r.reward === 0 ? null : el('span', { class: `rw ${r.reward > 0 ? 'pos' : 'neg'}` }, signed(r.reward))),
+    el('div', { class: 'cell-head' }, el('span', { class: 'kind' }, r.kind), el('span', { class: 'muted' }, ` s${r.step}`), r.reward === null || r.reward === 0 ? null : el('span', { class: `rw ${r.reward > 0 ? 'pos' : 'neg'}` }, signed(r.reward))),
     el('div', { class: 'summary' }, r.summary),
     ...stepTextNodes(c.texts),
   );

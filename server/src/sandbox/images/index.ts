@@ -24,6 +24,7 @@ export { ImageBuildError } from './imageError.js';
 export { buildPythonEnvImage, buildTaskImage, imageEnvDir, pythonEnvImageTag, type TaskImageInput } from './pythonEnvImage.js';
 export { discoverSamples, sampleContextEntries, samplesFolderName, type SampleDiscovery, type SampleImage } from './sampleImages.js';
 export { hashInputs, type HashInput } from './recipeHash.js';
+export { buildRecipeImage, sandboxLayer, type RecipeImageInput } from './recipeImage.js';
 
 export interface BuildImagesOptions {
   /** The images to build, in any order (`samples` means every sample folder); all of them when absent or empty. */

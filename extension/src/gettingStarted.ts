@@ -1,0 +1,109 @@
+/**
+ * Getting Started: the walkthrough's four steps (edit a config, launch, step through an episode,
+ * train), each a command that does it on the repository's sample data, and the walkthrough opened
+ * once, on the first activation (docs/README.md, "Getting started in the editor"). The sample is
+ * `configs/experiments/sample.yaml` on `datasets/sample/tasks.jsonl`: the rule agent on the local
+ * backend, so a rollout takes seconds and needs no Docker.
+ */
+import { statSync } from 'node:fs';
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { qualifiedWalkthroughId, trajectoryViewType, viewIds } from './contributions.js';
+import type { Ctx } from './ctx.js';
+import { runGpInTerminal } from './gpTerminal.js';
+import { launch } from './launchFlow.js';
+
+/** The sample's files, relative to a workspace folder. */
+export const sampleFiles = { config: 'configs/experiments/sample.yaml', tasks: 'datasets/sample/tasks.jsonl' } as const;
+
+/** What the train step runs: the smoke with the scripted policy, which needs no model download and takes a minute or two. */
+export const sampleTrainArgs = ['train', sampleFiles.config, '--smoke', '--smoke-policy', 'scripted'] as const;
+
+const shownKey = 'graphPlanner.gettingStarted.shown';
+
+/** The walkthrough, beside whatever is open. */
+export async function openGettingStarted(): Promise<void> {
+  await vscode.commands.executeCommand('workbench.action.openWalkthrough', qualifiedWalkthroughId, false);
+}
+
+/**
+ * Opens the walkthrough on the extension's first activation for this user, and never again (the
+ * palette's "Open Getting Started" and the views' welcome links reopen it). VS Code's own setting
+ * for walkthroughs of newly installed extensions is honoured: off, it stays closed.
+ */
+export async function openGettingStartedOnce(extension: vscode.ExtensionContext): Promise<void> {
+  if (extension.globalState.get<boolean>(shownKey) === true) return;
+  await extension.globalState.update(shownKey, true);
+  if (vscode.workspace.getConfiguration('workbench.welcomePage').get<boolean>('walkthroughs.openOnInstall') === false) return;
+  await openGettingStarted();
+}
+
+/** The workspace folder that holds the sample, or undefined after saying what is missing. */
+function sampleFolder(): vscode.WorkspaceFolder | undefined {
+  for (const folder of vscode.workspace.workspaceFolders ?? []) {
+    if (Object.values(sampleFiles).every((f) => exists(vscode.Uri.joinPath(folder.uri, f).fsPath))) return folder;
+  }
+  void vscode.window.showInformationMessage(`Getting Started uses the repository's sample (${sampleFiles.config} and ${sampleFiles.tasks}). Open a clone of Graph Planner as the workspace folder to run its steps.`);
+  return undefined;
+}
+
+function exists(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Step 1: the sample config in an editor beside the walkthrough, where its checks, hovers and completions show. */
+export async function openSampleConfig(): Promise<void> {
+  const folder = sampleFolder();
+  if (folder === undefined) return;
+  await vscode.window.showTextDocument(vscode.Uri.joinPath(folder.uri, sampleFiles.config), { viewColumn: vscode.ViewColumn.Beside, preview: false });
+}
+
+/** Step 2: a rollout of the sample config on the sample tasks, launched as Start Rollout… launches, without its review list. */
+export function runSampleRollout(ctx: Ctx, client: LanguageClient): () => Promise<void> {
+  return async () => {
+    const folder = sampleFolder();
+    if (folder === undefined) return;
+    const path = (f: string) => vscode.Uri.joinPath(folder.uri, f).fsPath;
+    // Null values come from the config, as the review list leaves them when accepted unchanged.
+    await launch(ctx, client, {
+      mode: 'new',
+      run: { kind: 'rollout', config: path(sampleFiles.config), taskFiles: [path(sampleFiles.tasks)], tasks: [], agent: null, backend: null, parallel: null, attempts: null, sets: [], cwd: folder.uri.fsPath },
+    });
+  };
+}
+
+/** Step 3: the newest episode of the workspace in the trajectory viewer. */
+export async function openNewestEpisode(): Promise<void> {
+  const found = await vscode.workspace.findFiles('**/trajectories/*.jsonl', '**/node_modules/**', 5000);
+  const newest = found
+    .map((uri) => ({ uri, mtime: mtimeOf(uri.fsPath) }))
+    .sort((a, b) => b.mtime - a.mtime)[0];
+  if (newest === undefined) {
+    void vscode.window.showInformationMessage('No episode yet: run the sample rollout first (the step before), then open its newest episode here.');
+    return;
+  }
+  await vscode.commands.executeCommand('vscode.openWith', newest.uri, trajectoryViewType, { viewColumn: vscode.ViewColumn.Beside });
+}
+
+function mtimeOf(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+/** Step 4: the training smoke on the sample tasks in a terminal of its own; the Runs view shows the run and its metrics. */
+export function trainOnSamples(ctx: Ctx): () => Promise<void> {
+  return async () => {
+    const folder = sampleFolder();
+    if (folder === undefined) return;
+    ctx.log.info(`Getting Started: gp ${sampleTrainArgs.join(' ')}`);
+    runGpInTerminal(ctx, { name: 'gp train (smoke)', cwd: folder.uri.fsPath, icon: 'rocket', args: sampleTrainArgs });
+    await vscode.commands.executeCommand(`${viewIds.runs}.focus`);
+  };
+}
