@@ -1,50 +1,34 @@
 /**
- * The GRPO group view of a smoke training step in real VS Code (code-server 4.100.3, the packaged
- * `.vsix`, Debian's Chromium): the scripted smoke trains with eight rollouts per task (two policies
- * that differ in their first reply), then from the Runs view Show GRPO Groups shows the latest
- * step's group in eight columns that scroll sideways under a row column that stays with rewards and advantages, the first divergence marked, filters
- * that show and hide observations, another step chosen from the page, and a cell that opens its
- * episode in the trajectory viewer at that step; Show Step Samples shows the step's sample table,
- * a click on a chart picks the step it shows, and its group link opens the same view. Needs the trainer environment (python/setup.sh). Saves
- * `group-*.png` to `test-artifacts/e2e/`, the group view in a light and a dark theme.
+ * The group view in real VS Code (code-server 4.100.3, the packaged `.vsix`, Debian's Chromium).
+ * The scripted smoke trains groups of two rollouts (two policies that differ in their first
+ * reply); from the Runs view, Show GRPO Groups shows the latest step's group with each rollout's
+ * reward and advantage, the first divergence marked, filters that show and hide observations (in
+ * a light and a dark theme), another step chosen from the page, and a cell that opens its episode
+ * in the trajectory viewer at that step, whose own filters hide its observation. Show Step Samples
+ * shows the step's sample table; a click on a chart picks the step it shows, and a sample's group
+ * link opens the same view. Eight attempts of one task in a `gp rollout` make eight columns, which
+ * scroll sideways under a row column that stays (Show Episode Group on one of them). Needs the
+ * trainer environment (python/setup.sh). Saves `group-*.png` to `test-artifacts/e2e/`.
  *
  * Run: `bash python/setup.sh && bash test/e2e/setup.sh && npm run package && node --import tsx --test test/e2e/groupView.test.ts`.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Frame, FrameLocator, Page } from 'playwright-core';
 import { runStatusSchema } from '../../server/src/protocol/runs.js';
 import { trainerPython } from '../../server/src/trainer/index.js';
 import { startSession, stopSession, type Session } from './harness.js';
-import { Scenarios } from './scenarios.js';
-import { acceptQuickPick, chooseFromContextMenu, quickPickRows, showView, terminalText, waitForRow, widenSideBar } from './views.js';
+import { loggedMs, Scenarios } from './scenarios.js';
+import { acceptQuickPick, chooseFromContextMenu, expandRow, quickPickRows, showView, terminalText, waitForRow, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { openFile, runCommand, screenshot } from './workbench.js';
 
 const scenarios = new Scenarios();
 const visibleWebview = (page: Page): FrameLocator => page.frameLocator('iframe.webview.ready >> visible=true').frameLocator('iframe#active-frame');
 const themeOf = async (page: Page): Promise<'dark' | 'light'> => (((await page.locator('.monaco-workbench').first().getAttribute('class')) ?? '').includes('vs-dark') ? 'dark' : 'light');
-
-/** The smoke config with eight rollouts per task, so a group has columns to compare and to scroll. */
-const groupConfig = `# The smoke training with eight rollouts per task: the scripted policy alternates two behaviours.
-experiment:
-  name: train_group
-paths:
-  dataset_train: datasets/sample/tasks.jsonl
-  dataset_val: datasets/sample/tasks.jsonl
-sandbox:
-  backend: local
-training:
-  adv_estimator: grpo
-  train_batch_size: 1
-  rollout_n: 8
-  lr: 1.0e-4
-logging:
-  log_backend: file
-`;
 
 /** The page's frame that shows `selector` (the workbench nests each webview in two frames). */
 async function frameWith(page: Page, selector: string, what: string): Promise<Frame> {
@@ -59,7 +43,7 @@ async function frameWith(page: Page, selector: string, what: string): Promise<Fr
 async function finishedRun(s: Session): Promise<string> {
   const out = join(s.workspace, 'outputs');
   const run = await waitFor('the training run folder', async () => {
-    const made = existsSync(out) ? readdirSync(out).filter((n) => n.startsWith('train_group-train-')) : [];
+    const made = existsSync(out) ? readdirSync(out).filter((n) => n.startsWith('train_smoke-train-')) : [];
     return made.length === 1 && made[0] !== undefined ? done(made[0]) : pending(`runs: ${made.join(', ') || '(none)'}\n${await terminalText(s.page)}`);
   }, { timeoutMs: 90_000 });
   const statusFile = join(out, run, 'status.json');
@@ -85,8 +69,15 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
 
   void it('Show GRPO Groups shows the latest step’s rollouts side by side, filters them, steps back and opens a cell at its step', { timeout: 600_000 }, async () => {
     await scenarios.run('group-view', async (s) => {
-      writeFileSync(join(s.workspace, 'configs/experiments/train_group.yaml'), groupConfig);
-      await openFile(s.page, 'configs/experiments/train_group.yaml');
+      await openFile(s.page, 'configs/experiments/train_smoke.yaml');
+      await loggedMs(s, 'Graph Planner server ready', /Graph Planner server ready\D*?(\d+(?:\.\d+)?)\s*ms/);
+      // A Getting Started walkthrough that opened on the first activation would take the keyboard:
+      // it is closed, and the config brought back to the front.
+      const walkthroughTab = s.page.locator('.tabs-container .tab', { hasText: 'Walkthrough' });
+      if ((await walkthroughTab.count()) > 0) {
+        await walkthroughTab.first().locator('.codicon-close').click();
+        await openFile(s.page, 'configs/experiments/train_smoke.yaml');
+      }
       await runCommand(s.page, 'Graph Planner: Start Training');
       // Typed only once the training modes show, so nothing lands in the YAML behind them.
       await waitFor('the training modes, the scripted smoke run among them', async () => {
@@ -103,14 +94,14 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
       await chooseFromContextMenu(s.page, 'Runs', run, 'Show GRPO Groups');
       const page = visibleWebview(s.page);
       await page.locator('#group-table').waitFor({ state: 'visible', timeout: 60_000 });
-      // The latest of the smoke's three steps, one task, eight rollouts.
+      // The latest of the smoke's three steps: one task, its group of two (gp train --smoke trains groups of two).
       assert.match((await page.locator('h1').textContent()) ?? '', /^GRPO group of .+, training step 3$/);
-      assert.equal(await page.locator('th.col').count(), 8);
+      assert.equal(await page.locator('th.col').count(), 2);
       for (const head of await page.locator('th.col').allTextContents()) assert.match(head, /reward [+−±]\d\.\d\d.*adv [+−±]\d\.\d\d/);
       // The two policies part at their first reply: the fumbling one's reply did not parse.
-      assert.match((await page.locator('#group-summary').textContent()) ?? '', /8 rollouts · reward mean -?\d\.\d\d, std \d\.\d\d · advantage \(r − mean\) \/ \(std \+ 1e−6\), as Verl’s GRPO/);
+      assert.match((await page.locator('#group-summary').textContent()) ?? '', /2 rollouts · reward mean -?\d\.\d\d, std \d\.\d\d · advantage \(r − mean\) \/ \(std \+ 1e−6\), as Verl’s GRPO/);
       await page.locator('#divergence').waitFor({ state: 'attached' });
-      assert.ok((await page.locator('td.cell.kind-invalid').count()) >= 2, 'the fumbling rollouts’ unparsed first replies are cells of their own');
+      assert.ok((await page.locator('td.cell.kind-invalid').count()) >= 1, 'the fumbling rollout’s unparsed first reply is a cell of its own');
       // Observations are hidden by default in this dense view; the filter shows them, and thoughts go.
       assert.equal(await page.locator('[data-part="observation"]').first().isVisible(), false);
       await page.locator('button[data-trace-filter="observation"]').click();
@@ -125,17 +116,6 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
       await runCommand(s.page, 'Preferences: Toggle between Light/Dark Themes');
       const second = await waitFor('the other colour theme', async () => ((await themeOf(s.page)) !== first ? done(await themeOf(s.page)) : pending(first)));
       await shoot(second);
-      // Scrolled to the last columns, the row numbers stay where they were.
-      const stays = await page.locator('#group-scroller').evaluate((scroller) => {
-        const row = scroller.querySelector('tbody th.rowhead');
-        const before = row?.getBoundingClientRect().left ?? NaN;
-        scroller.scrollLeft = scroller.scrollWidth;
-        return { scrolled: scroller.scrollLeft > 0, before, after: row?.getBoundingClientRect().left ?? NaN };
-      });
-      assert.ok(stays.scrolled, 'eight columns are wider than the page');
-      assert.equal(stays.after, stays.before, 'the row column is sticky');
-      await screenshot(s.page, `group-a-scrolled-${second}`);
-      await page.locator('#group-scroller').evaluate((scroller) => (scroller.scrollLeft = 0));
       await runCommand(s.page, 'Preferences: Toggle between Light/Dark Themes');
       await waitFor('the first colour theme again', async () => ((await themeOf(s.page)) === first ? done(true) : pending(second)));
       // Another step from the page: the same task's group at step 1.
@@ -168,7 +148,7 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
       await chooseFromContextMenu(s.page, 'Runs', run, 'Show Step Samples');
       const page = visibleWebview(s.page);
       await page.locator('#samples-table tbody tr').first().waitFor({ state: 'visible', timeout: 60_000 });
-      assert.equal(await page.locator('#samples-table tbody tr').count(), 8, 'the smoke’s step has eight episodes, all in its table');
+      assert.equal(await page.locator('#samples-table tbody tr').count(), 2, 'the smoke’s step has two episodes, both in its table');
       assert.match((await page.locator('.samples-head h2').textContent()) ?? '', /^Sampled episodes of step 3$/);
       // Scrolled to: the page scrolls as far as it goes, so the section starts in the window and its rows show.
       await waitFor('the sample table scrolled into view', async () => {
@@ -197,6 +177,41 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
         const title = (await group.locator('h1').textContent().catch(() => null)) ?? '';
         return /training step 3$/.test(title) ? done(title) : pending(title);
       });
+    });
+  });
+
+  void it('eight attempts of one task scroll sideways under row numbers that stay (Show Episode Group)', { timeout: 300_000 }, async () => {
+    await scenarios.run('group-wide', async (s) => {
+      // A rollout run through the packaged CLI, as a person would type it: eight attempts of one task.
+      const cli = join(__dirname, '../../dist/cli.js');
+      const rollout = spawnSync(process.execPath, [cli, 'rollout', 'datasets/sample/tasks.jsonl', '--config', 'configs/experiments/train_smoke.yaml', '--task', 'sample-calc-add', '--attempts', '8', '--parallel', '2', '--run-dir', 'outputs/attempts-8'], { cwd: s.workspace, encoding: 'utf8', timeout: 240_000 });
+      assert.equal(rollout.status, 0, `gp rollout failed:\n${rollout.stdout.slice(-1500)}\n${rollout.stderr.slice(-1500)}`);
+      const first = readFileSync(join(s.workspace, 'outputs/attempts-8/events.jsonl'), 'utf8')
+        .split('\n')
+        .filter((l) => l.trim() !== '')
+        .map((l) => JSON.parse(l) as { kind: string; episode_id?: string })
+        .find((e) => e.kind === 'episode-start')?.episode_id;
+      assert.ok(first !== undefined, 'the rollout started episodes');
+      await runCommand(s.page, 'View: Close All Editors');
+      await showView(s.page, 'Runs');
+      await waitForRow(s.page, 'Runs', 'attempts-8 in the Runs view', (r) => r.label === 'attempts-8' && r.description.startsWith('finished'));
+      await expandRow(s.page, 'Runs', 'attempts-8');
+      await chooseFromContextMenu(s.page, 'Runs', first, 'Show Episode Group');
+      const page = visibleWebview(s.page);
+      await page.locator('#group-table').waitFor({ state: 'visible', timeout: 60_000 });
+      assert.equal(await page.locator('th.col').count(), 8);
+      assert.match((await page.locator('h1').textContent()) ?? '', /^Episodes of sample-calc-add$/);
+      assert.match((await page.locator('#advantage-note').textContent()) ?? '', /not one GRPO group/);
+      // Scrolled to the last columns, the row numbers stay where they were.
+      const stays = await page.locator('#group-scroller').evaluate((scroller) => {
+        const row = scroller.querySelector('tbody th.rowhead');
+        const before = row?.getBoundingClientRect().left ?? NaN;
+        scroller.scrollLeft = scroller.scrollWidth;
+        return { scrolled: scroller.scrollLeft > 0, before, after: row?.getBoundingClientRect().left ?? NaN };
+      });
+      assert.ok(stays.scrolled, 'eight columns are wider than the page');
+      assert.equal(stays.after, stays.before, 'the row column is sticky');
+      await screenshot(s.page, 'group-d-eight-scrolled');
     });
   });
 });

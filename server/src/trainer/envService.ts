@@ -58,9 +58,10 @@ export interface EnvServiceOptions {
   readonly onEpisodeEnd?: (end: TrajectoryEnd) => void;
   /**
    * The training step an episode that ends now belongs to (`gp train`: the step whose metrics line
-   * comes next), for its `episode-end` event; undefined when it is not known.
+   * comes next, once the trainer's metrics written so far are read), for its `episode-end` event;
+   * undefined when it is not known.
    */
-  readonly trainingStep?: () => number | undefined;
+  readonly trainingStep?: () => number | undefined | Promise<number | undefined>;
   /**
    * Makes a scripted policy for each episode and serves its replies (`gp train --smoke` only);
    * `member` counts the episodes of the episode's group before it (0 for the first).
@@ -95,6 +96,8 @@ export class EnvService {
   private readonly events: EventLog;
   private closing = false;
   private readonly groupSizes = new Map<string, number>();
+  /** `episode-end` events being appended (each waits for its training step). */
+  private readonly endEvents = new Set<Promise<void>>();
 
   constructor(private readonly options: EnvServiceOptions) {
     this.token = options.token ?? randomBytes(32).toString('base64url');
@@ -139,6 +142,7 @@ export class EnvService {
     this.closing = true;
     this.deadlines.forEach((t) => clearTimeout(t));
     await Promise.allSettled([...this.episodes.values()].map((e) => e.abort()));
+    await Promise.allSettled([...this.endEvents]);
     await this.events.flush();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     await rm(join(this.options.runDir, serviceFileName), { force: true });
@@ -256,11 +260,16 @@ export class EnvService {
         const end = result?.end;
         if (end !== undefined) {
           this.options.onEpisodeEnd?.(end);
-          const step = this.options.trainingStep?.();
-          const training = group === undefined ? undefined : { ...group, ...(step === undefined ? {} : { step }) };
-          void this.events
-            .append({ kind: 'episode-end', episode_id: end.episode_id, task_id: end.task_id, resolved: end.resolved, steps: end.steps, total_reward: end.total_reward, termination_reason: end.termination_reason, duration_ms: end.duration_ms, ...(end.infrastructure === undefined ? {} : { infrastructure: end.infrastructure }), ...(training === undefined ? {} : { training }) })
-            .catch((error: unknown) => this.options.log?.(`Environment service: events.jsonl: ${errorMessage(error)}`));
+          // The step is asked for first (the trainer reads the metrics written so far), so the
+          // event is appended once it is known; close() waits for these appends.
+          const appended = Promise.resolve(this.options.trainingStep?.())
+            .then((step) => {
+              const training = group === undefined ? undefined : { ...group, ...(step === undefined ? {} : { step }) };
+              return this.events.append({ kind: 'episode-end', episode_id: end.episode_id, task_id: end.task_id, resolved: end.resolved, steps: end.steps, total_reward: end.total_reward, termination_reason: end.termination_reason, duration_ms: end.duration_ms, ...(end.infrastructure === undefined ? {} : { infrastructure: end.infrastructure }), ...(training === undefined ? {} : { training }) });
+            })
+            .catch((error: unknown) => this.options.log?.(`Environment service: events.jsonl: ${errorMessage(error)}`))
+            .finally(() => this.endEvents.delete(appended));
+          this.endEvents.add(appended);
         }
     };
     let episode: ServiceEpisode | RemoteEpisode;
