@@ -25,7 +25,7 @@ import type { FigureOutcome } from './yamlFigures.js';
 
 export const graphFigureName = 'graph-build';
 
-const corpusRoot = '/usr/lib/python3.11';
+export const corpusRoot = '/usr/lib/python3.11';
 const goalRatio = 1.5;
 const runs = 9;
 const minimumFiles = 500;
@@ -42,7 +42,7 @@ async function pythonFiles(dir: string): Promise<string[]> {
 }
 
 /** The corpus as texts: every `.py` file that decodes as UTF-8, with its path relative to the root. */
-async function loadCorpus(root: string): Promise<{ files: SourceFile[]; skipped: number }> {
+export async function loadCorpus(root: string): Promise<{ files: SourceFile[]; skipped: number }> {
   const decoder = new TextDecoder('utf-8', { fatal: true });
   const files: SourceFile[] = [];
   let skipped = 0;

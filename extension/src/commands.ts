@@ -9,6 +9,7 @@ import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { commandIds, commandTitles, trajectoryViewType, type CommandName } from './contributions.js';
+import { showCodeGraph } from './codeGraphPanel.js';
 import { compareEpisodes } from './episodeCompare.js';
 import { runGpInTerminal } from './gpTerminal.js';
 import { showNotice, type Ctx } from './ctx.js';
@@ -92,7 +93,15 @@ export const commands: Record<CommandName, CommandFactory> = {
   sampleRollout: { whenRunning: (ctx, client) => runSampleRollout(ctx, client) },
   sampleOpenEpisode: { whenRunning: () => openNewestEpisode, whenStopped: () => openNewestEpisode },
   sampleTrain: { whenRunning: (ctx) => trainOnSamples(ctx), whenStopped: (ctx) => trainOnSamples(ctx) },
+  // Like the viewer, the view opens without a server, says so, and loads when the server is ready.
+  showCodeGraph: { whenRunning: (ctx) => (arg, step) => codeGraphCommand(ctx, arg, step), whenStopped: (ctx) => (arg, step) => codeGraphCommand(ctx, arg, step) },
 };
+
+/** The code-graph view of the trajectory given (the viewer's, at its selected step), else one the person picks. */
+async function codeGraphCommand(ctx: Ctx, arg: unknown, step: unknown): Promise<void> {
+  const uri = arg instanceof vscode.Uri ? arg : await pickTrajectory('Show which episode on the code graph?');
+  if (uri !== undefined) showCodeGraph(ctx, uri, typeof step === 'number' && Number.isInteger(step) && step >= 0 ? step : undefined);
+}
 
 /** `gp trajectory replay` of the trajectory given (the viewer's), else one the person picks, in a terminal. */
 async function replayEpisode(ctx: Ctx, arg: unknown): Promise<void> {

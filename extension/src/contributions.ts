@@ -17,6 +17,7 @@ export const commandIds = {
   openTrajectory: 'graphPlanner.openTrajectory',
   compareEpisodes: 'graphPlanner.compareEpisodes',
   replayEpisode: 'graphPlanner.replayEpisode',
+  showCodeGraph: 'graphPlanner.showCodeGraph',
   startTraining: 'graphPlanner.startTraining',
   verifyTasks: 'graphPlanner.verifyTasks',
   openGettingStarted: 'graphPlanner.openGettingStarted',
@@ -41,6 +42,7 @@ export const commandTitles: Record<CommandName, string> = {
   openTrajectory: 'Open Trajectory…',
   compareEpisodes: 'Compare Episodes…',
   replayEpisode: 'Replay Episode…',
+  showCodeGraph: 'Show Episode on the Code Graph…',
   startTraining: 'Start Training…',
   verifyTasks: 'Verify Tasks…',
   openGettingStarted: 'Open Getting Started',
@@ -73,6 +75,9 @@ export const trajectoryViewType = 'graphPlanner.trajectory';
 
 /** The view type of a training run's metrics page. */
 export const runMetricsViewType = 'graphPlanner.runMetrics';
+
+/** The view type of the panel that shows an episode on the code graph. */
+export const codeGraphViewType = 'graphPlanner.codeGraph';
 
 /** The view type of the panel that compares two episodes. */
 export const episodeCompareViewType = 'graphPlanner.episodeCompare';

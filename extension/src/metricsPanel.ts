@@ -14,6 +14,7 @@ import { stepSamplesWebviewMessageSchema } from '../../server/src/protocol/stepS
 import { runMetricsViewType } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { errorMessage } from './errors.js';
+import { MetricsLocalisation } from './metricsLocalisation.js';
 import { runMetrics } from './serverMessages.js';
 import { StepSamplesRelay } from './stepSamplesRelay.js';
 import { newNonce, webviewHtml } from './webviewHtml.js';
@@ -41,6 +42,7 @@ class MetricsPanel {
   private readonly samples: StepSamplesRelay;
   /** Bring the sample table into view once the page is ready. */
   private wantSamples = false;
+  private readonly localisation: MetricsLocalisation;
 
   constructor(
     private readonly ctx: Ctx,
@@ -55,6 +57,7 @@ class MetricsPanel {
     this.samples = new StepSamplesRelay(ctx, client, dir, async (message: StepSamplesPageMessage) => {
       await this.panel.webview.postMessage(message);
     });
+    this.localisation = new MetricsLocalisation(client, dir, webview, (m) => ctx.log.warn(m));
     const subscriptions = [
       webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
       this.panel.onDidChangeViewState(() => this.schedule()),
@@ -98,6 +101,7 @@ class MetricsPanel {
       this.shownState = undefined;
       void this.poll(true);
       if (this.wantSamples) this.postFocus();
+      this.localisation.refresh(true);
     } else {
       void vscode.window.showTextDocument(vscode.Uri.joinPath(vscode.Uri.file(this.dir), 'run.log'), { preview: true });
     }
@@ -119,6 +123,7 @@ class MetricsPanel {
       this.live = result.state === 'running' || result.lines.length > 0;
       const message: MetricsPageMessage = { type: 'metrics', run: result.name, state: result.state, lines: result.lines, reset: reset || result.reset, problems: result.problems };
       if (reset || result.reset || result.lines.length > 0 || result.problems.length > 0 || this.shownState !== result.state) await this.post(message);
+      if (!reset && result.lines.length > 0) this.localisation.refresh(false);
       if (result.problems.length > 0) this.ctx.log.warn(`Metrics of ${this.dir}: ${result.problems.join('; ')}`);
     } catch (error) {
       this.ctx.log.error(`Metrics of ${this.dir}: ${errorMessage(error)}`);

@@ -75,6 +75,13 @@ export const episodeCompareRequest = 'graphPlanner/episode/compare';
 /** Client → server request: a group of rollouts of one task side by side, with rewards and advantages. */
 export const episodeGroupRequest = 'graphPlanner/episode/group';
 
+// The code-graph view (server/src/protocol/codeGraphView.ts).
+
+/** Client → server request: an episode's explored subgraph with its gold nodes, laid out. */
+export const episodeCodeGraphRequest = 'graphPlanner/episode/codeGraph';
+/** Client → server request: localisation recall of a run's episodes, per training step. */
+export const runLocalisationRequest = 'graphPlanner/runs/localisation';
+
 // The run metrics page (server/src/protocol/metricsView.ts).
 
 /** Client → server request: a run's metrics lines from a byte offset, and its state. */

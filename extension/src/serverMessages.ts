@@ -41,6 +41,7 @@ import type { EpisodeCompareResult, EpisodeOpenParams, EpisodeOpenResult, Episod
 import type { RunMetricsParams, RunMetricsResult } from '../../server/src/protocol/metricsView.js';
 import type { EpisodeGroupParams, EpisodeGroupResult } from '../../server/src/protocol/episodeGroup.js';
 import type { RunStepSamplesParams, RunStepSamplesResult } from '../../server/src/protocol/stepSamplesView.js';
+import type { EpisodeCodeGraphResult, RunLocalisationResult } from '../../server/src/protocol/codeGraphView.js';
 import * as names from './serverMessageNames.js';
 
 export type { CheckDocumentResult, DatasetSummary, ExperimentOverviewResult, ResolvedConfigResult, ServerStatus };
@@ -107,3 +108,5 @@ export type { RunMetricsResult };
 export const episodeGroup = new RequestType<EpisodeGroupParams, EpisodeGroupResult, void>(names.episodeGroupRequest);
 export const runStepSamples = new RequestType<RunStepSamplesParams, RunStepSamplesResult, void>(names.runStepSamplesRequest);
 export const runMetrics = new RequestType<RunMetricsParams, RunMetricsResult, void>(names.runMetricsRequest);
+export const episodeCodeGraph = new RequestType<{ path: string; limit?: number }, EpisodeCodeGraphResult, void>(names.episodeCodeGraphRequest);
+export const runLocalisation = new RequestType<{ dir: string }, RunLocalisationResult, void>(names.runLocalisationRequest);

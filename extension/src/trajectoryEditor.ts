@@ -16,7 +16,9 @@ import { commandIds, trajectoryViewType } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { errorMessage } from './errors.js';
 import { openRecordedLocation } from './recordedSource.js';
-import { episodeChanged, episodeOpen, episodeSearch, episodeSteps, episodeWatch } from './serverMessages.js';
+import { allCodeGraphNodes, selectCodeGraphStep } from './codeGraphPanel.js';
+import type { CodeGraphHostMessage } from '../../server/src/protocol/codeGraphView.js';
+import { episodeChanged, episodeCodeGraph, episodeOpen, episodeSearch, episodeSteps, episodeWatch } from './serverMessages.js';
 import { newNonce, webviewHtml } from './webviewHtml.js';
 import type { PatchActions } from './patchDiffs.js';
 
@@ -186,6 +188,24 @@ class TrajectoryPanel {
     else void this.panel.webview.postMessage(message);
   }
 
+  /** The episode's code graph for the page's own pane (protocol/codeGraphView.ts's messages, which the page validates). */
+  private async postCodeGraph(all: boolean): Promise<void> {
+    const client = this.ctx.client;
+    const reply = (message: CodeGraphHostMessage): void => {
+      if (!this.disposed) void this.panel.webview.postMessage(message);
+    };
+    if (client === undefined) {
+      reply({ type: 'graphUnavailable', reason: 'The Graph Planner server is not running. Run "Graph Planner: Restart Server".' });
+      return;
+    }
+    try {
+      const result = await client.sendRequest(episodeCodeGraph, { path: this.path, ...(all ? { limit: allCodeGraphNodes } : {}) });
+      reply(result.ok ? { type: 'graph', graph: result.graph } : { type: 'graphUnavailable', reason: result.message });
+    } catch (error) {
+      reply({ type: 'graphUnavailable', reason: `The server could not build the code graph: ${errorMessage(error)}` });
+    }
+  }
+
   private receive(raw: unknown): void {
     const parsed = episodeWebviewMessageSchema.safeParse(raw);
     if (!parsed.success) {
@@ -239,6 +259,15 @@ class TrajectoryPanel {
         return;
       case 'replay':
         await vscode.commands.executeCommand(commandIds.replayEpisode, this.uri);
+        return;
+      case 'codeGraph':
+        await vscode.commands.executeCommand(commandIds.showCodeGraph, this.uri, message.step);
+        return;
+      case 'selected':
+        selectCodeGraphStep(this.path, message.step);
+        return;
+      case 'needCodeGraph':
+        await this.postCodeGraph(message.all);
         return;
       case 'timing':
         this.ctx.log.info(`Trajectory viewer: ${message.what} of ${basename(this.path)} in ${message.ms.toFixed(1)} ms`);

@@ -17,6 +17,7 @@ import {
 import { checkConfigText, ConfigCheckWorker, preflightDisk, renderConfigYaml } from '../../server/src/config/index.js';
 import { startServer, type ServerServices } from '../../server/src/lsp/index.js';
 import { validateJsonlFile, validateLine } from '../../server/src/tasks/index.js';
+import { EpisodeGoldFinder } from '../../server/src/launch/episodeGold.js';
 
 export interface Harness {
   readonly client: MessageConnection;
@@ -37,6 +38,12 @@ export function engineServices(): ServerServices {
     config: { check: checkConfigText, checkDisk: preflightDisk, render: renderConfigYaml, checkOffThread: (key, text, options) => checkWorker.check(key, text, options) },
     datasets: { validateLine, validateFile: validateJsonlFile },
     readText: (path) => readFileSync(path, 'utf8'),
+    codeGraph: {
+      goldFinder: () => {
+        const finder = new EpisodeGoldFinder();
+        return (trajectory, start) => finder.find(trajectory, start);
+      },
+    },
   };
 }
 

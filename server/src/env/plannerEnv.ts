@@ -6,7 +6,7 @@
  */
 import type { Action, ProtocolError, RepairAction } from '../protocol/actions.js';
 import type { ActionResult, Observation, TerminationReason } from '../protocol/observation.js';
-import type { GraphNode } from '../protocol/graph.js';
+import type { GraphEdge, GraphNode } from '../protocol/graph.js';
 import type { TestGrade } from '../protocol/testReport.js';
 import { patchPaths, type Sandbox } from '../sandbox/index.js';
 import type { TaskEntry } from '../tasks/index.js';
@@ -63,6 +63,8 @@ class Env implements PlannerEnv {
   private writeFailure: { readonly error: unknown } | undefined;
   private readonly controller = new AbortController();
   readonly maxSteps: number;
+  /** Node ids this episode's observations named, for `graphEdges`. */
+  private readonly shown = new Set<string>();
 
   constructor(
     readonly task: TaskEntry,
@@ -80,6 +82,7 @@ class Env implements PlannerEnv {
 
   async reset(): Promise<Observation> {
     this.memory = new WorkingMemory(this.options.memoryLimits, (id) => this.graph.edgesOf(id));
+    this.shown.clear();
     this.progress = { steps: 0, repoOps: 0, done: false, resolved: false };
     this.latestExplore = undefined;
     this.latestObservation = undefined;
@@ -240,7 +243,32 @@ class Env implements PlannerEnv {
     return { result, taskCommandsMs: run.record.durationMs, timedOut: run.record.timedOut };
   }
 
+  graphEdges(cap: number): { edges: GraphEdge[]; truncated: boolean } {
+    const edges: GraphEdge[] = [];
+    const seen = new Set<string>();
+    for (const id of this.shown) {
+      for (const e of this.graph.edgesOf(id)) {
+        const key = `${e.kind}\n${e.src}\n${e.dst}`;
+        if (seen.has(key)) continue;
+        if (edges.length >= cap) return { edges, truncated: true };
+        seen.add(key);
+        edges.push({ src: e.src, dst: e.dst, kind: e.kind });
+      }
+    }
+    return { edges, truncated: false };
+  }
+
+  /** Remembers the node ids an observation names. */
+  private noteShown(last: ActionResult | undefined): void {
+    for (const id of this.hints) this.shown.add(id);
+    for (const n of this.memory.nodes()) this.shown.add(n.id);
+    if (last?.kind === 'find') for (const n of last.nodes) this.shown.add(n.id);
+    else if (last?.kind === 'expand') for (const c of last.candidates) this.shown.add(c.id);
+    else if (last?.kind === 'read') for (const r of last.snippets) this.shown.add(r.node_id);
+  }
+
   private observe(last: ActionResult | undefined): Observation {
+    this.noteShown(last);
     const frame = this.task.issue?.failure_frame;
     const body: Omit<Observation, 'text'> = {
       task_id: this.task.task_id,

@@ -4,7 +4,7 @@
  * and the env service use nothing else.
  */
 import type { Action, PatchCandidate, ProtocolError } from '../protocol/actions.js';
-import type { GraphNode } from '../protocol/graph.js';
+import type { GraphEdge, GraphNode } from '../protocol/graph.js';
 import type { MemorySize, Observation, Preimage, TerminationReason } from '../protocol/observation.js';
 import type { TestGrade } from '../protocol/testReport.js';
 import type { Sandbox } from '../sandbox/index.js';
@@ -125,4 +125,10 @@ export interface PlannerEnv {
    * before the step's trajectory line, so no line names a record that a crash could leave unwritten.
    */
   settled?(): Promise<void>;
+  /**
+   * The code graph's edges at the nodes this episode's observations named (hints, results, working
+   * memory), each once, at most `cap` of them; `truncated` when more were left out. The trajectory's
+   * end line keeps them, so hops can be counted after the sandbox is gone.
+   */
+  graphEdges?(cap: number): { readonly edges: GraphEdge[]; readonly truncated: boolean };
 }

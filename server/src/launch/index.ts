@@ -17,3 +17,4 @@ export { rolloutFlagOverrides, rolloutOptions } from './rolloutFlags.js';
 export { displayCommand, newRunArgs, planLaunch, type LaunchPlan } from './launchPlan.js';
 export { startDetached, type GpCommand, type StartedRun } from './detachedRun.js';
 export { replaySetup, taskFilesOf, type ReplayRequest, type ReplaySetup } from './replaySetup.js';
+export { EpisodeGoldFinder, parseDefinitions } from './episodeGold.js';

@@ -19,6 +19,7 @@ import { registerEpisodeRequests } from './episodeRequests.js';
 import { registerMetricsRequests } from './metricsRequests.js';
 import { registerStepSampleRequests } from './stepSampleRequests.js';
 import { registerGroupRequests } from './groupRequests.js';
+import { registerCodeGraphRequests } from './codeGraphRequests.js';
 import { registerCustomRequests } from './customRequests.js';
 import { RunRequests } from './runRequests.js';
 import { DatasetDiagnostics } from './datasetDiagnostics.js';
@@ -98,6 +99,7 @@ export function startServer(connection: Connection, services: ServerServices, st
   registerMetricsRequests(ctx);
   registerStepSampleRequests(ctx);
   registerGroupRequests(ctx);
+  registerCodeGraphRequests(ctx);
   const runs = new RunRequests(ctx);
   runs.register();
   connection.onExit(() => {

@@ -6,6 +6,7 @@
 import type { ConfigCheck, ExperimentConfig, OffThreadResult, YamlSource } from '../config/index.js';
 import type { Finding, LaunchPlanResult, LaunchSpec } from '../protocol/index.js';
 import type { FileOptions, JsonlReport, LineResult } from '../tasks/index.js';
+import type { GoldFinder } from '../runs/index.js';
 
 export interface ConfigServices {
   /** Checks an experiment YAML text; `previous` is the last version's source, patched when only a scalar changed. */
@@ -41,6 +42,14 @@ export interface LaunchServices {
   readonly start: (plan: PlannedLaunch) => Promise<{ readonly pid: number; readonly logFile: string }>;
 }
 
+export interface CodeGraphServices {
+  /**
+   * Finds an episode's task, gold patch, repository and parser (launch/episodeGold.ts). A new finder
+   * per request, so a task file or predictions file edited since is read afresh.
+   */
+  readonly goldFinder: () => GoldFinder;
+}
+
 export interface ServerServices {
   readonly config: ConfigServices;
   readonly datasets: DatasetServices;
@@ -48,4 +57,6 @@ export interface ServerServices {
   readonly readText: (path: string) => string;
   /** Launching runs; absent in servers built without the engine's launcher (some tests). */
   readonly launch?: LaunchServices;
+  /** The code-graph view's gold lookup; absent, episodes are shown without gold (some tests). */
+  readonly codeGraph?: CodeGraphServices;
 }

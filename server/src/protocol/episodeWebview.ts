@@ -23,6 +23,12 @@ export const episodeWebviewMessageSchema = discriminatedUnion('type', [
   object({ type: literal('compare') }),
   /** Re-execute the episode in a fresh sandbox (`gp trajectory replay` in a terminal). */
   object({ type: literal('replay') }),
+  /** Open the episode on the code graph in a panel beside the viewer (protocol/codeGraphView.ts), at the selected step. */
+  object({ type: literal('codeGraph'), step: int().check(minimum(0)) }),
+  /** The episode's code graph for the viewer's own code-graph pane (`all`: every node, not the default's). */
+  object({ type: literal('needCodeGraph'), all: boolean() }),
+  /** The selected step changed; an open code-graph view of the episode follows it. */
+  object({ type: literal('selected'), step: int().check(minimum(0)) }),
   /** How long the page took to show something, for the benchmark and the log. */
   object({ type: literal('timing'), what: enumOf(['firstRender', 'stepSwitch']), ms: number() }),
 ]);

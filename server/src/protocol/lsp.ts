@@ -78,3 +78,4 @@ export * from './episodeView.js';
 export * from './episodeGroup.js';
 export * from './metricsView.js';
 export * from './stepSamplesView.js';
+export * from './codeGraphView.js';

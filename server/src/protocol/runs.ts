@@ -9,6 +9,7 @@ import { actionSchema, protocolErrorSchema } from './actions.js';
 import { observationSchema, stepTimingsSchema, terminationReasonSchema } from './observation.js';
 import { backendFallbackSchema } from './backendChoice.js';
 import { testGradeSchema } from './testReport.js';
+import { graphEdgeSchema } from './graph.js';
 import { modelCallSchema, modelSummarySchema, modelUsageSchema } from './modelUsage.js';
 
 export const trajectorySchemaVersion = 1;
@@ -50,6 +51,12 @@ export const trajectoryStartSchema = z.object({
   sandbox_host: sandboxHostRefSchema.optional(),
   /** The GRPO group of a training episode (`gp train`); absent for rollouts and evaluations. */
   training: trainingGroupSchema.optional(),
+  /**
+   * The task file the task came from (absolute) and its line, so that a viewer can find what lies
+   * beside it after the run (the gold patch of `gold_predictions_<split>.jsonl`, for the code-graph
+   * view). Absent in trajectories written before it was recorded.
+   */
+  task_file: z.object({ path: z.string(), line: z.number().int().min(1) }).optional(),
   /** The effective step limit: min(task.max_steps, env.max_steps) (ARCHITECTURE.md §4.5). */
   max_steps: z.number().int().min(1),
   rewards: z.object({
@@ -167,7 +174,18 @@ export const trajectoryEndSchema = z.object({
   infrastructure: infrastructureFailureSchema.optional(),
   /** A model agent's calls and how its replies fared (absent for the rule agent). */
   model: modelUsageSchema.optional(),
+  /**
+   * The code graph's edges at the nodes the episode's observations named (either end, any kind), so
+   * that a viewer can count hops to the gold after the sandbox is gone (the code-graph view). At
+   * most `maxRecordedGraphEdges`; absent in trajectories written before it was recorded.
+   */
+  graph_edges: z.array(graphEdgeSchema).max(20_000).optional(),
+  /** Set when the episode's nodes had more edges than were recorded. */
+  graph_edges_truncated: z.literal(true).optional(),
 });
+
+/** Most graph edges an end line records (about 80 bytes each). */
+export const maxRecordedGraphEdges = 4000;
 
 export const trajectoryLineSchema = z.discriminatedUnion('type', [trajectoryStartSchema, trajectoryStepSchema, trajectoryEndSchema]);
 export type TrajectoryStart = z.infer<typeof trajectoryStartSchema>;

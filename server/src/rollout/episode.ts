@@ -7,7 +7,8 @@
  * exception is the infrastructure's (infrastructure.ts) the end line says so, and the episode is no
  * outcome of its task. The sandbox is closed on every path.
  */
-import { trajectorySchemaVersion, type InfrastructureFailure, type SandboxHostRef, type TrainingGroup, type TrajectoryEnd } from '../protocol/runs.js';
+import { basename, resolve } from 'node:path';
+import { maxRecordedGraphEdges, trajectorySchemaVersion, type InfrastructureFailure, type SandboxHostRef, type TrainingGroup, type TrajectoryEnd } from '../protocol/runs.js';
 import type { BackendChoice } from '../protocol/backendChoice.js';
 import type { Observation, TerminationReason } from '../protocol/observation.js';
 import type { AgentFactory, Agent } from '../agents/index.js';
@@ -77,6 +78,17 @@ interface Progress {
   model: ModelUsage | undefined;
 }
 
+/**
+ * The task file as an absolute path with the task's line, from the spec's `file:line` (the file as
+ * the person named it) and its folder; nothing when the source is not in that shape.
+ */
+function taskFileOf(spec: EpisodeSpec): { task_file?: { path: string; line: number } } {
+  const m = /^(.*):(\d+)$/.exec(spec.source);
+  const line = Number(m?.[2]);
+  if (m === null || !(line >= 1)) return {};
+  return { task_file: { path: resolve(spec.baseDir, basename(m[1] ?? '')), line } };
+}
+
 export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, ctx: EpisodeContext): Promise<EpisodeResult> {
   const layout = runLayout(ctx.runDir);
   const startedAt = Date.now();
@@ -105,6 +117,7 @@ export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, ctx: Epis
       ...(sandbox.spec.image === undefined ? {} : { image: sandbox.spec.image }),
       ...(ctx.sandboxHost === undefined ? {} : { sandbox_host: ctx.sandboxHost }),
       ...(ctx.training === undefined ? {} : { training: ctx.training }),
+      ...taskFileOf(spec),
       max_steps: env.maxSteps,
       rewards: options.rewards,
       started_at: isoTimestamp(new Date(startedAt)),
@@ -228,6 +241,8 @@ async function endLine(spec: EpisodeSpec, env: PlannerEnv | undefined, sandbox: 
       // The sandbox may be gone (that can be why the episode ended); the last known patch stands.
     }
   }
+  // The graph's edges at the nodes the episode was shown, while the graph is still in memory (the code-graph view counts hops with them).
+  const recorded = env?.graphEdges?.(maxRecordedGraphEdges);
   return {
     type: 'end',
     episode_id: spec.episodeId,
@@ -242,6 +257,7 @@ async function endLine(spec: EpisodeSpec, env: PlannerEnv | undefined, sandbox: 
     ...(progress.error === undefined ? {} : { error: progress.error }),
     ...(progress.infrastructure === undefined ? {} : { infrastructure: progress.infrastructure }),
     ...(progress.model === undefined ? {} : { model: progress.model }),
+    ...(recorded === undefined || recorded.edges.length === 0 ? {} : { graph_edges: recorded.edges, ...(recorded.truncated ? { graph_edges_truncated: true as const } : {}) }),
   };
 }
 

@@ -40,3 +40,6 @@ export { alignGroup, firstDivergence, type GroupAlignedRow } from './groupAlign.
 export { buildGroupView, maxGroupColumns, type AdvantageSettings } from './groupView.js';
 export { stepTexts } from './stepTexts.js';
 export { readStepSamples, type StepSamplesRead } from './stepSamplesRead.js';
+export { defaultDrawnNodes, episodeCodeGraph, localiseEpisode, maxDrawnNodes, type EpisodeGoldSource, type EpisodeLocalisation } from './codeGraphView.js';
+export { runLocalisation, maxScoredEpisodes, type GoldFinder } from './runLocalisation.js';
+export type { DefinitionSpan } from './goldNodes.js';

@@ -21,6 +21,8 @@ export interface Hunk {
   readonly oldLines: number;
   readonly newStart: number;
   readonly newLines: number;
+  /** What git printed after the second `@@`: the nearest definition line above the hunk (git's funcname context), or ''. */
+  readonly context: string;
   readonly lines: DiffLine[];
 }
 
@@ -75,10 +77,10 @@ export function parseUnifiedDiff(diff: string): FileDiff[] {
         continue;
       }
     }
-    const header = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@/.exec(line);
+    const header = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@ ?(.*)$/.exec(line);
     if (header !== null) {
       const file = current ?? start();
-      const h = { oldStart: Number(header[1]), oldLines: header[2] === undefined ? 1 : Number(header[2]), newStart: Number(header[3]), newLines: header[4] === undefined ? 1 : Number(header[4]) };
+      const h = { oldStart: Number(header[1]), oldLines: header[2] === undefined ? 1 : Number(header[2]), newStart: Number(header[3]), newLines: header[4] === undefined ? 1 : Number(header[4]), context: header[5] ?? '' };
       hunk = { header: h, lines: [], oldLeft: h.oldLines, newLeft: h.newLines };
       file.hunks.push({ ...h, lines: hunk.lines });
       continue;

@@ -14,6 +14,9 @@ export interface HeaderActions {
   readonly applyPatch: (patch: PatchRef) => void;
   readonly compare: () => void;
   readonly replay: () => void;
+  readonly codeGraph: () => void;
+  /** Whether the code-graph pane is shown in place of the step's detail. */
+  readonly codeGraphShown: boolean;
 }
 
 export function episodeHeaderNode(header: EpisodeHeader, steps: number, actions: HeaderActions): HTMLElement {
@@ -48,8 +51,13 @@ export function episodeHeaderNode(header: EpisodeHeader, steps: number, actions:
     buttons.push(button('Final patch', 'Open the final patch in the diff editor', () => actions.openPatch({ step: null, candidate: null }), 'final-patch'));
     buttons.push(button('Apply final patch…', 'Apply the final patch to a local checkout (git apply --check first)', () => actions.applyPatch({ step: null, candidate: null }), 'apply-final', true));
   }
-  // Comparing and replaying read our own run folders; a file in another format has neither.
+  // Comparing, replaying and the code graph read our own run folders; a file in another format has none of them.
   if (format === undefined) {
+    buttons.push(
+      actions.codeGraphShown
+        ? button('Step detail', 'Show the selected step’s detail again instead of the code graph', actions.codeGraph, 'code-graph', true)
+        : button('Code graph', 'Show the nodes this episode saw, read and edited on the code graph, with the gold patch’s nodes marked, stepping with the selected step', actions.codeGraph, 'code-graph', true),
+    );
     buttons.push(button('Compare…', 'Compare with another episode of the same task', actions.compare, 'compare', true));
     buttons.push(button('Replay', 'Re-execute the recorded actions in a fresh sandbox and report the first step that differs (gp trajectory replay)', actions.replay, 'replay', true));
   }

@@ -19,6 +19,7 @@ import type { Location } from './linkedText.js';
 import { adoptEpisodeStyles } from './episodeStyles.js';
 import { stepDetail } from './stepDetail.js';
 import { hasProblem, StepList, stepKinds } from './stepList.js';
+import { CodeGraphMode } from './codeGraphMode.js';
 
 interface SavedState {
   selected?: number;
@@ -32,6 +33,7 @@ interface SavedState {
 const prefetch = 8;
 
 const send = (message: EpisodeWebviewMessage): void => vscodeApi.postMessage(message);
+const codeGraph = new CodeGraphMode(send);
 const saved = (vscodeApi.getState() ?? {}) as SavedState;
 
 let header: EpisodeHeader | undefined;
@@ -130,6 +132,8 @@ function select(step: number): void {
   switchStarted = performance.now();
   selected = step;
   list.select(step);
+  // An open code-graph view of this episode follows the selection.
+  send({ type: 'selected', step });
   save();
   fetchAround(step);
   renderDetail();
@@ -145,6 +149,10 @@ function fetchAround(step: number): void {
 }
 
 function renderDetail(): void {
+  if (codeGraph.active) {
+    detailSlot.replaceChildren(codeGraph.element(selected ?? 0));
+    return;
+  }
   if (selected === undefined) {
     detailSlot.replaceChildren(el('p', { class: 'hint' }, list.all.length === 0 ? 'No steps yet.' : 'Select a step.'));
     return;
@@ -171,7 +179,13 @@ const applyPatch = (patch: PatchRef): void => send({ type: 'applyPatch', patch }
 function renderHeader(): void {
   if (header === undefined) return;
   headerSlot.replaceChildren(
-    episodeHeaderNode(header, list.all.length, { openPatch, applyPatch, compare: () => send({ type: 'compare' }), replay: () => send({ type: 'replay' }) }),
+    episodeHeaderNode(header, list.all.length, { openPatch, applyPatch, compare: () => send({ type: 'compare' }), replay: () => send({ type: 'replay' }), codeGraph: () => {
+        codeGraph.toggle();
+        renderHeader();
+        renderDetail();
+      },
+      codeGraphShown: codeGraph.active,
+    }),
   );
 }
 
@@ -186,6 +200,8 @@ function onEpisode(message: Extract<EpisodeHostMessage, { type: 'episode' }>): v
     list.reset(message.rows);
   }
   renderHeader();
+  // The pane shows the graph of what the file holds now; a grown episode is built again.
+  if (codeGraph.active) codeGraph.refresh();
   renderFilters();
   list.applyFilters({ hidden, problemsOnly });
   const last = list.all.at(-1)?.step;

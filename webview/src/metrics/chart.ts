@@ -31,6 +31,8 @@ export interface ChartSpec {
   readonly width: number;
   /** Called with the x of the point nearest a click, when clicking picks a point (a training step). */
   readonly onPick?: (x: number) => void;
+  /** A fixed range of the y axis (a fraction's 0 to 1); by default the data's own, with a margin. */
+  readonly yRange?: readonly [number, number];
 }
 
 function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
@@ -61,6 +63,7 @@ export function lineChart(spec: ChartSpec): HTMLElement {
   const margin = (yHi - yLo) * 0.06;
   yLo -= margin;
   yHi += margin;
+  if (spec.yRange !== undefined) [yLo, yHi] = spec.yRange;
   const px = (x: number) => pad.left + ((x - xLo) / (xHi - xLo)) * (width - pad.left - pad.right);
   const py = (y: number) => height - pad.bottom - ((y - yLo) / (yHi - yLo)) * (height - pad.top - pad.bottom);
   const chart = svg('svg', { viewBox: `0 0 ${width} ${height}`, width, height, role: 'img', 'aria-label': spec.title });

@@ -13,6 +13,7 @@ import { el, plural } from '../dom.js';
 import { vscodeApi } from '../host.js';
 import { lineChart, type ChartSeries } from './chart.js';
 import { adoptMetricsStyles } from './metricsStyles.js';
+import { localisationSection } from './localisationChart.js';
 import { parseFailureSeries, resolvedRateSeries, totalsOf, verlSeries, type Point } from './series.js';
 import { StepSamplesSection } from './stepSamples.js';
 
@@ -142,7 +143,7 @@ function render(): void {
       });
     }),
   );
-  root.replaceChildren(header, controls, ...(banner === null ? [] : [banner]), grid, samples.element);
+  root.replaceChildren(header, controls, ...(banner === null ? [] : [banner]), grid, localisationSection(width), samples.element);
   samples.placed();
 }
 
