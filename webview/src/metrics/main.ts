@@ -143,7 +143,7 @@ function render(): void {
       });
     }),
   );
-  root.replaceChildren(header, controls, ...(banner === null ? [] : [banner]), grid, localisationSection(width), samples.element);
+  root.replaceChildren(header, controls, ...(banner === null ? [] : [banner]), grid, samples.element, localisationSection(width));
   samples.placed();
 }
 
