@@ -82,6 +82,9 @@ export const codeGraphViewType = 'graphPlanner.codeGraph';
 /** The view type of the panel that compares two episodes. */
 export const episodeCompareViewType = 'graphPlanner.episodeCompare';
 
+/** The view type of the panel that shows a group of rollouts side by side. */
+export const episodeGroupViewType = 'graphPlanner.episodeGroup';
+
 /** The scheme of the read-only documents that show what an episode recorded of a file. */
 export const recordedSourceScheme = 'graph-planner-recorded';
 
@@ -130,10 +133,13 @@ export const viewCommands = {
   runOpenReport: { id: 'graphPlanner.runs.openReport', title: 'Open Report' },
   runShowLog: { id: 'graphPlanner.runs.showLog', title: 'Show Run Log' },
   runShowMetrics: { id: 'graphPlanner.runs.showMetrics', title: 'Show Metrics' },
+  runShowGroups: { id: 'graphPlanner.runs.showGroups', title: 'Show GRPO Groups' },
+  runShowStepSamples: { id: 'graphPlanner.runs.showStepSamples', title: 'Show Step Samples' },
   runReveal: { id: 'graphPlanner.runs.reveal', title: 'Reveal Run Folder' },
   runDelete: { id: 'graphPlanner.runs.delete', title: 'Delete Run…' },
   episodeOpen: { id: 'graphPlanner.runs.openEpisode', title: 'Open Trajectory' },
   episodeOpenAsText: { id: 'graphPlanner.runs.openEpisodeText', title: 'Open Trajectory as JSONL' },
+  episodeShowGroup: { id: 'graphPlanner.runs.showEpisodeGroup', title: 'Show Episode Group' },
 } as const;
 
 export type ViewCommandName = keyof typeof viewCommands;

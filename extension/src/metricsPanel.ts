@@ -9,23 +9,25 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { MetricsPageMessage } from '../../server/src/protocol/metricsView.js';
 import { metricsWebviewMessageSchema } from '../../server/src/protocol/metricsWebview.js';
+import type { StepSamplesPageMessage } from '../../server/src/protocol/stepSamplesView.js';
+import { stepSamplesWebviewMessageSchema } from '../../server/src/protocol/stepSamplesWebview.js';
 import { runMetricsViewType } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { errorMessage } from './errors.js';
 import { MetricsLocalisation } from './metricsLocalisation.js';
 import { runMetrics } from './serverMessages.js';
+import { StepSamplesRelay } from './stepSamplesRelay.js';
 import { newNonce, webviewHtml } from './webviewHtml.js';
 
 const pollMs = 2000;
 const panels = new Map<string, MetricsPanel>();
 
-export function showRunMetrics(ctx: Ctx, client: LanguageClient, run: { readonly dir: string; readonly name: string }): void {
-  const open = panels.get(run.dir);
-  if (open !== undefined) {
-    open.reveal();
-    return;
-  }
-  panels.set(run.dir, new MetricsPanel(ctx, client, run.dir, run.name));
+/** `focusSamples` brings the page's sample table into view (the Runs view's Show Step Samples). */
+export function showRunMetrics(ctx: Ctx, client: LanguageClient, run: { readonly dir: string; readonly name: string }, options: { readonly focusSamples?: boolean } = {}): void {
+  let panel = panels.get(run.dir);
+  if (panel !== undefined) panel.reveal();
+  else panels.set(run.dir, (panel = new MetricsPanel(ctx, client, run.dir, run.name)));
+  if (options.focusSamples === true) panel.focusSamples();
 }
 
 class MetricsPanel {
@@ -37,6 +39,9 @@ class MetricsPanel {
   private live = true;
   /** The run state the page was last told, so a change of state alone is still posted. */
   private shownState: MetricsPageMessage['state'] | undefined;
+  private readonly samples: StepSamplesRelay;
+  /** Bring the sample table into view once the page is ready. */
+  private wantSamples = false;
   private readonly localisation: MetricsLocalisation;
 
   constructor(
@@ -49,6 +54,9 @@ class MetricsPanel {
     this.panel = vscode.window.createWebviewPanel(runMetricsViewType, `Metrics: ${name}`, vscode.ViewColumn.Active, { enableScripts: true, enableCommandUris: false, retainContextWhenHidden: false, localResourceRoots: [dist] });
     const webview = this.panel.webview;
     webview.html = webviewHtml({ cspSource: webview.cspSource, nonce: newNonce(), scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'metrics.js')).toString(), title: `Metrics: ${name}`, loading: 'Reading the run’s metrics…' });
+    this.samples = new StepSamplesRelay(ctx, client, dir, async (message: StepSamplesPageMessage) => {
+      await this.panel.webview.postMessage(message);
+    });
     this.localisation = new MetricsLocalisation(client, dir, webview, (m) => ctx.log.warn(m));
     const subscriptions = [
       webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
@@ -65,8 +73,23 @@ class MetricsPanel {
     this.panel.reveal();
   }
 
+  focusSamples(): void {
+    this.wantSamples = true;
+    if (this.ready) this.postFocus();
+  }
+
+  private postFocus(): void {
+    this.wantSamples = false;
+    void this.panel.webview.postMessage({ type: 'focusStepSamples' } satisfies StepSamplesPageMessage);
+  }
+
   private receive(raw: unknown): void {
     const parsed = metricsWebviewMessageSchema.safeParse(raw);
+    const sample = parsed.success ? undefined : stepSamplesWebviewMessageSchema.safeParse(raw);
+    if (sample?.success === true) {
+      void this.samples.handle(sample.data).catch((error: unknown) => this.ctx.log.error(`Step samples of ${this.dir}: ${errorMessage(error)}`));
+      return;
+    }
     if (!parsed.success) {
       this.ctx.log.warn(`Metrics page: ignored a message that is not one of the page's: ${JSON.stringify(raw).slice(0, 200)}`);
       return;
@@ -77,6 +100,7 @@ class MetricsPanel {
       this.nextByte = 0;
       this.shownState = undefined;
       void this.poll(true);
+      if (this.wantSamples) this.postFocus();
       this.localisation.refresh(true);
     } else {
       void vscode.window.showTextDocument(vscode.Uri.joinPath(vscode.Uri.file(this.dir), 'run.log'), { preview: true });

@@ -72,6 +72,8 @@ export const episodeChangedNotification = 'graphPlanner/episode/changed';
 export const episodePatchRequest = 'graphPlanner/episode/patch';
 /** Client → server request: two episodes side by side, steps aligned. */
 export const episodeCompareRequest = 'graphPlanner/episode/compare';
+/** Client → server request: a group of rollouts of one task side by side, with rewards and advantages. */
+export const episodeGroupRequest = 'graphPlanner/episode/group';
 
 // The code-graph view (server/src/protocol/codeGraphView.ts).
 
@@ -84,3 +86,5 @@ export const runLocalisationRequest = 'graphPlanner/runs/localisation';
 
 /** Client → server request: a run's metrics lines from a byte offset, and its state. */
 export const runMetricsRequest = 'graphPlanner/runs/metrics';
+/** Client → server request: a training step's sample table, and the steps that have one. */
+export const runStepSamplesRequest = 'graphPlanner/runs/stepSamples';

@@ -39,6 +39,8 @@ import type {
 } from '../../server/src/protocol/lsp.js';
 import type { EpisodeCompareResult, EpisodeOpenParams, EpisodeOpenResult, EpisodePatchResult, EpisodeSearchResult, EpisodeSourceResult, EpisodeStepsResult } from '../../server/src/protocol/episodeView.js';
 import type { RunMetricsParams, RunMetricsResult } from '../../server/src/protocol/metricsView.js';
+import type { EpisodeGroupParams, EpisodeGroupResult } from '../../server/src/protocol/episodeGroup.js';
+import type { RunStepSamplesParams, RunStepSamplesResult } from '../../server/src/protocol/stepSamplesView.js';
 import type { EpisodeCodeGraphResult, RunLocalisationResult } from '../../server/src/protocol/codeGraphView.js';
 import * as names from './serverMessageNames.js';
 
@@ -103,6 +105,8 @@ export const episodeChanged = new NotificationType<{ path: string }>(names.episo
 export const episodePatch = new RequestType<{ path: string; step: number | null; candidate: number | null }, EpisodePatchResult, void>(names.episodePatchRequest);
 export const episodeCompare = new RequestType<{ left: string; right: string }, EpisodeCompareResult, void>(names.episodeCompareRequest);
 export type { RunMetricsResult };
+export const episodeGroup = new RequestType<EpisodeGroupParams, EpisodeGroupResult, void>(names.episodeGroupRequest);
+export const runStepSamples = new RequestType<RunStepSamplesParams, RunStepSamplesResult, void>(names.runStepSamplesRequest);
 export const runMetrics = new RequestType<RunMetricsParams, RunMetricsResult, void>(names.runMetricsRequest);
 export const episodeCodeGraph = new RequestType<{ path: string; limit?: number }, EpisodeCodeGraphResult, void>(names.episodeCodeGraphRequest);
 export const runLocalisation = new RequestType<{ dir: string }, RunLocalisationResult, void>(names.runLocalisationRequest);

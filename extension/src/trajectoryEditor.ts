@@ -25,6 +25,26 @@ import type { PatchActions } from './patchDiffs.js';
 /** Changes within this window become one read (the server already merges bursts; this merges reads). */
 const followDelayMs = 20;
 
+/** The viewer panels open per trajectory path, so opening one at a step can reach a panel already open. */
+const openPanels = new Map<string, Set<TrajectoryPanel>>();
+/** A step to select in the next panel opened on a path. */
+const pendingSteps = new Map<string, number>();
+
+/**
+ * Opens a trajectory in the viewer at one of its steps: a panel already open on it is revealed and
+ * told the step; otherwise a new one selects it once the episode is read.
+ */
+export async function openTrajectoryAt(uri: vscode.Uri, step: number | null, viewColumn: vscode.ViewColumn = vscode.ViewColumn.Beside): Promise<void> {
+  const open = [...(openPanels.get(uri.fsPath) ?? [])][0];
+  if (open !== undefined) {
+    open.reveal();
+    if (step !== null) open.selectStep(step);
+    return;
+  }
+  if (step !== null) pendingSteps.set(uri.fsPath, step);
+  await vscode.commands.executeCommand('vscode.openWith', uri, trajectoryViewType, viewColumn);
+}
+
 export function registerTrajectoryEditor(ctx: Ctx, patches: PatchActions): vscode.Disposable {
   return vscode.window.registerCustomEditorProvider(trajectoryViewType, new TrajectoryEditorProvider(ctx, patches), {
     supportsMultipleEditorsPerDocument: true,
@@ -59,6 +79,8 @@ class TrajectoryPanel {
   /** One read at a time; a change during a read schedules one more. */
   private reading: Promise<void> = Promise.resolve();
   private disposed = false;
+  /** The step to select once the episode is read (opened from the group view or a sample table). */
+  private pendingStep: number | undefined;
   /** Messages for a page that has not said `ready` yet (its script is still loading). */
   private queued: EpisodeHostMessage[] | undefined = [];
 
@@ -92,8 +114,19 @@ class TrajectoryPanel {
       panel.onDidDispose(() => this.dispose()),
     );
     this.watch(true);
+    this.pendingStep = pendingSteps.get(this.path);
+    pendingSteps.delete(this.path);
+    openPanels.set(this.path, (openPanels.get(this.path) ?? new Set()).add(this));
     // The server reads the episode while the page loads its script; the answer waits for `ready`.
     this.read();
+  }
+
+  reveal(): void {
+    this.panel.reveal();
+  }
+
+  selectStep(step: number): void {
+    this.post({ type: 'selectStep', step });
   }
 
   private watch(watching: boolean): void {
@@ -102,6 +135,8 @@ class TrajectoryPanel {
 
   private dispose(): void {
     this.disposed = true;
+    openPanels.get(this.path)?.delete(this);
+    if (openPanels.get(this.path)?.size === 0) openPanels.delete(this.path);
     clearTimeout(this.followTimer);
     this.disposables.forEach((d) => d.dispose());
     this.watch(false);
@@ -138,6 +173,9 @@ class TrajectoryPanel {
         }
         this.knownSteps = result.totalSteps;
         this.post({ type: 'episode', header: result.header, rows: result.rows, appended: result.appended });
+        // Opened at a step: selected once the page has the steps.
+        if (this.pendingStep !== undefined) this.selectStep(this.pendingStep);
+        this.pendingStep = undefined;
       } catch (error) {
         this.post({ type: 'unavailable', reason: `The server could not read the trajectory: ${errorMessage(error)}` });
       }

@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { runCli } from '../../server/src/cli/main.js';
 import { loadConfig } from '../../server/src/launch/index.js';
 import { metricsLineSchema, stepSamplesLineSchema, type MetricsLine } from '../../server/src/protocol/metrics.js';
-import type { TrajectoryStep } from '../../server/src/protocol/runs.js';
+import { runEventSchema, type TrajectoryStep } from '../../server/src/protocol/runs.js';
 import { readTrajectory, wholePrompts } from '../../server/src/runs/index.js';
 import { hydraArgument, trainerPython, verlOverrides } from '../../server/src/trainer/index.js';
 
@@ -193,6 +193,20 @@ describe('gp train with Verl 0.9.1 and Ray 2.60', () => {
     const samples = readFileSync(join(runDir, 'step_samples.jsonl'), 'utf8').trim().split('\n').map((l) => stepSamplesLineSchema.parse(JSON.parse(l)));
     assert.deepEqual(samples.map((l) => [l.attempt, l.step, l.total, l.episodes.length]), [[1, 1, 2, 2], [2, 1, 2, 2]]);
     for (const e of samples.flatMap((l) => l.episodes)) assert.ok(existsSync(join(runDir, e.trajectory)), e.trajectory);
+    // Each episode's GRPO group and training step, for the group view: attempt 1's two episodes are
+    // the two members of one group of step 1; the resumed attempt's end before its first metrics
+    // line, and Verl resumed from a checkpoint the service cannot see, so their step is left unknown.
+    let attempt = 0;
+    const ends = readFileSync(join(runDir, 'events.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => runEventSchema.parse(JSON.parse(l)))
+      .flatMap((e) => {
+        if (e.kind === 'run-start') attempt++;
+        return e.kind === 'episode-end' ? [{ attempt, training: e.training }] : [];
+      });
+    assert.deepEqual(ends.map((e) => JSON.stringify([e.attempt, e.training?.step ?? null, e.training?.member ?? null])).sort(), ['[1,1,0]', '[1,1,1]', '[2,null,0]', '[2,null,1]']);
+    assert.equal(new Set(ends.filter((e) => e.attempt === 1).map((e) => e.training?.group_id)).size, 1, 'one group of step 1');
     const shown = io();
     assert.equal(await runCli(['runs', 'show', runDir, '--metrics'], shown.io, root), 0);
     assert.match(shown.out.join('\n'), /steps: {4}2 \(latest: step 1 of attempt 2/);

@@ -4,11 +4,13 @@
  * changed while the view is visible (`runs/changed`); this module renders, and acts through the
  * server (stop, delete), the launcher (resume, re-launch) and plain editor commands (open files).
  */
+import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { trajectoryViewType, viewCommands, viewIds } from '../contributions.js';
 import type { Ctx } from '../ctx.js';
 import { errorMessage } from '../errors.js';
 import { launch, onDidLaunch } from '../launchFlow.js';
+import { showEpisodeGroup } from '../episodeGroup.js';
 import { showRunMetrics } from '../metricsPanel.js';
 import { runAction, runEpisodes, runsChanged, runsList, runsWatch, type EpisodeSummary, type RunsChanged, type RunSummary } from '../serverMessages.js';
 import { describeEpisode, describeEpisodeHost, describeNodes, describeRun, durationOf } from './runsText.js';
@@ -261,6 +263,21 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
           return Promise.resolve();
         }),
       ),
+      register(viewCommands.runShowGroups.id, (arg) =>
+        withClient(() => {
+          const r = run(arg);
+          // The latest step's first group; the page steps through the others.
+          if (r !== undefined) showEpisodeGroup(this.ctx, r.dir, { kind: 'step', step: null, taskId: null, groupId: null });
+          return Promise.resolve();
+        }),
+      ),
+      register(viewCommands.runShowStepSamples.id, (arg) =>
+        withClient((client) => {
+          const r = run(arg);
+          if (r !== undefined) showRunMetrics(this.ctx, client, r, { focusSamples: true });
+          return Promise.resolve();
+        }),
+      ),
       register(viewCommands.runReveal.id, async (arg) => {
         const r = run(arg);
         if (r === undefined) return;
@@ -286,6 +303,13 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
         const ep = this.episodes.get(node.dir)?.get(node.episodeId);
         if (ep !== undefined) await openTrajectory(ep);
       }),
+      register(viewCommands.episodeShowGroup.id, (arg) =>
+        withClient(() => {
+          const node = (arg as Node | undefined) ?? this.view.selection[0];
+          if (node?.kind === 'episode') showEpisodeGroup(this.ctx, node.dir, { kind: 'episode', episodeId: node.episodeId });
+          return Promise.resolve();
+        }),
+      ),
       register(viewCommands.episodeOpenAsText.id, async (arg) => {
         const node = (arg as Node | undefined) ?? this.view.selection[0];
         if (node?.kind !== 'episode') return;
@@ -357,6 +381,8 @@ function runTooltip(run: RunSummary): vscode.MarkdownString {
     ['Backend', run.backend === null ? null : `docker ${run.backend.episodes.docker}, local ${run.backend.episodes.local}${run.backend.fallbacks.length > 0 ? ` (fell back: ${run.backend.fallbacks.map((f) => f.reason).join('; ')})` : ''}`],
     ['Model', run.model === null ? null : modelRow(run.model)],
     ['Ray nodes', describeNodes(run)],
+    // A training run's metrics are TensorBoard event files too (runs/tensorboardEvents.ts).
+    ['TensorBoard', run.hasMetrics ? `tensorboard --logdir ${join(run.dir, 'tensorboard')}` : null],
     ['Started', run.startedAt],
     ['Duration', durationOf(run, Date.now())],
     ['Ended', run.exitReason === null ? run.endedAt : `${run.endedAt ?? ''} — ${run.exitReason}`],

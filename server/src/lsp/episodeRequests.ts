@@ -42,6 +42,7 @@ import {
   recordedSource,
   searchOpened,
   stepRow,
+  stepTexts,
   TrajectoryFormatError,
   type OpenedEpisode,
 } from '../runs/index.js';
@@ -112,7 +113,13 @@ export function registerEpisodeRequests(ctx: ServerContext): EpisodeWatch {
       if (x.opened.kind !== 'ours' || y.opened.kind !== 'ours') return { ok: false, message: 'The episodes cannot be compared.' };
       const a = x.opened;
       const b = y.opened;
-      const rows = alignEpisodes(a.model, b.model).map((r) => ({ left: r.left === undefined ? null : stepRow(r.left), right: r.right === undefined ? null : stepRow(r.right), same: r.same }));
+      const rows = alignEpisodes(a.model, b.model).map((r) => ({
+        left: r.left === undefined ? null : stepRow(r.left),
+        right: r.right === undefined ? null : stepRow(r.right),
+        same: r.same,
+        leftTexts: r.left === undefined ? null : stepTexts(r.left),
+        rightTexts: r.right === undefined ? null : stepTexts(r.right),
+      }));
       return {
         ok: true,
         left: episodeHeader(left, a.model),

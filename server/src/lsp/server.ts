@@ -17,6 +17,8 @@ import { ServerContext, serverVersion } from './context.js';
 import { registerContainerRequests } from './containerRequests.js';
 import { registerEpisodeRequests } from './episodeRequests.js';
 import { registerMetricsRequests } from './metricsRequests.js';
+import { registerStepSampleRequests } from './stepSampleRequests.js';
+import { registerGroupRequests } from './groupRequests.js';
 import { registerCodeGraphRequests } from './codeGraphRequests.js';
 import { registerCustomRequests } from './customRequests.js';
 import { RunRequests } from './runRequests.js';
@@ -95,6 +97,8 @@ export function startServer(connection: Connection, services: ServerServices, st
   const tasks = registerTaskRequests(ctx);
   const episodes = registerEpisodeRequests(ctx);
   registerMetricsRequests(ctx);
+  registerStepSampleRequests(ctx);
+  registerGroupRequests(ctx);
   registerCodeGraphRequests(ctx);
   const runs = new RunRequests(ctx);
   runs.register();

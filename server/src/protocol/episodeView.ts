@@ -8,6 +8,7 @@
  */
 import { z } from 'zod';
 import { sandboxHostRefSchema, trajectoryStepSchema } from './runs.js';
+import { stepTextsSchema } from './stepTexts.js';
 
 /**
  * What a step did. Our own steps have the action's kind; a step of another tool's trajectory
@@ -234,7 +235,14 @@ export const episodePatchResultSchema = z.discriminatedUnion('ok', [
 export type EpisodePatchResult = z.infer<typeof episodePatchResultSchema>;
 
 /** One row of a comparison: a step of each episode (or a gap), and whether both did the same. */
-export const alignedRowSchema = z.object({ left: stepRowSchema.nullable(), right: stepRowSchema.nullable(), same: z.boolean() });
+export const alignedRowSchema = z.object({
+  left: stepRowSchema.nullable(),
+  right: stepRowSchema.nullable(),
+  same: z.boolean(),
+  /** Each side's thought, tool result and observation, clipped, for the filters (optional for servers older than them). */
+  leftTexts: stepTextsSchema.nullable().optional(),
+  rightTexts: stepTextsSchema.nullable().optional(),
+});
 export type AlignedRowView = z.infer<typeof alignedRowSchema>;
 
 /** Request: two episodes side by side, their steps aligned (runs/episodeAlign.ts). */
@@ -286,6 +294,8 @@ export const episodeHostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('searchResult'), query: z.string(), matches: z.array(searchMatchSchema), truncated: z.boolean() }),
   /** The trajectory cannot be read (gone, unreadable, the server is down), and why. */
   z.object({ type: z.literal('unavailable'), reason: z.string() }),
+  /** Select this step (the viewer was opened at it from the group view or a sample table). */
+  z.object({ type: z.literal('selectStep'), step: z.number().int() }),
 ]);
 export type EpisodeHostMessage = z.infer<typeof episodeHostMessageSchema>;
 

@@ -75,5 +75,7 @@ export * from './launch.js';
 export * from './containersView.js';
 export * from './tasksView.js';
 export * from './episodeView.js';
+export * from './episodeGroup.js';
 export * from './metricsView.js';
+export * from './stepSamplesView.js';
 export * from './codeGraphView.js';

@@ -18,6 +18,23 @@ export const trajectorySchemaVersion = 1;
 export const sandboxHostRefSchema = z.object({ id: z.string(), node: z.string() });
 export type SandboxHostRef = z.infer<typeof sandboxHostRefSchema>;
 
+/**
+ * A training episode's GRPO group: Verl's `uid` for the prompt the group answers, and how many
+ * episodes of the group the environment service created before this one. Verl computes each
+ * episode's advantage against the other episodes of its group (docs/upstream-contracts.md#grpo-advantage).
+ */
+export const trainingGroupSchema = z.object({ group_id: z.string(), member: z.number().int().min(0) });
+export type TrainingGroup = z.infer<typeof trainingGroupSchema>;
+
+/**
+ * A training episode's group and the training step it belongs to, in its `episode-end` event. The
+ * step is the one whose metrics line follows the episode's end (Verl logs a step after all its
+ * rollouts ended), the rule `step_samples.jsonl` uses too; absent when it is not known (a resumed
+ * attempt's episodes that ended before its first metrics line).
+ */
+export const trainingRefSchema = trainingGroupSchema.extend({ step: z.number().int().min(0).optional() });
+export type TrainingRef = z.infer<typeof trainingRefSchema>;
+
 /** The first line of a trajectory: what is being attempted, by whom, under which limits. */
 export const trajectoryStartSchema = z.object({
   type: z.literal('start'),
@@ -32,6 +49,8 @@ export const trajectoryStartSchema = z.object({
   image: z.string().optional(),
   /** The sandbox host of a Ray cluster that ran the episode (docs/sandbox-hosts.md): its id and its Ray node. Absent for an episode run in the launching process. */
   sandbox_host: sandboxHostRefSchema.optional(),
+  /** The GRPO group of a training episode (`gp train`); absent for rollouts and evaluations. */
+  training: trainingGroupSchema.optional(),
   /**
    * The task file the task came from (absolute) and its line, so that a viewer can find what lies
    * beside it after the run (the gold patch of `gold_predictions_<split>.jsonl`, for the code-graph
@@ -219,7 +238,15 @@ export const runEventSchema = z.discriminatedUnion('kind', [
     /** A verification's dataset file (absolute), so a reader knows which file its verdicts are about before `verification.json` exists. */
     dataset: z.string().optional(),
   }),
-  z.object({ ts: z.string(), kind: z.literal('episode-start'), episode_id: z.string(), task_id: z.string(), sandbox_host: sandboxHostRefSchema.optional() }),
+  z.object({
+    ts: z.string(),
+    kind: z.literal('episode-start'),
+    episode_id: z.string(),
+    task_id: z.string(),
+    sandbox_host: sandboxHostRefSchema.optional(),
+    /** A training episode's GRPO group (`gp train`); its step is known when it ends. */
+    training: trainingGroupSchema.optional(),
+  }),
   z.object({
     ts: z.string(),
     kind: z.literal('episode-end'),
@@ -231,6 +258,8 @@ export const runEventSchema = z.discriminatedUnion('kind', [
     termination_reason: terminationReasonSchema,
     duration_ms: z.number(),
     infrastructure: infrastructureFailureSchema.optional(),
+    /** A training episode's group and training step (`gp train`); absent for rollouts and evaluations. */
+    training: trainingRefSchema.optional(),
   }),
   z.object({ ts: z.string(), kind: z.literal('warning'), message: z.string(), episode_id: z.string().optional() }),
   z.object({ ts: z.string(), kind: z.literal('run-end'), state: z.enum(['finished', 'failed', 'interrupted']), reason: z.string().optional() }),

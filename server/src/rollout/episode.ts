@@ -8,7 +8,7 @@
  * outcome of its task. The sandbox is closed on every path.
  */
 import { basename, resolve } from 'node:path';
-import { maxRecordedGraphEdges, trajectorySchemaVersion, type InfrastructureFailure, type SandboxHostRef, type TrajectoryEnd } from '../protocol/runs.js';
+import { maxRecordedGraphEdges, trajectorySchemaVersion, type InfrastructureFailure, type SandboxHostRef, type TrainingGroup, type TrajectoryEnd } from '../protocol/runs.js';
 import type { BackendChoice } from '../protocol/backendChoice.js';
 import type { Observation, TerminationReason } from '../protocol/observation.js';
 import type { AgentFactory, Agent } from '../agents/index.js';
@@ -45,6 +45,8 @@ export interface EpisodeContext {
   sandboxOpened?(choice: BackendChoice): void;
   /** The sandbox host running the episode (docs/sandbox-hosts.md), written into its trajectory. */
   readonly sandboxHost?: SandboxHostRef;
+  /** A training episode's GRPO group, written into its trajectory's start line. */
+  readonly training?: TrainingGroup;
   /** Records a warning about an episode in the run's events (a lost sandbox host, and what became of its episode). */
   warn?(message: string, episodeId: string): Promise<void>;
 }
@@ -114,6 +116,7 @@ export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, ctx: Epis
       ...(choice.fallback === undefined ? {} : { backend_fallback: choice.fallback }),
       ...(sandbox.spec.image === undefined ? {} : { image: sandbox.spec.image }),
       ...(ctx.sandboxHost === undefined ? {} : { sandbox_host: ctx.sandboxHost }),
+      ...(ctx.training === undefined ? {} : { training: ctx.training }),
       ...taskFileOf(spec),
       max_steps: env.maxSteps,
       rewards: options.rewards,

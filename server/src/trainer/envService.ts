@@ -16,7 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { closeBodySchema, createEpisodeBodySchema, stepBodyMaxBytes, stepBodySchema, type CloseReply, type CreateEpisodeBody, type ServiceError, type ServiceFile } from '../protocol/envService.js';
-import type { SandboxHostRef, TrajectoryEnd } from '../protocol/runs.js';
+import type { SandboxHostRef, TrainingGroup, TrajectoryEnd } from '../protocol/runs.js';
 import type { Agent } from '../agents/index.js';
 import type { EpisodeDeps, PlannedTask } from '../rollout/index.js';
 import { EventLog, runLayout } from '../runs/index.js';
@@ -57,6 +57,12 @@ export interface EnvServiceOptions {
   /** Called when an episode has ended and its end line is written (the trainer records its figures). */
   readonly onEpisodeEnd?: (end: TrajectoryEnd) => void;
   /**
+   * The training step an episode that ends now belongs to (`gp train`: the step whose metrics line
+   * comes next, once the trainer's metrics written so far are read), for its `episode-end` event;
+   * undefined when it is not known.
+   */
+  readonly trainingStep?: () => number | undefined | Promise<number | undefined>;
+  /**
    * Makes a scripted policy for each episode and serves its replies (`gp train --smoke` only);
    * `member` counts the episodes of the episode's group before it (0 for the first).
    */
@@ -90,6 +96,8 @@ export class EnvService {
   private readonly events: EventLog;
   private closing = false;
   private readonly groupSizes = new Map<string, number>();
+  /** `episode-end` events being appended (each waits for its training step). */
+  private readonly endEvents = new Set<Promise<void>>();
 
   constructor(private readonly options: EnvServiceOptions) {
     this.token = options.token ?? randomBytes(32).toString('base64url');
@@ -134,6 +142,7 @@ export class EnvService {
     this.closing = true;
     this.deadlines.forEach((t) => clearTimeout(t));
     await Promise.allSettled([...this.episodes.values()].map((e) => e.abort()));
+    await Promise.allSettled([...this.endEvents]);
     await this.events.flush();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     await rm(join(this.options.runDir, serviceFileName), { force: true });
@@ -236,6 +245,9 @@ export class EnvService {
     const key = createHash('sha256').update(request.client_key).digest('hex').slice(0, 12);
     const episodeId = `${request.task_id}-${request.group_id === undefined ? '' : `${request.group_id}-`}${key}`;
     const deadline = Date.now() + this.options.episodeDeadlineMs;
+    const member = request.group_member ?? this.groupMember(request.group_id);
+    // Only an episode whose agent loop named its GRPO group is a training group's member.
+    const group: TrainingGroup | undefined = request.group_id === undefined ? undefined : { group_id: request.group_id, member };
     const onEnded = (result: { end: TrajectoryEnd } | undefined): void => {
         clearTimeout(this.deadlines.get(episodeId));
         this.deadlines.delete(episodeId);
@@ -248,12 +260,18 @@ export class EnvService {
         const end = result?.end;
         if (end !== undefined) {
           this.options.onEpisodeEnd?.(end);
-          void this.events
-            .append({ kind: 'episode-end', episode_id: end.episode_id, task_id: end.task_id, resolved: end.resolved, steps: end.steps, total_reward: end.total_reward, termination_reason: end.termination_reason, duration_ms: end.duration_ms, ...(end.infrastructure === undefined ? {} : { infrastructure: end.infrastructure }) })
-            .catch((error: unknown) => this.options.log?.(`Environment service: events.jsonl: ${errorMessage(error)}`));
+          // The step is asked for first (the trainer reads the metrics written so far), so the
+          // event is appended once it is known; close() waits for these appends.
+          const appended = Promise.resolve(this.options.trainingStep?.())
+            .then((step) => {
+              const training = group === undefined ? undefined : { ...group, ...(step === undefined ? {} : { step }) };
+              return this.events.append({ kind: 'episode-end', episode_id: end.episode_id, task_id: end.task_id, resolved: end.resolved, steps: end.steps, total_reward: end.total_reward, termination_reason: end.termination_reason, duration_ms: end.duration_ms, ...(end.infrastructure === undefined ? {} : { infrastructure: end.infrastructure }), ...(training === undefined ? {} : { training }) });
+            })
+            .catch((error: unknown) => this.options.log?.(`Environment service: events.jsonl: ${errorMessage(error)}`))
+            .finally(() => this.endEvents.delete(appended));
+          this.endEvents.add(appended);
         }
     };
-    const member = request.group_member ?? this.groupMember(request.group_id);
     let episode: ServiceEpisode | RemoteEpisode;
     if (this.options.hosts !== undefined) {
       // The front door of a cluster's sandbox hosts: the episode runs where routing puts it, and
@@ -274,6 +292,7 @@ export class EnvService {
         deps,
         runDir,
         ...(this.options.sandboxHost === undefined ? {} : { sandboxHost: this.options.sandboxHost }),
+        ...(group === undefined ? {} : { training: group }),
         ...(this.options.scriptedPolicy === undefined ? {} : { scriptedPolicy: this.options.scriptedPolicy(member) }),
         ...(this.options.prompt === undefined ? {} : { prompt: this.options.prompt }),
         onEnded,
@@ -282,7 +301,7 @@ export class EnvService {
     this.episodes.set(episodeId, episode);
     this.byClientKey.set(request.client_key, episodeId);
     const host = episode instanceof RemoteEpisode ? episode.sandboxHost : this.options.sandboxHost;
-    await this.events.append({ kind: 'episode-start', episode_id: episodeId, task_id: request.task_id, ...(host === undefined ? {} : { sandbox_host: host }) });
+    await this.events.append({ kind: 'episode-start', episode_id: episodeId, task_id: request.task_id, ...(host === undefined ? {} : { sandbox_host: host }), ...(group === undefined ? {} : { training: group }) });
     this.deadlines.set(
       episodeId,
       setTimeout(() => {

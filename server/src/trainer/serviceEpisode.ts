@@ -11,7 +11,7 @@ import { budgetedObservation, parseActionText, describeProtocolError, plannerSys
 import type { PlannerEnv, StepOutcome } from '../env/index.js';
 import type { Observation } from '../protocol/observation.js';
 import type { CloseReply, CreateEpisodeReply, StepReply } from '../protocol/envService.js';
-import type { SandboxHostRef, StepTokens } from '../protocol/runs.js';
+import type { SandboxHostRef, StepTokens, TrainingGroup } from '../protocol/runs.js';
 import { runEpisode, Stopped, type EpisodeDeps, type EpisodeResult, type EpisodeSpec } from '../rollout/index.js';
 import { HttpError } from './jsonHttp.js';
 
@@ -56,6 +56,8 @@ export interface ServiceEpisodeOptions {
   readonly prompt?: ServicePrompt;
   /** The sandbox host running the episode, for its trajectory (docs/sandbox-hosts.md). */
   readonly sandboxHost?: SandboxHostRef;
+  /** The episode's GRPO group (a training episode whose agent loop sent Verl's `uid`), for its trajectory. */
+  readonly training?: TrainingGroup;
 }
 
 /** What the service tells the agent loop to send: the system message and each observation's budget. */
@@ -100,7 +102,7 @@ export class ServiceEpisode {
       openEnv: async (task, sandbox, envOptions) => this.tap(await options.deps.openEnv(task, sandbox, envOptions)),
     };
     const tracked: Promise<unknown>[] = [];
-    this.ended = runEpisode(options.spec, deps, { runDir: options.runDir, signal: this.controller.signal, track: (work) => tracked.push(work), ...(options.sandboxHost === undefined ? {} : { sandboxHost: options.sandboxHost }) })
+    this.ended = runEpisode(options.spec, deps, { runDir: options.runDir, signal: this.controller.signal, track: (work) => tracked.push(work), ...(options.sandboxHost === undefined ? {} : { sandboxHost: options.sandboxHost }), ...(options.training === undefined ? {} : { training: options.training }) })
       .then(async (result) => {
         await Promise.allSettled(tracked);
         return result;

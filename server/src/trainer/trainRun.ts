@@ -141,6 +141,11 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
   const tensorboard = new TensorBoardWriter(layout.tensorboard);
   const samples = new JsonLinesWriter(layout.stepSamples, stepSamplesLineSchema);
   let stepEnds: StepSamplesLine['episodes'] = [];
+  // The training step an episode ending now belongs to: the one whose metrics line comes next, the
+  // rule the sample table follows. Verl's first training step is 1 (the run never validates before
+  // training, trainer/verlOverrides.ts); a resumed attempt starts at its checkpoint, unknown here
+  // until its first line.
+  let nextStep: number | undefined = attempt === 1 ? 1 : undefined;
   const appendMetric = async (line: MetricsLine): Promise<void> => {
     await metrics.append(line);
     watchdog.touch();
@@ -148,8 +153,15 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
     void tensorboard.scalars(line.step, line.data).catch((error: unknown) => options.log(`warning: ${tensorboard.path}: ${errorMessage(error)}`));
     const ended = stepEnds;
     stepEnds = [];
+    nextStep = line.step + 1;
     await samples.append({ ts: isoTimestamp(new Date()), attempt, step: line.step, total: ended.length, episodes: sampleByReturn(ended, samplesPerStep) });
   };
+  // The copier of Verl's metrics polls once a second, and a smoke step's episodes can end within
+  // that second after Verl logged the step before: an episode's step (and its place in the sample
+  // tables) is decided only after the lines Verl has written so far are read.
+  const loggerFile = join(metricsDir, `attempt-${attempt}.jsonl`);
+  const tail = new MetricsTail({ source: loggerFile, attempt, append: appendMetric, warn: (m) => options.log(`warning: ${m}`) });
+  const catchUp = (): Promise<void> => tail.poll();
   const tasks = new Map([...options.trainTasks, ...options.valTasks].map((t) => [t.task.task_id, t]));
   const episodeDeadlineMs = (config.env.episode_timeout + 300) * 1000;
   const onLine = record.outputLines(options.log, () => watchdog.touch());
@@ -194,11 +206,16 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
     // The model policy's replies come from the trainer's own model, so the service serves none.
     ...(options.smoke?.policy === 'scripted' ? { scriptedPolicy: scriptedSmokePolicy } : {}),
     ...(options.prompt === undefined ? {} : { prompt: options.prompt }),
+    trainingStep: async () => {
+      await catchUp();
+      return nextStep;
+    },
     onEpisodeEnd: (end) => {
       counts.total++;
       counts.finished++;
       if (end.resolved) counts.resolved++;
-      stepEnds.push({ episode_id: end.episode_id, task_id: end.task_id, return: end.total_reward, resolved: end.resolved, steps: end.steps, termination_reason: end.termination_reason, trajectory: layout.trajectoryRelative(end.episode_id) });
+      const sampled = { episode_id: end.episode_id, task_id: end.task_id, return: end.total_reward, resolved: end.resolved, steps: end.steps, termination_reason: end.termination_reason, trajectory: layout.trajectoryRelative(end.episode_id) };
+      void catchUp().then(() => stepEnds.push(sampled));
       const failures = Object.values(end.model?.parse_failures ?? {}).reduce((a, b) => a + b, 0);
       const replies = end.model === undefined ? undefined : { replies: end.model.model_steps + failures, parse_failures: failures };
       void appendMetric({ source: 'env', ts: isoTimestamp(new Date()), episode_id: end.episode_id, task_id: end.task_id, return: end.total_reward, resolved: end.resolved, steps: end.steps, env_ms: end.duration_ms, ...replies }).catch(
@@ -209,7 +226,6 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
   });
   await service.start();
 
-  const loggerFile = join(metricsDir, `attempt-${attempt}.jsonl`);
   const envVars: Record<string, string> = {
     PYTHONPATH: [options.adapterDir, process.env['PYTHONPATH']].filter((p) => p !== undefined && p !== '').join(':'),
     GP_ENV_SERVICE_FILE: join(runDir, serviceFileName),
@@ -217,7 +233,6 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
   };
   const argv = trainerArgv(config, options);
 
-  const tail = new MetricsTail({ source: loggerFile, attempt, append: appendMetric, warn: (m) => options.log(`warning: ${m}`) });
   try {
     if (options.ray !== undefined) {
       const quoted = shellCommand([options.python, ...argv]);

@@ -28,9 +28,10 @@ export function foreignStepDetail(row: StepRow, step: ForeignStep, highlight: st
     step.problems.length > 0 && el('div', { class: 'banner warning', attrs: { role: 'status' } }, el('p', {}, 'This step breaks its format’s rules; it is shown as far as it can be read:'), el('ul', {}, ...step.problems.map((p) => el('li', {}, p)))),
     step.copiedContext && banner('info', 'Copied context: this step was copied from an earlier trajectory (after a summary, say), not taken by this agent here.'),
     section('Message', step.message.trim() === '' ? [el('p', { class: 'hint' }, 'Empty.')] : replyNodes(step.message, highlight)),
-    step.reasoning !== null && section('Reasoning', [el('pre', { class: 'reply thought' }, ...marked(step.reasoning, highlight))]),
+    step.reasoning !== null && section('Reasoning', [el('pre', { class: 'reply thought' }, ...marked(step.reasoning, highlight))], 'thought'),
     step.toolCalls.length > 0 && section(step.toolCalls.length === 1 ? 'Tool call' : `Tool calls (${step.toolCalls.length})`, step.toolCalls.map((c) => toolCall(c, highlight))),
-    step.results.length > 0 && section(step.results.length === 1 ? 'Observation' : `Observations (${step.results.length})`, step.results.map((r) => result(r, highlight))),
+    // What the tools returned: the trace filters' tool results (the format has no separate observation).
+    step.results.length > 0 && section(step.results.length === 1 ? 'Observation' : `Observations (${step.results.length})`, step.results.map((r) => result(r, highlight)), 'result'),
     step.media.length > 0 &&
       section('Media', [
         el('ul', { class: 'media' }, ...step.media.map((m) => el('li', {}, `${m.kind} `, el('code', {}, m.path), el('span', { class: 'muted' }, ` (${m.mediaType}, named by the file, not loaded)`)))),

@@ -12,6 +12,7 @@ import { episodeHostMessageSchema, type EpisodeHeader, type EpisodeHostMessage, 
 import type { EpisodeWebviewMessage, PatchRef } from '../../../server/src/protocol/episodeWebview.js';
 import { el } from '../dom.js';
 import { vscodeApi } from '../host.js';
+import { TraceFilters, traceFiltersFrom } from '../traceFilters.js';
 import { episodeHeaderNode } from './episodeHeader.js';
 import { foreignStepDetail } from './foreignStepDetail.js';
 import type { Location } from './linkedText.js';
@@ -25,6 +26,7 @@ interface SavedState {
   hidden?: StepKindName[];
   problemsOnly?: boolean;
   query?: string;
+  traceFilters?: unknown;
 }
 
 /** How many steps either side of the selected one are fetched ahead. */
@@ -54,9 +56,11 @@ const detailSlot = el('div', { class: 'detail-slot', attrs: { id: 'detail', 'ari
 const searchBox = el('input', { class: 'search', attrs: { type: 'search', placeholder: 'Search replies and observations (/)', 'aria-label': 'Search the episode', id: 'search', value: query } });
 const searchStatus = el('span', { class: 'search-status muted', attrs: { id: 'search-status' } });
 const filterBar = el('div', { class: 'filters', attrs: { role: 'group', 'aria-label': 'Filter steps' } });
+// Everything shown by default here: the viewer is where a step is read whole.
+const traceFilters = new TraceFilters(traceFiltersFrom(saved.traceFilters, { thought: true, result: true, observation: true }), detailSlot, () => save());
 
 function save(): void {
-  const state: SavedState = { hidden: [...hidden], problemsOnly, query, ...(selected === undefined ? {} : { selected }) };
+  const state: SavedState = { hidden: [...hidden], problemsOnly, query, traceFilters: traceFilters.value, ...(selected === undefined ? {} : { selected }) };
   vscodeApi.setState(state);
 }
 
@@ -67,7 +71,7 @@ function layout(): void {
   const next = el('button', { class: 'icon', title: 'Next match (Enter)', attrs: { 'aria-label': 'Next match' } }, '↓');
   prev.addEventListener('click', () => gotoMatch(-1));
   next.addEventListener('click', () => gotoMatch(1));
-  const side = el('div', { class: 'side' }, filterBar, el('div', { class: 'search-row' }, searchBox, prev, next), searchStatus, list.element);
+  const side = el('div', { class: 'side' }, filterBar, traceFilters.element, el('div', { class: 'search-row' }, searchBox, prev, next), searchStatus, list.element);
   root.replaceChildren(headerSlot, el('div', { class: 'body' }, side, detailSlot));
   renderFilters();
   let timer: number | undefined;
@@ -257,6 +261,9 @@ function onMessage(event: MessageEvent<unknown>): void {
       else renderDetail();
       return;
     }
+    case 'selectStep':
+      if (list.row(message.step) !== undefined) select(message.step);
+      return;
     case 'unavailable':
       headerSlot.replaceChildren(el('div', { class: 'banner error', attrs: { role: 'alert', id: 'unavailable' } }, message.reason));
       return;

@@ -60,9 +60,9 @@ export function stepDetail(row: StepRow, step: TrajectoryStep, actions: DetailAc
     ...flags,
     step.response !== undefined && section('Model reply', replyNodes(step.response, highlight)),
     section('Action', actionNodes(step, highlight)),
-    step.observation.last !== undefined && section('Result', resultNodes(row.step, step.observation.last, actions, highlight)),
+    step.observation.last !== undefined && section('Result', resultNodes(row.step, step.observation.last, actions, highlight), 'result'),
     section('Working memory after the step', memoryNodes(step, actions.open, nodeLines)),
-    section('Observation (what the model read next)', [el('pre', { class: 'observation' }, ...linkedText(step.observation.text, actions.open, nodeLines, highlight))]),
+    section('Observation (what the model read next)', [el('pre', { class: 'observation' }, ...linkedText(step.observation.text, actions.open, nodeLines, highlight))], 'observation'),
   );
 }
 
@@ -73,8 +73,9 @@ export function only(nodes: readonly Maybe[]): Node[] {
   return nodes.filter((n): n is Node => n !== false && n !== null && n !== undefined);
 }
 
-export function section(title: string, body: readonly Maybe[]): HTMLElement {
-  return el('section', {}, el('h3', {}, title), ...only(body));
+/** `part` marks a section the trace filters can hide (webview/src/traceFilters.ts). */
+export function section(title: string, body: readonly Maybe[], part?: 'thought' | 'result' | 'observation'): HTMLElement {
+  return el('section', part === undefined ? {} : { attrs: { 'data-part': part } }, el('h3', {}, title), ...only(body));
 }
 
 export function banner(kind: 'error' | 'warning' | 'info', text: string): HTMLElement {
@@ -89,7 +90,7 @@ export function replyNodes(reply: string, highlight: string): Node[] {
   for (const match of reply.matchAll(think)) {
     if (match.index > at) nodes.push(el('pre', { class: 'reply' }, ...marked(reply.slice(at, match.index).trim(), highlight)));
     const body = match[1] ?? '';
-    nodes.push(el('details', { class: 'think' }, el('summary', {}, `Thinking (${plural(body.split(/\s+/).filter(Boolean).length, 'word')})`), el('pre', { class: 'reply' }, ...marked(body.trim(), highlight))));
+    nodes.push(el('details', { class: 'think', attrs: { 'data-part': 'thought' } }, el('summary', {}, `Thinking (${plural(body.split(/\s+/).filter(Boolean).length, 'word')})`), el('pre', { class: 'reply' }, ...marked(body.trim(), highlight))));
     at = match.index + match[0].length;
   }
   const rest = reply.slice(at).trim();
@@ -105,7 +106,7 @@ function actionNodes(step: TrajectoryStep, highlight: string): Node[] {
     el('tr', {}, el('th', {}, key), el('td', {}, el('code', {}, ...marked(typeof value === 'string' ? value : JSON.stringify(value, null, 1), highlight)))),
   );
   return [
-    thought !== undefined && thought !== '' ? el('p', { class: 'thought' }, ...marked(thought, highlight)) : el('p', { class: 'hint' }, 'No thought given.'),
+    thought !== undefined && thought !== '' ? el('p', { class: 'thought', attrs: { 'data-part': 'thought' } }, ...marked(thought, highlight)) : el('p', { class: 'hint' }, 'No thought given.'),
     el('table', { class: 'params' }, el('tbody', {}, el('tr', {}, el('th', {}, 'type'), el('td', {}, el('code', {}, type))), ...rows)),
   ];
 }

@@ -29,6 +29,8 @@ export interface ChartSpec {
   readonly empty: string;
   /** The drawing's width in CSS pixels, so its text is drawn at its real size. */
   readonly width: number;
+  /** Called with the x of the point nearest a click, when clicking picks a point (a training step). */
+  readonly onPick?: (x: number) => void;
   /** A fixed range of the y axis (a fraction's 0 to 1); by default the data's own, with a margin. */
   readonly yRange?: readonly [number, number];
 }
@@ -81,6 +83,16 @@ export function lineChart(spec: ChartSpec): HTMLElement {
     // A lone point has no line to show; a dot marks it.
     if (series.points.length === 1 && series.points[0] !== undefined) chart.append(svg('circle', { class: `dot s${i % 4}`, cx: px(series.points[0].x), cy: py(smoothed[i]?.[0] ?? series.points[0].y), r: 3.5 }));
   });
+  const pick = spec.onPick;
+  if (pick !== undefined) {
+    chart.classList.add('pickable');
+    chart.addEventListener('click', (event) => {
+      const rect = chart.getBoundingClientRect();
+      const x = xLo + (((event.clientX - rect.left) * (width / rect.width) - pad.left) / (width - pad.left - pad.right)) * (xHi - xLo);
+      const nearest = xs.reduce((best, p) => (Math.abs(p - x) < Math.abs(best - x) ? p : best), xs[0] ?? x);
+      pick(nearest);
+    });
+  }
   box.append(chart);
   if (drawn.length > 1) box.append(el('div', { class: 'legend' }, ...drawn.map((s, i) => el('span', { class: `key s${i % 4}` }, s.label))));
   return box;

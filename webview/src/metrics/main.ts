@@ -15,6 +15,7 @@ import { lineChart, type ChartSeries } from './chart.js';
 import { adoptMetricsStyles } from './metricsStyles.js';
 import { localisationSection } from './localisationChart.js';
 import { parseFailureSeries, resolvedRateSeries, totalsOf, verlSeries, type Point } from './series.js';
+import { StepSamplesSection } from './stepSamples.js';
 
 const send = (message: MetricsWebviewMessage): void => vscodeApi.postMessage(message);
 
@@ -30,6 +31,7 @@ let lines: MetricsLine[] = [];
 let run = '';
 let state = 'unknown';
 let problems: string[] = [];
+const samples = new StepSamplesSection();
 
 /** What each chart draws: Verl's keys (the first that has points is the headline) or a derived series. */
 const charts: readonly { id: string; title: string; keys?: readonly [string, string][]; derived?: 'resolved' | 'parse-failures'; percent?: boolean; unit?: string }[] = [
@@ -136,10 +138,13 @@ function render(): void {
         formatLatest: c.percent === true ? (y) => `${(100 * y).toFixed(0)}%` : (y) => `${formatNumber(y)}${c.unit ?? ''}`,
         width,
         empty: totals.steps === 0 ? 'Waiting for the first training step…' : 'Verl did not log this in this run.',
+        // Clicking a step shows its sampled episodes below.
+        ...(view.axis === 'step' ? { onPick: (x: number) => samples.pick(Math.round(x)) } : {}),
       });
     }),
   );
-  root.replaceChildren(header, controls, ...(banner === null ? [] : [banner]), grid, localisationSection(width));
+  root.replaceChildren(header, controls, ...(banner === null ? [] : [banner]), grid, samples.element, localisationSection(width));
+  samples.placed();
 }
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
@@ -151,6 +156,7 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
   state = message.state;
   problems = message.reset ? [...message.problems] : [...problems, ...message.problems];
   render();
+  if (message.lines.some((l) => l.source === 'verl')) samples.metricsArrived();
 });
 
 let resizing: number | undefined;

@@ -1,0 +1,64 @@
+/**
+ * The group view's request (declared in `protocol/episodeGroup.ts`): the rollouts of a training
+ * step's GRPO group, or of any set of episodes of one task in a run, side by side. The run's
+ * episodes are indexed from its `events.jsonl`, read incrementally and kept for the runs asked
+ * about last; the advantage follows the estimator settings of the run's resolved config.
+ */
+import { readFile } from 'node:fs/promises';
+import { parse } from 'yaml';
+import { verlOverrideLeaves } from '../config/index.js';
+import { episodeGroupParamsSchema, episodeGroupRequest, type EpisodeGroupResult } from '../protocol/episodeGroup.js';
+import { buildGroupView, resolveGroup, RunEpisodeIndex, runLayout, type AdvantageSettings } from '../runs/index.js';
+import { errorMessage } from '../util/errors.js';
+import { isRecord } from '../util/isRecord.js';
+import type { ServerContext } from './context.js';
+
+/** Runs whose index is kept; asking about another drops the one asked about least recently. */
+const indexesKept = 4;
+
+export function registerGroupRequests(ctx: ServerContext): void {
+  const indexes = new Map<string, RunEpisodeIndex>();
+  const indexOf = (dir: string): RunEpisodeIndex => {
+    const kept = indexes.get(dir) ?? new RunEpisodeIndex(dir);
+    indexes.delete(dir);
+    indexes.set(dir, kept);
+    for (const oldest of indexes.keys()) {
+      if (indexes.size <= indexesKept) break;
+      indexes.delete(oldest);
+    }
+    return kept;
+  };
+  ctx.connection.onRequest(episodeGroupRequest, async (raw: unknown): Promise<EpisodeGroupResult> => {
+    const { run, selection } = episodeGroupParamsSchema.parse(raw);
+    try {
+      const index = indexOf(run);
+      const problems = await index.refresh();
+      if (problems.length > 0) ctx.connection.console.warn(`Group view: ${problems.length} lines of ${runLayout(run).events} are not events and were left out (${problems.slice(0, 2).join('; ')}).`);
+      const group = resolveGroup(index.all(), selection);
+      if (typeof group === 'string') return { ok: false, message: group };
+      return await buildGroupView(run, group, await advantageSettings(run));
+    } catch (error) {
+      return { ok: false, message: `The group cannot be shown: ${errorMessage(error)}` };
+    }
+  });
+}
+
+/**
+ * The run's advantage estimator and `norm_adv_by_std_in_grpo`, from its resolved config: the
+ * config's `training.adv_estimator`, unless `verl_overrides` sets Verl's keys itself. Verl's
+ * defaults (GRPO, divided by the standard deviation) when the config cannot be read.
+ */
+export async function advantageSettings(run: string): Promise<AdvantageSettings> {
+  let config: unknown;
+  try {
+    config = parse(await readFile(runLayout(run).resolvedConfig, 'utf8'));
+  } catch (error) {
+    return { estimator: 'grpo', normByStd: true, assumed: `The run’s resolved_config.yaml cannot be read (${errorMessage(error)}); Verl’s defaults are assumed.` };
+  }
+  const training = isRecord(config) && isRecord(config['training']) ? config['training'] : {};
+  const leaves = verlOverrideLeaves(isRecord(config) ? config['verl_overrides'] : undefined);
+  const override = (key: string): unknown => leaves.find((l) => l.key === key)?.value;
+  const estimator = override('algorithm.adv_estimator') ?? training['adv_estimator'];
+  const norm = override('algorithm.norm_adv_by_std_in_grpo');
+  return { estimator: typeof estimator === 'string' ? estimator : 'grpo', normByStd: norm !== false && norm !== 'false', assumed: null };
+}

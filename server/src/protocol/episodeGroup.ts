@@ -1,0 +1,114 @@
+/**
+ * The group view's request (extension → server) and its page's messages (extension → page): every
+ * rollout of one task side by side, a GRPO group of a training step or any set of episodes of one
+ * task in a run, each with its reward and advantage, their steps aligned on a reference rollout
+ * (`server/src/runs/groupAlign.ts`) and the first row where they diverge marked. The page's own
+ * messages are in `groupWebview.ts` (zod/mini).
+ */
+import { z } from 'zod';
+import { stepRowSchema } from './episodeView.js';
+import { stepTextsSchema } from './stepTexts.js';
+
+
+/** Which episodes: a training step's group of one task, the group of one episode, or every episode of a task. */
+export const groupSelectionSchema = z.discriminatedUnion('kind', [
+  /** A training step's GRPO group; `step: null` takes the latest step, `taskId: null` its first group. */
+  z.object({ kind: z.literal('step'), step: z.number().int().min(0).nullable(), taskId: z.string().nullable(), groupId: z.string().nullable() }),
+  /** The group of this episode: its GRPO group in a training run, every episode of its task otherwise. */
+  z.object({ kind: z.literal('episode'), episodeId: z.string() }),
+  /** Every episode of the task in the run. */
+  z.object({ kind: z.literal('task'), taskId: z.string() }),
+]);
+export type GroupSelection = z.infer<typeof groupSelectionSchema>;
+
+export const episodeGroupRequest = 'graphPlanner/episode/group';
+export const episodeGroupParamsSchema = z.object({ run: z.string(), selection: groupSelectionSchema });
+export type EpisodeGroupParams = z.infer<typeof episodeGroupParamsSchema>;
+
+/** One rollout: a column of the view. */
+export const groupColumnSchema = z.object({
+  /** Absolute path of its trajectory. */
+  file: z.string(),
+  episodeId: z.string(),
+  /** Its member number in the GRPO group; null outside training. */
+  member: z.number().int().nullable(),
+  state: z.enum(['running', 'resolved', 'unresolved', 'error', 'interrupted']),
+  /** Its return, as the trainer was given it; null while it runs. */
+  reward: z.number().nullable(),
+  /** Its GRPO advantage within the group; null until every member has a reward. */
+  advantage: z.number().nullable(),
+  steps: z.number().int(),
+  terminationReason: z.string().nullable(),
+  /** What is wrong with its trajectory (cut short, unreadable lines); null when nothing. */
+  problem: z.string().nullable(),
+});
+export type GroupColumn = z.infer<typeof groupColumnSchema>;
+
+/** One column's step on an aligned row; null where that rollout has no step on the row. */
+export const groupCellSchema = z.object({
+  row: stepRowSchema,
+  texts: stepTextsSchema,
+  /** It did something else than the reference rollout on this row. */
+  differs: z.boolean(),
+});
+export type GroupCell = z.infer<typeof groupCellSchema>;
+
+export const groupRowSchema = z.object({
+  cells: z.array(groupCellSchema.nullable()),
+  /** Every rollout took this step and did the same thing in it. */
+  same: z.boolean(),
+});
+export type GroupRow = z.infer<typeof groupRowSchema>;
+
+/** How the advantages were computed, said on the page (docs/upstream-contracts.md#grpo-advantage). */
+export const groupAdvantageSchema = z.object({
+  /** The run's advantage estimator (`grpo` outside training, where it is what GRPO would say). */
+  estimator: z.string(),
+  /** Divided by the group's standard deviation (Verl's `algorithm.norm_adv_by_std_in_grpo`). */
+  normByStd: z.boolean(),
+  epsilon: z.number(),
+  mean: z.number().nullable(),
+  std: z.number().nullable(),
+  /** Something a reader must know about these figures (a running member, another estimator); null when nothing. */
+  note: z.string().nullable(),
+});
+
+/** Another group the page can switch to: one of the step's groups, or a task of the run. */
+export const groupChoiceSchema = z.object({
+  groupId: z.string().nullable(),
+  taskId: z.string(),
+  size: z.number().int(),
+  meanReward: z.number().nullable(),
+});
+export type GroupChoice = z.infer<typeof groupChoiceSchema>;
+
+export const episodeGroupResultSchema = z.discriminatedUnion('ok', [
+  z.object({
+    ok: z.literal(true),
+    run: z.object({ dir: z.string(), name: z.string() }),
+    /** The group shown. */
+    taskId: z.string(),
+    groupId: z.string().nullable(),
+    /** The training step; null for a set of episodes that is not one step's group. */
+    step: z.number().int().nullable(),
+    /** The training steps of the run that have groups, ascending (empty outside training). */
+    steps: z.array(z.number().int()),
+    /** The groups of the same step (or the run's tasks), the one shown among them. */
+    choices: z.array(groupChoiceSchema),
+    advantage: groupAdvantageSchema,
+    /** Which column the others are aligned to. */
+    reference: z.number().int(),
+    columns: z.array(groupColumnSchema),
+    rows: z.array(groupRowSchema),
+    /** The first aligned row where the rollouts do not all do the same thing; null when they never differ. */
+    divergence: z.number().int().nullable(),
+    /** Members of the group beyond the columns shown (their rewards still count in the advantage). */
+    leftOut: z.number().int(),
+  }),
+  z.object({ ok: z.literal(false), message: z.string() }),
+]);
+export type EpisodeGroupResult = z.infer<typeof episodeGroupResultSchema>;
+
+/** Extension → group page. */
+export const groupHostMessageSchema = z.discriminatedUnion('type', [z.object({ type: z.literal('group'), group: episodeGroupResultSchema })]);
+export type GroupHostMessage = z.infer<typeof groupHostMessageSchema>;
