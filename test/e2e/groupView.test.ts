@@ -125,8 +125,9 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
         return /training step 1$/.test(title) ? done(title) : pending(title);
       });
       // A cell opens its episode in the trajectory viewer at that step.
-      await page.locator('tbody tr').nth(1).locator('td.cell').first().click();
+      // The cell's step is read before the click: the viewer it opens is a second visible webview.
       const step = await page.locator('tbody tr').nth(1).locator('td.cell').first().getAttribute('data-step');
+      await page.locator('tbody tr').nth(1).locator('td.cell').first().click();
       const viewer = await frameWith(s.page, '#step-title', 'the trajectory viewer opened from a cell');
       await waitFor(`the viewer at step ${step ?? '?'}`, async () => {
         const title = (await viewer.locator('#step-title').textContent().catch(() => null)) ?? '';
