@@ -11,6 +11,7 @@ import { existsSync, renameSync, statSync } from 'node:fs';
 import { mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import { prepareReportSchema, type ConversionNote, type PrepareReport, type SkipReason } from '../protocol/datasetPrepare.js';
+import { PrepareTally } from './prepareTally.js';
 import { schemaErrors } from '../tasks/index.js';
 import { dockerfileFacts, type DockerfileFacts } from '../util/dockerfile.js';
 import { checkTaskFolder, copyTaskFiles, defaultCopyLimits, type CopyLimits } from './harborCopy.js';
@@ -48,27 +49,6 @@ export async function harborTaskFolders(dir: string): Promise<string[]> {
   return folders.sort();
 }
 
-class HarborTally {
-  rowsRead = 0;
-  converted = 0;
-  readonly skippedByReason: Partial<Record<SkipReason, number>> = {};
-  readonly examples: { place: string; reason: SkipReason; message: string }[] = [];
-  readonly notes: Partial<Record<ConversionNote, number>> = {};
-
-  get skipped(): number {
-    return Object.values(this.skippedByReason).reduce((a, b) => a + b, 0);
-  }
-
-  skip(place: string, reason: SkipReason, message: string): void {
-    this.skippedByReason[reason] = (this.skippedByReason[reason] ?? 0) + 1;
-    if (this.examples.filter((e) => e.reason === reason).length < 5) this.examples.push({ place, reason, message });
-  }
-
-  note(notes: readonly ConversionNote[]): void {
-    for (const n of notes) this.notes[n] = (this.notes[n] ?? 0) + 1;
-  }
-}
-
 type Read = { ok: true; task: HarborTask; files: readonly string[] } | { ok: false; reason: SkipReason; message: string };
 
 /** Checks the folder (no link leading out, not too large), then reads it as a Harbor task. */
@@ -91,7 +71,7 @@ export async function prepareHarborDataset(options: HarborPrepareOptions): Promi
   const folders = await harborTaskFolders(options.dir);
   const staging = await createStaging(options.outDir);
   try {
-    const tally = new HarborTally();
+    const tally = new PrepareTally();
     const tasksFile = `${options.split}.jsonl`;
     const writer = new LineWriter(join(staging, tasksFile));
     const ids = new Map<string, string>();

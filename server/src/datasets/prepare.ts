@@ -28,6 +28,7 @@ import { idFraction } from './stableIds.js';
 import { convertSwebenchRow } from './swebenchConvert.js';
 import type { SpecPythonEnv } from './swebenchEnv.js';
 import type { RepoFileReader } from './swebenchTable.js';
+import { PrepareTally } from './prepareTally.js';
 
 export type DatasetKind = 'r2e-gym' | 'swebench';
 
@@ -106,28 +107,10 @@ const problemReasons: Readonly<Record<string, SkipReason>> = {
   'dataset/non-utf8': 'non-utf8',
 };
 
-class Tally {
-  rowsRead = 0;
-  converted = 0;
-  readonly skippedByReason: Partial<Record<SkipReason, number>> = {};
-  readonly examples: { place: string; reason: SkipReason; message: string }[] = [];
-  readonly notes: Partial<Record<ConversionNote, number>> = {};
+/** The common counts, and why tasks got no python_env (SWE-bench's specification tables). */
+class Tally extends PrepareTally {
   /** Why tasks got no python_env, by message, with how many. */
   readonly envProblems = new Map<string, number>();
-
-  get skipped(): number {
-    return Object.values(this.skippedByReason).reduce((a, b) => a + b, 0);
-  }
-
-  skip(place: string, reason: SkipReason, message: string): void {
-    this.skippedByReason[reason] = (this.skippedByReason[reason] ?? 0) + 1;
-    // The first few of each reason are kept as examples; the counts say how many there were.
-    if (this.examples.filter((e) => e.reason === reason).length < 5) this.examples.push({ place, reason, message });
-  }
-
-  note(notes: readonly ConversionNote[]): void {
-    for (const n of notes) this.notes[n] = (this.notes[n] ?? 0) + 1;
-  }
 }
 
 function convert(kind: DatasetKind, row: Record<string, unknown>, ctx: ConvertContext, options: PrepareOptions, repoFiles: (repo: string) => RepoFileReader | undefined): Conversion {

@@ -84,3 +84,19 @@ export function issueOf(text: string): { title: string; body: string } | null {
   if (trimmed === '') return null;
   return { title: (trimmed.split('\n', 1)[0] ?? '').slice(0, 200), body: trimmed };
 }
+
+/** What SWE-agent and mini-swe-agent record of a run in `info`: its exit status, cost, tokens and model calls, each only when present. */
+export function agentInfoFacts(info: Record<string, unknown>): string[] {
+  const facts: string[] = [];
+  const exit = str(info['exit_status']);
+  if (exit !== null) facts.push(`exit status: ${exit}`);
+  const stats = rec(info['model_stats']) ?? {};
+  const cost = num(stats['instance_cost']);
+  if (cost !== null) facts.push(`cost $${cost.toFixed(4)}`);
+  const sent = num(stats['tokens_sent']);
+  const received = num(stats['tokens_received']);
+  if (sent !== null || received !== null) facts.push(`tokens: ${sent ?? '?'} sent, ${received ?? '?'} received`);
+  const calls = num(stats['api_calls']);
+  if (calls !== null) facts.push(`${calls} model calls`);
+  return facts;
+}

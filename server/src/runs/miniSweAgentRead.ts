@@ -10,7 +10,7 @@ import type { ForeignStep } from '../protocol/episodeView.js';
 import type { JsonDocument } from '../util/jsonDocument.js';
 import { chatSteps } from './chatSteps.js';
 import type { ForeignEpisode } from './foreignEpisode.js';
-import { arr, boundedRecord, issueOf, located, num, problemsByStep, rec, str } from './foreignText.js';
+import { agentInfoFacts, arr, boundedRecord, issueOf, located, num, problemsByStep, rec, str } from './foreignText.js';
 import type { OpenedEpisode } from './openedEpisode.js';
 
 /** The block mini-swe-agent executes (`mswea_bash_command`, or `bash` in its older prompts). */
@@ -39,7 +39,7 @@ export function readMiniSweAgent(doc: JsonDocument, fileName: string): OpenedEpi
         bare ? 'No outcome: this oldest shape keeps only the messages (no exit status, no submission, no cost).' : 'No outcome: mini-swe-agent records its exit status and the submission, not whether the tests passed.',
         timed ? 'No step durations: only when each reply came.' : 'No times: this file records no time stamps.',
       ],
-      facts: infoFacts(info),
+      facts: agentInfoFacts(info),
       submission: str(info['submission']),
     },
     taskId: fileName.replace(/\.traj\.json$|\.json$/, ''),
@@ -78,14 +78,3 @@ function enrich(step: ForeignStep, message: Record<string, unknown>): ForeignSte
   };
 }
 
-function infoFacts(info: Record<string, unknown>): string[] {
-  const facts: string[] = [];
-  const exit = str(info['exit_status']);
-  if (exit !== null) facts.push(`exit status: ${exit}`);
-  const stats = rec(info['model_stats']) ?? {};
-  const cost = num(stats['instance_cost']);
-  if (cost !== null) facts.push(`cost $${cost.toFixed(4)}`);
-  const calls = num(stats['api_calls']);
-  if (calls !== null) facts.push(`${calls} model calls`);
-  return facts;
-}

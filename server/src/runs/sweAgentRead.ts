@@ -11,7 +11,7 @@ import type { ForeignStep } from '../protocol/episodeView.js';
 import type { JsonDocument } from '../util/jsonDocument.js';
 import { chatSteps } from './chatSteps.js';
 import { blankStep, type ForeignEpisode } from './foreignEpisode.js';
-import { arr, bounded, boundedRecord, issueOf, located, num, problemsByStep, rec, str } from './foreignText.js';
+import { agentInfoFacts, arr, bounded, boundedRecord, issueOf, located, num, problemsByStep, rec, str } from './foreignText.js';
 import type { OpenedEpisode } from './openedEpisode.js';
 
 export function readSweAgent(doc: JsonDocument, fileName: string): OpenedEpisode {
@@ -45,7 +45,7 @@ export function readSweAgent(doc: JsonDocument, fileName: string): OpenedEpisode
         'No time stamps: only each action’s execution time.',
         ...(trajectory === undefined ? ['No actions or observations apart from the conversation: a demonstration holds only its history.'] : []),
       ],
-      facts: infoFacts(info),
+      facts: agentInfoFacts(info),
       submission: str(info['submission']),
     },
     taskId: fileName.replace(/\.traj$/, ''),
@@ -87,17 +87,3 @@ function commandCall(action: string): ForeignStep['toolCalls'][number] {
   return { id: null, name, arguments: trimmed.slice(name.length).trim() };
 }
 
-function infoFacts(info: Record<string, unknown>): string[] {
-  const facts: string[] = [];
-  const exit = str(info['exit_status']);
-  if (exit !== null) facts.push(`exit status: ${exit}`);
-  const stats = rec(info['model_stats']) ?? {};
-  const cost = num(stats['instance_cost']);
-  if (cost !== null) facts.push(`cost $${cost.toFixed(4)}`);
-  const sent = num(stats['tokens_sent']);
-  const received = num(stats['tokens_received']);
-  if (sent !== null || received !== null) facts.push(`tokens: ${sent ?? '?'} sent, ${received ?? '?'} received`);
-  const calls = num(stats['api_calls']);
-  if (calls !== null) facts.push(`${calls} model calls`);
-  return facts;
-}
