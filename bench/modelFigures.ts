@@ -6,7 +6,7 @@
  *   drove against all steps of the same rollout, with structured output (the reply held to the
  *   actions' JSON Schema) and in the reply text format, fallback off; the details keep each
  *   parse-failure rate by code. The figures before the fixes of issue 26 cannot be re-measured
- *   (that code is gone); the README records them from the run that found them. Goal: at least 0.9
+ *   (that code is gone); docs/benchmarks.md records them from the run that found them. Goal: at least 0.9
  *   of the steps with structured output; the text format is reported.
  * - `model-agent-overhead`: per step, the model agent's own time (prompt building, trimming,
  *   parsing, bookkeeping: the step's agent time less the model call) against the model's generation

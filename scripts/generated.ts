@@ -1,6 +1,6 @@
 /**
  * Everything generated from the zod sources, as pure functions of them: the JSON Schemas, the
- * settings block of package.json and the README's configuration reference. `npm run schemas`
+ * settings block of package.json and the configuration reference (docs/reference/configuration.md). `npm run schemas`
  * writes them (scripts/generate.ts); test/unit/generated.test.ts fails when a written copy is stale.
  */
 import { trajectoryLineSchema } from '../server/src/protocol/runs.js';
@@ -34,6 +34,9 @@ export function configurationContribution(): Record<string, unknown> {
   return { title: 'Graph Planner', properties };
 }
 
+/** The page that holds both generated tables; `npm run schemas` rewrites the text between their markers. */
+export const configReferencePath = 'docs/reference/configuration.md';
+
 const beginMarker = '<!-- BEGIN GENERATED CONFIG REFERENCE (npm run schemas) -->';
 const endMarker = '<!-- END GENERATED CONFIG REFERENCE -->';
 
@@ -48,7 +51,7 @@ export function configReference(): string {
   for (const name of Object.keys(sectionSchemas)) {
     const section = root.properties?.[name];
     if (!section) continue;
-    out.push(`#### \`${name}\``, '', section.description ?? '', '', '| key | type | default | allowed | unit | meaning |', '|---|---|---|---|---|---|');
+    out.push(`### \`${name}\``, '', section.description ?? '', '', '| key | type | default | allowed | unit | meaning |', '|---|---|---|---|---|---|');
     const rows = (node: JsonSchemaNode, prefix: string) => {
       for (const [key, child] of Object.entries(node.properties ?? {})) {
         if (child.properties && typesOf(child).includes('object')) {
@@ -66,7 +69,7 @@ export function configReference(): string {
     out.push('');
   }
   const overrides = root.properties?.['verl_overrides'];
-  out.push('#### `verl_overrides`', '', overrides?.description ?? '', '', endMarker);
+  out.push('### `verl_overrides`', '', overrides?.description ?? '', '', endMarker);
   return out.join('\n');
 }
 
@@ -80,7 +83,7 @@ export function taskReference(): string {
   const table = (title: string, node: JsonSchemaNode | undefined, prefix: string) => {
     if (!node?.properties) return;
     const required = new Set(node.required ?? []);
-    out.push(`#### ${title}`, '', '| key | type | required | default | meaning |', '|---|---|---|---|---|');
+    out.push(`### ${title}`, '', '| key | type | required | default | meaning |', '|---|---|---|---|---|');
     for (const [key, child] of Object.entries(node.properties)) {
       const types = typesOf(child);
       const def = child.default === undefined ? '' : `\`${formatValue(child.default)}\``;
@@ -98,12 +101,12 @@ export function taskReference(): string {
 function replaceBlock(text: string, begin: string, end: string, content: string): string {
   const start = text.indexOf(begin);
   const stop = text.indexOf(end);
-  if (start < 0 || stop < 0) throw new Error(`README.md has no ${begin} … ${end} block.`);
+  if (start < 0 || stop < 0) throw new Error(`${configReferencePath} has no ${begin} … ${end} block.`);
   return text.slice(0, start) + content + text.slice(stop + end.length);
 }
 
-export function replaceReference(readme: string): string {
-  const withConfig = replaceBlock(readme, beginMarker, endMarker, configReference());
+export function replaceReference(page: string): string {
+  const withConfig = replaceBlock(page, beginMarker, endMarker, configReference());
   return replaceBlock(withConfig, taskBegin, taskEnd, taskReference());
 }
 

@@ -4,7 +4,7 @@
  *
  * Since vscode-languageclient 10 the client traces only while its trace channel's log level is
  * Trace, and it writes each line with `trace()`, which a log channel drops at any other level. The
- * setting is what our README documents, so this adapter reports Trace while the setting is on and
+ * setting is what the settings block of package.json documents, so this adapter reports Trace while the setting is on and
  * writes trace lines at info level into the shared "Graph Planner" channel.
  */
 import * as vscode from 'vscode';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { configurationContribution, experimentSchemaText, replaceReference, taskSchemaText, trajectorySchemaText } from '../../scripts/generated.js';
+import { configReferencePath, configurationContribution, experimentSchemaText, replaceReference, taskSchemaText, trajectorySchemaText } from '../../scripts/generated.js';
 
 const stale = 'is stale: run npm run schemas and commit the result';
 
@@ -22,7 +22,7 @@ test('the settings block of package.json matches the settings schema', () => {
   assert.deepEqual(pkg.contributes.configuration, configurationContribution(), `package.json contributes.configuration ${stale}`);
 });
 
-test('the README configuration reference matches the config schema', () => {
-  const readme = readFileSync('README.md', 'utf8');
-  assert.equal(readme, replaceReference(readme), `README.md configuration reference ${stale}`);
+test('the configuration and task references in docs/reference/configuration.md match the config and task schemas', () => {
+  const page = readFileSync(configReferencePath, 'utf8');
+  assert.equal(page, replaceReference(page), `${configReferencePath} ${stale}`);
 });

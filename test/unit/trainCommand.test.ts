@@ -56,7 +56,7 @@ test('gp train refuses fewer tasks than one batch before starting anything', asy
   assert.match(err.join('\n'), /3 training task\(s\), fewer than training.train_batch_size \(8\)/);
 });
 
-test('the README’s first training command passes every check on the sample tasks: the smoke trains one task per step in a group of two, whatever the config’s batch', async () => {
+test('the documented smoke command (docs/training.md, the walkthrough’s Train step) passes every check on the sample tasks: the smoke trains one task per step in a group of two, whatever the config’s batch', async () => {
   const { io: cli, out, err } = io();
   // The documented command, plus --dry-run so that nothing starts (the integration test runs it whole).
   const code = await runCli(['train', '--smoke', '--tasks', 'datasets/sample/tasks.jsonl', '--dry-run', '--run-dir', '/tmp/gp-dry-run-never-written'], cli, resolve('.'));

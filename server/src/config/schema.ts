@@ -1,7 +1,7 @@
 /**
  * The experiment config: every section and field of the original's config (docs/original-system.md#h1-config-sections), with a
  * description, type, default, unit and allowed range. This file is the single source of truth:
- * `npm run schemas` emits `schemas/experiment.schema.json`, the README's configuration reference
+ * `npm run schemas` emits `schemas/experiment.schema.json`, the configuration reference (docs/reference/configuration.md)
  * and the `contributes.configuration` block from it, and the language server validates YAML
  * against the emitted JSON Schema.
  */
