@@ -14,17 +14,16 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Frame, FrameLocator, Page } from 'playwright-core';
-import { runStatusSchema } from '../../server/src/protocol/runs.js';
-import { trainerPython } from '../../server/src/trainer/index.js';
-import { startSession, stopSession, type Session } from './harness.js';
+import { stopSession } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
-import { acceptQuickPick, chooseFromContextMenu, expandRow, quickPickRows, showView, terminalText, waitForRow, widenSideBar } from './views.js';
+import { acceptQuickPick, chooseFromContextMenu, expandRow, quickPickRows, showView, waitForRow, widenSideBar } from './views.js';
+import { finishedTrainingRun, startTrainingSession } from './trainingRuns.js';
 import { done, pending, waitFor } from './wait.js';
-import { openFile, runCommand, screenshot } from './workbench.js';
+import { closeWalkthroughFor, openFile, runCommand, screenshot } from './workbench.js';
 
 const scenarios = new Scenarios();
 const visibleWebview = (page: Page): FrameLocator => page.frameLocator('iframe.webview.ready >> visible=true').frameLocator('iframe#active-frame');
@@ -40,28 +39,11 @@ async function frameWith(page: Page, selector: string, what: string): Promise<Fr
   }, { timeoutMs: 60_000 });
 }
 
-async function finishedRun(s: Session): Promise<string> {
-  const out = join(s.workspace, 'outputs');
-  const run = await waitFor('the training run folder', async () => {
-    const made = existsSync(out) ? readdirSync(out).filter((n) => n.startsWith('train_smoke-train-')) : [];
-    return made.length === 1 && made[0] !== undefined ? done(made[0]) : pending(`runs: ${made.join(', ') || '(none)'}\n${await terminalText(s.page)}`);
-  }, { timeoutMs: 90_000 });
-  const statusFile = join(out, run, 'status.json');
-  await waitFor('the smoke training to finish', async () => {
-    const state = existsSync(statusFile) ? runStatusSchema.parse(JSON.parse(readFileSync(statusFile, 'utf8'))).state : 'starting';
-    if (state === 'failed' || state === 'interrupted') throw new Error(`the training run ${state}:\n${await terminalText(s.page)}`);
-    return state === 'finished' ? done(state) : pending(`${state}\n${(await terminalText(s.page)).slice(-1500)}`);
-  }, { timeoutMs: 420_000 });
-  return run;
-}
-
 void describe('The GRPO group view of a smoke training step (code-server + Chromium)', () => {
   let run = '';
   before(
     async () => {
-      const probe = spawnSync(trainerPython(undefined), ['-c', 'import verl, ray'], { encoding: 'utf8' });
-      if (probe.status !== 0) throw new Error(`the trainer environment is missing (${trainerPython(undefined)}): run bash python/setup.sh`);
-      scenarios.session = await startSession({ fixture: 'workbench', extraFiles: { 'docker/repoenv_sample/sample_repo': 'repos/sample_repo' } });
+      scenarios.session = await startTrainingSession();
     },
     { timeout: 240_000 },
   );
@@ -71,13 +53,7 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
     await scenarios.run('group-view', async (s) => {
       await openFile(s.page, 'configs/experiments/train_smoke.yaml');
       await loggedMs(s, 'Graph Planner server ready', /Graph Planner server ready\D*?(\d+(?:\.\d+)?)\s*ms/);
-      // A Getting Started walkthrough that opened on the first activation would take the keyboard:
-      // it is closed, and the config brought back to the front.
-      const walkthroughTab = s.page.locator('.tabs-container .tab', { hasText: 'Walkthrough' });
-      if ((await walkthroughTab.count()) > 0) {
-        await walkthroughTab.first().locator('.codicon-close').click();
-        await openFile(s.page, 'configs/experiments/train_smoke.yaml');
-      }
+      await closeWalkthroughFor(s.page, 'configs/experiments/train_smoke.yaml');
       await runCommand(s.page, 'Graph Planner: Start Training');
       // Typed only once the training modes show, so nothing lands in the YAML behind them.
       await waitFor('the training modes, the scripted smoke run among them', async () => {
@@ -86,7 +62,7 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
       });
       await s.page.keyboard.type('scripted');
       await acceptQuickPick(s.page, 'the scripted smoke run', (first) => /Smoke run, scripted policy/.test(first));
-      run = await finishedRun(s);
+      run = await finishedTrainingRun(s, [], 420_000);
       await showView(s.page, 'Runs');
       await widenSideBar(s.page, 120);
       await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === run && r.description.startsWith('finished'));

@@ -10,48 +10,24 @@
  * Run: `bash python/setup.sh && bash test/e2e/setup.sh && npm run package && node --import tsx --test test/e2e/training.test.ts`.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
-import { runStatusSchema } from '../../server/src/protocol/runs.js';
-import { trainerPython } from '../../server/src/trainer/index.js';
-import { startSession, stopSession, type Session } from './harness.js';
-import { Scenarios } from './scenarios.js';
-import { acceptQuickPick, chooseFromContextMenu, expandRow, quickPickRows, rowLocator, showView, terminalText, waitForRow, widenSideBar } from './views.js';
+import { stopSession } from './harness.js';
+import { loggedMs, Scenarios } from './scenarios.js';
+import { acceptQuickPick, chooseFromContextMenu, expandRow, quickPickRows, rowLocator, showView, waitForRow, widenSideBar } from './views.js';
+import { finishedTrainingRun, startTrainingSession, trainingRuns } from './trainingRuns.js';
 import { done, pending, waitFor } from './wait.js';
-import { openFile, runCommand, screenshot } from './workbench.js';
+import { closeWalkthroughFor, openFile, runCommand, screenshot } from './workbench.js';
 
 const scenarios = new Scenarios();
 const visibleWebview = (page: Page): FrameLocator => page.frameLocator('iframe.webview.ready >> visible=true').frameLocator('iframe#active-frame');
 
-function trainingRuns(workspace: string): string[] {
-  const out = join(workspace, 'outputs');
-  return existsSync(out) ? readdirSync(out).filter((n) => n.startsWith('train_smoke-train-')).sort() : [];
-}
-
-/** Waits for the run the last Start Training… made (the one not in `before`) to finish; returns its name. */
-async function finishedRun(s: Session, before: readonly string[], finishMs: number): Promise<string> {
-  const run = await waitFor('the training run folder', async () => {
-    const made = trainingRuns(s.workspace).filter((r) => !before.includes(r));
-    return made.length === 1 && made[0] !== undefined ? done(made[0]) : pending(`runs: ${made.join(', ') || '(none)'}\n${await terminalText(s.page)}`);
-  }, { timeoutMs: 90_000 });
-  const statusFile = join(s.workspace, 'outputs', run, 'status.json');
-  await waitFor('the smoke training to finish', async () => {
-    const state = existsSync(statusFile) ? runStatusSchema.parse(JSON.parse(readFileSync(statusFile, 'utf8'))).state : 'starting';
-    if (state === 'failed' || state === 'interrupted') throw new Error(`the training run ${state}:\n${await terminalText(s.page)}`);
-    return state === 'finished' ? done(state) : pending(`${state}\n${(await terminalText(s.page)).slice(-1500)}`);
-  }, { timeoutMs: finishMs });
-  return run;
-}
-
 void describe('Training from the editor (code-server + Chromium)', () => {
   before(
     async () => {
-      const probe = spawnSync(trainerPython(undefined), ['-c', 'import verl, ray'], { encoding: 'utf8' });
-      if (probe.status !== 0) throw new Error(`the trainer environment is missing (${trainerPython(undefined)}): run bash python/setup.sh`);
-      scenarios.session = await startSession({ fixture: 'workbench', extraFiles: { 'docker/repoenv_sample/sample_repo': 'repos/sample_repo' } });
+      scenarios.session = await startTrainingSession();
     },
     { timeout: 240_000 },
   );
@@ -60,6 +36,9 @@ void describe('Training from the editor (code-server + Chromium)', () => {
   void it('Start Training… runs the smoke training to finished, and its metrics page draws the curves', { timeout: 420_000 }, async () => {
     await scenarios.run('training', async (s) => {
       await openFile(s.page, 'configs/experiments/train_smoke.yaml');
+      // The walkthrough, when it opens, opens during activation, which the server's start follows.
+      await loggedMs(s, 'Graph Planner server ready', /Graph Planner server ready\D*?(\d+(?:\.\d+)?)\s*ms/);
+      await closeWalkthroughFor(s.page, 'configs/experiments/train_smoke.yaml');
       await runCommand(s.page, 'Graph Planner: Start Training');
       // The scripted smoke: three deterministic steps in a minute or two (the model policy's take minutes each).
       await waitFor('the training modes, the model smoke run first', async () => {
@@ -68,7 +47,7 @@ void describe('Training from the editor (code-server + Chromium)', () => {
       });
       await s.page.keyboard.type('scripted');
       await acceptQuickPick(s.page, 'the scripted smoke run', (first) => /Smoke run, scripted policy/.test(first));
-      const run = await finishedRun(s, [], 300_000);
+      const run = await finishedTrainingRun(s, [], 300_000);
       await showView(s.page, 'Runs');
       await widenSideBar(s.page, 200);
       const row = await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === run && r.description.startsWith('finished'));
@@ -96,9 +75,10 @@ void describe('Training from the editor (code-server + Chromium)', () => {
     await scenarios.run('training-model', async (s) => {
       const before = trainingRuns(s.workspace);
       await openFile(s.page, 'configs/experiments/train_smoke.yaml');
+      await closeWalkthroughFor(s.page, 'configs/experiments/train_smoke.yaml');
       await runCommand(s.page, 'Graph Planner: Start Training');
       await acceptQuickPick(s.page, 'the training modes, the model smoke run first', (first) => /Smoke run/.test(first) && !/scripted/.test(first));
-      const run = await finishedRun(s, before, 480_000);
+      const run = await finishedTrainingRun(s, before, 480_000);
       const checks = JSON.parse(readFileSync(join(s.workspace, 'outputs', run, 'smoke', 'checks.json'), 'utf8')) as { ok: boolean; policy: string; steps: { samples: { episode_id: string }[] }[] };
       assert.equal(checks.ok, true);
       assert.equal(checks.policy, 'model');
