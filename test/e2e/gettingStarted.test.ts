@@ -4,7 +4,7 @@
  * buttons does its step on the repository's own sample, copied into the workspace as a clone has
  * it: the sample config opens, the sample rollout runs to finished, its newest episode opens in the
  * trajectory viewer, and the training smoke (scripted policy) runs to finished. Once closed, the
- * walkthrough stays closed after a reload. Needs the trainer environment (python/setup.sh) for the
+ * walkthrough stays closed after a reload, and with VS Code's openOnInstall off it never opens. Needs the trainer environment (python/setup.sh) for the
  * last step. Saves `getting-started-*.png` (light and dark) to `test-artifacts/e2e/`.
  *
  * Run: `bash python/setup.sh && bash test/e2e/setup.sh && npm run package && node --import tsx --test test/e2e/gettingStarted.test.ts`.
@@ -19,7 +19,7 @@ import { startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
 import { showView, terminalText, viewPane, waitForRow, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
-import { runCommand, screenshot } from './workbench.js';
+import { openFile, runCommand, screenshot } from './workbench.js';
 
 const scenarios = new Scenarios();
 const walkthrough = (page: Page): Locator => page.locator('.gettingStartedContainer');
@@ -84,7 +84,7 @@ void describe('Getting Started walkthrough (code-server + Chromium)', () => {
       scenarios.session = await startSession({
         fixture: 'clone',
         extraFiles: { 'configs/experiments/sample.yaml': 'configs/experiments/sample.yaml', 'datasets/sample': 'datasets/sample', 'docker/repoenv_sample/sample_repo': 'docker/repoenv_sample/sample_repo', schemas: 'schemas' },
-        userSettings: { 'workbench.welcomePage.walkthroughs.openOnInstall': true },
+        machineSettings: { 'workbench.welcomePage.walkthroughs.openOnInstall': true },
       });
     },
     { timeout: 240_000 },
@@ -181,6 +181,29 @@ void describe('Getting Started walkthrough (code-server + Chromium)', () => {
       await s.page.waitForTimeout(5_000);
       assert.equal(await walkthrough(s.page).isVisible(), false, 'the walkthrough opened again after the reload');
       await screenshot(s.page, 'getting-started-f-once');
+    });
+  });
+});
+
+void describe('Getting Started with VS Code\'s openOnInstall off (code-server + Chromium)', () => {
+  const quiet = new Scenarios();
+  before(
+    async () => {
+      quiet.session = await startSession({ fixture: 'workbench', machineSettings: { 'workbench.welcomePage.walkthroughs.openOnInstall': false } });
+    },
+    { timeout: 240_000 },
+  );
+  after(() => stopSession(quiet.session), { timeout: 60_000 });
+
+  void it('(g) the walkthrough stays closed on the first activation', { timeout: 120_000 }, async () => {
+    await quiet.run('getting-started-g-off', async (s) => {
+      await openFile(s.page, 'configs/experiments/train_smoke.yaml');
+      // The walkthrough, when it opens, opens during activation, which the server's start follows.
+      await loggedMs(s, 'Graph Planner server ready', /Graph Planner server ready\D*?(\d+(?:\.\d+)?)\s*ms/);
+      await s.page.waitForTimeout(5_000);
+      const tabs = await s.page.locator('.tabs-container .tab').allTextContents();
+      assert.deepEqual(tabs.filter((t) => /Walkthrough/.test(t)), [], `tabs: ${tabs.join(', ')}`);
+      assert.equal(await walkthrough(s.page).isVisible(), false);
     });
   });
 });

@@ -23,7 +23,7 @@ import { loggedMs, Scenarios } from './scenarios.js';
 import { acceptQuickPick, chooseFromContextMenu, expandRow, quickPickRows, showView, waitForRow, widenSideBar } from './views.js';
 import { finishedTrainingRun, startTrainingSession } from './trainingRuns.js';
 import { done, pending, waitFor } from './wait.js';
-import { closeWalkthroughFor, openFile, runCommand, screenshot } from './workbench.js';
+import { openFile, runCommand, screenshot } from './workbench.js';
 
 const scenarios = new Scenarios();
 const visibleWebview = (page: Page): FrameLocator => page.frameLocator('iframe.webview.ready >> visible=true').frameLocator('iframe#active-frame');
@@ -53,7 +53,6 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
     await scenarios.run('group-view', async (s) => {
       await openFile(s.page, 'configs/experiments/train_smoke.yaml');
       await loggedMs(s, 'Graph Planner server ready', /Graph Planner server ready\D*?(\d+(?:\.\d+)?)\s*ms/);
-      await closeWalkthroughFor(s.page, 'configs/experiments/train_smoke.yaml');
       await runCommand(s.page, 'Graph Planner: Start Training');
       // Typed only once the training modes show, so nothing lands in the YAML behind them.
       await waitFor('the training modes, the scripted smoke run among them', async () => {

@@ -62,6 +62,15 @@ const userSettings = {
   // The DOM renderer keeps a terminal's text in the page, so a scenario can read what a command
   // printed (and show it when the command did not do what the scenario waits for).
   'terminal.integrated.gpuAcceleration': 'off',
+};
+
+/**
+ * Settings VS Code declares machine-scoped. code-server's window is a remote one, where such a
+ * setting is read from the remote machine's settings (`<user-data-dir>/Machine/settings.json`, what
+ * the Settings editor's "Remote" tab writes) and ignored in the user's settings.json, by the workbench
+ * and by an extension's `getConfiguration` alike.
+ */
+const machineSettings = {
   // Our Getting Started walkthrough opens on the first activation unless this is off; only its own
   // test (gettingStarted.test.ts) turns it on, so the other scenarios start from the same screen.
   'workbench.welcomePage.walkthroughs.openOnInstall': false,
@@ -114,6 +123,8 @@ export interface SessionOptions {
   readonly workspaceSettings?: Readonly<Record<string, unknown>>;
   /** User settings over the quiet defaults above. */
   readonly userSettings?: Readonly<Record<string, unknown>>;
+  /** Machine-scoped settings over the defaults above. */
+  readonly machineSettings?: Readonly<Record<string, unknown>>;
 }
 
 export async function startSession(options: SessionOptions = {}): Promise<Session> {
@@ -142,6 +153,8 @@ async function start(partial: Started, options: SessionOptions): Promise<Session
   }
   await mkdir(join(userDataDir, 'User'), { recursive: true });
   await writeFile(join(userDataDir, 'User/settings.json'), JSON.stringify({ ...userSettings, ...options.userSettings }, null, 2));
+  await mkdir(join(userDataDir, 'Machine'), { recursive: true });
+  await writeFile(join(userDataDir, 'Machine/settings.json'), JSON.stringify({ ...machineSettings, ...options.machineSettings }, null, 2));
   await installExtension(userDataDir, extensionsDir);
 
   const port = await freePort();

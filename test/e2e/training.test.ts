@@ -19,7 +19,7 @@ import { loggedMs, Scenarios } from './scenarios.js';
 import { acceptQuickPick, chooseFromContextMenu, expandRow, quickPickRows, rowLocator, showView, waitForRow, widenSideBar } from './views.js';
 import { finishedTrainingRun, startTrainingSession, trainingRuns } from './trainingRuns.js';
 import { done, pending, waitFor } from './wait.js';
-import { closeWalkthroughFor, openFile, runCommand, screenshot } from './workbench.js';
+import { openFile, runCommand, screenshot } from './workbench.js';
 
 const scenarios = new Scenarios();
 const visibleWebview = (page: Page): FrameLocator => page.frameLocator('iframe.webview.ready >> visible=true').frameLocator('iframe#active-frame');
@@ -36,9 +36,8 @@ void describe('Training from the editor (code-server + Chromium)', () => {
   void it('Start Training… runs the smoke training to finished, and its metrics page draws the curves', { timeout: 420_000 }, async () => {
     await scenarios.run('training', async (s) => {
       await openFile(s.page, 'configs/experiments/train_smoke.yaml');
-      // The walkthrough, when it opens, opens during activation, which the server's start follows.
+      // Start Training… asks the server for the training modes, so the scenario waits for it first.
       await loggedMs(s, 'Graph Planner server ready', /Graph Planner server ready\D*?(\d+(?:\.\d+)?)\s*ms/);
-      await closeWalkthroughFor(s.page, 'configs/experiments/train_smoke.yaml');
       await runCommand(s.page, 'Graph Planner: Start Training');
       // The scripted smoke: three deterministic steps in a minute or two (the model policy's take minutes each).
       await waitFor('the training modes, the model smoke run first', async () => {
@@ -75,7 +74,6 @@ void describe('Training from the editor (code-server + Chromium)', () => {
     await scenarios.run('training-model', async (s) => {
       const before = trainingRuns(s.workspace);
       await openFile(s.page, 'configs/experiments/train_smoke.yaml');
-      await closeWalkthroughFor(s.page, 'configs/experiments/train_smoke.yaml');
       await runCommand(s.page, 'Graph Planner: Start Training');
       await acceptQuickPick(s.page, 'the training modes, the model smoke run first', (first) => /Smoke run/.test(first) && !/scripted/.test(first));
       const run = await finishedTrainingRun(s, before, 480_000);
