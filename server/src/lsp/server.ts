@@ -5,6 +5,7 @@
  * after edits.
  */
 import {
+  CodeActionKind,
   DidChangeConfigurationNotification,
   DidChangeWorkspaceFoldersNotification,
   FileChangeType,
@@ -43,7 +44,7 @@ export function startServer(connection: Connection, services: ServerServices, st
         textDocumentSync: TextDocumentSyncKind.Incremental,
         completionProvider: { triggerCharacters: [':', ' '] },
         hoverProvider: true,
-        codeActionProvider: { codeActionKinds: ['quickfix'] },
+        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.SourceFixAll] },
         documentSymbolProvider: true,
         workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
       },
