@@ -30,6 +30,11 @@ function applied(text: string, edits: readonly TextEdit[]): string {
   return TextDocument.applyEdits(TextDocument.create(uri, 'jsonl', 1, text), [...edits]);
 }
 
+function messageOf(d: Diagnostic | undefined): string {
+  const m = d?.message ?? '';
+  return typeof m === 'string' ? m : m.value;
+}
+
 function keyText(d: Diagnostic): string {
   return (rows[d.range.start.line] ?? '').slice(d.range.start.character, d.range.end.character);
 }
@@ -41,8 +46,8 @@ test('the 499 Verified rows give one summary per repeated finding, with the coun
   assert.deepEqual(ds.map((d) => String(d.code)).sort(), ['task/legacy-backend', 'task/workdir-mismatch']);
   const workdir = ds.find((d) => d.code === 'task/workdir-mismatch');
   assert.ok(workdir);
-  assert.match(workdir.message, /^499 rows \(lines 1–499\): `sandbox\.workdir` is `\/repo` with a SWE-bench image, which keeps the repository in `\/testbed`/);
-  assert.match(workdir.message, /The first 20 are listed\.$/);
+  assert.match(messageOf(workdir), /^499 rows \(lines 1–499\): `sandbox\.workdir` is `\/repo` with a SWE-bench image, which keeps the repository in `\/testbed`/);
+  assert.match(messageOf(workdir), /The first 20 are listed\.$/);
   assert.equal(workdir.range.start.line, 0);
   assert.equal(keyText(workdir), '"workdir"', 'the summary sits on the first row\'s key, not at column 1');
   assert.equal(workdir.relatedInformation?.length, 20);
@@ -101,11 +106,11 @@ test('three rows with the same finding keep a diagnostic each; four become one s
   const three = rows.slice(0, 3).join('\n');
   const perRow = await h.open('file:///ws/datasets/three.jsonl', three);
   assert.deepEqual(perRow.filter((d) => d.code === 'task/workdir-mismatch').map((d) => d.range.start.line), [0, 1, 2]);
-  assert.ok(perRow.every((d) => !d.message.startsWith('3 rows')));
+  assert.ok(perRow.every((d) => !messageOf(d).startsWith('3 rows')));
   const four = await h.open('file:///ws/datasets/four.jsonl', rows.slice(0, 4).join('\n'));
   const summaries = four.filter((d) => d.code === 'task/workdir-mismatch');
   assert.equal(summaries.length, 1);
-  assert.match(summaries[0]?.message ?? '', /^4 rows \(lines 1–4\): /);
+  assert.match(messageOf(summaries[0]), /^4 rows \(lines 1–4\): /);
   assert.equal(summaries[0]?.relatedInformation?.length, 4);
 });
 
@@ -113,7 +118,7 @@ test('different causes are not folded together: rows with other workdirs get the
   const other = rows.slice(0, 8).map((r, i) => (i < 4 ? r : r.replace('"workdir": "/repo"', '"workdir": "/src"')));
   assert.ok(other[5]?.includes('"/src"'), 'the fixture spells the workdir as the test expects');
   const ds = await h.open('file:///ws/datasets/mixed.jsonl', other.join('\n'));
-  const summaries = ds.filter((d) => d.code === 'task/workdir-mismatch').map((d) => d.message.slice(0, 60));
+  const summaries = ds.filter((d) => d.code === 'task/workdir-mismatch').map((d) => messageOf(d).slice(0, 60));
   assert.equal(summaries.length, 2, JSON.stringify(summaries));
   assert.match(summaries[1] ?? '', /^4 rows \(lines 5–8\): `sandbox\.workdir` is `\/src`/);
 });
