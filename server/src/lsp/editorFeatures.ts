@@ -8,6 +8,7 @@ import type { DatasetDiagnostics } from './datasetDiagnostics.js';
 import type { ExperimentDiagnostics } from './experimentDiagnostics.js';
 import { yamlCodeActions } from './yamlCodeActions.js';
 import { completeYaml } from './yamlCompletion.js';
+import { completePath } from './pathCompletion.js';
 import { hoverYaml } from './yamlHover.js';
 import { yamlSymbols } from './yamlSymbols.js';
 
@@ -18,9 +19,11 @@ export function registerEditorFeatures(ctx: ServerContext, experiments: Experime
     return doc && ctx.knownKind(uri) === 'experiment' ? doc : undefined;
   };
 
-  connection.onCompletion((params) => {
+  connection.onCompletion(async (params) => {
     const doc = experiment(params.textDocument.uri);
     if (!doc) return [];
+    const paths = await completePath(doc, params.position, ctx.workspace.baseDirOf(doc.uri));
+    if (paths !== undefined) return paths;
     // Keys already written are not offered again; defaults do not count as written.
     return completeYaml(doc.getText(), doc.offsetAt(params.position), experiments.checkOf(doc).source.value);
   });

@@ -42,7 +42,7 @@ export function startServer(connection: Connection, services: ServerServices, st
     return {
       capabilities: {
         textDocumentSync: TextDocumentSyncKind.Incremental,
-        completionProvider: { triggerCharacters: [':', ' '] },
+        completionProvider: { triggerCharacters: [':', ' ', '/'] },
         hoverProvider: true,
         codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.SourceFixAll] },
         documentSymbolProvider: true,
