@@ -40,13 +40,13 @@ test('reports a syntax error at the exact column', () => {
   assert.match(syntax("{'a': 1}").message, /double quotes/);
 });
 
-test('places schema errors inside the line on the offending value or key', () => {
+test('places schema errors inside the line on the key it is about', () => {
   const line = task('a', { max_steps: '40' });
   const report = validateJsonl(`${task('first')}\n${line}\n`);
   const f = report.findings.find((x) => x.code === 'task/schema');
   assert.ok(f);
   assert.equal(f.line, 1);
-  assert.equal(line.slice(f.start, f.end), '"40"');
+  assert.equal(line.slice(f.start, f.end), '"max_steps"', 'a finding sits on the key it is about');
   assert.match(f.message, /`max_steps` must be a whole number/);
   const missing = validateLine('{"task_id": "a", "sandbox": {"docker_image": "i"}}').findings.find((x) => x.code === 'task/schema');
   assert.match(missing?.message ?? '', /Missing required field `sandbox\.workdir`/);
@@ -71,7 +71,7 @@ test('ignores blank lines, tolerates a BOM and CRLF line breaks', () => {
   assert.deepEqual(report.summary, { lines: 4, tasks: 2, errors: 0, warnings: 0, infos: 0, hints: 0 });
   const bom = validateLine('\ufeff{"task_id": 1}');
   const f = bom.findings.find((x) => x.path.join('.') === 'task_id');
-  assert.equal(f?.start, 13, 'columns count the BOM');
+  assert.equal(f?.start, 2, 'columns count the BOM: the key starts after it and the brace');
 });
 
 test('reports bytes that are not UTF-8, from text and from disk, but not a real U+FFFD on disk', async () => {
@@ -241,7 +241,7 @@ test('gp dataset validate exits 2 when a file cannot be read, limits problems, a
 });
 
 test('offers no whole-line rewrite that would round a large integer', async () => {
-  const { fixedLine, losesPrecision } = await import('../../server/src/lsp/jsonlCodeActions.js');
+  const { fixedLine, losesPrecision } = await import('../../server/src/lsp/jsonlRowFix.js');
   const line = '{"task_id":"t","big":12345678901234567890,"sandbox":{"docker_image":"i","workdir":"/w"}}';
   assert.equal(losesPrecision(line), true);
   assert.equal(fixedLine(line, { title: 'x', edits: [{ op: 'set', path: ['max_steps'], value: 3 }] }), undefined);

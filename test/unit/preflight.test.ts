@@ -146,6 +146,16 @@ describe('preflight: shared devices', () => {
     assertSilent(config(), 'preflight/tp-sum-exceeds-gpus');
   });
 
+  void test('leaves out the GPU notes for the rule agent on the local backend, which loads no model, but keeps errors', () => {
+    const codes = (c: ExperimentConfig) => preflight(c).map((f) => f.code);
+    const sample = config({ rollout: { agent: 'rule' }, sandbox: { backend: 'local' } });
+    assert.ok(!codes(sample).includes('preflight/shared-devices'), codes(sample).join(' '));
+    assert.ok(codes(config({ rollout: { agent: 'rule' }, sandbox: { backend: 'docker' } })).includes('preflight/shared-devices'), 'a training config in containers keeps it');
+    assert.ok(codes(config({ rollout: { agent: 'model' }, sandbox: { backend: 'local' } })).includes('preflight/shared-devices'), 'a model agent keeps it');
+    const tooBig = config({ rollout: { agent: 'rule' }, sandbox: { backend: 'local' }, parallel: { tensor_parallel_planner: 2 } });
+    assert.ok(codes(tooBig).includes('preflight/tp-exceeds-gpus'), 'an error about the same settings still shows');
+  });
+
   void test('says nothing about sharing when planner and CGM fit on separate GPUs', () => {
     const split = config({
       resources: { num_gpus: 4, ray_num_gpus: 4 },

@@ -65,6 +65,29 @@ describe('preflightDisk: paths', () => {
     assert.ok(found[0]?.message.includes(join(base, 'datasets', 'missing.jsonl')));
   });
 
+  void test('asks "did you mean" the closest existing file for a misspelt folder and file, as the preferred fix', async () => {
+    const bad = config({ paths: { dataset_train: 'datsets/trian.jsonl' } });
+    const [f] = await withCode(bad, 'preflight/path-missing');
+    assert.ok(f);
+    assert.match(f.message, /Did you mean `datasets\/train\.jsonl`\?/);
+    const fix = f.fixes[0];
+    assert.deepEqual([fix?.title, fix?.preferred], ['Did you mean `datasets/train.jsonl`?', true]);
+    assert.deepEqual(await withCode(applyConfigEdits(bad, fix?.edits ?? []), 'preflight/path-missing'), []);
+    const far = await withCode(config({ paths: { dataset_train: 'datasets/completely-different.jsonl' } }), 'preflight/path-missing');
+    assert.deepEqual(far[0]?.fixes, [], 'no suggestion when nothing is close');
+  });
+
+  void test('reports a dataset path that names a folder as an error that names the files inside, each a fix', async () => {
+    const bad = config({ paths: { dataset_train: 'datasets/' } });
+    const [f] = await withCode(bad, 'preflight/path-is-folder');
+    assert.ok(f);
+    assert.equal(f.severity, 'error');
+    assert.match(f.message, /points to the folder .*datasets, but a dataset is a JSONL file .* it holds `train\.jsonl`\. Name one of its files\./);
+    assert.deepEqual(f.fixes.map((x) => [x.title, x.preferred]), [['Use `datasets/train.jsonl`', true]]);
+    assert.deepEqual(await withCode(applyConfigEdits(bad, f.fixes[0]?.edits ?? []), 'preflight/path-is-folder'), []);
+    assert.deepEqual(await withCode(config({ paths: { planner_model: 'models/broken' } }), 'preflight/path-is-folder'), [], 'a model is a folder');
+  });
+
   void test('offers to train without validation when the validation set is missing', async () => {
     const bad = config({ paths: { dataset_val: 'datasets/val.jsonl' } });
     const [f] = await withCode(bad, 'preflight/path-missing');

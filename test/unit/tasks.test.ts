@@ -67,7 +67,7 @@ test('warns that SWE-bench rows point at /repo while their images keep the repos
   const line = splitLines(readFileSync(verified, 'utf8'))[0] ?? '';
   const f = only(validateLine(line).findings, 'task/workdir-mismatch');
   assert.equal(f.severity, 'warning');
-  assert.equal(line.slice(f.start, f.end), '"/repo"');
+  assert.equal(line.slice(f.start, f.end), '"workdir"', 'the warning sits on the key it is about');
   const fixed = applyJsonEdits(JSON.parse(line), f.fixes[0]?.edits ?? []);
   assert.deepEqual(validateLine(JSON.stringify(fixed)).findings.map((x) => x.code), ['task/legacy-backend']);
 });
@@ -126,7 +126,7 @@ test('reads the flat legacy row of the seed documents with a warning and a fix t
   assert.equal(result.hasError, true);
   assert.equal(result.kind, 'entry');
   const id = only(result.findings, 'task/schema');
-  assert.equal(line.slice(id.start, id.end), '"R2E-Gym/R2E-Gym-Lite:train:00042"');
+  assert.equal(line.slice(id.start, id.end), '"task_id"');
   assert.match(id.message, /one path segment; this one holds `\/` at character 8/);
   assert.equal(id.fixes[0]?.title, 'Change the id to `R2E-Gym__R2E-Gym-Lite:train:00042`');
   const f = only(result.findings, 'task/legacy-shape');
@@ -159,7 +159,7 @@ test('rejects a negative penalty and offers to flip its sign', () => {
   const f = only(validateLine(line).findings, 'task/schema');
   assert.equal(f.severity, 'error');
   assert.match(f.message, /failure_penalty/);
-  assert.equal(line.slice(f.start, f.end), '-1');
+  assert.equal(line.slice(f.start, f.end), '"failure_penalty"');
   assert.deepEqual(applyJsonEdits(JSON.parse(line), f.fixes[0]?.edits ?? []), { ...canonical, failure_penalty: 1 });
 });
 
@@ -168,7 +168,7 @@ test('names the allowed backends and suggests the closest one', () => {
   const f = only(validateLine(line).findings, 'task/schema');
   assert.match(f.message, /`sandbox\.backend` must be one of auto, docker, local/);
   assert.match(f.message, /did you mean `docker`/);
-  assert.equal(line.slice(f.start, f.end), '"dokcer"');
+  assert.equal(line.slice(f.start, f.end), '"backend"');
 });
 
 test('reports only the fitting branch of a union (a bad mount mode, not every alternative)', () => {

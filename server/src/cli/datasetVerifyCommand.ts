@@ -5,7 +5,7 @@
  * second call with `--run-dir` resumes (rollout/verify.ts). `--out FILE` writes the certified
  * dataset (datasets/certifiedDataset.ts).
  */
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { parseConfigFlags } from '../config/index.js';
@@ -15,7 +15,7 @@ import type { TaskVerdict } from '../protocol/verify.js';
 import { verifyTasks, type VerifyTask } from '../rollout/index.js';
 import { RunLock } from '../runs/index.js';
 import { openSandbox, sandboxSpecForTask } from '../sandbox/index.js';
-import { loadTasks } from '../tasks/index.js';
+import { loadTasks, taskFileProblem } from '../tasks/index.js';
 import { ioFailure, ioFailureAdvice } from '../util/ioFailure.js';
 import { parseCommandArgs, usageError } from './args.js';
 import { loadTestCommandConfig } from './testCommandConfig.js';
@@ -79,11 +79,16 @@ export async function datasetVerify(argv: readonly string[], io: Io, cwd: string
   const { config } = loadedConfig;
 
   const path = resolve(cwd, file);
-  if (!existsSync(path)) {
-    io.err(`gp dataset verify: ${file} does not exist.`);
+  const fileProblem = taskFileProblem(path, file);
+  if (fileProblem !== undefined) {
+    io.err(`gp dataset verify: ${fileProblem}`);
     return 2;
   }
   const goldFile = values.gold === undefined ? defaultGoldFile(path) : resolve(cwd, values.gold);
+  if (goldFile !== undefined && values.gold !== undefined && existsSync(goldFile) && statSync(goldFile).isDirectory()) {
+    io.err(`gp dataset verify: --gold ${values.gold} is a folder; pass a predictions file (JSONL, SWE-bench's shape).`);
+    return 2;
+  }
   if (goldFile !== undefined && !existsSync(goldFile)) {
     io.err(`gp dataset verify: ${values.gold ?? goldFile} does not exist.`);
     return 2;

@@ -7,7 +7,6 @@
  * already there, 1 when something failed, 2 for a usage error.
  */
 import type Docker from 'dockerode';
-import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import {
   buildPythonEnv,
@@ -22,7 +21,7 @@ import {
   type BuiltEnv,
   type ResolvedPythonEnv,
 } from '../sandbox/index.js';
-import { loadTasks, type TaskEntry } from '../tasks/index.js';
+import { loadTasks, taskFileProblem, type TaskEntry } from '../tasks/index.js';
 import { errorMessage } from '../util/errors.js';
 import { parseCommandArgs, usageError } from './args.js';
 import { plural, type Io } from './output.js';
@@ -53,8 +52,9 @@ export async function envBuild(argv: readonly string[], io: Io, cwd: string): Pr
   if (file === undefined || positionals.length > 1) errors.push('name one dataset file.');
   if (errors.length > 0 || file === undefined) return usageError(command, io, errors);
   const path = resolve(cwd, file);
-  if (!existsSync(path)) {
-    io.err(`gp env build: ${file} does not exist.`);
+  const fileProblem = taskFileProblem(path, file);
+  if (fileProblem !== undefined) {
+    io.err(`gp env build: ${fileProblem}`);
     return 2;
   }
   const loaded = await loadTasks(path);

@@ -3,7 +3,8 @@
  * an optional patch, runs the task's tests, grades them per test and records the run. It is how
  * a person checks a dataset row, an image or a candidate fix without starting a rollout.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { errorMessage } from '../util/errors.js';
 import { mkdir } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { parseConfigFlags } from '../config/index.js';
@@ -11,7 +12,7 @@ import { sandboxOptionsFromConfig } from '../launch/index.js';
 import { backendChoiceOf, openSandbox, sandboxSpecForTask, SandboxError, type Sandbox } from '../sandbox/index.js';
 import { BackendTally } from '../rollout/index.js';
 import { backendLine, fallbackNotice } from './rolloutSummary.js';
-import { loadTasks, type TaskEntry } from '../tasks/index.js';
+import { loadTasks, taskFileProblem, type TaskEntry } from '../tasks/index.js';
 import { recordTestRun, runLayout, writeInstanceReport } from '../runs/index.js';
 import { gradeInstance, gradePassed, runTaskTests, type TestRun } from '../testing/index.js';
 import { loadTestCommandConfig } from './testCommandConfig.js';
@@ -89,10 +90,21 @@ export async function taskTest(args: readonly string[], io: Io, cwd: string): Pr
   const loadedConfig = await loadTestCommandConfig({ command: 'gp task test', flags: configFlags.flags, config: values.config, backend: values.backend, cwd, nothingDone: 'no task was run' }, io);
   if (typeof loadedConfig === 'number') return loadedConfig;
   const { config } = loadedConfig;
-  const patch = values.patch === undefined ? null : readFileSync(resolve(cwd, values.patch), 'utf8');
+  let patch: string | null = null;
+  if (values.patch !== undefined) {
+    // A folder or a missing file is the person's to correct, said with the path; never an internal error.
+    try {
+      patch = readFileSync(resolve(cwd, values.patch), 'utf8');
+    } catch (error) {
+      const folder = typeof error === 'object' && error !== null && 'code' in error && error.code === 'EISDIR';
+      io.err(`gp task test: --patch ${values.patch}: ${folder ? 'is a folder; pass a patch file (a unified diff)' : `cannot read it (${errorMessage(error)})`}.`);
+      return 2;
+    }
+  }
   const path = resolve(cwd, file);
-  if (!existsSync(path)) {
-    io.err(`gp task test: ${file} does not exist.`);
+  const fileProblem = taskFileProblem(path, file);
+  if (fileProblem !== undefined) {
+    io.err(`gp task test: ${fileProblem}`);
     return 2;
   }
   const loaded = await loadTasks(path);

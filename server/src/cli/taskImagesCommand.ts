@@ -5,11 +5,10 @@
  * Python environment get theirs from `gp env build FILE --docker`. One line per image on stdout;
  * exit 0 when every image was built or up to date, 1 when one failed, 2 for a usage error.
  */
-import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type Docker from 'dockerode';
 import { buildRecipeImage, connectDocker } from '../sandbox/index.js';
-import { loadTasks, type TaskEntry } from '../tasks/index.js';
+import { loadTasks, taskFileProblem, type TaskEntry } from '../tasks/index.js';
 import { visibleLine } from '../protocol/terminalText.js';
 import { errorMessage } from '../util/errors.js';
 import { parseCommandArgs, usageError, type CommandUsage } from './args.js';
@@ -62,8 +61,9 @@ export async function taskImagesBuild(command: CommandUsage, file: string, rest:
   if (!parsed.ok) return parsed.exit;
   if (parsed.positionals.length > 0) return usageError(command, io, [`unexpected ${parsed.positionals.join(' ')}; --tasks builds the images of one dataset file.`]);
   const path = resolve(cwd, file);
-  if (!existsSync(path)) {
-    io.err(`gp ${command.name}: ${file} does not exist.`);
+  const fileProblem = taskFileProblem(path, file);
+  if (fileProblem !== undefined) {
+    io.err(`gp ${command.name}: ${fileProblem}`);
     return 2;
   }
   const loaded = await loadTasks(path);

@@ -28,6 +28,7 @@ export interface JsonSchemaNode {
   readonly oneOf?: readonly JsonSchemaNode[];
   readonly unit?: string;
   readonly maps_to?: string;
+  readonly path_kind?: 'tasks-file' | 'folder';
   readonly title?: string;
 }
 

@@ -17,6 +17,7 @@ import { memoryEstimateRule } from './preflight/memoryRule.js';
 import { embeddedModelRule, promptFilesRule } from './preflight/modelRules.js';
 import { replicasRule, sharedDevicesRule, tensorParallelRule, workflowParallelRule } from './preflight/parallelRules.js';
 import { pathsExistRule } from './preflight/pathRules.js';
+import { applicableFindings } from './preflight/applicable.js';
 import { negativePenaltyRule } from './preflight/penaltyRules.js';
 import { rayCpuRule, rayGpuRule } from './preflight/rayRules.js';
 import type { DiskRule, Rule } from './preflight/rule.js';
@@ -48,11 +49,11 @@ export const preflightRules: readonly Rule[] = [
 export const preflightDiskRules: readonly DiskRule[] = [pathsExistRule, memoryEstimateRule, promptFilesRule];
 
 export function preflight(config: ExperimentConfig): Finding[] {
-  return runRules(config, preflightRules);
+  return applicableFindings(config, runRules(config, preflightRules));
 }
 
 export async function preflightDisk(config: ExperimentConfig, baseDir: string): Promise<Finding[]> {
-  return runDiskRules(config, baseDir, preflightDiskRules);
+  return applicableFindings(config, await runDiskRules(config, baseDir, preflightDiskRules));
 }
 
 /** Runs rules one by one so that a rule that throws costs only its own findings. */

@@ -14,6 +14,11 @@ export interface FieldMeta {
   readonly unit?: string;
   /** Where the value goes downstream (Verl/rLLM key), for people who know the trainer. */
   readonly maps_to?: string;
+  /**
+   * The value is a path on disk, resolved as the loader resolves it (against the working folder):
+   * a task file (JSONL) or a folder. The editor completes such values from the disk and checks them.
+   */
+  readonly path_kind?: 'tasks-file' | 'folder';
 }
 
 function meta<T extends z.ZodType>(schema: T, description: string, extra: FieldMeta = {}): T {
@@ -39,24 +44,25 @@ const paths = z
     dataset_train: meta(
       z.string().min(1).default('datasets/r2e_gym/train.jsonl'),
       'Training tasks (JSONL, one task per line). Relative paths resolve against the project folder.',
-      { maps_to: 'data.train_files' },
+      { maps_to: 'data.train_files', path_kind: 'tasks-file' },
     ),
     dataset_val: meta(
       z.string().nullable().default('datasets/r2e_gym/val.jsonl'),
       'Validation tasks (JSONL); null to train without validation.',
-      { maps_to: 'data.val_files' },
+      { maps_to: 'data.val_files', path_kind: 'tasks-file' },
     ),
     planner_model: meta(
       z.string().min(1).default('models/Qwen3-14B'),
       'Planner model: a local folder with config.json and weights, or a model name the backend serves.',
-      { maps_to: 'actor_rollout_ref.model.path' },
+      { maps_to: 'actor_rollout_ref.model.path', path_kind: 'folder' },
     ),
-    planner_tokenizer: meta(z.string().nullable().default(null), 'Planner tokenizer folder; null uses the model folder.'),
+    planner_tokenizer: meta(z.string().nullable().default(null), 'Planner tokenizer folder; null uses the model folder.', { path_kind: 'folder' }),
     cgm_model: meta(
       z.string().min(1).default('models/CodeFuse-CGM'),
       'CGM patch model: a local folder or a model name the backend serves.',
+      { path_kind: 'folder' },
     ),
-    cgm_tokenizer: meta(z.string().nullable().default(null), 'CGM tokenizer folder; null uses the model folder.'),
+    cgm_tokenizer: meta(z.string().nullable().default(null), 'CGM tokenizer folder; null uses the model folder.', { path_kind: 'folder' }),
   })
   .meta({ description: 'Where datasets and models live.' });
 

@@ -10,10 +10,11 @@ import { formatKeyPath } from '../util/keyPath.js';
 import { describeRange, experimentJsonSchema, schemaAt, type JsonSchemaNode } from './jsonSchema.js';
 
 function compile(schema: JsonSchemaNode, useDefaults = false) {
-  // `unit` and `maps_to` are our annotation keywords; ajv must know them in strict mode.
+  // `unit`, `maps_to` and `path_kind` are our annotation keywords; ajv must know them in strict mode.
   const ajv = new Ajv2020({ allErrors: !useDefaults, verbose: !useDefaults, strict: true, allowUnionTypes: true, validateFormats: false, useDefaults });
   ajv.addKeyword({ keyword: 'unit', schemaType: 'string' });
   ajv.addKeyword({ keyword: 'maps_to', schemaType: 'string' });
+  ajv.addKeyword({ keyword: 'path_kind', schemaType: 'string' });
   return ajv.compile(schema);
 }
 

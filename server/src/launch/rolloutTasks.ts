@@ -4,12 +4,11 @@
  * `--limit` applied, and the chosen tasks' host mounts checked against the roots the user allowed.
  * The commands print what comes back; nothing here writes to a terminal.
  */
-import { existsSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { PlannedTask } from '../rollout/index.js';
 import { listRuns, type RunListing } from '../runs/index.js';
 import { normaliseMounts, refusedMounts } from '../sandbox/index.js';
-import { loadTasks } from '../tasks/index.js';
+import { loadTasks, taskFileProblem } from '../tasks/index.js';
 import { visibleLine } from '../protocol/terminalText.js';
 
 export interface TaskSelection {
@@ -36,8 +35,9 @@ export async function loadRolloutTasks(selection: TaskSelection): Promise<Loaded
   const problems: string[] = [];
   for (const file of selection.files) {
     const path = resolve(selection.cwd, file);
-    if (!existsSync(path)) {
-      problems.push(`${file}: no such file.`);
+    const problem = taskFileProblem(path, file);
+    if (problem !== undefined) {
+      problems.push(problem);
       continue;
     }
     const loaded = await loadTasks(path);

@@ -2,11 +2,13 @@
  * The standard editor features of open documents: completion, hover, quick fixes and symbols. Each
  * answers from the document's cached check, and only for a document whose kind is already settled.
  */
+import { CodeActionKind } from 'vscode-languageserver';
 import type { ServerContext } from './context.js';
 import type { DatasetDiagnostics } from './datasetDiagnostics.js';
 import type { ExperimentDiagnostics } from './experimentDiagnostics.js';
 import { yamlCodeActions } from './yamlCodeActions.js';
 import { completeYaml } from './yamlCompletion.js';
+import { completePath } from './pathCompletion.js';
 import { hoverYaml } from './yamlHover.js';
 import { yamlSymbols } from './yamlSymbols.js';
 
@@ -17,9 +19,11 @@ export function registerEditorFeatures(ctx: ServerContext, experiments: Experime
     return doc && ctx.knownKind(uri) === 'experiment' ? doc : undefined;
   };
 
-  connection.onCompletion((params) => {
+  connection.onCompletion(async (params) => {
     const doc = experiment(params.textDocument.uri);
     if (!doc) return [];
+    const paths = await completePath(doc, params.position, ctx.workspace.baseDirOf(doc.uri));
+    if (paths !== undefined) return paths;
     // Keys already written are not offered again; defaults do not count as written.
     return completeYaml(doc.getText(), doc.offsetAt(params.position), experiments.checkOf(doc).source.value);
   });
@@ -34,8 +38,13 @@ export function registerEditorFeatures(ctx: ServerContext, experiments: Experime
     if (!doc) return [];
     const kind = ctx.knownKind(doc.uri);
     if (kind === 'experiment') return yamlCodeActions(doc, params.context.diagnostics);
-    if (kind === 'dataset') return datasets.jsonl.codeActions(doc.uri, doc.getText(), params.range, params.context.diagnostics);
-    return [];
+    if (kind !== 'dataset') return [];
+    const only = params.context.only;
+    const quickFixes = only === undefined || only.some((k) => CodeActionKind.QuickFix.startsWith(k));
+    // "Fix All" and fix-on-save ask for source.fixAll; the fixes come from the document's own
+    // diagnostics, since the client sends only those in the requested range.
+    const fixAll = only?.some((k) => CodeActionKind.SourceFixAll.startsWith(k)) === true ? datasets.jsonl.fixAll(doc.uri, doc.getText(), datasets.validate(doc)) : undefined;
+    return [...(quickFixes ? datasets.jsonl.codeActions(doc.uri, doc.getText(), params.range, params.context.diagnostics) : []), ...(fixAll ? [fixAll] : [])];
   });
 
   connection.onDocumentSymbol((params) => {

@@ -5,6 +5,7 @@
  * after edits.
  */
 import {
+  CodeActionKind,
   DidChangeConfigurationNotification,
   DidChangeWorkspaceFoldersNotification,
   FileChangeType,
@@ -41,9 +42,9 @@ export function startServer(connection: Connection, services: ServerServices, st
     return {
       capabilities: {
         textDocumentSync: TextDocumentSyncKind.Incremental,
-        completionProvider: { triggerCharacters: [':', ' '] },
+        completionProvider: { triggerCharacters: [':', ' ', '/'] },
         hoverProvider: true,
-        codeActionProvider: { codeActionKinds: ['quickfix'] },
+        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, CodeActionKind.SourceFixAll] },
         documentSymbolProvider: true,
         workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
       },

@@ -44,6 +44,12 @@ export const findingSchema = z.object({
   path: keyPathSchema,
   /** Where the finding sits on `path`: the value (default) or the key itself. */
   target: z.enum(['value', 'key']).optional(),
+  /**
+   * The finding's cause in words that hold for every place it is found, without what only this
+   * place has (a row's image, its id). Findings of one code with one cause are said once for a
+   * dataset's many rows (`lsp/jsonlSummaries.ts`); without it, the message is the cause.
+   */
+  cause: z.string().optional(),
   related: z.array(relatedSchema).default([]),
   fixes: z.array(fixSchema).default([]),
 });

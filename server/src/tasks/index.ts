@@ -7,6 +7,7 @@ export { validateJsonlFile, maxLineBytes, type FileOptions } from './jsonlFile.j
 export { applyJsonEdit, applyJsonEdits } from './jsonEdits.js';
 export { swebenchWorkdir } from './semanticChecks.js';
 export { loadTasks, type LoadedTask, type LoadedTasks } from './loadTasks.js';
+export { taskFileProblem } from './taskFileArgument.js';
 export { isBuildOnlyImageName } from './imageNames.js';
 export { decodeTestList, type TestListResult } from './testLists.js';
 export { findSyntaxError, locate } from './jsonScanner.js';

@@ -68,7 +68,10 @@ function taskIdOf(value: unknown): string | undefined {
 }
 
 /**
- * The columns a finding covers: its key or value, or the nearest ancestor present in the line.
+ * The columns a finding covers: the key it is about, or the nearest ancestor's key present in the
+ * line (a value only where it has no key: an array element, the root). A finding sits on its key
+ * because a row's values can be thousands of characters long (an issue text), and the key names
+ * what is wrong where a person looks for it.
  * `tops` remembers where top-level members start, because several findings often sit under the
  * same one (`sandbox`) and finding it again would mean skipping the long issue text again.
  */
@@ -84,7 +87,7 @@ export function spanOf(text: string, f: Finding, tops: Map<string | number, Desc
   const depth = top.depth === 0 ? 0 : 1 + inner.depth;
   const key = inner.depth === 0 ? top.key : inner.key;
   if (depth === 0) return locate(text, []).value;
-  if ((f.target === 'key' || depth < f.path.length) && key !== undefined) return key;
+  if (key !== undefined) return key;
   return { start: inner.start, end: skipValue(text, inner.start) };
 }
 
@@ -92,6 +95,7 @@ export function spanOf(text: string, f: Finding, tops: Map<string | number, Desc
 function at(f: Finding, start: number, end: number): LineFinding {
   const out: LineFinding = { code: f.code, severity: f.severity, message: f.message, path: f.path, related: f.related, fixes: f.fixes, start, end };
   if (f.target !== undefined) out.target = f.target;
+  if (f.cause !== undefined) out.cause = f.cause;
   return out;
 }
 

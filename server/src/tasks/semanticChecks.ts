@@ -33,6 +33,7 @@ function workdirMismatch(image: string, workdir: string): Finding {
     message:
       `SWE-bench image \`${image}\` keeps the repository in \`${swebenchWorkdir}\`, but \`sandbox.workdir\` is \`${workdir}\`; ` +
       'commands would run in a folder without the repository (the original converter wrote `/repo`).',
+    cause: `\`sandbox.workdir\` is \`${workdir}\` with a SWE-bench image, which keeps the repository in \`${swebenchWorkdir}\`; commands would run in a folder without the repository.`,
     path: ['sandbox', 'workdir'],
     fixes: [{ title: `Set the workdir to \`${swebenchWorkdir}\``, preferred: true, edits: [{ op: 'set', path: ['sandbox', 'workdir'], value: swebenchWorkdir }] }],
   };
