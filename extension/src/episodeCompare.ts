@@ -12,15 +12,16 @@ import type { CompareHostMessage } from '../../server/src/protocol/episodeView.j
 import { episodeCompareViewType, patchScheme, trajectoryViewType } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { errorMessage } from './errors.js';
-import { episodeCompare } from './serverMessages.js';
+import { pickerEntries, type FoundTrajectory, type PickerEntry } from './episodePicker.js';
+import { episodeCompare, runEpisodes, runsList, type EpisodeSummary } from './serverMessages.js';
 import type { PatchActions } from './patchDiffs.js';
 import { newNonce, webviewHtml } from './webviewHtml.js';
 
 /** Asks for the second episode (when not given) and opens the comparison. */
 export async function compareEpisodes(ctx: Ctx, patches: PatchActions, first: vscode.Uri | undefined, second?: vscode.Uri): Promise<void> {
-  const left = first ?? (await pickTrajectory('The first episode to compare', undefined));
+  const left = first ?? (await pickTrajectory(ctx, 'The first episode to compare', undefined));
   if (left === undefined) return;
-  const right = second ?? (await pickTrajectory(`Compare ${basename(left.fsPath, '.jsonl')} with`, left));
+  const right = second ?? (await pickTrajectory(ctx, `Compare ${basename(left.fsPath, '.jsonl')} with`, left));
   if (right === undefined) return;
   // Opened from a viewer, which is then the active editor: keep it rather than let the panel replace its preview tab.
   if (first !== undefined) await vscode.commands.executeCommand('workbench.action.keepEditor');
@@ -28,31 +29,41 @@ export async function compareEpisodes(ctx: Ctx, patches: PatchActions, first: vs
 }
 
 /**
- * The task part of an episode's file name: attempt n of a task is `<task>#n`, which the run names
- * `<task>_n-<hash>.jsonl` (runs/layout.ts `episodeFileName`).
+ * Every trajectory in the workspace, under its episode's name with its outcome (`episodePicker.ts`),
+ * the other episodes of the same task first. The outcomes come from the runs the server lists.
  */
-function taskKeyOf(episode: string): string {
-  return episode.replace(/_\d+-[0-9a-f]{8}$/, '');
-}
-
-/** Every trajectory in the workspace; those of the same task (the same episode name, or another attempt) first. */
-async function pickTrajectory(title: string, other: vscode.Uri | undefined): Promise<vscode.Uri | undefined> {
-  const found = await vscode.workspace.findFiles('**/trajectories/*.jsonl', '**/node_modules/**', 5000);
-  const name = other === undefined ? undefined : basename(other.fsPath, '.jsonl');
-  const items = found
-    .filter((uri) => uri.fsPath !== other?.fsPath)
-    .map((uri) => {
-      const episode = basename(uri.fsPath, '.jsonl');
-      const run = basename(dirname(dirname(uri.fsPath)));
-      return { label: episode, description: run, detail: vscode.workspace.asRelativePath(uri), uri, same: name !== undefined && taskKeyOf(episode) === taskKeyOf(name) };
-    })
-    .sort((a, b) => Number(b.same) - Number(a.same) || b.description.localeCompare(a.description));
-  if (items.length === 0) {
+async function pickTrajectory(ctx: Ctx, title: string, other: vscode.Uri | undefined): Promise<vscode.Uri | undefined> {
+  const files = await vscode.workspace.findFiles('**/trajectories/*.jsonl', '**/node_modules/**', 5000);
+  const found = await withEpisodes(ctx, [...files.map((f) => f.fsPath), ...(other === undefined ? [] : [other.fsPath])]);
+  const { sameTask, rest } = pickerEntries(found, found.find((f) => f.path === other?.fsPath));
+  if (sameTask.length + rest.length === 0) {
     void vscode.window.showInformationMessage('No other trajectory (trajectories/*.jsonl) in the workspace to compare with.');
     return undefined;
   }
-  const picked = await vscode.window.showQuickPick(items, { title, placeHolder: 'Episodes of the same task come first', matchOnDescription: true, matchOnDetail: true });
-  return picked?.uri;
+  type Item = vscode.QuickPickItem & { readonly path?: string };
+  const section = (label: string, entries: readonly PickerEntry[]): Item[] => (entries.length === 0 ? [] : [{ label, kind: vscode.QuickPickItemKind.Separator }, ...entries]);
+  const items: Item[] = other === undefined ? [...rest] : [...section('Attempts at the same task', sameTask), ...section('Other episodes', rest)];
+  const picked = await vscode.window.showQuickPick(items, { title, placeHolder: 'Episodes by task and attempt, with their outcomes; type to filter', matchOnDescription: true });
+  return picked?.path === undefined ? undefined : vscode.Uri.file(picked.path);
+}
+
+/** Each file with its run's record of its episode, from the runs the server lists; none when the server is not running. */
+async function withEpisodes(ctx: Ctx, paths: readonly string[]): Promise<FoundTrajectory[]> {
+  const unique = [...new Set(paths)];
+  const runDir = (path: string) => dirname(dirname(path));
+  const byFile = new Map<string, EpisodeSummary>();
+  const client = ctx.client;
+  if (client !== undefined) {
+    try {
+      const listed = new Set((await client.sendRequest(runsList, {})).runs.map((r) => r.dir));
+      const dirs = [...new Set(unique.map(runDir))].filter((d) => listed.has(d));
+      const results = await Promise.all(dirs.map((dir) => client.sendRequest(runEpisodes, { dir })));
+      for (const result of results) for (const ep of result.episodes) byFile.set(ep.trajectory, ep);
+    } catch (error) {
+      ctx.log.warn(`Compare: the episodes' outcomes could not be read: ${errorMessage(error)}`);
+    }
+  }
+  return unique.map((path) => ({ path, run: basename(runDir(path)), episode: byFile.get(path) }));
 }
 
 class ComparePanel {

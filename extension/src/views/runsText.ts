@@ -2,30 +2,36 @@
  * The words the Runs view puts beside a run and an episode. No `vscode` import, so the unit tests
  * check them directly.
  */
+import { episodeName, groupByTask } from '../../../server/src/protocol/episodeName.js';
 import { shortNodeName } from '../../../server/src/protocol/rayNode.js';
 import type { EpisodeSummary, RunSummary } from '../../../server/src/protocol/runsView.js';
 
 /**
- * `finished · rollout · rule · 3/3 · 2 resolved · 1m 04s` (`7/7 · 7 certified` for a verification),
- * with `on 2 nodes` when its episodes ran on sandbox hosts of several Ray nodes, or what is wrong
- * with the folder.
+ * `finished · 2/3 resolved · 1m 04s · rollout · rule`: the state and the result first, so a side
+ * bar at its default width cuts only what the tooltip says again. A run still going says how many
+ * of its episodes ended and how many of those were resolved (`running · 4/10 · 3 resolved`); a
+ * verification counts certified tasks (`finished · 6/7 certified · 1 not certified`). Then
+ * `on 2 nodes` when its episodes ran on sandbox hosts of several Ray nodes, or what is wrong with
+ * the folder.
  */
 export function describeRun(run: RunSummary, now: number): string {
   if (run.state === 'unknown' && run.problem !== null) return run.problem;
   const parts: string[] = [run.state];
-  if (run.kind !== null) parts.push(run.kind);
-  if (run.agent !== null) parts.push(run.agent);
   if (run.episodes !== null) {
-    parts.push(`${run.episodes.finished}/${run.episodes.total}`);
+    const { total, finished, resolved, errored } = run.episodes;
     // A verification's episodes are its tasks: certified (flaky ones included) or not.
     const verify = run.kind === 'verify';
-    parts.push(`${run.episodes.resolved} ${verify ? 'certified' : 'resolved'}`);
-    if (run.episodes.errored > 0) parts.push(`${run.episodes.errored} ${verify ? 'not certified' : 'errored'}`);
+    const word = verify ? 'certified' : 'resolved';
+    if (finished === total) parts.push(`${resolved}/${total} ${word}`);
+    else parts.push(`${finished}/${total}`, `${resolved} ${word}`);
+    if (errored > 0) parts.push(`${errored} ${verify ? 'not certified' : 'errored'}`);
   }
-  // One node is named on each episode and in the tooltip; the row says only that the run was spread.
-  if (run.nodes.length > 1) parts.push(`on ${run.nodes.length} nodes`);
   const duration = durationOf(run, now);
   if (duration !== null) parts.push(duration);
+  // One node is named on each episode and in the tooltip; the row says only that the run was spread.
+  if (run.nodes.length > 1) parts.push(`on ${run.nodes.length} nodes`);
+  if (run.kind !== null) parts.push(run.kind);
+  if (run.agent !== null) parts.push(run.agent);
   if (run.problem !== null) parts.push(`⚠ ${run.problem}`);
   return parts.join(' · ');
 }
@@ -48,9 +54,68 @@ export function describeEpisode(ep: EpisodeSummary): string {
   if (ep.totalReward !== null) parts.push(`reward ${ep.totalReward.toFixed(2)}`);
   if (ep.steps !== null) parts.push(`${ep.steps} ${ep.steps === 1 ? 'step' : 'steps'}`);
   if (ep.terminationReason !== null && ep.terminationReason !== 'submitted' && ep.terminationReason !== ep.state) parts.push(ep.terminationReason.replace(/_/g, ' '));
-  if (ep.taskId !== ep.episodeId && !ep.episodeId.startsWith(`${ep.taskId}#`)) parts.push(ep.taskId);
+  // An attempt's name (`task#2`) and a training episode's (`task-<group>-<key>`) say their task; any other is followed by it.
+  const name = episodeName(ep);
+  if (name !== ep.taskId && !name.startsWith(`${ep.taskId}#`) && !name.startsWith(`${ep.taskId}-`)) parts.push(ep.taskId);
   if (ep.sandboxHost !== null) parts.push(`node ${shortNodeName(ep.sandboxHost.node)}`);
   return parts.join(' · ');
+}
+
+/** Each episode state's theme icon and colour: the Runs view's rows and the Compare picker's items show the same. */
+export const episodeStateIcons: Record<EpisodeSummary['state'], { readonly id: string; readonly color: string | undefined }> = {
+  running: { id: 'sync~spin', color: 'charts.blue' },
+  resolved: { id: 'pass-filled', color: 'testing.iconPassed' },
+  unresolved: { id: 'circle-slash', color: 'testing.iconFailed' },
+  error: { id: 'error', color: 'testing.iconErrored' },
+  interrupted: { id: 'debug-pause', color: 'charts.yellow' },
+};
+
+/** What a task's row in a run says of its attempts. */
+export interface TaskAttempts {
+  readonly taskId: string;
+  readonly episodes: readonly EpisodeSummary[];
+}
+
+/**
+ * `2/3 resolved · mean reward 0.67`, with `· 1 running` while some still run: a task's row in the
+ * Runs view, the result first, as a run's row has it.
+ */
+export function describeTask(task: TaskAttempts): string {
+  const ended = task.episodes.filter((e) => e.state !== 'running');
+  const resolved = task.episodes.filter((e) => e.state === 'resolved').length;
+  const parts = [`${resolved}/${task.episodes.length} resolved`];
+  const rewards = ended.map((e) => e.totalReward).filter((r): r is number => r !== null);
+  if (rewards.length > 0) parts.push(`mean reward ${(rewards.reduce((a, b) => a + b, 0) / rewards.length).toFixed(2)}`);
+  const running = task.episodes.length - ended.length;
+  if (running > 0) parts.push(`${running} running`);
+  const errored = ended.filter((e) => e.state === 'error').length;
+  if (errored > 0) parts.push(`${errored} errored`);
+  return parts.join(' · ');
+}
+
+/**
+ * A task's icon from its attempts: running while one runs, passed when every attempt was resolved,
+ * failed when none was, and a half-filled circle when some were.
+ */
+export function taskIcon(task: TaskAttempts): { readonly id: string; readonly color: string | undefined } {
+  const states = task.episodes.map((e) => e.state);
+  if (states.includes('running')) return episodeStateIcons.running;
+  const resolved = states.filter((s) => s === 'resolved').length;
+  if (resolved === states.length) return episodeStateIcons.resolved;
+  if (resolved > 0) return { id: 'pass', color: 'charts.yellow' };
+  if (states.every((s) => s === 'interrupted')) return episodeStateIcons.interrupted;
+  return states.includes('error') && !states.includes('unresolved') ? episodeStateIcons.error : episodeStateIcons.unresolved;
+}
+
+/**
+ * A run's episodes as the Runs view lists them: by task, each task's attempts in order
+ * (`protocol/episodeName.ts`). Grouped under a row per task once some task has more than one
+ * episode; otherwise the episodes themselves, since a task row would only repeat its one episode.
+ */
+export function runChildren(episodes: readonly EpisodeSummary[]): { readonly grouped: false; readonly episodes: readonly EpisodeSummary[] } | { readonly grouped: true; readonly tasks: readonly TaskAttempts[] } {
+  const tasks = groupByTask(episodes);
+  if (tasks.every((t) => t.episodes.length === 1)) return { grouped: false, episodes: tasks.flatMap((t) => t.episodes) };
+  return { grouped: true, tasks };
 }
 
 /** `worker-1 (3 episodes), worker-2 (1 episode)`: the run tooltip's Ray nodes; null when no episode ran on a sandbox host. */

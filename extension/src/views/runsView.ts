@@ -13,17 +13,23 @@ import { launch, onDidLaunch } from '../launchFlow.js';
 import { showEpisodeGroup } from '../episodeGroup.js';
 import { showRunMetrics } from '../metricsPanel.js';
 import { runAction, runEpisodes, runsChanged, runsList, runsWatch, type EpisodeSummary, type RunsChanged, type RunSummary } from '../serverMessages.js';
-import { describeEpisode, describeEpisodeHost, describeNodes, describeRun, durationOf } from './runsText.js';
+import { episodeName } from '../../../server/src/protocol/episodeName.js';
+import { describeEpisode, describeEpisodeHost, describeNodes, describeRun, describeTask, durationOf, episodeStateIcons, runChildren, taskIcon, type TaskAttempts } from './runsText.js';
 
 const tickMs = 5000;
 
-type Node = { readonly kind: 'run'; readonly dir: string } | { readonly kind: 'episode'; readonly dir: string; readonly episodeId: string } | { readonly kind: 'message'; readonly text: string };
+type Node =
+  | { readonly kind: 'run'; readonly dir: string }
+  | { readonly kind: 'task'; readonly dir: string; readonly taskId: string }
+  | { readonly kind: 'episode'; readonly dir: string; readonly episodeId: string }
+  | { readonly kind: 'message'; readonly text: string };
 
 export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
   private readonly runs = new Map<string, RunSummary>();
   private readonly episodes = new Map<string, Map<string, EpisodeSummary>>();
   private readonly runNodes = new Map<string, Node>();
   private readonly episodeNodes = new Map<string, Node>();
+  private readonly taskNodes = new Map<string, Node>();
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly view: vscode.TreeView<Node>;
@@ -65,6 +71,7 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
       const ep = this.episodes.get(node.dir)?.get(node.episodeId);
       return ep === undefined ? new vscode.TreeItem(node.episodeId) : episodeItem(ep, node);
     }
+    if (node.kind === 'task') return taskItem(this.taskAttempts(node.dir, node.taskId), node.dir, this.taskCount(node.dir));
     const run = this.runs.get(node.dir);
     return run === undefined ? new vscode.TreeItem(node.dir) : runItem(run);
   }
@@ -74,20 +81,40 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
       if (!this.listed) await this.list();
       return this.sortedRuns().map((r) => this.runNode(r.dir));
     }
+    if (node.kind === 'task') return this.taskAttempts(node.dir, node.taskId).episodes.map((e) => this.episodeNode(node.dir, e.episodeId));
     if (node.kind !== 'run') return [];
     const client = this.ctx.client;
     if (client === undefined) return [{ kind: 'message', text: 'The Graph Planner server is not running.' }];
     const result = await client.sendRequest(runEpisodes, { dir: node.dir });
     const map = new Map(result.episodes.map((e) => [e.episodeId, e]));
     this.episodes.set(node.dir, map);
-    const nodes: Node[] = [...map.values()].map((e) => this.episodeNode(node.dir, e.episodeId));
+    const children = runChildren([...map.values()]);
+    const nodes: Node[] = children.grouped ? children.tasks.map((t) => this.taskNode(node.dir, t.taskId)) : children.episodes.map((e) => this.episodeNode(node.dir, e.episodeId));
     if (result.problem !== null) nodes.unshift({ kind: 'message', text: `⚠ ${result.problem}` });
     if (nodes.length === 0) nodes.push({ kind: 'message', text: this.runs.get(node.dir)?.kind === 'verify' ? 'A verification runs no episodes: each task’s verdict shows in the Tasks view.' : 'No episode has started yet.' });
     return nodes;
   }
 
   getParent(node: Node): Node | undefined {
-    return node.kind === 'episode' ? this.runNode(node.dir) : undefined;
+    if (node.kind === 'task') return this.runNode(node.dir);
+    if (node.kind !== 'episode') return undefined;
+    const ep = this.episodes.get(node.dir)?.get(node.episodeId);
+    return ep !== undefined && this.isGrouped(node.dir) ? this.taskNode(node.dir, ep.taskId) : this.runNode(node.dir);
+  }
+
+  /** A task's attempts in a run, in order, as far as the view knows them. */
+  private taskAttempts(dir: string, taskId: string): TaskAttempts {
+    const children = runChildren([...(this.episodes.get(dir)?.values() ?? [])]);
+    const episodes = children.grouped ? (children.tasks.find((t) => t.taskId === taskId)?.episodes ?? []) : children.episodes.filter((e) => e.taskId === taskId);
+    return { taskId, episodes };
+  }
+
+  private taskCount(dir: string): number {
+    return new Set([...(this.episodes.get(dir)?.values() ?? [])].map((e) => e.taskId)).size;
+  }
+
+  private isGrouped(dir: string): boolean {
+    return runChildren([...(this.episodes.get(dir)?.values() ?? [])]).grouped;
   }
 
   private sortedRuns(): RunSummary[] {
@@ -98,6 +125,13 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   private runNode(dir: string): Node {
     let node = this.runNodes.get(dir);
     if (node === undefined) this.runNodes.set(dir, (node = { kind: 'run', dir }));
+    return node;
+  }
+
+  private taskNode(dir: string, taskId: string): Node {
+    const key = `${dir}\0${taskId}`;
+    let node = this.taskNodes.get(key);
+    if (node === undefined) this.taskNodes.set(key, (node = { kind: 'task', dir, taskId }));
     return node;
   }
 
@@ -165,12 +199,25 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     for (const { dir, episodes } of change.episodes) {
       const map = this.episodes.get(dir);
       if (map === undefined) continue;
+      const wasGrouped = this.isGrouped(dir);
+      let added = false;
       for (const ep of episodes) {
-        if (!map.has(ep.episodeId)) structural = true;
+        if (!map.has(ep.episodeId)) added = true;
         map.set(ep.episodeId, ep);
-        this.changed.fire(this.episodeNode(dir, ep.episodeId));
       }
-      if (structural) this.changed.fire(this.runNode(dir));
+      // A new episode can turn a flat list into tasks, or add a task or an attempt: the run's children are drawn again.
+      if (added || wasGrouped !== this.isGrouped(dir)) {
+        structural = true;
+        this.changed.fire(this.runNode(dir));
+        continue;
+      }
+      // A task's row sums its attempts, so it is drawn again with them.
+      const tasks = new Set<string>();
+      for (const ep of episodes) {
+        this.changed.fire(this.episodeNode(dir, ep.episodeId));
+        if (wasGrouped) tasks.add(ep.taskId);
+      }
+      for (const task of tasks) this.changed.fire(this.taskNode(dir, task));
     }
     if (structural) this.changed.fire(undefined);
     this.updateTicker();
@@ -393,22 +440,27 @@ function runTooltip(run: RunSummary): vscode.MarkdownString {
   return md;
 }
 
-const episodeIcons: Record<EpisodeSummary['state'], [string, string | undefined]> = {
-  running: ['sync~spin', 'charts.blue'],
-  resolved: ['pass-filled', 'testing.iconPassed'],
-  unresolved: ['circle-slash', 'testing.iconFailed'],
-  error: ['error', 'testing.iconErrored'],
-  interrupted: ['debug-pause', 'charts.yellow'],
-};
+function taskItem(task: TaskAttempts, dir: string, tasksInRun: number): vscode.TreeItem {
+  // The only task of a run opens with it: its row would otherwise be one more click to nothing new.
+  const item = new vscode.TreeItem(task.taskId, tasksInRun === 1 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+  item.id = `${dir}\0task\0${task.taskId}`;
+  const icon = taskIcon(task);
+  item.iconPath = new vscode.ThemeIcon(icon.id, icon.color === undefined ? undefined : new vscode.ThemeColor(icon.color));
+  item.description = describeTask(task);
+  item.tooltip = `${task.taskId}: ${task.episodes.length} ${task.episodes.length === 1 ? 'attempt' : 'attempts'}, ${describeTask(task)}`;
+  item.contextValue = 'task';
+  return item;
+}
 
 function episodeItem(ep: EpisodeSummary, node: Node): vscode.TreeItem {
-  const item = new vscode.TreeItem(ep.episodeId === ep.taskId ? ep.taskId : ep.episodeId, vscode.TreeItemCollapsibleState.None);
+  const name = episodeName(ep);
+  const item = new vscode.TreeItem(name, vscode.TreeItemCollapsibleState.None);
   item.id = `${node.kind === 'episode' ? node.dir : ''}\0${ep.episodeId}`;
-  const [icon, color] = episodeIcons[ep.state];
-  item.iconPath = new vscode.ThemeIcon(icon, color === undefined ? undefined : new vscode.ThemeColor(color));
+  const icon = episodeStateIcons[ep.state];
+  item.iconPath = new vscode.ThemeIcon(icon.id, icon.color === undefined ? undefined : new vscode.ThemeColor(icon.color));
   item.description = describeEpisode(ep);
   const host = describeEpisodeHost(ep);
-  item.tooltip = `${ep.episodeId}: ${ep.state}${ep.terminationReason === null ? '' : ` (${ep.terminationReason})`}${host === null ? '' : `\n${host}`}\n${ep.trajectory}`;
+  item.tooltip = `${name}: ${ep.state}${ep.terminationReason === null ? '' : ` (${ep.terminationReason})`}${host === null ? '' : `\n${host}`}\n${ep.trajectory}`;
   item.contextValue = 'episode';
   item.command = { command: viewCommands.episodeOpen.id, title: viewCommands.episodeOpen.title, arguments: [node] };
   return item;

@@ -23,6 +23,7 @@
  * ```
  */
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { compactUtcStamp } from '../util/time.js';
 
@@ -53,7 +54,10 @@ export interface RunLayout {
   readonly tensorboard: string;
   /** Per training step, a sample of its episodes (`protocol/metrics.ts`'s `stepSamplesLineSchema`). */
   readonly stepSamples: string;
-  /** Absolute path of an episode's trajectory. */
+  /**
+   * Absolute path of an episode's trajectory: `trajectories/<episode>.jsonl`, or in a run folder an
+   * earlier version wrote, the name that version gave an attempt's trajectory when only it exists.
+   */
   trajectory(episodeId: string): string;
   /** The same path relative to the run directory, as reports record it. */
   trajectoryRelative(episodeId: string): string;
@@ -105,8 +109,8 @@ export function runLayout(dir: string): RunLayout {
     verification: join(dir, names.verification),
     tensorboard: join(dir, names.tensorboard),
     stepSamples: join(dir, names.stepSamples),
-    trajectory: (episodeId) => join(dir, names.trajectories, episodeFileName(episodeId)),
-    trajectoryRelative: (episodeId) => join(names.trajectories, episodeFileName(episodeId)),
+    trajectory: (episodeId) => join(dir, trajectoryRelative(dir, episodeId)),
+    trajectoryRelative: (episodeId) => trajectoryRelative(dir, episodeId),
     // SWE-bench names the per-instance report `report.json`, like the run's own summary one level up.
     instanceReportRelative: (id) => join(names.reports, instanceFolderName(id), names.report),
     testLogRelative: (taskId, startedAt, tag) => join(names.tests, `${instanceFolderName(taskId)}-${compactUtcStamp(new Date(startedAt))}-${tag}.log`),
@@ -130,9 +134,35 @@ function safeFileName(id: string, max: number): string {
   return `${safe}-${hash}`;
 }
 
-/** The trajectory file name of an episode (`safeFileName`). */
+/** A task id that is already a file name, then `#` and an attempt number: `rollout/plan.ts`'s `<task>#<n>`. */
+const attemptId = /^[A-Za-z0-9_][A-Za-z0-9._-]{0,110}#[1-9]\d{0,8}$/;
+
+/**
+ * The trajectory file name of an episode: its id, which is also its name wherever a person reads
+ * it (`protocol/episodeName.ts`), so the trajectory viewer's tab shows the same name as the Runs
+ * view. An attempt's `#` is kept: it is a plain character in a file name on Linux, macOS and
+ * Windows and in a shell word. Any other id is made safe by `safeFileName`, whose names never
+ * contain `#`, so `task#2` and `task_2` still get two files.
+ */
 export function episodeFileName(episodeId: string): string {
+  return attemptId.test(episodeId) ? `${episodeId}.jsonl` : `${safeFileName(episodeId, 120)}.jsonl`;
+}
+
+/** The name versions before issue 27 gave every trajectory: an attempt's `task#2` became `task_2-<hash>`. */
+export function legacyEpisodeFileName(episodeId: string): string {
   return `${safeFileName(episodeId, 120)}.jsonl`;
+}
+
+/**
+ * An episode's trajectory relative to the run folder. Only an attempt's name changed, so only
+ * then is the disk asked whether an earlier version's file is there instead; a resumed run of an
+ * older version then goes on with the file it began.
+ */
+function trajectoryRelative(dir: string, episodeId: string): string {
+  const name = episodeFileName(episodeId);
+  const legacy = legacyEpisodeFileName(episodeId);
+  if (legacy === name || existsSync(join(dir, names.trajectories, name)) || !existsSync(join(dir, names.trajectories, legacy))) return join(names.trajectories, name);
+  return join(names.trajectories, legacy);
 }
 
 /**
