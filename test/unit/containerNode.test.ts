@@ -45,10 +45,10 @@ test('gp containers list prints a NODE column only when some container has a nod
   const onNode = toContainerInfo(listed('aaaaaaaaaaaa01', ownerLabels('r', 'on-node', created, 'worker-7')));
   const local = toContainerInfo(listed('bbbbbbbbbbbb02', ownerLabels('r', 'local', created)));
   const mixed = containerTable([onNode, local], now);
-  assert.match(mixed[0] ?? '', /^ID\s+RUN\s+TASK\s+NODE\s+STATE\s+OWNER\s+AGE$/);
+  assert.match(mixed[0] ?? '', /^ID\s+RUN\s+EPISODE\s+NODE\s+STATE\s+OWNER\s+AGE$/);
   assert.match(mixed[1] ?? '', /^aaaaaaaaaaaa\s+r\s+on-node\s+worker-7\s+running\s+alive\s+3m$/);
   assert.match(mixed[2] ?? '', /^bbbbbbbbbbbb\s+r\s+local\s+-\s+running\s+alive\s+3m$/);
   const plain = containerTable([local], now);
-  assert.match(plain[0] ?? '', /^ID\s+RUN\s+TASK\s+STATE\s+OWNER\s+AGE$/);
+  assert.match(plain[0] ?? '', /^ID\s+RUN\s+EPISODE\s+STATE\s+OWNER\s+AGE$/);
   assert.match(plain[1] ?? '', /^bbbbbbbbbbbb\s+r\s+local\s+running\s+alive\s+3m$/);
 });

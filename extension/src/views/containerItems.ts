@@ -5,6 +5,7 @@
  * it without an editor.
  */
 import type { ContainerInfo } from '../serverMessages.js';
+import { containerName } from '../../../server/src/protocol/episodeName.js';
 import { shortNodeName } from '../../../server/src/protocol/rayNode.js';
 import { escapeMarkdown } from './taskItems.js';
 
@@ -58,9 +59,9 @@ export function containerContextValue(container: ContainerInfo): string {
   return `container state-${state} owner-${container.ownerAlive ? 'alive' : 'dead'}`;
 }
 
-/** The item's label: the task it serves, else its name. */
+/** The item's label: the episode it serves, by the name the Runs view gives it; else its task, else its name. */
 export function containerLabel(container: ContainerInfo): string {
-  return container.task !== '' ? container.task : container.name;
+  return containerName(container);
 }
 
 /**
@@ -95,6 +96,7 @@ export function containerIcon(container: ContainerInfo): { readonly id: string; 
 export function containerTooltip(container: ContainerInfo, now: number): string {
   const owner = container.pid === null ? 'unknown (no pid label)' : `pid ${container.pid} on ${container.host || 'an unknown host'}`;
   const rows: [string, string][] = [
+    ['Episode', container.episode ?? '— (not an episode’s)'],
     ['Task', container.task || '—'],
     ['Run', container.run || '—'],
     ['State', `${container.state} (${container.status})`],

@@ -3,6 +3,7 @@
  * crashed run left behind. Exit codes: 0 when it worked, 1 when the daemon does not answer or a
  * container could not be removed, 2 for a usage error.
  */
+import { containerName } from '../protocol/episodeName.js';
 import type { ContainerInfo } from '../protocol/sandbox.js';
 import { listContainers, reapContainers, type ReapOptions, type ReapResult } from '../sandbox/index.js';
 import { usageError as printUsageError } from './args.js';
@@ -53,8 +54,9 @@ export function formatTable(rows: readonly (readonly string[])[]): string[] {
 export function containerTable(containers: readonly ContainerInfo[], now: number = Date.now()): string[] {
   const withNode = containers.some((c) => c.node !== undefined);
   const node = (c: ContainerInfo) => (withNode ? [c.node ?? '-'] : []);
-  const header = ['ID', 'RUN', 'TASK', ...(withNode ? ['NODE'] : []), 'STATE', 'OWNER', 'AGE'];
-  return formatTable([header, ...containers.map((c) => [c.id.slice(0, 12), c.run, c.task, ...node(c), c.state, owner(c), formatAge(c.created, now)])]);
+  // The episode's name, as the Runs view and the Containers view give it; the task where no episode is labelled.
+  const header = ['ID', 'RUN', 'EPISODE', ...(withNode ? ['NODE'] : []), 'STATE', 'OWNER', 'AGE'];
+  return formatTable([header, ...containers.map((c) => [c.id.slice(0, 12), c.run, containerName(c), ...node(c), c.state, owner(c), formatAge(c.created, now)])]);
 }
 
 /** `gp containers list [--all] [--run NAME] [--json]` */
@@ -82,8 +84,8 @@ function describeOwner(c: ContainerInfo): string {
 
 function printReap(result: ReapResult, io: Io): void {
   const verb = result.dryRun ? 'would remove' : 'removed';
-  for (const c of result.removed) io.out(`${verb} ${c.id.slice(0, 12)} ${c.run}/${c.task} (${c.state}; ${describeOwner(c)})`);
-  for (const f of result.failed) io.out(`failed to remove ${f.container.id.slice(0, 12)} ${f.container.run}/${f.container.task}: ${f.error}`);
+  for (const c of result.removed) io.out(`${verb} ${c.id.slice(0, 12)} ${c.run}/${containerName(c)} (${c.state}; ${describeOwner(c)})`);
+  for (const f of result.failed) io.out(`failed to remove ${f.container.id.slice(0, 12)} ${f.container.run}/${containerName(f.container)}: ${f.error}`);
   const kept = result.kept.length > 0 ? `; ${plural(result.kept.length, 'container')} kept because the owner runs` : '';
   const failed = result.failed.length > 0 ? `; ${result.failed.length} could not be removed` : '';
   io.out(`${result.dryRun ? 'Dry run: would remove' : 'Removed'} ${plural(result.removed.length, 'container')}${failed}${kept}.`);

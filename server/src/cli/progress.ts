@@ -5,6 +5,7 @@
  */
 import type { TrajectoryEnd } from '../protocol/runs.js';
 import type { BackendFallback } from '../protocol/backendChoice.js';
+import { episodeName } from '../protocol/episodeName.js';
 import { visibleLine } from '../protocol/terminalText.js';
 import { failureReason, type EpisodeResult, type EpisodeSpec, type RolloutObserver } from '../rollout/index.js';
 import { fallbackNotice } from './rolloutSummary.js';
@@ -76,8 +77,10 @@ export function renderBar(state: ProgressState, width: number): string {
 /** `[3/7] sample-x resolved in 4 steps, 12.3 s`, or why it was not. */
 export function renderFinished(done: number, total: number, end: TrajectoryEnd): string {
   const time = `${(end.duration_ms / 1000).toFixed(1)} s`;
-  if (end.termination_reason === 'interrupted') return `${end.episode_id} interrupted after ${end.steps} steps, ${time}; it runs again on resume`;
-  const head = `[${done}/${total}] ${end.episode_id}`;
+  // The episode's one name, as the Runs view, the viewer's tab and the Compare picker give it.
+  const name = episodeName({ episodeId: end.episode_id, taskId: end.task_id });
+  if (end.termination_reason === 'interrupted') return `${name} interrupted after ${end.steps} steps, ${time}; it runs again on resume`;
+  const head = `[${done}/${total}] ${name}`;
   if (end.resolved) return `${head} resolved in ${end.steps} steps, ${time}`;
   return `${head} not resolved (${end.termination_reason}) in ${end.steps} steps, ${time}: ${failureReason(end) ?? ''}`;
 }

@@ -2,6 +2,7 @@
 import { isAbsolute, join, relative } from 'node:path';
 import type { BackendSummary, RunReport, TaskOutcome } from '../protocol/runs.js';
 import { localBackendLoss, type BackendFallback } from '../protocol/backendChoice.js';
+import { compareEpisodes, episodeName } from '../protocol/episodeName.js';
 import { interruptedSummary, type RolloutResult } from '../rollout/index.js';
 import { runLayout } from '../runs/index.js';
 import { formatTable } from './containerCommands.js';
@@ -18,9 +19,11 @@ function outcomeWord(t: TaskOutcome): string {
   return t.termination_reason === 'submitted' ? 'unresolved' : t.termination_reason;
 }
 
+/** A row per episode, by task then attempt (`protocol/episodeName.ts`), whatever order they ended in. */
 export function episodeTable(report: RunReport, runDir: string, cwd: string): string[] {
-  const rows = report.tasks.map((t) => [
-    t.episode_id,
+  const ref = (t: TaskOutcome) => ({ episodeId: t.episode_id, taskId: t.task_id });
+  const rows = [...report.tasks].sort((a, b) => compareEpisodes(ref(a), ref(b))).map((t) => [
+    episodeName(ref(t)),
     outcomeWord(t),
     String(t.steps),
     t.total_reward.toFixed(2),

@@ -6,7 +6,8 @@
  */
 import { basename, resolve } from 'node:path';
 import { experimentConfigSchema } from '../config/index.js';
-import { effectiveState, findRun, listRuns, readMetrics, readReport, removeRun, summariseMetrics, runLayout, stopRun, type RunListing } from '../runs/index.js';
+import { EpisodeFold, effectiveState, findRun, listRuns, readEvents, readMetrics, readReport, removeRun, summariseMetrics, runLayout, stopRun, type RunListing } from '../runs/index.js';
+import { episodeLines } from './episodeList.js';
 import { parseCommandArgs, usageError, type CommandUsage } from './args.js';
 import { formatAge, formatTable } from './containerCommands.js';
 import type { Io } from './output.js';
@@ -19,7 +20,8 @@ export const runsListUsage = `gp runs list [--root DIR]... [--json]
       newest first: state, episodes finished of total, resolved, age and command. A run
       whose process is gone shows as interrupted; a folder with a bad status.json says why.`;
 export const runsShowUsage = `gp runs show RUN [--root DIR]... [--json] [--metrics]
-      One run (a name under a root, or a path): its status, its report's totals and its files.
+      One run (a name under a root, or a path): its status, its report's totals, its episodes
+      by task (each attempt under the name the editor shows) and its files.
       --metrics: a training run's latest Verl metrics (score, lengths, KL, timing) and its
       episodes' resolved rate and mean return, from metrics.jsonl.`;
 export const runsStopUsage = `gp runs stop RUN [--root DIR]... [--wait S]
@@ -94,8 +96,9 @@ export async function runsShow(argv: readonly string[], io: Io, cwd: string): Pr
   const layout = runLayout(run.dir);
   if (got.values['metrics'] === true) return showMetrics(layout.metrics, got.values['json'] === true, io);
   const report = run.hasReport ? await readReport(layout.report) : undefined;
+  const episodes = await runEpisodes(run);
   if (got.values['json'] === true) {
-    io.out(JSON.stringify({ ...run, state: effectiveState(run), report }, null, 2));
+    io.out(JSON.stringify({ ...run, state: effectiveState(run), report, episodes }, null, 2));
     return 0;
   }
   const s = run.status;
@@ -113,10 +116,19 @@ export async function runsShow(argv: readonly string[], io: Io, cwd: string): Pr
   const model = report?.model ?? s?.model;
   if (report !== undefined && model !== undefined) modelLines(report).forEach((l) => io.out(l));
   else if (model !== undefined && s !== undefined) io.out(`model:    ${model.model_steps}/${model.steps} steps from its own replies so far; resolved by the model alone: ${model.resolved_by_model_alone}`);
+  episodeLines(episodes).forEach((l) => io.out(l));
   io.out(`config:   ${layout.resolvedConfig}`);
   io.out(`events:   ${layout.events}`);
   io.out(`trajectories: ${layout.trajectories}`);
   return 0;
+}
+
+/** The run's episodes from its events, as the Runs view folds them; a run whose process is gone has none running. */
+async function runEpisodes(run: RunListing) {
+  const fold = new EpisodeFold(run.dir);
+  fold.apply((await readEvents(runLayout(run.dir).events)).records);
+  if (run.stale) fold.interruptRunning();
+  return fold.all();
 }
 
 export async function runsStop(argv: readonly string[], io: Io, cwd: string): Promise<number> {

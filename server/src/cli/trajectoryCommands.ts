@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { buildEpisodeModel, looksLikeOurJsonl, openDocument, parseTrajectory, toAtif, TrajectoryFormatError, type EpisodeModel, type ForeignEpisode, type OpenedEpisode, type StepView } from '../runs/index.js';
+import { episodeAttempt, episodeName } from '../protocol/episodeName.js';
 import { visibleText } from '../protocol/terminalText.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { errorMessage } from '../util/errors.js';
@@ -140,7 +141,8 @@ function header(model: EpisodeModel, paint: Paint): string[] {
   const s = model.start;
   if (s === undefined) return [paint(33, 'no start line: the task and agent are unknown')];
   return [
-    paint(1, `${v(s.episode_id)}  task ${v(s.task_id)}`),
+    // The episode's one name (protocol/episodeName.ts); an attempt's says its task, so the task follows only the others.
+    paint(1, episodeAttempt({ episodeId: s.episode_id, taskId: s.task_id }) === null ? `${v(episodeName({ episodeId: s.episode_id, taskId: s.task_id }))}  task ${v(s.task_id)}` : v(episodeName({ episodeId: s.episode_id, taskId: s.task_id }))),
     `agent ${v(s.agent)} · backend ${s.backend}${s.backend_fallback === undefined ? '' : ` (fell back: ${v(s.backend_fallback.reason)})`}${s.sandbox_host === undefined ? '' : ` · node ${v(s.sandbox_host.node)} (host ${v(s.sandbox_host.id)})`} · at most ${s.max_steps} steps · started ${s.started_at}`,
     `issue: ${v(s.observation.issue.title)}`,
     '',

@@ -19,7 +19,8 @@ export function episodeDepsFromConfig(config: ExperimentConfig, runName: string,
   const patchModel = patchModelFromConfig(config, models);
   const extra = { runDir, ...(patchModel === undefined ? {} : { patchModel }) };
   return {
-    openSandbox: (spec) => openSandbox(sandboxSpecForTask(spec.task, { ...sandboxOptions, baseDir: spec.baseDir })),
+    // The episode's label tells two attempts' containers apart in the Containers view.
+    openSandbox: (spec) => openSandbox(sandboxSpecForTask(spec.task, { ...sandboxOptions, baseDir: spec.baseDir, episode: spec.episodeId })),
     envOptions: (task) => envOptionsFromConfig(config, task, extra),
     openEnv: openPlannerEnv,
     makeAgent: agentFactoryFromConfig(config, models),

@@ -61,3 +61,13 @@ export function groupByTask<T extends EpisodeRef>(episodes: readonly T[]): { rea
   }
   return [...byTask].map(([taskId, list]) => ({ taskId, episodes: list }));
 }
+
+/**
+ * What a container of ours is called in the Containers view and `gp containers list`: the name of
+ * the episode it serves, else its task (a task's tests run alone, or a container of a version
+ * that did not label episodes), else its own name.
+ */
+export function containerName(container: { readonly episode?: string | undefined; readonly task: string; readonly name: string }): string {
+  if (container.episode !== undefined && container.episode !== '') return episodeName({ episodeId: container.episode, taskId: container.task });
+  return container.task !== '' ? container.task : container.name;
+}

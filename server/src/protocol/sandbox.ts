@@ -8,7 +8,8 @@ import { z } from 'zod';
 
 /**
  * Labels put on every container we create. `run` and `task` group containers in the Containers
- * view; `pid` and `host` say which process owns the container, so that `gp containers reap` can
+ * view, and `episode` names the one a container serves, since two attempts at a task run in two
+ * containers that otherwise look the same (issue 27); `pid` and `host` say which process owns the container, so that `gp containers reap` can
  * tell a live run's container from an orphan left by a crash.
  */
 export const sandboxLabels = {
@@ -19,6 +20,8 @@ export const sandboxLabels = {
   created: 'graph-planner.created',
   /** The Ray node whose sandbox host made the container (issue 22); absent outside a Ray cluster's hosts. */
   node: 'graph-planner.node',
+  /** The episode the container serves (`protocol/episodeName.ts`); absent for a task's tests run alone and in containers of older versions. */
+  episode: 'graph-planner.episode',
 } as const;
 
 /** Backends a sandbox can be opened with; `auto` picks docker when the daemon answers. */
@@ -115,6 +118,8 @@ export const sandboxSpecSchema = z.object({
   /** The Ray node of the sandbox host that opens it (issue 22), written into its `graph-planner.node` label. */
   node: z.string().min(1).optional(),
   task: z.string().min(1).default('adhoc'),
+  /** The episode it is opened for, written into its `graph-planner.episode` label; absent outside an episode (a task's tests run alone). */
+  episode: z.string().min(1).optional(),
   limits: sandboxLimitsSchema.prefault({}),
   /**
    * Time limit of one command, git operations included, unless the command gives its own. No
@@ -193,6 +198,8 @@ export const containerInfoSchema = z.object({
   host: z.string(),
   /** The Ray node whose sandbox host made it (its `graph-planner.node` label); absent for a container made outside a cluster's hosts. */
   node: z.string().optional(),
+  /** The episode it serves (its `graph-planner.episode` label); absent for a container made outside an episode or by an older version. */
+  episode: z.string().optional(),
   created: z.string(),
   /** Whether the process that created it still runs on this host. */
   ownerAlive: z.boolean(),

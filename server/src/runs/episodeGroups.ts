@@ -7,6 +7,7 @@
  * one set, in the order the episodes started.
  */
 import type { GroupChoice, GroupSelection } from '../protocol/episodeGroup.js';
+import { episodeAttempt } from '../protocol/episodeName.js';
 import type { TrainingGroup } from '../protocol/runs.js';
 import { EventTail } from './eventTail.js';
 import { runLayout } from './layout.js';
@@ -88,6 +89,18 @@ function meanReward(members: readonly IndexedEpisode[]): number | null {
 const byMember = (a: IndexedEpisode, b: IndexedEpisode): number => (a.group?.member ?? 0) - (b.group?.member ?? 0) || a.order - b.order;
 const byOrder = (a: IndexedEpisode, b: IndexedEpisode): number => a.order - b.order;
 
+/**
+ * A task's rollouts as columns: attempts by number (a resumed run starts them out of order), as
+ * the Runs view lists them; episodes of other shapes after, in the order they started.
+ */
+const byAttempt = (a: IndexedEpisode, b: IndexedEpisode): number => {
+  const x = episodeAttempt(a);
+  const y = episodeAttempt(b);
+  if (x !== null && y !== null && x !== y) return x - y;
+  if ((x === null) !== (y === null)) return x === null ? 1 : -1;
+  return byOrder(a, b);
+};
+
 /** Resolves a selection against a run's episodes; a string says why nothing matches. */
 export function resolveGroup(episodes: readonly IndexedEpisode[], selection: GroupSelection): ResolvedGroup | string {
   const stepOfGroup = groupSteps(episodes);
@@ -95,7 +108,7 @@ export function resolveGroup(episodes: readonly IndexedEpisode[], selection: Gro
   const groups = new Map<string, IndexedEpisode[]>();
   for (const ep of episodes) if (ep.group !== undefined) groups.set(ep.group.group_id, [...(groups.get(ep.group.group_id) ?? []), ep]);
   const taskSet = (taskId: string): ResolvedGroup | string => {
-    const members = episodes.filter((e) => e.taskId === taskId).sort(byOrder);
+    const members = episodes.filter((e) => e.taskId === taskId).sort(byAttempt);
     if (members.length === 0) return `The run has no episode of the task ${taskId}.`;
     return { taskId, groupId: null, step: null, members, steps, choices: taskChoices(episodes), isTrainingGroup: false };
   };

@@ -43,3 +43,4 @@ export { readStepSamples, type StepSamplesRead } from './stepSamplesRead.js';
 export { defaultDrawnNodes, episodeCodeGraph, localiseEpisode, maxDrawnNodes, type EpisodeGoldSource, type EpisodeLocalisation } from './codeGraphView.js';
 export { runLocalisation, maxScoredEpisodes, type GoldFinder } from './runLocalisation.js';
 export type { DefinitionSpan } from './goldNodes.js';
+export { EpisodeFold } from './runSummary.js';

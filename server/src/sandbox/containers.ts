@@ -10,8 +10,8 @@ import { connectDocker } from './dockerClient.js';
 import { dockerErrorMessage } from './images/imageError.js';
 import { isoTimestamp } from '../util/time.js';
 
-/** The labels a sandbox backend puts on a container it creates for `task` of `run`. */
-export function ownerLabels(run: string, task: string, now: Date = new Date(), node?: string): Record<string, string> {
+/** The labels a sandbox backend puts on a container it creates for `task` of `run` (and `episode`, when it serves one). */
+export function ownerLabels(run: string, task: string, now: Date = new Date(), node?: string, episode?: string): Record<string, string> {
   return {
     [sandboxLabels.run]: run,
     [sandboxLabels.task]: task,
@@ -19,6 +19,7 @@ export function ownerLabels(run: string, task: string, now: Date = new Date(), n
     [sandboxLabels.host]: hostname(),
     [sandboxLabels.created]: isoTimestamp(now),
     ...(node === undefined ? {} : { [sandboxLabels.node]: node }),
+    ...(episode === undefined ? {} : { [sandboxLabels.episode]: episode }),
   };
 }
 
@@ -71,6 +72,7 @@ export function toContainerInfo(c: Docker.ContainerInfo, foreignHostsDead = fals
     pid,
     host,
     ...(labels[sandboxLabels.node] === undefined ? {} : { node: labels[sandboxLabels.node] }),
+    ...(labels[sandboxLabels.episode] === undefined ? {} : { episode: labels[sandboxLabels.episode] }),
     created: labels[sandboxLabels.created] ?? isoTimestamp(new Date(c.Created * 1000)),
     ownerAlive: ownerAlive(pid, host, foreignHostsDead),
   };

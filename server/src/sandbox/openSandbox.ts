@@ -19,6 +19,8 @@ export interface TaskSandboxOptions {
   run?: string;
   /** The Ray node of the sandbox host opening it, for its container's label; absent outside a cluster's hosts. */
   node?: string;
+  /** The episode it is opened for, for its container's label; absent outside an episode. */
+  episode?: string;
   /** Overrides the task's own backend (the `--backend` flag). */
   backend?: SandboxBackendName;
   limits?: Partial<SandboxLimits>;
@@ -102,6 +104,7 @@ export function sandboxSpecForTask(task: TaskEntry, options: TaskSandboxOptions)
     run: options.run ?? 'adhoc',
     ...(options.node === undefined ? {} : { node: options.node }),
     task: task.task_id,
+    ...(options.episode === undefined ? {} : { episode: options.episode }),
     limits: taskLimits(task, options.limits),
     commandTimeoutMs: options.commandTimeoutMs,
     outputLimitBytes: options.outputLimitBytes,

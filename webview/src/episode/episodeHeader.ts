@@ -5,6 +5,7 @@
  */
 import { formatLabel, type EpisodeFormat, type EpisodeHeader } from '../../../server/src/protocol/episodeView.js';
 import type { PatchRef } from '../../../server/src/protocol/episodeWebview.js';
+import { episodeAttempt, episodeName } from '../../../server/src/protocol/episodeName.js';
 import { shortNodeName } from '../../../server/src/protocol/rayNode.js';
 import { el, plural } from '../dom.js';
 import { signed } from './stepDetail.js';
@@ -62,14 +63,19 @@ export function episodeHeaderNode(header: EpisodeHeader, steps: number, actions:
     buttons.push(button('Replay', 'Re-execute the recorded actions in a fresh sandbox and report the first step that differs (gp trajectory replay)', actions.replay, 'replay', true));
   }
   const issue = header.issue;
-  const title = header.taskId ?? header.episodeId ?? header.file.split(/[\\/]/).pop() ?? 'Unknown task';
+  // Our episode goes by its one name (protocol/episodeName.ts), as its tab and the Runs view name
+  // it; the task follows a name that does not say it. Another tool's file goes by its task.
+  const ours = header.format === undefined || header.format.name === 'graph-planner';
+  const name = ours && header.episodeId !== null && header.taskId !== null ? episodeName({ episodeId: header.episodeId, taskId: header.taskId }) : null;
+  const title = name ?? header.taskId ?? header.episodeId ?? header.file.split(/[\\/]/).pop() ?? 'Unknown task';
+  const subtitle = name !== null ? (episodeAttempt({ episodeId: header.episodeId ?? '', taskId: header.taskId ?? '' }) === null ? `task ${header.taskId ?? ''}` : null) : header.episodeId !== null && header.episodeId !== title ? header.episodeId : null;
   return el(
     'header',
     { class: 'episode-header' },
     el(
       'div',
       { class: 'title-row' },
-      el('h1', {}, title, header.episodeId !== null && header.episodeId !== title ? el('span', { class: 'muted' }, ` · ${header.episodeId}`) : ''),
+      el('h1', {}, title, subtitle === null ? '' : el('span', { class: 'muted' }, ` · ${subtitle}`)),
       el('span', { class: `state ${state[0]}`, attrs: { id: 'episode-state' } }, state[1] ?? ''),
       el('span', { class: 'toolbar' }, ...buttons),
     ),

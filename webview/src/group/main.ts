@@ -9,6 +9,7 @@
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import { groupHostMessageSchema, type EpisodeGroupResult, type GroupCell, type GroupColumn } from '../../../server/src/protocol/episodeGroup.js';
 import type { GroupWebviewMessage } from '../../../server/src/protocol/groupWebview.js';
+import { episodeName } from '../../../server/src/protocol/episodeName.js';
 import { el, plural } from '../dom.js';
 import { adoptEpisodeStyles } from '../episode/episodeStyles.js';
 import { signed } from '../episode/stepDetail.js';
@@ -82,25 +83,31 @@ function summary(g: Group): HTMLElement {
   return el(
     'p',
     { class: 'group-summary', attrs: { id: 'group-summary' } },
-    `${plural(g.columns.length + g.leftOut, 'rollout')} · reward mean ${fixed(a.mean)}, std ${fixed(a.std)} · advantage ${formula}, as Verl’s ${a.estimator === 'grpo' ? 'GRPO' : 'GRPO (not this run’s estimator)'} · aligned on rollout ${columnName(g.columns[g.reference], g.reference)} · `,
+    `${plural(g.columns.length + g.leftOut, 'rollout')} · reward mean ${fixed(a.mean)}, std ${fixed(a.std)} · advantage ${formula}, as Verl’s ${a.estimator === 'grpo' ? 'GRPO' : 'GRPO (not this run’s estimator)'} · aligned on rollout ${columnName(g.columns[g.reference], g.reference, g.taskId)} · `,
     divergence,
   );
 }
 
-function columnName(c: GroupColumn | undefined, index: number): string {
-  return c?.member === null || c === undefined ? `#${index + 1}` : `#${c.member}`;
+/**
+ * A rollout's name in its column: an attempt's is the episode's one name (`sample-calc-add#3`,
+ * protocol/episodeName.ts), as the Runs view and the viewer's tab show it; a training group's
+ * member is its number in the group, its episode's long name being in the column's tooltip.
+ */
+function columnName(c: GroupColumn | undefined, index: number, taskId: string): string {
+  if (c === undefined) return `#${index + 1}`;
+  return c.member === null ? episodeName({ episodeId: c.episodeId, taskId }) : `#${c.member}`;
 }
 
-function columnHead(c: GroupColumn, index: number, reference: number): HTMLElement {
+function columnHead(c: GroupColumn, index: number, reference: number, taskId: string): HTMLElement {
   const adv = c.advantage;
   const head = el(
     'th',
     {
       class: `col${index === reference ? ' reference' : ''}`,
-      title: `${c.episodeId}${c.terminationReason === null ? '' : ` · ${c.terminationReason}`}${c.problem === null ? '' : `\n${c.problem}`}\nClick to open it in the trajectory viewer.`,
+      title: `${episodeName({ episodeId: c.episodeId, taskId })}${c.terminationReason === null ? '' : ` · ${c.terminationReason}`}${c.problem === null ? '' : `\n${c.problem}`}\nClick to open it in the trajectory viewer.`,
       attrs: { scope: 'col', tabindex: '0', role: 'button', 'data-column': String(index) },
     },
-    el('div', { class: 'col-title' }, el('strong', {}, columnName(c, index)), index === reference ? el('span', { class: 'muted' }, ' reference') : '', el('span', { class: `state ${c.state === 'resolved' ? 'resolved' : c.state === 'running' ? 'running' : 'unresolved'}` }, stateLabel[c.state])),
+    el('div', { class: 'col-title' }, el('strong', {}, columnName(c, index, taskId)), index === reference ? el('span', { class: 'muted' }, ' reference') : '', el('span', { class: `state ${c.state === 'resolved' ? 'resolved' : c.state === 'running' ? 'running' : 'unresolved'}` }, stateLabel[c.state])),
     el(
       'div',
       { class: 'col-figures' },
@@ -141,7 +148,7 @@ function cell(c: GroupCell | null, column: number): HTMLElement {
 }
 
 function table(g: Group): HTMLElement {
-  const head = el('tr', {}, el('th', { class: 'rowhead corner', attrs: { scope: 'col' } }, 'row'), ...g.columns.map((c, i) => columnHead(c, i, g.reference)));
+  const head = el('tr', {}, el('th', { class: 'rowhead corner', attrs: { scope: 'col' } }, 'row'), ...g.columns.map((c, i) => columnHead(c, i, g.reference, g.taskId)));
   const body = g.rows.map((row, i) => {
     const diverges = i === g.divergence;
     return el(
