@@ -117,7 +117,7 @@ test('lists our containers with whether their owner still runs', async () => {
 test('gp containers list prints a table with short ids, owner state and age', async () => {
   const io = capture();
   assert.equal(await containersList(['--all', '--run', run], io), 0);
-  assert.match(io.lines[0] ?? '', /^ID\s+RUN\s+TASK\s+STATE\s+OWNER\s+AGE$/);
+  assert.match(io.lines[0] ?? '', /^ID\s+RUN\s+EPISODE\s+STATE\s+OWNER\s+AGE$/);
   const deadLine = io.lines.find((l) => l.startsWith(ids.dead.slice(0, 12)));
   assert.ok(deadLine, io.lines.join('\n'));
   assert.match(deadLine, new RegExp(`^${ids.dead.slice(0, 12)}\\s+${run}\\s+dead-owner\\s+created\\s+dead\\s+\\d+[smhd]$`));
@@ -134,7 +134,7 @@ test('a container a sandbox host made lists with its Ray node, and gp containers
   assert.equal((await ours()).some((c) => c.node !== undefined), false, 'containers without the label have no node');
   const io = capture();
   assert.equal(await containersList(['--all', '--run', nodeRun], io), 0);
-  assert.match(io.lines[0] ?? '', /^ID\s+RUN\s+TASK\s+NODE\s+STATE\s+OWNER\s+AGE$/);
+  assert.match(io.lines[0] ?? '', /^ID\s+RUN\s+EPISODE\s+NODE\s+STATE\s+OWNER\s+AGE$/);
   assert.match(io.lines[1] ?? '', new RegExp(`^[0-9a-f]{12}\\s+${nodeRun}\\s+on-node\\s+worker-7\\s+created\\s+alive\\s+\\d+[smhd]$`));
 });
 

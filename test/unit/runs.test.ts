@@ -16,6 +16,7 @@ import {
   RecordError,
   TrajectoryWriter,
   episodeFileName,
+  legacyEpisodeFileName,
   instanceFolderName,
   listRuns,
   parseTrajectory,
@@ -172,8 +173,25 @@ test('trajectory file names are filename-safe and distinct for ids that differ o
   const ids = ['django__django-11099', 'a/b', 'a_b', 'a b', 'task#2', 'task_2', '../up', '.hidden'];
   const names = ids.map(episodeFileName);
   assert.equal(new Set(names).size, ids.length);
-  for (const n of names) assert.match(n, /^[A-Za-z0-9_][A-Za-z0-9._-]*\.jsonl$/);
+  for (const n of names) assert.match(n, /^[A-Za-z0-9_][A-Za-z0-9._-]*(#[1-9]\d*)?\.jsonl$/);
   assert.equal(episodeFileName('django__django-11099'), 'django__django-11099.jsonl', 'a safe id is kept as it is');
+  // An attempt's file is named by the episode's one name, so the viewer's tab says what the Runs view says (issue 27).
+  assert.equal(episodeFileName('sample-calc-add#10'), 'sample-calc-add#10.jsonl');
+  assert.notEqual(episodeFileName('a b#2'), 'a b#2.jsonl', 'only a safe task id keeps its attempt suffix as it is');
+  assert.match(episodeFileName('task#0'), /^task_0-[0-9a-f]{8}\.jsonl$/, 'attempts count from 1');
+});
+
+test('a run folder an earlier version wrote keeps its attempts\' trajectory names, and a new one gets the episode\'s name', () => {
+  const d = dir();
+  mkdirSync(join(d, 'trajectories'));
+  const legacy = legacyEpisodeFileName('t#2');
+  assert.match(legacy, /^t_2-[0-9a-f]{8}\.jsonl$/);
+  assert.equal(runLayout(d).trajectory('t#2'), join(d, 'trajectories', 't#2.jsonl'), 'nothing on disk: the new name');
+  writeFileSync(join(d, 'trajectories', legacy), '');
+  assert.equal(runLayout(d).trajectory('t#2'), join(d, 'trajectories', legacy), 'only the old file: it is the episode\'s');
+  assert.equal(runLayout(d).trajectoryRelative('t#2'), join('trajectories', legacy));
+  writeFileSync(join(d, 'trajectories', 't#2.jsonl'), '');
+  assert.equal(runLayout(d).trajectory('t#2'), join(d, 'trajectories', 't#2.jsonl'), 'both: the new name wins');
 });
 
 test('the instance report writer puts each report where the layout says, whatever the id', async () => {

@@ -49,7 +49,7 @@ test('gp trajectory show prints the task, a block per step and the outcome; --st
   const { io: a, out } = io();
   assert.equal(await trajectoryShow([resolved], a, process.cwd(), false), 0);
   const text = out.join('\n');
-  assert.match(text, /^sample-calc-add {2}task sample-calc-add$/m);
+  assert.match(text, /^sample-calc-add$/m);
   assert.match(text, /^step 3 {2}repair 1 candidate/m);
   assert.match(text, /^resolved · submitted · reward 1\.00 · 4 steps · \d+\.\d s$/m);
   assert.ok(!text.includes('\u001b['), 'no colour when asked for none');

@@ -1,5 +1,5 @@
 /** The run directory model (ARCHITECTURE.md §3): layout, status, events, trajectories, test runs, report, discovery. */
-export { runLayout, episodeFileName, instanceFolderName, type RunLayout } from './layout.js';
+export { runLayout, episodeFileName, legacyEpisodeFileName, instanceFolderName, type RunLayout } from './layout.js';
 export { JsonLinesWriter, RecordError, parseJsonLines, toJsonLine, checkRecord, type ParsedLines } from './jsonLines.js';
 export { writeStatus, readStatus, type StatusRead } from './status.js';
 export { RunLock, ownerGone, type RunLockResult } from './runLock.js';

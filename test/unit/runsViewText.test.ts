@@ -1,0 +1,68 @@
+/**
+ * What the Runs view shows of a run's episodes (extension/src/views/runsText.ts): grouped by task
+ * once a task has several attempts, each task with its outcomes, and the Compare picker's items
+ * (extension/src/episodePicker.ts) sorted by task and attempt with their outcomes (issue 27).
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { pickerEntries, type FoundTrajectory } from '../../extension/src/episodePicker.js';
+import { describeTask, runChildren, taskIcon } from '../../extension/src/views/runsText.js';
+import type { EpisodeSummary } from '../../server/src/protocol/runsView.js';
+
+function episode(episodeId: string, taskId: string, state: EpisodeSummary['state'], totalReward: number | null = state === 'resolved' ? 1 : state === 'running' ? null : 0): EpisodeSummary {
+  return { episodeId, taskId, state, steps: state === 'running' ? null : 4, totalReward, terminationReason: state === 'running' ? null : 'submitted', sandboxHost: null, trajectory: `/w/outputs/run-a/trajectories/${episodeId}.jsonl` };
+}
+
+test('a run whose tasks ran once each lists its episodes, sorted by task', () => {
+  const children = runChildren([episode('b', 'b', 'resolved'), episode('a', 'a', 'unresolved')]);
+  assert.equal(children.grouped, false);
+  assert.deepEqual(children.grouped ? [] : children.episodes.map((e) => e.episodeId), ['a', 'b']);
+});
+
+test('a run with several attempts per task lists tasks, each with its attempts in order, however they arrived', () => {
+  const arrived = [episode('t2#2', 't2', 'resolved'), episode('t10#1', 't10', 'unresolved'), episode('t2#10', 't2', 'running'), episode('t2#1', 't2', 'resolved'), episode('t10#2', 't10', 'error')];
+  const children = runChildren(arrived);
+  assert.equal(children.grouped, true);
+  assert.deepEqual(children.grouped ? children.tasks.map((t) => [t.taskId, t.episodes.map((e) => e.episodeId)]) : [], [['t2', ['t2#1', 't2#2', 't2#10']], ['t10', ['t10#1', 't10#2']]]);
+});
+
+test('a task row says how many attempts were resolved, their mean reward and what still runs, with an icon for the mix', () => {
+  const some = { taskId: 't', episodes: [episode('t#1', 't', 'resolved'), episode('t#2', 't', 'unresolved'), episode('t#3', 't', 'resolved', 0.5)] };
+  assert.equal(describeTask(some), '2/3 resolved · mean reward 0.50');
+  assert.deepEqual(taskIcon(some), { id: 'pass', color: 'charts.yellow' });
+  const running = { taskId: 't', episodes: [episode('t#1', 't', 'resolved'), episode('t#2', 't', 'running')] };
+  assert.equal(describeTask(running), '1/2 resolved · mean reward 1.00 · 1 running');
+  assert.equal(taskIcon(running).id, 'sync~spin');
+  const all = { taskId: 't', episodes: [episode('t#1', 't', 'resolved'), episode('t#2', 't', 'resolved')] };
+  assert.equal(taskIcon(all).id, 'pass-filled');
+  const none = { taskId: 't', episodes: [episode('t#1', 't', 'unresolved'), episode('t#2', 't', 'error')] };
+  assert.equal(describeTask(none), '0/2 resolved · mean reward 0.00 · 1 errored');
+  assert.equal(taskIcon(none).id, 'circle-slash');
+});
+
+const found = (run: string, ep: EpisodeSummary | undefined, stem = ep?.episodeId ?? 'x'): FoundTrajectory => ({ path: `/w/outputs/${run}/trajectories/${stem}.jsonl`, run, episode: ep });
+
+test('the Compare picker names each episode as the Runs view does, with its outcome, sorted by task then attempt, newest run first', () => {
+  const items = [
+    found('run-2026-11-25', episode('b#1', 'b', 'resolved')),
+    found('run-2026-11-26', episode('a#10', 'a', 'unresolved')),
+    found('run-2026-11-26', episode('a#2', 'a', 'resolved')),
+    found('run-2026-11-25', episode('a#2', 'a', 'error')),
+  ];
+  const { sameTask, rest } = pickerEntries(items, undefined);
+  assert.deepEqual(sameTask, []);
+  assert.deepEqual(rest.map((e) => `${e.label} | ${e.description}`), [
+    '$(pass-filled) a#2 | resolved · reward 1.00 · 4 steps · run-2026-11-26',
+    '$(error) a#2 | error · reward 0.00 · 4 steps · run-2026-11-25',
+    '$(circle-slash) a#10 | unresolved · reward 0.00 · 4 steps · run-2026-11-26',
+    '$(pass-filled) b#1 | resolved · reward 1.00 · 4 steps · run-2026-11-25',
+  ]);
+});
+
+test('comparing with an episode puts the other attempts at its task first and leaves it out', () => {
+  const first = found('r', episode('a#1', 'a', 'resolved'));
+  const items = [first, found('r', episode('b#1', 'b', 'resolved')), found('r', episode('a#2', 'a', 'running')), found('old', undefined, 'a_3-0cc26b3c')];
+  const { sameTask, rest } = pickerEntries(items, first);
+  assert.deepEqual(sameTask.map((e) => e.label), ['$(sync) a#2', '$(file) a_3-0cc26b3c'], 'a file an older version named is known by its stem, under its task');
+  assert.deepEqual(rest.map((e) => e.label), ['$(pass-filled) b#1']);
+});
