@@ -8,11 +8,12 @@
 import assert from 'node:assert/strict';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
 import { planLaunch, startDetached } from '../../server/src/launch/index.js';
 import type { LaunchPlanResult, LaunchSpec, LaunchStartResult, RunActionResult, RunEpisodesResult, RunsChanged, RunsListResult } from '../../server/src/protocol/index.js';
+import { episodeName } from '../../server/src/protocol/episodeName.js';
 import { engineServices, startHarness, type Harness } from '../support/lspHarness.js';
 
 const repoRoot = resolve(__dirname, '../..');
@@ -104,6 +105,25 @@ test('a launch starts detached, its run arrives through pushes while watched and
   assert.notEqual(relaunch.runDir, started.runDir, 'a re-launch writes a new folder');
   assert.ok(relaunch.args.includes(join(started.runDir, 'resolved_config.yaml')), relaunch.display);
 
+  const removed = (await h.client.sendRequest('graphPlanner/runs/action', { dir: started.runDir, action: 'remove' })) as RunActionResult;
+  assert.ok(removed.ok, removed.message);
+  await pushed((c) => c.removed.includes(started.runDir), 'the removal');
+  await h.client.sendRequest('graphPlanner/runs/watch', { watching: false });
+});
+
+test('a task attempted twice gives two episodes whose names are their trajectories\' file names, as the viewer\'s tab shows them (issue 27)', async () => {
+  await h.client.sendRequest('graphPlanner/runs/watch', { watching: true });
+  const spec = newRun('ok.yaml');
+  const twice: LaunchSpec = spec.mode === 'new' ? { ...spec, run: { ...spec.run, tasks: ['sample-version'], attempts: 2 } } : spec;
+  const started = (await h.client.sendRequest('graphPlanner/launch/start', twice)) as LaunchStartResult;
+  assert.ok(started.ok, JSON.stringify(started));
+  await pushed((c) => c.changed.some((r) => r.dir === started.runDir && r.state === 'finished'), 'the run of two attempts finished');
+  const eps = (await h.client.sendRequest('graphPlanner/runs/episodes', { dir: started.runDir })) as RunEpisodesResult;
+  assert.deepEqual(eps.episodes.map((e) => episodeName(e)).sort(), ['sample-version#1', 'sample-version#2']);
+  for (const e of eps.episodes) {
+    assert.ok(existsSync(e.trajectory), `${e.trajectory} exists`);
+    assert.equal(basename(e.trajectory), `${episodeName(e)}.jsonl`);
+  }
   const removed = (await h.client.sendRequest('graphPlanner/runs/action', { dir: started.runDir, action: 'remove' })) as RunActionResult;
   assert.ok(removed.ok, removed.message);
   await pushed((c) => c.removed.includes(started.runDir), 'the removal');
