@@ -112,7 +112,9 @@ export function taskIcon(task: TaskAttempts): { readonly id: string; readonly co
  * (`protocol/episodeName.ts`). Grouped under a row per task once some task has more than one
  * episode; otherwise the episodes themselves, since a task row would only repeat its one episode.
  */
-export function runChildren(episodes: readonly EpisodeSummary[]): { readonly grouped: false; readonly episodes: readonly EpisodeSummary[] } | { readonly grouped: true; readonly tasks: readonly TaskAttempts[] } {
+export type RunChildren = { readonly grouped: false; readonly episodes: readonly EpisodeSummary[] } | { readonly grouped: true; readonly tasks: readonly TaskAttempts[] };
+
+export function runChildren(episodes: readonly EpisodeSummary[]): RunChildren {
   const tasks = groupByTask(episodes);
   if (tasks.every((t) => t.episodes.length === 1)) return { grouped: false, episodes: tasks.flatMap((t) => t.episodes) };
   return { grouped: true, tasks };

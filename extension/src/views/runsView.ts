@@ -1,10 +1,10 @@
 /**
  * The Runs view: every run folder under the workspace's run roots with its state, progress and
- * timing, and its episodes as children. The server discovers and watches the runs and pushes what
+ * timing, and its episodes as children, under a row per task once a task has several attempts
+ * (`runsText.ts`'s `runChildren`; the rows themselves are `runItems.ts`'s). The server discovers and watches the runs and pushes what
  * changed while the view is visible (`runs/changed`); this module renders, and acts through the
  * server (stop, delete), the launcher (resume, re-launch) and plain editor commands (open files).
  */
-import { join } from 'node:path';
 import * as vscode from 'vscode';
 import { trajectoryViewType, viewCommands, viewIds } from '../contributions.js';
 import type { Ctx } from '../ctx.js';
@@ -13,16 +13,10 @@ import { launch, onDidLaunch } from '../launchFlow.js';
 import { showEpisodeGroup } from '../episodeGroup.js';
 import { showRunMetrics } from '../metricsPanel.js';
 import { runAction, runEpisodes, runsChanged, runsList, runsWatch, type EpisodeSummary, type RunsChanged, type RunSummary } from '../serverMessages.js';
-import { episodeName } from '../../../server/src/protocol/episodeName.js';
-import { describeEpisode, describeEpisodeHost, describeNodes, describeRun, describeTask, durationOf, episodeStateIcons, runChildren, taskIcon, type TaskAttempts } from './runsText.js';
+import { episodeItem, runItem, taskItem, type RunsNode as Node } from './runItems.js';
+import { runChildren, type RunChildren, type TaskAttempts } from './runsText.js';
 
 const tickMs = 5000;
-
-type Node =
-  | { readonly kind: 'run'; readonly dir: string }
-  | { readonly kind: 'task'; readonly dir: string; readonly taskId: string }
-  | { readonly kind: 'episode'; readonly dir: string; readonly episodeId: string }
-  | { readonly kind: 'message'; readonly text: string };
 
 export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposable {
   private readonly runs = new Map<string, RunSummary>();
@@ -30,6 +24,8 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   private readonly runNodes = new Map<string, Node>();
   private readonly episodeNodes = new Map<string, Node>();
   private readonly taskNodes = new Map<string, Node>();
+  /** Each run's episodes as the view lists them (`childrenOf`), dropped whenever they change. */
+  private readonly grouping = new Map<string, RunChildren>();
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
   readonly onDidChangeTreeData = this.changed.event;
   private readonly view: vscode.TreeView<Node>;
@@ -71,7 +67,10 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
       const ep = this.episodes.get(node.dir)?.get(node.episodeId);
       return ep === undefined ? new vscode.TreeItem(node.episodeId) : episodeItem(ep, node);
     }
-    if (node.kind === 'task') return taskItem(this.taskAttempts(node.dir, node.taskId), node.dir, this.taskCount(node.dir));
+    if (node.kind === 'task') {
+      const children = this.childrenOf(node.dir);
+      return taskItem(this.taskAttempts(node.dir, node.taskId), node.dir, children.grouped ? children.tasks.length : 1);
+    }
     const run = this.runs.get(node.dir);
     return run === undefined ? new vscode.TreeItem(node.dir) : runItem(run);
   }
@@ -88,7 +87,8 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     const result = await client.sendRequest(runEpisodes, { dir: node.dir });
     const map = new Map(result.episodes.map((e) => [e.episodeId, e]));
     this.episodes.set(node.dir, map);
-    const children = runChildren([...map.values()]);
+    this.grouping.delete(node.dir);
+    const children = this.childrenOf(node.dir);
     const nodes: Node[] = children.grouped ? children.tasks.map((t) => this.taskNode(node.dir, t.taskId)) : children.episodes.map((e) => this.episodeNode(node.dir, e.episodeId));
     if (result.problem !== null) nodes.unshift({ kind: 'message', text: `⚠ ${result.problem}` });
     if (nodes.length === 0) nodes.push({ kind: 'message', text: this.runs.get(node.dir)?.kind === 'verify' ? 'A verification runs no episodes: each task’s verdict shows in the Tasks view.' : 'No episode has started yet.' });
@@ -102,19 +102,25 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     return ep !== undefined && this.isGrouped(node.dir) ? this.taskNode(node.dir, ep.taskId) : this.runNode(node.dir);
   }
 
+  /**
+   * A run's episodes sorted and grouped by task, computed once per change to them: every task row
+   * and every episode's parent read it, so a run of thousands of episodes is sorted once, not per row.
+   */
+  private childrenOf(dir: string): RunChildren {
+    let children = this.grouping.get(dir);
+    if (children === undefined) this.grouping.set(dir, (children = runChildren([...(this.episodes.get(dir)?.values() ?? [])])));
+    return children;
+  }
+
   /** A task's attempts in a run, in order, as far as the view knows them. */
   private taskAttempts(dir: string, taskId: string): TaskAttempts {
-    const children = runChildren([...(this.episodes.get(dir)?.values() ?? [])]);
+    const children = this.childrenOf(dir);
     const episodes = children.grouped ? (children.tasks.find((t) => t.taskId === taskId)?.episodes ?? []) : children.episodes.filter((e) => e.taskId === taskId);
     return { taskId, episodes };
   }
 
-  private taskCount(dir: string): number {
-    return new Set([...(this.episodes.get(dir)?.values() ?? [])].map((e) => e.taskId)).size;
-  }
-
   private isGrouped(dir: string): boolean {
-    return runChildren([...(this.episodes.get(dir)?.values() ?? [])]).grouped;
+    return this.childrenOf(dir).grouped;
   }
 
   private sortedRuns(): RunSummary[] {
@@ -195,6 +201,7 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     for (const dir of change.removed) {
       structural = this.runs.delete(dir) || structural;
       this.episodes.delete(dir);
+      this.grouping.delete(dir);
     }
     for (const { dir, episodes } of change.episodes) {
       const map = this.episodes.get(dir);
@@ -205,6 +212,7 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
         if (!map.has(ep.episodeId)) added = true;
         map.set(ep.episodeId, ep);
       }
+      this.grouping.delete(dir);
       // A new episode can turn a flat list into tasks, or add a task or an attempt: the run's children are drawn again.
       if (added || wasGrouped !== this.isGrouped(dir)) {
         structural = true;
@@ -378,90 +386,4 @@ async function openTrajectory(ep: EpisodeSummary, asText = false): Promise<void>
   const last = Math.max(0, document.lineCount - (document.lineAt(document.lineCount - 1).isEmptyOrWhitespace ? 2 : 1));
   const range = document.lineAt(last).range;
   await vscode.window.showTextDocument(document, { selection: new vscode.Range(range.start, range.start), preview: true });
-}
-
-const stateIcons: Record<RunSummary['state'], [string, string | undefined]> = {
-  running: ['sync~spin', 'charts.blue'],
-  finished: ['pass', 'testing.iconPassed'],
-  failed: ['error', 'testing.iconFailed'],
-  interrupted: ['debug-pause', 'charts.yellow'],
-  unknown: ['question', undefined],
-};
-
-function runItem(run: RunSummary): vscode.TreeItem {
-  const item = new vscode.TreeItem(run.name, vscode.TreeItemCollapsibleState.Collapsed);
-  item.id = run.dir;
-  const [icon, color] = run.problem !== null && run.state === 'unknown' ? ['warning', 'problemsWarningIcon.foreground'] : stateIcons[run.state];
-  item.iconPath = new vscode.ThemeIcon(icon, color === undefined ? undefined : new vscode.ThemeColor(color));
-  item.description = describeRun(run, Date.now());
-  item.tooltip = runTooltip(run);
-  const flags = [
-    `state-${run.state}`,
-    run.relaunchable ? 'relaunchable' : '',
-    run.relaunchable && run.state !== 'running' && run.state !== 'finished' ? 'resumable' : '',
-    run.hasReport ? 'hasReport' : '',
-    run.hasLog ? 'hasLog' : '',
-    run.hasMetrics ? 'hasMetrics' : '',
-  ].filter((f) => f !== '');
-  item.contextValue = ['run', ...flags].join(' ');
-  item.resourceUri = undefined;
-  return item;
-}
-
-/**
- * A model agent's run in one row: its own steps, its parse failures, what the fallback took, and
- * the resolved episodes it reached alone, so a rate a fallback padded never passes unsaid.
- */
-function modelRow(m: NonNullable<RunSummary['model']>): string {
-  const failed = Object.values(m.parse_failures).reduce((a, b) => a + b, 0);
-  const fallback = m.fallback_enabled ? `, fallback took ${m.fallback_steps}` : ', fallback off';
-  return `${m.model_steps} of ${m.steps} steps from its own replies, ${failed} of ${m.calls} replies failed to parse${fallback}; resolved by the model alone: ${m.resolved_by_model_alone}${m.resolved_with_fallback > 0 ? `, with the fallback: ${m.resolved_with_fallback}` : ''}`;
-}
-
-function runTooltip(run: RunSummary): vscode.MarkdownString {
-  const md = new vscode.MarkdownString(undefined, true);
-  md.appendMarkdown(`**${run.name}** — ${run.state}${run.stale ? ' (its process is gone)' : ''}\n\n`);
-  if (run.command !== null) md.appendCodeblock(run.command, 'shell');
-  const rows: [string, string | null][] = [
-    ['Agent', run.agent],
-    ['Episodes', run.episodes === null ? null : `${run.episodes.finished} of ${run.episodes.total} finished, ${run.episodes.resolved} resolved, ${run.episodes.errored} errored`],
-    ['Backend', run.backend === null ? null : `docker ${run.backend.episodes.docker}, local ${run.backend.episodes.local}${run.backend.fallbacks.length > 0 ? ` (fell back: ${run.backend.fallbacks.map((f) => f.reason).join('; ')})` : ''}`],
-    ['Model', run.model === null ? null : modelRow(run.model)],
-    ['Ray nodes', describeNodes(run)],
-    // A training run's metrics are TensorBoard event files too (runs/tensorboardEvents.ts).
-    ['TensorBoard', run.hasMetrics ? `tensorboard --logdir ${join(run.dir, 'tensorboard')}` : null],
-    ['Started', run.startedAt],
-    ['Duration', durationOf(run, Date.now())],
-    ['Ended', run.exitReason === null ? run.endedAt : `${run.endedAt ?? ''} — ${run.exitReason}`],
-    ['Folder', run.dir],
-  ];
-  for (const [k, v] of rows) if (v !== null && v !== '') md.appendMarkdown(`${k}: ${v.replace(/[\\`*_{}[\]()#+\-.!|]/g, '\\$&')}  \n`);
-  if (run.problem !== null) md.appendMarkdown(`\n$(warning) ${run.problem.replace(/[\\`*_{}[\]()#+\-.!|]/g, '\\$&')}`);
-  return md;
-}
-
-function taskItem(task: TaskAttempts, dir: string, tasksInRun: number): vscode.TreeItem {
-  // The only task of a run opens with it: its row would otherwise be one more click to nothing new.
-  const item = new vscode.TreeItem(task.taskId, tasksInRun === 1 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
-  item.id = `${dir}\0task\0${task.taskId}`;
-  const icon = taskIcon(task);
-  item.iconPath = new vscode.ThemeIcon(icon.id, icon.color === undefined ? undefined : new vscode.ThemeColor(icon.color));
-  item.description = describeTask(task);
-  item.tooltip = `${task.taskId}: ${task.episodes.length} ${task.episodes.length === 1 ? 'attempt' : 'attempts'}, ${describeTask(task)}`;
-  item.contextValue = 'task';
-  return item;
-}
-
-function episodeItem(ep: EpisodeSummary, node: Node): vscode.TreeItem {
-  const name = episodeName(ep);
-  const item = new vscode.TreeItem(name, vscode.TreeItemCollapsibleState.None);
-  item.id = `${node.kind === 'episode' ? node.dir : ''}\0${ep.episodeId}`;
-  const icon = episodeStateIcons[ep.state];
-  item.iconPath = new vscode.ThemeIcon(icon.id, icon.color === undefined ? undefined : new vscode.ThemeColor(icon.color));
-  item.description = describeEpisode(ep);
-  const host = describeEpisodeHost(ep);
-  item.tooltip = `${name}: ${ep.state}${ep.terminationReason === null ? '' : ` (${ep.terminationReason})`}${host === null ? '' : `\n${host}`}\n${ep.trajectory}`;
-  item.contextValue = 'episode';
-  item.command = { command: viewCommands.episodeOpen.id, title: viewCommands.episodeOpen.title, arguments: [node] };
-  return item;
 }
