@@ -16,7 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import { repoRoot, startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
-import { chooseFromContextMenu, expandRow, rowLocator, showView, waitForRow, widenSideBar } from './views.js';
+import { chooseFromContextMenu, expandRow, rowLocator, runRowLabel, showView, waitForRow, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { runCommand, screenshot } from './workbench.js';
 
@@ -73,7 +73,7 @@ void describe('An episode on the code graph in VS Code (code-server + Chromium)'
       scenarios.activation = 'ready';
       await showView(s.page, 'Runs');
       await widenSideBar(s.page, 60);
-      await expandRow(s.page, 'Runs', run);
+      await expandRow(s.page, 'Runs', runRowLabel(run));
       await rowLocator(s.page, 'Runs', 'sample-calc-add').click();
       const viewer = await webviewWith(s.page, '#code-graph', 'the trajectory viewer with its Code graph button');
       await waitFor('the viewer to show sample-calc-add', async () => ((await text(viewer, '#episode-state')) === 'Resolved' ? done(true) : pending(await text(viewer, '#episode-state'))));
@@ -166,8 +166,8 @@ void describe('An episode on the code graph in VS Code (code-server + Chromium)'
       writeFileSync(join(to, 'step_samples.jsonl'), [sampled(1, 'sample-version'), sampled(2, 'sample-calc-add'), sampled(3, 'sample-calc-add-unittest')].map((l) => JSON.stringify(l)).join('\n') + '\n');
       writeFileSync(join(to, 'metrics.jsonl'), [1, 2, 3].map((step) => JSON.stringify({ source: 'verl', ts: '2026-11-23T00:00:00Z', attempt: 1, step, data: { 'critic/score/mean': step / 3 } })).join('\n') + '\n');
       await showView(s.page, 'Runs');
-      await waitForRow(s.page, 'Runs', `${copy} with its metrics`, (r) => r.label === copy, { timeoutMs: 30_000 });
-      await chooseFromContextMenu(s.page, 'Runs', copy, 'Show Metrics');
+      await waitForRow(s.page, 'Runs', `${copy} with its metrics`, (r) => r.label === runRowLabel(copy), { timeoutMs: 30_000 });
+      await chooseFromContextMenu(s.page, 'Runs', runRowLabel(copy), 'Show Metrics');
       const page = await webviewWith(s.page, '#localisation h2', 'the metrics page with its localisation section');
       await waitFor('the localisation charts with their steps', async () => {
         const points = await page.locator('#chart-recall-functions').getAttribute('data-points').catch(() => null);

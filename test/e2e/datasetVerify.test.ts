@@ -19,7 +19,7 @@ import { taskVerdictSchema } from '../../server/src/protocol/verify.js';
 import { processAlive } from '../../server/src/util/processAlive.js';
 import { startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
-import { chooseFromContextMenu, expandRow, formatRows, rowLocator, showView, terminalText, viewPane, viewRows, waitForRow, widenSideBar } from './views.js';
+import { chooseFromContextMenu, expandRow, formatRows, rowLocator, runRowLabel, showView, terminalText, viewPane, viewRows, waitForRow, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { openFile, runCommand, screenshot } from './workbench.js';
 
@@ -132,7 +132,7 @@ void describe('Verify Tasks… in VS Code (code-server + Chromium)', () => {
       const verdicts = readFileSync(join(s.workspace, 'outputs', run, 'verdicts.jsonl'), 'utf8').trim().split('\n').map((l) => taskVerdictSchema.parse(JSON.parse(l)));
       assert.equal(verdicts.length, sampleTasks);
       assert.ok(verdicts.every((v) => v.status === 'certified' && v.repeats === 2 && v.backend === 'local'), JSON.stringify(verdicts.map((v) => [v.task_id, v.status])));
-      await waitForRow(s.page, 'Runs', 'the verification in the Runs view', (r) => r.label === run);
+      await waitForRow(s.page, 'Runs', 'the verification in the Runs view', (r) => r.label === runRowLabel(run));
 
       await showView(s.page, 'Tasks');
       await expandRow(s.page, 'Tasks', 'datasets/samples.jsonl');

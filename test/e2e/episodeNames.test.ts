@@ -26,7 +26,7 @@ import { errorMessage } from '../../server/src/util/errors.js';
 import { startSession, stopSession } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
 import { screenshotThemes } from './themes.js';
-import { acceptQuickPick, expandRow, formatRows, quickPickRows, rowLocator, showView, viewRows, waitForRow, type Row } from './views.js';
+import { acceptQuickPick, expandRow, formatRows, quickPickRows, type Row, rowLocator, runRowLabel, showView, viewRows, waitForRow } from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { openFile, runCommand } from './workbench.js';
 
@@ -82,9 +82,9 @@ void describe('One name per episode in VS Code (code-server + Chromium)', () => 
       if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
       await showView(s.page, 'Runs');
       // The state and the result lead the run's line, so the side bar's default width keeps them.
-      const runRow = await waitForRow(s.page, 'Runs', `${run} finished with its result first`, (r) => r.label === run && r.description.startsWith(`finished · ${report.resolved}/${report.total} resolved · `));
+      const runRow = await waitForRow(s.page, 'Runs', `${run} finished with its result first`, (r) => r.label === runRowLabel(run) && r.description.startsWith(`finished · ${report.resolved}/${report.total} resolved · `));
       assert.match(runRow.description, / · rollout · rule$/);
-      await expandRow(s.page, 'Runs', run);
+      await expandRow(s.page, 'Runs', runRowLabel(run));
       const taskRows = await waitFor('a row per task under the run, in order, each with its attempts\' outcome', async () => {
         const rows = await viewRows(s.page, 'Runs');
         const level2 = rows.filter((r) => r.level === 2);

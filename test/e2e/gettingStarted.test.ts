@@ -17,7 +17,7 @@ import type { Locator, Page } from 'playwright-core';
 import { runStatusSchema } from '../../server/src/protocol/runs.js';
 import { startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
-import { showView, terminalText, viewPane, waitForRow, widenSideBar } from './views.js';
+import { runRowLabel, showView, terminalText, viewPane, waitForRow, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { openFile, runCommand, screenshot } from './workbench.js';
 
@@ -124,7 +124,7 @@ void describe('Getting Started walkthrough (code-server + Chromium)', () => {
       const run = await finishedRun(s, 'sample-rollout', 120_000);
       await showView(s.page, 'Runs');
       await widenSideBar(s.page, 150);
-      const row = await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === run && r.description.startsWith('finished'));
+      const row = await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && r.description.startsWith('finished'));
       assert.match(row.description, /^finished · \d\/3 resolved · .* · rollout · rule$/);
       await bothThemes(s.page, 'getting-started-c-rollout');
       await assertTicked(s.page, 'launch');
@@ -155,7 +155,7 @@ void describe('Getting Started walkthrough (code-server + Chromium)', () => {
       });
       const run = await finishedRun(s, 'sample-train', 400_000);
       await showView(s.page, 'Runs');
-      await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === run && r.description.startsWith('finished'));
+      await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && r.description.startsWith('finished'));
       await assertTicked(s.page, 'train');
       await waitFor('every step ticked off', async () => {
         const checked = await walkthrough(s.page).locator('button.getting-started-step[aria-checked="true"]').count();

@@ -20,7 +20,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Frame, FrameLocator, Page } from 'playwright-core';
 import { stopSession } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
-import { acceptQuickPick, chooseFromContextMenu, expandRow, quickPickRows, showView, waitForRow, widenSideBar } from './views.js';
+import { acceptQuickPick, chooseFromContextMenu, expandRow, quickPickRows, runRowLabel, showView, waitForRow, widenSideBar } from './views.js';
 import { finishedTrainingRun, startTrainingSession } from './trainingRuns.js';
 import { done, pending, waitFor } from './wait.js';
 import { openFile, runCommand, screenshot } from './workbench.js';
@@ -64,9 +64,9 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
       run = await finishedTrainingRun(s, [], 420_000);
       await showView(s.page, 'Runs');
       await widenSideBar(s.page, 120);
-      await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === run && r.description.startsWith('finished'));
+      await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && r.description.startsWith('finished'));
       if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
-      await chooseFromContextMenu(s.page, 'Runs', run, 'Show GRPO Groups');
+      await chooseFromContextMenu(s.page, 'Runs', runRowLabel(run), 'Show GRPO Groups');
       const page = visibleWebview(s.page);
       await page.locator('#group-table').waitFor({ state: 'visible', timeout: 60_000 });
       // The latest of the smoke's three steps: one task, its group of two (gp train --smoke trains groups of two).
@@ -121,7 +121,7 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
     await scenarios.run('group-step-samples', async (s) => {
       assert.notEqual(run, '', 'the training scenario made a run');
       await runCommand(s.page, 'View: Close All Editors');
-      await chooseFromContextMenu(s.page, 'Runs', run, 'Show Step Samples');
+      await chooseFromContextMenu(s.page, 'Runs', runRowLabel(run), 'Show Step Samples');
       const page = visibleWebview(s.page);
       await page.locator('#samples-table tbody tr').first().waitFor({ state: 'visible', timeout: 60_000 });
       assert.equal(await page.locator('#samples-table tbody tr').count(), 2, 'the smoke’s step has two episodes, both in its table');

@@ -16,7 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import { stopSession } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
-import { acceptQuickPick, chooseFromContextMenu, expandRow, quickPickRows, rowLocator, showView, waitForRow, widenSideBar } from './views.js';
+import { acceptQuickPick, chooseFromContextMenu, expandRow, quickPickRows, rowLocator, runRowLabel, showView, waitForRow, widenSideBar } from './views.js';
 import { finishedTrainingRun, startTrainingSession, trainingRuns } from './trainingRuns.js';
 import { done, pending, waitFor } from './wait.js';
 import { openFile, runCommand, screenshot } from './workbench.js';
@@ -49,12 +49,12 @@ void describe('Training from the editor (code-server + Chromium)', () => {
       const run = await finishedTrainingRun(s, [], 300_000);
       await showView(s.page, 'Runs');
       await widenSideBar(s.page, 200);
-      const row = await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === run && r.description.startsWith('finished'));
+      const row = await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && r.description.startsWith('finished'));
       assert.match(row.description, /train/);
       await screenshot(s.page, 'training-a-run-finished');
       // The terminal has done its part; the page gets the room.
       if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
-      await chooseFromContextMenu(s.page, 'Runs', run, 'Show Metrics');
+      await chooseFromContextMenu(s.page, 'Runs', runRowLabel(run), 'Show Metrics');
       const page = visibleWebview(s.page);
       for (const chart of ['reward', 'resolved', 'length', 'kl', 'timing']) {
         await page.locator(`#chart-${chart}`).waitFor({ state: 'visible', timeout: 60_000 });
@@ -82,7 +82,7 @@ void describe('Training from the editor (code-server + Chromium)', () => {
       assert.equal(checks.policy, 'model');
       await showView(s.page, 'Runs');
       if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
-      await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === run && r.description.startsWith('finished'));
+      await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && r.description.startsWith('finished'));
       const episode = checks.steps[1]?.samples[0]?.episode_id ?? '';
       const reply = readFileSync(join(s.workspace, 'outputs', run, 'trajectories', `${episode}.jsonl`), 'utf8')
         .split('\n')
@@ -90,7 +90,7 @@ void describe('Training from the editor (code-server + Chromium)', () => {
         .map((l) => JSON.parse(l) as { type: string; response?: string })
         .find((r) => r.type === 'step')?.response ?? '';
       assert.ok(reply.trim() !== '', `the model wrote a first reply in ${episode}`);
-      await expandRow(s.page, 'Runs', run);
+      await expandRow(s.page, 'Runs', runRowLabel(run));
       await rowLocator(s.page, 'Runs', episode).click();
       const frame = visibleWebview(s.page);
       // The reply the viewer shows is the text the model sampled (its first line, as rendered).

@@ -18,7 +18,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import { repoRoot, startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
-import { acceptQuickPick, expandRow, rowLocator, showView, terminalText, viewPane, waitForRow, widenSideBar } from './views.js';
+import { acceptQuickPick, expandRow, rowLocator, runRowLabel, showView, terminalText, viewPane, waitForRow, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { runCommand, screenshot } from './workbench.js';
 
@@ -119,7 +119,7 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       scenarios.activation = 'ready';
       await showView(s.page, 'Runs');
       await widenSideBar(s.page, 120);
-      await expandRow(s.page, 'Runs', firstRun);
+      await expandRow(s.page, 'Runs', runRowLabel(firstRun));
       await rowLocator(s.page, 'Runs', 'sample-calc-add').click();
       const frame = visibleWebview(s.page);
       await waitFor('the header and every step of sample-calc-add', async () => {
@@ -291,11 +291,11 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       await showView(s.page, 'Runs');
       // Wide enough for an episode's description to reach its node, as a person reading them makes it.
       await widenSideBar(s.page, 160);
-      await waitForRow(s.page, 'Runs', `${run} spread over two nodes`, (r) => r.label === run && /· on 2 nodes ·/.test(r.description), { timeoutMs: 30_000 });
+      await waitForRow(s.page, 'Runs', `${run} spread over two nodes`, (r) => r.label === runRowLabel(run) && /· on 2 nodes ·/.test(r.description), { timeoutMs: 30_000 });
       // Only this run open, so its sample-calc-add is the one row of that name.
       await viewPane(s.page, 'Runs').hover();
       await viewPane(s.page, 'Runs').locator('.pane-header .action-label[aria-label="Collapse All"]').click({ timeout: 10_000 });
-      await expandRow(s.page, 'Runs', run);
+      await expandRow(s.page, 'Runs', runRowLabel(run));
       const short = (node: string) => `node ${node.slice(0, 8)}…`;
       await waitForRow(s.page, 'Runs', 'sample-calc-add on the first node', (r) => r.label === 'sample-calc-add' && r.description.endsWith(short(rayNodes[0])));
       await waitForRow(s.page, 'Runs', 'sample-calc-add-unittest on the second node', (r) => r.label === 'sample-calc-add-unittest' && r.description.endsWith(short(rayNodes[1])));

@@ -5,6 +5,7 @@
  * something visible and fails with what it saw.
  */
 import type { Locator, Page } from 'playwright-core';
+import { runLabel } from '../../extension/src/views/runsText.js';
 import { runCommand } from './workbench.js';
 import { done, pending, waitFor, type WaitOptions } from './wait.js';
 
@@ -47,6 +48,11 @@ export async function viewRows(page: Page, view: ViewName): Promise<Row[]> {
         expanded: r.getAttribute('aria-expanded') === null ? undefined : r.getAttribute('aria-expanded') === 'true',
       })),
     );
+}
+
+/** The label the Runs view gives a run folder (`attempts-rollout 11:23` for `attempts-rollout-20261126-112343`). */
+export function runRowLabel(run: string): string {
+  return runLabel(run, Date.now());
 }
 
 export function formatRows(rows: readonly Row[]): string {

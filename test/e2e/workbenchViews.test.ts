@@ -20,7 +20,7 @@ import { errorMessage } from '../../server/src/util/errors.js';
 import { processAlive } from '../../server/src/util/processAlive.js';
 import { startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
-import { acceptQuickPick, chooseFromContextMenu, clickInlineAction, expandRow, formatRows, widenSideBar, rowLocator, showView, terminalText, viewPane, viewRows, waitForNotification, waitForRow } from './views.js';
+import { acceptQuickPick, chooseFromContextMenu, clickInlineAction, expandRow, formatRows, rowLocator, runRowLabel, showView, terminalText, viewPane, viewRows, waitForNotification, waitForRow, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { focusProblems, openFile, readProblems, runCommand, screenshot } from './workbench.js';
 
@@ -124,7 +124,7 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
         const path = join(s.workspace, 'outputs', run, 'report.json');
         return existsSync(path) && statusOf(s, run).state === 'finished' ? done(runReportSchema.parse(JSON.parse(readFileSync(path, 'utf8')))) : pending(statusOf(s, run).state);
       }, { timeoutMs: 90_000 });
-      const row = await waitForRow(s.page, 'Runs', `the Runs view to show ${run} finished with ${report.resolved} resolved`, (r) => r.label === run && r.description.startsWith(`finished · ${report.resolved}/3 resolved`));
+      const row = await waitForRow(s.page, 'Runs', `the Runs view to show ${run} finished with ${report.resolved} resolved`, (r) => r.label === runRowLabel(run) && r.description.startsWith(`finished · ${report.resolved}/3 resolved`));
       assert.match(row.description, / · rollout · rule$/);
       await screenshot(s.page, 'views-b-rollout');
     });
@@ -135,7 +135,7 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
       const run = runsNamed(s, 'sample-rollout').at(-1) ?? '';
       assert.notEqual(run, '', 'scenario (b) left a run');
       await showView(s.page, 'Runs');
-      await expandRow(s.page, 'Runs', run);
+      await expandRow(s.page, 'Runs', runRowLabel(run));
       await waitFor('three episode rows under the run', async () => {
         const rows = await viewRows(s.page, 'Runs');
         const episodes = rows.filter((r) => r.level === 2 && r.label.startsWith('sample-'));
@@ -157,25 +157,25 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
       await startRolloutFromPalette(s);
       const run = await newRun(s, 'long-rollout', before);
       await showView(s.page, 'Runs');
-      await waitForRow(s.page, 'Runs', `${run} running with an episode finished`, (r) => r.label === run && /^running .*[1-9]\d*\/45/.test(r.description));
+      await waitForRow(s.page, 'Runs', `${run} running with an episode finished`, (r) => r.label === runRowLabel(run) && /^running .*[1-9]\d*\/45/.test(r.description));
       // The row is drawn again as each episode ends, so a hover-action click can land on a row
       // that was just replaced; click until the server's answer says the interrupt was sent.
       await waitFor(
         'Stop Run to be acknowledged',
         async () => {
-          await clickInlineAction(s.page, 'Runs', run, 'Stop Run').catch(() => undefined);
+          await clickInlineAction(s.page, 'Runs', runRowLabel(run), 'Stop Run').catch(() => undefined);
           const sent = await waitForNotification(s.page, 'the stop to be sent', new RegExp(`Sent Ctrl-C to ${run}`), { timeoutMs: 10_000 }).catch(() => undefined);
           return sent !== undefined ? done(sent) : pending(`no answer to Stop Run yet; the run is ${statusOf(s, run).state}`);
         },
         { timeoutMs: 40_000 },
       );
-      await waitForRow(s.page, 'Runs', `${run} interrupted`, (r) => r.label === run && r.description.startsWith('interrupted'));
+      await waitForRow(s.page, 'Runs', `${run} interrupted`, (r) => r.label === runRowLabel(run) && r.description.startsWith('interrupted'));
       const stopped = statusOf(s, run);
       assert.equal(stopped.state, 'interrupted', 'status.json says interrupted');
       assert.ok(stopped.episodes.finished < 45, `it stopped before the end (${stopped.episodes.finished} of 45 finished)`);
       await screenshot(s.page, 'views-d-interrupted');
-      await chooseFromContextMenu(s.page, 'Runs', run, 'Resume Run');
-      await waitForRow(s.page, 'Runs', `${run} finished after the resume`, (r) => r.label === run && /^finished · \d+\/45 resolved/.test(r.description), { timeoutMs: 150_000 });
+      await chooseFromContextMenu(s.page, 'Runs', runRowLabel(run), 'Resume Run');
+      await waitForRow(s.page, 'Runs', `${run} finished after the resume`, (r) => r.label === runRowLabel(run) && /^finished · \d+\/45 resolved/.test(r.description), { timeoutMs: 150_000 });
       assert.equal(statusOf(s, run).episodes.finished, 45, 'every episode of the plan ended');
       assert.equal(runsNamed(s, 'long-rollout').length, before.length + 1, 'the resume wrote into the same folder');
       await screenshot(s.page, 'views-d-resumed');
@@ -204,7 +204,7 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
       await waitFor('the one-task run to finish', async () => (statusOf(s, run).state === 'finished' ? done(true) : pending(statusOf(s, run).state)), { timeoutMs: 90_000 });
       assert.equal(statusOf(s, run).episodes.total, 1);
       await showView(s.page, 'Runs');
-      await waitForRow(s.page, 'Runs', `${run} finished with its one episode`, (r) => r.label === run && r.description.includes('1/1'));
+      await waitForRow(s.page, 'Runs', `${run} finished with its one episode`, (r) => r.label === runRowLabel(run) && r.description.includes('1/1'));
       await screenshot(s.page, 'views-f-task-run');
     });
   });
@@ -370,7 +370,7 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
       const made = [await make(ownerLabels(run, 'live-task', new Date(), node)), await make({ ...ownerLabels(run, 'orphan-task'), [sandboxLabels.pid]: String(dead) })];
       try {
         await showView(s.page, 'Containers');
-        await waitForRow(s.page, 'Containers', `the group of run ${run}`, (r) => r.label === run && /2 containers/.test(r.description), { timeoutMs: 30_000 });
+        await waitForRow(s.page, 'Containers', `the group of run ${run}`, (r) => r.label === runRowLabel(run) && /2 containers/.test(r.description), { timeoutMs: 30_000 });
         await expandRow(s.page, 'Containers', run);
         await waitForRow(s.page, 'Containers', 'the orphan marked as such, with no node', (r) => r.label === 'orphan-task' && /running/.test(r.description) && /owner gone/.test(r.description) && !/node/.test(r.description), { timeoutMs: 30_000 });
         await waitForRow(s.page, 'Containers', 'the live container with its Ray node', (r) => r.label === 'live-task' && !/owner gone/.test(r.description) && r.description.includes(`· node ${node.slice(0, 8)}… ·`));
@@ -411,9 +411,9 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
       assert.equal(report.model.fallback_enabled, false);
       assert.ok(report.model.calls >= 3, `the model answered every episode (${report.model.calls} calls)`);
       assert.ok(statusOf(s, run).model, 'status.json carries the model figures for the Runs view');
-      const row = await waitForRow(s.page, 'Runs', `${run} finished`, (r) => r.label === run && r.description.startsWith('finished'));
+      const row = await waitForRow(s.page, 'Runs', `${run} finished`, (r) => r.label === runRowLabel(run) && r.description.startsWith('finished'));
       assert.match(row.description, /rollout · model/);
-      await expandRow(s.page, 'Runs', run);
+      await expandRow(s.page, 'Runs', runRowLabel(run));
       await rowLocator(s.page, 'Runs', 'sample-calc-add').click();
       const frame = s.page.frameLocator('iframe.webview.ready >> visible=true').frameLocator('iframe#active-frame');
       await waitFor('the model episode in the trajectory viewer', async () => {

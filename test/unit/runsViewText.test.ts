@@ -6,8 +6,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pickerEntries, type FoundTrajectory } from '../../extension/src/episodePicker.js';
-import { describeTask, runChildren, taskIcon } from '../../extension/src/views/runsText.js';
+import { describeTask, runChildren, runLabel, taskIcon } from '../../extension/src/views/runsText.js';
 import type { EpisodeSummary } from '../../server/src/protocol/runsView.js';
+
+// Local times are read in UTC here (Node reads TZ again when it changes), so the expected labels are the same on every machine.
+process.env['TZ'] = 'UTC';
 
 function episode(episodeId: string, taskId: string, state: EpisodeSummary['state'], totalReward: number | null = state === 'resolved' ? 1 : state === 'running' ? null : 0): EpisodeSummary {
   return { episodeId, taskId, state, steps: state === 'running' ? null : 4, totalReward, terminationReason: state === 'running' ? null : 'submitted', sandboxHost: null, trajectory: `/w/outputs/run-a/trajectories/${episodeId}.jsonl` };
@@ -65,4 +68,13 @@ test('comparing with an episode puts the other attempts at its task first and le
   const { sameTask, rest } = pickerEntries(items, first);
   assert.deepEqual(sameTask.map((e) => e.label), ['$(sync) a#2', '$(file) a_3-0cc26b3c'], 'a file an older version named is known by its stem, under its task');
   assert.deepEqual(rest.map((e) => e.label), ['$(pass-filled) b#1']);
+});
+
+test('a run is labelled by its name with its default stamp as a short time, so its state and result fit beside it', () => {
+  const sameDay = Date.parse('2026-11-26T18:00:00.000Z');
+  assert.equal(runLabel('attempts-rollout-20261126-112343', sameDay), 'attempts-rollout 11:23');
+  assert.equal(runLabel('attempts-rollout-20261125-235959', sameDay), 'attempts-rollout 25 Nov 23:59', 'another day says which');
+  assert.equal(runLabel('first', sameDay), 'first', 'a name given with --run-name shows whole');
+  assert.equal(runLabel('x-20261399-112343', sameDay), 'x-20261399-112343', 'a stamp that is no date shows whole');
+  assert.equal(runLabel('-20261126-112343', sameDay), '-20261126-112343');
 });

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { episodeName } from '../../../server/src/protocol/episodeName.js';
 import { viewCommands } from '../contributions.js';
 import type { EpisodeSummary, RunSummary } from '../serverMessages.js';
-import { describeEpisode, describeEpisodeHost, describeNodes, describeRun, describeTask, durationOf, episodeStateIcons, taskIcon, type TaskAttempts } from './runsText.js';
+import { describeEpisode, describeEpisodeHost, describeNodes, describeRun, describeTask, durationOf, episodeStateIcons, runLabel, taskIcon, type TaskAttempts } from './runsText.js';
 
 /** A row of the Runs view: a run, a task of a run, an episode, or a line saying why there is nothing. */
 export type RunsNode =
@@ -27,7 +27,7 @@ const stateIcons: Record<RunSummary['state'], [string, string | undefined]> = {
 };
 
 export function runItem(run: RunSummary): vscode.TreeItem {
-  const item = new vscode.TreeItem(run.name, vscode.TreeItemCollapsibleState.Collapsed);
+  const item = new vscode.TreeItem(runLabel(run.name, Date.now()), vscode.TreeItemCollapsibleState.Collapsed);
   item.id = run.dir;
   const [icon, color] = run.problem !== null && run.state === 'unknown' ? ['warning', 'problemsWarningIcon.foreground'] : stateIcons[run.state];
   item.iconPath = new vscode.ThemeIcon(icon, color === undefined ? undefined : new vscode.ThemeColor(color));
