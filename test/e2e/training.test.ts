@@ -84,13 +84,16 @@ void describe('Training from the editor (code-server + Chromium)', () => {
       if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
       await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && r.description.startsWith('finished'));
       const episode = checks.steps[1]?.samples[0]?.episode_id ?? '';
-      const reply = readFileSync(join(s.workspace, 'outputs', run, 'trajectories', `${episode}.jsonl`), 'utf8')
+      const lines = readFileSync(join(s.workspace, 'outputs', run, 'trajectories', `${episode}.jsonl`), 'utf8')
         .split('\n')
         .filter((l) => l.trim() !== '')
-        .map((l) => JSON.parse(l) as { type: string; response?: string })
-        .find((r) => r.type === 'step')?.response ?? '';
+        .map((l) => JSON.parse(l) as { type: string; response?: string; task_id?: string });
+      const reply = lines.find((r) => r.type === 'step')?.response ?? '';
+      const task = lines.find((r) => r.type === 'start')?.task_id ?? '';
       assert.ok(reply.trim() !== '', `the model wrote a first reply in ${episode}`);
       await expandRow(s.page, 'Runs', runRowLabel(run));
+      // A GRPO group is several episodes of one task, so the run lists its tasks and the episode is under its own.
+      await expandRow(s.page, 'Runs', task);
       await rowLocator(s.page, 'Runs', episode).click();
       const frame = visibleWebview(s.page);
       // The reply the viewer shows is the text the model sampled (its first line, as rendered).
