@@ -41,22 +41,23 @@ const pad = (n: number) => String(n).padStart(2, '0');
 
 /**
  * A run's label, short enough that its state and result fit beside it at the side bar's default
- * width: a name that ends in the default run name's UTC stamp (`attempts-rollout-20261126-112343`,
- * docs/run-folder.md) shows that stamp as a local time, `attempts-rollout 11:23`, with the day when
- * it is not today's (`attempts-rollout 25 Nov 11:23`); any other name shows whole. The tooltip
- * gives the whole folder name.
+ * width. A default run name (`<experiment>-<command>-<UTC stamp>`, launch/runFolder.ts) shows as the
+ * experiment and the stamp's local time, `attempts 11:23` for `attempts-rollout-20261126-112343`
+ * (the command is in the row's line), with the day when it is not today's (`attempts 25 Nov 11:23`)
+ * and the folder's number when two launches shared a second (`attempts 11:23 (2)`); any other name
+ * shows whole. The tooltip gives the whole folder name.
  */
 export function runLabel(name: string, now: number): string {
-  const m = /^(.+)-(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})$/.exec(name);
+  const m = /^(.+?)(?:-(?:rollout|eval|train|verify))?-(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})(?:-(\d+))?$/.exec(name);
   if (m === null) return name;
-  const [, base = name, y, mo, d, h, mi, se] = m;
+  const [, base = name, y, mo, d, h, mi, se, copy] = m;
   const at = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(se)));
   // A stamp Date.UTC had to roll over (month 13, 25 o'clock) is not a time: the name shows whole.
   if (at.getUTCMonth() !== Number(mo) - 1 || at.getUTCDate() !== Number(d) || at.getUTCHours() !== Number(h) || at.getUTCMinutes() !== Number(mi)) return name;
   const today = new Date(now);
   const sameDay = at.getFullYear() === today.getFullYear() && at.getMonth() === today.getMonth() && at.getDate() === today.getDate();
   const time = `${pad(at.getHours())}:${pad(at.getMinutes())}`;
-  return `${base} ${sameDay ? time : `${at.getDate()} ${months[at.getMonth()] ?? ''} ${time}`}`;
+  return `${base} ${sameDay ? time : `${at.getDate()} ${months[at.getMonth()] ?? ''} ${time}`}${copy === undefined ? '' : ` (${copy})`}`;
 }
 
 /** How long the run ran (or has been running), as `45s`, `3m 07s` or `2h 05m`; null without a start. */
