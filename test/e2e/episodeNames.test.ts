@@ -25,10 +25,10 @@ import { ownerLabels } from '../../server/src/sandbox/containers.js';
 import { errorMessage } from '../../server/src/util/errors.js';
 import { startSession, stopSession } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
-import { screenshotThemes } from './themes.js';
+import { screenshotThemes, setTheme } from './themes.js';
 import { acceptQuickPick, expandRow, formatRows, quickPickRows, type Row, rowLocator, runRowLabel, showView, viewRows, waitForRow } from './views.js';
 import { done, pending, waitFor } from './wait.js';
-import { openFile, runCommand } from './workbench.js';
+import { openFile, runCommand, screenshot } from './workbench.js';
 
 const scenarioTimeout = { timeout: 240_000 };
 const scenarios = new Scenarios();
@@ -125,19 +125,27 @@ void describe('One name per episode in VS Code (code-server + Chromium)', () => 
   void it('(c) Compare… lists the other episodes by the same names, the same task\'s attempts first, sorted by task and attempt, with their outcomes', scenarioTimeout, async () => {
     await scenarios.run('names-c-compare', async (s) => {
       const first = names[1] ?? '';
-      const frame = visibleWebview(s.page);
-      await frame.locator('#compare').click({ timeout: 30_000 });
-      const rows = await waitFor('the Compare picker with every other episode', async () => {
-        const all = await quickPickRows(s.page);
-        return all.length >= names.length - 1 ? done(all) : pending(all.join(' | ') || '(no picker)');
-      });
+      const openPicker = async (): Promise<string[]> => {
+        await visibleWebview(s.page).locator('#compare').click({ timeout: 30_000 });
+        return waitFor('the Compare picker with every other episode', async () => {
+          const all = await quickPickRows(s.page);
+          return all.length >= names.length - 1 ? done(all) : pending(all.join(' | ') || '(no picker)');
+        });
+      };
+      const rows = await openPicker();
       // A row's accessible label is its label (an icon's id, then the name) and its description.
       const listed = rows.map((r) => /(?:^|\s)([\w.-]+#\d+)\b/.exec(r)?.[1] ?? r);
       const sameTask = names.filter((n) => n.startsWith('sample-calc-add#') && n !== first);
       assert.deepEqual(listed.slice(0, sameTask.length), sameTask, rows.join('\n'));
       assert.deepEqual(listed.slice(sameTask.length), names.filter((n) => !n.startsWith('sample-calc-add#')), rows.join('\n'));
       for (const row of rows) assert.match(row, /\b(resolved|unresolved) · reward \d\.\d\d · \d+ steps?\b.* · attempts-rollout/, row);
-      await screenshotThemes(s, 'names-c-compare');
+      // The theme picker would close this one, so each theme is set first and the picker opened in it.
+      for (const kind of ['light', 'dark', 'high-contrast'] as const) {
+        await s.page.keyboard.press('Escape');
+        await setTheme(s, kind);
+        await openPicker();
+        await screenshot(s.page, `names-c-compare-${kind}`);
+      }
       await s.page.keyboard.press('Escape');
     });
   });
