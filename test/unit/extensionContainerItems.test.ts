@@ -88,6 +88,12 @@ test('groups by run, the run with the newest container first, newest first withi
   assert.equal(runDescription({ run: 'x', containers: [container({}), container({ state: 'exited', ownerAlive: false })] }), '2 containers · 1 running · 1 orphaned');
 });
 
+test('within a run, episodes\' containers come by task and attempt, as the Runs view lists the episodes, before the others', () => {
+  const at = (episode: string | undefined, created: string) => container({ id: episode ?? 'plain', run: 'r', task: (episode ?? 't').replace(/#\d+$/, ''), created, ...(episode === undefined ? {} : { episode }) });
+  const [group] = groupByRun([at('t#10', '2026-03-01T10:00:03.000Z'), at(undefined, '2026-03-01T10:00:04.000Z'), at('t#2', '2026-03-01T10:00:01.000Z'), at('s#1', '2026-03-01T10:00:02.000Z')]);
+  assert.deepEqual(group?.containers.map((c) => c.id), ['s#1', 't#2', 't#10', 'plain']);
+});
+
 test('describes a container by state, image, age and a gone owner, with an icon to match', () => {
   assert.equal(containerDescription(container({}), now), 'running · graph-planner/base:latest · 3m');
   assert.equal(containerDescription(container({ state: 'exited', ownerAlive: false }), now), 'exited · graph-planner/base:latest · 3m · owner gone');

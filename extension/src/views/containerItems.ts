@@ -5,7 +5,7 @@
  * it without an editor.
  */
 import type { ContainerInfo } from '../serverMessages.js';
-import { containerName } from '../../../server/src/protocol/episodeName.js';
+import { compareEpisodes, containerName } from '../../../server/src/protocol/episodeName.js';
 import { shortNodeName } from '../../../server/src/protocol/rayNode.js';
 import { escapeMarkdown } from './taskItems.js';
 
@@ -23,8 +23,10 @@ export function runOf(container: ContainerInfo): string {
 }
 
 /**
- * Containers grouped by run, the run with the newest container first; within a run, newest first.
- * `created` is an ISO time stamp, so comparing the strings compares the times.
+ * Containers grouped by run, the run with the newest container first. Within a run, the containers
+ * of episodes come in the Runs view's order (by task, then attempt: `protocol/episodeName.ts`),
+ * then the others newest first. `created` is an ISO time stamp, so comparing the strings compares
+ * the times.
  */
 export function groupByRun(containers: readonly ContainerInfo[]): RunGroup[] {
   const groups = new Map<string, ContainerInfo[]>();
@@ -34,7 +36,12 @@ export function groupByRun(containers: readonly ContainerInfo[]): RunGroup[] {
     group.push(container);
     groups.set(run, group);
   }
-  const newestFirst = (a: ContainerInfo, b: ContainerInfo) => b.created.localeCompare(a.created);
+  const ref = (c: ContainerInfo) => ({ episodeId: c.episode ?? '', taskId: c.task });
+  const newestFirst = (a: ContainerInfo, b: ContainerInfo) => {
+    const episodes = Number(a.episode === undefined) - Number(b.episode === undefined);
+    if (episodes !== 0) return episodes;
+    return (a.episode !== undefined && b.episode !== undefined ? compareEpisodes(ref(a), ref(b)) : 0) || b.created.localeCompare(a.created);
+  };
   const newest = (group: RunGroup) => group.containers[0]?.created ?? '';
   return [...groups].map(([run, list]) => ({ run, containers: [...list].sort(newestFirst) })).sort((a, b) => newest(b).localeCompare(newest(a)));
 }
