@@ -35,7 +35,7 @@ export async function compareEpisodes(ctx: Ctx, patches: PatchActions, first: vs
 async function pickTrajectory(ctx: Ctx, title: string, other: vscode.Uri | undefined): Promise<vscode.Uri | undefined> {
   const files = await vscode.workspace.findFiles('**/trajectories/*.jsonl', '**/node_modules/**', 5000);
   const found = await withEpisodes(ctx, [...files.map((f) => f.fsPath), ...(other === undefined ? [] : [other.fsPath])]);
-  const { sameTask, rest } = pickerEntries(found, found.find((f) => f.path === other?.fsPath));
+  const { sameTask, rest } = pickerEntries(found, found.find((f) => f.path === other?.fsPath), Date.now());
   if (sameTask.length + rest.length === 0) {
     void vscode.window.showInformationMessage('No other trajectory (trajectories/*.jsonl) in the workspace to compare with.');
     return undefined;

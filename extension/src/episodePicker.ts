@@ -7,7 +7,7 @@
 import { basename } from 'node:path';
 import { compareEpisodes, episodeName, type EpisodeRef } from '../../server/src/protocol/episodeName.js';
 import type { EpisodeSummary } from '../../server/src/protocol/runsView.js';
-import { describeEpisode, episodeStateIcons } from './views/runsText.js';
+import { describeEpisode, episodeStateIcons, runLabel } from './views/runsText.js';
 
 /** A trajectory file found in the workspace, with its run's record of it when the server has one. */
 export interface FoundTrajectory {
@@ -22,7 +22,7 @@ export interface PickerEntry {
   readonly path: string;
   /** `$(pass-filled) sample-calc-add#2`: the outcome's icon and the episode's name. */
   readonly label: string;
-  /** `resolved · reward 1.00 · 4 steps · sample-rollout-…`: the outcome first, then the run. */
+  /** `resolved · reward 1.00 · 4 steps · sample 11:23`: the outcome first, then the run by its label in the Runs view. */
   readonly description: string;
 }
 
@@ -36,10 +36,12 @@ function refOf(found: FoundTrajectory): EpisodeRef {
   return { episodeId: stem, taskId: stem.replace(/#\d+$/, '').replace(/_\d+-[0-9a-f]{8}$/, '') };
 }
 
-function entryOf(found: FoundTrajectory): PickerEntry {
+/** The run is named by its label in the Runs view (`attempts 11:23`). */
+function entryOf(found: FoundTrajectory, now: number): PickerEntry {
   const ep = found.episode;
-  if (ep === undefined) return { path: found.path, label: `$(file) ${episodeName(refOf(found))}`, description: found.run };
-  return { path: found.path, label: `$(${episodeStateIcons[ep.state].id.replace('~spin', '')}) ${episodeName(ep)}`, description: `${describeEpisode(ep)} · ${found.run}` };
+  const run = runLabel(found.run, now);
+  if (ep === undefined) return { path: found.path, label: `$(file) ${episodeName(refOf(found))}`, description: run };
+  return { path: found.path, label: `$(${episodeStateIcons[ep.state].id.replace('~spin', '')}) ${episodeName(ep)}`, description: `${describeEpisode(ep)} · ${run}` };
 }
 
 /** Newer runs first among episodes of one name; run names end in their start time. */
@@ -51,10 +53,10 @@ function byTaskThenRun(a: FoundTrajectory, b: FoundTrajectory): number {
  * The picker's two sections: the other episodes of `other`'s task (none when picking the first
  * episode), then every other trajectory; each sorted by task, then attempt, then newest run.
  */
-export function pickerEntries(found: readonly FoundTrajectory[], other: FoundTrajectory | undefined): { readonly sameTask: PickerEntry[]; readonly rest: PickerEntry[] } {
+export function pickerEntries(found: readonly FoundTrajectory[], other: FoundTrajectory | undefined, now: number): { readonly sameTask: PickerEntry[]; readonly rest: PickerEntry[] } {
   const candidates = found.filter((f) => f.path !== other?.path).sort(byTaskThenRun);
   const task = other === undefined ? undefined : refOf(other).taskId;
   const same = candidates.filter((f) => task !== undefined && refOf(f).taskId === task);
   const rest = candidates.filter((f) => !same.includes(f));
-  return { sameTask: same.map(entryOf), rest: rest.map(entryOf) };
+  return { sameTask: same.map((f) => entryOf(f, now)), rest: rest.map((f) => entryOf(f, now)) };
 }

@@ -138,7 +138,7 @@ void describe('One name per episode in VS Code (code-server + Chromium)', () => 
       const sameTask = names.filter((n) => n.startsWith('sample-calc-add#') && n !== first);
       assert.deepEqual(listed.slice(0, sameTask.length), sameTask, rows.join('\n'));
       assert.deepEqual(listed.slice(sameTask.length), names.filter((n) => !n.startsWith('sample-calc-add#')), rows.join('\n'));
-      for (const row of rows) assert.match(row, /\b(resolved|unresolved) · reward \d\.\d\d · \d+ steps?\b.* · attempts-rollout/, row);
+      for (const row of rows) assert.match(row, /\b(resolved|unresolved) · reward \d\.\d\d · \d+ steps?\b.* · attempts \d\d:\d\d\b/, row);
       // The theme picker would close this one, so each theme is set first and the picker opened in it.
       for (const kind of ['light', 'dark', 'high-contrast'] as const) {
         await s.page.keyboard.press('Escape');

@@ -52,7 +52,7 @@ test('the Compare picker names each episode as the Runs view does, with its outc
     found('run-2026-11-26', episode('a#2', 'a', 'resolved')),
     found('run-2026-11-25', episode('a#2', 'a', 'error')),
   ];
-  const { sameTask, rest } = pickerEntries(items, undefined);
+  const { sameTask, rest } = pickerEntries(items, undefined, Date.parse('2026-11-26T18:00:00.000Z'));
   assert.deepEqual(sameTask, []);
   assert.deepEqual(rest.map((e) => `${e.label} | ${e.description}`), [
     '$(pass-filled) a#2 | resolved · reward 1.00 · 4 steps · run-2026-11-26',
@@ -62,10 +62,15 @@ test('the Compare picker names each episode as the Runs view does, with its outc
   ]);
 });
 
+test('the Compare picker names a run as the Runs view labels it', () => {
+  const [entry] = pickerEntries([found('attempts-rollout-20261126-112343', episode('a#1', 'a', 'resolved'))], undefined, Date.parse('2026-11-26T18:00:00.000Z')).rest;
+  assert.equal(entry?.description, 'resolved · reward 1.00 · 4 steps · attempts 11:23');
+});
+
 test('comparing with an episode puts the other attempts at its task first and leaves it out', () => {
   const first = found('r', episode('a#1', 'a', 'resolved'));
   const items = [first, found('r', episode('b#1', 'b', 'resolved')), found('r', episode('a#2', 'a', 'running')), found('old', undefined, 'a_3-0cc26b3c')];
-  const { sameTask, rest } = pickerEntries(items, first);
+  const { sameTask, rest } = pickerEntries(items, first, Date.parse('2026-11-26T18:00:00.000Z'));
   assert.deepEqual(sameTask.map((e) => e.label), ['$(sync) a#2', '$(file) a_3-0cc26b3c'], 'a file an older version named is known by its stem, under its task');
   assert.deepEqual(rest.map((e) => e.label), ['$(pass-filled) b#1']);
 });
