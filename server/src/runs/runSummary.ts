@@ -77,9 +77,11 @@ export class EpisodeFold {
         next = { episodeId: e.episode_id, taskId: e.task_id, state: 'running', steps: null, totalReward: null, terminationReason: null, sandboxHost: e.sandbox_host ?? null, trajectory: layout.trajectory(e.episode_id) };
       } else if (e.kind === 'episode-end') {
         const state = e.termination_reason === 'error' ? 'error' : e.termination_reason === 'interrupted' ? 'interrupted' : e.resolved ? 'resolved' : 'unresolved';
-        // The end event does not repeat the host; the start's stays with the episode.
-        const sandboxHost = this.episodes.get(e.episode_id)?.sandboxHost ?? null;
-        next = { episodeId: e.episode_id, taskId: e.task_id, state, steps: e.steps, totalReward: e.total_reward, terminationReason: e.termination_reason, sandboxHost, trajectory: layout.trajectory(e.episode_id) };
+        // The end event does not repeat the host; the start's stays with the episode, and so does
+        // its trajectory's path, which the layout may have had to ask the disk for (an older run's name).
+        const started = this.episodes.get(e.episode_id);
+        const sandboxHost = started?.sandboxHost ?? null;
+        next = { episodeId: e.episode_id, taskId: e.task_id, state, steps: e.steps, totalReward: e.total_reward, terminationReason: e.termination_reason, sandboxHost, trajectory: started?.trajectory ?? layout.trajectory(e.episode_id) };
       } else if (e.kind === 'run-end') {
         // Episodes still marked running when the run ended were cut off with it.
         for (const ep of this.episodes.values()) if (ep.state === 'running') this.set({ ...ep, state: 'interrupted' }, changed);
