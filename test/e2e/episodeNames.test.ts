@@ -142,6 +142,8 @@ void describe('One name per episode in VS Code (code-server + Chromium)', () => 
       // The theme picker would close this one, so each theme is set first and the picker opened in it.
       for (const kind of ['light', 'dark', 'high-contrast'] as const) {
         await s.page.keyboard.press('Escape');
+        // The theme picker's key chord reaches the workbench, not the viewer's page, which has the focus after the picker.
+        await rowLocator(s.page, 'Runs', runRowLabel(run)).click();
         await setTheme(s, kind);
         await openPicker();
         await screenshot(s.page, `names-c-compare-${kind}`);
