@@ -156,6 +156,23 @@ test('outside training a task’s episodes are one set, and a run without groups
   assert.match(String(resolveGroup(index.all(), { kind: 'step', step: null, taskId: null, groupId: null })), /no training episodes with a GRPO group/);
 });
 
+test('a rollout task\'s attempts are the group view\'s columns in attempt order, as the Runs view lists them, whatever order they started in', async () => {
+  // A resumed run starts the attempts it had not finished after those of the first process.
+  const dir = runWithEvents([
+    { kind: 'episode-start', episode_id: 'a#10', task_id: 'a' },
+    { kind: 'episode-start', episode_id: 'a#2', task_id: 'a' },
+    { kind: 'episode-start', episode_id: 'a#1', task_id: 'a' },
+    ended('a#10', 'a', 1),
+    ended('a#2', 'a', 0),
+    ended('a#1', 'a', 1),
+  ]);
+  const index = new RunEpisodeIndex(dir);
+  await index.refresh();
+  const group = resolveGroup(index.all(), { kind: 'task', taskId: 'a' });
+  assert.ok(typeof group !== 'string');
+  assert.deepEqual(group.members.map((m) => m.episodeId), ['a#1', 'a#2', 'a#10']);
+});
+
 test('the view of a group: rewards and advantages per column, aligned rows with texts, and an unreadable trajectory said', async () => {
   const dir = runWithEvents([
     { kind: 'episode-start', episode_id: 'e0', task_id: 'sample-calc-add', training: { group_id: 'g', member: 0 } },
