@@ -177,7 +177,7 @@ void describe('Getting Started walkthrough (code-server + Chromium)', () => {
       await activityItem.waitFor({ state: 'visible', timeout: 60_000 });
       // The side bar comes back as it was; clicking the entry of a container already shown would close it.
       if (!(await viewPane(s.page, 'Runs').isVisible())) await activityItem.click();
-      await waitForRow(s.page, 'Runs', 'the Runs view after the reload', (r) => r.label.startsWith('sample-rollout'), { timeoutMs: 90_000 });
+      await waitForRow(s.page, 'Runs', 'the Runs view after the reload', (r) => r.label.startsWith('sample ') && r.description.endsWith('· rollout · rule'), { timeoutMs: 90_000 });
       await s.page.waitForTimeout(5_000);
       assert.equal(await walkthrough(s.page).isVisible(), false, 'the walkthrough opened again after the reload');
       await screenshot(s.page, 'getting-started-f-once');
