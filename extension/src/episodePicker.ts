@@ -22,7 +22,7 @@ export interface PickerEntry {
   readonly path: string;
   /** `$(pass-filled) sample-calc-add#2`: the outcome's icon and the episode's name. */
   readonly label: string;
-  /** `resolved · reward 1.00 · 4 steps · sample 11:23`: the outcome first, then the run by its label in the Runs view. */
+  /** `resolved · reward 1.00 · 4 steps · sample 11:23:43`: the outcome first, then the run by its label in the Runs view. */
   readonly description: string;
 }
 
@@ -36,7 +36,7 @@ function refOf(found: FoundTrajectory): EpisodeRef {
   return { episodeId: stem, taskId: stem.replace(/#\d+$/, '').replace(/_\d+-[0-9a-f]{8}$/, '') };
 }
 
-/** The run is named by its label in the Runs view (`attempts 11:23`). */
+/** The run is named by its label in the Runs view (`attempts 11:23:43`). */
 function entryOf(found: FoundTrajectory, now: number): PickerEntry {
   const ep = found.episode;
   const run = runLabel(found.run, now);

@@ -64,7 +64,7 @@ test('the Compare picker names each episode as the Runs view does, with its outc
 
 test('the Compare picker names a run as the Runs view labels it', () => {
   const [entry] = pickerEntries([found('attempts-rollout-20261126-112343', episode('a#1', 'a', 'resolved'))], undefined, Date.parse('2026-11-26T18:00:00.000Z')).rest;
-  assert.equal(entry?.description, 'resolved · reward 1.00 · 4 steps · attempts 11:23');
+  assert.equal(entry?.description, 'resolved · reward 1.00 · 4 steps · attempts 11:23:43');
 });
 
 test('comparing with an episode puts the other attempts at its task first and leaves it out', () => {
@@ -77,10 +77,10 @@ test('comparing with an episode puts the other attempts at its task first and le
 
 test('a run is labelled by its experiment and the local time of its default stamp, so its state and result fit beside it', () => {
   const sameDay = Date.parse('2026-11-26T18:00:00.000Z');
-  assert.equal(runLabel('attempts-rollout-20261126-112343', sameDay), 'attempts 11:23');
-  assert.equal(runLabel('sample-eval-20261126-112343-2', sameDay), 'sample 11:23 (2)', 'the second launch of that second');
-  assert.equal(runLabel('my-exp-train-20261125-235959', sameDay), 'my-exp 25 Nov 23:59', 'another day says which');
-  assert.equal(runLabel('tests-20261126-112343', sameDay), 'tests 11:23');
+  assert.equal(runLabel('attempts-rollout-20261126-112343', sameDay), 'attempts 11:23:43');
+  assert.equal(runLabel('sample-eval-20261126-112343-2', sameDay), 'sample 11:23:43 (2)', 'the second launch of that second');
+  assert.equal(runLabel('my-exp-train-20261125-235959', sameDay), 'my-exp 25 Nov 23:59:59', 'another day says which');
+  assert.equal(runLabel('tests-20261126-112343', sameDay), 'tests 11:23:43');
   assert.equal(runLabel('first', sameDay), 'first', 'a name given with --run-name shows whole');
   assert.equal(runLabel('x-rollout-20261399-112343', sameDay), 'x-rollout-20261399-112343', 'a stamp that is no date shows whole');
   assert.equal(runLabel('-20261126-112343', sameDay), '-20261126-112343');

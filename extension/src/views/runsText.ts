@@ -42,9 +42,9 @@ const pad = (n: number) => String(n).padStart(2, '0');
 /**
  * A run's label, short enough that its state and result fit beside it at the side bar's default
  * width. A default run name (`<experiment>-<command>-<UTC stamp>`, launch/runFolder.ts) shows as the
- * experiment and the stamp's local time, `attempts 11:23` for `attempts-rollout-20261126-112343`
- * (the command is in the row's line), with the day when it is not today's (`attempts 25 Nov 11:23`)
- * and the folder's number when two launches shared a second (`attempts 11:23 (2)`); any other name
+ * experiment and the stamp's local time, `attempts 11:23:43` for `attempts-rollout-20261126-112343`
+ * (the command is in the row's line), with the day when it is not today's (`attempts 25 Nov 11:23:43`)
+ * and the folder's number when two launches shared a second (`attempts 11:23:43 (2)`); any other name
  * shows whole. The tooltip gives the whole folder name.
  */
 export function runLabel(name: string, now: number): string {
@@ -56,7 +56,8 @@ export function runLabel(name: string, now: number): string {
   if (at.getUTCMonth() !== Number(mo) - 1 || at.getUTCDate() !== Number(d) || at.getUTCHours() !== Number(h) || at.getUTCMinutes() !== Number(mi)) return name;
   const today = new Date(now);
   const sameDay = at.getFullYear() === today.getFullYear() && at.getMonth() === today.getMonth() && at.getDate() === today.getDate();
-  const time = `${pad(at.getHours())}:${pad(at.getMinutes())}`;
+  // Seconds too: two launches in one minute (a re-run, a smoke beside a training run) are two rows a person tells apart.
+  const time = `${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`;
   return `${base} ${sameDay ? time : `${at.getDate()} ${months[at.getMonth()] ?? ''} ${time}`}${copy === undefined ? '' : ` (${copy})`}`;
 }
 
