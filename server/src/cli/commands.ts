@@ -15,7 +15,7 @@ import { envBuild, envBuildOptions, envBuildUsage } from './envCommands.js';
 import { imagesBuild, imagesBuildFormsOptions, imagesBuildUsage } from './imageBuildCommand.js';
 import { imagesManifest, imagesManifestOptions, imagesManifestUsage, imagesPrepull, imagesPrepullOptions, imagesPrepullUsage } from './imageCommands.js';
 import { modelServe, modelServeOptions, modelServeUsage } from './modelCommands.js';
-import { defaultMaxProblems, exitStatus, intFlag, programExits, type ExitStatus, type Io } from './output.js';
+import { defaultMaxProblems, exitStatus, intFlag, type ExitStatus, type Io } from './output.js';
 import type { ProgressSink } from './progress.js';
 import { raySlots, raySlotsOptions, raySlotsUsage } from './rayCommands.js';
 import { rolloutCommand, rolloutUsageOf } from './rolloutCommands.js';
