@@ -175,8 +175,9 @@ class OverviewPanel {
         return;
       case 'applyFix':
         void applyQuickFix(this.source, message).catch((error: unknown) => {
-          this.ctx.log.warn(`Could not apply "${message.title}": ${errorMessage(error)}`);
-          void vscode.window.showWarningMessage(`Graph Planner: could not apply "${message.title}": ${errorMessage(error)}`);
+          this.ctx.log.warn(`Could not apply the overview's quick fix ${JSON.stringify(message.title)}: ${errorMessage(error)}`);
+          // The title came from the page, so the notification (which renders links) does not repeat it.
+          void vscode.window.showWarningMessage(`Graph Planner: could not apply the quick fix: ${errorMessage(error)}`);
         });
         return;
     }

@@ -283,8 +283,10 @@ void describe('Graph Planner in VS Code (code-server + Chromium)', () => {
       try {
         await assertOverviewLayout(frame);
         // The Problems panel that scenario a opened would cover half the overview in the screenshots.
-        await runCommand(page, 'View: Close Panel');
+        if (await page.locator('.part.panel').isVisible()) await runCommand(page, 'View: Toggle Panel Visibility');
         await screenshotThemes(s, 'e-overview');
+        await frame.locator('#verl-settings').evaluate((section) => section.scrollIntoView({ block: 'start' }));
+        await screenshotThemes(s, 'e-overview-settings');
         // Clicking the finding selects its value in the editor: `-1.0` on line 5.
         await goTo(page, 1, 1);
         await frame.locator(penalty).click();

@@ -68,20 +68,24 @@ button.fix.preferred:hover { background: var(--vscode-button-hoverBackground); }
 button.fix::before { content: 'Fix: '; font-weight: 600; }
 
 /* The page: each column is a container, so the settings' layout follows the column's width. */
-header .file { margin: 0 0 4px; overflow-wrap: anywhere; }
-header .file code { color: var(--vscode-descriptionForeground); }
+/* VS Code's own webview style puts code on a preformatted-text background; in high contrast that
+   background is light under light text, so our code is plain text in the editor font instead. */
+header .file code, h3.section-name code, .kv code { background: none; padding: 0; border-radius: 0; color: inherit; }
+header .file { margin: 0 0 4px; overflow-wrap: anywhere; color: var(--vscode-descriptionForeground); }
 .columns { display: flex; flex-wrap: wrap; gap: 0 32px; align-items: flex-start; }
 .column { flex: 1 1 400px; min-width: 0; max-width: 900px; container: overview / inline-size; }
 
 /* Settings as two columns, key and value, rows aligned across a section; one column when narrow. */
 h3.section-name { margin: 16px 0 2px; }
 h3.section-name code { font-weight: 600; }
-dl.kv { display: grid; grid-template-columns: fit-content(45%) minmax(0, 1fr); column-gap: 16px; margin: 0; }
+dl.kv, .kv-groups { display: grid; grid-template-columns: fit-content(45%) minmax(0, 1fr); column-gap: 16px; margin: 0; }
+/* The sections share the key column, so every value starts at the same place down the page. */
+.kv-groups > .kv-group, .kv-groups dl.kv { display: grid; grid-column: 1 / -1; grid-template-columns: subgrid; }
+.kv-group > h3 { grid-column: 1 / -1; }
 .kv-row { display: grid; grid-column: 1 / -1; grid-template-columns: subgrid; padding: 4px 4px; border-bottom: 1px solid var(--vscode-panel-border, var(--vscode-contrastBorder, #8883)); }
 .kv-row:hover { background: var(--vscode-list-hoverBackground); }
 .kv-row dt { margin: 0; text-align: left; min-width: 0; overflow-wrap: anywhere; }
 .kv-row dd { margin: 0; min-width: 0; }
-.kv-row .key code { color: inherit; }
 .kv-row button.key { color: var(--vscode-textLink-foreground); }
 .kv-row span.key { color: var(--vscode-descriptionForeground); }
 .kv-row .value { display: block; overflow-wrap: anywhere; }
@@ -91,7 +95,7 @@ dl.kv { display: grid; grid-template-columns: fit-content(45%) minmax(0, 1fr); c
 .source.file { color: var(--vscode-foreground); }
 .source.overridden-note { color: var(--vscode-editorWarning-foreground); }
 @container overview (max-width: 360px) {
-  dl.kv { grid-template-columns: minmax(0, 1fr); }
+  dl.kv, .kv-groups { grid-template-columns: minmax(0, 1fr); }
   .kv-row dd { padding-left: 12px; }
 }
 `;

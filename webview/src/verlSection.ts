@@ -30,7 +30,7 @@ export function verlSection(settings: readonly VerlSetting[], overrides: readonl
     { attrs: { 'aria-labelledby': 'verl-heading', id: 'verl-settings' } },
     el('h2', { attrs: { id: 'verl-heading' } }, 'Verl settings'),
     el('p', { class: 'hint' }, 'Fields that reach Verl/Hydra, defaults merged with the file. Click a key written in the file to show it.'),
-    ...groups,
+    el('div', { class: 'kv-groups' }, ...groups),
     el('h3', {}, el('code', {}, 'verl_overrides')),
     overrides.length === 0
       ? el('p', { class: 'hint' }, 'None. Entries here are passed to Hydra unchanged and applied last, so they win.')
