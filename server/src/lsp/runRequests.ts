@@ -80,7 +80,7 @@ export class RunRequests {
     connection.onRequest(launchPlanRequest, async (raw: unknown): Promise<LaunchPlanResult> => {
       const launch = this.ctx.services.launch;
       const spec = launchSpecSchema.parse(raw);
-      if (launch === undefined) return { args: [], display: '', cwd: '', runDir: '', findings: [], refused: 'This server cannot launch runs.' };
+      if (launch === undefined) return { args: [], display: '', cwd: '', runDir: '', findings: [], refused: 'This server cannot launch runs.', values: null };
       const { command: _command, ...plan } = await launch.plan(spec);
       return plan;
     });
