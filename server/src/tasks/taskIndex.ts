@@ -109,7 +109,12 @@ function indexed(line: string, at: number): IndexedTask {
     localRepo: stringOrNull(task.sandbox.local_repo),
     instance: stringOrNull(task.sandbox.r2e_ds_json),
     certification: task.certification ?? null,
-    source: { backend: box.backend, docker_image: box.docker_image, local_repo: box.local_repo, python_env: box.python_env },
+    source: {
+      backend: box.backend,
+      ...(box.docker_image === undefined ? {} : { docker_image: box.docker_image }),
+      ...(box.local_repo === undefined ? {} : { local_repo: box.local_repo }),
+      ...(box.python_env === undefined ? {} : { python_env: box.python_env }),
+    },
   };
 }
 
