@@ -100,7 +100,7 @@ function reasonText(reason: string): string {
  * The notice when a run ends: its outcome in one sentence (`sample-rollout-… finished: 7 of 10
  * resolved`, `… failed: <reason>`) and the buttons that apply to it: its report when it wrote one,
  * its log, a re-launch when it recorded how it was launched, and the Problems panel when it failed
- * before any episode ended (the config or the tasks are then the likely cause).
+ * with no episode that ended without an error (the config or the tasks are then the likely cause).
  */
 export function runEndNotice(run: EndedRun): RunEndNotice {
   const episodes = run.episodes;
@@ -108,7 +108,8 @@ export function runEndNotice(run: EndedRun): RunEndNotice {
   if (run.hasReport) actions.push('Open Report');
   if (run.hasLog) actions.push('Show Log');
   if (run.relaunchable) actions.push('Re-launch');
-  if (run.state === 'failed' && (episodes === null || episodes.finished === 0)) actions.push('Show Problems');
+  // Every episode that ended, ended with an error (or none did): the config or the tasks are the likely cause.
+  if (run.state === 'failed' && (episodes === null || episodes.errored === episodes.finished)) actions.push('Show Problems');
   if (run.state === 'finished') {
     const outcome = episodes === null || episodes.total === 0 ? '' : `: ${numbers.format(episodes.resolved)} of ${numbers.format(episodes.total)} resolved${episodes.errored > 0 ? `, ${numbers.format(episodes.errored)} errored` : ''}`;
     return { severity: 'info', text: `${run.name} finished${outcome}`, actions };

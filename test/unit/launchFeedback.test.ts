@@ -26,11 +26,14 @@ describe('the notice when a run ends', () => {
     assert.deepEqual(runEndNotice(run), { severity: 'info', text: 'sample-rollout-20261126T110000Z finished: 7 of 10 resolved', actions: ['Open Report', 'Show Log', 'Re-launch'] });
   });
 
-  test('a run that failed before any episode ended gives its reason and offers the Problems panel, not a report it never wrote', () => {
-    const failed = runEndNotice({ ...run, state: 'failed', episodes: { total: 1, finished: 0, resolved: 0, errored: 0 }, hasReport: false, exitReason: 'sandbox: Task swe-1 has no local_repo, so the local backend cannot run it.' });
+  test('a run whose every episode ended with an error gives its reason and offers the Problems panel, not a report it never wrote', () => {
+    const reason = 'every episode ended with an error (first: Task swe-1 has no local_repo, so the local backend cannot run it.)';
+    const failed = runEndNotice({ ...run, state: 'failed', episodes: { total: 1, finished: 1, resolved: 0, errored: 1 }, hasReport: false, exitReason: reason });
     assert.equal(failed.severity, 'error');
-    assert.equal(failed.text, 'sample-rollout-20261126T110000Z failed after 0 of 1 episode: sandbox: Task swe-1 has no local_repo, so the local backend cannot run it.');
+    assert.equal(failed.text, `sample-rollout-20261126T110000Z failed after 1 of 1 episode: ${reason}`);
     assert.deepEqual(failed.actions, ['Show Log', 'Re-launch', 'Show Problems']);
+    // A run where some episodes ran is not a config problem: no Problems button.
+    assert.ok(!runEndNotice({ ...run, state: 'failed', episodes: { total: 4, finished: 4, resolved: 1, errored: 3 } }).actions.includes('Show Problems'));
   });
 
   test('a reason from the run’s files cannot act on the screen and is cut to a notice’s length', () => {
