@@ -1,11 +1,9 @@
 /**
  * Screenshots of one moment in the light, dark and high-contrast themes, so a person can look at
- * each (README.md's "What a person sees" rule asks for all three). The theme is switched through the
- * user's settings file, which the workbench watches, rather than the theme picker, so no quick input
- * covers the screen or takes the focus from what the scenario is looking at.
+ * each (README.md's "What a person sees" rule asks for all three). The theme is switched through
+ * the theme picker, as a person does: code-server's workbench does not pick up a theme written into
+ * the user's settings file while it runs. The picker gives the focus back to where it was.
  */
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import type { Session } from './harness.js';
 import { done, pending, waitFor } from './wait.js';
@@ -13,11 +11,11 @@ import { screenshot } from './workbench.js';
 
 export type ThemeKind = 'light' | 'dark' | 'high-contrast';
 
-/** VS Code 1.100's built-in themes and the class each puts on `.monaco-workbench`. */
-const themes: Readonly<Record<ThemeKind, { readonly name: string; readonly workbenchClass: string }>> = {
-  light: { name: 'Default Light Modern', workbenchClass: 'vs' },
-  dark: { name: 'Default Dark Modern', workbenchClass: 'vs-dark' },
-  'high-contrast': { name: 'Default High Contrast', workbenchClass: 'hc-black' },
+/** VS Code 1.100's built-in themes: their ids, their labels in the theme picker and the class each puts on `.monaco-workbench`. */
+const themes: Readonly<Record<ThemeKind, { readonly name: string; readonly label: string; readonly workbenchClass: string }>> = {
+  light: { name: 'Default Light Modern', label: 'Light Modern', workbenchClass: 'vs' },
+  dark: { name: 'Default Dark Modern', label: 'Dark Modern', workbenchClass: 'vs-dark' },
+  'high-contrast': { name: 'Default High Contrast', label: 'Dark High Contrast', workbenchClass: 'hc-black' },
 };
 
 /** The theme the workbench shows now, read from its classes. */
@@ -29,9 +27,17 @@ export async function currentTheme(page: Page): Promise<ThemeKind | 'other'> {
 
 /** Switches the workbench to `kind` and waits until it shows it (and webviews have drawn again). */
 export async function setTheme(s: Session, kind: ThemeKind): Promise<void> {
-  const file = join(s.userDataDir, 'User/settings.json');
-  const settings = JSON.parse(await readFile(file, 'utf8')) as Record<string, unknown>;
-  await writeFile(file, JSON.stringify({ ...settings, 'workbench.colorTheme': themes[kind].name }, null, 2));
+  if ((await currentTheme(s.page)) === kind) return;
+  // The palette ranks "Browse Color Themes in Marketplace" above the picker, so the picker's own
+  // key chord opens it.
+  await s.page.keyboard.press('Control+K');
+  await s.page.keyboard.press('Control+T');
+  // The list draws only the rows in view, so the picker is filtered by the theme's label first.
+  await s.page.keyboard.type(themes[kind].label);
+  // A row's aria-label is "<label>, <theme id>"; "Browse Additional Color Themes..." stays first.
+  const row = s.page.locator(`.quick-input-widget .quick-input-list .monaco-list-row[aria-label$=", ${themes[kind].name}"]`).first();
+  await row.waitFor({ state: 'visible', timeout: 20_000 });
+  await row.click();
   await waitFor(`the workbench to show the ${kind} theme`, async () => {
     const now = await currentTheme(s.page);
     return now === kind ? done(now) : pending(now);
