@@ -7,12 +7,13 @@
  */
 import type { BlockedTask, LaunchFinding, LaunchValue, NewRunLaunch, TaskPreflightResult } from './serverMessages.js';
 import type { LaunchPlanResult } from './serverMessages.js';
+import { basename } from 'node:path';
 import { readinessWords } from './views/taskItems.js';
 import { visibleLine } from '../../server/src/protocol/terminalText.js';
 
 export type ReviewRow =
   | { readonly kind: 'separator'; readonly label: string }
-  | { readonly kind: 'error'; readonly label: string; readonly description: string; readonly finding: LaunchFinding }
+  | { readonly kind: 'error'; readonly label: string; readonly description: string; readonly detail: string; readonly finding: LaunchFinding }
   | { readonly kind: 'more-errors'; readonly label: string; readonly description: string }
   | { readonly kind: 'start'; readonly label: string; readonly description: string; readonly detail: string; readonly blocked: boolean }
   | { readonly kind: 'preflight'; readonly label: string; readonly description: string; readonly detail: string; readonly blocked: readonly BlockedTask[] }
@@ -28,6 +29,12 @@ export function findingPlace(finding: LaunchFinding, rel: (path: string) => stri
   if (finding.flag !== null) return finding.flag;
   if (finding.file === null) return '';
   return finding.line === null ? rel(finding.file) : `${rel(finding.file)}:${finding.line + 1}:${(finding.character ?? 0) + 1}`;
+}
+
+/** A launch finding's message is `code: text` (launch/launchPlan.ts); the code is shown apart. */
+function splitCode(message: string): { code: string; text: string } {
+  const m = /^([a-z]+\/[\w-]+): (.*)$/s.exec(message);
+  return m === null ? { code: '', text: message } : { code: m[1] ?? '', text: m[2] ?? '' };
 }
 
 /** The message naming the first error in full, for a launch that is blocked. */
@@ -69,8 +76,12 @@ export function reviewRows(input: ReviewInput): ReviewRow[] {
   const errors = plan?.findings.filter((f) => f.severity === 'error') ?? [];
   const verb = draft.kind === 'eval' ? 'evaluation' : 'rollout';
   if (errors.length > 0) {
-    rows.push({ kind: 'separator', label: `${errors.length === 1 ? '1 error' : `${errors.length} errors`} in the config: fix before the launch` });
-    for (const finding of errors.slice(0, listedErrors)) rows.push({ kind: 'error', label: `$(error) ${visibleLine(finding.message)}`, description: findingPlace(finding, rel), finding });
+    rows.push({ kind: 'separator', label: errors.length === 1 ? '1 error: fix it first' : `${errors.length} errors: fix them first` });
+    // The message gets the second line, the list's full width; the place and the rule's code head the row.
+    for (const finding of errors.slice(0, listedErrors)) {
+      const { code, text } = splitCode(finding.message);
+      rows.push({ kind: 'error', label: `$(error) ${findingPlace(finding, (p) => basename(p)) || 'a flag'}`, description: code, detail: visibleLine(text), finding });
+    }
     if (errors.length > listedErrors) rows.push({ kind: 'more-errors', label: `$(list-flat) ${errors.length - listedErrors} more in the Problems panel`, description: '' });
   }
   const files = `${draft.taskFiles.map(rel).join(', ')}${draft.tasks.length > 0 ? ` · tasks ${draft.tasks.join(', ')}` : ''}`;

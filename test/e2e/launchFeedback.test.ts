@@ -19,10 +19,10 @@ import { runStatusSchema } from '../../server/src/protocol/runs.js';
 import { processAlive } from '../../server/src/util/processAlive.js';
 import { startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
-import { screenshotThemes } from './themes.js';
+import { currentTheme, screenshotThemes, setTheme, type ThemeKind } from './themes.js';
 import { acceptQuickPick, clickInlineAction, expandRow, quickPickRows, showView, viewPane, waitForNotification, waitForRow, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
-import { cursorPosition, openFile, runCommand } from './workbench.js';
+import { cursorPosition, openFile, runCommand, screenshot } from './workbench.js';
 
 const scenarioTimeout = { timeout: 240_000 };
 const scenarios = new Scenarios();
@@ -65,6 +65,21 @@ async function waitForQuickPick(page: Page, what: string, accept: (rows: string[
     const rows = await quickPickRows(page);
     return accept(rows) ? done(rows) : pending(`quick pick rows:\n${rows.join('\n') || '(none)'}`);
   });
+}
+
+/**
+ * Screenshots of a quick pick in each theme. The theme picker is a quick input too and would close
+ * the list, so the theme is set first and the list opened again in each (`open` opens it and waits).
+ */
+async function screenshotQuickPickThemes(s: Session, name: string, open: () => Promise<unknown>): Promise<void> {
+  const before = await currentTheme(s.page);
+  for (const kind of ['light', 'dark', 'high-contrast'] as const satisfies readonly ThemeKind[]) {
+    await setTheme(s, kind);
+    await open();
+    await screenshot(s.page, `${name}-${kind}`);
+    await s.page.keyboard.press('Escape');
+  }
+  if (before !== 'other') await setTheme(s, before);
 }
 
 /** A SWE-bench row with no local_repo, and an experiment that runs it on the local backend: it cannot run. */
@@ -168,6 +183,8 @@ void describe('Feedback around a launch in VS Code (code-server + Chromium)', ()
 
   void it('(c) a task that cannot run on the local backend is named in the review list and the Tasks view; launched anyway, the run fails with a notice whose Show Log opens its log', scenarioTimeout, async () => {
     await scenario('c-failed', async (s) => {
+      // Run on its own (--test-name-pattern), this is the first scenario: the views come with the server.
+      await loggedMs(s, 'Graph Planner server ready', /Graph Planner server ready\D*?(\d+(?:\.\d+)?)\s*ms/);
       writeUnrunnable(s);
       await showView(s.page, 'Tasks');
       // A folder made while the editor runs may reach the file watcher late; a person would refresh.
@@ -183,12 +200,15 @@ void describe('Feedback around a launch in VS Code (code-server + Chromium)', ()
       await screenshotThemes(s, 'launch-c-tasks');
 
       await openFile(s.page, 'configs/experiments/swe-local.yaml');
-      await runCommand(s.page, 'Graph Planner: Start Rollout');
-      const rows = await waitForQuickPick(s.page, 'the review list with the preflight row', (r) => r.some((row) => /1 of 1 task cannot run on local/.test(row)));
+      const openReview = async () => {
+        await runCommand(s.page, 'Graph Planner: Start Rollout');
+        return waitForQuickPick(s.page, 'the review list with the preflight row', (r) => r.some((row) => /1 of 1 task cannot run on local/.test(row)));
+      };
+      await screenshotQuickPickThemes(s, 'launch-c-review', openReview);
+      const rows = await openReview();
       assert.match(rows[0] ?? '', /Start rollout/);
       assert.match(rows[1] ?? '', /1 of 1 task cannot run on local/);
       assert.match(rows[1] ?? '', /django__django-11099/);
-      await screenshotThemes(s, 'launch-c-review');
       await s.page.keyboard.press('Enter');
       const notice = /swe-local-rollout-\S+ failed after 1 of 1 episode: every episode ended with an error \(first: Task django__django-11099 has no local_repo/;
       await waitForNotification(s.page, 'the notice that the run failed', notice, { timeoutMs: 120_000 });
@@ -209,14 +229,17 @@ void describe('Feedback around a launch in VS Code (code-server + Chromium)', ()
         '# Two errors on purpose: a misspelt backend and no episodes at once.\nexperiment:\n  name: dockr\npaths:\n  dataset_train: datasets/sample/tasks.jsonl\nsandbox:\n  backend: dockr\nrollout:\n  agent: rule\n  parallel: 0\n',
       );
       await openFile(s.page, 'configs/experiments/dockr.yaml');
-      await runCommand(s.page, 'Graph Planner: Start Rollout');
-      const rows = await waitForQuickPick(s.page, 'the review list with the errors first', (r) => r.some((row) => /Backend/.test(row)));
+      const openReview = async () => {
+        await runCommand(s.page, 'Graph Planner: Start Rollout');
+        return waitForQuickPick(s.page, 'the review list with the errors first', (r) => r.some((row) => /Backend/.test(row)));
+      };
+      await screenshotQuickPickThemes(s, 'launch-d-review', openReview);
+      const rows = await openReview();
       assert.match(rows[0] ?? '', /sandbox\.backend must be one of "auto", "docker", "local", not 'dockr'/);
       assert.match(rows[1] ?? '', /rollout\.parallel is 0/);
       assert.match(rows[2] ?? '', /Start rollout.*blocked by 2 errors/);
       assert.ok(rows.some((r) => /Backend.*dockr \(from the config\)/.test(r)), `the backend as written:\n${rows.join('\n')}`);
       assert.ok(rows.some((r) => /Parallel episodes.*0 \(from the config\)/.test(r)), `parallel as written:\n${rows.join('\n')}`);
-      await screenshotThemes(s, 'launch-d-review');
       // The start row is the third: choose it.
       await s.page.keyboard.press('ArrowDown');
       await s.page.keyboard.press('ArrowDown');

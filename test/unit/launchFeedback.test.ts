@@ -86,11 +86,12 @@ describe('the launch review list', () => {
   test('lists the config’s errors first, blocks the start, and shows the values as written with their errors', () => {
     const rows = reviewRows({ draft, plan: brokenPlan, preflight: undefined, preflightBackend: '', rel });
     assert.deepEqual(labelled(rows).slice(0, 4), [
-      '-- 2 errors in the config: fix before the launch',
-      "$(error) schema/enum: sandbox.backend must be one of \"auto\", \"docker\", \"local\", not 'dockr'. Did you mean 'docker'? | configs/broken.yaml:2:12",
-      '$(error) schema/range: rollout.parallel is 0 but must be ≥ 1, ≤ 256. | configs/broken.yaml:4:12',
+      '-- 2 errors: fix them first',
+      '$(error) broken.yaml:2:12 | schema/enum',
+      '$(error) broken.yaml:4:12 | schema/range',
       '$(circle-slash) Start rollout | blocked by 2 errors',
     ]);
+    assert.deepEqual(rows.slice(1, 3).map((r) => ('detail' in r ? r.detail : '')), ["sandbox.backend must be one of \"auto\", \"docker\", \"local\", not 'dockr'. Did you mean 'docker'?", 'rollout.parallel is 0 but must be ≥ 1, ≤ 256.']);
     const backend = rows.find((r) => r.kind === 'value' && r.key === 'backend');
     assert.deepEqual(backend && 'description' in backend ? [backend.label, backend.description] : [], ['$(error) Backend', 'dockr (from the config)']);
     const parallel = rows.find((r) => r.kind === 'value' && r.key === 'parallel');
