@@ -41,8 +41,8 @@ function launchFeedback(ctx: Ctx): vscode.Disposable[] {
     live,
     registerRunsBadge(live, runsView),
     registerRunNotices(live),
-    onDidLaunch((dir) => showLaunchProgress(live, { kind: 'dir', dir }, launchName(dir))),
-    onDidStartTraining((name) => showLaunchProgress(live, { kind: 'new', command: 'train' }, name)),
+    onDidLaunch((dir) => showLaunchProgress(live, { kind: 'dir', dir }, launchName(dir), (line) => ctx.log.info(line))),
+    onDidStartTraining((name) => showLaunchProgress(live, { kind: 'new', command: 'train' }, name, (line) => ctx.log.info(line))),
   ];
 }
 

@@ -165,6 +165,8 @@ void describe('Feedback around a launch in VS Code (code-server + Chromium)', ()
         return text === '1' ? done(text) : pending(`badge "${text}"`);
       });
       const run = runsNamed(s, 'long-rollout').at(-1) ?? '';
+      // The progress notification stayed until the run reported that it runs (launchProgress.ts logs how it ended).
+      await loggedMs(s, 'the launch progress to end on the running run', new RegExp(`Launch progress: ${run} running after (\\d+) ms`));
       await showView(s.page, 'Runs');
       await waitForRow(s.page, 'Runs', `${run} running`, (r) => r.label === run && r.description.startsWith('running'));
       await screenshotThemes(s, 'launch-b-live');
