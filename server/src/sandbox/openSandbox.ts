@@ -152,20 +152,34 @@ export function liveEngine(): DockerEngineView {
     reach() {
       reached ??= reachDocker({ timeoutMs: 3_000 }).then((r): EngineReach => {
         if (!r.ok) return r;
-        const images = new Map<string, Promise<boolean>>();
-        const hasImage = (image: string): Promise<boolean> => {
-          let held = images.get(image);
-          if (held === undefined) {
-            held = r.docker.getImage(image).inspect().then(() => true, () => false);
-            images.set(image, held);
+        // One listing answers every tag: a page of 500 SWE-bench tasks names 500 images, and one
+        // inspect each would cost a round trip apiece. A digest or an id is asked of the engine itself.
+        let tags: Promise<ReadonlySet<string>> | undefined;
+        const inspected = new Map<string, Promise<boolean>>();
+        const hasImage = async (image: string): Promise<boolean> => {
+          if (image.includes('@') || image.startsWith('sha256:')) {
+            let held = inspected.get(image);
+            if (held === undefined) inspected.set(image, (held = r.docker.getImage(image).inspect().then(() => true, () => false)));
+            return held;
           }
-          return held;
+          tags ??= r.docker.listImages().then((list) => new Set(list.flatMap((i) => i.RepoTags ?? [])), () => new Set<string>());
+          return (await tags).has(imageReference(image));
         };
         return { ok: true, where: r.where, hasImage };
       });
       return reached;
     },
   };
+}
+
+/**
+ * An image name as the engine lists its tags: `:latest` when no tag is given, and without the
+ * `docker.io/library/` or `docker.io/` prefix the engine leaves out.
+ */
+export function imageReference(image: string): string {
+  const bare = image.replace(/^docker\.io\/library\//, '').replace(/^docker\.io\//, '');
+  const lastSlash = bare.lastIndexOf('/');
+  return bare.slice(lastSlash + 1).includes(':') ? bare : `${bare}:latest`;
 }
 
 /**

@@ -98,8 +98,10 @@ function indexed(line: string, at: number): IndexedTask {
   // validateLine found no error on this line, so its normalised value passed the compiled task
   // schema: it is a task entry as written in a file.
   const task = normalizeTask(JSON.parse(json)).value as TaskEntryInput;
-  // The sandbox block passed the same schema; parsed again for its defaults (the backend's `auto`).
-  const box = taskSandboxSchema.parse(task.sandbox);
+  const box = task.sandbox;
+  // The block passed the task schema; only a Python environment is parsed again, for its defaults
+  // (most tasks have none, and a parse per row would slow the index of a large file).
+  const pythonEnv = box.python_env === undefined ? undefined : taskSandboxSchema.shape.python_env.parse(box.python_env);
   return {
     taskId: task.task_id,
     line: at,
@@ -110,10 +112,11 @@ function indexed(line: string, at: number): IndexedTask {
     instance: stringOrNull(task.sandbox.r2e_ds_json),
     certification: task.certification ?? null,
     source: {
-      backend: box.backend,
+      // The schema's default.
+      backend: box.backend ?? 'auto',
       ...(box.docker_image === undefined ? {} : { docker_image: box.docker_image }),
       ...(box.local_repo === undefined ? {} : { local_repo: box.local_repo }),
-      ...(box.python_env === undefined ? {} : { python_env: box.python_env }),
+      ...(pythonEnv === undefined ? {} : { python_env: pythonEnv }),
     },
   };
 }
