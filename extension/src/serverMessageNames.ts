@@ -53,6 +53,8 @@ export const taskFilesRequest = 'graphPlanner/tasks/files';
 export const taskPageRequest = 'graphPlanner/tasks/page';
 /** Server → client notification: dataset files or task outcomes changed. */
 export const tasksChangedNotification = 'graphPlanner/tasks/changed';
+/** Client → server request: which of a launch's tasks cannot run on its backend here (server/src/protocol/taskPreflight.ts). */
+export const taskPreflightRequest = 'graphPlanner/tasks/preflight';
 
 // The trajectory viewer (server/src/protocol/episodeView.ts).
 

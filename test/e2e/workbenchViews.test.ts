@@ -468,11 +468,12 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
     });
   });
 
-  void it('(e) a broken experiment YAML blocks the launch and opens the Problems panel at its error', scenarioTimeout, async () => {
+  void it('(e) a broken experiment YAML blocks the launch: its error comes first in the review list and opens its place; the Problems panel lists it', scenarioTimeout, async () => {
     await scenario('e-blocked', async (s) => {
       await openFile(s.page, 'configs/experiments/broken.yaml');
-      await startRolloutFromPalette(s);
-      await waitForNotification(s.page, 'the launch to be blocked', /Launch blocked: the config has an error/);
+      await runCommand(s.page, 'Graph Planner: Start Rollout');
+      // The review list puts the error first (test/e2e/launchFeedback.test.ts checks the rest of it).
+      await acceptQuickPick(s.page, 'the review list to offer the error first', (first) => /negative-penalty/.test(first));
       await focusProblems(s.page);
       const problems = await waitFor('the negative-penalty error in the Problems panel', async () => {
         const ps = await readProblems(s.page);

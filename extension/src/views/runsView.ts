@@ -54,6 +54,11 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     if (this.view.visible) void this.visibilityChanged();
   }
 
+  /** The count of live runs on the view and its activity-bar icon (runsBadge.ts). */
+  setBadge(badge: vscode.ViewBadge | undefined): void {
+    this.view.badge = badge;
+  }
+
   dispose(): void {
     if (this.ticker) clearInterval(this.ticker);
     for (const d of this.disposables) d.dispose();
@@ -134,7 +139,7 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     this.updateTicker();
     if (client === undefined) return;
     try {
-      await client.sendRequest(runsWatch, { watching: this.view.visible });
+      await client.sendRequest(runsWatch, { watching: this.view.visible, by: 'view' });
       if (this.view.visible) {
         await this.list();
         this.changed.fire(undefined);

@@ -28,6 +28,7 @@ import { DocumentValidation } from './documentValidation.js';
 import { registerEditorFeatures } from './editorFeatures.js';
 import { ExperimentDiagnostics } from './experimentDiagnostics.js';
 import { registerTaskRequests } from './taskRequests.js';
+import { registerTaskPreflight } from './taskPreflight.js';
 import type { ServerServices } from './services.js';
 
 export function startServer(connection: Connection, services: ServerServices, startedAt = Date.now()): void {
@@ -96,6 +97,7 @@ export function startServer(connection: Connection, services: ServerServices, st
   registerCustomRequests(ctx, experiments, datasets);
   const containers = registerContainerRequests(ctx);
   const tasks = registerTaskRequests(ctx);
+  registerTaskPreflight(ctx);
   const episodes = registerEpisodeRequests(ctx);
   registerMetricsRequests(ctx);
   registerStepSampleRequests(ctx);

@@ -74,6 +74,7 @@ export * from './runsView.js';
 export * from './launch.js';
 export * from './containersView.js';
 export * from './tasksView.js';
+export * from './taskPreflight.js';
 export * from './episodeView.js';
 export * from './episodeGroup.js';
 export * from './metricsView.js';
