@@ -21,7 +21,7 @@ import { stepDetail } from './stepDetail.js';
 import { hasProblem, StepList, stepKinds } from './stepList.js';
 import { CodeGraphMode } from './codeGraphMode.js';
 import { emptyEpisodeMessage } from './emptyEpisode.js';
-import { nodeFromId, type KnownNode } from './nodeTable.js';
+import { nodeFromId, type KnownNode } from './nodeIds.js';
 
 interface SavedState {
   selected?: number;

@@ -6,30 +6,12 @@
  */
 import { el } from '../dom.js';
 import { marked, type OpenLocation } from './linkedText.js';
+import { nodeFromId } from './nodeIds.js';
 
-export interface KnownNode {
-  readonly kind: string;
-  readonly name: string;
-  readonly path: string;
-  readonly line: number;
-  readonly test?: boolean;
-}
+export type { KnownNode } from './nodeIds.js';
+import type { KnownNode } from './nodeIds.js';
 
 export type KnownNodes = ReadonlyMap<string, KnownNode>;
-
-const kindNames: Record<string, string> = { file: 'file', class: 'class', func: 'function', method: 'method' };
-
-/** What an id says by itself; undefined when it is not a code-graph node id. */
-export function nodeFromId(id: string): Omit<KnownNode, 'line'> | undefined {
-  const colon = id.indexOf(':');
-  const kind = colon < 0 ? undefined : kindNames[id.slice(0, colon)];
-  if (kind === undefined) return undefined;
-  const rest = id.slice(colon + 1);
-  if (kind === 'file') return rest === '' ? undefined : { kind, name: rest.split('/').pop() ?? rest, path: rest };
-  const hash = rest.lastIndexOf('#');
-  if (hash <= 0 || hash === rest.length - 1) return undefined;
-  return { kind, name: rest.slice(hash + 1), path: rest.slice(0, hash) };
-}
 
 export function nodeTable(ids: readonly string[], known: KnownNodes, open: OpenLocation, highlight: string): HTMLElement {
   if (ids.length === 0) return el('p', { class: 'hint' }, 'None.');
