@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { emptyEpisodeMessage } from '../../webview/src/episode/emptyEpisode.js';
-import { nodeFromId } from '../../webview/src/episode/nodeTable.js';
+import { nodeFromId } from '../../webview/src/episode/nodeIds.js';
 import { editsModel, fileSummary, parseUnifiedDiff } from '../../webview/src/episode/patchModel.js';
 import type { EpisodeHeader } from '../../server/src/protocol/episodeView.js';
 
