@@ -121,7 +121,7 @@ test('an episode that ended before its first step says how, never "No steps yet.
   );
   assert.equal(ended.kind, 'ended');
   assert.equal(ended.title, 'The episode ended before its first step: error.');
-  assert.deepEqual(ended.lines, ['Not resolved · total reward 0 · 1.2 s', 'Failure: sandbox: no local_repo for task t', 'Run r failed: 1 episode failed']);
+  assert.deepEqual(ended.lines, ['Not resolved after 1.2 s', 'Failure: sandbox: no local_repo for task t', 'Run r failed: 1 episode failed']);
   const noOutcome = emptyEpisodeMessage(header({ cutShort: false, outcome: { resolved: false, terminationReason: 'error', totalReward: 0, steps: 0, durationMs: 5, error: null, patch: '', noOutcome: 'daemon-lost: gone' } }));
   assert.ok(noOutcome.lines.some((l) => l.startsWith('No outcome (daemon-lost: gone)')));
   const crashed = emptyEpisodeMessage(header({ run: { name: 'r', state: 'interrupted', reason: 'its process (pid 7) is gone without recording an end' } }));

@@ -26,7 +26,7 @@ export function emptyEpisodeMessage(header: EpisodeHeader): EmptyEpisodeMessage 
       kind: 'ended',
       title: `The episode ended before its first step: ${o.terminationReason}.`,
       lines: [
-        `${what} · total reward ${o.totalReward} · ${(o.durationMs / 1000).toFixed(1)} s`,
+        `${what} after ${(o.durationMs / 1000).toFixed(1)} s`,
         ...(o.error !== null && o.error !== '' ? [`Failure: ${o.error}`] : []),
         ...(o.noOutcome != null ? ['It is not counted in any rate, and a resume runs it again.'] : []),
         ...runLine,

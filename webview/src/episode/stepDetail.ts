@@ -117,7 +117,8 @@ function actionNodes(step: TrajectoryStep, open: OpenLocation, known: KnownNodes
  * table of nodes, anchors as a list, a plain value as code; anything else as indented JSON.
  */
 function paramValue(key: string, value: unknown, open: OpenLocation, known: KnownNodes, highlight: string): Node[] {
-  if (typeof value === 'string') return [el('code', {}, ...marked(value, highlight))];
+  // A plan or a thought over several lines keeps its lines.
+  if (typeof value === 'string') return [value.includes('\n') ? el('pre', { class: 'code' }, ...marked(value, highlight)) : el('code', {}, ...marked(value, highlight))];
   if (typeof value === 'number' || typeof value === 'boolean') return [el('code', {}, String(value))];
   if (Array.isArray(value) && value.length === 0) return [el('span', { class: 'muted' }, 'none')];
   if ((key === 'nodes' || key === 'focus_ids') && Array.isArray(value) && value.every((v): v is string => typeof v === 'string')) return [nodeTable(value, known, open, highlight)];
