@@ -401,6 +401,9 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       const row = (await nodes.first().locator('td').allTextContents()).join(' | ');
       assert.match(row, /^(function|method|class|file)( · test)? \| \S+ \| app\/calc\.py:\d+$/, `kind, name, path:line: ${row}`);
       await screenshotThemes(s, 'trajectory-i-structured-patch');
+      // Switching themes through the picker may reload the page; the repair step is selected again to follow its link.
+      await frame.locator(`#step-list .step[data-step="${repairStep}"]`).click();
+      await waitForSelected(frame, 'the repair step again', repairStep);
       await nodes.first().locator('a.ref').click();
       await waitFor('calc.py opened at the node', async () => {
         const active = (await s.page.locator('.part.editor .tab.active').allTextContents()).join(' | ');
@@ -411,9 +414,10 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
 
   void it('(j) an episode that failed before its first step says how, never "No steps yet."', scenarioTimeout, async () => {
     await scenario('j-failed-episode', async (s) => {
+      await runCommand(s.page, 'View: Close All Editors');
       failedCopy(s, firstRun, 'failed-run');
       await quickOpen(s, 'outputs/failed-run/trajectories/sample-calc-add.jsonl', 'the failed episode in Quick Open', (first) => first.includes('sample-calc-add.jsonl') && first.includes('failed-run'));
-      const frame = visibleWebview(s.page);
+      const frame = await webviewWith(s.page, '#empty-episode', 'the failed episode’s viewer');
       const message = await waitFor('the failed episode’s message in place of a step', async () => {
         const text = (await frame.locator('#empty-episode').textContent().catch(() => null)) ?? '';
         return text !== '' ? done(text) : pending('no message yet');
