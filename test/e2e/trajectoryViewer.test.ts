@@ -24,7 +24,7 @@ import { after, before, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import { repoRoot, startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
-import { screenshotThemes } from './themes.js';
+import { currentTheme, screenshotThemes, setTheme } from './themes.js';
 import { acceptQuickPick, chooseFromContextMenu, expandRow, rowLocator, showView, terminalText, viewPane, waitForRow, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { runCommand, screenshot } from './workbench.js';
@@ -476,13 +476,22 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       const box = await svg.boundingBox();
       assert.ok(box !== null, 'the chart is drawn');
       // The middle of the plot is step 2 (the x axis runs from step 1 to step 3).
-      await s.page.mouse.move(box.x + 70 + (box.width - 86) / 2, box.y + box.height / 2);
-      const readout = await waitFor('the readout of step 2', async () => {
-        const text = (await page.locator('#readout-resolved').textContent()) ?? '';
-        return /step 2/.test(text) ? done(text) : pending(text);
-      });
-      assert.match(readout, /^step 2 · \d{1,2}:\d{2}:\d{2}.*resolved 100% \(smoothed \d+%\)/);
-      await screenshotThemes(s, 'trajectory-l-metrics-hover');
+      const hover = async (): Promise<string> => {
+        await s.page.mouse.move(box.x + 70 + (box.width - 86) / 2, box.y + box.height / 2);
+        return waitFor('the readout of step 2', async () => {
+          const text = (await page.locator('#readout-resolved').textContent()) ?? '';
+          return /step 2/.test(text) ? done(text) : pending(text);
+        });
+      };
+      assert.match(await hover(), /^step 2 · \d{1,2}:\d{2}:\d{2}.*resolved 100% \(smoothed \d+%\)/);
+      // Each theme with the readout shown: switching themes takes the pointer's hover away, so it points again.
+      const before = await currentTheme(s.page);
+      for (const kind of ['light', 'dark', 'high-contrast'] as const) {
+        await setTheme(s, kind);
+        await hover();
+        await screenshot(s.page, `trajectory-l-metrics-hover-${kind}`);
+      }
+      if (before !== 'other') await setTheme(s, before);
     });
   });
 });
