@@ -128,6 +128,9 @@ details.candidate-diff summary { cursor: pointer; }
 body.vscode-high-contrast .patch-row.add .text { outline: 1px dashed var(--vscode-diffEditor-insertedTextBorder, var(--vscode-contrastActiveBorder)); outline-offset: -1px; }
 body.vscode-high-contrast .patch-row.del .text { outline: 1px dashed var(--vscode-diffEditor-removedTextBorder, var(--vscode-contrastBorder)); outline-offset: -1px; }
 table.node-list { width: auto; min-width: 60%; }
+/* Kind and place never break inside a word; a long qualified name wraps instead. */
+table.node-list td:first-child, table.node-list th { white-space: nowrap; }
+table.nodes.node-list td:nth-child(2) { white-space: normal; overflow-wrap: anywhere; }
 ul.anchors { margin: 2px 0; padding-left: 18px; }
 .empty-episode { margin: 16px 0; }
 .empty-episode p { margin: 4px 0; }

@@ -89,12 +89,13 @@ function taskTable(r: RunReportView): HTMLElement {
     ),
   );
   const th = (label: string, num = false, title?: string) => el('th', { class: num ? 'num' : '', ...(title === undefined ? {} : { title }) }, label);
-  return el(
+  const table = el(
     'table',
     { class: 'tasks', attrs: { id: 'task-table' } },
     el('thead', {}, el('tr', {}, th('task'), th('attempts', true), th('outcome'), th('reward', true, 'Mean total reward of the episodes that ran to their end'), th('steps', true, 'Mean steps'), th('time', true, 'Total time of the episodes that ran to their end'), th('failure reason'), th('episodes'))),
     el('tbody', {}, ...rows),
   );
+  return el('div', { class: 'table-scroll' }, table);
 }
 
 function failureGroups(r: RunReportView): HTMLElement[] {

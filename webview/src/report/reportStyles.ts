@@ -15,12 +15,17 @@ header.top .toolbar { display: flex; gap: 6px; flex-wrap: wrap; }
 .tile.infra .value { color: var(--vscode-editorWarning-foreground); }
 h2 { font-size: 1.1em; font-weight: 600; margin: 22px 0 6px; padding-bottom: 3px; border-bottom: 1px solid var(--vscode-panel-border, transparent); }
 .hint { color: var(--vscode-descriptionForeground); margin: 4px 0 8px; }
-table.tasks { width: 100%; border-collapse: collapse; }
+/* A narrow editor scrolls the table sideways rather than breaking task ids letter by letter. */
+.table-scroll { overflow-x: auto; }
+table.tasks { width: 100%; min-width: 760px; border-collapse: collapse; }
 table.tasks th { text-align: left; font-weight: 600; padding: 4px 8px; border-bottom: 1px solid var(--vscode-panel-border, var(--vscode-foreground)); white-space: nowrap; }
 table.tasks th.num, table.tasks td.num { text-align: right; font-variant-numeric: tabular-nums; }
 table.tasks td { padding: 4px 8px; vertical-align: top; border-bottom: 1px solid var(--vscode-panel-border, transparent); }
 table.tasks td.reason { overflow-wrap: anywhere; color: var(--vscode-descriptionForeground); }
-table.tasks td.task code { overflow-wrap: anywhere; }
+table.tasks td.task { min-width: 12em; }
+table.tasks td.task code { overflow-wrap: break-word; }
+table.tasks td.num, table.tasks td.episodes { white-space: nowrap; }
+table.tasks td.reason { min-width: 14em; }
 table.tasks tbody tr:hover { background: var(--vscode-list-hoverBackground); }
 .outcome { white-space: nowrap; padding: 0 7px; border-radius: 9px; border: 1px solid currentColor; font-size: 0.9em; }
 .outcome.resolved { color: var(--vscode-testing-iconPassed, var(--vscode-charts-green)); }
