@@ -17,7 +17,7 @@ h2 { font-size: 1.1em; font-weight: 600; margin: 22px 0 6px; padding-bottom: 3px
 .hint { color: var(--vscode-descriptionForeground); margin: 4px 0 8px; }
 /* A narrow editor scrolls the table sideways rather than breaking task ids letter by letter. */
 .table-scroll { overflow-x: auto; }
-table.tasks { width: 100%; min-width: 760px; border-collapse: collapse; }
+table.tasks { width: 100%; min-width: 600px; border-collapse: collapse; }
 table.tasks th { text-align: left; font-weight: 600; padding: 4px 8px; border-bottom: 1px solid var(--vscode-panel-border, var(--vscode-foreground)); white-space: nowrap; }
 table.tasks th.num, table.tasks td.num { text-align: right; font-variant-numeric: tabular-nums; }
 table.tasks td { padding: 4px 8px; vertical-align: top; border-bottom: 1px solid var(--vscode-panel-border, transparent); }
@@ -25,7 +25,7 @@ table.tasks td.reason { overflow-wrap: anywhere; color: var(--vscode-description
 table.tasks td.task { min-width: 12em; }
 table.tasks td.task code { overflow-wrap: break-word; }
 table.tasks td.num, table.tasks td.episodes { white-space: nowrap; }
-table.tasks td.reason { min-width: 14em; }
+table.tasks td.reason { min-width: 10em; }
 table.tasks tbody tr:hover { background: var(--vscode-list-hoverBackground); }
 .outcome { white-space: nowrap; padding: 0 7px; border-radius: 9px; border: 1px solid currentColor; font-size: 0.9em; }
 .outcome.resolved { color: var(--vscode-testing-iconPassed, var(--vscode-charts-green)); }
