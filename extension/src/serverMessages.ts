@@ -41,6 +41,7 @@ import type {
 } from '../../server/src/protocol/lsp.js';
 import type { EpisodeCompareResult, EpisodeOpenParams, EpisodeOpenResult, EpisodePatchResult, EpisodeSearchResult, EpisodeSourceResult, EpisodeStepsResult } from '../../server/src/protocol/episodeView.js';
 import type { RunMetricsParams, RunMetricsResult } from '../../server/src/protocol/metricsView.js';
+import type { RunReportParams, RunReportResult } from '../../server/src/protocol/runReportView.js';
 import type { EpisodeGroupParams, EpisodeGroupResult } from '../../server/src/protocol/episodeGroup.js';
 import type { RunStepSamplesParams, RunStepSamplesResult } from '../../server/src/protocol/stepSamplesView.js';
 import type { EpisodeCodeGraphResult, RunLocalisationResult } from '../../server/src/protocol/codeGraphView.js';
@@ -112,5 +113,6 @@ export type { RunMetricsResult };
 export const episodeGroup = new RequestType<EpisodeGroupParams, EpisodeGroupResult, void>(names.episodeGroupRequest);
 export const runStepSamples = new RequestType<RunStepSamplesParams, RunStepSamplesResult, void>(names.runStepSamplesRequest);
 export const runMetrics = new RequestType<RunMetricsParams, RunMetricsResult, void>(names.runMetricsRequest);
+export const runReport = new RequestType<RunReportParams, RunReportResult, void>(names.runReportRequest);
 export const episodeCodeGraph = new RequestType<{ path: string; limit?: number }, EpisodeCodeGraphResult, void>(names.episodeCodeGraphRequest);
 export const runLocalisation = new RequestType<{ dir: string }, RunLocalisationResult, void>(names.runLocalisationRequest);

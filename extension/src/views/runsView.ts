@@ -12,6 +12,7 @@ import { errorMessage } from '../errors.js';
 import { launch, onDidLaunch } from '../launchFlow.js';
 import { showEpisodeGroup } from '../episodeGroup.js';
 import { showRunMetrics } from '../metricsPanel.js';
+import { openReportJson, showRunReport } from '../reportPanel.js';
 import { runAction, runEpisodes, runsChanged, runsList, runsWatch, type EpisodeSummary, type RunsChanged, type RunSummary } from '../serverMessages.js';
 import { describeEpisode, describeEpisodeHost, describeNodes, describeRun, durationOf } from './runsText.js';
 
@@ -248,9 +249,16 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
           if (r !== undefined) await launch(this.ctx, client, { mode: 'relaunch', dir: r.dir });
         }),
       ),
-      register(viewCommands.runOpenReport.id, async (arg) => {
+      register(viewCommands.runOpenReport.id, (arg) =>
+        withClient((client) => {
+          const r = run(arg);
+          if (r !== undefined) showRunReport(this.ctx, client, r);
+          return Promise.resolve();
+        }),
+      ),
+      register(viewCommands.runOpenReportJson.id, async (arg) => {
         const r = run(arg);
-        if (r !== undefined) await vscode.window.showTextDocument(vscode.Uri.joinPath(vscode.Uri.file(r.dir), 'report.json'), { preview: true });
+        if (r !== undefined) await openReportJson(r.dir);
       }),
       register(viewCommands.runShowLog.id, async (arg) => {
         const r = run(arg);

@@ -18,6 +18,7 @@ import { ServerContext, serverVersion } from './context.js';
 import { registerContainerRequests } from './containerRequests.js';
 import { registerEpisodeRequests } from './episodeRequests.js';
 import { registerMetricsRequests } from './metricsRequests.js';
+import { registerReportRequests } from './reportRequests.js';
 import { registerStepSampleRequests } from './stepSampleRequests.js';
 import { registerGroupRequests } from './groupRequests.js';
 import { registerCodeGraphRequests } from './codeGraphRequests.js';
@@ -100,6 +101,7 @@ export function startServer(connection: Connection, services: ServerServices, st
   registerTaskPreflight(ctx);
   const episodes = registerEpisodeRequests(ctx);
   registerMetricsRequests(ctx);
+  registerReportRequests(ctx);
   registerStepSampleRequests(ctx);
   registerGroupRequests(ctx);
   registerCodeGraphRequests(ctx);

@@ -78,5 +78,6 @@ export * from './taskPreflight.js';
 export * from './episodeView.js';
 export * from './episodeGroup.js';
 export * from './metricsView.js';
+export * from './runReportView.js';
 export * from './stepSamplesView.js';
 export * from './codeGraphView.js';
