@@ -39,9 +39,14 @@ function under(text: string, d: Diagnostic): string {
   return line.slice(d.range.start.character, d.range.end.character);
 }
 
+/** A diagnostic's message, whether the server sent a string or markup (the LSP type allows both). */
+function messageOf(d: Diagnostic): string {
+  return typeof d.message === 'string' ? d.message : d.message.value;
+}
+
 function one(ds: readonly Diagnostic[], code: string, path?: string): Diagnostic {
-  const hits = ds.filter((d) => d.code === code && (path === undefined || d.message.startsWith(path)));
-  assert.equal(hits.length, 1, `one ${code}${path ? ` on ${path}` : ''} in ${JSON.stringify(ds.map((d) => [d.code, d.message.slice(0, 40)]))}`);
+  const hits = ds.filter((d) => d.code === code && (path === undefined || messageOf(d).startsWith(path)));
+  assert.equal(hits.length, 1, `one ${code}${path ? ` on ${path}` : ''} in ${JSON.stringify(ds.map((d) => [d.code, messageOf(d).slice(0, 40)]))}`);
   return hits[0] as Diagnostic;
 }
 
