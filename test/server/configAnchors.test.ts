@@ -57,6 +57,13 @@ test('a finding about a written key sits on that key, past the comments above it
   assert.equal(under(text, d), 'datasets/sampel/tasks.jsonl');
 });
 
+test('a finding about a value left empty sits on its key, not on an empty spot at the line\'s end', async () => {
+  const text = 'paths:\n  dataset_train:\n  dataset_val: null\n';
+  const d = one(await h.open(uri(), text), 'schema/type');
+  assert.equal(d.range.start.line, 1);
+  assert.equal(under(text, d), 'dataset_train');
+});
+
 test('a finding about a field the file leaves out sits on its section key, where its default belongs', async () => {
   // dataset_train is not written, so its default is checked and reported on `paths:`.
   const text = '# A rule-agent config on this machine.\nexperiment:\n  name: anchors\npaths:\n  dataset_val: datasets/sample/tasks.jsonl\n';

@@ -11,12 +11,17 @@ import type { Finding, KeyPath } from '../protocol/index.js';
 import { isMap, isNode } from 'yaml';
 import { clipToLine, locatePath, nodeRange, type OffsetRange, type YamlSource } from './yamlSource.js';
 
-/** The written key or value at `path`, or the key of its nearest written ancestor; undefined when nothing of it is written. */
+/**
+ * The written key or value at `path`, or the key of its nearest written ancestor; undefined when
+ * nothing of it is written. A value left empty (`dataset_train:` with nothing after it) has no
+ * text to sit on, so its finding sits on the key.
+ */
 function writtenRange(source: YamlSource, path: KeyPath, target: 'value' | 'key'): OffsetRange | undefined {
   const loc = locatePath(source.doc, path);
   if (loc.depth === 0) return undefined;
-  if (loc.depth === path.length && target === 'value') return nodeRange(loc.valueNode) ?? nodeRange(loc.keyNode);
-  return nodeRange(loc.keyNode) ?? nodeRange(loc.valueNode);
+  const value = nodeRange(loc.valueNode);
+  if (loc.depth === path.length && target === 'value' && value !== undefined && value.end > value.start) return value;
+  return nodeRange(loc.keyNode) ?? value;
 }
 
 /** The first line, for findings about the whole file. */
