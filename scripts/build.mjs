@@ -32,7 +32,7 @@ const entries = [
   { entryPoints: ['server/src/config/checkWorkerMain.ts'], outfile: 'dist/configCheckWorker.js' },
   { entryPoints: ['server/src/cli/main.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' } },
 ];
-// The webview pages: the experiment overview, the trajectory viewer, the episode comparison, the group view, a run's metrics and an episode on the code graph.
+// The webview pages: the experiment overview, the trajectory viewer, the episode comparison, the group view, a run's metrics, a run's report and an episode on the code graph.
 const browser = { ...common, platform: 'browser', target: 'chrome120', format: 'iife' };
 const pages = [
   { entryPoints: ['webview/src/main.ts'], outfile: 'dist/webview.js' },
@@ -40,6 +40,7 @@ const pages = [
   { entryPoints: ['webview/src/compare/main.ts'], outfile: 'dist/compare.js' },
   { entryPoints: ['webview/src/group/main.ts'], outfile: 'dist/group.js' },
   { entryPoints: ['webview/src/metrics/main.ts'], outfile: 'dist/metrics.js' },
+  { entryPoints: ['webview/src/report/main.ts'], outfile: 'dist/report.js' },
   { entryPoints: ['webview/src/codeGraph/main.ts'], outfile: 'dist/codeGraph.js' },
 ];
 await Promise.all([...entries.map((entry) => build({ ...common, minify, ...entry })), ...pages.map((page) => build({ ...browser, minify, ...page }))]);

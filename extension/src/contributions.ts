@@ -76,6 +76,9 @@ export const trajectoryViewType = 'graphPlanner.trajectory';
 /** The view type of a training run's metrics page. */
 export const runMetricsViewType = 'graphPlanner.runMetrics';
 
+/** The view type of a rollout's or an evaluation's report page. */
+export const runReportViewType = 'graphPlanner.runReport';
+
 /** The view type of the panel that shows an episode on the code graph. */
 export const codeGraphViewType = 'graphPlanner.codeGraph';
 
@@ -131,6 +134,7 @@ export const viewCommands = {
   runResume: { id: 'graphPlanner.runs.resume', title: 'Resume Run' },
   runRelaunch: { id: 'graphPlanner.runs.relaunch', title: 'Re-launch Run' },
   runOpenReport: { id: 'graphPlanner.runs.openReport', title: 'Open Report' },
+  runOpenReportJson: { id: 'graphPlanner.runs.openReportJson', title: 'Open report.json' },
   runShowLog: { id: 'graphPlanner.runs.showLog', title: 'Show Run Log' },
   runShowMetrics: { id: 'graphPlanner.runs.showMetrics', title: 'Show Metrics' },
   runShowGroups: { id: 'graphPlanner.runs.showGroups', title: 'Show GRPO Groups' },

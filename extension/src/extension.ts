@@ -16,12 +16,35 @@ import { errorMessage } from './errors.js';
 import { registerLaunchCodeLens } from './launchCodeLens.js';
 import { registerContainersView } from './views/containersView.js';
 import { RunsView } from './views/runsView.js';
+import { launchName, showLaunchProgress } from './launchProgress.js';
+import { onDidLaunch } from './launchFlow.js';
+import { LiveRuns } from './liveRuns.js';
+import { registerRunNotices } from './runNotices.js';
+import { registerRunsBadge } from './runsBadge.js';
+import { onDidStartTraining } from './trainingLaunch.js';
 import { registerTasksView } from './views/tasksView.js';
 import { RecordedSourceProvider } from './recordedSource.js';
 import { registerTrajectoryEditor } from './trajectoryEditor.js';
 
 /** Kept for `deactivate`, which VS Code calls without arguments. */
 let current: Ctx | undefined;
+
+/**
+ * The Runs view and what a person sees around every launch (issue 27): the live runs, their badge
+ * and status bar item, the progress while a launch starts and the notice when a run ends.
+ */
+function launchFeedback(ctx: Ctx): vscode.Disposable[] {
+  const runsView = new RunsView(ctx);
+  const live = new LiveRuns(ctx);
+  return [
+    runsView,
+    live,
+    registerRunsBadge(live, runsView),
+    registerRunNotices(live),
+    onDidLaunch((dir) => showLaunchProgress(live, { kind: 'dir', dir }, launchName(dir), (line) => ctx.log.info(line))),
+    onDidStartTraining((name) => showLaunchProgress(live, { kind: 'new', command: 'train' }, name, (line) => ctx.log.info(line))),
+  ];
+}
 
 export function activate(extension: vscode.ExtensionContext): void {
   try {
@@ -35,7 +58,7 @@ export function activate(extension: vscode.ExtensionContext): void {
       vscode.workspace.registerTextDocumentContentProvider(resolvedConfigScheme, resolvedProvider),
       trackActiveFileKind(),
       vscode.workspace.onDidChangeConfiguration((event) => onConfigurationChanged(ctx, event)),
-      new RunsView(ctx),
+      ...launchFeedback(ctx),
       registerTasksView(ctx),
       registerContainersView(ctx),
       registerLaunchCodeLens(),

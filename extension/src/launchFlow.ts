@@ -13,7 +13,9 @@ import { fileKindOf } from './activeFileKind.js';
 import { viewIds } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { documentSelectorGlobs } from './launchFiles.js';
-import { launchPlan, launchStart, resolvedConfig, type LaunchFinding, type LaunchSpec, type LaunchStartResult, type NewRunLaunch } from './serverMessages.js';
+import { blockedMessage, reviewRows, type ReviewRow, type ValueKey } from './launchReviewRows.js';
+import { launchPlan, launchStart, resolvedConfig, taskPreflight, type BlockedTask, type LaunchFinding, type LaunchPlanResult, type LaunchSpec, type LaunchStartResult, type NewRunLaunch, type TaskPreflightResult } from './serverMessages.js';
+import { visibleLine } from '../../server/src/protocol/terminalText.js';
 
 const lastLaunchKey = 'graphPlanner.lastLaunch';
 
@@ -36,7 +38,7 @@ export function startRun(ctx: Ctx, client: LanguageClient, kind: 'rollout' | 'ev
     const args = startArgsOf(arg);
     const initial = await initialDraft(client, kind, args);
     if (initial === undefined) return;
-    const run = await review(client, initial.draft, initial.values);
+    const run = await review(client, initial.draft);
     if (run === undefined) return;
     await launch(ctx, client, { mode: 'new', run });
   };
@@ -71,7 +73,7 @@ export async function launch(ctx: Ctx, client: LanguageClient, spec: LaunchSpec)
   const errors = plan.findings.filter((f) => f.severity === 'error');
   const warnings = plan.findings.filter((f) => f.severity === 'warning');
   if (errors.length > 0) {
-    await showBlocked(errors);
+    await showBlockedMessage(errors);
     return undefined;
   }
   if (warnings.length > 0) {
@@ -82,7 +84,7 @@ export async function launch(ctx: Ctx, client: LanguageClient, spec: LaunchSpec)
   }
   const started = await client.sendRequest(launchStart, spec);
   if (!started.ok) {
-    if (started.findings.some((f) => f.severity === 'error')) await showBlocked(started.findings.filter((f) => f.severity === 'error'));
+    if (started.findings.some((f) => f.severity === 'error')) await showBlockedMessage(started.findings.filter((f) => f.severity === 'error'));
     else void vscode.window.showErrorMessage(`Graph Planner: ${started.reason}`);
     return undefined;
   }
@@ -91,24 +93,24 @@ export async function launch(ctx: Ctx, client: LanguageClient, spec: LaunchSpec)
   for (const listener of launchedListeners) listener(started.runDir);
   // A verification's log follows in a terminal, and its results show in the Tasks view, which stays in front.
   if (spec.mode === 'verify') return started;
+  // The launch's progress, and the notice when it ends, come from the live runs (launchProgress.ts,
+  // runNotices.ts); the command line is in the run's tooltip, not a toast.
   await vscode.commands.executeCommand(`${viewIds.runs}.focus`);
-  const showLog = 'Show Log';
-  void vscode.window.showInformationMessage(`Started ${started.display.length > 120 ? `${started.display.slice(0, 117)}…` : started.display}`, showLog).then((choice) => {
-    if (choice === showLog) void vscode.window.showTextDocument(vscode.Uri.file(started.logFile), { preview: true });
-  });
   return started;
 }
 
-/** Errors block a launch: the first one is shown in its file and the Problems panel lists them all. */
-async function showBlocked(errors: readonly LaunchFinding[]): Promise<void> {
+/**
+ * Errors block a launch: the message names the first one in full, with its place, and its buttons
+ * open it or the Problems panel, which lists them all.
+ */
+async function showBlockedMessage(errors: readonly LaunchFinding[]): Promise<void> {
+  const goTo = 'Go to Error';
+  const problems = 'Show Problems';
   const first = errors[0];
-  if (first?.file !== null && first?.file !== undefined) {
-    const position = new vscode.Position(first.line ?? 0, first.character ?? 0);
-    await vscode.window.showTextDocument(vscode.Uri.file(first.file), { selection: new vscode.Range(position, position), preview: false });
-  }
-  await vscode.commands.executeCommand('workbench.actions.view.problems');
-  const where = first?.flag !== null && first?.flag !== undefined ? ` (${first.flag})` : '';
-  void vscode.window.showErrorMessage(`Launch blocked: the config has ${errors.length === 1 ? 'an error' : `${errors.length} errors`}. First: ${first?.message ?? ''}${where}`);
+  const buttons = first?.file !== null && first?.file !== undefined ? [goTo, problems] : [problems];
+  const choice = await vscode.window.showErrorMessage(blockedMessage(errors, (p) => vscode.workspace.asRelativePath(p)), ...buttons);
+  if (choice === goTo) await goToFinding(first);
+  if (choice === problems) await vscode.commands.executeCommand('workbench.actions.view.problems');
 }
 
 function startArgsOf(arg: unknown): StartArgs {
@@ -137,45 +139,31 @@ async function initialDraft(client: LanguageClient, kind: 'rollout' | 'eval', ar
   return { draft, values };
 }
 
-/** What the review shows for a value: the person's choice, or the config's value marked as such. */
-function shown(value: string | number | null, fromConfig: string | number | undefined): string {
-  if (value !== null) return String(value);
-  return fromConfig === undefined ? 'from the config' : `${fromConfig} (from the config)`;
-}
-
+/** What the config gives before the review asks the server: the dataset to pre-fill. */
 interface ConfigValues {
-  agent?: 'rule' | 'model';
-  backend?: 'auto' | 'docker' | 'local';
-  parallel?: number;
-  attempts?: number;
   dataset?: string;
 }
 
 /**
- * The values the resolved config gives, to pre-fill the review (the server merges defaults). A
- * relative dataset path resolves against `cwd`, the folder the run is launched in, as `gp` resolves it.
+ * The config's dataset, to pre-fill the review (the server merges defaults). A relative path
+ * resolves against `cwd`, the folder the run is launched in, as `gp` resolves it.
  */
 async function configValues(client: LanguageClient, uri: vscode.Uri, cwd: vscode.Uri): Promise<ConfigValues> {
   try {
     const result = await client.sendRequest(resolvedConfig, { uri: client.code2ProtocolConverter.asUri(uri) });
     if (result.yaml === null) return {};
-    const c = parse(result.yaml) as { rollout?: { agent?: unknown; parallel?: unknown; attempts?: unknown }; sandbox?: { backend?: unknown }; paths?: { dataset_train?: unknown } };
-    const out: ConfigValues = {};
-    if (c.rollout?.agent === 'rule' || c.rollout?.agent === 'model') out.agent = c.rollout.agent;
-    if (c.sandbox?.backend === 'auto' || c.sandbox?.backend === 'docker' || c.sandbox?.backend === 'local') out.backend = c.sandbox.backend;
-    if (typeof c.rollout?.parallel === 'number') out.parallel = c.rollout.parallel;
-    if (typeof c.rollout?.attempts === 'number') out.attempts = c.rollout.attempts;
+    const c = parse(result.yaml) as { paths?: { dataset_train?: unknown } };
     // The defaults' dataset is a placeholder; only a file that exists is offered.
     if (typeof c.paths?.dataset_train === 'string' && c.paths.dataset_train.endsWith('.jsonl')) {
       const dataset = c.paths.dataset_train.startsWith('/') ? vscode.Uri.file(c.paths.dataset_train) : vscode.Uri.joinPath(cwd, c.paths.dataset_train);
       try {
         await vscode.workspace.fs.stat(dataset);
-        out.dataset = dataset.fsPath;
+        return { dataset: dataset.fsPath };
       } catch {
         // Not there: the person picks a dataset.
       }
     }
-    return out;
+    return {};
   } catch {
     return {};
   }
@@ -187,54 +175,115 @@ export async function workspaceFiles(kind: 'experiment' | 'dataset'): Promise<vs
   return [...unique.values()].sort((a, b) => a.fsPath.localeCompare(b.fsPath));
 }
 
-type ReviewItem = vscode.QuickPickItem & { readonly edit?: (draft: NewRunLaunch) => Promise<NewRunLaunch | undefined> };
+type ReviewItem = vscode.QuickPickItem & { readonly row?: ReviewRow };
 
-/** One list: Enter on the first line starts; any other line changes that value and comes back. */
-async function review(client: LanguageClient, initial: NewRunLaunch, initialValues: ConfigValues): Promise<NewRunLaunch | undefined> {
+/** What the server says of a draft: its plan (values and findings) and which of its tasks cannot run. */
+async function reviewState(client: LanguageClient, draft: NewRunLaunch): Promise<{ plan: LaunchPlanResult | undefined; preflight: TaskPreflightResult | undefined; backend: string }> {
+  if (draft.taskFiles.length === 0) return { plan: undefined, preflight: undefined, backend: '' };
+  const plan = await client.sendRequest(launchPlan, { mode: 'new', run: draft });
+  const backendValue = plan.values?.backend;
+  // A backend with an error is not one a run would use; its tasks are preflighted once it is fixed.
+  const backend = backendValue === undefined || backendValue.error !== null ? undefined : backendValue.value;
+  if (backend !== 'auto' && backend !== 'docker' && backend !== 'local') return { plan, preflight: undefined, backend: '' };
+  try {
+    const preflight = await client.sendRequest(taskPreflight, { taskFiles: draft.taskFiles, tasks: draft.tasks, backend });
+    return { plan, preflight, backend };
+  } catch {
+    // The review still works without it; the launch's own sandboxes will say what is wrong.
+    return { plan, preflight: undefined, backend };
+  }
+}
+
+/**
+ * One list: the config's errors first (each opens its place), Enter on the start row starts (or,
+ * while there are errors, says the first one in full with a button to it), the tasks that cannot
+ * run are one row that lists them, and any other line changes that value and comes back. The
+ * values shown are the ones the run will get, as the server resolves them (launchReviewRows.ts).
+ */
+async function review(client: LanguageClient, initial: NewRunLaunch): Promise<NewRunLaunch | undefined> {
   let draft = initial;
-  let values = initialValues;
   for (;;) {
     const rel = (p: string) => vscode.workspace.asRelativePath(p);
-    const items: ReviewItem[] = [
-      {
-        label: `$(play) Start ${draft.kind === 'eval' ? 'evaluation' : 'rollout'}`,
-        description: draft.taskFiles.length === 0 ? 'pick a dataset first' : '',
-        detail: `${draft.taskFiles.map(rel).join(', ')}${draft.tasks.length > 0 ? ` · tasks ${draft.tasks.join(', ')}` : ''}`,
-      },
-      { label: 'Config', kind: vscode.QuickPickItemKind.Separator },
-      {
-        label: '$(settings-gear) Experiment',
-        description: draft.config === null ? '(defaults, no YAML)' : rel(draft.config),
-        edit: async (d) => {
-          const next = await pickConfig(d);
-          if (next !== undefined) values = next.config === null ? {} : await configValues(client, vscode.Uri.file(next.config), vscode.Uri.file(next.cwd));
-          return next;
-        },
-      },
-      { label: '$(database) Dataset', description: draft.taskFiles.length === 0 ? 'none' : draft.taskFiles.map(rel).join(', '), edit: pickDatasets },
-      { label: '$(hubot) Agent', description: shown(draft.agent, values.agent), edit: (d) => pickEnum(d, 'agent', ['rule', 'model'], 'The agent that acts in each episode') },
-      { label: '$(server-environment) Backend', description: shown(draft.backend, values.backend), edit: (d) => pickEnum(d, 'backend', ['auto', 'docker', 'local'], 'Where episodes run: Docker sandboxes, or a local working copy') },
-      { label: '$(layers) Parallel episodes', description: shown(draft.parallel, values.parallel), edit: (d) => askInt(d, 'parallel', 'Episodes at once') },
-      ...(draft.kind === 'rollout' ? [{ label: '$(repo-forked) Attempts per task', description: shown(draft.attempts, values.attempts), edit: (d: NewRunLaunch) => askInt(d, 'attempts', 'Attempts per task') }] : []),
-      { label: '$(edit) Overrides (--set)', description: draft.sets.length === 0 ? 'none' : draft.sets.join(' '), edit: askSets },
-    ];
+    const state = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Checking the launch…' }, () => reviewState(client, draft));
+    const rows = reviewRows({ draft, plan: state.plan, preflight: state.preflight, preflightBackend: state.backend, rel });
+    const items: ReviewItem[] = rows.map((row) =>
+      row.kind === 'separator' ? { label: row.label, kind: vscode.QuickPickItemKind.Separator } : { label: row.label, description: row.description, ...('detail' in row && row.detail !== undefined ? { detail: row.detail } : {}), row },
+    );
     const picked = await vscode.window.showQuickPick(items, {
       title: `Graph Planner: ${draft.kind === 'eval' ? 'Start Evaluation' : 'Start Rollout'}`,
       placeHolder: 'Enter starts; choose a line to change it',
       ignoreFocusOut: true,
+      matchOnDescription: true,
     });
-    if (picked === undefined) return undefined;
-    if (picked.edit === undefined) {
-      if (draft.taskFiles.length === 0) {
-        const next = await pickDatasets(draft);
-        if (next === undefined) continue;
-        draft = next;
+    const row = picked?.row;
+    if (row === undefined) return undefined;
+    const errors = state.plan?.findings.filter((f) => f.severity === 'error') ?? [];
+    switch (row.kind) {
+      case 'error':
+        await goToFinding(row.finding);
+        return undefined;
+      case 'more-errors':
+        await goToFinding(errors[0]);
+        await vscode.commands.executeCommand('workbench.actions.view.problems');
+        return undefined;
+      case 'start':
+        if (row.blocked) {
+          void showBlockedMessage(errors);
+          return undefined;
+        }
+        if (draft.taskFiles.length === 0) {
+          draft = (await pickDatasets(draft)) ?? draft;
+          continue;
+        }
+        return draft;
+      case 'preflight':
+        if (await showBlockedTasks(row.blocked, state.backend)) return undefined;
         continue;
-      }
-      return draft;
+      case 'value':
+        draft = (await editValue(row.key, draft)) ?? draft;
+        continue;
+      case 'separator':
+        continue;
     }
-    draft = (await picked.edit(draft)) ?? draft;
   }
+}
+
+function editValue(key: ValueKey, draft: NewRunLaunch): Promise<NewRunLaunch | undefined> {
+  switch (key) {
+    case 'config':
+      return pickConfig(draft);
+    case 'dataset':
+      return pickDatasets(draft);
+    case 'agent':
+      return pickEnum(draft, 'agent', ['rule', 'model'], 'The agent that acts in each episode');
+    case 'backend':
+      return pickEnum(draft, 'backend', ['auto', 'docker', 'local'], 'Where episodes run: Docker sandboxes, or a local working copy');
+    case 'parallel':
+      return askInt(draft, 'parallel', 'Episodes at once');
+    case 'attempts':
+      return askInt(draft, 'attempts', 'Attempts per task');
+    case 'sets':
+      return askSets(draft);
+  }
+}
+
+/** Opens a finding's file at its place; a finding on a flag has no place. */
+async function goToFinding(finding: LaunchFinding | undefined): Promise<void> {
+  if (finding?.file === null || finding?.file === undefined) return;
+  const position = new vscode.Position(finding.line ?? 0, finding.character ?? 0);
+  await vscode.window.showTextDocument(vscode.Uri.file(finding.file), { selection: new vscode.Range(position, position), preview: false });
+}
+
+/** The tasks that cannot run, one per line with the reason; choosing one opens its line. True when one was opened. */
+async function showBlockedTasks(blocked: readonly BlockedTask[], backend: string): Promise<boolean> {
+  const picked = await vscode.window.showQuickPick(
+    blocked.map((b) => ({ label: `$(circle-slash) ${visibleLine(b.taskId)}`, description: `${vscode.workspace.asRelativePath(b.file)}:${b.line + 1}`, detail: visibleLine(b.readiness.problem?.reason ?? ''), task: b })),
+    { title: `Tasks that cannot run on ${backend}`, placeHolder: 'Choose a task to open its line; Escape goes back to the launch', matchOnDescription: true, matchOnDetail: true },
+  );
+  if (picked === undefined) return false;
+  const position = new vscode.Position(picked.task.line, 0);
+  await vscode.window.showTextDocument(vscode.Uri.file(picked.task.file), { selection: new vscode.Range(position, position), preview: false });
+  return true;
 }
 
 async function pickConfig(draft: NewRunLaunch): Promise<NewRunLaunch | undefined> {

@@ -1,8 +1,10 @@
 /**
- * The sentences we show people after a check: the result of "Check Config" and the summary of a
- * dataset validated from disk. Pure functions, so their wording and severity are unit-tested.
+ * The sentences we show people after a check (the result of "Check Config", the summary of a
+ * dataset validated from disk) and around a run (the notice when it ends, the status bar's live
+ * runs). Pure functions, so their wording, severity and buttons are unit-tested.
  */
 import type { CheckDocumentResult, DatasetSummary } from '../../server/src/protocol/lsp.js';
+import { visibleLine } from '../../server/src/protocol/terminalText.js';
 
 export type NoticeSeverity = 'info' | 'warning' | 'error';
 
@@ -64,4 +66,67 @@ export class OncePerKey {
     this.seen.add(key);
     return true;
   }
+}
+
+/** The buttons a run's end notice may offer; each is shown only where it applies (`runEndNotice`). */
+export type RunNoticeAction = 'Open Report' | 'Show Log' | 'Re-launch' | 'Show Problems';
+
+export interface RunEndNotice {
+  readonly severity: NoticeSeverity;
+  readonly text: string;
+  readonly actions: readonly RunNoticeAction[];
+}
+
+/** What a run's end notice needs of its summary (protocol/runsView.ts's RunSummary). */
+export interface EndedRun {
+  readonly name: string;
+  readonly state: 'running' | 'finished' | 'failed' | 'interrupted' | 'unknown';
+  readonly kind: string | null;
+  readonly episodes: { readonly total: number; readonly finished: number; readonly resolved: number; readonly errored: number } | null;
+  readonly exitReason: string | null;
+  readonly problem: string | null;
+  readonly hasReport: boolean;
+  readonly hasLog: boolean;
+  readonly relaunchable: boolean;
+}
+
+/** A reason from a run's files, on one line with its control characters shown, cut to a notice's length. */
+function reasonText(reason: string): string {
+  const line = visibleLine(reason.replace(/\s+/g, ' ').trim());
+  return line.length > 240 ? `${line.slice(0, 239)}…` : line;
+}
+
+/**
+ * The notice when a run ends: its outcome in one sentence (`sample-rollout-… finished: 7 of 10
+ * resolved`, `… failed: <reason>`) and the buttons that apply to it: its report when it wrote one,
+ * its log, a re-launch when it recorded how it was launched, and the Problems panel when it failed
+ * with no episode that ended without an error (the config or the tasks are then the likely cause).
+ */
+export function runEndNotice(run: EndedRun): RunEndNotice {
+  const episodes = run.episodes;
+  const actions: RunNoticeAction[] = [];
+  if (run.hasReport) actions.push('Open Report');
+  if (run.hasLog) actions.push('Show Log');
+  if (run.relaunchable) actions.push('Re-launch');
+  // Every episode that ended, ended with an error (or none did): the config or the tasks are the likely cause.
+  if (run.state === 'failed' && (episodes === null || episodes.errored === episodes.finished)) actions.push('Show Problems');
+  if (run.state === 'finished') {
+    const outcome = episodes === null || episodes.total === 0 ? '' : `: ${numbers.format(episodes.resolved)} of ${numbers.format(episodes.total)} resolved${episodes.errored > 0 ? `, ${numbers.format(episodes.errored)} errored` : ''}`;
+    return { severity: 'info', text: `${run.name} finished${outcome}`, actions };
+  }
+  const reason = run.exitReason ?? run.problem;
+  const done = episodes === null ? '' : ` after ${numbers.format(episodes.finished)} of ${count(episodes.total, 'episode')}`;
+  if (run.state === 'interrupted') return { severity: 'warning', text: `${run.name} was interrupted${done}${reason === null ? '' : `: ${reasonText(reason)}`}`, actions };
+  return { severity: 'error', text: `${run.name} failed${done}: ${reason === null ? 'it gave no reason; its log says what happened' : reasonText(reason)}`, actions };
+}
+
+/** The status bar's words for the live runs: `$(sync~spin) 2 runs`, with their names in the tooltip. */
+export function liveRunsStatus(names: readonly string[]): { readonly text: string; readonly tooltip: string } | undefined {
+  if (names.length === 0) return undefined;
+  const shown = names.slice(0, 8).map((n) => `• ${visibleLine(n)}`);
+  const more = names.length > 8 ? [`… and ${names.length - 8} more`] : [];
+  return {
+    text: `$(sync~spin) ${names.length === 1 ? '1 run' : `${numbers.format(names.length)} runs`}`,
+    tooltip: [`Graph Planner: ${count(names.length, 'run')} running (click to show the Runs view)`, ...shown, ...more].join('\n'),
+  };
 }

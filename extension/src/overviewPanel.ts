@@ -2,7 +2,8 @@
  * The experiment overview panels: one webview beside the editor per experiment YAML, filled by
  * asking the server for `graphPlanner/experimentOverview` and refreshed (debounced) when the
  * document changes or the server comes and goes. Messages from the webview are untrusted input:
- * each is validated against `webviewMessageSchema` and an invalid one is logged and ignored.
+ * each is validated against `webviewMessageSchema` and an invalid one is logged and ignored. A
+ * finding's quick-fix button is applied through the editor's own code actions (overviewQuickFix.ts).
  */
 import * as vscode from 'vscode';
 import { webviewMessageSchema, type HostMessage, type WebviewMessage } from '../../server/src/protocol/webview.js';
@@ -12,6 +13,7 @@ import type { Ctx } from './ctx.js';
 import { newNonce, webviewHtml } from './webviewHtml.js';
 import { experimentOverview } from './serverMessages.js';
 import { errorMessage } from './errors.js';
+import { chooseAction, type QuickFixChoice } from './overviewQuickFix.js';
 
 /** How long to wait after the last edit of a document before asking the server again. */
 const refreshDelayMs = 300;
@@ -171,6 +173,13 @@ class OverviewPanel {
           this.ctx.log.warn(`Could not reveal the finding: ${errorMessage(error)}`);
         });
         return;
+      case 'applyFix':
+        void applyQuickFix(this.source, message).catch((error: unknown) => {
+          this.ctx.log.warn(`Could not apply the overview's quick fix ${JSON.stringify(message.title)}: ${errorMessage(error)}`);
+          // The title came from the page, so the notification (which renders links) does not repeat it.
+          void vscode.window.showWarningMessage(`Graph Planner: could not apply the quick fix: ${errorMessage(error)}`);
+        });
+        return;
     }
   }
 
@@ -182,4 +191,23 @@ class OverviewPanel {
     const editor = await vscode.window.showTextDocument(this.source, { viewColumn, selection, preserveFocus: false, preview: false });
     editor.revealRange(selection, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   }
+}
+
+/** Applies the quick fix a button of the overview names, as choosing it from the light bulb would. */
+async function applyQuickFix(source: vscode.Uri, choice: QuickFixChoice): Promise<void> {
+  const { start, end } = choice.range;
+  const range = new vscode.Range(start.line, start.character, end.line, end.character);
+  const actions =
+    (await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[] | undefined>(
+      'vscode.executeCodeActionProvider',
+      source,
+      range,
+      vscode.CodeActionKind.QuickFix.value,
+    )) ?? [];
+  const action = chooseAction(actions, choice);
+  if (action === undefined) {
+    throw new Error('the editor no longer offers it for this finding (the file changed); the overview shows the fixes that apply now');
+  }
+  if (action.edit !== undefined && !(await vscode.workspace.applyEdit(action.edit))) throw new Error('the editor refused the edit');
+  if (action.command !== undefined) await vscode.commands.executeCommand(action.command.command, ...(action.command.arguments ?? []));
 }

@@ -53,6 +53,8 @@ export const taskFilesRequest = 'graphPlanner/tasks/files';
 export const taskPageRequest = 'graphPlanner/tasks/page';
 /** Server → client notification: dataset files or task outcomes changed. */
 export const tasksChangedNotification = 'graphPlanner/tasks/changed';
+/** Client → server request: which of a launch's tasks cannot run on its backend here (server/src/protocol/taskPreflight.ts). */
+export const taskPreflightRequest = 'graphPlanner/tasks/preflight';
 
 // The trajectory viewer (server/src/protocol/episodeView.ts).
 
@@ -86,5 +88,10 @@ export const runLocalisationRequest = 'graphPlanner/runs/localisation';
 
 /** Client → server request: a run's metrics lines from a byte offset, and its state. */
 export const runMetricsRequest = 'graphPlanner/runs/metrics';
+
+// The report page of a rollout or an evaluation (server/src/protocol/runReportView.ts).
+
+/** Client → server request: a run's report.json shaped for the report page. */
+export const runReportRequest = 'graphPlanner/runs/report';
 /** Client → server request: a training step's sample table, and the steps that have one. */
 export const runStepSamplesRequest = 'graphPlanner/runs/stepSamples';

@@ -36,9 +36,12 @@ import type {
   TaskPageParams,
   TaskPageResult,
   TasksChanged,
+  TaskPreflightParams,
+  TaskPreflightResult,
 } from '../../server/src/protocol/lsp.js';
 import type { EpisodeCompareResult, EpisodeOpenParams, EpisodeOpenResult, EpisodePatchResult, EpisodeSearchResult, EpisodeSourceResult, EpisodeStepsResult } from '../../server/src/protocol/episodeView.js';
 import type { RunMetricsParams, RunMetricsResult } from '../../server/src/protocol/metricsView.js';
+import type { RunReportParams, RunReportResult } from '../../server/src/protocol/runReportView.js';
 import type { EpisodeGroupParams, EpisodeGroupResult } from '../../server/src/protocol/episodeGroup.js';
 import type { RunStepSamplesParams, RunStepSamplesResult } from '../../server/src/protocol/stepSamplesView.js';
 import type { EpisodeCodeGraphResult, RunLocalisationResult } from '../../server/src/protocol/codeGraphView.js';
@@ -63,7 +66,7 @@ export const datasetSummary = new NotificationType<DatasetSummary>(names.dataset
 
 // The workbench views and launching; each message is described where the server declares it.
 export type { ContainerInfo } from '../../server/src/protocol/sandbox.js';
-export type { EpisodeSummary, RunSummary, TaskCertification, TaskFileSummary, TaskItem, LaunchFinding, NewRunLaunch, VerifyLaunch } from '../../server/src/protocol/lsp.js';
+export type { BlockedTask, EpisodeSummary, LaunchValue, LaunchValues, RunSummary, TaskCertification, TaskFileSummary, TaskItem, TaskReadiness, LaunchFinding, NewRunLaunch, VerifyLaunch } from '../../server/src/protocol/lsp.js';
 export type {
   ContainerActionResult,
   ContainersChanged,
@@ -79,6 +82,7 @@ export type {
   TaskFilesResult,
   TaskPageResult,
   TasksChanged,
+  TaskPreflightResult,
 };
 export const runsList = new RequestType<Record<string, never>, RunsListResult, void>(names.runsListRequest);
 export const runsWatch = new RequestType<RunsWatchParams, null, void>(names.runsWatchRequest);
@@ -95,6 +99,7 @@ export const containersReap = new RequestType<Record<string, never>, ContainersR
 export const taskFiles = new RequestType<Record<string, never>, TaskFilesResult, void>(names.taskFilesRequest);
 export const taskPage = new RequestType<TaskPageParams, TaskPageResult, void>(names.taskPageRequest);
 export const tasksChanged = new NotificationType<TasksChanged>(names.tasksChangedNotification);
+export const taskPreflight = new RequestType<TaskPreflightParams, TaskPreflightResult, void>(names.taskPreflightRequest);
 export type { EpisodeCompareResult, EpisodeOpenResult, EpisodePatchResult, EpisodeSearchResult, EpisodeSourceResult, EpisodeStepsResult };
 export const episodeOpen = new RequestType<EpisodeOpenParams, EpisodeOpenResult, void>(names.episodeOpenRequest);
 export const episodeSteps = new RequestType<{ path: string; steps: number[] }, EpisodeStepsResult, void>(names.episodeStepsRequest);
@@ -108,5 +113,6 @@ export type { RunMetricsResult };
 export const episodeGroup = new RequestType<EpisodeGroupParams, EpisodeGroupResult, void>(names.episodeGroupRequest);
 export const runStepSamples = new RequestType<RunStepSamplesParams, RunStepSamplesResult, void>(names.runStepSamplesRequest);
 export const runMetrics = new RequestType<RunMetricsParams, RunMetricsResult, void>(names.runMetricsRequest);
+export const runReport = new RequestType<RunReportParams, RunReportResult, void>(names.runReportRequest);
 export const episodeCodeGraph = new RequestType<{ path: string; limit?: number }, EpisodeCodeGraphResult, void>(names.episodeCodeGraphRequest);
 export const runLocalisation = new RequestType<{ dir: string }, RunLocalisationResult, void>(names.runLocalisationRequest);

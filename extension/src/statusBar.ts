@@ -1,8 +1,10 @@
 /**
- * The status bar item that shows the server's health; clicking it shows the output channel.
+ * The status bar items: the server's health (clicking it shows the output channel), and the runs
+ * that are live (clicking it shows the Runs view).
  */
 import * as vscode from 'vscode';
-import { commandIds } from './contributions.js';
+import { commandIds, viewIds } from './contributions.js';
+import { liveRunsStatus } from './notices.js';
 import { statusView, type ServerHealth } from './serverHealth.js';
 
 export class StatusBar implements vscode.Disposable {
@@ -26,6 +28,36 @@ export class StatusBar implements vscode.Disposable {
     this.item.tooltip = view.tooltip;
     this.item.accessibilityInformation = { label: view.tooltip };
     this.item.backgroundColor = view.background === undefined ? undefined : new vscode.ThemeColor(`statusBarItem.${view.background}Background`);
+    this.item.show();
+  }
+
+  dispose(): void {
+    this.item.dispose();
+  }
+}
+
+/**
+ * The status bar item of the runs that are live: how many, their names in the tooltip; clicking it
+ * shows the Runs view. Hidden while none runs, so an idle window shows only the server's item.
+ */
+export class LiveRunsStatusItem implements vscode.Disposable {
+  private readonly item: vscode.StatusBarItem;
+
+  constructor() {
+    this.item = vscode.window.createStatusBarItem('graphPlanner.liveRuns', vscode.StatusBarAlignment.Left);
+    this.item.name = 'Graph Planner Runs';
+    this.item.command = `${viewIds.runs}.focus`;
+  }
+
+  show(names: readonly string[]): void {
+    const view = liveRunsStatus(names);
+    if (view === undefined) {
+      this.item.hide();
+      return;
+    }
+    this.item.text = view.text;
+    this.item.tooltip = view.tooltip;
+    this.item.accessibilityInformation = { label: view.tooltip };
     this.item.show();
   }
 

@@ -21,6 +21,13 @@ import { resolvedConfig } from './serverMessages.js';
 
 type Mode = 'smoke' | 'smoke-scripted' | 'local' | 'ray';
 
+/**
+ * Fires with the terminal's name when `gp train` is started; its run folder is the command's to
+ * choose, so the launch progress waits for the next new training run (extension.ts).
+ */
+const trainingStarted = new vscode.EventEmitter<string>();
+export const onDidStartTraining = trainingStarted.event;
+
 interface ModeItem extends vscode.QuickPickItem {
   readonly mode: Mode;
 }
@@ -63,7 +70,9 @@ export function startTraining(ctx: Ctx, client: LanguageClient): (arg?: unknown)
     if (tasks === null) return;
     if (tasks !== undefined) args.push('--tasks', vscode.workspace.asRelativePath(tasks, false));
     ctx.log.info(`Start Training: gp ${args.join(' ')}`);
-    runGpInTerminal(ctx, { name: `gp train ${smokeArgs[mode.mode] !== undefined ? '(smoke)' : ''}`.trim(), cwd: folder.uri.fsPath, icon: 'rocket', args });
+    const name = `gp train ${smokeArgs[mode.mode] !== undefined ? '(smoke)' : ''}`.trim();
+    runGpInTerminal(ctx, { name, cwd: folder.uri.fsPath, icon: 'rocket', args });
+    trainingStarted.fire(`training of ${vscode.workspace.asRelativePath(config)}`);
     await vscode.commands.executeCommand(`${viewIds.runs}.focus`);
   };
 }

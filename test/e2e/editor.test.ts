@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { artifactsDir, codeServerVersion, saveTimings, startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
+import { screenshotThemes } from './themes.js';
 import { done, pending, waitFor } from './wait.js';
 import type { FrameLocator } from 'playwright-core';
 import {
@@ -55,6 +56,49 @@ const hasCode = (code: string) => (p: Problem): boolean => ours(p) && p.code ===
 const scenarios = new Scenarios();
 const timings = scenarios.timings;
 const scenario = (name: string, body: (s: Session) => Promise<void>): Promise<void> => scenarios.run(name, body);
+
+/**
+ * What a person sees of the overview at the panel's default width (beside the editor in a
+ * 1440-pixel window): nothing wider than the panel, sections under headings, and each setting's key
+ * and value in two columns with the key at the left edge of its column, its text aligned left.
+ */
+async function assertOverviewLayout(frame: FrameLocator): Promise<void> {
+  const layout = await frame.locator('body').evaluate((body) => {
+    const doc = body.ownerDocument;
+    const rows = [...doc.querySelectorAll('.kv-row')].map((row) => {
+      const dt = row.querySelector('dt')?.getBoundingClientRect();
+      const dd = row.querySelector('dd')?.getBoundingClientRect();
+      const key = row.querySelector('dt > *');
+      const keyBox = key?.getBoundingClientRect();
+      return {
+        key: row.getAttribute('data-key') ?? '',
+        dtLeft: dt?.left ?? -1,
+        dtRight: dt?.right ?? -1,
+        ddLeft: dd?.left ?? -1,
+        keyLeft: keyBox?.left ?? -1,
+        align: key === null || key === undefined ? '' : (doc.defaultView?.getComputedStyle(key).textAlign ?? ''),
+      };
+    });
+    return {
+      width: doc.documentElement.clientWidth,
+      scrollWidth: doc.documentElement.scrollWidth,
+      sections: [...doc.querySelectorAll('h2')].map((h) => h.textContent ?? ''),
+      groups: [...doc.querySelectorAll('h3.section-name')].map((h) => h.textContent ?? ''),
+      rows,
+    };
+  });
+  const seen = JSON.stringify({ ...layout, rows: layout.rows.slice(0, 4) });
+  assert.ok(layout.width >= 360 && layout.width <= 700, `the overview's default width is a side panel's: ${seen}`);
+  assert.ok(layout.scrollWidth <= layout.width + 1, `nothing is wider than the panel: ${seen}`);
+  assert.deepEqual(layout.sections, ['Preflight', 'GPU layout', 'Verl settings'], seen);
+  assert.ok(layout.groups.includes('paths') && layout.groups.includes('resources'), seen);
+  assert.ok(layout.rows.length >= 20, seen);
+  for (const r of layout.rows) {
+    assert.ok(['left', 'start'].includes(r.align), `${r.key}'s key is aligned ${r.align}, not left: ${seen}`);
+    assert.ok(Math.abs(r.keyLeft - r.dtLeft) < 1, `${r.key}'s key does not start at its column's left edge: ${JSON.stringify(r)}`);
+    assert.ok(r.ddLeft >= r.dtRight - 1, `${r.key}'s value is not in a second column beside its key: ${JSON.stringify(r)}`);
+  }
+}
 
 void describe('Graph Planner in VS Code (code-server + Chromium)', () => {
   before(
@@ -204,7 +248,7 @@ void describe('Graph Planner in VS Code (code-server + Chromium)', () => {
     });
   });
 
-  void it('shows the Verl settings and the live preflight findings of broken.yaml in the experiment overview', scenarioTimeout, async () => {
+  void it('shows the Verl settings and the live preflight findings of broken.yaml in the experiment overview, laid out for its default width', scenarioTimeout, async () => {
     await scenario('e-overview', async (s) => {
       const { page } = s;
       await openFile(page, brokenYaml);
@@ -214,15 +258,14 @@ void describe('Graph Planner in VS Code (code-server + Chromium)', () => {
         const found = frame.locator(selector);
         return (await found.count()) === 0 ? '' : ((await found.first().textContent({ timeout: 2_000 })) ?? '');
       };
-      const gpusRow = await waitFor('the overview to show the resources.num_gpus row of the Verl table', async () => {
-        const text = await textOf('tr[data-key="resources.num_gpus"]');
+      const gpusRow = await waitFor('the overview to show the resources.num_gpus row of the Verl settings', async () => {
+        const text = await textOf('[data-key="resources.num_gpus"]');
         return text.includes('trainer.n_gpus_per_node') ? done(text) : pending(`row text: ${text || '(no row)'}; page: ${(await textOf('#root')).slice(0, 400)}`);
       }, diagnosticsTimeout);
       assert.match(gpusRow, /default/, 'num_gpus is not in broken.yaml, so its value comes from the defaults');
-      const tpRow = await textOf('tr[data-key="parallel.tensor_parallel_planner"]');
+      const tpRow = await textOf('[data-key="parallel.tensor_parallel_planner"]');
       assert.match(tpRow, /actor_rollout_ref\.rollout\.tensor_model_parallel_size/);
-      assert.match(tpRow, /file value invalid/, `tensor_parallel_planner: two is rejected, so the default runs: ${tpRow}`);
-      await screenshot(page, 'e-overview-verl');
+      assert.match(tpRow, /file’s value is invalid/, `tensor_parallel_planner: two is rejected, so the default runs: ${tpRow}`);
       // Scenario c fixed and saved the penalty; typing it back checks that the overview follows edits.
       await focusEditor(page);
       await goTo(page, 5, 1);
@@ -230,12 +273,20 @@ void describe('Graph Planner in VS Code (code-server + Chromium)', () => {
       await page.keyboard.press('Shift+Home');
       await page.keyboard.type('failure_penalty: -1.0');
       const penalty = 'button.finding[data-code="preflight/negative-penalty"]';
-      const message = await waitFor('the overview to list the negative-penalty finding', async () => {
+      const fixButton = `button.fix[data-code="preflight/negative-penalty"]`;
+      const message = await waitFor('the overview to list the negative-penalty finding with its quick fix', async () => {
         const text = await textOf(penalty);
-        return /rewards failure/.test(text) ? done(text) : pending(`finding: ${text || '(none)'}; findings: ${await textOf('ul.findings')}`);
+        const fix = await textOf(fixButton);
+        return /rewards failure/.test(text) && fix.includes(flipSignFix) ? done(text) : pending(`finding: ${text || '(none)'}; fix: ${fix || '(none)'}; findings: ${await textOf('ul.findings')}`);
       }, diagnosticsTimeout);
       assert.match(message, /^Error/, message);
       try {
+        await assertOverviewLayout(frame);
+        // The Problems panel that scenario a opened would cover half the overview in the screenshots.
+        if (await page.locator('.part.panel').isVisible()) await runCommand(page, 'View: Toggle Panel Visibility');
+        await screenshotThemes(s, 'e-overview');
+        await frame.locator('#verl-settings').evaluate((section) => section.scrollIntoView({ block: 'start' }));
+        await screenshotThemes(s, 'e-overview-settings');
         // Clicking the finding selects its value in the editor: `-1.0` on line 5.
         await goTo(page, 1, 1);
         await frame.locator(penalty).click();
@@ -243,7 +294,15 @@ void describe('Graph Planner in VS Code (code-server + Chromium)', () => {
           const at = await cursorPosition(page);
           return at?.line === 5 ? done(at) : pending(`cursor: ${at === undefined ? '(none)' : `Ln ${at.line}, Col ${at.column}`}`);
         });
-        await screenshot(page, 'e-overview');
+        // The fix button applies the light bulb's edit: the penalty becomes 1 and the finding goes.
+        await frame.locator(fixButton).click();
+        await waitForEditorText(page, 'the overview’s fix to set `failure_penalty: 1` in the editor', (t) => /^ {2}failure_penalty: 1(\.0)?\s*$/m.test(t));
+        await waitFor('the negative-penalty finding and its fix to leave the overview', async () => {
+          const left = await frame.locator(penalty).count();
+          return left === 0 ? done(left) : pending(`findings: ${await textOf('ul.findings')}`);
+        }, diagnosticsTimeout);
+        assert.match(await textOf('ul.findings'), /max_step/, 'the other findings stay');
+        await screenshot(page, 'e-overview-fixed');
       } finally {
         await runCommand(page, 'File: Revert File');
       }

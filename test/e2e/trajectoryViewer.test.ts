@@ -7,8 +7,14 @@
  * episodes of one task side by side; (f) an episode being appended to shows its new steps without
  * reopening; (g) Replay re-executes it in a terminal without divergence; (h) episodes a Ray cluster's
  * sandbox hosts ran name their node in the Runs view and in the viewer's header (a copy of the first
- * run, its events and trajectories given the `sandbox_host` a host writes). A screenshot per
- * scenario, (h)'s viewer in both themes.
+ * run, its events and trajectories given the `sandbox_host` a host writes); (i) a repair step's
+ * patches drawn as a diff and its focus nodes as a table whose links open the file; (j) an episode
+ * that failed before its first step says how, with its run's reason, never "No steps yet."; (k) a
+ * rollout's Open Report shows the rendered report (summary, per-task table, the raw report.json a
+ * secondary action) whose episode link opens the trajectory viewer at that episode; (l) the metrics
+ * page names the whole run's resolved rate, titles its axes and reads out the point under the
+ * pointer. A screenshot per scenario, (h)'s viewer in both themes, (i) to (l) in light, dark and
+ * high contrast.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -18,7 +24,8 @@ import { after, before, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import { repoRoot, startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
-import { acceptQuickPick, expandRow, rowLocator, runRowLabel, showView, terminalText, viewPane, waitForRow, widenSideBar } from './views.js';
+import { currentTheme, screenshotThemes, setTheme } from './themes.js';
+import { acceptQuickPick, chooseFromContextMenu, expandRow, rowLocator, runRowLabel, showView, terminalText, viewPane, waitForRow, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { runCommand, screenshot } from './workbench.js';
 
@@ -87,6 +94,56 @@ function hostedCopy(s: Session, run: string, name: string): void {
     const parsed = JSON.parse(start ?? '{}') as { episode_id: string };
     writeFileSync(path, [JSON.stringify({ ...parsed, sandbox_host: hostOf(parsed.episode_id) }), ...rest].join('\n') + '\n');
   }
+  renameSync(staging, join(s.workspace, 'outputs', name));
+}
+
+/** Opens a workspace file with its default editor (the viewer, for a trajectory) through Quick Open. */
+async function quickOpen(s: Session, relative: string, what: string, accept: (first: string) => boolean): Promise<void> {
+  await s.page.keyboard.press('Control+P');
+  await s.page.keyboard.type(relative);
+  await acceptQuickPick(s.page, what, accept);
+}
+
+/** The visible webview whose page holds `selector` (a report and the viewer it opened are side by side). */
+async function webviewWith(page: Page, selector: string, what: string): Promise<FrameLocator> {
+  return waitFor(what, async () => {
+    const count = await page.locator('iframe.webview.ready >> visible=true').count();
+    for (let i = 0; i < count; i++) {
+      const frame = page.frameLocator('iframe.webview.ready >> visible=true').nth(i).frameLocator('iframe#active-frame');
+      if ((await frame.locator(selector).count().catch(() => 0)) > 0) return done(frame);
+    }
+    return pending(`${count} visible webviews, none with ${selector}`);
+  });
+}
+
+/**
+ * A copy of `run` whose one episode failed before its first step, as a task with no local
+ * repository does on the local backend: its trajectory has the start line and an end line with the
+ * error, and the run's status says it failed and why.
+ */
+function failedCopy(s: Session, run: string, name: string): string {
+  const dir = join(s.workspace, 'outputs', name);
+  mkdirSync(join(dir, 'trajectories'), { recursive: true });
+  const status = JSON.parse(readFileSync(join(s.workspace, 'outputs', run, 'status.json'), 'utf8')) as Record<string, unknown>;
+  writeFileSync(join(dir, 'status.json'), JSON.stringify({ ...status, state: 'failed', exit_reason: '1 of 1 episodes failed: sample-calc-add (error)', episodes: { total: 1, finished: 1, resolved: 0, errored: 1 } }));
+  const [start] = readFileSync(trajectoryOf(s, run, 'sample-calc-add'), 'utf8').trim().split('\n');
+  const end = { type: 'end', episode_id: 'sample-calc-add', task_id: 'sample-calc-add', resolved: false, steps: 0, total_reward: 0, termination_reason: 'error', duration_ms: 42, patch: '', error: 'sandbox: task sample-calc-add has no local_repo, which the local backend needs' };
+  writeFileSync(join(dir, 'trajectories', 'sample-calc-add.jsonl'), `${start ?? ''}\n${JSON.stringify(end)}\n`);
+  return dir;
+}
+
+/** A copy of `run` with a training run's metrics: three steps whose episodes resolve 1 of 2, 2 of 2 and 1 of 2. */
+function metricsCopy(s: Session, run: string, name: string): void {
+  const staging = join(s.workspace, `.${name}`);
+  cpSync(join(s.workspace, 'outputs', run), staging, { recursive: true });
+  const t0 = Date.parse('2026-01-01T10:00:00Z');
+  const at = (seconds: number) => new Date(t0 + seconds * 1000).toISOString();
+  const lines: object[] = [];
+  [[true, false], [true, true], [false, true]].forEach((resolved, i) => {
+    resolved.forEach((r, j) => lines.push({ source: 'env', ts: at(i * 60 + j * 10 + 5), episode_id: `e${i}-${j}`, task_id: 'sample-calc-add', return: r ? 1 : -0.2, resolved: r, steps: 4, env_ms: 900 }));
+    lines.push({ source: 'verl', ts: at(i * 60 + 50), attempt: 1, step: i + 1, data: { 'critic/score/mean': [0.4, 1, 0.4][i] ?? 0, 'response_length/mean': 120 + i * 10, 'timing_s/step': 40 + i } });
+  });
+  writeFileSync(join(staging, 'metrics.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
   renameSync(staging, join(s.workspace, 'outputs', name));
 }
 
@@ -316,6 +373,125 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       await screenshot(s.page, `trajectory-h-ray-nodes-${second}`);
       await runCommand(s.page, 'Preferences: Toggle between Light/Dark Themes');
       await waitFor('the first colour theme again', async () => ((await themeOf()) === first ? done(true) : pending(second)));
+    });
+  });
+
+  void it("(i) a repair step's patches are drawn as a diff and its focus nodes as a table that opens the file", scenarioTimeout, async () => {
+    await scenario('i-structured-patch', async (s) => {
+      if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
+      await quickOpen(s, `outputs/${firstRun}/trajectories/sample-calc-add.jsonl`, 'the first run’s trajectory in Quick Open', (first) => first.includes('sample-calc-add.jsonl') && first.includes(firstRun));
+      const frame = visibleWebview(s.page);
+      await frame.locator(`#step-list .step[data-step="${repairStep}"]`).click();
+      await waitForSelected(frame, 'the repair step', repairStep);
+      const patches = frame.locator('tr[data-param="patches"]');
+      await patches.locator('.patch-file').first().waitFor({ state: 'visible' });
+      const cell = (await patches.textContent()) ?? '';
+      // A diff, not a JSON string: no braces or quoted keys of the candidate's record.
+      assert.doesNotMatch(cell, /[{}]|"edits"|"new_text"/, `the patches cell holds no JSON: ${cell.slice(0, 300)}`);
+      assert.equal(await patches.locator('.patch-head .patch-path').first().textContent(), 'app/calc.py');
+      const added = await patches.locator('.patch-row.add .text').allTextContents();
+      assert.ok(added.some((t) => t.includes('return lhs + rhs')), `an added line carries the fix: ${added.join(' | ')}`);
+      // The added lines are coloured with the theme's diff colour, not left plain.
+      const background = await patches.locator('.patch-row.add').first().evaluate((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(e).backgroundColor);
+      assert.notEqual(background, 'rgba(0, 0, 0, 0)', 'added lines have the diff editor’s background');
+      // The result's kept candidate is drawn the same way, open.
+      await frame.locator('details.candidate-diff[open] .patch-file').first().waitFor({ state: 'visible' });
+      const nodes = frame.locator('tr[data-param="focus_ids"] table.node-list tbody tr');
+      assert.ok((await nodes.count()) >= 1, 'the focus nodes are a table');
+      const row = (await nodes.first().locator('td').allTextContents()).join(' | ');
+      assert.match(row, /^(function|method|class|file)( · test)? \| \S+ \| app\/calc\.py:\d+$/, `kind, name, path:line: ${row}`);
+      await screenshotThemes(s, 'trajectory-i-structured-patch');
+      // Switching themes through the picker may reload the page; the repair step is selected again to follow its link.
+      await frame.locator(`#step-list .step[data-step="${repairStep}"]`).click();
+      await waitForSelected(frame, 'the repair step again', repairStep);
+      await nodes.first().locator('a.ref').click();
+      await waitFor('calc.py opened at the node', async () => {
+        const active = (await s.page.locator('.part.editor .tab.active').allTextContents()).join(' | ');
+        return /calc\.py/.test(active) ? done(active) : pending(`active tabs: ${active || '(none)'}`);
+      });
+    });
+  });
+
+  void it('(j) an episode that failed before its first step says how, never "No steps yet."', scenarioTimeout, async () => {
+    await scenario('j-failed-episode', async (s) => {
+      await runCommand(s.page, 'View: Close All Editors');
+      failedCopy(s, firstRun, 'failed-run');
+      await quickOpen(s, 'outputs/failed-run/trajectories/sample-calc-add.jsonl', 'the failed episode in Quick Open', (first) => first.includes('sample-calc-add.jsonl') && first.includes('failed-run'));
+      const frame = await webviewWith(s.page, '#empty-episode', 'the failed episode’s viewer');
+      const message = await waitFor('the failed episode’s message in place of a step', async () => {
+        const text = (await frame.locator('#empty-episode').textContent().catch(() => null)) ?? '';
+        return text !== '' ? done(text) : pending('no message yet');
+      });
+      assert.match(message, /The episode ended before its first step: error\./);
+      assert.match(message, /Failure: sandbox: task sample-calc-add has no local_repo/);
+      assert.match(message, /Run failed-run failed: 1 of 1 episodes failed/);
+      assert.doesNotMatch((await frame.locator('body').textContent()) ?? '', /No steps yet/);
+      assert.equal(await frame.locator('#episode-state').textContent(), 'Not resolved');
+      await screenshotThemes(s, 'trajectory-j-failed-episode');
+    });
+  });
+
+  void it("(k) a rollout's Open Report shows the rendered report, and its episode link opens the viewer at that episode", scenarioTimeout, async () => {
+    await scenario('k-report', async (s) => {
+      await runCommand(s.page, 'View: Close All Editors');
+      await showView(s.page, 'Runs');
+      await waitForRow(s.page, 'Runs', `${secondRun} in the Runs view`, (r) => r.label === runRowLabel(secondRun));
+      await chooseFromContextMenu(s.page, 'Runs', runRowLabel(secondRun), 'Open Report');
+      const report = await webviewWith(s.page, '#task-table', 'the report page with its task table');
+      const tasks = await report.locator('#task-table tbody tr').evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-task'), r.getAttribute('data-outcome')]));
+      const written = JSON.parse(readFileSync(join(s.workspace, 'outputs', secondRun, 'report.json'), 'utf8')) as { total: number; resolved: number; tasks: { task_id: string; resolved: boolean }[] };
+      assert.deepEqual(tasks, written.tasks.map((t) => [t.task_id, t.resolved ? 'resolved' : 'unresolved']), 'one row per task of report.json, with its outcome');
+      assert.equal(await report.locator('#tile-resolved .value').textContent(), `${written.resolved} of ${written.total}`);
+      const header = (await report.locator('#task-table thead').textContent()) ?? '';
+      for (const column of ['task', 'attempts', 'outcome', 'reward', 'steps', 'time', 'failure reason']) assert.ok(header.includes(column), `the table has a ${column} column`);
+      assert.equal(await report.locator('#open-json').count(), 1, 'Open report.json stays, as a secondary action');
+      await screenshotThemes(s, 'trajectory-k-report');
+      await report.locator('tr[data-task="sample-calc-add"] a.episode').first().click();
+      const viewer = await webviewWith(s.page, '.episode-header', 'the trajectory viewer beside the report');
+      await waitFor('the viewer at the second run’s sample-calc-add', async () => {
+        const title = (await viewer.locator('.episode-header h1').textContent().catch(() => null)) ?? '';
+        const rows = await stepRows(viewer);
+        return title.startsWith('sample-calc-add') && !title.startsWith('sample-calc-add-') && rows.length === steps ? done(true) : pending(`title "${title}", ${rows.length} rows`);
+      });
+      const tabs = (await s.page.locator('.part.editor .tab').allTextContents()).join(' | ');
+      assert.match(tabs, /sample-calc-add\.jsonl/, `a viewer tab for the episode: ${tabs}`);
+      await screenshot(s.page, 'trajectory-k-report-episode');
+    });
+  });
+
+  void it('(l) the metrics page names the whole run’s rate, titles its axes and reads out the point under the pointer', scenarioTimeout, async () => {
+    await scenario('l-metrics-hover', async (s) => {
+      await runCommand(s.page, 'View: Close All Editors');
+      metricsCopy(s, firstRun, 'metrics-run');
+      await showView(s.page, 'Runs');
+      await waitForRow(s.page, 'Runs', 'metrics-run in the Runs view', (r) => r.label === 'metrics-run');
+      await chooseFromContextMenu(s.page, 'Runs', 'metrics-run', 'Show Metrics');
+      const page = await webviewWith(s.page, '#chart-resolved svg', 'the metrics page with its resolved-rate chart');
+      // 4 of 6 episodes resolved over the run; the last step resolved 1 of 2: two figures, each named.
+      assert.match((await page.locator('#run-resolved-rate').textContent()) ?? '', /resolved rate \(whole run\) 67%/);
+      assert.equal(await page.locator('#chart-resolved .latest').textContent(), 'at step 3 50%');
+      const titles = await page.locator('#chart-resolved text.axis-title').allTextContents();
+      assert.deepEqual(titles, ['training step', 'resolved / ended']);
+      const svg = page.locator('#chart-resolved svg');
+      const box = await svg.boundingBox();
+      assert.ok(box !== null, 'the chart is drawn');
+      // The middle of the plot is step 2 (the x axis runs from step 1 to step 3).
+      const hover = async (): Promise<string> => {
+        await s.page.mouse.move(box.x + 70 + (box.width - 86) / 2, box.y + box.height / 2);
+        return waitFor('the readout of step 2', async () => {
+          const text = (await page.locator('#readout-resolved').textContent()) ?? '';
+          return /step 2/.test(text) ? done(text) : pending(text);
+        });
+      };
+      assert.match(await hover(), /^step 2 · \d{1,2}:\d{2}:\d{2}.*resolved 100% \(smoothed \d+%\)/);
+      // Each theme with the readout shown: switching themes takes the pointer's hover away, so it points again.
+      const before = await currentTheme(s.page);
+      for (const kind of ['light', 'dark', 'high-contrast'] as const) {
+        await setTheme(s, kind);
+        await hover();
+        await screenshot(s.page, `trajectory-l-metrics-hover-${kind}`);
+      }
+      if (before !== 'other') await setTheme(s, before);
     });
   });
 });

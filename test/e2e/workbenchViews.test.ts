@@ -21,6 +21,7 @@ import { processAlive } from '../../server/src/util/processAlive.js';
 import { startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
 import { acceptQuickPick, chooseFromContextMenu, clickInlineAction, expandRow, formatRows, rowLocator, runRowLabel, showView, terminalText, viewPane, viewRows, waitForNotification, waitForRow, widenSideBar } from './views.js';
+import { screenshotThemes } from './themes.js';
 import { done, pending, waitFor } from './wait.js';
 import { focusProblems, openFile, readProblems, runCommand, screenshot } from './workbench.js';
 
@@ -71,6 +72,32 @@ async function startRolloutFromPalette(s: Session): Promise<void> {
   await acceptQuickPick(s.page, 'the launch review list to offer "Start rollout" first', (first) => /Start rollout/.test(first));
 }
 
+/**
+ * The empty Containers and Runs views as a newcomer first sees them: one Start Rollout… button in
+ * all (the Runs view's), at most one launch button per view, and the Runs view's title bar with its
+ * three actions (each a distinct icon with a tooltip), evaluation and training in its "..." menu.
+ */
+async function assertEmptyViewsWelcome(s: Session): Promise<void> {
+  const buttonsOf = async (view: 'Containers' | 'Runs'): Promise<string[]> =>
+    viewPane(s.page, view).locator('.welcome-view-content .monaco-button').allTextContents();
+  const seen = await waitFor('the empty Runs view to show its welcome button', async () => {
+    const runs = await buttonsOf('Runs');
+    return runs.length > 0 ? done({ runs, containers: await buttonsOf('Containers') }) : pending(`Runs buttons: ${runs.join(', ') || '(none)'}`);
+  }, { timeoutMs: 30_000 });
+  const launches = (buttons: string[]) => buttons.filter((b) => /^(Start|Re-run)/.test(b.trim()));
+  assert.deepEqual(launches(seen.runs).map((b) => b.trim()), ['Start Rollout…'], JSON.stringify(seen));
+  assert.deepEqual(launches(seen.containers), [], `the Containers view links to a rollout in its text, not with a second button: ${JSON.stringify(seen)}`);
+  // The title bar's actions show while the pointer is over the view.
+  await viewPane(s.page, 'Runs').locator('.pane-header').hover();
+  const actions = await viewPane(s.page, 'Runs').locator('.pane-header .actions .action-label').evaluateAll((labels) =>
+    labels.map((l) => ({ label: l.getAttribute('aria-label') ?? '', icon: [...l.classList].find((c) => c.startsWith('codicon-')) ?? '' })),
+  );
+  const named = actions.filter((a) => a.label !== '');
+  assert.deepEqual(named.map((a) => a.label).slice(0, 3), ['Start Rollout…', 'Re-run Last', 'Refresh Runs'], JSON.stringify(actions));
+  assert.equal(new Set(named.map((a) => a.icon)).size, named.length, `two title actions share an icon: ${JSON.stringify(actions)}`);
+  assert.ok(named.some((a) => /More Actions/i.test(a.label)), `evaluation and training are in the "..." menu: ${JSON.stringify(actions)}`);
+}
+
 void describe('Graph Planner workbench views in VS Code (code-server + Chromium)', () => {
   before(
     async () => {
@@ -110,6 +137,8 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
       // A person reading run descriptions widens the side bar; so do the screenshots.
       await widenSideBar(s.page, 200);
       await screenshot(s.page, 'views-a-three-views');
+      await assertEmptyViewsWelcome(s);
+      await screenshotThemes(s, 'views-a-welcome');
     });
   });
 
@@ -440,11 +469,12 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
     });
   });
 
-  void it('(e) a broken experiment YAML blocks the launch and opens the Problems panel at its error', scenarioTimeout, async () => {
+  void it('(e) a broken experiment YAML blocks the launch: its error comes first in the review list and opens its place; the Problems panel lists it', scenarioTimeout, async () => {
     await scenario('e-blocked', async (s) => {
       await openFile(s.page, 'configs/experiments/broken.yaml');
-      await startRolloutFromPalette(s);
-      await waitForNotification(s.page, 'the launch to be blocked', /Launch blocked: the config has an error/);
+      await runCommand(s.page, 'Graph Planner: Start Rollout');
+      // The review list puts the error first (test/e2e/launchFeedback.test.ts checks the rest of it).
+      await acceptQuickPick(s.page, 'the review list to offer the error first', (first) => /negative-penalty/.test(first));
       await focusProblems(s.page);
       const problems = await waitFor('the negative-penalty error in the Problems panel', async () => {
         const ps = await readProblems(s.page);

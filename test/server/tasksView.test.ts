@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import type { TaskFilesResult, TaskPageResult } from '../../server/src/protocol/index.js';
-import { startHarness, type Harness } from '../support/lspHarness.js';
+import { engineServices, startHarness, type Harness } from '../support/lspHarness.js';
 import { taskLine, writeTaskFile } from '../support/taskFiles.js';
 
 let root: string;
@@ -43,7 +43,8 @@ before(async () => {
   certified = join(root, 'datasets', 'certified.jsonl');
   const certification = { status: 'certified', run: '../outputs/verify-0', verified_at: '2026-10-01T09:00:00.000Z', repeats: 2, removed_flaky: [] };
   writeFileSync(certified, `${JSON.stringify({ ...JSON.parse(taskLine(3)), certification })}\n`);
-  h = await startHarness({}, root);
+  // An engine that answers and holds no image, so each row's readiness is the same on every machine.
+  h = await startHarness({}, root, { ...engineServices(), dockerEngine: () => ({ reach: () => Promise.resolve({ ok: true, where: 'unix:///test.sock', hasImage: () => Promise.resolve(false) }) }) });
 });
 after(async () => {
   await h.close();
@@ -78,6 +79,13 @@ test('pages through a 5,000-task file with each task outcome, its line and its i
     outcome: 'resolved',
     outcomeRun: join(root, 'outputs', 'run-1'),
     certification: null,
+    title: 'Task 1 fails on empty input',
+    // The engine double holds no image (the preflight's own answers are test/server/taskPreflight.test.ts's).
+    readiness: {
+      backend: 'docker',
+      imagePresent: false,
+      problem: { code: 'image-missing', reason: 'Image sweb.eval.x86_64.task-00001:latest is not on this Docker engine. Build it with `gp images build` (the sample images) or pull it with `gp images prepull --manifest FILE` (or `gp images prepull sweb.eval.x86_64.task-00001:latest`).' },
+    },
   });
   assert.equal(first.tasks[0]?.outcome, 'never');
   assert.equal(first.tasks[10]?.line, 11, 'the broken line 10 is skipped and lines keep their numbers');

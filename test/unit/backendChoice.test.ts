@@ -60,3 +60,13 @@ test('the backend line counts episodes per backend and gives each fall-back reas
   );
   assert.equal(backendLine({ episodes: { docker: 4, local: 0 }, fallbacks: [] }), 'backend: docker');
 });
+
+test('an image name is looked up as the engine lists its tags: latest when untagged, without the docker.io prefixes', async () => {
+  const { imageReference } = await import('../../server/src/sandbox/openSandbox.js');
+  assert.equal(imageReference('ubuntu'), 'ubuntu:latest');
+  assert.equal(imageReference('docker.io/library/ubuntu:22.04'), 'ubuntu:22.04');
+  assert.equal(imageReference('docker.io/graph-planner/base'), 'graph-planner/base:latest');
+  // A registry's port is not a tag.
+  assert.equal(imageReference('localhost:5000/x/y'), 'localhost:5000/x/y:latest');
+  assert.equal(imageReference('sweb.eval.x86_64.django__django-11099:latest'), 'sweb.eval.x86_64.django__django-11099:latest');
+});

@@ -6,6 +6,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkConfigText, flattenVerlOverrides, verlMappedFields } from '../../server/src/config/index.js';
 import { experimentOverview } from '../../server/src/lsp/experimentOverview.js';
+import { yamlCodeActions } from '../../server/src/lsp/yamlCodeActions.js';
+import { toDiagnostics } from '../../server/src/lsp/yamlDiagnostics.js';
+import { TextDocument } from 'vscode-languageserver-textdocument';
 import { experimentOverviewSchema, type ExperimentOverview, type VerlSetting } from '../../server/src/protocol/index.js';
 
 const uri = 'file:///ws/configs/experiments/e.yaml';
@@ -134,4 +137,21 @@ test('says the document does not parse and still lists its syntax errors', () =>
   assert.match(o.reason ?? '', /does not parse/);
   assert.deepEqual([o.settings, o.overrides, o.gpus], [[], [], null]);
   assert.ok(o.findings.length > 0 && o.findings.every((f) => f.code === 'yaml/syntax'));
+});
+
+test('each finding carries the quick fixes the light bulb offers for it, by the same titles, and none that cannot apply', () => {
+  const text = 'env:\n  failure_penalty: -1.0\n  max_step: 6\n';
+  const check = checkConfigText(text);
+  const o = experimentOverview(check, uri, 1);
+  const doc = TextDocument.create(uri, 'yaml', 1, text);
+  const actions = yamlCodeActions(doc, toDiagnostics(doc, check.findings));
+  for (const f of o.findings) {
+    const offered = actions.filter((a) => a.diagnostics?.some((d) => d.code === f.code && d.range.start.line === f.range.start.line)).map((a) => a.title);
+    assert.deepEqual(f.fixes.map((x) => x.title), offered, f.code);
+  }
+  const penalty = o.findings.find((f) => f.code === 'preflight/negative-penalty');
+  assert.deepEqual(penalty?.fixes, [{ title: 'Flip the sign: set env.failure_penalty to 1', preferred: true }]);
+  assert.ok(o.findings.some((f) => f.code === 'schema/unknown-key' && f.fixes.some((x) => /max_steps/.test(x.title))), JSON.stringify(o.findings));
+  // A finding with no fix says so with an empty list, which the page shows as no button.
+  assert.ok(o.findings.every((f) => Array.isArray(f.fixes)));
 });

@@ -17,7 +17,9 @@ import {
   fileDescription,
   filterMessage,
   taskContextValue,
+  readinessLine,
   taskDescription,
+  taskIcon,
   taskTestArgs,
   taskTerminalName,
   taskTooltip,
@@ -34,6 +36,8 @@ const item: TaskItem = {
   outcome: 'resolved',
   outcomeRun: '/ws/outputs/run-3',
   certification: null,
+  title: 'Modeling separability_matrix does not compute separability correctly for nested CompoundModels',
+  readiness: { backend: 'docker', imagePresent: true, problem: null },
 };
 
 const verdict: TaskCertification = {
@@ -73,10 +77,26 @@ describe('Tasks view items', () => {
     assert.doesNotMatch(without, itemMenuPattern(viewCommands.taskOpenInstance.id));
   });
 
-  test('describes a task by its repository and image, or its local repository', () => {
-    assert.equal(taskDescription(item), 'astropy/astropy · sweb.eval.x86_64.astropy__astropy-12907:latest');
-    assert.equal(taskDescription({ ...item, repo: null, image: null, localRepo: '../repo' }), 'local ../repo');
-    assert.equal(taskDescription({ ...item, repo: null, image: null }), '');
+  test('describes a task by its issue title, its repository when it has none, and never repeats its image', () => {
+    assert.equal(taskDescription(item), 'Modeling separability_matrix does not compute separability correctly for nested CompoundModels');
+    assert.equal(taskDescription({ ...item, title: null }), 'astropy/astropy');
+    assert.equal(taskDescription({ ...item, title: null, repo: null }), '');
+  });
+
+  test('a task that cannot run here says so first, with a slashed icon, and its tooltip gives the reason in full', () => {
+    const reason = 'Image sweb.eval.x86_64.astropy__astropy-12907:latest is not on this Docker engine. Build it with `gp images build`.';
+    const blocked: TaskItem = { ...item, readiness: { backend: 'docker', imagePresent: false, problem: { code: 'image-missing', reason } } };
+    assert.equal(taskDescription(blocked), `cannot run: image not on this engine · ${item.title ?? ''}`);
+    assert.deepEqual(taskIcon(blocked), { id: 'circle-slash', color: 'problemsWarningIcon.foreground' });
+    assert.deepEqual(taskIcon(item), { id: 'pass', color: 'testing.iconPassed' });
+    assert.match(taskTooltip(blocked, 'a.jsonl'), /\$\(circle-slash\) Cannot run here: Image sweb\\\.eval/);
+    assert.match(taskTooltip(item, 'a.jsonl'), /Runs on: docker \\\(its image is on this engine\\\)/);
+    assert.match(taskContextValue(blocked), /\bcannotRun\b/);
+    assert.equal(readinessLine({ backend: 'local', imagePresent: null, problem: null }), 'Runs on: local');
+  });
+
+  test('a title with markup stays text in the tooltip', () => {
+    assert.match(taskTooltip({ ...item, title: '**bold** [link](http://x)' }, 'a.jsonl'), /Issue: \\\*\\\*bold\\\*\\\* \\\[link\\\]\\\(http:\/\/x\\\)/);
   });
 
   test('describes a file by its tasks, the matches of the filter and its invalid lines', () => {
@@ -105,7 +125,7 @@ describe('Tasks view items', () => {
 
   test('a certified task says so first in its description, and its context value carries the verdict', () => {
     const certified = { ...item, certification: verdict };
-    assert.equal(taskDescription(certified), '✓ certified · astropy/astropy · sweb.eval.x86_64.astropy__astropy-12907:latest');
+    assert.equal(taskDescription(certified), `✓ certified · ${item.title ?? ''}`);
     assert.equal(taskContextValue(certified), 'task hasInstance outcome-resolved cert-certified');
   });
 

@@ -19,7 +19,17 @@ test('pages through a 5,000-task file, reading it once', async () => {
   assert.equal(first.tasks.length, 500);
   assert.equal(first.matching, 5000);
   assert.equal(first.next, 500);
-  assert.deepEqual(first.tasks[0], { taskId: 'task-00000', line: 0, repo: 'org-0/repo-0', image: 'sweb.eval.x86_64.task-00000:latest', localRepo: null, instance: null, certification: null });
+  assert.deepEqual(first.tasks[0], {
+    taskId: 'task-00000',
+    line: 0,
+    title: 'Task 0 fails on empty input',
+    repo: 'org-0/repo-0',
+    image: 'sweb.eval.x86_64.task-00000:latest',
+    localRepo: null,
+    instance: null,
+    certification: null,
+    source: { backend: 'auto', docker_image: 'sweb.eval.x86_64.task-00000:latest' },
+  });
   // Generous: the bench measures it; this only catches an index that does far more than one pass.
   assert.ok(firstMs < 5000, `the first page took ${Math.round(firstMs)} ms`);
 
@@ -78,7 +88,7 @@ test('counts invalid lines as the diagnostics do: broken JSON, schema errors and
   assert.deepEqual(index.tasks.map((t) => `${t.line}:${t.taskId}`), ['0:task-00000', '5:local', '7:task-00001']);
   assert.equal(index.invalid, 3, 'the broken line, the duplicate id and the task without an image');
   assert.equal(index.tasks.length, (await validateJsonlFile(file)).summary.tasks, 'the same count as the diagnostics from disk');
-  assert.deepEqual(index.tasks[1], { taskId: 'local', line: 5, repo: null, image: null, localRepo: '../repo', instance: 'instances/local.json', certification: null });
+  assert.deepEqual(index.tasks[1], { taskId: 'local', line: 5, title: null, repo: null, image: null, localRepo: '../repo', instance: 'instances/local.json', certification: null, source: { backend: 'local', local_repo: '../repo' } });
 });
 
 test('a file that is not text is one invalid line, and a file that cannot be read rejects', async () => {

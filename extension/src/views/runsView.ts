@@ -12,6 +12,7 @@ import { errorMessage } from '../errors.js';
 import { launch, onDidLaunch } from '../launchFlow.js';
 import { showEpisodeGroup } from '../episodeGroup.js';
 import { showRunMetrics } from '../metricsPanel.js';
+import { openReportJson, showRunReport } from '../reportPanel.js';
 import { runAction, runEpisodes, runsChanged, runsList, runsWatch, type EpisodeSummary, type RunsChanged, type RunSummary } from '../serverMessages.js';
 import { episodeItem, runItem, taskItem, type RunsNode as Node } from './runItems.js';
 import { runChildren, type RunChildren, type TaskAttempts } from './runsText.js';
@@ -54,6 +55,11 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
       ...this.registerCommands(),
     );
     if (this.view.visible) void this.visibilityChanged();
+  }
+
+  /** The count of live runs on the view and its activity-bar icon (runsBadge.ts). */
+  setBadge(badge: vscode.ViewBadge | undefined): void {
+    this.view.badge = badge;
   }
 
   dispose(): void {
@@ -174,7 +180,7 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     this.updateTicker();
     if (client === undefined) return;
     try {
-      await client.sendRequest(runsWatch, { watching: this.view.visible });
+      await client.sendRequest(runsWatch, { watching: this.view.visible, by: 'view' });
       if (this.view.visible) {
         await this.list();
         this.changed.fire(undefined);
@@ -298,9 +304,16 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
           if (r !== undefined) await launch(this.ctx, client, { mode: 'relaunch', dir: r.dir });
         }),
       ),
-      register(viewCommands.runOpenReport.id, async (arg) => {
+      register(viewCommands.runOpenReport.id, (arg) =>
+        withClient((client) => {
+          const r = run(arg);
+          if (r !== undefined) showRunReport(this.ctx, client, r);
+          return Promise.resolve();
+        }),
+      ),
+      register(viewCommands.runOpenReportJson.id, async (arg) => {
         const r = run(arg);
-        if (r !== undefined) await vscode.window.showTextDocument(vscode.Uri.joinPath(vscode.Uri.file(r.dir), 'report.json'), { preview: true });
+        if (r !== undefined) await openReportJson(r.dir);
       }),
       register(viewCommands.runShowLog.id, async (arg) => {
         const r = run(arg);

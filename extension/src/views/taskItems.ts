@@ -3,7 +3,7 @@
  * and the `gp task test` command line it types into a terminal. Pure functions without `vscode`,
  * so their wording, the context values the menus match and the quoting are unit-tested.
  */
-import type { TaskCertification, TaskFileSummary, TaskItem } from '../serverMessages.js';
+import type { TaskCertification, TaskFileSummary, TaskItem, TaskReadiness } from '../serverMessages.js';
 import { visibleLine } from '../../../server/src/protocol/terminalText.js';
 
 /** Tasks fetched per request: a 5,000-task file shows its first 500 and a "Load more…" item. */
@@ -31,16 +31,49 @@ export function fileTooltip(file: TaskFileSummary): string {
  * `hasInstance` when the task names an instance file that exists, then its outcome.
  */
 export function taskContextValue(item: TaskItem): string {
-  return ['task', ...(item.instanceFile === null ? [] : ['hasInstance']), `outcome-${item.outcome}`, ...(item.certification === null ? [] : [`cert-${item.certification.status}`])].join(' ');
+  return ['task', ...(item.instanceFile === null ? [] : ['hasInstance']), `outcome-${item.outcome}`, ...(item.certification === null ? [] : [`cert-${item.certification.status}`]), ...(item.readiness.problem === null ? [] : ['cannotRun'])].join(' ');
 }
 
 export const fileContextValue = 'taskFile';
 
-/** Its certification first (what a person scans the list for), then where the task runs: its repository and image, or the local repository it mounts. */
+/**
+ * What stops a task, in a few words for a row: the reason's kind, not its sentence (the tooltip has
+ * that). Keyed by the server's codes (protocol/taskPreflight.ts).
+ */
+export const readinessWords: Record<NonNullable<TaskReadiness['problem']>['code'], string> = {
+  'no-source': 'no image and no local repository',
+  'no-image': 'no image',
+  'daemon-unreachable': 'no Docker engine',
+  'image-missing': 'image not on this engine',
+  'no-local-repo': 'no local repository',
+  'local-repo-missing': 'local repository missing',
+  'env-not-built': 'environment not built',
+};
+
+/**
+ * What a person scans the list for, first: that the task cannot run here, then its certification,
+ * then what the task is about (its issue title; its repository when it has no issue text). The id
+ * is the row's label, and the image and repository are in the tooltip, so neither is repeated.
+ */
 export function taskDescription(item: TaskItem): string {
-  const where = item.image ?? (item.localRepo === null ? null : `local ${item.localRepo}`);
+  const problem = item.readiness.problem === null ? null : `cannot run: ${readinessWords[item.readiness.problem.code]}`;
   const certification = item.certification === null ? null : certificationSummary(item.certification);
-  return [certification, item.repo, where].filter((part): part is string => part !== null).join(' · ');
+  return [problem, certification, item.title ?? item.repo].filter((part): part is string => part !== null).join(' · ');
+}
+
+/**
+ * The row's icon: a task that cannot run here shows that (a slashed circle in the warning colour),
+ * since its outcome would not change until it can; otherwise its latest outcome.
+ */
+export function taskIcon(item: TaskItem): { readonly id: string; readonly color: string } {
+  return item.readiness.problem === null ? outcomeIcons[item.outcome] : { id: 'circle-slash', color: 'problemsWarningIcon.foreground' };
+}
+
+/** Where the task runs here, for the tooltip: the backend, whether its image is on the engine, or what stops it. */
+export function readinessLine(readiness: TaskReadiness): string {
+  if (readiness.problem !== null) return `Cannot run here: ${readiness.problem.reason}`;
+  const image = readiness.imagePresent === true ? ' (its image is on this engine)' : readiness.imagePresent === false ? ' (its image is not on this engine)' : '';
+  return `Runs on: ${readiness.backend ?? 'unknown'}${image}`;
 }
 
 type CertificationStatus = TaskCertification['status'];
@@ -148,6 +181,7 @@ export function escapeMarkdown(text: string): string {
 /** The tooltip of a task, as Markdown. `file` is the dataset file as the person sees it (workspace-relative). */
 export function taskTooltip(item: TaskItem, file: string, shownPath: (path: string) => string = (p) => p): string {
   const rows: [string, string | null][] = [
+    ['Issue', item.title],
     ['Line', `${file}:${item.line + 1}`],
     ['Repository', item.repo],
     ['Image', item.image],
@@ -157,7 +191,8 @@ export function taskTooltip(item: TaskItem, file: string, shownPath: (path: stri
   ];
   const lines = rows.filter((row): row is [string, string] => row[1] !== null).map(([name, value]) => `${name}: ${escapeMarkdown(value)}`);
   const certification = item.certification === null ? ['Certification: not verified (Verify Tasks… on its file runs gp dataset verify)'] : certificationTooltip(item.certification, shownPath);
-  return [`**${escapeMarkdown(item.taskId)}**`, '', ...lines, '', ...certification].join('  \n');
+  const readiness = item.readiness.problem === null ? escapeMarkdown(readinessLine(item.readiness)) : `$(circle-slash) ${escapeMarkdown(readinessLine(item.readiness))}`;
+  return [`**${escapeMarkdown(item.taskId)}**`, '', ...lines, readiness, '', ...certification].join('  \n');
 }
 
 /** What the view says while a filter is set. */

@@ -21,8 +21,8 @@ import {
   fileDescription,
   fileTooltip,
   filterMessage,
-  outcomeIcons,
   taskContextValue,
+  taskIcon,
   taskDescription,
   taskPageSize,
   taskTerminalName,
@@ -245,9 +245,10 @@ function taskItem(node: TaskNode): vscode.TreeItem {
   const item = new vscode.TreeItem(task.taskId, vscode.TreeItemCollapsibleState.None);
   item.id = `${file}\u0000${task.line}\u0000${task.taskId}`;
   item.description = taskDescription(task);
-  item.tooltip = new vscode.MarkdownString(taskTooltip(task, vscode.workspace.asRelativePath(file), (p) => vscode.workspace.asRelativePath(p)));
+  // Theme icons in the tooltip ($(circle-slash)) render; the task's own text is escaped by taskTooltip.
+  item.tooltip = new vscode.MarkdownString(taskTooltip(task, vscode.workspace.asRelativePath(file), (p) => vscode.workspace.asRelativePath(p)), true);
   item.contextValue = taskContextValue(task);
-  const icon = outcomeIcons[task.outcome];
+  const icon = taskIcon(task);
   item.iconPath = new vscode.ThemeIcon(icon.id, new vscode.ThemeColor(icon.color));
   item.command = { command: viewCommands.taskGoTo.id, title: viewCommands.taskGoTo.title, arguments: [node] };
   return item;

@@ -15,7 +15,7 @@ import { envBuild, envBuildOptions, envBuildUsage } from './envCommands.js';
 import { imagesBuild, imagesBuildFormsOptions, imagesBuildUsage } from './imageBuildCommand.js';
 import { imagesManifest, imagesManifestOptions, imagesManifestUsage, imagesPrepull, imagesPrepullOptions, imagesPrepullUsage } from './imageCommands.js';
 import { modelServe, modelServeOptions, modelServeUsage } from './modelCommands.js';
-import { defaultMaxProblems, exitStatus, intFlag, programExits, type ExitStatus, type Io } from './output.js';
+import { defaultMaxProblems, exitStatus, intFlag, type ExitStatus, type Io } from './output.js';
 import type { ProgressSink } from './progress.js';
 import { raySlots, raySlotsOptions, raySlotsUsage } from './rayCommands.js';
 import { rolloutCommand, rolloutUsageOf } from './rolloutCommands.js';
@@ -40,10 +40,27 @@ export interface CliContext {
   readonly progress?: ProgressSink;
 }
 
+/**
+ * The groups `gp --help` lists the commands in, in this order: a title a person scans for, each
+ * command naming its group once in the table below.
+ */
+export const commandGroups = {
+  config: 'Configs',
+  run: 'Running',
+  train: 'Training',
+  datasets: 'Datasets',
+  images: 'Images',
+  runs: 'Runs',
+  server: 'Infrastructure',
+} as const;
+export type CommandGroup = keyof typeof commandGroups;
+
 export interface Command {
   readonly noun: string;
   /** Undefined for a command that is a noun alone (`gp rollout FILE...`). */
   readonly verb: string | undefined;
+  /** Where `gp --help` lists it. */
+  readonly group: CommandGroup;
   /** Synopsis lines, then a description indented by six spaces; `gp NOUN VERB --help` prints it. */
   readonly usage: string;
   /** Whether the usage ends with the shared config flags (`--max-steps N`, `--set K=V`, …). */
@@ -105,135 +122,135 @@ const listingExits = [ok('listed'), failed('Docker could not be asked'), exitSta
 
 export const commands: readonly Command[] = [
   {
-    noun: 'config', verb: 'check', usage: configCheckUsage, configFlags: true, options: configCheckOptions,
+    noun: 'config', verb: 'check', group: 'config', usage: configCheckUsage, configFlags: true, options: configCheckOptions,
     defaults: { 'max-problems': String(defaultMaxProblems), for: 'train' },
     exits: [ok('no finding is an error (warnings are printed)'), failed('some finding is an error'), { code: 2, meaning: 'a file cannot be read, or a usage error' }],
     run: runConfigCheck,
   },
   {
-    noun: 'config', verb: 'resolve', usage: configResolveUsage, configFlags: true, options: configResolveOptions,
+    noun: 'config', verb: 'resolve', group: 'config', usage: configResolveUsage, configFlags: true, options: configResolveOptions,
     exits: [ok('resolved and written (or printed)'), failed('the config has errors: nothing was written'), { code: 2, meaning: 'the file cannot be read, or a usage error' }],
     run: (argv, ctx) => configResolve(argv, ctx.io, ctx.cwd),
   },
   {
-    noun: 'dataset', verb: 'validate', usage: datasetValidateUsage, options: datasetValidateOptions,
+    noun: 'dataset', verb: 'validate', group: 'datasets', usage: datasetValidateUsage, options: datasetValidateOptions,
     defaults: { 'max-problems': String(defaultMaxProblems) },
     exits: [ok('no line has an error'), failed('some line has an error'), { code: 2, meaning: 'a file cannot be read, or a usage error' }],
     run: runDatasetValidate,
   },
   {
-    noun: 'dataset', verb: 'prepare', usage: datasetPrepareUsage, interruptible: true, options: datasetPrepareOptions,
+    noun: 'dataset', verb: 'prepare', group: 'datasets', usage: datasetPrepareUsage, interruptible: true, options: datasetPrepareOptions,
     defaults: { dataset: 'R2E-Gym/R2E-Gym-Lite (r2e-gym), princeton-nlp/SWE-bench_Verified (swebench); harbor reads DIR', split: 'train (r2e-gym), test (swebench, harbor)', out: 'datasets/r2e_gym, datasets/swebench or datasets/harbor', 'val-fraction': '0.1 (r2e-gym); swebench makes no validation split', 'cache-dir': '$GP_CACHE_DIR, else ~/.cache/graph-planner/hf' },
     exits: [ok('tasks were written'), failed('no row became a task, or the download or the input failed: nothing was written'), exitStatus.usage],
     run: (argv, ctx) => datasetPrepare(argv, ctx.io, ctx.cwd, ctx.progress, ctx.signal),
   },
   {
-    noun: 'dataset', verb: 'register', usage: datasetRegisterUsage, options: datasetRegisterOptions,
+    noun: 'dataset', verb: 'register', group: 'datasets', usage: datasetRegisterUsage, options: datasetRegisterOptions,
     defaults: { root: '$RLLM_HOME/datasets, else ~/.rllm/datasets' },
     exits: [ok('registered, every row read back'), failed('the task file or the registry has problems: nothing was written'), exitStatus.usage],
     run: (argv, ctx) => datasetRegister(argv, ctx.io, ctx.cwd),
   },
   // gp dataset verify installs its own Ctrl-C handling: the first closes the open sandboxes.
   {
-    noun: 'dataset', verb: 'verify', usage: datasetVerifyUsage, configFlags: true, options: datasetVerifyOptions,
+    noun: 'dataset', verb: 'verify', group: 'datasets', usage: datasetVerifyUsage, configFlags: true, options: datasetVerifyOptions,
     defaults: { repeat: '1', parallel: 'rollout.parallel', gold: 'gold_predictions_<name>.jsonl beside FILE', backend: 'sandbox.backend', timeout: 'sandbox.test_timeout' },
     exits: [ok('every task certified (flaky ones included)'), failed('some task did not certify'), exitStatus.usageOrConfig, { code: 75, meaning: 'the machine failed (Docker, the disk): the verification can be resumed' }, exitStatus.interrupted],
     run: (argv, ctx) => datasetVerify(argv, ctx.io, ctx.cwd),
   },
   {
-    noun: 'task', verb: 'test', usage: taskTestUsage, configFlags: true, options: taskTestOptions,
+    noun: 'task', verb: 'test', group: 'datasets', usage: taskTestUsage, configFlags: true, options: taskTestOptions,
     defaults: { backend: 'sandbox.backend', timeout: 'sandbox.test_timeout', 'run-dir': '<output_dir>/<run name>' },
     exits: [ok('every task passes'), failed('some task fails, a row cannot be read, or no task can run'), exitStatus.usageOrConfig, exitStatus.interrupted],
     run: (argv, ctx) => taskTest(argv, ctx.io, ctx.cwd),
   },
   {
-    noun: 'env', verb: 'build', usage: envBuildUsage, options: envBuildOptions,
+    noun: 'env', verb: 'build', group: 'images', usage: envBuildUsage, options: envBuildOptions,
     exits: [ok('every environment (and image) was built or reused'), failed('some build failed'), exitStatus.usage],
     run: (argv, ctx) => envBuild(argv, ctx.io, ctx.cwd),
   },
   {
-    noun: 'images', verb: 'build', usage: imagesBuildUsage, options: imagesBuildFormsOptions,
+    noun: 'images', verb: 'build', group: 'images', usage: imagesBuildUsage, options: imagesBuildFormsOptions,
     defaults: { mirror: "the machine's Debian mirror" },
     exits: [ok('every image was built or is current'), failed('some image failed to build'), exitStatus.usage],
     run: (argv, ctx) => imagesBuild(argv, ctx.io, ctx.cwd),
   },
   {
-    noun: 'images', verb: 'manifest', usage: imagesManifestUsage, options: imagesManifestOptions,
+    noun: 'images', verb: 'manifest', group: 'images', usage: imagesManifestUsage, options: imagesManifestOptions,
     defaults: { out: 'docker_images.txt beside the first FILE' },
     exits: [ok('the manifest was written'), failed('written, but some line of a task file is malformed'), { code: 2, meaning: 'a file cannot be read or the manifest cannot be written, or a usage error' }],
     run: (argv, ctx) => imagesManifest(argv, ctx.io),
   },
   {
-    noun: 'images', verb: 'prepull', usage: imagesPrepullUsage, options: imagesPrepullOptions,
+    noun: 'images', verb: 'prepull', group: 'images', usage: imagesPrepullUsage, options: imagesPrepullOptions,
     defaults: { 'max-workers': '4', retries: '2', delay: '5', timeout: '300' },
     exits: [ok('every image is present (or build-only)'), failed('some image failed to pull'), exitStatus.usage, exitStatus.interrupted],
     run: (argv, ctx) => imagesPrepull(argv, ctx.io),
   },
   // The rollout commands install their own Ctrl-C handling (rolloutCommands.ts), for now.
   {
-    noun: 'rollout', verb: undefined, usage: rolloutUsageOf('rollout').usage, configFlags: true, options: without(rolloutOptions, ['ray', 'service-host']),
+    noun: 'rollout', verb: undefined, group: 'run', usage: rolloutUsageOf('rollout').usage, configFlags: true, options: without(rolloutOptions, ['ray', 'service-host']),
     defaults: { agent: 'rollout.agent', parallel: 'rollout.parallel', attempts: 'rollout.attempts', backend: 'sandbox.backend' },
     exits: rolloutExits(failed('every episode failed to run')),
     run: (argv, ctx) => rolloutCommand('rollout', argv, ctx.io, ctx.cwd),
   },
   {
-    noun: 'eval', verb: undefined, usage: rolloutUsageOf('eval').usage, configFlags: true, options: without(rolloutOptions, ['attempts']),
+    noun: 'eval', verb: undefined, group: 'run', usage: rolloutUsageOf('eval').usage, configFlags: true, options: without(rolloutOptions, ['attempts']),
     defaults: { agent: 'rollout.agent', parallel: 'rollout.parallel', backend: 'sandbox.backend', 'service-host': '127.0.0.1' },
     exits: rolloutExits(failed('a task could not run (its sandbox did not open), so a rate over fewer tasks never passes for the evaluation’s')),
     run: (argv, ctx) => rolloutCommand('eval', argv, ctx.io, ctx.cwd),
   },
   // gp train installs its own Ctrl-C handling: the first stops the trainer and closes the episodes.
   {
-    noun: 'train', verb: undefined, usage: trainUsage, configFlags: true, options: trainOptions,
+    noun: 'train', verb: undefined, group: 'train', usage: trainUsage, configFlags: true, options: trainOptions,
     defaults: { tasks: 'paths.dataset_train', 'val-tasks': 'paths.dataset_val (none when --tasks is given)', steps: '1', 'smoke-policy': 'model', 'stall-timeout': '600', 'service-host': '127.0.0.1', python: '$GP_TRAINER_PYTHON, else the environment python/setup.sh built, else python3' },
     exits: [ok('training finished'), failed('training failed or stalled'), exitStatus.usageOrConfig, exitStatus.interrupted],
     run: (argv, ctx) => trainCommand(argv, ctx.io, ctx.cwd),
   },
   // A sandbox host stops when its standard input closes or on SIGTERM/SIGINT, and cleans up first.
   {
-    noun: 'sandbox', verb: 'host', usage: sandboxHostUsage, options: sandboxHostOptions,
+    noun: 'sandbox', verb: 'host', group: 'server', usage: sandboxHostUsage, options: sandboxHostOptions,
     defaults: { listen: '127.0.0.1' },
     exits: [ok('stopped cleanly'), failed('the host could not start'), exitStatus.usage],
     run: (argv, ctx) => sandboxHostCommand(argv, ctx.io),
   },
   {
-    noun: 'ray', verb: 'slots', usage: raySlotsUsage, configFlags: true, options: raySlotsOptions,
+    noun: 'ray', verb: 'slots', group: 'server', usage: raySlotsUsage, configFlags: true, options: raySlotsOptions,
     defaults: { slots: "counted from this machine's CPUs and memory" },
     exits: [ok('printed'), exitStatus.usageOrConfig],
     run: (argv, ctx) => raySlots(argv, ctx.io, ctx.cwd),
   },
   {
-    noun: 'model', verb: 'serve', usage: modelServeUsage, interruptible: true, options: modelServeOptions,
+    noun: 'model', verb: 'serve', group: 'server', usage: modelServeUsage, interruptible: true, options: modelServeOptions,
     defaults: { port: 'a free port', ctx: '8192', threads: 'every core', model: 'SmolLM2-135M-Instruct (Q4_1)', 'api-key-env': 'a fresh token' },
     exits: [ok('stopped by Ctrl-C'), failed('the server ended by itself'), { code: 2, meaning: 'a usage error, or the model or the server is not installed' }],
     run: (argv, ctx) => modelServe(argv, ctx.io, ctx.signal),
   },
-  { noun: 'containers', verb: 'list', usage: containersListUsage, options: containersListOptions, exits: listingExits, run: (argv, ctx) => containersList(argv, ctx.io) },
+  { noun: 'containers', verb: 'list', group: 'server', usage: containersListUsage, options: containersListOptions, exits: listingExits, run: (argv, ctx) => containersList(argv, ctx.io) },
   {
-    noun: 'containers', verb: 'reap', usage: containersReapUsage, options: containersReapOptions,
+    noun: 'containers', verb: 'reap', group: 'server', usage: containersReapUsage, options: containersReapOptions,
     exits: [ok('every orphan was removed (or listed, with --dry-run)'), failed('Docker could not be asked, or some container could not be removed'), exitStatus.usage],
     run: (argv, ctx) => containersReap(argv, ctx.io),
   },
-  { noun: 'runs', verb: 'list', usage: runsListUsage, options: runsListOptions, defaults: { root: 'outputs' }, exits: [ok('listed'), exitStatus.usage], run: (argv, ctx) => runsList(argv, ctx.io, ctx.cwd) },
-  { noun: 'runs', verb: 'show', usage: runsShowUsage, options: runsShowOptions, defaults: { root: 'outputs' }, exits: [ok('shown'), failed('no such run'), exitStatus.usage], run: (argv, ctx) => runsShow(argv, ctx.io, ctx.cwd) },
+  { noun: 'runs', verb: 'list', group: 'runs', usage: runsListUsage, options: runsListOptions, defaults: { root: 'outputs' }, exits: [ok('listed'), exitStatus.usage], run: (argv, ctx) => runsList(argv, ctx.io, ctx.cwd) },
+  { noun: 'runs', verb: 'show', group: 'runs', usage: runsShowUsage, options: runsShowOptions, defaults: { root: 'outputs' }, exits: [ok('shown'), failed('no such run'), exitStatus.usage], run: (argv, ctx) => runsShow(argv, ctx.io, ctx.cwd) },
   {
-    noun: 'runs', verb: 'stop', usage: runsStopUsage, options: runsStopOptions, defaults: { root: 'outputs', wait: '30' },
+    noun: 'runs', verb: 'stop', group: 'runs', usage: runsStopUsage, options: runsStopOptions, defaults: { root: 'outputs', wait: '30' },
     exits: [ok('the run stopped'), failed('no such run, it is not running, it runs on another machine, or it is still ending after the wait'), exitStatus.usage],
     run: (argv, ctx) => runsStop(argv, ctx.io, ctx.cwd),
   },
-  { noun: 'runs', verb: 'rm', usage: runsRmUsage, options: runsRmOptions, defaults: { root: 'outputs' }, exits: [ok('removed'), failed('no such run, or it is running'), exitStatus.usage], run: (argv, ctx) => runsRm(argv, ctx.io, ctx.cwd) },
+  { noun: 'runs', verb: 'rm', group: 'runs', usage: runsRmUsage, options: runsRmOptions, defaults: { root: 'outputs' }, exits: [ok('removed'), failed('no such run, or it is running'), exitStatus.usage], run: (argv, ctx) => runsRm(argv, ctx.io, ctx.cwd) },
   {
-    noun: 'trajectory', verb: 'show', usage: trajectoryShowUsage, options: trajectoryShowOptions, defaults: { step: 'every step, in short' },
+    noun: 'trajectory', verb: 'show', group: 'runs', usage: trajectoryShowUsage, options: trajectoryShowOptions, defaults: { step: 'every step, in short' },
     exits: [ok('shown'), failed('the file cannot be read as a trajectory, or it has no such step'), exitStatus.usage],
     run: (argv, ctx) => trajectoryShow(argv, ctx.io, ctx.cwd),
   },
   {
-    noun: 'trajectory', verb: 'export', usage: trajectoryExportUsage, options: trajectoryExportOptions, defaults: { out: 'standard output' },
+    noun: 'trajectory', verb: 'export', group: 'runs', usage: trajectoryExportUsage, options: trajectoryExportOptions, defaults: { out: 'standard output' },
     exits: [ok('exported'), failed('the file cannot be read as a trajectory'), exitStatus.usage],
     run: (argv, ctx) => trajectoryExport(argv, ctx.io, ctx.cwd, gpVersion),
   },
   {
-    noun: 'trajectory', verb: 'replay', usage: trajectoryReplayUsage, options: trajectoryReplayOptions,
+    noun: 'trajectory', verb: 'replay', group: 'runs', usage: trajectoryReplayUsage, options: trajectoryReplayOptions,
     exits: [ok('the replay reproduced the recording'), failed('a step diverged'), exitStatus.usage, { code: 3, meaning: 'the episode could not be replayed' }],
     run: (argv, ctx) => trajectoryReplay(argv, ctx.io, ctx.cwd),
   },
@@ -272,16 +289,48 @@ export function nounHelp(noun: string): string {
   return `Commands of gp ${noun}:\n${list.map((c) => indented(c.usage)).join('\n')}${flags}`;
 }
 
-/** `gp --help`: every command, then the config flags. */
+/** One group's commands on one line, verbs of a noun together: `runs list|show|stop|rm, trajectory show|export`. */
+export function groupLine(group: CommandGroup): string {
+  const verbsByNoun = new Map<string, string[]>();
+  for (const c of commands.filter((x) => x.group === group)) {
+    const verbs = verbsByNoun.get(c.noun) ?? [];
+    if (c.verb !== undefined) verbs.push(c.verb);
+    verbsByNoun.set(c.noun, verbs);
+  }
+  return [...verbsByNoun].map(([noun, verbs]) => (verbs.length === 0 ? noun : `${noun} ${verbs.join('|')}`)).join(', ');
+}
+
+/** What `gp --help` shows as examples: one per thing a newcomer does first, each runnable in a clone. */
+const helpExamples = [
+  ['gp config check configs/experiments/sample.yaml', 'check a config: file:line:col findings'],
+  ['gp rollout datasets/sample/tasks.jsonl --config configs/experiments/sample.yaml', "run the sample tasks' episodes"],
+  ['gp runs show RUN', "a run's state, totals and files"],
+  ['gp trajectory show outputs/RUN/trajectories/EPISODE.jsonl --step 3', 'one step of an episode'],
+] as const;
+
+/**
+ * `gp --help` (and bare `gp`): what gp is, the commands by group on one line each, a few examples
+ * and where each command's own options are. Each command's full usage stays with `gp COMMAND --help`
+ * and the CLI reference, so this page fits a terminal without scrolling.
+ */
 export function globalHelp(version: string): string {
-  return `gp ${version}: Graph Planner on the command line
+  const titleWidth = Math.max(...Object.values(commandGroups).map((t) => t.length)) + 2;
+  const groups = (Object.keys(commandGroups) as CommandGroup[]).map((g) => `  ${commandGroups[g].padEnd(titleWidth)}${groupLine(g)}`);
+  const examples = helpExamples.flatMap(([command, what]) => [`  ${command}`, `      ${what}`]);
+  return `gp ${version}: Graph Planner on the command line. It checks experiment configs
+and task datasets, runs repair episodes in sandboxes (rollouts, evaluations),
+trains the planner with Verl, and shows what each run recorded.
 
-Usage (gp NOUN VERB --help prints one command's usage):
-${commands.map((c) => indented(c.usage)).join('\n')}
+Usage: gp COMMAND [ARGS...]
 
-${configFlagsBlock}
+Commands:
+${groups.join('\n')}
 
-Every command may also end with:
-  ${exitLines(Object.values(programExits)).join('\n  ')}
+Examples:
+${examples.join('\n')}
+
+gp help COMMAND or gp COMMAND --help prints a command's options and exit
+statuses (gp help dataset prepare); gp --version prints the version.
+Every command, flag and exit status: docs/reference/cli.md.
 `;
 }

@@ -4,7 +4,7 @@
  * `launch/loadConfig.ts`, so a file checked here gets the verdict a launch would give it.
  */
 import { writeFile } from 'node:fs/promises';
-import { applyYamlEdits, parseConfigFlags, renderConfigYaml, verdictOf, type ConfigFlags, type LocatedFinding, type Resolution } from '../config/index.js';
+import { applyPreferredFixes, parseConfigFlags, renderConfigYaml, verdictOf, type ConfigFlags, type Resolution } from '../config/index.js';
 import { loadConfig, planRunFolder, writeResolvedConfig } from '../launch/index.js';
 import { readClusterSlots, type ClusterRead } from '../trainer/index.js';
 import { capacityCommands, locatedCapacityFinding, unreadableClusterLine, type CapacityCommand } from './capacityPreflight.js';
@@ -90,9 +90,9 @@ export async function configCheck(files: readonly string[], opts: CheckOptions, 
     }
     if (opts.fix && loaded.path !== undefined) {
       const fixed = applyPreferredFixes(loaded.resolution.source.text, loaded.resolution.findings);
-      if (fixed.applied > 0) {
+      if (fixed.fixed.length > 0) {
         await writeFile(loaded.path, fixed.text, 'utf8');
-        io.out(`${file}: applied ${fixed.applied} fix${fixed.applied === 1 ? '' : 'es'}.`);
+        io.out(`${file}: applied ${fixed.fixed.length} fix${fixed.fixed.length === 1 ? '' : 'es'}.`);
         loaded = await loadConfig({ file, flags: opts.flags, cwd: opts.cwd, disk: opts.disk });
         if (loaded.kind === 'unreadable') {
           io.err(`${file}: ${loaded.message}.`);
@@ -132,25 +132,6 @@ function withCapacity(resolution: Resolution, opts: CheckOptions, cluster: Clust
   if (found === undefined) return resolution;
   const findings = [...resolution.findings, found];
   return { ...resolution, findings, verdict: verdictOf(findings) };
-}
-
-/**
- * Applies each finding's preferred fix in turn, each to the text the previous one left; a fix that
- * no longer applies cleanly (an earlier one changed its place) is skipped. Findings a flag caused
- * are left alone: the file is not where they come from.
- */
-function applyPreferredFixes(text: string, findings: readonly LocatedFinding[]): { text: string; applied: number } {
-  let current = text;
-  let applied = 0;
-  for (const f of findings) {
-    const fix = f.flag === undefined ? f.fixes.find((x) => x.preferred) : undefined;
-    if (!fix) continue;
-    const next = applyYamlEdits(current, fix.edits);
-    if (next === undefined || next === current) continue;
-    current = next;
-    applied++;
-  }
-  return { text: current, applied };
 }
 
 /** `gp config resolve FILE [flags]`: writes the run folder's resolved_config.yaml, or prints it. */

@@ -9,7 +9,7 @@ import { terminalSafe } from '../protocol/terminalText.js';
 import { wantsHelp } from './args.js';
 import { commandHelp, commandName, commandsOf, globalHelp, gpVersion as version, nounHelp, nouns, type Command } from './commands.js';
 import { installInterrupt, type Interrupt } from './interrupt.js';
-import { programExits, type Io } from './output.js';
+import { exitStatus, programExits, type Io } from './output.js';
 import { terminalProgressSink, type ProgressSink } from './progress.js';
 
 
@@ -43,14 +43,14 @@ function unknownVerb(noun: string, verb: string, io: Io): number {
   const guess = closest(verb, verbs);
   io.err(`gp ${noun}: unknown command '${verb}'${guess === undefined ? '' : ` (did you mean ${guess}?)`}; gp ${noun} has ${verbs.join(', ')}.`);
   io.err(`Run gp ${noun} --help for their usage.`);
-  return 2;
+  return exitStatus.usage.code;
 }
 
 function unknownNoun(noun: string, io: Io): number {
   const guess = closest(noun, nouns);
   io.err(`gp: unknown command '${noun}'${guess === undefined ? '' : ` (did you mean ${guess}?)`}; the commands are ${nouns.join(', ')}.`);
   io.err('Run gp --help for their usage.');
-  return 2;
+  return exitStatus.usage.code;
 }
 
 async function runCommand(command: Command, argv: readonly string[], io: Io, cwd: string, host: CliHost): Promise<number> {
@@ -69,8 +69,10 @@ async function runCommand(command: Command, argv: readonly string[], io: Io, cwd
 export async function runCli(argv: readonly string[], io: Io, cwd: string, host: CliHost = {}): Promise<number> {
   const [first, ...rest] = argv;
   if (first === undefined) {
-    io.out(globalHelp(version));
-    return 2;
+    // Bare `gp` asked for nothing: the short help goes to stderr, as a usage error's message does,
+    // so a script that runs `gp` with a missing argument fails instead of reading help as output.
+    io.err(globalHelp(version));
+    return exitStatus.usage.code;
   }
   if (first === '--help' || first === '-h') {
     io.out(globalHelp(version));

@@ -12,11 +12,12 @@ import { wholeFileFinding } from './textCheck.js';
 import { preflight, preflightDisk } from './preflight.js';
 import { experimentConfigSchema, type ExperimentConfig } from './schema.js';
 import { fillDefaultsInPlace, validateAgainstSchema } from './validate.js';
-import { clipToLine, locatePath, nodeRange, parseYamlSource, type OffsetRange, type YamlSource } from './yamlSource.js';
+import { findingRange, relatedRanges } from './findingAnchor.js';
+import { clipToLine, parseYamlSource, type OffsetRange, type YamlSource } from './yamlSource.js';
 import { deleteAt } from '../util/keyPath.js';
 
 export interface LocatedFinding extends Finding {
-  /** Where the finding sits in the YAML text (the first line when the key is not written there). */
+  /** Where the finding sits in the YAML text (`findingAnchor.ts`: on its key, or the nearest written one). */
   readonly range: OffsetRange;
   readonly relatedRanges: readonly { readonly range: OffsetRange; readonly message: string }[];
   /** The command-line flag that set the value this finding is about; absent when the YAML (or a default) did. */
@@ -95,8 +96,8 @@ export function locate(source: YamlSource, f: Finding, applied: readonly Overrid
   const flag = flagFor(f.path, applied);
   return {
     ...f,
-    range: rangeOf(source, f.path, f.target ?? 'value'),
-    relatedRanges: f.related.map((r) => ({ range: rangeOf(source, r.path, 'key'), message: r.message })),
+    range: findingRange(source, f),
+    relatedRanges: relatedRanges(source, f.related),
     ...(flag === undefined ? {} : { flag }),
   };
 }
@@ -108,25 +109,4 @@ function flagFor(path: KeyPath, applied: readonly Override[]): string | undefine
     if (o.path.length <= path.length && o.path.every((seg, i) => String(seg) === String(path[i]))) flag = o.flag;
   }
   return flag;
-}
-
-/**
- * Where a key path sits in the text: its value (or key) when it is written in the document, else
- * the key of the deepest written ancestor (a default value is reported on its section), else the
- * first line.
- */
-export function rangeOf(source: YamlSource, path: KeyPath, target: 'value' | 'key'): OffsetRange {
-  const loc = locatePath(source.doc, path);
-  const complete = loc.depth === path.length;
-  let range: OffsetRange | undefined;
-  if (complete && path.length > 0) {
-    range = target === 'key' ? (nodeRange(loc.keyNode) ?? nodeRange(loc.valueNode)) : (nodeRange(loc.valueNode) ?? nodeRange(loc.keyNode));
-  } else if (loc.depth > 0) {
-    range = nodeRange(loc.keyNode) ?? nodeRange(loc.valueNode);
-  }
-  if (!range) {
-    const nl = source.text.indexOf('\n');
-    range = { start: 0, end: nl < 0 ? source.text.length : nl };
-  }
-  return clipToLine(source.text, range);
 }

@@ -1,5 +1,6 @@
 export { ConfigCheckWorker, offThreadBytes, type OffThreadResult } from './checkWorker.js';
-export { checkConfigDisk, checkConfigText, checkSource, locate, rangeOf, typedConfig, type ConfigCheck, type LocatedFinding } from './check.js';
+export { checkConfigDisk, checkConfigText, checkSource, locate, typedConfig, type ConfigCheck, type LocatedFinding } from './check.js';
+export { rangeOf } from './findingAnchor.js';
 export { closest } from '../util/closest.js';
 export { describeRange, experimentJsonSchema, buildExperimentJsonSchema, schemaAt, typesOf, type JsonSchemaNode } from './jsonSchema.js';
 export { applyOverrides, configFlagHelp, parseConfigFlags, type ConfigFlags, type Override } from './overrides.js';
@@ -9,6 +10,7 @@ export { parseMemorySize } from './memoryEstimate.js';
 export { experimentConfigSchema, sectionSchemas, type ExperimentConfig } from './schema.js';
 export { validateAgainstSchema } from './validate.js';
 export { flattenVerlOverrides, overridesVerlKey, verlMappedFields, verlOverrideLeaves, type VerlMappedField, type VerlOverrideLeaf } from './verlMapping.js';
-export { applyYamlEdits, editsToTextEdit, formatValue, type TextEdit } from './yamlEdit.js';
+export { applyYamlEdits, editsToTextEdit, formatValue, smallestEdit, type TextEdit } from './yamlEdit.js';
+export { applyPreferredFixes, type PreferredFixes } from './preferredFixes.js';
 export { clipToLine, locatePath, parseYamlSource, type OffsetRange, type YamlSource } from './yamlSource.js';
 export { capacityFinding, concurrentEpisodes, nodeReserve, sandboxSlots, slotShare, type ClusterCapacity, type NodeResources, type SlotCount } from './sandboxCapacity.js';

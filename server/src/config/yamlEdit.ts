@@ -39,7 +39,12 @@ export function applyYamlEdits(text: string, edits: readonly ConfigEdit[]): stri
 /** The smallest single text edit that turns `text` into the result of `edits`. */
 export function editsToTextEdit(text: string, edits: readonly ConfigEdit[]): TextEdit | undefined {
   const result = applyYamlEdits(text, edits);
-  if (result === undefined || result === text) return undefined;
+  return result === undefined ? undefined : smallestEdit(text, result);
+}
+
+/** The one text edit that turns `text` into `result`: the span between their common start and end; undefined when they are equal. */
+export function smallestEdit(text: string, result: string): TextEdit | undefined {
+  if (result === text) return undefined;
   let p = 0;
   const min = Math.min(text.length, result.length);
   while (p < min && text.charCodeAt(p) === result.charCodeAt(p)) p++;

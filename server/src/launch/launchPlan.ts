@@ -11,6 +11,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:pat
 import { parseArgs } from 'node:util';
 import { parseConfigFlags, type Resolution } from '../config/index.js';
 import type { LaunchFinding, LaunchPlanResult, LaunchSpec, NewRunLaunch, VerifyLaunch } from '../protocol/launch.js';
+import { launchValues } from './launchValues.js';
 import { readLaunchRecord, readRun, runLayout, statusIsLive, withoutConfigFlags, withoutRunFolderFlags } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
 import { loadConfig } from './loadConfig.js';
@@ -115,7 +116,7 @@ async function planArgs(command: 'rollout' | 'eval', args: string[], cwd: string
   const shownDir = relative(cwd, runDir);
   const dirArg = runDir === '' ? [] : ['--run-dir', shownDir !== '' && !shownDir.startsWith('..') && !isAbsolute(shownDir) ? shownDir : runDir];
   const full = [command, ...args, ...dirArg, ...(options.resumeDir === undefined ? [] : ['--resume'])];
-  return { command, args: full, display: displayCommand(full), cwd, runDir, findings, refused: null };
+  return { command, args: full, display: displayCommand(full), cwd, runDir, findings, refused: null, values: launchValues(resolution) };
 }
 
 /**
@@ -133,10 +134,10 @@ async function planVerify(verify: VerifyLaunch, now: Date): Promise<LaunchPlan> 
   if (loaded.kind === 'unreadable') return refused(command, `${loaded.file}: ${loaded.message}.`, '');
   const { resolution } = loaded;
   const findings = launchFindings(resolution, undefined);
-  if (resolution.config === undefined) return { command, args: [], display: '', cwd: verify.cwd, runDir: '', findings, refused: null };
+  if (resolution.config === undefined) return { command, args: [], display: '', cwd: verify.cwd, runDir: '', findings, refused: null, values: null };
   const runDir = unusedFolder(resolve(verify.cwd, planRunFolder(resolution.config, { command: 'verify', now, commandLine: '', ignored: [] }).dir));
   const full = ['dataset', 'verify', ...args, '--run-dir', shownPath(verify.cwd, runDir)];
-  return { command, args: full, display: displayCommand(full), cwd: verify.cwd, runDir, findings, refused: null };
+  return { command, args: full, display: displayCommand(full), cwd: verify.cwd, runDir, findings, refused: null, values: null };
 }
 
 /** `dir`, or `dir-2`, `dir-3`, … when it is taken. */
@@ -165,7 +166,7 @@ function launchFindings(resolution: Resolution, path: string | undefined): Launc
 }
 
 function refused(command: LaunchCommand, reason: string, runDir: string): LaunchPlan {
-  return { command, args: [], display: '', cwd: '', runDir, findings: [], refused: reason };
+  return { command, args: [], display: '', cwd: '', runDir, findings: [], refused: reason, values: null };
 }
 
 /** The command line as a person would type it: `gp` and each argument, quoted when the shell needs it. */

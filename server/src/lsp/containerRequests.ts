@@ -3,7 +3,9 @@
  * stopping the event follower as the view is shown and hidden, actions on one container and reaping.
  * While the view is visible, Docker's events (debounced, with a slow poll behind them) refresh the
  * list, and the client hears of it through `containers/changed` only when the list changed. Every
- * refresh writes its reason to the server's log.
+ * refresh writes its reason to the server's log: at the default level when the list changed, and at
+ * debug level when it did not (the slow poll's every 30 s, and each showing of the view), which the
+ * output channel hides unless a person sets it to Debug.
  */
 import {
   containerActionParamsSchema,
@@ -45,6 +47,9 @@ export function registerContainerRequests(ctx: ServerContext, options: Container
   const log = (line: string) => {
     if (!ctx.isStopped) ctx.connection.console.log(`Containers: ${line}`);
   };
+  const debug = (line: string) => {
+    if (!ctx.isStopped) ctx.connection.console.debug(`Containers: ${line}`);
+  };
   /** The last list the client got (as a response or a push), to push only what is new. */
   let lastSent: string | undefined;
 
@@ -52,7 +57,8 @@ export function registerContainerRequests(ctx: ServerContext, options: Container
     const result = await backend.list();
     const key = JSON.stringify(result);
     const changed = key !== lastSent;
-    log(`refresh (${reason}): ${describe(result)}${changed ? '' : ', unchanged'}`);
+    if (changed) log(`refresh (${reason}): ${describe(result)}`);
+    else debug(`refresh (${reason}): ${describe(result)}, unchanged`);
     if (!changed || ctx.isStopped) return;
     lastSent = key;
     const payload: ContainersChanged = { ...result, reason };
@@ -63,7 +69,7 @@ export function registerContainerRequests(ctx: ServerContext, options: Container
   ctx.connection.onRequest(containersListRequest, async (): Promise<ContainersListResult> => {
     const result = await backend.list();
     lastSent = JSON.stringify(result);
-    log(`refresh (list requested): ${describe(result)}`);
+    debug(`refresh (list requested): ${describe(result)}`);
     return result;
   });
   ctx.connection.onRequest(containersWatchRequest, (raw: unknown): null => {

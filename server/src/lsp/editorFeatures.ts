@@ -3,10 +3,12 @@
  * answers from the document's cached check, and only for a document whose kind is already settled.
  */
 import { CodeActionKind } from 'vscode-languageserver';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
 import type { ServerContext } from './context.js';
 import type { DatasetDiagnostics } from './datasetDiagnostics.js';
 import type { ExperimentDiagnostics } from './experimentDiagnostics.js';
 import { yamlCodeActions } from './yamlCodeActions.js';
+import { yamlFixAll } from './yamlFixAll.js';
 import { completeYaml } from './yamlCompletion.js';
 import { completePath } from './pathCompletion.js';
 import { hoverYaml } from './yamlHover.js';
@@ -17,6 +19,12 @@ export function registerEditorFeatures(ctx: ServerContext, experiments: Experime
   const experiment = (uri: string) => {
     const doc = documents.get(uri);
     return doc && ctx.knownKind(uri) === 'experiment' ? doc : undefined;
+  };
+
+  /** The document's findings as last published: its check's and the disk rules' that still hold. */
+  const experimentFindings = (doc: TextDocument) => {
+    const check = experiments.checkOf(doc);
+    return [...check.findings, ...experiments.currentDiskFindings(doc.uri, check)];
   };
 
   connection.onCompletion(async (params) => {
@@ -37,13 +45,17 @@ export function registerEditorFeatures(ctx: ServerContext, experiments: Experime
     const doc = documents.get(params.textDocument.uri);
     if (!doc) return [];
     const kind = ctx.knownKind(doc.uri);
-    if (kind === 'experiment') return yamlCodeActions(doc, params.context.diagnostics);
-    if (kind !== 'dataset') return [];
+    if (kind !== 'experiment' && kind !== 'dataset') return [];
     const only = params.context.only;
     const quickFixes = only === undefined || only.some((k) => CodeActionKind.QuickFix.startsWith(k));
     // "Fix All" and fix-on-save ask for source.fixAll; the fixes come from the document's own
     // diagnostics, since the client sends only those in the requested range.
-    const fixAll = only?.some((k) => CodeActionKind.SourceFixAll.startsWith(k)) === true ? datasets.jsonl.fixAll(doc.uri, doc.getText(), datasets.validate(doc)) : undefined;
+    const wantsFixAll = only?.some((k) => CodeActionKind.SourceFixAll.startsWith(k)) === true;
+    if (kind === 'experiment') {
+      const fixAll = wantsFixAll ? yamlFixAll(doc, experimentFindings(doc)) : undefined;
+      return [...(quickFixes ? yamlCodeActions(doc, params.context.diagnostics) : []), ...(fixAll ? [fixAll] : [])];
+    }
+    const fixAll = wantsFixAll ? datasets.jsonl.fixAll(doc.uri, doc.getText(), datasets.validate(doc)) : undefined;
     return [...(quickFixes ? datasets.jsonl.codeActions(doc.uri, doc.getText(), params.range, params.context.diagnostics) : []), ...(fixAll ? [fixAll] : [])];
   });
 

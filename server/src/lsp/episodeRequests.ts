@@ -40,6 +40,7 @@ import {
   openedStepCount,
   patchImages,
   recordedSource,
+  runOfTrajectory,
   searchOpened,
   stepRow,
   stepTexts,
@@ -68,7 +69,10 @@ export function registerEpisodeRequests(ctx: ServerContext): EpisodeWatch {
       if (ms > 100) connection.console.log(`Trajectory viewer: read ${total} steps of ${path} in ${ms.toFixed(0)} ms.`);
       const appended = !rewritten && knownSteps > 0 && knownSteps <= total;
       const from = appended ? knownSteps : 0;
-      return { ok: true, header: openedHeader(path, opened), rows: openedRows(opened, from), appended, totalSteps: total };
+      const header = openedHeader(path, opened);
+      // Only an episode with nothing to step through, or one that failed, needs its run's state.
+      const run = total === 0 || (header.outcome?.error ?? null) !== null ? await runOfTrajectory(path) : undefined;
+      return { ok: true, header: run === undefined ? header : { ...header, run }, rows: openedRows(opened, from), appended, totalSteps: total };
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       if (error instanceof TrajectoryFormatError) return { ok: false, message: error.message };

@@ -1,7 +1,8 @@
 /**
  * The experiment overview of one checked document: the Verl settings a launch would pass (the rows
  * of the config → Verl table in `config/verlMapping.ts`, then the `verl_overrides` leaves, which
- * Verl applies last), the GPU layout and the findings. Pure: it reads only the `checkConfigText`
+ * Verl applies last), the GPU layout and the findings with the quick fixes the editor offers for
+ * each (`offeredFixes`, as the light bulb asks). Pure: it reads only the `checkConfigText`
  * result, so it is computed per request from the cached check and unit-tested without a server.
  */
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -21,6 +22,7 @@ import {
   type VerlOverrideLeaf,
 } from '../config/index.js';
 import { getAt, hasAt } from '../util/keyPath.js';
+import { offeredFixes } from './yamlCodeActions.js';
 import type {
   ExperimentOverview,
   GpuLayout,
@@ -45,7 +47,7 @@ export function experimentOverview(
   const lines = TextDocument.create(uri, 'yaml', 0, check.source.text);
   const toRange = (r: OffsetRange): OverviewRange => ({ start: lines.positionAt(r.start), end: lines.positionAt(r.end) });
   const all = [...check.findings, ...extraFindings];
-  const findings = sortFindings(all.map((f) => overviewFinding(f, toRange)));
+  const findings = sortFindings(all.map((f) => overviewFinding(f, toRange, check.source.text)));
   const config = check.config;
   if (config === undefined) {
     const reason =
@@ -115,10 +117,11 @@ function placement(backend: 'local' | 'openai' | 'embedded', map: readonly numbe
   return { backend, deviceMap: map.length === 0 ? null : [...map], tensorParallel };
 }
 
-function overviewFinding(f: LocatedFinding, toRange: (r: OffsetRange) => OverviewRange): OverviewFinding {
+function overviewFinding(f: LocatedFinding, toRange: (r: OffsetRange) => OverviewRange, text: string): OverviewFinding {
   // The overview has three groups; a hint is a note like an info.
   const severity = f.severity === 'hint' ? 'info' : f.severity;
-  return { code: f.code, severity, message: f.message, range: toRange(f.range) };
+  const fixes = offeredFixes(text, f.fixes).map(({ fix }) => ({ title: fix.title, preferred: fix.preferred === true }));
+  return { code: f.code, severity, message: f.message, range: toRange(f.range), fixes };
 }
 
 const severityOrder = { error: 0, warning: 1, info: 2 } as const;

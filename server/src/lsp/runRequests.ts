@@ -32,6 +32,8 @@ import { runRootsOf } from './runRoots.js';
 export class RunRequests {
   readonly watcher: RunsWatcher;
   private roots: string[] = [];
+  /** Who asks for the runs to be watched: the Runs view while visible, the live runs while a run is live. */
+  private readonly watchers = new Set<'view' | 'liveRuns'>();
 
   constructor(private readonly ctx: ServerContext) {
     this.watcher = new RunsWatcher({
@@ -50,10 +52,14 @@ export class RunRequests {
       return this.watcher.list();
     });
     connection.onRequest(runsWatchRequest, async (raw: unknown): Promise<null> => {
-      const { watching } = runsWatchParamsSchema.parse(raw);
+      const { watching, by } = runsWatchParamsSchema.parse(raw);
+      const before = this.watchers.size > 0;
+      if (watching) this.watchers.add(by);
+      else this.watchers.delete(by);
+      const now = this.watchers.size > 0;
       if (watching) await this.updateRoots();
-      await this.watcher.watch(watching);
-      connection.console.log(watching ? `Runs view: watching ${this.roots.join(', ')}.` : 'Runs view: hidden; no longer watching runs.');
+      await this.watcher.watch(now);
+      if (now !== before) connection.console.log(now ? `Runs: watching ${this.roots.join(', ')} (for ${[...this.watchers].join(' and ')}).` : 'Runs: nothing asks for them; no longer watching runs.');
       return null;
     });
     connection.onRequest(runEpisodesRequest, (raw: unknown): Promise<RunEpisodesResult> => this.watcher.episodes(runEpisodesParamsSchema.parse(raw).dir));
@@ -80,7 +86,7 @@ export class RunRequests {
     connection.onRequest(launchPlanRequest, async (raw: unknown): Promise<LaunchPlanResult> => {
       const launch = this.ctx.services.launch;
       const spec = launchSpecSchema.parse(raw);
-      if (launch === undefined) return { args: [], display: '', cwd: '', runDir: '', findings: [], refused: 'This server cannot launch runs.' };
+      if (launch === undefined) return { args: [], display: '', cwd: '', runDir: '', findings: [], refused: 'This server cannot launch runs.', values: null };
       const { command: _command, ...plan } = await launch.plan(spec);
       return plan;
     });

@@ -18,6 +18,7 @@ import { ServerContext, serverVersion } from './context.js';
 import { registerContainerRequests } from './containerRequests.js';
 import { registerEpisodeRequests } from './episodeRequests.js';
 import { registerMetricsRequests } from './metricsRequests.js';
+import { registerReportRequests } from './reportRequests.js';
 import { registerStepSampleRequests } from './stepSampleRequests.js';
 import { registerGroupRequests } from './groupRequests.js';
 import { registerCodeGraphRequests } from './codeGraphRequests.js';
@@ -28,6 +29,7 @@ import { DocumentValidation } from './documentValidation.js';
 import { registerEditorFeatures } from './editorFeatures.js';
 import { ExperimentDiagnostics } from './experimentDiagnostics.js';
 import { registerTaskRequests } from './taskRequests.js';
+import { registerTaskPreflight } from './taskPreflight.js';
 import type { ServerServices } from './services.js';
 
 export function startServer(connection: Connection, services: ServerServices, startedAt = Date.now()): void {
@@ -96,8 +98,10 @@ export function startServer(connection: Connection, services: ServerServices, st
   registerCustomRequests(ctx, experiments, datasets);
   const containers = registerContainerRequests(ctx);
   const tasks = registerTaskRequests(ctx);
+  registerTaskPreflight(ctx);
   const episodes = registerEpisodeRequests(ctx);
   registerMetricsRequests(ctx);
+  registerReportRequests(ctx);
   registerStepSampleRequests(ctx);
   registerGroupRequests(ctx);
   registerCodeGraphRequests(ctx);

@@ -7,6 +7,7 @@ import type { ConfigCheck, ExperimentConfig, OffThreadResult, YamlSource } from 
 import type { Finding, LaunchPlanResult, LaunchSpec } from '../protocol/index.js';
 import type { FileOptions, JsonlReport, LineResult } from '../tasks/index.js';
 import type { GoldFinder } from '../runs/index.js';
+import type { DockerEngineView } from '../sandbox/index.js';
 
 export interface ConfigServices {
   /** Checks an experiment YAML text; `previous` is the last version's source, patched when only a scalar changed. */
@@ -59,4 +60,9 @@ export interface ServerServices {
   readonly launch?: LaunchServices;
   /** The code-graph view's gold lookup; absent, episodes are shown without gold (some tests). */
   readonly codeGraph?: CodeGraphServices;
+  /**
+   * The Docker engine the preflight of tasks asks about images (one view per request); absent, the
+   * engine at DOCKER_HOST or the default socket (`sandbox/openSandbox.ts`'s `liveEngine`).
+   */
+  readonly dockerEngine?: () => DockerEngineView;
 }

@@ -28,6 +28,7 @@ import { errorMessage } from '../util/errors.js';
 import type { ServerContext } from './context.js';
 import { classify } from './documentKind.js';
 import { runRootsOf } from './runRoots.js';
+import { preflightScope, readinessOf, type PreflightScope } from './taskPreflight.js';
 import { findWorkspaceFiles } from './workspaceFiles.js';
 
 /** Outcomes read this recently are used as they are by the next page; a file listing always reads them again. */
@@ -70,7 +71,10 @@ export function registerTaskRequests(ctx: ServerContext): TaskRequests {
       }),
       outcomes.read(outcomesMaxAgeMs),
     ]);
-    return { tasks: page.tasks.map((task) => itemOf(params.path, task, outcomes)), matching: page.matching, next: page.next };
+    // Each row says whether it can run here with its own backend: one engine and environment lookup per page.
+    const scope = preflightScope(ctx);
+    const tasks = await Promise.all(page.tasks.map((task) => itemOf(params.path, task, outcomes, scope)));
+    return { tasks, matching: page.matching, next: page.next };
   });
 
   return {
@@ -97,12 +101,13 @@ async function datasetFiles(ctx: ServerContext): Promise<string[]> {
   return [...new Set(found)];
 }
 
-function itemOf(file: string, task: IndexedTask, runs: FreshOutcomes): TaskItem {
+async function itemOf(file: string, task: IndexedTask, runs: FreshOutcomes, scope: PreflightScope): Promise<TaskItem> {
   const latest = runs.tasks.latest(task.taskId);
   const instance = task.instance === null ? null : isAbsolute(task.instance) ? task.instance : resolve(dirname(file), task.instance);
   return {
     taskId: task.taskId,
     line: task.line,
+    title: task.title,
     repo: task.repo,
     image: task.image,
     localRepo: task.localRepo,
@@ -111,6 +116,7 @@ function itemOf(file: string, task: IndexedTask, runs: FreshOutcomes): TaskItem 
     outcome: latest?.outcome ?? 'never',
     outcomeRun: latest?.run ?? null,
     certification: taskCertification(runs.certifications.latest(file, task.taskId), task.certification),
+    readiness: await readinessOf(scope, file, task.taskId, task.source, null),
   };
 }
 

@@ -109,6 +109,20 @@ export const episodeHeaderSchema = z.object({
   problems: z.array(z.string()),
   /** The file's format; absent for our own trajectories (and from servers older than it). */
   format: episodeFormatSchema.optional(),
+  /**
+   * The run the trajectory belongs to (its folder's `status.json`), read only when the episode has
+   * no step or ended in an error, so the viewer can say what happened: whether the run still runs,
+   * and why it ended. Absent outside a run folder, and from servers older than it.
+   */
+  run: z
+    .object({
+      name: z.string(),
+      /** `running` while its process lives; a crashed run reads `interrupted`. */
+      state: z.enum(['running', 'finished', 'failed', 'interrupted', 'unknown']),
+      /** Why the run ended, as `status.json` says (`exit_reason`). */
+      reason: z.string().nullable(),
+    })
+    .optional(),
 });
 export type EpisodeHeader = z.infer<typeof episodeHeaderSchema>;
 

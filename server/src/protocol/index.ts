@@ -11,3 +11,4 @@ export * from './images.js';
 export * from './backendChoice.js';
 export * from './metricsWebview.js';
 export * from './stepSamplesWebview.js';
+export * from './reportWebview.js';

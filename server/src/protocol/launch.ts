@@ -69,6 +69,31 @@ export const launchFindingSchema = z.object({
 });
 export type LaunchFinding = z.infer<typeof launchFindingSchema>;
 
+/**
+ * A value the run will really get, for the launch review list: the flag's, else the config file's,
+ * else the default. A value with an error is shown as written, with the error, never replaced by
+ * the default the run would not reach (issue 27: `backend: dockr` is not "auto").
+ */
+export const launchValueSchema = z.object({
+  /** The value as text (`docker`, `0`); null when nothing sets it. */
+  value: z.string().nullable(),
+  from: z.enum(['flag', 'file', 'default']),
+  /** The first error about this value, in full; null when it has none. */
+  error: z.string().nullable(),
+});
+export type LaunchValue = z.infer<typeof launchValueSchema>;
+
+/** The values the review list shows, resolved as `gp` will resolve them. */
+export const launchValuesSchema = z.object({
+  agent: launchValueSchema,
+  backend: launchValueSchema,
+  parallel: launchValueSchema,
+  attempts: launchValueSchema,
+  /** `paths.dataset_train`, absolute. */
+  dataset: launchValueSchema,
+});
+export type LaunchValues = z.infer<typeof launchValuesSchema>;
+
 /** Client → server request: the command line and the preflight verdict of a launch, starting nothing. */
 export const launchPlanRequest = 'graphPlanner/launch/plan';
 export const launchPlanResultSchema = z.object({
@@ -82,6 +107,8 @@ export const launchPlanResultSchema = z.object({
   findings: z.array(launchFindingSchema),
   /** Why the launch cannot be planned at all (a missing file, a run that is not resumable). */
   refused: z.string().nullable(),
+  /** The values the run will get; null when the launch cannot be planned or is a verification. */
+  values: launchValuesSchema.nullable(),
 });
 export type LaunchPlanResult = z.infer<typeof launchPlanResultSchema>;
 

@@ -74,11 +74,25 @@ export const gpuLayoutSchema = object({
 });
 export type GpuLayout = output<typeof gpuLayoutSchema>;
 
+/**
+ * A quick fix the editor offers for a finding (the server's code action for it), named as the
+ * light bulb names it. The overview shows it as a button; clicking it asks the editor for its code
+ * actions at the finding and applies the one with this title, so the edit is the editor's own.
+ */
+export const overviewFixSchema = object({
+  title: string(),
+  /** The fix the editor marks preferred (the one `gp config check --fix` applies). */
+  preferred: boolean(),
+});
+export type OverviewFix = output<typeof overviewFixSchema>;
+
 export const overviewFindingSchema = object({
   code: string(),
   severity: enumOf(['error', 'warning', 'info']),
   message: string(),
   range: overviewRangeSchema,
+  /** The quick fixes that apply to the document as it is now; empty when there is none. */
+  fixes: array(overviewFixSchema),
 });
 export type OverviewFinding = output<typeof overviewFindingSchema>;
 

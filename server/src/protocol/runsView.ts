@@ -76,11 +76,13 @@ export const runsListResultSchema = z.object({
 export type RunsListResult = z.infer<typeof runsListResultSchema>;
 
 /**
- * Client → server request: start or stop watching the run roots (the view became visible or
- * hidden). Nothing is watched or read while no view watches.
+ * Client → server request: start or stop watching the run roots for one watcher: the Runs view
+ * (it became visible or hidden) or the extension's live runs (a launch is starting or a run is
+ * running, for the status bar and the notice when it ends). The roots are watched while either
+ * watcher asks, and nothing is watched or read while neither does.
  */
 export const runsWatchRequest = 'graphPlanner/runs/watch';
-export const runsWatchParamsSchema = z.object({ watching: z.boolean() });
+export const runsWatchParamsSchema = z.object({ watching: z.boolean(), by: z.enum(['view', 'liveRuns']).default('view') });
 export type RunsWatchParams = z.infer<typeof runsWatchParamsSchema>;
 
 /** Server → client notification: runs that appeared or changed, and folders that are gone. */

@@ -5,6 +5,7 @@
  * `gp dataset verify` of the file, or the row's own `certification`).
  */
 import { z } from 'zod';
+import { taskReadinessSchema } from './taskPreflight.js';
 import { verdictStatusSchema } from './verify.js';
 
 /** The latest outcome of a task in any run of the workspace. */
@@ -51,6 +52,11 @@ export const taskItemSchema = z.object({
   taskId: z.string(),
   /** Zero-based line of the task in its file. */
   line: z.number().int(),
+  /**
+   * The issue's title: `issue.title`, else the first line of its body, with control characters
+   * shown as text and cut to a readable length; null when the task has no issue text.
+   */
+  title: z.string().nullable(),
   repo: z.string().nullable(),
   image: z.string().nullable(),
   /** The local repository the task mounts, when it has no image. */
@@ -62,6 +68,8 @@ export const taskItemSchema = z.object({
   outcomeRun: z.string().nullable(),
   /** Null when no verification covered the task and its row carries no certification. */
   certification: taskCertificationSchema.nullable(),
+  /** Where it would run on this machine with its own backend, whether its image is here, and what stops it. */
+  readiness: taskReadinessSchema,
 });
 export type TaskItem = z.infer<typeof taskItemSchema>;
 

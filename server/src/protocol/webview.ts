@@ -24,5 +24,10 @@ export const webviewMessageSchema = discriminatedUnion('type', [
   object({ type: literal('ready') }),
   /** The person clicked a finding or a key: show this range of the YAML in its editor. */
   object({ type: literal('reveal'), range: overviewRangeSchema }),
+  /**
+   * The person clicked a finding's quick-fix button: apply the editor's code action titled `title`
+   * for the finding `code` at `range`, as choosing it from the light bulb would.
+   */
+  object({ type: literal('applyFix'), code: string(), range: overviewRangeSchema, title: string() }),
 ]);
 export type WebviewMessage = output<typeof webviewMessageSchema>;

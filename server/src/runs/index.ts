@@ -28,6 +28,8 @@ export { episodeHeader, recordedSource, stepRow } from './episodeRows.js';
 export { PreimageStore, readPreimage, defaultPreimageLimits, type PreimageLimits } from './preimageStore.js';
 export { patchImages, runDirOfTrajectory, type PatchImages, type PatchRef } from './patchImages.js';
 export { EpisodeWatch } from './episodeWatch.js';
+export { runOfTrajectory, type TrajectoryRun } from './trajectoryRun.js';
+export { readReportView, reportView } from './reportView.js';
 export { compareStep, normaliseText, type Difference, type StepRecord } from './replayCompare.js';
 export { headlineMetrics, readMetrics, summariseMetrics, type MetricsSummary } from './metrics.js';
 export { readMetricsFrom, type MetricsChunk } from './metricsRead.js';

@@ -5,6 +5,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { metricsLineSchema, type EnvMetricsLine, type MetricsLine, type VerlMetricsLine } from '../protocol/metrics.js';
+import { resolvedRate } from '../protocol/metricsFigures.js';
 import { parseJsonLines, type ParsedLines } from './jsonLines.js';
 
 /** The keys a person looks at first, in the order shown; Verl may not log all of them. */
@@ -45,6 +46,8 @@ export interface MetricsSummary {
   readonly latest: readonly (readonly [string, number])[];
   readonly episodes: number;
   readonly resolved: number;
+  /** The whole run's resolved rate, as protocol/metricsFigures.ts defines it for the metrics page too. */
+  readonly resolvedRate: number | undefined;
   readonly meanReturn: number | undefined;
 }
 
@@ -59,12 +62,14 @@ export function summariseMetrics(lines: readonly MetricsLine[]): MetricsSummary 
     if (value !== undefined) latest.push([key, value]);
   }
   const returns = env.map((e) => e.return);
+  const rate = resolvedRate(env);
   return {
     steps: new Set(verl.map((l) => `${l.attempt}:${l.step}`)).size,
     lastStep,
     latest,
-    episodes: env.length,
-    resolved: env.filter((e) => e.resolved).length,
+    episodes: rate.ended,
+    resolved: rate.resolved,
+    resolvedRate: rate.rate,
     meanReturn: returns.length === 0 ? undefined : returns.reduce((a, b) => a + b, 0) / returns.length,
   };
 }

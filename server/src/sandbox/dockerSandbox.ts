@@ -49,6 +49,19 @@ function slug(text: string): string {
   return text.replace(/[^a-zA-Z0-9_.-]+/g, '-').replace(/^[-.]+/, '').slice(0, 40) || 'task';
 }
 
+/** A task without an image cannot run on this backend; the launch preflight says the same (taskReadiness.ts). */
+export function noImageError(task: string): SandboxError {
+  return new SandboxError(`Task ${task} has no docker_image, so the docker backend cannot run it. Give it an image, or a local_repo and --backend local.`, 'no-source');
+}
+
+/** An image the engine does not hold, and how to get it; the launch preflight says the same (taskReadiness.ts). */
+export function imageMissingError(image: string): SandboxError {
+  return new SandboxError(
+    `Image ${image} is not on this Docker engine. Build it with \`gp images build\` (the sample images) or pull it with \`gp images prepull --manifest FILE\` (or \`gp images prepull ${image}\`).`,
+    'image-missing',
+  );
+}
+
 export function containerConfig(spec: SandboxSpec, image: string): Docker.ContainerCreateOptions {
   const limits = spec.limits;
   return {
@@ -99,7 +112,7 @@ export class DockerSandbox extends GitSandbox implements Sandbox {
 
   /** Creates, starts and checks a container; on any failure nothing is left behind. */
   static async open(spec: SandboxSpec): Promise<DockerSandbox> {
-    if (!spec.image) throw new SandboxError(`Task ${spec.task} has no docker_image, so the docker backend cannot run it. Give it an image, or a local_repo and --backend local.`, 'no-source');
+    if (!spec.image) throw noImageError(spec.task);
     // Checked again here, the one place a container is made, whoever built the spec.
     assertMountsAllowed(spec);
     const { docker } = await connectDocker();
@@ -109,10 +122,7 @@ export class DockerSandbox extends GitSandbox implements Sandbox {
       container = await docker.createContainer(config);
     } catch (error) {
       if (statusCode(error) === 404) {
-        throw new SandboxError(
-          `Image ${spec.image} is not on this Docker engine. Build it with \`gp images build\` (the sample images) or pull it with \`gp images prepull --manifest FILE\` (or \`gp images prepull ${spec.image}\`).`,
-          'image-missing',
-        );
+        throw imageMissingError(spec.image);
       }
       throw new SandboxError(`Could not create a container from ${spec.image}: ${(error as Error).message}`, 'io');
     }

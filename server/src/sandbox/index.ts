@@ -4,7 +4,8 @@ export { connectDocker, dockerAvailable, dockerLocation, reachDocker, type Docke
 export { DockerSandbox } from './dockerSandbox.js';
 export { LocalSandbox } from './localSandbox.js';
 export { refusedMounts } from './mountPolicy.js';
-export { openSandbox, chooseBackend, sandboxSpecForTask, normaliseMounts, pythonEnvRequestOf, taskLimits, type TaskSandboxOptions } from './openSandbox.js';
+export { openSandbox, chooseBackend, liveEngine, taskSource, sandboxSpecForTask, normaliseMounts, pythonEnvRequestOf, taskLimits, type DockerEngineView, type EngineReach, type SandboxSource, type TaskSandboxOptions, type TaskSourceFields } from './openSandbox.js';
+export { taskReadiness } from './taskReadiness.js';
 export { findInterpreter, resolvePythonEnv, pythonEnvsRoot, envPaths, builtEnvRecord, hasSrcLayout, pythonPathFolders, type Interpreter, type ResolvedPythonEnv } from './pythonEnv.js';
 export { buildPythonEnv, type BuildEnvOptions, type BuiltEnv } from './pythonEnvBuild.js';
 export { patchPaths, unsafePathReason } from './patchPaths.js';

@@ -90,16 +90,49 @@ async function makeWorkingCopy(source: string, target: string, commits: readonly
  * sandbox from opening: running the tests with the host's Python instead would grade them with
  * other tools, without a word.
  */
-async function builtEnvVariables(request: PythonEnvRequest, task: string, root: string, home: string): Promise<Record<string, string>> {
-  const env = await resolvePythonEnv(request);
+/**
+ * Why the local backend cannot run a task from its repository: it names none, or the folder is not
+ * on this machine. Opening a local sandbox and the launch preflight (taskReadiness.ts) both ask it.
+ */
+export function localRepoProblem(spec: Pick<SandboxSpec, 'task' | 'localRepo'>): { readonly code: 'no-local-repo' | 'local-repo-missing'; readonly error: SandboxError } | undefined {
+  const source = spec.localRepo;
+  if (!source) return { code: 'no-local-repo', error: new SandboxError(`Task ${spec.task} has no local_repo, so the local backend cannot run it. Give it a local_repo, or run it with --backend docker.`, 'no-source') };
+  if (!existsSync(source) || !statSync(source).isDirectory()) {
+    return { code: 'local-repo-missing', error: new SandboxError(`local_repo ${source} of task ${spec.task} is not a folder on this machine.`, 'no-source') };
+  }
+  return undefined;
+}
+
+/**
+ * The built Python environment a task's request names, or the error that says it is not built (or
+ * its interpreter or requirements are missing). Opening a local sandbox and the launch preflight
+ * (taskReadiness.ts) both ask it, so they agree on what "built" means.
+ */
+export async function builtPythonEnv(request: PythonEnvRequest, task: string): Promise<{ readonly ok: true; readonly key: string; readonly root: string } | { readonly ok: false; readonly error: SandboxError }> {
+  let env;
+  try {
+    env = await resolvePythonEnv(request);
+  } catch (error) {
+    if (error instanceof SandboxError) return { ok: false, error };
+    throw error;
+  }
   const envRoot = pythonEnvsRoot();
   if ((await builtEnvRecord(envRoot, env.key)) === undefined) {
-    throw new SandboxError(
-      `The Python environment of task ${task} (${env.key}: Python ${env.interpreter.version}, ${env.packages.length} package(s)) is not built in ${envRoot}. Build it with \`gp env build TASKS.jsonl\` (the task's file) and run this again.`,
-      'env-missing',
-    );
+    return {
+      ok: false,
+      error: new SandboxError(
+        `The Python environment of task ${task} (${env.key}: Python ${env.interpreter.version}, ${env.packages.length} package(s)) is not built in ${envRoot}. Build it with \`gp env build TASKS.jsonl\` (the task's file) and run this again.`,
+        'env-missing',
+      ),
+    };
   }
-  const paths = envPaths(envRoot, env.key);
+  return { ok: true, key: env.key, root: envRoot };
+}
+
+async function builtEnvVariables(request: PythonEnvRequest, task: string, root: string, home: string): Promise<Record<string, string>> {
+  const built = await builtPythonEnv(request, task);
+  if (!built.ok) throw built.error;
+  const paths = envPaths(built.root, built.key);
   const pythonPath = pythonPathFolders(request, root).map((folder) => resolve(root, folder));
   if (request.setup === undefined || request.setup.length === 0) return pythonEnvVariables(paths.bin, paths.venv, pythonPath, process.env);
   // The repository's own install goes into a venv of this working copy's (pythonEnvOverlay.ts),
@@ -165,11 +198,10 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
 
   static async open(spec: SandboxSpec): Promise<LocalSandbox> {
     warnOnce();
-    const source = spec.localRepo;
-    if (!source) throw new SandboxError(`Task ${spec.task} has no local_repo, so the local backend cannot run it. Give it a local_repo, or run it with --backend docker.`, 'no-source');
-    if (!existsSync(source) || !statSync(source).isDirectory()) {
-      throw new SandboxError(`local_repo ${source} of task ${spec.task} is not a folder on this machine.`, 'no-source');
-    }
+    const problem = localRepoProblem(spec);
+    if (problem !== undefined) throw problem.error;
+    // localRepoProblem found it: a folder on this machine.
+    const source = spec.localRepo ?? '';
     const home = await mkdtemp(join(tmpdir(), `gp-${spec.task.replace(/[^a-zA-Z0-9_.-]+/g, '-').slice(0, 40)}-`));
     const root = join(home, 'repo');
     const scratch = join(home, 'scratch');

@@ -86,15 +86,39 @@ export function taskLimits(task: TaskEntry, limits: Partial<SandboxLimits> = {})
   };
 }
 
+/** The fields of a task's `sandbox` block that say where it can run. */
+export type TaskSourceFields = Pick<TaskEntry['sandbox'], 'backend' | 'docker_image' | 'local_repo' | 'python_env'>;
+
+/**
+ * Where a task's repository comes from, as a sandbox spec names it: the backend (the flag's, else
+ * the task's own, `repoenv` and `r2e` meaning docker), the image, the local repository resolved
+ * against the dataset's folder and the Python environment. The spec of a sandbox and the launch
+ * preflight (taskReadiness.ts) are both built from it.
+ */
+export function taskSource(taskId: string, box: TaskSourceFields, options: { readonly backend?: SandboxBackendName | undefined; readonly baseDir?: string | undefined }): SandboxSource {
+  const baseDir = options.baseDir ?? process.cwd();
+  const own = legacyDockerBackends.has(box.backend) ? 'docker' : (box.backend as SandboxBackendName);
+  return {
+    task: taskId,
+    backend: options.backend ?? own,
+    ...(box.docker_image === undefined ? {} : { image: box.docker_image }),
+    ...(box.local_repo === undefined ? {} : { localRepo: resolve(baseDir, box.local_repo) }),
+    ...(box.python_env === undefined ? {} : { pythonEnv: pythonEnvRequestOf(box.python_env, baseDir) }),
+  };
+}
+
+/** The part of a sandbox spec that decides which backend can run it. */
+export type SandboxSource = Pick<SandboxSpec, 'task' | 'backend' | 'image' | 'localRepo' | 'pythonEnv'>;
+
 export function sandboxSpecForTask(task: TaskEntry, options: TaskSandboxOptions): SandboxSpec {
   const box = task.sandbox;
   const baseDir = options.baseDir ?? process.cwd();
   const verifierTests = task.verifier === undefined ? undefined : resolve(baseDir, task.verifier.tests);
-  const own = legacyDockerBackends.has(box.backend) ? 'docker' : (box.backend as SandboxBackendName);
+  const source = taskSource(task.task_id, box, { backend: options.backend, baseDir });
   return sandboxSpecSchema.parse({
-    backend: options.backend ?? own,
-    image: box.docker_image,
-    localRepo: box.local_repo === undefined ? undefined : resolve(baseDir, box.local_repo),
+    backend: source.backend,
+    image: source.image,
+    localRepo: source.localRepo,
     workdir: box.workdir,
     env: box.env,
     mounts: normaliseMounts(box.mounts, baseDir),
@@ -110,9 +134,55 @@ export function sandboxSpecForTask(task: TaskEntry, options: TaskSandboxOptions)
     outputLimitBytes: options.outputLimitBytes,
     ...(box.base_commit === undefined ? { namedCommits: commitsNamedBy(task) } : { baseCommit: box.base_commit }),
     unknownBase: options.unknownBase ?? 'refuse',
-    ...(box.python_env === undefined ? {} : { pythonEnv: pythonEnvRequestOf(box.python_env, baseDir) }),
+    ...(source.pythonEnv === undefined ? {} : { pythonEnv: source.pythonEnv }),
     ...(verifierTests === undefined ? {} : { verifierTests }),
   });
+}
+
+/**
+ * The Docker engine as the backend choice and the launch preflight see it: reached once, each
+ * image asked about once. `liveEngine` is the real one; tests hand in their own.
+ */
+export interface DockerEngineView {
+  reach(): Promise<EngineReach>;
+}
+export type EngineReach = { readonly ok: true; readonly where: string; hasImage(image: string): Promise<boolean> } | { readonly ok: false; readonly where: string; readonly cause: string };
+
+/** The engine at DOCKER_HOST (or the default socket), pinged with a 3 s deadline on first use. */
+export function liveEngine(): DockerEngineView {
+  let reached: Promise<EngineReach> | undefined;
+  return {
+    reach() {
+      reached ??= reachDocker({ timeoutMs: 3_000 }).then((r): EngineReach => {
+        if (!r.ok) return r;
+        // One listing answers every tag: a page of 500 SWE-bench tasks names 500 images, and one
+        // inspect each would cost a round trip apiece. A digest or an id is asked of the engine itself.
+        let tags: Promise<ReadonlySet<string>> | undefined;
+        const inspected = new Map<string, Promise<boolean>>();
+        const hasImage = async (image: string): Promise<boolean> => {
+          if (image.includes('@') || image.startsWith('sha256:')) {
+            let held = inspected.get(image);
+            if (held === undefined) inspected.set(image, (held = r.docker.getImage(image).inspect().then(() => true, () => false)));
+            return held;
+          }
+          tags ??= r.docker.listImages().then((list) => new Set(list.flatMap((i) => i.RepoTags ?? [])), () => new Set<string>());
+          return (await tags).has(imageReference(image));
+        };
+        return { ok: true, where: r.where, hasImage };
+      });
+      return reached;
+    },
+  };
+}
+
+/**
+ * An image name as the engine lists its tags: `:latest` when no tag is given, and without the
+ * `docker.io/library/` or `docker.io/` prefix the engine leaves out.
+ */
+export function imageReference(image: string): string {
+  const bare = image.replace(/^docker\.io\/library\//, '').replace(/^docker\.io\//, '');
+  const lastSlash = bare.lastIndexOf('/');
+  return bare.slice(lastSlash + 1).includes(':') ? bare : `${bare}:latest`;
 }
 
 /**
@@ -120,7 +190,7 @@ export function sandboxSpecForTask(task: TaskEntry, options: TaskSandboxOptions)
  * task's image; otherwise the local working copy when the task names one, with the reason it fell
  * back; otherwise docker, whose own error then says what is missing.
  */
-export async function chooseBackend(spec: SandboxSpec): Promise<BackendChoice> {
+export async function chooseBackend(spec: SandboxSource, engine: DockerEngineView = liveEngine()): Promise<BackendChoice> {
   if (spec.backend === 'docker' || spec.backend === 'local') return { requested: spec.backend, backend: spec.backend };
   if (!spec.image && !spec.localRepo) {
     throw new SandboxError(`Task ${spec.task} has neither a docker_image nor a local_repo: give it one of them so a sandbox can be made.`, 'no-source');
@@ -128,16 +198,10 @@ export async function chooseBackend(spec: SandboxSpec): Promise<BackendChoice> {
   const local = (fallback: BackendFallback): BackendChoice => ({ requested: 'auto', backend: 'local', fallback });
   if (!spec.image) return local({ code: 'no-image', reason: `task ${spec.task} names no docker_image` });
   const docker: BackendChoice = { requested: 'auto', backend: 'docker' };
-  const reached = await reachDocker({ timeoutMs: 3_000 });
+  const reached = await engine.reach();
   if (!reached.ok) return spec.localRepo ? local({ code: 'daemon-unreachable', reason: `no Docker daemon at ${reached.where} (${reached.cause})` }) : docker;
   // A reachable daemon without the task's image cannot run it; the local copy can, if there is one.
-  if (spec.localRepo) {
-    try {
-      await reached.docker.getImage(spec.image).inspect();
-    } catch {
-      return local({ code: 'image-missing', reason: `the Docker daemon at ${reached.where} has no image ${spec.image}` });
-    }
-  }
+  if (spec.localRepo && !(await reached.hasImage(spec.image))) return local({ code: 'image-missing', reason: `the Docker daemon at ${reached.where} has no image ${spec.image}` });
   return docker;
 }
 

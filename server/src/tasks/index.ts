@@ -13,4 +13,4 @@ export { decodeTestList, type TestListResult } from './testLists.js';
 export { findSyntaxError, locate } from './jsonScanner.js';
 export { schemaErrors } from './taskValidator.js';
 export { emptyDatasetFinding, sampleNotText, textNotText } from './textCheck.js';
-export { indexTaskFile, TaskIndexCache, type IndexedTask, type TaskFileIndex, type TaskPage } from './taskIndex.js';
+export { indexTaskFile, taskTitle, TaskIndexCache, type IndexedTask, type TaskFileIndex, type TaskPage } from './taskIndex.js';

@@ -103,7 +103,8 @@ const imageRecipe = z
   })
   .meta({ description: 'How the task\'s image is built (a converted Harbor task\'s `environment/Dockerfile`).' });
 
-const sandbox = z
+/** A task's `sandbox` block; the Tasks view's index keeps the fields that say where it can run. */
+export const taskSandboxSchema = z
   .strictObject({
     docker_image: described(
       z.string().min(1).optional(),
@@ -247,7 +248,7 @@ const verifier = z
 export const taskEntrySchema = z
   .strictObject({
     task_id: taskId,
-    sandbox: sandbox,
+    sandbox: taskSandboxSchema,
     max_steps: described(z.int().min(1).optional(), 'Step limit for this task; the effective limit is min(task.max_steps, env.max_steps).'),
     episode_timeout: described(
       z.number().positive().optional(),

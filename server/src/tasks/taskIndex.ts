@@ -7,18 +7,21 @@
  */
 import type { Stats } from 'node:fs';
 import type { Certification } from '../protocol/verify.js';
+import { visibleLine } from '../protocol/terminalText.js';
 import { stat } from 'node:fs/promises';
 import { DatasetCheck } from './jsonl.js';
 import { maxLineBytes, readFileLines } from './jsonlFile.js';
 import { validateLine } from './lineValidator.js';
 import { normalizeTask } from './normalize.js';
-import type { TaskEntryInput } from './schema.js';
+import { taskSandboxSchema, type TaskEntry, type TaskEntryInput } from './schema.js';
 
 /** What the view shows of one task; the rest stays in the file. */
 export interface IndexedTask {
   readonly taskId: string;
   /** Zero-based line of the task in its file. */
   readonly line: number;
+  /** The issue's title on one line (`taskTitle`), or null. */
+  readonly title: string | null;
   readonly repo: string | null;
   readonly image: string | null;
   readonly localRepo: string | null;
@@ -26,6 +29,23 @@ export interface IndexedTask {
   readonly instance: string | null;
   /** The certification a certified dataset's row carries (`gp dataset verify --out`). */
   readonly certification: Certification | null;
+  /** What says where it can run (its backend, image, local repository and Python environment), for the view's preflight. */
+  readonly source: Pick<TaskEntry['sandbox'], 'backend' | 'docker_image' | 'local_repo' | 'python_env'>;
+}
+
+/** Titles longer than this are cut with an ellipsis: a tree row shows about this much. */
+const titleLength = 120;
+
+/**
+ * A task's issue title as one line a person can read anywhere: `issue.title`, else the first
+ * non-blank line of its body (SWE-bench's problem statement), control characters shown as escapes
+ * so it cannot act on a terminal or reorder a row, cut to `titleLength`.
+ */
+export function taskTitle(issue: { readonly title?: string | undefined; readonly body?: string | undefined; readonly description?: string | undefined } | undefined): string | null {
+  const text = issue?.title?.trim() || (issue?.body ?? issue?.description ?? '').split('\n').map((l) => l.trim()).find((l) => l !== '');
+  if (text === undefined || text === '') return null;
+  const line = visibleLine(text.replace(/\s+/g, ' '));
+  return line.length > titleLength ? `${line.slice(0, titleLength - 1).trimEnd()}…` : line;
 }
 
 export interface TaskFileIndex {
@@ -78,14 +98,26 @@ function indexed(line: string, at: number): IndexedTask {
   // validateLine found no error on this line, so its normalised value passed the compiled task
   // schema: it is a task entry as written in a file.
   const task = normalizeTask(JSON.parse(json)).value as TaskEntryInput;
+  const box = task.sandbox;
+  // The block passed the task schema; only a Python environment is parsed again, for its defaults
+  // (most tasks have none, and a parse per row would slow the index of a large file).
+  const pythonEnv = box.python_env === undefined ? undefined : taskSandboxSchema.shape.python_env.parse(box.python_env);
   return {
     taskId: task.task_id,
     line: at,
+    title: taskTitle(task.issue),
     repo: stringOrNull(task.repo),
     image: stringOrNull(task.sandbox.docker_image),
     localRepo: stringOrNull(task.sandbox.local_repo),
     instance: stringOrNull(task.sandbox.r2e_ds_json),
     certification: task.certification ?? null,
+    source: {
+      // The schema's default.
+      backend: box.backend ?? 'auto',
+      ...(box.docker_image === undefined ? {} : { docker_image: box.docker_image }),
+      ...(box.local_repo === undefined ? {} : { local_repo: box.local_repo }),
+      ...(pythonEnv === undefined ? {} : { python_env: pythonEnv }),
+    },
   };
 }
 

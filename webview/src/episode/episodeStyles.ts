@@ -104,6 +104,37 @@ pre.code, pre.observation, pre.reply { background: var(--vscode-textCodeBlock-ba
 .ln { color: var(--vscode-editorLineNumber-foreground); user-select: none; }
 details.think summary { cursor: pointer; color: var(--vscode-descriptionForeground); }
 ul.memory-nodes, ul.notes, ul.failing { margin: 4px 0; padding-left: 20px; }
+/* A patch drawn as a diff, in the colours of VS Code's diff editor (high-contrast themes draw borders instead of fills). */
+.candidate-patch { margin: 2px 0 10px; }
+.candidate-title { margin: 2px 0 4px; font-weight: 600; }
+details.candidate-diff { margin: 6px 0; }
+details.candidate-diff summary { cursor: pointer; }
+.patch-file { margin: 4px 0 8px; border: 1px solid var(--vscode-panel-border, var(--vscode-widget-border, #8884)); border-radius: 3px; overflow: hidden; }
+.patch-head { display: flex; gap: 10px; align-items: baseline; flex-wrap: wrap; padding: 4px 8px; background: var(--vscode-editorGroupHeader-tabsBackground, var(--vscode-sideBar-background, transparent)); border-bottom: 1px solid var(--vscode-panel-border, var(--vscode-widget-border, #8884)); }
+.patch-path { font-family: var(--vscode-editor-font-family); font-weight: 600; overflow-wrap: anywhere; }
+.patch-status { color: var(--vscode-descriptionForeground); font-size: 0.9em; font-variant-numeric: tabular-nums; }
+.patch-body { font-family: var(--vscode-editor-font-family); font-size: var(--vscode-editor-font-size); overflow-x: auto; background: var(--vscode-editor-background); }
+.patch-row { display: grid; grid-template-columns: 3.2em 3.2em 1.4em minmax(0, 1fr); line-height: 1.45; }
+.patch-row > span { padding: 0 4px; }
+.patch-row .ln-old, .patch-row .ln-new { text-align: right; color: var(--vscode-editorLineNumber-foreground); user-select: none; font-variant-numeric: tabular-nums; }
+.patch-row .sign { text-align: center; user-select: none; }
+.patch-row .text { white-space: pre-wrap; overflow-wrap: anywhere; }
+.patch-row.hunk { color: var(--vscode-descriptionForeground); background: var(--vscode-diffEditor-unchangedRegionBackground, var(--vscode-textCodeBlock-background, transparent)); }
+.patch-row.add { background: var(--vscode-diffEditor-insertedLineBackground, var(--vscode-diffEditor-insertedTextBackground)); }
+.patch-row.add .sign, .patch-row.add .ln-new { background: var(--vscode-diffEditorGutter-insertedLineBackground, transparent); color: var(--vscode-gitDecoration-addedResourceForeground, var(--vscode-foreground)); }
+.patch-row.del { background: var(--vscode-diffEditor-removedLineBackground, var(--vscode-diffEditor-removedTextBackground)); }
+.patch-row.del .sign, .patch-row.del .ln-old { background: var(--vscode-diffEditorGutter-removedLineBackground, transparent); color: var(--vscode-gitDecoration-deletedResourceForeground, var(--vscode-foreground)); }
+.patch-row.note { color: var(--vscode-descriptionForeground); font-style: italic; }
+body.vscode-high-contrast .patch-row.add .text { outline: 1px dashed var(--vscode-diffEditor-insertedTextBorder, var(--vscode-contrastActiveBorder)); outline-offset: -1px; }
+body.vscode-high-contrast .patch-row.del .text { outline: 1px dashed var(--vscode-diffEditor-removedTextBorder, var(--vscode-contrastBorder)); outline-offset: -1px; }
+table.node-list { width: auto; min-width: 60%; }
+/* Kind and place never break inside a word; a long qualified name wraps instead. */
+table.node-list td:first-child, table.node-list th { white-space: nowrap; }
+table.nodes.node-list td:nth-child(2) { white-space: normal; overflow-wrap: anywhere; }
+ul.anchors { margin: 2px 0; padding-left: 18px; }
+.empty-episode { margin: 16px 0; }
+.empty-episode p { margin: 4px 0; }
+.empty-episode .empty-title { font-weight: 600; }
 /* A narrow editor (a side bar open beside it) stacks the list above the step instead of squeezing both. */
 @media (max-width: 820px) {
   .body { grid-template-columns: 1fr; grid-template-rows: minmax(140px, 38%) 1fr; }

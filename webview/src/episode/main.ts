@@ -20,6 +20,8 @@ import { adoptEpisodeStyles } from './episodeStyles.js';
 import { stepDetail } from './stepDetail.js';
 import { hasProblem, StepList, stepKinds } from './stepList.js';
 import { CodeGraphMode } from './codeGraphMode.js';
+import { emptyEpisodeMessage } from './emptyEpisode.js';
+import { nodeFromId, type KnownNode } from './nodeIds.js';
 
 interface SavedState {
   selected?: number;
@@ -49,6 +51,8 @@ const records = new Map<number, EpisodeStepRecord>();
 const requested = new Set<number>();
 /** Lines where the episode saw each node, so a node id link opens at its definition. */
 const nodeLines = new Map<string, number>();
+/** What the episode's observations said of each node, for the tables of node ids an action names. */
+const knownNodes = new Map<string, KnownNode>();
 
 const list = new StepList((step) => select(step));
 const headerSlot = el('div', { attrs: { id: 'header-slot' } });
@@ -154,7 +158,7 @@ function renderDetail(): void {
     return;
   }
   if (selected === undefined) {
-    detailSlot.replaceChildren(el('p', { class: 'hint' }, list.all.length === 0 ? 'No steps yet.' : 'Select a step.'));
+    detailSlot.replaceChildren(list.all.length === 0 ? emptyNode() : el('p', { class: 'hint' }, 'Select a step.'));
     return;
   }
   const row = list.row(selected);
@@ -164,12 +168,25 @@ function renderDetail(): void {
     detailSlot.replaceChildren(el('p', { class: 'hint' }, `Loading step ${selected}…`));
     return;
   }
-  detailSlot.replaceChildren(record.type === 'foreign' ? foreignStepDetail(row, record, query) : stepDetail(row, record, { open, openPatch, applyPatch }, nodeLines, query));
+  detailSlot.replaceChildren(record.type === 'foreign' ? foreignStepDetail(row, record, query) : stepDetail(row, record, { open, openPatch, applyPatch }, nodeLines, knownNodes, query));
   if (switchStarted !== undefined) {
     // Read by the benchmark: how long this step took from the key press to its rendered detail.
     detailSlot.dataset['renderMs'] = (performance.now() - switchStarted).toFixed(2);
     switchStarted = undefined;
   }
+}
+
+/** An episode with no step: still running, or ended before its first step, and how. */
+function emptyNode(): HTMLElement {
+  if (header === undefined) return el('p', { class: 'hint' }, 'Loading the episode…');
+  const message = emptyEpisodeMessage(header);
+  if (message.kind === 'live') return el('div', { class: 'empty-episode', attrs: { id: 'empty-episode', 'data-kind': 'live' } }, el('p', { class: 'hint' }, message.title), ...message.lines.map((l) => el('p', { class: 'hint' }, l)));
+  return el(
+    'div',
+    { class: `empty-episode banner ${message.kind === 'ended' ? 'error' : 'info'}`, attrs: { id: 'empty-episode', role: 'status', 'data-kind': message.kind } },
+    el('p', { class: 'empty-title' }, message.title),
+    ...message.lines.map((l) => el('p', {}, l)),
+  );
 }
 
 const open = (location: Location): void => send({ type: 'openLocation', file: location.file, line: location.line });
@@ -229,9 +246,13 @@ function onSteps(steps: readonly EpisodeStepRecord[]): void {
     if (step.type === 'foreign') continue;
     const last = step.observation.last;
     if (last?.kind === 'read') for (const s of last.snippets) nodeLines.set(s.node_id, s.start);
-    if (last?.kind === 'find') for (const n of last.nodes) nodeLines.set(n.id, n.span.start);
-    if (last?.kind === 'expand') for (const n of last.candidates) nodeLines.set(n.id, n.span.start);
-    for (const n of step.observation.memory.nodes) nodeLines.set(n.id, n.span.start);
+    const seen = [...(last?.kind === 'find' ? last.nodes : last?.kind === 'expand' ? last.candidates : []), ...step.observation.memory.nodes];
+    for (const n of seen) {
+      nodeLines.set(n.id, n.span.start);
+      // Working memory's nodes carry no name; the id says it.
+      const name = 'name' in n && typeof n.name === 'string' ? n.name : (nodeFromId(n.id)?.name ?? n.id);
+      knownNodes.set(n.id, { kind: n.kind, name, path: n.path, line: n.span.start, ...('test' in n && n.test === true ? { test: true } : {}) });
+    }
   }
   if (selected !== undefined && steps.some((s) => s.step === selected)) renderDetail();
 }

@@ -9,6 +9,9 @@ import type { ActionResult, TestSummary } from '../../../server/src/protocol/obs
 import type { TrajectoryStep } from '../../../server/src/protocol/runs.js';
 import { el, plural } from '../dom.js';
 import { linkedText, marked, type NodeLines, type OpenLocation } from './linkedText.js';
+import { nodeTable, type KnownNodes } from './nodeTable.js';
+import { editsModel, parseUnifiedDiff } from './patchModel.js';
+import { patchView } from './patchView.js';
 
 export interface DetailActions {
   readonly open: OpenLocation;
@@ -22,7 +25,7 @@ export const signed = (n: number | null): string => (n === null ? '—' : `${n >
 /** The class that colours a reward. */
 export const rewardClass = (n: number | null): string => `reward ${n === null ? 'none' : n > 0 ? 'pos' : n < 0 ? 'neg' : ''}`;
 
-export function stepDetail(row: StepRow, step: TrajectoryStep, actions: DetailActions, nodeLines: NodeLines, highlight: string): HTMLElement {
+export function stepDetail(row: StepRow, step: TrajectoryStep, actions: DetailActions, nodeLines: NodeLines, known: KnownNodes, highlight: string): HTMLElement {
   const t = step.timings;
   const title = el('h2', { attrs: { id: 'step-title' } }, `Step ${row.step} · ${row.kind}`);
   const facts = el(
@@ -59,7 +62,7 @@ export function stepDetail(row: StepRow, step: TrajectoryStep, actions: DetailAc
     call,
     ...flags,
     step.response !== undefined && section('Model reply', replyNodes(step.response, highlight)),
-    section('Action', actionNodes(step, highlight)),
+    section('Action', actionNodes(step, actions.open, known, highlight)),
     step.observation.last !== undefined && section('Result', resultNodes(row.step, step.observation.last, actions, highlight), 'result'),
     section('Working memory after the step', memoryNodes(step, actions.open, nodeLines)),
     section('Observation (what the model read next)', [el('pre', { class: 'observation' }, ...linkedText(step.observation.text, actions.open, nodeLines, highlight))], 'observation'),
@@ -98,17 +101,57 @@ export function replyNodes(reply: string, highlight: string): Node[] {
   return nodes;
 }
 
-function actionNodes(step: TrajectoryStep, highlight: string): Node[] {
+function actionNodes(step: TrajectoryStep, open: OpenLocation, known: KnownNodes, highlight: string): Node[] {
   const action = step.action;
   if (action === undefined) return [el('p', { class: 'hint' }, 'The reply did not parse into an action.')];
   const { thought, type, ...params } = action;
-  const rows = Object.entries(params).map(([key, value]) =>
-    el('tr', {}, el('th', {}, key), el('td', {}, el('code', {}, ...marked(typeof value === 'string' ? value : JSON.stringify(value, null, 1), highlight)))),
-  );
+  const rows = Object.entries(params).map(([key, value]) => el('tr', { attrs: { 'data-param': key } }, el('th', {}, key), el('td', {}, ...paramValue(key, value, open, known, highlight))));
   return [
     thought !== undefined && thought !== '' ? el('p', { class: 'thought', attrs: { 'data-part': 'thought' } }, ...marked(thought, highlight)) : el('p', { class: 'hint' }, 'No thought given.'),
     el('table', { class: 'params' }, el('tbody', {}, el('tr', {}, el('th', {}, 'type'), el('td', {}, el('code', {}, type))), ...rows)),
   ];
+}
+
+/**
+ * One parameter of an action, drawn for what it is: candidate patches as diffs, node ids as a
+ * table of nodes, anchors as a list, a plain value as code; anything else as indented JSON.
+ */
+function paramValue(key: string, value: unknown, open: OpenLocation, known: KnownNodes, highlight: string): Node[] {
+  // A plan or a thought over several lines keeps its lines.
+  if (typeof value === 'string') return [value.includes('\n') ? el('pre', { class: 'code' }, ...marked(value, highlight)) : el('code', {}, ...marked(value, highlight))];
+  if (typeof value === 'number' || typeof value === 'boolean') return [el('code', {}, String(value))];
+  if (Array.isArray(value) && value.length === 0) return [el('span', { class: 'muted' }, 'none')];
+  if ((key === 'nodes' || key === 'focus_ids') && Array.isArray(value) && value.every((v): v is string => typeof v === 'string')) return [nodeTable(value, known, open, highlight)];
+  if (key === 'anchors' && Array.isArray(value)) return [anchorList(value, highlight)];
+  if (key === 'patches' && Array.isArray(value)) return candidatePatches(value, open, highlight);
+  return [el('pre', { class: 'code' }, ...marked(JSON.stringify(value, null, 2), highlight))];
+}
+
+function anchorList(anchors: readonly unknown[], highlight: string): HTMLElement {
+  return el(
+    'ul',
+    { class: 'anchors' },
+    ...anchors.map((a) => {
+      const anchor = (typeof a === 'object' && a !== null ? a : {}) as { kind?: unknown; text?: unknown; id?: unknown };
+      const what = typeof anchor.id === 'string' && anchor.id !== '' ? anchor.id : typeof anchor.text === 'string' ? anchor.text : JSON.stringify(a);
+      return el('li', {}, el('span', { class: 'muted' }, `${typeof anchor.kind === 'string' ? anchor.kind : 'symbol'} `), el('code', {}, ...marked(what, highlight)));
+    }),
+  );
+}
+
+/** A repair's own candidates (protocol/actions.ts `patchCandidateSchema`): each a diff or line-range edits. */
+function candidatePatches(patches: readonly unknown[], open: OpenLocation, highlight: string): Node[] {
+  return patches.map((p, i) => {
+    const candidate = (typeof p === 'object' && p !== null ? p : {}) as { diff?: unknown; edits?: unknown; summary?: unknown };
+    const model =
+      typeof candidate.diff === 'string'
+        ? parseUnifiedDiff(candidate.diff)
+        : Array.isArray(candidate.edits)
+          ? editsModel(candidate.edits as Parameters<typeof editsModel>[0])
+          : ({ ok: false, problem: 'neither a diff nor edits', text: JSON.stringify(p, null, 2) } as const);
+    const summary = typeof candidate.summary === 'string' && candidate.summary !== '' ? candidate.summary : null;
+    return el('div', { class: 'candidate-patch', attrs: { 'data-candidate': String(i + 1) } }, el('div', { class: 'candidate-title' }, `Candidate #${i + 1}`, summary === null ? '' : el('span', { class: 'muted' }, ' · ', ...marked(summary, highlight))), patchView(model, open, highlight));
+  });
 }
 
 function resultNodes(stepNumber: number, last: ActionResult, actions: DetailActions, highlight: string): Node[] {
@@ -204,6 +247,10 @@ function repairNodes(stepNumber: number, last: Extract<ActionResult, { kind: 're
     el('p', {}, `${plural(last.candidates.length, 'candidate')} from ${last.source === 'action' ? 'the action' : 'the patch model'} · ${last.apply ? (last.applied ? `candidate #${(last.kept ?? 0) + 1} kept` : 'none kept') : 'proposed only (apply: false)'}`),
     ...(last.error === undefined ? [] : [banner('error', `${last.error.code}: ${last.error.message}`)]),
     el('table', { class: 'candidates' }, el('thead', {}, el('tr', {}, el('th', {}, 'candidate'), el('th', {}, 'summary'), el('th', {}, 'outcome'), el('th', {}, ''))), el('tbody', {}, ...rows)),
+    // Each candidate's diff, read in place; the kept one open (the diff editor shows whole files).
+    ...last.candidates
+      .filter((c) => c.diff !== '')
+      .map((c) => el('details', { class: 'candidate-diff', attrs: { 'data-candidate': String(c.index + 1), ...(last.kept === c.index ? { open: '' } : {}) } }, el('summary', {}, `Diff of candidate #${c.index + 1}${last.kept === c.index ? ' (kept)' : ''}`), patchView(parseUnifiedDiff(c.diff), actions.open, highlight))),
     ...last.candidates.filter((c) => c.tests !== undefined).map((c) => el('details', {}, el('summary', {}, `Tests of candidate #${c.index + 1}`), testsNode(c.tests as TestSummary))),
   ];
 }

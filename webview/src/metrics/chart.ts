@@ -1,19 +1,31 @@
 /**
  * A line chart as SVG: each series drawn raw (faint) and smoothed, with a light grid, a few ticks
- * on each axis and the latest smoothed value in the title. Text goes in as text nodes; colours are
- * classes of the page's style sheet (the Content Security Policy allows no inline style).
+ * and a title on each axis, the latest step's recorded value in the head (protocol/metricsFigures.ts:
+ * a figure named with its step, never the smoothed line's end), and a readout under the chart that
+ * follows the pointer: the nearest point's step, time and value of each series, raw and smoothed.
+ * Text goes in as text nodes; colours are classes of the page's style sheet (the Content Security
+ * Policy allows no inline style).
  */
+import { metricsFigureNames } from '../../../server/src/protocol/metricsFigures.js';
 import { el } from '../dom.js';
 import { smoothEma } from './ema.js';
 import { ticks } from './ticks.js';
 
 const svgNs = 'http://www.w3.org/2000/svg';
 const height = 220;
-const pad = { left: 56, right: 16, top: 12, bottom: 30 };
+const pad = { left: 70, right: 16, top: 12, bottom: 46 };
+
+export interface ChartPoint {
+  readonly x: number;
+  readonly y: number;
+  /** The training step and the time (epoch ms) the point was logged, for the readout, when known. */
+  readonly step?: number;
+  readonly time?: number;
+}
 
 export interface ChartSeries {
   readonly label: string;
-  readonly points: readonly { readonly x: number; readonly y: number }[];
+  readonly points: readonly ChartPoint[];
 }
 
 export interface ChartSpec {
@@ -33,6 +45,16 @@ export interface ChartSpec {
   readonly onPick?: (x: number) => void;
   /** A fixed range of the y axis (a fraction's 0 to 1); by default the data's own, with a margin. */
   readonly yRange?: readonly [number, number];
+  /** The axes' titles: `training step`, `mean return`. */
+  readonly xTitle: string;
+  readonly yTitle: string;
+}
+
+/** `step 12 · 14:03:21`: where a point is, as the readout says it. */
+function whereOf(point: ChartPoint, formatX: (x: number) => string): string {
+  const parts = [point.step !== undefined ? `step ${point.step}` : formatX(point.x)];
+  if (point.time !== undefined && Number.isFinite(point.time)) parts.push(new Date(point.time).toLocaleTimeString());
+  return parts.join(' · ');
 }
 
 function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
@@ -46,9 +68,21 @@ export function lineChart(spec: ChartSpec): HTMLElement {
   const width = Math.max(280, Math.round(spec.width));
   const drawn = spec.series.filter((s) => s.points.length > 0);
   const smoothed = drawn.map((s) => smoothEma(s.points.map((p) => p.y), spec.smoothing));
-  const first = smoothed[0];
-  const latest = first === undefined ? undefined : first[first.length - 1];
-  const head = el('div', { class: 'chart-head' }, el('h3', {}, spec.title), latest === undefined ? null : el('span', { class: 'latest', title: 'Latest smoothed value' }, spec.formatLatest(latest)));
+  // The head's figure: the first series' latest point as recorded, named with its step.
+  const latest = drawn[0]?.points.at(-1);
+  const head = el(
+    'div',
+    { class: 'chart-head' },
+    el('h3', {}, spec.title),
+    latest === undefined
+      ? null
+      : el(
+          'span',
+          { class: 'latest', title: `${drawn[0]?.label ?? ''}: ${metricsFigureNames.latest.definition}` },
+          el('span', { class: 'latest-where' }, latest.step !== undefined ? `${metricsFigureNames.latest.label} ${latest.step} ` : 'latest '),
+          spec.formatLatest(latest.y),
+        ),
+  );
   const box = el('section', { class: 'chart', attrs: { id: `chart-${spec.id}`, 'data-points': String(drawn.reduce((n, s) => n + s.points.length, 0)) } }, head);
   if (drawn.length === 0) {
     box.append(el('p', { class: 'empty' }, spec.empty));
@@ -75,6 +109,9 @@ export function lineChart(spec: ChartSpec): HTMLElement {
     chart.append(svg('text', { class: 'tick', x: px(x), y: height - pad.bottom + 16, 'text-anchor': 'middle' }, spec.formatX(x)));
   }
   chart.append(svg('line', { class: 'axis', x1: pad.left, x2: width - pad.right, y1: height - pad.bottom, y2: height - pad.bottom }));
+  chart.append(svg('text', { class: 'axis-title', x: pad.left + (width - pad.left - pad.right) / 2, y: height - 8, 'text-anchor': 'middle' }, spec.xTitle));
+  const yMid = pad.top + (height - pad.top - pad.bottom) / 2;
+  chart.append(svg('text', { class: 'axis-title', x: 14, y: yMid, 'text-anchor': 'middle', transform: `rotate(-90 14 ${yMid})` }, spec.yTitle));
   drawn.forEach((series, i) => {
     const raw = series.points.map((p) => `${px(p.x).toFixed(1)},${py(p.y).toFixed(1)}`).join(' ');
     const smooth = series.points.map((p, j) => `${px(p.x).toFixed(1)},${py(smoothed[i]?.[j] ?? p.y).toFixed(1)}`).join(' ');
@@ -83,17 +120,56 @@ export function lineChart(spec: ChartSpec): HTMLElement {
     // A lone point has no line to show; a dot marks it.
     if (series.points.length === 1 && series.points[0] !== undefined) chart.append(svg('circle', { class: `dot s${i % 4}`, cx: px(series.points[0].x), cy: py(smoothed[i]?.[0] ?? series.points[0].y), r: 3.5 }));
   });
+  const readout = el('div', { class: 'readout', attrs: { 'aria-live': 'polite', id: `readout-${spec.id}` } });
+  const idle = () => readout.replaceChildren(el('span', { class: 'hint' }, spec.onPick === undefined ? 'Point at the chart for the values.' : 'Point at the chart for the values; click a step for its episodes.'));
+  idle();
+  const guide = svg('line', { class: 'guide', x1: 0, x2: 0, y1: pad.top, y2: height - pad.bottom, visibility: 'hidden' });
+  const marks = drawn.map((_, i) => svg('circle', { class: `mark s${i % 4}`, cx: 0, cy: 0, r: 3.5, visibility: 'hidden' }));
+  chart.append(guide, ...marks);
+  const xOfEvent = (event: MouseEvent): number => {
+    const rect = chart.getBoundingClientRect();
+    return xLo + (((event.clientX - rect.left) * (width / rect.width) - pad.left) / (width - pad.left - pad.right)) * (xHi - xLo);
+  };
+  chart.addEventListener('mousemove', (event) => {
+    const x = xOfEvent(event);
+    const nearest = xs.reduce((best, p) => (Math.abs(p - x) < Math.abs(best - x) ? p : best), xs[0] ?? x);
+    guide.setAttribute('x1', String(px(nearest)));
+    guide.setAttribute('x2', String(px(nearest)));
+    guide.setAttribute('visibility', 'visible');
+    const parts: Node[] = [];
+    drawn.forEach((series, i) => {
+      const j = series.points.findIndex((p) => p.x === nearest);
+      const point = series.points[j];
+      const mark = marks[i];
+      if (point === undefined || mark === undefined) {
+        mark?.setAttribute('visibility', 'hidden');
+        return;
+      }
+      const smooth = smoothed[i]?.[j] ?? point.y;
+      mark.setAttribute('cx', String(px(point.x)));
+      mark.setAttribute('cy', String(py(point.y)));
+      mark.setAttribute('visibility', 'visible');
+      if (parts.length === 0) parts.push(el('span', { class: 'where' }, whereOf(point, spec.formatX)));
+      parts.push(el('span', { class: `key s${i % 4}` }, `${series.label} ${spec.formatLatest(point.y)}`, spec.smoothing > 0 ? el('span', { class: 'muted' }, ` (smoothed ${spec.formatLatest(smooth)})`) : ''));
+    });
+    readout.replaceChildren(...parts);
+  });
+  chart.addEventListener('mouseleave', () => {
+    guide.setAttribute('visibility', 'hidden');
+    marks.forEach((m) => m.setAttribute('visibility', 'hidden'));
+    idle();
+  });
   const pick = spec.onPick;
   if (pick !== undefined) {
     chart.classList.add('pickable');
     chart.addEventListener('click', (event) => {
-      const rect = chart.getBoundingClientRect();
-      const x = xLo + (((event.clientX - rect.left) * (width / rect.width) - pad.left) / (width - pad.left - pad.right)) * (xHi - xLo);
+      const x = xOfEvent(event);
       const nearest = xs.reduce((best, p) => (Math.abs(p - x) < Math.abs(best - x) ? p : best), xs[0] ?? x);
       pick(nearest);
     });
   }
   box.append(chart);
   if (drawn.length > 1) box.append(el('div', { class: 'legend' }, ...drawn.map((s, i) => el('span', { class: `key s${i % 4}` }, s.label))));
+  box.append(readout);
   return box;
 }

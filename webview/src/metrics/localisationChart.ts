@@ -32,7 +32,7 @@ const percent = (y: number): string => `${(100 * y).toFixed(0)}%`;
 function chart(id: string, title: string, level: 'files' | 'functions', r: RunLocalisationResult): HTMLElement {
   const groups = r.groups.filter((g) => g.step !== null && (level === 'files' ? g.scoredFiles : g.scoredFunctions) > 0);
   const series = (['seen', 'read', 'edited'] as const).map((how) => ({ label: how, points: groups.map((g) => ({ x: g.step ?? 0, y: g[level][how] })) }));
-  return lineChart({ id, title, series, smoothing: 0, formatX: (x) => (Number.isInteger(x) ? String(x) : ''), formatY: percent, formatLatest: percent, width, yRange: [-0.04, 1.04], empty: 'No sampled episode of a training step has gold to score yet.' });
+  return lineChart({ id, title, series, smoothing: 0, formatX: (x) => (Number.isInteger(x) ? String(x) : ''), formatY: percent, formatLatest: percent, width, yRange: [-0.04, 1.04], xTitle: 'training step', yTitle: 'recall', empty: 'No sampled episode of a training step has gold to score yet.' });
 }
 
 function figures(r: RunLocalisationResult): HTMLElement {

@@ -7,6 +7,7 @@
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
 import type { MetricsLine } from '../../../server/src/protocol/metrics.js';
+import { metricsFigureNames } from '../../../server/src/protocol/metricsFigures.js';
 import { metricsPageMessageSchema } from '../../../server/src/protocol/metricsView.js';
 import type { MetricsWebviewMessage } from '../../../server/src/protocol/metricsWebview.js';
 import { el, plural } from '../dom.js';
@@ -34,13 +35,13 @@ let problems: string[] = [];
 const samples = new StepSamplesSection();
 
 /** What each chart draws: Verl's keys (the first that has points is the headline) or a derived series. */
-const charts: readonly { id: string; title: string; keys?: readonly [string, string][]; derived?: 'resolved' | 'parse-failures'; percent?: boolean; unit?: string }[] = [
-  { id: 'reward', title: 'Reward (mean episode return)', keys: [['critic/score/mean', 'mean']] },
-  { id: 'resolved', title: 'Resolved rate', derived: 'resolved', percent: true },
-  { id: 'parse', title: 'Replies that failed to parse', derived: 'parse-failures', percent: true },
-  { id: 'length', title: 'Response length (tokens)', keys: [['response_length/mean', 'mean'], ['response_length/max', 'max']] },
-  { id: 'kl', title: 'KL to the rollout policy', keys: [['actor/ppo_kl', 'PPO KL'], ['actor/kl_loss', 'KL loss']] },
-  { id: 'timing', title: 'Step time', keys: [['timing_s/step', 'step'], ['timing_s/gen', 'rollout'], ['timing_s/update_actor', 'update']], unit: 's' },
+const charts: readonly { id: string; title: string; yTitle: string; keys?: readonly [string, string][]; derived?: 'resolved' | 'parse-failures'; percent?: boolean; unit?: string }[] = [
+  { id: 'reward', title: 'Reward (mean episode return)', yTitle: 'mean return', keys: [['critic/score/mean', 'mean']] },
+  { id: 'resolved', title: 'Resolved rate per step', yTitle: 'resolved / ended', derived: 'resolved', percent: true },
+  { id: 'parse', title: 'Replies that failed to parse', yTitle: 'share of replies', derived: 'parse-failures', percent: true },
+  { id: 'length', title: 'Response length (tokens)', yTitle: 'tokens', keys: [['response_length/mean', 'mean'], ['response_length/max', 'max']] },
+  { id: 'kl', title: 'KL to the rollout policy', yTitle: 'KL', keys: [['actor/ppo_kl', 'PPO KL'], ['actor/kl_loss', 'KL loss']] },
+  { id: 'timing', title: 'Step time', yTitle: 'seconds', keys: [['timing_s/step', 'step'], ['timing_s/gen', 'rollout'], ['timing_s/update_actor', 'update']], unit: 's' },
 ];
 
 function formatNumber(v: number): string {
@@ -74,8 +75,12 @@ function render(): void {
   const width = chartWidth(root);
   const totals = totalsOf(lines);
   const start = totals.firstTime ?? 0;
-  const toXY = (points: readonly Point[]) => points.map((p) => ({ x: view.axis === 'step' ? p.step : p.time - start, y: p.value }));
-  const rate = totals.episodes === 0 ? '' : ` (${((100 * totals.resolved) / totals.episodes).toFixed(0)}%)`;
+  const toXY = (points: readonly Point[]) => points.map((p) => ({ x: view.axis === 'step' ? p.step : p.time - start, y: p.value, step: p.step, time: p.time }));
+  // The whole run's rate, named so, beside the per-step chart whose head is its latest step's (protocol/metricsFigures.ts).
+  const rate =
+    totals.resolvedRate === undefined
+      ? ''
+      : el('span', { attrs: { id: 'run-resolved-rate' }, title: metricsFigureNames.runResolvedRate.definition }, ` · ${metricsFigureNames.runResolvedRate.label} ${(100 * totals.resolvedRate).toFixed(0)}%`);
   const header = el(
     'header',
     { class: 'top' },
@@ -84,7 +89,8 @@ function render(): void {
       'p',
       { class: 'summary' },
       el('span', { class: `state ${state}`, attrs: { id: 'run-state' } }, state),
-      ` · ${plural(totals.steps, 'step')} · ${plural(totals.episodes, 'episode')}, ${totals.resolved} resolved${rate}`,
+      ` · ${plural(totals.steps, 'step')} · ${plural(totals.episodes, 'episode')} ended, ${totals.resolved} resolved`,
+      rate,
       totals.meanReturn === undefined ? '' : ` · mean return ${formatNumber(totals.meanReturn)}`,
     ),
   );
@@ -137,6 +143,8 @@ function render(): void {
         formatY: c.percent === true ? (y) => `${(100 * y).toFixed(0)}%` : (y) => `${formatTick(y)}${c.unit ?? ''}`,
         formatLatest: c.percent === true ? (y) => `${(100 * y).toFixed(0)}%` : (y) => `${formatNumber(y)}${c.unit ?? ''}`,
         width,
+        xTitle: view.axis === 'step' ? 'training step' : 'wall time since the first line (h:mm:ss)',
+        yTitle: c.yTitle,
         empty: totals.steps === 0 ? 'Waiting for the first training step…' : 'Verl did not log this in this run.',
         // Clicking a step shows its sampled episodes below.
         ...(view.axis === 'step' ? { onPick: (x: number) => samples.pick(Math.round(x)) } : {}),

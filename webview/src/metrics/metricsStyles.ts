@@ -35,7 +35,20 @@ header.top h1 { margin: 16px 0 2px; }
 .chart .s2 { stroke: var(--vscode-charts-green); fill: var(--vscode-charts-green); color: var(--vscode-charts-green); }
 .chart .s3 { stroke: var(--vscode-charts-purple); fill: var(--vscode-charts-purple); color: var(--vscode-charts-purple); }
 .chart polyline.s0, .chart polyline.s1, .chart polyline.s2, .chart polyline.s3 { fill: none; }
-.legend { display: flex; gap: 14px; font-size: 0.9em; color: var(--vscode-descriptionForeground); padding: 2px 0 4px 56px; }
+.chart text.axis-title { fill: var(--vscode-descriptionForeground); font-size: 11px; font-family: var(--vscode-font-family); font-style: italic; }
+.chart line.guide { stroke: var(--vscode-editorCursor-foreground, var(--vscode-foreground)); stroke-width: 1; stroke-dasharray: 3 3; opacity: 0.7; }
+.chart circle.mark { stroke: var(--vscode-editor-background); stroke-width: 1.5; }
+.chart .latest-where { font-size: 0.7em; font-weight: normal; color: var(--vscode-descriptionForeground); margin-right: 4px; }
+.readout { display: flex; flex-wrap: wrap; gap: 4px 14px; min-height: 1.5em; font-size: 0.9em; padding: 2px 0 2px 70px; font-variant-numeric: tabular-nums; }
+.readout .where { font-weight: 600; }
+.readout .hint, .readout .muted { color: var(--vscode-descriptionForeground); }
+.readout .key::before { content: ''; display: inline-block; width: 10px; height: 3px; margin-right: 5px; vertical-align: middle; background: currentColor; }
+.readout .key { color: var(--vscode-foreground); }
+.readout .key.s0::before { background: var(--vscode-charts-blue); }
+.readout .key.s1::before { background: var(--vscode-charts-orange); }
+.readout .key.s2::before { background: var(--vscode-charts-green); }
+.readout .key.s3::before { background: var(--vscode-charts-purple); }
+.legend { display: flex; gap: 14px; font-size: 0.9em; color: var(--vscode-descriptionForeground); padding: 2px 0 4px 70px; }
 .legend .key::before { content: ''; display: inline-block; width: 14px; height: 3px; margin-right: 5px; vertical-align: middle; background: currentColor; }
 .legend .key { color: var(--vscode-descriptionForeground); }
 .legend .key.s0::before { background: var(--vscode-charts-blue); }

@@ -5,6 +5,7 @@
  * they end (an episode belongs to the first step logged after it ended).
  */
 import type { EnvMetricsLine, MetricsLine, VerlMetricsLine } from '../../../server/src/protocol/metrics.js';
+import { resolvedRate } from '../../../server/src/protocol/metricsFigures.js';
 
 export interface Point {
   readonly step: number;
@@ -44,8 +45,9 @@ function perStep(lines: readonly MetricsLine[], value: (episodes: readonly EnvMe
   return points;
 }
 
+/** Each step's resolved rate, as protocol/metricsFigures.ts defines it. */
 export function resolvedRateSeries(lines: readonly MetricsLine[]): Point[] {
-  return perStep(lines, (mine) => (mine.length === 0 ? undefined : mine.filter((e) => e.resolved).length / mine.length));
+  return perStep(lines, (mine) => resolvedRate(mine).rate);
 }
 
 /**
@@ -63,6 +65,8 @@ export interface RunTotals {
   readonly steps: number;
   readonly episodes: number;
   readonly resolved: number;
+  /** The whole run's resolved rate (protocol/metricsFigures.ts); undefined with no episode ended. */
+  readonly resolvedRate: number | undefined;
   readonly meanReturn: number | undefined;
   readonly firstTime: number | undefined;
 }
@@ -70,10 +74,12 @@ export interface RunTotals {
 export function totalsOf(lines: readonly MetricsLine[]): RunTotals {
   const env = lines.filter((l): l is EnvMetricsLine => l.source === 'env');
   const times = lines.map((l) => Date.parse(l.ts)).filter((t) => Number.isFinite(t));
+  const rate = resolvedRate(env);
   return {
     steps: stepsOf(lines).length,
-    episodes: env.length,
-    resolved: env.filter((e) => e.resolved).length,
+    episodes: rate.ended,
+    resolved: rate.resolved,
+    resolvedRate: rate.rate,
     meanReturn: env.length === 0 ? undefined : env.reduce((a, e) => a + e.return, 0) / env.length,
     firstTime: times.length === 0 ? undefined : Math.min(...times),
   };

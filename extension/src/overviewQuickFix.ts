@@ -1,0 +1,34 @@
+/**
+ * Which of the editor's quick fixes a button of the experiment overview stands for. The overview
+ * applies a fix as the light bulb does: it asks the editor for its quick fixes at the finding (the
+ * server's code actions, computed on the document as it is now) and applies the one this chooses,
+ * so it never carries an edit of its own that could be stale. Types only from `vscode`, so the
+ * choice is tested without an editor.
+ */
+import type * as vscode from 'vscode';
+import type { OverviewRange } from '../../server/src/protocol/overview.js';
+
+export interface QuickFixChoice {
+  readonly code: string;
+  readonly range: OverviewRange;
+  readonly title: string;
+}
+
+/** The code of a diagnostic as a string, whether VS Code holds it plain or with a link. */
+function codeOf(diagnostic: vscode.Diagnostic): string {
+  const code = diagnostic.code;
+  return typeof code === 'object' ? String(code.value) : String(code ?? '');
+}
+
+/**
+ * The action to apply, or undefined when the editor offers none with that title for that finding
+ * (the document changed since the overview was drawn). An action that names its diagnostics must
+ * name one with the finding's code, so two findings' fixes with one title are told apart.
+ */
+export function chooseAction(actions: readonly (vscode.CodeAction | vscode.Command)[], choice: QuickFixChoice): vscode.CodeAction | undefined {
+  // A bare command has its command id as a string where a code action has a command object or none.
+  const codeActions = actions.filter((a): a is vscode.CodeAction => typeof a.command !== 'string');
+  return codeActions.find(
+    (a) => a.title === choice.title && (a.diagnostics === undefined || a.diagnostics.length === 0 || a.diagnostics.some((d) => codeOf(d) === choice.code)),
+  );
+}

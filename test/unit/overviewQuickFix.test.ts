@@ -1,0 +1,46 @@
+/**
+ * Which of the editor's code actions an overview fix button applies: the one with its title for
+ * its finding's code, never a bare command or another finding's fix of the same title.
+ */
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type * as vscode from 'vscode';
+import { chooseAction, type QuickFixChoice } from '../../extension/src/overviewQuickFix.js';
+import { webviewMessageSchema } from '../../server/src/protocol/webview.js';
+
+const range = { start: { line: 4, character: 2 }, end: { line: 4, character: 17 } };
+const choice: QuickFixChoice = { code: 'preflight/negative-penalty', range, title: 'Flip the sign: set env.failure_penalty to 1' };
+
+/** Only the fields chooseAction reads; the editor's own objects have more. */
+const action = (title: string, code?: string | { value: string }): vscode.CodeAction =>
+  ({ title, diagnostics: code === undefined ? undefined : [{ code }], edit: {} }) as unknown as vscode.CodeAction;
+const command = (title: string): vscode.Command => ({ title, command: 'graphPlanner.something' });
+
+test('picks the code action with the button’s title whose diagnostic has the finding’s code', () => {
+  const wanted = action(choice.title, choice.code);
+  const sameTitleOtherFinding = action(choice.title, 'schema/type');
+  assert.equal(chooseAction([command(choice.title), sameTitleOtherFinding, action('Remove the key', choice.code), wanted], choice), wanted);
+});
+
+test('reads a diagnostic code given with a link, and takes an action that names no diagnostics', () => {
+  const linked = action(choice.title, { value: choice.code });
+  assert.equal(chooseAction([linked], choice), linked);
+  const bare = action(choice.title);
+  assert.equal(chooseAction([bare], choice), bare);
+});
+
+test('finds nothing when the editor no longer offers the fix', () => {
+  assert.equal(chooseAction([action('Set env.failure_penalty to 0', choice.code), command(choice.title)], choice), undefined);
+  assert.equal(chooseAction([], choice), undefined);
+});
+
+test('the page’s applyFix message is validated: a well-formed one passes, a malformed one is refused', () => {
+  const ok = webviewMessageSchema.safeParse({ type: 'applyFix', code: choice.code, range, title: choice.title });
+  assert.ok(ok.success);
+  for (const bad of [
+    { type: 'applyFix', code: choice.code, range },
+    { type: 'applyFix', code: choice.code, range: { start: { line: -1, character: 0 }, end: range.end }, title: 't' },
+    { type: 'applyFix', code: 7, range, title: 't' },
+    { type: 'applyEdit', range, newText: 'rm -rf /' },
+  ]) assert.equal(webviewMessageSchema.safeParse(bad).success, false, JSON.stringify(bad));
+});
