@@ -16,6 +16,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Locator, Page } from 'playwright-core';
 import { runStatusSchema } from '../../server/src/protocol/runs.js';
 import { startSession, stopSession, type Session } from './harness.js';
+import { runsNamed } from './runFolders.js';
 import { loggedMs, Scenarios } from './scenarios.js';
 import { runRowLabel, showView, terminalText, viewPane, waitForRow, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
@@ -24,11 +25,6 @@ import { openFile, runCommand, screenshot } from './workbench.js';
 const scenarios = new Scenarios();
 const walkthrough = (page: Page): Locator => page.locator('.gettingStartedContainer');
 const step = (page: Page, id: string): Locator => walkthrough(page).locator(`button.getting-started-step[data-step-id$="#${id}"]`);
-
-function runsNamed(s: Session, prefix: string): string[] {
-  const out = join(s.workspace, 'outputs');
-  return existsSync(out) ? readdirSync(out).filter((n) => n.startsWith(prefix)).sort() : [];
-}
 
 /** Waits for the one run folder starting with `prefix` to reach finished; a failed run fails the scenario with the terminal's text. */
 async function finishedRun(s: Session, prefix: string, timeoutMs: number): Promise<string> {

@@ -11,13 +11,12 @@
  * Run: `bash test/e2e/setup.sh && npm run build && npm run package && node --import tsx --test test/e2e/launchFeedback.test.ts`.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { runStatusSchema } from '../../server/src/protocol/runs.js';
-import { processAlive } from '../../server/src/util/processAlive.js';
 import { startSession, stopSession, type Session } from './harness.js';
+import { endLiveRuns, runsNamed, statusOf } from './runFolders.js';
 import { loggedMs, Scenarios } from './scenarios.js';
 import { currentTheme, screenshotThemes, setTheme, type ThemeKind } from './themes.js';
 import { acceptQuickPick, clickInlineAction, expandRow, quickPickRows, runRowLabel, showView, viewPane, waitForNotification, waitForRow, widenSideBar } from './views.js';
@@ -31,15 +30,6 @@ const scenario = (name: string, body: (s: Session) => Promise<void>): Promise<vo
     if (scenarios.activation === 'ready') await runCommand(s.page, 'Notifications: Clear All Notifications');
     await body(s);
   });
-
-function runsNamed(s: Session, prefix: string): string[] {
-  const out = join(s.workspace, 'outputs');
-  return existsSync(out) ? readdirSync(out).filter((n) => n.startsWith(prefix)).sort() : [];
-}
-
-function statusOf(s: Session, run: string) {
-  return runStatusSchema.parse(JSON.parse(readFileSync(join(s.workspace, 'outputs', run, 'status.json'), 'utf8')));
-}
 
 /** The toast whose message matches `pattern`. */
 function toast(page: Page, pattern: RegExp) {
@@ -111,18 +101,8 @@ void describe('Feedback around a launch in VS Code (code-server + Chromium)', ()
   after(
     async () => {
       // Runs are detached from the editor on purpose; the test ends any it left running.
-      const s = scenarios.session;
-      if (s !== undefined) {
-        for (const run of runsNamed(s, '')) {
-          try {
-            const status = statusOf(s, run);
-            if (status.state === 'running' && processAlive(status.pid)) process.kill(status.pid, 'SIGKILL');
-          } catch {
-            // Not a run with a readable status; nothing to end.
-          }
-        }
-      }
-      await stopSession(s);
+      endLiveRuns(scenarios.session);
+      await stopSession(scenarios.session);
     },
     { timeout: 60_000 },
   );

@@ -9,16 +9,16 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import Docker from 'dockerode';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runReportSchema, runStatusSchema } from '../../server/src/protocol/runs.js';
+import { runReportSchema } from '../../server/src/protocol/runs.js';
 import { sandboxLabels } from '../../server/src/protocol/sandbox.js';
 import { ownerLabels } from '../../server/src/sandbox/containers.js';
 import { errorMessage } from '../../server/src/util/errors.js';
-import { processAlive } from '../../server/src/util/processAlive.js';
 import { startSession, stopSession, type Session } from './harness.js';
+import { endLiveRuns, runsNamed, statusOf } from './runFolders.js';
 import { loggedMs, Scenarios } from './scenarios.js';
 import { acceptQuickPick, chooseFromContextMenu, clickInlineAction, expandRow, formatRows, rowLocator, runRowLabel, showView, terminalText, viewPane, viewRows, waitForNotification, waitForRow, widenSideBar } from './views.js';
 import { screenshotThemes } from './themes.js';
@@ -44,16 +44,6 @@ const scenario = (name: string, body: (s: Session) => Promise<void>): Promise<vo
     }
     await body(s);
   });
-
-/** Run folders under the workspace's `outputs/` whose name starts with `prefix`. */
-function runsNamed(s: Session, prefix: string): string[] {
-  const out = join(s.workspace, 'outputs');
-  return existsSync(out) ? readdirSync(out).filter((n) => n.startsWith(prefix)).sort() : [];
-}
-
-function statusOf(s: Session, run: string) {
-  return runStatusSchema.parse(JSON.parse(readFileSync(join(s.workspace, 'outputs', run, 'status.json'), 'utf8')));
-}
 
 /**
  * Waits for exactly one new run folder starting with `prefix` besides `before`, with its status.json;
@@ -109,18 +99,8 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
   after(
     async () => {
       // Runs are detached from the editor on purpose; the test ends any it left running.
-      const s = scenarios.session;
-      if (s !== undefined) {
-        for (const run of runsNamed(s, '')) {
-          try {
-            const status = statusOf(s, run);
-            if (status.state === 'running' && processAlive(status.pid)) process.kill(status.pid, 'SIGKILL');
-          } catch {
-            // Not a run with a readable status; nothing to end.
-          }
-        }
-      }
-      await stopSession(s);
+      endLiveRuns(scenarios.session);
+      await stopSession(scenarios.session);
     },
     { timeout: 60_000 },
   );
