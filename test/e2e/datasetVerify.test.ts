@@ -142,7 +142,7 @@ void describe('Verify Tasks… in VS Code (code-server + Chromium)', () => {
         const certified = tasks.filter((r) => r.description.startsWith('✓ certified · '));
         return certified.length >= sampleTasks ? done(all) : pending(formatRows(all));
       }, { timeoutMs: 60_000 });
-      assert.ok(rows.some((r) => r.label === 'sample-arith-operator' && r.description === '✓ certified · graph-planner/sample-arith-operator · graph-planner/sample-arith-operator:latest'), formatRows(rows));
+      assert.ok(rows.some((r) => r.label === 'sample-arith-operator' && r.description === '✓ certified · Invoice.total() is lower than the net amount when tax applies'), formatRows(rows));
 
       const tooltip = await hoverTask(s.page, 'sample-arith-operator');
       assert.match(tooltip, /Certification: certified — unresolved with no patch, fully resolved with its gold patch, in each of 2 runs/);
