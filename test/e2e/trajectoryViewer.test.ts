@@ -265,8 +265,9 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
     await scenario('e-compare', async (s) => {
       const frame = visibleWebview(s.page);
       await frame.locator('#compare').click();
-      // Episodes of the same task come first, and sample-calc-add-unittest is another task.
-      await acceptQuickPick(s.page, `the episode of the other run offered first`, (first) => /^sample-calc-add\b(?!-)/.test(first) && first.includes(secondRun));
+      // Episodes of the same task come first, and sample-calc-add-unittest is another task. A row's
+      // label is the outcome icon's name, the episode's name, then its line with its run's label.
+      await acceptQuickPick(s.page, `the episode of the other run offered first`, (first) => /^(?:\S+\s+)?sample-calc-add,/.test(first) && first.includes(runRowLabel(secondRun)));
       const compare = visibleWebview(s.page);
       const summary = await waitFor('the comparison of the two runs', async () => {
         const text = (await compare.locator('#compare-summary').textContent().catch(() => null)) ?? '';
