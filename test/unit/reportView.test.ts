@@ -65,7 +65,8 @@ test('one row per task with its attempts, outcome, means and first failure, and 
   const pow = view.tasks[4];
   assert.equal(pow?.failureReason, 'no outcome: daemon-lost: Docker went away');
   assert.equal(pow?.episodes[0]?.outcome, 'no-outcome');
-  assert.match(pow?.episodes[0]?.trajectory ?? '', /^\/runs\/rollout-1\/trajectories\/pow_1-[0-9a-f]{8}\.jsonl$/);
+  // An attempt's trajectory is named after the episode (protocol/episodeName.ts).
+  assert.equal(pow?.episodes[0]?.trajectory, '/runs/rollout-1/trajectories/pow#1.jsonl');
   assert.deepEqual(view.infrastructure.map((f) => [f.taskId, f.code, f.cause]), [['pow', 'daemon-lost', 'Docker went away']]);
 });
 
