@@ -474,11 +474,15 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       const titles = await page.locator('#chart-resolved text.axis-title').allTextContents();
       assert.deepEqual(titles, ['training step', 'resolved / ended']);
       const svg = page.locator('#chart-resolved svg');
-      const box = await svg.boundingBox();
-      assert.ok(box !== null, 'the chart is drawn');
-      // The middle of the plot is step 2 (the x axis runs from step 1 to step 3).
+      // The middle of the plot is step 2 (the x axis runs from step 1 to step 3). The chart is
+      // scrolled into view and measured each time: a theme switch can scroll the page.
       const hover = async (): Promise<string> => {
-        await s.page.mouse.move(box.x + 70 + (box.width - 86) / 2, box.y + box.height / 2);
+        await svg.scrollIntoViewIfNeeded();
+        const box = await svg.boundingBox();
+        assert.ok(box !== null, 'the chart is drawn');
+        // From outside the chart, in steps: a move to where the pointer already is fires no event.
+        await s.page.mouse.move(box.x - 20, box.y - 20);
+        await s.page.mouse.move(box.x + 70 + (box.width - 86) / 2, box.y + box.height / 2, { steps: 5 });
         return waitFor('the readout of step 2', async () => {
           const text = (await page.locator('#readout-resolved').textContent()) ?? '';
           return /step 2/.test(text) ? done(text) : pending(text);
