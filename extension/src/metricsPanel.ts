@@ -15,9 +15,9 @@ import { runMetricsViewType } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { errorMessage } from './errors.js';
 import { MetricsLocalisation } from './metricsLocalisation.js';
+import { createRunPagePanel } from './runPagePanel.js';
 import { runMetrics } from './serverMessages.js';
 import { StepSamplesRelay } from './stepSamplesRelay.js';
-import { newNonce, webviewHtml } from './webviewHtml.js';
 
 const pollMs = 2000;
 const panels = new Map<string, MetricsPanel>();
@@ -50,10 +50,8 @@ class MetricsPanel {
     private readonly dir: string,
     name: string,
   ) {
-    const dist = vscode.Uri.joinPath(ctx.extension.extensionUri, 'dist');
-    this.panel = vscode.window.createWebviewPanel(runMetricsViewType, `Metrics: ${name}`, vscode.ViewColumn.Active, { enableScripts: true, enableCommandUris: false, retainContextWhenHidden: false, localResourceRoots: [dist] });
+    this.panel = createRunPagePanel(ctx, { viewType: runMetricsViewType, title: `Metrics: ${name}`, bundle: 'metrics.js', loading: 'Reading the run’s metrics…' });
     const webview = this.panel.webview;
-    webview.html = webviewHtml({ cspSource: webview.cspSource, nonce: newNonce(), scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'metrics.js')).toString(), title: `Metrics: ${name}`, loading: 'Reading the run’s metrics…' });
     this.samples = new StepSamplesRelay(ctx, client, dir, async (message: StepSamplesPageMessage) => {
       await this.panel.webview.postMessage(message);
     });

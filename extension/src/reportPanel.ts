@@ -13,9 +13,9 @@ import type { ReportPageMessage, RunReportResult } from '../../server/src/protoc
 import { runReportViewType } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { errorMessage } from './errors.js';
+import { createRunPagePanel } from './runPagePanel.js';
 import { runReport } from './serverMessages.js';
 import { openTrajectoryAt } from './trajectoryEditor.js';
-import { newNonce, webviewHtml } from './webviewHtml.js';
 
 const panels = new Map<string, ReportPanel>();
 
@@ -44,10 +44,8 @@ class ReportPanel {
     private readonly dir: string,
     name: string,
   ) {
-    const dist = vscode.Uri.joinPath(ctx.extension.extensionUri, 'dist');
-    this.panel = vscode.window.createWebviewPanel(runReportViewType, `Report: ${name}`, vscode.ViewColumn.Active, { enableScripts: true, enableCommandUris: false, retainContextWhenHidden: false, localResourceRoots: [dist] });
+    this.panel = createRunPagePanel(ctx, { viewType: runReportViewType, title: `Report: ${name}`, bundle: 'report.js', loading: 'Reading the run’s report…' });
     const webview = this.panel.webview;
-    webview.html = webviewHtml({ cspSource: webview.cspSource, nonce: newNonce(), scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'report.js')).toString(), title: `Report: ${name}`, loading: 'Reading the run’s report…' });
     const subscription = webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw));
     this.panel.onDidDispose(() => {
       subscription.dispose();
