@@ -47,6 +47,9 @@ run('bash', ['scripts/setup-embedding-model.sh']);
 // missing and builds the offline images (a no-op when they are up to date).
 if (layers.includes('integration')) {
   run('bash', ['test/integration/setup.sh']);
+  // uv 0.13.9 (a pinned PyPI wheel, once per machine): gp env build resolves each task's Python
+  // environment with it as of a day, so no test depends on the host interpreter's packages.
+  run('bash', ['scripts/setup-uv.sh']);
   // pyarrow in .venv-test/: the independent reader of the parquet files registered for Verl.
   run('bash', ['test/python/setup.sh']);
   // The trainer environment (Verl 0.9.1, Ray 2.60; about 6 GB, built once per machine): gp train's tests run in it.

@@ -36,6 +36,12 @@ function gp(...args: string[]): Promise<GpResult> {
 }
 
 const pins = ['pytest==7.4.0', 'six==1.15.0'];
+/**
+ * The day the environment resolves as of: pytest 7.4.0's own requirements (pluggy, iniconfig,
+ * packaging) and the toolchain are unpinned, and each has releases after it, so what is installed
+ * shows the day was applied (pluggy 1.3.0 was current then; 1.4.0 came on 2024-01-24).
+ */
+const asOf = '2023-09-06';
 
 const testEnv = `import glob, os, sys, pytest, six
 
@@ -85,20 +91,27 @@ before(() => {
 
 describe('per-task Python environments', () => {
   test('gp env build installs the pinned packages from the index once per specification, then reuses them', async () => {
-    const file = taskFile('tasks.jsonl', { backend: 'local', python_env: { packages: pins } });
+    const file = taskFile('tasks.jsonl', { backend: 'local', python_env: { packages: pins, as_of: asOf } });
     const first = await gp('env', 'build', file);
     assert.equal(first.code, 0, `${first.out}\n${first.err}`);
-    assert.match(first.out, /\(Python 3\.\d+\.\d+, 2 packages; 1 task\): built in \d+\.\d s/);
-    const record = JSON.parse(readFileSync(join(envs, readKey(first.out), 'gp-env.json'), 'utf8')) as { installed: string[] };
+    assert.match(first.out, /\(1 task\): built in \d+\.\d s, Python 3\.\d+\.\d+ \(.*\), as of 2023-09-06 \(python_env\.as_of of its tasks\), uv 0\.13\.9; pip 23\.2\.1, setuptools 68\.1\.2, wheel 0\.41\.2/);
+    assert.match(first.out, /^ {2}\d+ installed: .*\bpytest==7\.4\.0\b/m);
+    const record = JSON.parse(readFileSync(join(envs, readKey(first.out), 'gp-env.json'), 'utf8')) as { installed: string[]; asOf: string; resolver: string; toolchain: Record<string, string> };
     assert.ok(record.installed.includes('pytest==7.4.0'), record.installed.join(' '));
     assert.ok(record.installed.includes('six==1.15.0'));
+    // Unpinned, and newer releases exist: the day decides.
+    assert.ok(record.installed.includes('pluggy==1.3.0'), record.installed.join(' '));
+    assert.ok(record.installed.includes('iniconfig==2.0.0'), record.installed.join(' '));
+    assert.equal(record.asOf, asOf);
+    assert.equal(record.resolver, 'uv 0.13.9');
+    assert.deepEqual(record.toolchain, { pip: '23.2.1', setuptools: '68.1.2', wheel: '0.41.2' });
     const second = await gp('env', 'build', file);
     assert.equal(second.code, 0);
-    assert.match(second.out, /already built \(\d\.\d\d s\)/);
+    assert.match(second.out, /already built \(\d\.\d\d s to find/);
   });
 
   test('on the local backend the tests run in the environment, with the checkout first on PYTHONPATH', async () => {
-    const file = taskFile('tasks.jsonl', { backend: 'local', python_env: { packages: pins } });
+    const file = taskFile('tasks.jsonl', { backend: 'local', python_env: { packages: pins, as_of: asOf } });
     const without = await gp('task', 'test', file, '--run-dir', join(dir, 'run-no-patch'));
     assert.equal(without.code, 1, `${without.out}\n${without.err}`);
     assert.match(without.out, /RESOLVED_NO/);
@@ -119,7 +132,7 @@ describe('per-task Python environments', () => {
   test('a task whose environment is not built is refused, with the command that builds it', async () => {
     process.env['GP_PYTHON_ENVS'] = join(dir, 'empty-envs');
     try {
-      const file = taskFile('unbuilt.jsonl', { backend: 'local', python_env: { packages: pins } });
+      const file = taskFile('unbuilt.jsonl', { backend: 'local', python_env: { packages: pins, as_of: asOf } });
       const r = await gp('task', 'test', file, '--run-dir', join(dir, 'run-unbuilt'));
       assert.equal(r.code, 1);
       assert.match(r.err, /Python environment of task six-b \(py3\d+-[0-9a-f]{16}: Python 3\.\d+\.\d+, 2 package\(s\)\) is not built in .*empty-envs\. Build it with `gp env build TASKS\.jsonl`/);
@@ -129,7 +142,7 @@ describe('per-task Python environments', () => {
   });
 
   test('an interpreter that is not on this machine is named, with what to do', async () => {
-    const file = taskFile('no-python.jsonl', { backend: 'local', python_env: { python: '2.1', packages: pins } });
+    const file = taskFile('no-python.jsonl', { backend: 'local', python_env: { python: '2.1', packages: pins, as_of: asOf } });
     const r = await gp('env', 'build', file);
     assert.equal(r.code, 1);
     assert.match(r.err, /six-b: No Python interpreter for python_env\.python "2\.1" on this machine \(tried python2\.1\)\. Install that Python/);
@@ -137,7 +150,7 @@ describe('per-task Python environments', () => {
 
   test('gp env build --docker builds the environment image from the same wheels and the task image, graded in a container', async (t) => {
     if (!(await dockerAvailable())) assert.fail('Docker is not reachable: the integration layer needs dockerd (bash test/integration/setup.sh starts it)');
-    const file = taskFile('docker.jsonl', { backend: 'docker', docker_image: image, python_env: { packages: pins } });
+    const file = taskFile('docker.jsonl', { backend: 'docker', docker_image: image, python_env: { packages: pins, as_of: asOf } });
     t.after(() => {
       try {
         execFileSync('docker', ['rmi', '-f', image], { stdio: 'ignore' });

@@ -1,12 +1,16 @@
 /**
- * `gp env build FILE [--task ID]... [--docker] [--force] [--json]`: builds the Python environment
- * of every task of a dataset file that names one (`sandbox.python_env`), once per distinct
- * specification, and with `--docker` the images that carry them (`graph-planner/pyenv:<key>`, then
- * each task's `docker_image` with its repository). One line per environment and per image on
- * stdout, with how long it took; pip's output on stderr. Exit 0 when everything was built or was
- * already there, 1 when something failed, 2 for a usage error.
+ * `gp env build FILE [--task ID]... [--parallel N] [--docker] [--force] [--json]`: builds the
+ * Python environment of every task of a dataset file that names one (`sandbox.python_env`), once
+ * per distinct specification, N at once, and with `--docker` the images that carry them
+ * (`graph-planner/pyenv:<key>`, then each task's `docker_image` with its repository). Per
+ * environment on stdout: its interpreter, the day it resolved as of, the resolver, its toolchain,
+ * every distribution installed and how long it took; the resolver's output on stderr, each line
+ * led by the environment's key. A build that stops half-way leaves nothing that counts as built,
+ * so running the command again resumes with what is missing. Exit 0 when everything was built or
+ * was already there, 1 when something failed, 2 for a usage error.
  */
 import type Docker from 'dockerode';
+import { availableParallelism } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import {
   buildPythonEnv,
@@ -18,26 +22,30 @@ import {
   pythonPathFolders,
   resolvePythonEnv,
   SandboxError,
-  type BuiltEnv,
   type ResolvedPythonEnv,
 } from '../sandbox/index.js';
 import { loadTasks, taskFileProblem, type TaskEntry } from '../tasks/index.js';
 import { errorMessage } from '../util/errors.js';
 import { parseCommandArgs, usageError } from './args.js';
-import { plural, type Io } from './output.js';
+import { envReport, inPool } from './envReport.js';
+import { intFlag, plural, type Io } from './output.js';
 
-export const envBuildUsage = `gp env build FILE [--task ID]... [--docker] [--force] [--json]
+export const envBuildUsage = `gp env build FILE [--task ID]... [--parallel N] [--docker] [--force] [--json]
       Build the Python environment of each task of FILE that names one (sandbox.python_env): a
       venv per distinct specification under $GP_PYTHON_ENVS (default ~/.cache/graph-planner/
-      python-envs), installed from the package index through a wheelhouse. The local backend runs
+      python-envs), resolved by uv as of the day python_env.as_of names (pip, setuptools, wheel
+      and build requirements included), with one wheel cache shared by all of them. Each line
+      says the interpreter, the day, the resolver and what was installed. The local backend runs
       the task's commands with it first on PATH and the repository first on PYTHONPATH.
-      --docker also builds graph-planner/pyenv:<key> on graph-planner/base from the same wheels,
-      and each task's docker_image from it and the task's local_repo. An environment or image
-      that exists is reused; --force builds again.`;
+      --parallel N builds N environments at once (default 1; at most the number of CPUs).
+      Built environments are kept, so running it again resumes where it stopped.
+      --docker also builds graph-planner/pyenv:<key> on graph-planner/base from a wheelhouse of
+      the same versions, and each task's docker_image from it and the task's local_repo. An
+      environment or image that exists is reused; --force builds again.`;
 
 const command = { name: 'env build', usage: envBuildUsage };
 
-export const envBuildOptions = { task: { type: 'string', multiple: true }, docker: { type: 'boolean' }, force: { type: 'boolean' }, json: { type: 'boolean' } } as const;
+export const envBuildOptions = { task: { type: 'string', multiple: true }, parallel: { type: 'string' }, docker: { type: 'boolean' }, force: { type: 'boolean' }, json: { type: 'boolean' } } as const;
 
 interface Planned {
   env: ResolvedPythonEnv;
@@ -50,6 +58,8 @@ export async function envBuild(argv: readonly string[], io: Io, cwd: string): Pr
   const { values, positionals, errors } = parsed;
   const file = positionals[0];
   if (file === undefined || positionals.length > 1) errors.push('name one dataset file.');
+  const parallel = intFlag('--parallel', values.parallel, errors, 1) ?? 1;
+  if (parallel > availableParallelism()) errors.push(`--parallel ${parallel} is more than this machine's ${availableParallelism()} CPUs; builds compile and unpack, so more at once only contend.`);
   if (errors.length > 0 || file === undefined) return usageError(command, io, errors);
   const path = resolve(cwd, file);
   const fileProblem = taskFileProblem(path, file);
@@ -100,28 +110,34 @@ export async function envBuild(argv: readonly string[], io: Io, cwd: string): Pr
       return 1;
     }
   }
-  for (const plan of plans.values()) {
-    const label = `${plan.env.key} (Python ${plan.env.interpreter.version}, ${plural(plan.env.packages.length, 'package')}${plan.env.requirements ? ' and a requirements file' : ''}; ${plural(plan.tasks.length, 'task')})`;
-    let built: BuiltEnv;
+  // Environments build N at once; images (one Docker engine) and their lines follow, in plan order.
+  const built = await inPool([...plans.values()], parallel, async (plan) => {
     try {
-      built = await buildPythonEnv(plan.env, { root, force: values.force === true, onLine: (line) => io.err(`  ${line}`) });
+      return await buildPythonEnv(plan.env, { root, force: values.force === true, onLine: (line) => io.err(`  ${plan.env.key}: ${line}`) });
     } catch (error) {
-      io.err(`${label}: failed: ${errorMessage(error)}`);
-      results.push({ key: plan.env.key, status: 'failed', message: errorMessage(error) });
+      return error instanceof Error ? error : new Error(String(error));
+    }
+  });
+  for (const [i, plan] of [...plans.values()].entries()) {
+    const label = `${plan.env.key} (${plural(plan.tasks.length, 'task')})`;
+    const outcome = built[i];
+    if (outcome === undefined || outcome instanceof Error) {
+      io.err(`${label}: failed: ${errorMessage(outcome)}`);
+      results.push({ key: plan.env.key, status: 'failed', message: errorMessage(outcome) });
       failed++;
       continue;
     }
-    io.out(`${label}: ${built.status === 'built' ? `built in ${built.seconds.toFixed(1)} s` : `already built (${built.seconds.toFixed(2)} s)`}, ${plural(built.record.installed.length, 'distribution')} in ${built.paths.venv}`);
-    results.push({ key: built.key, status: built.status, seconds: built.seconds, venv: built.paths.venv, installed: built.record.installed });
+    for (const line of envReport(outcome)) io.out(line === '' ? line : `${line.startsWith('  ') ? '' : `${label}: `}${line}`);
+    results.push({ key: outcome.key, status: outcome.status, seconds: outcome.seconds, venv: outcome.paths.venv, record: outcome.record });
     if (docker === undefined) continue;
     try {
-      const image = await buildPythonEnvImage(docker, built, { force: values.force === true, onProgress: (line) => io.err(`  ${line}`) });
+      const image = await buildPythonEnvImage(docker, outcome, { force: values.force === true, onProgress: (line) => io.err(`  ${line}`) });
       io.out(`  ${image.tag}: ${image.status} (${image.message})`);
       results.push({ image: image.tag, status: image.status });
       for (const task of plan.tasks) failed += await taskImage(docker, task, image.tag, baseDir, values.force === true, io, results);
     } catch (error) {
-      io.err(`  image for ${built.key}: failed: ${errorMessage(error)}`);
-      results.push({ image: built.key, status: 'failed', message: errorMessage(error) });
+      io.err(`  image for ${outcome.key}: failed: ${errorMessage(error)}`);
+      results.push({ image: outcome.key, status: 'failed', message: errorMessage(error) });
       failed++;
     }
   }

@@ -23,6 +23,7 @@ import { isRecord } from '../util/isRecord.js';
 import { safeId } from './stableIds.js';
 import { evalScript, isBuildOnlyImageName, parseEvalScript, repoTestCommand, swebenchImageName, testDirectives } from './swebenchSpecs.js';
 import { envSpecKey, pythonEnvFromSpec, type SpecPythonEnv } from './swebenchEnv.js';
+import { specDate } from './specDates.js';
 import { pythonEnvFromTable, setupFromTable, type RepoFileReader } from './swebenchTable.js';
 
 const idPaths = ['instance_id', 'task_id', 'id'];
@@ -73,6 +74,9 @@ function taskPythonEnv(row: Row, spec: Record<string, unknown> | undefined, repo
       notes.push('python-env-missing');
     }
   }
+  // An environment of SWE-bench's specification resolves what it leaves unpinned as of the day the
+  // harness built it (specDates.ts), so building it next year gives what the harness had.
+  if (env !== undefined && repo !== undefined && version !== undefined) env = { ...env, as_of: specDate(repo, version).date };
   if (env === undefined || repo === undefined || version === undefined || options.noSpecTable === true) return { ...(env === undefined ? {} : { env }), notes, ...(problem === undefined ? {} : { problem }) };
   const steps = setupFromTable(repo, version);
   if (steps !== undefined) {

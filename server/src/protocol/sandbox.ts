@@ -59,6 +59,8 @@ export const pythonEnvRequestSchema = z.object({
   packages: z.array(z.string().min(1)).default([]),
   requirements: z.string().min(1).optional(),
   pythonpath: z.array(z.string()).optional(),
+  /** The day unpinned packages are resolved as of (`YYYY-MM-DD`); absent: the day of the build. Part of the key. */
+  asOf: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional(),
   /**
    * Commands the local backend runs in each working copy when it opens (the repository's own
    * install), in a venv of the working copy layered on the shared one; not part of the key.
@@ -69,13 +71,20 @@ export type PythonEnvRequest = z.output<typeof pythonEnvRequestSchema>;
 
 /** What `gp env build` recorded about one built environment (`gp-env.json` beside the venv). */
 export const pythonEnvRecordSchema = z.object({
-  schema: z.literal('graph-planner/python-env@1'),
+  schema: z.literal('graph-planner/python-env@2'),
   key: z.string(),
   interpreter: z.string(),
   pythonVersion: z.string(),
   packages: z.array(z.string()),
   requirementsSha256: z.string().optional(),
-  /** `name==version` of everything installed, from `pip freeze`. */
+  /** The day every unpinned package was resolved as of (`YYYY-MM-DD`), and why that day. */
+  asOf: z.string(),
+  asOfWhy: z.string(),
+  /** The resolver and its version, e.g. `uv 0.13.9`. */
+  resolver: z.string(),
+  /** pip, setuptools and wheel as the environment holds them (what the repository's install runs with). */
+  toolchain: z.record(z.string(), z.string()),
+  /** `name==version` of everything installed, from the environment's own metadata. */
   installed: z.array(z.string()),
   builtAt: z.string(),
   seconds: z.number(),

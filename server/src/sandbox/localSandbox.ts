@@ -20,6 +20,7 @@ import { isWithin } from '../util/pathWithin.js';
 import { OutputCapture } from './outputCapture.js';
 import { builtEnvRecord, envPaths, pythonEnvsRoot, pythonEnvVariables, pythonPathFolders, resolvePythonEnv } from './pythonEnv.js';
 import { GitSandbox } from './gitSandbox.js';
+import { asOfIndex } from './asOfIndex.js';
 import { makeOverlayVenv } from './pythonEnvOverlay.js';
 import { checkOutBase, gradingBase } from './repoOps.js';
 import { SandboxError, type Command, type ExecOptions, type ReadTreeOptions, type Sandbox, type TreeFile } from './sandbox.js';
@@ -129,17 +130,18 @@ export async function builtPythonEnv(request: PythonEnvRequest, task: string): P
   return { ok: true, key: env.key, root: envRoot };
 }
 
-async function builtEnvVariables(request: PythonEnvRequest, task: string, root: string, home: string): Promise<Record<string, string>> {
+async function builtEnvVariables(request: PythonEnvRequest, task: string, root: string, home: string): Promise<{ variables: Record<string, string>; asOf: string | undefined }> {
   const built = await builtPythonEnv(request, task);
   if (!built.ok) throw built.error;
   const paths = envPaths(built.root, built.key);
+  const asOf = (await builtEnvRecord(built.root, built.key))?.asOf;
   const pythonPath = pythonPathFolders(request, root).map((folder) => resolve(root, folder));
-  if (request.setup === undefined || request.setup.length === 0) return pythonEnvVariables(paths.bin, paths.venv, pythonPath, process.env);
+  if (request.setup === undefined || request.setup.length === 0) return { variables: pythonEnvVariables(paths.bin, paths.venv, pythonPath, process.env), asOf };
   // The repository's own install goes into a venv of this working copy's (pythonEnvOverlay.ts),
   // with the shared environment's bin after the overlay's on PATH.
   const overlay = await makeOverlayVenv(paths, join(home, 'venv'));
   const path = process.env['PATH'];
-  return pythonEnvVariables(overlay.bin, overlay.venv, pythonPath, { ...process.env, PATH: path === undefined || path === '' ? paths.bin : `${paths.bin}${delimiter}${path}` });
+  return { variables: pythonEnvVariables(overlay.bin, overlay.venv, pythonPath, { ...process.env, PATH: path === undefined || path === '' ? paths.bin : `${paths.bin}${delimiter}${path}` }), asOf };
 }
 
 /** How long one setup command may take: a compiled repository (scikit-learn) builds for minutes. */
@@ -152,13 +154,21 @@ const setupTimeoutMs = 60 * 60_000;
  * otherwise enter every patch. Returns the commit patches are diffed against, or undefined when the
  * commands changed nothing.
  */
-async function runSetup(sandbox: LocalSandbox, commands: readonly string[], task: string): Promise<string | undefined> {
+async function runSetup(sandbox: LocalSandbox, commands: readonly string[], task: string, asOf: string | undefined): Promise<string | undefined> {
+  if (commands.length === 0) return undefined;
   // pip's cache is the user's, not the sandbox's fresh HOME, so the second working copy of a
   // repository installs from the cache.
-  const env: Record<string, string> = { PIP_CACHE_DIR: join(homedir(), '.cache', 'graph-planner', 'pip'), PIP_DISABLE_PIP_VERSION_CHECK: '1' };
-  for (const name of ['PIP_INDEX_URL', 'PIP_EXTRA_INDEX_URL', 'PIP_FIND_LINKS']) {
-    const value = process.env[name];
-    if (value !== undefined && value !== '') env[name] = value;
+  const env: Record<string, string> = { PIP_CACHE_DIR: join(homedir(), '.cache', 'graph-planner', 'pip'), PIP_DISABLE_PIP_VERSION_CHECK: '1', PIP_CONFIG_FILE: '/dev/null' };
+  if (asOf !== undefined) {
+    // The environment's pip of that day resolves the install's requirements and, under build
+    // isolation, its build backend from the index as it was on the day the environment resolved
+    // as of (asOfIndex.ts); an extra index or a folder of links would let newer files in.
+    env['PIP_INDEX_URL'] = (await asOfIndex(asOf)).url;
+  } else {
+    for (const name of ['PIP_INDEX_URL', 'PIP_EXTRA_INDEX_URL', 'PIP_FIND_LINKS']) {
+      const value = process.env[name];
+      if (value !== undefined && value !== '') env[name] = value;
+    }
   }
   for (const command of commands) {
     const r = await sandbox.exec(command, { env, timeoutMs: setupTimeoutMs });
@@ -213,8 +223,9 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
       if (spec.baseCommit !== undefined) await checkOutBase(sandbox, spec.baseCommit, { task: spec.task, repo: resolve(source), backend: 'local' });
       sandbox.base = await gradingBase(sandbox, spec, root, resolve(source));
       if (spec.pythonEnv !== undefined) {
-        sandbox.pythonVariables = await builtEnvVariables(spec.pythonEnv, spec.task, root, home);
-        const setupBase = await runSetup(sandbox, spec.pythonEnv.setup ?? [], spec.task);
+        const built = await builtEnvVariables(spec.pythonEnv, spec.task, root, home);
+        sandbox.pythonVariables = built.variables;
+        const setupBase = await runSetup(sandbox, spec.pythonEnv.setup ?? [], spec.task, built.asOf);
         if (setupBase !== undefined) sandbox.base = setupBase;
       }
     } catch (error) {

@@ -67,6 +67,7 @@ export function pythonEnvRequestOf(env: NonNullable<TaskEntry['sandbox']['python
     packages: env.packages,
     ...(env.requirements === undefined ? {} : { requirements: isAbsolute(env.requirements) ? env.requirements : resolve(baseDir, env.requirements) }),
     ...(env.pythonpath === undefined ? {} : { pythonpath: env.pythonpath }),
+    ...(env.as_of === undefined ? {} : { asOf: env.as_of }),
     ...(env.setup === undefined || env.setup.length === 0 ? {} : { setup: env.setup }),
   };
 }

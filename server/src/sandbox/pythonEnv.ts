@@ -29,6 +29,8 @@ export interface ResolvedPythonEnv {
   interpreter: Interpreter;
   packages: readonly string[];
   requirements?: { path: string; text: string; sha256: string };
+  /** The day unpinned packages resolve as of; absent, the day of the build. */
+  asOf?: string;
 }
 
 /** Where built environments live: $GP_PYTHON_ENVS, else ~/.cache/graph-planner/python-envs. */
@@ -133,9 +135,11 @@ export async function resolvePythonEnv(request: PythonEnvRequest): Promise<Resol
     });
     requirements = { path: request.requirements, text, sha256: createHash('sha256').update(text).digest('hex') };
   }
-  const identity = JSON.stringify({ v: 1, python: interpreter.version, arch: process.arch, packages: request.packages, requirements: requirements?.sha256 ?? null });
+  // Version 2: environments are resolved by uv as of a day, which is part of what they are built
+  // from; an environment of version 1 (today's pip, whatever day it ran) is never reused for one.
+  const identity = JSON.stringify({ v: 2, python: interpreter.version, arch: process.arch, packages: request.packages, requirements: requirements?.sha256 ?? null, asOf: request.asOf ?? null });
   const key = `py${interpreter.version.split('.').slice(0, 2).join('')}-${createHash('sha256').update(identity).digest('hex').slice(0, 16)}`;
-  return { key, interpreter, packages: request.packages, ...(requirements === undefined ? {} : { requirements }) };
+  return { key, interpreter, packages: request.packages, ...(requirements === undefined ? {} : { requirements }), ...(request.asOf === undefined ? {} : { asOf: request.asOf }) };
 }
 
 /** The record of a built environment, or undefined when it was never built or its build did not finish. */

@@ -1,19 +1,27 @@
 /**
- * Building one Python environment, once per distinct specification (`pythonEnv.ts` names it):
+ * Building one Python environment, once per distinct specification (`pythonEnv.ts` names it), as
+ * of a day (docs/upstream-contracts.md#environments-as-of-a-date):
  *
- * 1. a wheelhouse: `pip wheel` from the package index with the task's interpreter, plus a pip wheel;
- * 2. a venv made `--without-pip` (Debian's Python has no ensurepip unless python3-venv is there),
- *    into which that pip wheel installs everything from the wheelhouse alone, so what the venv
- *    holds is exactly what the wheelhouse holds, and a container image can be built from the same
- *    wheelhouse without reaching the network;
- * 3. `gp-env.json`, written last and atomically: an environment without it did not finish and is
+ * 1. `uv venv --seed`: a venv of the task's interpreter with the pip, setuptools and wheel that
+ *    were current on that day (the repository's own install later runs with that pip, whose
+ *    behaviour, legacy editable installs among it, is what the harness's install had);
+ * 2. `uv pip install` of the packages, every unpinned requirement, dependency and build
+ *    requirement of a source distribution resolved as of the same day (`--exclude-newer`), with
+ *    one wheel cache shared by every environment under the root;
+ * 3. `gp-env.json`, written last and atomically: the day and why, the resolver, the toolchain, every
+ *    installed distribution and the time taken. An environment without it did not finish and is
  *    built again from scratch.
+ *
+ * Nothing comes from the host interpreter but the interpreter itself, so a build does not depend
+ * on what happens to be installed there. A wheelhouse for the container image is made only when
+ * `--docker` asks for one (`ensureWheelhouse`).
  *
  * A lock file beside the environment (util/fileLock.ts) keeps two builds of the same key apart;
  * one left by a process that has died is taken over.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, readdir, rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PythonEnvRecord } from '../protocol/sandbox.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
@@ -21,6 +29,7 @@ import { withFileLock } from '../util/fileLock.js';
 import { isoTimestamp } from '../util/time.js';
 import { builtEnvRecord, envPaths, type ResolvedPythonEnv } from './pythonEnv.js';
 import { SandboxError } from './sandbox.js';
+import { excludeNewerOf, uvBinary, uvVersion } from './uvTool.js';
 
 export interface BuildEnvOptions {
   root: string;
@@ -44,7 +53,7 @@ export interface BuiltEnv {
 /** Runs one command, streaming its lines; resolves with the exit code and the last lines. */
 function stream(file: string, args: readonly string[], options: { onLine?: (line: string) => void; timeoutMs: number }): Promise<{ code: number | null; tail: string[] }> {
   return new Promise((done, fail) => {
-    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: '1', PYTHONNOUSERSITE: '1' } });
+    const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], env: toolEnv() });
     const tail: string[] = [];
     let partial = '';
     const take = (chunk: Buffer) => {
@@ -75,21 +84,42 @@ function failure(what: string, env: ResolvedPythonEnv, tail: readonly string[]):
   const last = tail.filter((l) => l.trim() !== '').slice(-12).join('\n');
   return new SandboxError(
     `${what} for Python environment ${env.key} (Python ${env.interpreter.version}: ${[...env.packages, ...(env.requirements ? [`-r ${env.requirements.path}`] : [])].join(' ') || 'no packages'}). ` +
-      `Check the package names and versions (an old pin may have no release for Python ${env.interpreter.version}), and that the package index is reachable (PIP_INDEX_URL).\n${last}`,
+      `Check the package names and versions (an old pin may have no release for Python ${env.interpreter.version}, and a pin released after the day the environment resolves as of, ${asOfFor(env).day}, is not seen: raise python_env.as_of), and that the package index is reachable (UV_INDEX_URL or PIP_INDEX_URL).\n${last}`,
     'env-missing',
   );
 }
 
-/** Builds the environment unless a finished one with the same key exists. */
-/** Prints `name==version` for every distribution the interpreter sees, as `pip freeze --all` does. */
-const listInstalled = [
-  'import importlib.metadata as m',
-  'seen = {}',
-  'for d in m.distributions():',
-  '    name = d.metadata["Name"]',
-  '    if name and name.lower() not in seen: seen[name.lower()] = f"{name}=={d.version}"',
-  'print("\\n".join(seen.values()))',
-].join('\n');
+/**
+ * The variables every build command runs with: no user site-packages, no pip version check, and no
+ * uv or pip configuration file of the machine's (a user's `uv.toml` or `pip.conf` could change what
+ * resolves); the index stays the user's (UV_INDEX_URL, else PIP_INDEX_URL), since a mirror serves
+ * the same releases with the same upload times.
+ *
+ * Bytecode is compiled at install time, as pip (and so the harness's install) does and uv by
+ * default does not: an old package whose source now warns when compiled (blinker 1.4's invalid
+ * escapes) would otherwise be compiled at import under a test run's `filterwarnings = error`,
+ * where the warning is a SyntaxError, and the suite would fail where the harness's passes.
+ */
+function toolEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: '1', PYTHONNOUSERSITE: '1', UV_NO_CONFIG: '1', UV_COMPILE_BYTECODE: '1', PIP_CONFIG_FILE: '/dev/null' };
+  if (env['UV_INDEX_URL'] === undefined && env['PIP_INDEX_URL'] !== undefined) env['UV_INDEX_URL'] = env['PIP_INDEX_URL'];
+  return env;
+}
+
+/** Today's day in UTC, the day an environment that names none is resolved as of. */
+function today(): string {
+  return new Date().toISOString().slice(0, 10);
+}
+
+/** The day an environment resolves as of, and why (the record says both). */
+export function asOfFor(env: ResolvedPythonEnv): { day: string; why: string } {
+  return env.asOf === undefined ? { day: today(), why: 'the day it was built (the task names no python_env.as_of)' } : { day: env.asOf, why: 'python_env.as_of of its tasks' };
+}
+
+/** Where every environment under a root keeps the wheels uv downloaded and built: shared, so a package is fetched once per machine. */
+export function wheelCacheOf(root: string): string {
+  return join(root, '.uv-cache');
+}
 
 export async function buildPythonEnv(env: ResolvedPythonEnv, options: BuildEnvOptions): Promise<BuiltEnv> {
   const started = performance.now();
@@ -112,50 +142,47 @@ async function buildUnlocked(env: ResolvedPythonEnv, options: BuildEnvOptions, p
   const seconds = () => Math.round(performance.now() - started) / 1000;
   try {
     await rm(paths.dir, { recursive: true, force: true });
-    await mkdir(paths.wheels, { recursive: true });
+    await mkdir(paths.dir, { recursive: true });
     const timeoutMs = options.timeoutMs ?? 30 * 60_000;
-    const python = env.interpreter.path;
+    const uv = uvBinary();
+    const asOf = asOfFor(env);
+    const common = ['--exclude-newer', excludeNewerOf(asOf.day), '--cache-dir', wheelCacheOf(options.root), '--no-progress'];
     const say = options.onLine;
-    const requirementArgs = env.requirements === undefined ? [] : ['-r', env.requirements.path];
+    const sayOption = say ? { onLine: say } : {};
 
-    // The wheelhouse and the pip wheel the venv installs itself from are fetched at once: both
-    // wait mostly on the index. A missing pip shows in the wheel step's own output.
-    const [wheel, pipWheel] = await Promise.all([
-      stream(python, ['-m', 'pip', 'wheel', '--wheel-dir', paths.wheels, '--progress-bar', 'off', ...env.packages, ...requirementArgs], { timeoutMs, ...(say ? { onLine: say } : {}) }),
-      stream(python, ['-m', 'pip', 'download', '--dest', paths.wheels, '--only-binary=:all:', '--no-deps', '--progress-bar', 'off', 'pip'], { timeoutMs, ...(say ? { onLine: say } : {}) }),
-    ]);
-    if (wheel.code !== 0 && wheel.tail.some((line) => /No module named pip\b/.test(line))) {
-      throw new SandboxError(`${python} (Python ${env.interpreter.version}) has no pip, which building its environment needs: install it (Debian: apt-get install python3-pip) or pick another interpreter in python_env.python.`, 'env-missing');
-    }
-    if (wheel.code !== 0) throw failure('pip could not fetch or build the packages', env, wheel.tail);
-    if (pipWheel.code !== 0) throw failure('pip could not download a pip wheel', env, pipWheel.tail);
-    const pipFile = (await readdir(paths.wheels)).find((name) => /^pip-.*\.whl$/.test(name));
-    if (pipFile === undefined) throw failure('No pip wheel arrived', env, pipWheel.tail);
-
-    const venv = await stream(python, ['-m', 'venv', '--without-pip', paths.venv], { timeoutMs: 120_000, ...(say ? { onLine: say } : {}) });
-    if (venv.code !== 0) throw failure('python -m venv failed', env, venv.tail);
+    // The toolchain of the day: pip, setuptools and wheel as they were then.
+    const venv = await stream(uv, ['venv', '--seed', '--python', env.interpreter.path, ...common, paths.venv], { timeoutMs: 10 * 60_000, ...sayOption });
+    if (venv.code !== 0) throw failure(`uv venv could not make the environment as of ${asOf.day}`, env, venv.tail);
     const venvPython = join(paths.bin, 'python');
-    // pip runs from its own wheel (pip supports `python pip.whl/pip`), so the venv needs no ensurepip.
-    const install = await stream(
-      venvPython,
-      [join(paths.wheels, pipFile, 'pip'), 'install', '--no-index', '--find-links', paths.wheels, '--progress-bar', 'off', join(paths.wheels, pipFile), ...env.packages, ...requirementArgs],
-      { timeoutMs, ...(say ? { onLine: say } : {}) },
-    );
-    if (install.code !== 0) throw failure('Installing from the wheelhouse failed', env, install.tail);
-    const frozen: string[] = [];
-    // What `pip freeze --all` lists (each distribution's metadata name and version), read without
-    // importing pip, which costs the interpreter half a second.
-    const freeze = await stream(venvPython, ['-I', '-c', listInstalled], { timeoutMs: 120_000, onLine: (line) => frozen.push(line) });
-    if (freeze.code !== 0) throw failure('Listing the packages of the new environment failed', env, freeze.tail);
+    const requirementArgs = env.requirements === undefined ? [] : ['-r', env.requirements.path];
+    if (env.packages.length > 0 || requirementArgs.length > 0) {
+      const install = await stream(uv, ['pip', 'install', '--python', venvPython, ...common, ...env.packages, ...requirementArgs], { timeoutMs, ...sayOption });
+      if (install.code !== 0) throw failure(`uv could not install the packages as of ${asOf.day}`, env, install.tail);
+    }
+    // uv reads the installed metadata itself, so this works on every interpreter it can build for
+    // (Python 3.6 and 3.7 have no importlib.metadata to ask).
+    const listed: string[] = [];
+    const list = await stream(uv, ['pip', 'freeze', '--python', venvPython, '--no-config'], { timeoutMs: 120_000, onLine: (line) => listed.push(line) });
+    if (list.code !== 0) throw failure('uv pip freeze could not list the packages of the new environment', env, list.tail);
+    const installed = listed.filter((line) => /^[A-Za-z0-9_.-]+==/.test(line)).sort((a, b) => a.localeCompare(b));
+    const toolchain: Record<string, string> = {};
+    for (const line of installed) {
+      const [name = '', version = ''] = line.split('==');
+      if (['pip', 'setuptools', 'wheel'].includes(name.toLowerCase())) toolchain[name.toLowerCase()] = version;
+    }
 
     const record: PythonEnvRecord = {
-      schema: 'graph-planner/python-env@1',
+      schema: 'graph-planner/python-env@2',
       key: env.key,
       interpreter: env.interpreter.path,
       pythonVersion: env.interpreter.version,
       packages: [...env.packages],
       ...(env.requirements === undefined ? {} : { requirementsSha256: env.requirements.sha256 }),
-      installed: frozen.filter((line) => /^[A-Za-z0-9_.-]+==/.test(line)).sort(),
+      asOf: asOf.day,
+      asOfWhy: asOf.why,
+      resolver: `uv ${uvVersion}`,
+      toolchain,
+      installed,
       builtAt: isoTimestamp(),
       seconds: seconds(),
     };
@@ -166,4 +193,27 @@ async function buildUnlocked(env: ResolvedPythonEnv, options: BuildEnvOptions, p
     await rm(paths.dir, { recursive: true, force: true });
     throw error;
   }
+}
+
+/**
+ * The wheelhouse a container image installs the environment from offline: a wheel of every
+ * distribution the environment holds, at the versions it holds, made by the environment's own pip
+ * (from the index, or built from a source distribution). Made once; `--force` makes it again.
+ */
+export async function ensureWheelhouse(env: BuiltEnv, options: { force?: boolean; onLine?: (line: string) => void; timeoutMs?: number } = {}): Promise<void> {
+  const done = join(env.paths.wheels, '.complete');
+  if (options.force !== true && existsSync(done)) return;
+  await rm(env.paths.wheels, { recursive: true, force: true });
+  await mkdir(env.paths.wheels, { recursive: true });
+  const pinned = join(env.paths.wheels, 'pinned.txt');
+  await writeFileAtomic(pinned, `${env.record.installed.join('\n')}\n`);
+  const wheel = await stream(join(env.paths.bin, 'python'), ['-m', 'pip', 'wheel', '--no-deps', '--wheel-dir', env.paths.wheels, '--progress-bar', 'off', '-r', pinned], {
+    timeoutMs: options.timeoutMs ?? 30 * 60_000,
+    ...(options.onLine ? { onLine: options.onLine } : {}),
+  });
+  if (wheel.code !== 0) {
+    await rm(env.paths.wheels, { recursive: true, force: true });
+    throw new SandboxError(`pip could not make the wheelhouse of Python environment ${env.key} for its image:\n${wheel.tail.filter((l) => l.trim() !== '').slice(-12).join('\n')}`, 'env-missing');
+  }
+  await writeFileAtomic(done, '');
 }

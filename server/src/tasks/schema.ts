@@ -57,6 +57,10 @@ const pythonEnv = z
       z.string().min(1).optional(),
       'A requirements file installed as well; a relative path resolves against the JSONL file\'s folder.',
     ),
+    as_of: described(
+      z.string().regex(/^\d{4}-\d{2}-\d{2}$/, 'a day as YYYY-MM-DD').optional(),
+      'The day (`YYYY-MM-DD`) every package the environment leaves unpinned is resolved as of: pip, setuptools and wheel, the packages, their dependencies and the build requirements of source distributions. `gp dataset prepare` writes the day the harness built the environment of SWE-bench\'s specification (docs/upstream-contracts.md#environments-as-of-a-date). Absent: the day the environment is built, recorded with it.',
+    ),
     pythonpath: described(
       z.array(z.string()).optional(),
       'Folders of the repository put first on PYTHONPATH, so tests import the code under test rather than an installed copy. Default: `src` when the repository keeps its packages there, else the repository root.',

@@ -3,8 +3,8 @@
  * can still grade in containers:
  *
  * - `graph-planner/pyenv:<key>`: graph-planner/base with the environment at /opt/gp-env, installed
- *   from the wheelhouse `gp env build` made (no network during the build, and the same packages as
- *   the local environment of that key);
+ *   from a wheelhouse of the local environment of that key (`ensureWheelhouse`: no network during
+ *   the build, and the same versions as the local environment);
  * - the task's own image (its `docker_image`): that environment plus the task's repository, cloned
  *   from a git bundle of `local_repo` so every commit is there and the sandbox can check out the
  *   base, with the repository's folders first on PYTHONPATH.
@@ -19,7 +19,7 @@ import { join, posix } from 'node:path';
 import { promisify } from 'node:util';
 import { imageTag } from '../../protocol/images.js';
 import { shellQuote } from '../commandScript.js';
-import type { BuiltEnv } from '../pythonEnvBuild.js';
+import { ensureWheelhouse, type BuiltEnv } from '../pythonEnvBuild.js';
 import { buildContextImage } from './contextImage.js';
 import type { BuildOutcome } from './existingImage.js';
 import { ImageBuildError } from './imageError.js';
@@ -35,6 +35,7 @@ export function pythonEnvImageTag(key: string): string {
 
 /** Builds `graph-planner/pyenv:<key>` from the environment's wheelhouse. */
 export async function buildPythonEnvImage(docker: Docker, env: BuiltEnv, options: { force?: boolean; onProgress?: (line: string) => void } = {}): Promise<BuildOutcome & { tag: string }> {
+  await ensureWheelhouse(env, { ...(options.force === undefined ? {} : { force: options.force }), ...(options.onProgress === undefined ? {} : { onLine: options.onProgress }) });
   const wheels = (await readdir(env.paths.wheels)).filter((n) => n.endsWith('.whl'));
   const pip = wheels.find((n) => /^pip-.*\.whl$/.test(n));
   if (pip === undefined) throw new ImageBuildError(`The wheelhouse of ${env.key} has no pip wheel: run \`gp env build --force\` for it.`, 'recipe');
