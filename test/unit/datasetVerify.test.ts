@@ -192,3 +192,33 @@ test('verdicts from grades: a test passing in one gold run and failing in anothe
   assert.equal(verdictOf([{ ...gold1, patch: 'empty' }, gold1], ['f'], ['p']).status, 'empty-passes');
   assert.equal(verdictOf([empty1, { patch: 'gold', repeat: 1, grade: { kind: 'invalid', reason: 'pytest collected no tests' } }], ['f'], ['p']).status, 'not-gradable');
 });
+
+test('a gold-fails verdict says which failing tests never reached their body: ERROR in collection or setup, or not collected', () => {
+  const report = (failure: string[]) => ({
+    kind: 'swebench' as const,
+    resolution: 'RESOLVED_NO' as const,
+    report: {
+      patch_is_None: false,
+      patch_exists: true,
+      patch_successfully_applied: true,
+      resolved: false,
+      tests_status: {
+        FAIL_TO_PASS: { success: ['f'].filter((t) => !failure.includes(t)), failure: ['f'].filter((t) => failure.includes(t)) },
+        PASS_TO_PASS: { success: ['p', 'q', 'r'].filter((t) => !failure.includes(t)), failure: ['p', 'q', 'r'].filter((t) => failure.includes(t)) },
+        FAIL_TO_FAIL: { success: [], failure: [] },
+        PASS_TO_FAIL: { success: [], failure: [] },
+      },
+    },
+  });
+  const empty = { patch: 'empty' as const, repeat: 1, grade: report(['f']), tests: { f: 'FAILED' as const, p: 'PASSED' as const, q: 'PASSED' as const, r: 'PASSED' as const } };
+  // p errors in a fixture's setup, q's module did not import (absent), r fails in its body.
+  const gold = { patch: 'gold' as const, repeat: 1, grade: report(['p', 'q', 'r']), tests: { f: 'PASSED' as const, p: 'ERROR' as const, r: 'FAILED' as const } };
+  const verdict = verdictOf([empty, gold], ['f'], ['p', 'q', 'r']);
+  assert.equal(verdict.status, 'gold-fails');
+  assert.deepEqual(verdict.errored_before_running, ['p', 'q']);
+  assert.match(verdict.reason ?? '', /3 test\(s\) do not pass with the gold patch: p, q, r; 2 of them errored before their body ran \(collection or setup/);
+  // Failures in the tests' bodies only: nothing is said about the phase.
+  const inBody = verdictOf([empty, { ...gold, grade: report(['r']), tests: { f: 'PASSED', p: 'PASSED', q: 'PASSED', r: 'FAILED' } }], ['f'], ['p', 'q', 'r']);
+  assert.equal(inBody.errored_before_running, undefined);
+  assert.doesNotMatch(inBody.reason ?? '', /errored/);
+});

@@ -55,7 +55,7 @@ const command = { name: 'dataset verify', usage: datasetVerifyUsage };
 function verdictLine(v: TaskVerdict): string {
   const runs = v.runs.map((r) => `${r.patch}${v.repeats > 1 ? ` #${r.repeat}` : ''} ${r.resolution}`).join(', ');
   const why = v.reason === undefined ? '' : `: ${v.reason}`;
-  return `${v.task_id} (line ${v.line}): ${v.status}${why}${runs === '' ? '' : ` [${runs}; ${(v.duration_ms / 1000).toFixed(1)} s]`}`;
+  return `${v.task_id} (line ${v.line}): ${v.status}${why}${runs === '' ? '' : ` [${runs}; ${(v.duration_ms / 1000).toFixed(1)} s]`}${v.environment === undefined ? '' : ` in ${v.environment}`}`;
 }
 
 export async function datasetVerify(argv: readonly string[], io: Io, cwd: string): Promise<number> {

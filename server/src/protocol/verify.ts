@@ -53,6 +53,17 @@ export const taskVerdictSchema = z.object({
   started_at: z.string(),
   duration_ms: z.number().nonnegative(),
   backend: z.enum(['docker', 'local']).optional(),
+  /**
+   * What the tests ran in, in words: the Python environment (its key, interpreter, the day it
+   * resolved as of and the resolver) on the local backend, the image on docker.
+   */
+  environment: z.string().optional(),
+  /**
+   * Of `failing`, the tests that never reached their body with the gold patch: reported ERROR
+   * (pytest: an error in collection or in a fixture's setup) or not in the log at all (a module
+   * that failed to import is not collected). These point at the environment, not the fix.
+   */
+  errored_before_running: z.array(z.string()).optional(),
 });
 export type TaskVerdict = z.infer<typeof taskVerdictSchema>;
 

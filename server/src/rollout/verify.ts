@@ -99,7 +99,7 @@ async function verifyOne(item: VerifyTask, options: VerifyOptions, track: (sandb
         const run = await runTaskTests(sandbox, task, { patch: patch === 'gold' ? gold : '', timeoutMs: options.testTimeoutMs });
         const record = await recordTestRun(options.runDir, run);
         const grade = run.record.grade;
-        graded.push({ patch, repeat, grade });
+        graded.push({ patch, repeat, grade, tests: run.record.tests });
         runs.push({
           patch,
           repeat,
@@ -109,7 +109,7 @@ async function verifyOne(item: VerifyTask, options: VerifyOptions, track: (sandb
         });
       }
     }
-    return { ...verdictOf(graded, fail.tests, pass.tests), runs, backend: sandbox.backend };
+    return { ...verdictOf(graded, fail.tests, pass.tests), runs, backend: sandbox.backend, ...(sandbox.environment === undefined ? {} : { environment: sandbox.environment }) };
   } catch (error) {
     const infrastructure = isInfrastructure(error);
     if (infrastructure !== undefined) return { ...none, runs, status: 'infrastructure', reason: `${infrastructure}: ${errorMessage(error)}` };

@@ -7,13 +7,16 @@
  * times, and a test whose outcome changes between identical runs is flaky and left out of the lists
  * (it says nothing about the patch, and would make the reward a coin toss).
  */
-import type { TestGrade } from '../protocol/testReport.js';
+import type { TestGrade, TestStatus } from '../protocol/testReport.js';
 import type { VerdictStatus } from '../protocol/verify.js';
+import { lookupStatus } from '../testing/index.js';
 
 export interface GradedRun {
   readonly patch: 'empty' | 'gold';
   readonly repeat: number;
   readonly grade: TestGrade;
+  /** Each test the log reported, with its status (the run record's `tests`). */
+  readonly tests?: Readonly<Record<string, TestStatus>>;
 }
 
 export interface VerdictFields {
@@ -22,6 +25,21 @@ export interface VerdictFields {
   readonly flaky: string[];
   readonly failing: string[];
   readonly passing_without_fix: string[];
+  readonly errored_before_running?: string[];
+}
+
+/**
+ * Failing tests that never reached their body in some gold run: ERROR in the log, or absent from a
+ * log that reported other tests (their module did not import, so nothing of it was collected).
+ */
+function erroredBeforeRunning(runs: readonly GradedRun[], failing: readonly string[]): string[] {
+  const gold = runs.filter((r) => r.patch === 'gold' && r.tests !== undefined);
+  return failing.filter((test) =>
+    gold.some((r) => {
+      const status = lookupStatus(new Map(Object.entries(r.tests ?? {})), test);
+      return status === 'ERROR' || (status === undefined && Object.keys(r.tests ?? {}).length > 0);
+    }),
+  );
 }
 
 /** Each task test's outcomes over the runs of one patch: true passed, false did not. */
@@ -65,7 +83,19 @@ export function verdictOf(runs: readonly GradedRun[], fail: readonly string[], p
   const failing = sorted([...gold].filter(([test, seen]) => !flakySet.has(test) && seen.some((x) => !x)).map(([test]) => test));
   const passingWithoutFix = sorted(kept(fail).filter((t) => (empty.get(t) ?? []).length > 0 && (empty.get(t) ?? []).every((x) => x)));
   const base = { flaky, failing, passing_without_fix: passingWithoutFix };
-  if (failing.length > 0) return { ...base, status: 'gold-fails', reason: `${failing.length} test(s) do not pass with the gold patch: ${failing.slice(0, 3).join(', ')}${failing.length > 3 ? ', …' : ''}` };
+  if (failing.length > 0) {
+    const errored = erroredBeforeRunning(runs, failing);
+    const phase =
+      errored.length === 0
+        ? ''
+        : `; ${errored.length === failing.length ? 'all of them' : `${errored.length} of them`} errored before their body ran (collection or setup: an ERROR, or not collected at all), which points at the environment rather than the fix`;
+    return {
+      ...base,
+      status: 'gold-fails',
+      reason: `${failing.length} test(s) do not pass with the gold patch: ${failing.slice(0, 3).join(', ')}${failing.length > 3 ? ', …' : ''}${phase}`,
+      ...(errored.length === 0 ? {} : { errored_before_running: errored }),
+    };
+  }
   const keptFail = kept(fail);
   if (keptFail.length === 0) return { ...base, status: 'flaky', reason: `every FAIL_TO_PASS test is flaky, so nothing is left to grade the fix by` };
   // With no patch the task must not resolve: some kept FAIL_TO_PASS test must fail every time.

@@ -110,6 +110,11 @@ export class DockerSandbox extends GitSandbox implements Sandbox {
     super();
   }
 
+  /** The image the task's commands run in. */
+  get environment(): string {
+    return `image ${this.spec.image ?? 'unknown'}`;
+  }
+
   /** Creates, starts and checks a container; on any failure nothing is left behind. */
   static async open(spec: SandboxSpec): Promise<DockerSandbox> {
     if (!spec.image) throw noImageError(spec.task);

@@ -130,18 +130,25 @@ export async function builtPythonEnv(request: PythonEnvRequest, task: string): P
   return { ok: true, key: env.key, root: envRoot };
 }
 
-async function builtEnvVariables(request: PythonEnvRequest, task: string, root: string, home: string): Promise<{ variables: Record<string, string>; asOf: string | undefined }> {
+/** A built environment in words: `py39-… (Python 3.9.18, as of 2023-09-06, uv 0.13.9)`. */
+export function environmentWords(key: string, record: { pythonVersion: string; asOf: string; resolver: string } | undefined): string {
+  return record === undefined ? key : `${key} (Python ${record.pythonVersion}, as of ${record.asOf}, ${record.resolver})`;
+}
+
+async function builtEnvVariables(request: PythonEnvRequest, task: string, root: string, home: string): Promise<{ variables: Record<string, string>; asOf: string | undefined; words: string }> {
   const built = await builtPythonEnv(request, task);
   if (!built.ok) throw built.error;
   const paths = envPaths(built.root, built.key);
-  const asOf = (await builtEnvRecord(built.root, built.key))?.asOf;
+  const record = await builtEnvRecord(built.root, built.key);
+  const asOf = record?.asOf;
+  const words = environmentWords(built.key, record);
   const pythonPath = pythonPathFolders(request, root).map((folder) => resolve(root, folder));
-  if (request.setup === undefined || request.setup.length === 0) return { variables: pythonEnvVariables(paths.bin, paths.venv, pythonPath, process.env), asOf };
+  if (request.setup === undefined || request.setup.length === 0) return { variables: pythonEnvVariables(paths.bin, paths.venv, pythonPath, process.env), asOf, words };
   // The repository's own install goes into a venv of this working copy's (pythonEnvOverlay.ts),
   // with the shared environment's bin after the overlay's on PATH.
   const overlay = await makeOverlayVenv(paths, join(home, 'venv'));
   const path = process.env['PATH'];
-  return { variables: pythonEnvVariables(overlay.bin, overlay.venv, pythonPath, { ...process.env, PATH: path === undefined || path === '' ? paths.bin : `${paths.bin}${delimiter}${path}` }), asOf };
+  return { variables: pythonEnvVariables(overlay.bin, overlay.venv, pythonPath, { ...process.env, PATH: path === undefined || path === '' ? paths.bin : `${paths.bin}${delimiter}${path}` }), asOf, words };
 }
 
 /** How long one setup command may take: a compiled repository (scikit-learn) builds for minutes. */
@@ -195,6 +202,8 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
   private readonly running = new Set<number>();
   /** PATH, PYTHONPATH and friends of the task's built Python environment, when it names one. */
   private pythonVariables: Record<string, string> = {};
+  /** The task's Python environment in words (`environmentWords`), when it names one. */
+  environment?: string;
 
   private constructor(
     readonly spec: SandboxSpec,
@@ -225,6 +234,7 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
       if (spec.pythonEnv !== undefined) {
         const built = await builtEnvVariables(spec.pythonEnv, spec.task, root, home);
         sandbox.pythonVariables = built.variables;
+        sandbox.environment = built.words;
         const setupBase = await runSetup(sandbox, spec.pythonEnv.setup ?? [], spec.task, built.asOf);
         if (setupBase !== undefined) sandbox.base = setupBase;
       }

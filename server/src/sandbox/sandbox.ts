@@ -53,6 +53,12 @@ export interface Sandbox {
   readonly workdir: string;
   /** The commit the task started from; `diff` and `reset` are relative to it. */
   readonly baseCommit: string;
+  /**
+   * What the task's commands run with, in words, for a verdict or a report to name: the Python
+   * environment on the local backend (key, interpreter, the day it resolved as of, resolver), the
+   * image on docker; absent when the commands run with the host's tools.
+   */
+  readonly environment?: string;
 
   exec(command: Command, options?: ExecOptions): Promise<ExecResult>;
   readFile(path: string): Promise<Buffer>;
