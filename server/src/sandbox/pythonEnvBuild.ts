@@ -39,6 +39,8 @@ export interface BuildEnvOptions {
   onLine?: (line: string) => void;
   /** Per pip command; the default allows slow mirrors and source builds. */
   timeoutMs?: number;
+  /** The wheel cache; default `wheelCacheOf(root)`, shared by every environment under the root. */
+  cacheDir?: string;
 }
 
 export interface BuiltEnv {
@@ -146,7 +148,7 @@ async function buildUnlocked(env: ResolvedPythonEnv, options: BuildEnvOptions, p
     const timeoutMs = options.timeoutMs ?? 30 * 60_000;
     const uv = uvBinary();
     const asOf = asOfFor(env);
-    const common = ['--exclude-newer', excludeNewerOf(asOf.day), '--cache-dir', wheelCacheOf(options.root), '--no-progress'];
+    const common = ['--exclude-newer', excludeNewerOf(asOf.day), '--cache-dir', options.cacheDir ?? wheelCacheOf(options.root), '--no-progress'];
     const say = options.onLine;
     const sayOption = say ? { onLine: say } : {};
 
