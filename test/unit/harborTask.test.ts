@@ -56,8 +56,20 @@ test('broken folders: TOML errors at their line and column, wrong types by key, 
   const types = await readHarborTask(typed);
   assert.equal(types.ok, false);
   if (!types.ok) {
-    assert.ok(types.problems.some((p) => /task\.toml: environment\.cpus: /.test(p)), types.problems.join('\n'));
-    assert.ok(types.problems.some((p) => /task\.toml: environment\.network_mode: /.test(p)), types.problems.join('\n'));
+    assert.ok(types.problems.some((p) => /task\.toml:3:1: environment\.cpus: /.test(p)), types.problems.join('\n'));
+    assert.ok(types.problems.some((p) => /task\.toml:4:1: environment\.network_mode: /.test(p)), types.problems.join('\n'));
+  }
+
+  // A time limit no timer can hold (Node fires it after 1 ms) is an error at its line, not a run
+  // that is recorded as not gradable every time.
+  const forever = join(dir, 'forever');
+  cpSync(join(fixtures, 'simple-task'), forever, { recursive: true });
+  writeFileSync(join(forever, 'task.toml'), '[task]\nname = "x"\n\n[verifier]\n  timeout_sec = 99999999999999\n[agent]\n"timeout_sec" = 1e400\n');
+  const huge = await readHarborTask(forever);
+  assert.equal(huge.ok, false);
+  if (!huge.ok) {
+    assert.ok(huge.problems.some((p) => /task\.toml:5:3: verifier\.timeout_sec: must be at most 2147483 seconds \(24\.8 days\)/.test(p)), huge.problems.join('\n'));
+    assert.ok(huge.problems.some((p) => /task\.toml:7:1: agent\.timeout_sec: /.test(p)), huge.problems.join('\n'));
   }
 
   const bare = join(dir, 'bare');

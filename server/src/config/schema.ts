@@ -6,6 +6,7 @@
  * against the emitted JSON Schema.
  */
 import { z } from 'zod';
+import { timerSeconds } from '../protocol/durations.js';
 import { containerCapabilities } from '../protocol/sandbox.js';
 
 /** Extra metadata that the JSON Schema carries for hover and the generated reference. */
@@ -103,7 +104,7 @@ const backends = z
     ),
     embedded_context_size: meta(posInt().min(512).max(131072).default(8192), 'Context window of the embedded model: the prompt and the reply together.', { unit: 'tokens' }),
     embedded_threads: meta(posInt().max(1024).nullable().default(null), 'CPU threads of the embedded model; null uses every core.'),
-    request_timeout: meta(z.number().gt(0).default(120), 'Time limit of one request to a model endpoint.', { unit: 's' }),
+    request_timeout: meta(timerSeconds().default(120), 'Time limit of one request to a model endpoint.', { unit: 's' }),
     request_retries: meta(nonNegInt().max(20).default(3), 'Retries of a model request after a timeout, HTTP 429 or 5xx, with exponential backoff.'),
     dtype: meta(z.enum(dtypes).default('bf16'), 'Weight dtype of the served models; also used by the GPU memory estimate.'),
     device_map_planner: meta(
@@ -217,9 +218,9 @@ const env = z
       posInt().nullable().default(null),
       'Most repository operations (explore, repair, submit) per episode; null is unlimited.',
     ),
-    step_timeout: meta(z.number().gt(0).default(600), 'Time one environment step may take; the episode ends with step_timeout after it.', { unit: 's' }),
+    step_timeout: meta(timerSeconds().default(600), 'Time one environment step may take; the episode ends with step_timeout after it.', { unit: 's' }),
     episode_timeout: meta(
-      z.number().gt(0).default(3600),
+      timerSeconds().default(3600),
       'Time one episode may take, agent included; it ends with episode_timeout after it.',
       { unit: 's' },
     ),
@@ -245,7 +246,7 @@ const env = z
     prepull_max_workers: meta(posInt().max(256).default(40), 'Parallel image pulls.'),
     prepull_retries: meta(nonNegInt().max(100).default(5), 'Retries per image pull.'),
     prepull_delay: meta(z.number().min(0).default(5), 'Pause between pull retries.', { unit: 's' }),
-    prepull_timeout: meta(z.number().gt(0).default(300), 'Time limit of one image pull.', { unit: 's' }),
+    prepull_timeout: meta(timerSeconds().default(300), 'Time limit of one image pull.', { unit: 's' }),
   })
   .meta({ description: 'The planner environment: limits, rewards and images.' });
 
@@ -261,8 +262,8 @@ const sandbox = z
     ),
     cpus: meta(z.number().gt(0).max(1024).nullable().default(2), 'CPUs one sandbox may use (Docker only); null for no limit.'),
     pids: meta(posInt().nullable().default(1024), 'Most processes in one sandbox (Docker only); null for no limit.'),
-    command_timeout: meta(z.number().gt(0).default(900), 'Time limit of one command in a sandbox (exploration commands, patch applies, diffs and every other git operation); the command is killed after it. Test runs have their own limit, test_timeout.', { unit: 's' }),
-    test_timeout: meta(z.number().gt(0).default(1800), 'Time limit of one run of a task\'s tests.', { unit: 's' }),
+    command_timeout: meta(timerSeconds().default(900), 'Time limit of one command in a sandbox (exploration commands, patch applies, diffs and every other git operation); the command is killed after it. Test runs have their own limit, test_timeout.', { unit: 's' }),
+    test_timeout: meta(timerSeconds().default(1800), 'Time limit of one run of a task\'s tests.', { unit: 's' }),
     output_limit: meta(
       z.string().regex(memorySizePattern, 'use a size such as 1MiB').default('1MiB'),
       'Output kept per stream of one command; the rest is counted and dropped with a marker.',

@@ -12,8 +12,10 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse, TomlError } from 'smol-toml';
 import { z } from 'zod';
+import { timerSeconds } from '../protocol/durations.js';
+import { tomlKeyPosition } from './tomlPosition.js';
 
-const seconds = z.number().positive();
+const seconds = timerSeconds();
 
 /** The part of `task.toml` a conversion reads; every other key passes through untouched. */
 export const harborTaskTomlSchema = z
@@ -70,7 +72,12 @@ export async function readHarborTask(dir: string): Promise<HarborTaskRead> {
     try {
       const parsed = harborTaskTomlSchema.safeParse(parse(text));
       if (parsed.success) config = parsed.data;
-      else for (const issue of parsed.error.issues.slice(0, 5)) problems.push(`${tomlPath}: ${issue.path.join('.')}: ${issue.message}; fix the value or remove the key`);
+      else {
+        for (const issue of parsed.error.issues.slice(0, 5)) {
+          const at = tomlKeyPosition(text, issue.path as (string | number)[]);
+          problems.push(`${tomlPath}${at === undefined ? '' : `:${at.line}:${at.column}`}: ${issue.path.join('.')}: ${issue.message}; fix the value or remove the key`);
+        }
+      }
     } catch (error) {
       if (error instanceof TomlError) problems.push(`${tomlPath}:${error.line}:${error.column}: not valid TOML (${error.message.split('\n')[0] ?? ''})`);
       else throw error;

@@ -7,6 +7,7 @@
  * because the original system ignored keys it did not know and real datasets carry a few.
  */
 import { z } from 'zod';
+import { timerSeconds } from '../protocol/durations.js';
 import { controlCharacterClass, firstControlCharacter } from '../protocol/terminalText.js';
 import { certificationSchema } from '../protocol/verify.js';
 
@@ -238,7 +239,7 @@ const verifier = z
       z.string().min(1),
       'The folder holding the verifier\'s `test.sh` (a Harbor task\'s `tests/`); a relative path resolves against the JSONL file\'s folder. At submit it is placed at `/tests` (docker) or in the working copy\'s scratch folder with its absolute paths rewritten (local).',
     ),
-    timeout_sec: described(z.number().positive().optional(), 'Time `test.sh` may take (Harbor\'s `[verifier] timeout_sec`); replaces the config\'s `sandbox.test_timeout` for this task. A verifier that runs out of time cannot be graded.'),
+    timeout_sec: described(timerSeconds().optional(), 'Time `test.sh` may take (Harbor\'s `[verifier] timeout_sec`); replaces the config\'s `sandbox.test_timeout` for this task. A verifier that runs out of time cannot be graded.'),
     env: described(
       z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'use a shell variable name: letters, digits and _, not starting with a digit'), z.string()).default({}),
       'Environment variables `test.sh` runs with (Harbor\'s `[verifier] env`).',
@@ -255,7 +256,7 @@ export const taskEntrySchema = z
     sandbox: taskSandboxSchema,
     max_steps: described(z.int().min(1).optional(), 'Step limit for this task; the effective limit is min(task.max_steps, env.max_steps).'),
     episode_timeout: described(
-      z.number().positive().optional(),
+      timerSeconds().optional(),
       'Time limit of one episode of this task in seconds; the effective limit is min(task.episode_timeout, env.episode_timeout). A converted Harbor task gets its agent\'s and verifier\'s timeouts added, since the episode\'s clock covers the submit\'s verification.',
     ),
     issue: issue.optional(),
