@@ -253,6 +253,7 @@ test('the generated eval script applies the test patch, brackets the tests, rest
 
 test('SWE-bench Lite rows, which carry no harness spec, get the python_env of their repository and version from --env-specs rows', async () => {
   const { envSpecsFrom, envSpecKey } = await import('../../server/src/datasets/swebenchEnv.js');
+  const { specDate } = await import('../../server/src/datasets/specDates.js');
   const specs = envSpecsFrom(verifiedRows());
   assert.ok(specs.size > 40, `${specs.size} environments`);
   const lite = swebenchLiteRows();
@@ -266,7 +267,9 @@ test('SWE-bench Lite rows, which carry no harness spec, get the python_env of th
     }
     fromSpecs++;
     assert.ok(c.notes.includes('python-env-from-specs'));
-    assert.deepEqual(c.task.sandbox.python_env, { ...(known.python === undefined ? {} : { python: known.python }), packages: known.packages });
+    // The day comes from the specification's own table entry (datasets/specDates.ts), whichever source gave the packages.
+    const day = specDate(String(row['repo']), String(row['version'])).date;
+    assert.deepEqual(c.task.sandbox.python_env, { ...(known.python === undefined ? {} : { python: known.python }), packages: known.packages, as_of: day });
   }
   assert.ok(fromSpecs > 150, `${fromSpecs} of ${lite.length} Lite rows got an environment`);
   // Without the specs or the tables a Lite row has none.
