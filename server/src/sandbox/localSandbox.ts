@@ -20,6 +20,7 @@ import { isWithin } from '../util/pathWithin.js';
 import { OutputCapture } from './outputCapture.js';
 import { builtEnvRecord, envPaths, pythonEnvsRoot, pythonEnvVariables, pythonPathFolders, resolvePythonEnv } from './pythonEnv.js';
 import { GitSandbox } from './gitSandbox.js';
+import { forgetOrigin, historyUpTo } from './history.js';
 import { asOfIndex } from './asOfIndex.js';
 import { makeOverlayVenv } from './pythonEnvOverlay.js';
 import { checkOutBase, gradingBase } from './repoOps.js';
@@ -36,47 +37,22 @@ async function hostGit(args: readonly string[], cwd: string): Promise<void> {
   });
 }
 
-/** Runs `git` on the host and tells whether it exited 0, for questions (`cat-file -e`). */
-async function hostGitOk(args: readonly string[], cwd: string): Promise<boolean> {
-  return hostGit(args, cwd).then(
-    () => true,
-    () => false,
-  );
-}
-
-/** `git rev-parse` of a commit in `repo`: its full id, or undefined when `repo` does not have it. */
-async function fullCommitId(repo: string, commit: string): Promise<string | undefined> {
-  return new Promise((done) => {
-    const child = spawn('git', ['rev-parse', '--verify', '--quiet', `${commit}^{commit}`], { cwd: repo, stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    child.on('error', () => done(undefined));
-    child.on('close', (code) => done(code === 0 && /^[0-9a-f]{40,64}$/.test(out.trim()) ? out.trim() : undefined));
-  });
-}
-
 /**
- * A working copy of `source` in `target`: a `git clone` of a repository (its HEAD commit; the
- * source is never changed), or a copy of a plain folder (empty or not) committed once so it has a base.
+ * A working copy of `source` in `target`: for a repository, a clone of its history up to the
+ * task's commits (`history.ts`: the base commit and the commits its test command names, with
+ * their ancestors and tags, and nothing later, so the sandbox holds no future), with no remote and
+ * no reflog; for a plain folder (empty or not), a copy committed once so it has a base. The source
+ * is never changed.
  *
- * From a shallow source (`git clone --depth 1`, then `git fetch --depth 1 origin <sha>` for each
- * commit a dataset names) `git clone` does not copy the object store as it does for a local
- * repository: it fetches, and brings only what the source's branches and tags reach. A commit the
- * source holds with no ref to it would be missing from the copy, and the task refused with "its
- * base commit … is not in" the repository that has it. So each of `commits` (the task's base
- * commit, the commits its test command names) that the copy lacks and the source has is fetched
- * from the source by id, its missing parents recorded as a shallow boundary (`--update-shallow`).
+ * A shallow source (`git clone --depth 1`, then `git fetch --depth 1 origin <sha>` for each commit
+ * a dataset names) is fine: the history copy fetches the commits by id, their missing parents
+ * recorded as a shallow boundary.
  */
 async function makeWorkingCopy(source: string, target: string, commits: readonly string[] = []): Promise<void> {
   if (existsSync(join(source, '.git'))) {
-    await hostGit(['clone', '--quiet', '--no-hardlinks', source, target], dirname(target));
-    for (const commit of new Set(commits)) {
-      if (await hostGitOk(['cat-file', '-e', `${commit}^{commit}`], target)) continue;
-      const id = await fullCommitId(source, commit);
-      // Not in the source either: checkOutBase (or the test command) says so.
-      if (id === undefined) continue;
-      await hostGit(['-c', 'uploadpack.allowAnySHA1InWant=true', 'fetch', '--quiet', '--no-tags', '--update-shallow', '--', source, id], target);
-    }
+    const history = await historyUpTo(source, commits);
+    await hostGit(['clone', '--quiet', history, target], dirname(target));
+    await forgetOrigin(target);
     return;
   }
   await cp(source, target, { recursive: true });

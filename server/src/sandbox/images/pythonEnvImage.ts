@@ -6,8 +6,8 @@
  *   from a wheelhouse of the local environment of that key (`ensureWheelhouse`: no network during
  *   the build, and the same versions as the local environment);
  * - the task's own image (its `docker_image`): that environment plus the task's repository, cloned
- *   from a git bundle of `local_repo` so every commit is there and the sandbox can check out the
- *   base, with the repository's folders first on PYTHONPATH.
+ *   from a git bundle of `local_repo`'s history up to the task's commit (`history.ts`: the base and
+ *   its ancestors, nothing later), so the sandbox can check out the base and cannot find the fix, with the repository's folders first on PYTHONPATH.
  *
  * Both go through `buildContextImage`, so each is rebuilt only when its context or base changes.
  */
@@ -20,6 +20,7 @@ import { promisify } from 'node:util';
 import { imageTag } from '../../protocol/images.js';
 import { shellQuote } from '../commandScript.js';
 import { ensureWheelhouse, type BuiltEnv } from '../pythonEnvBuild.js';
+import { historyUpTo } from '../history.js';
 import { buildContextImage } from './contextImage.js';
 import type { BuildOutcome } from './existingImage.js';
 import { ImageBuildError } from './imageError.js';
@@ -90,7 +91,10 @@ export async function buildTaskImage(docker: Docker, input: TaskImageInput): Pro
   const context = await mkdtemp(join(tmpdir(), 'gp-task-image-'));
   try {
     try {
-      await execFileAsync('git', ['-C', input.repo, 'bundle', 'create', join(context, 'repo.bundle'), '--all'], { maxBuffer: 16 * 1024 * 1024 });
+      // From the repository's history up to the task's commit only (history.ts), so the image
+      // holds no commit later than the task's base.
+      const history = await historyUpTo(input.repo, input.commit === undefined ? [] : [input.commit]);
+      await execFileAsync('git', ['-C', history, 'bundle', 'create', join(context, 'repo.bundle'), '--all'], { maxBuffer: 16 * 1024 * 1024 });
     } catch (error) {
       throw new ImageBuildError(`Cannot bundle the repository ${input.repo} for ${input.tag}: ${(error as Error).message.split('\n')[0] ?? ''}. local_repo must be a git repository with at least one commit.`, 'recipe');
     }
@@ -101,7 +105,7 @@ export async function buildTaskImage(docker: Docker, input: TaskImageInput): Pro
       '# Written by gp env build: a task\'s repository on top of its Python environment.',
       `FROM ${input.envTag}`,
       'COPY repo.bundle /tmp/repo.bundle',
-      `RUN git clone -q /tmp/repo.bundle ${shellQuote(workdir)}${checkout} && git -C ${shellQuote(workdir)} remote remove origin && rm /tmp/repo.bundle`,
+      `RUN git clone -q /tmp/repo.bundle ${shellQuote(workdir)}${checkout} && git -C ${shellQuote(workdir)} remote remove origin && git -C ${shellQuote(workdir)} config core.logAllRefUpdates false && rm -rf ${shellQuote(posix.join(workdir, '.git', 'logs'))} /tmp/repo.bundle`,
       `ENV PYTHONPATH=${pythonPath}`,
       `WORKDIR ${workdir}`,
       'CMD ["bash"]',
