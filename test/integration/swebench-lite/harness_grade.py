@@ -29,7 +29,7 @@ def main():
     bare_package("swebench", f"{root}/swebench")
     bare_package("swebench.harness", f"{root}/swebench/harness")
     grading = importlib.import_module("swebench.harness.grading")
-    parsers = importlib.import_module("swebench.harness.log_parsers")
+    python_parsers = importlib.import_module("swebench.harness.log_parsers.python")
     instances = {}
     with open(instances_file, encoding="utf-8") as f:
         for line in f:
@@ -41,9 +41,8 @@ def main():
             continue
         request = json.loads(line)
         row = instances[request["instance_id"]]
-        # swebench 5 names each repository's parser `parse_log_<name>` in its registry.
-        name = row["repo"].split("/")[1].replace("-", "_")
-        parse = parsers.PARSER_REGISTRY.get(f"parse_log_{name}", parsers.PARSER_REGISTRY["parse_log_pytest"])
+        # The harness's table of each Python repository's parser (scikit-learn's is parse_log_scikit).
+        parse = python_parsers.MAP_REPO_TO_PARSER_PY[row["repo"]]
         with open(request["log"], encoding="utf-8", errors="replace") as f:
             log = f.read()
         status_map = parse(log, None)
