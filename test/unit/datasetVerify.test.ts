@@ -191,4 +191,10 @@ test('verdicts from grades: a test passing in one gold run and failing in anothe
   assert.equal(verdictOf([empty1, { ...gold2, repeat: 1 }], ['f'], ['p']).status, 'gold-fails');
   assert.equal(verdictOf([{ ...gold1, patch: 'empty' }, gold1], ['f'], ['p']).status, 'empty-passes');
   assert.equal(verdictOf([empty1, { patch: 'gold', repeat: 1, grade: { kind: 'invalid', reason: 'pytest collected no tests' } }], ['f'], ['p']).status, 'not-gradable');
+  // A run that only our strictness rule refused to grade says so in the verdict; one the harness refused as well names no rule.
+  const refused = verdictOf([empty1, { patch: 'gold', repeat: 1, grade: { kind: 'invalid', reason: 'interrupted', rule: 'pytest-no-outcome' } }], ['f'], ['p']);
+  assert.deepEqual([refused.status, refused.strictness], ['not-gradable', ['pytest-no-outcome']]);
+  assert.equal(verdictOf([empty1, { patch: 'gold', repeat: 1, grade: { kind: 'invalid', reason: 'no markers' } }], ['f'], ['p']).strictness, undefined);
+  const witnessed = verdictOf([empty1, { ...gold2, repeat: 1, grade: { ...gold2.grade, harness: 'RESOLVED_FULL', strictness: ['junit-report'] } }], ['f'], ['p']);
+  assert.deepEqual([witnessed.status, witnessed.strictness], ['gold-fails', ['junit-report']]);
 });

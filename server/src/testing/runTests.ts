@@ -76,7 +76,8 @@ function testSection(output: string): TestOutputResult {
 export function harnessViewOf(task: TaskEntry, output: string, exitCode: number | null): HarnessView {
   const section = testSection(output);
   const parser = harnessParserOf(task.repo) ?? harnessParserFor(parseTestOutput(section.ok ? section.output : output).parser);
-  return harnessView(output, exitCode, parser);
+  // A command that prints the start marker is an evaluation script, whose log the harness reads only with its markers.
+  return harnessView(output, exitCode, parser, (task.sandbox.test_command ?? '').includes(startMarker));
 }
 
 function hasGoldLists(task: TaskEntry): boolean {

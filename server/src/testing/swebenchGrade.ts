@@ -25,12 +25,14 @@ export interface HarnessView {
 }
 
 /**
- * The harness's view of a test command's output. Output without the markers (a test command of
- * our own, not `eval.sh`) is read as the harness would read it between them.
+ * The harness's view of a test command's output. `evalScript` says whether the command is an
+ * evaluation script that writes the markers (its output must have them, as the harness requires);
+ * the output of a test command of our own has none and is read as the harness would read it
+ * between them.
  */
-export function harnessView(output: string, exitCode: number | null, parser: HarnessParserName): HarnessView {
+export function harnessView(output: string, exitCode: number | null, parser: HarnessParserName, evalScript: boolean): HarnessView {
   const content = universalNewlines(output);
-  if (!content.includes(startMarker) && !content.includes(endMarker)) {
+  if (!evalScript && !content.includes(startMarker) && !content.includes(endMarker)) {
     return { parser, eval: logsEval(`${startMarker}\n${content}\n${endMarker}\n`, parser), runExitCode: exitCode };
   }
   return { parser, eval: logsEval(content, parser), runExitCode: exitCode === null ? null : recordedExitCode(content) };

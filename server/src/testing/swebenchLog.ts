@@ -42,7 +42,8 @@ export function universalNewlines(text: string): string {
   return text.replace(/\r\n?/g, '\n');
 }
 
-export type LogsEval = { readonly found: true; readonly tests: StatusMap } | { readonly found: false; readonly reason: string };
+/** `crashed` when the harness's parser raises on the log, which the harness reports as an error of the instance. */
+export type LogsEval = { readonly found: true; readonly tests: StatusMap } | { readonly found: false; readonly reason: string; readonly crashed?: true };
 
 function parse(parser: HarnessParserName, text: string): StatusMap {
   return harnessParsers[parser](text);
@@ -61,7 +62,7 @@ export function logsEval(content: string, parser: HarnessParserName): LogsEval {
     // Results printed outside the markers (stdout and stderr interleaved) are read from the whole log.
     if (tests.size === 0) tests = parse(parser, content);
   } catch (error) {
-    if (error instanceof HarnessParserCrash) return { found: false, reason: `the harness's ${parser} fails on this log (${error.message}), so the harness reports the instance as an error` };
+    if (error instanceof HarnessParserCrash) return { found: false, reason: `the harness's ${parser} fails on this log (${error.message}), so the harness reports the instance as an error`, crashed: true };
     throw error;
   }
   if (tests.size === 0 && !suiteRan.test(content)) return { found: false, reason: 'no test result was found in the log and nothing in it shows that the tests ran' };

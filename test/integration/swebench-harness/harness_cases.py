@@ -15,6 +15,8 @@ harness's function of that name returns for it:
   the log is found) the tests report and the resolution;
 - repo_parsers {}: for each repository of MAP_REPO_TO_PARSER_PY, the registry names of its parser.
 
+When the harness's function raises (a parser that fails on a log), the answer is {"raised": NAME}.
+
 Status maps travel as [id, status] pairs, because the order of a map decides which of several
 prefix matches a truncated id takes. The harness's packages `swebench` and `swebench.harness` are
 made here as empty modules whose `__path__` points at their folders: their `__init__` files import
@@ -102,7 +104,12 @@ def main():
     grading, parsers, python_parsers = load(sys.argv[1])
     for line in sys.stdin:
         if line.strip():
-            print(json.dumps(answer(grading, parsers.PARSER_REGISTRY, python_parsers, json.loads(line)), ensure_ascii=False))
+            request = json.loads(line)
+            try:
+                reply = answer(grading, parsers.PARSER_REGISTRY, python_parsers, request)
+            except Exception as error:  # The harness raising is an answer too: the instance errors.
+                reply = {"raised": type(error).__name__}
+            print(json.dumps(reply, ensure_ascii=False))
 
 
 if __name__ == "__main__":
