@@ -137,6 +137,8 @@ test('the whole dataset, resumed with --repeat 2 and --parallel 2: every verdict
   assert.deepEqual(v.get('flaky')?.flaky, ['tests/test_calc.py::test_flaky']);
   assert.equal(v.get('flaky')?.runs.length, 4, 'two repeats of two runs');
   assert.match(v.get('not-gradable')?.reason ?? '', /not gradable: pytest could not start the run/);
+  // The harness reads pytest's "ERROR: file or directory not found" as a result and would grade the run unresolved, so the verdict names our rule.
+  assert.deepEqual(v.get('not-gradable')?.strictness, ['pytest-no-outcome']);
   assert.match(v.get('cannot-run')?.reason ?? '', /no-such-repo/);
   assert.equal(v.get('certified')?.runs.length, 2, 'the resumed verdict was not run again (one repeat)');
   // The runs already made were kept: the resume only added the six new tasks' runs.

@@ -24,14 +24,6 @@ export interface ParsedTestLog {
    * tests reported before that.
    */
   readonly complete: boolean;
-  /**
-   * The tests as SWE-bench's own parser for the repository reads the same log (harnessParsers.ts),
-   * when the caller asked for it: for pytest, only lines that state the status first (the `-rA`
-   * summary), so a test skipped at run time (whose summary line carries no id) or known only from
-   * a verbose line is missing, as the harness has it. Grading uses this map; `tests` keeps
-   * everything for people to read.
-   */
-  readonly graded?: StatusMap;
 }
 
 // Colour and cursor sequences (CSI); pytest with --color=yes and Django both emit them.
