@@ -80,6 +80,56 @@ function keptLogCases(): Named[] {
     });
 }
 
+/**
+ * Logs put together at random (a fixed seed, so every run checks the same ones) from the pieces
+ * the parsers treat specially: status words first and last, ids with brackets and spaces, `" - "`,
+ * colour codes and control characters, Python-only whitespace, Django's ` ... ` results and
+ * headers, sympy's marks and rules, the markers and exit-status lines.
+ */
+function generatedCases(count: number): Named[] {
+  let seed = 20261127;
+  const next = (n: number): number => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const pick = <T,>(items: readonly T[]): T => items[next(items.length)] as T;
+  const words = ['PASSED', 'FAILED', 'ERROR', 'SKIPPED', 'XFAIL', 'XPASS', 'PASSED:', 'ok', 'OK', 'F', 'E', 'f', 's', 'FAIL:', 'ERROR:', 'expected failure', '...', ' ... ', '-', ' - ', '[100%]', '[ 50%]', '[1]'];
+  const ids = ['tests/a.py::t', 'tests/a.py::t[a b]', 'tests/a.py::t[a', 't[/tmp/x/y.dcm]', 'test_x (app.T)', 'test_x (app.T.test_x)', 'test_y', 'sympy/a.py:test_y', 'lib/a.py::c[MouseButton.LEFT]', '[2]', 't[a]b'];
+  const glue = [' ', '  ', '\t', '\u001c', '\u00a0', '\ufeff', '\r', '\u001b[32m', '\u001b[0m', '[1;31m', '', ' - reason', ' ... ', '_____ '];
+  const specials = ['>>>>> Start Test Output', '>>>>> End Test Output', '>>>>> Test Exit Code: 1', '>>>>> Test Exit Code: 0', 'System check identified no issues (0 silenced).', 'ok', '3 passing', ''];
+  const statuses = ['PASSED', 'FAILED', 'ERROR', 'SKIPPED', 'XFAIL', 'XPASS', 'PASSED:'];
+  const tails = ['', '', ' - reason - more', ' [100%]', ' [ 50%]', '\r', ' PASSED', ' (0 silenced)'];
+  const separator = (): string => pick([' ', ' ', ' ', '  ', '\t', '\u001c', '\u00a0', '\ufeff', '\u001b[0m ', ' [1;31m']);
+  const junk = (): string => {
+    const parts: string[] = [];
+    for (let i = 0, n = 1 + next(5); i < n; i++) parts.push(pick([pick(words), pick(ids), pick(glue)]));
+    return parts.join(pick([' ', '', ' ... ']));
+  };
+  const line = (): string => {
+    const r = next(10);
+    if (r < 4) return `${pick(['', '', '\u001b[32m', ' '])}${pick(statuses)}${separator()}${pick(ids)}${pick(tails)}`;
+    if (r < 6) return `${pick(ids)}${separator()}${pick(statuses)}${pick(tails)}`;
+    if (r === 6) return `${pick(ids)} ... ${pick(['ok', 'OK', ' OK', 'FAIL', 'ERROR', "skipped 'x'", 'expected failure', 'System check identified no issues (0 silenced).'])}`;
+    if (r === 7) return `${pick(['test_a', 'test_b', '  test_c'])} ${pick(['ok', 'F', 'E', 'f', 's', 'X'])}${pick(['', ' ', '\r'])}`;
+    if (r === 8) return pick(specials);
+    return junk();
+  };
+  const parsers = ['parse_log_pytest', 'parse_log_pytest_options', 'parse_log_matplotlib', 'parse_log_pytest_v2', 'parse_log_seaborn', 'parse_log_django', 'parse_log_sympy'];
+  return Array.from({ length: count }, (_, i): Named => {
+    const newline = pick(['\n', '\n', '\r\n']);
+    const lines = (): string => Array.from({ length: 1 + next(12) }, line).join(newline);
+    const parser = pick(parsers);
+    if (i % 2 === 0) return { kind: 'parse', parser, log: lines(), name: `generated log ${i} by ${parser}` };
+    // An evaluation log: mostly well formed, sometimes a marker missing, doubled or out of order.
+    const [before, inside, after] = [lines(), lines(), lines()];
+    const shape = next(8);
+    const [first, second] = shape === 0 ? [specials[1], specials[0]] : shape === 1 ? ['', specials[1]] : [`+ : '${specials[0]}'`, `+ : '${specials[1]}'`];
+    const exit = pick(['', specials[2], specials[3]]);
+    const log = [shape < 6 ? '' : before, first, inside, second, exit, shape === 7 ? after : ''].join(newline);
+    return { kind: 'logs_eval', parser, log, name: `generated evaluation log ${i} by ${parser}` };
+  });
+}
+
 const pairsOf = (map: StatusMap): Pairs => [...map.entries()];
 const statusMap = (pairs: Pairs): StatusMap => new Map(pairs);
 
@@ -166,7 +216,8 @@ function ruleOf(grade: TestGrade): string[] {
 const upstream = upstreamCases();
 const crafted = craftedCases();
 const kept = keptLogCases();
-const all = [...upstream.cases, ...crafted, ...kept];
+const generated = generatedCases(600);
+const all = [...upstream.cases, ...crafted, ...kept, ...generated];
 const request = (c: Named): Record<string, unknown> => {
   if (c.kind !== 'evaluate') return c;
   const parser = repoHarnessParsers[c.repo];
@@ -236,6 +287,10 @@ test('every case agrees with the harness, or is stricter by a rule our grade nam
   const upstreamAgree = upstream.cases.filter((c, i) => ours(c) !== undefined && JSON.stringify(ours(c)) === JSON.stringify(harnessShape(answers[i]))).length;
   t.diagnostic(`SWE-bench's own cases: ${upstreamAgree} of ${upstream.cases.length} agree (${notPorted.filter((n) => upstream.cases.some((c) => n.startsWith(c.name))).length} use another language's parser)`);
   t.diagnostic(`all cases: ${agree} agree, ${stricter} stricter by a named rule, ${differences.length} differ, ${notPorted.length} not ported, of ${all.length}`);
+  // The generated logs must exercise the parsers: most of them give the harness some result.
+  const productive = generated.filter((_, i) => JSON.stringify(answers[upstream.cases.length + crafted.length + kept.length + i]).includes('",')).length;
+  t.diagnostic(`generated logs with a result: ${productive} of ${generated.length}`);
+  assert.ok(productive > generated.length / 2, `${productive} of ${generated.length}`);
   assert.deepEqual(differences, []);
   // Only the JavaScript parsers of SWE-bench's marker tests are not ours to port.
   assert.deepEqual(notPorted.map((n) => n.replace(/^.*\((.*)\)$/, '$1')).sort(), ['parse_log_chart_js', 'parse_log_chart_js', 'parse_log_marked', 'parse_log_marked']);
