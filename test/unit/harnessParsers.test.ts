@@ -124,3 +124,12 @@ test('each repository gets the harness\'s parser, whatever the case of its name'
   assert.equal(harnessParserOf('https://github.com/mwaskom/seaborn'), 'parse_log_seaborn');
   assert.equal(harnessParserOf('someone/else'), undefined);
 });
+
+test('parse_log_sympy: a long line of spaces and .py: pieces is read in linear time', () => {
+  const line = `${' a.py:'.repeat(100_000)} x`;
+  const started = performance.now();
+  const result = runHarnessParser('parse_log_sympy', `${line}\ntest_a ok\n`);
+  assert.ok(performance.now() - started < 2000, 'the backtracking regular expression would take minutes here');
+  assert.equal(result.get('test_a'), 'PASSED');
+  assert.equal(result.size, 2);
+});
