@@ -73,11 +73,11 @@ function testSection(output: string): TestOutputResult {
  * The harness's view of a run of a task: its parser for the task's repository, or, for a
  * repository its table does not list, the one of the family our reading of the output found.
  */
-export function harnessViewOf(task: TaskEntry, output: string, exitCode: number | null): HarnessView {
+export function harnessViewOf(task: TaskEntry, output: string, exitCode: number | null, command = task.sandbox.test_command ?? ''): HarnessView {
   const section = testSection(output);
   const parser = harnessParserOf(task.repo) ?? harnessParserFor(parseTestOutput(section.ok ? section.output : output).parser);
   // A command that prints the start marker is an evaluation script, whose log the harness reads only with its markers.
-  return harnessView(output, exitCode, parser, (task.sandbox.test_command ?? '').includes(startMarker));
+  return harnessView(output, exitCode, parser, command.includes(startMarker));
 }
 
 function hasGoldLists(task: TaskEntry): boolean {
@@ -89,6 +89,8 @@ export interface GradeInput {
   readonly output: string;
   readonly exitCode: number | null;
   readonly witnessed?: StatusMap;
+  /** The test command that ran, when it is not the task's own. */
+  readonly command?: string;
 }
 
 /**
@@ -103,7 +105,7 @@ export function gradeTask(task: TaskEntry, run: GradeInput, patch: string | null
     if (!f2p.ok) return { kind: 'invalid', reason: f2p.message };
     if (!p2p.ok) return { kind: 'invalid', reason: p2p.message };
     const gold = { FAIL_TO_PASS: f2p.tests, PASS_TO_PASS: p2p.tests };
-    return gradeSwebench({ view: harnessViewOf(task, run.output, run.exitCode), gold, patch, ...(run.witnessed === undefined ? {} : { witnessed: run.witnessed }) });
+    return gradeSwebench({ view: harnessViewOf(task, run.output, run.exitCode, run.command), gold, patch, ...(run.witnessed === undefined ? {} : { witnessed: run.witnessed }) });
   }
   const section = testSection(run.output);
   if (!section.ok) return { kind: 'invalid', reason: section.message };
@@ -168,12 +170,12 @@ export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: R
   const section = testSection(output);
   const { parser, parsed } = parseTestOutput(section.ok ? section.output : output, task.repo);
   const exitCode = result.timedOut ? null : result.exitCode;
-  const view = harnessViewOf(task, output, exitCode);
+  const view = harnessViewOf(task, output, exitCode, given);
   // pytest's own report, read back and removed whether or not this parser uses it; it checks what grading reads.
   const witness: JunitWitness = await readJunitWitness(sandbox, junit, { output, command, parser, repo: task.repo, tests: view.eval.found ? view.eval.tests : new Map() }, split.report);
   // Without an explicit patch, the change under test is whatever differs from the base commit.
   const patch = options.patch === undefined ? await sandbox.diff() : options.patch;
-  const graded = gradeTask(task, { output, exitCode, ...(witness.tests === undefined ? {} : { witnessed: witness.tests }) }, patch);
+  const graded = gradeTask(task, { output, exitCode, command: given, ...(witness.tests === undefined ? {} : { witnessed: witness.tests }) }, patch);
   const grade: TestGrade =
     noEnvironment !== undefined
       ? { kind: 'invalid', reason: noEnvironment }
