@@ -91,6 +91,7 @@ test('an honest fix: the report agrees with the log test by test and the run is 
   const { record, output } = await runIn({ 'calc.py': fixed });
   assert.equal(record.exitCode, 0, output);
   assert.equal(record.crossCheck?.state, 'agreed', JSON.stringify(record.crossCheck));
+  assert.equal(record.harnessParser, 'parse_log_pytest', 'the record names the harness parser that graded it');
   assert.equal(record.grade.kind === 'swebench' ? record.grade.resolution : record.grade.kind, 'RESOLVED_FULL');
   assert.deepEqual(leftReports(), before, 'the report was removed after it was read');
   assert.doesNotMatch(output, /GPJUNIT|<testsuite/, 'the report, printed after the tests by the same command, is not in the log');
