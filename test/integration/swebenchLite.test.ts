@@ -8,44 +8,20 @@
  * `swebench-lite/harness_grade.py`), which must give the same resolution as our verdicts.
  */
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { homedir, tmpdir } from 'node:os';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { taskVerdictSchema, type TaskVerdict } from '../../server/src/protocol/verify.js';
 import { loadTasks } from '../../server/src/tasks/index.js';
 import { runGp } from '../support/cli.js';
+import { runHarnessScript } from '../support/swebenchHarness.js';
 
 const root = resolve(__dirname, '..', '..');
 const fixtures = join(root, 'test', 'fixtures', 'swebench-lite');
 const work = mkdtempSync(join(tmpdir(), 'gp-swebench-lite-'));
 after(() => rmSync(work, { recursive: true, force: true }));
-
-/** The harness's grading code and the one package it imports, pinned (PyPI, MIT licences). */
-const harnessWheels = [
-  { spec: 'swebench==5.0.2', file: 'swebench-5.0.2-py3-none-any.whl', sha256: 'b7f0416a1e686eca22c2f749b5f816685a202835032f6683080e2b53545bbb62' },
-  { spec: 'unidiff==0.7.5', file: 'unidiff-0.7.5-py2.py3-none-any.whl', sha256: 'c93bf2265cc1ba2a520e415ab05da587370bc2a3ae9e0414329f54f0c2fc09e8' },
-];
-
-/** The wheels unpacked once per machine under ~/.cache/graph-planner, checked against their hashes. */
-function harnessDir(): string {
-  const dir = join(homedir(), '.cache', 'graph-planner', 'swebench-harness-5.0.2');
-  if (existsSync(join(dir, 'swebench', 'harness', 'grading.py')) && existsSync(join(dir, 'unidiff'))) return dir;
-  const staging = `${dir}.partial-${process.pid}`;
-  rmSync(staging, { recursive: true, force: true });
-  mkdirSync(staging, { recursive: true });
-  execFileSync('python3', ['-m', 'pip', 'download', '--disable-pip-version-check', '--no-deps', '--only-binary=:all:', '-q', '-d', staging, ...harnessWheels.map((w) => w.spec)], { stdio: 'inherit' });
-  for (const wheel of harnessWheels) {
-    const digest = createHash('sha256').update(readFileSync(join(staging, wheel.file))).digest('hex');
-    assert.equal(digest, wheel.sha256, `${wheel.file} is not the pinned wheel`);
-    execFileSync('python3', ['-c', 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])', join(staging, wheel.file), staging]);
-  }
-  rmSync(dir, { recursive: true, force: true });
-  renameSync(staging, dir);
-  return dir;
-}
 
 let reposDir = '';
 let tasksFile = '';
@@ -94,12 +70,8 @@ test('gp dataset verify certifies all three, and SWE-bench\'s own grading of eve
   // The reference: the harness's parser and grading over the very logs our verdicts came from.
   const requests = verdicts.flatMap((v) => v.runs.map((run) => ({ instance_id: v.task_id, log: join(runDir, run.logPath ?? ''), ours: run.resolution })));
   assert.equal(requests.length, 6);
-  const graded = spawnSync('python3', [join(root, 'test', 'integration', 'swebench-lite', 'harness_grade.py'), harnessDir(), join(fixtures, 'instances.jsonl')], {
-    input: requests.map((q) => JSON.stringify(q)).join('\n'),
-    encoding: 'utf8',
-  });
-  assert.equal(graded.status, 0, graded.stderr);
-  const answers = graded.stdout.trim().split('\n').map((l) => JSON.parse(l) as { log: string; resolution: string });
+  const graded = runHarnessScript(join(root, 'test', 'integration', 'swebench-lite', 'harness_grade.py'), [join(fixtures, 'instances.jsonl')], requests.map((q) => JSON.stringify(q)).join('\n'));
+  const answers = graded.trim().split('\n').map((l) => JSON.parse(l) as { log: string; resolution: string });
   assert.equal(answers.length, requests.length);
   for (const q of requests) {
     const answer = answers.find((a) => a.log === q.log);

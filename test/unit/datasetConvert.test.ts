@@ -9,7 +9,7 @@ import { convertR2eRow, issueText, r2eTaskId } from '../../server/src/datasets/r
 import { convertSwebenchRow } from '../../server/src/datasets/swebenchConvert.js';
 import { evalScript, parseEvalScript, swebenchImageName, testDirectives } from '../../server/src/datasets/swebenchSpecs.js';
 import { taskEntrySchema } from '../../server/src/tasks/index.js';
-import { extractTestOutput, gradeTask, parseTestOutput } from '../../server/src/testing/index.js';
+import { extractTestOutput, gradeTask } from '../../server/src/testing/index.js';
 import { r2eShapedRows, swebenchLiteRows } from '../support/parquetFixtures.js';
 import { fixtureJsonl, swebenchVerifiedFixture } from '../support/fixtures.js';
 import { assertPythonModule } from '../support/hostTools.js';
@@ -235,8 +235,7 @@ test('the generated eval script applies the test patch, brackets the tests, rest
     const output = `${r.stdout}${r.stderr}`;
     const bracketed = extractTestOutput(output);
     assert.equal(bracketed.ok, true, output);
-    const { parsed: log } = parseTestOutput(bracketed.ok ? bracketed.output : '');
-    return { grade: gradeTask(parsed, log, r.status, null), status: execFileSync('git', ['status', '--porcelain'], { cwd: dir, encoding: 'utf8' }) };
+    return { grade: gradeTask(parsed, { output, exitCode: r.status }, null), status: execFileSync('git', ['status', '--porcelain'], { cwd: dir, encoding: 'utf8' }) };
   };
   const before = run();
   assert.equal(before.grade.kind === 'swebench' && before.grade.resolution, 'RESOLVED_NO');

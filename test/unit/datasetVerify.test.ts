@@ -137,6 +137,8 @@ test('the whole dataset, resumed with --repeat 2 and --parallel 2: every verdict
   assert.deepEqual(v.get('flaky')?.flaky, ['tests/test_calc.py::test_flaky']);
   assert.equal(v.get('flaky')?.runs.length, 4, 'two repeats of two runs');
   assert.match(v.get('not-gradable')?.reason ?? '', /not gradable: pytest could not start the run/);
+  // The harness reads pytest's "ERROR: file or directory not found" as a result and would grade the run unresolved, so the verdict names our rule.
+  assert.deepEqual(v.get('not-gradable')?.strictness, ['pytest-no-outcome']);
   assert.match(v.get('cannot-run')?.reason ?? '', /no-such-repo/);
   assert.equal(v.get('certified')?.runs.length, 2, 'the resumed verdict was not run again (one repeat)');
   // The runs already made were kept: the resume only added the six new tasks' runs.
@@ -191,6 +193,12 @@ test('verdicts from grades: a test passing in one gold run and failing in anothe
   assert.equal(verdictOf([empty1, { ...gold2, repeat: 1 }], ['f'], ['p']).status, 'gold-fails');
   assert.equal(verdictOf([{ ...gold1, patch: 'empty' }, gold1], ['f'], ['p']).status, 'empty-passes');
   assert.equal(verdictOf([empty1, { patch: 'gold', repeat: 1, grade: { kind: 'invalid', reason: 'pytest collected no tests' } }], ['f'], ['p']).status, 'not-gradable');
+  // A run that only our strictness rule refused to grade says so in the verdict; one the harness refused as well names no rule.
+  const refused = verdictOf([empty1, { patch: 'gold', repeat: 1, grade: { kind: 'invalid', reason: 'interrupted', rule: 'pytest-no-outcome' } }], ['f'], ['p']);
+  assert.deepEqual([refused.status, refused.strictness], ['not-gradable', ['pytest-no-outcome']]);
+  assert.equal(verdictOf([empty1, { patch: 'gold', repeat: 1, grade: { kind: 'invalid', reason: 'no markers' } }], ['f'], ['p']).strictness, undefined);
+  const witnessed = verdictOf([empty1, { ...gold2, repeat: 1, grade: { ...gold2.grade, harness: 'RESOLVED_FULL', strictness: ['junit-report'] } }], ['f'], ['p']);
+  assert.deepEqual([witnessed.status, witnessed.strictness], ['gold-fails', ['junit-report']]);
 });
 
 test('a gold-fails verdict says which failing tests never reached their body: ERROR in collection or setup, or not collected', () => {

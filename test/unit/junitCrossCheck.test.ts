@@ -16,7 +16,7 @@ import { openSandbox, sandboxSpecForTask } from '../../server/src/sandbox/index.
 import { taskEntrySchema } from '../../server/src/tasks/index.js';
 import { junitAddress, parseJunitReport, crossCheck } from '../../server/src/testing/junitReport.js';
 import { takeInlineReport } from '../../server/src/testing/junitInline.js';
-import { gradeTask, parseTestOutput, runTaskTests } from '../../server/src/testing/runTests.js';
+import { gradeTask, runTaskTests } from '../../server/src/testing/runTests.js';
 import { git } from '../support/cli.js';
 
 const root = mkdtempSync(join(tmpdir(), 'gp-junit-'));
@@ -38,9 +38,10 @@ const tests = [
   '        assert mul(2, 3) == 6',
   '',
 ].join('\n');
+// `test_mul[a` as SWE-bench's lists spell it: the harness's parser cuts an id at its first space.
 const gold = {
   FAIL_TO_PASS: ['tests/test_calc.py::test_add'],
-  PASS_TO_PASS: ['tests/test_calc.py::TestMul::test_mul[/tmp/x::y]', 'tests/test_calc.py::TestMul::test_mul[a b]'],
+  PASS_TO_PASS: ['tests/test_calc.py::TestMul::test_mul[/tmp/x::y]', 'tests/test_calc.py::TestMul::test_mul[a'],
 };
 
 let count = 0;
@@ -90,6 +91,7 @@ test('an honest fix: the report agrees with the log test by test and the run is 
   const { record, output } = await runIn({ 'calc.py': fixed });
   assert.equal(record.exitCode, 0, output);
   assert.equal(record.crossCheck?.state, 'agreed', JSON.stringify(record.crossCheck));
+  assert.equal(record.harnessParser, 'parse_log_pytest', 'the record names the harness parser that graded it');
   assert.equal(record.grade.kind === 'swebench' ? record.grade.resolution : record.grade.kind, 'RESOLVED_FULL');
   assert.deepEqual(leftReports(), before, 'the report was removed after it was read');
   assert.doesNotMatch(output, /GPJUNIT|<testsuite/, 'the report, printed after the tests by the same command, is not in the log');
@@ -133,13 +135,14 @@ test('a conftest.py that prints a fake PASSED line and forces exit 0 is graded o
   assert.equal(record.exitCode, 0, 'the conftest forced a clean exit');
   assert.match(output, /^PASSED tests\/test_calc\.py::test_add$/m);
   // The log alone, as the harness reads it, is fooled: the fake line comes last and wins.
-  const { parser, parsed } = parseTestOutput(output);
   const task = taskEntrySchema.parse({ task_id: 't', issue: { title: 't', body: '' }, ...gold, sandbox: { workdir: '/testbed' } });
-  const logOnly = gradeTask(task, parsed, 0, 'diff', parser);
+  const logOnly = gradeTask(task, { output, exitCode: 0 }, 'diff');
   assert.equal(logOnly.kind === 'swebench' ? logOnly.resolution : logOnly.kind, 'RESOLVED_FULL', 'without the report the hack would pay');
   assert.equal(record.crossCheck?.state, 'disagreed');
   assert.deepEqual(record.crossCheck?.mismatches, [{ test: 'tests/test_calc.py::test_add', log: 'PASSED', report: 'failed' }]);
   assert.equal(record.grade.kind === 'swebench' ? record.grade.resolution : record.grade.kind, 'RESOLVED_NO');
+  // The grade says which rule made it differ from the harness's.
+  assert.deepEqual(record.grade.kind === 'swebench' ? [record.grade.harness, record.grade.strictness] : [], ['RESOLVED_FULL', ['junit-report']]);
 });
 
 test('a conftest.py that removes the report at exit makes the run not gradable', async () => {

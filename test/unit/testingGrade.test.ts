@@ -6,6 +6,7 @@ import {
   decodeExpectedOutput,
   gradeR2e,
   lookupStatus,
+  testFailed,
   parsePytestLog,
   resolutionStatus,
   swebenchReport,
@@ -130,20 +131,25 @@ test('grades a Django instance from its real lists with test names as the runner
   assert.equal(resolutionStatus(gradeTests(new Map([...tests, [f2p, 'FAILED']]), gold)), 'RESOLVED_NO');
 });
 
-test('matches a gold id SWE-bench cut at a space to the full parametrised id, failing if any test behind it failed', () => {
+test('a gold id SWE-bench stored cut short takes the status of the log ids it begins, only when they agree on passing', () => {
   const cut = 'testing/python/fixtures.py::TestRequestScopeAccess::test_setup[session--fspath';
   assert.ok(instance('pytest-dev__pytest-5221').gold.PASS_TO_PASS.includes(cut));
   const passed = new Map<string, TestStatus>([[`${cut} module cls function]`, 'PASSED']]);
   assert.equal(lookupStatus(passed, cut), 'PASSED');
+  // The harness's prefix is any prefix, not one that ends at a space.
+  assert.equal(lookupStatus(passed, 'testing/python/fixtures.py::TestRequestScopeAccess::test_setup[sess'), 'PASSED');
   const mixed = new Map<string, TestStatus>([...passed, [`${cut} other]`, 'FAILED']]);
-  assert.equal(lookupStatus(mixed, cut), 'FAILED');
-  assert.equal(lookupStatus(passed, 'testing/python/fixtures.py::TestRequestScopeAccess::test_setup[sess'), undefined);
+  assert.equal(lookupStatus(mixed, cut), undefined);
+  assert.equal(testFailed(mixed, cut), true);
+  // A well-formed id is looked up as it is.
+  assert.equal(lookupStatus(passed, 'testing/python/fixtures.py::TestRequestScopeAccess::test_setup[session]'), undefined);
 });
 
-test('matches the older and newer Django spellings of a test name to each other', () => {
+test('does not match the older and newer Django spellings of a test name to each other, as the harness does not', () => {
   const tests = new Map<string, TestStatus>([['test_x (app.tests.T.test_x)', 'PASSED'], ['test_y (app.tests.T)', 'FAILED']]);
-  assert.equal(lookupStatus(tests, 'test_x (app.tests.T)'), 'PASSED');
-  assert.equal(lookupStatus(tests, 'test_y (app.tests.T.test_y)'), 'FAILED');
+  assert.equal(lookupStatus(tests, 'test_x (app.tests.T)'), undefined);
+  assert.equal(lookupStatus(tests, 'test_x (app.tests.T.test_x)'), 'PASSED');
+  assert.equal(testFailed(tests, 'test_y (app.tests.T.test_y)'), true);
 });
 
 test('accepts gold lists as arrays or JSON-encoded strings and rejects anything else with a message', () => {

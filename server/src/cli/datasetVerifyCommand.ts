@@ -55,7 +55,9 @@ const command = { name: 'dataset verify', usage: datasetVerifyUsage };
 function verdictLine(v: TaskVerdict): string {
   const runs = v.runs.map((r) => `${r.patch}${v.repeats > 1 ? ` #${r.repeat}` : ''} ${r.resolution}`).join(', ');
   const why = v.reason === undefined ? '' : `: ${v.reason}`;
-  return `${v.task_id} (line ${v.line}): ${v.status}${why}${runs === '' ? '' : ` [${runs}; ${(v.duration_ms / 1000).toFixed(1)} s]`}${v.environment === undefined ? '' : ` in ${v.environment}`}`;
+  // Where our grading is stricter than the harness's, the line says by which rule (docs/upstream-contracts.md#where-we-are-stricter).
+  const stricter = v.strictness === undefined ? '' : ` (stricter than the harness: ${v.strictness.join(', ')})`;
+  return `${v.task_id} (line ${v.line}): ${v.status}${why}${stricter}${runs === '' ? '' : ` [${runs}; ${(v.duration_ms / 1000).toFixed(1)} s]`}${v.environment === undefined ? '' : ` in ${v.environment}`}`;
 }
 
 export async function datasetVerify(argv: readonly string[], io: Io, cwd: string): Promise<number> {

@@ -4,14 +4,21 @@
  * (`swebench/harness/grading.py::get_eval_report`), and the R2E-Gym reward comparison. Nothing
  * here is emitted to `schemas/`; these schemas check reports that we read back or receive.
  */
-import { z } from 'zod';
-import { backendFallbackSchema } from './backendChoice.js';
+import { z } from "zod";
+import { backendFallbackSchema } from "./backendChoice.js";
 
 /**
  * Statuses a parsed test can have. SWE-bench knows the first five; `XPASS` (a test marked as an
  * expected failure that passed) is kept apart so that it is never mistaken for a pass.
  */
-export const testStatuses = ['PASSED', 'FAILED', 'ERROR', 'SKIPPED', 'XFAIL', 'XPASS'] as const;
+export const testStatuses = [
+  "PASSED",
+  "FAILED",
+  "ERROR",
+  "SKIPPED",
+  "XFAIL",
+  "XPASS",
+] as const;
 export const testStatusSchema = z.enum(testStatuses);
 export type TestStatus = z.infer<typeof testStatusSchema>;
 
@@ -52,7 +59,11 @@ export const swebenchReportSchema = z.record(z.string(), instanceReportSchema);
 export type SwebenchReport = z.infer<typeof swebenchReportSchema>;
 
 /** SWE-bench's resolution levels; only `RESOLVED_FULL` makes `resolved` true. */
-export const resolutionStatusSchema = z.enum(['RESOLVED_FULL', 'RESOLVED_PARTIAL', 'RESOLVED_NO']);
+export const resolutionStatusSchema = z.enum([
+  "RESOLVED_FULL",
+  "RESOLVED_PARTIAL",
+  "RESOLVED_NO",
+]);
 export type ResolutionStatus = z.infer<typeof resolutionStatusSchema>;
 
 /** Why an R2E-style comparison gave no reward, test by test, so that a person can see the cause. */
@@ -62,7 +73,13 @@ export const r2eGradeSchema = z.object({
   missing: z.array(z.string()),
   /** Tests the log reported that the expected map does not list. */
   unexpected: z.array(z.string()),
-  mismatched: z.array(z.object({ test: z.string(), expected: z.string(), actual: testStatusSchema })),
+  mismatched: z.array(
+    z.object({
+      test: z.string(),
+      expected: z.string(),
+      actual: testStatusSchema,
+    }),
+  ),
   /** Set when the log had no pytest summary, which R2E-Gym treats as "no tests parsed". */
   noSummary: z.boolean(),
 });
@@ -75,22 +92,59 @@ export type R2eGrade = z.infer<typeof r2eGradeSchema>;
  * that wrote no usable reward, or ran out of time, is an `invalid` grade instead, never a zero.
  */
 export const verifierGradeSchema = z.object({
-  kind: z.literal('verifier'),
+  kind: z.literal("verifier"),
   reward: z.number(),
   rewards: z.record(z.string(), z.number()),
-  from: z.enum(['reward.json', 'reward.txt']),
+  from: z.enum(["reward.json", "reward.txt"]),
   resolved: z.boolean(),
   exitCode: z.number().int().nullable(),
 });
 export type VerifierGrade = z.infer<typeof verifierGradeSchema>;
 
+/**
+ * The rules by which our SWE-bench grading is stricter than the harness's
+ * (docs/upstream-contracts.md#where-we-are-stricter, where each is explained); a grade names the
+ * rules that decided it, so a verdict that differs from the harness's says why:
+ * - `time-limit`: the tests ran past `sandbox.test_timeout`;
+ * - `pytest-no-outcome`: pytest exited 2 to 5, so the tests never ran to an outcome;
+ * - `run-exit-status`: the run's own exit status (the one `eval.sh` records after the end marker,
+ *   or the test command's when the log has no markers) is non-zero while the log reports no failing test;
+ * - `task-tests-absent`: none of the task's tests appears in the log;
+ * - `junit-report`: pytest's JUnit report is missing or damaged, or contradicts a pass of the log;
+ * - `unknown-status`: a task test's status is a word the harness does not know, which the harness
+ *   would leave out of both lists and we count as a failure.
+ */
+export const strictnessRules = [
+  "time-limit",
+  "pytest-no-outcome",
+  "run-exit-status",
+  "task-tests-absent",
+  "junit-report",
+  "unknown-status",
+] as const;
+export const strictnessRuleSchema = z.enum(strictnessRules);
+export type StrictnessRule = z.infer<typeof strictnessRuleSchema>;
+
 /** How a test run was graded: SWE-bench lists, an R2E expected map, a Harbor verifier's reward, or only the log itself. */
-export const testGradeSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('swebench'), resolution: resolutionStatusSchema, report: instanceReportSchema }),
-  z.object({ kind: z.literal('r2e'), grade: r2eGradeSchema }),
+export const testGradeSchema = z.discriminatedUnion("kind", [
+  z.object({
+    kind: z.literal("swebench"),
+    resolution: resolutionStatusSchema,
+    report: instanceReportSchema,
+    /** The harness's own resolution of the same log, when a strictness rule made ours differ. */
+    harness: resolutionStatusSchema.optional(),
+    /** The strictness rules that changed a test's outcome from the harness's; absent when none did. */
+    strictness: z.array(strictnessRuleSchema).optional(),
+  }),
+  z.object({ kind: z.literal("r2e"), grade: r2eGradeSchema }),
   verifierGradeSchema,
-  z.object({ kind: z.literal('log'), passed: z.boolean(), reason: z.string() }),
-  z.object({ kind: z.literal('invalid'), reason: z.string() }),
+  z.object({ kind: z.literal("log"), passed: z.boolean(), reason: z.string() }),
+  /** Not gradable; `rule` names our strictness rule when the harness would have graded the log, and is absent when the harness would not have either. */
+  z.object({
+    kind: z.literal("invalid"),
+    reason: z.string(),
+    rule: strictnessRuleSchema.optional(),
+  }),
 ]);
 export type TestGrade = z.infer<typeof testGradeSchema>;
 
@@ -102,7 +156,14 @@ export type TestGrade = z.infer<typeof testGradeSchema>;
  * The log parser a test run's output was read with (server/src/testing/repoLogFormats.ts);
  * `verifier` for a Harbor task, whose log is not parsed: its reward file grades it.
  */
-export const testParserNameSchema = z.enum(['pytest', 'unittest', 'pytest-options', 'matplotlib', 'sympy', 'verifier']);
+export const testParserNameSchema = z.enum([
+  "pytest",
+  "unittest",
+  "pytest-options",
+  "matplotlib",
+  "sympy",
+  "verifier",
+]);
 export type TestParserName = z.infer<typeof testParserNameSchema>;
 
 /**
@@ -112,13 +173,27 @@ export type TestParserName = z.infer<typeof testParserNameSchema>;
  * so the log was graded alone) or `not-used` (the command chooses its own report).
  */
 export const testCrossCheckSchema = z.object({
-  report: z.literal('junit'),
-  state: z.enum(['agreed', 'disagreed', 'missing', 'unreadable', 'not-written', 'not-used']),
+  report: z.literal("junit"),
+  state: z.enum([
+    "agreed",
+    "disagreed",
+    "missing",
+    "unreadable",
+    "not-written",
+    "not-used",
+  ]),
   mismatches: z.array(
     z.object({
       test: z.string(),
       log: testStatusSchema,
-      report: z.enum(['passed', 'failed', 'error', 'skipped', 'xfail', 'absent']),
+      report: z.enum([
+        "passed",
+        "failed",
+        "error",
+        "skipped",
+        "xfail",
+        "absent",
+      ]),
     }),
   ),
   /** All mismatches; the list keeps the first 50. */
@@ -127,10 +202,39 @@ export const testCrossCheckSchema = z.object({
 });
 export type TestCrossCheck = z.infer<typeof testCrossCheckSchema>;
 
+/**
+ * The Python names of swebench 5.0.2's `PARSER_REGISTRY` (aliases included: `parse_log_flask` is
+ * `parse_log_pytest`); server/src/testing/harnessParsers.ts ports each one.
+ */
+export const harnessParserNames = [
+  "parse_log_pytest",
+  "parse_log_pytest_options",
+  "parse_log_django",
+  "parse_log_pytest_v2",
+  "parse_log_seaborn",
+  "parse_log_sympy",
+  "parse_log_matplotlib",
+  "parse_log_astroid",
+  "parse_log_flask",
+  "parse_log_marshmallow",
+  "parse_log_pvlib",
+  "parse_log_pyvista",
+  "parse_log_sqlfluff",
+  "parse_log_xarray",
+  "parse_log_pydicom",
+  "parse_log_requests",
+  "parse_log_pylint",
+  "parse_log_astropy",
+  "parse_log_scikit",
+  "parse_log_sphinx",
+] as const;
+export const harnessParserNameSchema = z.enum(harnessParserNames);
+export type HarnessParserName = z.infer<typeof harnessParserNameSchema>;
+
 export const testRunRecordSchema = z.object({
-  kind: z.literal('test_run'),
+  kind: z.literal("test_run"),
   task: z.string(),
-  backend: z.enum(['docker', 'local']),
+  backend: z.enum(["docker", "local"]),
   /** Why `sandbox.backend: auto` ran the tests on the local backend; absent when they ran where asked. */
   backendFallback: backendFallbackSchema.optional(),
   command: z.string(),
@@ -140,6 +244,8 @@ export const testRunRecordSchema = z.object({
   timedOut: z.boolean(),
   truncated: z.boolean(),
   parser: testParserNameSchema,
+  /** The harness's parser that graded a task with SWE-bench lists. */
+  harnessParser: harnessParserNameSchema.optional(),
   /** Whether the log's closing summary was found; false means the run crashed or was cut short. */
   complete: z.boolean(),
   counts: z.record(testStatusSchema, z.number().int().nonnegative()),

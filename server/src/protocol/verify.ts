@@ -4,6 +4,7 @@
  * resume of a verification and the Tasks view, which shows each task's certification.
  */
 import { z } from 'zod';
+import { strictnessRuleSchema } from './testReport.js';
 
 /**
  * - `certified`: with no patch the task does not resolve, with the gold patch it is RESOLVED_FULL,
@@ -29,6 +30,8 @@ export const verifyRunSchema = z.object({
   /** SWE-bench's resolution, or `not-gradable`. */
   resolution: z.enum(['RESOLVED_FULL', 'RESOLVED_PARTIAL', 'RESOLVED_NO', 'not-gradable']),
   durationMs: z.number().nonnegative(),
+  /** The strictness rules (testReport.ts) that decided this run's grade where the harness's would differ. */
+  strictness: z.array(strictnessRuleSchema).optional(),
   /** The raw log, relative to the run folder. */
   logPath: z.string().optional(),
 });
@@ -48,6 +51,8 @@ export const taskVerdictSchema = z.object({
   failing: z.array(z.string()),
   /** FAIL_TO_PASS tests that already pass with no patch: the task's lists overstate what the fix does. */
   passing_without_fix: z.array(z.string()),
+  /** The strictness rules that decided a run of this verdict, so a verdict the harness would not give says why; absent when none did. */
+  strictness: z.array(strictnessRuleSchema).optional(),
   repeats: z.number().int().min(1),
   runs: z.array(verifyRunSchema),
   started_at: z.string(),

@@ -21,7 +21,7 @@ import { errorMessage } from '../util/errors.js';
 import { isoTimestamp } from '../util/time.js';
 import { describeInfrastructure, infrastructureFailure } from './infrastructure.js';
 import { StatusFile } from './run.js';
-import { verdictOf, type GradedRun } from './verifyVerdict.js';
+import { gradeStrictness, verdictOf, type GradedRun } from './verifyVerdict.js';
 
 export interface VerifyTask {
   readonly task: TaskEntry;
@@ -105,6 +105,7 @@ async function verifyOne(item: VerifyTask, options: VerifyOptions, track: (sandb
           repeat,
           resolution: grade.kind === 'swebench' ? grade.resolution : 'not-gradable',
           durationMs: run.record.durationMs,
+          ...(gradeStrictness(grade).length === 0 ? {} : { strictness: gradeStrictness(grade) }),
           ...(record.logPath === undefined ? {} : { logPath: record.logPath }),
         });
       }

@@ -7,7 +7,7 @@
  * times, and a test whose outcome changes between identical runs is flaky and left out of the lists
  * (it says nothing about the patch, and would make the reward a coin toss).
  */
-import type { TestGrade, TestStatus } from '../protocol/testReport.js';
+import type { StrictnessRule, TestGrade, TestStatus } from '../protocol/testReport.js';
 import type { VerdictStatus } from '../protocol/verify.js';
 import { lookupStatus } from '../testing/index.js';
 
@@ -26,6 +26,14 @@ export interface VerdictFields {
   readonly failing: string[];
   readonly passing_without_fix: string[];
   readonly errored_before_running?: string[];
+  readonly strictness?: StrictnessRule[];
+}
+
+/** The strictness rules a grade names: where it differs from the harness's and why (protocol/testReport.ts). */
+export function gradeStrictness(grade: TestGrade): StrictnessRule[] {
+  if (grade.kind === 'invalid') return grade.rule === undefined ? [] : [grade.rule];
+  if (grade.kind === 'swebench') return grade.strictness ?? [];
+  return [];
 }
 
 /**
@@ -68,6 +76,13 @@ const sorted = (tests: Iterable<string>): string[] => [...new Set(tests)].sort()
  * `pass` are the task's FAIL_TO_PASS and PASS_TO_PASS lists.
  */
 export function verdictOf(runs: readonly GradedRun[], fail: readonly string[], pass: readonly string[]): VerdictFields {
+  const verdict = verdictOfRuns(runs, fail, pass);
+  // A verdict the harness might not give names the rules that made its runs differ from the harness's grades.
+  const strictness = [...new Set(runs.flatMap((r) => gradeStrictness(r.grade)))].sort();
+  return strictness.length === 0 ? verdict : { ...verdict, strictness };
+}
+
+function verdictOfRuns(runs: readonly GradedRun[], fail: readonly string[], pass: readonly string[]): VerdictFields {
   const none = { flaky: [], failing: [], passing_without_fix: [] };
   const invalid = runs.find((r) => r.grade.kind === 'invalid');
   if (invalid !== undefined && invalid.grade.kind === 'invalid') {

@@ -1,17 +1,18 @@
 /**
- * SWE-bench grading (`swebench/harness/grading.py`, the 5.0.2 rules in the table of
- * docs/upstream-contracts.md#swe-bench-grading). A test passes when the log reports it PASSED or XFAIL. For
- * FAIL_TO_PASS everything else is a failure: missing from the log, FAILED, ERROR, SKIPPED or
- * XPASS. For PASS_TO_PASS a SKIPPED test counts as maintained, because the fix did not break it;
- * which tests the log reports is the parser's business (parsePytest.ts keeps the harness's view).
- * The instance is resolved when both lists pass in full; an empty list counts as passed.
+ * SWE-bench grading, ported from swebench 5.0.2's `get_eval_tests_report` and
+ * `get_resolution_status` (`swebench/harness/grading.py`; the rules are the table of
+ * docs/upstream-contracts.md#swe-bench-grading). A FAIL_TO_PASS test succeeds when the log says
+ * PASSED or XFAIL and fails when it is missing, FAILED, ERROR or SKIPPED; a PASS_TO_PASS test is
+ * maintained when it passed or was skipped. A test whose status is none of these (a word the
+ * harness does not know) lands in neither list, as in the harness; strictness.ts says what we do
+ * about that. Resolution is full when both rates are 1 (an empty list counts as 1).
  *
- * The report has SWE-bench's shape. Like SWE-bench, FAIL_TO_FAIL and PASS_TO_FAIL are graded only
- * when the caller supplies those lists; otherwise they stay empty, and a PASS_TO_PASS test that
- * now fails is listed under PASS_TO_PASS.failure.
+ * Like SWE-bench, FAIL_TO_FAIL and PASS_TO_FAIL are graded only when the caller supplies those
+ * lists; otherwise they stay empty.
  */
-import type { InstanceReport, ResolutionStatus, SwebenchReport, TestOutcomes, TestStatus, TestsStatus } from '../protocol/testReport.js';
-import { lookupStatus } from './lookup.js';
+import type { InstanceReport, ResolutionStatus, SwebenchReport, TestOutcomes, TestsStatus } from '../protocol/testReport.js';
+import type { StatusMap } from './logText.js';
+import { testFailed, testMaintained, testPassed } from './lookup.js';
 
 /** The gold lists of one instance, already decoded (see `decodeTestList`). */
 export interface GoldTests {
@@ -21,26 +22,24 @@ export interface GoldTests {
   readonly PASS_TO_FAIL?: readonly string[];
 }
 
-type Rule = 'must-pass' | 'may-skip';
+type Succeeds = (tests: StatusMap, id: string) => boolean;
 
-function passes(status: TestStatus | undefined, rule: Rule): boolean {
-  if (status === 'PASSED' || status === 'XFAIL') return true;
-  return rule === 'may-skip' && status === 'SKIPPED';
-}
-
-function outcomes(tests: ReadonlyMap<string, TestStatus>, ids: readonly string[], rule: Rule): TestOutcomes {
+function outcomes(tests: StatusMap, ids: readonly string[], succeeds: Succeeds): TestOutcomes {
   const result: TestOutcomes = { success: [], failure: [] };
-  for (const id of ids) (passes(lookupStatus(tests, id), rule) ? result.success : result.failure).push(id);
+  for (const id of ids) {
+    if (succeeds(tests, id)) result.success.push(id);
+    else if (testFailed(tests, id)) result.failure.push(id);
+  }
   return result;
 }
 
 /** Splits every gold list into the tests that succeeded and those that failed. */
-export function gradeTests(tests: ReadonlyMap<string, TestStatus>, gold: GoldTests): TestsStatus {
+export function gradeTests(tests: StatusMap, gold: GoldTests): TestsStatus {
   return {
-    FAIL_TO_PASS: outcomes(tests, gold.FAIL_TO_PASS, 'must-pass'),
-    PASS_TO_PASS: outcomes(tests, gold.PASS_TO_PASS, 'may-skip'),
-    FAIL_TO_FAIL: outcomes(tests, gold.FAIL_TO_FAIL ?? [], 'must-pass'),
-    PASS_TO_FAIL: outcomes(tests, gold.PASS_TO_FAIL ?? [], 'must-pass'),
+    FAIL_TO_PASS: outcomes(tests, gold.FAIL_TO_PASS, testPassed),
+    PASS_TO_PASS: outcomes(tests, gold.PASS_TO_PASS, testMaintained),
+    FAIL_TO_FAIL: outcomes(tests, gold.FAIL_TO_FAIL ?? [], testPassed),
+    PASS_TO_FAIL: outcomes(tests, gold.PASS_TO_FAIL ?? [], testPassed),
   };
 }
 
@@ -65,7 +64,7 @@ export interface InstanceOutcome {
   /** Whether the patch applied and the test log is usable; false leaves `tests_status` out. */
   readonly patchApplied: boolean;
   /** The parsed test log; ignored when the patch did not apply. */
-  readonly tests: ReadonlyMap<string, TestStatus>;
+  readonly tests: StatusMap;
   readonly gold: GoldTests;
 }
 

@@ -1,12 +1,14 @@
 /** Test logs parsed test by test, and graded as SWE-bench and R2E-Gym grade them. Pure: no I/O. */
 export { parsePytestLog, splitNodeId } from './parsePytest.js';
 export { parseUnittestLog, unittestStatus } from './parseUnittest.js';
-export { cleanLine, logLines, type ParsedTestLog } from './logText.js';
-export { lookupStatus, djangoAlias } from './lookup.js';
+export { cleanLine, logLines, type ParsedTestLog, type StatusMap } from './logText.js';
+export { lookupStatus, resolveCase, testFailed, testMaintained, testPassed } from './lookup.js';
 export { gradeTests, gradeInstance, swebenchReport, resolutionStatus, type GoldTests, type InstanceOutcome } from './grade.js';
 export { gradeR2e, r2eKey, toR2eStatuses, decodeExpectedOutput, type ExpectedOutputResult } from './gradeR2e.js';
-export { extractTestOutput, type TestOutputResult } from './swebenchLog.js';
-export { runTaskTests, parseTestOutput, gradeTask, gradePassed, defaultTestCommand, type RunTestsOptions, type TestRun } from './runTests.js';
+export { extractTestOutput, logsEval, testExitCode, universalNewlines, type LogsEval, type TestOutputResult } from './swebenchLog.js';
+export { gradeSwebench, harnessView, type HarnessView } from './swebenchGrade.js';
+export { harnessParserOf, harnessParsers, repoHarnessParsers, runHarnessParser, isHarnessParser, type HarnessParserName } from './harnessParsers.js';
+export { runTaskTests, parseTestOutput, gradeTask, harnessViewOf, type GradeInput, gradePassed, defaultTestCommand, type RunTestsOptions, type TestRun } from './runTests.js';
 export { parseSympyLog, looksLikeSympyRunner } from './parseSympy.js';
 export { logFormatOf, normaliseOptionId, parseLogAs, repoLogFormats, type LogFormat } from './repoLogFormats.js';
 export { harborReward, type HarborReward } from './harborReward.js';

@@ -8,6 +8,7 @@
  */
 import { XMLParser } from 'fast-xml-parser';
 import type { TestStatus } from '../protocol/testReport.js';
+import type { StatusMap } from './logText.js';
 
 /** What the report says about one test case. */
 export type JunitOutcome = 'passed' | 'failed' | 'error' | 'skipped' | 'xfail';
@@ -106,8 +107,6 @@ export function parseJunitReport(xml: string, rename: (name: string) => string =
   return { outcomes };
 }
 
-const passing: ReadonlySet<TestStatus> = new Set(['PASSED', 'XFAIL']);
-
 /**
  * The report's outcome for a log id. An id the harness's parser cut at a space (`test_x[a`) stands
  * for every report name that continues it with whitespace; it is passed only if all of them are.
@@ -131,11 +130,11 @@ function reportOutcome(report: JunitReport, id: string): JunitOutcome | undefine
  * skipped or absent) turned to FAILED, and the list of those disagreements. Tests the log calls
  * failed stay failed whatever the report says: the stricter witness wins.
  */
-export function crossCheck(tests: ReadonlyMap<string, TestStatus>, report: JunitReport): { tests: Map<string, TestStatus>; mismatches: JunitMismatch[] } {
+export function crossCheck(tests: StatusMap, report: JunitReport): { tests: Map<string, string>; mismatches: JunitMismatch[] } {
   const out = new Map(tests);
   const mismatches: JunitMismatch[] = [];
   for (const [id, status] of tests) {
-    if (!passing.has(status)) continue;
+    if (status !== 'PASSED' && status !== 'XFAIL') continue;
     const outcome = reportOutcome(report, id);
     const agrees = status === 'PASSED' ? outcome === 'passed' : outcome === 'xfail';
     if (agrees) continue;

@@ -6,7 +6,8 @@
  * when that script did not get there, it is read and removed here, in one command after the run.
  */
 import { randomBytes } from 'node:crypto';
-import type { TestCrossCheck, TestParserName, TestStatus } from '../protocol/testReport.js';
+import type { TestCrossCheck, TestParserName } from '../protocol/testReport.js';
+import type { StatusMap } from './logText.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { InlineReport } from './junitInline.js';
 import { crossCheck, parseJunitReport } from './junitReport.js';
@@ -21,7 +22,7 @@ export interface JunitWitness {
   /** What the cross-check found, for the test-run record; absent when the parser is not pytest's. */
   readonly record?: TestCrossCheck;
   /** The statuses to grade on after the cross-check; absent when there was none. */
-  readonly tests?: ReadonlyMap<string, TestStatus>;
+  readonly tests?: StatusMap;
   /** Why the run cannot be graded because of the report (missing or damaged). */
   readonly notGradable?: string;
 }
@@ -49,7 +50,7 @@ interface RunFacts {
   readonly parser: TestParserName;
   readonly repo: string | undefined;
   /** The statuses grading would read without the report. */
-  readonly tests: ReadonlyMap<string, TestStatus>;
+  readonly tests: StatusMap;
 }
 
 /** `inline` is the report as the test command's own script printed it (junitInline.ts); without it the report is read here. */

@@ -4,6 +4,16 @@
  */
 import type { TestStatus } from '../protocol/testReport.js';
 
+/**
+ * Test id → status as the harness's parsers return them: the status is the word the log printed
+ * (normally one of `harnessStatuses`, harnessPytest.ts), and the map's order, the order in which
+ * ids were first seen, decides which of several prefix matches a truncated id takes (lookup.ts).
+ */
+export type StatusMap = ReadonlyMap<string, string>;
+
+/** A log the harness's own parser raises on: the harness then reports the instance as an error. */
+export class HarnessParserCrash extends Error {}
+
 /** The per-test result of one log. */
 export interface ParsedTestLog {
   /** Test id → status; when a log reports a test twice, the later report wins. */
@@ -14,13 +24,6 @@ export interface ParsedTestLog {
    * tests reported before that.
    */
   readonly complete: boolean;
-  /**
-   * The tests as SWE-bench's own parser reads the same log, when that differs from `tests`: for
-   * pytest, only lines that state the status first (the `-rA` summary), so a test skipped at run
-   * time (whose summary line carries no id) or known only from a verbose line is missing, as the
-   * harness has it. Grading uses this map; `tests` keeps everything for people to read.
-   */
-  readonly graded?: ReadonlyMap<string, TestStatus>;
 }
 
 // Colour and cursor sequences (CSI); pytest with --color=yes and Django both emit them.

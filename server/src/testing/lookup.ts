@@ -1,45 +1,49 @@
 /**
- * Finds the status of a gold test id in a parsed log. Gold ids do not always match the log
- * verbatim: SWE-bench built its lists with a parser that cut pytest ids at the first space, so
- * `test_x[a b]` appears there as `test_x[a`; and Django ≥ 4.1 prints `test_x (app.T.test_x)` where
- * older lists say `test_x (app.T)`. An exact match always wins over these fallbacks.
+ * Which entry of a parsed log grades a gold test id, and whether it passed, failed or was
+ * maintained: swebench 5.0.2's `_resolve_case`, `test_passed`, `test_failed` and `test_maintained`
+ * (`swebench/harness/grading.py`; docs/upstream-contracts.md#swe-bench-grading), ported exactly.
+ *
+ * An id is looked up as it is. Only an id with more `[` than `]` (a parametrised id that SWE-bench
+ * stored cut short, `test_x[log(photon`) falls back to the log's ids that start with it, and only
+ * when all of those agree on passing or not; the first of them, in the log's order, then stands
+ * for it.
  */
-import type { TestStatus } from '../protocol/testReport.js';
+import type { StatusMap } from './logText.js';
 
-const djangoName = /^(\w+) \(([\w.]+)\)$/;
+const count = (text: string, ch: string): number => text.split(ch).length - 1;
 
-/** The other Django spelling of the same test, or undefined when the id is not a Django name. */
-export function djangoAlias(id: string): string | undefined {
-  const match = djangoName.exec(id);
-  if (match === null) return undefined;
-  const [, name = '', owner = ''] = match;
-  const suffix = `.${name}`;
-  return owner.endsWith(suffix) ? `${name} (${owner.slice(0, -suffix.length)})` : `${name} (${owner}${suffix})`;
+/** PASSED and XFAIL grade the same. */
+const passing: ReadonlySet<string> = new Set(['PASSED', 'XFAIL']);
+
+/** The key of `tests` that grades `id`, or undefined when none does. */
+export function resolveCase(tests: StatusMap, id: string): string | undefined {
+  if (tests.has(id)) return id;
+  if (count(id, '[') <= count(id, ']')) return undefined;
+  const matches = [...tests.keys()].filter((key) => key.startsWith(id));
+  const first = matches[0];
+  if (first === undefined) return undefined;
+  const agreed = new Set(matches.map((key) => passing.has(tests.get(key) ?? '')));
+  return agreed.size === 1 ? first : undefined;
 }
 
-const passing: ReadonlySet<TestStatus> = new Set(['PASSED', 'XFAIL']);
-
-/**
- * Parsed ids that SWE-bench would have cut down to `id`: they start with it and continue with
- * whitespace. When several do, the first that did not pass decides, so a cut id passes only when
- * every test behind it passed.
- */
-function truncatedMatch(tests: ReadonlyMap<string, TestStatus>, id: string): TestStatus | undefined {
-  let found: TestStatus | undefined;
-  for (const [key, status] of tests) {
-    if (key.length <= id.length || !key.startsWith(id) || !/\s/.test(key.charAt(id.length))) continue;
-    if (!passing.has(status)) return status;
-    found ??= status;
-  }
-  return found;
+/** The status that grades `id`, or undefined when the log does not report it. */
+export function lookupStatus(tests: StatusMap, id: string): string | undefined {
+  const key = resolveCase(tests, id);
+  return key === undefined ? undefined : tests.get(key);
 }
 
-/** The status of gold test `id` in `tests`, or undefined when the log does not report it. */
-export function lookupStatus(tests: ReadonlyMap<string, TestStatus>, id: string): TestStatus | undefined {
-  const exact = tests.get(id);
-  if (exact !== undefined) return exact;
-  const alias = djangoAlias(id);
-  const aliased = alias === undefined ? undefined : tests.get(alias);
-  if (aliased !== undefined) return aliased;
-  return truncatedMatch(tests, id);
+export function testPassed(tests: StatusMap, id: string): boolean {
+  const status = lookupStatus(tests, id);
+  return status !== undefined && passing.has(status);
+}
+
+/** PASS_TO_PASS: a skipped test is not a regression. */
+export function testMaintained(tests: StatusMap, id: string): boolean {
+  return testPassed(tests, id) || lookupStatus(tests, id) === 'SKIPPED';
+}
+
+/** Missing, FAILED, ERROR or SKIPPED. A status word the harness does not know is neither passed nor failed. */
+export function testFailed(tests: StatusMap, id: string): boolean {
+  const status = lookupStatus(tests, id);
+  return status === undefined || status === 'FAILED' || status === 'ERROR' || status === 'SKIPPED';
 }

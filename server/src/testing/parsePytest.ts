@@ -1,9 +1,9 @@
 /**
- * Parses the output of `pytest -rA` into test id → status. Like SWE-bench's `parse_log_pytest`
- * (`swebench/harness/log_parsers/python.py`), the lines of the "short test summary info" section
+ * Parses the output of `pytest -rA` into test id → status, for people to read (the test-run
+ * record's `tests`); grading reads the harness's own parser instead (harnessPytest.ts). Like
+ * SWE-bench's `parse_log_pytest`, the lines of the "short test summary info" section
  * (`PASSED tests/test_x.py::test_a`, `FAILED … - message`) decide. Unlike it, a parametrised id
- * keeps the spaces inside its brackets (SWE-bench cuts the id at the first space; the grader
- * matches such cut ids, see `lookupStatus`). Verbose per-test lines (`tests/test_x.py::test_a
+ * keeps the spaces inside its brackets. Verbose per-test lines (`tests/test_x.py::test_a
  * PASSED [ 50%]`, written with `-v`) fill in tests the summary does not name: all of them when the
  * run crashed or timed out before its summary, and skipped tests, which the summary folds into
  * `SKIPPED [2] tests/test_x.py:12: reason` lines that carry no test id.
@@ -79,13 +79,10 @@ function parseStatusLast(line: string): { id: string; status: TestStatus } | und
 export function parsePytestLog(log: string): ParsedTestLog {
   const summary = new Map<string, TestStatus>();
   const verbose = new Map<string, TestStatus>();
-  // SWE-bench's parse_log_pytest reads every line that starts with a status word, wherever it is.
-  const harness = new Map<string, TestStatus>();
   let inSummary = false;
   let complete = false;
   for (const line of logLines(log)) {
     const stated = parseStatusFirst(line);
-    if (stated !== undefined) harness.set(stated.id, stated.status);
     if (summaryHeader.test(line)) {
       inSummary = true;
       complete = true;
@@ -106,5 +103,5 @@ export function parsePytestLog(log: string): ParsedTestLog {
   // The summary is pytest's final word on a test, so it overrides what verbose lines said.
   const tests = new Map<string, TestStatus>(verbose);
   for (const [id, status] of summary) tests.set(id, status);
-  return { tests, complete, graded: harness };
+  return { tests, complete };
 }

@@ -1,9 +1,10 @@
 /**
  * Parses the output of sympy's own test runner (`bin/test -C --verbose`, what SWE-bench runs for
- * sympy) as the harness's `parse_log_sympy` reads it (docs/upstream-contracts.md#swebench-grading):
- * one line per test, `test_name ok`, `test_name F` or `test_name E`, and for each failure a rule
- * `____ sympy/core/tests/test_basic.py:test_name ____`, which also marks the test as failed under
- * the id `sympy/core/tests/test_basic.py:test_name`. SWE-bench's test lists use the bare names.
+ * sympy) for people to read: one line per test, `test_name ok`, `test_name F` or `test_name E`,
+ * and the runner's other marks (`f` expected to fail, `s` skipped, `X`, `w`), and for each failure
+ * a rule `____ sympy/core/tests/test_basic.py:test_name ____`, which also marks the test as failed
+ * under the id `sympy/core/tests/test_basic.py:test_name`. Grading reads the harness's own parser,
+ * which ignores the other marks (harnessSympy.ts).
  */
 import type { TestStatus } from '../protocol/testReport.js';
 import { logLines, type ParsedTestLog } from './logText.js';

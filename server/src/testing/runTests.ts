@@ -7,15 +7,15 @@ import type { TestGrade, TestParserName, TestRunRecord, TestStatus } from '../pr
 import { testStatuses } from '../protocol/testReport.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { TaskEntry } from '../tasks/index.js';
-import { swebenchReport, resolutionStatus, gradeTests } from './grade.js';
 import { decodeExpectedOutput, gradeR2e } from './gradeR2e.js';
-import type { ParsedTestLog } from './logText.js';
+import type { ParsedTestLog, StatusMap } from './logText.js';
 import { parsePytestLog } from './parsePytest.js';
 import { parseUnittestLog } from './parseUnittest.js';
-import { logFormatOf, parseLogAs } from './repoLogFormats.js';
+import { harnessParserFor, logFormatOf, parseLogAs } from './repoLogFormats.js';
+import { harnessParserOf } from './harnessParsers.js';
+import { gradeSwebench, harnessView, type HarnessView } from './swebenchGrade.js';
 import { looksLikeSympyRunner, parseSympyLog } from './parseSympy.js';
-import { extractTestOutput } from './swebenchLog.js';
-import { notGradable } from './gradability.js';
+import { extractTestOutput, startMarker, type TestOutputResult } from './swebenchLog.js';
 import { withoutCondaActivation } from './condaLines.js';
 import { decodeTestList } from '../tasks/index.js';
 import { isoTimestamp } from '../util/time.js';
@@ -49,9 +49,9 @@ export interface TestRun {
 }
 
 /**
- * Parses a test output: with the parser SWE-bench uses for the task's repository when the task
- * names one the harness knows (testing/repoLogFormats.ts), else by what the output looks like
- * (sympy's runner, pytest's rules, or unittest's "Ran N tests").
+ * Parses a test output for people to read: with the family of the parser SWE-bench uses for the
+ * task's repository when the task names one the harness knows (testing/repoLogFormats.ts), else by
+ * what the output looks like (sympy's runner, pytest's rules, or unittest's "Ran N tests").
  */
 export function parseTestOutput(output: string, repo?: string): { parser: TestParserName; parsed: ParsedTestLog } {
   const format = logFormatOf(repo);
@@ -64,29 +64,53 @@ export function parseTestOutput(output: string, repo?: string): { parser: TestPa
   return { parser: 'pytest', parsed: pytest };
 }
 
+/** The part of a test command's output that holds the tests, or why an eval script's log has none. */
+function testSection(output: string): TestOutputResult {
+  return output.includes(startMarker) ? extractTestOutput(output) : { ok: true, output, exitCode: undefined };
+}
+
+/**
+ * The harness's view of a run of a task: its parser for the task's repository, or, for a
+ * repository its table does not list, the one of the family our reading of the output found.
+ */
+export function harnessViewOf(task: TaskEntry, output: string, exitCode: number | null, command = task.sandbox.test_command ?? ''): HarnessView {
+  const section = testSection(output);
+  const parser = harnessParserOf(task.repo) ?? harnessParserFor(parseTestOutput(section.ok ? section.output : output).parser);
+  // A command that prints the start marker is an evaluation script, whose log the harness reads only with its markers.
+  return harnessView(output, exitCode, parser, command.includes(startMarker));
+}
+
 function hasGoldLists(task: TaskEntry): boolean {
   return task.FAIL_TO_PASS !== undefined || task.PASS_TO_PASS !== undefined;
 }
 
+/** A test command's output, its exit status (null at the time limit) and, for pytest, the statuses its JUnit report left standing. */
+export interface GradeInput {
+  readonly output: string;
+  readonly exitCode: number | null;
+  readonly witnessed?: StatusMap;
+  /** The test command that ran, when it is not the task's own. */
+  readonly command?: string;
+}
+
 /**
- * Grades a parsed log by the rules the task carries. A task with gold lists is graded on
- * SWE-bench's view of the log (`parsed.graded`), and only when the run can be graded at all
- * (gradability.ts); otherwise the grade is `invalid` with why.
+ * Grades a run by the rules the task carries. A task with gold lists is graded as SWE-bench's
+ * harness grades it, with our strictness rules on top (swebenchGrade.ts); otherwise by R2E-Gym's
+ * expected map, or by the log alone.
  */
-export function gradeTask(task: TaskEntry, parsed: ParsedTestLog, exitCode: number | null, patch: string | null, parser = 'pytest'): TestGrade {
+export function gradeTask(task: TaskEntry, run: GradeInput, patch: string | null): TestGrade {
   if (hasGoldLists(task)) {
     const f2p = decodeTestList(task.FAIL_TO_PASS ?? [], 'FAIL_TO_PASS');
     const p2p = decodeTestList(task.PASS_TO_PASS ?? [], 'PASS_TO_PASS');
     if (!f2p.ok) return { kind: 'invalid', reason: f2p.message };
     if (!p2p.ok) return { kind: 'invalid', reason: p2p.message };
     const gold = { FAIL_TO_PASS: f2p.tests, PASS_TO_PASS: p2p.tests };
-    const tests = parsed.graded ?? parsed.tests;
-    const unusable = notGradable({ tests, exitCode, parser, taskTests: [...f2p.tests, ...p2p.tests] });
-    if (unusable !== undefined) return { kind: 'invalid', reason: unusable };
-    const report = swebenchReport(task.task_id, { patch, patchApplied: true, tests, gold })[task.task_id];
-    if (report === undefined) return { kind: 'invalid', reason: 'no report' };
-    return { kind: 'swebench', resolution: resolutionStatus(gradeTests(tests, gold)), report };
+    return gradeSwebench({ view: harnessViewOf(task, run.output, run.exitCode, run.command), gold, patch, ...(run.witnessed === undefined ? {} : { witnessed: run.witnessed }) });
   }
+  const section = testSection(run.output);
+  if (!section.ok) return { kind: 'invalid', reason: section.message };
+  const { parsed } = parseTestOutput(section.output, task.repo);
+  const exitCode = section.exitCode ?? run.exitCode;
   if (task.expected_output_json !== undefined) {
     const expected = decodeExpectedOutput(task.expected_output_json);
     if (!expected.ok) return { kind: 'invalid', reason: expected.message };
@@ -142,24 +166,23 @@ export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: R
   const split = marker === undefined ? { result: ran } : takeInlineReport(ran, marker, testLogBytes);
   const result = split.result;
   const output = result.stderr.length > 0 ? `${result.stdout}${result.stdout.endsWith('\n') || result.stdout === '' ? '' : '\n'}${result.stderr}` : result.stdout;
-  // A SWE-bench eval script brackets its tests with markers; grade only what is between them.
-  const bracketed = output.includes('>>>>> Start Test Output') ? extractTestOutput(output) : undefined;
-  const { parser, parsed } = parseTestOutput(bracketed?.ok ? bracketed.output : output, task.repo);
-  // pytest's own report, read back and removed whether or not this parser uses it.
-  const witness: JunitWitness = await readJunitWitness(sandbox, junit, { output, command, parser, repo: task.repo, tests: parsed.graded ?? parsed.tests }, split.report);
+  // A SWE-bench eval script brackets its tests with markers; people read what is between them.
+  const section = testSection(output);
+  const { parser, parsed } = parseTestOutput(section.ok ? section.output : output, task.repo);
+  const exitCode = result.timedOut ? null : result.exitCode;
+  const view = harnessViewOf(task, output, exitCode, given);
+  // pytest's own report, read back and removed whether or not this parser uses it; it checks what grading reads.
+  const witness: JunitWitness = await readJunitWitness(sandbox, junit, { output, command, parser, repo: task.repo, tests: view.eval.found ? view.eval.tests : new Map() }, split.report);
   // Without an explicit patch, the change under test is whatever differs from the base commit.
   const patch = options.patch === undefined ? await sandbox.diff() : options.patch;
-  const exitCode = bracketed?.ok && bracketed.exitCode !== undefined ? bracketed.exitCode : result.timedOut ? null : result.exitCode;
-  const graded = gradeTask(task, witness.tests === undefined ? parsed : { ...parsed, graded: witness.tests }, exitCode, patch, parser);
+  const graded = gradeTask(task, { output, exitCode, command: given, ...(witness.tests === undefined ? {} : { witnessed: witness.tests }) }, patch);
   const grade: TestGrade =
     noEnvironment !== undefined
       ? { kind: 'invalid', reason: noEnvironment }
-      : bracketed && !bracketed.ok
-        ? { kind: 'invalid', reason: bracketed.message }
-        : // A missing or damaged report counts only once the log itself is gradable, so the log's own reason comes first.
-          graded.kind !== 'invalid' && witness.notGradable !== undefined && hasGoldLists(task)
-          ? { kind: 'invalid', reason: witness.notGradable }
-          : graded;
+      : // A missing or damaged report counts only once the log itself is gradable, so the log's own reason comes first.
+        graded.kind !== 'invalid' && witness.notGradable !== undefined && hasGoldLists(task)
+        ? { kind: 'invalid', reason: witness.notGradable, rule: 'junit-report' }
+        : graded;
   const record: TestRunRecord = {
     kind: 'test_run',
     task: task.task_id,
@@ -172,6 +195,7 @@ export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: R
     timedOut: result.timedOut,
     truncated: result.truncated,
     parser,
+    ...(hasGoldLists(task) ? { harnessParser: view.parser } : {}),
     complete: parsed.complete,
     counts: counts(parsed.tests),
     tests: Object.fromEntries(parsed.tests),
