@@ -120,6 +120,19 @@ describe('per-task Python environments', () => {
     assert.match(fixed.out, /RESOLVED_FULL/);
   });
 
+  test('a link to the environment\'s interpreter from another folder still runs with its packages, as tox-current-env starts the tests', async () => {
+    // tox-current-env links .tox/<env>/bin/python to the interpreter tox runs under; Python started
+    // through such a link finds no pyvenv.cfg beside it and starts as the bare base interpreter.
+    const file = taskFile('linked.jsonl', { backend: 'local', python_env: { packages: pins, as_of: asOf }, test_command: 'mkdir -p .tox/py/bin && ln -sf "$(command -v python)" .tox/py/bin/python && .tox/py/bin/python -m pytest -rA test_six.py' });
+    // test_env.py is left out (it checks that the interpreter is the venv's, which a link's is not).
+    const fixed = await gp('task', 'test', file, '--patch', gold, '--run-dir', join(dir, 'run-linked'));
+    const record = readFileSync(join(dir, 'run-linked', 'test_runs.jsonl'), 'utf8');
+    const logPath = (JSON.parse(record.trim().split('\n').pop() ?? '{}') as { logPath?: string }).logPath ?? '';
+    const log = readFileSync(join(dir, 'run-linked', logPath), 'utf8');
+    assert.match(log, /pytest-7\.4\.0/, `${fixed.out}\n${fixed.err}\n${log}`);
+    assert.match(log, /PASSED test_six\.py::test_b\b/);
+  });
+
   test('without the environment the host’s tools grade the same gold patch differently, which is why a task names one', async () => {
     const hostPytest = execFileSync('python3', ['-m', 'pytest', '--version'], { encoding: 'utf8' }).trim();
     if (/\b7\.4\.0\b/.test(hostPytest)) assert.fail(`this machine's own pytest is 7.4.0 (${hostPytest}); the regression needs a host pytest that differs`);

@@ -119,12 +119,20 @@ async function builtEnvVariables(request: PythonEnvRequest, task: string, root: 
   const asOf = record?.asOf;
   const words = environmentWords(built.key, record);
   const pythonPath = pythonPathFolders(request, root).map((folder) => resolve(root, folder));
-  if (request.setup === undefined || request.setup.length === 0) return { variables: pythonEnvVariables(paths.bin, paths.venv, pythonPath, process.env), asOf, words };
+  // The environments' site-packages go on PYTHONPATH too (after the repository's folders), so a
+  // Python started by another path still sees the packages: tox-current-env runs the tests with a
+  // link to the venv's interpreter from `.tox/<env>/bin`, and Python, finding no pyvenv.cfg there,
+  // starts as the bare base interpreter (in the harness's conda environment it finds its own).
+  const minor = (record?.pythonVersion ?? '').split('.').slice(0, 2).join('.');
+  const site = (venv: string) => join(venv, 'lib', `python${minor}`, 'site-packages');
+  const shared = minor === '' ? [] : [site(paths.venv)];
+  if (request.setup === undefined || request.setup.length === 0) return { variables: pythonEnvVariables(paths.bin, paths.venv, [...pythonPath, ...shared], process.env), asOf, words };
   // The repository's own install goes into a venv of this working copy's (pythonEnvOverlay.ts),
   // with the shared environment's bin after the overlay's on PATH.
   const overlay = await makeOverlayVenv(paths, join(home, 'venv'));
   const path = process.env['PATH'];
-  return { variables: pythonEnvVariables(overlay.bin, overlay.venv, pythonPath, { ...process.env, PATH: path === undefined || path === '' ? paths.bin : `${paths.bin}${delimiter}${path}` }), asOf, words };
+  const sites = minor === '' ? [] : [site(overlay.venv), ...shared];
+  return { variables: pythonEnvVariables(overlay.bin, overlay.venv, [...pythonPath, ...sites], { ...process.env, PATH: path === undefined || path === '' ? paths.bin : `${paths.bin}${delimiter}${path}` }), asOf, words };
 }
 
 /** How long one setup command may take: a compiled repository (scikit-learn) builds for minutes. */
