@@ -224,7 +224,7 @@ test('a gold-fails verdict says which failing tests never reached their body: ER
   const verdict = verdictOf([empty, gold], ['f'], ['p', 'q', 'r']);
   assert.equal(verdict.status, 'gold-fails');
   assert.deepEqual(verdict.errored_before_running, ['p', 'q']);
-  assert.match(verdict.reason ?? '', /3 test\(s\) do not pass with the gold patch: p, q, r; 2 of them errored before their body ran \(collection or setup/);
+  assert.match(verdict.reason ?? '', /3 test\(s\) do not pass with the gold patch: p, q, r; of them, 1 errored in collection or setup \(ERROR\) and 1 is not in the log by name \(not collected, or skipped\): their bodies never ran/);
   // Failures in the tests' bodies only: nothing is said about the phase.
   const inBody = verdictOf([empty, { ...gold, grade: report(['r']), tests: { f: 'PASSED', p: 'PASSED', q: 'PASSED', r: 'FAILED' } }], ['f'], ['p', 'q', 'r']);
   assert.equal(inBody.errored_before_running, undefined);

@@ -65,8 +65,9 @@ export const taskVerdictSchema = z.object({
   environment: z.string().optional(),
   /**
    * Of `failing`, the tests that never reached their body with the gold patch: reported ERROR
-   * (pytest: an error in collection or in a fixture's setup) or not in the log at all (a module
-   * that failed to import is not collected). These point at the environment, not the fix.
+   * (pytest: an error in collection or in a fixture's setup) or not in the log by name (a module
+   * that failed to import is not collected; pytest's summary names a skipped test by file and line
+   * only). These point at the environment, not the fix.
    */
   errored_before_running: z.array(z.string()).optional(),
 });

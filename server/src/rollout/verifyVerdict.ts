@@ -100,10 +100,14 @@ function verdictOfRuns(runs: readonly GradedRun[], fail: readonly string[], pass
   const base = { flaky, failing, passing_without_fix: passingWithoutFix };
   if (failing.length > 0) {
     const errored = erroredBeforeRunning(runs, failing);
-    const phase =
-      errored.length === 0
-        ? ''
-        : `; ${errored.length === failing.length ? 'all of them' : `${errored.length} of them`} errored before their body ran (collection or setup: an ERROR, or not collected at all), which points at the environment rather than the fix`;
+    const erroredCount = errored.filter((test) => runs.some((r) => r.patch === 'gold' && r.tests !== undefined && lookupStatus(new Map(Object.entries(r.tests)), test) === 'ERROR')).length;
+    const absent = errored.length - erroredCount;
+    const parts = [
+      ...(erroredCount === 0 ? [] : [`${erroredCount} errored in collection or setup (ERROR)`]),
+      // pytest's -rA summary names a skipped test by file and line only, so a skip shows as absent too.
+      ...(absent === 0 ? [] : [`${absent} ${absent === 1 ? 'is' : 'are'} not in the log by name (not collected, or skipped)`]),
+    ];
+    const phase = errored.length === 0 ? '' : `; of them, ${parts.join(' and ')}: their bodies never ran, which points at the environment rather than the fix`;
     return {
       ...base,
       status: 'gold-fails',
