@@ -94,6 +94,23 @@ export interface GradeInput {
 }
 
 /**
+ * The output's last line, for a run that cannot be graded: what the command said as it stopped is
+ * usually why (an eval script's stderr comes after its end marker: `.tox/py39/bin/python: No module
+ * named pytest`). Control characters are escaped and the line is cut, since it is the task's text.
+ */
+export function lastWords(output: string): string {
+  const line = output
+    .split('\n')
+    .map((l) => l.trim())
+    .filter((l) => l !== '' && !l.startsWith('>>>>>'))
+    .pop();
+  if (line === undefined) return '';
+  // eslint-disable-next-line no-control-regex
+  const safe = line.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  return `; the output ends: "${safe.length > 200 ? `${safe.slice(0, 200)}…` : safe}"`;
+}
+
+/**
  * Grades a run by the rules the task carries. A task with gold lists is graded as SWE-bench's
  * harness grades it, with our strictness rules on top (swebenchGrade.ts); otherwise by R2E-Gym's
  * expected map, or by the log alone.
@@ -105,7 +122,8 @@ export function gradeTask(task: TaskEntry, run: GradeInput, patch: string | null
     if (!f2p.ok) return { kind: 'invalid', reason: f2p.message };
     if (!p2p.ok) return { kind: 'invalid', reason: p2p.message };
     const gold = { FAIL_TO_PASS: f2p.tests, PASS_TO_PASS: p2p.tests };
-    return gradeSwebench({ view: harnessViewOf(task, run.output, run.exitCode, run.command), gold, patch, ...(run.witnessed === undefined ? {} : { witnessed: run.witnessed }) });
+    const grade = gradeSwebench({ view: harnessViewOf(task, run.output, run.exitCode, run.command), gold, patch, ...(run.witnessed === undefined ? {} : { witnessed: run.witnessed }) });
+    return grade.kind === 'invalid' ? { ...grade, reason: `${grade.reason}${lastWords(run.output)}` } : grade;
   }
   const section = testSection(run.output);
   if (!section.ok) return { kind: 'invalid', reason: section.message };
