@@ -43,19 +43,23 @@ async function gitOk(args: readonly string[], cwd: string, what: string): Promis
   return r.stdout;
 }
 
-/** The full ids of those of `commits` that `source` has; the others are left for the caller to report. */
+/**
+ * The full ids of those of `commits` that `source` has, in their order (the first is the one a
+ * clone checks out); the others are left for the caller to report.
+ */
 async function fullIds(source: string, commits: readonly string[]): Promise<string[]> {
   const ids: string[] = [];
   for (const commit of commits) {
     const r = await git(['rev-parse', '--verify', '--quiet', `${commit}^{commit}`], source);
     if (r.code === 0) ids.push(r.stdout.trim());
   }
-  return [...new Set(ids)].sort();
+  return [...new Set(ids)];
 }
 
 /**
- * The bare history of `source` up to `commits` (each with its ancestors), made when missing.
- * With no commit (a task that names none) it is the history up to the source's HEAD.
+ * The bare history of `source` up to `commits` (each with its ancestors), made when missing; its
+ * HEAD is the first of them that `source` has. With none, it is the history up to the source's
+ * HEAD.
  */
 export async function historyUpTo(source: string, commits: readonly string[]): Promise<string> {
   const real = await realpath(source);

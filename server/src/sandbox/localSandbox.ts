@@ -48,9 +48,11 @@ async function hostGit(args: readonly string[], cwd: string): Promise<void> {
  * a dataset names) is fine: the history copy fetches the commits by id, their missing parents
  * recorded as a shallow boundary.
  */
-async function makeWorkingCopy(source: string, target: string, commits: readonly string[] = []): Promise<void> {
+async function makeWorkingCopy(source: string, target: string, base: string | undefined, named: readonly string[]): Promise<void> {
   if (existsSync(join(source, '.git'))) {
-    const history = await historyUpTo(source, commits);
+    // A task that names no base starts from the source's HEAD, which gradingBase then checks
+    // against the commits its test command names.
+    const history = await historyUpTo(source, [base ?? 'HEAD', ...named]);
     await hostGit(['clone', '--quiet', history, target], dirname(target));
     await forgetOrigin(target);
     return;
@@ -212,7 +214,7 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
     try {
       await mkdir(scratch);
       await mkdir(join(home, 'home'));
-      await makeWorkingCopy(resolve(source), root, [...(spec.baseCommit === undefined ? [] : [spec.baseCommit]), ...spec.namedCommits]);
+      await makeWorkingCopy(resolve(source), root, spec.baseCommit, spec.namedCommits);
       if (spec.baseCommit !== undefined) await checkOutBase(sandbox, spec.baseCommit, { task: spec.task, repo: resolve(source), backend: 'local' });
       sandbox.base = await gradingBase(sandbox, spec, root, resolve(source));
       if (spec.pythonEnv !== undefined) {
