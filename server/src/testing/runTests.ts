@@ -5,6 +5,7 @@
  */
 import type { TestGrade, TestParserName, TestRunRecord, TestStatus } from '../protocol/testReport.js';
 import { testStatuses } from '../protocol/testReport.js';
+import { visibleLine } from '../protocol/terminalText.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { TaskEntry } from '../tasks/index.js';
 import { decodeExpectedOutput, gradeR2e } from './gradeR2e.js';
@@ -105,8 +106,7 @@ export function lastWords(output: string): string {
     .filter((l) => l !== '' && !l.startsWith('>>>>>'))
     .pop();
   if (line === undefined) return '';
-  // eslint-disable-next-line no-control-regex
-  const safe = line.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
+  const safe = visibleLine(line);
   return `; the output ends: "${safe.length > 200 ? `${safe.slice(0, 200)}…` : safe}"`;
 }
 
