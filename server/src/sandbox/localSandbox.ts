@@ -12,7 +12,7 @@ import { existsSync, statSync } from 'node:fs';
 import { cp, lstat, mkdir, mkdtemp, readFile, readdir, realpath, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { ExecResult, PythonEnvRequest, SandboxSpec } from '../protocol/sandbox.js';
+import type { ExecResult, PythonEnvRecord, PythonEnvRequest, SandboxSpec } from '../protocol/sandbox.js';
 import { localBackendWarning } from '../protocol/backendChoice.js';
 import { commandScript } from './commandScript.js';
 import { localCommandEnvironment } from './localEnvironment.js';
@@ -87,7 +87,7 @@ export function localRepoProblem(spec: Pick<SandboxSpec, 'task' | 'localRepo'>):
  * its interpreter or requirements are missing). Opening a local sandbox and the launch preflight
  * (taskReadiness.ts) both ask it, so they agree on what "built" means.
  */
-export async function builtPythonEnv(request: PythonEnvRequest, task: string): Promise<{ readonly ok: true; readonly key: string; readonly root: string } | { readonly ok: false; readonly error: SandboxError }> {
+export async function builtPythonEnv(request: PythonEnvRequest, task: string): Promise<{ readonly ok: true; readonly key: string; readonly root: string; readonly record: PythonEnvRecord } | { readonly ok: false; readonly error: SandboxError }> {
   let env;
   try {
     env = await resolvePythonEnv(request);
@@ -96,7 +96,8 @@ export async function builtPythonEnv(request: PythonEnvRequest, task: string): P
     throw error;
   }
   const envRoot = pythonEnvsRoot();
-  if ((await builtEnvRecord(envRoot, env.key)) === undefined) {
+  const record = await builtEnvRecord(envRoot, env.key);
+  if (record === undefined) {
     return {
       ok: false,
       error: new SandboxError(
@@ -105,35 +106,35 @@ export async function builtPythonEnv(request: PythonEnvRequest, task: string): P
       ),
     };
   }
-  return { ok: true, key: env.key, root: envRoot };
+  return { ok: true, key: env.key, root: envRoot, record };
 }
 
 /** A built environment in words: `py39-… (Python 3.9.18, as of 2023-09-06, uv 0.13.9)`. */
-export function environmentWords(key: string, record: { pythonVersion: string; asOf: string; resolver: string } | undefined): string {
-  return record === undefined ? key : `${key} (Python ${record.pythonVersion}, as of ${record.asOf}, ${record.resolver})`;
+export function environmentWords(key: string, record: Pick<PythonEnvRecord, 'pythonVersion' | 'asOf' | 'resolver'>): string {
+  return `${key} (Python ${record.pythonVersion}, as of ${record.asOf}, ${record.resolver})`;
 }
 
-async function builtEnvVariables(request: PythonEnvRequest, task: string, root: string, home: string): Promise<{ variables: Record<string, string>; asOf: string | undefined; words: string }> {
+async function builtEnvVariables(request: PythonEnvRequest, task: string, root: string, home: string): Promise<{ variables: Record<string, string>; asOf: string; words: string }> {
   const built = await builtPythonEnv(request, task);
   if (!built.ok) throw built.error;
   const paths = envPaths(built.root, built.key);
-  const record = await builtEnvRecord(built.root, built.key);
-  const asOf = record?.asOf;
+  const { record } = built;
+  const asOf = record.asOf;
   const words = environmentWords(built.key, record);
   const pythonPath = pythonPathFolders(request, root).map((folder) => resolve(root, folder));
   // The environments' site-packages go on PYTHONPATH too (after the repository's folders), so a
   // Python started by another path still sees the packages: tox-current-env runs the tests with a
   // link to the venv's interpreter from `.tox/<env>/bin`, and Python, finding no pyvenv.cfg there,
   // starts as the bare base interpreter (in the harness's conda environment it finds its own).
-  const minor = (record?.pythonVersion ?? '').split('.').slice(0, 2).join('.');
+  const minor = record.pythonVersion.split('.').slice(0, 2).join('.');
   const site = (venv: string) => join(venv, 'lib', `python${minor}`, 'site-packages');
-  const shared = minor === '' ? [] : [site(paths.venv)];
+  const shared = [site(paths.venv)];
   if (request.setup === undefined || request.setup.length === 0) return { variables: pythonEnvVariables(paths.bin, paths.venv, [...pythonPath, ...shared], process.env), asOf, words };
   // The repository's own install goes into a venv of this working copy's (pythonEnvOverlay.ts),
   // with the shared environment's bin after the overlay's on PATH.
   const overlay = await makeOverlayVenv(paths, join(home, 'venv'));
   const path = process.env['PATH'];
-  const sites = minor === '' ? [] : [site(overlay.venv), ...shared];
+  const sites = [site(overlay.venv), ...shared];
   return { variables: pythonEnvVariables(overlay.bin, overlay.venv, [...pythonPath, ...sites], { ...process.env, PATH: path === undefined || path === '' ? paths.bin : `${paths.bin}${delimiter}${path}` }), asOf, words };
 }
 
@@ -147,22 +148,16 @@ const setupTimeoutMs = 60 * 60_000;
  * otherwise enter every patch. Returns the commit patches are diffed against, or undefined when the
  * commands changed nothing.
  */
-async function runSetup(sandbox: LocalSandbox, commands: readonly string[], task: string, asOf: string | undefined): Promise<string | undefined> {
+async function runSetup(sandbox: LocalSandbox, commands: readonly string[], task: string, asOf: string): Promise<string | undefined> {
   if (commands.length === 0) return undefined;
   // pip's cache is the user's, not the sandbox's fresh HOME, so the second working copy of a
   // repository installs from the cache.
   const env: Record<string, string> = { PIP_CACHE_DIR: join(homedir(), '.cache', 'graph-planner', 'pip'), PIP_DISABLE_PIP_VERSION_CHECK: '1', PIP_CONFIG_FILE: '/dev/null' };
-  if (asOf !== undefined) {
-    // The environment's pip of that day resolves the install's requirements and, under build
-    // isolation, its build backend from the index as it was on the day the environment resolved
-    // as of (asOfIndex.ts); an extra index or a folder of links would let newer files in.
-    env['PIP_INDEX_URL'] = (await asOfIndex(asOf)).url;
-  } else {
-    for (const name of ['PIP_INDEX_URL', 'PIP_EXTRA_INDEX_URL', 'PIP_FIND_LINKS']) {
-      const value = process.env[name];
-      if (value !== undefined && value !== '') env[name] = value;
-    }
-  }
+  // The environment's pip of that day resolves the install's requirements and, under build
+  // isolation, its build backend from the index as it was on the day the environment resolved as of
+  // (asOfIndex.ts, whose upstream is the user's PIP_INDEX_URL); an extra index or a folder of links
+  // would let newer files in, so neither is passed.
+  env['PIP_INDEX_URL'] = (await asOfIndex(asOf)).url;
   for (const command of commands) {
     const r = await sandbox.exec(command, { env, timeoutMs: setupTimeoutMs });
     if (r.exitCode !== 0) {
