@@ -175,6 +175,11 @@ export const trajectoryEndSchema = z.object({
   /** A model agent's calls and how its replies fared (absent for the rule agent). */
   model: modelUsageSchema.optional(),
   /**
+   * How many signals of suspected reward hacking the submit that ended the episode recorded
+   * (its `suspected_hacks`, env/hackSignals.ts); absent when there were none or no submit.
+   */
+  suspected_hacks: z.number().int().min(1).optional(),
+  /**
    * The code graph's edges at the nodes the episode's observations named (either end, any kind), so
    * that a viewer can count hops to the gold after the sandbox is gone (the code-graph view). At
    * most `maxRecordedGraphEdges`; absent in trajectories written before it was recorded.
