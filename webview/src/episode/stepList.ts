@@ -7,6 +7,7 @@
 import type { StepKindName, StepRow } from '../../../server/src/protocol/episodeView.js';
 import { el } from '../dom.js';
 import { rewardClass, signed } from './stepDetail.js';
+import { suspectBadge } from './suspectedHacks.js';
 
 /** Our action kinds, then who spoke in a step of another tool's trajectory. */
 export const stepKinds: readonly StepKindName[] = ['find', 'expand', 'read', 'memory', 'repair', 'submit', 'noop', 'invalid', 'system', 'user', 'agent'];
@@ -20,7 +21,8 @@ export interface Filters {
 }
 
 export function hasProblem(row: StepRow): boolean {
-  return row.protocolError !== null || row.fallback !== null || row.error !== null || row.timedOut;
+  // A submit flagged as suspected reward hacking is something to look at, so "problems only" keeps it.
+  return row.protocolError !== null || row.fallback !== null || row.error !== null || row.timedOut || row.suspectedHacks !== undefined;
 }
 
 export class StepList {
@@ -100,6 +102,7 @@ export class StepList {
       row.fallback !== null && el('span', { class: 'marker warning', title: `Fell back: ${row.fallback}` }, 'fallback'),
       row.error !== null && el('span', { class: 'marker error', title: row.error }, 'error'),
       row.timedOut && el('span', { class: 'marker warning', title: 'The step or the episode timed out' }, 'timeout'),
+      row.suspectedHacks !== undefined && suspectBadge(row.suspectedHacks),
     ];
     const item = el(
       'div',
