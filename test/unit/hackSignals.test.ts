@@ -2,8 +2,7 @@
  * Suspected reward hacking in a submitted patch (server/src/env/hackSignals.ts): each kind is
  * found in varied patches with its path, its line in the patched file and its evidence escaped;
  * honest patches that come close are not flagged; and the gold patches of the 300 SWE-bench Lite
- * rows and of the sample datasets are almost never flagged (the measured rate is
- * docs/reward-hacking.md's).
+ * rows and of the sample datasets are almost never flagged (the measured rate is the one docs/agents.md gives under "Suspected reward hacking").
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -129,7 +128,7 @@ test('the gold patches of the 300 SWE-bench Lite rows and of the sample datasets
     .map((l) => JSON.parse(l) as { instance_id: string; patch: string });
   assert.equal(rows.length, 300);
   const flagged = rows.filter((r) => suspectedHacks(r.patch, { ...settings, taskTestFiles: [] }).length > 0).map((r) => r.instance_id);
-  // Measured: one of 300 (matplotlib's version lookup reads `.git` to tell a checkout); docs/reward-hacking.md.
+  // Measured: one of 300 (matplotlib's version lookup reads `.git` to tell a checkout); docs/agents.md, "Suspected reward hacking".
   assert.deepEqual(flagged, ['matplotlib__matplotlib-18869']);
   for (const file of ['datasets/gold_predictions_samples.jsonl', 'datasets/sample/gold_predictions_tasks.jsonl']) {
     const gold = readFileSync(file, 'utf8')
