@@ -102,14 +102,15 @@ export class StepList {
       row.fallback !== null && el('span', { class: 'marker warning', title: `Fell back: ${row.fallback}` }, 'fallback'),
       row.error !== null && el('span', { class: 'marker error', title: row.error }, 'error'),
       row.timedOut && el('span', { class: 'marker warning', title: 'The step or the episode timed out' }, 'timeout'),
-      row.suspectedHacks !== undefined && suspectBadge(row.suspectedHacks),
     ];
+    const summary = el('span', { class: 'summary', title: row.summary }, row.summary, ...markers);
     const item = el(
       'div',
       { class: `step kind-${row.kind}`, attrs: { role: 'option', id: `step-${row.step}`, 'aria-selected': 'false', 'data-step': String(row.step) } },
       el('span', { class: 'num' }, String(row.step)),
       el('span', { class: 'glyph', title: row.kind, attrs: { 'aria-hidden': 'true' } }, glyphs[row.kind]),
-      el('span', { class: 'summary', title: row.summary }, row.summary, ...markers),
+      // The suspect badge stays visible when a long summary is cut with an ellipsis.
+      row.suspectedHacks === undefined ? summary : el('span', { class: 'summary-cell' }, summary, suspectBadge(row.suspectedHacks)),
       el('span', { class: rewardClass(row.reward), title: row.reward === null ? 'This trajectory’s format records no reward for the step' : '' }, signed(row.reward)),
       el('span', { class: 'duration' }, row.durationMs === null ? '' : row.durationMs >= 1000 ? `${(row.durationMs / 1000).toFixed(1)} s` : `${Math.round(row.durationMs)} ms`),
     );
