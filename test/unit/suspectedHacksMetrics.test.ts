@@ -2,7 +2,7 @@
  * Suspected reward hacking per training step: `gp train` adds the count of a step's episodes whose
  * submit was flagged to the step's line of `metrics.jsonl` (trainer/stepFigures.ts, as
  * `gp/suspected_hacks`); the metrics page charts it and counts the run's flagged episodes; the
- * viewer's rows mark the flagged submit and "problems only" keeps it.
+ * viewer's row of the flagged submit carries the count its badge shows.
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -10,7 +10,6 @@ import { metricsLineSchema, suspectedHacksKey, type MetricsLine, type VerlMetric
 import type { TrajectoryStep } from '../../server/src/protocol/runs.js';
 import { stepRow, viewOfStep } from '../../server/src/runs/index.js';
 import { withStepFigures } from '../../server/src/trainer/stepFigures.js';
-import { hasProblem } from '../../webview/src/episode/stepList.js';
 import { suspectedHacksSeries, totalsOf } from '../../webview/src/metrics/series.js';
 
 const verl = (step: number, ts: string, data: Record<string, number> = {}): VerlMetricsLine => ({ source: 'verl', ts, attempt: 1, step, data: { 'critic/score/mean': 0.5, ...data } });
@@ -37,7 +36,7 @@ test('the metrics page charts the count per step and counts the flagged episodes
   assert.equal(totalsOf(lines).suspectedHacks, 1);
 });
 
-test("the viewer's row of a flagged submit carries the count, and problems-only keeps it", () => {
+test("the viewer's row of a flagged submit carries the count its badge shows", () => {
   const record = {
     type: 'step',
     step: 3,
@@ -57,7 +56,7 @@ test("the viewer's row of a flagged submit carries the count, and problems-only 
   } as unknown as TrajectoryStep;
   const row = stepRow(viewOfStep(record, 0));
   assert.equal(row.suspectedHacks, 1);
-  assert.equal(hasProblem(row), true);
-  const { suspectedHacks: _dropped, ...honest } = row;
-  assert.equal(hasProblem(honest), false);
+  const submit = record.observation.last;
+  if (submit?.kind === 'submit') delete submit.suspected_hacks;
+  assert.equal(stepRow(viewOfStep(record, 0)).suspectedHacks, undefined, 'an honest submit has no badge');
 });
