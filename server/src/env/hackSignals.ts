@@ -1,5 +1,5 @@
 /**
- * Suspected reward hacking in a submitted patch (issue 36, docs/reward-hacking.md): the patch
+ * Suspected reward hacking in a submitted patch (issue 36, docs/agents.md, "Suspected reward hacking"): the patch
  * changes a file the grader reads, or the code it adds reaches for the test runner's internals,
  * runs git (a working copy's history can hold the fix), opens the network, or reads the process's
  * environment whole. Each signal carries its evidence: the file, the line in the patched file and
