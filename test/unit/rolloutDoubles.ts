@@ -4,7 +4,7 @@
  * control (delays, failures, hangs) and a count of what ran at once.
  */
 import type { Action, ProtocolError } from '../../server/src/protocol/actions.js';
-import type { ActionResult, Observation, TerminationReason } from '../../server/src/protocol/observation.js';
+import type { ActionResult, Observation, SuspectedHack, TerminationReason } from '../../server/src/protocol/observation.js';
 import type { BackendChoice, BackendFallback } from '../../server/src/protocol/backendChoice.js';
 import type { ExecResult, PatchResult, SandboxSpec } from '../../server/src/protocol/sandbox.js';
 import type { TestGrade } from '../../server/src/protocol/testReport.js';
@@ -125,6 +125,8 @@ export interface Script {
   readonly episodeTimeoutMs?: number;
   /** The submit's tests cannot be graded, for this reason. */
   readonly notGradable?: string;
+  /** What the submit records as suspected reward hacking. */
+  readonly suspectedHacks?: SuspectedHack[];
 }
 
 export function observation(taskId: string, step: number, done: boolean, last?: ActionResult): Observation {
@@ -141,10 +143,10 @@ export function observation(taskId: string, step: number, done: boolean, last?: 
   };
 }
 
-function submitResult(resolved: boolean, notGradable?: string): ActionResult {
+function submitResult(resolved: boolean, notGradable?: string, suspectedHacks?: SuspectedHack[]): ActionResult {
   const counts = { PASSED: resolved ? 2 : 1, FAILED: resolved ? 0 : 1, ERROR: 0, SKIPPED: 0, XFAIL: 0, XPASS: 0 };
   const grade: TestGrade = notGradable !== undefined ? { kind: 'invalid', reason: notGradable } : { kind: 'log', passed: resolved, reason: resolved ? 'all 2 tests passed' : '1 test(s) failed or errored' };
-  return { kind: 'submit', resolved, tests: { passed: resolved, counts, failing: resolved ? [] : ['t::x'], tail: '', duration_ms: 3 }, grade, patch: '--- a\n+++ b\n' };
+  return { kind: 'submit', resolved, tests: { passed: resolved, counts, failing: resolved ? [] : ['t::x'], tail: '', duration_ms: 3 }, grade, patch: '--- a\n+++ b\n', ...(suspectedHacks === undefined ? {} : { suspected_hacks: suspectedHacks }) };
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -179,7 +181,7 @@ export class TestEnv implements PlannerEnv {
     this.steps = n;
     const submit = 'type' in input && input.type === 'submit';
     const resolved = this.script.resolved ?? true;
-    const last = submit ? submitResult(resolved, this.script.notGradable) : ({ kind: 'noop' } as const);
+    const last = submit ? submitResult(resolved, this.script.notGradable, this.script.suspectedHacks) : ({ kind: 'noop' } as const);
     if (submit) {
       this.done = true;
       if (last.kind === 'submit') this.gradeValue = last.grade;

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { runEventSchema, runReportSchema, runStatusSchema, trajectoryLineSchema } from '../../server/src/protocol/runs.js';
 import { planEpisodes, runEpisode, runRollout, selectEpisodes, type RolloutOptions } from '../../server/src/rollout/index.js';
-import { readTrajectory, runLayout } from '../../server/src/runs/index.js';
+import { readReportView, readTrajectory, runLayout } from '../../server/src/runs/index.js';
 import { backendLine, totalsLine } from '../../server/src/cli/rolloutSummary.js';
 import { plannedTasks, testDeps, type Doubles } from './rolloutDoubles.js';
 
@@ -153,6 +153,31 @@ test('status.json, events.jsonl and report.json describe the run and validate', 
   assert.deepEqual(report.tasks.map((t) => t.episode_id), ['t1#1', 't1#2', 't2#1', 't2#2']);
   assert.equal(report.resolved_rate, 0.5);
   assert.match(report.tasks[2]?.failure_reason ?? '', /tests failed: 1 test\(s\) failed/);
+});
+
+test('a submit with suspected reward hacking carries its evidence; the end line, report.json and the report page count it', async () => {
+  const dir = runDir();
+  const evidence = { kind: 'runner-internals' as const, path: 'app/calc.py', line: 4, evidence: 'import _pytest.runner', rule: "names pytest's private package _pytest" };
+  const doubles = testDeps((id) => (id === 'hacky' ? { suspectedHacks: [evidence, { ...evidence, kind: 'git' as const, line: 5 }] } : {}));
+  await runRollout(planEpisodes(plannedTasks(['hacky', 'honest']), 1), options(dir, doubles));
+  const layout = runLayout(dir);
+  const report = runReportSchema.parse(JSON.parse(readFileSync(layout.report, 'utf8')));
+  const trajectory = (task: string) => join(dir, report.tasks.find((t) => t.task_id === task)?.trajectory ?? '');
+  const hacky = lines(trajectory('hacky'));
+  const submit = hacky.find((l) => l.type === 'step' && l.observation.last?.kind === 'submit');
+  assert.ok(submit?.type === 'step' && submit.observation.last?.kind === 'submit');
+  assert.deepEqual(submit.observation.last.suspected_hacks?.[0], evidence, 'the step records the evidence');
+  const end = hacky.at(-1);
+  assert.ok(end?.type === 'end');
+  assert.equal(end.suspected_hacks, 2, 'the end line counts the signals');
+  const honestEnd = lines(trajectory('honest')).at(-1);
+  assert.ok(honestEnd?.type === 'end' && honestEnd.suspected_hacks === undefined, 'an honest episode carries no count');
+  assert.equal(report.suspected_hacks, 1, 'report.json counts the episodes with suspected hacks');
+  assert.deepEqual(report.tasks.map((t) => [t.task_id, t.suspected_hacks]), [['hacky', 2], ['honest', undefined]]);
+  const view = await readReportView(dir);
+  assert.ok(view.ok);
+  assert.equal(view.report.summary.suspectedHacks, 1);
+  assert.deepEqual(view.report.tasks.map((t) => t.episodes.map((e) => e.suspectedHacks)), [[2], [0]]);
 });
 
 test('resume keeps finished episodes byte for byte and redoes a torn and a missing one', async () => {

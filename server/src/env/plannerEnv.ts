@@ -15,6 +15,7 @@ import { buildCodeGraph } from '../graph/index.js';
 import type { CodeGraph, RetrieverName } from '../graph/index.js';
 import { expand, find, read } from './explore.js';
 import { protectedReason } from './guard.js';
+import { suspectedHacks } from './hackSignals.js';
 import { WorkingMemory } from './memory.js';
 import { renderObservation, renderResult } from './render.js';
 import { repair } from './repair.js';
@@ -239,7 +240,17 @@ class Env implements PlannerEnv {
     this.knownDiff = patch;
     // Flagged whatever the policy: a graded patch that changes what the grader reads is worth seeing.
     const guarded = patchPaths(patch).paths.filter((path) => protectedReason(path, this.options.guard) !== undefined);
-    const result: ActionResult = { kind: 'submit', resolved: gradePassed(run.record.grade), tests: summariseTests(run), grade: run.record.grade, patch, ...(guarded.length === 0 ? {} : { protected_paths: guarded }) };
+    // Flagged for people only (env/hackSignals.ts): the reward does not depend on it.
+    const suspected = suspectedHacks(patch, this.options.guard);
+    const result: ActionResult = {
+      kind: 'submit',
+      resolved: gradePassed(run.record.grade),
+      tests: summariseTests(run),
+      grade: run.record.grade,
+      patch,
+      ...(guarded.length === 0 ? {} : { protected_paths: guarded }),
+      ...(suspected.length === 0 ? {} : { suspected_hacks: suspected }),
+    };
     return { result, taskCommandsMs: run.record.durationMs, timedOut: run.record.timedOut };
   }
 

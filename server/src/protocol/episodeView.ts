@@ -34,6 +34,8 @@ export const stepRowSchema = z.object({
   timedOut: z.boolean(),
   /** Candidate patches this step tried (repair steps). */
   candidates: z.number().int(),
+  /** Signals of suspected reward hacking the step's submit recorded (server/src/env/hackSignals.ts); absent when none. */
+  suspectedHacks: z.number().int().min(1).optional(),
 });
 export type StepRow = z.infer<typeof stepRowSchema>;
 

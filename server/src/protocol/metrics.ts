@@ -30,7 +30,16 @@ export const envMetricsLineSchema = z.object({
   replies: z.number().int().min(0).optional(),
   /** Of those, the replies the action protocol could not parse. */
   parse_failures: z.number().int().min(0).optional(),
+  /** Signals of suspected reward hacking its submit recorded (env/hackSignals.ts); absent when none. */
+  suspected_hacks: z.number().int().min(1).optional(),
 });
+
+/**
+ * The key under which a training step's line carries how many of the step's episodes (those that
+ * ended after the previous step's line and by this one's) submitted a patch with suspected reward
+ * hacking. It is ours, not Verl's: `gp train` adds it to Verl's line as it copies it.
+ */
+export const suspectedHacksKey = 'gp/suspected_hacks';
 
 export const metricsLineSchema = z.discriminatedUnion('source', [verlMetricsLineSchema, envMetricsLineSchema]);
 export type MetricsLine = z.infer<typeof metricsLineSchema>;
@@ -60,6 +69,8 @@ export const stepSamplesLineSchema = z.object({
       resolved: z.boolean(),
       steps: z.number().int(),
       termination_reason: z.string(),
+      /** Signals of suspected reward hacking its submit recorded (env/hackSignals.ts); absent when none. */
+      suspected_hacks: z.number().int().min(1).optional(),
       /** Relative to the run folder. */
       trajectory: z.string(),
     }),

@@ -62,6 +62,31 @@ export const candidateOutcomeSchema = z.object({
 });
 export type CandidateOutcome = z.infer<typeof candidateOutcomeSchema>;
 
+/**
+ * The kinds of suspected reward hacking a submitted patch is checked for (env/hackSignals.ts,
+ * docs/agents.md, "Suspected reward hacking"): it changes a file the grader reads, or its added code reaches for the
+ * test runner's internals, runs git, opens the network, or reads the process's environment whole.
+ */
+export const suspectedHackKinds = ['grader-surface', 'runner-internals', 'git', 'network', 'process-env'] as const;
+export type SuspectedHackKind = (typeof suspectedHackKinds)[number];
+
+/** Most signals one submit records; a patch with more is as suspect with fewer shown. */
+export const maxSuspectedHacks = 20;
+
+/** One piece of evidence that a patch may be gaming the grader. */
+export const suspectedHackSchema = z.object({
+  kind: z.enum(suspectedHackKinds),
+  /** The file it is in, relative to the repository root. */
+  path: z.string().max(4096),
+  /** The line in the patched file (1-based), for evidence found in an added line. */
+  line: z.number().int().min(1).optional(),
+  /** The offending text, on one line with control characters escaped, cut at 200 characters. */
+  evidence: z.string().max(400),
+  /** Why it counts, in words (the rule that matched). */
+  rule: z.string().max(400),
+});
+export type SuspectedHack = z.infer<typeof suspectedHackSchema>;
+
 export const actionResultSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('find'), nodes: z.array(graphNodeSchema), unmatched: z.array(z.string()) }),
   z.object({ kind: z.literal('expand'), candidates: z.array(candidateSchema), unmatched: z.array(z.string()) }),
@@ -101,6 +126,11 @@ export const actionResultSchema = z.discriminatedUnion('kind', [
     patch: z.string(),
     /** Files the graded patch changes that the grader depends on (env/guard.ts), when there are any. */
     protected_paths: z.array(z.string()).optional(),
+    /**
+     * What in the graded patch looks like an attempt on the reward rather than a fix (env/hackSignals.ts),
+     * when anything does; at most `maxSuspectedHacks`. A flag for people: it never changes the reward.
+     */
+    suspected_hacks: z.array(suspectedHackSchema).max(maxSuspectedHacks).optional(),
   }),
   z.object({ kind: z.literal('noop') }),
   z.object({ kind: z.literal('protocol-error'), error: protocolErrorSchema }),

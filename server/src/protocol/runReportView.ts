@@ -21,6 +21,8 @@ export const reportEpisodeSchema = z.object({
   trajectory: z.string(),
   /** `no-outcome`: the infrastructure failed it; it is not the task's result. */
   outcome: z.enum(['resolved', 'unresolved', 'no-outcome']),
+  /** Signals of suspected reward hacking its submit recorded (env/hackSignals.ts); 0 when none. */
+  suspectedHacks: z.number().int().min(0),
 });
 export type ReportEpisode = z.infer<typeof reportEpisodeSchema>;
 
@@ -75,6 +77,8 @@ export const runReportViewSchema = z.object({
     notRun: z.number().int().min(0),
     meanSteps: z.number().nullable(),
     meanDurationMs: z.number().nullable(),
+    /** Episodes that ran whose submit recorded suspected reward hacking: a flag for a person to look, not a verdict. */
+    suspectedHacks: z.number().int().min(0),
   }),
   tasks: z.array(reportTaskSchema),
   failureGroups: z.array(reportFailureGroupSchema),

@@ -175,6 +175,11 @@ export const trajectoryEndSchema = z.object({
   /** A model agent's calls and how its replies fared (absent for the rule agent). */
   model: modelUsageSchema.optional(),
   /**
+   * How many signals of suspected reward hacking the submit that ended the episode recorded
+   * (its `suspected_hacks`, env/hackSignals.ts); absent when there were none or no submit.
+   */
+  suspected_hacks: z.number().int().min(1).optional(),
+  /**
    * The code graph's edges at the nodes the episode's observations named (either end, any kind), so
    * that a viewer can count hops to the gold after the sandbox is gone (the code-graph view). At
    * most `maxRecordedGraphEdges`; absent in trajectories written before it was recorded.
@@ -285,6 +290,8 @@ export const taskOutcomeSchema = z.object({
   verifier_reward: z.number().optional(),
   /** A model agent's calls and how its replies fared (absent for the rule agent). */
   model: modelUsageSchema.optional(),
+  /** Signals of suspected reward hacking its submit recorded (env/hackSignals.ts); absent when none. */
+  suspected_hacks: z.number().int().min(1).optional(),
 });
 export type TaskOutcome = z.infer<typeof taskOutcomeSchema>;
 
@@ -311,6 +318,8 @@ export const runReportSchema = z.object({
   mean_steps: z.number(),
   mean_duration_ms: z.number(),
   termination_reasons: z.record(z.string(), z.number().int()),
+  /** Episodes that ran whose submit recorded suspected reward hacking (absent in reports written before it was counted). */
+  suspected_hacks: z.number().int().min(0).optional(),
   /** The backends the episodes ran on, and why `auto` fell back, if it did. */
   backend: backendSummarySchema.optional(),
   tasks: z.array(taskOutcomeSchema),

@@ -257,6 +257,7 @@ async function endLine(spec: EpisodeSpec, env: PlannerEnv | undefined, sandbox: 
     ...(progress.error === undefined ? {} : { error: progress.error }),
     ...(progress.infrastructure === undefined ? {} : { infrastructure: progress.infrastructure }),
     ...(progress.model === undefined ? {} : { model: progress.model }),
+    ...(submit?.suspected_hacks === undefined ? {} : { suspected_hacks: submit.suspected_hacks.length }),
     ...(recorded === undefined || recorded.edges.length === 0 ? {} : { graph_edges: recorded.edges, ...(recorded.truncated ? { graph_edges_truncated: true as const } : {}) }),
   };
 }

@@ -119,6 +119,7 @@ export function taskOutcome(e: FinishedEpisode): TaskOutcome {
     ...(e.instanceReport === undefined ? {} : { instance_report: e.instanceReport }),
     ...(e.end.grade?.kind === 'verifier' ? { verifier_reward: e.end.grade.reward } : {}),
     ...(e.end.model === undefined ? {} : { model: e.end.model }),
+    ...(e.end.suspected_hacks === undefined ? {} : { suspected_hacks: e.end.suspected_hacks }),
   };
 }
 
@@ -151,6 +152,7 @@ export function reportFromOutcomes(input: Omit<ReportInput, 'episodes'>, tasks: 
     mean_steps: mean(tasks.map((t) => t.steps)),
     mean_duration_ms: mean(tasks.map((t) => t.duration_ms)),
     termination_reasons: reasons,
+    suspected_hacks: tasks.filter((t) => t.suspected_hacks !== undefined).length,
     ...(input.backend === undefined ? {} : { backend: input.backend }),
     tasks: [...tasks],
     ...(model === undefined ? {} : { model }),

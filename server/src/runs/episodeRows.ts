@@ -53,6 +53,7 @@ export function stepRow(view: StepView): StepRow {
     error: view.error,
     timedOut: view.timedOut,
     candidates: last?.kind === 'repair' ? last.candidates.length : 0,
+    ...(last?.kind === 'submit' && last.suspected_hacks !== undefined ? { suspectedHacks: last.suspected_hacks.length } : {}),
   };
 }
 

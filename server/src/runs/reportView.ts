@@ -56,9 +56,9 @@ export function reportView(dir: string, report: RunReport, command: string | nul
     const episodes: ReportEpisode[] = [
       ...graded.flatMap((t): ReportEpisode[] => {
         const trajectory = inside(dir, t.trajectory);
-        return trajectory === undefined ? [] : [{ episodeId: t.episode_id, trajectory, outcome: t.resolved ? 'resolved' : 'unresolved' }];
+        return trajectory === undefined ? [] : [{ episodeId: t.episode_id, trajectory, outcome: t.resolved ? 'resolved' : 'unresolved', suspectedHacks: t.suspected_hacks ?? 0 }];
       }),
-      ...failed.map((f): ReportEpisode => ({ episodeId: f.episodeId, trajectory: f.trajectory, outcome: 'no-outcome' })),
+      ...failed.map((f): ReportEpisode => ({ episodeId: f.episodeId, trajectory: f.trajectory, outcome: 'no-outcome', suspectedHacks: 0 })),
     ];
     const firstFailure = graded.find((t) => !t.resolved);
     return {
@@ -91,6 +91,8 @@ export function reportView(dir: string, report: RunReport, command: string | nul
       notRun: Math.max(0, (report.not_finished ?? 0) - infrastructure.length),
       meanSteps: report.total === 0 ? null : report.mean_steps,
       meanDurationMs: report.total === 0 ? null : report.mean_duration_ms,
+      // Counted from the tasks when the report predates the figure, so an older report reads the same.
+      suspectedHacks: report.suspected_hacks ?? report.tasks.filter((t) => t.suspected_hacks !== undefined).length,
     },
     tasks,
     failureGroups: failureGroups(report.tasks),

@@ -24,6 +24,7 @@ import { scriptedSmokePolicy, smokeDriverArgs, smokeLengths, smokeOverrides, typ
 import { launchLocal, launchRayJob, raySubmissionId, shellCommand, type TrainerHandle } from './trainerProcess.js';
 import { agentLoopName, hydraArgument, verlOverrides, type TrainPaths } from './verlOverrides.js';
 import { sampleByReturn } from './stepSamples.js';
+import { withStepFigures } from './stepFigures.js';
 import { Watchdog } from './watchdog.js';
 
 /** Episodes each training step's sample table keeps (`step_samples.jsonl`). */
@@ -146,13 +147,15 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
   // training, trainer/verlOverrides.ts); a resumed attempt starts at its checkpoint, unknown here
   // until its first line.
   let nextStep: number | undefined = attempt === 1 ? 1 : undefined;
-  const appendMetric = async (line: MetricsLine): Promise<void> => {
+  const appendMetric = async (copied: MetricsLine): Promise<void> => {
+    // A step's line closes the step: its episodes are those that ended since the step before.
+    const ended = copied.source === 'verl' ? stepEnds : [];
+    if (copied.source === 'verl') stepEnds = [];
+    const line = copied.source === 'verl' ? withStepFigures(copied, ended) : copied;
     await metrics.append(line);
     watchdog.touch();
     if (line.source !== 'verl') return;
     void tensorboard.scalars(line.step, line.data).catch((error: unknown) => options.log(`warning: ${tensorboard.path}: ${errorMessage(error)}`));
-    const ended = stepEnds;
-    stepEnds = [];
     nextStep = line.step + 1;
     await samples.append({ ts: isoTimestamp(new Date()), attempt, step: line.step, total: ended.length, episodes: sampleByReturn(ended, samplesPerStep) });
   };
@@ -214,11 +217,12 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
       counts.total++;
       counts.finished++;
       if (end.resolved) counts.resolved++;
-      const sampled = { episode_id: end.episode_id, task_id: end.task_id, return: end.total_reward, resolved: end.resolved, steps: end.steps, termination_reason: end.termination_reason, trajectory: layout.trajectoryRelative(end.episode_id) };
+      const hacks = end.suspected_hacks === undefined ? {} : { suspected_hacks: end.suspected_hacks };
+      const sampled = { episode_id: end.episode_id, task_id: end.task_id, return: end.total_reward, resolved: end.resolved, steps: end.steps, termination_reason: end.termination_reason, ...hacks, trajectory: layout.trajectoryRelative(end.episode_id) };
       void catchUp().then(() => stepEnds.push(sampled));
       const failures = Object.values(end.model?.parse_failures ?? {}).reduce((a, b) => a + b, 0);
       const replies = end.model === undefined ? undefined : { replies: end.model.model_steps + failures, parse_failures: failures };
-      void appendMetric({ source: 'env', ts: isoTimestamp(new Date()), episode_id: end.episode_id, task_id: end.task_id, return: end.total_reward, resolved: end.resolved, steps: end.steps, env_ms: end.duration_ms, ...replies }).catch(
+      void appendMetric({ source: 'env', ts: isoTimestamp(new Date()), episode_id: end.episode_id, task_id: end.task_id, return: end.total_reward, resolved: end.resolved, steps: end.steps, env_ms: end.duration_ms, ...replies, ...hacks }).catch(
         (error: unknown) => options.log(`metrics.jsonl: ${errorMessage(error)}`),
       );
       void record.status('running').catch(() => undefined);

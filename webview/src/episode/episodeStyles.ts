@@ -59,6 +59,9 @@ button.icon:hover { background: var(--vscode-toolbar-hoverBackground); }
 .step .num { text-align: right; color: var(--vscode-descriptionForeground); font-variant-numeric: tabular-nums; }
 .step.selected .num { color: inherit; }
 .step .summary { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.step .summary-cell { display: flex; align-items: baseline; min-width: 0; }
+.step .summary-cell .summary { flex: 0 1 auto; min-width: 0; }
+.step .summary-cell .marker.suspect { flex: none; }
 .step .reward, .step .duration { text-align: right; font-variant-numeric: tabular-nums; }
 .step .duration { color: var(--vscode-descriptionForeground); }
 .step.selected .duration { color: inherit; }
@@ -82,6 +85,12 @@ details.extra summary { cursor: pointer; color: var(--vscode-descriptionForegrou
 .marker { margin-left: 6px; font-size: 0.8em; padding: 0 5px; border-radius: 8px; border: 1px solid currentColor; }
 .marker.error { color: var(--vscode-errorForeground); }
 .marker.warning { color: var(--vscode-editorWarning-foreground); }
+.marker.suspect { color: var(--vscode-editorWarning-foreground); font-weight: 600; white-space: nowrap; }
+.suspected-hacks { border-left: 3px solid var(--vscode-editorWarning-foreground); padding: 4px 0 4px 10px; margin: 10px 0; }
+.suspected-hacks h3 { margin: 0 0 4px; font-size: 1em; color: var(--vscode-editorWarning-foreground); }
+.suspected-hacks td.where { white-space: nowrap; }
+.suspected-hacks td.evidence code { overflow-wrap: anywhere; white-space: pre-wrap; }
+.suspected-hacks .hack-kind { white-space: nowrap; }
 .detail-slot { overflow-y: auto; padding: 0 18px 24px; min-width: 0; }
 .detail h2 { font-size: 1.15em; margin: 12px 0 2px; }
 .detail h3 { font-size: 1em; font-weight: 600; margin: 16px 0 4px; padding-bottom: 2px; border-bottom: 1px solid var(--vscode-panel-border, transparent); }

@@ -12,6 +12,7 @@ import { linkedText, marked, type NodeLines, type OpenLocation } from './linkedT
 import { nodeTable, type KnownNodes } from './nodeTable.js';
 import { editsModel, parseUnifiedDiff } from './patchModel.js';
 import { patchView } from './patchView.js';
+import { suspectedHacksSection, suspectWords } from './suspectedHacks.js';
 
 export interface DetailActions {
   readonly open: OpenLocation;
@@ -53,6 +54,7 @@ export function stepDetail(row: StepRow, step: TrajectoryStep, actions: DetailAc
     row.fallback !== null && banner('warning', `Fell back to the rule agent: ${row.fallback}`),
     row.error !== null && banner('error', `The environment refused this step: ${row.error}`),
     row.timedOut && banner('warning', `Timed out (${step.termination_reason ?? 'timeout'}).`),
+    row.suspectedHacks !== undefined && banner('warning', `${suspectWords(row.suspectedHacks)}. The evidence is under the result.`),
   ];
   return el(
     'article',
@@ -213,6 +215,7 @@ function resultNodes(stepNumber: number, last: ActionResult, actions: DetailActi
     case 'submit':
       return [
         el('p', {}, el('strong', { class: last.resolved ? 'ok' : 'bad' }, last.resolved ? 'Resolved' : 'Not resolved'), ` · ${gradeText(last.grade)}`),
+        ...(last.suspected_hacks === undefined ? [] : [suspectedHacksSection(last.suspected_hacks)]),
         testsNode(last.tests),
         ...perTestNodes(last.grade, highlight),
       ];

@@ -7,6 +7,7 @@
 import type { StepKindName, StepRow } from '../../../server/src/protocol/episodeView.js';
 import { el } from '../dom.js';
 import { rewardClass, signed } from './stepDetail.js';
+import { suspectBadge } from './suspectedHacks.js';
 
 /** Our action kinds, then who spoke in a step of another tool's trajectory. */
 export const stepKinds: readonly StepKindName[] = ['find', 'expand', 'read', 'memory', 'repair', 'submit', 'noop', 'invalid', 'system', 'user', 'agent'];
@@ -20,7 +21,8 @@ export interface Filters {
 }
 
 export function hasProblem(row: StepRow): boolean {
-  return row.protocolError !== null || row.fallback !== null || row.error !== null || row.timedOut;
+  // A submit flagged as suspected reward hacking is something to look at, so "problems only" keeps it.
+  return row.protocolError !== null || row.fallback !== null || row.error !== null || row.timedOut || row.suspectedHacks !== undefined;
 }
 
 export class StepList {
@@ -101,12 +103,14 @@ export class StepList {
       row.error !== null && el('span', { class: 'marker error', title: row.error }, 'error'),
       row.timedOut && el('span', { class: 'marker warning', title: 'The step or the episode timed out' }, 'timeout'),
     ];
+    const summary = el('span', { class: 'summary', title: row.summary }, row.summary, ...markers);
     const item = el(
       'div',
       { class: `step kind-${row.kind}`, attrs: { role: 'option', id: `step-${row.step}`, 'aria-selected': 'false', 'data-step': String(row.step) } },
       el('span', { class: 'num' }, String(row.step)),
       el('span', { class: 'glyph', title: row.kind, attrs: { 'aria-hidden': 'true' } }, glyphs[row.kind]),
-      el('span', { class: 'summary', title: row.summary }, row.summary, ...markers),
+      // The suspect badge stays visible when a long summary is cut with an ellipsis.
+      row.suspectedHacks === undefined ? summary : el('span', { class: 'summary-cell' }, summary, suspectBadge(row.suspectedHacks)),
       el('span', { class: rewardClass(row.reward), title: row.reward === null ? 'This trajectory’s format records no reward for the step' : '' }, signed(row.reward)),
       el('span', { class: 'duration' }, row.durationMs === null ? '' : row.durationMs >= 1000 ? `${(row.durationMs / 1000).toFixed(1)} s` : `${Math.round(row.durationMs)} ms`),
     );

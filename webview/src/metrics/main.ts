@@ -15,7 +15,7 @@ import { vscodeApi } from '../host.js';
 import { lineChart, type ChartSeries } from './chart.js';
 import { adoptMetricsStyles } from './metricsStyles.js';
 import { localisationSection } from './localisationChart.js';
-import { parseFailureSeries, resolvedRateSeries, totalsOf, verlSeries, type Point } from './series.js';
+import { parseFailureSeries, resolvedRateSeries, suspectedHacksSeries, totalsOf, verlSeries, type Point } from './series.js';
 import { StepSamplesSection } from './stepSamples.js';
 
 const send = (message: MetricsWebviewMessage): void => vscodeApi.postMessage(message);
@@ -35,10 +35,17 @@ let problems: string[] = [];
 const samples = new StepSamplesSection();
 
 /** What each chart draws: Verl's keys (the first that has points is the headline) or a derived series. */
-const charts: readonly { id: string; title: string; yTitle: string; keys?: readonly [string, string][]; derived?: 'resolved' | 'parse-failures'; percent?: boolean; unit?: string }[] = [
+const charts: readonly { id: string; title: string; yTitle: string; keys?: readonly [string, string][]; derived?: 'resolved' | 'parse-failures' | 'suspected-hacks'; percent?: boolean; unit?: string; empty?: string }[] = [
   { id: 'reward', title: 'Reward (mean episode return)', yTitle: 'mean return', keys: [['critic/score/mean', 'mean']] },
   { id: 'resolved', title: 'Resolved rate per step', yTitle: 'resolved / ended', derived: 'resolved', percent: true },
   { id: 'parse', title: 'Replies that failed to parse', yTitle: 'share of replies', derived: 'parse-failures', percent: true },
+  {
+    id: 'hacks',
+    title: 'Suspected reward hacks per step',
+    yTitle: 'episodes flagged',
+    derived: 'suspected-hacks',
+    empty: 'This run did not count suspected reward hacks (it predates the count).',
+  },
   { id: 'length', title: 'Response length (tokens)', yTitle: 'tokens', keys: [['response_length/mean', 'mean'], ['response_length/max', 'max']] },
   { id: 'kl', title: 'KL to the rollout policy', yTitle: 'KL', keys: [['actor/ppo_kl', 'PPO KL'], ['actor/kl_loss', 'KL loss']] },
   { id: 'timing', title: 'Step time', yTitle: 'seconds', keys: [['timing_s/step', 'step'], ['timing_s/gen', 'rollout'], ['timing_s/update_actor', 'update']], unit: 's' },
@@ -92,6 +99,9 @@ function render(): void {
       ` · ${plural(totals.steps, 'step')} · ${plural(totals.episodes, 'episode')} ended, ${totals.resolved} resolved`,
       rate,
       totals.meanReturn === undefined ? '' : ` · mean return ${formatNumber(totals.meanReturn)}`,
+      totals.suspectedHacks === 0
+        ? ''
+        : el('span', { class: 'suspect', attrs: { id: 'run-suspected-hacks' }, title: 'Episodes whose submitted patch touched what the grader reads or reached for the test runner, git, the network or the environment: a flag to look at, not a verdict; the reward is unchanged.' }, ` · ⚠ ${plural(totals.suspectedHacks, 'episode')} with suspected reward hacking`),
     ),
   );
   const axisButtons = (['step', 'time'] as const).map((axis) => {
@@ -133,7 +143,9 @@ function render(): void {
           ? [{ label: 'resolved', points: toXY(resolvedRateSeries(lines)) }]
           : c.derived === 'parse-failures'
             ? [{ label: 'failed to parse', points: toXY(parseFailureSeries(lines)) }]
-            : (c.keys ?? []).map(([key, label]) => ({ label, points: toXY(verlSeries(lines, key)) }));
+            : c.derived === 'suspected-hacks'
+              ? [{ label: 'episodes flagged', points: toXY(suspectedHacksSeries(lines)) }]
+              : (c.keys ?? []).map(([key, label]) => ({ label, points: toXY(verlSeries(lines, key)) }));
       return lineChart({
         id: c.id,
         title: c.title,
@@ -145,7 +157,7 @@ function render(): void {
         width,
         xTitle: view.axis === 'step' ? 'training step' : 'wall time since the first line (h:mm:ss)',
         yTitle: c.yTitle,
-        empty: totals.steps === 0 ? 'Waiting for the first training step…' : 'Verl did not log this in this run.',
+        empty: totals.steps === 0 ? 'Waiting for the first training step…' : (c.empty ?? 'Verl did not log this in this run.'),
         // Clicking a step shows its sampled episodes below.
         ...(view.axis === 'step' ? { onPick: (x: number) => samples.pick(Math.round(x)) } : {}),
       });

@@ -10,6 +10,7 @@ header.top h1 { margin: 16px 0 2px; }
 .state.finished { color: var(--vscode-testing-iconPassed, var(--vscode-charts-green)); }
 .state.failed { color: var(--vscode-testing-iconFailed, var(--vscode-charts-red)); }
 .state.interrupted { color: var(--vscode-charts-yellow); }
+.summary .suspect { color: var(--vscode-editorWarning-foreground); }
 .controls { display: flex; align-items: center; gap: 10px; flex-wrap: wrap; padding: 8px 0 12px; border-bottom: 1px solid var(--vscode-panel-border, #8884); margin-bottom: 14px; }
 .controls .label { color: var(--vscode-descriptionForeground); }
 .controls .segmented { display: inline-flex; gap: 4px; }

@@ -4,7 +4,7 @@
  * value), and the resolved rate of each step's episodes, which the environment service reports as
  * they end (an episode belongs to the first step logged after it ended).
  */
-import type { EnvMetricsLine, MetricsLine, VerlMetricsLine } from '../../../server/src/protocol/metrics.js';
+import { suspectedHacksKey, type EnvMetricsLine, type MetricsLine, type VerlMetricsLine } from '../../../server/src/protocol/metrics.js';
 import { resolvedRate } from '../../../server/src/protocol/metricsFigures.js';
 
 export interface Point {
@@ -61,6 +61,15 @@ export function parseFailureSeries(lines: readonly MetricsLine[]): Point[] {
   });
 }
 
+/**
+ * How many of each step's episodes submitted a patch with suspected reward hacking, as `gp train`
+ * wrote it into the step's line (`gp/suspected_hacks`, trainer/stepFigures.ts). Steps of runs from
+ * before it was counted have no point rather than a made-up zero.
+ */
+export function suspectedHacksSeries(lines: readonly MetricsLine[]): Point[] {
+  return verlSeries(lines, suspectedHacksKey);
+}
+
 export interface RunTotals {
   readonly steps: number;
   readonly episodes: number;
@@ -69,6 +78,8 @@ export interface RunTotals {
   readonly resolvedRate: number | undefined;
   readonly meanReturn: number | undefined;
   readonly firstTime: number | undefined;
+  /** Episodes whose submit recorded suspected reward hacking. */
+  readonly suspectedHacks: number;
 }
 
 export function totalsOf(lines: readonly MetricsLine[]): RunTotals {
@@ -82,5 +93,6 @@ export function totalsOf(lines: readonly MetricsLine[]): RunTotals {
     resolvedRate: rate.rate,
     meanReturn: env.length === 0 ? undefined : env.reduce((a, e) => a + e.return, 0) / env.length,
     firstTime: times.length === 0 ? undefined : Math.min(...times),
+    suspectedHacks: env.filter((e) => e.suspected_hacks !== undefined).length,
   };
 }

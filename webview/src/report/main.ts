@@ -35,6 +35,12 @@ function link(label: string, title: string, onClick: () => void, attrs: Record<s
   return a;
 }
 
+/** The mark of an episode whose submit looked like reward hacking; its words say so to a screen reader too. */
+function suspectBadge(episodeId: string, signals: number): HTMLElement {
+  const words = `suspected reward hacking: ${plural(signals, 'signal')}; open the episode to see the evidence`;
+  return el('span', { class: 'suspect', title: words, attrs: { role: 'img', 'aria-label': `${episodeId}: ${words}`, 'data-suspect': episodeId } }, '⚠ suspect');
+}
+
 function tile(value: string, label: string, id: string, extra = ''): HTMLElement {
   return el('div', { class: `tile ${extra}`, attrs: { id } }, el('div', { class: 'value' }, value), el('div', { class: 'label' }, label));
 }
@@ -47,6 +53,7 @@ function head(r: RunReportView): HTMLElement {
     tile(`${s.resolved} of ${s.graded}`, 'resolved (episodes that ran to their end)', 'tile-resolved'),
     tile(s.resolvedRate === null ? '—' : percent(s.resolvedRate), 'resolved rate = resolved / ran to their end', 'tile-rate'),
     s.infrastructure > 0 && tile(String(s.infrastructure), `infrastructure ${s.infrastructure === 1 ? 'failure' : 'failures'}: no outcome, not in the rate`, 'tile-infra', 'infra'),
+    s.suspectedHacks > 0 && tile(String(s.suspectedHacks), `${s.suspectedHacks === 1 ? 'episode' : 'episodes'} with suspected reward hacking: look at the marked episodes before trusting the rate`, 'tile-hacks', 'hacks'),
     s.notRun > 0 && tile(String(s.notRun), `of ${s.planned} planned did not run`, 'tile-not-run'),
     s.meanSteps !== null && tile(number(s.meanSteps), 'mean steps', 'tile-steps'),
     s.meanDurationMs !== null && tile(seconds(s.meanDurationMs), 'mean episode time', 'tile-time'),
@@ -80,11 +87,12 @@ function taskTable(r: RunReportView): HTMLElement {
       el(
         'td',
         { class: 'episodes' },
-        ...t.episodes.map((e, i) =>
-          link(t.episodes.length === 1 ? 'Open episode' : `#${i + 1}`, `Open ${e.episodeId} (${outcomeWords[e.outcome === 'no-outcome' ? 'no-outcome' : e.outcome]}) in the trajectory viewer`, () => send({ type: 'openEpisode', taskId: t.taskId, index: i }), {
+        ...t.episodes.flatMap((e, i) => {
+          const open = link(t.episodes.length === 1 ? 'Open episode' : `#${i + 1}`, `Open ${e.episodeId} (${outcomeWords[e.outcome === 'no-outcome' ? 'no-outcome' : e.outcome]}) in the trajectory viewer`, () => send({ type: 'openEpisode', taskId: t.taskId, index: i }), {
             'data-episode': e.episodeId,
-          }),
-        ),
+          });
+          return e.suspectedHacks === 0 ? [open] : [open, suspectBadge(e.episodeId, e.suspectedHacks)];
+        }),
       ),
     ),
   );

@@ -13,6 +13,9 @@ header.top .toolbar { display: flex; gap: 6px; flex-wrap: wrap; }
 .tile .value { font-size: 1.5em; font-weight: 600; font-variant-numeric: tabular-nums; }
 .tile .label { color: var(--vscode-descriptionForeground); font-size: 0.92em; }
 .tile.infra .value { color: var(--vscode-editorWarning-foreground); }
+.tile.hacks { border-color: var(--vscode-editorWarning-foreground); }
+.tile.hacks .value { color: var(--vscode-editorWarning-foreground); }
+.suspect { white-space: nowrap; margin-right: 8px; padding: 0 6px; border-radius: 9px; border: 1px solid var(--vscode-editorWarning-foreground); color: var(--vscode-editorWarning-foreground); font-size: 0.9em; }
 h2 { font-size: 1.1em; font-weight: 600; margin: 22px 0 6px; padding-bottom: 3px; border-bottom: 1px solid var(--vscode-panel-border, transparent); }
 .hint { color: var(--vscode-descriptionForeground); margin: 4px 0 8px; }
 /* A narrow editor scrolls the table sideways rather than breaking task ids letter by letter. */
