@@ -10,7 +10,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { ExecResult } from '../protocol/sandbox.js';
 import { witnessRecordSchema, type RunnerWitness, type WitnessRecord } from '../protocol/testReport.js';
 
-/** A record anywhere on a line: the witness starts its own line, but a forged one need not. */
+/** A record with the line breaks the witness puts around it; a forged one may sit anywhere on a line. */
 const recordPattern = /\n?GPWITNESS1 (\S*) (\S*)\n?/g;
 
 /** Names of what changed kept in a record; the count is always whole. */
@@ -47,12 +47,13 @@ function verified(data: string, mac: string, witness: WitnessKey): WitnessRecord
 
 function take(text: string, witness: WitnessKey, records: WitnessRecord[]): { text: string; forged: number } {
   let forged = 0;
-  const kept = text.replace(recordPattern, (whole: string, data: string, mac: string) => {
+  const kept = text.replace(recordPattern, (_whole: string, data: string, mac: string) => {
     const record = verified(data, mac, witness);
     if (record === undefined) forged += 1;
     else records.push(record);
-    // The witness wrote a line break before and after its record; the log keeps one.
-    return whole.startsWith('\n') && whole.endsWith('\n') ? '\n' : '';
+    // The witness writes a line break before and after its record; without them the log is as
+    // the command wrote it, a line it left unfinished included.
+    return '';
   });
   return { text: kept, forged };
 }
