@@ -152,6 +152,8 @@ export const infrastructureFailureSchema = z.object({
   code: z.enum(infrastructureCodes),
   /** The failure as the failing part reported it. */
   cause: z.string(),
+  /** For `not-gradable`: the strictness rule of the grade, when one decided it (`runner-tampered`: the runner witness saw the runner change). */
+  rule: z.string().optional(),
 });
 export type InfrastructureFailure = z.infer<typeof infrastructureFailureSchema>;
 
@@ -330,6 +332,8 @@ export const runReportSchema = z.object({
    * resolved rate; a resume runs them again.
    */
   infrastructure_failures: z.array(infrastructureFailureSchema.extend({ task_id: z.string(), episode_id: z.string() })).optional(),
+  /** Of the infrastructure failures, the episodes not gradable because the runner witness saw the test runner tampered with (docs/sandbox.md, "The runner witness"). */
+  runner_tampered: z.number().int().min(0).optional(),
 });
 export type RunReport = z.infer<typeof runReportSchema>;
 

@@ -112,7 +112,10 @@ export type VerifierGrade = z.infer<typeof verifierGradeSchema>;
  * - `task-tests-absent`: none of the task's tests appears in the log;
  * - `junit-report`: pytest's JUnit report is missing or damaged, or contradicts a pass of the log;
  * - `unknown-status`: a task test's status is a word the harness does not know, which the harness
- *   would leave out of both lists and we count as a failure.
+ *   would leave out of both lists and we count as a failure;
+ * - `runner-tampered`: the runner witness (testing/runnerWitness.ts) saw the test runner's own
+ *   functions or hooks change during the run, the runner load from inside the repository, a
+ *   forged witness record, or the witness go silent before the run's end.
  */
 export const strictnessRules = [
   "time-limit",
@@ -121,6 +124,7 @@ export const strictnessRules = [
   "task-tests-absent",
   "junit-report",
   "unknown-status",
+  "runner-tampered",
 ] as const;
 export const strictnessRuleSchema = z.enum(strictnessRules);
 export type StrictnessRule = z.infer<typeof strictnessRuleSchema>;
@@ -231,6 +235,61 @@ export const harnessParserNames = [
 export const harnessParserNameSchema = z.enum(harnessParserNames);
 export type HarnessParserName = z.infer<typeof harnessParserNameSchema>;
 
+/**
+ * One record the runner witness writes (resources/witness/gp_witness_core.py, `_Witness.emit`):
+ * `start` when a runner process takes the key, `armed` when it has fingerprinted the runner,
+ * `end` as that process ends. Each is signed by the host's one-time key, so the shape is checked
+ * only after the signature is.
+ */
+export const witnessRecordSchema = z.object({
+  run: z.string(),
+  event: z.enum(["start", "armed", "end"]),
+  pid: z.number().int(),
+  runner: z.enum(["pytest", "unittest"]),
+  blocked: z.array(z.string()).optional(),
+  inside: z.array(z.string()).optional(),
+  armed: z.boolean().optional(),
+  plugin: z.boolean().optional(),
+  changed: z.array(z.string()).optional(),
+  changedCount: z.number().int().nonnegative().optional(),
+});
+export type WitnessRecord = z.infer<typeof witnessRecordSchema>;
+
+/**
+ * What the runner witness saw (docs/sandbox.md, "The runner witness"): a small witness of ours,
+ * loaded into the test runner's process before the repository's code, that fingerprints the
+ * runner (pytest's and pluggy's modules and hooks, or unittest's) and checks it again as the
+ * process ends, reporting over signed records only the host can verify.
+ * - `clean`: it started, armed and ended, and nothing it watches changed;
+ * - `tampered`: the runner changed, loaded from inside the repository, ran without the witness,
+ *   a forged record appeared, or the witness started and never ended (`reason` says which);
+ * - `not-started`: no runner process took the witness's key; honest when the command does not
+ *   start pytest or unittest itself (an eval script, tox);
+ * - `cut`: the run was stopped at its time limit before the witness could end;
+ * - `not-requested`: the witness was not asked for (`reason` says why: the command sets its own
+ *   PYTEST_ADDOPTS or PYTHONPATH, runs tox, or the runner is the repository's own, as sympy's).
+ */
+export const runnerWitnessSchema = z.object({
+  state: z.enum(["clean", "tampered", "not-started", "cut", "not-requested"]),
+  reason: z.string().optional(),
+  /** Which runner took the key. */
+  runner: z.enum(["pytest", "unittest"]).optional(),
+  started: z.boolean(),
+  /** Whether it took its fingerprints before the repository's code ran. */
+  armed: z.boolean(),
+  ended: z.boolean(),
+  /** pytest11 entry points of distributions inside the repository that it kept pytest from loading. */
+  blockedPlugins: z.array(z.string()),
+  /** What changed, named (`_pytest.reports.TestReport.__init__`); the list keeps the first 20. */
+  changed: z.array(z.string()),
+  changedCount: z.number().int().nonnegative(),
+  /** Runner modules that were loaded from inside the repository. */
+  inside: z.array(z.string()),
+  /** Witness records in the output that did not verify: printed by something else. */
+  forged: z.number().int().nonnegative(),
+});
+export type RunnerWitness = z.infer<typeof runnerWitnessSchema>;
+
 export const testRunRecordSchema = z.object({
   kind: z.literal("test_run"),
   task: z.string(),
@@ -251,6 +310,8 @@ export const testRunRecordSchema = z.object({
   counts: z.record(testStatusSchema, z.number().int().nonnegative()),
   tests: z.record(z.string(), testStatusSchema),
   crossCheck: testCrossCheckSchema.optional(),
+  /** The runner witness's report; absent in records written before it existed. */
+  witness: runnerWitnessSchema.optional(),
   grade: testGradeSchema,
   logPath: z.string().optional(),
   reportPath: z.string().optional(),

@@ -229,7 +229,7 @@ async function endLine(spec: EpisodeSpec, env: PlannerEnv | undefined, sandbox: 
   if (grade?.kind === 'invalid' && progress.infrastructure === undefined && progress.reason !== 'interrupted') {
     progress.reason = 'error';
     progress.error = `not gradable: ${grade.reason}`;
-    progress.infrastructure = { code: 'not-gradable', cause: grade.reason };
+    progress.infrastructure = { code: 'not-gradable', cause: grade.reason, ...(grade.rule === undefined ? {} : { rule: grade.rule }) };
   }
   let patch = submit?.patch ?? '';
   // An interrupted episode runs again on resume, so Ctrl-C does not wait behind a step in flight for its diff.

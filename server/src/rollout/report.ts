@@ -138,6 +138,8 @@ export function reportFromOutcomes(input: Omit<ReportInput, 'episodes'>, tasks: 
   for (const t of tasks) reasons[t.termination_reason] = (reasons[t.termination_reason] ?? 0) + 1;
   const planned = Math.max(input.planned ?? tasks.length, tasks.length);
   const model = summariseModel(tasks, input.fallbackEnabled ?? false);
+  // Counted apart from the other failures: a tampered runner is the policy gaming its reward, not the machinery failing.
+  const tampered = (input.infrastructure ?? []).filter((f) => f.rule === 'runner-tampered').length;
   return {
     run: input.run,
     agent: input.agent,
@@ -157,5 +159,6 @@ export function reportFromOutcomes(input: Omit<ReportInput, 'episodes'>, tasks: 
     tasks: [...tasks],
     ...(model === undefined ? {} : { model }),
     ...(input.infrastructure === undefined || input.infrastructure.length === 0 ? {} : { infrastructure_failures: input.infrastructure.map((f) => ({ ...f })) }),
+    ...(tampered === 0 ? {} : { runner_tampered: tampered }),
   };
 }

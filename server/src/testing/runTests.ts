@@ -3,7 +3,7 @@
  * record and the output and writes nothing: the caller records the run where it keeps its files
  * (`recordTestRun` in runs/testRuns.ts for a run directory).
  */
-import type { TestGrade, TestParserName, TestRunRecord, TestStatus } from '../protocol/testReport.js';
+import type { RunnerWitness, TestGrade, TestParserName, TestRunRecord, TestStatus } from '../protocol/testReport.js';
 import { testStatuses } from '../protocol/testReport.js';
 import { visibleLine } from '../protocol/terminalText.js';
 import type { Sandbox } from '../sandbox/index.js';
@@ -23,6 +23,8 @@ import { isoTimestamp } from '../util/time.js';
 import { readJunitWitness, junitRequest, type JunitWitness } from './junitWitness.js';
 import { inlineMarker, inlineReportBytes, takeInlineReport, withInlineReport } from './junitInline.js';
 import { runHarborVerifier } from './harborVerifier.js';
+import { placeWitnessKey, runsRunnerDirectly, withWitness, witnessRequest } from './runnerWitness.js';
+import { takeWitnessRecords, witnessVerdict } from './witnessRecords.js';
 
 /** Test logs can be long (a whole Django suite); they keep more than a normal command's output. */
 const testLogBytes = 16 * 1024 * 1024;
@@ -174,15 +176,26 @@ export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: R
   // Django's and sympy's own runners never write the report, so their runs do not pay for reading one.
   const format = logFormatOf(task.repo);
   const junit = format === 'django' || format === 'sympy' ? undefined : junitRequest(command);
+  // The runner witness watches pytest's or unittest's own code from inside the runner (runnerWitness.ts).
+  const witnessAsk = witnessRequest(sandbox, command, task.repo, format);
+  const witness = witnessAsk.kind === 'asked' ? witnessAsk.request : undefined;
+  if (witness !== undefined) await placeWitnessKey(sandbox, witness);
+  const pytestOptions = [witness?.pytestOptions, junit?.env['PYTEST_ADDOPTS']].filter((o) => o !== undefined).join(' ');
+  const watched = witness === undefined ? command : withWitness(command, witness);
   // The report is printed by the test command's own script, after the tests (junitInline.ts).
   const marker = junit === undefined ? undefined : inlineMarker();
-  const ran = await sandbox.exec(junit === undefined || marker === undefined ? command : withInlineReport(command, junit, marker, sandbox.backend === 'local'), {
+  const ran = await sandbox.exec(junit === undefined || marker === undefined ? watched : withInlineReport(watched, junit, marker, sandbox.backend === 'local'), {
     timeoutMs: options.timeoutMs,
     maxOutputBytes: testLogBytes + (junit === undefined ? 0 : inlineReportBytes),
-    env: { PYTHONDONTWRITEBYTECODE: '1', ...junit?.env },
+    env: { PYTHONDONTWRITEBYTECODE: '1', ...witness?.env, ...(pytestOptions === '' ? {} : { PYTEST_ADDOPTS: pytestOptions }) },
   });
-  const split = marker === undefined ? { result: ran } : takeInlineReport(ran, marker, testLogBytes);
+  // The witness's records come out before anything reads the log.
+  const taken = witness === undefined ? undefined : takeWitnessRecords(ran, witness);
+  const unwatched = taken?.result ?? ran;
+  const split = marker === undefined ? { result: unwatched } : takeInlineReport(unwatched, marker, testLogBytes);
   const result = split.result;
+  const watch: RunnerWitness =
+    witnessAsk.kind === 'skipped' ? witnessAsk.record : witnessVerdict(taken?.records ?? [], taken?.forged ?? 0, { runsRunnerDirectly: runsRunnerDirectly(command), timedOut: result.timedOut });
   const output = result.stderr.length > 0 ? `${result.stdout}${result.stdout.endsWith('\n') || result.stdout === '' ? '' : '\n'}${result.stderr}` : result.stdout;
   // A SWE-bench eval script brackets its tests with markers; people read what is between them.
   const section = testSection(output);
@@ -190,17 +203,19 @@ export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: R
   const exitCode = result.timedOut ? null : result.exitCode;
   const view = harnessViewOf(task, output, exitCode, given);
   // pytest's own report, read back and removed whether or not this parser uses it; it checks what grading reads.
-  const witness: JunitWitness = await readJunitWitness(sandbox, junit, { output, command, parser, repo: task.repo, tests: view.eval.found ? view.eval.tests : new Map() }, split.report);
+  const junitCheck: JunitWitness = await readJunitWitness(sandbox, junit, { output, command, parser, repo: task.repo, tests: view.eval.found ? view.eval.tests : new Map() }, split.report);
   // Without an explicit patch, the change under test is whatever differs from the base commit.
   const patch = options.patch === undefined ? await sandbox.diff() : options.patch;
-  const graded = gradeTask(task, { output, exitCode, command: given, ...(witness.tests === undefined ? {} : { witnessed: witness.tests }) }, patch);
+  const graded = gradeTask(task, { output, exitCode, command: given, ...(junitCheck.tests === undefined ? {} : { witnessed: junitCheck.tests }) }, patch);
   const grade: TestGrade =
     noEnvironment !== undefined
       ? { kind: 'invalid', reason: noEnvironment }
-      : // A missing or damaged report counts only once the log itself is gradable, so the log's own reason comes first.
-        graded.kind !== 'invalid' && witness.notGradable !== undefined && hasGoldLists(task)
-        ? { kind: 'invalid', reason: witness.notGradable, rule: 'junit-report' }
-        : graded;
+      : // A tampered runner or a missing report counts only once the log itself is gradable, so the log's own reason comes first.
+        graded.kind !== 'invalid' && watch.state === 'tampered'
+        ? { kind: 'invalid', reason: `runner tampered: ${watch.reason ?? 'the witness saw the runner change'}`, rule: 'runner-tampered' }
+        : graded.kind !== 'invalid' && junitCheck.notGradable !== undefined && hasGoldLists(task)
+          ? { kind: 'invalid', reason: junitCheck.notGradable, rule: 'junit-report' }
+          : graded;
   const record: TestRunRecord = {
     kind: 'test_run',
     task: task.task_id,
@@ -217,7 +232,8 @@ export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: R
     complete: parsed.complete,
     counts: counts(parsed.tests),
     tests: Object.fromEntries(parsed.tests),
-    ...(witness.record === undefined ? {} : { crossCheck: witness.record }),
+    ...(junitCheck.record === undefined ? {} : { crossCheck: junitCheck.record }),
+    witness: watch,
     grade,
   };
   return { record, parsed, output };
