@@ -141,7 +141,7 @@ for (const backend of ['local', 'docker'] as const) {
         const output = `${r.out}\n${r.err}`;
         assert.equal(r.code, 1, output);
         assert.doesNotMatch(output, /\(resolved\)/, output);
-        assert.match(output, said[h.defence], output);
+        assert.ok(said[h.defence].test(output), `gp task test does not say ${String(said[h.defence])}:\n${output}`);
       });
 
       test(`${h.name} (${h.kind}) through the agent's repair step, replies from an OpenAI-compatible endpoint`, async () => {
@@ -154,7 +154,7 @@ for (const backend of ['local', 'docker'] as const) {
         const episode = await episodeOf(join(runDir, 'trajectories', `hostile-${h.name}.jsonl`));
         assert.equal(episode.resolved, false, `${r.out}\n${r.err}`);
         assert.ok(episode.total <= 0, `the episode earned ${episode.total}`);
-        assert.match(episode.text, said[h.defence], episode.text.slice(0, 4000));
+        assert.ok(said[h.defence].test(episode.text), `the trajectory does not say ${String(said[h.defence])}: ${episode.text.slice(0, 3000)}`);
       });
 
       test(`${h.name} (${h.kind}) through the environment service`, async () => {
@@ -176,7 +176,7 @@ for (const backend of ['local', 'docker'] as const) {
           assert.equal(closed.resolved, false, JSON.stringify(closed));
           assert.ok(closed.return <= 0, `the episode earned ${closed.return}`);
           const episode = await episodeOf(join(runDir, 'trajectories', `${created.episode_id}.jsonl`));
-          assert.match(episode.text, said[h.defence], episode.text.slice(0, 4000));
+          assert.ok(said[h.defence].test(episode.text), `the trajectory does not say ${String(said[h.defence])}: ${episode.text.slice(0, 3000)}`);
         } finally {
           await service.close();
         }

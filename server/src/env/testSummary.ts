@@ -7,5 +7,13 @@ const tailChars = 2000;
 export function summariseTests(run: TestRun): TestSummary {
   const failing = Object.entries(run.record.tests).filter(([, s]) => s === 'FAILED' || s === 'ERROR').map(([name]) => name);
   const tail = run.output.length > tailChars ? run.output.slice(-tailChars) : run.output;
-  return { passed: gradePassed(run.record.grade), counts: run.record.counts, failing: failing.slice(0, 20), tail: tail.trimEnd(), duration_ms: run.record.durationMs };
+  const grade = run.record.grade;
+  return {
+    passed: gradePassed(grade),
+    counts: run.record.counts,
+    failing: failing.slice(0, 20),
+    tail: tail.trimEnd(),
+    duration_ms: run.record.durationMs,
+    ...(grade.kind === 'invalid' ? { not_gradable: grade.reason } : {}),
+  };
 }

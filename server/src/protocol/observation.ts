@@ -37,6 +37,11 @@ export const testSummarySchema = z.object({
   /** The last lines of the output, for a model to read (at most 2,000 characters). */
   tail: z.string(),
   duration_ms: z.number().min(0),
+  /**
+   * Why the run could not be graded, when it could not (the grade's reason: a runner tampered with,
+   * a log that contradicts its command); its counts then say nothing about the patch.
+   */
+  not_gradable: z.string().optional(),
 });
 export type TestSummary = z.infer<typeof testSummarySchema>;
 
