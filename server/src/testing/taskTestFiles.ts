@@ -90,7 +90,7 @@ export function filesOfTestCommand(command: string): string[] {
     const first = words.find((w) => !/^\w+=/.test(w));
     if (first !== undefined && first.includes('/') && !first.startsWith('/') && !first.startsWith('-') && !first.includes('$')) out.add(clean(first));
     for (const word of words) {
-      if (/^[\w.\/-]+\.py$/.test(word) && !word.startsWith('/')) out.add(clean(word));
+      if (/^[\w./-]+\.py$/.test(word) && !word.startsWith('/')) out.add(clean(word));
       const settings = /^--settings=([\w.]+)$/.exec(word);
       if (settings?.[1] !== undefined) out.add(`tests/${settings[1].split('.').join('/')}.py`);
     }
