@@ -6,7 +6,7 @@
  * says so.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, test } from 'node:test';
@@ -14,7 +14,8 @@ import { defaultSandboxOptions } from '../../server/src/launch/index.js';
 import { openSandbox, sandboxSpecForTask } from '../../server/src/sandbox/index.js';
 import { loadTasks } from '../../server/src/tasks/loadTasks.js';
 import { GraderFactsCache, graderFindingsOfPatch, graderTaskSurface } from '../../server/src/testing/index.js';
-import { runGp, type GpResult } from '../support/cli.js';
+import { taskVerdictSchema } from '../../server/src/protocol/verify.js';
+import { git, runGp, type GpResult } from '../support/cli.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gp-grader-surface-'));
 const run = `grader-surface-${process.pid}`;
@@ -88,4 +89,34 @@ test('--allow-protected grades a patch that changes a protected file and names t
   assert.equal(r.code, 0, `${r.out}\n${r.err}`);
   assert.match(r.out, /allowed protected paths \(--allow-protected\): pytest\.ini \(runner-config\)/);
   assert.match(r.out, /RESOLVED_FULL/);
+});
+
+test('gp dataset verify reports a gold patch that changes a protected path, and --allow-protected certifies it with the paths noted', async () => {
+  const root = join(dir, 'verify');
+  const repo = join(root, 'repo');
+  mkdirSync(join(repo, 'tests'), { recursive: true });
+  writeFileSync(join(repo, 'calc.py'), 'def add(a, b):\n    return a - b\n');
+  writeFileSync(join(repo, 'tests', 'test_calc.py'), 'from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n\n\ndef test_zero():\n    assert add(0, 0) == 0\n');
+  git(repo, 'init', '-q');
+  git(repo, 'add', '.');
+  git(repo, 'commit', '-qm', 'base');
+  const base = git(repo, 'rev-parse', 'HEAD');
+  const gold = '--- a/calc.py\n+++ b/calc.py\n@@ -2 +2 @@\n-    return a - b\n+    return a + b\ndiff --git a/tox.ini b/tox.ini\nnew file mode 100644\n--- /dev/null\n+++ b/tox.ini\n@@ -0,0 +1,2 @@\n+[pytest]\n+addopts = -p no:cacheprovider\n';
+  const data = join(root, 'data');
+  mkdirSync(data);
+  const dataset = join(data, 'tasks.jsonl');
+  const sandbox = { workdir: '/testbed', backend: 'local', local_repo: '../repo', base_commit: base, test_command: 'python3 -m pytest -rA tests/test_calc.py' };
+  writeFileSync(dataset, `${JSON.stringify({ task_id: 'tox', issue: { title: 't', body: '' }, FAIL_TO_PASS: ['tests/test_calc.py::test_add'], PASS_TO_PASS: ['tests/test_calc.py::test_zero'], sandbox })}\n`);
+  writeFileSync(join(data, 'gold_predictions_tasks.jsonl'), `${JSON.stringify({ instance_id: 'tox', model_name_or_path: 'gold', model_patch: gold })}\n`);
+  const refused = await runGp(root, ['dataset', 'verify', dataset, '--run-dir', join(root, 'run1')]);
+  assert.equal(refused.code, 1, `${refused.out}\n${refused.err}`);
+  assert.match(refused.out, /tox \(line 1\): gold-protected: the gold patch changes what the grader reads: tox\.ini \(runner-config\)/);
+  assert.match(refused.out, /--allow-protected/);
+  const verdict = taskVerdictSchema.parse(JSON.parse(readFileSync(join(root, 'run1', 'verdicts.jsonl'), 'utf8').trim()));
+  assert.deepEqual(verdict.runs, [], 'nothing was graded');
+  const allowed = await runGp(root, ['dataset', 'verify', dataset, '--allow-protected', '--run-dir', join(root, 'run2')]);
+  assert.equal(allowed.code, 0, `${allowed.out}\n${allowed.err}`);
+  assert.match(allowed.out, /tox \(line 1\): certified .*\(allowed protected paths: tox\.ini\)/);
+  const certified = taskVerdictSchema.parse(JSON.parse(readFileSync(join(root, 'run2', 'verdicts.jsonl'), 'utf8').trim()));
+  assert.deepEqual(certified.protected_paths?.map((f) => f.path), ['tox.ini']);
 });
