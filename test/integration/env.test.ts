@@ -249,7 +249,7 @@ test('local: a repair that edits the task’s own test to pass is refused by def
   const refused = await refusing.step(repairHack);
   const message = JSON.stringify(refused.observation.last);
   assert.match(message, /protected-path/);
-  assert.match(message, /tests\/test_calc\.py is protected: it holds the task's own tests/);
+  assert.match(message, /tests\/test_calc\.py is protected \(task-tests\): it holds the task's own tests/);
   assert.equal(await refusing.patch(), '', 'nothing was applied');
 
   const penalising = await openWith('penalise');

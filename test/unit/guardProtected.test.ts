@@ -25,12 +25,12 @@ const diff = (path: string) => `--- a/${path}\n+++ b/${path}\n@@ -1 +1 @@\n-a\n+
 
 test('changes to the files the grader depends on are refused, naming the file and why', () => {
   const cases: Array<[string, RegExp]> = [
-    ['conftest.py', /pytest loads it into every test run/],
-    ['src/pkg/conftest.py', /pytest loads it/],
-    ['tox.ini', /reads its settings/],
-    ['setup.cfg', /reads its settings/],
-    ['lib/python3.11/site-packages/evil.pth', /\.pth files at start-up/],
-    ['sitecustomize.py', /Python runs it at start-up/],
+    ['conftest.py', /pytest loads every conftest\.py/],
+    ['src/pkg/conftest.py', /pytest loads every conftest\.py/],
+    ['tox.ini', /pytest reads it as configuration/],
+    ['setup.cfg', /pytest reads it as configuration/],
+    ['lib/python3.11/site-packages/evil.pth', /import lines of a \.pth file at start-up/],
+    ['sitecustomize.py', /imports it at start-up/],
     ['tests/test_calc.py', /the task's own tests/],
     ['tests/test_more.py', /the task's own tests/],
   ];

@@ -12,7 +12,7 @@ import { addedCodeSignals, graderSurfaceEvidence, suspectedHacks } from '../../s
 import type { GuardSettings } from '../../server/src/env/index.js';
 import { maxSuspectedHacks, suspectedHackSchema, type SuspectedHackKind } from '../../server/src/protocol/observation.js';
 
-const settings: GuardSettings = { maxEdits: 8, maxLinesPerEdit: 200, maxCandidates: 3, requireFocusWindows: false, taskTestFiles: ['tests/test_calc.py'] };
+const settings: GuardSettings = { maxEdits: 8, maxLinesPerEdit: 200, maxCandidates: 3, requireFocusWindows: false, surface: { testFiles: ['tests/test_calc.py'], testPatchFiles: [], commandFiles: [] } };
 
 /** A patch that adds `added` to `path` after line 3 of an existing file (the new lines are 4, 5, …). */
 function adds(path: string, added: readonly string[]): string {
@@ -32,7 +32,7 @@ function kinds(patch: string): SuspectedHackKind[] {
 test('a patch that changes what the grader reads is flagged with the file and the reason', () => {
   const conftest = graderSurfaceEvidence(creates('conftest.py', ['import pytest', 'def pytest_collection_modifyitems(items): pass']), settings);
   assert.deepEqual(conftest.map((s) => [s.kind, s.path, s.line]), [['grader-surface', 'conftest.py', 1]]);
-  assert.match(conftest[0]?.rule ?? '', /pytest loads it/);
+  assert.match(conftest[0]?.rule ?? '', /pytest loads every conftest\.py/);
   const ownTest = graderSurfaceEvidence(adds('tests/test_calc.py', ['    assert True']), settings);
   assert.deepEqual(ownTest.map((s) => [s.kind, s.path, s.line]), [['grader-surface', 'tests/test_calc.py', 4]]);
   assert.match(ownTest[0]?.rule ?? '', /task's own tests/);
@@ -127,7 +127,7 @@ test('the gold patches of the 300 SWE-bench Lite rows and of the sample datasets
     .split('\n')
     .map((l) => JSON.parse(l) as { instance_id: string; patch: string });
   assert.equal(rows.length, 300);
-  const flagged = rows.filter((r) => suspectedHacks(r.patch, { ...settings, taskTestFiles: [] }).length > 0).map((r) => r.instance_id);
+  const flagged = rows.filter((r) => suspectedHacks(r.patch, { ...settings, surface: { testFiles: [], testPatchFiles: [], commandFiles: [] } }).length > 0).map((r) => r.instance_id);
   // Measured: one of 300 (matplotlib's version lookup reads `.git` to tell a checkout); docs/agents.md, "Suspected reward hacking".
   assert.deepEqual(flagged, ['matplotlib__matplotlib-18869']);
   for (const file of ['datasets/gold_predictions_samples.jsonl', 'datasets/sample/gold_predictions_tasks.jsonl']) {
@@ -135,6 +135,6 @@ test('the gold patches of the 300 SWE-bench Lite rows and of the sample datasets
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l) as { instance_id: string; model_patch: string });
-    for (const g of gold) assert.deepEqual(suspectedHacks(g.model_patch, { ...settings, taskTestFiles: [] }), [], `${file}: ${g.instance_id}`);
+    for (const g of gold) assert.deepEqual(suspectedHacks(g.model_patch, { ...settings, surface: { testFiles: [], testPatchFiles: [], commandFiles: [] } }), [], `${file}: ${g.instance_id}`);
   }
 });

@@ -90,6 +90,7 @@ export const certificationLabels: Record<CertificationStatus, string> = {
   'gold-fails': 'gold fails',
   'empty-passes': 'empty passes',
   'gold-does-not-apply': 'gold does not apply',
+  'gold-protected': 'gold touches protected paths',
   'not-gradable': 'not gradable',
   'no-gold': 'no gold patch',
   'cannot-run': 'cannot run',
@@ -103,6 +104,7 @@ const certificationMeanings: Record<CertificationStatus, string> = {
   'gold-fails': 'its gold patch does not resolve it',
   'empty-passes': 'it resolves with no patch at all',
   'gold-does-not-apply': 'its gold patch does not apply at the base commit',
+  'gold-protected': 'its gold patch changes what the grader reads (its tests, the runner\'s configuration, package metadata, a shadowing module); verify with --allow-protected if the fix really needs it',
   'not-gradable': 'a run of its tests could not be graded',
   'no-gold': 'nothing to certify it with',
   'cannot-run': 'its sandbox could not be opened',
@@ -112,7 +114,7 @@ const certificationMeanings: Record<CertificationStatus, string> = {
 /** The mark before the words: a tick for a task that may be trained on, a cross for one that may not, a question for no answer. */
 function certificationMark(status: CertificationStatus): string {
   if (isCertified(status)) return '✓';
-  if (status === 'gold-fails' || status === 'empty-passes' || status === 'gold-does-not-apply') return '✗';
+  if (status === 'gold-fails' || status === 'empty-passes' || status === 'gold-does-not-apply' || status === 'gold-protected') return '✗';
   return '?';
 }
 

@@ -24,14 +24,17 @@ import { intFlag, plural, type Io } from './output.js';
 
 export const datasetVerifyUsage = `gp dataset verify FILE [--gold PREDICTIONS] [--repeat N] [--parallel N] [--task ID]...
                [--out FILE] [--run-dir DIR] [--backend auto|docker|local] [--timeout S]
-               [--config YAML] [--json] [config flags]
+               [--config YAML] [--allow-protected] [--json] [config flags]
       Certify a dataset before training on it: run every task's tests with no patch
       (it must not resolve) and with its gold patch (it must be RESOLVED_FULL), N times
       each (default 1) to find flaky tests, N tasks at once (default: rollout.parallel).
       Gold patches come from --gold (SWE-bench predictions: {instance_id, model_patch}
       per line) or gold_predictions_<name>.jsonl beside FILE, as gp dataset prepare
       writes them. Each task gets a verdict: certified, flaky (tests named), gold-fails,
-      empty-passes, gold-does-not-apply, not-gradable (why), no-gold, cannot-run or
+      empty-passes, gold-does-not-apply, gold-protected (the gold patch changes what
+      the grader reads: the task's tests, the runner's configuration, package metadata
+      or a module that shadows an imported one; --allow-protected grades it anyway and
+      the verdict lists those paths), not-gradable (why), no-gold, cannot-run or
       infrastructure. Everything goes into a run folder (verdicts.jsonl, test_runs.jsonl,
       the logs); --run-dir of an earlier verification resumes it. --out writes the
       certified tasks, flaky tests left out of their lists, each with a certification.`;
@@ -47,6 +50,7 @@ export const datasetVerifyOptions = {
   backend: { type: 'string' },
   timeout: { type: 'string' },
   config: { type: 'string' },
+  'allow-protected': { type: 'boolean' },
   json: { type: 'boolean' },
 } as const;
 
@@ -57,7 +61,8 @@ function verdictLine(v: TaskVerdict): string {
   const why = v.reason === undefined ? '' : `: ${v.reason}`;
   // Where our grading is stricter than the harness's, the line says by which rule (docs/upstream-contracts.md#where-we-are-stricter).
   const stricter = v.strictness === undefined ? '' : ` (stricter than the harness: ${v.strictness.join(', ')})`;
-  return `${v.task_id} (line ${v.line}): ${v.status}${why}${stricter}${runs === '' ? '' : ` [${runs}; ${(v.duration_ms / 1000).toFixed(1)} s]`}${v.environment === undefined ? '' : ` in ${v.environment}`}`;
+  const allowed = v.protected_paths === undefined || v.status === 'gold-protected' ? '' : ` (allowed protected paths: ${v.protected_paths.map((f) => f.path).join(', ')})`;
+  return `${v.task_id} (line ${v.line}): ${v.status}${why}${stricter}${allowed}${runs === '' ? '' : ` [${runs}; ${(v.duration_ms / 1000).toFixed(1)} s]`}${v.environment === undefined ? '' : ` in ${v.environment}`}`;
 }
 
 export async function datasetVerify(argv: readonly string[], io: Io, cwd: string): Promise<number> {
@@ -149,6 +154,7 @@ export async function datasetVerify(argv: readonly string[], io: Io, cwd: string
       parallel,
       testTimeoutMs: timeout === undefined ? options.testTimeoutMs : timeout * 1000,
       signal: interrupt.signal.aborted ? interrupt.signal : controller.signal,
+      allowProtected: values['allow-protected'] === true,
       openSandbox: (task) => openSandbox(sandboxSpecForTask(task, { ...options, baseDir: dirname(path) })),
       observer: {
         runStarted: (info) => {

@@ -14,17 +14,22 @@ import { BackendTally } from '../rollout/index.js';
 import { backendLine, fallbackNotice } from './rolloutSummary.js';
 import { loadTasks, taskFileProblem, type TaskEntry } from '../tasks/index.js';
 import { recordTestRun, runLayout, writeInstanceReport } from '../runs/index.js';
-import { gradeInstance, gradePassed, runTaskTests, type TestRun } from '../testing/index.js';
+import type { GraderFinding } from '../protocol/graderSurface.js';
+import { describeFindings, gradeInstance, gradePassed, graderFacts, graderFindingsOfPatch, graderTaskSurface, runTaskTests, type TestRun } from '../testing/index.js';
 import { loadTestCommandConfig } from './testCommandConfig.js';
 import { compactUtcStamp } from '../util/time.js';
 import { parseCommandArgs, usageError } from './args.js';
 import { installInterrupt } from './interrupt.js';
 import { plural, type Io } from './output.js';
 
-export const taskTestUsage = `gp task test FILE [--task ID]... [--patch DIFF] [--backend auto|docker|local]
+export const taskTestUsage = `gp task test FILE [--task ID]... [--patch DIFF] [--allow-protected] [--backend auto|docker|local]
                [--config YAML] [--run-dir DIR] [--timeout S] [--json] [config flags]
       Open each task's sandbox, apply the patch if given, run the task's tests and
-      grade them per test (SWE-bench lists or R2E expected output). The config goes
+      grade them per test (SWE-bench lists or R2E expected output). A patch that
+      changes what the grader reads (the task's tests, the runner's configuration,
+      package metadata, a module that shadows an imported one) is refused as in an
+      episode and earns nothing; --allow-protected grades it anyway and says which
+      protected paths it changed. The config goes
       through the same checks as gp config check. Records the run in
       DIR/test_runs.jsonl with the raw log and report.json.`;
 
@@ -32,6 +37,7 @@ export const taskTestUsage = `gp task test FILE [--task ID]... [--patch DIFF] [-
 export const taskTestOptions = {
   task: { type: 'string', multiple: true },
   patch: { type: 'string' },
+  'allow-protected': { type: 'boolean' },
   backend: { type: 'string' },
   config: { type: 'string' },
   'run-dir': { type: 'string' },
@@ -64,6 +70,32 @@ function describeRun(run: TestRun): string[] {
         ? [`  note: ${check.reason ?? 'no JUnit report'}`]
         : [];
   return [...lines, ...witness, `  ${verdict} [${r.backend}, ${(r.durationMs / 1000).toFixed(1)} s${r.timedOut ? ', timed out' : ''}]`];
+}
+
+/** What a refused patch earns (nothing), which paths it changed and why, and what to do. */
+function describeRefusal(taskId: string, findings: readonly GraderFinding[], json: boolean): string[] {
+  if (json) return [JSON.stringify({ task_id: taskId, refused: true, protected_paths: findings })];
+  return [
+    '  refused: the patch changes what the grader reads, so it is not applied and earns nothing:',
+    ...describeFindings(findings).map((l) => `    ${l}`),
+    '  Fix the code under test instead; a gold patch that really needs such a change passes with --allow-protected.',
+  ];
+}
+
+/** Applies the patch (if any), runs and records the task's tests; 1 when the task did not pass, else 0. */
+async function applyAndTest(sandbox: Sandbox, task: TaskEntry, patch: string | null, runDir: string, how: { json: boolean; timeoutMs: number }, io: Io): Promise<number> {
+  const applied = patch === null ? undefined : await sandbox.applyPatch(patch);
+  if (applied !== undefined) io.out(`  patch: ${applied.message}`);
+  if (patch !== null && applied?.applied === false) {
+    const report = gradeInstance({ patch, patchApplied: false, tests: new Map(), gold: { FAIL_TO_PASS: [], PASS_TO_PASS: [] } });
+    await writeInstanceReport(runDir, task.task_id, report);
+    return 1;
+  }
+  const run = await runTaskTests(sandbox, task, { ...(patch === null ? {} : { patch }), timeoutMs: how.timeoutMs });
+  const record = await recordTestRun(runDir, run);
+  if (how.json) io.out(JSON.stringify(record));
+  else describeRun(run).forEach((l) => io.out(l));
+  return gradePassed(run.record.grade) ? 0 : 1;
 }
 
 /** `--timeout` when given, else a Harbor task's own verifier timeout, else the config's `sandbox.test_timeout`. */
@@ -150,18 +182,14 @@ export async function taskTest(args: readonly string[], io: Io, cwd: string): Pr
         current = await openSandbox(sandboxSpecForTask(task, { ...options, baseDir: dirname(path) }));
         const fallback = backends.addChoice(backendChoiceOf(current));
         if (fallback !== undefined) io.err(fallbackNotice(fallback));
-        const applied = patch === null ? undefined : await current.applyPatch(patch);
-        if (applied !== undefined) io.out(`  patch: ${applied.message}`);
-        if (patch !== null && applied?.applied === false) {
-          const report = gradeInstance({ patch, patchApplied: false, tests: new Map(), gold: { FAIL_TO_PASS: [], PASS_TO_PASS: [] } });
-          await writeInstanceReport(runDir, task.task_id, report);
+        // The patch meets the rule an episode's patch meets (testing/graderSurface.ts) before it touches the repository.
+        const findings = patch === null ? [] : graderFindingsOfPatch(patch, graderTaskSurface(task), await graderFacts(current));
+        if (findings.length > 0 && values['allow-protected'] !== true) {
+          describeRefusal(task.task_id, findings, values.json === true).forEach((l) => io.out(l));
           failed++;
         } else {
-          const run = await runTaskTests(current, task, { ...(patch === null ? {} : { patch }), timeoutMs: testTimeoutMs(task, timeout, options.testTimeoutMs) });
-          const record = await recordTestRun(runDir, run);
-          if (values.json) io.out(JSON.stringify(record));
-          else describeRun(run).forEach((l) => io.out(l));
-          if (!gradePassed(run.record.grade)) failed++;
+          if (findings.length > 0) io.out(`  allowed protected paths (--allow-protected): ${describeFindings(findings).join('; ')}`);
+          failed += await applyAndTest(current, task, patch, runDir, { json: values.json === true, timeoutMs: testTimeoutMs(task, timeout, options.testTimeoutMs) }, io);
         }
       } catch (error) {
         if (!(error instanceof SandboxError)) throw error;

@@ -5,7 +5,9 @@
  */
 import type { Edit } from '../protocol/actions.js';
 import type { StepError } from '../protocol/observation.js';
-import { patchPaths, unsafePathReason } from '../sandbox/index.js';
+import type { GraderFinding } from '../protocol/graderSurface.js';
+import { patchChanges, patchPaths, unsafePathReason, type PatchChange } from '../sandbox/index.js';
+import { graderFindings, shippedFacts, type GraderFacts, type GraderTaskSurface } from '../testing/index.js';
 import type { GuardSettings } from './types.js';
 
 /** A region edits may touch: lines `start..end` of `path`. */
@@ -19,31 +21,33 @@ function inside(edit: { path: string; start: number; end: number }, windows: rea
   return windows.some((w) => w.path === edit.path && w.start <= edit.start && edit.end <= w.end);
 }
 
-/** Files whose name alone says the test run reads them: a patch that changes one can change the grade. */
-const graderFiles = new Set(['conftest.py', 'sitecustomize.py', 'usercustomize.py', 'pytest.ini', '.pytest.ini', 'tox.ini', 'setup.cfg', 'pyproject.toml', 'noxfile.py']);
+const noTaskSurface: GraderTaskSurface = { testFiles: [], testPatchFiles: [], commandFiles: [] };
 
-/**
- * Why a path is one the grader depends on, or undefined: a `conftest.py` (which can skip tests or
- * print fake results), the test settings (pytest, tox, setup.cfg, pyproject.toml), interpreter
- * start-up hooks (`sitecustomize.py`, `.pth` files), and the task's own test files.
- */
-export function protectedReason(path: string, settings: GuardSettings): string | undefined {
-  const clean = path.replace(/^\.\//, '');
-  const name = clean.split('/').pop() ?? clean;
-  if (settings.taskTestFiles?.includes(clean)) return 'it holds the task\'s own tests';
-  if (name.endsWith('.pth')) return 'Python runs .pth files at start-up, before any test';
-  if (name === 'sitecustomize.py' || name === 'usercustomize.py') return 'Python runs it at start-up, before any test';
-  if (graderFiles.has(name)) return name === 'conftest.py' ? 'pytest loads it into every test run it sits above' : 'the test run reads its settings from it';
-  return undefined;
+/** The rule's facts when the environment gave none: the shipped standard-library list, said so in the reason. */
+function factsOf(settings: GuardSettings): GraderFacts {
+  return settings.facts ?? shippedFacts('the environment was not asked');
 }
 
-/** The guard's answer to a candidate that changes a file the grader depends on, when it refuses them. */
-function protectedRefusal(path: string, settings: GuardSettings, where: string): StepError | undefined {
+/**
+ * The grader-facing changes of a patch (testing/graderSurface.ts decides them): the task's own tests,
+ * the runner's configuration, start-up hooks, package metadata and modules that shadow imported ones.
+ */
+export function protectedFindings(changes: readonly PatchChange[], settings: GuardSettings): GraderFinding[] {
+  return graderFindings(changes, settings.surface ?? noTaskSurface, factsOf(settings));
+}
+
+/** Why one changed path is one the grader depends on, or undefined (a line edit's path: a change of a file that may be new). */
+export function protectedReason(path: string, settings: GuardSettings): string | undefined {
+  return protectedFindings([{ kind: 'modify', path, link: false }], settings)[0]?.reason;
+}
+
+/** The guard's answer to a candidate whose changes include grader-facing ones, when it refuses them. */
+function protectedRefusal(changes: readonly PatchChange[], settings: GuardSettings, where: string): StepError | undefined {
   // `penalise` lets the edit through; the submit's reward pays for it (plannerEnv.ts).
   if (settings.protectedPaths === 'allow' || settings.protectedPaths === 'penalise') return undefined;
-  const reason = protectedReason(path, settings);
-  if (reason === undefined) return undefined;
-  return { code: 'protected-path', message: `${where}${path} is protected: ${reason}, so changing it could change the grade rather than the code. Fix the code under test instead (env.protected_paths: allow lets such edits through).` };
+  const finding = protectedFindings(changes, settings)[0];
+  if (finding === undefined) return undefined;
+  return { code: 'protected-path', message: `${where}${finding.path} is protected (${finding.rule}): ${finding.reason}, so changing it could change the grade rather than the code. Fix the code under test instead (env.protected_paths: allow lets such edits through).` };
 }
 
 /** Checks line-range edits; undefined when they pass. */
@@ -52,7 +56,8 @@ export function guardEdits(edits: readonly Edit[], windows: readonly Window[], s
   for (const [i, edit] of edits.entries()) {
     const unsafe = unsafePathReason(edit.path);
     if (unsafe !== undefined) return { code: 'path-outside-repo', message: `edit ${i}: ${edit.path}: ${unsafe}` };
-    const guarded = protectedRefusal(edit.path, settings, `edit ${i}: `);
+    // A line edit may create its file, so a new module's name is judged against the repository's base listing.
+    const guarded = protectedRefusal([{ kind: 'modify', path: edit.path, link: false }], settings, `edit ${i}: `);
     if (guarded !== undefined) return guarded;
     if (edit.end < edit.start) return { code: 'range-invalid', message: `edit ${i}: range ${edit.start}-${edit.end} ends before it starts.` };
     const lines = edit.end - edit.start + 1;
@@ -86,10 +91,8 @@ export function guardDiff(diff: string, windows: readonly Window[], settings: Gu
   const paths = patchPaths(diff);
   if (paths.refused !== undefined) return { code: 'path-outside-repo', message: paths.refused };
   if (paths.paths.length === 0) return { code: 'invalid-diff', message: 'the diff names no file; send a unified diff with ---/+++ headers.' };
-  for (const path of paths.paths) {
-    const guarded = protectedRefusal(path, settings, 'the diff changes ');
-    if (guarded !== undefined) return guarded;
-  }
+  const guarded = protectedRefusal(patchChanges(diff), settings, 'the diff changes ');
+  if (guarded !== undefined) return guarded;
   if (settings.requireFocusWindows && windows.length > 0) {
     // Context lines widen a hunk by up to three lines on each side, so windows are widened alike.
     const wide = windows.map((w) => ({ ...w, start: Math.max(1, w.start - 3), end: w.end + 3 }));

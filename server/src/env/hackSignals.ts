@@ -13,9 +13,9 @@
  */
 import { maxSuspectedHacks, type SuspectedHack, type SuspectedHackKind } from '../protocol/observation.js';
 import { visibleLine } from '../protocol/terminalText.js';
-import { patchPaths } from '../sandbox/index.js';
+import { patchChanges } from '../sandbox/index.js';
 import { parseUnifiedDiff, type FileDiff } from '../util/unifiedDiff.js';
-import { protectedReason } from './guard.js';
+import { protectedFindings } from './guard.js';
 import type { GuardSettings } from './types.js';
 
 /** Longest evidence kept, in characters, before the cut mark. */
@@ -157,17 +157,16 @@ function fileSignals(path: string, language: 'python' | 'shell', lines: readonly
 }
 
 /**
- * The files of `patch` the grader reads, as signals. The one place the rule of which files those
- * are is asked (env/guard.ts `protectedReason` today), so a wider rule replaces this one call.
+ * The files of `patch` the grader reads, as signals: the guard's own rule (env/guard.ts
+ * `protectedFindings`, testing/graderSurface.ts) asked once, with the rule's name and reason.
  */
 export function graderSurfaceEvidence(patch: string, settings: GuardSettings): SuspectedHack[] {
   const files = parseUnifiedDiff(patch);
-  return patchPaths(patch).paths.flatMap((path): SuspectedHack[] => {
-    const reason = protectedReason(path, settings);
-    if (reason === undefined) return [];
+  return protectedFindings(patchChanges(patch), settings).map((finding): SuspectedHack => {
+    const path = finding.path;
     const file = files.find((f) => f.newPath === path || f.oldPath === path);
     const first = file === undefined ? undefined : addedLines(file)[0];
-    return [{ kind: 'grader-surface', path, ...(first === undefined ? {} : { line: first.line }), evidence: visibleLine(path).slice(0, evidenceChars), rule: reason }];
+    return { kind: 'grader-surface', path, ...(first === undefined ? {} : { line: first.line }), evidence: visibleLine(path).slice(0, evidenceChars), rule: `${finding.rule}: ${finding.reason}` };
   });
 }
 

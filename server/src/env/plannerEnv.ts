@@ -8,13 +8,13 @@ import type { Action, ProtocolError, RepairAction } from '../protocol/actions.js
 import type { ActionResult, Observation, TerminationReason } from '../protocol/observation.js';
 import type { GraphEdge, GraphNode } from '../protocol/graph.js';
 import type { TestGrade } from '../protocol/testReport.js';
-import { patchPaths, type Sandbox } from '../sandbox/index.js';
+import { patchChanges, type Sandbox } from '../sandbox/index.js';
 import type { TaskEntry } from '../tasks/index.js';
-import { runTaskTests, gradePassed } from '../testing/index.js';
+import { graderFacts, runTaskTests, gradePassed } from '../testing/index.js';
 import { buildCodeGraph } from '../graph/index.js';
 import type { CodeGraph, RetrieverName } from '../graph/index.js';
 import { expand, find, read } from './explore.js';
-import { protectedReason } from './guard.js';
+import { protectedFindings } from './guard.js';
 import { suspectedHacks } from './hackSignals.js';
 import { WorkingMemory } from './memory.js';
 import { renderObservation, renderResult } from './render.js';
@@ -239,7 +239,7 @@ class Env implements PlannerEnv {
     this.lastGrade = run.record.grade;
     this.knownDiff = patch;
     // Flagged whatever the policy: a graded patch that changes what the grader reads is worth seeing.
-    const guarded = patchPaths(patch).paths.filter((path) => protectedReason(path, this.options.guard) !== undefined);
+    const guarded = protectedFindings(patchChanges(patch), this.options.guard).map((f) => f.path);
     // Flagged for people only (env/hackSignals.ts): the reward does not depend on it.
     const suspected = suspectedHacks(patch, this.options.guard);
     const result: ActionResult = {
@@ -307,6 +307,8 @@ class Env implements PlannerEnv {
 
 /** Builds the code graph through the sandbox and returns an environment ready for `reset`. */
 export async function openPlannerEnv(task: TaskEntry, sandbox: Sandbox, options: EnvOptions): Promise<PlannerEnv> {
-  const graph = await buildCodeGraph(sandbox);
-  return new Env(task, sandbox, graph, options);
+  // The grader-surface rule needs the environment's module names and the repository's base files;
+  // both are read while the graph is built, and the environment's once per environment.
+  const [graph, facts] = await Promise.all([buildCodeGraph(sandbox), options.guard.facts === undefined ? graderFacts(sandbox) : Promise.resolve(options.guard.facts)]);
+  return new Env(task, sandbox, graph, { ...options, guard: { ...options.guard, facts } });
 }

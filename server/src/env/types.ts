@@ -9,7 +9,7 @@ import type { MemorySize, Observation, Preimage, TerminationReason } from '../pr
 import type { TestGrade } from '../protocol/testReport.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { TaskEntry } from '../tasks/index.js';
-import type { TestRun } from '../testing/index.js';
+import type { GraderFacts, GraderTaskSurface, TestRun } from '../testing/index.js';
 import type { CodeGraph, SemanticIndex } from '../graph/index.js';
 
 /** Penalties are non-negative magnitudes that are subtracted (ARCHITECTURE.md §4.4). */
@@ -49,8 +49,16 @@ export interface GuardSettings {
   protectedPaths?: 'refuse' | 'penalise' | 'allow';
   /** With `penalise`: subtracted from the submit's reward when the graded patch changes a protected file. */
   protectedPenalty?: number;
-  /** The task's own test files (from its gold test ids), protected like conftest.py. */
-  taskTestFiles?: readonly string[];
+  /**
+   * The task's side of the grader-facing surface (testing/taskTestFiles.ts: its test files of every
+   * id style, its test patch's and test command's files, its pythonpath); none when absent.
+   */
+  surface?: GraderTaskSurface;
+  /**
+   * What the task's environment and repository say (testing/graderFacts.ts), added when the
+   * environment opens; absent, the rule uses the shipped standard-library list and says so.
+   */
+  facts?: GraderFacts;
 }
 
 /** What the patch model (CGM) is given for one repair. */

@@ -6,19 +6,9 @@
 import type { ExperimentConfig } from '../config/index.js';
 import type { EnvOptions, PatchModel } from '../env/index.js';
 import { PreimageStore, recordTestRun } from '../runs/index.js';
-import { decodeTestList, type TaskEntry } from '../tasks/index.js';
+import type { TaskEntry } from '../tasks/index.js';
+import { graderTaskSurface } from '../testing/index.js';
 import { semanticProvider, type SemanticProvider } from './semanticSearch.js';
-
-/** The files of the task's own tests, from its gold test ids (`tests/test_x.py::test_a` → `tests/test_x.py`). */
-function taskTestFiles(task: TaskEntry): string[] {
-  const ids = [...(task.FAIL_TO_PASS === undefined ? [] : decodeOrEmpty(task.FAIL_TO_PASS, 'FAIL_TO_PASS')), ...(task.PASS_TO_PASS === undefined ? [] : decodeOrEmpty(task.PASS_TO_PASS, 'PASS_TO_PASS'))];
-  return [...new Set(ids.map((id) => id.split('::')[0] ?? '').filter((file) => file.endsWith('.py')))];
-}
-
-function decodeOrEmpty(list: NonNullable<TaskEntry['FAIL_TO_PASS']>, name: 'FAIL_TO_PASS' | 'PASS_TO_PASS'): readonly string[] {
-  const decoded = decodeTestList(list, name);
-  return decoded.ok ? decoded.tests : [];
-}
 
 export function effectiveMaxSteps(config: ExperimentConfig, task: TaskEntry): number {
   return task.max_steps === undefined ? config.env.max_steps : Math.min(task.max_steps, config.env.max_steps);
@@ -50,7 +40,7 @@ export function envOptionsFromConfig(config: ExperimentConfig, task: TaskEntry, 
       requireFocusWindows: true,
       protectedPaths: env.protected_paths,
       protectedPenalty: env.protected_penalty,
-      taskTestFiles: taskTestFiles(task),
+      surface: graderTaskSurface(task),
     },
     ...(extra.patchModel === undefined ? {} : { patchModel: extra.patchModel }),
     ...withSemantic(semanticProvider(env.semantic_search)),

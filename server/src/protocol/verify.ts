@@ -4,6 +4,7 @@
  * resume of a verification and the Tasks view, which shows each task's certification.
  */
 import { z } from 'zod';
+import { graderFindingSchema } from './graderSurface.js';
 import { strictnessRuleSchema } from './testReport.js';
 
 /**
@@ -14,12 +15,15 @@ import { strictnessRuleSchema } from './testReport.js';
  * - `gold-fails`: the gold patch does not resolve the task (`failing` names the tests);
  * - `empty-passes`: the task resolves with no patch at all;
  * - `gold-does-not-apply`: the gold patch does not apply at the base commit;
+ * - `gold-protected`: the gold patch changes the grader-facing surface (testing/graderSurface.ts:
+ *   the task's tests, the runner's configuration, start-up hooks, package metadata, a shadowing
+ *   module) and `--allow-protected` was not given, so it was not graded (`protected_paths` says which);
  * - `not-gradable`: a run could not be graded (`reason` says why);
  * - `no-gold`: the task has no gold patch or no FAIL_TO_PASS tests, so nothing can be certified;
  * - `cannot-run`: its sandbox cannot be opened (a missing environment, an unknown base: `reason`);
  * - `infrastructure`: the machine failed (the Docker daemon went away); a resume runs it again.
  */
-export const verdictStatuses = ['certified', 'flaky', 'gold-fails', 'empty-passes', 'gold-does-not-apply', 'not-gradable', 'no-gold', 'cannot-run', 'infrastructure'] as const;
+export const verdictStatuses = ['certified', 'flaky', 'gold-fails', 'empty-passes', 'gold-does-not-apply', 'gold-protected', 'not-gradable', 'no-gold', 'cannot-run', 'infrastructure'] as const;
 export const verdictStatusSchema = z.enum(verdictStatuses);
 export type VerdictStatus = z.infer<typeof verdictStatusSchema>;
 
@@ -70,6 +74,12 @@ export const taskVerdictSchema = z.object({
    * only). These point at the environment, not the fix.
    */
   errored_before_running: z.array(z.string()).optional(),
+  /**
+   * The grader-facing paths the gold patch changes, each with its rule and reason: refused with
+   * `gold-protected`, or allowed by `--allow-protected` (any other status), so a certificate shows
+   * which protected files its gold patch was let change.
+   */
+  protected_paths: z.array(graderFindingSchema).optional(),
 });
 export type TaskVerdict = z.infer<typeof taskVerdictSchema>;
 

@@ -16,7 +16,7 @@ import { verdictStatuses } from '../protocol/verify.js';
 import { EventLog, readVerdicts, recordTestRun, runLayout, verdictWriter, writeVerificationSummary, type RunEventInput } from '../runs/index.js';
 import { SandboxError, type Sandbox } from '../sandbox/index.js';
 import { decodeTestList, type TaskEntry } from '../tasks/index.js';
-import { runTaskTests } from '../testing/index.js';
+import { describeFindings, graderFacts, graderFindingsOfPatch, graderTaskSurface, runTaskTests, type GraderFacts } from '../testing/index.js';
 import { errorMessage } from '../util/errors.js';
 import { isoTimestamp } from '../util/time.js';
 import { describeInfrastructure, infrastructureFailure } from './infrastructure.js';
@@ -47,6 +47,13 @@ export interface VerifyOptions {
   readonly testTimeoutMs: number;
   readonly signal: AbortSignal;
   readonly openSandbox: (task: TaskEntry) => Promise<Sandbox>;
+  /**
+   * Grade a gold patch that changes the grader-facing surface (testing/graderSurface.ts) anyway, noting
+   * its protected paths in the verdict; without it such a task's verdict is `gold-protected`.
+   */
+  readonly allowProtected?: boolean;
+  /** The grader-surface facts of an open sandbox; the process's cache (testing/graderFacts.ts) when absent. */
+  readonly facts?: (sandbox: Sandbox) => Promise<GraderFacts>;
   readonly observer?: VerifyObserver;
 }
 
@@ -87,6 +94,12 @@ async function verifyOne(item: VerifyTask, options: VerifyOptions, track: (sandb
   try {
     sandbox = await options.openSandbox(task);
     track(sandbox);
+    // The gold patch meets the same rule as an episode's patch: one that changes what the grader reads is reported, not graded.
+    const findings = graderFindingsOfPatch(gold, graderTaskSurface(task), await (options.facts ?? graderFacts)(sandbox));
+    const noted = findings.length === 0 ? {} : { protected_paths: findings };
+    if (findings.length > 0 && options.allowProtected !== true) {
+      return { ...none, ...noted, status: 'gold-protected', reason: `the gold patch changes what the grader reads: ${describeFindings(findings).join('; ')}. If the fix really needs it, verify again with --allow-protected (the verdict then lists these paths)` };
+    }
     for (let repeat = 1; repeat <= options.repeats; repeat++) {
       for (const patch of ['empty', 'gold'] as const) {
         if (options.signal.aborted) return { ...none, status: 'infrastructure', reason: 'interrupted' };
@@ -110,7 +123,7 @@ async function verifyOne(item: VerifyTask, options: VerifyOptions, track: (sandb
         });
       }
     }
-    return { ...verdictOf(graded, fail.tests, pass.tests), runs, backend: sandbox.backend, ...(sandbox.environment === undefined ? {} : { environment: sandbox.environment }) };
+    return { ...verdictOf(graded, fail.tests, pass.tests), ...noted, runs, backend: sandbox.backend, ...(sandbox.environment === undefined ? {} : { environment: sandbox.environment }) };
   } catch (error) {
     const infrastructure = isInfrastructure(error);
     if (infrastructure !== undefined) return { ...none, runs, status: 'infrastructure', reason: `${infrastructure}: ${errorMessage(error)}` };

@@ -8,7 +8,7 @@ export { openSandbox, chooseBackend, liveEngine, taskSource, sandboxSpecForTask,
 export { taskReadiness } from './taskReadiness.js';
 export { findInterpreter, resolvePythonEnv, pythonEnvsRoot, envPaths, builtEnvRecord, hasSrcLayout, pythonPathFolders, type Interpreter, type ResolvedPythonEnv } from './pythonEnv.js';
 export { buildPythonEnv, type BuildEnvOptions, type BuiltEnv } from './pythonEnvBuild.js';
-export { patchPaths, unsafePathReason } from './patchPaths.js';
+export { patchChanges, patchPaths, unsafePathReason, type PatchChange } from './patchPaths.js';
 export { shellQuote } from './commandScript.js';
 export { ownerLabels, listContainers, reapContainers, processAlive, type ReapOptions, type ReapResult } from './containers.js';
 export { imagesPresent, prepullImages, type PrepullEvent, type PrepullOptions } from './prepull.js';

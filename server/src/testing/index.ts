@@ -13,3 +13,7 @@ export { parseSympyLog, looksLikeSympyRunner } from './parseSympy.js';
 export { logFormatOf, normaliseOptionId, parseLogAs, repoLogFormats, type LogFormat } from './repoLogFormats.js';
 export { harborReward, type HarborReward } from './harborReward.js';
 export { rewriteRoots, runHarborVerifier, verifierRoots, type VerifierOptions, type VerifierRoots } from './harborVerifier.js';
+export { graderFindings, graderFindingsOfPatch, describeFindings, pathRoots, shippedFacts, type GraderFacts } from './graderSurface.js';
+export { graderFacts, askEnvironment, baseFiles, factsScript, GraderFactsCache, type FactsAnswer } from './graderFacts.js';
+export { graderTaskSurface, filesOfTestId, filesOfTestCommand, type GraderTaskSurface } from './taskTestFiles.js';
+export { shippedStdlibNames } from './stdlibNames.js';
