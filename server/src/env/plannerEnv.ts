@@ -7,10 +7,11 @@
 import type { Action, ProtocolError, RepairAction } from '../protocol/actions.js';
 import type { ActionResult, Observation, TerminationReason } from '../protocol/observation.js';
 import type { GraphEdge, GraphNode } from '../protocol/graph.js';
-import type { TestGrade } from '../protocol/testReport.js';
+import { testStatuses, type TestGrade, type TestStatus } from '../protocol/testReport.js';
 import { patchChanges, type Sandbox } from '../sandbox/index.js';
 import type { TaskEntry } from '../tasks/index.js';
 import { graderFacts, runTaskTests, gradePassed } from '../testing/index.js';
+import type { GraderFinding } from '../protocol/graderSurface.js';
 import { buildCodeGraph } from '../graph/index.js';
 import type { CodeGraph, RetrieverName } from '../graph/index.js';
 import { expand, find, read } from './explore.js';
@@ -229,6 +230,9 @@ class Env implements PlannerEnv {
     // whatever the tests themselves write. The episode's end line reports the same patch.
     const patch = this.knownDiff ?? (await this.sandbox.diff());
     this.knownDiff = undefined;
+    const findings = protectedFindings(patchChanges(patch), this.options.guard);
+    const policy = this.options.guard.protectedPaths ?? 'refuse';
+    if (policy === 'refuse' && findings.length > 0) return this.refusedSubmit(patch, findings);
     const timeoutMs = Math.max(1000, Math.min(this.options.limits.testTimeoutMs, deadline - Date.now()));
     const run = await runTaskTests(this.sandbox, this.task, { timeoutMs, patch });
     // The record is written while the outcome goes back (a service's client waits for it, not for
@@ -239,7 +243,7 @@ class Env implements PlannerEnv {
     this.lastGrade = run.record.grade;
     this.knownDiff = patch;
     // Flagged whatever the policy: a graded patch that changes what the grader reads is worth seeing.
-    const guarded = protectedFindings(patchChanges(patch), this.options.guard).map((f) => f.path);
+    const guarded = findings.map((f) => f.path);
     // Flagged for people only (env/hackSignals.ts): the reward does not depend on it.
     const suspected = suspectedHacks(patch, this.options.guard);
     const result: ActionResult = {
@@ -252,6 +256,32 @@ class Env implements PlannerEnv {
       ...(suspected.length === 0 ? {} : { suspected_hacks: suspected }),
     };
     return { result, taskCommandsMs: run.record.durationMs, timedOut: run.record.timedOut };
+  }
+
+  /**
+   * A submit whose patch changes what the grader reads, under `protected_paths: refuse`. The guard
+   * refuses such repairs, so the change was written by the code under test while earlier tests ran
+   * (a test run that leaves a `conftest.py` behind for the next one). Nothing is run: the submit is
+   * a failed outcome that says why, never a pass and never "not gradable" (which training masks).
+   */
+  private refusedSubmit(patch: string, findings: readonly GraderFinding[]): { result: ActionResult; taskCommandsMs: number; timedOut: boolean } {
+    const named = findings.slice(0, 3).map((f) => `${f.path} (${f.rule}: ${f.reason})`).join('; ');
+    const reason = `refused: the submitted patch changes what the grader reads: ${named}${findings.length > 3 ? `; and ${findings.length - 3} more` : ''}. Repairs cannot make such changes, so code run by the tests wrote them; no tests were run.`;
+    const grade: TestGrade = { kind: 'log', passed: false, reason };
+    this.lastGrade = grade;
+    this.knownDiff = patch;
+    const counts = Object.fromEntries(testStatuses.map((status) => [status, 0])) as Record<TestStatus, number>;
+    const suspected = suspectedHacks(patch, this.options.guard);
+    const result: ActionResult = {
+      kind: 'submit',
+      resolved: false,
+      tests: { passed: false, counts, failing: [], tail: '', duration_ms: 0 },
+      grade,
+      patch,
+      protected_paths: findings.map((f) => f.path),
+      ...(suspected.length === 0 ? {} : { suspected_hacks: suspected }),
+    };
+    return { result, taskCommandsMs: 0, timedOut: false };
   }
 
   graphEdges(cap: number): { edges: GraphEdge[]; truncated: boolean } {
