@@ -31,8 +31,11 @@ const fixtures = join(root, 'test', 'fixtures', 'hostile-patches');
 const dir = mkdtempSync(join(tmpdir(), 'gp-hostile-'));
 const run = `hostile-${process.pid}`;
 
-/** Which defence stops a patch: the grader-facing surface rule, or the runner's witness. */
-type Defence = 'rule' | 'runner';
+/**
+ * Which defence stops a patch: the grader-facing surface rule, the runner's witness, or nothing
+ * needed because the environment's runner never reads the file (`inert`: graded as any patch).
+ */
+type Defence = 'rule' | 'runner' | 'inert';
 
 interface Hostile {
   readonly name: string;
@@ -41,6 +44,8 @@ interface Hostile {
   /** The sample task it attacks: pytest ids or unittest ids. */
   readonly task: 'sample-calc-add' | 'sample-calc-add-unittest';
   readonly defence: Defence;
+  /** The defence on docker, when it differs: the sample image's pytest 7.2 reads no pytest.toml, so the rule lets it be. */
+  readonly dockerDefence?: Defence;
 }
 
 /** Every patch in the fixture folder, with its class and the defence that must stop it (the README's table). */
@@ -50,8 +55,8 @@ const hostile: readonly Hostile[] = [
   { name: 'shadow-unittest-package', kind: 'shadowing module', task: 'sample-calc-add-unittest', defence: 'rule' },
   { name: 'metadata-egg-info-plugin', kind: 'package metadata', task: 'sample-calc-add', defence: 'rule' },
   { name: 'metadata-dist-info-plugin', kind: 'package metadata', task: 'sample-calc-add', defence: 'rule' },
-  { name: 'config-pytest-toml', kind: 'runner configuration', task: 'sample-calc-add', defence: 'rule' },
-  { name: 'config-dot-pytest-toml', kind: 'runner configuration', task: 'sample-calc-add', defence: 'rule' },
+  { name: 'config-pytest-toml', kind: 'runner configuration', task: 'sample-calc-add', defence: 'rule', dockerDefence: 'inert' },
+  { name: 'config-dot-pytest-toml', kind: 'runner configuration', task: 'sample-calc-add', defence: 'rule', dockerDefence: 'inert' },
   { name: 'root-conftest', kind: 'runner configuration', task: 'sample-calc-add', defence: 'rule' },
   { name: 'runtime-pytest-report', kind: 'runner rewritten at import', task: 'sample-calc-add', defence: 'runner' },
   { name: 'runtime-pytest-runtest', kind: 'runner rewritten at import', task: 'sample-calc-add', defence: 'runner' },
@@ -68,6 +73,7 @@ const patchFile = (h: Hostile) => join(fixtures, `${h.name}.diff`);
 const said: Record<Defence, RegExp> = {
   rule: /protected/,
   runner: /runner tampered/,
+  inert: /RESOLVED_NO/,
 };
 
 /** The sample tasks, one row per hostile patch (task id `hostile-<name>`), so every episode is its own task. */
@@ -136,12 +142,13 @@ for (const backend of ['local', 'docker'] as const) {
     after(() => peer.close());
 
     for (const h of hostile) {
+      const defence = backend === 'docker' ? (h.dockerDefence ?? h.defence) : h.defence;
       test(`${h.name} (${h.kind}) through gp task test --patch`, async () => {
         const r = await runGp(root, ['task', 'test', tasksFile, '--task', `hostile-${h.name}`, '--backend', backend, '--patch', patchFile(h), '--run-dir', join(dir, `task-test-${backend}-${h.name}`)]);
         const output = `${r.out}\n${r.err}`;
         assert.equal(r.code, 1, output);
         assert.doesNotMatch(output, /\(resolved\)/, output);
-        assert.ok(said[h.defence].test(output), `gp task test does not say ${String(said[h.defence])}:\n${output}`);
+        assert.ok(said[defence].test(output), `gp task test does not say ${String(said[defence])}:\n${output}`);
       });
 
       test(`${h.name} (${h.kind}) through the agent's repair step, replies from an OpenAI-compatible endpoint`, async () => {
@@ -154,7 +161,7 @@ for (const backend of ['local', 'docker'] as const) {
         const episode = await episodeOf(join(runDir, 'trajectories', `hostile-${h.name}.jsonl`));
         assert.equal(episode.resolved, false, `${r.out}\n${r.err}`);
         assert.ok(episode.total <= 0, `the episode earned ${episode.total}`);
-        assert.ok(said[h.defence].test(episode.text), `the trajectory does not say ${String(said[h.defence])}: ${episode.text.slice(0, 3000)}`);
+        assert.ok(said[defence].test(episode.text), `the trajectory does not say ${String(said[defence])}: ${episode.text.slice(0, 3000)}`);
       });
 
       test(`${h.name} (${h.kind}) through the environment service`, async () => {
@@ -176,7 +183,7 @@ for (const backend of ['local', 'docker'] as const) {
           assert.equal(closed.resolved, false, JSON.stringify(closed));
           assert.ok(closed.return <= 0, `the episode earned ${closed.return}`);
           const episode = await episodeOf(join(runDir, 'trajectories', `${created.episode_id}.jsonl`));
-          assert.ok(said[h.defence].test(episode.text), `the trajectory does not say ${String(said[h.defence])}: ${episode.text.slice(0, 3000)}`);
+          assert.ok(said[defence].test(episode.text), `the trajectory does not say ${String(said[defence])}: ${episode.text.slice(0, 3000)}`);
         } finally {
           await service.close();
         }
