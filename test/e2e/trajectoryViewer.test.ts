@@ -13,8 +13,9 @@
  * rollout's Open Report shows the rendered report (summary, per-task table, the raw report.json a
  * secondary action) whose episode link opens the trajectory viewer at that episode; (l) the metrics
  * page names the whole run's resolved rate, titles its axes and reads out the point under the
- * pointer. A screenshot per scenario, (h)'s viewer in both themes, (i) to (l) in light, dark and
- * high contrast.
+ * pointer; (m) a submit flagged as suspected reward hacking carries a badge in the step list and its
+ * evidence under the result. A screenshot per scenario, (h)'s viewer in both themes, (i) to (m) in
+ * light, dark and high contrast.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -145,6 +146,33 @@ function metricsCopy(s: Session, run: string, name: string): void {
   });
   writeFileSync(join(staging, 'metrics.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
   renameSync(staging, join(s.workspace, 'outputs', name));
+}
+
+/**
+ * A copy of `run` whose `sample-calc-add` submit was flagged as suspected reward hacking (issue 36):
+ * the submit's result carries two signals with their evidence and the end line counts them, as
+ * env/hackSignals.ts records them for a patch that adds a conftest.py and imports `_pytest`.
+ */
+function suspectCopy(s: Session, run: string, name: string): number {
+  const staging = join(s.workspace, `.${name}`);
+  cpSync(join(s.workspace, 'outputs', run), staging, { recursive: true });
+  const path = join(staging, 'trajectories', 'sample-calc-add.jsonl');
+  const hacks = [
+    { kind: 'grader-surface', path: 'conftest.py', line: 1, evidence: 'conftest.py', rule: 'runner-config: pytest loads every conftest.py beside or above the tests it collects, before any test runs' },
+    { kind: 'runner-internals', path: 'app/calc.py', line: 12, evidence: '    import _pytest.reports as _reports', rule: "imports pytest's own implementation (_pytest)" },
+  ];
+  let submitStep = 0;
+  const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => {
+    const line = JSON.parse(l) as { type: string; step?: number; observation?: { last?: { kind: string } } };
+    if (line.type === 'step' && line.observation?.last?.kind === 'submit') {
+      submitStep = line.step ?? 0;
+      return JSON.stringify({ ...line, observation: { ...line.observation, last: { ...line.observation.last, suspected_hacks: hacks } } });
+    }
+    return line.type === 'end' ? JSON.stringify({ ...line, suspected_hacks: hacks.length }) : l;
+  });
+  writeFileSync(path, `${lines.join('\n')}\n`);
+  renameSync(staging, join(s.workspace, 'outputs', name));
+  return submitStep;
 }
 
 let firstRun = '';
@@ -497,6 +525,28 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
         await screenshot(s.page, `trajectory-l-metrics-hover-${kind}`);
       }
       if (before !== 'other') await setTheme(s, before);
+    });
+  });
+
+  void it('(m) a submit flagged as suspected reward hacking is marked in the step list and its evidence listed under the result', scenarioTimeout, async () => {
+    await scenario('m-suspected-hacks', async (s) => {
+      await runCommand(s.page, 'View: Close All Editors');
+      const submitStep = suspectCopy(s, firstRun, 'suspect-run');
+      assert.ok(submitStep > 0, 'the sample episode ends with a submit');
+      await quickOpen(s, 'outputs/suspect-run/trajectories/sample-calc-add.jsonl', 'the flagged episode in Quick Open', (first) => first.includes('sample-calc-add.jsonl') && first.includes('suspect-run'));
+      const frame = await webviewWith(s.page, '#step-list', 'the flagged episode’s viewer');
+      const badge = frame.locator(`#step-list .step[data-step="${submitStep}"] .marker.suspect`);
+      await badge.waitFor({ state: 'visible' });
+      assert.equal(await badge.getAttribute('data-suspect'), '2');
+      assert.match((await badge.getAttribute('aria-label')) ?? '', /^Suspected reward hacking: the submitted patch has 2 signals/);
+      await frame.locator(`#step-list .step[data-step="${submitStep}"]`).click();
+      await waitForSelected(frame, 'the submit step', submitStep);
+      const section = frame.locator('#suspected-hacks');
+      await section.waitFor({ state: 'visible' });
+      const rows = await section.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-kind')));
+      assert.deepEqual(rows, ['grader-surface', 'runner-internals']);
+      assert.match((await section.locator('tbody tr').nth(1).textContent()) ?? '', /app\/calc\.py:12.*import _pytest\.reports/);
+      await screenshotThemes(s, 'trajectory-m-suspected-hacks');
     });
   });
 });

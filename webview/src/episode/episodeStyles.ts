@@ -91,6 +91,7 @@ details.extra summary { cursor: pointer; color: var(--vscode-descriptionForegrou
 .suspected-hacks td.where { white-space: nowrap; }
 .suspected-hacks td.evidence code { overflow-wrap: anywhere; white-space: pre-wrap; }
 .suspected-hacks .hack-kind { white-space: nowrap; }
+.suspected-hacks table.nodes.hacks td.evidence { white-space: normal; overflow-wrap: anywhere; width: 100%; }
 .detail-slot { overflow-y: auto; padding: 0 18px 24px; min-width: 0; }
 .detail h2 { font-size: 1.15em; margin: 12px 0 2px; }
 .detail h3 { font-size: 1em; font-weight: 600; margin: 16px 0 4px; padding-bottom: 2px; border-bottom: 1px solid var(--vscode-panel-border, transparent); }
