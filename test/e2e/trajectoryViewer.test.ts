@@ -141,8 +141,10 @@ function metricsCopy(s: Session, run: string, name: string): void {
   const at = (seconds: number) => new Date(t0 + seconds * 1000).toISOString();
   const lines: object[] = [];
   [[true, false], [true, true], [false, true]].forEach((resolved, i) => {
-    resolved.forEach((r, j) => lines.push({ source: 'env', ts: at(i * 60 + j * 10 + 5), episode_id: `e${i}-${j}`, task_id: 'sample-calc-add', return: r ? 1 : -0.2, resolved: r, steps: 4, env_ms: 900 }));
-    lines.push({ source: 'verl', ts: at(i * 60 + 50), attempt: 1, step: i + 1, data: { 'critic/score/mean': [0.4, 1, 0.4][i] ?? 0, 'response_length/mean': 120 + i * 10, 'timing_s/step': 40 + i } });
+    // Step 2's second episode submitted a patch flagged as suspected reward hacking (issue 36).
+    const flagged = (j: number) => i === 1 && j === 1;
+    resolved.forEach((r, j) => lines.push({ source: 'env', ts: at(i * 60 + j * 10 + 5), episode_id: `e${i}-${j}`, task_id: 'sample-calc-add', return: r ? 1 : -0.2, resolved: r, steps: 4, env_ms: 900, ...(flagged(j) ? { suspected_hacks: 2 } : {}) }));
+    lines.push({ source: 'verl', ts: at(i * 60 + 50), attempt: 1, step: i + 1, data: { 'critic/score/mean': [0.4, 1, 0.4][i] ?? 0, 'response_length/mean': 120 + i * 10, 'timing_s/step': 40 + i, 'gp/suspected_hacks': i === 1 ? 1 : 0 } });
   });
   writeFileSync(join(staging, 'metrics.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
   renameSync(staging, join(s.workspace, 'outputs', name));
@@ -525,6 +527,12 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
         await screenshot(s.page, `trajectory-l-metrics-hover-${kind}`);
       }
       if (before !== 'other') await setTheme(s, before);
+      // The suspected reward hacks per step: one flagged episode at step 2, counted in the header too.
+      assert.match((await page.locator('#run-suspected-hacks').textContent()) ?? '', /1 episode with suspected reward hacking/);
+      const hacks = page.locator('#chart-hacks');
+      await hacks.scrollIntoViewIfNeeded();
+      assert.equal(await hacks.locator('svg').count(), 1, 'the suspected reward hacks chart is drawn');
+      await screenshotThemes(s, 'trajectory-l-metrics-suspected-hacks');
     });
   });
 
