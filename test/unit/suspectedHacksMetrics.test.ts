@@ -6,11 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { metricsLineSchema, suspectedHacksKey, type MetricsLine, type VerlMetricsLine } from '../../server/src/protocol/metrics.js';
+import { metricsLineSchema, runnerTamperedKey, suspectedHacksKey, type MetricsLine, type VerlMetricsLine } from '../../server/src/protocol/metrics.js';
 import type { TrajectoryStep } from '../../server/src/protocol/runs.js';
 import { stepRow, viewOfStep } from '../../server/src/runs/index.js';
 import { withStepFigures } from '../../server/src/trainer/stepFigures.js';
-import { suspectedHacksSeries, totalsOf } from '../../webview/src/metrics/series.js';
+import { runnerTamperedSeries, suspectedHacksSeries, totalsOf } from '../../webview/src/metrics/series.js';
 
 const verl = (step: number, ts: string, data: Record<string, number> = {}): VerlMetricsLine => ({ source: 'verl', ts, attempt: 1, step, data: { 'critic/score/mean': 0.5, ...data } });
 
@@ -21,6 +21,14 @@ test("a step's line counts the step's episodes with suspected reward hacking, ze
   assert.equal(line.data['critic/score/mean'], 0.5);
   assert.equal(withStepFigures(verl(5, '2025-01-01T00:01:00Z'), [{}, {}]).data[suspectedHacksKey], 0);
   assert.ok(metricsLineSchema.safeParse(line).success);
+});
+
+test("a step's line counts the step's episodes whose runner was tampered with (masked in the update), zero included", () => {
+  const line = withStepFigures(verl(4, '2025-01-01T00:00:00Z'), [{ runner_tampered: true }, {}, { runner_tampered: true, suspected_hacks: 2 }]);
+  assert.equal(line.data[runnerTamperedKey], 2);
+  assert.equal(line.data[suspectedHacksKey], 1);
+  assert.equal(withStepFigures(verl(5, '2025-01-01T00:01:00Z'), [{}]).data[runnerTamperedKey], 0);
+  assert.deepEqual(runnerTamperedSeries([line]).map((p) => p.value), [2]);
 });
 
 test('the metrics page charts the count per step and counts the flagged episodes of the run', () => {

@@ -32,6 +32,8 @@ export const envMetricsLineSchema = z.object({
   parse_failures: z.number().int().min(0).optional(),
   /** Signals of suspected reward hacking its submit recorded (env/hackSignals.ts); absent when none. */
   suspected_hacks: z.number().int().min(1).optional(),
+  /** Set when its last test run was not gradable because the runner witness saw the runner rewritten (testing/witnessRecords.ts); masked in training. */
+  runner_tampered: z.literal(true).optional(),
 });
 
 /**
@@ -40,6 +42,13 @@ export const envMetricsLineSchema = z.object({
  * hacking. It is ours, not Verl's: `gp train` adds it to Verl's line as it copies it.
  */
 export const suspectedHacksKey = 'gp/suspected_hacks';
+
+/**
+ * The key under which a training step's line carries how many of the step's episodes ended not
+ * gradable because their runner was tampered with (the `runner-tampered` verdict): masked in the
+ * update, so only this count shows that the policy tried. Ours, added by `gp train` like the one above.
+ */
+export const runnerTamperedKey = 'gp/runner_tampered';
 
 export const metricsLineSchema = z.discriminatedUnion('source', [verlMetricsLineSchema, envMetricsLineSchema]);
 export type MetricsLine = z.infer<typeof metricsLineSchema>;
@@ -71,6 +80,8 @@ export const stepSamplesLineSchema = z.object({
       termination_reason: z.string(),
       /** Signals of suspected reward hacking its submit recorded (env/hackSignals.ts); absent when none. */
       suspected_hacks: z.number().int().min(1).optional(),
+      /** Set when it ended not gradable because its runner was tampered with (masked in the update). */
+      runner_tampered: z.literal(true).optional(),
       /** Relative to the run folder. */
       trajectory: z.string(),
     }),

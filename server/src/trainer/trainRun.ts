@@ -218,11 +218,12 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
       counts.finished++;
       if (end.resolved) counts.resolved++;
       const hacks = end.suspected_hacks === undefined ? {} : { suspected_hacks: end.suspected_hacks };
+      const tampered = end.infrastructure?.rule === 'runner-tampered' ? { runner_tampered: true as const } : {};
       const sampled = { episode_id: end.episode_id, task_id: end.task_id, return: end.total_reward, resolved: end.resolved, steps: end.steps, termination_reason: end.termination_reason, ...hacks, trajectory: layout.trajectoryRelative(end.episode_id) };
-      void catchUp().then(() => stepEnds.push(sampled));
+      void catchUp().then(() => stepEnds.push({ ...sampled, ...tampered }));
       const failures = Object.values(end.model?.parse_failures ?? {}).reduce((a, b) => a + b, 0);
       const replies = end.model === undefined ? undefined : { replies: end.model.model_steps + failures, parse_failures: failures };
-      void appendMetric({ source: 'env', ts: isoTimestamp(new Date()), episode_id: end.episode_id, task_id: end.task_id, return: end.total_reward, resolved: end.resolved, steps: end.steps, env_ms: end.duration_ms, ...replies, ...hacks }).catch(
+      void appendMetric({ source: 'env', ts: isoTimestamp(new Date()), episode_id: end.episode_id, task_id: end.task_id, return: end.total_reward, resolved: end.resolved, steps: end.steps, env_ms: end.duration_ms, ...replies, ...hacks, ...tampered }).catch(
         (error: unknown) => options.log(`metrics.jsonl: ${errorMessage(error)}`),
       );
       void record.status('running').catch(() => undefined);

@@ -15,7 +15,7 @@ import { vscodeApi } from '../host.js';
 import { lineChart, type ChartSeries } from './chart.js';
 import { adoptMetricsStyles } from './metricsStyles.js';
 import { localisationSection } from './localisationChart.js';
-import { parseFailureSeries, resolvedRateSeries, suspectedHacksSeries, totalsOf, verlSeries, type Point } from './series.js';
+import { parseFailureSeries, resolvedRateSeries, runnerTamperedSeries, suspectedHacksSeries, totalsOf, verlSeries, type Point } from './series.js';
 import { StepSamplesSection } from './stepSamples.js';
 
 const send = (message: MetricsWebviewMessage): void => vscodeApi.postMessage(message);
@@ -144,7 +144,10 @@ function render(): void {
           : c.derived === 'parse-failures'
             ? [{ label: 'failed to parse', points: toXY(parseFailureSeries(lines)) }]
             : c.derived === 'suspected-hacks'
-              ? [{ label: 'episodes flagged', points: toXY(suspectedHacksSeries(lines)) }]
+              ? [
+                  { label: 'episodes flagged', points: toXY(suspectedHacksSeries(lines)) },
+                  { label: 'runner tampered (masked)', points: toXY(runnerTamperedSeries(lines)) },
+                ]
               : (c.keys ?? []).map(([key, label]) => ({ label, points: toXY(verlSeries(lines, key)) }));
       return lineChart({
         id: c.id,

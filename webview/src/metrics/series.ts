@@ -4,7 +4,7 @@
  * value), and the resolved rate of each step's episodes, which the environment service reports as
  * they end (an episode belongs to the first step logged after it ended).
  */
-import { suspectedHacksKey, type EnvMetricsLine, type MetricsLine, type VerlMetricsLine } from '../../../server/src/protocol/metrics.js';
+import { runnerTamperedKey, suspectedHacksKey, type EnvMetricsLine, type MetricsLine, type VerlMetricsLine } from '../../../server/src/protocol/metrics.js';
 import { resolvedRate } from '../../../server/src/protocol/metricsFigures.js';
 
 export interface Point {
@@ -68,6 +68,14 @@ export function parseFailureSeries(lines: readonly MetricsLine[]): Point[] {
  */
 export function suspectedHacksSeries(lines: readonly MetricsLine[]): Point[] {
   return verlSeries(lines, suspectedHacksKey);
+}
+
+/**
+ * How many of each step's episodes ended not gradable because the runner witness saw their runner
+ * rewritten (`gp/runner_tampered`): masked in the update, so this is where the attempt shows.
+ */
+export function runnerTamperedSeries(lines: readonly MetricsLine[]): Point[] {
+  return verlSeries(lines, runnerTamperedKey);
 }
 
 export interface RunTotals {
