@@ -18,6 +18,34 @@ function stripPrefix(path: string): string {
   return /^[ab]\//.test(path) ? path.slice(2) : path;
 }
 
+/**
+ * The lines of a diff outside its hunks' bodies: file headers and git's extended headers. Lines
+ * inside a hunk are content even when they read like headers (a removed line "-- note" reads
+ * "--- note"); the hunk header's counts say how many lines belong to the hunk.
+ */
+function* headerLines(diff: string): Generator<string> {
+  let oldLeft = 0;
+  let newLeft = 0;
+  for (const line of diff.split('\n')) {
+    if (oldLeft > 0 || newLeft > 0) {
+      const mark = line[0];
+      if (mark === ' ' || line === '') {
+        oldLeft--;
+        newLeft--;
+      } else if (mark === '-') oldLeft--;
+      else if (mark === '+') newLeft--;
+      continue;
+    }
+    const hunk = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(line);
+    if (hunk) {
+      oldLeft = hunk[1] === undefined ? 1 : Number(hunk[1]);
+      newLeft = hunk[2] === undefined ? 1 : Number(hunk[2]);
+      continue;
+    }
+    yield line;
+  }
+}
+
 /** Why one path is unsafe, or undefined. */
 export function unsafePathReason(path: string): string | undefined {
   if (path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path)) return `${path} is an absolute path; patches may only name files inside the repository, relative to its root`;
@@ -40,25 +68,8 @@ export function patchPaths(diff: string): PatchPaths {
       paths.push(path);
     }
   };
-  // Lines inside a hunk are content, not headers: a removed line "-- note" reads "--- note".
-  // The hunk header's counts say how many lines belong to the hunk.
-  let oldLeft = 0;
-  let newLeft = 0;
-  for (const line of diff.split('\n')) {
-    if (oldLeft > 0 || newLeft > 0) {
-      const mark = line[0];
-      if (mark === ' ' || line === '') {
-        oldLeft--;
-        newLeft--;
-      } else if (mark === '-') oldLeft--;
-      else if (mark === '+') newLeft--;
-      continue;
-    }
-    const hunk = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(line);
-    if (hunk) {
-      oldLeft = hunk[1] === undefined ? 1 : Number(hunk[1]);
-      newLeft = hunk[2] === undefined ? 1 : Number(hunk[2]);
-    } else if (line.startsWith('--- ') || line.startsWith('+++ ')) add(diffHeaderPath(line.slice(4)), true);
+  for (const line of headerLines(diff)) {
+    if (line.startsWith('--- ') || line.startsWith('+++ ')) add(diffHeaderPath(line.slice(4)), true);
     else if (/^(rename|copy) (from|to) /.test(line)) add(unquoteGitPath(line.replace(/^(rename|copy) (from|to) /, '')), false);
     else if (line.startsWith('diff --git ')) {
       const m = /^diff --git ("(?:[^"\\]|\\.)*"|\S+) ("(?:[^"\\]|\\.)*"|\S+)$/.exec(line);
@@ -137,24 +148,7 @@ export function patchChanges(diff: string): PatchChange[] {
     if (section !== undefined && section.path !== '') out.push(sectionChange(section));
     section = undefined;
   };
-  let oldLeft = 0;
-  let newLeft = 0;
-  for (const line of diff.split('\n')) {
-    if (oldLeft > 0 || newLeft > 0) {
-      const mark = line[0];
-      if (mark === ' ' || line === '') {
-        oldLeft--;
-        newLeft--;
-      } else if (mark === '-') oldLeft--;
-      else if (mark === '+') newLeft--;
-      continue;
-    }
-    const hunk = /^@@ -\d+(?:,(\d+))? \+\d+(?:,(\d+))? @@/.exec(line);
-    if (hunk) {
-      oldLeft = hunk[1] === undefined ? 1 : Number(hunk[1]);
-      newLeft = hunk[2] === undefined ? 1 : Number(hunk[2]);
-      continue;
-    }
+  for (const line of headerLines(diff)) {
     if (line.startsWith('diff --git ')) {
       close();
       const m = /^diff --git ("(?:[^"\\]|\\.)*"|\S+) ("(?:[^"\\]|\\.)*"|\S+)$/.exec(line);
