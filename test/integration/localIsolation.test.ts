@@ -14,8 +14,7 @@ import { execFileSync } from 'node:child_process';
 import { homedir, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { sandboxSpecSchema, type SandboxSpecInput } from '../../server/src/protocol/index.js';
-import { LocalSandbox } from '../../server/src/sandbox/index.js';
-import { localIsolation } from '../../server/src/sandbox/bubblewrap.js';
+import { LocalSandbox, localIsolation } from '../../server/src/sandbox/index.js';
 import { defaultSandboxOptions } from '../../server/src/launch/index.js';
 
 const repoRoot = resolve(__dirname, '..', '..');
