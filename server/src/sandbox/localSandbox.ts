@@ -218,8 +218,12 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
     super();
   }
 
-  static async open(spec: SandboxSpec): Promise<LocalSandbox> {
-    const isolation = await localIsolation();
+  /**
+   * Opens a working copy. `options.isolation` overrides the probe's answer (bubblewrap.ts), so the
+   * benchmark can time plain spawning against bubblewrap in one process; everything else takes the probe's.
+   */
+  static async open(spec: SandboxSpec, options: { readonly isolation?: LocalIsolation } = {}): Promise<LocalSandbox> {
+    const isolation = options.isolation ?? (await localIsolation());
     warnOnce(isolation);
     const problem = localRepoProblem(spec);
     if (problem !== undefined) throw problem.error;
