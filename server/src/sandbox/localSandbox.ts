@@ -16,7 +16,8 @@ import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ExecResult, PythonEnvRecord, PythonEnvRequest, SandboxSpec } from '../protocol/sandbox.js';
 import { localBackendWarning } from '../protocol/backendChoice.js';
-import { bubblewrapArgs, foldersToShow, localIsolation, venvBasePrefix, type LocalIsolation } from './bubblewrap.js';
+import { bubblewrapArgs, foldersToShow, localIsolation, venvBasePrefix, type BubblewrapLayout, type LocalIsolation } from './bubblewrap.js';
+import { enterArgs, holderToolsPresent, startHolder, type NamespaceHolder } from './namespaceHolder.js';
 import { commandScript } from './commandScript.js';
 import { localCommandEnvironment } from './localEnvironment.js';
 import { isWithin } from '../util/pathWithin.js';
@@ -205,6 +206,8 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
   environment?: string;
   /** Folders under the hidden home or /tmp that commands need to see (bubblewrap.ts's `foldersToShow`). */
   private shown: string[] = foldersToShow(process.env, []);
+  /** The bwrap whose namespaces commands enter once the sandbox is open (namespaceHolder.ts). */
+  private holder: NamespaceHolder | undefined;
 
   private constructor(
     readonly spec: SandboxSpec,
@@ -249,6 +252,10 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
         sandbox.shown = foldersToShow(process.env, built.folders);
         const setupBase = await runSetup(sandbox, spec.pythonEnv.setup ?? [], spec.task, built.asOf);
         if (setupBase !== undefined) sandbox.base = setupBase;
+      }
+      // Started last, once the folders commands need are known; until then each command had a bwrap of its own.
+      if (isolation.kind === 'bubblewrap' && holderToolsPresent()) {
+        sandbox.holder = await startHolder(isolation.bwrap, bubblewrapArgs(sandbox.layout({ network: spec.network, writable: [] })), sandbox.commandEnvironment());
       }
     } catch (error) {
       await rm(home, { recursive: true, force: true });
@@ -327,11 +334,25 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
     return this.run(command, options, { network: true, writable: [pipCacheDir()] });
   }
 
-  /** The program and arguments that run `script`: bash, under bubblewrap where it runs. */
+  /** What a command may see and write under bubblewrap. */
+  private layout(access: { network: boolean; writable: readonly string[] }): BubblewrapLayout {
+    return { sandboxDir: dirname(this.root), tmp: join(dirname(this.root), 'tmp'), network: access.network, readOnly: this.shown, writable: access.writable, userHome: homedir() };
+  }
+
+  /** The allow-listed environment every command starts from, and under bubblewrap its /tmp. */
+  private commandEnvironment(): Record<string, string> {
+    return { ...localCommandEnvironment(process.env, this.home), ...(this.isolation.kind === 'bubblewrap' ? { TMPDIR: '/tmp' } : {}) };
+  }
+
+  /**
+   * The program and arguments that run `script`: bash; under bubblewrap, bash inside the sandbox's
+   * holder when the command needs what the holder was made with, else inside a bwrap of its own.
+   */
   private launcher(script: string, access: { network: boolean; writable: readonly string[] }): { file: string; args: string[] } {
     if (this.isolation.kind === 'none') return { file: 'bash', args: ['-c', script] };
-    const layout = { sandboxDir: dirname(this.root), tmp: join(dirname(this.root), 'tmp'), network: access.network, readOnly: this.shown, writable: access.writable, userHome: homedir() };
-    return { file: this.isolation.bwrap, args: [...bubblewrapArgs(layout), '--', 'bash', '-c', script] };
+    const holder = this.holder;
+    if (holder !== undefined && holder.alive() && access.network === this.spec.network && access.writable.length === 0) return enterArgs(holder, script);
+    return { file: this.isolation.bwrap, args: [...bubblewrapArgs(this.layout(access)), '--', 'bash', '-c', script] };
   }
 
   private async run(command: Command, options: ExecOptions, access: { network: boolean; writable: readonly string[] }): Promise<ExecResult> {
@@ -343,11 +364,11 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
     const script = commandScript({ command, cwd: this.resolve(options.cwd ?? '.'), env: options.env, memoryKiB: memory === null ? undefined : memory / 1024 });
     const started = performance.now();
     // `detached` makes the child a process-group leader, so a timeout can kill its whole tree.
-    // Under bubblewrap the command is in a session of its own inside, but killing bwrap ends its
-    // PID namespace (`--die-with-parent`), and with it every process there.
+    // Under bubblewrap, killing the group kills bwrap (or, in the holder, nsenter and unshare), and
+    // that ends the command's own PID namespace, with every process in it, even one that left the group.
     // bwrap itself gets the command's environment, not ours: it is the PID namespace's first
     // process, and a command can read its environment in /proc/1/environ.
-    const env = { ...localCommandEnvironment(process.env, this.home), ...(this.isolation.kind === 'bubblewrap' ? { TMPDIR: '/tmp' } : {}), ...this.pythonVariables, ...this.spec.env };
+    const env = { ...this.commandEnvironment(), ...this.pythonVariables, ...this.spec.env };
     const { file, args } = this.launcher(script, access);
     const child = spawn(file, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
     const pid = child.pid;
@@ -436,6 +457,7 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
     if (this.closed) return;
     this.closed = true;
     for (const pid of this.running) killGroup(pid);
+    this.holder?.stop();
     await rm(dirname(this.root), { recursive: true, force: true });
   }
 
