@@ -143,10 +143,12 @@ describe('local backend under bubblewrap', () => {
     assert.equal(pwd.stdout.trim(), sb.workdir);
   });
 
-  test('a timeout kills a tree that forks a sleeper, and the memory limit still applies', async () => {
+  test('a timeout kills a tree that forks a sleeper, a daemon included, and the memory limit still applies', async () => {
     const sb = await open({ limits: { ...defaultSandboxOptions().limits, memoryBytes: 512 * 1024 * 1024 } });
     const tag = `31.${process.pid % 1000}7`;
-    const r = await sb.exec(`(sleep ${tag}; echo late > late-marker) & sleep 30`, { timeoutMs: 400 });
+    // The second sleeper leaves the command's process group and session, as a daemon does: only
+    // the command's own PID namespace ending takes it along.
+    const r = await sb.exec(`(sleep ${tag}; echo late > late-marker) & setsid sleep ${tag}1 & sleep 30`, { timeoutMs: 400 });
     assert.equal(r.timedOut, true);
     assert.ok(r.durationMs < 5000, `took ${r.durationMs} ms`);
     await new Promise((done) => setTimeout(done, 300));
