@@ -17,8 +17,8 @@ import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'no
 import type { ExecResult, PythonEnvRecord, PythonEnvRequest, SandboxSpec } from '../protocol/sandbox.js';
 import { localBackendWarning } from '../protocol/backendChoice.js';
 import { bubblewrapArgs, foldersToShow, localIsolation, venvBasePrefix, type BubblewrapLayout, type LocalIsolation } from './bubblewrap.js';
-import { enterArgs, holderToolsPresent, startHolder, type NamespaceHolder } from './namespaceHolder.js';
-import { commandScript } from './commandScript.js';
+import { HolderShell } from './holderShell.js';
+import { commandScript, describeCommand } from './commandScript.js';
 import { localCommandEnvironment } from './localEnvironment.js';
 import { isWithin } from '../util/pathWithin.js';
 import { OutputCapture } from './outputCapture.js';
@@ -206,8 +206,8 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
   environment?: string;
   /** Folders under the hidden home or /tmp that commands need to see (bubblewrap.ts's `foldersToShow`). */
   private shown: string[] = foldersToShow(process.env, []);
-  /** The bwrap whose namespaces commands enter once the sandbox is open (namespaceHolder.ts). */
-  private holder: NamespaceHolder | undefined;
+  /** The bwrap and bash session that run commands once the sandbox is open (holderShell.ts). */
+  private shell: HolderShell | undefined;
 
   private constructor(
     readonly spec: SandboxSpec,
@@ -254,8 +254,8 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
         if (setupBase !== undefined) sandbox.base = setupBase;
       }
       // Started last, once the folders commands need are known; until then each command had a bwrap of its own.
-      if (isolation.kind === 'bubblewrap' && holderToolsPresent()) {
-        sandbox.holder = await startHolder(isolation.bwrap, bubblewrapArgs(sandbox.layout({ network: spec.network, writable: [] })), sandbox.commandEnvironment());
+      if (isolation.kind === 'bubblewrap') {
+        sandbox.shell = await HolderShell.start(isolation.bwrap, bubblewrapArgs(sandbox.layout({ network: spec.network, writable: [] })), { ...sandbox.commandEnvironment(), ...sandbox.pythonVariables, ...spec.env });
       }
     } catch (error) {
       await rm(home, { recursive: true, force: true });
@@ -344,15 +344,30 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
     return { ...localCommandEnvironment(process.env, this.home), ...(this.isolation.kind === 'bubblewrap' ? { TMPDIR: '/tmp' } : {}) };
   }
 
-  /**
-   * The program and arguments that run `script`: bash; under bubblewrap, bash inside the sandbox's
-   * holder when the command needs what the holder was made with, else inside a bwrap of its own.
-   */
+  /** The program and arguments that run `script`: bash, under a bwrap of its own where bubblewrap runs. */
   private launcher(script: string, access: { network: boolean; writable: readonly string[] }): { file: string; args: string[] } {
     if (this.isolation.kind === 'none') return { file: 'bash', args: ['-c', script] };
-    const holder = this.holder;
-    if (holder !== undefined && holder.alive() && access.network === this.spec.network && access.writable.length === 0) return enterArgs(holder, script);
     return { file: this.isolation.bwrap, args: [...bubblewrapArgs(this.layout(access)), '--', 'bash', '-c', script] };
+  }
+
+  /** Runs `script` in the sandbox's session (holderShell.ts). */
+  private async runInShell(shell: HolderShell, command: Command, script: string, options: ExecOptions, limit: number): Promise<ExecResult> {
+    const started = performance.now();
+    try {
+      const r = await shell.run(script, { timeoutMs: options.timeoutMs ?? this.spec.commandTimeoutMs, maxOutputBytes: limit, onOutput: options.onOutput });
+      return {
+        exitCode: r.exitCode,
+        stdout: r.stdout.text(),
+        stderr: r.stderr.text(),
+        durationMs: performance.now() - started,
+        timedOut: r.timedOut,
+        truncated: r.stdout.truncated || r.stderr.truncated,
+        stdoutBytes: r.stdout.bytes,
+        stderrBytes: r.stderr.bytes,
+      };
+    } catch (error) {
+      throw new SandboxError(`The local sandbox's session stopped while running \`${describeCommand(command)}\` (${(error as Error).message}); open a new sandbox.`, 'io');
+    }
   }
 
   private async run(command: Command, options: ExecOptions, access: { network: boolean; writable: readonly string[] }): Promise<ExecResult> {
@@ -362,6 +377,8 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
     const stderr = new OutputCapture(limit, options.onOutput && ((text) => options.onOutput?.({ stream: 'stderr', text })));
     const memory = this.spec.limits.memoryBytes;
     const script = commandScript({ command, cwd: this.resolve(options.cwd ?? '.'), env: options.env, memoryKiB: memory === null ? undefined : memory / 1024 });
+    const shell = this.shell;
+    if (shell !== undefined && shell.alive && access.network === this.spec.network && access.writable.length === 0) return this.runInShell(shell, command, script, options, limit);
     const started = performance.now();
     // `detached` makes the child a process-group leader, so a timeout can kill its whole tree.
     // Under bubblewrap, killing the group kills bwrap (or, in the holder, nsenter and unshare), and
@@ -457,7 +474,7 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
     if (this.closed) return;
     this.closed = true;
     for (const pid of this.running) killGroup(pid);
-    this.holder?.stop();
+    this.shell?.close();
     await rm(dirname(this.root), { recursive: true, force: true });
   }
 
