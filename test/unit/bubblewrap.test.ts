@@ -1,5 +1,5 @@
 /**
- * The local backend's bubblewrap and nsenter arguments and warning (server/src/sandbox/bubblewrap.ts, namespaceHolder.ts,
+ * The local backend's bubblewrap arguments and warning (server/src/sandbox/bubblewrap.ts,
  * server/src/protocol/backendChoice.ts), without running bwrap: test/integration/localIsolation.test.ts
  * runs it.
  */
@@ -10,7 +10,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bubblewrapArgs, foldersToShow, localIsolation, venvBasePrefix } from '../../server/src/sandbox/bubblewrap.js';
 import { localBackendWarning } from '../../server/src/protocol/backendChoice.js';
-import { enterArgs } from '../../server/src/sandbox/namespaceHolder.js';
 
 const layout = { sandboxDir: '/tmp/gp-x', tmp: '/tmp/gp-x/tmp', network: false, readOnly: ['/home/u/.pyenv'], writable: [], userHome: '/home/u' };
 
@@ -59,17 +58,4 @@ test('GP_LOCAL_ISOLATION=off turns bubblewrap off and the warning says so and wh
   assert.equal(isolation.kind, 'none');
   assert.match(localBackendWarning(isolation.kind === 'none' ? isolation.reason : ''), /does not isolate \(GP_LOCAL_ISOLATION=off turns bubblewrap off\)/);
   assert.match(localBackendWarning(undefined), /bubblewrap.*no CPU or process limits/);
-});
-
-test("a command enters the holder's user namespace first and only the namespaces bwrap reported, in a PID namespace of its own, with no capabilities", () => {
-  const holder = { pid: 4242, namespaces: ['mnt-namespace', 'pid-namespace', 'net-namespace'], alive: () => true, stop: () => undefined };
-  const { file, args } = enterArgs(holder, 'echo hi');
-  assert.equal(file, '/usr/bin/nsenter');
-  assert.deepEqual(args.slice(0, 8), ['-t', '4242', '-U', '-m', '-p', '-n', '--preserve-credentials', '--']);
-  const unshare = args.indexOf('/usr/bin/unshare');
-  const setpriv = args.indexOf('/usr/bin/setpriv');
-  assert.ok(unshare > 0 && setpriv > unshare, 'unshare runs before the capabilities are dropped, since it needs them');
-  for (const flag of ['--pid', '--fork', '--kill-child']) assert.ok(args.slice(unshare, setpriv).includes(flag), flag);
-  for (const flag of ['--no-new-privs', '--bounding-set', '--inh-caps']) assert.ok(args.slice(setpriv).includes(flag), flag);
-  assert.deepEqual(args.slice(-3), ['bash', '-c', 'echo hi']);
 });
