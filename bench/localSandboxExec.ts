@@ -1,8 +1,9 @@
 /**
  * The local backend's command round trip under bubblewrap against plain spawning
- * (`localSandbox.ts`, `bubblewrap.ts`): two sandboxes on working copies of the sample repository,
- * one whose commands run under bwrap (own user, PID, IPC, UTS and network namespaces, a fresh /proc
- * and /dev, the mounts) and one opened with the isolation off, as on a machine without bubblewrap.
+ * (`localSandbox.ts`, `bubblewrap.ts`, `holderShell.ts`): two sandboxes on working copies of the
+ * sample repository, one whose commands run in its session inside its one bwrap (own user, PID,
+ * IPC, UTS and network namespaces, a fresh /proc and /dev, the mounts) and one opened with the
+ * isolation off, as on a machine without bubblewrap.
  * Rounds interleave the two; every call is checked (`true` gives exit 0 and no output, and a
  * second series gives back exactly i, ei and i%7). Needs no Docker.
  */
@@ -62,7 +63,7 @@ export async function benchLocalExecRoundTrip(log: (line: string) => void): Prom
     const ratio = oursP50 / anchorP50;
     return {
       name: localExecFigureName,
-      what: `one command on the local backend, p50 of ${ours.length} \`sandbox.exec(['true'])\` under bubblewrap (${isolation.bwrap}: user, PID, IPC, UTS and network namespaces, fresh /proc and /dev, the mounts) vs ${anchor.length} in a sandbox with the isolation off (spawning bash as before); every call checked`,
+      what: `one command on the local backend, p50 of ${ours.length} \`sandbox.exec(['true'])\` under bubblewrap (the sandbox's bash session inside its one ${isolation.bwrap}: user, PID, IPC, UTS and network namespaces, fresh /proc and /dev, the mounts) vs ${anchor.length} in a sandbox with the isolation off (spawning bash as before); every call checked`,
       unit: 'ms',
       ours: sig3(oursP50),
       anchor: sig3(anchorP50),
