@@ -2,8 +2,9 @@
  * The local backend: a private working copy of a repository on this machine, for machines
  * without Docker (the embedded default there). Commands run with `child_process` in their own
  * process group, so a timeout kills the whole tree; memory is limited with `ulimit -v`. Where
- * bubblewrap runs (bubblewrap.ts), each command runs in namespaces of its own with the working copy,
- * scratch, HOME and /tmp of the sandbox writable and the rest read-only or hidden; where it does
+ * bubblewrap runs (bubblewrap.ts), commands run in a bash session inside one bwrap per sandbox
+ * (holderShell.ts): namespaces of their own, the working copy, scratch, HOME and /tmp of the
+ * sandbox writable and the rest read-only or hidden; where it does
  * not, there is no isolation from the host beyond what follows, and a warning says so once. Either
  * way commands get an allow-listed environment (localEnvironment.ts: no tokens or keys, a home of
  * their own), and the engine's own reads and writes stay inside the working copy and its scratch
