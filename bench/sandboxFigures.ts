@@ -1,7 +1,8 @@
 /**
  * The sandbox runtime's figures (`--only sandbox`): command round trip (`sandboxExec.ts`), sandbox
  * ready and reset (`sandboxLifecycle.ts`) and tree copy in and out (`sandboxCopy.ts`), each against
- * an anchor measured in the same run on the same Docker engine and image.
+ * an anchor measured in the same run on the same Docker engine and image; and the local backend's
+ * round trip under bubblewrap against plain spawning (`localSandboxExec.ts`), which needs no Docker.
  *
  * Every container this creates carries `graph-planner.run=bench-sandbox-<pid>`; whatever a figure
  * leaves behind, even after a failure, is removed here at the end. Without a daemon or without the
@@ -12,6 +13,7 @@ import type Docker from 'dockerode';
 import { connectDocker } from '../server/src/sandbox/dockerClient.js';
 import { benchTreeCopy, copyFigureName } from './sandboxCopy.js';
 import { benchExecRoundTrip, execFigureName } from './sandboxExec.js';
+import { benchLocalExecRoundTrip, localExecFigureName } from './localSandboxExec.js';
 import { benchLifecycle, readyFigureName, resetFigureName } from './sandboxLifecycle.js';
 import { removeLeftovers, sampleImage, type SandboxBench } from './sandboxSupport.js';
 import type { FigureOutcome } from './yamlFigures.js';
@@ -51,6 +53,17 @@ async function connectForBench(): Promise<{ reason: string } | { docker: Docker 
 }
 
 export async function benchSandbox(log: (line: string) => void): Promise<FigureOutcome> {
+  let local: FigureOutcome;
+  try {
+    local = { results: [await benchLocalExecRoundTrip(log)], notMeasured: [] };
+  } catch (error) {
+    local = notMeasured([localExecFigureName], errorMessage(error));
+  }
+  const docker = await benchDockerSandbox(log);
+  return { results: [...local.results, ...docker.results], notMeasured: [...local.notMeasured, ...docker.notMeasured] };
+}
+
+async function benchDockerSandbox(log: (line: string) => void): Promise<FigureOutcome> {
   const found = await connectForBench();
   if ('reason' in found) return notMeasured(allNames, found.reason);
   const bench: SandboxBench = { docker: found.docker, run: `bench-sandbox-${process.pid}`, log };

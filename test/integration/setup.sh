@@ -29,13 +29,16 @@ fi
 # folders, or an absolute path that must be executable. docker-registry is the local registry that
 # test/integration/prepull.test.ts pushes to and pulls from, at the absolute path it spawns. git and
 # python3 run on the host: the local sandbox backend works in a git checkout, and
-# test/integration/samples.test.ts runs its mutation search with the host's python3.
+# test/integration/samples.test.ts runs its mutation search with the host's python3. bubblewrap
+# isolates the local backend's commands (server/src/sandbox/bubblewrap.ts), which
+# test/integration/localIsolation.test.ts checks with the real bwrap.
 REQUIRED=(
   "docker.io:dockerd"
   "debootstrap:debootstrap"
   "docker-registry:/usr/bin/docker-registry"
   "git:git"
   "python3:python3"
+  "bubblewrap:bwrap"
 )
 
 # Each entry is "debian-package:module", a module the host's python3 must import: pytest runs the

@@ -15,6 +15,12 @@ import { verdictOf } from '../../server/src/rollout/index.js';
 import { loadTasks } from '../../server/src/tasks/index.js';
 import { git, runGp } from '../support/cli.js';
 
+// test_flaky below counts its runs in a file outside the repository, across sandboxes; under
+// bubblewrap each sandbox has its own /tmp and the rest is read-only, so the count would start over
+// and the test would never flake. This file is about verdicts, so the isolation is off for it
+// (test/integration/localIsolation.test.ts tests the isolation).
+process.env['GP_LOCAL_ISOLATION'] = 'off';
+
 const root = mkdtempSync(join(tmpdir(), 'gp-verify-'));
 after(() => rmSync(root, { recursive: true, force: true }));
 

@@ -316,7 +316,7 @@ test('a fall-back of auto to local is recorded per episode, summed in status.jso
   assert.equal(events.filter((e) => e.kind === 'warning' && e.message.includes('fell back')).length, 1);
   assert.equal(
     backendLine(summary),
-    'backend: local (auto fell back: no Docker daemon at unix:///nonexistent (connect ENOENT /nonexistent); commands run on this host without a container, network isolation or CPU and process limits)',
+    'backend: local (auto fell back: no Docker daemon at unix:///nonexistent (connect ENOENT /nonexistent); commands run on this host without a container\'s CPU and process limits, and without network or file isolation where bubblewrap cannot run)',
   );
 });
 

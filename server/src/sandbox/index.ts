@@ -3,6 +3,7 @@ export { SandboxError, backendChoiceOf, type Sandbox, type Command, type ExecOpt
 export { connectDocker, dockerAvailable, dockerLocation, reachDocker, type DockerReach } from './dockerClient.js';
 export { DockerSandbox } from './dockerSandbox.js';
 export { LocalSandbox } from './localSandbox.js';
+export { localIsolation, isolationSwitch, type LocalIsolation } from './bubblewrap.js';
 export { refusedMounts } from './mountPolicy.js';
 export { openSandbox, chooseBackend, liveEngine, taskSource, sandboxSpecForTask, normaliseMounts, pythonEnvRequestOf, taskLimits, type DockerEngineView, type EngineReach, type SandboxSource, type TaskSandboxOptions, type TaskSourceFields } from './openSandbox.js';
 export { taskReadiness } from './taskReadiness.js';

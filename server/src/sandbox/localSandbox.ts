@@ -1,11 +1,14 @@
 /**
  * The local backend: a private working copy of a repository on this machine, for machines
  * without Docker (the embedded default there). Commands run with `child_process` in their own
- * process group, so a timeout kills the whole tree; memory is limited with `ulimit -v`. There is
- * no isolation from the host beyond that: use it for trusted repositories only. What it does guard:
- * commands get an allow-listed environment (localEnvironment.ts: no tokens or keys, a home of their
- * own), and the engine's own reads and writes stay inside the working copy and its scratch folder,
- * through no `..` and no symbolic link that leads out (a kept patch can create such a link).
+ * process group, so a timeout kills the whole tree; memory is limited with `ulimit -v`. Where
+ * bubblewrap runs (bubblewrap.ts), commands run in a bash session inside one bwrap per sandbox
+ * (holderShell.ts): namespaces of their own, the working copy, scratch, HOME and /tmp of the
+ * sandbox writable and the rest read-only or hidden; where it does
+ * not, there is no isolation from the host beyond what follows, and a warning says so once. Either
+ * way commands get an allow-listed environment (localEnvironment.ts: no tokens or keys, a home of
+ * their own), and the engine's own reads and writes stay inside the working copy and its scratch
+ * folder, through no `..` and no symbolic link that leads out (a kept patch can create such a link).
  */
 import { spawn } from 'node:child_process';
 import { existsSync, statSync } from 'node:fs';
@@ -14,7 +17,9 @@ import { homedir, tmpdir } from 'node:os';
 import { delimiter, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { ExecResult, PythonEnvRecord, PythonEnvRequest, SandboxSpec } from '../protocol/sandbox.js';
 import { localBackendWarning } from '../protocol/backendChoice.js';
-import { commandScript } from './commandScript.js';
+import { bubblewrapArgs, foldersToShow, localIsolation, venvBasePrefix, type BubblewrapLayout, type LocalIsolation } from './bubblewrap.js';
+import { HolderShell } from './holderShell.js';
+import { commandScript, describeCommand } from './commandScript.js';
 import { localCommandEnvironment } from './localEnvironment.js';
 import { isWithin } from '../util/pathWithin.js';
 import { OutputCapture } from './outputCapture.js';
@@ -23,6 +28,7 @@ import { GitSandbox } from './gitSandbox.js';
 import { forgetOrigin, historyUpTo } from './history.js';
 import { asOfIndex } from './asOfIndex.js';
 import { makeOverlayVenv } from './pythonEnvOverlay.js';
+import { uvVersion } from './uvTool.js';
 import { checkOutBase, gradingBase } from './repoOps.js';
 import { SandboxError, type Command, type ExecOptions, type ReadTreeOptions, type Sandbox, type TreeFile } from './sandbox.js';
 
@@ -114,7 +120,15 @@ export function environmentWords(key: string, record: Pick<PythonEnvRecord, 'pyt
   return `${key} (Python ${record.pythonVersion}, as of ${record.asOf}, ${record.resolver})`;
 }
 
-async function builtEnvVariables(request: PythonEnvRequest, task: string, root: string, home: string): Promise<{ variables: Record<string, string>; asOf: string; words: string }> {
+/** What a sandbox's commands see of a built environment: its variables, and the folders under a hidden home they need. */
+interface BuiltEnvView {
+  variables: Record<string, string>;
+  asOf: string;
+  words: string;
+  folders: (string | undefined)[];
+}
+
+async function builtEnvVariables(request: PythonEnvRequest, task: string, root: string, home: string): Promise<BuiltEnvView> {
   const built = await builtPythonEnv(request, task);
   if (!built.ok) throw built.error;
   const paths = envPaths(built.root, built.key);
@@ -129,13 +143,19 @@ async function builtEnvVariables(request: PythonEnvRequest, task: string, root: 
   const minor = record.pythonVersion.split('.').slice(0, 2).join('.');
   const site = (venv: string) => join(venv, 'lib', `python${minor}`, 'site-packages');
   const shared = [site(paths.venv)];
-  if (request.setup === undefined || request.setup.length === 0) return { variables: pythonEnvVariables(paths.bin, paths.venv, [...pythonPath, ...shared], process.env), asOf, words };
+  const folders = [built.root, venvBasePrefix(paths.venv), process.env['GP_UV_DIR'] ?? join(homedir(), '.cache', 'graph-planner', `uv-${uvVersion}`)];
+  if (request.setup === undefined || request.setup.length === 0) return { variables: pythonEnvVariables(paths.bin, paths.venv, [...pythonPath, ...shared], process.env), asOf, words, folders };
   // The repository's own install goes into a venv of this working copy's (pythonEnvOverlay.ts),
   // with the shared environment's bin after the overlay's on PATH.
   const overlay = await makeOverlayVenv(paths, join(home, 'venv'));
   const path = process.env['PATH'];
   const sites = [site(overlay.venv), ...shared];
-  return { variables: pythonEnvVariables(overlay.bin, overlay.venv, [...pythonPath, ...sites], { ...process.env, PATH: path === undefined || path === '' ? paths.bin : `${paths.bin}${delimiter}${path}` }), asOf, words };
+  return { variables: pythonEnvVariables(overlay.bin, overlay.venv, [...pythonPath, ...sites], { ...process.env, PATH: path === undefined || path === '' ? paths.bin : `${paths.bin}${delimiter}${path}` }), asOf, words, folders };
+}
+
+/** The repository setup's pip cache: the user's, so the second working copy of a repository installs from it. */
+function pipCacheDir(): string {
+  return join(homedir(), '.cache', 'graph-planner', 'pip');
 }
 
 /** How long one setup command may take: a compiled repository (scikit-learn) builds for minutes. */
@@ -152,14 +172,14 @@ async function runSetup(sandbox: LocalSandbox, commands: readonly string[], task
   if (commands.length === 0) return undefined;
   // pip's cache is the user's, not the sandbox's fresh HOME, so the second working copy of a
   // repository installs from the cache.
-  const env: Record<string, string> = { PIP_CACHE_DIR: join(homedir(), '.cache', 'graph-planner', 'pip'), PIP_DISABLE_PIP_VERSION_CHECK: '1', PIP_CONFIG_FILE: '/dev/null' };
+  const env: Record<string, string> = { PIP_CACHE_DIR: pipCacheDir(), PIP_DISABLE_PIP_VERSION_CHECK: '1', PIP_CONFIG_FILE: '/dev/null' };
   // The environment's pip of that day resolves the install's requirements and, under build
   // isolation, its build backend from the index as it was on the day the environment resolved as of
   // (asOfIndex.ts, whose upstream is the user's PIP_INDEX_URL); an extra index or a folder of links
   // would let newer files in, so neither is passed.
   env['PIP_INDEX_URL'] = (await asOfIndex(asOf)).url;
   for (const command of commands) {
-    const r = await sandbox.exec(command, { env, timeoutMs: setupTimeoutMs });
+    const r = await sandbox.execSetup(command, { env, timeoutMs: setupTimeoutMs });
     if (r.exitCode !== 0) {
       const tail = `${r.stdout}\n${r.stderr}`.trim().split('\n').slice(-15).join('\n');
       throw new SandboxError(
@@ -185,6 +205,10 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
   private pythonVariables: Record<string, string> = {};
   /** The task's Python environment in words (`environmentWords`), when it names one. */
   environment?: string;
+  /** Folders under the hidden home or /tmp that commands need to see (bubblewrap.ts's `foldersToShow`). */
+  private shown: string[] = foldersToShow(process.env, []);
+  /** The bwrap and bash session that run commands once the sandbox is open (holderShell.ts). */
+  private shell: HolderShell | undefined;
 
   private constructor(
     readonly spec: SandboxSpec,
@@ -192,12 +216,19 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
     private readonly scratch: string,
     /** The commands' `HOME`: a folder of the sandbox's own, not the user's. */
     private readonly home: string,
+    /** Whether commands run under bubblewrap, decided once per process. */
+    readonly isolation: LocalIsolation,
   ) {
     super();
   }
 
-  static async open(spec: SandboxSpec): Promise<LocalSandbox> {
-    warnOnce();
+  /**
+   * Opens a working copy. `options.isolation` overrides the probe's answer (bubblewrap.ts), so the
+   * benchmark can time plain spawning against bubblewrap in one process; everything else takes the probe's.
+   */
+  static async open(spec: SandboxSpec, options: { readonly isolation?: LocalIsolation } = {}): Promise<LocalSandbox> {
+    const isolation = options.isolation ?? (await localIsolation());
+    warnOnce(isolation);
     const problem = localRepoProblem(spec);
     if (problem !== undefined) throw problem.error;
     // localRepoProblem found it: a folder on this machine.
@@ -205,10 +236,13 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
     const home = await mkdtemp(join(tmpdir(), `gp-${spec.task.replace(/[^a-zA-Z0-9_.-]+/g, '-').slice(0, 40)}-`));
     const root = join(home, 'repo');
     const scratch = join(home, 'scratch');
-    const sandbox = new LocalSandbox(spec, root, scratch, join(home, 'home'));
+    const sandbox = new LocalSandbox(spec, root, scratch, join(home, 'home'), isolation);
     try {
       await mkdir(scratch);
       await mkdir(join(home, 'home'));
+      // The commands' /tmp under bubblewrap: one folder for the sandbox's life, so a file one
+      // command leaves there (the JUnit report, junitWitness.ts) is there for the next.
+      await mkdir(join(home, 'tmp'));
       await makeWorkingCopy(resolve(source), root, spec.baseCommit, spec.namedCommits);
       if (spec.baseCommit !== undefined) await checkOutBase(sandbox, spec.baseCommit, { task: spec.task, repo: resolve(source), backend: 'local' });
       sandbox.base = await gradingBase(sandbox, spec, root, resolve(source));
@@ -216,8 +250,13 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
         const built = await builtEnvVariables(spec.pythonEnv, spec.task, root, home);
         sandbox.pythonVariables = built.variables;
         sandbox.environment = built.words;
+        sandbox.shown = foldersToShow(process.env, built.folders);
         const setupBase = await runSetup(sandbox, spec.pythonEnv.setup ?? [], spec.task, built.asOf);
         if (setupBase !== undefined) sandbox.base = setupBase;
+      }
+      // Started last, once the folders commands need are known; until then each command had a bwrap of its own.
+      if (isolation.kind === 'bubblewrap') {
+        sandbox.shell = await HolderShell.start(isolation.bwrap, bubblewrapArgs(sandbox.layout({ network: spec.network, writable: [] })), { ...sandbox.commandEnvironment(), ...sandbox.pythonVariables, ...spec.env });
       }
     } catch (error) {
       await rm(home, { recursive: true, force: true });
@@ -283,16 +322,73 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
   }
 
   async exec(command: Command, options: ExecOptions = {}): Promise<ExecResult> {
+    return this.run(command, options, { network: this.spec.network, writable: [] });
+  }
+
+  /**
+   * A command of the repository's setup (`python_env.setup`): it reaches the as-of index on the
+   * host's loopback (asOfIndex.ts), so it shares the host's network, and it may write pip's cache,
+   * which the next working copy of the repository installs from. It runs before any patch, on the
+   * base commit the dataset names, so it is the dataset's code, not the policy's.
+   */
+  async execSetup(command: Command, options: ExecOptions = {}): Promise<ExecResult> {
+    return this.run(command, options, { network: true, writable: [pipCacheDir()] });
+  }
+
+  /** What a command may see and write under bubblewrap. */
+  private layout(access: { network: boolean; writable: readonly string[] }): BubblewrapLayout {
+    return { sandboxDir: dirname(this.root), tmp: join(dirname(this.root), 'tmp'), network: access.network, readOnly: this.shown, writable: access.writable, userHome: homedir() };
+  }
+
+  /** The allow-listed environment every command starts from, and under bubblewrap its /tmp. */
+  private commandEnvironment(): Record<string, string> {
+    return { ...localCommandEnvironment(process.env, this.home), ...(this.isolation.kind === 'bubblewrap' ? { TMPDIR: '/tmp' } : {}) };
+  }
+
+  /** The program and arguments that run `script`: bash, under a bwrap of its own where bubblewrap runs. */
+  private launcher(script: string, access: { network: boolean; writable: readonly string[] }): { file: string; args: string[] } {
+    if (this.isolation.kind === 'none') return { file: 'bash', args: ['-c', script] };
+    return { file: this.isolation.bwrap, args: [...bubblewrapArgs(this.layout(access)), '--', 'bash', '-c', script] };
+  }
+
+  /** Runs `script` in the sandbox's session (holderShell.ts). */
+  private async runInShell(shell: HolderShell, command: Command, script: string, options: ExecOptions, limit: number): Promise<ExecResult> {
+    const started = performance.now();
+    try {
+      const r = await shell.run(script, { timeoutMs: options.timeoutMs ?? this.spec.commandTimeoutMs, maxOutputBytes: limit, onOutput: options.onOutput });
+      return {
+        exitCode: r.exitCode,
+        stdout: r.stdout.text(),
+        stderr: r.stderr.text(),
+        durationMs: performance.now() - started,
+        timedOut: r.timedOut,
+        truncated: r.stdout.truncated || r.stderr.truncated,
+        stdoutBytes: r.stdout.bytes,
+        stderrBytes: r.stderr.bytes,
+      };
+    } catch (error) {
+      throw new SandboxError(`The local sandbox's session stopped while running \`${describeCommand(command)}\` (${(error as Error).message}); open a new sandbox.`, 'io');
+    }
+  }
+
+  private async run(command: Command, options: ExecOptions, access: { network: boolean; writable: readonly string[] }): Promise<ExecResult> {
     this.assertOpen();
     const limit = options.maxOutputBytes ?? this.spec.outputLimitBytes;
     const stdout = new OutputCapture(limit, options.onOutput && ((text) => options.onOutput?.({ stream: 'stdout', text })));
     const stderr = new OutputCapture(limit, options.onOutput && ((text) => options.onOutput?.({ stream: 'stderr', text })));
     const memory = this.spec.limits.memoryBytes;
     const script = commandScript({ command, cwd: this.resolve(options.cwd ?? '.'), env: options.env, memoryKiB: memory === null ? undefined : memory / 1024 });
+    const shell = this.shell;
+    if (shell !== undefined && shell.alive && access.network === this.spec.network && access.writable.length === 0) return this.runInShell(shell, command, script, options, limit);
     const started = performance.now();
     // `detached` makes the child a process-group leader, so a timeout can kill its whole tree.
-    const env = { ...localCommandEnvironment(process.env, this.home), ...this.pythonVariables, ...this.spec.env };
-    const child = spawn('bash', ['-c', script], { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
+    // Under bubblewrap, killing the group kills bwrap (or, in the holder, nsenter and unshare), and
+    // that ends the command's own PID namespace, with every process in it, even one that left the group.
+    // bwrap itself gets the command's environment, not ours: it is the PID namespace's first
+    // process, and a command can read its environment in /proc/1/environ.
+    const env = { ...this.commandEnvironment(), ...this.pythonVariables, ...this.spec.env };
+    const { file, args } = this.launcher(script, access);
+    const child = spawn(file, args, { detached: true, stdio: ['ignore', 'pipe', 'pipe'], env });
     const pid = child.pid;
     if (pid !== undefined) this.running.add(pid);
     child.stdout.on('data', (c: Buffer) => stdout.push(c));
@@ -379,6 +475,7 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
     if (this.closed) return;
     this.closed = true;
     for (const pid of this.running) killGroup(pid);
+    this.shell?.close();
     await rm(dirname(this.root), { recursive: true, force: true });
   }
 
@@ -386,11 +483,14 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
 
 let warned = false;
 
-/** Node prints a process warning on stderr; once per process, as the first local sandbox opens. */
-function warnOnce(): void {
+/**
+ * Node prints a process warning on stderr; once per process, as the first local sandbox opens. It
+ * says what the isolation is and is not, or that there is none and why.
+ */
+function warnOnce(isolation: LocalIsolation): void {
   if (warned) return;
   warned = true;
-  process.emitWarning(localBackendWarning, { code: 'GP_LOCAL_BACKEND' });
+  process.emitWarning(localBackendWarning(isolation.kind === 'bubblewrap' ? undefined : isolation.reason), { code: 'GP_LOCAL_BACKEND' });
 }
 
 function killGroup(pid: number | undefined): void {
