@@ -17,11 +17,11 @@ import { after, before, describe, test } from 'node:test';
 import Docker from 'dockerode';
 import { renderAction } from '../../server/src/agents/index.js';
 import { experimentConfigSchema } from '../../server/src/config/index.js';
-import { episodeDepsFromConfig, loadRolloutTasks } from '../../server/src/launch/index.js';
+import { defaultSandboxOptions, episodeDepsFromConfig, loadRolloutTasks } from '../../server/src/launch/index.js';
 import { closeReplySchema, createEpisodeReplySchema, stepReplySchema } from '../../server/src/protocol/envService.js';
 import type { PlannedTask } from '../../server/src/rollout/index.js';
 import { readTrajectory } from '../../server/src/runs/index.js';
-import { dockerAvailable } from '../../server/src/sandbox/index.js';
+import { dockerAvailable, openSandbox, sandboxSpecForTask } from '../../server/src/sandbox/index.js';
 import { EnvService } from '../../server/src/trainer/index.js';
 import { runGp } from '../support/cli.js';
 import { startOpenAiTestPeer, type OpenAiTestPeer } from '../support/openaiTestPeer.js';
@@ -44,8 +44,12 @@ interface Hostile {
   /** The sample task it attacks: pytest ids or unittest ids. */
   readonly task: 'sample-calc-add' | 'sample-calc-add-unittest';
   readonly defence: Defence;
-  /** The defence on docker, when it differs: the sample image's pytest 7.2 reads no pytest.toml, so the rule lets it be. */
-  readonly dockerDefence?: Defence;
+  /**
+   * The pytest major version from which the environment's runner reads the file the patch adds;
+   * below it the rule rightly lets the file be (it reads the installed pytest's own list) and the
+   * patch is graded as any other (`inert`). pytest 9 added `pytest.toml`; the sample image has 7.2.
+   */
+  readonly readFrom?: number;
 }
 
 /** Every patch in the fixture folder, with its class and the defence that must stop it (the README's table). */
@@ -55,8 +59,8 @@ const hostile: readonly Hostile[] = [
   { name: 'shadow-unittest-package', kind: 'shadowing module', task: 'sample-calc-add-unittest', defence: 'rule' },
   { name: 'metadata-egg-info-plugin', kind: 'package metadata', task: 'sample-calc-add', defence: 'rule' },
   { name: 'metadata-dist-info-plugin', kind: 'package metadata', task: 'sample-calc-add', defence: 'rule' },
-  { name: 'config-pytest-toml', kind: 'runner configuration', task: 'sample-calc-add', defence: 'rule', dockerDefence: 'inert' },
-  { name: 'config-dot-pytest-toml', kind: 'runner configuration', task: 'sample-calc-add', defence: 'rule', dockerDefence: 'inert' },
+  { name: 'config-pytest-toml', kind: 'runner configuration', task: 'sample-calc-add', defence: 'rule', readFrom: 9 },
+  { name: 'config-dot-pytest-toml', kind: 'runner configuration', task: 'sample-calc-add', defence: 'rule', readFrom: 9 },
   { name: 'root-conftest', kind: 'runner configuration', task: 'sample-calc-add', defence: 'rule' },
   { name: 'runtime-pytest-report', kind: 'runner rewritten at import', task: 'sample-calc-add', defence: 'runner' },
   { name: 'runtime-pytest-runtest', kind: 'runner rewritten at import', task: 'sample-calc-add', defence: 'runner' },
@@ -131,6 +135,8 @@ for (const backend of ['local', 'docker'] as const) {
   describe(`${backend} backend: hostile patches earn nothing`, () => {
     let peer: OpenAiTestPeer;
     let tasks: Map<string, PlannedTask>;
+    /** The major version of the pytest the sample task runs with on this backend. */
+    let pytestMajor = 0;
 
     before(async () => {
       if (backend === 'docker' && !(await dockerAvailable())) assert.fail('Docker is not reachable: the integration layer needs dockerd (bash test/integration/setup.sh starts it)');
@@ -138,17 +144,27 @@ for (const backend of ['local', 'docker'] as const) {
       const loaded = await loadRolloutTasks({ files: [tasksFile], taskIds: [], limit: undefined, cwd: root, command: 'test', allowedMountRoots: [] });
       assert.ok(loaded.ok, JSON.stringify(loaded));
       tasks = new Map(loaded.tasks.map((t) => [t.task.task_id, t]));
+      const planned = tasks.get('hostile-root-conftest');
+      assert.ok(planned !== undefined);
+      const sandbox = await openSandbox(sandboxSpecForTask(planned.task, { ...defaultSandboxOptions(), backend, run, baseDir: dir }));
+      try {
+        const version = await sandbox.exec(['python', '-c', 'import pytest; print(pytest.__version__)']);
+        pytestMajor = Number(version.stdout.trim().split('.')[0]);
+        assert.ok(pytestMajor > 0, `the sample task's pytest on ${backend}: ${version.stdout}${version.stderr}`);
+      } finally {
+        await sandbox.close();
+      }
     });
     after(() => peer.close());
 
     for (const h of hostile) {
-      const defence = backend === 'docker' ? (h.dockerDefence ?? h.defence) : h.defence;
+      const defenceOf = (): Defence => (h.readFrom !== undefined && pytestMajor < h.readFrom ? 'inert' : h.defence);
       test(`${h.name} (${h.kind}) through gp task test --patch`, async () => {
         const r = await runGp(root, ['task', 'test', tasksFile, '--task', `hostile-${h.name}`, '--backend', backend, '--patch', patchFile(h), '--run-dir', join(dir, `task-test-${backend}-${h.name}`)]);
         const output = `${r.out}\n${r.err}`;
         assert.equal(r.code, 1, output);
         assert.doesNotMatch(output, /\(resolved\)/, output);
-        assert.ok(said[defence].test(output), `gp task test does not say ${String(said[defence])}:\n${output}`);
+        assert.ok(said[defenceOf()].test(output), `gp task test does not say ${String(said[defenceOf()])}:\n${output}`);
       });
 
       test(`${h.name} (${h.kind}) through the agent's repair step, replies from an OpenAI-compatible endpoint`, async () => {
@@ -161,7 +177,7 @@ for (const backend of ['local', 'docker'] as const) {
         const episode = await episodeOf(join(runDir, 'trajectories', `hostile-${h.name}.jsonl`));
         assert.equal(episode.resolved, false, `${r.out}\n${r.err}`);
         assert.ok(episode.total <= 0, `the episode earned ${episode.total}`);
-        assert.ok(said[defence].test(episode.text), `the trajectory does not say ${String(said[defence])}: ${episode.text.slice(0, 3000)}`);
+        assert.ok(said[defenceOf()].test(episode.text), `the trajectory does not say ${String(said[defenceOf()])}: ${episode.text.slice(0, 3000)}`);
       });
 
       test(`${h.name} (${h.kind}) through the environment service`, async () => {
@@ -183,7 +199,7 @@ for (const backend of ['local', 'docker'] as const) {
           assert.equal(closed.resolved, false, JSON.stringify(closed));
           assert.ok(closed.return <= 0, `the episode earned ${closed.return}`);
           const episode = await episodeOf(join(runDir, 'trajectories', `${created.episode_id}.jsonl`));
-          assert.ok(said[defence].test(episode.text), `the trajectory does not say ${String(said[defence])}: ${episode.text.slice(0, 3000)}`);
+          assert.ok(said[defenceOf()].test(episode.text), `the trajectory does not say ${String(said[defenceOf()])}: ${episode.text.slice(0, 3000)}`);
         } finally {
           await service.close();
         }
