@@ -97,6 +97,8 @@ const sessionWriteLimitBytes = 256 * 1024;
 
 export class DockerSandbox extends GitSandbox implements Sandbox {
   readonly backend = 'docker' as const;
+  /** Every command goes through the container's shell session (shellSession.ts), written to its stdin. */
+  readonly privateScripts = true;
   private session: ShellSession | undefined;
   private queue: Promise<unknown> = Promise.resolve();
 

@@ -210,6 +210,11 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
   /** The bwrap and bash session that run commands once the sandbox is open (holderShell.ts). */
   private shell: HolderShell | undefined;
 
+  /** Under bubblewrap commands are written to the session's stdin; without it they are `bash -c` arguments. */
+  get privateScripts(): boolean {
+    return this.shell !== undefined;
+  }
+
   private constructor(
     readonly spec: SandboxSpec,
     private readonly root: string,

@@ -59,6 +59,14 @@ export interface Sandbox {
    * image on docker; absent when the commands run with the host's tools.
    */
   readonly environment?: string;
+  /**
+   * Whether a command's script reaches the sandbox through a long-lived session's standard input
+   * (the docker backend's shell session, the local backend's bubblewrap session), never on a
+   * command line or in an environment that a process of the sandbox can read. A one-time secret in
+   * such a script is then no easier to read than one in a file the engine writes, and costs no
+   * round trip of its own (testing/runnerWitness.ts writes the witness's key this way).
+   */
+  readonly privateScripts?: boolean;
 
   exec(command: Command, options?: ExecOptions): Promise<ExecResult>;
   readFile(path: string): Promise<Buffer>;

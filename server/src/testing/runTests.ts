@@ -181,7 +181,7 @@ export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: R
   const witness = witnessAsk.kind === 'asked' ? witnessAsk.request : undefined;
   if (witness !== undefined) await placeWitnessKey(sandbox, witness);
   const pytestOptions = [witness?.pytestOptions, junit?.env['PYTEST_ADDOPTS']].filter((o) => o !== undefined).join(' ');
-  const watched = witness === undefined ? command : withWitness(command, witness);
+  const watched = witness === undefined ? command : withWitness(command, witness, sandbox.privateScripts === true);
   // The report is printed by the test command's own script, after the tests (junitInline.ts).
   const marker = junit === undefined ? undefined : inlineMarker();
   const ran = await sandbox.exec(junit === undefined || marker === undefined ? watched : withInlineReport(watched, junit, marker, sandbox.backend === 'local'), {
