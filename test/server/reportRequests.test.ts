@@ -53,7 +53,7 @@ test('the report request answers the page’s view of report.json', async () => 
   writeFileSync(join(run, 'report.json'), JSON.stringify(buildReport({ run: 'reported', agent: 'rule', dataset: 'd.jsonl', createdAt: new Date(0), episodes: [{ end: failedEnd, trajectory: 'trajectories/sample-calc-add.jsonl', instanceReport: undefined }] })));
   const result = await h.client.sendRequest<RunReportResult>(runReportRequest, { dir: run });
   assert.ok(result.ok, JSON.stringify(result));
-  assert.deepEqual(result.report.summary, { graded: 1, resolved: 0, resolvedRate: 0, planned: 1, infrastructure: 0, notRun: 0, meanSteps: 0, meanDurationMs: 12 });
+  assert.deepEqual(result.report.summary, { graded: 1, resolved: 0, resolvedRate: 0, planned: 1, infrastructure: 0, notRun: 0, meanSteps: 0, meanDurationMs: 12, suspectedHacks: 0 });
   assert.deepEqual(result.report.tasks.map((t) => [t.taskId, t.outcome, t.failureReason, t.episodes[0]?.trajectory]), [['sample-calc-add', 'unresolved', 'error: sandbox: no local_repo', join(run, 'trajectories', 'sample-calc-add.jsonl')]]);
   const missing = await h.client.sendRequest<RunReportResult>(runReportRequest, { dir: join(dir, 'nothing-here') });
   assert.ok(!missing.ok && missing.message.includes('report.json does not exist'));

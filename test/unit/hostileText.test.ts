@@ -123,10 +123,10 @@ test('gp trajectory show prints a hostile reply and observation as escapes, with
   assert.match(out.join('\n'), /thinking\\x1b\[2J/, 'the data was escaped before the colours were added');
 });
 
-test('the local backend says once that it does not isolate, as a gp warning', () => {
+test('the local backend says once what it isolates (under bubblewrap) or that it does not, as a gp warning', () => {
   const dir = tempDir();
   const r = gp(dir, 'task', 'test', join(repo, 'datasets/samples.jsonl'), '--task', 'sample-arith-operator', '--task', 'sample-off-by-one', '--backend', 'local', '--run-dir', join(dir, 'tests'));
-  const said = r.out.split('\n').filter((l) => /the local backend does not isolate/.test(l));
+  const said = r.out.split('\n').filter((l) => /the local backend (does not isolate|runs task commands under bubblewrap)/.test(l));
   assert.equal(said.length, 1, r.out);
-  assert.match(said[0] ?? '', /^warning: the local backend does not isolate/);
+  assert.match(said[0] ?? '', /^warning: the local backend (does not isolate|runs task commands under bubblewrap: .* so for untrusted tasks prefer sandbox\.backend docker$)/);
 });
