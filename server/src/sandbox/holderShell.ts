@@ -17,33 +17,20 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { MarkerScanner } from './dockerStream.js';
-import { OutputCapture } from './outputCapture.js';
-import type { SessionRunOptions, SessionRunResult } from './shellSession.js';
+import { ScriptSession, type SessionRunOptions, type SessionRunResult } from './scriptSession.js';
 
-const terminator = 0x1f;
-
-interface Pending {
-  stdout: MarkerScanner;
-  stderr: MarkerScanner;
-  settle: (exitCode: string | null, error?: Error) => void;
-}
-
-export class HolderShell {
-  private nextId = 1;
-  private pending: Pending | undefined;
-  private ended: string | undefined;
+export class HolderShell extends ScriptSession {
   /** Commands wait their turn: the session runs one at a time. */
   private queue: Promise<unknown> = Promise.resolve();
-  private readonly nonce = randomBytes(8).toString('hex');
 
   private constructor(
     private readonly child: ChildProcessWithoutNullStreams,
     /** The host PID of the session's bash, which SIGUSR1 reaches. */
     private readonly sessionPid: number,
   ) {
-    child.stdout.on('data', (c: Buffer) => this.pending?.stdout.push(c));
-    child.stderr.on('data', (c: Buffer) => this.pending?.stderr.push(c));
+    super();
+    child.stdout.on('data', (c: Buffer) => this.received('stdout', c));
+    child.stderr.on('data', (c: Buffer) => this.received('stderr', c));
     child.on('exit', () => this.end('the sandbox session ended'));
     child.on('error', (error) => this.end(`the sandbox session failed: ${error.message}`));
   }
@@ -64,59 +51,17 @@ export class HolderShell {
       return undefined;
     }
     const shell = new HolderShell(child, sessionPid);
-    child.stdin.write(shell.driver());
+    child.stdin.write(shell.driver(holderDriver));
     // The session lives as long as the sandbox, which closes it; it must not keep `gp` running.
     child.unref();
     return shell;
   }
 
-  get alive(): boolean {
-    return this.ended === undefined;
-  }
-
   /** Runs one script after those before it. */
   run(script: string, options: SessionRunOptions): Promise<SessionRunResult> {
-    const turn = this.queue.then(() => this.runNow(script, options));
+    const turn = this.queue.then(() => this.runScript(script, options));
     this.queue = turn.catch(() => undefined);
     return turn;
-  }
-
-  private runNow(script: string, options: SessionRunOptions): Promise<SessionRunResult> {
-    if (this.ended !== undefined) return Promise.reject(new Error(this.ended));
-    const id = this.nextId++;
-    const stdout = new OutputCapture(options.maxOutputBytes, options.onOutput && ((text) => options.onOutput?.({ stream: 'stdout', text })));
-    const stderr = new OutputCapture(options.maxOutputBytes, options.onOutput && ((text) => options.onOutput?.({ stream: 'stderr', text })));
-    return new Promise<SessionRunResult>((resolve, reject) => {
-      let timedOut = false;
-      const codes: string[] = [];
-      const timer = setTimeout(() => {
-        timedOut = true;
-        signal(this.sessionPid, 'SIGUSR1');
-      }, options.timeoutMs);
-      const settle = (code: string | null, error?: Error) => {
-        if (error) {
-          clearTimeout(timer);
-          this.pending = undefined;
-          reject(error);
-          return;
-        }
-        if (code !== null) codes.push(code);
-        if (!(pending.stdout.finished && pending.stderr.finished)) return;
-        clearTimeout(timer);
-        this.pending = undefined;
-        const exit = Number(codes[0]);
-        resolve({ exitCode: timedOut ? null : Number.isInteger(exit) ? exit : null, stdout, stderr, timedOut });
-      };
-      const marker = `\x1eGP${this.nonce}E${id}:`;
-      const pending: Pending = {
-        stdout: new MarkerScanner(marker, terminator, (c) => stdout.push(c), (v) => settle(v)),
-        stderr: new MarkerScanner(marker, terminator, (c) => stderr.push(c), (v) => settle(v)),
-        settle,
-      };
-      this.pending = pending;
-      // The script follows its command line and ends with a NUL byte, which no shell text contains.
-      this.child.stdin.write(`__gp_run ${id}\n${script.replace(/\0/g, '')}\0`);
-    });
   }
 
   /** Ends the session and every process in the sandbox; a command still running gets the error. */
@@ -125,39 +70,30 @@ export class HolderShell {
     kill(this.child.pid);
   }
 
-  private end(why: string): void {
-    if (this.ended !== undefined) return;
-    this.ended = why;
-    this.pending?.settle(null, new Error(why));
+  protected write(text: string): void {
+    this.child.stdin.write(text);
   }
 
-  /**
-   * The driver, written once. The job's exit is waited for in a loop, because SIGUSR1's trap
-   * interrupts `wait`; the trap kills the job's group, then every process of the PID namespace but
-   * bwrap (1) and this session.
-   */
-  private driver(): string {
-    const t = `$'\\036'GP${this.nonce}`;
-    return [
-      'exec 3>&2 2>/dev/null',
-      'set -m',
-      '__gp_job=',
-      "__gp_kill() { [ -n \"$__gp_job\" ] && kill -KILL -- -\"$__gp_job\"; local p; for p in /proc/[0-9]*; do p=${p#/proc/}; [ \"$p\" != 1 ] && [ \"$p\" != $$ ] && kill -KILL \"$p\"; done; }",
-      "trap __gp_kill USR1",
-      '__gp_run() {',
-      "  local __gp_s rc",
-      "  IFS= read -r -d '' __gp_s",
-      '  ( set +m; set --; trap - USR1; eval "$__gp_s" ) </dev/null 2>&3 3>&- &',
-      '  __gp_job=$!',
-      '  while :; do wait "$__gp_job"; rc=$?; kill -0 "$__gp_job" 2>/dev/null || break; done',
-      '  __gp_job=',
-      `  printf '%sE%s:%s\\037' ${t} "$1" "$rc"`,
-      `  printf '%sE%s:%s\\037' ${t} "$1" "$rc" >&3`,
-      '}',
-      '',
-    ].join('\n');
+  /** SIGUSR1's trap in the session kills the job's group and the rest of the PID namespace (`holderDriver`). */
+  protected killCommand(): void {
+    signal(this.sessionPid, 'SIGUSR1');
   }
 }
+
+/**
+ * The session's way of running a job: its exit is waited for in a loop, because SIGUSR1's trap
+ * interrupts `wait`; the trap kills the job's group, then every process of the PID namespace but
+ * bwrap (1) and this session.
+ */
+const holderDriver = {
+  prologue: [
+    '__gp_job=',
+    "__gp_kill() { [ -n \"$__gp_job\" ] && kill -KILL -- -\"$__gp_job\"; local p; for p in /proc/[0-9]*; do p=${p#/proc/}; [ \"$p\" != 1 ] && [ \"$p\" != $$ ] && kill -KILL \"$p\"; done; }",
+    'trap __gp_kill USR1',
+  ],
+  inJob: 'trap - USR1; ',
+  waitForJob: ['__gp_job=$!', 'while :; do wait "$__gp_job"; rc=$?; kill -0 "$__gp_job" 2>/dev/null || break; done', '__gp_job='],
+};
 
 /** bwrap's `--info-fd` JSON, read to its end (closing it early would let a last write end bwrap). */
 function readChildPid(stream: NodeJS.ReadableStream | null): Promise<number | undefined> {
