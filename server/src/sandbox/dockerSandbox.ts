@@ -18,6 +18,7 @@ import { checkOutBase, gradingBase } from './repoOps.js';
 import { assertMountsAllowed } from './mountPolicy.js';
 import { SandboxError, type Command, type ExecOptions, type ReadTreeOptions, type Sandbox, type TreeFile } from './sandbox.js';
 import { SessionEnded, ShellSession } from './shellSession.js';
+import { execResultOf } from './scriptSession.js';
 import { extractFiles, packFiles } from './tarFiles.js';
 
 function statusCode(error: unknown): number | undefined {
@@ -192,16 +193,7 @@ export class DockerSandbox extends GitSandbox implements Sandbox {
         maxOutputBytes: options.maxOutputBytes ?? this.spec.outputLimitBytes,
         onOutput: options.onOutput,
       });
-      return {
-        exitCode: r.exitCode,
-        stdout: r.stdout.text(),
-        stderr: r.stderr.text(),
-        durationMs: performance.now() - started,
-        timedOut: r.timedOut,
-        truncated: r.stdout.truncated || r.stderr.truncated,
-        stdoutBytes: r.stdout.bytes,
-        stderrBytes: r.stderr.bytes,
-      };
+      return execResultOf(r, started);
     } catch (error) {
       if (error instanceof SessionEnded) throw await this.explainLostSession(command, error);
       throw error;

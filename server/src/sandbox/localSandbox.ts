@@ -19,6 +19,7 @@ import type { ExecResult, PythonEnvRecord, PythonEnvRequest, SandboxSpec } from 
 import { localBackendWarning } from '../protocol/backendChoice.js';
 import { bubblewrapArgs, foldersToShow, localIsolation, venvBasePrefix, type BubblewrapLayout, type LocalIsolation } from './bubblewrap.js';
 import { HolderShell } from './holderShell.js';
+import { execResultOf } from './scriptSession.js';
 import { commandScript, describeCommand } from './commandScript.js';
 import { localCommandEnvironment } from './localEnvironment.js';
 import { isWithin } from '../util/pathWithin.js';
@@ -361,16 +362,7 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
     const started = performance.now();
     try {
       const r = await shell.run(script, { timeoutMs: options.timeoutMs ?? this.spec.commandTimeoutMs, maxOutputBytes: limit, onOutput: options.onOutput });
-      return {
-        exitCode: r.exitCode,
-        stdout: r.stdout.text(),
-        stderr: r.stderr.text(),
-        durationMs: performance.now() - started,
-        timedOut: r.timedOut,
-        truncated: r.stdout.truncated || r.stderr.truncated,
-        stdoutBytes: r.stdout.bytes,
-        stderrBytes: r.stderr.bytes,
-      };
+      return execResultOf(r, started);
     } catch (error) {
       throw new SandboxError(`The local sandbox's session stopped while running \`${describeCommand(command)}\` (${(error as Error).message}); open a new sandbox.`, 'io');
     }

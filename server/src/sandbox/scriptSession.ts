@@ -14,6 +14,7 @@
 import { randomBytes } from 'node:crypto';
 import { MarkerScanner } from './dockerStream.js';
 import { OutputCapture } from './outputCapture.js';
+import type { ExecResult } from '../protocol/sandbox.js';
 import type { OutputChunk } from './sandbox.js';
 
 const terminator = 0x1f;
@@ -37,6 +38,20 @@ export class SessionEnded extends Error {
     super(message);
     this.name = 'SessionEnded';
   }
+}
+
+/** A session's result as a sandbox's `exec` returns it; `started` is the call's start on `performance.now()`'s clock. */
+export function execResultOf(r: SessionRunResult, started: number): ExecResult {
+  return {
+    exitCode: r.exitCode,
+    stdout: r.stdout.text(),
+    stderr: r.stderr.text(),
+    durationMs: performance.now() - started,
+    timedOut: r.timedOut,
+    truncated: r.stdout.truncated || r.stderr.truncated,
+    stdoutBytes: r.stdout.bytes,
+    stderrBytes: r.stderr.bytes,
+  };
 }
 
 interface Pending {
