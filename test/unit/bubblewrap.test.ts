@@ -42,6 +42,21 @@ test('only folders under the hidden home or /tmp are bound back, never the home 
   }
 });
 
+test("a venv or a Python prefix on PATH under the hidden home is shown with its packages and base interpreter, not only its bin", () => {
+  const home = mkdtempSync(join(tmpdir(), 'gp-bwrap-home-'));
+  try {
+    const venv = join(home, 'venvs', 'py36');
+    const base = join(home, '.local', 'share', 'python', 'cpython-3.6');
+    const conda = join(home, 'miniconda3', 'envs', 'x');
+    for (const folder of [join(venv, 'bin'), join(venv, 'lib'), join(base, 'bin'), join(conda, 'bin'), join(conda, 'lib')]) mkdirSync(folder, { recursive: true });
+    writeFileSync(join(venv, 'pyvenv.cfg'), `home = ${join(base, 'bin')}\n`);
+    const shown = foldersToShow({ PATH: `${join(venv, 'bin')}:${join(conda, 'bin')}:/usr/bin`, PYENV_ROOT: join(home, 'no-pyenv') }, [], home);
+    assert.deepEqual(shown, [base, join(conda, 'bin'), join(conda, 'lib'), venv, join(venv, 'bin')].sort());
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
 test("a venv's base interpreter prefix is read from its pyvenv.cfg", () => {
   const venv = mkdtempSync(join(tmpdir(), 'gp-bwrap-venv-'));
   try {

@@ -13,7 +13,7 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, realpathSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, dirname, isAbsolute, join } from 'node:path';
+import { basename, delimiter, dirname, isAbsolute, join } from 'node:path';
 import { isWithin } from '../util/pathWithin.js';
 
 /** Whether task commands on the local backend run under bubblewrap, and if not, why. */
@@ -117,7 +117,8 @@ function resolverBack(): string[] {
 
 /**
  * The folders under the user's home or the host's `/tmp` (both hidden inside) that commands need to
- * see: the PATH entries there (pyenv's shims, `~/.local/bin`), pyenv's root (its shims run `pyenv
+ * see: the PATH entries there (pyenv's shims, `~/.local/bin`) with, for a venv's `bin`, the venv and
+ * its base interpreter, and for another prefix's `bin`, its `lib`; pyenv's root (its shims run `pyenv
  * exec`), and `extra`: the built Python environments, the prefix of the interpreter each venv was
  * made from (uv and pyenv keep them under the home), uv's own folder. Everything else there
  * (`~/.ssh`, `~/.aws`, tokens, other sandboxes) stays hidden. Folders elsewhere are visible anyway,
@@ -130,7 +131,17 @@ export function foldersToShow(env: NodeJS.ProcessEnv, extra: readonly (string | 
     if (folder === undefined || folder === '' || !isAbsolute(folder) || hidden.includes(folder) || !existsSync(folder)) return;
     if (hidden.some((root) => isWithin(folder, root))) wanted.add(folder);
   };
-  for (const folder of (env['PATH'] ?? '').split(delimiter)) add(folder);
+  for (const folder of (env['PATH'] ?? '').split(delimiter)) {
+    add(folder);
+    // A PATH entry that is a venv's or a Python prefix's `bin` needs its packages too: the venv
+    // itself and the interpreter it was made from, or the prefix's `lib` (a conda environment).
+    const prefix = dirname(folder);
+    if (basename(folder) !== 'bin' || !isAbsolute(folder)) continue;
+    if (existsSync(join(prefix, 'pyvenv.cfg'))) {
+      add(prefix);
+      add(venvBasePrefix(prefix));
+    } else add(join(prefix, 'lib'));
+  }
   add(env['PYENV_ROOT'] ?? join(home, '.pyenv'));
   for (const folder of extra) add(folder);
   return [...wanted].sort();
