@@ -155,6 +155,22 @@ for (const backend of ['docker', 'local'] as const) {
       assert.equal(ran.record.witness?.state, 'clean');
     });
 
+    if (backend === 'docker') {
+      test('a .pth file left in site-packages by an earlier run, which rewrites pytest at start-up, is not gradable: runner tampered', async () => {
+        const sb = await open(backend);
+        await withFiles(sb, { 'app/calc.py': calc('', '-') });
+        // What code under test can leave behind in a container for the episode's next test run.
+        const where = await sb.exec(['python', '-c', 'import os, _pytest; print(os.path.dirname(os.path.dirname(_pytest.__file__)))']);
+        const site = where.stdout.trim();
+        assert.ok(site.startsWith('/'), where.stderr);
+        const rewrite = "import _pytest.reports as r; f = r.TestReport.from_item_and_call.__func__; r.TestReport.from_item_and_call = classmethod(lambda c, i, k, f=f: (lambda x: (setattr(x, 'outcome', 'passed'), setattr(x, 'longrepr', None), x)[2])(f(c, i, k)))\n";
+        await sb.writeFile(`${site}/zz_calc.pth`, rewrite);
+        const ran = await runTaskTests(sb, pytestTask, { timeoutMs });
+        assertTampered(ran.record.grade, ran.output);
+        assert.match(ran.record.witness?.inside.join(' ') ?? '', /_pytest imported at interpreter start-up, before the witness/);
+      });
+    }
+
     for (const [name, files] of Object.entries(pytestTampering)) {
       test(`pytest: code under test that ${name} is not gradable: runner tampered`, async () => {
         const sb = await open(backend);

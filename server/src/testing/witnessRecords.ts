@@ -86,7 +86,7 @@ export function witnessNotRequested(reason: string): RunnerWitness {
 /** Why a witness that reported is not clean, or undefined when it is. */
 function tampering(start: WitnessRecord, armed: WitnessRecord | undefined, end: WitnessRecord | undefined, facts: RunnerFacts): string | undefined {
   const inside = armed?.inside ?? [];
-  if (inside.length > 0) return `the runner was loaded from inside the repository (${inside.join(', ')})`;
+  if (inside.length > 0) return `the runner was loaded from inside the repository or before the witness (${inside.join(', ')})`;
   if (end === undefined) {
     return facts.timedOut ? undefined : `the witness in ${start.runner}'s process (pid ${start.pid}) started but never reported its end: the process was ended without exiting normally (os._exit, a signal) or the witness's channel was closed`;
   }
