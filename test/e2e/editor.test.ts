@@ -157,7 +157,8 @@ void describe('Graph Planner in VS Code (code-server + Chromium)', () => {
         return p;
       };
       const unknownKey = find('schema/unknown-key');
-      assert.equal(unknownKey.severity, 'warning', seen);
+      // An unknown key is an error: its setting would silently keep its default (config/validate.ts).
+      assert.equal(unknownKey.severity, 'error', seen);
       assert.match(unknownKey.message, /Did you mean 'max_steps'\?/, seen);
       assert.equal(unknownKey.line, 4, `max_step's problem should be on line 4:\n${seen}`);
       const penalty = find('preflight/negative-penalty');

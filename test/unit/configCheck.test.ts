@@ -13,12 +13,28 @@ function only(findings: readonly LocatedFinding[], code: string): LocatedFinding
   return hits[0] as LocatedFinding;
 }
 
-test('reports an unknown key on the key with the closest known key', () => {
+test('reports an unknown key as an error on the key, with the closest known key as its preferred fix', () => {
   const text = 'env:\n  max_step: 6\n';
   const f = only(checkConfigText(text).findings, 'schema/unknown-key');
-  assert.equal(f.severity, 'warning');
+  assert.equal(f.severity, 'error');
   assert.equal(at(text, f), 'max_step');
-  assert.match(f.message, /Did you mean 'max_steps'\?/);
+  assert.match(f.message, /Did you mean 'max_steps'\?.*blocks a launch.*experiment\.allow_unknown_keys: true/);
+  assert.deepEqual(f.fixes.find((x) => x.preferred)?.edits, [{ op: 'rename', path: ['env', 'max_step'], newKey: 'max_steps' }]);
+});
+
+test('a misspelt key leaves its setting at the default, which is why it is an error', () => {
+  const check = checkConfigText('backends:\n  planer_backend: openai\n');
+  assert.equal(only(check.findings, 'schema/unknown-key').severity, 'error');
+  assert.equal(check.config?.backends.planner_backend, 'local');
+});
+
+test('experiment.allow_unknown_keys: true keeps unknown keys as warnings, everywhere in the file', () => {
+  const text = 'experiment:\n  allow_unknown_keys: true\nenv:\n  max_step: 6\nfuture_section:\n  x: 1\n';
+  const unknown = checkConfigText(text).findings.filter((f) => f.code === 'schema/unknown-key');
+  assert.deepEqual(unknown.map((f) => [at(text, f), f.severity]).sort(), [['future_section', 'warning'], ['max_step', 'warning']]);
+  assert.match(unknown.find((f) => at(text, f) === 'max_step')?.message ?? '', /ignored \(experiment\.allow_unknown_keys is true\)/);
+  const off = checkConfigText(text.replace('true', 'false')).findings.filter((f) => f.code === 'schema/unknown-key');
+  assert.deepEqual(off.map((f) => f.severity), ['error', 'error']);
 });
 
 test('reports a type error on the value and offers a coercion when it is unambiguous', () => {

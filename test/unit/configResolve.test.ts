@@ -117,9 +117,15 @@ test('gp config check exits 2 when a file cannot be read', async () => {
   assert.equal(code, 2);
 });
 
-test('resolves a config whose only findings are warnings, dropping the unknown key', () => {
+test('refuses a config with an unknown key, whose setting would silently stay at its default', () => {
   const { r } = resolveWith([], 'env:\n  max_step: 3\n');
-  assert.ok(r.ok, 'an unknown key is a warning, not a reason to refuse');
+  assert.equal(r.ok, false);
+  assert.ok(r.findings.some((f) => f.code === 'schema/unknown-key' && f.severity === 'error'), JSON.stringify(r.findings));
+});
+
+test('resolves a config that allows unknown keys, dropping the unknown key', () => {
+  const { r } = resolveWith([], 'experiment:\n  allow_unknown_keys: true\nenv:\n  max_step: 3\n');
+  assert.ok(r.ok, 'with experiment.allow_unknown_keys an unknown key is a warning, not a reason to refuse');
   assert.equal(r.run.config.env.max_steps, 6);
   assert.equal('max_step' in r.run.config.env, false);
 });

@@ -25,7 +25,9 @@ const base = [
 
 const files: Record<string, string> = {
   'valid.yaml': `${base}\nenv:\n  max_steps: 6\n`,
-  'warnings.yaml': `${base}\nenv:\n  max_step: 6\n`,
+  // A config that opts out of unknown keys being errors gets them as warnings (validate.ts).
+  'warnings.yaml': `${base}\nenv:\n  max_step: 6\n`.replace('name: verdicts', 'name: verdicts\n  allow_unknown_keys: true'),
+  'misspelt.yaml': `${base}\nbackends:\n  planer_backend: openai\n`,
   'errors.yaml': `${base}\nenv:\n  failure_penalty: -1\n`,
 };
 for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
@@ -41,6 +43,7 @@ const cases: readonly Case[] = [
   { name: 'a valid file', file: 'valid.yaml', flags: [], expected: 'ok' },
   { name: 'a file with warnings only', file: 'warnings.yaml', flags: [], expected: 'warnings' },
   { name: 'a file with errors', file: 'errors.yaml', flags: [], expected: 'errors' },
+  { name: 'a misspelt key', file: 'misspelt.yaml', flags: [], expected: 'errors' },
   { name: 'an override that fixes an error', file: 'errors.yaml', flags: ['--set', 'env.failure_penalty=1'], expected: 'ok' },
   { name: 'an override that causes an error', file: 'valid.yaml', flags: ['--set', 'env.step_penalty=-0.5'], expected: 'errors' },
 ];
@@ -112,7 +115,16 @@ test('an unknown key under env: is reported once, at its place in the YAML', asy
   await runCli(['rollout', 'missing.jsonl', '--config', 'warnings.yaml'], { out: (l) => lines.push(l), err: (l) => lines.push(l) }, dir);
   const unknown = lines.filter((l) => l.includes('schema/unknown-key'));
   assert.equal(unknown.length, 1, unknown.join('\n'));
-  assert.match(unknown[0] ?? '', /^warnings\.yaml:11:3 warning schema\/unknown-key/);
+  assert.match(unknown[0] ?? '', /^warnings\.yaml:12:3 warning schema\/unknown-key/);
+});
+
+test('a misspelt key stops gp rollout before it starts, naming the key and the one it meant', async () => {
+  const lines: string[] = [];
+  const code = await runCli(['rollout', 'missing.jsonl', '--config', 'misspelt.yaml'], { out: (l) => lines.push(l), err: (l) => lines.push(l) }, dir);
+  assert.equal(code, 2);
+  assert.ok(lines.some((l) => /^misspelt\.yaml:\d+:3 error schema\/unknown-key Unknown key 'planer_backend' in backends\. Did you mean 'planner_backend'\?/.test(l)), lines.join('\n'));
+  assert.ok(lines.some((l) => /config has errors/.test(l)), `it stopped at the config, not at the task file: ${lines.join('\n')}`);
+  assert.ok(!lines.some((l) => /missing\.jsonl: no such file/.test(l)), lines.join('\n'));
 });
 
 test('gp task test accepts a config that gp config resolve and gp rollout accept with a warning', async () => {

@@ -108,17 +108,17 @@ test('says the trainer places a model whose map is empty, and that a one-GPU deb
   assert.equal(remote?.sharedByTrainer, false);
 });
 
-test('lists the findings errors first, each with its range in the document', () => {
+test('lists the findings errors first, then by line, each with its range in the document', () => {
   const o = overviewOf('env:\n  max_step: 6\n  failure_penalty: -1.0\n');
   assert.deepEqual(
     o.findings.map((f) => [f.severity, f.code]),
     [
+      ['error', 'schema/unknown-key'],
       ['error', 'preflight/negative-penalty'],
-      ['warning', 'schema/unknown-key'],
       ['info', 'preflight/shared-devices'],
     ],
   );
-  const penalty = o.findings[0];
+  const penalty = o.findings[1];
   assert.deepEqual(penalty?.range, { start: { line: 2, character: 19 }, end: { line: 2, character: 23 } });
   assert.match(penalty?.message ?? '', /rewards failure/);
 });

@@ -37,6 +37,10 @@ const experiment = z
     name: meta(z.string().min(1).default('graph_planner_rl'), 'Name of the experiment; the default run name starts with it.'),
     seed: meta(nonNegInt().default(42), 'Random seed for Python, NumPy and Torch; cuDNN runs deterministically.'),
     notes: meta(z.string().nullable().default(null), 'Free text kept with the run for people reading it later.'),
+    allow_unknown_keys: meta(
+      z.boolean().default(false),
+      'Report keys the schema does not know as warnings instead of errors, so a config written for a newer Graph Planner still launches. Off by default: an unknown key is an error, because a misspelt key would leave its setting at the default.',
+    ),
   })
   .meta({ description: 'What the experiment is called and how it is seeded.' });
 

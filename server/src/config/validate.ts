@@ -1,7 +1,12 @@
 /**
  * Validates a plain config value against the emitted JSON Schema with ajv (compiled once) and turns
- * every ajv error into a Finding on the right key path: unknown keys as warnings with the closest
- * known key, type/enum/range errors on the value, missing required keys on their parent key.
+ * every ajv error into a Finding on the right key path: unknown keys with the closest known key,
+ * type/enum/range errors on the value, missing required keys on their parent key.
+ *
+ * An unknown key is an error: its setting silently keeps its default (`planer_backend` leaves the
+ * planner backend as it was), so a launch must not go ahead on it. A config that sets
+ * `experiment.allow_unknown_keys: true` (one written for a newer Graph Planner, say) gets them as
+ * warnings instead (docs/editing-configs.md).
  */
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
 import { finding, type Finding, type Fix, type KeyPath } from '../protocol/index.js';
@@ -83,27 +88,39 @@ function coerce(value: unknown, types: readonly string[]): unknown {
   return undefined;
 }
 
-function errorToFinding(e: ErrorObject): Finding | undefined {
+/** Whether the value opts out of unknown keys being errors (`experiment.allow_unknown_keys: true`). */
+function allowsUnknownKeys(value: unknown): boolean {
+  const experiment = typeof value === 'object' && value !== null ? (value as { experiment?: unknown }).experiment : undefined;
+  return typeof experiment === 'object' && experiment !== null && (experiment as { allow_unknown_keys?: unknown }).allow_unknown_keys === true;
+}
+
+function unknownKeyFinding(e: ErrorObject, path: KeyPath, where: string, allowUnknown: boolean): Finding {
+  const key = String((e.params as { additionalProperty: string }).additionalProperty);
+  const known = Object.keys((e.parentSchema as JsonSchemaNode | undefined)?.properties ?? {});
+  const guess = closest(key, known);
+  const fixes: Fix[] = [];
+  if (guess) fixes.push({ title: `Rename '${key}' to '${guess}'`, preferred: true, edits: [{ op: 'rename', path: [...path, key], newKey: guess }] });
+  fixes.push({ title: `Remove '${key}'`, edits: [{ op: 'remove', path: [...path, key] }] });
+  const section = path.length ? `in ${where}` : 'at the top level';
+  const consequence = allowUnknown
+    ? ' It is ignored (experiment.allow_unknown_keys is true).'
+    : ' It would be ignored and its setting left at the default, so it blocks a launch; set experiment.allow_unknown_keys: true to allow unknown keys.';
+  return finding({
+    code: 'schema/unknown-key',
+    severity: allowUnknown ? 'warning' : 'error',
+    message: `Unknown key '${key}' ${section}.${guess ? ` Did you mean '${guess}'?` : ` Known keys: ${known.join(', ')}.`}${consequence}`,
+    path: [...path, key],
+    target: 'key',
+    fixes,
+  });
+}
+
+function errorToFinding(e: ErrorObject, allowUnknown: boolean): Finding | undefined {
   const path = pointerToPath(e.instancePath);
   const where = formatKeyPath(path) || 'the top level';
   switch (e.keyword) {
-    case 'additionalProperties': {
-      const key = String((e.params as { additionalProperty: string }).additionalProperty);
-      const known = Object.keys((e.parentSchema as JsonSchemaNode | undefined)?.properties ?? {});
-      const guess = closest(key, known);
-      const fixes: Fix[] = [];
-      if (guess) fixes.push({ title: `Rename '${key}' to '${guess}'`, preferred: true, edits: [{ op: 'rename', path: [...path, key], newKey: guess }] });
-      fixes.push({ title: `Remove '${key}'`, edits: [{ op: 'remove', path: [...path, key] }] });
-      const section = path.length ? `in ${where}` : 'at the top level';
-      return finding({
-        code: 'schema/unknown-key',
-        severity: 'warning',
-        message: `Unknown key '${key}' ${section}.${guess ? ` Did you mean '${guess}'?` : ` Known keys: ${known.join(', ')}.`}`,
-        path: [...path, key],
-        target: 'key',
-        fixes,
-      });
-    }
+    case 'additionalProperties':
+      return unknownKeyFinding(e, path, where, allowUnknown);
     case 'required': {
       const missing = String((e.params as { missingProperty: string }).missingProperty);
       return finding({
@@ -186,8 +203,9 @@ export function validateAgainstSchema(value: unknown): SchemaValidation {
   const findings: Finding[] = [];
   const invalidPaths: KeyPath[] = [];
   const seen = new Set<string>();
+  const allowUnknown = allowsUnknownKeys(value);
   for (const e of validateExperiment.errors ?? []) {
-    const f = errorToFinding(e);
+    const f = errorToFinding(e, allowUnknown);
     if (!f) continue;
     const key = `${f.code}|${f.path.join('\u0000')}`;
     if (seen.has(key)) continue;
