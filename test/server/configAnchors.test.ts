@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Diagnostic } from 'vscode-languageserver/node';
 import { startHarness, type Harness } from '../support/lspHarness.js';
+import { checkDocumentRequest } from '../../server/src/protocol/lsp.js';
 
 let h: Harness;
 before(async () => {
@@ -87,17 +88,28 @@ test('a finding whose whole section is missing sits on the written setting it na
 
 test('a finding with nothing written near it sits on the first key, never on a leading comment line', async () => {
   const text = '# yaml-language-server: $schema=../../schemas/experiment.schema.json\n# The model agent with every default.\n\nrollout:\n  agent: model\n';
-  const ds = await withDisk(uri(), text, 'preflight/path-missing');
+  const u = uri();
+  await h.open(u, text);
+  // Every rule, the disk rules included, has run once the request answers (lsp/customRequests.ts).
+  await h.client.sendRequest(checkDocumentRequest, { uri: u });
+  const ds = await h.diagnosticsFor(u);
   const note = one(ds, 'preflight/shared-devices');
-  const missing = one(ds, 'preflight/path-missing', 'paths.dataset_train');
-  for (const d of [note, missing]) {
-    assert.equal(d.range.start.line, 3, `${String(d.code)} sits on rollout:`);
-    assert.equal(under(text, d), 'rollout');
-  }
+  assert.equal(note.range.start.line, 3, 'the note sits on rollout:');
+  assert.equal(under(text, note), 'rollout');
   assert.ok(
     ds.every((d) => d.range.start.line !== 0),
     `nothing sits on the comment line: ${JSON.stringify(ds.map((d) => [d.code, d.range.start.line]))}`,
   );
+  // The file names no path, so the default (placeholder) dataset and model paths are not its findings (config/placeholderPaths.ts).
+  assert.deepEqual(ds.filter((d) => /^preflight\/(path-missing|model-not-local)$/.test(String(d.code))).map((d) => d.message), []);
+});
+
+test('a default path a named training set brings in sits on paths:, saying the default applies', async () => {
+  const text = 'experiment:\n  name: anchors\npaths:\n  dataset_train: datasets/sample/tasks.jsonl\n';
+  const ds = await withDisk(uri(), text, 'preflight/path-missing');
+  const val = one(ds, 'preflight/path-missing', 'paths.dataset_val');
+  assert.equal(under(text, val), 'paths');
+  assert.match(val.message, /^paths\.dataset_val is not set, so its default applies/);
 });
 
 test('a finding about the whole file stays on the first line', async () => {

@@ -1,65 +1,57 @@
 /**
- * The example experiment YAMLs in configs/experiments/ are what people copy first, so each must
- * point editors at the schema, parse with the experiment schema, and pass preflight without an
- * error (the original's debug config failed it: defect L.10, docs/original-system.md#l-defects).
+ * The example configs in configs/experiments/ check clean on a fresh clone, through the same check
+ * `gp config check` runs (launch/loadConfig.ts, disk rules included, from the repository root).
+ *
+ * The one allowance (docs/editing-configs.md#the-example-configs): the GPU training examples name
+ * the inputs of a full training setup that a clone does not hold until they are prepared, the
+ * R2E-Gym dataset (`gp dataset prepare r2e-gym` writes datasets/r2e_gym/) and the model folders
+ * under models/. The findings saying those written paths do not exist yet are allowed, each on the
+ * value the file writes. Besides, planner_debug.yaml puts both models on GPU 0 to show the note
+ * preflight gives a one-GPU debug run (its comment says so), so that note is allowed there. Any
+ * other finding, of any severity, fails.
  */
-import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'yaml';
-import { experimentConfigSchema, type ExperimentConfig } from '../../server/src/config/schema.js';
-import { preflight, preflightDisk } from '../../server/src/config/preflight.js';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { loadConfig } from '../../server/src/launch/loadConfig.js';
+import { parseConfigFlags, type LocatedFinding } from '../../server/src/config/index.js';
+import { getAt } from '../../server/src/util/keyPath.js';
 
-const root = join(__dirname, '..', '..');
+const root = fileURLToPath(new URL('../..', import.meta.url));
 const folder = join(root, 'configs', 'experiments');
-const examples = ['sample.yaml', 'planner_debug.yaml', 'planner_8g.yaml', 'planner_cgm_8g.yaml', 'gp_full_73b14b_16g.yaml'] as const;
+const files = readdirSync(folder).filter((f) => /\.ya?ml$/.test(f)).sort();
 
-function load(name: string): { text: string; config: ExperimentConfig } {
-  const text = readFileSync(join(folder, name), 'utf8');
-  const parsed = experimentConfigSchema.safeParse(parse(text));
-  assert.ok(parsed.success, parsed.success ? '' : `${name}: ${JSON.stringify(parsed.error.issues)}`);
-  return { text, config: parsed.data };
+/** Whether a finding is one of the allowances above. */
+function allowed(file: string, f: LocatedFinding, value: unknown): boolean {
+  if (file === 'planner_debug.yaml' && f.code === 'preflight/shared-devices' && f.severity === 'info') return true;
+  const written = getAt(value, f.path);
+  if (typeof written !== 'string' || f.flag !== undefined) return false;
+  if (f.code === 'preflight/path-missing') return /^datasets\/r2e_gym\//.test(written);
+  if (f.code === 'preflight/model-not-local') return /^models\//.test(written);
+  return false;
 }
 
-describe('example experiment configs', () => {
-  for (const name of examples) {
-    void test(`${name} names the schema and describes itself in its first two lines`, () => {
-      const [first, second] = load(name).text.split('\n');
-      assert.equal(first, '# yaml-language-server: $schema=../../schemas/experiment.schema.json');
-      assert.match(second ?? '', /^# \S.{10,}$/);
-    });
+test('configs/experiments holds the example configs', () => {
+  assert.ok(files.includes('sample.yaml') && files.includes('embedded_model.yaml') && files.length >= 6, files.join(', '));
+});
 
-    void test(`${name} parses and passes preflight without errors`, async () => {
-      const { config } = load(name);
-      assert.deepEqual(preflight(config).filter((f) => f.severity === 'error'), []);
-      const disk = await preflightDisk(config, root);
-      assert.deepEqual(disk.filter((f) => f.severity === 'error'), []);
-    });
+for (const file of files) {
+  test(`${file} checks clean but for the inputs a clone has not prepared yet`, async () => {
+    const loaded = await loadConfig({ file: join(folder, file), flags: parseConfigFlags([]).flags, cwd: root, disk: true });
+    assert.equal(loaded.kind, 'resolved');
+    if (loaded.kind !== 'resolved') return;
+    const { resolution } = loaded;
+    const left = resolution.findings.filter((f) => !allowed(file, f, resolution.source.value));
+    assert.deepEqual(left.map((f) => `${f.severity} ${f.code}: ${f.message}`), []);
+  });
+}
 
-    void test(`${name} writes penalties as non-negative magnitudes`, () => {
-      const { env } = load(name).config;
-      for (const value of [env.failure_penalty, env.step_penalty, env.timeout_penalty]) assert.ok(value >= 0);
-      assert.ok(env.failure_penalty > 0, 'failing costs something');
-    });
+test('the two configs a newcomer runs first have no finding at all', async () => {
+  for (const file of ['sample.yaml', 'embedded_model.yaml']) {
+    const loaded = await loadConfig({ file: join(folder, file), flags: parseConfigFlags([]).flags, cwd: root, disk: true });
+    assert.ok(loaded.kind === 'resolved');
+    assert.deepEqual(loaded.resolution.findings.map((f) => f.code), [], file);
   }
-
-  void test('planner_debug.yaml runs on one GPU with planner and CGM sharing it', () => {
-    const { config } = load('planner_debug.yaml');
-    assert.equal(config.resources.num_gpus * config.resources.num_nodes, 1);
-    assert.deepEqual(
-      preflight(config).map((f) => [f.code, f.severity]),
-      [['preflight/shared-devices', 'info']],
-    );
-  });
-
-  void test('the multi-GPU examples produce no warnings either', () => {
-    for (const name of examples.slice(1)) {
-      assert.deepEqual(
-        preflight(load(name).config).filter((f) => f.severity !== 'info'),
-        [],
-        name,
-      );
-    }
-  });
 });

@@ -6,13 +6,14 @@
  * synchronous and pure (it runs after every edit); disk rules are separate.
  */
 import type { Finding, KeyPath } from '../protocol/index.js';
-import type { Override } from './overrides.js';
+import { flagFor, type Override } from './overrides.js';
 import { reparse } from './reparse.js';
 import { wholeFileFinding } from './textCheck.js';
 import { preflight, preflightDisk } from './preflight.js';
 import { experimentConfigSchema, type ExperimentConfig } from './schema.js';
 import { fillDefaultsInPlace, validateAgainstSchema } from './validate.js';
 import { findingRange, relatedRanges } from './findingAnchor.js';
+import { withoutPlaceholderPaths } from './placeholderPaths.js';
 import { clipToLine, parseYamlSource, type OffsetRange, type YamlSource } from './yamlSource.js';
 import { deleteAt } from '../util/keyPath.js';
 
@@ -74,8 +75,15 @@ export function checkSource(source: YamlSource, merged: unknown, applied: readon
 
 export async function checkConfigDisk(check: ConfigCheck, baseDir: string): Promise<LocatedFinding[]> {
   if (!check.config) return [];
-  const found = await preflightDisk(check.config, baseDir);
-  return found.map((f) => locate(check.source, f, check.applied));
+  return locateDiskFindings(check, await preflightDisk(check.config, baseDir));
+}
+
+/**
+ * The disk rules' findings of a check, located; those about placeholder paths the config never
+ * names are left out or say that the default applies (`placeholderPaths.ts`).
+ */
+export function locateDiskFindings(check: Pick<ConfigCheck, 'source' | 'applied'>, found: readonly Finding[]): LocatedFinding[] {
+  return withoutPlaceholderPaths(check.source.value, check.applied, found).map((f) => locate(check.source, f, check.applied));
 }
 
 /**
@@ -100,13 +108,4 @@ export function locate(source: YamlSource, f: Finding, applied: readonly Overrid
     relatedRanges: relatedRanges(source, f.related),
     ...(flag === undefined ? {} : { flag }),
   };
-}
-
-/** The last override whose key path contains `path` (an override of a section sets every key in it). */
-function flagFor(path: KeyPath, applied: readonly Override[]): string | undefined {
-  let flag: string | undefined;
-  for (const o of applied) {
-    if (o.path.length <= path.length && o.path.every((seg, i) => String(seg) === String(path[i]))) flag = o.flag;
-  }
-  return flag;
 }

@@ -4,7 +4,7 @@
  * located in the text, so only plain data crosses back.
  */
 import { parentPort } from 'node:worker_threads';
-import { checkConfigText, locate } from './check.js';
+import { checkConfigText, locateDiskFindings } from './check.js';
 import { preflightDisk } from './preflight.js';
 import type { CheckRequest, CheckReply } from './checkWorker.js';
 import { errorMessage } from '../util/errors.js';
@@ -17,7 +17,7 @@ async function answer(request: CheckRequest): Promise<CheckReply> {
   try {
     const check = checkConfigText(request.text);
     const disk = request.disk && check.config ? await preflightDisk(check.config, request.baseDir) : [];
-    return { id: request.id, ok: true, findings: [...check.findings, ...disk.map((f) => locate(check.source, f))] };
+    return { id: request.id, ok: true, findings: [...check.findings, ...locateDiskFindings(check, disk)] };
   } catch (error) {
     return { id: request.id, ok: false, message: errorMessage(error) };
   }

@@ -1,5 +1,5 @@
 export { ConfigCheckWorker, offThreadBytes, type OffThreadResult } from './checkWorker.js';
-export { checkConfigDisk, checkConfigText, checkSource, locate, typedConfig, type ConfigCheck, type LocatedFinding } from './check.js';
+export { checkConfigDisk, checkConfigText, checkSource, locate, locateDiskFindings, typedConfig, type ConfigCheck, type LocatedFinding } from './check.js';
 export { rangeOf } from './findingAnchor.js';
 export { closest } from '../util/closest.js';
 export { describeRange, experimentJsonSchema, buildExperimentJsonSchema, schemaAt, typesOf, type JsonSchemaNode } from './jsonSchema.js';

@@ -152,3 +152,12 @@ export function applyOverrides(
   }
   return { merged, applied, ignored };
 }
+
+/** The last override whose key path contains `path` (an override of a section sets every key in it). */
+export function flagFor(path: KeyPath, applied: readonly Override[]): string | undefined {
+  let flag: string | undefined;
+  for (const o of applied) {
+    if (o.path.length <= path.length && o.path.every((seg, i) => String(seg) === String(path[i]))) flag = o.flag;
+  }
+  return flag;
+}

@@ -7,7 +7,7 @@
 import type { Diagnostic } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { URI } from 'vscode-uri';
-import { locate, offThreadBytes, type ConfigCheck, type LocatedFinding } from '../config/index.js';
+import { locateDiskFindings, offThreadBytes, type ConfigCheck, type LocatedFinding } from '../config/index.js';
 import type { ServerContext } from './context.js';
 import { toDiagnostics } from './yamlDiagnostics.js';
 import { errorMessage } from '../util/errors.js';
@@ -57,7 +57,7 @@ export class ExperimentDiagnostics {
   /** The disk rules' findings while they belong to the config as it is now; never waits for them. */
   currentDiskFindings(uri: string, check: ConfigCheck): LocatedFinding[] {
     const disk = this.ctx.store.get(uri)?.disk;
-    return disk && disk.key === diskKey(check) ? disk.findings.map((f) => locate(check.source, f)) : [];
+    return disk && disk.key === diskKey(check) ? locateDiskFindings(check, disk.findings) : [];
   }
 
   /** Publishes the fast diagnostics of the document's version, then the disk rules' when they are on. */
@@ -74,7 +74,7 @@ export class ExperimentDiagnostics {
     // An unreadable file fails the request with the reason, as a dataset's does, never "no problems".
     const check = this.checkOrThrow(uri);
     const diskFindings = check.config ? await this.ctx.services.config.checkDisk(check.config, this.ctx.workspace.baseDirOf(uri)) : [];
-    const located = [...check.findings, ...diskFindings.map((f) => locate(check.source, f))];
+    const located = [...check.findings, ...locateDiskFindings(check, diskFindings)];
     const target = this.ctx.documents.get(uri) ?? TextDocument.create(uri, 'yaml', 0, check.source.text);
     const diagnostics = toDiagnostics(target, located);
     await this.ctx.connection.sendDiagnostics({ uri, diagnostics });
