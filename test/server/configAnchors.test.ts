@@ -109,7 +109,7 @@ test('a default path a named training set brings in sits on paths:, saying the d
   const ds = await withDisk(uri(), text, 'preflight/path-missing');
   const val = one(ds, 'preflight/path-missing', 'paths.dataset_val');
   assert.equal(under(text, val), 'paths');
-  assert.match(val.message, /^paths\.dataset_val is not set, so its default applies/);
+  assert.match(messageOf(val), /^paths\.dataset_val is not set, so its default applies/);
 });
 
 test('a finding about the whole file stays on the first line', async () => {

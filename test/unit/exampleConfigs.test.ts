@@ -12,14 +12,13 @@
  */
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../server/src/launch/loadConfig.js';
 import { parseConfigFlags, type LocatedFinding } from '../../server/src/config/index.js';
 import { getAt } from '../../server/src/util/keyPath.js';
 
-const root = fileURLToPath(new URL('../..', import.meta.url));
+const root = resolve(__dirname, '../..');
 const folder = join(root, 'configs', 'experiments');
 const files = readdirSync(folder).filter((f) => /\.ya?ml$/.test(f)).sort();
 
