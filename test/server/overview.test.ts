@@ -3,6 +3,8 @@
  * from the open document as it is now, and the answer passes the schema the webview validates with.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { startHarness, type Harness } from '../support/lspHarness.js';
 import { experimentOverviewRequest, experimentOverviewSchema, type ExperimentOverview } from '../../server/src/protocol/index.js';
@@ -41,4 +43,16 @@ test('answers with the Verl settings, GPU layout and findings of the open docume
 test('answers null for a document it can neither find open nor read', async () => {
   const raw: unknown = await h.client.sendRequest(experimentOverviewRequest, { uri: 'file:///nowhere/missing.yaml' });
   assert.equal(raw, null);
+});
+
+test('the sample config read from disk (rule agent, local backend) has no GPU layout, and a switch to the model agent brings it', async () => {
+  const uri = `file://${process.cwd()}/configs/experiments/sample.yaml`;
+  const fromDisk = await overview(uri);
+  assert.equal(fromDisk.parsed, true);
+  assert.equal(fromDisk.gpus, null);
+  assert.deepEqual(fromDisk.findings, []);
+  const text = readFileSync(join(process.cwd(), 'configs/experiments/sample.yaml'), 'utf8');
+  await h.open(uri, text.replace('agent: rule', 'agent: model'));
+  const model = await overview(uri);
+  assert.notEqual(model.gpus, null, 'a model agent loads a model, so the layout applies');
 });

@@ -2,6 +2,8 @@
  * The experiment overview is computed from one `checkConfigText` result: these tests pin what the
  * webview shows for the Verl table, the overrides, the GPU layout and the findings.
  */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkConfigText, flattenVerlOverrides, verlMappedFields } from '../../server/src/config/index.js';
@@ -90,7 +92,8 @@ test('lays out the GPUs: device maps, shared and missing indices, and Ray budget
   assert.deepEqual([gpus.numNodes, gpus.gpusPerNode, gpus.replicas], [2, 4, 1]);
   assert.deepEqual(gpus.planner, { backend: 'local', deviceMap: [0, 1], tensorParallel: 2 });
   assert.deepEqual(gpus.cgm, { backend: 'local', deviceMap: [1, 5], tensorParallel: 2 });
-  assert.deepEqual(gpus.sharedGpus, [1]);
+  // Both maps name GPU 1, but the models fit apart on 8 GPUs, so preflight notes no sharing and neither does the layout.
+  assert.deepEqual(gpus.sharedGpus, []);
   assert.equal(gpus.sharedByTrainer, false);
   assert.deepEqual(gpus.missingGpus, [5]);
   assert.deepEqual(gpus.rayGpus, { have: 4, need: 8 });
@@ -154,4 +157,60 @@ test('each finding carries the quick fixes the light bulb offers for it, by the 
   assert.ok(o.findings.some((f) => f.code === 'schema/unknown-key' && f.fixes.some((x) => /max_steps/.test(x.title))), JSON.stringify(o.findings));
   // A finding with no fix says so with an empty list, which the page shows as no button.
   assert.ok(o.findings.every((f) => Array.isArray(f.fixes)));
+});
+
+test('the sample config (rule agent, local backend) has no GPU layout and nothing but what preflight says', () => {
+  const text = readFileSync(resolve(__dirname, '../../configs/experiments/sample.yaml'), 'utf8');
+  const check = checkConfigText(text);
+  const o = experimentOverview(check, uri, 1);
+  assert.equal(o.parsed, true);
+  assert.equal(o.gpus, null);
+  assert.deepEqual(o.findings, []);
+  assert.deepEqual(check.findings, [], 'preflight says nothing either');
+});
+
+test('a config whose runs use models shows its GPU layout: a model agent, or the rule agent in containers', () => {
+  for (const text of ['rollout:\n  agent: model\nsandbox:\n  backend: local\n', 'rollout:\n  agent: rule\nsandbox:\n  backend: docker\n', 'planner_debug']) {
+    const yaml = text === 'planner_debug' ? readFileSync(resolve(__dirname, '../../configs/experiments/planner_debug.yaml'), 'utf8') : text;
+    assert.notEqual(overviewOf(yaml).gpus, null, text);
+  }
+  assert.equal(overviewOf('rollout:\n  agent: rule\nsandbox:\n  backend: local\nresources:\n  num_gpus: 1\n').gpus, null);
+});
+
+/** The GPU layout's verdicts, each as the finding preflight gives for it. */
+function layoutVerdicts(o: ExperimentOverview): string[] {
+  const g = o.gpus;
+  if (g === null) return [];
+  return [
+    ...(g.sharedByTrainer || g.sharedGpus.length > 0 ? ['preflight/shared-devices'] : []),
+    ...(g.missingGpus.length > 0 ? ['preflight/device-index-out-of-range'] : []),
+    ...(g.rayGpus.have < g.rayGpus.need ? ['preflight/ray-gpu-budget'] : []),
+    ...(g.rayCpus.have < g.rayCpus.need ? ['preflight/ray-cpu-budget'] : []),
+  ];
+}
+
+test("the layout's sharing, missing GPUs and Ray budgets agree with preflight's findings over a range of configs", () => {
+  const verdictCodes = new Set(['preflight/shared-devices', 'preflight/device-index-out-of-range', 'preflight/ray-gpu-budget', 'preflight/ray-cpu-budget']);
+  const configs = [
+    readFileSync(resolve(__dirname, '../../configs/experiments/sample.yaml'), 'utf8'),
+    ...['planner_debug', 'planner_8g', 'planner_cgm_8g', 'gp_full_73b14b_16g', 'embedded_model'].map((n) => readFileSync(resolve(__dirname, `../../configs/experiments/${n}.yaml`), 'utf8')),
+    'resources:\n  num_gpus: 1\n',
+    'rollout:\n  agent: rule\nsandbox:\n  backend: local\nresources:\n  num_gpus: 1\n',
+    'rollout:\n  agent: model\nsandbox:\n  backend: local\nresources:\n  num_gpus: 1\n',
+    'backends:\n  device_map_planner: [0, 1]\n  device_map_cgm: [1, 5]\nparallel:\n  tensor_parallel_planner: 2\n  tensor_parallel_cgm: 2\nresources:\n  num_gpus: 4\n',
+    'backends:\n  device_map_planner: [0]\n  device_map_cgm: [0]\nresources:\n  num_gpus: 1\n',
+    'backends:\n  device_map_planner: [0]\n  device_map_cgm: [1]\nresources:\n  num_gpus: 2\n',
+    'backends:\n  cgm_backend: openai\n  cgm_endpoint: http://localhost:8000\nresources:\n  num_gpus: 1\n',
+    'resources:\n  num_gpus: 8\n  ray_num_gpus: 2\n  ray_num_cpus: 1\n',
+    'parallel:\n  tensor_parallel_planner: 4\n  tensor_parallel_cgm: 4\nresources:\n  num_gpus: 4\n',
+    // The planner alone needs more GPUs than the run has: tp-exceeds-gpus says so, and no sharing is noted.
+    'parallel:\n  tensor_parallel_planner: 8\n  tensor_parallel_cgm: 1\nresources:\n  num_gpus: 4\n',
+  ];
+  for (const text of configs) {
+    const check = checkConfigText(text);
+    const o = experimentOverview(check, uri, 1);
+    const fromPreflight = [...new Set(check.findings.map((f) => f.code).filter((c) => verdictCodes.has(c)))].sort();
+    assert.deepEqual(layoutVerdicts(o).sort(), o.gpus === null ? [] : fromPreflight, text);
+    if (o.gpus === null) assert.deepEqual(fromPreflight, [], `no layout, so preflight has no GPU verdict either: ${text}`);
+  }
 });

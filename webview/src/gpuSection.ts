@@ -51,7 +51,7 @@ function grid(gpus: GpuLayout): HTMLElement {
   const rows: HTMLElement[] = [];
   for (let node = 0; node < nodes; node++) {
     const cells: HTMLElement[] = [];
-    for (let i = 0; i < perNode; i++) cells.push(gpuCell(i, planner.has(i), cgm.has(i), gpus.sharedByTrainer));
+    for (let i = 0; i < perNode; i++) cells.push(gpuCell(i, planner.has(i), cgm.has(i), gpus.sharedGpus.includes(i), gpus.sharedByTrainer));
     if (gpus.gpusPerNode > perNode) cells.push(el('span', { class: 'more' }, `… ${gpus.gpusPerNode - perNode} more`));
     rows.push(el('div', { class: 'node' }, el('span', { class: 'node-label' }, `Node ${node}`), ...cells));
   }
@@ -60,8 +60,8 @@ function grid(gpus: GpuLayout): HTMLElement {
   return el('div', { class: 'gpu-grid', attrs: { role: 'list', 'aria-label': 'GPUs by node' } }, ...rows);
 }
 
-function gpuCell(index: number, planner: boolean, cgm: boolean, sharedByTrainer: boolean): HTMLElement {
-  const shared = planner && cgm;
+/** A GPU's cell; `shared` (orange) only where preflight says the models share it (`sharedGpus`). */
+function gpuCell(index: number, planner: boolean, cgm: boolean, shared: boolean, sharedByTrainer: boolean): HTMLElement {
   const roles = [planner && 'Planner', cgm && 'CGM'].filter((r): r is string => typeof r === 'string');
   const classes = ['gpu', planner ? 'planner' : '', cgm ? 'cgm' : '', shared ? 'shared' : '', sharedByTrainer && roles.length === 0 ? 'trainer' : ''];
   return el(

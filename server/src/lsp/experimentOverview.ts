@@ -2,7 +2,9 @@
  * The experiment overview of one checked document: the Verl settings a launch would pass (the rows
  * of the config → Verl table in `config/verlMapping.ts`, then the `verl_overrides` leaves, which
  * Verl applies last), the GPU layout and the findings with the quick fixes the editor offers for
- * each (`offeredFixes`, as the light bulb asks). Pure: it reads only the `checkConfigText`
+ * each (`offeredFixes`, as the light bulb asks). The GPU layout is shown only for a config whose
+ * runs use models (`usesModels`, the rule preflight leaves its GPU notes out by), and its verdicts
+ * are preflight's own findings, so the overview never says what preflight does not. Pure: it reads only the `checkConfigText`
  * result, so it is computed per request from the cached check and unit-tested without a server.
  */
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -20,6 +22,7 @@ import {
   type OffsetRange,
   type VerlMappedField,
   type VerlOverrideLeaf,
+  usesModels,
 } from '../config/index.js';
 import { getAt, hasAt } from '../util/keyPath.js';
 import { offeredFixes } from './yamlCodeActions.js';
@@ -64,7 +67,7 @@ export function experimentOverview(
     range: keyRange(['verl_overrides', ...leaf.path]),
   }));
   const settings = verlMappedFields.map((field) => verlSetting(field, check, all, leaves, keyRange));
-  return { uri, version, parsed: true, settings, overrides, gpus: gpuLayout(config), findings };
+  return { uri, version, parsed: true, settings, overrides, gpus: usesModels(config) ? gpuLayout(config, all) : null, findings };
 }
 
 function verlSetting(
@@ -87,26 +90,25 @@ function verlSetting(
   return written ? { ...setting, range: keyRange(field.path) } : setting;
 }
 
-function gpuLayout(config: ExperimentConfig): GpuLayout {
+function gpuLayout(config: ExperimentConfig, findings: readonly LocatedFinding[]): GpuLayout {
   const { backends, parallel, resources } = config;
   const planner = placement(backends.planner_backend, backends.device_map_planner, parallel.tensor_parallel_planner);
   const cgm = placement(backends.cgm_backend, backends.device_map_cgm, parallel.tensor_parallel_cgm);
   const bothLocal = planner.backend === 'local' && cgm.backend === 'local';
-  const sharedGpus = bothLocal ? unique(backends.device_map_planner.filter((i) => backends.device_map_cgm.includes(i))) : [];
-  const total = resources.num_gpus * resources.num_nodes;
-  // As the shared-devices rule sees it: with a map unset, the trainer puts the models together
-  // whenever they do not fit side by side.
-  const sharedByTrainer =
-    bothLocal && sharedGpus.length === 0 && (planner.deviceMap === null || cgm.deviceMap === null) && planner.tensorParallel + cgm.tensorParallel > total;
-  const named = [...(planner.backend === 'local' ? backends.device_map_planner : []), ...(cgm.backend === 'local' ? backends.device_map_cgm : [])];
+  const overlap = bothLocal ? unique(backends.device_map_planner.filter((i) => backends.device_map_cgm.includes(i))) : [];
+  // Whether the models share GPUs is the shared-devices rule's verdict (preflight/parallelRules.ts):
+  // on the GPUs both maps name, else on those the trainer picks because they do not fit apart.
+  const sharing = findings.some((f) => f.code === 'preflight/shared-devices');
+  // Every index either map names, as the device-index rule checks them (preflight/deviceMapRules.ts).
+  const named = [...backends.device_map_planner, ...backends.device_map_cgm];
   return {
     numNodes: resources.num_nodes,
     gpusPerNode: resources.num_gpus,
     planner,
     cgm,
     replicas: parallel.replicas,
-    sharedGpus,
-    sharedByTrainer,
+    sharedGpus: sharing ? overlap : [],
+    sharedByTrainer: sharing && overlap.length === 0,
     missingGpus: unique(named.filter((i) => i >= resources.num_gpus)),
     rayGpus: { have: resources.ray_num_gpus, need: rayGpusNeeded(config) },
     rayCpus: { have: resources.ray_num_cpus, need: rayCpusNeeded(config) },

@@ -60,11 +60,12 @@ export const gpuLayoutSchema = object({
   planner: modelPlacementSchema,
   cgm: modelPlacementSchema,
   replicas: count(),
-  /** GPU indices that both device maps name. */
+  /** GPU indices that both device maps name, when preflight says the models share GPUs (`preflight/shared-devices`). */
   sharedGpus: array(count()),
   /**
    * Whether the two local models must share GPUs although the maps do not say which (a map is
-   * empty and planner plus CGM need more GPUs than the run has).
+   * empty and planner plus CGM need more GPUs than the run has): preflight's `shared-devices` note
+   * with no GPU both maps name.
    */
   sharedByTrainer: boolean(),
   /** Indices the maps name that do not exist on a node (at or above gpusPerNode). */
@@ -106,6 +107,10 @@ export const experimentOverviewSchema = object({
   reason: optional(string()),
   settings: array(verlSettingSchema),
   overrides: array(verlOverrideSchema),
+  /**
+   * The GPU layout; null when the document does not parse, or when its runs use no model or GPU
+   * (the rule agent on the local backend, `config/preflight/applicable.ts`), so none is shown.
+   */
   gpus: nullable(gpuLayoutSchema),
   findings: array(overviewFindingSchema),
 });

@@ -19,7 +19,11 @@ export const modelNoteCodes: ReadonlySet<string> = new Set([
   'preflight/model-not-local',
 ]);
 
-function usesModels(config: ExperimentConfig): boolean {
+/**
+ * Whether the config's runs load a model or use GPUs; the one rule for what applies to a config,
+ * read by preflight (below) and by the experiment overview, which shows its GPU layout only then.
+ */
+export function usesModels(config: ExperimentConfig): boolean {
   return config.rollout.agent !== 'rule' || config.sandbox.backend !== 'local';
 }
 
