@@ -167,6 +167,12 @@ test('the sample config (rule agent, local backend) has no GPU layout and nothin
   assert.equal(o.gpus, null);
   assert.deepEqual(o.findings, []);
   assert.deepEqual(check.findings, [], 'preflight says nothing either');
+  // The default planner model (models/Qwen3-14B) is not the sample's model: it loads none.
+  const keys = o.settings.map((x) => x.key);
+  assert.ok(!keys.includes('paths.planner_model') && !keys.includes('parallel.tensor_parallel_planner'), keys.join(', '));
+  assert.ok(keys.includes('paths.dataset_train') && keys.includes('training.rollout_n'), keys.join(', '));
+  const model = overviewOf(text.replace('agent: rule', 'agent: model')).settings.map((x) => x.key);
+  assert.ok(model.includes('paths.planner_model') && model.includes('parallel.tensor_parallel_planner'), 'a model agent gets its model rows');
 });
 
 test('a config whose runs use models shows its GPU layout: a model agent, or the rule agent in containers', () => {

@@ -4,7 +4,7 @@ export { rangeOf } from './findingAnchor.js';
 export { closest } from '../util/closest.js';
 export { describeRange, experimentJsonSchema, buildExperimentJsonSchema, schemaAt, typesOf, type JsonSchemaNode } from './jsonSchema.js';
 export { applyOverrides, configFlagHelp, parseConfigFlags, type ConfigFlags, type Override } from './overrides.js';
-export { preflight, preflightDisk, rayCpusNeeded, rayGpusNeeded, usesModels } from './preflight.js';
+export { preflight, preflightDisk, rayCpusNeeded, rayGpusNeeded, modelSettingKeys, usesModels } from './preflight.js';
 export { renderConfigYaml, resolveConfig, verdictOf, type Resolution, type ResolveInput, type Verdict } from './resolve.js';
 export { parseMemorySize } from './memoryEstimate.js';
 export { experimentConfigSchema, sectionSchemas, type ExperimentConfig } from './schema.js';

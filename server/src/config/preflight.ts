@@ -25,7 +25,7 @@ import { errorMessage } from '../util/errors.js';
 
 export type { DiskRule, Rule } from './preflight/rule.js';
 export { rayCpusNeeded, rayGpusNeeded } from './preflight/rayRules.js';
-export { usesModels } from './preflight/applicable.js';
+export { modelSettingKeys, usesModels } from './preflight/applicable.js';
 
 /** The synchronous rules, in the order their findings are listed. */
 export const preflightRules: readonly Rule[] = [

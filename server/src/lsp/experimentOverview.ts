@@ -3,7 +3,8 @@
  * of the config → Verl table in `config/verlMapping.ts`, then the `verl_overrides` leaves, which
  * Verl applies last), the GPU layout and the findings with the quick fixes the editor offers for
  * each (`offeredFixes`, as the light bulb asks). The GPU layout is shown only for a config whose
- * runs use models (`usesModels`, the rule preflight leaves its GPU notes out by), and its verdicts
+ * runs use models (`usesModels`, the rule preflight leaves its GPU notes out by), as are the
+ * settings that name the model and its split (`modelSettingKeys`); the layout's verdicts
  * are preflight's own findings, so the overview never says what preflight does not. Pure: it reads only the `checkConfigText`
  * result, so it is computed per request from the cached check and unit-tested without a server.
  */
@@ -22,6 +23,7 @@ import {
   type OffsetRange,
   type VerlMappedField,
   type VerlOverrideLeaf,
+  modelSettingKeys,
   usesModels,
 } from '../config/index.js';
 import { getAt, hasAt } from '../util/keyPath.js';
@@ -66,8 +68,10 @@ export function experimentOverview(
     value: formatValue(leaf.value),
     range: keyRange(['verl_overrides', ...leaf.path]),
   }));
-  const settings = verlMappedFields.map((field) => verlSetting(field, check, all, leaves, keyRange));
-  return { uri, version, parsed: true, settings, overrides, gpus: usesModels(config) ? gpuLayout(config, all) : null, findings };
+  const models = usesModels(config);
+  const fields = models ? verlMappedFields : verlMappedFields.filter((field) => !modelSettingKeys.has(field.path.join('.')));
+  const settings = fields.map((field) => verlSetting(field, check, all, leaves, keyRange));
+  return { uri, version, parsed: true, settings, overrides, gpus: models ? gpuLayout(config, all) : null, findings };
 }
 
 function verlSetting(

@@ -20,6 +20,13 @@ export const modelNoteCodes: ReadonlySet<string> = new Set([
 ]);
 
 /**
+ * The settings that only say which model runs and how it is split over GPUs; the experiment
+ * overview leaves their rows out for a config that loads no model (the default `models/Qwen3-14B`
+ * would otherwise read as the sample's model).
+ */
+export const modelSettingKeys: ReadonlySet<string> = new Set(['paths.planner_model', 'parallel.tensor_parallel_planner']);
+
+/**
  * Whether the config's runs load a model or use GPUs; the one rule for what applies to a config,
  * read by preflight (below) and by the experiment overview, which shows its GPU layout only then.
  */
