@@ -104,7 +104,7 @@ function unknownKeyFinding(e: ErrorObject, path: KeyPath, where: string, allowUn
   const section = path.length ? `in ${where}` : 'at the top level';
   const consequence = allowUnknown
     ? ' It is ignored (experiment.allow_unknown_keys is true).'
-    : ' It would be ignored and its setting left at the default, so it blocks a launch; set experiment.allow_unknown_keys: true to allow unknown keys.';
+    : ' Its setting would silently keep the default, so this blocks a launch (experiment.allow_unknown_keys: true allows unknown keys).';
   return finding({
     code: 'schema/unknown-key',
     severity: allowUnknown ? 'warning' : 'error',
