@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ReportTask } from '../../server/src/protocol/runReportView.js';
-import { idPieces, nextSort, sortTasks } from '../../webview/src/report/taskOrder.js';
+import { idPieces, nextSort, parseSort, sortTasks } from '../../webview/src/report/taskOrder.js';
 
 const task = (taskId: string, graded: number, resolved: number, reward: number | null, reason: string | null = null): ReportTask => ({
   taskId,
@@ -41,4 +41,9 @@ test('an id breaks only after its boundaries, and its pieces put back are the id
   assert.deepEqual(idPieces('a/b.c'), ['a/', 'b.', 'c']);
   assert.deepEqual(idPieces('snake_case_name'), ['snake_case_name'], 'a single underscore is inside a word');
   for (const id of ['x___y', '--a', 'plain']) assert.equal(idPieces(id).join(''), id);
+});
+
+test('a kept sort is read back, and anything else in the page state is no sort', () => {
+  assert.deepEqual(parseSort({ key: 'reward', direction: 'descending' }), { key: 'reward', direction: 'descending' });
+  for (const bad of [undefined, null, 'reward', { key: 'episodes', direction: 'ascending' }, { key: 'task', direction: 'up' }]) assert.equal(parseSort(bad), null);
 });

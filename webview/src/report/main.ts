@@ -11,6 +11,7 @@ import type { ReportWebviewMessage } from '../../../server/src/protocol/reportWe
 import { el, plural } from '../dom.js';
 import { vscodeApi } from '../host.js';
 import { adoptReportStyles } from './reportStyles.js';
+import { parseSort, type TaskSort } from './taskOrder.js';
 import { link, number, seconds, taskTable } from './taskTable.js';
 
 const send = (message: ReportWebviewMessage): void => vscodeApi.postMessage(message);
@@ -108,10 +109,15 @@ function infrastructure(r: RunReportView): HTMLElement[] {
   ];
 }
 
+/** The table's sort, kept in the page's state so a reload (a theme change, a hidden panel shown again) keeps it. */
+function keepSort(sort: TaskSort): void {
+  vscodeApi.setState({ sort });
+}
+
 function render(r: RunReportView): void {
   const root = document.getElementById('root');
   if (root === null) return;
-  root.replaceChildren(head(r), el('h2', {}, `Tasks (${r.tasks.length})`), taskTable(r, send), ...failureGroups(r), ...infrastructure(r));
+  root.replaceChildren(head(r), el('h2', {}, `Tasks (${r.tasks.length})`), taskTable(r, send, parseSort((vscodeApi.getState() as { sort?: unknown } | undefined)?.sort), keepSort), ...failureGroups(r), ...infrastructure(r));
 }
 
 function renderProblem(message: string): void {

@@ -5,7 +5,8 @@
  */
 import type { ReportTask } from '../../../server/src/protocol/runReportView.js';
 
-export type SortKey = 'task' | 'attempts' | 'outcome' | 'reward' | 'steps' | 'time' | 'reason';
+const sortKeys = ['task', 'attempts', 'outcome', 'reward', 'steps', 'time', 'reason'] as const;
+export type SortKey = (typeof sortKeys)[number];
 export type SortDirection = 'ascending' | 'descending';
 export interface TaskSort {
   readonly key: SortKey;
@@ -51,6 +52,13 @@ export function sortTasks(tasks: readonly ReportTask[], sort: TaskSort): ReportT
 /** The sort after a click on a column's header: the same column flips, another starts ascending. */
 export function nextSort(current: TaskSort | null, key: SortKey): TaskSort {
   return current?.key === key ? { key, direction: current.direction === 'ascending' ? 'descending' : 'ascending' } : { key, direction: 'ascending' };
+}
+
+/** The sort a page kept in its state (VS Code keeps it across a reload), or null when there is none or it is not one. */
+export function parseSort(value: unknown): TaskSort | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const { key, direction } = value as { key?: unknown; direction?: unknown };
+  return sortKeys.some((k) => k === key) && (direction === 'ascending' || direction === 'descending') ? { key: key as SortKey, direction } : null;
 }
 
 /**

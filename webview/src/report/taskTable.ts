@@ -81,7 +81,7 @@ function row(t: ReportTask, send: (message: ReportWebviewMessage) => void): HTML
 }
 
 /** The table, sorted as `sort` says (the report's order when null); a header's click redraws it sorted by that column. */
-export function taskTable(r: RunReportView, send: (message: ReportWebviewMessage) => void, sort: TaskSort | null = null): HTMLElement {
+export function taskTable(r: RunReportView, send: (message: ReportWebviewMessage) => void, sort: TaskSort | null, onSort: (sort: TaskSort) => void): HTMLElement {
   if (r.tasks.length === 0) return el('p', { class: 'hint' }, 'No task ran to its end.');
   const holder = el('div', { class: 'table-scroll' });
   const header = (c: Column): HTMLElement => {
@@ -94,7 +94,8 @@ export function taskTable(r: RunReportView, send: (message: ReportWebviewMessage
     const hint = `Sort by ${c.label}, ${next.direction}`;
     const button = el('button', { class: 'sort', title: c.title === undefined ? hint : `${c.title}. ${hint}.` }, c.label, el('span', { class: 'arrow', attrs: { 'aria-hidden': 'true' } }, sorted === 'ascending' ? '▲' : sorted === 'descending' ? '▼' : '↕'));
     button.addEventListener('click', () => {
-      const table = taskTable(r, send, next);
+      onSort(next);
+      const table = taskTable(r, send, next, onSort);
       holder.replaceWith(table);
       table.querySelector<HTMLButtonElement>(`th[data-sort="${key}"] button`)?.focus();
     });
