@@ -11,7 +11,7 @@
  * (a) and (c) in both themes, (e)'s notice and viewer in light, dark and high contrast.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
@@ -78,6 +78,8 @@ void describe('Other tools\u2019 trajectories in the viewer (code-server + Chrom
       mkdirSync(plain, { recursive: true });
       copyFileSync(join(repoRoot, 'test/fixtures/formats/atif/letta-tool-calls.v1.7.json'), join(plain, 'trajectory.json'));
       copyFileSync(join(repoRoot, 'test/fixtures/formats/atif/letta-tool-calls.v1.7.json'), join(plain, 'run.json'));
+      // Ordinary JSON that names a trajectory's words, in no trajectory's shape.
+      writeFileSync(join(plain, 'ordinary.json'), `${JSON.stringify({ name: 'settings', steps: [1, 2], agent: 'none', trajectory: 'off' }, null, 2)}\n`);
     },
     { timeout: 300_000 },
   );
@@ -168,11 +170,11 @@ void describe('Other tools\u2019 trajectories in the viewer (code-server + Chrom
   void it('(e) an ATIF file named .json opened as text offers the viewer, and the offer opens it; ordinary JSON gets none', scenarioTimeout, async () => {
     await scenario('e-prompt', async (s) => {
       await runCommand(s.page, 'Notifications: Clear All Notifications');
-      await openFile(s.page, 'package.json');
+      await openFile(s.page, 'others/plain/ordinary.json');
       await openFile(s.page, 'others/plain/run.json');
       const offer = /^run\.json looks like an ATIF trajectory\. The Trajectory Viewer shows it step by step\.$/;
       await waitForNotification(s.page, 'the offer to open run.json in the viewer', offer);
-      assert.ok(!(await notifications(s.page)).some((t) => /package\.json looks like/.test(t)), 'ordinary JSON gets no offer');
+      assert.ok(!(await notifications(s.page)).some((t) => /ordinary\.json looks like/.test(t)), 'ordinary JSON gets no offer');
       const toast = s.page.locator('.notifications-toasts .notification-toast').filter({ has: s.page.locator('.notification-list-item-message', { hasText: offer }) }).first();
       const buttons = (await toast.locator('.notification-list-item-buttons-container .monaco-button').allTextContents()).map((t) => t.trim());
       assert.deepEqual(buttons, ['Open in Trajectory Viewer', "Don't Ask Again"]);
@@ -182,7 +184,8 @@ void describe('Other tools\u2019 trajectories in the viewer (code-server + Chrom
         if (!(await toast.isVisible())) await runCommand(s.page, 'Notifications: Show Notifications');
         await screenshot(s.page, `formats-e-prompt-${kind}`);
       }
-      const open = s.page.locator('.notification-list-item', { hasText: offer }).locator('.monaco-button', { hasText: 'Open in Trajectory Viewer' }).first();
+      const open = s.page.locator('.notification-list-item', { hasText: 'run.json looks like an ATIF trajectory' }).locator('.monaco-button', { hasText: 'Open in Trajectory Viewer' }).first();
+      if (!(await open.isVisible())) await runCommand(s.page, 'Notifications: Show Notifications');
       await open.click({ timeout: 10_000 });
       const frame = visibleWebview(s.page);
       await waitFor('the viewer of run.json', async () => ((await text(frame, '#episode-state')) === 'ATIF-v1.7' ? done(true) : pending(await text(frame, '#episode-state'))));
