@@ -158,4 +158,6 @@ export const viewContextKeys = {
   dockerUnreachable: 'graphPlanner.docker.unreachable',
   /** The Containers view shows only the containers of this workspace's runs (its title bar's filter is on). */
   containersWorkspaceOnly: 'graphPlanner.containers.workspaceOnly',
+  /** The filter hides every container there is; the view's welcome text says so instead of "no container exists". */
+  containersAllHidden: 'graphPlanner.containers.allHidden',
 } as const;

@@ -189,6 +189,8 @@ void describe('Other tools\u2019 trajectories in the viewer (code-server + Chrom
       await open.click({ timeout: 10_000 });
       const frame = visibleWebview(s.page);
       await waitFor('the viewer of run.json', async () => ((await text(frame, '#episode-state')) === 'ATIF-v1.7' ? done(true) : pending(await text(frame, '#episode-state'))));
+      const tabs = (await s.page.locator('.part.editor .tab').allTextContents()).filter((t) => t.includes('run.json'));
+      assert.equal(tabs.length, 1, `the viewer took the text editor's place: ${tabs.join(' | ')}`);
       await screenshotThemes(s, 'formats-e-prompt-viewer');
     });
   });

@@ -171,8 +171,3 @@ export function filterDescription(workspaceOnly: boolean, hidden: number): strin
   if (!workspaceOnly) return "every run's containers";
   return hidden === 0 ? "this workspace's runs" : `this workspace's runs · ${hidden} hidden`;
 }
-
-/** What the view says when the filter hides every container, so an empty list is not read as "none". */
-export function everythingHiddenMessage(hidden: number): string {
-  return `${hidden === 1 ? '1 container of another run is' : `${hidden} containers of other runs are`} hidden (a test suite's, another checkout's). Show them with the filter button in the title bar.`;
-}

@@ -8,7 +8,8 @@
  * Actions: open a shell in a terminal, show logs and inspect output in read-only documents, stop,
  * remove (after asking), and reap orphans from the title bar. The title bar's filter, on by default
  * and remembered per workspace, shows only the containers of this workspace's runs (the server
- * marks them from their run-folder label); the view's description says how many it hides.
+ * marks them from their run-folder label); the view's description says how many it hides, and
+ * when it hides them all the welcome text says so rather than that no container exists.
  */
 import * as vscode from 'vscode';
 import { viewCommands, viewContextKeys, viewIds } from '../contributions.js';
@@ -22,7 +23,6 @@ import {
   containerLabel,
   containerRunContextValue,
   containerTooltip,
-  everythingHiddenMessage,
   filterContainers,
   filterDescription,
   groupByRun,
@@ -150,6 +150,8 @@ export class ContainersView implements vscode.Disposable {
   private readonly texts: ContainerTextProvider;
   private readonly view: vscode.TreeView<Node>;
   private readonly disposables: vscode.Disposable[];
+  /** Whether the filter hides every container, as the welcome text's context key last said. */
+  private allHidden = false;
 
   constructor(private readonly ctx: Ctx) {
     this.texts = new ContainerTextProvider(ctx);
@@ -210,7 +212,11 @@ export class ContainersView implements vscode.Disposable {
     this.provider.set(result);
     const { shown, hidden } = this.provider.filtered;
     this.view.description = result?.daemon.reachable === true ? filterDescription(this.provider.workspaceOnly, hidden) : undefined;
-    this.view.message = shown.length === 0 && hidden > 0 ? everythingHiddenMessage(hidden) : undefined;
+    const allHidden = shown.length === 0 && hidden > 0;
+    if (allHidden !== this.allHidden) {
+      this.allHidden = allHidden;
+      void vscode.commands.executeCommand('setContext', viewContextKeys.containersAllHidden, allHidden);
+    }
   }
 
   /** Turns the "this workspace's runs" filter on or off, remembered for the workspace. */
