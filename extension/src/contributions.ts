@@ -124,6 +124,8 @@ export const viewCommands = {
   taskFileVerify: { id: 'graphPlanner.tasks.verify', title: 'Verify Tasks…' },
   containersRefresh: { id: 'graphPlanner.containers.refresh', title: 'Refresh Containers' },
   containersReap: { id: 'graphPlanner.containers.reap', title: 'Reap Orphaned Containers' },
+  containersShowAll: { id: 'graphPlanner.containers.showAll', title: "Show Every Run's Containers" },
+  containersShowWorkspace: { id: 'graphPlanner.containers.showWorkspace', title: "Show Only This Workspace's Runs" },
   containerShell: { id: 'graphPlanner.containers.shell', title: 'Open Shell' },
   containerLogs: { id: 'graphPlanner.containers.logs', title: 'Show Logs' },
   containerInspect: { id: 'graphPlanner.containers.inspect', title: 'Inspect' },
@@ -154,4 +156,8 @@ export const viewContextKeys = {
   tasksFiltered: 'graphPlanner.tasks.filtered',
   /** The Docker daemon did not answer; the Containers view shows what to do instead of a list. */
   dockerUnreachable: 'graphPlanner.docker.unreachable',
+  /** The Containers view shows only the containers of this workspace's runs (its title bar's filter is on). */
+  containersWorkspaceOnly: 'graphPlanner.containers.workspaceOnly',
+  /** The filter hides every container there is; the view's welcome text says so instead of "no container exists". */
+  containersAllHidden: 'graphPlanner.containers.allHidden',
 } as const;

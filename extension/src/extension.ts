@@ -25,6 +25,7 @@ import { onDidStartTraining } from './trainingLaunch.js';
 import { registerTasksView } from './views/tasksView.js';
 import { RecordedSourceProvider } from './recordedSource.js';
 import { registerTrajectoryEditor } from './trajectoryEditor.js';
+import { registerTrajectoryPrompt } from './trajectoryPrompt.js';
 
 /** Kept for `deactivate`, which VS Code calls without arguments. */
 let current: Ctx | undefined;
@@ -65,6 +66,7 @@ export function activate(extension: vscode.ExtensionContext): void {
       vscode.workspace.registerTextDocumentContentProvider(patchScheme, ctx.patches),
       vscode.workspace.registerTextDocumentContentProvider(recordedSourceScheme, new RecordedSourceProvider(ctx)),
       registerTrajectoryEditor(ctx, ctx.patches),
+      registerTrajectoryPrompt(extension.workspaceState),
     );
     // Activation does not wait for the server: commands and the status bar work meanwhile, and
     // the log records when the server reports ready.

@@ -6,16 +6,19 @@
  * problem located at its line and column and its step marked; (c) a SWE-agent `.traj` steps with the
  * keyboard and searches like our own episodes, its submission in the header; (d) an ATIF file under
  * the name Harbor gives it (`trajectory.json`, no viewer by default) opens as text and then in the
- * viewer through "Graph Planner: Open Trajectory…". Screenshots of (a) and (c) in both themes.
+ * viewer through "Graph Planner: Open Trajectory…"; (e) an ATIF file named `run.json` opened as text
+ * gets a notice offering the viewer (ordinary JSON none), whose button opens it there. Screenshots of
+ * (a) and (c) in both themes, (e)'s notice and viewer in light, dark and high contrast.
  */
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import { repoRoot, startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
-import { acceptQuickPick } from './views.js';
+import { screenshotThemes, setTheme } from './themes.js';
+import { acceptQuickPick, notifications, waitForNotification } from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { openFile, runCommand, screenshot } from './workbench.js';
 
@@ -74,6 +77,9 @@ void describe('Other tools\u2019 trajectories in the viewer (code-server + Chrom
       const plain = join(scenarios.session.workspace, 'others/plain');
       mkdirSync(plain, { recursive: true });
       copyFileSync(join(repoRoot, 'test/fixtures/formats/atif/letta-tool-calls.v1.7.json'), join(plain, 'trajectory.json'));
+      copyFileSync(join(repoRoot, 'test/fixtures/formats/atif/letta-tool-calls.v1.7.json'), join(plain, 'run.json'));
+      // Ordinary JSON that names a trajectory's words, in no trajectory's shape.
+      writeFileSync(join(plain, 'ordinary.json'), `${JSON.stringify({ name: 'settings', steps: [1, 2], agent: 'none', trajectory: 'off' }, null, 2)}\n`);
     },
     { timeout: 300_000 },
   );
@@ -158,6 +164,34 @@ void describe('Other tools\u2019 trajectories in the viewer (code-server + Chrom
       const frame = visibleWebview(s.page);
       await waitFor('the viewer of trajectory.json', async () => ((await text(frame, '#episode-state')) === 'ATIF-v1.7' ? done(true) : pending(await text(frame, '#episode-state'))));
       await screenshot(s.page, 'formats-d-open-as');
+    });
+  });
+
+  void it('(e) an ATIF file named .json opened as text offers the viewer, and the offer opens it; ordinary JSON gets none', scenarioTimeout, async () => {
+    await scenario('e-prompt', async (s) => {
+      await runCommand(s.page, 'Notifications: Clear All Notifications');
+      await openFile(s.page, 'others/plain/ordinary.json');
+      await openFile(s.page, 'others/plain/run.json');
+      const offer = /^run\.json looks like an ATIF trajectory\. The Trajectory Viewer shows it step by step\.$/;
+      await waitForNotification(s.page, 'the offer to open run.json in the viewer', offer);
+      assert.ok(!(await notifications(s.page)).some((t) => /ordinary\.json looks like/.test(t)), 'ordinary JSON gets no offer');
+      const toast = s.page.locator('.notifications-toasts .notification-toast').filter({ has: s.page.locator('.notification-list-item-message', { hasText: offer }) }).first();
+      const buttons = (await toast.locator('.notification-list-item-buttons-container .monaco-button').allTextContents()).map((t) => t.trim());
+      assert.deepEqual(buttons, ['Open in Trajectory Viewer', "Don't Ask Again"]);
+      // A toast hides after a while; each theme's picture shows it in the notification centre if it has.
+      for (const kind of ['light', 'dark', 'high-contrast'] as const) {
+        await setTheme(s, kind);
+        if (!(await toast.isVisible())) await runCommand(s.page, 'Notifications: Show Notifications');
+        await screenshot(s.page, `formats-e-prompt-${kind}`);
+      }
+      const open = s.page.locator('.notification-list-item', { hasText: 'run.json looks like an ATIF trajectory' }).locator('.monaco-button', { hasText: 'Open in Trajectory Viewer' }).first();
+      if (!(await open.isVisible())) await runCommand(s.page, 'Notifications: Show Notifications');
+      await open.click({ timeout: 10_000 });
+      const frame = visibleWebview(s.page);
+      await waitFor('the viewer of run.json', async () => ((await text(frame, '#episode-state')) === 'ATIF-v1.7' ? done(true) : pending(await text(frame, '#episode-state'))));
+      const tabs = (await s.page.locator('.part.editor .tab').allTextContents()).filter((t) => t.includes('run.json'));
+      assert.equal(tabs.length, 1, `the viewer took the text editor's place: ${tabs.join(' | ')}`);
+      await screenshotThemes(s, 'formats-e-prompt-viewer');
     });
   });
 });

@@ -42,11 +42,11 @@ const scenario = (name: string, body: (s: Session) => Promise<void>): Promise<vo
 const visibleWebview = (page: Page): FrameLocator => page.frameLocator('iframe.webview.ready >> visible=true').frameLocator('iframe#active-frame');
 
 /** Runs `gp rollout` of the sample tasks in the workspace with the built CLI; returns the run folder's name. */
-function rollout(s: Session): string {
+function rollout(s: Session, extra: readonly string[] = []): string {
   const before = new Set(runs(s));
   // Without embeddings: the .vsix does not carry onnxruntime-node, so the replay the viewer starts
   // (the installed extension's CLI) could not run them, and would rightly report the hints differ.
-  const result = spawnSync(process.execPath, [join(repoRoot, 'dist/cli.js'), 'rollout', 'datasets/sample/tasks.jsonl', '--config', 'configs/experiments/sample.yaml', '--set', 'env.semantic_search=off'], { cwd: s.workspace, encoding: 'utf8', timeout: 120_000 });
+  const result = spawnSync(process.execPath, [join(repoRoot, 'dist/cli.js'), 'rollout', 'datasets/sample/tasks.jsonl', '--config', 'configs/experiments/sample.yaml', '--set', 'env.semantic_search=off', ...extra], { cwd: s.workspace, encoding: 'utf8', timeout: 120_000 });
   assert.equal(result.status, 0, `gp rollout failed:\n${result.stdout}\n${result.stderr}`);
   const made = runs(s).filter((r) => !before.has(r));
   assert.equal(made.length, 1, `one new run folder: ${made.join(', ')}`);
@@ -422,6 +422,14 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       assert.equal(await patches.locator('.patch-head .patch-path').first().textContent(), 'app/calc.py');
       const added = await patches.locator('.patch-row.add .text').allTextContents();
       assert.ok(added.some((t) => t.includes('return lhs + rhs')), `an added line carries the fix: ${added.join(' | ')}`);
+      // Each candidate shows the line it replaces as well as the new one (issue 37).
+      const first = patches.locator('.candidate-patch').first();
+      assert.deepEqual([await first.locator('.patch-row.del .text').allTextContents(), await first.locator('.patch-row.add .text').allTextContents()].map((l) => l.map((t) => t.trim())), [['return lhs - rhs'], ['return lhs + rhs']]);
+      // The result numbers the candidates as the action lists them, the untried ones included.
+      const listed = await patches.locator('.candidate-patch').count();
+      const headline = (await frame.locator('[data-part="repair-headline"]').textContent()) ?? '';
+      assert.equal(headline, listed === 1 ? '1 candidate from the action · #1 kept' : `${listed} candidates from the action · #1 kept · #2${listed > 2 ? `–#${listed}` : ''} not tried: #1 passed first`);
+      assert.equal(await frame.locator('table.candidates tbody tr').count(), listed);
       // The added lines are coloured with the theme's diff colour, not left plain.
       const background = await patches.locator('.patch-row.add').first().evaluate((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(e).backgroundColor);
       assert.notEqual(background, 'rgba(0, 0, 0, 0)', 'added lines have the diff editor’s background');
@@ -555,6 +563,40 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       assert.deepEqual(rows, ['grader-surface', 'runner-internals']);
       assert.match((await section.locator('tbody tr').nth(1).textContent()) ?? '', /app\/calc\.py:12.*import _pytest\.reports/);
       await screenshotThemes(s, 'trajectory-m-suspected-hacks');
+    });
+  });
+
+  void it('(n) a run with two attempts per task shows pass@k on its report, and its task table sorts by a column from the keyboard', scenarioTimeout, async () => {
+    await scenario('n-pass-at-k', async (s) => {
+      await runCommand(s.page, 'View: Close All Editors');
+      const run = rollout(s, ['--attempts', '2']);
+      await showView(s.page, 'Runs');
+      await waitForRow(s.page, 'Runs', `${run} in the Runs view`, (r) => r.label === runRowLabel(run), { timeoutMs: 60_000 });
+      await chooseFromContextMenu(s.page, 'Runs', runRowLabel(run), 'Open Report');
+      const report = await webviewWith(s.page, '#tile-pass-2', 'the report page with pass@1 and pass@2');
+      const written = JSON.parse(readFileSync(join(s.workspace, 'outputs', run, 'report.json'), 'utf8')) as { tasks: { task_id: string; resolved: boolean }[] };
+      const byTask = new Map<string, boolean[]>();
+      for (const t of written.tasks) byTask.set(t.task_id, [...(byTask.get(t.task_id) ?? []), t.resolved]);
+      assert.ok([...byTask.values()].every((a) => a.length === 2), 'two graded attempts per task');
+      // pass@1 is c/n per task; pass@2 of two attempts is 1 when either resolved.
+      const mean = (f: (a: boolean[]) => number) => [...byTask.values()].reduce((n, a) => n + f(a), 0) / byTask.size;
+      const shown = (x: number) => `${(100 * x).toFixed(x === 0 || x === 1 ? 0 : 1)}%`;
+      assert.equal(await report.locator('#tile-pass-1 .value').textContent(), shown(mean((a) => a.filter(Boolean).length / a.length)));
+      assert.equal(await report.locator('#tile-pass-2 .value').textContent(), shown(mean((a) => (a.some(Boolean) ? 1 : 0))));
+      assert.match((await report.locator('#tile-pass-2').getAttribute('title')) ?? '', /1 − C\(n−c, 2\) \/ C\(n, 2\)/);
+      const order = () => report.locator('#task-table tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-task') ?? ''));
+      const ids = [...byTask.keys()].sort();
+      await report.locator('th[data-sort="task"] button').focus();
+      await s.page.keyboard.press('Enter');
+      await waitFor('the table sorted by task, ascending', async () => ((await report.locator('th[data-sort="task"]').getAttribute('aria-sort')) === 'ascending' ? done(true) : pending('not sorted')));
+      assert.deepEqual(await order(), ids);
+      await report.locator('th[data-sort="task"] button').focus();
+      await s.page.keyboard.press('Enter');
+      await waitFor('the table sorted by task, descending', async () => ((await report.locator('th[data-sort="task"]').getAttribute('aria-sort')) === 'descending' ? done(true) : pending('not flipped')));
+      assert.deepEqual(await order(), [...ids].reverse());
+      assert.equal(await report.locator('th[data-sort="reward"]').getAttribute('aria-sort'), 'none');
+      await screenshotThemes(s, 'trajectory-n-pass-at-k');
+      assert.equal(await report.locator('th[data-sort="task"]').getAttribute('aria-sort'), 'descending', 'the sort outlives a theme change');
     });
   });
 });

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import Docker from 'dockerode';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { runReportSchema } from '../../server/src/protocol/runs.js';
@@ -376,9 +377,33 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
       const make = (labels: Record<string, string>) =>
         docker.createContainer({ Image: image, Labels: labels, Cmd: ['sh', '-c', `trap 'exit 0' TERM; sleep 600 & wait`] }).then(async (c) => (await c.start(), c));
       const node = '5c3e9a1f'.repeat(7);
-      const made = [await make(ownerLabels(run, 'live-task', new Date(), node)), await make({ ...ownerLabels(run, 'orphan-task'), [sandboxLabels.pid]: String(dead) })];
+      // Both name a run folder under the workspace's `outputs/`; a third is another checkout's run, which
+      // the view's "this workspace's runs" filter (on by default) hides and counts.
+      const runDir = join(s.workspace, 'outputs', run);
+      const other = `${run}-elsewhere`;
+      const made = [
+        await make(ownerLabels(run, 'live-task', new Date(), node, undefined, runDir)),
+        await make({ ...ownerLabels(run, 'orphan-task', new Date(), undefined, undefined, runDir), [sandboxLabels.pid]: String(dead) }),
+        await make(ownerLabels(other, 'other-task', new Date(), undefined, undefined, join(tmpdir(), 'another-checkout', 'outputs', other))),
+      ];
       try {
         await showView(s.page, 'Containers');
+        const description = () => viewPane(s.page, 'Containers').locator('.pane-header .description').textContent();
+        await waitFor("the view to say it shows this workspace's runs and hides the others", async () => {
+          const text = (await description()) ?? '';
+          return /^this workspace's runs · \d+ hidden$/.test(text) ? done(text) : pending(text);
+        }, { timeoutMs: 30_000 });
+        await waitForRow(s.page, 'Containers', `the group of run ${run}`, (r) => r.label === runRowLabel(run), { timeoutMs: 30_000 });
+        assert.ok(!(await viewRows(s.page, 'Containers')).some((r) => r.label === runRowLabel(other)), 'the other checkout’s run is hidden');
+        await screenshotThemes(s, 'views-h-containers-filtered');
+        await viewPane(s.page, 'Containers').hover();
+        await viewPane(s.page, 'Containers').locator(`.pane-header .action-label[aria-label="Show Every Run's Containers"]`).click({ timeout: 10_000 });
+        await waitForRow(s.page, 'Containers', 'the other checkout’s run once every run is shown', (r) => r.label === runRowLabel(other), { timeoutMs: 30_000 });
+        assert.equal(await description(), "every run's containers");
+        await screenshot(s.page, 'views-h-containers-all');
+        await viewPane(s.page, 'Containers').hover();
+        await viewPane(s.page, 'Containers').locator(`.pane-header .action-label[aria-label="Show Only This Workspace's Runs"]`).click({ timeout: 10_000 });
+        await waitFor('the other run hidden again', async () => ((await viewRows(s.page, 'Containers')).some((r) => r.label === runRowLabel(other)) ? pending('still shown') : done(true)));
         await waitForRow(s.page, 'Containers', `the group of run ${run}`, (r) => r.label === runRowLabel(run) && /2 containers/.test(r.description), { timeoutMs: 30_000 });
         await expandRow(s.page, 'Containers', run);
         await waitForRow(s.page, 'Containers', 'the orphan marked as such, with no node', (r) => r.label === 'orphan-task' && /running/.test(r.description) && /owner gone/.test(r.description) && !/node/.test(r.description), { timeoutMs: 30_000 });
@@ -394,6 +419,7 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
           return !rows.some((r) => r.label === 'orphan-task') && rows.some((r) => r.label === 'live-task') ? done(true) : pending(formatRows(rows));
         }, { timeoutMs: 30_000 });
         const left = await docker.listContainers({ all: true, filters: { label: [`${sandboxLabels.run}=${run}`] } });
+        // Reaping acts on every orphan, shown or not; this run's live container stays.
         assert.deepEqual(left.map((c) => c.Labels[sandboxLabels.task]), ['live-task'], 'the engine holds only the live container');
         await screenshot(s.page, 'views-h-reaped');
       } finally {

@@ -139,6 +139,22 @@ test('a labelled container appears through the event stream, its actions work, a
   await h.client.sendRequest(containersWatchRequest, { watching: false });
 });
 
+test('each container is marked with whether its run folder lies under the workspace’s run roots', async () => {
+  // The harness's workspace is this checkout, whose default run root is `outputs/`.
+  const mine = await create('mine', ownerLabels(run, 'mine', new Date(), undefined, undefined, join(process.cwd(), 'outputs', run)));
+  const elsewhere = await create('elsewhere', ownerLabels(run, 'elsewhere', new Date(), undefined, undefined, join(tmpdir(), 'another-checkout', 'outputs', run)));
+  const unlabelled = await create('unlabelled');
+  try {
+    const listed = containersListResultSchema.parse(await h.client.sendRequest(containersListRequest, {}));
+    const marked = (id: string) => listed.containers.find((c) => c.id === id)?.inWorkspace;
+    assert.equal(marked(mine.id), true);
+    assert.equal(marked(elsewhere.id), false);
+    assert.equal(marked(unlabelled.id), false, 'a container of an older version names no run folder');
+  } finally {
+    for (const c of [mine, elsewhere, unlabelled]) await c.remove({ force: true });
+  }
+});
+
 test('refuses to act on a container that is not ours', async () => {
   const stranger = await docker.createContainer({ Image: image, Cmd: ['true'], Labels: { [`test-containers-view-${suffix}`]: 'stranger' } });
   try {

@@ -10,7 +10,9 @@ import { createRuleAgent } from '../../server/src/agents/ruleAgent.js';
 import { experimentConfigSchema } from '../../server/src/config/index.js';
 import { openPlannerEnv, type EnvOptions, type PlannerEnv } from '../../server/src/env/index.js';
 import { defaultSandboxOptions, envOptionsFromConfig } from '../../server/src/launch/index.js';
-import { observationSchema } from '../../server/src/protocol/observation.js';
+import type { RepairAction } from '../../server/src/protocol/actions.js';
+import { observationSchema, type ActionResult } from '../../server/src/protocol/observation.js';
+import { repairHeadline } from '../../server/src/protocol/repairCandidates.js';
 import { openSandbox, sandboxSpecForTask, type Sandbox } from '../../server/src/sandbox/index.js';
 import { loadTasks } from '../../server/src/tasks/loadTasks.js';
 import { gradePassed, runTaskTests } from '../../server/src/testing/index.js';
@@ -72,12 +74,20 @@ for (const backend of ['local', 'docker'] as const) {
       apply: true,
       plan: 'Use + in add.',
       focus_ids: ['func:app/calc.py#add'],
-      patches: [edit('    return lhs // rhs\n'), { edits: [{ path: 'app/calc.py', start: 90, end: 90, new_text: 'x\n' }] }, edit('    return lhs + rhs\n')],
+      patches: [edit('    return lhs // rhs\n'), { edits: [{ path: 'app/calc.py', start: 90, end: 90, new_text: 'x\n' }] }, edit('    return lhs + rhs\n'), edit('    return rhs + lhs\n')],
     });
     const result = fixed.observation.last;
     assert.ok(result?.kind === 'repair');
     assert.equal(result.applied, true);
     assert.equal(result.kept, 2);
+    assert.equal(result.proposed, 4);
+    const after = result.candidates[3];
+    assert.ok(after);
+    assert.equal(after.tests, undefined, 'the candidate after the kept one is not tried');
+    assert.equal(after.error, undefined);
+    assert.match(after.diff, /^- {4}return lhs - rhs$/m, 'a candidate not tried still records its diff with the removed line');
+    assert.match(after.diff, /^\+ {4}return rhs \+ lhs$/m);
+    assert.equal(repairHeadline(result), '4 candidates from the action · #1 tests failed · #2 refused · #3 kept · #4 not tried: #3 passed first');
     assert.equal(result.candidates[0]?.tests?.passed, false, 'the wrong candidate was tested and failed');
     assert.equal(result.candidates[1]?.error?.code, 'outside-focus', 'the out-of-window candidate was refused by the guard');
     assert.match(await env.patch(), /\+ {4}return lhs \+ rhs/);
@@ -217,16 +227,39 @@ for (const backend of ['local', 'docker'] as const) {
     const actions: string[] = [];
     let outcome;
     const controller = new AbortController();
+    const repairs: Array<{ action: RepairAction; result: Extract<ActionResult, { kind: 'repair' }> }> = [];
     do {
       const decision = await agent.act(observation, controller.signal);
       assert.ok(decision.action);
       actions.push(decision.action.type === 'explore' ? `explore:${decision.action.op}` : decision.action.type);
       outcome = await env.step(decision.action);
       observation = outcome.observation;
+      if (decision.action.type === 'repair' && observation.last?.kind === 'repair') repairs.push({ action: decision.action, result: observation.last });
     } while (!outcome.done);
     assert.equal(outcome.terminationReason, 'submitted', actions.join(' → '));
     assert.equal(outcome.reward, 1, actions.join(' → '));
     assert.ok(actions.includes('repair'));
+    // One numbering across the thought, the action's list and the result (issue 37).
+    for (const { action, result } of repairs) {
+      const listed = action.patches?.length ?? 0;
+      assert.ok(listed > 1, `the rule agent tried ${listed} mutations`);
+      assert.match(action.thought ?? '', new RegExp(`^Trying ${listed} mutations, #1–#${listed} in the order listed`));
+      assert.equal(result.proposed, listed);
+      assert.deepEqual(
+        result.candidates.map((c) => c.index),
+        Array.from({ length: listed }, (_, i) => i),
+        'the result lists every candidate under its place in the action',
+      );
+      for (const c of result.candidates) if (c.error === undefined) assert.match(c.diff, /^-[^-]/m, `candidate ${c.index + 1} records its removed line`);
+      if (result.kept !== undefined) {
+        const n = result.kept + 1;
+        const headline = repairHeadline(result);
+        assert.match(headline, new RegExp(`^${listed} candidates from the action · `));
+        assert.match(headline, new RegExp(`#${n} kept`));
+        if (n < listed) assert.match(headline, new RegExp(`#${n + 1}${n + 1 < listed ? `–#${listed}` : ''} not tried: #${n} passed first`));
+      }
+    }
+    assert.ok(repairs.some((r) => r.result.kept !== undefined && r.result.kept + 1 < r.result.candidates.length), 'a repair kept a candidate before the last one, so candidates were left untried');
   });
 }
 

@@ -53,10 +53,28 @@ test('the report request answers the page’s view of report.json', async () => 
   writeFileSync(join(run, 'report.json'), JSON.stringify(buildReport({ run: 'reported', agent: 'rule', dataset: 'd.jsonl', createdAt: new Date(0), episodes: [{ end: failedEnd, trajectory: 'trajectories/sample-calc-add.jsonl', instanceReport: undefined }] })));
   const result = await h.client.sendRequest<RunReportResult>(runReportRequest, { dir: run });
   assert.ok(result.ok, JSON.stringify(result));
-  assert.deepEqual(result.report.summary, { graded: 1, resolved: 0, resolvedRate: 0, planned: 1, infrastructure: 0, notRun: 0, meanSteps: 0, meanDurationMs: 12, suspectedHacks: 0 });
+  assert.deepEqual(result.report.summary, { graded: 1, resolved: 0, resolvedRate: 0, planned: 1, infrastructure: 0, notRun: 0, meanSteps: 0, meanDurationMs: 12, suspectedHacks: 0, passAtK: [] });
   assert.deepEqual(result.report.tasks.map((t) => [t.taskId, t.outcome, t.failureReason, t.episodes[0]?.trajectory]), [['sample-calc-add', 'unresolved', 'error: sandbox: no local_repo', join(run, 'trajectories', 'sample-calc-add.jsonl')]]);
   const missing = await h.client.sendRequest<RunReportResult>(runReportRequest, { dir: join(dir, 'nothing-here') });
   assert.ok(!missing.ok && missing.message.includes('report.json does not exist'));
+});
+
+test('a run with three attempts per task answers pass@1 to pass@3 over its tasks', async () => {
+  const run = runFolder('attempts', 'finished');
+  const attempt = (task: string, n: number, resolved: boolean) => ({ end: { ...failedEnd, episode_id: `${task}#${n}`, task_id: task, resolved, termination_reason: 'submitted' as const }, trajectory: `trajectories/${task}#${n}.jsonl`, instanceReport: undefined });
+  const episodes = [attempt('a', 1, true), attempt('a', 2, false), attempt('a', 3, false), attempt('b', 1, false), attempt('b', 2, false), attempt('b', 3, false)];
+  writeFileSync(join(run, 'report.json'), JSON.stringify(buildReport({ run: 'attempts', agent: 'rule', dataset: 'd.jsonl', createdAt: new Date(0), episodes })));
+  const result = await h.client.sendRequest<RunReportResult>(runReportRequest, { dir: run });
+  assert.ok(result.ok, JSON.stringify(result));
+  // Task a: 1 of 3 resolved, so pass@1 = 1/3, pass@2 = 1 − C(2,2)/C(3,2) = 2/3, pass@3 = 1; task b: 0 throughout.
+  assert.deepEqual(
+    result.report.summary.passAtK.map((p) => [p.k, Number(p.value.toFixed(4)), p.tasks]),
+    [
+      [1, 0.1667, 2],
+      [2, 0.3333, 2],
+      [3, 0.5, 2],
+    ],
+  );
 });
 
 test('opening an episode that failed before its first step states its run; a running status whose process is gone reads interrupted', async () => {

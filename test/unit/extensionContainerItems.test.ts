@@ -12,6 +12,8 @@ import {
   containerDescription,
   containerIcon,
   containerTooltip,
+  filterContainers,
+  filterDescription,
   formatAge,
   groupByRun,
   reapQuestion,
@@ -130,4 +132,17 @@ test('asks before removing and before reaping, naming what goes', () => {
   assert.match(removeQuestion(container({})), /sample__off-by-one \(c0ffee012345, run debug-run\)\? It is running/);
   assert.equal(reapQuestion([container({})]), undefined, 'nothing to ask when no owner is gone');
   assert.equal(reapQuestion([container({ ownerAlive: false }), container({ ownerAlive: false, run: 'r2' })]), 'Remove 2 containers whose owner process is gone (runs debug-run, r2)?');
+});
+
+test('the workspace filter shows the containers of this workspace’s runs and counts the others as hidden', () => {
+  const mine = container({ id: 'a', inWorkspace: true });
+  const theirs = container({ id: 'b', inWorkspace: false });
+  const old = container({ id: 'c' });
+  const on = filterContainers([mine, theirs, old], true);
+  assert.deepEqual([on.shown.map((c) => c.id), on.hidden], [['a'], 2]);
+  const off = filterContainers([mine, theirs, old], false);
+  assert.deepEqual([off.shown.map((c) => c.id), off.hidden], [['a', 'b', 'c'], 0]);
+  assert.equal(filterDescription(true, 2), "this workspace's runs · 2 hidden");
+  assert.equal(filterDescription(true, 0), "this workspace's runs");
+  assert.equal(filterDescription(false, 0), "every run's containers");
 });

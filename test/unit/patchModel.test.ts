@@ -78,7 +78,7 @@ test('line-range edits become one file per path, hunks in line order, the new te
   ]);
   assert.ok(model.ok);
   const [calc, other] = model.files;
-  assert.deepEqual(calc?.hunks.map((h) => h.header), ['lines 5–6 replaced by 2 lines', 'line 9 replaced by 1 line']);
+  assert.deepEqual(calc?.hunks.map((h) => h.header), ['lines 5–6 replaced by 2 lines (the old text is not in the edit)', 'line 9 replaced by 1 line (the old text is not in the edit)']);
   assert.deepEqual(calc?.hunks[0]?.lines.map((l) => [l.kind, l.newLine, l.text]), [['add', 5, '    return a + b'], ['add', 6, '    # fixed']]);
   assert.equal(calc?.firstLine, 5);
   assert.deepEqual([other?.hunks[0]?.header, other?.added, other?.removed], ['lines 2–3 deleted', 0, 2]);

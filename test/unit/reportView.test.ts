@@ -38,7 +38,7 @@ const report = buildReport({
 
 test('the summary head: resolved x of y over the episodes that ran, infrastructure failures counted apart', () => {
   const view = reportView('/runs/rollout-1', report, 'rollout');
-  assert.deepEqual(view.summary, { graded: 5, resolved: 2, resolvedRate: 0.4, planned: 7, infrastructure: 1, notRun: 1, meanSteps: 4, meanDurationMs: 1440, suspectedHacks: 0 });
+  assert.deepEqual(view.summary, { graded: 5, resolved: 2, resolvedRate: 0.4, planned: 7, infrastructure: 1, notRun: 1, meanSteps: 4, meanDurationMs: 1440, suspectedHacks: 0, passAtK: [{ k: 1, value: 0.375, tasks: 4 }] });
   assert.equal(view.command, 'rollout');
   assert.equal(view.state, 'failed');
 });

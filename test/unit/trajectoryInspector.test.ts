@@ -29,7 +29,8 @@ test('a resolved episode: step kinds, rewards, running return and outcome', () =
   assert.equal(model.cutShort, false);
   assert.equal(model.end?.resolved, true);
   assert.equal(model.steps.at(-1)?.cumulative, model.end?.total_reward);
-  assert.match(model.steps[2]?.summary ?? '', /^repair 1 candidate \(action\), kept #1$/);
+  // The action listed three mutations and the first passed: an older trajectory records only that one, and the summary still counts the action's three.
+  assert.match(model.steps[2]?.summary ?? '', /^repair 3 candidates \(action\), kept #1$/);
   assert.match(model.steps[3]?.summary ?? '', /^submit: resolved \(2 passed, 0 failed\)$/);
   assert.ok(model.steps.every((s) => s.protocolError === null && s.error === null && !s.timedOut));
 });
@@ -50,7 +51,7 @@ test('gp trajectory show prints the task, a block per step and the outcome; --st
   assert.equal(await trajectoryShow([resolved], a, process.cwd(), false), 0);
   const text = out.join('\n');
   assert.match(text, /^sample-calc-add$/m);
-  assert.match(text, /^step 3 {2}repair 1 candidate/m);
+  assert.match(text, /^step 3 {2}repair 3 candidates/m);
   assert.match(text, /^resolved · submitted · reward 1\.00 · 4 steps · \d+\.\d s$/m);
   assert.ok(!text.includes('\u001b['), 'no colour when asked for none');
   const { io: b, out: one } = io();

@@ -155,3 +155,19 @@ export function reapQuestion(containers: readonly ContainerInfo[]): string | und
   const shownRuns = runs.slice(0, 3).join(', ') + (runs.length > 3 ? ` and ${runs.length - 3} more` : '');
   return `Remove ${orphans.length} container${orphans.length === 1 ? '' : 's'} whose owner process is gone (run${runs.length === 1 ? '' : 's'} ${shownRuns})?`;
 }
+
+/**
+ * The containers the view shows: with the "this workspace's runs" filter on, those whose run folder
+ * the server found under the workspace's run roots (`inWorkspace`); the others are counted as hidden.
+ */
+export function filterContainers(containers: readonly ContainerInfo[], workspaceOnly: boolean): { readonly shown: readonly ContainerInfo[]; readonly hidden: number } {
+  if (!workspaceOnly) return { shown: containers, hidden: 0 };
+  const shown = containers.filter((c) => c.inWorkspace === true);
+  return { shown, hidden: containers.length - shown.length };
+}
+
+/** The view's description: which runs it shows and how many containers the filter hides. */
+export function filterDescription(workspaceOnly: boolean, hidden: number): string {
+  if (!workspaceOnly) return "every run's containers";
+  return hidden === 0 ? "this workspace's runs" : `this workspace's runs · ${hidden} hidden`;
+}

@@ -6,7 +6,10 @@
  * view's welcome text into what to do, instead of an error notification on every refresh.
  *
  * Actions: open a shell in a terminal, show logs and inspect output in read-only documents, stop,
- * remove (after asking), and reap orphans from the title bar.
+ * remove (after asking), and reap orphans from the title bar. The title bar's filter, on by default
+ * and remembered per workspace, shows only the containers of this workspace's runs (the server
+ * marks them from their run-folder label); the view's description says how many it hides, and
+ * when it hides them all the welcome text says so rather than that no container exists.
  */
 import * as vscode from 'vscode';
 import { viewCommands, viewContextKeys, viewIds } from '../contributions.js';
@@ -20,6 +23,8 @@ import {
   containerLabel,
   containerRunContextValue,
   containerTooltip,
+  filterContainers,
+  filterDescription,
   groupByRun,
   reapQuestion,
   removeQuestion,
@@ -35,6 +40,9 @@ type Node = { readonly kind: 'run'; readonly group: RunGroup } | { readonly kind
 const containerTextScheme = 'graph-planner-container';
 type TextAction = 'logs' | 'inspect';
 
+/** The workspace-state key that remembers whether the view shows only this workspace's runs. */
+const workspaceOnlyKey = 'graphPlanner.containers.workspaceOnly';
+
 const notRunning = 'The Graph Planner server is not running. Run "Graph Planner: Restart Server" to start it.';
 
 class ContainersProvider implements vscode.TreeDataProvider<Node>, vscode.Disposable {
@@ -42,9 +50,20 @@ class ContainersProvider implements vscode.TreeDataProvider<Node>, vscode.Dispos
   readonly onDidChangeTreeData = this.changed.event;
   private result: ContainersListResult | undefined;
   private unreachable: boolean | undefined;
+  /** Whether only this workspace's runs are shown; the view sets it from the remembered choice. */
+  workspaceOnly = true;
+
+  get listed(): ContainersListResult | undefined {
+    return this.result;
+  }
 
   get containers(): readonly ContainerInfo[] {
     return this.result?.containers ?? [];
+  }
+
+  /** The containers the filter lets through, and how many it hides. */
+  get filtered(): { readonly shown: readonly ContainerInfo[]; readonly hidden: number } {
+    return filterContainers(this.containers, this.workspaceOnly);
   }
 
   /** Shows a list; the context key changes only when reachability does. */
@@ -82,7 +101,7 @@ class ContainersProvider implements vscode.TreeDataProvider<Node>, vscode.Dispos
   getChildren(node?: Node): Node[] {
     // Unreachable: no items, so the welcome text that says what to do is shown.
     if (this.result === undefined || !this.result.daemon.reachable) return [];
-    if (node === undefined) return groupByRun(this.result.containers).map((group) => ({ kind: 'run', group }));
+    if (node === undefined) return groupByRun(this.filtered.shown).map((group) => ({ kind: 'run', group }));
     return node.kind === 'run' ? node.group.containers.map((info) => ({ kind: 'container', info })) : [];
   }
 
@@ -131,9 +150,13 @@ export class ContainersView implements vscode.Disposable {
   private readonly texts: ContainerTextProvider;
   private readonly view: vscode.TreeView<Node>;
   private readonly disposables: vscode.Disposable[];
+  /** Whether the filter hides every container, as the welcome text's context key last said. */
+  private allHidden = false;
 
   constructor(private readonly ctx: Ctx) {
     this.texts = new ContainerTextProvider(ctx);
+    this.provider.workspaceOnly = ctx.extension.workspaceState.get<boolean>(workspaceOnlyKey) ?? true;
+    void vscode.commands.executeCommand('setContext', viewContextKeys.containersWorkspaceOnly, this.provider.workspaceOnly);
     this.view = vscode.window.createTreeView(viewIds.containers, { treeDataProvider: this.provider });
     this.disposables = [
       this.provider,
@@ -143,7 +166,7 @@ export class ContainersView implements vscode.Disposable {
       this.view.onDidChangeVisibility(() => void this.visibilityChanged()),
       ctx.onServerNotification(containersChanged, (change) => {
         ctx.log.debug(`Containers view: updated (${change.reason})`);
-        this.provider.set(change);
+        this.show(change);
       }),
       // A new server knows nothing of this view: tell it again that it is watched, and list.
       ctx.onDidChangeServer(() => void this.visibilityChanged()),
@@ -176,13 +199,32 @@ export class ContainersView implements vscode.Disposable {
       return;
     }
     try {
-      this.provider.set(await client.sendRequest(containersList, {}));
-      this.view.message = undefined;
+      this.show(await client.sendRequest(containersList, {}));
     } catch (error) {
       // Logged and shown in the view, never as a notification: this runs on every refresh.
       this.ctx.log.warn(`Containers view: listing failed: ${errorMessage(error)}`);
       this.view.message = `Could not list the containers: ${errorMessage(error)}`;
     }
+  }
+
+  /** Shows a list with the filter applied: the description counts what it hides, and a list it empties says so. */
+  private show(result: ContainersListResult | undefined): void {
+    this.provider.set(result);
+    const { shown, hidden } = this.provider.filtered;
+    this.view.description = result?.daemon.reachable === true ? filterDescription(this.provider.workspaceOnly, hidden) : undefined;
+    const allHidden = shown.length === 0 && hidden > 0;
+    if (allHidden !== this.allHidden) {
+      this.allHidden = allHidden;
+      void vscode.commands.executeCommand('setContext', viewContextKeys.containersAllHidden, allHidden);
+    }
+  }
+
+  /** Turns the "this workspace's runs" filter on or off, remembered for the workspace. */
+  private async setWorkspaceOnly(on: boolean): Promise<void> {
+    this.provider.workspaceOnly = on;
+    await this.ctx.extension.workspaceState.update(workspaceOnlyKey, on);
+    await vscode.commands.executeCommand('setContext', viewContextKeys.containersWorkspaceOnly, on);
+    this.show(this.provider.listed);
   }
 
   /** The container a command acts on: the item it was invoked on, else the selection. */
@@ -207,6 +249,8 @@ export class ContainersView implements vscode.Disposable {
     return [
       vscode.commands.registerCommand(viewCommands.containersRefresh.id, () => this.list()),
       vscode.commands.registerCommand(viewCommands.containersReap.id, () => this.reap()),
+      vscode.commands.registerCommand(viewCommands.containersShowAll.id, () => this.setWorkspaceOnly(false)),
+      vscode.commands.registerCommand(viewCommands.containersShowWorkspace.id, () => this.setWorkspaceOnly(true)),
       vscode.commands.registerCommand(viewCommands.containerShell.id, onContainer((info) => Promise.resolve(openShell(info)))),
       vscode.commands.registerCommand(viewCommands.containerLogs.id, onContainer((info) => this.texts.open(info, 'logs'))),
       vscode.commands.registerCommand(viewCommands.containerInspect.id, onContainer((info) => this.texts.open(info, 'inspect'))),

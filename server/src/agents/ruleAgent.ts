@@ -160,7 +160,7 @@ export class RuleAgent implements Agent {
       return this.phase === 'read' ? this.readNext(obs.max_steps - obs.step) : { type: 'submit', thought: 'No mutation applies here.' };
     }
     const plan = ['Try single-token mutations in:', ...this.snippets.map((s) => `- ${s.node_id} (${s.path}:${s.start}-${s.end})`)].join('\n');
-    return { type: 'repair', apply: true, plan, focus_ids: this.snippets.map((s) => s.node_id), patches, thought: `Trying ${patches.length} mutation(s); the first that makes the tests pass is kept.` };
+    return { type: 'repair', apply: true, plan, focus_ids: this.snippets.map((s) => s.node_id), patches, thought: `Trying ${patches.length === 1 ? 'one mutation (#1)' : `${patches.length} mutations, #1–#${patches.length} in the order listed`}; the first that makes the tests pass is kept and the rest are not tried.` };
   }
 }
 

@@ -155,7 +155,7 @@ export async function datasetVerify(argv: readonly string[], io: Io, cwd: string
       testTimeoutMs: timeout === undefined ? options.testTimeoutMs : timeout * 1000,
       signal: interrupt.signal.aborted ? interrupt.signal : controller.signal,
       allowProtected: values['allow-protected'] === true,
-      openSandbox: (task) => openSandbox(sandboxSpecForTask(task, { ...options, baseDir: dirname(path) })),
+      openSandbox: (task) => openSandbox(sandboxSpecForTask(task, { ...options, baseDir: dirname(path), runDir: resolve(run.dir) })),
       observer: {
         runStarted: (info) => {
           if (info.alreadyDone > 0) say(`resuming: ${info.alreadyDone} of ${info.total} tasks already have a verdict; ${info.toRun} to run`);

@@ -4,6 +4,7 @@
  * and says what went wrong and what to do when a step failed.
  */
 import type { ActionResult, Observation, TestSummary } from '../protocol/observation.js';
+import { candidateFate, candidateNumber, repairHeadline } from '../protocol/repairCandidates.js';
 
 const bodyLimit = 2000;
 
@@ -47,17 +48,17 @@ export function renderResult(result: ActionResult): string[] {
     case 'repair': {
       const head = result.error
         ? `Last action: repair → failed: ${result.error.code}: ${result.error.message}`
-        : `Last action: repair (${result.apply ? 'apply' : 'candidates only'}) → ${result.applied ? `candidate ${result.kept ?? 0} kept` : result.apply ? 'no candidate kept; the repository is unchanged' : `${result.candidates.length} candidate diff(s)`}`;
+        : `Last action: repair (${result.apply ? 'apply' : 'candidates only'}) → ${repairHeadline(result)}${result.applied || !result.apply ? '' : '; the repository is unchanged'}`;
       const lines = [head];
       for (const c of result.candidates.slice(0, 8)) {
-        const status = c.error ? `refused: ${c.error.code}: ${c.error.message}` : c.tests ? testLine(c.tests) : 'not tried';
-        lines.push(`  candidate ${c.index}${c.summary ? ` (${c.summary})` : ''}: ${status}`);
+        const status = c.error ? `${candidateFate(c, result.kept) === 'not-tried' ? 'not tried' : 'refused'}: ${c.error.code}: ${c.error.message}` : c.tests ? testLine(c.tests) : 'not tried';
+        lines.push(`  candidate ${candidateNumber(c.index)}${c.summary ? ` (${c.summary})` : ''}: ${status}`);
       }
       if (result.candidates.length > 8) lines.push(`  … ${result.candidates.length - 8} more candidate(s)`);
       const kept = result.kept === undefined ? undefined : result.candidates[result.kept];
       const shown = kept ?? result.candidates.find((c) => c.tests && !c.tests.passed);
       if (shown?.tests && !shown.tests.passed && shown.tests.tail) lines.push('  test output (end):', ...shown.tests.tail.split('\n').map((l) => `    ${l}`));
-      if (!result.apply) for (const c of result.candidates.slice(0, 3)) lines.push(`  diff of candidate ${c.index}:`, ...c.diff.split('\n').map((l) => `    ${l}`));
+      if (!result.apply) for (const c of result.candidates.slice(0, 3)) lines.push(`  diff of candidate ${candidateNumber(c.index)}:`, ...c.diff.split('\n').map((l) => `    ${l}`));
       return lines;
     }
     case 'submit':

@@ -170,6 +170,10 @@ export async function repair(ctx: RepairContext, action: RepairAction): Promise<
   let kept: number | undefined;
   let changed: string[] = [];
   let timedOut = false;
+  let stopped: StepError | undefined;
+  // Every candidate within the limit is recorded with its diff, the ones after the kept one and
+  // after a timeout as not tried: the result numbers the candidates as the action listed them, and
+  // a person reads each one's removed lines as well as its added ones (issue 37).
   for (const [index, candidate] of found.slice(0, ctx.options.guard.maxCandidates).entries()) {
     const summary = candidate.summary;
     const converted = await toDiff(ctx, candidate, windows);
@@ -181,12 +185,15 @@ export async function repair(ctx: RepairContext, action: RepairAction): Promise<
     }
     const preimages = await recordPreimages(ctx, converted.diff, preimageReads);
     if (preimages !== undefined) outcome.preimages = preimages;
-    if (!action.apply) continue;
+    if (!action.apply || kept !== undefined) continue;
     const remaining = ctx.deadline - Date.now();
-    if (remaining <= 0 || ctx.signal.aborted) {
+    if (stopped === undefined && (remaining <= 0 || ctx.signal.aborted)) {
       timedOut = remaining <= 0;
-      outcome.error = { code: timedOut ? 'step-timeout' : 'aborted', message: 'not tried: the step ran out of time.' };
-      break;
+      stopped = { code: timedOut ? 'step-timeout' : 'aborted', message: 'not tried: the step ran out of time.' };
+    }
+    if (stopped !== undefined) {
+      outcome.error = stopped;
+      continue;
     }
     const applied = await ctx.sandbox.applyPatch(converted.diff);
     if (!applied.applied) {
@@ -199,7 +206,7 @@ export async function repair(ctx: RepairContext, action: RepairAction): Promise<
     if (ctx.task.verifier !== undefined) {
       kept = index;
       changed = patchPaths(converted.diff).paths;
-      break;
+      continue;
     }
     // The candidate is the patch under evaluation; grading reads only that there is one, so the
     // sandbox is not asked for a diff it would take a round trip to compute.
@@ -209,13 +216,13 @@ export async function repair(ctx: RepairContext, action: RepairAction): Promise<
     if (outcome.tests.passed) {
       kept = index;
       changed = patchPaths(converted.diff).paths;
-      break;
+      continue;
     }
     await restore(ctx.sandbox, before);
   }
   // Without a kept candidate the repository is as the step found it: untouched, or restored to
   // `before` after each candidate that failed (restore throws when it cannot put it back).
   const diff = kept !== undefined ? await ctx.sandbox.diff() : action.apply ? before : await current();
-  const result: RepairResult = { ...base, applied: kept !== undefined, candidates: outcomes, diff, ...(kept === undefined ? {} : { kept }) };
+  const result: RepairResult = { ...base, applied: kept !== undefined, proposed: found.length, candidates: outcomes, diff, ...(kept === undefined ? {} : { kept }) };
   return { result, taskCommandsMs, changed, timedOut };
 }

@@ -3,6 +3,7 @@
  * name, the planner environment, the agent `rollout.agent` names, and the reaper that removes this
  * run's containers.
  */
+import { resolve } from 'node:path';
 import type { ExperimentConfig } from '../config/index.js';
 import { openPlannerEnv } from '../env/index.js';
 import type { EpisodeDeps } from '../rollout/index.js';
@@ -19,8 +20,9 @@ export function episodeDepsFromConfig(config: ExperimentConfig, runName: string,
   const patchModel = patchModelFromConfig(config, models);
   const extra = { runDir, ...(patchModel === undefined ? {} : { patchModel }) };
   return {
-    // The episode's label tells two attempts' containers apart in the Containers view.
-    openSandbox: (spec) => openSandbox(sandboxSpecForTask(spec.task, { ...sandboxOptions, baseDir: spec.baseDir, episode: spec.episodeId })),
+    // The episode's label tells two attempts' containers apart in the Containers view, and the run
+    // folder's tells the workspace's runs from other ones (a test suite's, another checkout's).
+    openSandbox: (spec) => openSandbox(sandboxSpecForTask(spec.task, { ...sandboxOptions, baseDir: spec.baseDir, episode: spec.episodeId, runDir: resolve(runDir) })),
     envOptions: (task) => envOptionsFromConfig(config, task, extra),
     openEnv: openPlannerEnv,
     makeAgent: agentFactoryFromConfig(config, models),

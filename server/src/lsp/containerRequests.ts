@@ -5,7 +5,8 @@
  * list, and the client hears of it through `containers/changed` only when the list changed. Every
  * refresh writes its reason to the server's log: at the default level when the list changed, and at
  * debug level when it did not (the slow poll's every 30 s, and each showing of the view), which the
- * output channel hides unless a person sets it to Debug.
+ * output channel hides unless a person sets it to Debug. Each container is marked with whether its
+ * run folder lies under the workspace's run roots, for the view's "this workspace's runs" filter.
  */
 import {
   containerActionParamsSchema,
@@ -20,8 +21,10 @@ import {
   type ContainersListResult,
   type ContainersReapResult,
 } from '../protocol/index.js';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { ContainerEventFollower, ContainerService, type ContainerBackend, type FollowerOptions } from '../sandbox/index.js';
 import type { ServerContext } from './context.js';
+import { runRootsOf } from './runRoots.js';
 
 /** Test seams: a backend double and the follower's timings. */
 export interface ContainerRequestOptions {
@@ -42,6 +45,14 @@ function describe(result: ContainersListResult): string {
   return `${result.containers.length} container${result.containers.length === 1 ? '' : 's'}, ${running} running, ${orphans} orphaned`;
 }
 
+/** Whether a run folder lies under one of the roots (a root itself is no run folder). */
+export function underRunRoots(runDir: string, roots: readonly string[]): boolean {
+  return roots.some((root) => {
+    const rel = relative(resolve(root), resolve(runDir));
+    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+  });
+}
+
 export function registerContainerRequests(ctx: ServerContext, options: ContainerRequestOptions = {}): ContainerRequests {
   const backend = options.backend ?? new ContainerService();
   const log = (line: string) => {
@@ -53,8 +64,16 @@ export function registerContainerRequests(ctx: ServerContext, options: Container
   /** The last list the client got (as a response or a push), to push only what is new. */
   let lastSent: string | undefined;
 
-  const refresh = async (reason: string): Promise<void> => {
+  /** The backend's list, each container marked with whether its run folder is the workspace's. */
+  const list = async (): Promise<ContainersListResult> => {
     const result = await backend.list();
+    if (!result.daemon.reachable || !result.containers.some((c) => c.runDir !== undefined)) return { ...result, containers: result.containers.map((c) => ({ ...c, inWorkspace: false })) };
+    const roots = (await runRootsOf(ctx)).map((r) => r.path);
+    return { ...result, containers: result.containers.map((c) => ({ ...c, inWorkspace: c.runDir !== undefined && underRunRoots(c.runDir, roots) })) };
+  };
+
+  const refresh = async (reason: string): Promise<void> => {
+    const result = await list();
     const key = JSON.stringify(result);
     const changed = key !== lastSent;
     if (changed) log(`refresh (${reason}): ${describe(result)}`);
@@ -67,7 +86,7 @@ export function registerContainerRequests(ctx: ServerContext, options: Container
   const follower = new ContainerEventFollower({ ...options.follower, open: backend.openEvents, refresh, log });
 
   ctx.connection.onRequest(containersListRequest, async (): Promise<ContainersListResult> => {
-    const result = await backend.list();
+    const result = await list();
     lastSent = JSON.stringify(result);
     debug(`refresh (list requested): ${describe(result)}`);
     return result;

@@ -116,6 +116,13 @@ export const actionResultSchema = z.discriminatedUnion('kind', [
     applied: z.boolean(),
     /** The kept candidate's index, when one was kept. */
     kept: z.number().int().min(0).optional(),
+    /**
+     * How many candidates the action or the patch model proposed; more than `candidates` when the
+     * limit of candidates per repair cut the rest. Absent in trajectories from before it was
+     * recorded, when `candidates` also stopped at the kept one.
+     */
+    proposed: z.number().int().min(0).optional(),
+    /** Every proposed candidate within the limit, in the order proposed: `index` is its place in the action's list. */
     candidates: z.array(candidateOutcomeSchema),
     /** The repository's diff against the base commit after this step. */
     diff: z.string(),

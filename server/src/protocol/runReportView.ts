@@ -79,6 +79,11 @@ export const runReportViewSchema = z.object({
     meanDurationMs: z.number().nullable(),
     /** Episodes that ran whose submit recorded suspected reward hacking: a flag for a person to look, not a verdict. */
     suspectedHacks: z.number().int().min(0),
+    /**
+     * pass@k (runs/passAtK.ts) over the tasks with a graded attempt, for k = 1 and each usual k up to
+     * the fewest graded attempts of a task; empty when no task was attempted more than once.
+     */
+    passAtK: z.array(z.object({ k: z.number().int().min(1), value: z.number().min(0).max(1), tasks: z.number().int().min(1) })),
   }),
   tasks: z.array(reportTaskSchema),
   failureGroups: z.array(reportFailureGroupSchema),

@@ -22,6 +22,8 @@ export const sandboxLabels = {
   node: 'graph-planner.node',
   /** The episode the container serves (`protocol/episodeName.ts`); absent for a task's tests run alone and in containers of older versions. */
   episode: 'graph-planner.episode',
+  /** The run folder, absolute, whose episodes the container serves (issue 37); absent outside a run and in containers of older versions. */
+  runDir: 'graph-planner.run-dir',
 } as const;
 
 /** Backends a sandbox can be opened with; `auto` picks docker when the daemon answers. */
@@ -129,6 +131,8 @@ export const sandboxSpecSchema = z.object({
   task: z.string().min(1).default('adhoc'),
   /** The episode it is opened for, written into its `graph-planner.episode` label; absent outside an episode (a task's tests run alone). */
   episode: z.string().min(1).optional(),
+  /** The run folder it serves, written into its `graph-planner.run-dir` label; absent outside a run. */
+  runDir: z.string().min(1).optional(),
   limits: sandboxLimitsSchema.prefault({}),
   /**
    * Time limit of one command, git operations included, unless the command gives its own. No
@@ -209,6 +213,13 @@ export const containerInfoSchema = z.object({
   node: z.string().optional(),
   /** The episode it serves (its `graph-planner.episode` label); absent for a container made outside an episode or by an older version. */
   episode: z.string().optional(),
+  /** The run folder it serves (its `graph-planner.run-dir` label); absent outside a run and in containers of older versions. */
+  runDir: z.string().optional(),
+  /**
+   * Whether `runDir` lies under one of the workspace's run roots, as the language server sees them
+   * (lsp/runRoots.ts); set by the server for the Containers view's filter, absent elsewhere.
+   */
+  inWorkspace: z.boolean().optional(),
   created: z.string(),
   /** Whether the process that created it still runs on this host. */
   ownerAlive: z.boolean(),

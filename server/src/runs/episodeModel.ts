@@ -8,6 +8,7 @@
 import type { Action } from '../protocol/actions.js';
 import type { TrajectoryEnd, TrajectoryStart, TrajectoryStep } from '../protocol/runs.js';
 import type { TrajectoryRead } from './trajectory.js';
+import { candidateNumber, proposedCount } from '../protocol/repairCandidates.js';
 
 /** What a step did: the explore operation, or the action type; `invalid` when the reply did not parse. */
 export type StepKind = 'find' | 'expand' | 'read' | 'memory' | 'repair' | 'submit' | 'noop' | 'invalid';
@@ -87,8 +88,9 @@ function summaryOf(record: TrajectoryStep): string {
       return `memory ${a.intent} ${a.target} (${a.scope})${last?.kind === 'memory' && !last.ok ? ' refused' : ''}`;
     case 'repair': {
       if (last?.kind !== 'repair') return `repair${a.plan === '' ? '' : `: ${a.plan}`}`;
-      const kept = last.kept === undefined ? 'none kept' : `kept #${last.kept + 1}`;
-      return `repair ${last.candidates.length} candidate${last.candidates.length === 1 ? '' : 's'} (${last.source}), ${kept}`;
+      const kept = last.kept === undefined ? 'none kept' : `kept ${candidateNumber(last.kept)}`;
+      const proposed = proposedCount(last, a.patches?.length);
+      return `repair ${proposed} candidate${proposed === 1 ? '' : 's'} (${last.source}), ${kept}`;
     }
     case 'submit':
       return last?.kind === 'submit' ? `submit: ${last.resolved ? 'resolved' : 'not resolved'} (${last.tests.counts.PASSED} passed, ${last.tests.counts.FAILED + last.tests.counts.ERROR} failed)` : 'submit';

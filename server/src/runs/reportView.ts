@@ -12,6 +12,7 @@ import { runReportSchema, type RunReport, type TaskOutcome } from '../protocol/r
 import { errorMessage } from '../util/errors.js';
 import { runLayout } from './layout.js';
 import { readLaunchRecord } from './launchRecord.js';
+import { passAtKTable } from './passAtK.js';
 
 /** The group an unresolved episode's reason falls in, by how the episode ended. */
 const groupNames: Record<TaskOutcome['termination_reason'], string> = {
@@ -93,6 +94,7 @@ export function reportView(dir: string, report: RunReport, command: string | nul
       meanDurationMs: report.total === 0 ? null : report.mean_duration_ms,
       // Counted from the tasks when the report predates the figure, so an older report reads the same.
       suspectedHacks: report.suspected_hacks ?? report.tasks.filter((t) => t.suspected_hacks !== undefined).length,
+      passAtK: passAtKTable(tasks.map((t) => ({ n: t.graded, c: t.resolved }))),
     },
     tasks,
     failureGroups: failureGroups(report.tasks),

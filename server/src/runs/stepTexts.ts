@@ -6,6 +6,7 @@
  */
 import type { StepTexts } from '../protocol/stepTexts.js';
 import type { StepView } from './episodeModel.js';
+import { repairHeadline } from '../protocol/repairCandidates.js';
 
 /** Characters each text keeps; the cell says where it was cut. */
 const clipAt = 400;
@@ -41,7 +42,7 @@ function resultText(view: StepView): string | null {
     case 'memory':
       return `${last.intent} ${last.target}: ${last.ok ? 'done' : `refused${last.error === undefined ? '' : ` (${last.error.code})`}`}`;
     case 'repair':
-      return `${last.candidates.length} candidate${last.candidates.length === 1 ? '' : 's'}: ${last.candidates.map((c) => `#${c.index + 1} ${c.error !== undefined ? `refused (${c.error.code})` : c.tests === undefined ? 'not tried' : c.tests.passed ? 'passed' : 'failed'}`).join(', ')}${last.kept === undefined ? '' : ` · kept #${last.kept + 1}`}`;
+      return repairHeadline(last);
     case 'submit':
       return `${last.resolved ? 'resolved' : 'not resolved'}: ${last.tests.counts.PASSED} passed, ${last.tests.counts.FAILED + last.tests.counts.ERROR} failed${last.tests.failing.length > 0 ? ` (${last.tests.failing.slice(0, 3).join(', ')})` : ''}`;
     case 'noop':

@@ -11,7 +11,7 @@ import { dockerErrorMessage } from './images/imageError.js';
 import { isoTimestamp } from '../util/time.js';
 
 /** The labels a sandbox backend puts on a container it creates for `task` of `run` (and `episode`, when it serves one). */
-export function ownerLabels(run: string, task: string, now: Date = new Date(), node?: string, episode?: string): Record<string, string> {
+export function ownerLabels(run: string, task: string, now: Date = new Date(), node?: string, episode?: string, runDir?: string): Record<string, string> {
   return {
     [sandboxLabels.run]: run,
     [sandboxLabels.task]: task,
@@ -20,6 +20,7 @@ export function ownerLabels(run: string, task: string, now: Date = new Date(), n
     [sandboxLabels.created]: isoTimestamp(now),
     ...(node === undefined ? {} : { [sandboxLabels.node]: node }),
     ...(episode === undefined ? {} : { [sandboxLabels.episode]: episode }),
+    ...(runDir === undefined ? {} : { [sandboxLabels.runDir]: runDir }),
   };
 }
 
@@ -73,6 +74,7 @@ export function toContainerInfo(c: Docker.ContainerInfo, foreignHostsDead = fals
     host,
     ...(labels[sandboxLabels.node] === undefined ? {} : { node: labels[sandboxLabels.node] }),
     ...(labels[sandboxLabels.episode] === undefined ? {} : { episode: labels[sandboxLabels.episode] }),
+    ...(labels[sandboxLabels.runDir] === undefined ? {} : { runDir: labels[sandboxLabels.runDir] }),
     created: labels[sandboxLabels.created] ?? isoTimestamp(new Date(c.Created * 1000)),
     ownerAlive: ownerAlive(pid, host, foreignHostsDead),
   };

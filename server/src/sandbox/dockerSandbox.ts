@@ -73,7 +73,7 @@ export function containerConfig(spec: SandboxSpec, image: string): Docker.Contai
     ...lifelineCreateOptions,
     WorkingDir: spec.workdir,
     Env: Object.entries(spec.env).map(([k, v]) => `${k}=${v}`),
-    Labels: ownerLabels(spec.run, spec.task, new Date(), spec.node, spec.episode),
+    Labels: ownerLabels(spec.run, spec.task, new Date(), spec.node, spec.episode, spec.runDir),
     HostConfig: {
       ...lifelineHostConfig,
       NetworkMode: spec.network ? 'bridge' : 'none',

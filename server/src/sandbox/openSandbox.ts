@@ -21,6 +21,8 @@ export interface TaskSandboxOptions {
   node?: string;
   /** The episode it is opened for, for its container's label; absent outside an episode. */
   episode?: string;
+  /** The run folder it serves, for its container's label; absent outside a run. */
+  runDir?: string;
   /** Overrides the task's own backend (the `--backend` flag). */
   backend?: SandboxBackendName;
   limits?: Partial<SandboxLimits>;
@@ -130,6 +132,7 @@ export function sandboxSpecForTask(task: TaskEntry, options: TaskSandboxOptions)
     ...(options.node === undefined ? {} : { node: options.node }),
     task: task.task_id,
     ...(options.episode === undefined ? {} : { episode: options.episode }),
+    ...(options.runDir === undefined ? {} : { runDir: options.runDir }),
     limits: taskLimits(task, options.limits),
     commandTimeoutMs: options.commandTimeoutMs,
     outputLimitBytes: options.outputLimitBytes,

@@ -3,7 +3,8 @@
  * context or a note (`\ No newline at end of file`), with its old and new line numbers. A unified
  * diff is parsed by `diff`'s `parsePatch` (the library that writes our diffs, ARCHITECTURE.md §4.3);
  * a candidate of line-range edits (CGM's format) becomes one file per edited path with the new text
- * as added lines, since the edit records no old text. Pure, with no DOM, so it is tested in Node.
+ * as added lines, since the edit records no old text (the viewer draws the diff the repair's result
+ * recorded for the candidate instead, whenever there is one). Pure, with no DOM, so it is tested in Node.
  */
 import { parsePatch } from 'diff';
 
@@ -115,7 +116,7 @@ export function editsModel(edits: readonly LineEdit[]): PatchModel {
       const text = e.new_text.endsWith('\n') ? e.new_text.slice(0, -1) : e.new_text;
       const lines = e.new_text === '' ? [] : text.split('\n').map((t, i): PatchLine => ({ kind: 'add', text: t, oldLine: null, newLine: e.start + i }));
       const range = e.start === e.end ? `line ${e.start}` : `lines ${e.start}–${e.end}`;
-      return { header: e.new_text === '' ? `${range} deleted` : `${range} replaced by ${lines.length === 1 ? '1 line' : `${lines.length} lines`}`, lines };
+      return { header: e.new_text === '' ? `${range} deleted` : `${range} replaced by ${lines.length === 1 ? '1 line' : `${lines.length} lines`} (the old text is not in the edit)`, lines };
     });
     return {
       path,

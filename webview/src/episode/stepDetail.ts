@@ -5,7 +5,8 @@
  */
 import type { StepRow } from '../../../server/src/protocol/episodeView.js';
 import type { PatchRef } from '../../../server/src/protocol/episodeWebview.js';
-import type { ActionResult, TestSummary } from '../../../server/src/protocol/observation.js';
+import type { ActionResult, CandidateOutcome, TestSummary } from '../../../server/src/protocol/observation.js';
+import { candidateFate, candidateNumber, candidateOutcomeWords, repairHeadline } from '../../../server/src/protocol/repairCandidates.js';
 import type { TrajectoryStep } from '../../../server/src/protocol/runs.js';
 import { el, plural } from '../dom.js';
 import { linkedText, marked, type NodeLines, type OpenLocation } from './linkedText.js';
@@ -65,7 +66,7 @@ export function stepDetail(row: StepRow, step: TrajectoryStep, actions: DetailAc
     ...flags,
     step.response !== undefined && section('Model reply', replyNodes(step.response, highlight)),
     section('Action', actionNodes(step, actions.open, known, highlight)),
-    step.observation.last !== undefined && section('Result', resultNodes(row.step, step.observation.last, actions, highlight), 'result'),
+    step.observation.last !== undefined && section('Result', resultNodes(row.step, step.observation.last, actions, highlight, step.action?.type === 'repair' ? step.action.patches?.length : undefined), 'result'),
     section('Working memory after the step', memoryNodes(step, actions.open, nodeLines)),
     section('Observation (what the model read next)', [el('pre', { class: 'observation' }, ...linkedText(step.observation.text, actions.open, nodeLines, highlight))], 'observation'),
   );
@@ -107,7 +108,9 @@ function actionNodes(step: TrajectoryStep, open: OpenLocation, known: KnownNodes
   const action = step.action;
   if (action === undefined) return [el('p', { class: 'hint' }, 'The reply did not parse into an action.')];
   const { thought, type, ...params } = action;
-  const rows = Object.entries(params).map(([key, value]) => el('tr', { attrs: { 'data-param': key } }, el('th', {}, key), el('td', {}, ...paramValue(key, value, open, known, highlight))));
+  const last = step.observation.last;
+  const tried = last?.kind === 'repair' ? last.candidates : [];
+  const rows = Object.entries(params).map(([key, value]) => el('tr', { attrs: { 'data-param': key } }, el('th', {}, key), el('td', {}, ...paramValue(key, value, open, known, highlight, tried))));
   return [
     thought !== undefined && thought !== '' ? el('p', { class: 'thought', attrs: { 'data-part': 'thought' } }, ...marked(thought, highlight)) : el('p', { class: 'hint' }, 'No thought given.'),
     el('table', { class: 'params' }, el('tbody', {}, el('tr', {}, el('th', {}, 'type'), el('td', {}, el('code', {}, type))), ...rows)),
@@ -118,14 +121,14 @@ function actionNodes(step: TrajectoryStep, open: OpenLocation, known: KnownNodes
  * One parameter of an action, drawn for what it is: candidate patches as diffs, node ids as a
  * table of nodes, anchors as a list, a plain value as code; anything else as indented JSON.
  */
-function paramValue(key: string, value: unknown, open: OpenLocation, known: KnownNodes, highlight: string): Node[] {
+function paramValue(key: string, value: unknown, open: OpenLocation, known: KnownNodes, highlight: string, tried: readonly CandidateOutcome[]): Node[] {
   // A plan or a thought over several lines keeps its lines.
   if (typeof value === 'string') return [value.includes('\n') ? el('pre', { class: 'code' }, ...marked(value, highlight)) : el('code', {}, ...marked(value, highlight))];
   if (typeof value === 'number' || typeof value === 'boolean') return [el('code', {}, String(value))];
   if (Array.isArray(value) && value.length === 0) return [el('span', { class: 'muted' }, 'none')];
   if ((key === 'nodes' || key === 'focus_ids') && Array.isArray(value) && value.every((v): v is string => typeof v === 'string')) return [nodeTable(value, known, open, highlight)];
   if (key === 'anchors' && Array.isArray(value)) return [anchorList(value, highlight)];
-  if (key === 'patches' && Array.isArray(value)) return candidatePatches(value, open, highlight);
+  if (key === 'patches' && Array.isArray(value)) return candidatePatches(value, tried, open, highlight);
   return [el('pre', { class: 'code' }, ...marked(JSON.stringify(value, null, 2), highlight))];
 }
 
@@ -141,22 +144,30 @@ function anchorList(anchors: readonly unknown[], highlight: string): HTMLElement
   );
 }
 
-/** A repair's own candidates (protocol/actions.ts `patchCandidateSchema`): each a diff or line-range edits. */
-function candidatePatches(patches: readonly unknown[], open: OpenLocation, highlight: string): Node[] {
+/**
+ * A repair's own candidates (protocol/actions.ts `patchCandidateSchema`): each a diff or line-range
+ * edits. Edits record no old text, so an edit is drawn from the diff its result recorded for it
+ * (removed lines and added ones) when there is one; a trajectory from before every candidate's
+ * diff was recorded shows the added lines alone for the candidates after the kept one.
+ */
+function candidatePatches(patches: readonly unknown[], tried: readonly CandidateOutcome[], open: OpenLocation, highlight: string): Node[] {
   return patches.map((p, i) => {
     const candidate = (typeof p === 'object' && p !== null ? p : {}) as { diff?: unknown; edits?: unknown; summary?: unknown };
+    const recorded = tried.find((c) => c.index === i && c.diff !== '');
     const model =
-      typeof candidate.diff === 'string'
+      recorded !== undefined
+        ? parseUnifiedDiff(recorded.diff)
+        : typeof candidate.diff === 'string'
         ? parseUnifiedDiff(candidate.diff)
         : Array.isArray(candidate.edits)
           ? editsModel(candidate.edits as Parameters<typeof editsModel>[0])
           : ({ ok: false, problem: 'neither a diff nor edits', text: JSON.stringify(p, null, 2) } as const);
     const summary = typeof candidate.summary === 'string' && candidate.summary !== '' ? candidate.summary : null;
-    return el('div', { class: 'candidate-patch', attrs: { 'data-candidate': String(i + 1) } }, el('div', { class: 'candidate-title' }, `Candidate #${i + 1}`, summary === null ? '' : el('span', { class: 'muted' }, ' · ', ...marked(summary, highlight))), patchView(model, open, highlight));
+    return el('div', { class: 'candidate-patch', attrs: { 'data-candidate': String(i + 1) } }, el('div', { class: 'candidate-title' }, `Candidate ${candidateNumber(i)}`, summary === null ? '' : el('span', { class: 'muted' }, ' · ', ...marked(summary, highlight))), patchView(model, open, highlight));
   });
 }
 
-function resultNodes(stepNumber: number, last: ActionResult, actions: DetailActions, highlight: string): Node[] {
+function resultNodes(stepNumber: number, last: ActionResult, actions: DetailActions, highlight: string, actionPatches: number | undefined): Node[] {
   const link = (file: string, line: number, label: string): HTMLElement => {
     const a = el('a', { class: 'ref', attrs: { href: '#' }, title: `Open ${file} at line ${line}` }, label);
     a.addEventListener('click', (e) => {
@@ -211,7 +222,7 @@ function resultNodes(stepNumber: number, last: ActionResult, actions: DetailActi
         ...(last.error === undefined ? [] : [banner('error', `${last.error.code}: ${last.error.message}`)]),
       ];
     case 'repair':
-      return repairNodes(stepNumber, last, actions, highlight);
+      return repairNodes(stepNumber, last, actions, highlight, actionPatches);
     case 'submit':
       return [
         el('p', {}, el('strong', { class: last.resolved ? 'ok' : 'bad' }, last.resolved ? 'Resolved' : 'Not resolved'), ` · ${gradeText(last.grade)}`),
@@ -228,33 +239,33 @@ function resultNodes(stepNumber: number, last: ActionResult, actions: DetailActi
   }
 }
 
-function repairNodes(stepNumber: number, last: Extract<ActionResult, { kind: 'repair' }>, actions: DetailActions, highlight: string): Node[] {
+function repairNodes(stepNumber: number, last: Extract<ActionResult, { kind: 'repair' }>, actions: DetailActions, highlight: string, actionPatches: number | undefined): Node[] {
   const rows = last.candidates.map((c) => {
-    const status = c.error !== undefined ? `refused: ${c.error.code}` : c.tests === undefined ? 'not tried' : c.tests.passed ? 'tests passed' : 'tests failed';
+    const fate = candidateFate(c, last.kept);
     const ref: PatchRef = { step: stepNumber, candidate: c.index };
     const diff = el('vscode-button', { attrs: { secondary: '', 'data-action': 'diff', title: 'Open this candidate in the diff editor' } }, 'Open diff');
     diff.addEventListener('click', () => actions.openPatch(ref));
     const apply = el('vscode-button', { attrs: { secondary: '', 'data-action': 'apply', title: 'Apply this candidate to a local checkout (git apply --check first)' } }, 'Apply…');
     apply.addEventListener('click', () => actions.applyPatch(ref));
-    const kept = last.kept === c.index;
+    const kept = fate === 'kept';
     return el(
       'tr',
-      { class: kept ? 'kept' : '' },
-      el('td', {}, `#${c.index + 1}${kept ? ' (kept)' : ''}`),
+      { class: kept ? 'kept' : '', attrs: { 'data-candidate': String(c.index + 1), 'data-fate': fate } },
+      el('td', {}, `${candidateNumber(c.index)}${kept ? ' (kept)' : ''}`),
       el('td', {}, ...marked(c.summary ?? '', highlight)),
-      el('td', { class: c.tests?.passed === true ? 'ok' : c.error !== undefined || c.tests?.passed === false ? 'bad' : '' }, status),
+      el('td', { class: fate === 'kept' || fate === 'passed' ? 'ok' : fate === 'refused' || fate === 'failed' ? 'bad' : 'muted' }, candidateOutcomeWords(c, last.kept)),
       el('td', { class: 'buttons' }, c.diff === '' ? el('span', { class: 'hint' }, 'no diff') : diff, c.diff === '' ? '' : apply),
     );
   });
   return [
-    el('p', {}, `${plural(last.candidates.length, 'candidate')} from ${last.source === 'action' ? 'the action' : 'the patch model'} · ${last.apply ? (last.applied ? `candidate #${(last.kept ?? 0) + 1} kept` : 'none kept') : 'proposed only (apply: false)'}`),
+    el('p', { attrs: { 'data-part': 'repair-headline' } }, repairHeadline(last, actionPatches)),
     ...(last.error === undefined ? [] : [banner('error', `${last.error.code}: ${last.error.message}`)]),
     el('table', { class: 'candidates' }, el('thead', {}, el('tr', {}, el('th', {}, 'candidate'), el('th', {}, 'summary'), el('th', {}, 'outcome'), el('th', {}, ''))), el('tbody', {}, ...rows)),
     // Each candidate's diff, read in place; the kept one open (the diff editor shows whole files).
     ...last.candidates
       .filter((c) => c.diff !== '')
-      .map((c) => el('details', { class: 'candidate-diff', attrs: { 'data-candidate': String(c.index + 1), ...(last.kept === c.index ? { open: '' } : {}) } }, el('summary', {}, `Diff of candidate #${c.index + 1}${last.kept === c.index ? ' (kept)' : ''}`), patchView(parseUnifiedDiff(c.diff), actions.open, highlight))),
-    ...last.candidates.filter((c) => c.tests !== undefined).map((c) => el('details', {}, el('summary', {}, `Tests of candidate #${c.index + 1}`), testsNode(c.tests as TestSummary))),
+      .map((c) => el('details', { class: 'candidate-diff', attrs: { 'data-candidate': String(c.index + 1), ...(last.kept === c.index ? { open: '' } : {}) } }, el('summary', {}, `Diff of candidate ${candidateNumber(c.index)}${last.kept === c.index ? ' (kept)' : ''}`), patchView(parseUnifiedDiff(c.diff), actions.open, highlight))),
+    ...last.candidates.filter((c) => c.tests !== undefined).map((c) => el('details', {}, el('summary', {}, `Tests of candidate ${candidateNumber(c.index)}`), testsNode(c.tests as TestSummary))),
   ];
 }
 

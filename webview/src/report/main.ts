@@ -6,19 +6,17 @@
  * from the report goes in as text. Messages from the extension are validated before anything is drawn.
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
-import { reportPageMessageSchema, type ReportTask, type RunReportView } from '../../../server/src/protocol/runReportView.js';
+import { reportPageMessageSchema, type RunReportView } from '../../../server/src/protocol/runReportView.js';
 import type { ReportWebviewMessage } from '../../../server/src/protocol/reportWebview.js';
 import { el, plural } from '../dom.js';
 import { vscodeApi } from '../host.js';
 import { adoptReportStyles } from './reportStyles.js';
+import { parseSort, type TaskSort } from './taskOrder.js';
+import { link, number, seconds, taskTable } from './taskTable.js';
 
 const send = (message: ReportWebviewMessage): void => vscodeApi.postMessage(message);
 
-const outcomeWords: Record<ReportTask['outcome'], string> = { resolved: 'resolved', unresolved: 'not resolved', mixed: 'partly resolved', 'no-outcome': 'no outcome' };
-
 const percent = (x: number): string => `${(100 * x).toFixed(x === 0 || x === 1 ? 0 : 1)}%`;
-const seconds = (ms: number): string => (ms >= 60_000 ? `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s` : `${(ms / 1000).toFixed(1)} s`);
-const number = (n: number): string => (Number.isInteger(n) ? String(n) : n.toFixed(2));
 
 function button(label: string, title: string, id: string, onClick: () => void, secondary = false): HTMLElement {
   const b = el('vscode-button', { title, attrs: { id, ...(secondary ? { secondary: '' } : {}) } }, label);
@@ -26,23 +24,24 @@ function button(label: string, title: string, id: string, onClick: () => void, s
   return b;
 }
 
-function link(label: string, title: string, onClick: () => void, attrs: Record<string, string>): HTMLElement {
-  const a = el('a', { class: 'episode', title, attrs: { href: '#', role: 'link', ...attrs } }, label);
-  a.addEventListener('click', (event) => {
-    event.preventDefault();
-    onClick();
-  });
-  return a;
+function tile(value: string, label: string, id: string, extra = '', title?: string): HTMLElement {
+  return el('div', { class: `tile ${extra}`, attrs: { id }, ...(title === undefined ? {} : { title }) }, el('div', { class: 'value' }, value), el('div', { class: 'label' }, label));
 }
 
-/** The mark of an episode whose submit looked like reward hacking; its words say so to a screen reader too. */
-function suspectBadge(episodeId: string, signals: number): HTMLElement {
-  const words = `suspected reward hacking: ${plural(signals, 'signal')}; open the episode to see the evidence`;
-  return el('span', { class: 'suspect', title: words, attrs: { role: 'img', 'aria-label': `${episodeId}: ${words}`, 'data-suspect': episodeId } }, '⚠ suspect');
-}
-
-function tile(value: string, label: string, id: string, extra = ''): HTMLElement {
-  return el('div', { class: `tile ${extra}`, attrs: { id } }, el('div', { class: 'value' }, value), el('div', { class: 'label' }, label));
+/**
+ * The pass@k tiles, with what pass@k means in each one's tooltip and, for a screen reader or a
+ * keyboard, in a line under the tiles.
+ */
+function passAtKTiles(r: RunReportView): HTMLElement[] {
+  return r.summary.passAtK.map(({ k, value, tasks }) =>
+    tile(
+      percent(value),
+      `pass@${k}`,
+      `tile-pass-${k}`,
+      'pass',
+      `pass@${k}: the chance that at least one of ${k === 1 ? 'one attempt' : `${k} attempts`} at a task resolves it, estimated from each task's graded attempts without bias (1 − C(n−c, ${k}) / C(n, ${k}) for c resolved of n) and averaged over the ${plural(tasks, 'task')} that ran to their end`,
+    ),
+  );
 }
 
 function head(r: RunReportView): HTMLElement {
@@ -52,6 +51,7 @@ function head(r: RunReportView): HTMLElement {
   const tiles = [
     tile(`${s.resolved} of ${s.graded}`, 'resolved (episodes that ran to their end)', 'tile-resolved'),
     tile(s.resolvedRate === null ? '—' : percent(s.resolvedRate), 'resolved rate = resolved / ran to their end', 'tile-rate'),
+    ...passAtKTiles(r),
     s.infrastructure > 0 && tile(String(s.infrastructure), `infrastructure ${s.infrastructure === 1 ? 'failure' : 'failures'}: no outcome, not in the rate`, 'tile-infra', 'infra'),
     s.suspectedHacks > 0 && tile(String(s.suspectedHacks), `${s.suspectedHacks === 1 ? 'episode' : 'episodes'} with suspected reward hacking: look at the marked episodes before trusting the rate`, 'tile-hacks', 'hacks'),
     s.notRun > 0 && tile(String(s.notRun), `of ${s.planned} planned did not run`, 'tile-not-run'),
@@ -68,42 +68,13 @@ function head(r: RunReportView): HTMLElement {
       el('span', { class: 'toolbar' }, button('Refresh', 'Read report.json again', 'refresh', () => send({ type: 'refresh' }), true), button('Open report.json', 'The raw report as gp wrote it', 'open-json', () => send({ type: 'openJson' }), true)),
     ),
     el('div', { class: 'tiles', attrs: { id: 'summary' } }, ...tiles),
-  );
-}
-
-function taskTable(r: RunReportView): HTMLElement {
-  if (r.tasks.length === 0) return el('p', { class: 'hint' }, 'No task ran to its end.');
-  const rows = r.tasks.map((t) =>
-    el(
-      'tr',
-      { attrs: { 'data-task': t.taskId, 'data-outcome': t.outcome } },
-      el('td', { class: 'task' }, el('code', {}, t.taskId)),
-      el('td', { class: 'num', title: `${t.graded} ran to their end, ${t.attempts - t.graded} had no outcome` }, String(t.attempts)),
-      el('td', {}, el('span', { class: `outcome ${t.outcome}` }, t.outcome === 'mixed' ? `${t.resolved} of ${t.graded} resolved` : outcomeWords[t.outcome])),
-      el('td', { class: 'num' }, t.reward === null ? '—' : number(t.reward)),
-      el('td', { class: 'num' }, t.steps === null ? '—' : number(t.steps)),
-      el('td', { class: 'num' }, t.durationMs === null ? '—' : seconds(t.durationMs)),
-      el('td', { class: 'reason' }, t.failureReason ?? ''),
+    s.passAtK.length > 0 &&
       el(
-        'td',
-        { class: 'episodes' },
-        ...t.episodes.flatMap((e, i) => {
-          const open = link(t.episodes.length === 1 ? 'Open episode' : `#${i + 1}`, `Open ${e.episodeId} (${outcomeWords[e.outcome === 'no-outcome' ? 'no-outcome' : e.outcome]}) in the trajectory viewer`, () => send({ type: 'openEpisode', taskId: t.taskId, index: i }), {
-            'data-episode': e.episodeId,
-          });
-          return e.suspectedHacks === 0 ? [open] : [open, suspectBadge(e.episodeId, e.suspectedHacks)];
-        }),
+        'p',
+        { class: 'hint', attrs: { id: 'pass-at-k-hint' } },
+        `pass@k: the chance that at least one of k attempts at a task resolves it, estimated without bias from each task's graded attempts and averaged over the ${plural(s.passAtK[0]?.tasks ?? 0, 'task')} that ran to their end; hover a tile for the formula.`,
       ),
-    ),
   );
-  const th = (label: string, num = false, title?: string) => el('th', { class: num ? 'num' : '', ...(title === undefined ? {} : { title }) }, label);
-  const table = el(
-    'table',
-    { class: 'tasks', attrs: { id: 'task-table' } },
-    el('thead', {}, el('tr', {}, th('task'), th('attempts', true), th('outcome'), th('reward', true, 'Mean total reward of the episodes that ran to their end'), th('steps', true, 'Mean steps'), th('time', true, 'Total time of the episodes that ran to their end'), th('failure reason'), th('episodes'))),
-    el('tbody', {}, ...rows),
-  );
-  return el('div', { class: 'table-scroll' }, table);
 }
 
 function failureGroups(r: RunReportView): HTMLElement[] {
@@ -138,10 +109,15 @@ function infrastructure(r: RunReportView): HTMLElement[] {
   ];
 }
 
+/** The table's sort, kept in the page's state so a reload (a theme change, a hidden panel shown again) keeps it. */
+function keepSort(sort: TaskSort): void {
+  vscodeApi.setState({ sort });
+}
+
 function render(r: RunReportView): void {
   const root = document.getElementById('root');
   if (root === null) return;
-  root.replaceChildren(head(r), el('h2', {}, `Tasks (${r.tasks.length})`), taskTable(r), ...failureGroups(r), ...infrastructure(r));
+  root.replaceChildren(head(r), el('h2', {}, `Tasks (${r.tasks.length})`), taskTable(r, send, parseSort((vscodeApi.getState() as { sort?: unknown } | undefined)?.sort), keepSort), ...failureGroups(r), ...infrastructure(r));
 }
 
 function renderProblem(message: string): void {

@@ -9,7 +9,7 @@ header.top h1 { font-size: 1.3em; font-weight: 600; margin: 0 0 4px; }
 header.top .toolbar { display: flex; gap: 6px; flex-wrap: wrap; }
 .facts { color: var(--vscode-descriptionForeground); margin: 2px 0; overflow-wrap: anywhere; }
 .tiles { display: flex; flex-wrap: wrap; gap: 12px; margin: 14px 0 6px; }
-.tile { min-width: 150px; padding: 8px 14px; border: 1px solid var(--vscode-panel-border, #8884); border-radius: 4px; background: var(--vscode-editorWidget-background, transparent); }
+.tile { min-width: 150px; cursor: default; padding: 8px 14px; border: 1px solid var(--vscode-panel-border, #8884); border-radius: 4px; background: var(--vscode-editorWidget-background, transparent); }
 .tile .value { font-size: 1.5em; font-weight: 600; font-variant-numeric: tabular-nums; }
 .tile .label { color: var(--vscode-descriptionForeground); font-size: 0.92em; }
 .tile.infra .value { color: var(--vscode-editorWarning-foreground); }
@@ -25,8 +25,16 @@ table.tasks th { text-align: left; font-weight: 600; padding: 4px 8px; border-bo
 table.tasks th.num, table.tasks td.num { text-align: right; font-variant-numeric: tabular-nums; }
 table.tasks td { padding: 4px 8px; vertical-align: top; border-bottom: 1px solid var(--vscode-panel-border, transparent); }
 table.tasks td.reason { overflow-wrap: anywhere; color: var(--vscode-descriptionForeground); }
+/* Ids wrap at the <wbr> the page puts at their boundaries; a piece longer than the column breaks only as a last resort. */
 table.tasks td.task { min-width: 12em; }
 table.tasks td.task code { overflow-wrap: break-word; }
+table.tasks th.sortable { padding: 0; }
+table.tasks th button.sort { all: unset; box-sizing: border-box; display: flex; gap: 4px; align-items: baseline; width: 100%; padding: 4px 8px; cursor: pointer; font-weight: 600; }
+table.tasks th.num button.sort { justify-content: flex-end; }
+table.tasks th button.sort:hover { background: var(--vscode-list-hoverBackground); }
+table.tasks th button.sort:focus-visible { outline: 1px solid var(--vscode-focusBorder); outline-offset: -1px; }
+table.tasks th button.sort .arrow { font-size: 0.8em; color: var(--vscode-descriptionForeground); }
+table.tasks th[aria-sort='ascending'] button.sort .arrow, table.tasks th[aria-sort='descending'] button.sort .arrow { color: var(--vscode-foreground); }
 table.tasks td.num, table.tasks td.episodes { white-space: nowrap; }
 table.tasks td.reason { min-width: 10em; }
 table.tasks tbody tr:hover { background: var(--vscode-list-hoverBackground); }
