@@ -6,6 +6,7 @@
  * are the same run.
  */
 import { z } from 'zod';
+import { runSummarySchema } from './runsView.js';
 
 /** A new rollout or evaluation, as the quick-pick flow fills it in. */
 export const newRunLaunchSchema = z.object({
@@ -122,3 +123,40 @@ export const launchStartResultSchema = z.discriminatedUnion('ok', [
   z.object({ ok: z.literal(false), reason: z.string(), findings: z.array(launchFindingSchema) }),
 ]);
 export type LaunchStartResult = z.infer<typeof launchStartResultSchema>;
+
+/**
+ * The first error a run's output names (`runs/runLogError.ts`): the line as printed and, when it
+ * names a place (`datasets/bad.jsonl:1:1 task_id: …`), that file (absolute) and its zero-based
+ * line and column, as LSP positions are.
+ */
+export const logErrorSchema = z.object({
+  message: z.string(),
+  file: z.string().nullable(),
+  line: z.number().int().nullable(),
+  character: z.number().int().nullable(),
+});
+export type LogError = z.infer<typeof logErrorSchema>;
+
+/**
+ * Server → client notification: a `gp` process this server started detached has exited (issue 37).
+ * The server follows the process as well as its run folder, so a launch that dies before its run
+ * reports is not left unaccounted for: it writes the run's `status.json` as failed with the first
+ * error of its log (`reported` false) before it sends this. `run` is the folder as the Runs view
+ * shows it after the exit; `error` is the first error of this launch's output, with its place.
+ */
+export const launchExitedNotification = 'graphPlanner/launch/exited';
+export const launchExitedSchema = z.object({
+  runDir: z.string(),
+  pid: z.number().int(),
+  /** The exit status, or null when a signal ended it. */
+  code: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  /** Whether the run reported an end of its own; false when the server wrote its failure. */
+  reported: z.boolean(),
+  run: runSummarySchema.nullable(),
+  error: logErrorSchema.nullable(),
+  /** When the process exited and when this was sent (ms since the epoch), for the bench. */
+  exitedAt: z.number(),
+  sentAt: z.number(),
+});
+export type LaunchExited = z.infer<typeof launchExitedSchema>;
