@@ -61,6 +61,63 @@ export function runLabel(name: string, now: number): string {
   return `${base} ${sameDay ? time : `${at.getDate()} ${months[at.getMonth()] ?? ''} ${time}`}${copy === undefined ? '' : ` (${copy})`}`;
 }
 
+/**
+ * A run's kind as the Runs view marks it (issue 37): the codicon beside its state, and the noun its
+ * notices and tooltip use. `kind` is the command that made the run (`rollout`, `eval`, `train`,
+ * `verify`, runs/runSummary.ts); any other is shown as a run of that name.
+ */
+export interface RunKind {
+  readonly icon: string;
+  readonly noun: string;
+}
+
+const runKinds: Readonly<Record<string, RunKind>> = {
+  rollout: { icon: 'play', noun: 'Rollout' },
+  eval: { icon: 'checklist', noun: 'Evaluation' },
+  train: { icon: 'rocket', noun: 'Training' },
+  verify: { icon: 'verified', noun: 'Verification' },
+};
+
+export function runKindOf(kind: string | null): RunKind {
+  return (kind === null ? undefined : runKinds[kind]) ?? { icon: 'circle-outline', noun: kind === null ? 'Run' : `Run (${kind})` };
+}
+
+const stateColors: Record<RunSummary['state'], string | undefined> = {
+  running: 'charts.blue',
+  finished: 'testing.iconPassed',
+  failed: 'testing.iconFailed',
+  interrupted: 'charts.yellow',
+  unknown: undefined,
+};
+
+/**
+ * A run row's icon: a running run spins; one that ended shows its kind's icon in its state's colour
+ * (its state is also the first word of its line, so the colour is never the only sign); a folder
+ * that cannot be read shows a warning.
+ */
+export function runIcon(run: Pick<RunSummary, 'state' | 'kind' | 'problem'>): { readonly id: string; readonly color: string | undefined } {
+  if (run.state === 'unknown' && run.problem !== null) return { id: 'warning', color: 'problemsWarningIcon.foreground' };
+  if (run.state === 'running') return { id: 'sync~spin', color: stateColors.running };
+  return { id: runKindOf(run.kind).icon, color: stateColors[run.state] };
+}
+
+/**
+ * The one name a run has wherever the editor shows it (issue 37): its Runs view label, as
+ * `runLabel` makes it, after its kind's noun (`Rollout sample 17:47:35`). The end notice, the
+ * launch progress, the status bar and the report and metrics pages all say it.
+ */
+export function runTitle(run: { readonly name: string; readonly kind: string | null }, now: number): string {
+  return `${runKindOf(run.kind).noun} ${runLabel(run.name, now)}`;
+}
+
+/** A time from a run's files (ISO, UTC) as the local time the labels use: `27 Nov 2026 17:47:35`. */
+export function localTime(iso: string | null): string | null {
+  if (iso === null) return null;
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return iso;
+  return `${at.getDate()} ${months[at.getMonth()] ?? ''} ${at.getFullYear()} ${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`;
+}
+
 /** How long the run ran (or has been running), as `45s`, `3m 07s` or `2h 05m`; null without a start. */
 export function durationOf(run: Pick<RunSummary, 'startedAt' | 'endedAt' | 'state'>, now: number): string | null {
   if (run.startedAt === null) return null;

@@ -105,7 +105,7 @@ export class RunRequests {
         const started = await launch.start(plan);
         this.ctx.connection.console.log(`Launched ${plan.display} (pid ${started.pid}) in ${plan.cwd}; output in ${started.logFile}`);
         this.ctx.background(started.ended.then((end) => this.reportExit(plan.runDir, started.pid, end)));
-        return { ok: true, pid: started.pid, runDir: plan.runDir, logFile: started.logFile, display: plan.display };
+        return { ok: true, pid: started.pid, runDir: plan.runDir, logFile: started.logFile, display: plan.display, kind: plan.command === 'dataset verify' ? 'verify' : plan.command };
       } catch (error) {
         return { ok: false, reason: `gp could not be started: ${errorMessage(error)}`, findings: [] };
       }

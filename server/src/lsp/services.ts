@@ -33,7 +33,7 @@ export interface DatasetServices {
 
 /** A planned launch: the protocol's plan plus the `gp` command it runs. */
 export interface PlannedLaunch extends LaunchPlanResult {
-  readonly command: 'rollout' | 'eval' | 'dataset verify';
+  readonly command: 'rollout' | 'eval' | 'dataset verify' | 'train';
 }
 
 /** How a launched process ended, and what its exit left in the run folder (launch/launchExit.ts). */
