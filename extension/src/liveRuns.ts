@@ -33,6 +33,9 @@ interface Waiter {
   readonly timer: NodeJS.Timeout;
 }
 
+/** How long a launch that ended before it ran waits for its process's exit (sent within milliseconds of the folder's change). */
+const exitGraceMs = 1000;
+
 export class LiveRuns implements vscode.Disposable {
   /** The running runs, by folder. */
   private readonly running = new Map<string, RunSummary>();
@@ -136,7 +139,12 @@ export class LiveRuns implements vscode.Disposable {
       }
       // A run seen running, one this window waits for (it ended before it was seen running: a launch
       // that failed at once, or a short run), or one whose process this window started.
-      if (wasRunning || waiter !== undefined || exit?.dir === run.dir) this.announce({ run, error: exit?.dir === run.dir ? exit.error : null });
+      if (exit?.dir === run.dir) this.announce({ run, error: exit.error });
+      else if (waiter !== undefined && !wasRunning) {
+        // The folder's change can arrive just before the exit that carries the first error's place:
+        // the exit is given a moment to announce it, and this announces only if it did not come.
+        setTimeout(() => this.announce({ run, error: null }), exitGraceMs);
+      } else if (wasRunning || waiter !== undefined) this.announce({ run, error: null });
       waiter?.resolve({ kind: 'ended', run });
     }
     for (const dir of change.removed) moved = this.running.delete(dir) || moved;

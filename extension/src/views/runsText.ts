@@ -17,7 +17,9 @@ import type { EpisodeSummary, RunSummary } from '../../../server/src/protocol/ru
 export function describeRun(run: RunSummary, now: number): string {
   if (run.state === 'unknown' && run.problem !== null) return run.problem;
   const parts: string[] = [run.state];
-  if (run.episodes !== null) {
+  // A run that ended with no episode planned stopped before it began (issue 37): its reason says why, not `0/0`.
+  const neverStarted = run.state !== 'running' && (run.episodes === null || run.episodes.total === 0);
+  if (run.episodes !== null && !neverStarted) {
     const { total, finished, resolved, errored } = run.episodes;
     // A verification's episodes are its tasks: certified (flaky ones included) or not.
     const verify = run.kind === 'verify';
@@ -33,6 +35,7 @@ export function describeRun(run: RunSummary, now: number): string {
   if (run.kind !== null) parts.push(run.kind);
   if (run.agent !== null) parts.push(run.agent);
   if (run.problem !== null) parts.push(`⚠ ${run.problem}`);
+  if (neverStarted && run.exitReason !== null) parts.push(run.exitReason.replace(/\s+/g, ' '));
   return parts.join(' · ');
 }
 

@@ -29,7 +29,7 @@ export interface ExitedLaunch {
 export interface SettledExit {
   /** The run wrote its own end; false when this wrote the failure. */
   readonly reported: boolean;
-  /** The first error of this launch's output; null when it printed none or the run finished. */
+  /** The first error of this launch's output when this wrote the failure; null when the run reported or printed nothing. */
   readonly error: LogError | null;
 }
 
@@ -53,11 +53,10 @@ export async function settleLaunchExit(launch: ExitedLaunch, exit: ProcessExit):
   const layout = runLayout(launch.runDir);
   const read = await readStatus(layout.status);
   const ours = read.ok && read.status.pid === launch.pid;
-  if (ours && read.status.state !== 'running') {
-    return { reported: true, error: read.status.state === 'failed' ? firstLogError(await launchOutput(launch), launch.cwd) : null };
-  }
+  // The run said how it ended; its own reason stands.
+  if (ours && read.status.state !== 'running') return { reported: true, error: null };
   // Another process's live run (a second launch refused by the run's lock): its status is not ours to write.
-  if (read.ok && !ours && read.status.state === 'running') return { reported: true, error: firstLogError(await launchOutput(launch), launch.cwd) };
+  if (read.ok && !ours && read.status.state === 'running') return { reported: true, error: null };
   const error = firstLogError(await launchOutput(launch), launch.cwd);
   const how = exit.signal !== null ? `was ended by ${exit.signal}` : `exited with status ${exit.code ?? '?'}`;
   const reason = error?.message ?? `gp ${how} before its run reported; run.log holds its output`;
