@@ -159,3 +159,12 @@ test('a launch whose every task line fails validation exits before it reports: t
   const removed = (await h.client.sendRequest('graphPlanner/runs/action', { dir: started.runDir, action: 'remove' })) as RunActionResult;
   assert.ok(removed.ok, removed.message);
 });
+
+test('a training launch is planned into a run folder of its own, passed to gp train with --run-dir, so the editor follows exactly that run (issue 37)', async () => {
+  const spec: LaunchSpec = { mode: 'train', train: { config: join(root, 'configs/experiments/ok.yaml'), tasks: join(root, 'datasets/sample/tasks.jsonl'), smoke: 'scripted', steps: 3, ray: null, cwd: root } };
+  const plan = (await h.client.sendRequest('graphPlanner/launch/plan', spec)) as LaunchPlanResult;
+  assert.equal(plan.refused, null);
+  assert.match(plan.runDir, new RegExp(`^${join(root, 'runs-out', 'ok-train-')}\\d{8}-\\d{6}$`));
+  assert.deepEqual(plan.args, ['train', 'configs/experiments/ok.yaml', '--smoke', '--smoke-policy', 'scripted', '--steps', '3', '--tasks', 'datasets/sample/tasks.jsonl', '--run-dir', plan.runDir.slice(root.length + 1)]);
+  assert.equal(existsSync(plan.runDir), false, 'planning starts nothing');
+});
