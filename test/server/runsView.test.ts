@@ -168,3 +168,18 @@ test('a training launch is planned into a run folder of its own, passed to gp tr
   assert.deepEqual(plan.args, ['train', 'configs/experiments/ok.yaml', '--smoke', '--smoke-policy', 'scripted', '--steps', '3', '--tasks', 'datasets/sample/tasks.jsonl', '--run-dir', plan.runDir.slice(root.length + 1)]);
   assert.equal(existsSync(plan.runDir), false, 'planning starts nothing');
 });
+
+test('a training run that recorded its launch is re-launched into a new folder and resumed in its own, with its own flags (issue 37)', async () => {
+  const dir = join(root, 'runs-out', 'ok-train-20261127-174735');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'resolved_config.yaml'), readFileSync(join(root, 'configs/experiments/ok.yaml'), 'utf8'));
+  writeFileSync(join(dir, 'launch.json'), JSON.stringify({ command: 'train', args: ['configs/experiments/ok.yaml', '--smoke', '--run-dir', 'runs-out/ok-train-20261127-174735'], cwd: root, agent: 'rule', written_at: '2026-11-27T17:47:35Z' }));
+  writeFileSync(join(dir, 'status.json'), JSON.stringify({ state: 'failed', command: 'gp train configs/experiments/ok.yaml --smoke', pid: 1, host: 'elsewhere', started_at: '2026-11-27T17:47:35Z', ended_at: '2026-11-27T17:48:35Z', episodes: { total: 2, finished: 1, resolved: 0, errored: 0 } }));
+  const relaunch = (await h.client.sendRequest('graphPlanner/launch/plan', { mode: 'relaunch', dir })) as LaunchPlanResult;
+  assert.equal(relaunch.refused, null);
+  assert.notEqual(relaunch.runDir, dir, 'a re-launch writes a new folder');
+  assert.deepEqual(relaunch.args, ['train', 'configs/experiments/ok.yaml', '--smoke', '--run-dir', relaunch.runDir.slice(root.length + 1)]);
+  const resume = (await h.client.sendRequest('graphPlanner/launch/plan', { mode: 'resume', dir })) as LaunchPlanResult;
+  assert.deepEqual(resume.args, ['train', 'configs/experiments/ok.yaml', '--smoke', '--run-dir', 'runs-out/ok-train-20261127-174735']);
+  rmSync(dir, { recursive: true, force: true });
+});

@@ -11,6 +11,7 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:pat
 import { parseArgs } from 'node:util';
 import { parseConfigFlags, type Resolution } from '../config/index.js';
 import type { LaunchFinding, LaunchPlanResult, LaunchSpec, NewRunLaunch, TrainLaunch, VerifyLaunch } from '../protocol/launch.js';
+import type { RunLaunchRecord } from '../protocol/runs.js';
 import { launchValues } from './launchValues.js';
 import { readLaunchRecord, readRun, runLayout, statusIsLive, withoutConfigFlags, withoutRunFolderFlags } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
@@ -78,8 +79,10 @@ export async function planLaunch(spec: LaunchSpec, now: Date = new Date()): Prom
   if (spec.mode === 'resume') {
     if (run.status !== undefined && statusIsLive(run.status)) return refused(record.command, `${basename(dir)} is still running (pid ${run.status.pid}); it cannot be resumed twice.`, dir);
     if (run.status?.state === 'finished') return refused(record.command, `${basename(dir)} finished; every episode has ended, so there is nothing to resume. Re-launch it to run it again.`, dir);
+    if (record.command === 'train') return planTrainAgain(record, dir, true, now);
     return planArgs(record.command, withoutRunFolderFlags(record.args), record.cwd, { now, fresh: false, resumeDir: dir });
   }
+  if (record.command === 'train') return planTrainAgain(record, dir, false, now);
   const config = runLayout(dir).resolvedConfig;
   if (!existsSync(config)) return refused(record.command, `${basename(dir)} has no resolved_config.yaml to launch again from.`, dir);
   return planArgs(record.command, [...withoutConfigFlags(withoutRunFolderFlags(record.args)), '--config', config], record.cwd, { now, fresh: true });
@@ -168,6 +171,23 @@ async function planTrain(train: TrainLaunch, now: Date): Promise<LaunchPlan> {
   const runDir = unusedFolder(resolve(train.cwd, planRunFolder(resolution.config, { command, now, commandLine: '', ignored: [] }).dir));
   const full = ['train', ...trainArgs(train), '--run-dir', shownPath(train.cwd, runDir)];
   return { command, args: full, display: displayCommand(full), cwd: train.cwd, runDir, findings, refused: null, values: null };
+}
+
+/**
+ * A training run again from its launch record: resumed in its own folder (`gp train --run-dir` of
+ * an earlier run is a new attempt of it) or re-launched into a new one, planned from its
+ * `resolved_config.yaml` as the first was. Its flags are its own, as recorded; `gp train` checks them.
+ */
+async function planTrainAgain(record: RunLaunchRecord, dir: string, resume: boolean, now: Date): Promise<LaunchPlan> {
+  let runDir = dir;
+  if (!resume) {
+    const loaded = await loadConfig({ file: runLayout(dir).resolvedConfig, flags: parseConfigFlags([]).flags, cwd: record.cwd, disk: false });
+    const config = loaded.kind === 'unreadable' ? undefined : loaded.resolution.config;
+    if (config === undefined) return refused('train', `${basename(dir)} has no readable resolved_config.yaml to plan a new run folder from.`, dir);
+    runDir = unusedFolder(resolve(record.cwd, planRunFolder(config, { command: 'train', now, commandLine: '', ignored: [] }).dir));
+  }
+  const full = ['train', ...withoutRunFolderFlags(record.args), '--run-dir', shownPath(record.cwd, runDir)];
+  return { command: 'train', args: full, display: displayCommand(full), cwd: record.cwd, runDir, findings: [], refused: null, values: null };
 }
 
 /** `dir`, or `dir-2`, `dir-3`, … when it is taken. */
