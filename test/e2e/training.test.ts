@@ -57,7 +57,7 @@ void describe('Training from the editor (code-server + Chromium)', () => {
       await waitForNotification(s.page, 'the end notice of the training run', notice, { timeoutMs: 60_000 });
       const toast = s.page.locator('.notifications-toasts .notification-toast').filter({ has: s.page.locator('.notification-list-item-message', { hasText: notice }) }).first();
       const buttons = (await toast.locator('.notification-list-item-buttons-container .monaco-button').allTextContents()).map((t) => t.trim());
-      assert.deepEqual(buttons.filter((b) => b === 'Show Metrics' || b === 'Show Log'), ['Show Metrics', 'Show Log']);
+      assert.deepEqual(buttons, ['Show Metrics', 'Show Log', 'Re-launch']);
       await showView(s.page, 'Runs');
       await widenSideBar(s.page, 200);
       const row = await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && r.description.startsWith('finished'));
