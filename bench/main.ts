@@ -4,7 +4,7 @@
  * its reason, never filled with a number. The exit code is 0 whatever the figures say: a benchmark
  * reports, it is not a test.
  *
- * Options: `--only yaml,yaml-scale,jsonl,activation,sandbox,graph,rollout,launch,datasets,tasks,runs,idle,trajectory,code-graph,service,smoke,model,localisation,env,verify,hosts`, `--edits N` (default 60), `--warmup N` (20),
+ * Options: `--only yaml,yaml-scale,jsonl,activation,sandbox,graph,rollout,launch,launch-exit,datasets,tasks,runs,idle,trajectory,code-graph,service,smoke,model,localisation,env,verify,hosts`, `--edits N` (default 60), `--warmup N` (20),
  * `--sessions N` (7), `--activation-sessions N` (5 code-server sessions), `--localisation-repos a,b` (every
  * repository), `--localisation-limit N` (every instance), `--no-embeddings` (localisation without the semantic retriever).
  */
@@ -20,6 +20,7 @@ import { benchSandbox } from './sandboxFigures.js';
 import { benchGraph } from './graphFigures.js';
 import { benchHosts } from './hostsFigures.js';
 import { benchLaunch } from './launchFigures.js';
+import { benchLaunchExit } from './launchExitFigures.js';
 import { benchLocalisation } from './localisationFigures.js';
 import { benchPythonEnv } from './envFigures.js';
 import { benchRollout } from './rolloutFigures.js';
@@ -146,6 +147,7 @@ async function main(): Promise<void> {
   if (wanted('graph')) await guard('graph', () => benchGraph(log));
   if (wanted('rollout')) await guard('rollout', () => benchRollout(log));
   if (wanted('launch')) await guard('launch', () => benchLaunch(log));
+  if (wanted('launch-exit')) await guard('launch-exit', () => benchLaunchExit(log));
   if (wanted('datasets')) await guard('datasets', () => benchDatasets(log));
   if (wanted('tasks')) await guard('tasks', () => benchTasks(log));
   if (wanted('runs')) await guard('runs', () => benchRuns(log));

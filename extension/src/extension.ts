@@ -16,12 +16,11 @@ import { errorMessage } from './errors.js';
 import { registerLaunchCodeLens } from './launchCodeLens.js';
 import { registerContainersView } from './views/containersView.js';
 import { RunsView } from './views/runsView.js';
-import { launchName, showLaunchProgress } from './launchProgress.js';
+import { showLaunchProgress } from './launchProgress.js';
 import { onDidLaunch } from './launchFlow.js';
 import { LiveRuns } from './liveRuns.js';
 import { registerRunNotices } from './runNotices.js';
 import { registerRunsBadge } from './runsBadge.js';
-import { onDidStartTraining } from './trainingLaunch.js';
 import { registerTasksView } from './views/tasksView.js';
 import { RecordedSourceProvider } from './recordedSource.js';
 import { registerTrajectoryEditor } from './trajectoryEditor.js';
@@ -41,9 +40,9 @@ function launchFeedback(ctx: Ctx): vscode.Disposable[] {
     runsView,
     live,
     registerRunsBadge(live, runsView),
-    registerRunNotices(live),
-    onDidLaunch((dir) => showLaunchProgress(live, { kind: 'dir', dir }, launchName(dir), (line) => ctx.log.info(line))),
-    onDidStartTraining((name) => showLaunchProgress(live, { kind: 'new', command: 'train' }, name, (line) => ctx.log.info(line))),
+    registerRunNotices(live, (line) => ctx.log.info(line)),
+    // Every launch, training included, is a detached gp whose run folder is known before it starts.
+    onDidLaunch((dir, kind) => showLaunchProgress(live, { dir }, kind, (line) => ctx.log.info(line))),
   ];
 }
 

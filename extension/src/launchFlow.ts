@@ -26,9 +26,9 @@ interface StartArgs {
   readonly tasks?: readonly string[];
 }
 
-/** Listeners the Runs view registers to reveal a run once it appears. */
-const launchedListeners = new Set<(runDir: string) => void>();
-export function onDidLaunch(listener: (runDir: string) => void): vscode.Disposable {
+/** Listeners told of each launch's run folder and kind: the Runs view reveals the run, the progress follows it. */
+const launchedListeners = new Set<(runDir: string, kind: string) => void>();
+export function onDidLaunch(listener: (runDir: string, kind: string) => void): vscode.Disposable {
   launchedListeners.add(listener);
   return new vscode.Disposable(() => launchedListeners.delete(listener));
 }
@@ -90,7 +90,7 @@ export async function launch(ctx: Ctx, client: LanguageClient, spec: LaunchSpec)
   }
   await ctx.extension.workspaceState.update(lastLaunchKey, spec);
   ctx.log.info(`Started ${started.display} (pid ${started.pid}); output in ${started.logFile}`);
-  for (const listener of launchedListeners) listener(started.runDir);
+  for (const listener of launchedListeners) listener(started.runDir, started.kind);
   // A verification's log follows in a terminal, and its results show in the Tasks view, which stays in front.
   if (spec.mode === 'verify') return started;
   // The launch's progress, and the notice when it ends, come from the live runs (launchProgress.ts,
@@ -267,8 +267,8 @@ function editValue(key: ValueKey, draft: NewRunLaunch): Promise<NewRunLaunch | u
   }
 }
 
-/** Opens a finding's file at its place; a finding on a flag has no place. */
-async function goToFinding(finding: LaunchFinding | undefined): Promise<void> {
+/** Opens a finding's file at its place (a config finding, or the first error of a run's log); a finding on a flag has no place. */
+export async function goToFinding(finding: Pick<LaunchFinding, 'file' | 'line' | 'character'> | undefined): Promise<void> {
   if (finding?.file === null || finding?.file === undefined) return;
   const position = new vscode.Position(finding.line ?? 0, finding.character ?? 0);
   await vscode.window.showTextDocument(vscode.Uri.file(finding.file), { selection: new vscode.Range(position, position), preview: false });

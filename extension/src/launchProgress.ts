@@ -6,13 +6,19 @@
  */
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
+import { runTitle } from './views/runsText.js';
 import type { ExpectedRun, LiveRuns } from './liveRuns.js';
 
 const startTimeoutMs = 120_000;
 
-/** Shows "Starting NAME…" until the launch's run shows itself; `name` is what the person knows it by. */
-export function showLaunchProgress(live: LiveRuns, expected: ExpectedRun, name: string, log: (line: string) => void): void {
+/**
+ * Shows "Starting NAME…" until the launch's run shows itself, under the run's one name (the Runs
+ * view's, `runTitle`). Its process is followed too (liveRuns.ts), so a launch that dies first ends
+ * this at once with its failed notice.
+ */
+export function showLaunchProgress(live: LiveRuns, expected: ExpectedRun, kind: string, log: (line: string) => void): void {
   const started = Date.now();
+  const name = runTitle({ name: basename(expected.dir), kind }, started);
   void vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Starting ${name}…`, cancellable: false }, async (progress) => {
     progress.report({ message: 'waiting for its run to report that it runs' });
     const outcome = await live.whenStarted(expected, startTimeoutMs);
@@ -21,9 +27,4 @@ export function showLaunchProgress(live: LiveRuns, expected: ExpectedRun, name: 
     // An ended run gets its own notice (runNotices.ts); a slow start is still followed by the Runs view.
     if (outcome.kind === 'timeout') void vscode.window.showInformationMessage(`${name} has not reported that it runs after ${startTimeoutMs / 1000} s; the Runs view shows it when it does.`);
   });
-}
-
-/** The name of a launch that writes into `runDir`. */
-export function launchName(runDir: string): string {
-  return basename(runDir);
 }

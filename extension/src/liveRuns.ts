@@ -4,15 +4,25 @@
  * the Runs view's badge, the launch progress and the notice when a run ends all read this one
  * account. While anything is live it asks the server to watch the runs (`runs/watch` by
  * `liveRuns`), whether or not the Runs view is visible; when nothing is, it stops asking, so an
- * idle window reads nothing.
+ * idle window reads nothing. A launch from this window is also followed by its process: the
+ * server says when it exits (`launch/exited`, issue 37), so a run that dies before it reports, or
+ * ends before its folder's change is seen, still ends its progress and gets its notice, once.
  */
 import * as vscode from 'vscode';
 import type { Ctx } from './ctx.js';
 import { errorMessage } from './errors.js';
-import { runsChanged, runsList, runsWatch, type RunsChanged, type RunSummary } from './serverMessages.js';
+import { launchExited, runsChanged, runsList, runsWatch, type LaunchExited, type LogError, type RunsChanged, type RunSummary } from './serverMessages.js';
 
-/** A launch this window is waiting for: a run folder it knows, or the next new run of a kind (`gp train` in a terminal picks its own folder). */
-export type ExpectedRun = { readonly kind: 'dir'; readonly dir: string } | { readonly kind: 'new'; readonly command: string };
+/** A launch this window is waiting for: the run folder it was started in. */
+export interface ExpectedRun {
+  readonly dir: string;
+}
+
+/** A run that ended, with the first error of its launch's output when its process was followed from here. */
+export interface RunEnd {
+  readonly run: RunSummary;
+  readonly error: LogError | null;
+}
 
 /** How a wait for a launch ended: its run said it runs, it ended first (failed at once, or finished quickly), or nothing came. */
 export type StartOutcome = { readonly kind: 'running'; readonly run: RunSummary } | { readonly kind: 'ended'; readonly run: RunSummary } | { readonly kind: 'timeout' };
@@ -23,15 +33,18 @@ interface Waiter {
   readonly timer: NodeJS.Timeout;
 }
 
+/** How long a launch that ended before it ran waits for its process's exit (sent within milliseconds of the folder's change). */
+const exitGraceMs = 1000;
+
 export class LiveRuns implements vscode.Disposable {
   /** The running runs, by folder. */
   private readonly running = new Map<string, RunSummary>();
-  /** Every run folder the server has reported, so a new one can be told from a known one. */
-  private readonly known = new Set<string>();
   private readonly waiters = new Set<Waiter>();
   private watching = false;
   private readonly changed = new vscode.EventEmitter<readonly RunSummary[]>();
-  private readonly ended = new vscode.EventEmitter<RunSummary>();
+  private readonly ended = new vscode.EventEmitter<RunEnd>();
+  /** The ends already announced, as `dir` and `endedAt`, so the exit and the folder's change give one notice. */
+  private readonly announced = new Set<string>();
   private readonly disposables: vscode.Disposable[] = [];
   /** Fires with the running runs whenever they change. */
   readonly onDidChange = this.changed.event;
@@ -43,6 +56,7 @@ export class LiveRuns implements vscode.Disposable {
       this.changed,
       this.ended,
       ctx.onServerNotification(runsChanged, (change) => this.apply(change)),
+      ctx.onServerNotification(launchExited, (exit) => this.exited(exit)),
       ctx.onDidChangeServer(() => void this.refresh()),
     );
   }
@@ -60,7 +74,6 @@ export class LiveRuns implements vscode.Disposable {
       const result = await client.sendRequest(runsList, {});
       this.running.clear();
       for (const run of result.runs) {
-        this.known.add(run.dir);
         if (run.state === 'running') this.running.set(run.dir, run);
       }
       this.changed.fire(this.runs);
@@ -88,7 +101,7 @@ export class LiveRuns implements vscode.Disposable {
       };
       this.waiters.add(waiter);
       // A run that started before the watch began is already in the list: look once.
-      const known = expected.kind === 'dir' ? this.running.get(expected.dir) : undefined;
+      const known = this.running.get(expected.dir);
       if (known !== undefined) waiter.resolve({ kind: 'running', run: known });
       else void this.updateWatch();
     });
@@ -99,12 +112,18 @@ export class LiveRuns implements vscode.Disposable {
     for (const d of this.disposables) d.dispose();
   }
 
-  private apply(change: RunsChanged): void {
+  /** A launch's process exited: its run, as the server read it then, has ended (a running one is someone else's). */
+  private exited(exit: LaunchExited): void {
+    const run = exit.run;
+    this.ctx.log.info(`Launch in ${exit.runDir} exited ${exit.signal ?? `with status ${exit.code ?? '?'}`} (${exit.reported ? 'its run reported its end' : 'before its run reported'}), ${Date.now() - exit.exitedAt} ms ago`);
+    if (run === null || run.state === 'running' || run.state === 'unknown') return;
+    this.apply({ changed: [run], removed: [], episodes: [], sentAt: exit.sentAt }, { dir: run.dir, error: exit.error });
+  }
+
+  private apply(change: RunsChanged, exit?: { readonly dir: string; readonly error: LogError | null }): void {
     let moved = false;
     for (const run of change.changed) {
-      const isNew = !this.known.has(run.dir);
-      this.known.add(run.dir);
-      const waiter = [...this.waiters].find((w) => matches(w.expected, run, isNew));
+      const waiter = [...this.waiters].find((w) => w.expected.dir === run.dir);
       const wasRunning = this.running.has(run.dir);
       if (run.state === 'running') {
         if (!wasRunning) moved = true;
@@ -117,11 +136,15 @@ export class LiveRuns implements vscode.Disposable {
       if (wasRunning) {
         this.running.delete(run.dir);
         moved = true;
-        this.ended.fire(run);
-      } else if (waiter !== undefined) {
-        // It ended before it was ever seen running: a launch that failed at once, or a short run.
-        this.ended.fire(run);
       }
+      // A run seen running, one this window waits for (it ended before it was seen running: a launch
+      // that failed at once, or a short run), or one whose process this window started.
+      if (exit?.dir === run.dir) this.announce({ run, error: exit.error });
+      else if (waiter !== undefined && !wasRunning) {
+        // The folder's change can arrive just before the exit that carries the first error's place:
+        // the exit is given a moment to announce it, and this announces only if it did not come.
+        setTimeout(() => this.announce({ run, error: null }), exitGraceMs);
+      } else if (wasRunning || waiter !== undefined) this.announce({ run, error: null });
       waiter?.resolve({ kind: 'ended', run });
     }
     for (const dir of change.removed) moved = this.running.delete(dir) || moved;
@@ -129,6 +152,13 @@ export class LiveRuns implements vscode.Disposable {
       this.changed.fire(this.runs);
       void this.updateWatch();
     }
+  }
+
+  private announce(end: RunEnd): void {
+    const key = `${end.run.dir}\0${end.run.endedAt ?? ''}`;
+    if (this.announced.has(key)) return;
+    this.announced.add(key);
+    this.ended.fire(end);
   }
 
   private async updateWatch(): Promise<void> {
@@ -143,8 +173,4 @@ export class LiveRuns implements vscode.Disposable {
       this.ctx.log.error(`Watching the live runs failed: ${errorMessage(error)}`);
     }
   }
-}
-
-function matches(expected: ExpectedRun, run: RunSummary, isNew: boolean): boolean {
-  return expected.kind === 'dir' ? expected.dir === run.dir : isNew && run.kind === expected.command;
 }

@@ -16,6 +16,7 @@ import type { Ctx } from './ctx.js';
 import { errorMessage } from './errors.js';
 import { MetricsLocalisation } from './metricsLocalisation.js';
 import { createRunPagePanel } from './runPagePanel.js';
+import { runLabel } from './views/runsText.js';
 import { runMetrics } from './serverMessages.js';
 import { StepSamplesRelay } from './stepSamplesRelay.js';
 
@@ -50,7 +51,7 @@ class MetricsPanel {
     private readonly dir: string,
     name: string,
   ) {
-    this.panel = createRunPagePanel(ctx, { viewType: runMetricsViewType, title: `Metrics: ${name}`, bundle: 'metrics.js', loading: 'Reading the run’s metrics…' });
+    this.panel = createRunPagePanel(ctx, { viewType: runMetricsViewType, title: `Metrics: ${runLabel(name, Date.now())}`, bundle: 'metrics.js', loading: 'Reading the run’s metrics…' });
     const webview = this.panel.webview;
     this.samples = new StepSamplesRelay(ctx, client, dir, async (message: StepSamplesPageMessage) => {
       await this.panel.webview.postMessage(message);

@@ -5,6 +5,7 @@
  */
 import type { CheckDocumentResult, DatasetSummary } from '../../server/src/protocol/lsp.js';
 import { visibleLine } from '../../server/src/protocol/terminalText.js';
+import { runTitle } from './views/runsText.js';
 
 export type NoticeSeverity = 'info' | 'warning' | 'error';
 
@@ -69,7 +70,7 @@ export class OncePerKey {
 }
 
 /** The buttons a run's end notice may offer; each is shown only where it applies (`runEndNotice`). */
-export type RunNoticeAction = 'Open Report' | 'Show Log' | 'Re-launch' | 'Show Problems';
+export type RunNoticeAction = 'Go to Error' | 'Open Report' | 'Show Metrics' | 'Show Log' | 'Re-launch' | 'Show Problems';
 
 export interface RunEndNotice {
   readonly severity: NoticeSeverity;
@@ -86,8 +87,14 @@ export interface EndedRun {
   readonly exitReason: string | null;
   readonly problem: string | null;
   readonly hasReport: boolean;
+  readonly hasMetrics: boolean;
   readonly hasLog: boolean;
   readonly relaunchable: boolean;
+}
+
+/** The place the first error of a launch's output names (protocol/launch.ts's LogError); a null file names none. */
+export interface ErrorPlace {
+  readonly file: string | null;
 }
 
 /** A reason from a run's files, on one line with its control characters shown, cut to a notice's length. */
@@ -97,27 +104,34 @@ function reasonText(reason: string): string {
 }
 
 /**
- * The notice when a run ends: its outcome in one sentence (`sample-rollout-… finished: 7 of 10
- * resolved`, `… failed: <reason>`) and the buttons that apply to it: its report when it wrote one,
- * its log, a re-launch when it recorded how it was launched, and the Problems panel when it failed
- * with no episode that ended without an error (the config or the tasks are then the likely cause).
+ * The notice when a run ends, under its one name (`runTitle`: `Rollout sample 17:47:35 finished:
+ * 7 of 10 resolved`, `Training … failed: <reason>`), and the buttons that apply to it: the place of
+ * the first error of its output when its process was followed and the error names one (issue 37),
+ * its report or metrics when it wrote them, its log, a re-launch when it recorded how it was
+ * launched, and the Problems panel when it failed with no episode that ended without an error and
+ * no error place to go to (the config or the tasks are then the likely cause).
  */
-export function runEndNotice(run: EndedRun): RunEndNotice {
+export function runEndNotice(run: EndedRun, now: number, error: ErrorPlace | null = null): RunEndNotice {
   const episodes = run.episodes;
+  const name = runTitle(run, now);
   const actions: RunNoticeAction[] = [];
+  const placed = error !== null && error.file !== null;
+  if (placed) actions.push('Go to Error');
   if (run.hasReport) actions.push('Open Report');
+  if (run.hasMetrics) actions.push('Show Metrics');
   if (run.hasLog) actions.push('Show Log');
   if (run.relaunchable) actions.push('Re-launch');
   // Every episode that ended, ended with an error (or none did): the config or the tasks are the likely cause.
-  if (run.state === 'failed' && (episodes === null || episodes.errored === episodes.finished)) actions.push('Show Problems');
+  if (run.state === 'failed' && !placed && (episodes === null || episodes.errored === episodes.finished)) actions.push('Show Problems');
   if (run.state === 'finished') {
     const outcome = episodes === null || episodes.total === 0 ? '' : `: ${numbers.format(episodes.resolved)} of ${numbers.format(episodes.total)} resolved${episodes.errored > 0 ? `, ${numbers.format(episodes.errored)} errored` : ''}`;
-    return { severity: 'info', text: `${run.name} finished${outcome}`, actions };
+    return { severity: 'info', text: `${name} finished${outcome}`, actions };
   }
   const reason = run.exitReason ?? run.problem;
-  const done = episodes === null ? '' : ` after ${numbers.format(episodes.finished)} of ${count(episodes.total, 'episode')}`;
-  if (run.state === 'interrupted') return { severity: 'warning', text: `${run.name} was interrupted${done}${reason === null ? '' : `: ${reasonText(reason)}`}`, actions };
-  return { severity: 'error', text: `${run.name} failed${done}: ${reason === null ? 'it gave no reason; its log says what happened' : reasonText(reason)}`, actions };
+  // No episode was planned: the process stopped before its run began (a task file with no valid line).
+  const done = episodes === null ? '' : episodes.total === 0 ? ' before it started' : ` after ${numbers.format(episodes.finished)} of ${count(episodes.total, 'episode')}`;
+  if (run.state === 'interrupted') return { severity: 'warning', text: `${name} was interrupted${done}${reason === null ? '' : `: ${reasonText(reason)}`}`, actions };
+  return { severity: 'error', text: `${name} failed${done}: ${reason === null ? 'it gave no reason; its log says what happened' : reasonText(reason)}`, actions };
 }
 
 /** The status bar's words for the live runs: `$(sync~spin) 2 runs`, with their names in the tooltip. */

@@ -14,6 +14,7 @@ import { runReportViewType } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { errorMessage } from './errors.js';
 import { createRunPagePanel } from './runPagePanel.js';
+import { runLabel } from './views/runsText.js';
 import { runReport } from './serverMessages.js';
 import { openTrajectoryAt } from './trajectoryEditor.js';
 
@@ -44,7 +45,7 @@ class ReportPanel {
     private readonly dir: string,
     name: string,
   ) {
-    this.panel = createRunPagePanel(ctx, { viewType: runReportViewType, title: `Report: ${name}`, bundle: 'report.js', loading: 'Reading the run’s report…' });
+    this.panel = createRunPagePanel(ctx, { viewType: runReportViewType, title: `Report: ${runLabel(name, Date.now())}`, bundle: 'report.js', loading: 'Reading the run’s report…' });
     const webview = this.panel.webview;
     const subscription = webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw));
     this.panel.onDidDispose(() => {

@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import type { LiveRuns } from './liveRuns.js';
 import { LiveRunsStatusItem } from './statusBar.js';
+import { runTitle } from './views/runsText.js';
 
 /** Where the badge goes: the Runs view's tree (views/runsView.ts sets it on its TreeView). */
 export interface BadgeTarget {
@@ -16,8 +17,10 @@ export function registerRunsBadge(live: LiveRuns, target: BadgeTarget): vscode.D
   const item = new LiveRunsStatusItem();
   const show = () => {
     const runs = live.runs;
-    item.show(runs.map((r) => r.name));
-    target.setBadge(runs.length === 0 ? undefined : { value: runs.length, tooltip: runs.length === 1 ? `1 run running: ${runs[0]?.name ?? ''}` : `${runs.length} runs running` });
+    // Each run under its one name, as its row, its progress and its end notice say it.
+    const names = runs.map((r) => runTitle(r, Date.now()));
+    item.show(names);
+    target.setBadge(runs.length === 0 ? undefined : { value: runs.length, tooltip: runs.length === 1 ? `1 run running: ${names[0] ?? ''}` : `${runs.length} runs running` });
   };
   show();
   return vscode.Disposable.from(item, live.onDidChange(show));

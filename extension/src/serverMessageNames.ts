@@ -37,6 +37,8 @@ export const runActionRequest = 'graphPlanner/runs/action';
 export const launchPlanRequest = 'graphPlanner/launch/plan';
 /** Client → server request: start a launch as a detached gp process. */
 export const launchStartRequest = 'graphPlanner/launch/start';
+/** Server → client notification: a gp process the server started has exited, with its run as it is now. */
+export const launchExitedNotification = 'graphPlanner/launch/exited';
 /** Client → server request: our containers and whether the daemon answered. */
 export const containersListRequest = 'graphPlanner/containers/list';
 /** Client → server request: start or stop following Docker's events. */

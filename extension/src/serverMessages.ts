@@ -22,6 +22,7 @@ import type {
   ContainersListResult,
   ContainersReapResult,
   ContainersWatchParams,
+  LaunchExited,
   LaunchPlanResult,
   LaunchSpec,
   LaunchStartResult,
@@ -66,12 +67,13 @@ export const datasetSummary = new NotificationType<DatasetSummary>(names.dataset
 
 // The workbench views and launching; each message is described where the server declares it.
 export type { ContainerInfo } from '../../server/src/protocol/sandbox.js';
-export type { BlockedTask, EpisodeSummary, LaunchValue, LaunchValues, RunSummary, TaskCertification, TaskFileSummary, TaskItem, TaskReadiness, LaunchFinding, NewRunLaunch, VerifyLaunch } from '../../server/src/protocol/lsp.js';
+export type { BlockedTask, EpisodeSummary, LaunchValue, LaunchValues, LogError, RunSummary, TaskCertification, TaskFileSummary, TaskItem, TaskReadiness, LaunchFinding, NewRunLaunch, TrainLaunch, VerifyLaunch } from '../../server/src/protocol/lsp.js';
 export type {
   ContainerActionResult,
   ContainersChanged,
   ContainersListResult,
   ContainersReapResult,
+  LaunchExited,
   LaunchPlanResult,
   LaunchSpec,
   LaunchStartResult,
@@ -91,6 +93,7 @@ export const runEpisodes = new RequestType<RunEpisodesParams, RunEpisodesResult,
 export const runAction = new RequestType<RunActionParams, RunActionResult, void>(names.runActionRequest);
 export const launchPlan = new RequestType<LaunchSpec, LaunchPlanResult, void>(names.launchPlanRequest);
 export const launchStart = new RequestType<LaunchSpec, LaunchStartResult, void>(names.launchStartRequest);
+export const launchExited = new NotificationType<LaunchExited>(names.launchExitedNotification);
 export const containersList = new RequestType<Record<string, never>, ContainersListResult, void>(names.containersListRequest);
 export const containersWatch = new RequestType<ContainersWatchParams, null, void>(names.containersWatchRequest);
 export const containersChanged = new NotificationType<ContainersChanged>(names.containersChangedNotification);

@@ -2,10 +2,11 @@
  * `Start Training…`: picks the experiment (the active one, else one of the workspace's), how to
  * train (a smoke run on this machine's CPU, with the real model or the scripted policy, a real run
  * here, or a Ray job on a cluster) and, when
- * the config's training tasks are not in the workspace, a task file; then runs `gp train` in a
- * terminal of its own, where its progress and exit are visible, and shows the Runs view, where the
- * run appears and its metrics page opens. `gp train` itself resolves and preflights the config, so
- * a config with errors is refused there with every finding located.
+ * the config's training tasks are not in the workspace, a task file; then starts `gp train` as every
+ * launch starts (launchFlow.ts: the config preflighted first, the process detached, into a run
+ * folder planned before it starts, issue 37), so the progress, the end notice and a failure before
+ * the run reports follow exactly this run. A terminal follows its `run.log`, where the trainer's
+ * output and its exit are visible.
  */
 import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
@@ -13,20 +14,12 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { parse } from 'yaml';
 import { fileKindOf } from './activeFileKind.js';
-import { viewIds } from './contributions.js';
 import type { Ctx } from './ctx.js';
-import { runGpInTerminal } from './gpTerminal.js';
-import { workspaceFiles } from './launchFlow.js';
-import { resolvedConfig } from './serverMessages.js';
+import { launch, workspaceFiles } from './launchFlow.js';
+import { followRunLog } from './runLogTerminal.js';
+import { resolvedConfig, type TrainLaunch } from './serverMessages.js';
 
 type Mode = 'smoke' | 'smoke-scripted' | 'local' | 'ray';
-
-/**
- * Fires with the terminal's name when `gp train` is started; its run folder is the command's to
- * choose, so the launch progress waits for the next new training run (extension.ts).
- */
-const trainingStarted = new vscode.EventEmitter<string>();
-export const onDidStartTraining = trainingStarted.event;
 
 interface ModeItem extends vscode.QuickPickItem {
   readonly mode: Mode;
@@ -40,12 +33,13 @@ const modes: readonly ModeItem[] = [
 ];
 
 /**
- * The smoke's steps when started from the editor: enough points for its curves to be curves. The
- * model policy's steps take minutes each on CPU, so it runs two: still a step sampled from updated weights.
+ * The smoke's policy and steps when started from the editor: enough points for its curves to be
+ * curves. The model policy's steps take minutes each on CPU, so it runs two: still a step sampled
+ * from updated weights.
  */
-const smokeArgs: Readonly<Partial<Record<Mode, readonly string[]>>> = {
-  smoke: ['--smoke', '--steps', '2'],
-  'smoke-scripted': ['--smoke', '--smoke-policy', 'scripted', '--steps', '3'],
+const smokes: Readonly<Partial<Record<Mode, Pick<TrainLaunch, 'smoke' | 'steps'>>>> = {
+  smoke: { smoke: 'model', steps: 2 },
+  'smoke-scripted': { smoke: 'scripted', steps: 3 },
 };
 
 export function startTraining(ctx: Ctx, client: LanguageClient): (arg?: unknown) => Promise<void> {
@@ -59,21 +53,26 @@ export function startTraining(ctx: Ctx, client: LanguageClient): (arg?: unknown)
     }
     const mode = await vscode.window.showQuickPick(modes, { title: `Train with ${vscode.workspace.asRelativePath(config)}`, placeHolder: 'How to train' });
     if (mode === undefined) return;
-    const args = ['train', vscode.workspace.asRelativePath(config, false)];
-    args.push(...(smokeArgs[mode.mode] ?? []));
+    const smoke = smokes[mode.mode] ?? { smoke: null, steps: null };
+    let ray: string | null = null;
     if (mode.mode === 'ray') {
       const address = await vscode.window.showInputBox({ title: 'Ray dashboard address', prompt: 'The head node’s dashboard, as for ray job submit --address', value: '127.0.0.1:8265', validateInput: (v) => (v.trim() === '' ? 'Give HOST:PORT or a URL' : undefined) });
       if (address === undefined) return;
-      args.push('--ray', address.trim());
+      ray = address.trim();
     }
     const tasks = await trainingTasks(client, config, folder.uri.fsPath);
     if (tasks === null) return;
-    if (tasks !== undefined) args.push('--tasks', vscode.workspace.asRelativePath(tasks, false));
-    ctx.log.info(`Start Training: gp ${args.join(' ')}`);
-    const name = `gp train ${smokeArgs[mode.mode] !== undefined ? '(smoke)' : ''}`.trim();
-    runGpInTerminal(ctx, { name, cwd: folder.uri.fsPath, icon: 'rocket', args });
-    trainingStarted.fire(`training of ${vscode.workspace.asRelativePath(config)}`);
-    await vscode.commands.executeCommand(`${viewIds.runs}.focus`);
+    const train: TrainLaunch = { config: config.fsPath, tasks: tasks?.fsPath ?? null, ...smoke, ray, cwd: folder.uri.fsPath };
+    const started = await launch(ctx, client, { mode: 'train', train });
+    if (started === undefined) return;
+    followRunLog({
+      name: `gp train${smoke.smoke === null ? '' : ' (smoke)'}`,
+      icon: 'rocket',
+      logFile: started.logFile,
+      pid: started.pid,
+      display: started.display,
+      ended: `gp train ended; the run is in ${vscode.workspace.asRelativePath(started.runDir)}, its metrics in the Runs view`,
+    });
   };
 }
 

@@ -9,7 +9,7 @@ import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
 import { checkConfigText, ConfigCheckWorker, preflightDisk, renderConfigYaml } from './config/index.js';
 import { startServer, type ServerServices } from './lsp/index.js';
 import { validateJsonlFile, validateLine } from './tasks/index.js';
-import { EpisodeGoldFinder, planLaunch, startDetached } from './launch/index.js';
+import { EpisodeGoldFinder, planLaunch, startFollowed } from './launch/index.js';
 
 const startedAt = Date.now() - Math.round(process.uptime() * 1000);
 const checkWorker = new ConfigCheckWorker();
@@ -18,7 +18,7 @@ const services: ServerServices = {
   datasets: { validateLine, validateFile: validateJsonlFile },
   readText: (path) => readFileSync(path, 'utf8'),
   // The bundled CLI sits next to this bundle (dist/cli.js), and runs on the Node running us.
-  launch: { plan: (spec) => planLaunch(spec), start: (plan) => startDetached(plan, { program: process.execPath, prefix: [join(__dirname, 'cli.js')] }) },
+  launch: { plan: (spec) => planLaunch(spec), start: (plan) => startFollowed(plan, { program: process.execPath, prefix: [join(__dirname, 'cli.js')] }) },
   codeGraph: {
     goldFinder: () => {
       const finder = new EpisodeGoldFinder();

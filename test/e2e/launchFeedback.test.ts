@@ -4,7 +4,9 @@
  * buttons (Open Report opens the report, Show Log the log); a live run shows in the status bar and
  * as a badge on the Runs view; a config with errors shows them first in the review list, with the
  * values as written, and its blocked start names the first error with a button to it; the review
- * list and the Tasks view name a task that cannot run here. The workspace is `fixtures/workbench`
+ * list and the Tasks view name a task that cannot run here; a launch whose every task line fails
+ * validation, whose process exits before its run reports, ends at once in a failed notice with the
+ * first error, Show Log and Go to Error, and a failed row in the Runs view (issue 37). The workspace is `fixtures/workbench`
  * plus the sample repository, so the sample tasks run on the local backend in seconds. Each
  * scenario saves `launch-<scenario>-{light,dark,high-contrast}.png` to `test-artifacts/e2e/`.
  *
@@ -30,6 +32,11 @@ const scenario = (name: string, body: (s: Session) => Promise<void>): Promise<vo
     if (scenarios.activation === 'ready') await runCommand(s.page, 'Notifications: Clear All Notifications');
     await body(s);
   });
+
+/** `text` matched literally in a regular expression. */
+function escaped(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
 
 /** The toast whose message matches `pattern`. */
 function toast(page: Page, pattern: RegExp) {
@@ -115,11 +122,12 @@ void describe('Feedback around a launch in VS Code (code-server + Chromium)', ()
       await openFile(s.page, 'configs/experiments/sample.yaml');
       await runCommand(s.page, 'Graph Planner: Start Rollout');
       await acceptQuickPick(s.page, 'the review list to offer "Start rollout" first', (first) => /Start rollout/.test(first));
-      const notice = /sample-rollout-\S+ finished: \d of 3 resolved/;
+      const notice = /Rollout sample \S+ finished: \d of 3 resolved/;
       const text = await waitForNotification(s.page, 'the notice that the rollout finished', notice, { timeoutMs: 120_000 });
       const run = runsNamed(s, 'sample-rollout').at(-1) ?? '';
       const report = JSON.parse(readFileSync(join(s.workspace, 'outputs', run, 'report.json'), 'utf8')) as { resolved: number };
-      assert.equal(text, `${run} finished: ${report.resolved} of 3 resolved`, 'the notice gives the report’s own count');
+      // The run's one name (issue 37): the Runs view's label, after its kind.
+      assert.equal(text, `Rollout ${runRowLabel(run)} finished: ${report.resolved} of 3 resolved`, 'the notice gives the report’s own count');
       assert.deepEqual(await toastButtons(s.page, notice), ['Open Report', 'Show Log', 'Re-launch']);
       assert.ok(!(await s.page.locator('.notification-list-item-message', { hasText: /^Started gp / }).count()), 'no raw command-line toast');
       await widenSideBar(s.page, 200).catch(() => undefined);
@@ -146,7 +154,7 @@ void describe('Feedback around a launch in VS Code (code-server + Chromium)', ()
       });
       const run = runsNamed(s, 'long-rollout').at(-1) ?? '';
       // The progress notification stayed until the run reported that it runs (launchProgress.ts logs how it ended).
-      await loggedMs(s, 'the launch progress to end on the running run', new RegExp(`Launch progress: ${run} running after (\\d+) ms`));
+      await loggedMs(s, 'the launch progress to end on the running run', new RegExp(`Launch progress: Rollout ${escaped(runRowLabel(run))} running after (\\d+) ms`));
       await showView(s.page, 'Runs');
       await waitForRow(s.page, 'Runs', `${run} running`, (r) => r.label === runRowLabel(run) && r.description.startsWith('running'));
       await screenshotThemes(s, 'launch-b-live');
@@ -156,7 +164,7 @@ void describe('Feedback around a launch in VS Code (code-server + Chromium)', ()
         const sent = await waitForNotification(s.page, 'the stop to be sent', new RegExp(`Sent Ctrl-C to ${run}`), { timeoutMs: 10_000 }).catch(() => undefined);
         return sent !== undefined ? done(sent) : pending(`no answer to Stop Run yet; the run is ${statusOf(s, run).state}`);
       }, { timeoutMs: 40_000 });
-      const notice = new RegExp(`${run} was interrupted after \\d+ of 45 episodes`);
+      const notice = new RegExp(`Rollout ${escaped(runRowLabel(run))} was interrupted after \\d+ of 45 episodes`);
       await waitForNotification(s.page, 'the notice that the run was interrupted', notice, { timeoutMs: 60_000 });
       assert.ok((await toastButtons(s.page, notice)).includes('Show Log'));
       await item.waitFor({ state: 'hidden', timeout: 30_000 });
@@ -192,7 +200,7 @@ void describe('Feedback around a launch in VS Code (code-server + Chromium)', ()
       assert.match(rows[1] ?? '', /1 of 1 task cannot run on local/);
       assert.match(rows[1] ?? '', /django__django-11099/);
       await s.page.keyboard.press('Enter');
-      const notice = /swe-local-rollout-\S+ failed after 1 of 1 episode: every episode ended with an error \(first: Task django__django-11099 has no local_repo/;
+      const notice = /Rollout swe-local \S+ failed after 1 of 1 episode: every episode ended with an error \(first: Task django__django-11099 has no local_repo/;
       await waitForNotification(s.page, 'the notice that the run failed', notice, { timeoutMs: 120_000 });
       assert.deepEqual(await toastButtons(s.page, notice), ['Open Report', 'Show Log', 'Re-launch', 'Show Problems']);
       await screenshotThemes(s, 'launch-c-failed');
@@ -237,6 +245,38 @@ void describe('Feedback around a launch in VS Code (code-server + Chromium)', ()
         const tab = await activeTab(s.page);
         const at = await cursorPosition(s.page);
         return tab.startsWith('dockr.yaml') && at?.line === 7 ? done(at) : pending(`tab ${tab}, cursor ${JSON.stringify(at)}`);
+      });
+    });
+  });
+
+  void it('(e) a launch whose every task line fails validation ends at once in a failed notice with the first error; Go to Error opens its line, and the Runs view lists the failed attempt (issue 37)', scenarioTimeout, async () => {
+    await scenario('e-died', async (s) => {
+      // Run on its own (--test-name-pattern), this is the first scenario: the views come with the server.
+      await loggedMs(s, 'Graph Planner server ready', /Graph Planner server ready\D*?(\d+(?:\.\d+)?)\s*ms/);
+      mkdirSync(join(s.workspace, 'datasets', 'bad'), { recursive: true });
+      // Line 1's task_id is a number, line 2 has none: no line is a task, so gp exits before its run reports.
+      writeFileSync(join(s.workspace, 'datasets', 'bad', 'tasks.jsonl'), '{"task_id": 5, "repo": "x"}\n{"repo": "y"}\n');
+      writeFileSync(join(s.workspace, 'configs', 'experiments', 'badtasks.yaml'), '# Its dataset has no valid line.\nexperiment:\n  name: badtasks\npaths:\n  dataset_train: datasets/bad/tasks.jsonl\n  dataset_val: datasets/bad/tasks.jsonl\nsandbox:\n  backend: local\nrollout:\n  agent: rule\n');
+      await openFile(s.page, 'configs/experiments/badtasks.yaml');
+      await runCommand(s.page, 'Graph Planner: Start Rollout');
+      await acceptQuickPick(s.page, 'the review list to offer "Start rollout" first', (first) => /Start rollout/.test(first));
+      const notice = /Rollout badtasks \S+ failed before it started: datasets\/bad\/tasks\.jsonl:1:1 task_id: /;
+      await waitForNotification(s.page, 'the failed notice with the first error', notice, { timeoutMs: 60_000 });
+      const run = runsNamed(s, 'badtasks-rollout').at(-1) ?? '';
+      assert.equal(statusOf(s, run).state, 'failed', 'the failure is recorded in the run folder');
+      // How long from the process's exit to the notice, as the output channel records both.
+      await loggedMs(s, 'the exit to reach the window', new RegExp(`Launch in \\S+${escaped(run)} exited with status 2 \\(before its run reported\\), (\\d+) ms ago`));
+      assert.deepEqual(await toastButtons(s.page, notice), ['Go to Error', 'Show Log']);
+      await showView(s.page, 'Runs');
+      await widenSideBar(s.page, 200).catch(() => undefined);
+      const row = await waitForRow(s.page, 'Runs', `${run} failed in the Runs view`, (r) => r.label === runRowLabel(run) && r.description.startsWith('failed'));
+      assert.match(row.description, /rollout/);
+      await screenshotThemes(s, 'launch-e-died');
+      await clickToastButton(s.page, notice, 'Go to Error');
+      await waitFor('the cursor on the first bad line of the task file', async () => {
+        const tab = await activeTab(s.page);
+        const at = await cursorPosition(s.page);
+        return tab.startsWith('tasks.jsonl') && at?.line === 1 ? done(at) : pending(`tab ${tab}, cursor ${JSON.stringify(at)}`);
       });
     });
   });

@@ -1,8 +1,10 @@
 /**
  * Training from the editor in real VS Code (code-server 4.100.3, the packaged `.vsix`, Debian's
  * Chromium): `Graph Planner: Start Training…` from the command palette starts the smoke run (Verl's
- * agent loop, GRPO and actor update on CPU through our environment service) in a terminal, the Runs
- * view shows the run reach finished, and its metrics page draws the curves of its three steps; the
+ * agent loop, GRPO and actor update on CPU through our environment service) detached, a terminal
+ * following its log; its progress ends on its run, its end notice offers Show Metrics and Show Log
+ * (issue 37), the Runs view shows the run reach finished under the training icon, and the metrics
+ * page Show Metrics opens draws the curves of its three steps; the
  * default smoke, the real model trained on its own replies, shows like any other run, and the
  * trajectory viewer shows the model's own replies. Needs the trainer environment (python/setup.sh)
  * and the language model (scripts/setup-language-model.sh). Saves `training-*.png` to `test-artifacts/e2e/`.
@@ -16,7 +18,8 @@ import { after, before, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import { stopSession } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
-import { acceptQuickPick, chooseFromContextMenu, expandRow, quickPickRows, rowLocator, runRowLabel, showView, waitForRow, widenSideBar } from './views.js';
+import { screenshotThemes } from './themes.js';
+import { acceptQuickPick, expandRow, quickPickRows, rowLocator, runRowLabel, showView, waitForNotification, waitForRow, widenSideBar } from './views.js';
 import { finishedTrainingRun, startTrainingSession, trainingRuns } from './trainingRuns.js';
 import { done, pending, waitFor } from './wait.js';
 import { openFile, runCommand, screenshot } from './workbench.js';
@@ -47,14 +50,23 @@ void describe('Training from the editor (code-server + Chromium)', () => {
       await s.page.keyboard.type('scripted');
       await acceptQuickPick(s.page, 'the scripted smoke run', (first) => /Smoke run, scripted policy/.test(first));
       const run = await finishedTrainingRun(s, [], 300_000);
+      const name = runRowLabel(run).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      // The progress followed exactly this run (its folder was chosen before gp train started) and ended on it.
+      await loggedMs(s, 'the training progress to end on its run', new RegExp(`Launch progress: Training ${name} (?:running|ended) after (\\d+) ms`));
+      const notice = new RegExp(`^Training ${name} finished`);
+      await waitForNotification(s.page, 'the end notice of the training run', notice, { timeoutMs: 60_000 });
+      const toast = s.page.locator('.notifications-toasts .notification-toast').filter({ has: s.page.locator('.notification-list-item-message', { hasText: notice }) }).first();
+      const buttons = (await toast.locator('.notification-list-item-buttons-container .monaco-button').allTextContents()).map((t) => t.trim());
+      assert.deepEqual(buttons, ['Show Metrics', 'Show Log', 'Re-launch']);
       await showView(s.page, 'Runs');
       await widenSideBar(s.page, 200);
       const row = await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && r.description.startsWith('finished'));
       assert.match(row.description, /train/);
-      await screenshot(s.page, 'training-a-run-finished');
+      assert.equal(await rowLocator(s.page, 'Runs', runRowLabel(run)).locator('.codicon-rocket').count(), 1, 'the training run is marked with its kind’s icon');
+      await screenshotThemes(s, 'training-a-run-finished');
       // The terminal has done its part; the page gets the room.
       if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
-      await chooseFromContextMenu(s.page, 'Runs', runRowLabel(run), 'Show Metrics');
+      await toast.locator('.notification-list-item-buttons-container .monaco-button', { hasText: 'Show Metrics' }).first().click({ timeout: 10_000 });
       const page = visibleWebview(s.page);
       for (const chart of ['reward', 'resolved', 'length', 'kl', 'timing']) {
         await page.locator(`#chart-${chart}`).waitFor({ state: 'visible', timeout: 60_000 });

@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { after, before, test } from 'node:test';
-import { planLaunch, startDetached } from '../../server/src/launch/index.js';
-import type { LaunchPlanResult, LaunchSpec, LaunchStartResult, RunActionResult, RunEpisodesResult, RunsChanged, RunsListResult } from '../../server/src/protocol/index.js';
+import { planLaunch, startFollowed } from '../../server/src/launch/index.js';
+import type { LaunchExited, LaunchPlanResult, LaunchSpec, LaunchStartResult, RunActionResult, RunEpisodesResult, RunsChanged, RunsListResult } from '../../server/src/protocol/index.js';
 import { episodeName } from '../../server/src/protocol/episodeName.js';
 import { engineServices, startHarness, type Harness } from '../support/lspHarness.js';
 
@@ -33,7 +33,7 @@ before(async () => {
   // The real launcher, running the CLI from source (the bundle is not built for server tests).
   // tsx is named by its file: the run's working folder has no node_modules to resolve it from.
   const gp = { program: process.execPath, prefix: ['--import', pathToFileURL(join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href, join(repoRoot, 'server/src/cli/main.ts')] };
-  h = await startHarness({}, root, { ...engineServices(), launch: { plan: (spec) => planLaunch(spec), start: (plan) => startDetached(plan, gp) } });
+  h = await startHarness({}, root, { ...engineServices(), launch: { plan: (spec) => planLaunch(spec), start: (plan) => startFollowed(plan, gp) } });
 });
 after(async () => {
   await h.close();
@@ -128,4 +128,58 @@ test('a task attempted twice gives two episodes whose names are their trajectori
   assert.ok(removed.ok, removed.message);
   await pushed((c) => c.removed.includes(started.runDir), 'the removal');
   await h.client.sendRequest('graphPlanner/runs/watch', { watching: false });
+});
+
+test('a launch whose every task line fails validation exits before it reports: the server writes its failure with the first error, placed, and says so at once (issue 37)', async () => {
+  writeFileSync(join(root, 'datasets', 'bad.jsonl'), '{"task_id": 5}\n{"foo": "bar"}\n');
+  const spec = newRun('ok.yaml');
+  const bad: LaunchSpec = spec.mode === 'new' ? { ...spec, run: { ...spec.run, taskFiles: [join(root, 'datasets', 'bad.jsonl')] } } : spec;
+  const started = (await h.client.sendRequest('graphPlanner/launch/start', bad)) as LaunchStartResult;
+  assert.ok(started.ok, JSON.stringify(started));
+  const deadline = Date.now() + 60_000;
+  let exited: LaunchExited | undefined;
+  while (exited === undefined) {
+    exited = h.notifications.filter((n) => n.method === 'graphPlanner/launch/exited').map((n) => n.params as LaunchExited).find((e) => e.runDir === started.runDir);
+    if (Date.now() > deadline) throw new Error('no launch/exited notification');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(exited.reported, false);
+  assert.equal(exited.code, 2);
+  assert.deepEqual({ file: exited.error?.file, line: exited.error?.line, character: exited.error?.character }, { file: join(root, 'datasets', 'bad.jsonl'), line: 0, character: 0 });
+  assert.match(exited.error?.message ?? '', /^datasets\/bad\.jsonl:1:1 task_id: /);
+  assert.equal(exited.run?.state, 'failed');
+  assert.equal(exited.run?.kind, 'rollout');
+  assert.equal(exited.run?.exitReason, exited.error?.message);
+  assert.ok(exited.sentAt - exited.exitedAt < 1000, `the notification left ${exited.sentAt - exited.exitedAt} ms after the exit`);
+  // The record is in the run folder, so the Runs view, gp runs list and a later window see it too.
+  const listed = (await h.client.sendRequest('graphPlanner/runs/list', {})) as RunsListResult;
+  const row = listed.runs.find((r) => r.dir === started.runDir);
+  assert.equal(row?.state, 'failed');
+  assert.equal(row?.hasLog, true);
+  const removed = (await h.client.sendRequest('graphPlanner/runs/action', { dir: started.runDir, action: 'remove' })) as RunActionResult;
+  assert.ok(removed.ok, removed.message);
+});
+
+test('a training launch is planned into a run folder of its own, passed to gp train with --run-dir, so the editor follows exactly that run (issue 37)', async () => {
+  const spec: LaunchSpec = { mode: 'train', train: { config: join(root, 'configs/experiments/ok.yaml'), tasks: join(root, 'datasets/sample/tasks.jsonl'), smoke: 'scripted', steps: 3, ray: null, cwd: root } };
+  const plan = (await h.client.sendRequest('graphPlanner/launch/plan', spec)) as LaunchPlanResult;
+  assert.equal(plan.refused, null);
+  assert.match(plan.runDir, new RegExp(`^${join(root, 'runs-out', 'ok-train-')}\\d{8}-\\d{6}$`));
+  assert.deepEqual(plan.args, ['train', 'configs/experiments/ok.yaml', '--smoke', '--smoke-policy', 'scripted', '--steps', '3', '--tasks', 'datasets/sample/tasks.jsonl', '--run-dir', plan.runDir.slice(root.length + 1)]);
+  assert.equal(existsSync(plan.runDir), false, 'planning starts nothing');
+});
+
+test('a training run that recorded its launch is re-launched into a new folder and resumed in its own, with its own flags (issue 37)', async () => {
+  const dir = join(root, 'runs-out', 'ok-train-20261127-174735');
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, 'resolved_config.yaml'), readFileSync(join(root, 'configs/experiments/ok.yaml'), 'utf8'));
+  writeFileSync(join(dir, 'launch.json'), JSON.stringify({ command: 'train', args: ['configs/experiments/ok.yaml', '--smoke', '--run-dir', 'runs-out/ok-train-20261127-174735'], cwd: root, agent: 'rule', written_at: '2026-11-27T17:47:35Z' }));
+  writeFileSync(join(dir, 'status.json'), JSON.stringify({ state: 'failed', command: 'gp train configs/experiments/ok.yaml --smoke', pid: 1, host: 'elsewhere', started_at: '2026-11-27T17:47:35Z', ended_at: '2026-11-27T17:48:35Z', episodes: { total: 2, finished: 1, resolved: 0, errored: 0 } }));
+  const relaunch = (await h.client.sendRequest('graphPlanner/launch/plan', { mode: 'relaunch', dir })) as LaunchPlanResult;
+  assert.equal(relaunch.refused, null);
+  assert.notEqual(relaunch.runDir, dir, 'a re-launch writes a new folder');
+  assert.deepEqual(relaunch.args, ['train', 'configs/experiments/ok.yaml', '--smoke', '--run-dir', relaunch.runDir.slice(root.length + 1)]);
+  const resume = (await h.client.sendRequest('graphPlanner/launch/plan', { mode: 'resume', dir })) as LaunchPlanResult;
+  assert.deepEqual(resume.args, ['train', 'configs/experiments/ok.yaml', '--smoke', '--run-dir', 'runs-out/ok-train-20261127-174735']);
+  rmSync(dir, { recursive: true, force: true });
 });

@@ -9,6 +9,7 @@ import { blockedMessage, reviewRows, type ReviewRow } from '../../extension/src/
 import { liveRunsStatus, runEndNotice, type EndedRun } from '../../extension/src/notices.js';
 import type { LaunchPlanResult, NewRunLaunch, TaskPreflightResult } from '../../server/src/protocol/lsp.js';
 
+// The run's one name is its label (views/runsText.ts); a name that is not a default stamp shows whole.
 const run: EndedRun = {
   name: 'sample-rollout-20261126T110000Z',
   state: 'finished',
@@ -17,34 +18,52 @@ const run: EndedRun = {
   exitReason: null,
   problem: null,
   hasReport: true,
+  hasMetrics: false,
   hasLog: true,
   relaunchable: true,
 };
+const now = Date.UTC(2026, 10, 26, 12);
 
 describe('the notice when a run ends', () => {
   test('a finished run says how many episodes resolved and offers its report, log and a re-launch', () => {
-    assert.deepEqual(runEndNotice(run), { severity: 'info', text: 'sample-rollout-20261126T110000Z finished: 7 of 10 resolved', actions: ['Open Report', 'Show Log', 'Re-launch'] });
+    assert.deepEqual(runEndNotice(run, now), { severity: 'info', text: 'Rollout sample-rollout-20261126T110000Z finished: 7 of 10 resolved', actions: ['Open Report', 'Show Log', 'Re-launch'] });
   });
 
   test('a run whose every episode ended with an error gives its reason and offers the Problems panel, not a report it never wrote', () => {
     const reason = 'every episode ended with an error (first: Task swe-1 has no local_repo, so the local backend cannot run it.)';
-    const failed = runEndNotice({ ...run, state: 'failed', episodes: { total: 1, finished: 1, resolved: 0, errored: 1 }, hasReport: false, exitReason: reason });
+    const failed = runEndNotice({ ...run, state: 'failed', episodes: { total: 1, finished: 1, resolved: 0, errored: 1 }, hasReport: false, exitReason: reason }, now);
     assert.equal(failed.severity, 'error');
-    assert.equal(failed.text, `sample-rollout-20261126T110000Z failed after 1 of 1 episode: ${reason}`);
+    assert.equal(failed.text, `Rollout sample-rollout-20261126T110000Z failed after 1 of 1 episode: ${reason}`);
     assert.deepEqual(failed.actions, ['Show Log', 'Re-launch', 'Show Problems']);
     // A run where some episodes ran is not a config problem: no Problems button.
-    assert.ok(!runEndNotice({ ...run, state: 'failed', episodes: { total: 4, finished: 4, resolved: 1, errored: 3 } }).actions.includes('Show Problems'));
+    assert.ok(!runEndNotice({ ...run, state: 'failed', episodes: { total: 4, finished: 4, resolved: 1, errored: 3 } }, now).actions.includes('Show Problems'));
   });
 
   test('a reason from the run’s files cannot act on the screen and is cut to a notice’s length', () => {
-    const text = runEndNotice({ ...run, state: 'failed', exitReason: `bad\u202e\u001b[2J${'x'.repeat(400)}` }).text;
+    const text = runEndNotice({ ...run, state: 'failed', exitReason: `bad\u202e\u001b[2J${'x'.repeat(400)}` }, now).text;
     assert.ok(!text.includes('\u001b') && !text.includes('\u202e'), text);
     assert.match(text, /bad\\u202e\\x1b\[2J/);
     assert.ok(text.length < 320, `${text.length} characters`);
   });
 
   test('an interrupted run is a warning', () => {
-    assert.equal(runEndNotice({ ...run, state: 'interrupted', episodes: { total: 45, finished: 12, resolved: 3, errored: 0 } }).text, 'sample-rollout-20261126T110000Z was interrupted after 12 of 45 episodes');
+    assert.equal(runEndNotice({ ...run, state: 'interrupted', episodes: { total: 45, finished: 12, resolved: 3, errored: 0 } }, now).text, 'Rollout sample-rollout-20261126T110000Z was interrupted after 12 of 45 episodes');
+  });
+
+  test('a launch that exited before its run reported says so, with Go to Error for the place its first error names and no Problems button (issue 37)', () => {
+    const reason = 'datasets/bad.jsonl:1:1 task_id: Invalid input: expected string, received number';
+    const failed: EndedRun = { ...run, state: 'failed', episodes: { total: 0, finished: 0, resolved: 0, errored: 0 }, hasReport: false, relaunchable: false, exitReason: reason };
+    const notice = runEndNotice(failed, now, { file: '/ws/datasets/bad.jsonl' });
+    assert.equal(notice.text, `Rollout sample-rollout-20261126T110000Z failed before it started: ${reason}`);
+    assert.deepEqual(notice.actions, ['Go to Error', 'Show Log']);
+    // An error that names no file has no place to go to; the Problems panel is offered instead.
+    assert.deepEqual(runEndNotice(failed, now, { file: null }).actions, ['Show Log', 'Show Problems']);
+  });
+
+  test('a training run that finished offers its metrics page under the run’s one name, its label', () => {
+    const trained = runEndNotice({ ...run, name: 'train_smoke-train-20261126-113005', kind: 'train', hasReport: false, hasMetrics: true, episodes: null }, Date.UTC(2026, 10, 26, 12));
+    assert.match(trained.text, /^Training train_smoke (\d+ \w+ )?\d\d:\d\d:05 finished$/);
+    assert.deepEqual(trained.actions, ['Show Metrics', 'Show Log', 'Re-launch']);
   });
 
   test('the status bar counts the live runs and hides when none runs', () => {

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pickerEntries, type FoundTrajectory } from '../../extension/src/episodePicker.js';
-import { describeTask, runChildren, runLabel, taskIcon } from '../../extension/src/views/runsText.js';
-import type { EpisodeSummary } from '../../server/src/protocol/runsView.js';
+import { describeRun, describeTask, localTime, runChildren, runIcon, runLabel, runTitle, taskIcon } from '../../extension/src/views/runsText.js';
+import type { EpisodeSummary, RunSummary } from '../../server/src/protocol/runsView.js';
 
 // Local times are read in UTC here (Node reads TZ again when it changes), so the expected labels are the same on every machine.
 process.env['TZ'] = 'UTC';
@@ -84,4 +84,34 @@ test('a run is labelled by its experiment and the local time of its default stam
   assert.equal(runLabel('first', sameDay), 'first', 'a name given with --run-name shows whole');
   assert.equal(runLabel('x-rollout-20261399-112343', sameDay), 'x-rollout-20261399-112343', 'a stamp that is no date shows whole');
   assert.equal(runLabel('-20261126-112343', sameDay), '-20261126-112343');
+});
+
+test('each kind of run has its own icon in the colour of its state; a running run spins whatever its kind (issue 37)', () => {
+  const kinds = ['rollout', 'eval', 'train', 'verify'];
+  const icons = kinds.map((kind) => runIcon({ state: 'finished', kind, problem: null }).id);
+  assert.equal(new Set(icons).size, kinds.length, `every kind its own icon: ${icons.join(', ')}`);
+  assert.ok(!icons.includes(runIcon({ state: 'finished', kind: null, problem: null }).id), 'a run of no known kind is not shown as one');
+  assert.deepEqual(runIcon({ state: 'failed', kind: 'train', problem: null }), { id: 'rocket', color: 'testing.iconFailed' });
+  assert.deepEqual(runIcon({ state: 'finished', kind: 'train', problem: null }), { id: 'rocket', color: 'testing.iconPassed' });
+  assert.equal(runIcon({ state: 'running', kind: 'train', problem: null }).id, 'sync~spin');
+  assert.equal(runIcon({ state: 'unknown', kind: null, problem: 'status.json is not JSON' }).id, 'warning');
+});
+
+test('a run has one name: its label after its kind, as the notice, the progress and the status bar say it', () => {
+  const sameDay = Date.parse('2026-11-27T18:00:00.000Z');
+  assert.equal(runTitle({ name: 'sample-rollout-20261127-174735', kind: 'rollout' }, sameDay), 'Rollout sample 17:47:35');
+  assert.equal(runTitle({ name: 'train_smoke-train-20261127-174735', kind: 'train' }, sameDay), 'Training train_smoke 17:47:35');
+  assert.equal(runTitle({ name: 'mine', kind: null }, sameDay), 'Run mine');
+});
+
+test('a tooltip’s times are local, as the labels are, not the UTC ISO stamps the files keep', () => {
+  assert.equal(localTime('2026-11-27T17:47:35.120Z'), '27 Nov 2026 17:47:35');
+  assert.equal(localTime(null), null);
+  assert.equal(localTime('not a time'), 'not a time');
+});
+
+test('a run that failed before any episode was planned says why in its row, not 0/0 resolved (issue 37)', () => {
+  const run: RunSummary = { dir: '/w/outputs/b', name: 'b', root: '/w/outputs', state: 'failed', stale: false, kind: 'rollout', command: 'gp rollout bad.jsonl', agent: null, episodes: { total: 0, finished: 0, resolved: 0, errored: 0 }, backend: null, model: null, nodes: [], startedAt: '2026-11-27T17:47:35Z', endedAt: '2026-11-27T17:47:37Z', exitReason: 'bad.jsonl:1:1 task_id: Invalid input', problem: null, hasReport: false, hasLog: true, hasMetrics: false, relaunchable: false };
+  assert.equal(describeRun(run, Date.now()), 'failed · 2s · rollout · bad.jsonl:1:1 task_id: Invalid input');
+  assert.equal(describeRun({ ...run, state: 'finished', episodes: { total: 2, finished: 2, resolved: 1, errored: 0 }, exitReason: null }, Date.now()), 'finished · 1/2 resolved · 2s · rollout');
 });

@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import { episodeName } from '../../../server/src/protocol/episodeName.js';
 import { viewCommands } from '../contributions.js';
 import type { EpisodeSummary, RunSummary } from '../serverMessages.js';
-import { describeEpisode, describeEpisodeHost, describeNodes, describeRun, describeTask, durationOf, episodeStateIcons, runLabel, taskIcon, type TaskAttempts } from './runsText.js';
+import { describeEpisode, describeEpisodeHost, describeNodes, describeRun, describeTask, durationOf, episodeStateIcons, localTime, runIcon, runKindOf, runLabel, taskIcon, type TaskAttempts } from './runsText.js';
 
 /** A row of the Runs view: a run, a task of a run, an episode, or a line saying why there is nothing. */
 export type RunsNode =
@@ -18,19 +18,11 @@ export type RunsNode =
   | { readonly kind: 'episode'; readonly dir: string; readonly episodeId: string }
   | { readonly kind: 'message'; readonly text: string };
 
-const stateIcons: Record<RunSummary['state'], [string, string | undefined]> = {
-  running: ['sync~spin', 'charts.blue'],
-  finished: ['pass', 'testing.iconPassed'],
-  failed: ['error', 'testing.iconFailed'],
-  interrupted: ['debug-pause', 'charts.yellow'],
-  unknown: ['question', undefined],
-};
-
 export function runItem(run: RunSummary): vscode.TreeItem {
   const item = new vscode.TreeItem(runLabel(run.name, Date.now()), vscode.TreeItemCollapsibleState.Collapsed);
   item.id = run.dir;
-  const [icon, color] = run.problem !== null && run.state === 'unknown' ? ['warning', 'problemsWarningIcon.foreground'] : stateIcons[run.state];
-  item.iconPath = new vscode.ThemeIcon(icon, color === undefined ? undefined : new vscode.ThemeColor(color));
+  const icon = runIcon(run);
+  item.iconPath = new vscode.ThemeIcon(icon.id, icon.color === undefined ? undefined : new vscode.ThemeColor(icon.color));
   item.description = describeRun(run, Date.now());
   item.tooltip = runTooltip(run);
   const flags = [
@@ -58,7 +50,7 @@ function modelRow(m: NonNullable<RunSummary['model']>): string {
 
 function runTooltip(run: RunSummary): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
-  md.appendMarkdown(`**${run.name}** — ${run.state}${run.stale ? ' (its process is gone)' : ''}\n\n`);
+  md.appendMarkdown(`$(${runKindOf(run.kind).icon}) **${runLabel(run.name, Date.now())}** — ${runKindOf(run.kind).noun.toLowerCase()}, ${run.state}${run.stale ? ' (its process is gone)' : ''}\n\n`);
   if (run.command !== null) md.appendCodeblock(run.command, 'shell');
   const rows: [string, string | null][] = [
     ['Agent', run.agent],
@@ -68,9 +60,10 @@ function runTooltip(run: RunSummary): vscode.MarkdownString {
     ['Ray nodes', describeNodes(run)],
     // A training run's metrics are TensorBoard event files too (runs/tensorboardEvents.ts).
     ['TensorBoard', run.hasMetrics ? `tensorboard --logdir ${join(run.dir, 'tensorboard')}` : null],
-    ['Started', run.startedAt],
+    // Local times, as the run's label gives its start (the files keep UTC).
+    ['Started', localTime(run.startedAt)],
     ['Duration', durationOf(run, Date.now())],
-    ['Ended', run.exitReason === null ? run.endedAt : `${run.endedAt ?? ''} — ${run.exitReason}`],
+    ['Ended', run.exitReason === null ? localTime(run.endedAt) : `${localTime(run.endedAt) ?? ''} — ${run.exitReason}`],
     ['Folder', run.dir],
   ];
   for (const [k, v] of rows) if (v !== null && v !== '') md.appendMarkdown(`${k}: ${v.replace(/[\\`*_{}[\]()#+\-.!|]/g, '\\$&')}  \n`);

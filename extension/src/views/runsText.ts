@@ -17,7 +17,9 @@ import type { EpisodeSummary, RunSummary } from '../../../server/src/protocol/ru
 export function describeRun(run: RunSummary, now: number): string {
   if (run.state === 'unknown' && run.problem !== null) return run.problem;
   const parts: string[] = [run.state];
-  if (run.episodes !== null) {
+  // A run that ended with no episode planned stopped before it began (issue 37): its reason says why, not `0/0`.
+  const neverStarted = run.state !== 'running' && (run.episodes === null || run.episodes.total === 0);
+  if (run.episodes !== null && !neverStarted) {
     const { total, finished, resolved, errored } = run.episodes;
     // A verification's episodes are its tasks: certified (flaky ones included) or not.
     const verify = run.kind === 'verify';
@@ -33,6 +35,7 @@ export function describeRun(run: RunSummary, now: number): string {
   if (run.kind !== null) parts.push(run.kind);
   if (run.agent !== null) parts.push(run.agent);
   if (run.problem !== null) parts.push(`⚠ ${run.problem}`);
+  if (neverStarted && run.exitReason !== null) parts.push(run.exitReason.replace(/\s+/g, ' '));
   return parts.join(' · ');
 }
 
@@ -59,6 +62,63 @@ export function runLabel(name: string, now: number): string {
   // Seconds too: two launches in one minute (a re-run, a smoke beside a training run) are two rows a person tells apart.
   const time = `${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`;
   return `${base} ${sameDay ? time : `${at.getDate()} ${months[at.getMonth()] ?? ''} ${time}`}${copy === undefined ? '' : ` (${copy})`}`;
+}
+
+/**
+ * A run's kind as the Runs view marks it (issue 37): the codicon beside its state, and the noun its
+ * notices and tooltip use. `kind` is the command that made the run (`rollout`, `eval`, `train`,
+ * `verify`, runs/runSummary.ts); any other is shown as a run of that name.
+ */
+export interface RunKind {
+  readonly icon: string;
+  readonly noun: string;
+}
+
+const runKinds: Readonly<Record<string, RunKind>> = {
+  rollout: { icon: 'play', noun: 'Rollout' },
+  eval: { icon: 'checklist', noun: 'Evaluation' },
+  train: { icon: 'rocket', noun: 'Training' },
+  verify: { icon: 'verified', noun: 'Verification' },
+};
+
+export function runKindOf(kind: string | null): RunKind {
+  return (kind === null ? undefined : runKinds[kind]) ?? { icon: 'circle-outline', noun: kind === null ? 'Run' : `Run (${kind})` };
+}
+
+const stateColors: Record<RunSummary['state'], string | undefined> = {
+  running: 'charts.blue',
+  finished: 'testing.iconPassed',
+  failed: 'testing.iconFailed',
+  interrupted: 'charts.yellow',
+  unknown: undefined,
+};
+
+/**
+ * A run row's icon: a running run spins; one that ended shows its kind's icon in its state's colour
+ * (its state is also the first word of its line, so the colour is never the only sign); a folder
+ * that cannot be read shows a warning.
+ */
+export function runIcon(run: Pick<RunSummary, 'state' | 'kind' | 'problem'>): { readonly id: string; readonly color: string | undefined } {
+  if (run.state === 'unknown' && run.problem !== null) return { id: 'warning', color: 'problemsWarningIcon.foreground' };
+  if (run.state === 'running') return { id: 'sync~spin', color: stateColors.running };
+  return { id: runKindOf(run.kind).icon, color: stateColors[run.state] };
+}
+
+/**
+ * The one name a run has wherever the editor shows it (issue 37): its Runs view label, as
+ * `runLabel` makes it, after its kind's noun (`Rollout sample 17:47:35`). The end notice, the
+ * launch progress, the status bar and the report and metrics pages all say it.
+ */
+export function runTitle(run: { readonly name: string; readonly kind: string | null }, now: number): string {
+  return `${runKindOf(run.kind).noun} ${runLabel(run.name, now)}`;
+}
+
+/** A time from a run's files (ISO, UTC) as the local time the labels use: `27 Nov 2026 17:47:35`. */
+export function localTime(iso: string | null): string | null {
+  if (iso === null) return null;
+  const at = new Date(iso);
+  if (Number.isNaN(at.getTime())) return iso;
+  return `${at.getDate()} ${months[at.getMonth()] ?? ''} ${at.getFullYear()} ${pad(at.getHours())}:${pad(at.getMinutes())}:${pad(at.getSeconds())}`;
 }
 
 /** How long the run ran (or has been running), as `45s`, `3m 07s` or `2h 05m`; null without a start. */

@@ -9,7 +9,8 @@ import { containerReaper, episodeDepsFromConfig, loadConfig, loadPlannerPrompt, 
 import type { PlannedTask } from '../rollout/index.js';
 import { runTraining, trainerArgv, adapterDir, cliCommand, trainerPython, visibleGpus, smokeConfig, smokePolicies, smokeSettings, type SmokePolicy, type SmokeSettings } from '../trainer/index.js';
 import { mkdir } from 'node:fs/promises';
-import { RunLock } from '../runs/index.js';
+import { RunLock, writeLaunchRecord } from '../runs/index.js';
+import { isoTimestamp } from '../util/time.js';
 import { errorMessage } from '../util/errors.js';
 import { parseCommandArgs, usageError } from './args.js';
 import { printCapacityPreflight } from './capacityPreflight.js';
@@ -178,6 +179,8 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
   }
   const lock = taken.lock;
   await writeResolvedConfig(run, configFile === undefined ? '(defaults)' : resolve(cwd, configFile));
+  // How the run was launched, so the editor (or a person) can resume it or launch it again, as a rollout's.
+  await writeLaunchRecord(run.layout.launch, { command: 'train', args: [...argv], cwd, agent: run.config.rollout.agent, written_at: isoTimestamp(new Date()) });
   io.out(`run dir: ${displayPath(run.dir, cwd)}`);
   const reaper = containerReaper(run.config, run.name);
   const controller = new AbortController();

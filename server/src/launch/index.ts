@@ -15,6 +15,7 @@ export { containerReaper, episodeDepsFromConfig } from './episodeDeps.js';
 export { loadRolloutTasks, newestUnfinishedRun, type LoadedTasks, type TaskSelection } from './rolloutTasks.js';
 export { rolloutFlagOverrides, rolloutOptions } from './rolloutFlags.js';
 export { displayCommand, newRunArgs, planLaunch, type LaunchPlan } from './launchPlan.js';
-export { startDetached, type GpCommand, type StartedRun } from './detachedRun.js';
+export { startDetached, type GpCommand, type ProcessExit, type StartedRun } from './detachedRun.js';
+export { settleLaunchExit, startFollowed, type ExitedLaunch, type FollowedLaunch, type SettledExit } from './launchExit.js';
 export { replaySetup, taskFilesOf, type ReplayRequest, type ReplaySetup } from './replaySetup.js';
 export { EpisodeGoldFinder, parseDefinitions } from './episodeGold.js';

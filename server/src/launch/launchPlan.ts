@@ -10,7 +10,8 @@ import { existsSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseConfigFlags, type Resolution } from '../config/index.js';
-import type { LaunchFinding, LaunchPlanResult, LaunchSpec, NewRunLaunch, VerifyLaunch } from '../protocol/launch.js';
+import type { LaunchFinding, LaunchPlanResult, LaunchSpec, NewRunLaunch, TrainLaunch, VerifyLaunch } from '../protocol/launch.js';
+import type { RunLaunchRecord } from '../protocol/runs.js';
 import { launchValues } from './launchValues.js';
 import { readLaunchRecord, readRun, runLayout, statusIsLive, withoutConfigFlags, withoutRunFolderFlags } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
@@ -23,7 +24,7 @@ export interface LaunchPlan extends LaunchPlanResult {
   readonly command: LaunchCommand;
 }
 
-export type LaunchCommand = 'rollout' | 'eval' | 'dataset verify';
+export type LaunchCommand = 'rollout' | 'eval' | 'dataset verify' | 'train';
 
 /** `p` relative to `cwd` when it is inside it, as a person types it; absolute otherwise. */
 function shownPath(cwd: string, p: string): string {
@@ -58,6 +59,7 @@ export function verifyArgs(verify: VerifyLaunch): string[] {
 export async function planLaunch(spec: LaunchSpec, now: Date = new Date()): Promise<LaunchPlan> {
   if (spec.mode === 'new') return planArgs(spec.run.kind, newRunArgs(spec.run), spec.run.cwd, { now, fresh: false });
   if (spec.mode === 'verify') return planVerify(spec.verify, now);
+  if (spec.mode === 'train') return planTrain(spec.train, now);
   const dir = resolve(spec.dir);
   const run = await readRun(dir);
   if (run === undefined) return refused('rollout', `${dir} is not a run folder (it has neither status.json nor resolved_config.yaml).`, dir);
@@ -77,8 +79,10 @@ export async function planLaunch(spec: LaunchSpec, now: Date = new Date()): Prom
   if (spec.mode === 'resume') {
     if (run.status !== undefined && statusIsLive(run.status)) return refused(record.command, `${basename(dir)} is still running (pid ${run.status.pid}); it cannot be resumed twice.`, dir);
     if (run.status?.state === 'finished') return refused(record.command, `${basename(dir)} finished; every episode has ended, so there is nothing to resume. Re-launch it to run it again.`, dir);
+    if (record.command === 'train') return planTrainAgain(record, dir, true, now);
     return planArgs(record.command, withoutRunFolderFlags(record.args), record.cwd, { now, fresh: false, resumeDir: dir });
   }
+  if (record.command === 'train') return planTrainAgain(record, dir, false, now);
   const config = runLayout(dir).resolvedConfig;
   if (!existsSync(config)) return refused(record.command, `${basename(dir)} has no resolved_config.yaml to launch again from.`, dir);
   return planArgs(record.command, [...withoutConfigFlags(withoutRunFolderFlags(record.args)), '--config', config], record.cwd, { now, fresh: true });
@@ -138,6 +142,52 @@ async function planVerify(verify: VerifyLaunch, now: Date): Promise<LaunchPlan> 
   const runDir = unusedFolder(resolve(verify.cwd, planRunFolder(resolution.config, { command: 'verify', now, commandLine: '', ignored: [] }).dir));
   const full = ['dataset', 'verify', ...args, '--run-dir', shownPath(verify.cwd, runDir)];
   return { command, args: full, display: displayCommand(full), cwd: verify.cwd, runDir, findings, refused: null, values: null };
+}
+
+/** The arguments of a training run, before the run folder is chosen: each value one argument, never shell text. */
+export function trainArgs(train: TrainLaunch): string[] {
+  const args = [shownPath(train.cwd, train.config)];
+  if (train.smoke !== null) args.push('--smoke', ...(train.smoke === 'scripted' ? ['--smoke-policy', 'scripted'] : []));
+  if (train.steps !== null) args.push('--steps', String(train.steps));
+  if (train.ray !== null) args.push('--ray', train.ray);
+  if (train.tasks !== null) args.push('--tasks', shownPath(train.cwd, train.tasks));
+  return args;
+}
+
+/**
+ * A training run's command line: the config preflighted as `gp train` reads it (a smoke run does
+ * not read the model paths from the disk), and the run folder planned as `gp train` plans it, in a
+ * folder of its own passed with `--run-dir`, so the editor knows which run to follow. `gp train`'s
+ * own checks (the trainer environment, the GPUs) stay its own: a refusal there is a launch that
+ * exits before it reports, and its first error is shown like any other.
+ */
+async function planTrain(train: TrainLaunch, now: Date): Promise<LaunchPlan> {
+  const command = 'train';
+  const loaded = await loadConfig({ file: train.config, flags: parseConfigFlags([]).flags, cwd: train.cwd, disk: train.smoke === null });
+  if (loaded.kind === 'unreadable') return refused(command, `${loaded.file}: ${loaded.message}.`, '');
+  const { resolution } = loaded;
+  const findings = launchFindings(resolution, loaded.path);
+  if (resolution.config === undefined) return { command, args: [], display: '', cwd: train.cwd, runDir: '', findings, refused: null, values: null };
+  const runDir = unusedFolder(resolve(train.cwd, planRunFolder(resolution.config, { command, now, commandLine: '', ignored: [] }).dir));
+  const full = ['train', ...trainArgs(train), '--run-dir', shownPath(train.cwd, runDir)];
+  return { command, args: full, display: displayCommand(full), cwd: train.cwd, runDir, findings, refused: null, values: null };
+}
+
+/**
+ * A training run again from its launch record: resumed in its own folder (`gp train --run-dir` of
+ * an earlier run is a new attempt of it) or re-launched into a new one, planned from its
+ * `resolved_config.yaml` as the first was. Its flags are its own, as recorded; `gp train` checks them.
+ */
+async function planTrainAgain(record: RunLaunchRecord, dir: string, resume: boolean, now: Date): Promise<LaunchPlan> {
+  let runDir = dir;
+  if (!resume) {
+    const loaded = await loadConfig({ file: runLayout(dir).resolvedConfig, flags: parseConfigFlags([]).flags, cwd: record.cwd, disk: false });
+    const config = loaded.kind === 'unreadable' ? undefined : loaded.resolution.config;
+    if (config === undefined) return refused('train', `${basename(dir)} has no readable resolved_config.yaml to plan a new run folder from.`, dir);
+    runDir = unusedFolder(resolve(record.cwd, planRunFolder(config, { command: 'train', now, commandLine: '', ignored: [] }).dir));
+  }
+  const full = ['train', ...withoutRunFolderFlags(record.args), '--run-dir', shownPath(record.cwd, runDir)];
+  return { command: 'train', args: full, display: displayCommand(full), cwd: record.cwd, runDir, findings: [], refused: null, values: null };
 }
 
 /** `dir`, or `dir-2`, `dir-3`, … when it is taken. */

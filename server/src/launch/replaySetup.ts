@@ -37,8 +37,9 @@ export async function replaySetup(request: ReplayRequest): Promise<ReplaySetup> 
   const cwd = launch.ok ? launch.record.cwd : request.cwd;
   let files: string[];
   if (request.tasksFile !== undefined) files = [request.tasksFile];
-  else if (launch.ok) files = taskFilesOf(launch.record.args);
-  else return { ok: false, message: `${runDir} has ${launch.reason}; name the task file with --tasks FILE.` };
+  else if (launch.ok && launch.record.command !== 'train') files = taskFilesOf(launch.record.args);
+  // A training run's record names its config first and its tasks by flag: the task file is asked for, as before it kept one.
+  else return { ok: false, message: `${runDir} has ${launch.ok ? 'a training run’s launch record' : launch.reason}; name the task file with --tasks FILE.` };
   if (!existsSync(layout.resolvedConfig)) return { ok: false, message: `${runDir} has no resolved_config.yaml, so the config of the run is unknown; only run folders written by gp rollout or gp eval (which write it) can be replayed.` };
   // The run's own config, on the backend the episode ran on: a replay compares like with like. A
   // recording whose hints did not use embeddings is replayed without them too, even where the model

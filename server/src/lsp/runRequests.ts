@@ -6,6 +6,7 @@
  * connects them to the client.
  */
 import {
+  launchExitedNotification,
   launchPlanRequest,
   launchSpecSchema,
   launchStartRequest,
@@ -17,6 +18,7 @@ import {
   runsListRequest,
   runsWatchParamsSchema,
   runsWatchRequest,
+  type LaunchExited,
   type LaunchPlanResult,
   type LaunchStartResult,
   type RunActionResult,
@@ -27,6 +29,7 @@ import {
 import { readRun, removeRun, RunsWatcher, stopRun } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
 import type { ServerContext } from './context.js';
+import type { LaunchEnd } from './services.js';
 import { runRootsOf } from './runRoots.js';
 
 export class RunRequests {
@@ -101,11 +104,24 @@ export class RunRequests {
       try {
         const started = await launch.start(plan);
         this.ctx.connection.console.log(`Launched ${plan.display} (pid ${started.pid}) in ${plan.cwd}; output in ${started.logFile}`);
-        return { ok: true, pid: started.pid, runDir: plan.runDir, logFile: started.logFile, display: plan.display };
+        this.ctx.background(started.ended.then((end) => this.reportExit(plan.runDir, started.pid, end)));
+        return { ok: true, pid: started.pid, runDir: plan.runDir, logFile: started.logFile, display: plan.display, kind: plan.command === 'dataset verify' ? 'verify' : plan.command };
       } catch (error) {
         return { ok: false, reason: `gp could not be started: ${errorMessage(error)}`, findings: [] };
       }
     });
+  }
+
+  /**
+   * Tells the client that a launch's process exited, with its run as it is now (issue 37): a run
+   * that never reported has had its failure written (launch/launchExit.ts), and the notice the
+   * client shows needs no wait for the folder's change.
+   */
+  private async reportExit(runDir: string, pid: number, end: LaunchEnd): Promise<void> {
+    const run = (await this.watcher.reread(runDir)) ?? null;
+    const payload: LaunchExited = { runDir, pid, code: end.code, signal: end.signal, reported: end.reported, run, error: end.error, exitedAt: end.at, sentAt: Date.now() };
+    this.ctx.connection.console.log(`Launch in ${runDir} (pid ${pid}) exited ${end.signal ?? `with status ${end.code ?? '?'}`}${end.reported ? '' : `, before its run reported: ${end.error?.message ?? 'no error printed'}`}`);
+    await this.ctx.connection.sendNotification(launchExitedNotification, payload);
   }
 
   /** Re-reads the run roots (experiments may have changed their output_dir). */

@@ -4,7 +4,7 @@
  * counting parser) without touching the engine.
  */
 import type { ConfigCheck, ExperimentConfig, OffThreadResult, YamlSource } from '../config/index.js';
-import type { Finding, LaunchPlanResult, LaunchSpec } from '../protocol/index.js';
+import type { Finding, LaunchPlanResult, LaunchSpec, LogError } from '../protocol/index.js';
 import type { FileOptions, JsonlReport, LineResult } from '../tasks/index.js';
 import type { GoldFinder } from '../runs/index.js';
 import type { DockerEngineView } from '../sandbox/index.js';
@@ -33,14 +33,25 @@ export interface DatasetServices {
 
 /** A planned launch: the protocol's plan plus the `gp` command it runs. */
 export interface PlannedLaunch extends LaunchPlanResult {
-  readonly command: 'rollout' | 'eval' | 'dataset verify';
+  readonly command: 'rollout' | 'eval' | 'dataset verify' | 'train';
+}
+
+/** How a launched process ended, and what its exit left in the run folder (launch/launchExit.ts). */
+export interface LaunchEnd {
+  readonly code: number | null;
+  readonly signal: string | null;
+  /** When it exited (ms since the epoch). */
+  readonly at: number;
+  /** The run wrote its own end; false when the server wrote its failure. */
+  readonly reported: boolean;
+  readonly error: LogError | null;
 }
 
 export interface LaunchServices {
   /** The command line and preflight of a launch (`launch/launchPlan.ts`); starts nothing. */
   readonly plan: (spec: LaunchSpec) => Promise<PlannedLaunch>;
-  /** Starts a planned launch as a detached `gp` process writing the run's `run.log`. */
-  readonly start: (plan: PlannedLaunch) => Promise<{ readonly pid: number; readonly logFile: string }>;
+  /** Starts a planned launch as a detached `gp` process writing the run's `run.log`; `ended` settles when it exits. */
+  readonly start: (plan: PlannedLaunch) => Promise<{ readonly pid: number; readonly logFile: string; readonly ended: Promise<LaunchEnd> }>;
 }
 
 export interface CodeGraphServices {

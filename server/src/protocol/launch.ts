@@ -6,6 +6,7 @@
  * are the same run.
  */
 import { z } from 'zod';
+import { runSummarySchema } from './runsView.js';
 
 /** A new rollout or evaluation, as the quick-pick flow fills it in. */
 export const newRunLaunchSchema = z.object({
@@ -43,13 +44,35 @@ export const verifyLaunchSchema = z.object({
 export type VerifyLaunch = z.infer<typeof verifyLaunchSchema>;
 
 /**
+ * A training run (`gp train`), as *Start Training…* fills it in (issue 37): started detached like a
+ * rollout, into a run folder planned here and passed with `--run-dir`, so the editor follows
+ * exactly that run.
+ */
+export const trainLaunchSchema = z.object({
+  /** Absolute path of the experiment YAML. */
+  config: z.string(),
+  /** Absolute path of the task file for `--tasks`; null takes the config's `paths.dataset_train`. */
+  tasks: z.string().nullable(),
+  /** A smoke run on this machine's CPU with this policy (`--smoke --smoke-policy`); null for a real run. */
+  smoke: z.enum(['model', 'scripted']).nullable(),
+  /** The smoke's steps (`--steps`); null takes gp train's own. */
+  steps: z.number().int().min(1).nullable(),
+  /** The Ray dashboard address (`--ray`); null trains on this machine. */
+  ray: z.string().nullable(),
+  /** The folder relative paths are read from (the config's workspace folder). */
+  cwd: z.string(),
+});
+export type TrainLaunch = z.infer<typeof trainLaunchSchema>;
+
+/**
  * What to launch: a new run, the rest of an existing run (resume), a run again from its own
- * `resolved_config.yaml` and recorded command line, into a new folder (re-launch), or a
- * verification of a dataset.
+ * `resolved_config.yaml` and recorded command line, into a new folder (re-launch), a
+ * verification of a dataset, or a training run.
  */
 export const launchSpecSchema = z.discriminatedUnion('mode', [
   z.object({ mode: z.literal('new'), run: newRunLaunchSchema }),
   z.object({ mode: z.literal('verify'), verify: verifyLaunchSchema }),
+  z.object({ mode: z.literal('train'), train: trainLaunchSchema }),
   z.object({ mode: z.literal('resume'), dir: z.string() }),
   z.object({ mode: z.literal('relaunch'), dir: z.string() }),
 ]);
@@ -118,7 +141,52 @@ export type LaunchPlanResult = z.infer<typeof launchPlanResultSchema>;
  */
 export const launchStartRequest = 'graphPlanner/launch/start';
 export const launchStartResultSchema = z.discriminatedUnion('ok', [
-  z.object({ ok: z.literal(true), pid: z.number().int(), runDir: z.string(), logFile: z.string(), display: z.string() }),
+  z.object({
+    ok: z.literal(true),
+    pid: z.number().int(),
+    runDir: z.string(),
+    logFile: z.string(),
+    display: z.string(),
+    /** The run's kind as the Runs view names it (`rollout`, `eval`, `train`, `verify`), for its one name before it reports. */
+    kind: z.string(),
+  }),
   z.object({ ok: z.literal(false), reason: z.string(), findings: z.array(launchFindingSchema) }),
 ]);
 export type LaunchStartResult = z.infer<typeof launchStartResultSchema>;
+
+/**
+ * The first error a run's output names (`runs/runLogError.ts`): the line as printed and, when it
+ * names a place (`datasets/bad.jsonl:1:1 task_id: …`), that file (absolute) and its zero-based
+ * line and column, as LSP positions are.
+ */
+export const logErrorSchema = z.object({
+  message: z.string(),
+  file: z.string().nullable(),
+  line: z.number().int().nullable(),
+  character: z.number().int().nullable(),
+});
+export type LogError = z.infer<typeof logErrorSchema>;
+
+/**
+ * Server → client notification: a `gp` process this server started detached has exited (issue 37).
+ * The server follows the process as well as its run folder, so a launch that dies before its run
+ * reports is not left unaccounted for: it writes the run's `status.json` as failed with the first
+ * error of its log (`reported` false) before it sends this. `run` is the folder as the Runs view
+ * shows it after the exit; `error` is the first error of this launch's output, with its place.
+ */
+export const launchExitedNotification = 'graphPlanner/launch/exited';
+export const launchExitedSchema = z.object({
+  runDir: z.string(),
+  pid: z.number().int(),
+  /** The exit status, or null when a signal ended it. */
+  code: z.number().int().nullable(),
+  signal: z.string().nullable(),
+  /** Whether the run reported an end of its own; false when the server wrote its failure. */
+  reported: z.boolean(),
+  run: runSummarySchema.nullable(),
+  error: logErrorSchema.nullable(),
+  /** When the process exited and when this was sent (ms since the epoch), for the bench. */
+  exitedAt: z.number(),
+  sentAt: z.number(),
+});
+export type LaunchExited = z.infer<typeof launchExitedSchema>;

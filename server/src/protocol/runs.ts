@@ -342,8 +342,8 @@ export type RunReport = z.infer<typeof runReportSchema>;
  * that the editor (or a person) can resume it or launch it again with the same arguments.
  */
 export const runLaunchRecordSchema = z.object({
-  /** The `gp` command: `rollout` or `eval`. */
-  command: z.enum(['rollout', 'eval']),
+  /** The `gp` command: `rollout`, `eval` or `train` (a training run is re-launched and resumed from the editor too, issue 37). */
+  command: z.enum(['rollout', 'eval', 'train']),
   /** The arguments after the command, as given. */
   args: z.array(z.string()),
   /** The folder the command ran in; relative paths in `args` resolve against it. */

@@ -46,3 +46,4 @@ export { defaultDrawnNodes, episodeCodeGraph, localiseEpisode, maxDrawnNodes, ty
 export { runLocalisation, maxScoredEpisodes, type GoldFinder } from './runLocalisation.js';
 export type { DefinitionSpan } from './goldNodes.js';
 export { EpisodeFold } from './runSummary.js';
+export { firstLogError } from './runLogError.js';

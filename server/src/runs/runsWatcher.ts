@@ -117,6 +117,17 @@ export class RunsWatcher {
     return { episodes: entry.fold.all(), problem: entry.eventProblems.length === 0 ? null : entry.eventProblems.join('; ') };
   }
 
+  /**
+   * One run read now, whether or not anything watches it (a launch's process has just exited, so
+   * its end is known before its folder's change would be seen); a change is pushed as any other.
+   */
+  async reread(dir: string): Promise<RunSummary | undefined> {
+    const full = resolve(dir);
+    const entry = this.runs.get(full) ?? this.entry(full, this.roots.find((r) => dirname(full) === r) ?? dirname(full));
+    await this.refreshAndEmit(entry);
+    return entry.summary;
+  }
+
   /** Starts or stops watching. Starting reads what changed while nobody watched. */
   async watch(on: boolean): Promise<void> {
     if (on === this.watching) return;

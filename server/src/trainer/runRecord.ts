@@ -4,6 +4,7 @@
  * appended to `run.log`. Status writes are queued in order, so a "running" written when an episode
  * ends can never land after the run's end.
  */
+import { fstatSync, statSync } from 'node:fs';
 import { hostname } from 'node:os';
 import type { RunStatus } from '../protocol/runs.js';
 import { writeStatus, type RunLayout } from '../runs/index.js';
@@ -53,11 +54,25 @@ export class RunRecord {
 
   /** A handler for the trainer's output lines: shown through `log` and appended to `run.log`. */
   outputLines(log: (line: string) => void, also: () => void = () => undefined): (line: string) => void {
+    // Started detached from the editor, this process's own output already is `run.log`: appending the line again would show it twice.
+    const outputIsLog = stdoutIs(this.layout.runLog);
     return (line) => {
       also();
       log(line);
+      if (outputIsLog) return;
       // Queued, so lines keep their order; a line that cannot be written (a full disk) is only lost from the file.
       this.logging = this.logging.then(() => this.runLog.append(`${line}\n`)).catch(() => undefined);
     };
+  }
+}
+
+/** Whether this process's standard output is the file at `path` (the same device and inode). */
+function stdoutIs(path: string): boolean {
+  try {
+    const out = fstatSync(1);
+    const file = statSync(path);
+    return out.dev === file.dev && out.ino === file.ino;
+  } catch {
+    return false;
   }
 }
