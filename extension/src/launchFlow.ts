@@ -14,6 +14,7 @@ import { viewIds } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { documentSelectorGlobs } from './launchFiles.js';
 import { blockedMessage, reviewRows, type ReviewRow, type ValueKey } from './launchReviewRows.js';
+import { preferredFix } from './overviewQuickFix.js';
 import { launchPlan, launchStart, resolvedConfig, taskPreflight, type BlockedTask, type LaunchFinding, type LaunchPlanResult, type LaunchSpec, type LaunchStartResult, type NewRunLaunch, type TaskPreflightResult } from './serverMessages.js';
 import { visibleLine } from '../../server/src/protocol/terminalText.js';
 
@@ -107,10 +108,53 @@ async function showBlockedMessage(errors: readonly LaunchFinding[]): Promise<voi
   const goTo = 'Go to Error';
   const problems = 'Show Problems';
   const first = errors[0];
+  const fix = first === undefined ? undefined : await firstErrorFix(first);
+  const fixButton = fix === undefined ? undefined : `Fix: ${fix.title}`;
   const buttons = first?.file !== null && first?.file !== undefined ? [goTo, problems] : [problems];
-  const choice = await vscode.window.showErrorMessage(blockedMessage(errors, (p) => vscode.workspace.asRelativePath(p)), ...buttons);
+  const choice = await vscode.window.showErrorMessage(blockedMessage(errors, (p) => vscode.workspace.asRelativePath(p)), ...(fixButton === undefined ? [] : [fixButton]), ...buttons);
+  if (choice === fixButton && fix !== undefined) await applyFix(fix, first);
   if (choice === goTo) await goToFinding(first);
   if (choice === problems) await vscode.commands.executeCommand('workbench.actions.view.problems');
+}
+
+/** How long a blocked launch's notice waits for the editor to check a config it had not opened, so its fix can be offered. */
+const fixWaitMs = 1500;
+
+/**
+ * The editor's preferred quick fix for the first error (a misspelt key's rename, a sign flipped),
+ * asked of the language server as the light bulb asks; undefined when it offers none. A config the
+ * editor has not opened is opened (not shown) and given a moment to be checked.
+ */
+async function firstErrorFix(finding: LaunchFinding): Promise<vscode.CodeAction | undefined> {
+  if (finding.file === null || finding.line === null) return undefined;
+  const line = finding.line;
+  try {
+    const document = await vscode.workspace.openTextDocument(vscode.Uri.file(finding.file));
+    const onLine = () => vscode.languages.getDiagnostics(document.uri).some((d) => d.range.start.line === line && d.message === finding.message);
+    const deadline = Date.now() + fixWaitMs;
+    while (!onLine() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const actions =
+      (await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[] | undefined>(
+        'vscode.executeCodeActionProvider',
+        document.uri,
+        new vscode.Range(line, 0, line, document.lineAt(Math.min(line, document.lineCount - 1)).text.length),
+        vscode.CodeActionKind.QuickFix.value,
+      )) ?? [];
+    return preferredFix(actions, line, finding.message);
+  } catch {
+    // No fix is offered: the notice still has Go to Error.
+    return undefined;
+  }
+}
+
+/** Applies the fix as the light bulb would and shows the config at its place, unsaved, for the person to check and save. */
+async function applyFix(fix: vscode.CodeAction, finding: LaunchFinding | undefined): Promise<void> {
+  if (fix.edit !== undefined && !(await vscode.workspace.applyEdit(fix.edit))) {
+    void vscode.window.showErrorMessage(`The editor refused the fix "${fix.title}"; Go to Error shows the line.`);
+    return;
+  }
+  if (fix.command !== undefined) await vscode.commands.executeCommand(fix.command.command, ...(fix.command.arguments ?? []));
+  await goToFinding(finding);
 }
 
 function startArgsOf(arg: unknown): StartArgs {

@@ -32,3 +32,13 @@ export function chooseAction(actions: readonly (vscode.CodeAction | vscode.Comma
     (a) => a.title === choice.title && (a.diagnostics === undefined || a.diagnostics.length === 0 || a.diagnostics.some((d) => codeOf(d) === choice.code)),
   );
 }
+
+/**
+ * The fix a blocked launch's notice offers for its first error: the quick fix the editor marks as
+ * preferred (the one Fix All applies), for a diagnostic on the error's line whose message is the
+ * error's, or undefined when there is none.
+ */
+export function preferredFix(actions: readonly (vscode.CodeAction | vscode.Command)[], line: number, message: string): vscode.CodeAction | undefined {
+  const codeActions = actions.filter((a): a is vscode.CodeAction => typeof a.command !== 'string');
+  return codeActions.find((a) => a.isPreferred === true && (a.diagnostics ?? []).some((d) => d.range.start.line === line && d.message === message));
+}
