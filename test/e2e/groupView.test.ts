@@ -64,7 +64,7 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
       run = await finishedTrainingRun(s, [], 420_000);
       await showView(s.page, 'Runs');
       await widenSideBar(s.page, 120);
-      await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && r.description.startsWith('finished'));
+      await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && /(^| · )finished\b/.test(r.description));
       if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
       await chooseFromContextMenu(s.page, 'Runs', runRowLabel(run), 'Show GRPO Groups');
       const page = visibleWebview(s.page);
@@ -170,7 +170,7 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
       assert.ok(first !== undefined, 'the rollout started episodes');
       await runCommand(s.page, 'View: Close All Editors');
       await showView(s.page, 'Runs');
-      await waitForRow(s.page, 'Runs', 'attempts-8 in the Runs view', (r) => r.label === 'attempts-8' && r.description.startsWith('finished'));
+      await waitForRow(s.page, 'Runs', 'attempts-8 in the Runs view', (r) => r.label === 'attempts-8' && /(^| · )finished\b/.test(r.description));
       await expandRow(s.page, 'Runs', 'attempts-8');
       await chooseFromContextMenu(s.page, 'Runs', first, 'Show Episode Group');
       const page = visibleWebview(s.page);

@@ -49,7 +49,7 @@ void describe('Training from the editor (code-server + Chromium)', () => {
       const run = await finishedTrainingRun(s, [], 300_000);
       await showView(s.page, 'Runs');
       await widenSideBar(s.page, 200);
-      const row = await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && r.description.startsWith('finished'));
+      const row = await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && /(^| · )finished\b/.test(r.description));
       assert.match(row.description, /train/);
       await screenshot(s.page, 'training-a-run-finished');
       // The terminal has done its part; the page gets the room.
@@ -82,7 +82,7 @@ void describe('Training from the editor (code-server + Chromium)', () => {
       assert.equal(checks.policy, 'model');
       await showView(s.page, 'Runs');
       if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
-      await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && r.description.startsWith('finished'));
+      await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && /(^| · )finished\b/.test(r.description));
       const episode = checks.steps[1]?.samples[0]?.episode_id ?? '';
       const lines = readFileSync(join(s.workspace, 'outputs', run, 'trajectories', `${episode}.jsonl`), 'utf8')
         .split('\n')

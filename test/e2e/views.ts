@@ -6,6 +6,7 @@
  */
 import type { Locator, Page } from 'playwright-core';
 import { runLabel } from '../../extension/src/views/runsText.js';
+import { fileLabel } from '../../extension/src/views/taskItems.js';
 import { runCommand } from './workbench.js';
 import { done, pending, waitFor, type WaitOptions } from './wait.js';
 
@@ -73,17 +74,39 @@ export async function waitForRow(page: Page, view: ViewName, what: string, accep
 }
 
 /**
+ * A row as a person tells it from the others: its label, or its label and a text its description
+ * holds (two dataset files named `tasks.jsonl` differ only by the folder in their descriptions).
+ */
+export type RowName = string | { readonly label: string; readonly within: string };
+
+/** The Tasks view's row of a dataset file, by its workspace-relative path: its name, its folder in the description. */
+export function taskFileRow(path: string): RowName {
+  const { label, folder } = fileLabel(path);
+  return folder === null ? label : { label, within: folder };
+}
+
+/** Whether a row read with `viewRows` is the dataset file at `path`. */
+export function isTaskFileRow(row: Row, path: string): boolean {
+  const name = taskFileRow(path);
+  return typeof name === 'string' ? row.label === name : row.label === name.label && row.description.split(' · ').includes(name.within);
+}
+
+/**
  * The row element whose label is exactly `label`: a substring match would take
  * `sample-calc-add-unittest` for `sample-calc-add` whenever it is listed first.
  */
-export function rowLocator(page: Page, view: ViewName, label: string): Locator {
-  const exact = new RegExp(`^\\s*${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`);
-  return viewPane(page, view).locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: exact }) }).first();
+export function rowLocator(page: Page, view: ViewName, name: RowName): Locator {
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const label = typeof name === 'string' ? name : name.label;
+  let rows = viewPane(page, view).locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: new RegExp(`^\\s*${escape(label)}\\s*$`) }) });
+  // The folder is the description's last part: `datasets/sample` is not `datasets/samples`.
+  if (typeof name !== 'string') rows = rows.filter({ has: page.locator('.label-description', { hasText: new RegExp(`(^| · )${escape(name.within)}\\s*$`) }) });
+  return rows.first();
 }
 
 /** Selects the row and expands it (the Right arrow, as a person using the keyboard does). */
-export async function expandRow(page: Page, view: ViewName, label: string): Promise<void> {
-  const row = rowLocator(page, view, label);
+export async function expandRow(page: Page, view: ViewName, name: RowName): Promise<void> {
+  const row = rowLocator(page, view, name);
   await row.click();
   if ((await row.getAttribute('aria-expanded')) === 'false') await page.keyboard.press('ArrowRight');
 }
