@@ -174,6 +174,63 @@ export async function acceptQuickPick(page: Page, what: string, accept: (first: 
   await page.keyboard.press('Enter');
 }
 
+/** How much of a row shows: whether its label is cut, and how many characters of its description show whole. */
+export interface RowFit {
+  readonly label: string;
+  readonly description: string;
+  readonly level: number;
+  readonly labelCut: boolean;
+  readonly descriptionShown: number;
+}
+
+interface Box {
+  readonly right: number;
+}
+interface TextNode {
+  readonly length: number;
+}
+interface FitElement {
+  getAttribute(name: string): string | null;
+  querySelector(selector: string): (FitElement & { readonly textContent: string | null; readonly firstChild: TextNode | null; getBoundingClientRect(): Box }) | null;
+  readonly ownerDocument: { createRange(): { setStart(node: TextNode, offset: number): void; setEnd(node: TextNode, offset: number): void; getBoundingClientRect(): Box } };
+}
+
+/**
+ * Measures each row of the view as drawn: a label is cut when its text runs past the right edge of
+ * the row's label box (VS Code clips there and draws an ellipsis), and the description shows the
+ * characters that end before that edge. Text lengths say nothing of this; the drawn boxes do.
+ */
+export async function rowFits(page: Page, view: ViewName): Promise<RowFit[]> {
+  return viewPane(page, view)
+    .locator('.monaco-list-row')
+    .evaluateAll((rows) =>
+      (rows as unknown as FitElement[]).map((r) => {
+        const box = r.querySelector('.monaco-icon-label-container')?.getBoundingClientRect().right ?? 0;
+        const name = r.querySelector('.label-name');
+        const description = r.querySelector('.label-description');
+        const text = description?.firstChild ?? null;
+        let shown = 0;
+        if (text !== null && description !== null) {
+          const range = description.ownerDocument.createRange();
+          range.setStart(text, 0);
+          // The longest prefix whose drawn box ends inside the label box.
+          while (shown < text.length) {
+            range.setEnd(text, shown + 1);
+            if (range.getBoundingClientRect().right > box + 0.5) break;
+            shown++;
+          }
+        }
+        return {
+          label: name?.textContent ?? '',
+          description: description?.textContent ?? '',
+          level: Number(r.getAttribute('aria-level') ?? '1'),
+          labelCut: (name?.getBoundingClientRect().right ?? 0) > box + 0.5,
+          descriptionShown: shown,
+        };
+      }),
+    );
+}
+
 /** Drags the side bar's right edge `pixels` to the right, as a person widens it. */
 export async function widenSideBar(page: Page, pixels: number): Promise<void> {
   const box = await page.locator('.part.sidebar').boundingBox();

@@ -20,7 +20,7 @@ import { errorMessage } from '../../server/src/util/errors.js';
 import { startSession, stopSession, type Session } from './harness.js';
 import { endLiveRuns, runsNamed, statusOf } from './runFolders.js';
 import { loggedMs, Scenarios } from './scenarios.js';
-import { acceptQuickPick, chooseFromContextMenu, clickInlineAction, expandRow, formatRows, isTaskFileRow, rowLocator, taskFileRow, type RowName, runRowLabel, showView, terminalText, viewPane, viewRows, waitForNotification, waitForRow, widenSideBar } from './views.js';
+import { acceptQuickPick, chooseFromContextMenu, clickInlineAction, expandRow, formatRows, isTaskFileRow, rowFits, rowLocator, taskFileRow, type RowFit, type RowName, runRowLabel, showView, terminalText, viewPane, viewRows, waitForNotification, waitForRow } from './views.js';
 import { screenshotThemes } from './themes.js';
 import { done, pending, waitFor } from './wait.js';
 import { focusProblems, openFile, readProblems, runCommand, screenshot } from './workbench.js';
@@ -114,8 +114,7 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
       for (const view of ['Tasks', 'Containers', 'Runs'] as const) {
         await viewPane(s.page, view).waitFor({ state: 'visible', timeout: 30_000 });
       }
-      // A person reading run descriptions widens the side bar; so do the screenshots.
-      await widenSideBar(s.page, 200);
+      // The side bar stays at the width VS Code gives it, in this file's every scenario: its rows are meant to read there (scenario (n)).
       await screenshot(s.page, 'views-a-three-views');
       await assertEmptyViewsWelcome(s);
       await screenshotThemes(s, 'views-a-welcome');
@@ -294,6 +293,40 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
       const tabs = await s.page.locator('.part.panel').textContent();
       await screenshot(s.page, 'views-j-task-tests');
       assert.ok(tabs?.includes('gp task test sample-calc-add'), `the terminal is named for the task: ${tabs ?? ''}`);
+    });
+  });
+
+  void it('(n) at the side bar’s default width every Tasks and Runs label shows whole, and each row’s count before anything is cut', scenarioTimeout, async () => {
+    await scenario('n-default-width', async (s) => {
+      const run = runsNamed(s, 'sample-rollout').at(0) ?? '';
+      assert.notEqual(run, '', 'scenario (b) left a run');
+      await showView(s.page, 'Tasks');
+      await expandRow(s.page, 'Tasks', taskFileRow('datasets/sample/tasks.jsonl'));
+      await waitFor('the three sample tasks under their file', async () => {
+        const rows = await viewRows(s.page, 'Tasks');
+        if (rows.filter((r) => r.level === 2).length === 3) return done(true);
+        await expandAgain(s, taskFileRow('datasets/sample/tasks.jsonl'));
+        return pending(formatRows(rows));
+      });
+      await showView(s.page, 'Runs');
+      await expandRow(s.page, 'Runs', runRowLabel(run));
+      await waitForRow(s.page, 'Runs', `the episodes of ${run}`, (r) => r.level === 2 && r.label === 'sample-calc-add-unittest');
+      // A hovered row shows its inline actions over its text; the pointer rests away from the side bar while rows are measured.
+      await s.page.mouse.move(1000, 500);
+      const sideBar = await s.page.locator('.part.sidebar').boundingBox();
+      const fits = { Tasks: await rowFits(s.page, 'Tasks'), Runs: await rowFits(s.page, 'Runs') };
+      const shown = (rows: readonly RowFit[]) => rows.map((r) => `${'  '.repeat(r.level - 1)}${r.label}${r.labelCut ? ' [label cut]' : ''} — ${r.description.slice(0, r.descriptionShown)}|${r.description.slice(r.descriptionShown)}`).join('\n');
+      const report = `side bar ${Math.round(sideBar?.width ?? 0)} px wide\nTasks:\n${shown(fits.Tasks)}\nRuns:\n${shown(fits.Runs)}`;
+      assert.ok(fits.Tasks.length >= 4 && fits.Runs.length >= 4, report);
+      for (const row of [...fits.Tasks, ...fits.Runs]) assert.equal(row.labelCut, false, `the label of "${row.label}" is cut:\n${report}`);
+      // The first fact of a row is what a person scans for: a file's task count, a run's result, a task's resolved attempts.
+      const firstFact = (r: RowFit) => r.description.split(' · ')[0] ?? '';
+      const file = fits.Tasks.find((r) => r.level === 1 && r.label === 'tasks.jsonl' && r.description.endsWith('datasets/sample'));
+      assert.ok(file !== undefined && /^3 tasks$/.test(firstFact(file)) && file.descriptionShown >= firstFact(file).length, `the sample file's count shows:\n${report}`);
+      const runs = fits.Runs.filter((r) => r.level === 1 && /^\d+\/\d+ resolved$/.test(firstFact(r)));
+      assert.ok(runs.length >= 2, `the finished runs lead with their result:\n${report}`);
+      for (const row of runs) assert.ok(row.descriptionShown >= firstFact(row).length, `the result of "${row.label}" is cut:\n${report}`);
+      await screenshotThemes(s, 'views-n-default-width');
     });
   });
 
