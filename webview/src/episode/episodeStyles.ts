@@ -48,7 +48,7 @@ details.issue summary { cursor: pointer; }
 .chip { font: inherit; font-size: 0.9em; padding: 1px 8px; border-radius: 10px; cursor: pointer; border: 1px solid var(--vscode-button-border, var(--vscode-panel-border, #8884)); background: transparent; color: var(--vscode-descriptionForeground); }
 .chip[aria-pressed="true"] { background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground); }
 .search-row { display: flex; gap: 4px; padding: 4px 10px; }
-input.search { flex: 1; font: inherit; padding: 3px 6px; color: var(--vscode-input-foreground); background: var(--vscode-input-background); border: 1px solid var(--vscode-input-border, transparent); }
+input.search { flex: 1; min-width: 0; font: inherit; padding: 3px 6px; color: var(--vscode-input-foreground); background: var(--vscode-input-background); border: 1px solid var(--vscode-input-border, transparent); }
 input.search:focus { outline: 1px solid var(--vscode-focusBorder); }
 button.icon { font: inherit; background: transparent; color: var(--vscode-foreground); border: 1px solid transparent; cursor: pointer; padding: 0 6px; }
 button.icon:hover { background: var(--vscode-toolbar-hoverBackground); }

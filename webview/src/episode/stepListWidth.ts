@@ -8,8 +8,8 @@
 
 /** The list's share of the editor until the person drags the splitter. */
 export const defaultStepListShare = 0.42;
-/** Narrower than this, a summary shows only a word or two. */
-export const minStepListPx = 240;
+/** Narrower than this, a summary shows only a word or two beside the step's number, glyph, reward and time. */
+export const minStepListPx = 300;
 /** The step's detail keeps at least this much beside the list. */
 export const minDetailPx = 360;
 

@@ -59,8 +59,8 @@ function whereOf(point: ChartPoint, formatX: (x: number) => string): string {
 }
 
 /**
- * `smoothed 62.5% · at step 3 50%`: the bold line's last value first and larger, then the latest
- * step's value as recorded; a line drawn unsmoothed shows only the latter, as the headline.
+ * `smoothed 62.5%` over `at step 3 50%`: the bold line's last value first and larger, then under
+ * it the latest step's value as recorded; a line drawn unsmoothed shows only the latter, as the headline.
  */
 function headlineNode(h: Headline, label: string, format: (y: number) => string): HTMLElement {
   const recorded = metricsFigureNames.latest;
@@ -72,7 +72,7 @@ function headlineNode(h: Headline, label: string, format: (y: number) => string)
     { class: 'latest', title: `${label}: ${smoothed.definition} Beside it: ${recorded.definition}` },
     el('span', { class: 'latest-where' }, `${smoothed.label} `),
     el('span', { class: 'latest-value' }, format(h.value)),
-    el('span', { class: 'latest-raw' }, ` · ${where}${format(h.raw)}`),
+    el('span', { class: 'latest-raw' }, `${where}${format(h.raw)}`),
   );
 }
 
