@@ -57,6 +57,20 @@ function attemptsRun(s: Session, attempts: number): string {
   return first;
 }
 
+/** Runs `attempts` attempts of one task (`attemptsRun`), then opens their group from the Runs view as a person does (Show Episode Group). */
+async function attemptsGroup(s: Session, attempts: number): Promise<FrameLocator> {
+  const first = attemptsRun(s, attempts);
+  const run = `attempts-${attempts}`;
+  await runCommand(s.page, 'View: Close All Editors');
+  await showView(s.page, 'Runs');
+  await waitForRow(s.page, 'Runs', `${run} in the Runs view`, (r) => r.label === run && /(^| · )finished\b/.test(r.description));
+  await expandRow(s.page, 'Runs', run);
+  await chooseFromContextMenu(s.page, 'Runs', first, 'Show Episode Group');
+  const page = visibleWebview(s.page);
+  await page.locator('#group-table').waitFor({ state: 'visible', timeout: 60_000 });
+  return page;
+}
+
 void describe('The GRPO group view of a smoke training step (code-server + Chromium)', () => {
   let run = '';
   before(
@@ -177,14 +191,7 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
   void it('two attempts of one task fill the editor: the columns share its width (Show Episode Group)', { timeout: 300_000 }, async () => {
     await scenarios.run('group-fill', async (s) => {
       await loggedMs(s, 'Graph Planner server ready', /Graph Planner server ready\D*?(\d+(?:\.\d+)?)\s*ms/);
-      const first = attemptsRun(s, 2);
-      await runCommand(s.page, 'View: Close All Editors');
-      await showView(s.page, 'Runs');
-      await waitForRow(s.page, 'Runs', 'attempts-2 in the Runs view', (r) => r.label === 'attempts-2' && /(^| · )finished\b/.test(r.description));
-      await expandRow(s.page, 'Runs', 'attempts-2');
-      await chooseFromContextMenu(s.page, 'Runs', first, 'Show Episode Group');
-      const page = visibleWebview(s.page);
-      await page.locator('#group-table').waitFor({ state: 'visible', timeout: 60_000 });
+      const page = await attemptsGroup(s, 2);
       assert.equal(await page.locator('th.col').count(), 2);
       // Issue 37 found two columns of 232 px with half the editor empty; they now share its width (webview/src/group/groupStyles.ts).
       const fill = await page.locator('#group-scroller').evaluate((scroller) => ({
@@ -201,14 +208,7 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
 
   void it('eight attempts of one task scroll sideways under row numbers that stay (Show Episode Group)', { timeout: 300_000 }, async () => {
     await scenarios.run('group-wide', async (s) => {
-      const first = attemptsRun(s, 8);
-      await runCommand(s.page, 'View: Close All Editors');
-      await showView(s.page, 'Runs');
-      await waitForRow(s.page, 'Runs', 'attempts-8 in the Runs view', (r) => r.label === 'attempts-8' && /(^| · )finished\b/.test(r.description));
-      await expandRow(s.page, 'Runs', 'attempts-8');
-      await chooseFromContextMenu(s.page, 'Runs', first, 'Show Episode Group');
-      const page = visibleWebview(s.page);
-      await page.locator('#group-table').waitFor({ state: 'visible', timeout: 60_000 });
+      const page = await attemptsGroup(s, 8);
       assert.equal(await page.locator('th.col').count(), 8);
       assert.match((await page.locator('h1').textContent()) ?? '', /^Episodes of sample-calc-add$/);
       assert.match((await page.locator('#advantage-note').textContent()) ?? '', /not one GRPO group/);
