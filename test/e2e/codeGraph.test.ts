@@ -17,6 +17,7 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { repoRoot, startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
 import { chooseFromContextMenu, expandRow, rowLocator, runRowLabel, showView, waitForRow, widenSideBar } from './views.js';
+import { screenshotThemes } from './themes.js';
 import { done, pending, waitFor } from './wait.js';
 import { runCommand, screenshot } from './workbench.js';
 
@@ -83,6 +84,28 @@ void describe('An episode on the code graph in VS Code (code-server + Chromium)'
       const graph = viewer;
       await waitFor('the code graph in place of the step’s detail', async () => ((await graph.locator('#detail #legend').count()) > 0 ? done(true) : pending('no legend in #detail')));
       assert.equal(await text(viewer, '#code-graph'), 'Step detail', 'the button now goes back to the step’s detail');
+      // Fitted on open: the whole drawing inside its canvas and the window, with no scrolling (webview/src/codeGraph/fitScale.ts).
+      const window = s.page.viewportSize() ?? { width: 1440, height: 1000 };
+      const placement = async () => {
+        const drawing = await graph.locator('#graph svg.graph').boundingBox();
+        const canvas = await graph.locator('#graph').boundingBox();
+        if (drawing === null || canvas === null) return { inside: false, seen: 'not drawn yet' };
+        const inside = drawing.x >= canvas.x - 1 && drawing.x + drawing.width <= canvas.x + canvas.width + 1 && drawing.y >= canvas.y - 1 && drawing.y + drawing.height <= window.height + 1;
+        return { inside, seen: `drawing ${JSON.stringify(drawing)} in canvas ${JSON.stringify(canvas)}, window ${window.height} px high` };
+      };
+      const fitted = await waitFor('the whole graph in view on open', async () => {
+        const now = await placement();
+        return now.inside ? done(now.seen) : pending(now.seen);
+      });
+      // Zoomed in past the pane and back with Fit.
+      for (let i = 0; i < 8 && (await placement()).inside; i++) await graph.locator('#zoom-in').click();
+      assert.equal((await placement()).inside, false, `zooming in takes the graph past its pane (${fitted})`);
+      await graph.locator('#zoom-fit').click();
+      await waitFor('Fit to show the whole graph again', async () => {
+        const now = await placement();
+        return now.inside ? done(true) : pending(now.seen);
+      });
+      await screenshotThemes(s, 'code-graph-a-fitted');
       const gold = graph.locator('g.node[data-id="func:app/calc.py#add"]');
       const marksOf = async () => (await gold.locator('text.marks').textContent().catch(() => null)) ?? '';
       // The view opens at the step the viewer has selected: step 1, which expanded add.

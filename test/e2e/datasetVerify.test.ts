@@ -19,7 +19,7 @@ import { taskVerdictSchema } from '../../server/src/protocol/verify.js';
 import { processAlive } from '../../server/src/util/processAlive.js';
 import { startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
-import { chooseFromContextMenu, expandRow, formatRows, rowLocator, runRowLabel, showView, terminalText, viewPane, viewRows, waitForRow, widenSideBar } from './views.js';
+import { chooseFromContextMenu, expandRow, formatRows, isTaskFileRow, rowLocator, taskFileRow, runRowLabel, showView, terminalText, viewPane, viewRows, waitForRow, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { openFile, runCommand, screenshot } from './workbench.js';
 
@@ -107,7 +107,7 @@ void describe('Verify Tasks… in VS Code (code-server + Chromium)', () => {
       await s.page.locator('.part.activitybar .action-label[aria-label^="Graph Planner"]').click({ timeout: 30_000 });
       await showView(s.page, 'Tasks');
       await widenSideBar(s.page, 260);
-      await waitForRow(s.page, 'Tasks', 'samples.jsonl with its seven tasks', (r) => r.label === 'datasets/samples.jsonl' && /^7 tasks$/.test(r.description));
+      await waitForRow(s.page, 'Tasks', 'samples.jsonl with its seven tasks', (r) => isTaskFileRow(r, 'datasets/samples.jsonl') && /^7 tasks · datasets$/.test(r.description));
       const files = (await viewRows(s.page, 'Tasks')).filter((r) => r.level === 1).map((r) => r.label);
       assert.ok(!files.some((f) => f.includes('gold_predictions')), `the gold patches are not listed as a dataset: ${files.join(', ')}`);
 
@@ -135,7 +135,7 @@ void describe('Verify Tasks… in VS Code (code-server + Chromium)', () => {
       await waitForRow(s.page, 'Runs', 'the verification in the Runs view', (r) => r.label === runRowLabel(run));
 
       await showView(s.page, 'Tasks');
-      await expandRow(s.page, 'Tasks', 'datasets/samples.jsonl');
+      await expandRow(s.page, 'Tasks', taskFileRow('datasets/samples.jsonl'));
       const rows = await waitFor('every sample task to show its certification', async () => {
         const all = await viewRows(s.page, 'Tasks');
         const tasks = all.filter((r) => r.level === 2 && r.label.startsWith('sample-') && all.some((f) => f.level === 1));

@@ -82,7 +82,7 @@ void describe('One name per episode in VS Code (code-server + Chromium)', () => 
       if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
       await showView(s.page, 'Runs');
       // The state and the result lead the run's line, so the side bar's default width keeps them.
-      const runRow = await waitForRow(s.page, 'Runs', `${run} finished with its result first`, (r) => r.label === runRowLabel(run) && r.description.startsWith(`finished · ${report.resolved}/${report.total} resolved · `));
+      const runRow = await waitForRow(s.page, 'Runs', `${run} finished with its result first`, (r) => r.label === runRowLabel(run) && r.description.startsWith(`${report.resolved}/${report.total} resolved · finished · `));
       assert.match(runRow.description, / · rollout · rule$/);
       await expandRow(s.page, 'Runs', runRowLabel(run));
       const taskRows = await waitFor('a row per task under the run, in order, each with its attempts\' outcome', async () => {

@@ -120,8 +120,8 @@ void describe('Getting Started walkthrough (code-server + Chromium)', () => {
       const run = await finishedRun(s, 'sample-rollout', 120_000);
       await showView(s.page, 'Runs');
       await widenSideBar(s.page, 150);
-      const row = await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && r.description.startsWith('finished'));
-      assert.match(row.description, /^finished · \d\/3 resolved · .* · rollout · rule$/);
+      const row = await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && /(^| · )finished\b/.test(r.description));
+      assert.match(row.description, /^\d\/3 resolved · finished · .* · rollout · rule$/);
       await bothThemes(s.page, 'getting-started-c-rollout');
       await assertTicked(s.page, 'launch');
     });
@@ -151,7 +151,7 @@ void describe('Getting Started walkthrough (code-server + Chromium)', () => {
       });
       const run = await finishedRun(s, 'sample-train', 400_000);
       await showView(s.page, 'Runs');
-      await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && r.description.startsWith('finished'));
+      await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && /(^| · )finished\b/.test(r.description));
       await assertTicked(s.page, 'train');
       await waitFor('every step ticked off', async () => {
         const checked = await walkthrough(s.page).locator('button.getting-started-step[aria-checked="true"]').count();

@@ -18,10 +18,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Frame, FrameLocator, Page } from 'playwright-core';
-import { stopSession } from './harness.js';
+import { stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
 import { acceptQuickPick, chooseFromContextMenu, expandRow, quickPickRows, runRowLabel, showView, waitForRow, widenSideBar } from './views.js';
 import { finishedTrainingRun, startTrainingSession } from './trainingRuns.js';
+import { screenshotThemes } from './themes.js';
 import { done, pending, waitFor } from './wait.js';
 import { openFile, runCommand, screenshot } from './workbench.js';
 
@@ -37,6 +38,37 @@ async function frameWith(page: Page, selector: string, what: string): Promise<Fr
     }
     return pending(`no frame shows ${selector} yet`);
   }, { timeoutMs: 60_000 });
+}
+
+/**
+ * A rollout of `attempts` attempts of one task into `outputs/attempts-<n>`, run through the packaged
+ * CLI as a person would type it; returns its first episode's id.
+ */
+function attemptsRun(s: Session, attempts: number): string {
+  const cli = join(__dirname, '../../dist/cli.js');
+  const rollout = spawnSync(process.execPath, [cli, 'rollout', 'datasets/sample/tasks.jsonl', '--config', 'configs/experiments/train_smoke.yaml', '--task', 'sample-calc-add', '--attempts', String(attempts), '--parallel', '2', '--run-dir', `outputs/attempts-${attempts}`], { cwd: s.workspace, encoding: 'utf8', timeout: 240_000 });
+  assert.equal(rollout.status, 0, `gp rollout failed:\n${rollout.stdout.slice(-1500)}\n${rollout.stderr.slice(-1500)}`);
+  const first = readFileSync(join(s.workspace, `outputs/attempts-${attempts}/events.jsonl`), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as { kind: string; episode_id?: string })
+    .find((e) => e.kind === 'episode-start')?.episode_id;
+  assert.ok(first !== undefined, 'the rollout started episodes');
+  return first;
+}
+
+/** Runs `attempts` attempts of one task (`attemptsRun`), then opens their group from the Runs view as a person does (Show Episode Group). */
+async function attemptsGroup(s: Session, attempts: number): Promise<FrameLocator> {
+  const first = attemptsRun(s, attempts);
+  const run = `attempts-${attempts}`;
+  await runCommand(s.page, 'View: Close All Editors');
+  await showView(s.page, 'Runs');
+  await waitForRow(s.page, 'Runs', `${run} in the Runs view`, (r) => r.label === run && /(^| · )finished\b/.test(r.description));
+  await expandRow(s.page, 'Runs', run);
+  await chooseFromContextMenu(s.page, 'Runs', first, 'Show Episode Group');
+  const page = visibleWebview(s.page);
+  await page.locator('#group-table').waitFor({ state: 'visible', timeout: 60_000 });
+  return page;
 }
 
 void describe('The GRPO group view of a smoke training step (code-server + Chromium)', () => {
@@ -64,7 +96,7 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
       run = await finishedTrainingRun(s, [], 420_000);
       await showView(s.page, 'Runs');
       await widenSideBar(s.page, 120);
-      await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && r.description.startsWith('finished'));
+      await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && /(^| · )finished\b/.test(r.description));
       if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
       await chooseFromContextMenu(s.page, 'Runs', runRowLabel(run), 'Show GRPO Groups');
       const page = visibleWebview(s.page);
@@ -156,25 +188,27 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
     });
   });
 
+  void it('two attempts of one task fill the editor: the columns share its width (Show Episode Group)', { timeout: 300_000 }, async () => {
+    await scenarios.run('group-fill', async (s) => {
+      await loggedMs(s, 'Graph Planner server ready', /Graph Planner server ready\D*?(\d+(?:\.\d+)?)\s*ms/);
+      const page = await attemptsGroup(s, 2);
+      assert.equal(await page.locator('th.col').count(), 2);
+      // Issue 37 found two columns of 232 px with half the editor empty; they now share its width (webview/src/group/groupStyles.ts).
+      const fill = await page.locator('#group-scroller').evaluate((scroller) => ({
+        scroller: scroller.clientWidth,
+        table: scroller.querySelector('table')?.getBoundingClientRect().width ?? 0,
+        columns: [...scroller.querySelectorAll('th.col')].map((c) => Math.round(c.getBoundingClientRect().width)),
+        sideways: scroller.scrollWidth > scroller.clientWidth,
+      }));
+      assert.ok(fill.table >= fill.scroller - 24 && !fill.sideways, `the table fills the editor without scrolling sideways: ${JSON.stringify(fill)}`);
+      assert.ok(fill.columns.every((w) => w > 400), `each column takes its share: ${JSON.stringify(fill)}`);
+      await screenshotThemes(s, 'group-e-two-fill');
+    });
+  });
+
   void it('eight attempts of one task scroll sideways under row numbers that stay (Show Episode Group)', { timeout: 300_000 }, async () => {
     await scenarios.run('group-wide', async (s) => {
-      // A rollout run through the packaged CLI, as a person would type it: eight attempts of one task.
-      const cli = join(__dirname, '../../dist/cli.js');
-      const rollout = spawnSync(process.execPath, [cli, 'rollout', 'datasets/sample/tasks.jsonl', '--config', 'configs/experiments/train_smoke.yaml', '--task', 'sample-calc-add', '--attempts', '8', '--parallel', '2', '--run-dir', 'outputs/attempts-8'], { cwd: s.workspace, encoding: 'utf8', timeout: 240_000 });
-      assert.equal(rollout.status, 0, `gp rollout failed:\n${rollout.stdout.slice(-1500)}\n${rollout.stderr.slice(-1500)}`);
-      const first = readFileSync(join(s.workspace, 'outputs/attempts-8/events.jsonl'), 'utf8')
-        .split('\n')
-        .filter((l) => l.trim() !== '')
-        .map((l) => JSON.parse(l) as { kind: string; episode_id?: string })
-        .find((e) => e.kind === 'episode-start')?.episode_id;
-      assert.ok(first !== undefined, 'the rollout started episodes');
-      await runCommand(s.page, 'View: Close All Editors');
-      await showView(s.page, 'Runs');
-      await waitForRow(s.page, 'Runs', 'attempts-8 in the Runs view', (r) => r.label === 'attempts-8' && r.description.startsWith('finished'));
-      await expandRow(s.page, 'Runs', 'attempts-8');
-      await chooseFromContextMenu(s.page, 'Runs', first, 'Show Episode Group');
-      const page = visibleWebview(s.page);
-      await page.locator('#group-table').waitFor({ state: 'visible', timeout: 60_000 });
+      const page = await attemptsGroup(s, 8);
       assert.equal(await page.locator('th.col').count(), 8);
       assert.match((await page.locator('h1').textContent()) ?? '', /^Episodes of sample-calc-add$/);
       assert.match((await page.locator('#advantage-note').textContent()) ?? '', /not one GRPO group/);

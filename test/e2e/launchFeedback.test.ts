@@ -21,7 +21,7 @@ import { startSession, stopSession, type Session } from './harness.js';
 import { endLiveRuns, runsNamed, statusOf } from './runFolders.js';
 import { loggedMs, Scenarios } from './scenarios.js';
 import { currentTheme, screenshotThemes, setTheme, type ThemeKind } from './themes.js';
-import { acceptQuickPick, clickInlineAction, expandRow, quickPickRows, runRowLabel, showView, viewPane, waitForNotification, waitForRow, widenSideBar } from './views.js';
+import { acceptQuickPick, clickInlineAction, expandRow, isTaskFileRow, quickPickRows, taskFileRow, runRowLabel, showView, viewPane, waitForNotification, waitForRow, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { cursorPosition, openFile, runCommand, screenshot } from './workbench.js';
 
@@ -156,7 +156,7 @@ void describe('Feedback around a launch in VS Code (code-server + Chromium)', ()
       // The progress notification stayed until the run reported that it runs (launchProgress.ts logs how it ended).
       await loggedMs(s, 'the launch progress to end on the running run', new RegExp(`Launch progress: Rollout ${escaped(runRowLabel(run))} running after (\\d+) ms`));
       await showView(s.page, 'Runs');
-      await waitForRow(s.page, 'Runs', `${run} running`, (r) => r.label === runRowLabel(run) && r.description.startsWith('running'));
+      await waitForRow(s.page, 'Runs', `${run} running`, (r) => r.label === runRowLabel(run) && /(^| · )running\b/.test(r.description));
       await screenshotThemes(s, 'launch-b-live');
       // A row redrawn as an episode ends can swallow the click: click until the stop is acknowledged.
       await waitFor('Stop Run to be acknowledged', async () => {
@@ -180,10 +180,10 @@ void describe('Feedback around a launch in VS Code (code-server + Chromium)', ()
       // A folder made while the editor runs may reach the file watcher late; a person would refresh.
       await viewPane(s.page, 'Tasks').hover();
       await viewPane(s.page, 'Tasks').locator('.pane-header .action-label[aria-label="Refresh Tasks"]').click({ timeout: 10_000 });
-      await waitForRow(s.page, 'Tasks', 'the SWE-bench file', (r) => r.label === 'datasets/swe/tasks.jsonl', { timeoutMs: 60_000 });
-      await expandRow(s.page, 'Tasks', 'datasets/swe/tasks.jsonl');
-      await expandRow(s.page, 'Tasks', 'datasets/sample/tasks.jsonl').catch(() => undefined);
-      const swe = await waitForRow(s.page, 'Tasks', 'the task that cannot run, with its title', (r) => r.label === 'django__django-11099' && /^cannot run: (no Docker engine|image not on this engine) · UsernameValidator allows trailing newline in usernames$/.test(r.description));
+      await waitForRow(s.page, 'Tasks', 'the SWE-bench file', (r) => isTaskFileRow(r, 'datasets/swe/tasks.jsonl'), { timeoutMs: 60_000 });
+      await expandRow(s.page, 'Tasks', taskFileRow('datasets/swe/tasks.jsonl'));
+      await expandRow(s.page, 'Tasks', taskFileRow('datasets/sample/tasks.jsonl')).catch(() => undefined);
+      const swe = await waitForRow(s.page, 'Tasks', 'the task that cannot run, with its title', (r) => r.label === 'django__django-11099' && /^(no Docker engine|image not on this engine) · UsernameValidator allows trailing newline in usernames$/.test(r.description));
       assert.ok(!swe.description.includes('sweb.eval'), 'the image is not repeated in the row');
       await waitForRow(s.page, 'Tasks', 'a sample task with its issue title', (r) => r.label === 'sample-calc-add' && r.description === 'calc.add returns the wrong result');
       await widenSideBar(s.page, 200).catch(() => undefined);

@@ -60,7 +60,7 @@ void describe('Training from the editor (code-server + Chromium)', () => {
       assert.deepEqual(buttons, ['Show Metrics', 'Show Log', 'Re-launch']);
       await showView(s.page, 'Runs');
       await widenSideBar(s.page, 200);
-      const row = await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && r.description.startsWith('finished'));
+      const row = await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && /(^| · )finished\b/.test(r.description));
       assert.match(row.description, /train/);
       assert.equal(await rowLocator(s.page, 'Runs', runRowLabel(run)).locator('.codicon-rocket').count(), 1, 'the training run is marked with its kind’s icon');
       await screenshotThemes(s, 'training-a-run-finished');
@@ -94,7 +94,7 @@ void describe('Training from the editor (code-server + Chromium)', () => {
       assert.equal(checks.policy, 'model');
       await showView(s.page, 'Runs');
       if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
-      await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && r.description.startsWith('finished'));
+      await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && /(^| · )finished\b/.test(r.description));
       const episode = checks.steps[1]?.samples[0]?.episode_id ?? '';
       const lines = readFileSync(join(s.workspace, 'outputs', run, 'trajectories', `${episode}.jsonl`), 'utf8')
         .split('\n')

@@ -6,6 +6,7 @@
  */
 import type { Locator, Page } from 'playwright-core';
 import { runLabel } from '../../extension/src/views/runsText.js';
+import { fileLabel } from '../../extension/src/views/taskItems.js';
 import { runCommand } from './workbench.js';
 import { done, pending, waitFor, type WaitOptions } from './wait.js';
 
@@ -73,17 +74,39 @@ export async function waitForRow(page: Page, view: ViewName, what: string, accep
 }
 
 /**
+ * A row as a person tells it from the others: its label, or its label and a text its description
+ * holds (two dataset files named `tasks.jsonl` differ only by the folder in their descriptions).
+ */
+export type RowName = string | { readonly label: string; readonly within: string };
+
+/** The Tasks view's row of a dataset file, by its workspace-relative path: its name, its folder in the description. */
+export function taskFileRow(path: string): RowName {
+  const { label, folder } = fileLabel(path);
+  return folder === null ? label : { label, within: folder };
+}
+
+/** Whether a row read with `viewRows` is the dataset file at `path`. */
+export function isTaskFileRow(row: Row, path: string): boolean {
+  const name = taskFileRow(path);
+  return typeof name === 'string' ? row.label === name : row.label === name.label && row.description.split(' · ').includes(name.within);
+}
+
+/**
  * The row element whose label is exactly `label`: a substring match would take
  * `sample-calc-add-unittest` for `sample-calc-add` whenever it is listed first.
  */
-export function rowLocator(page: Page, view: ViewName, label: string): Locator {
-  const exact = new RegExp(`^\\s*${label.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\s*$`);
-  return viewPane(page, view).locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: exact }) }).first();
+export function rowLocator(page: Page, view: ViewName, name: RowName): Locator {
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const label = typeof name === 'string' ? name : name.label;
+  let rows = viewPane(page, view).locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: new RegExp(`^\\s*${escape(label)}\\s*$`) }) });
+  // The folder is the description's last part: `datasets/sample` is not `datasets/samples`.
+  if (typeof name !== 'string') rows = rows.filter({ has: page.locator('.label-description', { hasText: new RegExp(`(^| · )${escape(name.within)}\\s*$`) }) });
+  return rows.first();
 }
 
 /** Selects the row and expands it (the Right arrow, as a person using the keyboard does). */
-export async function expandRow(page: Page, view: ViewName, label: string): Promise<void> {
-  const row = rowLocator(page, view, label);
+export async function expandRow(page: Page, view: ViewName, name: RowName): Promise<void> {
+  const row = rowLocator(page, view, name);
   await row.click();
   if ((await row.getAttribute('aria-expanded')) === 'false') await page.keyboard.press('ArrowRight');
 }
@@ -149,6 +172,63 @@ export async function acceptQuickPick(page: Page, what: string, accept: (first: 
     return first !== undefined && accept(first) ? done(first) : pending(`quick pick rows:\n${rows.join('\n') || '(none)'}`);
   });
   await page.keyboard.press('Enter');
+}
+
+/** How much of a row shows: whether its label is cut, and how many characters of its description show whole. */
+export interface RowFit {
+  readonly label: string;
+  readonly description: string;
+  readonly level: number;
+  readonly labelCut: boolean;
+  readonly descriptionShown: number;
+}
+
+interface Box {
+  readonly right: number;
+}
+interface TextNode {
+  readonly length: number;
+}
+interface FitElement {
+  getAttribute(name: string): string | null;
+  querySelector(selector: string): (FitElement & { readonly textContent: string | null; readonly firstChild: TextNode | null; getBoundingClientRect(): Box }) | null;
+  readonly ownerDocument: { createRange(): { setStart(node: TextNode, offset: number): void; setEnd(node: TextNode, offset: number): void; getBoundingClientRect(): Box } };
+}
+
+/**
+ * Measures each row of the view as drawn: a label is cut when its text runs past the right edge of
+ * the row's label box (VS Code clips there and draws an ellipsis), and the description shows the
+ * characters that end before that edge. Text lengths say nothing of this; the drawn boxes do.
+ */
+export async function rowFits(page: Page, view: ViewName): Promise<RowFit[]> {
+  return viewPane(page, view)
+    .locator('.monaco-list-row')
+    .evaluateAll((rows) =>
+      (rows as unknown as FitElement[]).map((r) => {
+        const box = r.querySelector('.monaco-icon-label-container')?.getBoundingClientRect().right ?? 0;
+        const name = r.querySelector('.label-name');
+        const description = r.querySelector('.label-description');
+        const text = description?.firstChild ?? null;
+        let shown = 0;
+        if (text !== null && description !== null) {
+          const range = description.ownerDocument.createRange();
+          range.setStart(text, 0);
+          // The longest prefix whose drawn box ends inside the label box.
+          while (shown < text.length) {
+            range.setEnd(text, shown + 1);
+            if (range.getBoundingClientRect().right > box + 0.5) break;
+            shown++;
+          }
+        }
+        return {
+          label: name?.textContent ?? '',
+          description: description?.textContent ?? '',
+          level: Number(r.getAttribute('aria-level') ?? '1'),
+          labelCut: (name?.getBoundingClientRect().right ?? 0) > box + 0.5,
+          descriptionShown: shown,
+        };
+      }),
+    );
 }
 
 /** Drags the side bar's right edge `pixels` to the right, as a person widens it. */

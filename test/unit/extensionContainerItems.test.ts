@@ -96,9 +96,9 @@ test('within a run, episodes\' containers come by task and attempt, as the Runs 
   assert.deepEqual(group?.containers.map((c) => c.id), ['s#1', 't#2', 't#10', 'plain']);
 });
 
-test('describes a container by state, image, age and a gone owner, with an icon to match', () => {
-  assert.equal(containerDescription(container({}), now), 'running · graph-planner/base:latest · 3m');
-  assert.equal(containerDescription(container({ state: 'exited', ownerAlive: false }), now), 'exited · graph-planner/base:latest · 3m · owner gone');
+test('describes a container by state, a gone owner and age before its image, with an icon to match', () => {
+  assert.equal(containerDescription(container({}), now), 'running · 3m · graph-planner/base:latest');
+  assert.equal(containerDescription(container({ state: 'exited', ownerAlive: false }), now), 'exited · owner gone · 3m · graph-planner/base:latest');
   assert.equal(containerIcon(container({})).id, 'vm-running');
   assert.equal(containerIcon(container({ ownerAlive: false })).id, 'warning');
   const tooltip = containerTooltip(container({ ownerAlive: false }), now);
@@ -110,13 +110,13 @@ test('describes a container by state, image, age and a gone owner, with an icon 
 
 test('names the Ray node of a container a sandbox host made, and says nothing of a node otherwise', () => {
   const onNode = container({ node: 'worker-2' });
-  assert.equal(containerDescription(onNode, now), 'running · graph-planner/base:latest · node worker-2 · 3m');
+  assert.equal(containerDescription(onNode, now), 'running · 3m · node worker-2 · graph-planner/base:latest');
   // Markdown escapes the hyphen.
   assert.ok(containerTooltip(onNode, now).endsWith('**Ray node:** worker\\-2'), containerTooltip(onNode, now));
   assert.doesNotMatch(containerTooltip(container({}), now), /Ray node/);
   // A Ray node id is 56 hex digits: the description shows its first 8, the tooltip all of it.
   const rayId = '0c1d2e3f'.repeat(7);
-  assert.equal(containerDescription(container({ node: rayId, ownerAlive: false }), now), 'running · graph-planner/base:latest · node 0c1d2e3f… · 3m · owner gone');
+  assert.equal(containerDescription(container({ node: rayId, ownerAlive: false }), now), 'running · owner gone · 3m · node 0c1d2e3f… · graph-planner/base:latest');
   assert.ok(containerTooltip(container({ node: rayId }), now).endsWith(`**Ray node:** ${rayId}`));
 });
 

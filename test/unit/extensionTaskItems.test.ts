@@ -15,6 +15,7 @@ import {
   escapeMarkdown,
   fileContextValue,
   fileDescription,
+  fileLabel,
   filterMessage,
   taskContextValue,
   readinessLine,
@@ -83,10 +84,12 @@ describe('Tasks view items', () => {
     assert.equal(taskDescription({ ...item, title: null, repo: null }), '');
   });
 
-  test('a task that cannot run here says so first, with a slashed icon, and its tooltip gives the reason in full', () => {
+  test('a task that cannot run here says why in a few words, with a slashed icon, and its tooltip gives the reason in full', () => {
     const reason = 'Image sweb.eval.x86_64.astropy__astropy-12907:latest is not on this Docker engine. Build it with `gp images build`.';
     const blocked: TaskItem = { ...item, readiness: { backend: 'docker', imagePresent: false, problem: { code: 'image-missing', reason } } };
-    assert.equal(taskDescription(blocked), `cannot run: image not on this engine · ${item.title ?? ''}`);
+    assert.equal(taskDescription(blocked), `image not on this engine · ${item.title ?? ''}`);
+    // The certification is shorter than the reason, so it comes first and a narrow side bar keeps it.
+    assert.equal(taskDescription({ ...blocked, certification: verdict }), `✓ certified · image not on this engine · ${item.title ?? ''}`);
     assert.deepEqual(taskIcon(blocked), { id: 'circle-slash', color: 'problemsWarningIcon.foreground' });
     assert.deepEqual(taskIcon(item), { id: 'pass', color: 'testing.iconPassed' });
     assert.match(taskTooltip(blocked, 'a.jsonl'), /\$\(circle-slash\) Cannot run here: Image sweb\\\.eval/);
@@ -104,6 +107,16 @@ describe('Tasks view items', () => {
     assert.equal(fileDescription(file, null), '4,998 tasks · 2 invalid');
     assert.equal(fileDescription({ ...file, invalid: 0 }, 12), '12 of 4,998 tasks');
     assert.equal(fileDescription({ path: 'x', tasks: 1, invalid: 0 }, null), '1 task');
+  });
+
+  test('a file is labelled by its name, with its folder after its counts, so the counts survive a narrow side bar', () => {
+    const file = { path: '/ws/datasets/swe/verified.jsonl', tasks: 500, invalid: 1 };
+    const { label, folder } = fileLabel('datasets/swe/verified.jsonl');
+    assert.deepEqual([label, folder], ['verified.jsonl', 'datasets/swe']);
+    assert.equal(fileDescription(file, null, folder), '500 tasks · 1 invalid · datasets/swe');
+    assert.equal(fileDescription({ ...file, invalid: 0 }, 3, folder), '3 of 500 tasks · datasets/swe');
+    assert.deepEqual(fileLabel('tasks.jsonl'), { label: 'tasks.jsonl', folder: null });
+    assert.equal(fileDescription(file, null, null), '500 tasks · 1 invalid');
   });
 
   test('the tooltip names the line, the image, the instance file and the latest outcome, with markup escaped', () => {

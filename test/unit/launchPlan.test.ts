@@ -138,9 +138,9 @@ test('the Runs view describes a run and an episode in one line', () => {
     problem: null, hasReport: false, hasLog: true,
     hasMetrics: false, relaunchable: true,
   };
-  assert.equal(describeRun(summary, Date.parse('2026-11-23T10:01:05.000Z')), 'running · 4/10 · 3 resolved · 1 errored · 1m 05s · rollout · rule');
+  assert.equal(describeRun(summary, Date.parse('2026-11-23T10:01:05.000Z')), '4/10 · 3 resolved · 1 errored · running · 1m 05s · rollout · rule');
   assert.equal(durationOf({ ...summary, state: 'finished', endedAt: '2026-11-23T12:05:00.000Z' }, 0), '2h 05m');
-  assert.equal(describeRun({ ...summary, kind: 'verify', agent: null, command: 'gp dataset verify t.jsonl', episodes: { total: 7, finished: 7, resolved: 6, errored: 1 }, state: 'finished', endedAt: '2026-11-23T10:00:09.000Z' }, 0), 'finished · 6/7 certified · 1 not certified · 9s · verify');
+  assert.equal(describeRun({ ...summary, kind: 'verify', agent: null, command: 'gp dataset verify t.jsonl', episodes: { total: 7, finished: 7, resolved: 6, errored: 1 }, state: 'finished', endedAt: '2026-11-23T10:00:09.000Z' }, 0), '6/7 certified · 1 not certified · finished · 9s · verify');
   assert.equal(describeRun({ ...summary, state: 'unknown', problem: 'status.json is not JSON' }, 0), 'status.json is not JSON');
   const ep = { episodeId: 't#2', taskId: 't', state: 'interrupted' as const, steps: 2, totalReward: 0, terminationReason: 'interrupted', sandboxHost: null, trajectory: '/r/x/t.jsonl' };
   assert.equal(describeEpisode(ep), 'interrupted · reward 0.00 · 2 steps');
@@ -161,8 +161,8 @@ test('the Runs view names the Ray node of an episode a sandbox host ran, and a r
     episodes: { total: 3, finished: 3, resolved: 2, errored: 0 }, backend: null, model: null, nodes: [{ node: 'worker-1', episodes: 2 }, { node: 'worker-2', episodes: 1 }],
     startedAt: '2026-11-23T10:00:00.000Z', endedAt: '2026-11-23T10:00:30.000Z', exitReason: null, problem: null, hasReport: true, hasLog: false, hasMetrics: false, relaunchable: true,
   };
-  assert.equal(describeRun(run, 0), 'finished · 2/3 resolved · 30s · on 2 nodes · eval · rule');
+  assert.equal(describeRun(run, 0), '2/3 resolved · finished · 30s · on 2 nodes · eval · rule');
   assert.equal(describeNodes(run), 'worker-1 (2 episodes), worker-2 (1 episode)');
   // One node is named on each episode; the run's row stays as it was.
-  assert.equal(describeRun({ ...run, nodes: [{ node: 'worker-1', episodes: 3 }] }, 0), 'finished · 2/3 resolved · 30s · eval · rule');
+  assert.equal(describeRun({ ...run, nodes: [{ node: 'worker-1', episodes: 3 }] }, 0), '2/3 resolved · finished · 30s · eval · rule');
 });

@@ -72,12 +72,13 @@ export function containerLabel(container: ContainerInfo): string {
 }
 
 /**
- * `running · graph-planner/base:latest · 3m`; a sandbox host's container names its Ray node after
- * the image (`· node worker-2`), and an orphan ends with `· owner gone`.
+ * `running · 3m · graph-planner/base:latest`: the short facts first and the image, the longest,
+ * last, so a side bar at its default width cuts only the image (the tooltip names it). An orphan
+ * says so right after its state (`exited · owner gone · 3m · …`), and a sandbox host's container
+ * names its Ray node before the image (`· node worker-2 ·`).
  */
 export function containerDescription(container: ContainerInfo, now: number): string {
-  const parts = [container.state, container.image, ...(container.node === undefined ? [] : [`node ${shortNodeName(container.node)}`]), formatAge(container.created, now)];
-  if (!container.ownerAlive) parts.push('owner gone');
+  const parts = [container.state, ...(container.ownerAlive ? [] : ['owner gone']), formatAge(container.created, now), ...(container.node === undefined ? [] : [`node ${shortNodeName(container.node)}`]), container.image];
   return parts.join(' · ');
 }
 

@@ -7,16 +7,16 @@ import { shortNodeName } from '../../../server/src/protocol/rayNode.js';
 import type { EpisodeSummary, RunSummary } from '../../../server/src/protocol/runsView.js';
 
 /**
- * `finished · 2/3 resolved · 1m 04s · rollout · rule`: the state and the result first, so a side
- * bar at its default width cuts only what the tooltip says again. A run still going says how many
- * of its episodes ended and how many of those were resolved (`running · 4/10 · 3 resolved`); a
- * verification counts certified tasks (`finished · 6/7 certified · 1 not certified`). Then
- * `on 2 nodes` when its episodes ran on sandbox hosts of several Ray nodes, or what is wrong with
- * the folder.
+ * `2/3 resolved · finished · 1m 04s · rollout · rule`: the result first, then the state (its icon
+ * says it too), so a side bar at its default width cuts only what the tooltip says again. A run
+ * still going says how many of its episodes ended and how many of those were resolved
+ * (`4/10 · 3 resolved · running`); a verification counts certified tasks (`6/7 certified · 1 not
+ * certified · finished`). Then `on 2 nodes` when its episodes ran on sandbox hosts of several Ray
+ * nodes, or what is wrong with the folder.
  */
 export function describeRun(run: RunSummary, now: number): string {
   if (run.state === 'unknown' && run.problem !== null) return run.problem;
-  const parts: string[] = [run.state];
+  const parts: string[] = [];
   // A run that ended with no episode planned stopped before it began (issue 37): its reason says why, not `0/0`.
   const neverStarted = run.state !== 'running' && (run.episodes === null || run.episodes.total === 0);
   if (run.episodes !== null && !neverStarted) {
@@ -28,6 +28,7 @@ export function describeRun(run: RunSummary, now: number): string {
     else parts.push(`${finished}/${total}`, `${resolved} ${word}`);
     if (errored > 0) parts.push(`${errored} ${verify ? 'not certified' : 'errored'}`);
   }
+  parts.push(run.state);
   const duration = durationOf(run, now);
   if (duration !== null) parts.push(duration);
   // One node is named on each episode and in the tooltip; the row says only that the run was spread.

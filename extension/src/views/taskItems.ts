@@ -15,10 +15,21 @@ function count(n: number, noun: string): string {
   return `${numbers.format(n)} ${noun}${n === 1 ? '' : 's'}`;
 }
 
-/** The file node's description: its tasks (those matching the filter, when one is set) and its invalid lines. */
-export function fileDescription(file: TaskFileSummary, matching: number | null): string {
+/**
+ * A dataset file's row: its file name as the label and its folder (workspace-relative) in the
+ * description, after the counts, so a side bar at its default width shows which file it is and how
+ * many tasks it has before it cuts anything; the tooltip has the whole path. `relativePath` is the
+ * path as `asRelativePath` gives it, with `/` between folders.
+ */
+export function fileLabel(relativePath: string): { readonly label: string; readonly folder: string | null } {
+  const slash = relativePath.lastIndexOf('/');
+  return slash < 0 ? { label: relativePath, folder: null } : { label: relativePath.slice(slash + 1), folder: relativePath.slice(0, slash) };
+}
+
+/** The file node's description: its tasks (those matching the filter, when one is set), its invalid lines, then its folder. */
+export function fileDescription(file: TaskFileSummary, matching: number | null, folder: string | null = null): string {
   const tasks = matching === null ? count(file.tasks, 'task') : `${numbers.format(matching)} of ${count(file.tasks, 'task')}`;
-  return file.invalid > 0 ? `${tasks} · ${numbers.format(file.invalid)} invalid` : tasks;
+  return [tasks, file.invalid > 0 ? `${numbers.format(file.invalid)} invalid` : null, folder].filter((part): part is string => part !== null).join(' · ');
 }
 
 export function fileTooltip(file: TaskFileSummary): string {
@@ -51,14 +62,16 @@ export const readinessWords: Record<NonNullable<TaskReadiness['problem']>['code'
 };
 
 /**
- * What a person scans the list for, first: that the task cannot run here, then its certification,
- * then what the task is about (its issue title; its repository when it has no issue text). The id
- * is the row's label, and the image and repository are in the tooltip, so neither is repeated.
+ * What a person scans the list for, shortest first so a side bar at its default width cuts the
+ * least: the certification (`✓ certified`), then what stops the task here in a few words (the row's
+ * slashed-circle icon already says that it cannot run; the tooltip says why in a sentence), then
+ * what the task is about (its issue title; its repository when it has no issue text). The id is the
+ * row's label, and the image and repository are in the tooltip, so neither is repeated.
  */
 export function taskDescription(item: TaskItem): string {
-  const problem = item.readiness.problem === null ? null : `cannot run: ${readinessWords[item.readiness.problem.code]}`;
+  const problem = item.readiness.problem === null ? null : readinessWords[item.readiness.problem.code];
   const certification = item.certification === null ? null : certificationSummary(item.certification);
-  return [problem, certification, item.title ?? item.repo].filter((part): part is string => part !== null).join(' · ');
+  return [certification, problem, item.title ?? item.repo].filter((part): part is string => part !== null).join(' · ');
 }
 
 /**

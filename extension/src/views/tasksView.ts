@@ -19,6 +19,7 @@ import {
   FinishedEpisodes,
   fileContextValue,
   fileDescription,
+  fileLabel,
   fileTooltip,
   filterMessage,
   taskContextValue,
@@ -232,8 +233,9 @@ function fileItem(node: FileNode): vscode.TreeItem {
   const empty = node.matching === 0 || node.summary.tasks === 0;
   const item = new vscode.TreeItem(uri, empty ? vscode.TreeItemCollapsibleState.None : vscode.TreeItemCollapsibleState.Collapsed);
   item.id = node.summary.path;
-  item.label = vscode.workspace.asRelativePath(uri);
-  item.description = fileDescription(node.summary, node.matching);
+  const { label, folder } = fileLabel(vscode.workspace.asRelativePath(uri));
+  item.label = label;
+  item.description = fileDescription(node.summary, node.matching, folder);
   item.tooltip = fileTooltip(node.summary);
   item.contextValue = fileContextValue;
   item.iconPath = vscode.ThemeIcon.File;

@@ -7,6 +7,7 @@
  */
 import type { CodeGraphNode, CodeGraphStep, EpisodeCodeGraph, RecallCounts } from '../../../server/src/protocol/codeGraphView.js';
 import { el, plural } from '../dom.js';
+import { fitScale, smallestScale } from './fitScale.js';
 import { describeNode, drawGraph, type DrawnGraph } from './graphSvg.js';
 
 export interface PaneActions {
@@ -20,7 +21,7 @@ export interface PaneActions {
 
 export interface PaneState {
   readonly step?: number;
-  /** A scale, or `fit`: as large as fits the pane's width, between 0.8 and full size (smaller text is hard to read; past that the pane scrolls). */
+  /** A scale, or `fit`: the whole graph in the room the pane has on screen (`fitScale.ts`). */
   readonly zoom?: number | 'fit';
 }
 
@@ -42,9 +43,11 @@ export class CodeGraphPane {
   ) {
     this.step = saved.step;
     this.zoom = saved.zoom ?? 'fit';
-    window.addEventListener('resize', () => {
+    // Fitted again whenever the pane's room changes: the window, the viewer's splitter, or the pane
+    // being put on the page after it was drawn (its room was nothing until then).
+    new ResizeObserver(() => {
       if (this.graph !== undefined && this.zoom === 'fit') this.applyZoom();
-    });
+    }).observe(this.element);
   }
 
   get hasGraph(): boolean {
@@ -85,11 +88,17 @@ export class CodeGraphPane {
     return Math.min(this.step ?? last, last);
   }
 
-  /** The scale the drawing is shown at now. */
+  /**
+   * The scale the drawing is shown at now. Fitting measures the canvas's width and the height from
+   * its top to the bottom of the page: in the trajectory viewer the pane sits in the detail's
+   * scrolling column, whose own height is the whole pane's, not what shows.
+   */
   private scaleNow(): number {
     if (this.zoom !== 'fit') return this.zoom;
-    const room = (this.element.querySelector('.canvas')?.clientWidth ?? window.innerWidth) - 8;
-    return Math.min(1, Math.max(0.8, room / Math.max(1, this.graph?.width ?? 1)));
+    const canvas = this.element.querySelector('.canvas');
+    const width = (canvas?.clientWidth ?? window.innerWidth) - 8;
+    const height = window.innerHeight - Math.max(0, canvas?.getBoundingClientRect().top ?? 0) - 8;
+    return fitScale({ width: this.graph?.width ?? 1, height: this.graph?.height ?? 1 }, { width, height });
   }
 
   private applyZoom(): void {
@@ -137,8 +146,8 @@ export class CodeGraphPane {
       b.addEventListener('click', () => this.onStep(Math.min(last, Math.max(0, current + delta))));
       return b;
     };
-    const zoomButton = (text: string, title: string, to: (scale: number) => number | 'fit') => {
-      const b = el('button', { class: 'plain', title }, text);
+    const zoomButton = (text: string, title: string, to: (scale: number) => number | 'fit', id: string) => {
+      const b = el('button', { class: 'plain', title, attrs: { id } }, text);
       b.addEventListener('click', () => {
         this.zoom = to(this.scaleNow());
         this.applyZoom();
@@ -159,10 +168,10 @@ export class CodeGraphPane {
         el(
           'span',
           { class: 'zoom' },
-          zoomButton('−', 'Zoom out', (now) => Math.max(0.25, now / 1.25)),
-          zoomButton('+', 'Zoom in', (now) => Math.min(3, now * 1.25)),
-          zoomButton('Fit', 'Fit the width of the pane', () => 'fit'),
-          zoomButton('1:1', 'Actual size', () => 1),
+          zoomButton('−', 'Zoom out', (now) => Math.max(smallestScale, now / 1.25), 'zoom-out'),
+          zoomButton('+', 'Zoom in', (now) => Math.min(3, now * 1.25), 'zoom-in'),
+          zoomButton('Fit', 'Show the whole graph: fit it to the pane', () => 'fit', 'zoom-fit'),
+          zoomButton('1:1', 'Actual size', () => 1, 'zoom-actual'),
         ),
       ),
     );

@@ -39,13 +39,16 @@ details.issue summary { cursor: pointer; }
 .banner { border-left: 3px solid var(--vscode-editorInfo-foreground); padding: 6px 10px; margin: 6px 0; }
 .banner.error { border-left-color: var(--vscode-editorError-foreground); background: var(--vscode-inputValidation-errorBackground, transparent); }
 .banner.warning { border-left-color: var(--vscode-editorWarning-foreground); background: var(--vscode-inputValidation-warningBackground, transparent); }
-.body { flex: 1; display: grid; grid-template-columns: minmax(300px, 38%) 1fr; min-height: 0; }
-.side { display: flex; flex-direction: column; min-height: 0; border-right: 1px solid var(--vscode-panel-border, transparent); }
+.body { flex: 1; display: grid; grid-template-columns: minmax(240px, 42%) 5px minmax(0, 1fr); min-height: 0; }
+.side { display: flex; flex-direction: column; min-height: 0; min-width: 0; }
+/* The handle between the list and the detail (splitter.ts): a line that thickens into VS Code's sash colour under the pointer or the keyboard. */
+.splitter { cursor: col-resize; touch-action: none; background: linear-gradient(to right, transparent 2px, var(--vscode-panel-border, #8884) 2px, var(--vscode-panel-border, #8884) 3px, transparent 3px); outline: none; }
+.splitter:hover, .splitter.dragging, .splitter:focus-visible { background: var(--vscode-sash-hoverBorder, var(--vscode-focusBorder)); }
 .filters { display: flex; flex-wrap: wrap; gap: 4px; padding: 8px 10px 4px; }
 .chip { font: inherit; font-size: 0.9em; padding: 1px 8px; border-radius: 10px; cursor: pointer; border: 1px solid var(--vscode-button-border, var(--vscode-panel-border, #8884)); background: transparent; color: var(--vscode-descriptionForeground); }
 .chip[aria-pressed="true"] { background: var(--vscode-button-secondaryBackground); color: var(--vscode-button-secondaryForeground); }
 .search-row { display: flex; gap: 4px; padding: 4px 10px; }
-input.search { flex: 1; font: inherit; padding: 3px 6px; color: var(--vscode-input-foreground); background: var(--vscode-input-background); border: 1px solid var(--vscode-input-border, transparent); }
+input.search { flex: 1; min-width: 0; font: inherit; padding: 3px 6px; color: var(--vscode-input-foreground); background: var(--vscode-input-background); border: 1px solid var(--vscode-input-border, transparent); }
 input.search:focus { outline: 1px solid var(--vscode-focusBorder); }
 button.icon { font: inherit; background: transparent; color: var(--vscode-foreground); border: 1px solid transparent; cursor: pointer; padding: 0 6px; }
 button.icon:hover { background: var(--vscode-toolbar-hoverBackground); }
@@ -148,7 +151,8 @@ ul.anchors { margin: 2px 0; padding-left: 18px; }
 /* A narrow editor (a side bar open beside it) stacks the list above the step instead of squeezing both. */
 @media (max-width: 820px) {
   .body { grid-template-columns: 1fr; grid-template-rows: minmax(140px, 38%) 1fr; }
-  .side { border-right: none; border-bottom: 1px solid var(--vscode-panel-border, #8884); }
+  .side { border-bottom: 1px solid var(--vscode-panel-border, #8884); }
+  .splitter { display: none; }
 }
 `;
 

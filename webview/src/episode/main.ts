@@ -19,6 +19,7 @@ import type { Location } from './linkedText.js';
 import { adoptEpisodeStyles } from './episodeStyles.js';
 import { stepDetail } from './stepDetail.js';
 import { hasProblem, StepList, stepKinds } from './stepList.js';
+import { StepListSplitter } from './splitter.js';
 import { CodeGraphMode } from './codeGraphMode.js';
 import { emptyEpisodeMessage } from './emptyEpisode.js';
 import { nodeFromId, type KnownNode } from './nodeIds.js';
@@ -29,6 +30,8 @@ interface SavedState {
   problemsOnly?: boolean;
   query?: string;
   traceFilters?: unknown;
+  /** The step list's share of the editor, once the person resized it (`stepListWidth.ts`). */
+  listShare?: number;
 }
 
 /** How many steps either side of the selected one are fetched ahead. */
@@ -43,6 +46,7 @@ let selected: number | undefined = saved.selected;
 const hidden = new Set<StepKindName>(saved.hidden ?? []);
 let problemsOnly = saved.problemsOnly === true;
 let query = saved.query ?? '';
+let listShare = typeof saved.listShare === 'number' ? saved.listShare : undefined;
 let matches: SearchMatchView[] = [];
 let firstRenderSent = false;
 /** When the last step switch began, for its timing. */
@@ -64,7 +68,7 @@ const filterBar = el('div', { class: 'filters', attrs: { role: 'group', 'aria-la
 const traceFilters = new TraceFilters(traceFiltersFrom(saved.traceFilters, { thought: true, result: true, observation: true }), detailSlot, () => save());
 
 function save(): void {
-  const state: SavedState = { hidden: [...hidden], problemsOnly, query, traceFilters: traceFilters.value, ...(selected === undefined ? {} : { selected }) };
+  const state: SavedState = { hidden: [...hidden], problemsOnly, query, traceFilters: traceFilters.value, ...(selected === undefined ? {} : { selected }), ...(listShare === undefined ? {} : { listShare }) };
   vscodeApi.setState(state);
 }
 
@@ -76,7 +80,13 @@ function layout(): void {
   prev.addEventListener('click', () => gotoMatch(-1));
   next.addEventListener('click', () => gotoMatch(1));
   const side = el('div', { class: 'side' }, filterBar, traceFilters.element, el('div', { class: 'search-row' }, searchBox, prev, next), searchStatus, list.element);
-  root.replaceChildren(headerSlot, el('div', { class: 'body' }, side, detailSlot));
+  const body = el('div', { class: 'body' });
+  const splitter = new StepListSplitter(body, listShare, (share) => {
+    listShare = share;
+    save();
+  });
+  body.append(side, splitter.element, detailSlot);
+  root.replaceChildren(headerSlot, body);
   renderFilters();
   let timer: number | undefined;
   searchBox.addEventListener('input', () => {

@@ -1,8 +1,17 @@
 /**
  * The group page's styles, adopted as a constructable style sheet (the Content Security Policy
- * allows no inline style). Columns have one fixed width, so 8 to 16 rollouts scroll sideways
- * rather than squeeze; the row numbers and the column headers stay in place while the table scrolls.
+ * allows no inline style). The rollouts share the editor's width, so two of them fill a maximised
+ * editor instead of leaving half of it empty (issue 37), and never go narrower than one readable
+ * width, so 8 to 16 rollouts scroll sideways rather than squeeze; the row numbers and the column
+ * headers stay in place while the table scrolls.
  */
+/** A column is never narrower than this: a cell's kind, step and reward and a few words of its summary. */
+const minColumnPx = 232;
+/** The room the row numbers and the scroller's vertical scroll bar take from the editor's width. */
+const besideColumns = 'calc(4.2em + 16px)';
+/** The table's class names how many rollouts it has (`cols-<n>`, at most 32); each says it to the width rule. */
+const columnCounts = Array.from({ length: 32 }, (_, i) => `table.group.cols-${i + 1} { --cols: ${i + 1}; }`).join('\n');
+
 const css = `
 #root { height: 100vh; display: flex; flex-direction: column; box-sizing: border-box; }
 .group-header { padding: 8px 16px 6px; border-bottom: 1px solid var(--vscode-panel-border, transparent); }
@@ -16,7 +25,8 @@ const css = `
 .group-summary { color: var(--vscode-descriptionForeground); }
 .scroller { flex: 1; min-height: 0; overflow: auto; }
 table.group { border-collapse: separate; border-spacing: 0; table-layout: fixed; width: max-content; }
-table.group th, table.group td { box-sizing: border-box; width: 232px; min-width: 232px; max-width: 232px; padding: 4px 7px; vertical-align: top; text-align: left;
+${columnCounts}
+table.group th, table.group td { box-sizing: border-box; --col: max(${minColumnPx}px, calc((100vw - ${besideColumns}) / var(--cols, 1))); width: var(--col); min-width: var(--col); max-width: var(--col); padding: 4px 7px; vertical-align: top; text-align: left;
   border-bottom: 1px solid var(--vscode-panel-border, #8883); border-right: 1px solid var(--vscode-panel-border, #8883); }
 table.group .rowhead { width: 4.2em; min-width: 4.2em; max-width: 4.2em; position: sticky; left: 0; z-index: 2; text-align: right;
   color: var(--vscode-descriptionForeground); background: var(--vscode-editor-background); font-weight: normal; font-variant-numeric: tabular-nums; }

@@ -1,7 +1,7 @@
 /**
  * A line chart as SVG: each series drawn raw (faint) and smoothed, with a light grid, a few ticks
- * and a title on each axis, the latest step's recorded value in the head (protocol/metricsFigures.ts:
- * a figure named with its step, never the smoothed line's end), and a readout under the chart that
+ * and a title on each axis, the bold line's last value in the head with the latest step's recorded
+ * value beside it (`headline.ts`, protocol/metricsFigures.ts), and a readout under the chart that
  * follows the pointer: the nearest point's step, time and value of each series, raw and smoothed.
  * Text goes in as text nodes; colours are classes of the page's style sheet (the Content Security
  * Policy allows no inline style).
@@ -9,6 +9,7 @@
 import { metricsFigureNames } from '../../../server/src/protocol/metricsFigures.js';
 import { el } from '../dom.js';
 import { smoothEma } from './ema.js';
+import { chartHeadline, type Headline } from './headline.js';
 import { ticks } from './ticks.js';
 
 const svgNs = 'http://www.w3.org/2000/svg';
@@ -57,6 +58,24 @@ function whereOf(point: ChartPoint, formatX: (x: number) => string): string {
   return parts.join(' · ');
 }
 
+/**
+ * `smoothed 62.5%` over `at step 3 50%`: the bold line's last value first and larger, then under
+ * it the latest step's value as recorded; a line drawn unsmoothed shows only the latter, as the headline.
+ */
+function headlineNode(h: Headline, label: string, format: (y: number) => string): HTMLElement {
+  const recorded = metricsFigureNames.latest;
+  const where = h.step !== undefined ? `${recorded.label} ${h.step} ` : 'latest ';
+  if (!h.smoothed) return el('span', { class: 'latest', title: `${label}: ${recorded.definition}` }, el('span', { class: 'latest-where' }, where), el('span', { class: 'latest-value' }, format(h.raw)));
+  const smoothed = metricsFigureNames.smoothedLatest;
+  return el(
+    'span',
+    { class: 'latest', title: `${label}: ${smoothed.definition} Beside it: ${recorded.definition}` },
+    el('span', { class: 'latest-where' }, `${smoothed.label} `),
+    el('span', { class: 'latest-value' }, format(h.value)),
+    el('span', { class: 'latest-raw' }, `${where}${format(h.raw)}`),
+  );
+}
+
 function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string, string | number>, text?: string): SVGElementTagNameMap[K] {
   const node = document.createElementNS(svgNs, tag);
   for (const [name, value] of Object.entries(attrs)) node.setAttribute(name, String(value));
@@ -68,21 +87,8 @@ export function lineChart(spec: ChartSpec): HTMLElement {
   const width = Math.max(280, Math.round(spec.width));
   const drawn = spec.series.filter((s) => s.points.length > 0);
   const smoothed = drawn.map((s) => smoothEma(s.points.map((p) => p.y), spec.smoothing));
-  // The head's figure: the first series' latest point as recorded, named with its step.
-  const latest = drawn[0]?.points.at(-1);
-  const head = el(
-    'div',
-    { class: 'chart-head' },
-    el('h3', {}, spec.title),
-    latest === undefined
-      ? null
-      : el(
-          'span',
-          { class: 'latest', title: `${drawn[0]?.label ?? ''}: ${metricsFigureNames.latest.definition}` },
-          el('span', { class: 'latest-where' }, latest.step !== undefined ? `${metricsFigureNames.latest.label} ${latest.step} ` : 'latest '),
-          spec.formatLatest(latest.y),
-        ),
-  );
+  const headline = chartHeadline(drawn[0]?.points ?? [], spec.smoothing);
+  const head = el('div', { class: 'chart-head' }, el('h3', {}, spec.title), headline === undefined ? null : headlineNode(headline, drawn[0]?.label ?? '', spec.formatLatest));
   const box = el('section', { class: 'chart', attrs: { id: `chart-${spec.id}`, 'data-points': String(drawn.reduce((n, s) => n + s.points.length, 0)) } }, head);
   if (drawn.length === 0) {
     box.append(el('p', { class: 'empty' }, spec.empty));

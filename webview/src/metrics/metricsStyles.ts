@@ -29,7 +29,9 @@ header.top h1 { margin: 16px 0 2px; }
 .chart line.axis { stroke: var(--vscode-descriptionForeground); stroke-width: 1; }
 .chart text.tick { fill: var(--vscode-descriptionForeground); font-size: 11px; font-family: var(--vscode-font-family); }
 .chart polyline { fill: none; stroke-linejoin: round; stroke-linecap: round; }
-.chart polyline.raw { stroke-width: 1.5; opacity: 0.3; }
+/* The recorded values stay readable beside the smoothed line in every theme: a thinner line at half strength, stronger where the theme asks for contrast. */
+.chart polyline.raw { stroke-width: 1.4; opacity: 0.6; }
+body.vscode-high-contrast .chart polyline.raw, body.vscode-high-contrast-light .chart polyline.raw { opacity: 0.85; stroke-dasharray: 4 2; }
 .chart polyline.smooth { stroke-width: 2.2; }
 .chart .s0 { stroke: var(--vscode-charts-blue); fill: var(--vscode-charts-blue); color: var(--vscode-charts-blue); }
 .chart .s1 { stroke: var(--vscode-charts-orange); fill: var(--vscode-charts-orange); color: var(--vscode-charts-orange); }
@@ -39,6 +41,8 @@ header.top h1 { margin: 16px 0 2px; }
 .chart text.axis-title { fill: var(--vscode-descriptionForeground); font-size: 11px; font-family: var(--vscode-font-family); font-style: italic; }
 .chart line.guide { stroke: var(--vscode-editorCursor-foreground, var(--vscode-foreground)); stroke-width: 1; stroke-dasharray: 3 3; opacity: 0.7; }
 .chart circle.mark { stroke: var(--vscode-editor-background); stroke-width: 1.5; }
+.chart .latest { text-align: right; white-space: nowrap; }
+.chart .latest-raw { display: block; font-size: 0.72em; font-weight: normal; color: var(--vscode-descriptionForeground); }
 .chart .latest-where { font-size: 0.7em; font-weight: normal; color: var(--vscode-descriptionForeground); margin-right: 4px; }
 .readout { display: flex; flex-wrap: wrap; gap: 4px 14px; min-height: 1.5em; font-size: 0.9em; padding: 2px 0 2px 70px; font-variant-numeric: tabular-nums; }
 .readout .where { font-weight: 600; }
