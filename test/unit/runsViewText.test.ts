@@ -113,5 +113,5 @@ test('a tooltip’s times are local, as the labels are, not the UTC ISO stamps t
 test('a run that failed before any episode was planned says why in its row, not 0/0 resolved (issue 37)', () => {
   const run: RunSummary = { dir: '/w/outputs/b', name: 'b', root: '/w/outputs', state: 'failed', stale: false, kind: 'rollout', command: 'gp rollout bad.jsonl', agent: null, episodes: { total: 0, finished: 0, resolved: 0, errored: 0 }, backend: null, model: null, nodes: [], startedAt: '2026-11-27T17:47:35Z', endedAt: '2026-11-27T17:47:37Z', exitReason: 'bad.jsonl:1:1 task_id: Invalid input', problem: null, hasReport: false, hasLog: true, hasMetrics: false, relaunchable: false };
   assert.equal(describeRun(run, Date.now()), 'failed · 2s · rollout · bad.jsonl:1:1 task_id: Invalid input');
-  assert.equal(describeRun({ ...run, state: 'finished', episodes: { total: 2, finished: 2, resolved: 1, errored: 0 }, exitReason: null }, Date.now()), 'finished · 1/2 resolved · 2s · rollout');
+  assert.equal(describeRun({ ...run, state: 'finished', episodes: { total: 2, finished: 2, resolved: 1, errored: 0 }, exitReason: null }, Date.now()), '1/2 resolved · finished · 2s · rollout');
 });
