@@ -14,7 +14,7 @@ import { viewIds } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { documentSelectorGlobs } from './launchFiles.js';
 import { blockedMessage, reviewRows, type ReviewRow, type ValueKey } from './launchReviewRows.js';
-import { preferredFix } from './overviewQuickFix.js';
+import { isFinding, preferredFix } from './overviewQuickFix.js';
 import { launchPlan, launchStart, resolvedConfig, taskPreflight, type BlockedTask, type LaunchFinding, type LaunchPlanResult, type LaunchSpec, type LaunchStartResult, type NewRunLaunch, type TaskPreflightResult } from './serverMessages.js';
 import { visibleLine } from '../../server/src/protocol/terminalText.js';
 
@@ -130,7 +130,7 @@ async function firstErrorFix(finding: LaunchFinding): Promise<vscode.CodeAction 
   const line = finding.line;
   try {
     const document = await vscode.workspace.openTextDocument(vscode.Uri.file(finding.file));
-    const onLine = () => vscode.languages.getDiagnostics(document.uri).some((d) => d.range.start.line === line && d.message === finding.message);
+    const onLine = () => vscode.languages.getDiagnostics(document.uri).some((d) => isFinding(d, line, finding.message));
     const deadline = Date.now() + fixWaitMs;
     while (!onLine() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     const actions =

@@ -34,11 +34,18 @@ export function chooseAction(actions: readonly (vscode.CodeAction | vscode.Comma
 }
 
 /**
+ * Whether a diagnostic is the launch finding with this message: a launch names each finding as
+ * `<code>: <message>` (launch/launchPlan.ts), the editor shows the message alone.
+ */
+export function isFinding(diagnostic: vscode.Diagnostic, line: number, message: string): boolean {
+  return diagnostic.range.start.line === line && (message === diagnostic.message || message === `${codeOf(diagnostic)}: ${diagnostic.message}`);
+}
+
+/**
  * The fix a blocked launch's notice offers for its first error: the quick fix the editor marks as
- * preferred (the one Fix All applies), for a diagnostic on the error's line whose message is the
- * error's, or undefined when there is none.
+ * preferred (the one Fix All applies) for that finding's diagnostic, or undefined when there is none.
  */
 export function preferredFix(actions: readonly (vscode.CodeAction | vscode.Command)[], line: number, message: string): vscode.CodeAction | undefined {
   const codeActions = actions.filter((a): a is vscode.CodeAction => typeof a.command !== 'string');
-  return codeActions.find((a) => a.isPreferred === true && (a.diagnostics ?? []).some((d) => d.range.start.line === line && d.message === message));
+  return codeActions.find((a) => a.isPreferred === true && (a.diagnostics ?? []).some((d) => isFinding(d, line, message)));
 }

@@ -1,7 +1,8 @@
 /**
  * What a config's checks show in real VS Code (code-server 4.100.3, the packaged `.vsix`, Debian's
  * Chromium), issue 37: a misspelt key (`planer_backend`) is an error in the Problems panel, not a
- * warning, and a launch of its config is blocked with a notice naming it and its did-you-mean fix;
+ * warning, and a launch of its config is blocked with a notice naming it and its did-you-mean fix,
+ * whose Fix button renames the key;
  * the experiment overview of the shipped sample config (rule agent, local backend) shows no GPU
  * layout and nothing preflight does not say. The workspace is `fixtures/workbench` plus the
  * shipped `configs/experiments/sample.yaml`. Each scenario saves
@@ -20,7 +21,7 @@ import { loggedMs, Scenarios } from './scenarios.js';
 import { screenshotThemes } from './themes.js';
 import { quickPickRows, waitForNotification } from './views.js';
 import { done, pending, waitFor } from './wait.js';
-import { filterProblems, focusProblems, formatProblems, openFile, runCommand, waitForProblems } from './workbench.js';
+import { filterProblems, focusProblems, formatProblems, openFile, runCommand, waitForEditorText, waitForProblems } from './workbench.js';
 
 const scenarioTimeout = { timeout: 240_000 };
 const diagnosticsTimeout = { timeoutMs: 60_000 };
@@ -86,6 +87,15 @@ void describe('A config’s checks in VS Code (code-server + Chromium)', () => {
       await waitForNotification(s.page, 'the blocked launch to name the unknown key and its fix', blocked);
       assert.deepEqual(runsNamed(s, 'misspelt'), [], 'no run folder was made');
       await screenshotThemes(s, 'checks-a-blocked');
+      // The notice offers the editor's preferred fix; choosing it renames the key in the editor.
+      const fix = s.page
+        .locator('.notifications-toasts .notification-toast')
+        .filter({ has: s.page.locator('.notification-list-item-message', { hasText: /Launch blocked/ }) })
+        .first()
+        .locator('.notification-list-item-buttons-container .monaco-button', { hasText: /^Fix: .*planner_backend/ });
+      await fix.first().click({ timeout: 20_000 });
+      await waitForEditorText(s.page, 'the fix to rename planer_backend', (t) => /\n\s*planner_backend: openai/.test(t) && !t.includes('planer_backend'));
+      await screenshotThemes(s, 'checks-a-fixed');
     });
   });
 

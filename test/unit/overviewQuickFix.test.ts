@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type * as vscode from 'vscode';
-import { chooseAction, type QuickFixChoice } from '../../extension/src/overviewQuickFix.js';
+import { chooseAction, isFinding, preferredFix, type QuickFixChoice } from '../../extension/src/overviewQuickFix.js';
 import { webviewMessageSchema } from '../../server/src/protocol/webview.js';
 
 const range = { start: { line: 4, character: 2 }, end: { line: 4, character: 17 } };
@@ -43,4 +43,19 @@ test('the page’s applyFix message is validated: a well-formed one passes, a ma
     { type: 'applyFix', code: 7, range, title: 't' },
     { type: 'applyEdit', range, newText: 'rm -rf /' },
   ]) assert.equal(webviewMessageSchema.safeParse(bad).success, false, JSON.stringify(bad));
+});
+
+test('a blocked launch offers the preferred fix of its first error’s diagnostic, matched by line and by the launch’s `<code>: <message>`', () => {
+  const message = "Unknown key 'planer_backend' in backends. Did you mean 'planner_backend'?";
+  const diagnostic = (line: number, text: string) => ({ code: 'schema/unknown-key', message: text, range: { start: { line } } });
+  const fix = (title: string, isPreferred: boolean, line: number, text = message) =>
+    ({ title, isPreferred, diagnostics: [diagnostic(line, text)], edit: {} }) as unknown as vscode.CodeAction;
+  const rename = fix("Rename 'planer_backend' to 'planner_backend'", true, 7);
+  const remove = fix("Remove 'planer_backend'", false, 7);
+  const otherLine = fix("Rename 'planer_backend' to 'planner_backend'", true, 9);
+  const otherFinding = fix('Set sandbox.backend to docker', true, 7, 'another finding');
+  assert.equal(preferredFix([command('x'), remove, otherLine, otherFinding, rename], 7, `schema/unknown-key: ${message}`), rename);
+  assert.equal(preferredFix([rename], 7, message), rename, 'the message alone matches too');
+  assert.equal(preferredFix([remove, otherLine, otherFinding], 7, `schema/unknown-key: ${message}`), undefined);
+  assert.equal(isFinding(diagnostic(7, message) as unknown as vscode.Diagnostic, 7, `schema/type: ${message}`), false, 'another code is another finding');
 });
