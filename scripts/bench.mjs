@@ -7,6 +7,7 @@
 import { spawnSync } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { precompiledValidators } from './precompiledValidators.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -25,6 +26,7 @@ async function buildServerOnly() {
     logLevel: 'error',
     legalComments: 'none',
     minify: true,
+    plugins: [precompiledValidators(root)],
   });
 }
 

@@ -3,6 +3,17 @@
 // webview, which runs in the browser.
 import { build } from 'esbuild';
 import { chmod, copyFile, mkdir } from 'node:fs/promises';
+import { precompiledValidators } from './precompiledValidators.mjs';
+
+// zod's translations of its messages (a quarter of the extension bundle's bytes, parsed at every
+// activation; docs/benchmarks.md): nothing here selects one, and its English messages come from
+// zod's own default, which stays.
+const withoutZodLocales = {
+  name: 'without-zod-locales',
+  setup(build) {
+    build.onLoad({ filter: /zod[\\/]v4[\\/]locales[\\/]index\.js$/ }, () => ({ contents: 'export {};', loader: 'js' }));
+  },
+};
 
 const common = {
   bundle: true,
@@ -19,6 +30,8 @@ const common = {
   // jsonc-parser's `main` is a UMD wrapper whose requires esbuild cannot follow (the bundle would
   // fail at run time with MODULE_NOT_FOUND); its ES module build bundles whole.
   alias: { 'jsonc-parser': './node_modules/jsonc-parser/lib/esm/main.js' },
+  // The experiment schema's validators as ajv's generated code, not compiled at every start (server/src/util/ajvValidators.ts).
+  plugins: [precompiledValidators(process.cwd()), withoutZodLocales],
 };
 
 const watch = process.argv.includes('--watch');

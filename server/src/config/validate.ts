@@ -1,32 +1,19 @@
 /**
- * Validates a plain config value against the emitted JSON Schema with ajv (compiled once) and turns
- * every ajv error into a Finding on the right key path: unknown keys with the closest known key,
- * type/enum/range errors on the value, missing required keys on their parent key.
+ * Validates a plain config value against the emitted JSON Schema with ajv (`experimentValidators.ts`)
+ * and turns every ajv error into a Finding on the right key path: unknown keys with the closest
+ * known key, type/enum/range errors on the value, missing required keys on their parent key.
  *
  * An unknown key is an error: its setting silently keeps its default (`planer_backend` leaves the
  * planner backend as it was), so a launch must not go ahead on it. A config that sets
  * `experiment.allow_unknown_keys: true` (one written for a newer Graph Planner, say) gets them as
  * warnings instead (docs/editing-configs.md).
  */
-import { Ajv2020, type ErrorObject } from 'ajv/dist/2020.js';
+import type { ErrorObject } from 'ajv/dist/2020.js';
 import { finding, type Finding, type Fix, type KeyPath } from '../protocol/index.js';
 import { closest } from '../util/closest.js';
 import { formatKeyPath } from '../util/keyPath.js';
-import { describeRange, experimentJsonSchema, schemaAt, type JsonSchemaNode } from './jsonSchema.js';
-
-function compile(schema: JsonSchemaNode, useDefaults = false) {
-  // `unit`, `maps_to` and `path_kind` are our annotation keywords; ajv must know them in strict mode.
-  const ajv = new Ajv2020({ allErrors: !useDefaults, verbose: !useDefaults, strict: true, allowUnionTypes: true, validateFormats: false, useDefaults });
-  ajv.addKeyword({ keyword: 'unit', schemaType: 'string' });
-  ajv.addKeyword({ keyword: 'maps_to', schemaType: 'string' });
-  ajv.addKeyword({ keyword: 'path_kind', schemaType: 'string' });
-  return ajv.compile(schema);
-}
-
-// Both validators compile the one schema object the rest of the server reads (ajv does not change it).
-const validateExperiment = compile(experimentJsonSchema);
-/** The same schema, filling in defaults as it validates (it mutates its input). */
-const fillExperimentDefaults = compile(experimentJsonSchema, true);
+import { describeRange, schemaAt, type JsonSchemaNode } from './jsonSchema.js';
+import { fillExperimentDefaults, validateExperiment } from './experimentValidators.js';
 
 /**
  * Fills in the schema's defaults, in place, on a value the caller owns: the typed config, as zod

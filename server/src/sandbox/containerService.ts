@@ -4,13 +4,13 @@
  * stream. Failures are values with a message a person can act on; nothing here throws for a daemon
  * that is away.
  */
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import type { ContainerActionParams, ContainerActionResult, ContainersListResult, ContainersReapResult, DockerReach } from '../protocol/containersView.js';
 import { sandboxLabels } from '../protocol/sandbox.js';
 import { withDeadline } from '../util/deadline.js';
 import { listContainers, reapContainers } from './containers.js';
 import { dockerEvents, type OpenEvents } from './containerEvents.js';
-import { dockerLocation } from './dockerClient.js';
+import { dockerLocation, newDocker } from './dockerClient.js';
 import { DockerFrameParser } from './dockerStream.js';
 import { dockerErrorMessage } from './images/imageError.js';
 
@@ -54,12 +54,12 @@ export class ContainerService implements ContainerBackend {
   constructor(private readonly options: ContainerServiceOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.logLines = options.logLines ?? 5_000;
-    this.openEvents = () => dockerEvents(this.events())();
+    this.openEvents = async () => dockerEvents(await this.events())();
   }
 
   async list(): Promise<ContainersListResult> {
     try {
-      const found = listContainers({ all: true, docker: this.docker(), ...(this.options.run === undefined ? {} : { run: this.options.run }) });
+      const found = listContainers({ all: true, docker: await this.docker(), ...(this.options.run === undefined ? {} : { run: this.options.run }) });
       const containers = await withDeadline(found, this.timeoutMs, 'no answer from the Docker daemon');
       return { daemon: { reachable: true }, containers };
     } catch (error) {
@@ -68,7 +68,7 @@ export class ContainerService implements ContainerBackend {
   }
 
   async action({ id, action }: ContainerActionParams): Promise<ContainerActionResult> {
-    const container = this.docker().getContainer(id);
+    const container = (await this.docker()).getContainer(id);
     let info: Docker.ContainerInspectInfo;
     try {
       info = await withDeadline(container.inspect(), this.timeoutMs, 'no answer from the Docker daemon');
@@ -102,7 +102,7 @@ export class ContainerService implements ContainerBackend {
   async reap(): Promise<ContainersReapResult> {
     let result;
     try {
-      result = await reapContainers({ docker: this.docker(), ...(this.options.run === undefined ? {} : { run: this.options.run }) });
+      result = await reapContainers({ docker: await this.docker(), ...(this.options.run === undefined ? {} : { run: this.options.run }) });
     } catch (error) {
       const daemon = this.unreachable(error);
       return { removed: 0, failed: 0, message: `${daemon.reason} ${daemon.hint}` };
@@ -146,15 +146,15 @@ export class ContainerService implements ContainerBackend {
     return { reachable: false, reason: `The Docker daemon at ${dockerLocation()} did not answer: ${dockerErrorMessage(error)}.`, hint: daemonHint };
   }
 
-  private docker(): Docker {
-    this.requestClient ??= this.options.docker ?? new Docker({ timeout: this.timeoutMs + 10_000 });
+  private async docker(): Promise<Docker> {
+    this.requestClient ??= this.options.docker ?? (await newDocker({ timeout: this.timeoutMs + 10_000 }));
     return this.requestClient;
   }
 
   /** Event streams stay quiet for long, so their client has no request timeout, only one to connect. */
-  private events(): Docker {
+  private async events(): Promise<Docker> {
     const options: Docker.DockerOptions & { connectionTimeout: number } = { connectionTimeout: 5_000 };
-    this.eventClient ??= this.options.docker ?? new Docker(options);
+    this.eventClient ??= this.options.docker ?? (await newDocker(options));
     return this.eventClient;
   }
 }

@@ -3,7 +3,7 @@
  * `DOCKER_HOST` (unix, tcp and ssh) and `DOCKER_TLS_VERIFY`/`DOCKER_CERT_PATH`, so rollouts can use
  * a remote engine; this module adds a ping with a short deadline and an error that says what to do.
  */
-import Docker from 'dockerode';
+import type Docker from 'dockerode';
 import { withDeadline } from '../util/deadline.js';
 import { SandboxError } from './sandbox.js';
 import { errorMessage } from '../util/errors.js';
@@ -12,6 +12,16 @@ export interface DockerConnection {
   docker: Docker;
   /** Where the daemon was looked for, for messages: the socket path or the DOCKER_HOST URL. */
   where: string;
+}
+
+/**
+ * A client; dockerode is loaded when a daemon is first wanted, not with the module: it and its
+ * transports were a tenth of the language server's start, which needs no Docker to publish
+ * diagnostics (docs/benchmarks.md).
+ */
+export async function newDocker(options: Docker.DockerOptions): Promise<Docker> {
+  const { default: Dockerode } = await import('dockerode');
+  return new Dockerode(options);
 }
 
 /** Where dockerode will look for the daemon, in the words a person would use. */
@@ -37,7 +47,7 @@ export async function reachDocker(options: { timeoutMs?: number } = {}): Promise
   const where = dockerLocation();
   let docker: Docker;
   try {
-    docker = new Docker({ timeout: options.timeoutMs ?? 120_000 });
+    docker = await newDocker({ timeout: options.timeoutMs ?? 120_000 });
     await withDeadline(docker.ping(), options.timeoutMs ?? 5_000);
   } catch (error) {
     return { ok: false, where, cause: errorMessage(error) };
