@@ -16,7 +16,7 @@ import { fileKindOf } from './activeFileKind.js';
 import { viewIds } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { runGpInTerminal } from './gpTerminal.js';
-import { workspaceFiles } from './launchFlow.js';
+import { listedDatasets, pickDatasets, pickExperiment, rememberExperiment, startingExperiment } from './launchPickers.js';
 import { resolvedConfig } from './serverMessages.js';
 
 type Mode = 'smoke' | 'smoke-scripted' | 'local' | 'ray';
@@ -50,7 +50,7 @@ const smokeArgs: Readonly<Partial<Record<Mode, readonly string[]>>> = {
 
 export function startTraining(ctx: Ctx, client: LanguageClient): (arg?: unknown) => Promise<void> {
   return async (arg) => {
-    const config = arg instanceof vscode.Uri ? arg : await pickExperiment();
+    const config = arg instanceof vscode.Uri ? arg : await trainingExperiment(ctx, client);
     if (config === undefined) return;
     const folder = vscode.workspace.getWorkspaceFolder(config) ?? vscode.workspace.workspaceFolders?.[0];
     if (folder === undefined) {
@@ -72,24 +72,24 @@ export function startTraining(ctx: Ctx, client: LanguageClient): (arg?: unknown)
     ctx.log.info(`Start Training: gp ${args.join(' ')}`);
     const name = `gp train ${smokeArgs[mode.mode] !== undefined ? '(smoke)' : ''}`.trim();
     runGpInTerminal(ctx, { name, cwd: folder.uri.fsPath, icon: 'rocket', args });
+    await rememberExperiment(ctx, config.fsPath);
     trainingStarted.fire(`training of ${vscode.workspace.asRelativePath(config)}`);
     await vscode.commands.executeCommand(`${viewIds.runs}.focus`);
   };
 }
 
-async function pickExperiment(): Promise<vscode.Uri | undefined> {
+/**
+ * The open experiment, else one picked, the last launched (else the sample) highlighted, each with
+ * the dataset it names and its task count.
+ */
+async function trainingExperiment(ctx: Ctx, client: LanguageClient): Promise<vscode.Uri | undefined> {
   const active = vscode.window.activeTextEditor?.document;
   if (active !== undefined && fileKindOf(active) === 'experiment') return active.uri;
-  const found = await workspaceFiles('experiment');
-  if (found.length === 0) {
-    void vscode.window.showInformationMessage('No experiment YAML in the workspace: create one under configs/experiments/ first.');
-    return undefined;
-  }
-  const picked = await vscode.window.showQuickPick(
-    found.map((uri) => ({ label: vscode.workspace.asRelativePath(uri), uri })),
-    { title: 'Train which experiment?' },
-  );
-  return picked?.uri;
+  const starting = await startingExperiment(ctx);
+  const cwd = (starting && vscode.workspace.getWorkspaceFolder(starting)) ?? vscode.workspace.workspaceFolders?.[0];
+  if (cwd === undefined) return undefined;
+  const picked = await pickExperiment(client, await listedDatasets(client), { title: 'Train which experiment?', placeHolder: 'Each with the dataset it trains on', current: starting?.fsPath ?? null, withDefaults: false, cwd: cwd.uri.fsPath });
+  return picked === undefined || picked === null ? undefined : vscode.Uri.file(picked);
 }
 
 /**
@@ -104,14 +104,6 @@ async function trainingTasks(client: LanguageClient, config: vscode.Uri, cwd: st
   } catch {
     // The config could not be resolved here; gp train will say why. A task file is still asked for.
   }
-  const datasets = await workspaceFiles('dataset');
-  if (datasets.length === 0) {
-    void vscode.window.showInformationMessage('The config’s paths.dataset_train is not in the workspace and no task file (JSONL) is: add one first.');
-    return null;
-  }
-  const picked = await vscode.window.showQuickPick(
-    datasets.map((uri) => ({ label: vscode.workspace.asRelativePath(uri), uri })),
-    { title: 'Train on which tasks?', placeHolder: 'The config’s paths.dataset_train is not in the workspace' },
-  );
-  return picked === undefined ? null : picked.uri;
+  const picked = await pickDatasets(await listedDatasets(client), { title: 'Train on which tasks?', placeHolder: 'The config’s paths.dataset_train is not in the workspace', chosen: [], many: false });
+  return picked?.[0] === undefined ? null : vscode.Uri.file(picked[0]);
 }
