@@ -1,17 +1,18 @@
 /**
  * Getting Started: the walkthrough's four steps (edit a config, launch, step through an episode,
  * train), each a command that does it on the repository's sample data, and the walkthrough opened
- * once, on the first activation (docs/README.md, "Getting started in the editor"). The sample is
+ * on the first activation until a person has seen it (docs/README.md, "Getting started in the editor"). The sample is
  * `configs/experiments/sample.yaml` on `datasets/sample/tasks.jsonl`: the rule agent on the local
  * backend, so a rollout takes seconds and needs no Docker.
  */
 import { statSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { qualifiedWalkthroughId, trajectoryViewType, viewIds } from './contributions.js';
+import { qualifiedWalkthroughId, trajectoryViewType, viewIds, walkthroughTitle } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { runGpInTerminal } from './gpTerminal.js';
 import { launch } from './launchFlow.js';
+import { openUntilSeen, type WalkthroughState } from './walkthroughOpening.js';
 
 /** The sample's files, relative to a workspace folder. */
 export const sampleFiles = { config: 'configs/experiments/sample.yaml', tasks: 'datasets/sample/tasks.jsonl' } as const;
@@ -27,15 +28,29 @@ export async function openGettingStarted(): Promise<void> {
 }
 
 /**
- * Opens the walkthrough on the extension's first activation for this user, and never again (the
- * palette's "Open Getting Started" and the views' welcome links reopen it). VS Code's own setting
- * for walkthroughs of newly installed extensions is honoured: off, it stays closed.
+ * Opens the walkthrough on the extension's first activation for this user until a person has seen
+ * it (walkthroughOpening.ts), and never again once they have (the palette's "Open Getting Started"
+ * and the views' welcome links reopen it). It is recorded as shown only once it stayed in front: a
+ * start where VS Code's own welcome page kept the editor tries again at the next activation. VS
+ * Code's setting for walkthroughs of newly installed extensions is honoured: off, it stays closed.
  */
-export async function openGettingStartedOnce(extension: vscode.ExtensionContext): Promise<void> {
+export async function openGettingStartedOnce(extension: vscode.ExtensionContext, log: (line: string) => void): Promise<void> {
   if (extension.globalState.get<boolean>(shownKey) === true) return;
-  await extension.globalState.update(shownKey, true);
   if (vscode.workspace.getConfiguration('workbench.welcomePage').get<boolean>('walkthroughs.openOnInstall') === false) return;
-  await openGettingStarted();
+  const seen = await openUntilSeen({ open: openGettingStarted, state: walkthroughState, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) });
+  if (seen) await extension.globalState.update(shownKey, true);
+  log(seen ? 'Getting Started opened on the first activation.' : 'Getting Started did not stay in front (the welcome page kept the editor); it opens again at the next activation.');
+}
+
+/**
+ * Where the walkthrough is, from the editor's tabs: the welcome editor's tab, which shows every
+ * walkthrough, has no input type the API knows and is named `Walkthrough: <title>` while it shows one.
+ */
+function walkthroughState(): WalkthroughState {
+  const welcome = vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter((tab) => tab.input === undefined);
+  const ours = (tab: vscode.Tab) => tab.label.endsWith(walkthroughTitle);
+  if (welcome.some((tab) => ours(tab) && tab.isActive)) return 'ours';
+  return welcome.length > 0 && !welcome.some(ours) ? 'replaced' : 'gone';
 }
 
 /** The workspace folder that holds the sample, or undefined after saying what is missing. */
