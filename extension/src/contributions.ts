@@ -58,8 +58,8 @@ export const commandTitles: Record<CommandName, string> = {
  */
 export const walkthroughId = 'graphPlanner.gettingStarted';
 export const qualifiedWalkthroughId = `graph-planner.graph-planner#${walkthroughId}`;
-/** Its title, which the welcome editor's tab shows while the walkthrough is in front. */
-export const walkthroughTitle = 'Get Started with Graph Planner';
+/** The extension's display name, by which the welcome editor's tab names the walkthrough while it is in front (`Walkthrough: Graph Planner`). */
+export const walkthroughTabName = 'Graph Planner';
 
 export const commandCategory = 'Graph Planner';
 

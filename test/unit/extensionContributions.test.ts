@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { activeFileKindContextKey, commandCategory, commandIds, commandTitles, qualifiedWalkthroughId, resolvedConfigScheme, viewCommands, viewContainerId, viewIds, walkthroughId, walkthroughTitle } from '../../extension/src/contributions.js';
+import { activeFileKindContextKey, commandCategory, commandIds, commandTitles, qualifiedWalkthroughId, resolvedConfigScheme, viewCommands, viewContainerId, viewIds, walkthroughId, walkthroughTabName } from '../../extension/src/contributions.js';
 import { defaultClientSettings } from '../../extension/src/clientSettings.js';
 
 interface CommandContribution { command: string; title: string; category?: string }
@@ -21,9 +21,10 @@ interface Manifest {
     viewsContainers: { activitybar: { id: string; icon: string }[] };
     views: Record<string, { id: string; name: string }[]>;
     viewsWelcome: { view: string; contents: string }[];
-    walkthroughs: { id: string; title: string; steps: { id: string; description: string; media: { markdown?: string }; completionEvents: string[] }[] }[];
+    walkthroughs: { id: string; steps: { id: string; description: string; media: { markdown?: string }; completionEvents: string[] }[] }[];
   };
   publisher: string;
+  displayName: string;
   name: string;
 }
 
@@ -90,7 +91,7 @@ describe('package.json contributions', () => {
     const [walkthrough, ...others] = manifest.contributes.walkthroughs;
     assert.equal(others.length, 0);
     assert.equal(walkthrough?.id, walkthroughId);
-    assert.equal(walkthrough.title, walkthroughTitle);
+    assert.equal(walkthroughTabName, manifest.displayName);
     assert.equal(qualifiedWalkthroughId, `${manifest.publisher}.${manifest.name}#${walkthroughId}`);
     const sampleCommands = [commandIds.sampleOpenConfig, commandIds.sampleRollout, commandIds.sampleOpenEpisode, commandIds.sampleTrain];
     assert.deepEqual(walkthrough.steps.map((s) => s.id), ['editConfig', 'launch', 'episode', 'train']);
