@@ -39,7 +39,8 @@ export async function openGettingStartedOnce(extension: vscode.ExtensionContext,
   if (vscode.workspace.getConfiguration('workbench.welcomePage').get<boolean>('walkthroughs.openOnInstall') === false) return;
   const seen = await openUntilSeen({ open: openOverWelcome, state: walkthroughState, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) });
   if (seen) await extension.globalState.update(shownKey, true);
-  log(seen ? 'Getting Started opened on the first activation.' : 'Getting Started did not stay in front (the welcome page kept the editor); it opens again at the next activation.');
+  const tabs = vscode.window.tabGroups.all.flatMap((group) => group.tabs).map((tab) => `${tab.label}${tab.isActive ? ' (active)' : ''}${tab.input === undefined ? '' : ' (typed input)'}`);
+  log(seen ? 'Getting Started opened on the first activation.' : `Getting Started did not stay in front; it opens again at the next activation. Tabs: ${tabs.join(', ') || 'none'}.`);
 }
 
 /**
