@@ -58,8 +58,6 @@ export const commandTitles: Record<CommandName, string> = {
  */
 export const walkthroughId = 'graphPlanner.gettingStarted';
 export const qualifiedWalkthroughId = `graph-planner.graph-planner#${walkthroughId}`;
-/** The extension's display name, by which the welcome editor's tab names the walkthrough while it is in front (`Walkthrough: Graph Planner`). */
-export const walkthroughTabName = 'Graph Planner';
 
 export const commandCategory = 'Graph Planner';
 

@@ -8,11 +8,11 @@
 import { statSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { qualifiedWalkthroughId, trajectoryViewType, viewIds, walkthroughTabName } from './contributions.js';
+import { qualifiedWalkthroughId, trajectoryViewType, viewIds } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { runGpInTerminal } from './gpTerminal.js';
 import { launch } from './launchFlow.js';
-import { openUntilSeen, type WalkthroughState } from './walkthroughOpening.js';
+import { openUntilSeen, walkthroughStateOf, type TabShape } from './walkthroughOpening.js';
 
 /** The sample's files, relative to a workspace folder. */
 export const sampleFiles = { config: 'configs/experiments/sample.yaml', tasks: 'datasets/sample/tasks.jsonl' } as const;
@@ -37,9 +37,9 @@ export async function openGettingStarted(): Promise<void> {
 export async function openGettingStartedOnce(extension: vscode.ExtensionContext, log: (line: string) => void): Promise<void> {
   if (extension.globalState.get<boolean>(shownKey) === true) return;
   if (vscode.workspace.getConfiguration('workbench.welcomePage').get<boolean>('walkthroughs.openOnInstall') === false) return;
-  const seen = await openUntilSeen({ open: openOverWelcome, state: walkthroughState, sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) });
+  const seen = await openUntilSeen({ open: openOverWelcome, state: () => walkthroughStateOf(editorTabs()), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) });
   if (seen) await extension.globalState.update(shownKey, true);
-  const tabs = vscode.window.tabGroups.all.flatMap((group) => group.tabs).map((tab) => `${tab.label}${tab.isActive ? ' (active)' : ''}${tab.input === undefined ? '' : ' (typed input)'}`);
+  const tabs = editorTabs().map((tab) => `${tab.label}${tab.isActive && tab.inActiveGroup ? ' (in front)' : ''}${tab.typed ? '' : ' (welcome editor)'}`);
   log(seen ? 'Getting Started opened on the first activation.' : `Getting Started did not stay in front; it opens again at the next activation. Tabs: ${tabs.join(', ') || 'none'}.`);
 }
 
@@ -47,25 +47,23 @@ export async function openGettingStartedOnce(extension: vscode.ExtensionContext,
  * VS Code's `workbench.action.openWalkthrough` does nothing while the welcome editor in front shows
  * another walkthrough at one of its steps (a new profile's "Setup VS Code"); its back link, the
  * `welcome.goBack` command, returns it to the list of walkthroughs (or closes the bare welcome
- * page), after which ours opens in its place. Ours is one "Welcome" link away from theirs.
+ * page), after which ours opens in its place. Ours is one "Welcome" link away from theirs. It goes
+ * back whenever the welcome editor is in front, since the tab's label does not say what it shows
+ * (walkthroughOpening.ts).
  */
 async function openOverWelcome(): Promise<void> {
-  const active = vscode.window.tabGroups.activeTabGroup.activeTab;
-  if (walkthroughState() === 'replaced' && active !== undefined && active.input === undefined) {
+  if (walkthroughStateOf(editorTabs()) === 'ours') {
     await Promise.resolve(vscode.commands.executeCommand('welcome.goBack')).catch(() => undefined);
   }
   await openGettingStarted();
 }
 
-/**
- * Where the walkthrough is, from the editor's tabs: the welcome editor's tab, which shows every
- * walkthrough, has no input type the API knows and is named `Walkthrough: <extension's display name>` while it shows one.
- */
-function walkthroughState(): WalkthroughState {
-  const welcome = vscode.window.tabGroups.all.flatMap((group) => group.tabs).filter((tab) => tab.input === undefined);
-  const ours = (tab: vscode.Tab) => tab.label.endsWith(walkthroughTabName);
-  if (welcome.some((tab) => ours(tab) && tab.isActive)) return 'ours';
-  return welcome.length > 0 && !welcome.some(ours) ? 'replaced' : 'gone';
+/** The editor's tabs as walkthroughOpening.ts reads them. */
+function editorTabs(): TabShape[] {
+  const activeGroup = vscode.window.tabGroups.activeTabGroup;
+  return vscode.window.tabGroups.all.flatMap((group) =>
+    group.tabs.map((tab) => ({ label: tab.label, typed: tab.input !== undefined, isActive: tab.isActive, inActiveGroup: group === activeGroup })),
+  );
 }
 
 /** The workspace folder that holds the sample, or undefined after saying what is missing. */

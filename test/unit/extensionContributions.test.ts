@@ -8,7 +8,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { activeFileKindContextKey, commandCategory, commandIds, commandTitles, qualifiedWalkthroughId, resolvedConfigScheme, viewCommands, viewContainerId, viewIds, walkthroughId, walkthroughTabName } from '../../extension/src/contributions.js';
+import { activeFileKindContextKey, commandCategory, commandIds, commandTitles, qualifiedWalkthroughId, resolvedConfigScheme, viewCommands, viewContainerId, viewIds, walkthroughId } from '../../extension/src/contributions.js';
 import { defaultClientSettings } from '../../extension/src/clientSettings.js';
 
 interface CommandContribution { command: string; title: string; category?: string }
@@ -24,7 +24,6 @@ interface Manifest {
     walkthroughs: { id: string; steps: { id: string; description: string; media: { markdown?: string }; completionEvents: string[] }[] }[];
   };
   publisher: string;
-  displayName: string;
   name: string;
 }
 
@@ -91,7 +90,6 @@ describe('package.json contributions', () => {
     const [walkthrough, ...others] = manifest.contributes.walkthroughs;
     assert.equal(others.length, 0);
     assert.equal(walkthrough?.id, walkthroughId);
-    assert.equal(walkthroughTabName, manifest.displayName);
     assert.equal(qualifiedWalkthroughId, `${manifest.publisher}.${manifest.name}#${walkthroughId}`);
     const sampleCommands = [commandIds.sampleOpenConfig, commandIds.sampleRollout, commandIds.sampleOpenEpisode, commandIds.sampleTrain];
     assert.deepEqual(walkthrough.steps.map((s) => s.id), ['editConfig', 'launch', 'episode', 'train']);

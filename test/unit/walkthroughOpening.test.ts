@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { openUntilSeen, type OpeningTimes, type WalkthroughState } from '../../extension/src/walkthroughOpening.js';
+import { openUntilSeen, walkthroughStateOf, type OpeningTimes, type TabShape, type WalkthroughState } from '../../extension/src/walkthroughOpening.js';
 
 const times: OpeningTimes = { settleMs: 3_000, appearMs: 1_000, pollMs: 250, attempts: 3 };
 
@@ -59,5 +59,25 @@ void describe('opening the walkthrough on the first activation', () => {
     const s = screen((now, opens) => (opens > 0 && now < times.settleMs + 500 ? 'ours' : 'gone'));
     assert.equal(await openUntilSeen(s.screen, times), true);
     assert.equal(s.opened.length, 1);
+  });
+});
+
+const tab = (label: string, typed: boolean, isActive: boolean, inActiveGroup = true): TabShape => ({ label, typed, isActive, inActiveGroup });
+
+void describe('where the walkthrough is, from the editor tabs the extension API reports', () => {
+  test('the welcome editor in front is ours, whatever its label says', () => {
+    // As code-server 4.100.3 reported it on a fresh profile with ours in front: the label is one change behind.
+    assert.equal(walkthroughStateOf([tab('Welcome', false, true)]), 'ours');
+    assert.equal(walkthroughStateOf([tab('sample.yaml', true, false), tab('Walkthrough: Graph Planner', false, true)]), 'ours');
+  });
+
+  test('the welcome editor behind a file, or in front of a group that is not active, is replaced', () => {
+    assert.equal(walkthroughStateOf([tab('Welcome', false, false), tab('README.md', true, true)]), 'replaced');
+    assert.equal(walkthroughStateOf([tab('Welcome', false, true, false), tab('README.md', true, true)]), 'replaced');
+  });
+
+  test('no welcome editor is gone', () => {
+    assert.equal(walkthroughStateOf([]), 'gone');
+    assert.equal(walkthroughStateOf([tab('sample.yaml', true, true)]), 'gone');
   });
 });
