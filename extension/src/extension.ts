@@ -71,7 +71,7 @@ export function activate(extension: vscode.ExtensionContext): void {
     // the log records when the server reports ready.
     void ctx.start();
     ctx.log.info(`Graph Planner activated in ${ctx.sinceActivation()} ms`);
-    openGettingStartedOnce(extension).catch((error: unknown) => ctx.log.error(`Getting Started did not open: ${errorMessage(error)}`));
+    openGettingStartedOnce(extension, (line) => ctx.log.info(line)).catch((error: unknown) => ctx.log.error(`Getting Started did not open: ${errorMessage(error)}`));
   } catch (error) {
     // VS Code shows no notification when an extension fails to activate, so we show one ourselves.
     void vscode.window.showErrorMessage(`Graph Planner failed to activate: ${errorMessage(error)}`);

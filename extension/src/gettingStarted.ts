@@ -1,7 +1,7 @@
 /**
  * Getting Started: the walkthrough's four steps (edit a config, launch, step through an episode,
  * train), each a command that does it on the repository's sample data, and the walkthrough opened
- * once, on the first activation (docs/README.md, "Getting started in the editor"). The sample is
+ * on the first activation until a person has seen it (docs/README.md, "Getting started in the editor"). The sample is
  * `configs/experiments/sample.yaml` on `datasets/sample/tasks.jsonl`: the rule agent on the local
  * backend, so a rollout takes seconds and needs no Docker.
  */
@@ -12,6 +12,7 @@ import { qualifiedWalkthroughId, trajectoryViewType, viewIds } from './contribut
 import type { Ctx } from './ctx.js';
 import { runGpInTerminal } from './gpTerminal.js';
 import { launch } from './launchFlow.js';
+import { openUntilSeen, walkthroughStateOf, type TabShape } from './walkthroughOpening.js';
 
 /** The sample's files, relative to a workspace folder. */
 export const sampleFiles = { config: 'configs/experiments/sample.yaml', tasks: 'datasets/sample/tasks.jsonl' } as const;
@@ -27,15 +28,42 @@ export async function openGettingStarted(): Promise<void> {
 }
 
 /**
- * Opens the walkthrough on the extension's first activation for this user, and never again (the
- * palette's "Open Getting Started" and the views' welcome links reopen it). VS Code's own setting
- * for walkthroughs of newly installed extensions is honoured: off, it stays closed.
+ * Opens the walkthrough on the extension's first activation for this user until a person has seen
+ * it (walkthroughOpening.ts), and never again once they have (the palette's "Open Getting Started"
+ * and the views' welcome links reopen it). It is recorded as shown only once it stayed in front: a
+ * start where VS Code's own welcome page kept the editor tries again at the next activation. VS
+ * Code's setting for walkthroughs of newly installed extensions is honoured: off, it stays closed.
  */
-export async function openGettingStartedOnce(extension: vscode.ExtensionContext): Promise<void> {
+export async function openGettingStartedOnce(extension: vscode.ExtensionContext, log: (line: string) => void): Promise<void> {
   if (extension.globalState.get<boolean>(shownKey) === true) return;
-  await extension.globalState.update(shownKey, true);
   if (vscode.workspace.getConfiguration('workbench.welcomePage').get<boolean>('walkthroughs.openOnInstall') === false) return;
+  const seen = await openUntilSeen({ open: openOverWelcome, state: () => walkthroughStateOf(editorTabs()), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) });
+  if (seen) await extension.globalState.update(shownKey, true);
+  const tabs = editorTabs().map((tab) => `${tab.label}${tab.isActive && tab.inActiveGroup ? ' (in front)' : ''}${tab.typed ? '' : ' (welcome editor)'}`);
+  log(seen ? 'Getting Started opened on the first activation.' : `Getting Started did not stay in front; it opens again at the next activation. Tabs: ${tabs.join(', ') || 'none'}.`);
+}
+
+/**
+ * VS Code's `workbench.action.openWalkthrough` does nothing while the welcome editor in front shows
+ * another walkthrough at one of its steps (a new profile's "Setup VS Code"); its back link, the
+ * `welcome.goBack` command, returns it to the list of walkthroughs (or closes the bare welcome
+ * page), after which ours opens in its place. Ours is one "Welcome" link away from theirs. It goes
+ * back whenever the welcome editor is in front, since the tab's label does not say what it shows
+ * (walkthroughOpening.ts).
+ */
+async function openOverWelcome(): Promise<void> {
+  if (walkthroughStateOf(editorTabs()) === 'ours') {
+    await Promise.resolve(vscode.commands.executeCommand('welcome.goBack')).catch(() => undefined);
+  }
   await openGettingStarted();
+}
+
+/** The editor's tabs as walkthroughOpening.ts reads them. */
+function editorTabs(): TabShape[] {
+  const activeGroup = vscode.window.tabGroups.activeTabGroup;
+  return vscode.window.tabGroups.all.flatMap((group) =>
+    group.tabs.map((tab) => ({ label: tab.label, typed: tab.input !== undefined, isActive: tab.isActive, inActiveGroup: group === activeGroup })),
+  );
 }
 
 /** The workspace folder that holds the sample, or undefined after saying what is missing. */

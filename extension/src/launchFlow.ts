@@ -8,14 +8,13 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { parse } from 'yaml';
-import { fileKindOf } from './activeFileKind.js';
 import { viewIds } from './contributions.js';
 import type { Ctx } from './ctx.js';
-import { documentSelectorGlobs } from './launchFiles.js';
+import { datasetsAfterExperimentChange } from './launchDefaults.js';
+import { experimentDataset, listedDatasets, pickDatasets, pickExperiment, rememberExperiment, startingExperiment } from './launchPickers.js';
 import { blockedMessage, reviewRows, type ReviewRow, type ValueKey } from './launchReviewRows.js';
 import { isFinding, preferredFix } from './overviewQuickFix.js';
-import { launchPlan, launchStart, resolvedConfig, taskPreflight, type BlockedTask, type LaunchFinding, type LaunchPlanResult, type LaunchSpec, type LaunchStartResult, type NewRunLaunch, type TaskPreflightResult } from './serverMessages.js';
+import { launchPlan, launchStart, taskPreflight, type BlockedTask, type LaunchFinding, type LaunchPlanResult, type LaunchSpec, type LaunchStartResult, type NewRunLaunch, type TaskPreflightResult } from './serverMessages.js';
 import { visibleLine } from '../../server/src/protocol/terminalText.js';
 
 const lastLaunchKey = 'graphPlanner.lastLaunch';
@@ -37,9 +36,9 @@ export function onDidLaunch(listener: (runDir: string, kind: string) => void): v
 export function startRun(ctx: Ctx, client: LanguageClient, kind: 'rollout' | 'eval'): (arg?: unknown) => Promise<void> {
   return async (arg) => {
     const args = startArgsOf(arg);
-    const initial = await initialDraft(client, kind, args);
+    const initial = await initialDraft(ctx, client, kind, args);
     if (initial === undefined) return;
-    const run = await review(client, initial.draft);
+    const run = await review(client, initial);
     if (run === undefined) return;
     await launch(ctx, client, { mode: 'new', run });
   };
@@ -90,6 +89,7 @@ export async function launch(ctx: Ctx, client: LanguageClient, spec: LaunchSpec)
     return undefined;
   }
   await ctx.extension.workspaceState.update(lastLaunchKey, spec);
+  if (spec.mode === 'new' && spec.run.config !== null) await rememberExperiment(ctx, spec.run.config);
   ctx.log.info(`Started ${started.display} (pid ${started.pid}); output in ${started.logFile}`);
   for (const listener of launchedListeners) listener(started.runDir, started.kind);
   // A verification's log follows in a terminal, and its results show in the Tasks view, which stays in front.
@@ -167,56 +167,21 @@ function startArgsOf(arg: unknown): StartArgs {
   return {};
 }
 
-/** The launch as first shown: the config given, else the active experiment, else the first one; values from the config. */
-async function initialDraft(client: LanguageClient, kind: 'rollout' | 'eval', args: StartArgs): Promise<{ draft: NewRunLaunch; values: ConfigValues } | undefined> {
-  const active = vscode.window.activeTextEditor?.document;
-  const configUri = args.config ?? (active !== undefined && fileKindOf(active) === 'experiment' ? active.uri : (await workspaceFiles('experiment'))[0]);
+/**
+ * The launch as first shown: the config given, else the open experiment, else the last launched,
+ * else the sample (launchDefaults.ts); the datasets given, else the one the config names.
+ */
+async function initialDraft(ctx: Ctx, client: LanguageClient, kind: 'rollout' | 'eval', args: StartArgs): Promise<NewRunLaunch | undefined> {
+  const configUri = args.config ?? (await startingExperiment(ctx));
   const folder = (configUri && vscode.workspace.getWorkspaceFolder(configUri)) ?? vscode.workspace.workspaceFolders?.[0];
   if (folder === undefined) {
     void vscode.window.showInformationMessage('Open a folder first: a run writes its files under the workspace.');
     return undefined;
   }
-  const values = configUri === undefined ? {} : await configValues(client, configUri, folder.uri);
-  const datasets = args.taskFiles?.length ? [...args.taskFiles] : values.dataset !== undefined ? [values.dataset] : (await workspaceFiles('dataset')).slice(0, 1).map((u) => u.fsPath);
+  const named = configUri === undefined ? undefined : await experimentDataset(client, configUri, folder.uri.fsPath, await listedDatasets(client));
+  const datasets = args.taskFiles?.length ? [...args.taskFiles] : named === undefined ? [] : [named.path];
   // Values left null come from the config, so the command line carries only what the person changed.
-  const draft: NewRunLaunch = { kind, config: configUri?.fsPath ?? null, taskFiles: datasets, tasks: [...(args.tasks ?? [])], agent: null, backend: null, parallel: null, attempts: null, sets: [], cwd: folder.uri.fsPath };
-  return { draft, values };
-}
-
-/** What the config gives before the review asks the server: the dataset to pre-fill. */
-interface ConfigValues {
-  dataset?: string;
-}
-
-/**
- * The config's dataset, to pre-fill the review (the server merges defaults). A relative path
- * resolves against `cwd`, the folder the run is launched in, as `gp` resolves it.
- */
-async function configValues(client: LanguageClient, uri: vscode.Uri, cwd: vscode.Uri): Promise<ConfigValues> {
-  try {
-    const result = await client.sendRequest(resolvedConfig, { uri: client.code2ProtocolConverter.asUri(uri) });
-    if (result.yaml === null) return {};
-    const c = parse(result.yaml) as { paths?: { dataset_train?: unknown } };
-    // The defaults' dataset is a placeholder; only a file that exists is offered.
-    if (typeof c.paths?.dataset_train === 'string' && c.paths.dataset_train.endsWith('.jsonl')) {
-      const dataset = c.paths.dataset_train.startsWith('/') ? vscode.Uri.file(c.paths.dataset_train) : vscode.Uri.joinPath(cwd, c.paths.dataset_train);
-      try {
-        await vscode.workspace.fs.stat(dataset);
-        return { dataset: dataset.fsPath };
-      } catch {
-        // Not there: the person picks a dataset.
-      }
-    }
-    return {};
-  } catch {
-    return {};
-  }
-}
-
-export async function workspaceFiles(kind: 'experiment' | 'dataset'): Promise<vscode.Uri[]> {
-  const found = await Promise.all(documentSelectorGlobs(kind).map((g) => vscode.workspace.findFiles(g, '**/{node_modules,.git,outputs}/**', 200)));
-  const unique = new Map(found.flat().map((u) => [u.fsPath, u]));
-  return [...unique.values()].sort((a, b) => a.fsPath.localeCompare(b.fsPath));
+  return { kind, config: configUri?.fsPath ?? null, taskFiles: datasets, tasks: [...(args.tasks ?? [])], agent: null, backend: null, parallel: null, attempts: null, sets: [], cwd: folder.uri.fsPath };
 }
 
 type ReviewItem = vscode.QuickPickItem & { readonly row?: ReviewRow };
@@ -276,7 +241,7 @@ async function review(client: LanguageClient, initial: NewRunLaunch): Promise<Ne
           return undefined;
         }
         if (draft.taskFiles.length === 0) {
-          draft = (await pickDatasets(draft)) ?? draft;
+          draft = (await chooseDatasets(client, draft)) ?? draft;
           continue;
         }
         return draft;
@@ -284,7 +249,7 @@ async function review(client: LanguageClient, initial: NewRunLaunch): Promise<Ne
         if (await showBlockedTasks(row.blocked, state.backend)) return undefined;
         continue;
       case 'value':
-        draft = (await editValue(row.key, draft)) ?? draft;
+        draft = (await editValue(client, row.key, draft)) ?? draft;
         continue;
       case 'separator':
         continue;
@@ -292,12 +257,12 @@ async function review(client: LanguageClient, initial: NewRunLaunch): Promise<Ne
   }
 }
 
-function editValue(key: ValueKey, draft: NewRunLaunch): Promise<NewRunLaunch | undefined> {
+function editValue(client: LanguageClient, key: ValueKey, draft: NewRunLaunch): Promise<NewRunLaunch | undefined> {
   switch (key) {
     case 'config':
-      return pickConfig(draft);
+      return chooseConfig(client, draft);
     case 'dataset':
-      return pickDatasets(draft);
+      return chooseDatasets(client, draft);
     case 'agent':
       return pickEnum(draft, 'agent', ['rule', 'model'], 'The agent that acts in each episode');
     case 'backend':
@@ -330,26 +295,21 @@ async function showBlockedTasks(blocked: readonly BlockedTask[], backend: string
   return true;
 }
 
-async function pickConfig(draft: NewRunLaunch): Promise<NewRunLaunch | undefined> {
-  const files = await workspaceFiles('experiment');
-  const items = [{ label: '(defaults)', description: 'no experiment YAML', path: null as string | null }, ...files.map((u) => ({ label: vscode.workspace.asRelativePath(u), description: '', path: u.fsPath as string | null }))];
-  const picked = await vscode.window.showQuickPick(items, { title: 'Experiment config', placeHolder: 'The YAML whose settings the run uses' });
-  if (picked === undefined) return undefined;
+async function chooseConfig(client: LanguageClient, draft: NewRunLaunch): Promise<NewRunLaunch | undefined> {
+  const listed = await listedDatasets(client);
+  const config = await pickExperiment(client, listed, { title: 'Experiment config', placeHolder: 'The YAML whose settings the run uses; each with the dataset it names', current: draft.config, withDefaults: true, cwd: draft.cwd });
+  if (config === undefined) return undefined;
+  // The dataset follows the experiment; the tasks chosen in the old dataset go with it.
+  const named = config === null ? undefined : await experimentDataset(client, vscode.Uri.file(config), draft.cwd, listed);
+  const taskFiles = datasetsAfterExperimentChange(draft.taskFiles, named);
+  const sameFiles = taskFiles.length === draft.taskFiles.length && taskFiles.every((f, i) => f === draft.taskFiles[i]);
   // A new config brings its own values: earlier choices made against the old one are dropped.
-  return { ...draft, config: picked.path, agent: null, backend: null, parallel: null, attempts: null };
+  return { ...draft, config, taskFiles, tasks: sameFiles ? draft.tasks : [], agent: null, backend: null, parallel: null, attempts: null };
 }
 
-async function pickDatasets(draft: NewRunLaunch): Promise<NewRunLaunch | undefined> {
-  const files = await workspaceFiles('dataset');
-  if (files.length === 0) {
-    void vscode.window.showInformationMessage('No dataset JSONL matches graphPlanner.datasetGlobs in this workspace.');
-    return undefined;
-  }
-  const chosen = new Set(draft.taskFiles);
-  const items = files.map((u) => ({ label: vscode.workspace.asRelativePath(u), path: u.fsPath, picked: chosen.has(u.fsPath) }));
-  const picked = await vscode.window.showQuickPick(items, { title: 'Datasets', placeHolder: 'The task files to run', canPickMany: true });
-  if (picked === undefined || picked.length === 0) return undefined;
-  return { ...draft, taskFiles: picked.map((p) => p.path), tasks: [] };
+async function chooseDatasets(client: LanguageClient, draft: NewRunLaunch): Promise<NewRunLaunch | undefined> {
+  const picked = await pickDatasets(await listedDatasets(client), { title: 'Datasets', placeHolder: 'The task files to run', chosen: draft.taskFiles, many: true });
+  return picked === undefined ? undefined : { ...draft, taskFiles: picked, tasks: [] };
 }
 
 async function pickEnum<K extends 'agent' | 'backend'>(draft: NewRunLaunch, key: K, values: readonly NonNullable<NewRunLaunch[K]>[], title: string): Promise<NewRunLaunch | undefined> {

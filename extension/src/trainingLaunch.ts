@@ -15,7 +15,8 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import { parse } from 'yaml';
 import { fileKindOf } from './activeFileKind.js';
 import type { Ctx } from './ctx.js';
-import { launch, workspaceFiles } from './launchFlow.js';
+import { launch } from './launchFlow.js';
+import { listedDatasets, pickDatasets, pickExperiment, rememberExperiment, startingExperiment } from './launchPickers.js';
 import { followRunLog } from './runLogTerminal.js';
 import { resolvedConfig, type TrainLaunch } from './serverMessages.js';
 
@@ -44,7 +45,7 @@ const smokes: Readonly<Partial<Record<Mode, Pick<TrainLaunch, 'smoke' | 'steps'>
 
 export function startTraining(ctx: Ctx, client: LanguageClient): (arg?: unknown) => Promise<void> {
   return async (arg) => {
-    const config = arg instanceof vscode.Uri ? arg : await pickExperiment();
+    const config = arg instanceof vscode.Uri ? arg : await trainingExperiment(ctx, client);
     if (config === undefined) return;
     const folder = vscode.workspace.getWorkspaceFolder(config) ?? vscode.workspace.workspaceFolders?.[0];
     if (folder === undefined) {
@@ -65,6 +66,7 @@ export function startTraining(ctx: Ctx, client: LanguageClient): (arg?: unknown)
     const train: TrainLaunch = { config: config.fsPath, tasks: tasks?.fsPath ?? null, ...smoke, ray, cwd: folder.uri.fsPath };
     const started = await launch(ctx, client, { mode: 'train', train });
     if (started === undefined) return;
+    await rememberExperiment(ctx, config.fsPath);
     followRunLog({
       name: `gp train${smoke.smoke === null ? '' : ' (smoke)'}`,
       icon: 'rocket',
@@ -76,19 +78,18 @@ export function startTraining(ctx: Ctx, client: LanguageClient): (arg?: unknown)
   };
 }
 
-async function pickExperiment(): Promise<vscode.Uri | undefined> {
+/**
+ * The open experiment, else one picked, the last launched (else the sample) highlighted, each with
+ * the dataset it names and its task count.
+ */
+async function trainingExperiment(ctx: Ctx, client: LanguageClient): Promise<vscode.Uri | undefined> {
   const active = vscode.window.activeTextEditor?.document;
   if (active !== undefined && fileKindOf(active) === 'experiment') return active.uri;
-  const found = await workspaceFiles('experiment');
-  if (found.length === 0) {
-    void vscode.window.showInformationMessage('No experiment YAML in the workspace: create one under configs/experiments/ first.');
-    return undefined;
-  }
-  const picked = await vscode.window.showQuickPick(
-    found.map((uri) => ({ label: vscode.workspace.asRelativePath(uri), uri })),
-    { title: 'Train which experiment?' },
-  );
-  return picked?.uri;
+  const starting = await startingExperiment(ctx);
+  const cwd = (starting && vscode.workspace.getWorkspaceFolder(starting)) ?? vscode.workspace.workspaceFolders?.[0];
+  if (cwd === undefined) return undefined;
+  const picked = await pickExperiment(client, await listedDatasets(client), { title: 'Train which experiment?', placeHolder: 'Each with the dataset it trains on', current: starting?.fsPath ?? null, withDefaults: false, cwd: cwd.uri.fsPath });
+  return picked === undefined || picked === null ? undefined : vscode.Uri.file(picked);
 }
 
 /**
@@ -103,14 +104,6 @@ async function trainingTasks(client: LanguageClient, config: vscode.Uri, cwd: st
   } catch {
     // The config could not be resolved here; gp train will say why. A task file is still asked for.
   }
-  const datasets = await workspaceFiles('dataset');
-  if (datasets.length === 0) {
-    void vscode.window.showInformationMessage('The config’s paths.dataset_train is not in the workspace and no task file (JSONL) is: add one first.');
-    return null;
-  }
-  const picked = await vscode.window.showQuickPick(
-    datasets.map((uri) => ({ label: vscode.workspace.asRelativePath(uri), uri })),
-    { title: 'Train on which tasks?', placeHolder: 'The config’s paths.dataset_train is not in the workspace' },
-  );
-  return picked === undefined ? null : picked.uri;
+  const picked = await pickDatasets(await listedDatasets(client), { title: 'Train on which tasks?', placeHolder: 'The config’s paths.dataset_train is not in the workspace', chosen: [], many: false });
+  return picked?.[0] === undefined ? null : vscode.Uri.file(picked[0]);
 }

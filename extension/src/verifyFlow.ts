@@ -12,7 +12,8 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { fileKindOf } from './activeFileKind.js';
 import type { Ctx } from './ctx.js';
-import { launch, workspaceFiles } from './launchFlow.js';
+import { launch } from './launchFlow.js';
+import { listedDatasets, pickDatasets } from './launchPickers.js';
 import { followRunLog } from './runLogTerminal.js';
 import type { VerifyLaunch } from './serverMessages.js';
 
@@ -22,7 +23,7 @@ const steps = 3;
 
 export function verifyTasks(ctx: Ctx, client: LanguageClient): (arg?: unknown) => Promise<void> {
   return async (arg) => {
-    const dataset = await datasetOf(arg);
+    const dataset = await datasetOf(client, arg);
     if (dataset === undefined) return;
     const folder = vscode.workspace.getWorkspaceFolder(dataset) ?? vscode.workspace.workspaceFolders?.[0];
     if (folder === undefined) {
@@ -70,7 +71,7 @@ export function verifyTasks(ctx: Ctx, client: LanguageClient): (arg?: unknown) =
 }
 
 /** The dataset the command acts on: the file given (a Tasks view file or an explorer uri), else the active dataset, else one picked. */
-async function datasetOf(arg: unknown): Promise<vscode.Uri | undefined> {
+async function datasetOf(client: LanguageClient, arg: unknown): Promise<vscode.Uri | undefined> {
   if (arg instanceof vscode.Uri) return arg;
   if (typeof arg === 'object' && arg !== null) {
     const path = (arg as { summary?: { path?: unknown } }).summary?.path;
@@ -78,16 +79,8 @@ async function datasetOf(arg: unknown): Promise<vscode.Uri | undefined> {
   }
   const active = vscode.window.activeTextEditor?.document;
   if (active !== undefined && active.uri.scheme === 'file' && fileKindOf(active) === 'dataset') return active.uri;
-  const files = await workspaceFiles('dataset');
-  if (files.length === 0) {
-    void vscode.window.showInformationMessage('No dataset JSONL matches graphPlanner.datasetGlobs in this workspace.');
-    return undefined;
-  }
-  const picked = await vscode.window.showQuickPick(
-    files.map((uri) => ({ label: vscode.workspace.asRelativePath(uri), uri })),
-    { title: 'Verify which dataset?', placeHolder: 'Its gold patches are read from gold_predictions_<name>.jsonl beside it' },
-  );
-  return picked?.uri;
+  const picked = await pickDatasets(await listedDatasets(client), { title: 'Verify which dataset?', placeHolder: 'Its gold patches are read from gold_predictions_<name>.jsonl beside it', chosen: [], many: false });
+  return picked?.[0] === undefined ? undefined : vscode.Uri.file(picked[0]);
 }
 
 /** A pick among numbers, with `Custom…` asking for a whole number from 1 to 100; undefined when cancelled. */
