@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pickerEntries, type FoundTrajectory } from '../../extension/src/episodePicker.js';
-import { describeRun, describeTask, localTime, runChildren, runIcon, runLabel, runTitle, taskIcon } from '../../extension/src/views/runsText.js';
+import { describeRun, describeTask, localTime, noEpisodeText, runChildren, runIcon, runLabel, runTitle, taskIcon } from '../../extension/src/views/runsText.js';
 import type { EpisodeSummary, RunSummary } from '../../server/src/protocol/runsView.js';
 
 // Local times are read in UTC here (Node reads TZ again when it changes), so the expected labels are the same on every machine.
@@ -114,4 +114,13 @@ test('a run that failed before any episode was planned says why in its row, not 
   const run: RunSummary = { dir: '/w/outputs/b', name: 'b', root: '/w/outputs', state: 'failed', stale: false, kind: 'rollout', command: 'gp rollout bad.jsonl', agent: null, episodes: { total: 0, finished: 0, resolved: 0, errored: 0 }, backend: null, model: null, nodes: [], startedAt: '2026-11-27T17:47:35Z', endedAt: '2026-11-27T17:47:37Z', exitReason: 'bad.jsonl:1:1 task_id: Invalid input', problem: null, hasReport: false, hasLog: true, hasMetrics: false, relaunchable: false };
   assert.equal(describeRun(run, Date.now()), 'failed · 2s · rollout · bad.jsonl:1:1 task_id: Invalid input');
   assert.equal(describeRun({ ...run, state: 'finished', episodes: { total: 2, finished: 2, resolved: 1, errored: 0 }, exitReason: null }, Date.now()), '1/2 resolved · finished · 2s · rollout');
+});
+
+test('a run with no episode says why in its place: still starting, a verification, or ended before any began with its reason', () => {
+  const base: RunSummary = { dir: '/w/outputs/b', name: 'b', root: '/w/outputs', state: 'running', stale: false, kind: 'rollout', command: 'gp rollout bad.jsonl', agent: null, episodes: null, backend: null, model: null, nodes: [], startedAt: '2026-11-27T17:47:35Z', endedAt: null, exitReason: null, problem: null, hasReport: false, hasLog: true, hasMetrics: false, relaunchable: false };
+  assert.equal(noEpisodeText(base), 'No episode has started yet.');
+  assert.match(noEpisodeText({ ...base, kind: 'verify' }), /A verification runs no episodes/);
+  assert.equal(noEpisodeText({ ...base, state: 'failed', exitReason: 'bad.jsonl:1:1\ntask_id: Invalid input' }), 'It ended before any episode started: bad.jsonl:1:1 task_id: Invalid input');
+  assert.equal(noEpisodeText({ ...base, state: 'interrupted' }), 'It was interrupted before any episode started');
+  assert.ok(!noEpisodeText({ ...base, state: 'failed', exitReason: 'x\u001b[31mred' }).includes('\u001b'), 'no control code reaches the tree');
 });

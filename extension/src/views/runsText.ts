@@ -4,6 +4,7 @@
  */
 import { episodeName, groupByTask } from '../../../server/src/protocol/episodeName.js';
 import { shortNodeName } from '../../../server/src/protocol/rayNode.js';
+import { visibleLine } from '../../../server/src/protocol/terminalText.js';
 import type { EpisodeSummary, RunSummary } from '../../../server/src/protocol/runsView.js';
 
 /**
@@ -215,4 +216,12 @@ export function describeNodes(run: Pick<RunSummary, 'nodes'>): string | null {
 /** `Ray node worker-1 (sandbox host host-a)`: the episode tooltip's line; null when it ran in the launching process. */
 export function describeEpisodeHost(ep: Pick<EpisodeSummary, 'sandboxHost'>): string | null {
   return ep.sandboxHost === null ? null : `Ray node ${ep.sandboxHost.node} (sandbox host ${ep.sandboxHost.id})`;
+}
+
+/** What a run with no episode says in their place: why it has none, when it has ended without one. */
+export function noEpisodeText(run: RunSummary | undefined): string {
+  if (run?.kind === 'verify') return 'A verification runs no episodes: each task’s verdict shows in the Tasks view.';
+  if (run === undefined || run.state === 'running' || run.state === 'unknown') return 'No episode has started yet.';
+  const reason = run.exitReason === null ? '' : `: ${visibleLine(run.exitReason.replace(/\s+/g, ' '))}`;
+  return `It ${run.state === 'interrupted' ? 'was interrupted' : 'ended'} before any episode started${reason}`;
 }

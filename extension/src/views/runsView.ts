@@ -15,7 +15,7 @@ import { showRunMetrics } from '../metricsPanel.js';
 import { openReportJson, showRunReport } from '../reportPanel.js';
 import { runAction, runEpisodes, runsChanged, runsList, runsWatch, type EpisodeSummary, type RunsChanged, type RunSummary } from '../serverMessages.js';
 import { episodeItem, runItem, taskItem, type RunsNode as Node } from './runItems.js';
-import { runChildren, type RunChildren, type TaskAttempts } from './runsText.js';
+import { noEpisodeText, runChildren, type RunChildren, type TaskAttempts } from './runsText.js';
 
 const tickMs = 5000;
 
@@ -97,7 +97,7 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     const children = this.childrenOf(node.dir);
     const nodes: Node[] = children.grouped ? children.tasks.map((t) => this.taskNode(node.dir, t.taskId)) : children.episodes.map((e) => this.episodeNode(node.dir, e.episodeId));
     if (result.problem !== null) nodes.unshift({ kind: 'message', text: `⚠ ${result.problem}` });
-    if (nodes.length === 0) nodes.push({ kind: 'message', text: this.runs.get(node.dir)?.kind === 'verify' ? 'A verification runs no episodes: each task’s verdict shows in the Tasks view.' : 'No episode has started yet.' });
+    if (nodes.length === 0) nodes.push({ kind: 'message', text: noEpisodeText(this.runs.get(node.dir)) });
     return nodes;
   }
 
