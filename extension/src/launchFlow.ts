@@ -130,16 +130,12 @@ async function firstErrorFix(finding: LaunchFinding): Promise<vscode.CodeAction 
   const line = finding.line;
   try {
     const document = await vscode.workspace.openTextDocument(vscode.Uri.file(finding.file));
-    const onLine = () => vscode.languages.getDiagnostics(document.uri).some((d) => isFinding(d, line, finding.message));
+    const diagnostic = () => vscode.languages.getDiagnostics(document.uri).find((d) => isFinding(d, line, finding.message));
     const deadline = Date.now() + fixWaitMs;
-    while (!onLine() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
-    const actions =
-      (await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[] | undefined>(
-        'vscode.executeCodeActionProvider',
-        document.uri,
-        new vscode.Range(line, 0, line, document.lineAt(Math.min(line, document.lineCount - 1)).text.length),
-        vscode.CodeActionKind.QuickFix.value,
-      )) ?? [];
+    while (diagnostic() === undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    const range = diagnostic()?.range;
+    if (range === undefined) return undefined;
+    const actions = (await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[] | undefined>('vscode.executeCodeActionProvider', document.uri, range, vscode.CodeActionKind.QuickFix.value)) ?? [];
     return preferredFix(actions, line, finding.message);
   } catch {
     // No fix is offered: the notice still has Go to Error.

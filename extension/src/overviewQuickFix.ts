@@ -44,8 +44,10 @@ export function isFinding(diagnostic: vscode.Diagnostic, line: number, message: 
 /**
  * The fix a blocked launch's notice offers for its first error: the quick fix the editor marks as
  * preferred (the one Fix All applies) for that finding's diagnostic, or undefined when there is none.
+ * The actions are asked for at the diagnostic's own range; `vscode.executeCodeActionProvider` does
+ * not hand back an action's diagnostics, so one without them is taken as that range's.
  */
 export function preferredFix(actions: readonly (vscode.CodeAction | vscode.Command)[], line: number, message: string): vscode.CodeAction | undefined {
   const codeActions = actions.filter((a): a is vscode.CodeAction => typeof a.command !== 'string');
-  return codeActions.find((a) => a.isPreferred === true && (a.diagnostics ?? []).some((d) => isFinding(d, line, message)));
+  return codeActions.find((a) => a.isPreferred === true && (a.diagnostics === undefined || a.diagnostics.length === 0 || a.diagnostics.some((d) => isFinding(d, line, message))));
 }

@@ -58,4 +58,8 @@ test('a blocked launch offers the preferred fix of its first error’s diagnosti
   assert.equal(preferredFix([rename], 7, message), rename, 'the message alone matches too');
   assert.equal(preferredFix([remove, otherLine, otherFinding], 7, `schema/unknown-key: ${message}`), undefined);
   assert.equal(isFinding(diagnostic(7, message) as unknown as vscode.Diagnostic, 7, `schema/type: ${message}`), false, 'another code is another finding');
+  // The editor's command hands actions back without their diagnostics: the preferred one asked for at the finding's range is taken.
+  const bare = { title: "Rename 'planer_backend' to 'planner_backend'", isPreferred: true, edit: {} } as unknown as vscode.CodeAction;
+  assert.equal(preferredFix([remove, bare], 7, message), bare);
+  assert.equal(preferredFix([{ ...bare, isPreferred: false } as vscode.CodeAction], 7, message), undefined);
 });
