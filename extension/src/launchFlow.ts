@@ -109,7 +109,8 @@ async function showBlockedMessage(errors: readonly LaunchFinding[]): Promise<voi
   const problems = 'Show Problems';
   const first = errors[0];
   const fix = first === undefined ? undefined : await firstErrorFix(first);
-  const fixButton = fix === undefined ? undefined : `Fix: ${fix.title}`;
+  // A short label: three buttons share the notice's width, and its message already names the fix (a misspelt key's "Did you mean").
+  const fixButton = fix === undefined ? undefined : 'Apply Fix';
   const buttons = first?.file !== null && first?.file !== undefined ? [goTo, problems] : [problems];
   const choice = await vscode.window.showErrorMessage(blockedMessage(errors, (p) => vscode.workspace.asRelativePath(p)), ...(fixButton === undefined ? [] : [fixButton]), ...buttons);
   if (choice === fixButton && fix !== undefined) await applyFix(fix, first);

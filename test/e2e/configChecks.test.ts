@@ -2,7 +2,7 @@
  * What a config's checks show in real VS Code (code-server 4.100.3, the packaged `.vsix`, Debian's
  * Chromium), issue 37: a misspelt key (`planer_backend`) is an error in the Problems panel, not a
  * warning, and a launch of its config is blocked with a notice naming it and its did-you-mean fix,
- * whose Fix button renames the key;
+ * whose Apply Fix button renames the key;
  * the experiment overview of the shipped sample config (rule agent, local backend) shows no GPU
  * layout and nothing preflight does not say. The workspace is `fixtures/workbench` plus the
  * shipped `configs/experiments/sample.yaml`. Each scenario saves
@@ -92,7 +92,7 @@ void describe('A config’s checks in VS Code (code-server + Chromium)', () => {
         .locator('.notifications-toasts .notification-toast')
         .filter({ has: s.page.locator('.notification-list-item-message', { hasText: /Launch blocked/ }) })
         .first()
-        .locator('.notification-list-item-buttons-container .monaco-button', { hasText: /^Fix: .*planner_backend/ });
+        .locator('.notification-list-item-buttons-container .monaco-button', { hasText: /^Apply Fix$/ });
       await fix.first().click({ timeout: 20_000 });
       await waitForEditorText(s.page, 'the fix to rename planer_backend', (t) => /\n\s*planner_backend: openai/.test(t) && !t.includes('planer_backend'));
       await screenshotThemes(s, 'checks-a-fixed');
