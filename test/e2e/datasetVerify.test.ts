@@ -111,7 +111,7 @@ void describe('Verify Tasks… in VS Code (code-server + Chromium)', () => {
       const files = (await viewRows(s.page, 'Tasks')).filter((r) => r.level === 1).map((r) => r.label);
       assert.ok(!files.some((f) => f.includes('gold_predictions')), `the gold patches are not listed as a dataset: ${files.join(', ')}`);
 
-      await chooseFromContextMenu(s.page, 'Tasks', 'datasets/samples.jsonl', 'Verify Tasks…');
+      await chooseFromContextMenu(s.page, 'Tasks', taskFileRow('datasets/samples.jsonl'), 'Verify Tasks…');
       assert.match(await quickPickTitle(s.page), /^Verify samples\.jsonl: runs per task \(1\/3\)$/);
       await chooseQuickPickRow(s.page, 'the runs-per-task pick', '2');
       await waitFor('the second pick', async () => ((await quickPickTitle(s.page)).includes('(2/3)') ? done(true) : pending(await quickPickTitle(s.page))));

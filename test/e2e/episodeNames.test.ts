@@ -168,10 +168,13 @@ void describe('One name per episode in VS Code (code-server + Chromium)', () => 
       const image = (await docker.listImages()).flatMap((i) => i.RepoTags ?? []).find((t) => t === 'graph-planner/base:latest');
       assert.ok(image !== undefined, 'graph-planner/base:latest is missing; bash test/integration/setup.sh builds it offline');
       const label = `e2e-names-${Date.now()}`;
-      // Labelled as a sandbox labels an episode's container (sandbox/dockerSandbox.ts), owned by this process.
+      // Labelled as a sandbox labels an episode's container (sandbox/dockerSandbox.ts), owned by this
+      // process, with a run folder under the workspace's outputs so the view's default filter (this
+      // workspace's runs) shows them.
+      const runDir = join(s.workspace, 'outputs', label);
       const made = await Promise.all(
         ['sample-calc-add#1', 'sample-calc-add#2'].map((episode) =>
-          docker.createContainer({ Image: image, Labels: ownerLabels(label, 'sample-calc-add', new Date(), undefined, episode), Cmd: ['sh', '-c', `trap 'exit 0' TERM; sleep 600 & wait`] }).then(async (c) => (await c.start(), c)),
+          docker.createContainer({ Image: image, Labels: ownerLabels(label, 'sample-calc-add', new Date(), undefined, episode, runDir), Cmd: ['sh', '-c', `trap 'exit 0' TERM; sleep 600 & wait`] }).then(async (c) => (await c.start(), c)),
         ),
       );
       try {

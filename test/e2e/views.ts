@@ -112,14 +112,14 @@ export async function expandRow(page: Page, view: ViewName, name: RowName): Prom
 }
 
 /** Hovers the row and clicks its inline action with this title. */
-export async function clickInlineAction(page: Page, view: ViewName, label: string, action: string): Promise<void> {
+export async function clickInlineAction(page: Page, view: ViewName, label: RowName, action: string): Promise<void> {
   const row = rowLocator(page, view, label);
   await row.hover();
   await row.locator(`.actions .action-label[aria-label="${action}"]`).click({ timeout: 10_000 });
 }
 
 /** Right-clicks the row and chooses `item` from its context menu. */
-export async function chooseFromContextMenu(page: Page, view: ViewName, label: string, item: string): Promise<void> {
+export async function chooseFromContextMenu(page: Page, view: ViewName, label: RowName, item: string): Promise<void> {
   await rowLocator(page, view, label).click({ button: 'right' });
   const entry = page.locator('.context-view .monaco-menu .action-item .action-label', { hasText: item }).first();
   await entry.waitFor({ state: 'visible', timeout: 10_000 });
