@@ -58,15 +58,20 @@ void describe('Training from the editor (code-server + Chromium)', () => {
       const toast = s.page.locator('.notifications-toasts .notification-toast').filter({ has: s.page.locator('.notification-list-item-message', { hasText: notice }) }).first();
       const buttons = (await toast.locator('.notification-list-item-buttons-container .monaco-button').allTextContents()).map((t) => t.trim());
       assert.deepEqual(buttons, ['Show Metrics', 'Show Log', 'Re-launch']);
+      // The pointer rests on the toast, which VS Code then keeps shown through the theme changes.
+      await toast.hover();
+      await screenshotThemes(s, 'training-a-end-notice');
+      // Clicked while the toast shows: VS Code hides an information toast after a while, and the
+      // screenshots below take longer than that on a loaded machine.
+      await toast.locator('.notification-list-item-buttons-container .monaco-button', { hasText: 'Show Metrics' }).first().click({ timeout: 10_000 });
+      // The terminal has done its part; the page gets the room.
+      if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
       await showView(s.page, 'Runs');
       await widenSideBar(s.page, 200);
       const row = await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && /(^| · )finished\b/.test(r.description));
       assert.match(row.description, /train/);
       assert.equal(await rowLocator(s.page, 'Runs', runRowLabel(run)).locator('.codicon-rocket').count(), 1, 'the training run is marked with its kind’s icon');
       await screenshotThemes(s, 'training-a-run-finished');
-      // The terminal has done its part; the page gets the room.
-      if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
-      await toast.locator('.notification-list-item-buttons-container .monaco-button', { hasText: 'Show Metrics' }).first().click({ timeout: 10_000 });
       const page = visibleWebview(s.page);
       for (const chart of ['reward', 'resolved', 'length', 'kl', 'timing']) {
         await page.locator(`#chart-${chart}`).waitFor({ state: 'visible', timeout: 60_000 });
