@@ -310,6 +310,9 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
         return pending(formatRows(rows));
       });
       await showView(s.page, 'Runs');
+      // Runs an earlier scenario left open (one has 45 episodes) would push this run's row out of the list's view.
+      await viewPane(s.page, 'Runs').hover();
+      await viewPane(s.page, 'Runs').locator('.pane-header .action-label[aria-label="Collapse All"]').click({ timeout: 10_000 });
       await expandRow(s.page, 'Runs', runRowLabel(run));
       await waitForRow(s.page, 'Runs', `the episodes of ${run}`, (r) => r.level === 2 && r.label === 'sample-calc-add-unittest');
       // A hovered row shows its inline actions over its text; the pointer rests away from the side bar while rows are measured.
