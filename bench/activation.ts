@@ -151,7 +151,9 @@ async function extensionPackage(log: (line: string) => void): Promise<Package> {
   try {
     await mkdir(join(repoRoot, '.cache', 'bench'), { recursive: true });
     const vsce = join(repoRoot, 'node_modules', '.bin', 'vsce');
-    await execFileAsync(vsce, ['package', '--no-dependencies', '--allow-missing-repository', '-o', privateVsix], { cwd: repoRoot, timeout: 120_000 });
+    // The same arguments as `npm run package`: the package's page is extension/README.md, whose
+    // images are bundled, where the repository's README links docs/images vsce cannot resolve.
+    await execFileAsync(vsce, ['package', '--no-dependencies', '--allow-missing-repository', '--readme-path', 'extension/README.md', '-o', privateVsix], { cwd: repoRoot, timeout: 120_000 });
   } catch (error) {
     return { kind: 'unavailable', reason: `dist/graph-planner.vsix is stale and vsce could not package the current build: ${errorMessage(error).split('\n')[0] ?? ''}` };
   }
