@@ -21,7 +21,7 @@ import { startSession, stopSession, type Session } from './harness.js';
 import { endLiveRuns, runsNamed, statusOf } from './runFolders.js';
 import { loggedMs, Scenarios } from './scenarios.js';
 import { currentTheme, screenshotThemes, setTheme, type ThemeKind } from './themes.js';
-import { acceptQuickPick, clickInlineAction, expandRow, isTaskFileRow, quickPickRows, taskFileRow, runRowLabel, showView, viewPane, waitForNotification, waitForRow, widenSideBar } from './views.js';
+import { acceptQuickPick, clickInlineAction, expandRow, isTaskFileRow, quickPickRows, taskFileRow, runRowLabel, showView, viewPane, viewRows, waitForNotification, waitForRow, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { cursorPosition, openFile, runCommand, screenshot } from './workbench.js';
 
@@ -271,6 +271,10 @@ void describe('Feedback around a launch in VS Code (code-server + Chromium)', ()
       await widenSideBar(s.page, 200).catch(() => undefined);
       const row = await waitForRow(s.page, 'Runs', `${run} failed in the Runs view`, (r) => r.label === runRowLabel(run) && r.description.startsWith('failed'));
       assert.match(row.description, /rollout/);
+      // Where its episodes would be, the run says why it has none.
+      const why = (r: { level: number; label: string }) => r.level === 2 && /^It ended before any episode started: datasets\/bad\/tasks\.jsonl:1:1/.test(r.label);
+      if (!(await viewRows(s.page, 'Runs')).some(why)) await expandRow(s.page, 'Runs', runRowLabel(run));
+      await waitForRow(s.page, 'Runs', `${run}'s reason in place of its episodes`, why);
       await screenshotThemes(s, 'launch-e-died');
       await clickToastButton(s.page, notice, 'Go to Error');
       await waitFor('the cursor on the first bad line of the task file', async () => {
