@@ -236,7 +236,8 @@ void describe('Feedback around a launch in VS Code (code-server + Chromium)', ()
       await s.page.keyboard.press('Enter');
       const blocked = /Launch blocked: the config has 2 errors\. First \(configs\/experiments\/dockr\.yaml:7:\d+\): schema\/enum: sandbox\.backend must be one of "auto", "docker", "local", not 'dockr'\. Did you mean 'docker'\?/;
       await waitForNotification(s.page, 'the blocked launch to name the first error in full', blocked);
-      assert.deepEqual(await toastButtons(s.page, blocked), ['Go to Error', 'Show Problems']);
+      // The misspelt enum value has a preferred fix (set it to 'docker'), which the notice offers first.
+      assert.deepEqual(await toastButtons(s.page, blocked), ['Apply Fix', 'Go to Error', 'Show Problems']);
       assert.deepEqual(runsNamed(s, 'dockr'), [], 'no run folder was made');
       await screenshotThemes(s, 'launch-d-blocked');
       await openFile(s.page, 'configs/experiments/sample.yaml');
