@@ -34,12 +34,27 @@ const common = {
   plugins: [precompiledValidators(process.cwd()), withoutZodLocales],
 };
 
+// The language client library is most of what loading the extension costs, and nothing needs it
+// before a server starts (extension/src/languageClientLib.ts): the extension's bundle reaches it
+// as `./languageClient.js` beside itself, a bundle of its own, loaded on first use.
+const languageClientApart = {
+  name: 'language-client-apart',
+  setup(build) {
+    // The import becomes a `require` (`supported` below): the extension host loads CommonJS, and
+    // Node's `import()` of a CommonJS bundle would not see its named exports.
+    build.onResolve({ filter: /^vscode-languageclient\/node$/ }, () => ({ path: './languageClient.js', external: true }));
+  },
+};
+/** The packages that must stay out of the extension's bundle, with the reason. */
+const keptOutOfExtension = /node_modules[\\/](vscode-languageclient|vscode-jsonrpc|vscode-languageserver-protocol)[\\/]/;
+
 const watch = process.argv.includes('--watch');
 const minify = !process.argv.includes('--no-minify');
 
 await mkdir('dist', { recursive: true });
 const entries = [
-  { entryPoints: ['extension/src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', ...common.external] },
+  { entryPoints: ['extension/src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', ...common.external], plugins: [...common.plugins, languageClientApart], metafile: true, supported: { 'dynamic-import': false } },
+  { entryPoints: ['node_modules/vscode-languageclient/lib/node/main.js'], outfile: 'dist/languageClient.js', external: ['vscode', ...common.external] },
   { entryPoints: ['server/src/main.ts'], outfile: 'dist/server.js' },
   // The language server checks large experiment YAMLs on a thread of its own (server/src/config/checkWorker.ts).
   { entryPoints: ['server/src/config/checkWorkerMain.ts'], outfile: 'dist/configCheckWorker.js' },
@@ -56,7 +71,15 @@ const pages = [
   { entryPoints: ['webview/src/report/main.ts'], outfile: 'dist/report.js' },
   { entryPoints: ['webview/src/codeGraph/main.ts'], outfile: 'dist/codeGraph.js' },
 ];
-await Promise.all([...entries.map((entry) => build({ ...common, minify, ...entry })), ...pages.map((page) => build({ ...browser, minify, ...page }))]);
+const [extension] = await Promise.all([...entries.map((entry) => build({ ...common, minify, ...entry })), ...pages.map((page) => build({ ...browser, minify, ...page }))]);
+// A value imported statically from the library would pull it back into the extension's bundle
+// and into every activation; the build says so rather than letting the figure drift.
+const pulledIn = Object.keys(extension.metafile.outputs['dist/extension.js'].inputs).filter((input) => keptOutOfExtension.test(input));
+if (pulledIn.length > 0) {
+  console.error(`dist/extension.js must not contain the language client library, but it bundles ${pulledIn[0]} (and ${pulledIn.length - 1} more files).`);
+  console.error('Import it with `import type` and reach its values through loadLanguageClientLib() (extension/src/languageClientLib.ts).');
+  process.exit(1);
+}
 await chmod('dist/cli.js', 0o755);
 // The code graph's parser is tree-sitter compiled to WebAssembly; its runtime and the Python grammar
 // are looked up next to the bundle (server/src/graph/parser.ts), so they ship beside it.

@@ -3,7 +3,8 @@
  * sees, which file events it hears and where it logs.
  */
 import * as vscode from 'vscode';
-import { LanguageClient, RevealOutputChannelOn, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import type { LanguageClient, LanguageClientOptions, ServerOptions } from 'vscode-languageclient/node';
+import type { LanguageClientLib } from './languageClientLib.js';
 import { datasetWatchGlobs, documentSelector } from './documentSelector.js';
 import { settingsSection, type ClientSettings } from './clientSettings.js';
 
@@ -20,12 +21,13 @@ export interface ClientParts {
   readonly disposables: vscode.Disposable[];
 }
 
-export function createClient(setup: ClientSetup): ClientParts {
+/** The client, from the library once it has loaded (`languageClientLib.ts`). */
+export function createClient(lib: LanguageClientLib, setup: ClientSetup): ClientParts {
   const serverOptions: ServerOptions = {
-    run: { module: setup.serverModule, transport: TransportKind.stdio },
+    run: { module: setup.serverModule, transport: lib.TransportKind.stdio },
     debug: {
       module: setup.serverModule,
-      transport: TransportKind.stdio,
+      transport: lib.TransportKind.stdio,
       options: { execArgv: ['--nolazy', '--inspect=6019'] },
     },
   };
@@ -43,9 +45,9 @@ export function createClient(setup: ClientSetup): ClientParts {
     outputChannel: setup.outputChannel,
     traceOutputChannel: setup.traceChannel,
     // The status bar already shows problems; a dialog on every server log line would be noise.
-    revealOutputChannelOn: RevealOutputChannelOn.Never,
+    revealOutputChannelOn: lib.RevealOutputChannelOn.Never,
   };
-  const client = new LanguageClient(settingsSection, 'Graph Planner', serverOptions, clientOptions);
+  const client = new lib.LanguageClient(settingsSection, 'Graph Planner', serverOptions, clientOptions);
   // A copy: the client keeps `watchers` as its file event sources, and callers add to this list.
   return { client, disposables: [...watchers] };
 }

@@ -9,13 +9,13 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { CodeGraphHostMessage } from '../../server/src/protocol/codeGraphView.js';
-import { codeGraphWebviewMessageSchema } from '../../server/src/protocol/codeGraphWebview.js';
 import { codeGraphViewType } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { errorMessage } from './errors.js';
 import { openRecordedLocation } from './recordedSource.js';
-import { episodeChanged, episodeCodeGraph } from './serverMessages.js';
+import { episodeChanged, episodeCodeGraph, sendRequest } from './serverMessages.js';
 import { newNonce, webviewHtml } from './webviewHtml.js';
+import { messageSchemas } from './messageSchemas.js';
 
 /** A running episode appends a step at a time; changes within this window become one rebuild. */
 const refreshDelayMs = 400;
@@ -57,7 +57,7 @@ class CodeGraphPanel {
     const webview = this.panel.webview;
     webview.html = webviewHtml({ cspSource: webview.cspSource, nonce: newNonce(), scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'codeGraph.js')).toString(), title, loading: `Reading ${basename(path)}…` });
     this.disposables.push(
-      webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
+      webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.ctx.log.error(`A message from the page failed: ${errorMessage(error)}`))),
       ctx.onServerNotification(episodeChanged, (change) => {
         if (change.path !== this.path) return;
         clearTimeout(this.refreshTimer);
@@ -86,13 +86,13 @@ class CodeGraphPanel {
   }
 
   private async load(): Promise<void> {
-    const client = this.ctx.client;
+    const client = await this.ctx.currentClient();
     if (client === undefined) {
       this.post({ type: 'graphUnavailable', reason: 'The Graph Planner server is not running. Run "Graph Planner: Restart Server"; this view reloads when it is ready.' });
       return;
     }
     try {
-      const result = await client.sendRequest(episodeCodeGraph, { path: this.path, ...(this.limit === undefined ? {} : { limit: this.limit }) });
+      const result = await sendRequest(client, episodeCodeGraph, { path: this.path, ...(this.limit === undefined ? {} : { limit: this.limit }) });
       if (!result.ok) this.post({ type: 'graphUnavailable', reason: result.message });
       else {
         this.post({ type: 'graph', graph: result.graph });
@@ -109,8 +109,8 @@ class CodeGraphPanel {
     else void this.panel.webview.postMessage(message);
   }
 
-  private receive(raw: unknown): void {
-    const parsed = codeGraphWebviewMessageSchema.safeParse(raw);
+  private async receive(raw: unknown): Promise<void> {
+    const parsed = (await messageSchemas()).codeGraphWebviewMessageSchema.safeParse(raw);
     if (!parsed.success) {
       this.ctx.log.warn(`Ignored an invalid message from the code-graph view: ${JSON.stringify(raw)?.slice(0, 200) ?? String(raw)}`);
       return;

@@ -14,7 +14,7 @@ import { compareEpisodes } from './episodeCompare.js';
 import { runGpInTerminal } from './gpTerminal.js';
 import { showNotice, type Ctx } from './ctx.js';
 import { checkResultNotice } from './notices.js';
-import { checkDocument } from './serverMessages.js';
+import { checkDocument, sendRequest } from './serverMessages.js';
 import { openResolvedConfig, sourceOfResolved } from './resolvedConfig.js';
 import { errorMessage } from './errors.js';
 import { rerunLast, startRun } from './launchFlow.js';
@@ -40,7 +40,7 @@ export const commands: Record<CommandName, CommandFactory> = {
       const uri = client.code2ProtocolConverter.asUri(document.uri);
       let result;
       try {
-        result = await client.sendRequest(checkDocument, { uri });
+        result = await sendRequest(client, checkDocument, { uri });
       } catch (error) {
         // The server says why it could not check (an unreadable file names its path and what to do).
         ctx.log.error(`Check Config: ${errorMessage(error)}`);
@@ -154,7 +154,7 @@ export function registerCommands(ctx: Ctx): void {
   for (const [name, factory] of Object.entries(commands) as [CommandName, CommandFactory][]) {
     const handler = async (...args: unknown[]): Promise<unknown> => {
       const title = commandTitles[name];
-      const client = ctx.client;
+      const client = await ctx.currentClient();
       const cmd = client === undefined ? (factory.whenStopped ?? notRunning)(ctx) : factory.whenRunning(ctx, client);
       try {
         return await cmd(...args);

@@ -7,14 +7,15 @@
 import { existsSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import * as vscode from 'vscode';
-import { State, Trace, type LanguageClient, type NotificationType } from 'vscode-languageclient/node';
+import type { LanguageClient, State } from 'vscode-languageclient/node';
 import { createClient } from './client.js';
+import { loadLanguageClientLib, type LanguageClientLib } from './languageClientLib.js';
 import { currentSettings } from './readClientSettings.js';
 import { outputChannelName } from './contributions.js';
 import { datasetSummaryNotice, OncePerKey, type Notice } from './notices.js';
 import { OverviewPanels } from './overviewPanel.js';
 import { PatchActions } from './patchDiffs.js';
-import { datasetSummary, serverStatus, type DatasetSummary, type ServerStatus } from './serverMessages.js';
+import { datasetSummary, serverStatus, type DatasetSummary, type ServerNotification, type ServerStatus } from './serverMessages.js';
 import { healthFromStatus } from './serverHealth.js';
 import { resolveServerModule, type TraceSetting } from './clientSettings.js';
 import { StatusBar } from './statusBar.js';
@@ -23,6 +24,8 @@ import { errorMessage } from './errors.js';
 
 /** One client's lifetime; a restart makes a new session so stale events can be told apart. */
 interface Session {
+  /** The library the client came from, for its enumerations (`State`, `Trace`). */
+  readonly lib: LanguageClientLib;
   readonly client: LanguageClient;
   readonly disposables: vscode.Disposable[];
   /** Set when we stop the client ourselves, so that a stop is not mistaken for a crash. */
@@ -39,6 +42,8 @@ export class Ctx implements vscode.Disposable {
   private readonly serverChanged = new vscode.EventEmitter<void>();
   private session: Session | undefined;
   private lifecycle: Promise<void> = Promise.resolve();
+  /** Settles once the start under way has made its client (or given up); see `currentClient`. */
+  private clientMade: Promise<void> = Promise.resolve();
   private serverReadyLogged = false;
 
   /** Fires when a server becomes ready or goes away, so views that show its answers can refresh. */
@@ -70,7 +75,7 @@ export class Ctx implements vscode.Disposable {
    * Listens to a server notification on this client and every later one (a restart makes a new
    * client), until the returned disposable is disposed.
    */
-  onServerNotification<P>(type: NotificationType<P>, handler: (params: P) => void): vscode.Disposable {
+  onServerNotification<P>(type: ServerNotification<P>, handler: (params: P) => void): vscode.Disposable {
     let set = this.listeners.get(type.method);
     const listener = handler as (params: unknown) => void;
     if (set === undefined) {
@@ -103,6 +108,16 @@ export class Ctx implements vscode.Disposable {
   get client(): LanguageClient | undefined {
     const client = this.session?.client;
     return client?.needsStop() === true ? client : undefined;
+  }
+
+  /**
+   * The client once the start under way has made it: the library loads after activation
+   * (`languageClientLib.ts`), so a command run the moment activation returns waits those
+   * milliseconds here instead of finding no server.
+   */
+  async currentClient(): Promise<LanguageClient | undefined> {
+    await this.clientMade;
+    return this.client;
   }
 
   start(): Promise<void> {
@@ -146,7 +161,17 @@ export class Ctx implements vscode.Disposable {
     return run;
   }
 
-  private async startSession(): Promise<void> {
+  private startSession(): Promise<void> {
+    const made = this.makeSession();
+    this.clientMade = made.then(
+      () => undefined,
+      () => undefined,
+    );
+    return made.then((session) => (session === undefined ? undefined : this.runSession(session)));
+  }
+
+  /** Loads the library and makes the client, with its listeners; undefined when there is no server to start. */
+  private async makeSession(): Promise<Session | undefined> {
     const settings = currentSettings();
     const workspacePath = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
     const serverModule = resolveServerModule(settings.serverPath, this.extension.extensionPath, workspacePath);
@@ -155,20 +180,35 @@ export class Ctx implements vscode.Disposable {
       this.log.error(message);
       this.statusBar.show({ kind: 'crashed', message });
       void vscode.window.showErrorMessage(`${message} Check the graphPlanner.serverPath setting or rebuild the extension.`);
-      return;
+      return undefined;
+    }
+    let lib: LanguageClientLib;
+    try {
+      lib = await loadLanguageClientLib();
+    } catch (error) {
+      const message = `The language client library did not load: ${errorMessage(error)}`;
+      this.log.error(message);
+      this.statusBar.show({ kind: 'crashed', message });
+      void vscode.window.showErrorMessage(`Graph Planner: ${message}. Reinstall the extension.`);
+      return undefined;
     }
     this.traceChannel.setEnabled(settings.trace !== 'off');
-    const { client, disposables } = createClient({ serverModule, settings, outputChannel: this.log, traceChannel: this.traceChannel });
-    const session: Session = { client, disposables, stopping: false, statusSeen: false };
+    const { client, disposables } = createClient(lib, { serverModule, settings, outputChannel: this.log, traceChannel: this.traceChannel });
+    const session: Session = { lib, client, disposables, stopping: false, statusSeen: false };
     this.session = session;
     disposables.push(
       client.onDidChangeState(({ newState }) => this.onClientState(session, newState)),
-      client.onNotification(serverStatus, (status) => this.onServerStatus(session, status)),
-      client.onNotification(datasetSummary, (summary) => this.onDatasetSummary(summary)),
+      client.onNotification(serverStatus.method, (status: ServerStatus) => this.onServerStatus(session, status)),
+      client.onNotification(datasetSummary.method, (summary: DatasetSummary) => this.onDatasetSummary(summary)),
       ...[...this.listeners.keys()].map((method) => this.dispatch(client, method)),
     );
     this.log.info(`Starting Graph Planner server ${serverModule}`);
     this.statusBar.show({ kind: 'starting', message: '' });
+    return session;
+  }
+
+  private async runSession(session: Session): Promise<void> {
+    const { client } = session;
     try {
       await client.start();
     } catch (error) {
@@ -177,7 +217,7 @@ export class Ctx implements vscode.Disposable {
       this.statusBar.show({ kind: 'crashed', message: `The server failed to start: ${errorMessage(error)}` });
       return;
     }
-    await this.setTrace(settings.trace);
+    await this.setTrace(currentSettings().trace);
   }
 
   private async stopSession(): Promise<void> {
@@ -198,18 +238,20 @@ export class Ctx implements vscode.Disposable {
 
   private async setTrace(trace: TraceSetting): Promise<void> {
     this.traceChannel.setEnabled(trace !== 'off');
+    const session = this.session;
     const client = this.client;
-    if (client === undefined || !client.isRunning()) return;
-    await client.setTrace(Trace.fromString(trace));
+    if (session === undefined || client === undefined || !client.isRunning()) return;
+    await client.setTrace(session.lib.Trace.fromString(trace));
   }
 
   private onClientState(session: Session, state: State): void {
     if (session !== this.session) return;
+    const states = session.lib.State;
     switch (state) {
-      case State.Starting:
+      case states.Starting:
         this.statusBar.show({ kind: 'starting', message: '' });
         break;
-      case State.Running:
+      case states.Running:
         // A server that does not report its status is still usable; show it as ready.
         if (!session.statusSeen) {
           const version = session.client.initializeResult?.serverInfo?.version ?? '';
@@ -217,10 +259,10 @@ export class Ctx implements vscode.Disposable {
         }
         this.serverChanged.fire();
         break;
-      case State.StartFailed:
+      case states.StartFailed:
         this.statusBar.show({ kind: 'crashed', message: 'The server failed to start; see the output for details.' });
         break;
-      case State.Stopped:
+      case states.Stopped:
         if (!session.stopping) {
           this.log.error('Graph Planner server stopped unexpectedly.');
           this.statusBar.show({ kind: 'crashed', message: 'The server stopped unexpectedly; see the output for details.' });

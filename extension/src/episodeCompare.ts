@@ -7,15 +7,16 @@
  */
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
-import { compareWebviewMessageSchema, type CompareWebviewMessage } from '../../server/src/protocol/episodeWebview.js';
+import type { CompareWebviewMessage } from '../../server/src/protocol/episodeWebview.js';
 import type { CompareHostMessage } from '../../server/src/protocol/episodeView.js';
 import { episodeCompareViewType, patchScheme, trajectoryViewType } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { errorMessage } from './errors.js';
 import { pickerEntries, type FoundTrajectory, type PickerEntry } from './episodePicker.js';
-import { episodeCompare, runEpisodes, runsList, type EpisodeSummary } from './serverMessages.js';
+import { episodeCompare, runEpisodes, runsList, type EpisodeSummary, sendRequest } from './serverMessages.js';
 import type { PatchActions } from './patchDiffs.js';
 import { newNonce, webviewHtml } from './webviewHtml.js';
+import { messageSchemas } from './messageSchemas.js';
 
 /** Asks for the second episode (when not given) and opens the comparison. */
 export async function compareEpisodes(ctx: Ctx, patches: PatchActions, first: vscode.Uri | undefined, second?: vscode.Uri): Promise<void> {
@@ -52,12 +53,12 @@ async function withEpisodes(ctx: Ctx, paths: readonly string[]): Promise<FoundTr
   const unique = [...new Set(paths)];
   const runDir = (path: string) => dirname(dirname(path));
   const byFile = new Map<string, EpisodeSummary>();
-  const client = ctx.client;
+  const client = await ctx.currentClient();
   if (client !== undefined) {
     try {
-      const listed = new Set((await client.sendRequest(runsList, {})).runs.map((r) => r.dir));
+      const listed = new Set((await sendRequest(client, runsList, {})).runs.map((r) => r.dir));
       const dirs = [...new Set(unique.map(runDir))].filter((d) => listed.has(d));
-      const results = await Promise.all(dirs.map((dir) => client.sendRequest(runEpisodes, { dir })));
+      const results = await Promise.all(dirs.map((dir) => sendRequest(client, runEpisodes, { dir })));
       for (const result of results) for (const ep of result.episodes) byFile.set(ep.trajectory, ep);
     } catch (error) {
       ctx.log.warn(`Compare: the episodes' outcomes could not be read: ${errorMessage(error)}`);
@@ -87,12 +88,12 @@ class ComparePanel {
       title,
       loading: 'Aligning the two episodes…',
     });
-    const subscription = webview.onDidReceiveMessage((raw: unknown) => this.receive(raw));
+    const subscription = webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.ctx.log.error(`A message from the page failed: ${errorMessage(error)}`)));
     this.panel.onDidDispose(() => subscription.dispose());
   }
 
-  private receive(raw: unknown): void {
-    const parsed = compareWebviewMessageSchema.safeParse(raw);
+  private async receive(raw: unknown): Promise<void> {
+    const parsed = (await messageSchemas()).compareWebviewMessageSchema.safeParse(raw);
     if (!parsed.success) {
       this.ctx.log.warn(`Ignored an invalid message from the episode comparison: ${JSON.stringify(raw)?.slice(0, 200) ?? String(raw)}`);
       return;
@@ -116,12 +117,12 @@ class ComparePanel {
   }
 
   private async load(): Promise<void> {
-    const client = this.ctx.client;
+    const client = await this.ctx.currentClient();
     if (client === undefined) {
       this.latest = { type: 'comparison', comparison: { ok: false, message: 'The Graph Planner server is not running; run "Graph Planner: Restart Server" and compare again.' } };
       return;
     }
-    const comparison = await client.sendRequest(episodeCompare, { left: this.left.fsPath, right: this.right.fsPath });
+    const comparison = await sendRequest(client, episodeCompare, { left: this.left.fsPath, right: this.right.fsPath });
     this.latest = { type: 'comparison', comparison };
   }
 

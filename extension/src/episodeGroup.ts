@@ -8,13 +8,14 @@
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { GroupSelection, GroupHostMessage } from '../../server/src/protocol/episodeGroup.js';
-import { groupWebviewMessageSchema, type GroupWebviewMessage } from '../../server/src/protocol/groupWebview.js';
+import type { GroupWebviewMessage } from '../../server/src/protocol/groupWebview.js';
 import { episodeGroupViewType } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { errorMessage } from './errors.js';
-import { episodeGroup } from './serverMessages.js';
+import { episodeGroup, sendRequest } from './serverMessages.js';
 import { openTrajectoryAt } from './trajectoryEditor.js';
 import { newNonce, webviewHtml } from './webviewHtml.js';
+import { messageSchemas } from './messageSchemas.js';
 
 const panels = new Map<string, GroupPanel>();
 
@@ -45,7 +46,7 @@ class GroupPanel {
     this.panel = vscode.window.createWebviewPanel(episodeGroupViewType, title, vscode.ViewColumn.Active, { enableScripts: true, enableCommandUris: false, retainContextWhenHidden: false, localResourceRoots: [dist] });
     const webview = this.panel.webview;
     webview.html = webviewHtml({ cspSource: webview.cspSource, nonce: newNonce(), scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'group.js')).toString(), title, loading: 'Aligning the rollouts…' });
-    const subscription = webview.onDidReceiveMessage((raw: unknown) => this.receive(raw));
+    const subscription = webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.ctx.log.error(`A message from the page failed: ${errorMessage(error)}`)));
     this.panel.onDidDispose(() => {
       subscription.dispose();
       panels.delete(this.run);
@@ -59,8 +60,8 @@ class GroupPanel {
     void this.load();
   }
 
-  private receive(raw: unknown): void {
-    const parsed = groupWebviewMessageSchema.safeParse(raw);
+  private async receive(raw: unknown): Promise<void> {
+    const parsed = (await messageSchemas()).groupWebviewMessageSchema.safeParse(raw);
     if (!parsed.success) {
       this.ctx.log.warn(`Ignored an invalid message from the group view: ${JSON.stringify(raw)?.slice(0, 200) ?? String(raw)}`);
       return;
@@ -93,12 +94,12 @@ class GroupPanel {
 
   private async load(): Promise<void> {
     const generation = ++this.generation;
-    const client = this.ctx.client;
+    const client = await this.ctx.currentClient();
     let message: GroupHostMessage;
     if (client === undefined) message = { type: 'group', group: { ok: false, message: 'The Graph Planner server is not running; run "Graph Planner: Restart Server" and open the group again.' } };
     else {
       try {
-        message = { type: 'group', group: await client.sendRequest(episodeGroup, { run: this.run, selection: this.selection }) };
+        message = { type: 'group', group: await sendRequest(client, episodeGroup, { run: this.run, selection: this.selection }) };
       } catch (error) {
         message = { type: 'group', group: { ok: false, message: `The server could not read the group: ${errorMessage(error)}` } };
       }

@@ -14,7 +14,7 @@ import { datasetsAfterExperimentChange } from './launchDefaults.js';
 import { experimentDataset, listedDatasets, pickDatasets, pickExperiment, rememberExperiment, startingExperiment } from './launchPickers.js';
 import { blockedMessage, reviewRows, type ReviewRow, type ValueKey } from './launchReviewRows.js';
 import { isFinding, preferredFix } from './overviewQuickFix.js';
-import { launchPlan, launchStart, taskPreflight, type BlockedTask, type LaunchFinding, type LaunchPlanResult, type LaunchSpec, type LaunchStartResult, type NewRunLaunch, type TaskPreflightResult } from './serverMessages.js';
+import { launchPlan, launchStart, taskPreflight, type BlockedTask, type LaunchFinding, type LaunchPlanResult, type LaunchSpec, type LaunchStartResult, type NewRunLaunch, type TaskPreflightResult, sendRequest } from './serverMessages.js';
 import { visibleLine } from '../../server/src/protocol/terminalText.js';
 
 const lastLaunchKey = 'graphPlanner.lastLaunch';
@@ -65,7 +65,7 @@ export type StartedLaunch = Extract<LaunchStartResult, { ok: true }>;
 
 /** Plans, preflights and starts a launch; remembers it for `Re-run Last`. Returns what started, or undefined. */
 export async function launch(ctx: Ctx, client: LanguageClient, spec: LaunchSpec): Promise<StartedLaunch | undefined> {
-  const plan = await client.sendRequest(launchPlan, spec);
+  const plan = await sendRequest(client, launchPlan, spec);
   if (plan.refused !== null) {
     void vscode.window.showErrorMessage(`Graph Planner: ${plan.refused}`);
     return undefined;
@@ -82,7 +82,7 @@ export async function launch(ctx: Ctx, client: LanguageClient, spec: LaunchSpec)
     const choice = await vscode.window.showWarningMessage(`The config has ${warnings.length === 1 ? 'a warning' : `${warnings.length} warnings`}.`, { modal: true, detail }, go);
     if (choice !== go) return undefined;
   }
-  const started = await client.sendRequest(launchStart, spec);
+  const started = await sendRequest(client, launchStart, spec);
   if (!started.ok) {
     if (started.findings.some((f) => f.severity === 'error')) await showBlockedMessage(started.findings.filter((f) => f.severity === 'error'));
     else void vscode.window.showErrorMessage(`Graph Planner: ${started.reason}`);
@@ -186,13 +186,13 @@ type ReviewItem = vscode.QuickPickItem & { readonly row?: ReviewRow };
 /** What the server says of a draft: its plan (values and findings) and which of its tasks cannot run. */
 async function reviewState(client: LanguageClient, draft: NewRunLaunch): Promise<{ plan: LaunchPlanResult | undefined; preflight: TaskPreflightResult | undefined; backend: string }> {
   if (draft.taskFiles.length === 0) return { plan: undefined, preflight: undefined, backend: '' };
-  const plan = await client.sendRequest(launchPlan, { mode: 'new', run: draft });
+  const plan = await sendRequest(client, launchPlan, { mode: 'new', run: draft });
   const backendValue = plan.values?.backend;
   // A backend with an error is not one a run would use; its tasks are preflighted once it is fixed.
   const backend = backendValue === undefined || backendValue.error !== null ? undefined : backendValue.value;
   if (backend !== 'auto' && backend !== 'docker' && backend !== 'local') return { plan, preflight: undefined, backend: '' };
   try {
-    const preflight = await client.sendRequest(taskPreflight, { taskFiles: draft.taskFiles, tasks: draft.tasks, backend });
+    const preflight = await sendRequest(client, taskPreflight, { taskFiles: draft.taskFiles, tasks: draft.tasks, backend });
     return { plan, preflight, backend };
   } catch {
     // The review still works without it; the launch's own sandboxes will say what is wrong.

@@ -7,12 +7,11 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { parse } from 'yaml';
 import { fileKindOf } from './activeFileKind.js';
 import type { Ctx } from './ctx.js';
 import { documentSelectorGlobs } from './launchFiles.js';
 import { datasetOfExperiment, defaultExperiment, experimentDescription, offeredFiles, taskCount, type DatasetFile, type WorkspaceFile } from './launchDefaults.js';
-import { resolvedConfig, taskFiles } from './serverMessages.js';
+import { resolvedConfig, taskFiles, sendRequest } from './serverMessages.js';
 
 /** The experiment last launched from this workspace (a rollout, an evaluation or training). */
 const lastExperimentKey = 'graphPlanner.lastExperiment';
@@ -28,7 +27,7 @@ const workspaceFile = (uri: vscode.Uri): WorkspaceFile => ({ path: uri.fsPath, r
 /** The dataset files the server lists, with their task counts; none when it cannot answer. */
 export async function listedDatasets(client: LanguageClient): Promise<DatasetFile[]> {
   try {
-    const { files } = await client.sendRequest(taskFiles, {});
+    const { files } = await sendRequest(client, taskFiles, {});
     return files.map((f) => ({ ...workspaceFile(vscode.Uri.file(f.path)), tasks: f.tasks, invalid: f.invalid }));
   } catch {
     // The server is starting or stopped; the pickers then offer nothing rather than unchecked files.
@@ -50,12 +49,23 @@ export async function startingExperiment(ctx: Ctx): Promise<vscode.Uri | undefin
   return chosen === undefined ? undefined : vscode.Uri.file(chosen);
 }
 
+/**
+ * The `paths.dataset_train` an experiment resolves to, as written (relative to the launch folder
+ * or absolute); undefined when it names none. Throws when the server cannot resolve the config.
+ */
+export async function trainingDatasetPath(client: LanguageClient, config: vscode.Uri): Promise<string | undefined> {
+  const result = await sendRequest(client, resolvedConfig, { uri: client.code2ProtocolConverter.asUri(config) });
+  if (result.yaml === null) return undefined;
+  // The YAML library loads here, when a launch asks, not with the extension (docs/benchmarks.md, "Activation").
+  const { parse } = await import('yaml');
+  const train = (parse(result.yaml) as { paths?: { dataset_train?: unknown } } | null)?.paths?.dataset_train;
+  return typeof train === 'string' ? train : undefined;
+}
+
 /** The dataset an experiment names, when the server lists it; `cwd` is the folder the run is launched in. */
 export async function experimentDataset(client: LanguageClient, config: vscode.Uri, cwd: string, listed: readonly DatasetFile[]): Promise<DatasetFile | undefined> {
   try {
-    const result = await client.sendRequest(resolvedConfig, { uri: client.code2ProtocolConverter.asUri(config) });
-    const train = result.yaml === null ? undefined : (parse(result.yaml) as { paths?: { dataset_train?: unknown } }).paths?.dataset_train;
-    return datasetOfExperiment(typeof train === 'string' ? train : undefined, cwd, listed);
+    return datasetOfExperiment(await trainingDatasetPath(client, config), cwd, listed);
   } catch {
     // The config cannot be resolved here: no dataset follows it, and the launch's own check says why.
     return undefined;

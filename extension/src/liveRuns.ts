@@ -11,7 +11,7 @@
 import * as vscode from 'vscode';
 import type { Ctx } from './ctx.js';
 import { errorMessage } from './errors.js';
-import { launchExited, runsChanged, runsList, runsWatch, type LaunchExited, type LogError, type RunsChanged, type RunSummary } from './serverMessages.js';
+import { launchExited, runsChanged, runsList, runsWatch, type LaunchExited, type LogError, type RunsChanged, type RunSummary, sendRequest } from './serverMessages.js';
 
 /** A launch this window is waiting for: the run folder it was started in. */
 export interface ExpectedRun {
@@ -68,10 +68,10 @@ export class LiveRuns implements vscode.Disposable {
 
   /** Reads every run once (at start and when a server becomes ready) to learn which are running. */
   async refresh(): Promise<void> {
-    const client = this.ctx.client;
+    const client = await this.ctx.currentClient();
     if (client === undefined) return;
     try {
-      const result = await client.sendRequest(runsList, {});
+      const result = await sendRequest(client, runsList, {});
       this.running.clear();
       for (const run of result.runs) {
         if (run.state === 'running') this.running.set(run.dir, run);
@@ -163,11 +163,11 @@ export class LiveRuns implements vscode.Disposable {
 
   private async updateWatch(): Promise<void> {
     const wanted = this.running.size > 0 || this.waiters.size > 0;
-    const client = this.ctx.client;
+    const client = await this.ctx.currentClient();
     if (wanted === this.watching || client === undefined) return;
     this.watching = wanted;
     try {
-      await client.sendRequest(runsWatch, { watching: wanted, by: 'liveRuns' });
+      await sendRequest(client, runsWatch, { watching: wanted, by: 'liveRuns' });
     } catch (error) {
       this.watching = !wanted;
       this.ctx.log.error(`Watching the live runs failed: ${errorMessage(error)}`);

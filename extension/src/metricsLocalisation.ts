@@ -7,7 +7,7 @@ import type * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { LocalisationPageMessage } from '../../server/src/protocol/codeGraphView.js';
 import { errorMessage } from './errors.js';
-import { runLocalisation } from './serverMessages.js';
+import { runLocalisation, sendRequest } from './serverMessages.js';
 
 const minimumGapMs = 30_000;
 
@@ -27,8 +27,7 @@ export class MetricsLocalisation {
     if (this.reading || (!now && Date.now() - this.last < minimumGapMs)) return;
     this.reading = true;
     this.last = Date.now();
-    void this.client
-      .sendRequest(runLocalisation, { dir: this.dir })
+    void sendRequest(this.client, runLocalisation, { dir: this.dir })
       .then((result) => this.webview.postMessage({ type: 'localisation', result } satisfies LocalisationPageMessage))
       .catch((error: unknown) => this.warn(`Localisation of ${this.dir}: ${errorMessage(error)}`))
       .finally(() => {

@@ -8,17 +8,16 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import type { MetricsPageMessage } from '../../server/src/protocol/metricsView.js';
-import { metricsWebviewMessageSchema } from '../../server/src/protocol/metricsWebview.js';
 import type { StepSamplesPageMessage } from '../../server/src/protocol/stepSamplesView.js';
-import { stepSamplesWebviewMessageSchema } from '../../server/src/protocol/stepSamplesWebview.js';
 import { runMetricsViewType } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { errorMessage } from './errors.js';
 import { MetricsLocalisation } from './metricsLocalisation.js';
 import { createRunPagePanel } from './runPagePanel.js';
 import { runLabel } from './views/runsText.js';
-import { runMetrics } from './serverMessages.js';
+import { runMetrics, sendRequest } from './serverMessages.js';
 import { StepSamplesRelay } from './stepSamplesRelay.js';
+import { messageSchemas } from './messageSchemas.js';
 
 const pollMs = 2000;
 const panels = new Map<string, MetricsPanel>();
@@ -58,7 +57,7 @@ class MetricsPanel {
     });
     this.localisation = new MetricsLocalisation(client, dir, webview, (m) => ctx.log.warn(m));
     const subscriptions = [
-      webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
+      webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.ctx.log.error(`A message from the page failed: ${errorMessage(error)}`))),
       this.panel.onDidChangeViewState(() => this.schedule()),
     ];
     this.panel.onDidDispose(() => {
@@ -82,7 +81,8 @@ class MetricsPanel {
     void this.panel.webview.postMessage({ type: 'focusStepSamples' } satisfies StepSamplesPageMessage);
   }
 
-  private receive(raw: unknown): void {
+  private async receive(raw: unknown): Promise<void> {
+    const { metricsWebviewMessageSchema, stepSamplesWebviewMessageSchema } = await messageSchemas();
     const parsed = metricsWebviewMessageSchema.safeParse(raw);
     const sample = parsed.success ? undefined : stepSamplesWebviewMessageSchema.safeParse(raw);
     if (sample?.success === true) {
@@ -116,7 +116,7 @@ class MetricsPanel {
     if (this.reading || !this.ready) return;
     this.reading = true;
     try {
-      const result = await this.client.sendRequest(runMetrics, { dir: this.dir, fromByte: this.nextByte });
+      const result = await sendRequest(this.client, runMetrics, { dir: this.dir, fromByte: this.nextByte });
       this.nextByte = result.nextByte;
       // One more read after the run has ended picks up the lines its last moments wrote.
       this.live = result.state === 'running' || result.lines.length > 0;

@@ -6,6 +6,7 @@
 import type { CheckDocumentResult, DatasetSummary } from '../../server/src/protocol/lsp.js';
 import { visibleLine } from '../../server/src/protocol/terminalText.js';
 import { runTitle } from './views/runsText.js';
+import { count, formatCount } from './countText.js';
 
 export type NoticeSeverity = 'info' | 'warning' | 'error';
 
@@ -20,12 +21,6 @@ function severityOf(counts: { readonly errors: number; readonly warnings: number
   if (counts.errors > 0) return 'error';
   if (counts.warnings > 0) return 'warning';
   return 'info';
-}
-
-const numbers = new Intl.NumberFormat('en-US');
-
-function count(n: number, noun: string): string {
-  return `${numbers.format(n)} ${noun}${n === 1 ? '' : 's'}`;
 }
 
 function duration(ms: number): string {
@@ -124,12 +119,12 @@ export function runEndNotice(run: EndedRun, now: number, error: ErrorPlace | nul
   // Every episode that ended, ended with an error (or none did): the config or the tasks are the likely cause.
   if (run.state === 'failed' && !placed && (episodes === null || episodes.errored === episodes.finished)) actions.push('Show Problems');
   if (run.state === 'finished') {
-    const outcome = episodes === null || episodes.total === 0 ? '' : `: ${numbers.format(episodes.resolved)} of ${numbers.format(episodes.total)} resolved${episodes.errored > 0 ? `, ${numbers.format(episodes.errored)} errored` : ''}`;
+    const outcome = episodes === null || episodes.total === 0 ? '' : `: ${formatCount(episodes.resolved)} of ${formatCount(episodes.total)} resolved${episodes.errored > 0 ? `, ${formatCount(episodes.errored)} errored` : ''}`;
     return { severity: 'info', text: `${name} finished${outcome}`, actions };
   }
   const reason = run.exitReason ?? run.problem;
   // No episode was planned: the process stopped before its run began (a task file with no valid line).
-  const done = episodes === null ? '' : episodes.total === 0 ? ' before it started' : ` after ${numbers.format(episodes.finished)} of ${count(episodes.total, 'episode')}`;
+  const done = episodes === null ? '' : episodes.total === 0 ? ' before it started' : ` after ${formatCount(episodes.finished)} of ${count(episodes.total, 'episode')}`;
   if (run.state === 'interrupted') return { severity: 'warning', text: `${name} was interrupted${done}${reason === null ? '' : `: ${reasonText(reason)}`}`, actions };
   return { severity: 'error', text: `${name} failed${done}: ${reason === null ? 'it gave no reason; its log says what happened' : reasonText(reason)}`, actions };
 }
@@ -140,7 +135,7 @@ export function liveRunsStatus(names: readonly string[]): { readonly text: strin
   const shown = names.slice(0, 8).map((n) => `• ${visibleLine(n)}`);
   const more = names.length > 8 ? [`… and ${names.length - 8} more`] : [];
   return {
-    text: `$(sync~spin) ${names.length === 1 ? '1 run' : `${numbers.format(names.length)} runs`}`,
+    text: `$(sync~spin) ${names.length === 1 ? '1 run' : `${formatCount(names.length)} runs`}`,
     tooltip: [`Graph Planner: ${count(names.length, 'run')} running (click to show the Runs view)`, ...shown, ...more].join('\n'),
   };
 }

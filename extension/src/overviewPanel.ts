@@ -6,14 +6,15 @@
  * finding's quick-fix button is applied through the editor's own code actions (overviewQuickFix.ts).
  */
 import * as vscode from 'vscode';
-import { webviewMessageSchema, type HostMessage, type WebviewMessage } from '../../server/src/protocol/webview.js';
+import type { HostMessage, WebviewMessage } from '../../server/src/protocol/webview.js';
 import type { OverviewRange } from '../../server/src/protocol/overview.js';
 import { experimentOverviewViewType } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { newNonce, webviewHtml } from './webviewHtml.js';
-import { experimentOverview } from './serverMessages.js';
+import { experimentOverview, sendRequest } from './serverMessages.js';
 import { errorMessage } from './errors.js';
 import { chooseAction, type QuickFixChoice } from './overviewQuickFix.js';
+import { messageSchemas } from './messageSchemas.js';
 
 /** How long to wait after the last edit of a document before asking the server again. */
 const refreshDelayMs = 300;
@@ -101,7 +102,7 @@ class OverviewPanel {
       loading: 'Loading the experiment overview…',
     });
     this.disposables.push(
-      webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
+      webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.ctx.log.error(`A message from the page failed: ${errorMessage(error)}`))),
       this.panel.onDidDispose(() => {
         this.disposed = true;
         this.disposables.forEach((d) => d.dispose());
@@ -131,7 +132,7 @@ class OverviewPanel {
 
   private async compute(): Promise<HostMessage> {
     const file = vscode.workspace.asRelativePath(this.source);
-    const client = this.ctx.client;
+    const client = await this.ctx.currentClient();
     if (client === undefined) {
       const reason = 'The Graph Planner server is not running. Run "Graph Planner: Restart Server"; this view refreshes when the server is ready.';
       return { type: 'unavailable', file, reason };
@@ -139,7 +140,7 @@ class OverviewPanel {
     try {
       // Opening the source makes sure the server has it, also after the editor closed it.
       await vscode.workspace.openTextDocument(this.source);
-      const overview = await client.sendRequest(experimentOverview, { uri: client.code2ProtocolConverter.asUri(this.source) });
+      const overview = await sendRequest(client, experimentOverview, { uri: client.code2ProtocolConverter.asUri(this.source) });
       if (overview === null) return { type: 'unavailable', file, reason: `Graph Planner cannot read ${file}.` };
       return { type: 'overview', file, overview };
     } catch (error) {
@@ -154,8 +155,8 @@ class OverviewPanel {
     void this.panel.webview.postMessage(message);
   }
 
-  private receive(raw: unknown): void {
-    const parsed = webviewMessageSchema.safeParse(raw);
+  private async receive(raw: unknown): Promise<void> {
+    const parsed = (await messageSchemas()).webviewMessageSchema.safeParse(raw);
     if (!parsed.success) {
       this.ctx.log.warn(`Ignored an invalid message from the experiment overview: ${JSON.stringify(raw)?.slice(0, 200) ?? String(raw)}`);
       return;

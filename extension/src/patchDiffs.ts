@@ -14,7 +14,7 @@ import { applyPatchToCheckout } from './applyPatch.js';
 import type { PatchFileImage } from '../../server/src/protocol/episodeView.js';
 import { patchScheme } from './contributions.js';
 import type { Ctx } from './ctx.js';
-import { episodePatch, type EpisodePatchResult } from './serverMessages.js';
+import { episodePatch, type EpisodePatchResult, sendRequest } from './serverMessages.js';
 
 /** Documents served by the provider; a few hundred kept, oldest dropped first. */
 const keptDocuments = 400;
@@ -78,9 +78,9 @@ export class PatchActions implements vscode.TextDocumentContentProvider, vscode.
   }
 
   private async fetch(trajectory: string, ref: PatchRef): Promise<Extract<EpisodePatchResult, { ok: true }>> {
-    const client = this.ctx.client;
+    const client = await this.ctx.currentClient();
     if (client === undefined) throw new Error('the Graph Planner server is not running; run "Graph Planner: Restart Server".');
-    const result = await client.sendRequest(episodePatch, { path: trajectory, step: ref.step, candidate: ref.candidate });
+    const result = await sendRequest(client, episodePatch, { path: trajectory, step: ref.step, candidate: ref.candidate });
     if (!result.ok) throw new Error(result.message);
     return result;
   }

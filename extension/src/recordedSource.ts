@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import { recordedSourceScheme } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { errorMessage } from './errors.js';
-import { episodeSource } from './serverMessages.js';
+import { episodeSource, sendRequest } from './serverMessages.js';
 
 /**
  * Opens `file` (repository-relative) at `line`: from the workspace when a file of that path is
@@ -41,10 +41,10 @@ export class RecordedSourceProvider implements vscode.TextDocumentContentProvide
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const file = uri.path.replace(/^\//, '');
-    const client = this.ctx.client;
+    const client = await this.ctx.currentClient();
     if (client === undefined) return `The Graph Planner server is not running; ${file} cannot be shown as its episode recorded it.\n`;
     try {
-      const result = await client.sendRequest(episodeSource, { path: uri.query, file });
+      const result = await sendRequest(client, episodeSource, { path: uri.query, file });
       if (result.recordedLines === 0) return `The episode in ${uri.query} read no line of ${file}, and ${file} is not in the workspace.\n`;
       return result.text;
     } catch (error) {

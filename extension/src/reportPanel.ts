@@ -8,15 +8,16 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { reportWebviewMessageSchema, type ReportWebviewMessage } from '../../server/src/protocol/reportWebview.js';
+import type { ReportWebviewMessage } from '../../server/src/protocol/reportWebview.js';
 import type { ReportPageMessage, RunReportResult } from '../../server/src/protocol/runReportView.js';
 import { runReportViewType } from './contributions.js';
 import type { Ctx } from './ctx.js';
 import { errorMessage } from './errors.js';
 import { createRunPagePanel } from './runPagePanel.js';
 import { runLabel } from './views/runsText.js';
-import { runReport } from './serverMessages.js';
+import { runReport, sendRequest } from './serverMessages.js';
 import { openTrajectoryAt } from './trajectoryEditor.js';
+import { messageSchemas } from './messageSchemas.js';
 
 const panels = new Map<string, ReportPanel>();
 
@@ -47,7 +48,7 @@ class ReportPanel {
   ) {
     this.panel = createRunPagePanel(ctx, { viewType: runReportViewType, title: `Report: ${runLabel(name, Date.now())}`, bundle: 'report.js', loading: 'Reading the run’s report…' });
     const webview = this.panel.webview;
-    const subscription = webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw));
+    const subscription = webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.ctx.log.error(`A message from the page failed: ${errorMessage(error)}`)));
     this.panel.onDidDispose(() => {
       subscription.dispose();
       panels.delete(this.dir);
@@ -60,7 +61,7 @@ class ReportPanel {
   }
 
   private async receive(raw: unknown): Promise<void> {
-    const parsed = reportWebviewMessageSchema.safeParse(raw);
+    const parsed = (await messageSchemas()).reportWebviewMessageSchema.safeParse(raw);
     if (!parsed.success) {
       this.ctx.log.warn(`Report page: ignored a message that is not one of the page's: ${JSON.stringify(raw).slice(0, 200)}`);
       return;
@@ -109,7 +110,7 @@ class ReportPanel {
   private async load(): Promise<void> {
     let result: RunReportResult;
     try {
-      result = await this.client.sendRequest(runReport, { dir: this.dir });
+      result = await sendRequest(this.client, runReport, { dir: this.dir });
     } catch (error) {
       result = { ok: false, message: `The language server could not read the report: ${errorMessage(error)}` };
     }

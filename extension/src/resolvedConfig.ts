@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { resolvedConfigScheme } from './contributions.js';
 import type { Ctx } from './ctx.js';
-import { resolvedConfig } from './serverMessages.js';
+import { resolvedConfig, sendRequest } from './serverMessages.js';
 import { resolvedConfigText, serverNotRunningText } from './resolvedConfigText.js';
 import { errorMessage } from './errors.js';
 
@@ -52,12 +52,12 @@ export class ResolvedConfigProvider implements vscode.TextDocumentContentProvide
     const source = sourceOfResolved(uri);
     if (source === undefined) return '# This view has lost the file it belongs to; open it again from the experiment YAML.\n';
     const file = vscode.workspace.asRelativePath(source);
-    const client = this.ctx.client;
+    const client = await this.ctx.currentClient();
     if (client === undefined) return serverNotRunningText(file);
     try {
       // Opening the source makes sure the server has it, also after the editor closed it.
       await vscode.workspace.openTextDocument(source);
-      const result = await client.sendRequest(resolvedConfig, { uri: client.code2ProtocolConverter.asUri(source) }, token);
+      const result = await sendRequest(client, resolvedConfig, { uri: client.code2ProtocolConverter.asUri(source) }, token);
       return resolvedConfigText(result, file);
     } catch (error) {
       this.ctx.log.warn(`Resolving ${file} failed: ${errorMessage(error)}`);

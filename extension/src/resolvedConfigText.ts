@@ -3,14 +3,11 @@
  * what the view is and how many problems the source has. Pure, so the wording is unit-tested.
  */
 import type { ResolvedConfigResult } from '../../server/src/protocol/lsp.js';
-
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
-}
+import { count } from './countText.js';
 
 /** `file` is the workspace-relative path of the experiment YAML the view resolves. */
 export function resolvedConfigText(result: ResolvedConfigResult, file: string): string {
-  const counts = `${plural(result.errors, 'error')}, ${plural(result.warnings, 'warning')}`;
+  const counts = `${count(result.errors, 'error')}, ${count(result.warnings, 'warning')}`;
   if (result.yaml === null) {
     const reason = result.reason?.trim() || 'the document could not be parsed';
     return `# Graph Planner could not resolve ${file}: ${reason}.\n# ${counts}; see the Problems panel.\n`;

@@ -4,7 +4,8 @@
  * The types come from the server with type-only imports (erased from the bundle); the names come
  * from `serverMessageNames.ts`, which a unit test keeps equal to the server's.
  */
-import { NotificationType, RequestType } from 'vscode-languageclient/node';
+import type { CancellationToken } from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
 import type {
   CheckDocumentParams,
   CheckDocumentResult,
@@ -50,20 +51,56 @@ import * as names from './serverMessageNames.js';
 
 export type { CheckDocumentResult, DatasetSummary, ExperimentOverviewResult, ResolvedConfigResult, ServerStatus };
 
+/**
+ * A request of ours: its method, with what it takes and answers as types only. Plain objects
+ * rather than the library's `RequestType`, because the library loads only when a server starts
+ * (`languageClientLib.ts`) and these are made when the extension loads.
+ */
+export interface ServerRequest<P, R> {
+  readonly method: string;
+  /** Never set: it carries the types. */
+  readonly types?: (params: P) => R;
+}
+
+/** A notification of ours, with its params as a type only. */
+export interface ServerNotification<P> {
+  readonly method: string;
+  /** Never set: it carries the type. */
+  readonly types?: (params: P) => void;
+}
+
+function request<P, R>(method: string): ServerRequest<P, R> {
+  return { method };
+}
+
+function notification<P>(method: string): ServerNotification<P> {
+  return { method };
+}
+
+/**
+ * Sends one of our requests. vscode-jsonrpc sends a method name's one argument as the request's
+ * params, as it does for a `RequestType` of one parameter. The token is passed only when there is
+ * one: an undefined last argument would count as a second parameter and the params would go as
+ * an array.
+ */
+export function sendRequest<P, R>(client: LanguageClient, type: ServerRequest<P, R>, params: P, token?: CancellationToken): Promise<R> {
+  return token === undefined ? client.sendRequest<R>(type.method, params) : client.sendRequest<R>(type.method, params, token);
+}
+
 /** Client → server: the effective config of an experiment YAML after merging defaults. */
-export const resolvedConfig = new RequestType<ResolvedConfigParams, ResolvedConfigResult, void>(names.resolvedConfigRequest);
+export const resolvedConfig = request<ResolvedConfigParams, ResolvedConfigResult>(names.resolvedConfigRequest);
 
 /** Client → server: run every check (disk checks included) on one document now. */
-export const checkDocument = new RequestType<CheckDocumentParams, CheckDocumentResult, void>(names.checkDocumentRequest);
+export const checkDocument = request<CheckDocumentParams, CheckDocumentResult>(names.checkDocumentRequest);
 
 /** Client → server: what a launch of an experiment YAML would get, for the overview webview. */
-export const experimentOverview = new RequestType<ExperimentOverviewParams, ExperimentOverviewResult, void>(names.experimentOverviewRequest);
+export const experimentOverview = request<ExperimentOverviewParams, ExperimentOverviewResult>(names.experimentOverviewRequest);
 
 /** Server → client: the server's health, shown in the status bar. */
-export const serverStatus = new NotificationType<ServerStatus>(names.serverStatusNotification);
+export const serverStatus = notification<ServerStatus>(names.serverStatusNotification);
 
 /** Server → client: a dataset file validated from disk (too large for the editor). */
-export const datasetSummary = new NotificationType<DatasetSummary>(names.datasetSummaryNotification);
+export const datasetSummary = notification<DatasetSummary>(names.datasetSummaryNotification);
 
 // The workbench views and launching; each message is described where the server declares it.
 export type { ContainerInfo } from '../../server/src/protocol/sandbox.js';
@@ -86,36 +123,36 @@ export type {
   TasksChanged,
   TaskPreflightResult,
 };
-export const runsList = new RequestType<Record<string, never>, RunsListResult, void>(names.runsListRequest);
-export const runsWatch = new RequestType<RunsWatchParams, null, void>(names.runsWatchRequest);
-export const runsChanged = new NotificationType<RunsChanged>(names.runsChangedNotification);
-export const runEpisodes = new RequestType<RunEpisodesParams, RunEpisodesResult, void>(names.runEpisodesRequest);
-export const runAction = new RequestType<RunActionParams, RunActionResult, void>(names.runActionRequest);
-export const launchPlan = new RequestType<LaunchSpec, LaunchPlanResult, void>(names.launchPlanRequest);
-export const launchStart = new RequestType<LaunchSpec, LaunchStartResult, void>(names.launchStartRequest);
-export const launchExited = new NotificationType<LaunchExited>(names.launchExitedNotification);
-export const containersList = new RequestType<Record<string, never>, ContainersListResult, void>(names.containersListRequest);
-export const containersWatch = new RequestType<ContainersWatchParams, null, void>(names.containersWatchRequest);
-export const containersChanged = new NotificationType<ContainersChanged>(names.containersChangedNotification);
-export const containerAction = new RequestType<ContainerActionParams, ContainerActionResult, void>(names.containerActionRequest);
-export const containersReap = new RequestType<Record<string, never>, ContainersReapResult, void>(names.containersReapRequest);
-export const taskFiles = new RequestType<Record<string, never>, TaskFilesResult, void>(names.taskFilesRequest);
-export const taskPage = new RequestType<TaskPageParams, TaskPageResult, void>(names.taskPageRequest);
-export const tasksChanged = new NotificationType<TasksChanged>(names.tasksChangedNotification);
-export const taskPreflight = new RequestType<TaskPreflightParams, TaskPreflightResult, void>(names.taskPreflightRequest);
+export const runsList = request<Record<string, never>, RunsListResult>(names.runsListRequest);
+export const runsWatch = request<RunsWatchParams, null>(names.runsWatchRequest);
+export const runsChanged = notification<RunsChanged>(names.runsChangedNotification);
+export const runEpisodes = request<RunEpisodesParams, RunEpisodesResult>(names.runEpisodesRequest);
+export const runAction = request<RunActionParams, RunActionResult>(names.runActionRequest);
+export const launchPlan = request<LaunchSpec, LaunchPlanResult>(names.launchPlanRequest);
+export const launchStart = request<LaunchSpec, LaunchStartResult>(names.launchStartRequest);
+export const launchExited = notification<LaunchExited>(names.launchExitedNotification);
+export const containersList = request<Record<string, never>, ContainersListResult>(names.containersListRequest);
+export const containersWatch = request<ContainersWatchParams, null>(names.containersWatchRequest);
+export const containersChanged = notification<ContainersChanged>(names.containersChangedNotification);
+export const containerAction = request<ContainerActionParams, ContainerActionResult>(names.containerActionRequest);
+export const containersReap = request<Record<string, never>, ContainersReapResult>(names.containersReapRequest);
+export const taskFiles = request<Record<string, never>, TaskFilesResult>(names.taskFilesRequest);
+export const taskPage = request<TaskPageParams, TaskPageResult>(names.taskPageRequest);
+export const tasksChanged = notification<TasksChanged>(names.tasksChangedNotification);
+export const taskPreflight = request<TaskPreflightParams, TaskPreflightResult>(names.taskPreflightRequest);
 export type { EpisodeCompareResult, EpisodeOpenResult, EpisodePatchResult, EpisodeSearchResult, EpisodeSourceResult, EpisodeStepsResult };
-export const episodeOpen = new RequestType<EpisodeOpenParams, EpisodeOpenResult, void>(names.episodeOpenRequest);
-export const episodeSteps = new RequestType<{ path: string; steps: number[] }, EpisodeStepsResult, void>(names.episodeStepsRequest);
-export const episodeSearch = new RequestType<{ path: string; query: string; caseSensitive: boolean }, EpisodeSearchResult, void>(names.episodeSearchRequest);
-export const episodeSource = new RequestType<{ path: string; file: string }, EpisodeSourceResult, void>(names.episodeSourceRequest);
-export const episodeWatch = new RequestType<{ path: string; watching: boolean; viewer: string }, null, void>(names.episodeWatchRequest);
-export const episodeChanged = new NotificationType<{ path: string }>(names.episodeChangedNotification);
-export const episodePatch = new RequestType<{ path: string; step: number | null; candidate: number | null }, EpisodePatchResult, void>(names.episodePatchRequest);
-export const episodeCompare = new RequestType<{ left: string; right: string }, EpisodeCompareResult, void>(names.episodeCompareRequest);
+export const episodeOpen = request<EpisodeOpenParams, EpisodeOpenResult>(names.episodeOpenRequest);
+export const episodeSteps = request<{ path: string; steps: number[] }, EpisodeStepsResult>(names.episodeStepsRequest);
+export const episodeSearch = request<{ path: string; query: string; caseSensitive: boolean }, EpisodeSearchResult>(names.episodeSearchRequest);
+export const episodeSource = request<{ path: string; file: string }, EpisodeSourceResult>(names.episodeSourceRequest);
+export const episodeWatch = request<{ path: string; watching: boolean; viewer: string }, null>(names.episodeWatchRequest);
+export const episodeChanged = notification<{ path: string }>(names.episodeChangedNotification);
+export const episodePatch = request<{ path: string; step: number | null; candidate: number | null }, EpisodePatchResult>(names.episodePatchRequest);
+export const episodeCompare = request<{ left: string; right: string }, EpisodeCompareResult>(names.episodeCompareRequest);
 export type { RunMetricsResult };
-export const episodeGroup = new RequestType<EpisodeGroupParams, EpisodeGroupResult, void>(names.episodeGroupRequest);
-export const runStepSamples = new RequestType<RunStepSamplesParams, RunStepSamplesResult, void>(names.runStepSamplesRequest);
-export const runMetrics = new RequestType<RunMetricsParams, RunMetricsResult, void>(names.runMetricsRequest);
-export const runReport = new RequestType<RunReportParams, RunReportResult, void>(names.runReportRequest);
-export const episodeCodeGraph = new RequestType<{ path: string; limit?: number }, EpisodeCodeGraphResult, void>(names.episodeCodeGraphRequest);
-export const runLocalisation = new RequestType<{ dir: string }, RunLocalisationResult, void>(names.runLocalisationRequest);
+export const episodeGroup = request<EpisodeGroupParams, EpisodeGroupResult>(names.episodeGroupRequest);
+export const runStepSamples = request<RunStepSamplesParams, RunStepSamplesResult>(names.runStepSamplesRequest);
+export const runMetrics = request<RunMetricsParams, RunMetricsResult>(names.runMetricsRequest);
+export const runReport = request<RunReportParams, RunReportResult>(names.runReportRequest);
+export const episodeCodeGraph = request<{ path: string; limit?: number }, EpisodeCodeGraphResult>(names.episodeCodeGraphRequest);
+export const runLocalisation = request<{ dir: string }, RunLocalisationResult>(names.runLocalisationRequest);

@@ -12,7 +12,7 @@ import type { StepSamplesPageMessage } from '../../server/src/protocol/stepSampl
 import type { StepSamplesWebviewMessage } from '../../server/src/protocol/stepSamplesWebview.js';
 import type { Ctx } from './ctx.js';
 import { showEpisodeGroup } from './episodeGroup.js';
-import { runStepSamples } from './serverMessages.js';
+import { runStepSamples, sendRequest } from './serverMessages.js';
 import { openTrajectoryAt } from './trajectoryEditor.js';
 
 export class StepSamplesRelay {
@@ -28,7 +28,7 @@ export class StepSamplesRelay {
   async handle(message: StepSamplesWebviewMessage): Promise<void> {
     switch (message.type) {
       case 'stepSamples': {
-        const result = await this.client.sendRequest(runStepSamples, { dir: this.dir, step: message.step });
+        const result = await sendRequest(this.client, runStepSamples, { dir: this.dir, step: message.step });
         this.latest = result.samples;
         if (result.problems.length > 0) this.ctx.log.warn(`Step samples of ${this.dir}: ${result.problems.slice(0, 3).join('; ')}`);
         await this.post({ type: 'stepSamples', result });

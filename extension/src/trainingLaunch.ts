@@ -12,13 +12,12 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { parse } from 'yaml';
 import { fileKindOf } from './activeFileKind.js';
 import type { Ctx } from './ctx.js';
 import { launch } from './launchFlow.js';
-import { listedDatasets, pickDatasets, pickExperiment, rememberExperiment, startingExperiment } from './launchPickers.js';
+import { listedDatasets, pickDatasets, pickExperiment, rememberExperiment, startingExperiment, trainingDatasetPath } from './launchPickers.js';
 import { followRunLog } from './runLogTerminal.js';
-import { resolvedConfig, type TrainLaunch } from './serverMessages.js';
+import type { TrainLaunch } from './serverMessages.js';
 
 type Mode = 'smoke' | 'smoke-scripted' | 'local' | 'ray';
 
@@ -98,9 +97,8 @@ async function trainingExperiment(ctx: Ctx, client: LanguageClient): Promise<vsc
  */
 async function trainingTasks(client: LanguageClient, config: vscode.Uri, cwd: string): Promise<vscode.Uri | undefined | null> {
   try {
-    const result = await client.sendRequest(resolvedConfig, { uri: client.code2ProtocolConverter.asUri(config) });
-    const train = result.yaml === null ? undefined : (parse(result.yaml) as { paths?: { dataset_train?: unknown } }).paths?.dataset_train;
-    if (typeof train === 'string' && existsSync(isAbsolute(train) ? train : join(cwd, train))) return undefined;
+    const train = await trainingDatasetPath(client, config);
+    if (train !== undefined && existsSync(isAbsolute(train) ? train : join(cwd, train))) return undefined;
   } catch {
     // The config could not be resolved here; gp train will say why. A task file is still asked for.
   }

@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { basename } from 'node:path';
 import * as vscode from 'vscode';
-import { episodeWebviewMessageSchema, type EpisodeWebviewMessage } from '../../server/src/protocol/episodeWebview.js';
+import type { EpisodeWebviewMessage } from '../../server/src/protocol/episodeWebview.js';
 import type { EpisodeHostMessage } from '../../server/src/protocol/episodeView.js';
 import { commandIds, trajectoryViewType } from './contributions.js';
 import type { Ctx } from './ctx.js';
@@ -18,9 +18,10 @@ import { errorMessage } from './errors.js';
 import { openRecordedLocation } from './recordedSource.js';
 import { allCodeGraphNodes, selectCodeGraphStep } from './codeGraphPanel.js';
 import type { CodeGraphHostMessage } from '../../server/src/protocol/codeGraphView.js';
-import { episodeChanged, episodeCodeGraph, episodeOpen, episodeSearch, episodeSteps, episodeWatch } from './serverMessages.js';
+import { episodeChanged, episodeCodeGraph, episodeOpen, episodeSearch, episodeSteps, episodeWatch, sendRequest } from './serverMessages.js';
 import { newNonce, webviewHtml } from './webviewHtml.js';
 import type { PatchActions } from './patchDiffs.js';
+import { messageSchemas } from './messageSchemas.js';
 
 /** Changes within this window become one read (the server already merges bursts; this merges reads). */
 const followDelayMs = 20;
@@ -105,7 +106,7 @@ class TrajectoryPanel {
       ctx.onServerNotification(episodeChanged, (change) => {
         if (change.path === this.path) this.scheduleFollow();
       }),
-      webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)),
+      webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.ctx.log.error(`A message from the page failed: ${errorMessage(error)}`))),
       // A new server knows nothing of this viewer: watch again and send everything.
       ctx.onDidChangeServer(() => {
         this.watch(true);
@@ -130,7 +131,11 @@ class TrajectoryPanel {
   }
 
   private watch(watching: boolean): void {
-    void this.ctx.client?.sendRequest(episodeWatch, { path: this.path, watching, viewer: this.viewer }).catch(() => undefined);
+    // Waits for a client still being made, as opening a trajectory may have started the extension.
+    void this.ctx
+      .currentClient()
+      .then((client) => (client === undefined ? null : sendRequest(client, episodeWatch, { path: this.path, watching, viewer: this.viewer })))
+      .catch(() => undefined);
   }
 
   private dispose(): void {
@@ -159,13 +164,13 @@ class TrajectoryPanel {
     const generation = this.generation;
     this.reading = this.reading.then(async () => {
       if (this.disposed || generation !== this.generation) return;
-      const client = this.ctx.client;
+      const client = await this.ctx.currentClient();
       if (client === undefined) {
         this.post({ type: 'unavailable', reason: 'The Graph Planner server is not running. Run "Graph Planner: Restart Server"; this view reloads when it is ready.' });
         return;
       }
       try {
-        const result = await client.sendRequest(episodeOpen, { path: this.path, knownSteps: this.knownSteps });
+        const result = await sendRequest(client, episodeOpen, { path: this.path, knownSteps: this.knownSteps });
         if (generation !== this.generation) return;
         if (!result.ok) {
           this.post({ type: 'unavailable', reason: result.message });
@@ -190,7 +195,7 @@ class TrajectoryPanel {
 
   /** The episode's code graph for the page's own pane (protocol/codeGraphView.ts's messages, which the page validates). */
   private async postCodeGraph(all: boolean): Promise<void> {
-    const client = this.ctx.client;
+    const client = await this.ctx.currentClient();
     const reply = (message: CodeGraphHostMessage): void => {
       if (!this.disposed) void this.panel.webview.postMessage(message);
     };
@@ -199,15 +204,15 @@ class TrajectoryPanel {
       return;
     }
     try {
-      const result = await client.sendRequest(episodeCodeGraph, { path: this.path, ...(all ? { limit: allCodeGraphNodes } : {}) });
+      const result = await sendRequest(client, episodeCodeGraph, { path: this.path, ...(all ? { limit: allCodeGraphNodes } : {}) });
       reply(result.ok ? { type: 'graph', graph: result.graph } : { type: 'graphUnavailable', reason: result.message });
     } catch (error) {
       reply({ type: 'graphUnavailable', reason: `The server could not build the code graph: ${errorMessage(error)}` });
     }
   }
 
-  private receive(raw: unknown): void {
-    const parsed = episodeWebviewMessageSchema.safeParse(raw);
+  private async receive(raw: unknown): Promise<void> {
+    const parsed = (await messageSchemas()).episodeWebviewMessageSchema.safeParse(raw);
     if (!parsed.success) {
       this.ctx.log.warn(`Ignored an invalid message from the trajectory viewer: ${JSON.stringify(raw)?.slice(0, 200) ?? String(raw)}`);
       return;
@@ -219,7 +224,7 @@ class TrajectoryPanel {
   }
 
   private async handle(message: EpisodeWebviewMessage): Promise<void> {
-    const client = this.ctx.client;
+    const client = await this.ctx.currentClient();
     switch (message.type) {
       case 'ready': {
         const queued = this.queued;
@@ -235,13 +240,13 @@ class TrajectoryPanel {
       }
       case 'needSteps': {
         if (client === undefined) return;
-        const result = await client.sendRequest(episodeSteps, { path: this.path, steps: message.steps });
+        const result = await sendRequest(client, episodeSteps, { path: this.path, steps: message.steps });
         this.post({ type: 'steps', steps: result.steps });
         return;
       }
       case 'search': {
         if (client === undefined) return;
-        const result = await client.sendRequest(episodeSearch, { path: this.path, query: message.query, caseSensitive: message.caseSensitive });
+        const result = await sendRequest(client, episodeSearch, { path: this.path, query: message.query, caseSensitive: message.caseSensitive });
         this.post({ type: 'searchResult', query: message.query, matches: result.matches, truncated: result.truncated });
         return;
       }

@@ -15,7 +15,7 @@ import * as vscode from 'vscode';
 import { viewCommands, viewContextKeys, viewIds } from '../contributions.js';
 import type { Ctx } from '../ctx.js';
 import { errorMessage } from '../errors.js';
-import { containerAction, containersChanged, containersList, containersReap, containersWatch, type ContainerInfo, type ContainersListResult } from '../serverMessages.js';
+import { containerAction, containersChanged, containersList, containersReap, containersWatch, type ContainerInfo, type ContainersListResult, sendRequest } from '../serverMessages.js';
 import {
   containerContextValue,
   containerDescription,
@@ -130,10 +130,10 @@ class ContainerTextProvider implements vscode.TextDocumentContentProvider, vscod
     const id = query.get('id');
     const action = query.get('action');
     if (id === null || (action !== 'logs' && action !== 'inspect')) return '# This document has lost its container; open it again from the Containers view.\n';
-    const client = this.ctx.client;
+    const client = await this.ctx.currentClient();
     if (client === undefined) return `# ${notRunning}\n`;
     try {
-      const result = await client.sendRequest(containerAction, { id, action }, token);
+      const result = await sendRequest(client, containerAction, { id, action }, token);
       return result.ok && result.text !== null ? result.text : `# ${result.message}\n`;
     } catch (error) {
       return `# Graph Planner could not ${action === 'logs' ? 'read the logs of' : 'inspect'} ${id.slice(0, 12)}: ${errorMessage(error)}\n`;
@@ -180,12 +180,12 @@ export class ContainersView implements vscode.Disposable {
   }
 
   private async visibilityChanged(): Promise<void> {
-    const client = this.ctx.client;
+    const client = await this.ctx.currentClient();
     this.view.message = client === undefined ? notRunning : undefined;
     if (client === undefined) return;
     const visible = this.view.visible;
     try {
-      await client.sendRequest(containersWatch, { watching: visible });
+      await sendRequest(client, containersWatch, { watching: visible });
       if (visible) await this.list();
     } catch (error) {
       this.ctx.log.warn(`Containers view: ${visible ? 'watching' : 'unwatching'} failed: ${errorMessage(error)}`);
@@ -193,13 +193,13 @@ export class ContainersView implements vscode.Disposable {
   }
 
   private async list(): Promise<void> {
-    const client = this.ctx.client;
+    const client = await this.ctx.currentClient();
     if (client === undefined) {
       this.view.message = notRunning;
       return;
     }
     try {
-      this.show(await client.sendRequest(containersList, {}));
+      this.show(await sendRequest(client, containersList, {}));
     } catch (error) {
       // Logged and shown in the view, never as a notification: this runs on every refresh.
       this.ctx.log.warn(`Containers view: listing failed: ${errorMessage(error)}`);
@@ -267,15 +267,15 @@ export class ContainersView implements vscode.Disposable {
 
   /** Stop or remove, with the view's progress bar; the server's push shows the result. */
   private async act(info: ContainerInfo, action: 'stop' | 'remove'): Promise<void> {
-    const client = this.ctx.client;
+    const client = await this.ctx.currentClient();
     if (client === undefined) throw new Error(notRunning);
-    const result = await vscode.window.withProgress({ location: { viewId: viewIds.containers } }, () => client.sendRequest(containerAction, { id: info.id, action }));
+    const result = await vscode.window.withProgress({ location: { viewId: viewIds.containers } }, () => sendRequest(client, containerAction, { id: info.id, action }));
     this.ctx.log.info(`Containers view: ${result.message}`);
     if (!result.ok) void vscode.window.showWarningMessage(`Graph Planner: ${result.message}`);
   }
 
   private async reap(): Promise<void> {
-    const client = this.ctx.client;
+    const client = await this.ctx.currentClient();
     if (client === undefined) {
       void vscode.window.showWarningMessage(notRunning);
       return;
@@ -284,7 +284,7 @@ export class ContainersView implements vscode.Disposable {
     const reap = 'Remove';
     if (question !== undefined && (await vscode.window.showWarningMessage(question, { modal: true }, reap)) !== reap) return;
     try {
-      const result = await vscode.window.withProgress({ location: { viewId: viewIds.containers } }, () => client.sendRequest(containersReap, {}));
+      const result = await vscode.window.withProgress({ location: { viewId: viewIds.containers } }, () => sendRequest(client, containersReap, {}));
       this.ctx.log.info(`Containers view: ${result.message}`);
       const show = result.failed > 0 ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
       void show(`Graph Planner: ${result.message}`);

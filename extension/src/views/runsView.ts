@@ -13,7 +13,7 @@ import { launch, onDidLaunch } from '../launchFlow.js';
 import { showEpisodeGroup } from '../episodeGroup.js';
 import { showRunMetrics } from '../metricsPanel.js';
 import { openReportJson, showRunReport } from '../reportPanel.js';
-import { runAction, runEpisodes, runsChanged, runsList, runsWatch, type EpisodeSummary, type RunsChanged, type RunSummary } from '../serverMessages.js';
+import { runAction, runEpisodes, runsChanged, runsList, runsWatch, type EpisodeSummary, type RunsChanged, type RunSummary, sendRequest } from '../serverMessages.js';
 import { episodeItem, runItem, taskItem, type RunsNode as Node } from './runItems.js';
 import { noEpisodeText, runChildren, type RunChildren, type TaskAttempts } from './runsText.js';
 
@@ -88,9 +88,9 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     }
     if (node.kind === 'task') return this.taskAttempts(node.dir, node.taskId).episodes.map((e) => this.episodeNode(node.dir, e.episodeId));
     if (node.kind !== 'run') return [];
-    const client = this.ctx.client;
+    const client = await this.ctx.currentClient();
     if (client === undefined) return [{ kind: 'message', text: 'The Graph Planner server is not running.' }];
-    const result = await client.sendRequest(runEpisodes, { dir: node.dir });
+    const result = await sendRequest(client, runEpisodes, { dir: node.dir });
     const map = new Map(result.episodes.map((e) => [e.episodeId, e]));
     this.episodes.set(node.dir, map);
     this.grouping.delete(node.dir);
@@ -155,10 +155,10 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   }
 
   private async list(): Promise<void> {
-    const client = this.ctx.client;
+    const client = await this.ctx.currentClient();
     if (client === undefined) return;
     try {
-      const result = await client.sendRequest(runsList, {});
+      const result = await sendRequest(client, runsList, {});
       this.runs.clear();
       for (const run of result.runs) this.runs.set(run.dir, run);
       this.listed = true;
@@ -176,11 +176,11 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   }
 
   private async visibilityChanged(): Promise<void> {
-    const client = this.ctx.client;
+    const client = await this.ctx.currentClient();
     this.updateTicker();
     if (client === undefined) return;
     try {
-      await client.sendRequest(runsWatch, { watching: this.view.visible, by: 'view' });
+      await sendRequest(client, runsWatch, { watching: this.view.visible, by: 'view' });
       if (this.view.visible) {
         await this.list();
         this.changed.fire(undefined);
@@ -264,7 +264,7 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
       return selected?.kind === 'run' ? this.runs.get(selected.dir) : undefined;
     };
     const withClient = async (f: (client: NonNullable<Ctx['client']>) => Promise<void>) => {
-      const client = this.ctx.client;
+      const client = await this.ctx.currentClient();
       if (client === undefined) {
         void vscode.window.showWarningMessage('The Graph Planner server is not running.');
         return;
@@ -288,7 +288,7 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
         withClient(async (client) => {
           const r = run(arg);
           if (r === undefined) return;
-          const result = await client.sendRequest(runAction, { dir: r.dir, action: 'stop' });
+          const result = await sendRequest(client, runAction, { dir: r.dir, action: 'stop' });
           void (result.ok ? vscode.window.showInformationMessage(result.message) : vscode.window.showWarningMessage(result.message));
         }),
       ),
@@ -361,7 +361,7 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
           const del = 'Delete';
           const choice = await vscode.window.showWarningMessage(`Delete the run ${r.name}?`, { modal: true, detail: `Its folder ${r.dir} and everything in it (trajectories, report, logs) is removed.` }, del);
           if (choice !== del) return;
-          const result = await client.sendRequest(runAction, { dir: r.dir, action: 'remove' });
+          const result = await sendRequest(client, runAction, { dir: r.dir, action: 'remove' });
           if (!result.ok) void vscode.window.showWarningMessage(result.message);
         }),
       ),

@@ -5,15 +5,10 @@
  */
 import type { TaskCertification, TaskFileSummary, TaskItem, TaskReadiness } from '../serverMessages.js';
 import { visibleLine } from '../../../server/src/protocol/terminalText.js';
+import { count, formatCount } from '../countText.js';
 
 /** Tasks fetched per request: a 5,000-task file shows its first 500 and a "Load more…" item. */
 export const taskPageSize = 500;
-
-const numbers = new Intl.NumberFormat('en-US');
-
-function count(n: number, noun: string): string {
-  return `${numbers.format(n)} ${noun}${n === 1 ? '' : 's'}`;
-}
 
 /**
  * A dataset file's row: its file name as the label and its folder (workspace-relative) in the
@@ -28,8 +23,8 @@ export function fileLabel(relativePath: string): { readonly label: string; reado
 
 /** The file node's description: its tasks (those matching the filter, when one is set), its invalid lines, then its folder. */
 export function fileDescription(file: TaskFileSummary, matching: number | null, folder: string | null = null): string {
-  const tasks = matching === null ? count(file.tasks, 'task') : `${numbers.format(matching)} of ${count(file.tasks, 'task')}`;
-  return [tasks, file.invalid > 0 ? `${numbers.format(file.invalid)} invalid` : null, folder].filter((part): part is string => part !== null).join(' · ');
+  const tasks = matching === null ? count(file.tasks, 'task') : `${formatCount(matching)} of ${count(file.tasks, 'task')}`;
+  return [tasks, file.invalid > 0 ? `${formatCount(file.invalid)} invalid` : null, folder].filter((part): part is string => part !== null).join(' · ');
 }
 
 export function fileTooltip(file: TaskFileSummary): string {
@@ -215,7 +210,7 @@ export function filterMessage(filter: string, matchingFiles: number, files: numb
   if (files === 0) return `No dataset file to filter.`;
   return matchingFiles === 0
     ? `No task's id or repository contains "${filter}".`
-    : `Tasks whose id or repository contains "${filter}" (in ${count(matchingFiles, 'file')} of ${numbers.format(files)}).`;
+    : `Tasks whose id or repository contains "${filter}" (in ${count(matchingFiles, 'file')} of ${formatCount(files)}).`;
 }
 
 export interface TaskTestCommand {

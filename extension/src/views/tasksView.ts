@@ -12,9 +12,9 @@ import { commandIds, viewCommands, viewContextKeys, viewIds } from '../contribut
 import type { Ctx } from '../ctx.js';
 import { errorMessage } from '../errors.js';
 import { launchOneTask } from '../launchFlow.js';
-import { runsChanged, taskFiles, taskPage, tasksChanged, type TaskFileSummary, type TaskItem } from '../serverMessages.js';
+import { runsChanged, taskFiles, taskPage, tasksChanged, type TaskFileSummary, type TaskItem, sendRequest } from '../serverMessages.js';
 import { runGpInTerminal } from '../gpTerminal.js';
-import { taskPageResultSchema } from '../../../server/src/protocol/tasksView.js';
+import { messageSchemas } from '../messageSchemas.js';
 import {
   FinishedEpisodes,
   fileContextValue,
@@ -176,7 +176,7 @@ class TasksProvider implements vscode.TreeDataProvider<Node>, vscode.Disposable 
   }
 
   private async files(): Promise<Node[]> {
-    const client = this.ctx.client;
+    const client = await this.ctx.currentClient();
     this.setMessage(undefined);
     if (client === undefined) {
       this.setMessage('The Graph Planner server is not running. Run "Graph Planner: Restart Server" to start it.');
@@ -184,7 +184,7 @@ class TasksProvider implements vscode.TreeDataProvider<Node>, vscode.Disposable 
     }
     let files: TaskFileSummary[];
     try {
-      files = (await client.sendRequest(taskFiles, {})).files;
+      files = (await sendRequest(client, taskFiles, {})).files;
     } catch (error) {
       this.setMessage(`Could not list the dataset files: ${errorMessage(error)}`);
       return [];
@@ -200,7 +200,7 @@ class TasksProvider implements vscode.TreeDataProvider<Node>, vscode.Disposable 
   /** How many of a file's tasks match the filter; one task fetched. */
   private async matching(client: LanguageClient, path: string, filter: string): Promise<number | null> {
     try {
-      return (await client.sendRequest(taskPage, { path, offset: 0, limit: 1, filter })).matching;
+      return (await sendRequest(client, taskPage, { path, offset: 0, limit: 1, filter })).matching;
     } catch {
       // The file's own children say what went wrong when it is expanded.
       return null;
@@ -208,10 +208,11 @@ class TasksProvider implements vscode.TreeDataProvider<Node>, vscode.Disposable 
   }
 
   private async fetch(path: string, offset: number, limit: number): Promise<Loaded> {
-    const client = this.ctx.client;
+    const client = await this.ctx.currentClient();
     if (client === undefined) throw new Error('The Graph Planner server is not running.');
     // Checked against the one contract (protocol/tasksView.ts): a server of another version says so here, not as a broken row.
-    const parsed = taskPageResultSchema.safeParse(await client.sendRequest(taskPage, { path, offset, limit, filter: this.filter }));
+    const { taskPageResultSchema } = await messageSchemas();
+    const parsed = taskPageResultSchema.safeParse(await sendRequest(client, taskPage, { path, offset, limit, filter: this.filter }));
     if (!parsed.success) throw new Error(`The server's tasks of ${vscode.workspace.asRelativePath(path)} do not match this extension (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'}); restart the server.`);
     const page = parsed.data;
     return { items: page.tasks, matching: page.matching, next: page.next };

@@ -34,7 +34,13 @@ export function episodeAttempt(episode: EpisodeRef): number | null {
   return /^[1-9]\d{0,8}$/.test(rest) ? Number(rest) : null;
 }
 
-const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+let collator: Intl.Collator | undefined;
+
+/** Made on first use: creating a collator loads locale data, which loading the extension need not wait for. */
+function idCollator(): Intl.Collator {
+  collator ??= new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
+  return collator;
+}
 
 /**
  * The order episodes are listed in: by task (numbers inside ids compared as numbers, so
@@ -42,13 +48,13 @@ const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' })
  * order never depends on which episode ended first.
  */
 export function compareEpisodes(a: EpisodeRef, b: EpisodeRef): number {
-  const byTask = collator.compare(a.taskId, b.taskId) || (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0);
+  const byTask = idCollator().compare(a.taskId, b.taskId) || (a.taskId < b.taskId ? -1 : a.taskId > b.taskId ? 1 : 0);
   if (byTask !== 0) return byTask;
   const attemptA = episodeAttempt(a);
   const attemptB = episodeAttempt(b);
   if (attemptA !== null && attemptB !== null && attemptA !== attemptB) return attemptA - attemptB;
   if ((attemptA === null) !== (attemptB === null)) return attemptA === null ? 1 : -1;
-  return collator.compare(a.episodeId, b.episodeId) || (a.episodeId < b.episodeId ? -1 : a.episodeId > b.episodeId ? 1 : 0);
+  return idCollator().compare(a.episodeId, b.episodeId) || (a.episodeId < b.episodeId ? -1 : a.episodeId > b.episodeId ? 1 : 0);
 }
 
 /** Episodes grouped by task, tasks and their episodes in `compareEpisodes` order. */
