@@ -64,6 +64,9 @@ export async function removeRun(run: RunListing): Promise<RemoveResult> {
   if (run.status !== undefined && statusIsLive(run.status)) {
     return { ok: false, reason: `${basename(run.dir)} is still running (pid ${run.status.pid} on ${run.status.host}); stop it first (gp runs stop ${basename(run.dir)})` };
   }
-  await rm(run.dir, { recursive: true, force: true });
+  // The process outlives its final status for a moment and may still write a file (atomic writes
+  // add a temporary entry beside their target) while the folder is emptied: rm then fails with
+  // ENOTEMPTY, seen in test/server/runsView.test.ts on a loaded machine, so it retries.
+  await rm(run.dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   return { ok: true };
 }
