@@ -11,7 +11,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
-const root = resolve(import.meta.dirname, '..', '..');
+// Tests run from the repository's root, as the other unit tests read their files.
+const root = process.cwd();
 
 /** The modules a file imports values from, statically; type-only imports and `import()` excluded. */
 function valueImports(file: string): string[] {
