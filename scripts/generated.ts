@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { buildExperimentJsonSchema, describeRange, formatValue, sectionSchemas, typesOf, type JsonSchemaNode } from '../server/src/config/index.js';
 import { settingsSchema } from '../server/src/protocol/settings.js';
 import { taskEntryJsonSchema } from '../server/src/tasks/schema.js';
-import { pydanticModelsText, type SchemaDocument, type SchemaNode } from './pydanticModels.js';
+import { pydanticModelsText, type SchemaDocument } from './pydanticModels.js';
 
 export function experimentSchemaText(): string {
   return `${JSON.stringify(buildExperimentJsonSchema(), null, 2)}\n`;
@@ -33,10 +33,10 @@ export const envServiceSchemaPath = 'schemas/env-service.schema.json';
  * is sent (no field beyond those listed).
  */
 export function envServiceSchema(): SchemaDocument {
-  const $defs: Record<string, SchemaNode> = {};
+  const $defs: Record<string, JsonSchemaNode> = {};
   for (const [name, body] of Object.entries(envServiceBodies)) {
     const { $schema: _dialect, ...schema } = z.toJSONSchema(body.schema, { io: body.sender === 'client' ? 'input' : 'output', unrepresentable: 'any' });
-    $defs[name] = { ...(schema as SchemaNode), description: `${body.route} (written by the ${body.sender}).` };
+    $defs[name] = { ...(schema as JsonSchemaNode), description: `${body.route} (written by the ${body.sender}).` };
   }
   return {
     $schema: 'https://json-schema.org/draft/2020-12/schema',

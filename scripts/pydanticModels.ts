@@ -6,23 +6,11 @@
  * Lengths and ranges are not copied: the service checks them, and a client that checked them too
  * would refuse locally what the service answers with a 400 the agent loop already handles.
  */
-
-export interface SchemaNode {
-  readonly type?: string;
-  readonly properties?: Readonly<Record<string, SchemaNode>>;
-  readonly required?: readonly string[];
-  readonly additionalProperties?: boolean | SchemaNode;
-  readonly items?: SchemaNode;
-  readonly enum?: readonly unknown[];
-  readonly const?: unknown;
-  readonly default?: unknown;
-  readonly description?: string;
-  readonly anyOf?: readonly SchemaNode[];
-}
+import type { JsonSchemaNode } from '../server/src/config/index.js';
 
 export interface SchemaDocument {
   readonly $id: string;
-  readonly $defs: Readonly<Record<string, SchemaNode>>;
+  readonly $defs: Readonly<Record<string, JsonSchemaNode>>;
 }
 
 /** Python's keywords: a field named like one (`return`) gets a trailing underscore and the JSON name as its alias. */
@@ -54,7 +42,7 @@ class ModelWriter {
   constructor(private readonly source: string) {}
 
   /** The Python type of `node`; an object's class is written first, named `name`. */
-  typeOf(node: SchemaNode, name: string, where: string): string {
+  typeOf(node: JsonSchemaNode, name: string, where: string): string {
     if (node.const !== undefined) return `Literal[${pythonLiteral(node.const)}]`;
     if (node.enum !== undefined) return `Literal[${node.enum.map(pythonLiteral).join(', ')}]`;
     switch (node.type) {
@@ -77,7 +65,7 @@ class ModelWriter {
     }
   }
 
-  writeClass(node: SchemaNode, name: string, where: string): void {
+  writeClass(node: JsonSchemaNode, name: string, where: string): void {
     const required = new Set(node.required ?? []);
     const fields: string[] = [];
     let aliased = false;
