@@ -3,11 +3,13 @@
  * settings block of package.json and the configuration reference (docs/reference/configuration.md). `npm run schemas`
  * writes them (scripts/generate.ts); test/unit/generated.test.ts fails when a written copy is stale.
  */
+import { envServiceBodies } from '../server/src/protocol/envService.js';
 import { trajectoryLineSchema } from '../server/src/protocol/runs.js';
 import { z } from 'zod';
 import { buildExperimentJsonSchema, describeRange, formatValue, sectionSchemas, typesOf, type JsonSchemaNode } from '../server/src/config/index.js';
 import { settingsSchema } from '../server/src/protocol/settings.js';
 import { taskEntryJsonSchema } from '../server/src/tasks/schema.js';
+import { pydanticModelsText, type SchemaDocument } from './pydanticModels.js';
 
 export function experimentSchemaText(): string {
   return `${JSON.stringify(buildExperimentJsonSchema(), null, 2)}\n`;
@@ -21,6 +23,48 @@ export function taskSchemaText(): string {
 export function trajectorySchemaText(): string {
   const schema = z.toJSONSchema(trajectoryLineSchema, { io: 'output', unrepresentable: 'any', reused: 'ref' });
   return `${JSON.stringify({ ...schema, $id: 'https://graph-planner.dev/schemas/trajectory.schema.json', title: 'Graph Planner trajectory line' }, null, 2)}\n`;
+}
+
+export const envServiceSchemaPath = 'schemas/env-service.schema.json';
+
+/**
+ * Every body of the environment service (server/src/protocol/envService.ts), one definition each:
+ * a client's body as it may be sent (a field with a default may be left out), the service's as it
+ * is sent (no field beyond those listed).
+ */
+export function envServiceSchema(): SchemaDocument {
+  const $defs: Record<string, JsonSchemaNode> = {};
+  for (const [name, body] of Object.entries(envServiceBodies)) {
+    const { $schema: _dialect, ...schema } = z.toJSONSchema(body.schema, { io: body.sender === 'client' ? 'input' : 'output', unrepresentable: 'any' });
+    $defs[name] = { ...(schema as JsonSchemaNode), description: `${body.route} (written by the ${body.sender}).` };
+  }
+  return {
+    $schema: 'https://json-schema.org/draft/2020-12/schema',
+    $id: 'https://graph-planner.dev/schemas/env-service.schema.json',
+    title: 'Graph Planner environment service bodies',
+    description: "The HTTP bodies of the environment service a trainer's agent loop runs episodes through (docs/trainer-bridge.md), emitted from server/src/protocol/envService.ts.",
+    $defs,
+  } as SchemaDocument;
+}
+
+export function envServiceSchemaText(): string {
+  return `${JSON.stringify(envServiceSchema(), null, 2)}\n`;
+}
+
+/** The Python client's models of the service's bodies, generated from the JSON Schema above. */
+export const serviceTypesPath = 'python/graph_planner_verl/service_types.py';
+
+export function serviceTypesText(): string {
+  const summary = [
+    "The environment service's bodies as pydantic models, one per definition of",
+    `${envServiceSchemaPath} (declared in server/src/protocol/envService.ts).`,
+    '',
+    'The client builds every request from these and parses every reply into them (service_client.py),',
+    'so a body missing a field, or holding one the service does not send, fails in the client with the',
+    "field's name. Models are strict: a number sent as a string is an error, not a conversion.",
+    '',
+  ].join('\n');
+  return pydanticModelsText(envServiceSchema(), envServiceSchemaPath, summary);
 }
 
 /** The `contributes.configuration` object of package.json. */

@@ -23,6 +23,7 @@ from verl.experimental.agent_loop.agent_loop import AgentLoopBase, AgentLoopMetr
 from verl.utils.profiler import simple_timer
 
 from .service_client import EnvServiceClient, ServiceAddress, ServiceError
+from .service_types import CloseReply, CreateEpisodeReply, StepReply
 from .step_tokens import StepTokens
 from .token_trace import PromptTooLong, TokenTrace
 
@@ -48,13 +49,13 @@ class TimedClient:
         finally:
             self.seconds += time.perf_counter() - started
 
-    async def create(self, *args: Any) -> dict[str, Any]:
+    async def create(self, *args: Any) -> CreateEpisodeReply:
         return await self._timed(self.client.create(*args))
 
-    async def step(self, *args: Any) -> dict[str, Any]:
+    async def step(self, *args: Any) -> StepReply:
         return await self._timed(self.client.step(*args))
 
-    async def close(self, *args: Any) -> dict[str, Any]:
+    async def close(self, *args: Any) -> CloseReply:
         return await self._timed(self.client.close(*args))
 
 
@@ -102,14 +103,14 @@ class GraphPlannerAgentLoop(AgentLoopBase):
             task_id = task_id_of(kwargs)
             extra["task_id"] = task_id
             created = await client.create(f"{kwargs.get('uid', 'nogroup')}-{uuid.uuid4().hex}", task_id, str(kwargs.get("uid", "")) or None)
-            episode_id = created["episode_id"]
+            episode_id = created.episode_id
             extra["episode_id"] = episode_id
-            messages = [{"role": "system", "content": created["system_prompt"]}, {"role": "user", "content": created["observation"]}]
+            messages = [{"role": "system", "content": created.system_prompt}, {"role": "user", "content": created.observation}]
             await self.loop.run_in_executor(None, trace.start, messages)
             closed = await self._episode(client, episode_id, trace, sampling_params, metrics)
-            reward = float(closed["return"])
-            extra.update(resolved=bool(closed["resolved"]), steps=int(closed["steps"]), termination_reason=closed["termination_reason"], episode_return=reward)
-            extra["reward_extra_info"] = reward_extra_info(bool(closed["resolved"]), reward, int(closed["steps"]))
+            reward = closed.return_
+            extra.update(resolved=closed.resolved, steps=closed.steps, termination_reason=closed.termination_reason, episode_return=reward)
+            extra["reward_extra_info"] = reward_extra_info(closed.resolved, reward, closed.steps)
             extra["env_seconds"] = client.seconds
         except (ServiceError, PromptTooLong) as error:
             if isinstance(error, ServiceError) and error.code == "unreachable":
@@ -129,7 +130,7 @@ class GraphPlannerAgentLoop(AgentLoopBase):
             extra_fields=extra,
         )
 
-    async def _episode(self, client: TimedClient, episode_id: str, trace: TokenTrace, sampling_params: dict[str, Any], metrics: dict[str, Any]) -> dict[str, Any]:
+    async def _episode(self, client: TimedClient, episode_id: str, trace: TokenTrace, sampling_params: dict[str, Any], metrics: dict[str, Any]) -> CloseReply:
         turn = 0
         # Each step records the policy's tokens behind its reply (step_tokens.py), for ATIF's export.
         step_tokens = StepTokens()
@@ -145,9 +146,9 @@ class GraphPlannerAgentLoop(AgentLoopBase):
             tokens = step_tokens.body(prompt_ids, output.token_ids, output.log_probs)
             with simple_timer("tool_calls", metrics):
                 answer = await client.step(episode_id, turn, reply, tokens)
-            if answer["done"]:
+            if answer.done:
                 return await client.close(episode_id, "max_steps")
-            await self.loop.run_in_executor(None, trace.add_observation, answer["observation"])
+            await self.loop.run_in_executor(None, trace.add_observation, answer.observation)
             if trace.exhausted:
                 return await client.close(episode_id, "max_steps")
 

@@ -6,6 +6,11 @@ so every request is retried on a lost connection or a 5xx; a 429 waits for its `
 (seconds or an HTTP date). A refusal the client caused (4xx) is raised at once: retrying it cannot
 help. Every failure, a reply that is not JSON or is larger than ``max_reply_bytes`` included, is a
 ``ServiceError``: the agent loop has one exception to handle.
+
+Every request is built from, and every reply parsed into, the models of ``service_types.py``, which
+``npm run schemas`` generates from the service's zod bodies (schemas/env-service.schema.json): a
+reply missing a field, or holding one the service does not send, is a ``ServiceError`` naming the
+field, so a field renamed on one side fails the tests instead of a training run.
 """
 
 from __future__ import annotations
@@ -18,11 +23,16 @@ import os
 import stat
 import urllib.parse
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import Any, Optional, TypeVar
 
 import aiohttp
+from pydantic import BaseModel, ValidationError
+
+from .service_types import CloseBody, CloseReply, CreateEpisodeBody, CreateEpisodeReply, ErrorReply, PolicyReply, ServiceFile, StepBody, StepReply
 
 SERVICE_FILE_ENV = "GP_ENV_SERVICE_FILE"
+
+Reply = TypeVar("Reply", bound=BaseModel)
 
 
 class ServiceError(Exception):
@@ -53,9 +63,11 @@ class ServiceAddress:
             raise ServiceError(0, "unreadable-service-file", f"{path}: {error}") from error
         if mode & (stat.S_IRWXG | stat.S_IRWXO):
             raise ServiceError(0, "service-file-too-open", f"{path} is readable by others (mode {oct(mode & 0o777)}); it holds a token and must be 0600")
-        if not isinstance(data, dict) or not isinstance(data.get("url"), str) or not isinstance(data.get("token"), str):
-            raise ServiceError(0, "malformed-service-file", f"{path} must hold {{url, token, pid}}")
-        return ServiceAddress(url=data["url"].rstrip("/"), token=data["token"])
+        try:
+            file = ServiceFile.model_validate(data)
+        except ValidationError as error:
+            raise ServiceError(0, "malformed-service-file", f"{path} must hold {{url, token, pid}} ({_broken_fields(error)})") from error
+        return ServiceAddress(url=file.url.rstrip("/"), token=file.token)
 
 
 def worker_node() -> Optional[str]:
@@ -118,34 +130,26 @@ class EnvServiceClient:
         self.backoff_s = backoff_s
         self.request_timeout_s = request_timeout_s
 
-    async def create(self, client_key: str, task_id: str, group_id: Optional[str]) -> dict[str, Any]:
-        body: dict[str, Any] = {"client_key": client_key, "task_id": task_id}
-        if group_id:
-            body["group_id"] = group_id[:200]
+    async def create(self, client_key: str, task_id: str, group_id: Optional[str]) -> CreateEpisodeReply:
         node = worker_node()
-        if node:
-            body["worker_node"] = node[:200]
-        return await self._call("POST", "/episodes", body)
+        body = CreateEpisodeBody(client_key=client_key, task_id=task_id, group_id=group_id[:200] if group_id else None, worker_node=node[:200] if node else None)
+        return await self._call("POST", "/episodes", body, CreateEpisodeReply)
 
-    async def step(self, episode_id: str, turn: int, reply: str, tokens: Optional[dict[str, Any]] = None) -> dict[str, Any]:
+    async def step(self, episode_id: str, turn: int, reply: str, tokens: Optional[dict[str, Any]] = None) -> StepReply:
         """Sends the reply, with the policy's tokens behind it when given (step_tokens.py), for the step to record."""
-        body: dict[str, Any] = {"turn": turn, "reply": reply}
-        if tokens is not None:
-            body["tokens"] = tokens
-        return await self._call("POST", f"/episodes/{_segment(episode_id)}/step", body)
+        return await self._call("POST", f"/episodes/{_segment(episode_id)}/step", StepBody(turn=turn, reply=reply, tokens=tokens), StepReply)
 
-    async def close(self, episode_id: str, reason: str = "max_steps") -> dict[str, Any]:
-        return await self._call("POST", f"/episodes/{_segment(episode_id)}/close", {"reason": reason})
+    async def close(self, episode_id: str, reason: str = "max_steps") -> CloseReply:
+        return await self._call("POST", f"/episodes/{_segment(episode_id)}/close", CloseBody(reason=reason), CloseReply)
 
     async def policy(self, episode_id: str) -> str:
         """The scripted policy's reply (a service started for ``gp train --smoke`` only)."""
-        reply = (await self._call("GET", f"/episodes/{_segment(episode_id)}/policy", None)).get("reply")
-        if not isinstance(reply, str):
-            raise ServiceError(200, "unexpected-reply", "the policy reply holds no string 'reply'")
-        return reply
+        return (await self._call("GET", f"/episodes/{_segment(episode_id)}/policy", None, PolicyReply)).reply
 
-    async def _call(self, method: str, path: str, body: Optional[dict[str, Any]]) -> dict[str, Any]:
+    async def _call(self, method: str, path: str, request: Optional[BaseModel], reply: type[Reply]) -> Reply:
         """One request, retried as the module says; every way it can fail is a ``ServiceError``."""
+        # Absent fields are left out, not sent as null: the service's bodies have no nullable field.
+        body = None if request is None else request.model_dump(mode="json", by_alias=True, exclude_none=True)
         failures = 0
         waited_s = 0.0
         while True:
@@ -159,7 +163,7 @@ class EnvServiceClient:
                 ) as response:
                     text = await _bounded_text(response, self.max_reply_bytes)
                     if response.status == 200:
-                        return _json_object(text, f"{method} {path}")
+                        return _parsed(reply, _json_object(text, f"{method} {path}"), f"{method} {path}")
                     code, message = _error_of(text)
                     error = ServiceError(response.status, code, message)
                     if response.status == 429:
@@ -209,6 +213,19 @@ def _json_object(text: str, what: str) -> dict[str, Any]:
     return value
 
 
+def _parsed(model: type[Reply], value: dict[str, Any], what: str) -> Reply:
+    """A 200 reply's object as the service's contract says it is, or a ``ServiceError`` naming each broken field."""
+    try:
+        return model.model_validate(value)
+    except ValidationError as error:
+        raise ServiceError(200, "unexpected-reply", f"{what} answered 200 with a body that is not a {model.__name__} ({_broken_fields(error)})") from error
+
+
+def _broken_fields(error: ValidationError) -> str:
+    """Pydantic's errors as ``field: what is wrong``, without its links: one line a person can act on."""
+    return "; ".join(f"{'.'.join(str(part) for part in issue['loc']) or '(body)'}: {issue['msg']}" for issue in error.errors())
+
+
 def retry_after_seconds(header: Optional[str], default_s: float = 5.0, most_s: float = 300.0) -> float:
     """``Retry-After`` as seconds: a number of seconds or an HTTP date (RFC 9110), within [0, most_s]."""
     if header is None or header.strip() == "":
@@ -230,8 +247,9 @@ def retry_after_seconds(header: Optional[str], default_s: float = 5.0, most_s: f
 
 
 def _error_of(text: str) -> tuple[str, str]:
+    """The service's error code and message; a body of another shape (a proxy's page) is shown as it came."""
     try:
-        error = json.loads(text)["error"]
-        return str(error["code"]), str(error["message"])
-    except (ValueError, KeyError, TypeError):
+        error = ErrorReply.model_validate_json(text).error
+        return error.code, error.message
+    except ValueError:
         return "unexpected-reply", text[:300]

@@ -140,7 +140,7 @@ async def test_a_429_with_an_http_date_waits_and_then_succeeds(peer):
 
     peer.answer = busy_then_ok
     created = await asyncio.wait_for(client_for(peer).create("k", "t", None), timeout=10)
-    assert created["episode_id"] == "t-1" and len(answers) == 2
+    assert created.episode_id == "t-1" and len(answers) == 2
 
 
 async def test_an_episode_id_travels_as_one_path_segment(peer):

@@ -57,8 +57,8 @@ def client_for(peer, token=TOKEN, **kwargs):
 async def test_creates_and_steps_with_the_bearer_token(peer):
     client = client_for(peer)
     created = await client.create("key-1", "task-a", "group-1")
-    assert created["episode_id"] == "task-a-1"
-    assert (await client.step("task-a-1", 1, "<function=submit>\n</function>"))["observation"] == "next"
+    assert created.episode_id == "task-a-1"
+    assert (await client.step("task-a-1", 1, "<function=submit>\n</function>")).observation == "next"
     method, path, body, auth = peer.hits[0]
     assert (method, path, body, auth) == ("POST", "/episodes", {"client_key": "key-1", "task_id": "task-a", "group_id": "group-1"}, f"Bearer {TOKEN}")
 
@@ -66,7 +66,7 @@ async def test_creates_and_steps_with_the_bearer_token(peer):
 async def test_retries_a_dropped_connection_and_a_5xx_with_the_same_body(peer):
     peer.faults = [("/episodes", "drop"), ("/episodes", 503)]
     created = await client_for(peer).create("key-2", "task-b", None)
-    assert created["episode_id"] == "task-b-1"
+    assert created.episode_id == "task-b-1"
     bodies = [hit[2] for hit in peer.hits]
     assert len(bodies) == 3 and all(b == {"client_key": "key-2", "task_id": "task-b"} for b in bodies)
 
@@ -74,7 +74,7 @@ async def test_retries_a_dropped_connection_and_a_5xx_with_the_same_body(peer):
 async def test_waits_on_429_without_spending_its_failure_budget(peer):
     peer.faults = [("/episodes", 429)] * 5
     created = await client_for(peer, attempts=2).create("key-3", "task-c", None)
-    assert created["episode_id"] == "task-c-1"
+    assert created.episode_id == "task-c-1"
     assert len(peer.hits) == 6
 
 

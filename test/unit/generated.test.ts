@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { configReferencePath, configurationContribution, experimentSchemaText, replaceReference, taskSchemaText, trajectorySchemaText } from '../../scripts/generated.js';
+import { configReferencePath, configurationContribution, envServiceSchemaPath, envServiceSchemaText, experimentSchemaText, replaceReference, serviceTypesPath, serviceTypesText, taskSchemaText, trajectorySchemaText } from '../../scripts/generated.js';
 
 const stale = 'is stale: run npm run schemas and commit the result';
 
@@ -15,6 +15,14 @@ test('schemas/trajectory.schema.json matches the zod source', () => {
 
 test('schemas/task.schema.json matches the zod source', () => {
   assert.equal(readFileSync('schemas/task.schema.json', 'utf8'), taskSchemaText(), `schemas/task.schema.json ${stale}`);
+});
+
+test("schemas/env-service.schema.json matches the environment service's zod bodies", () => {
+  assert.equal(readFileSync(envServiceSchemaPath, 'utf8'), envServiceSchemaText(), `${envServiceSchemaPath} ${stale}`);
+});
+
+test("the Python client's service types match schemas/env-service.schema.json", () => {
+  assert.equal(readFileSync(serviceTypesPath, 'utf8'), serviceTypesText(), `${serviceTypesPath} ${stale}`);
 });
 
 test('the settings block of package.json matches the settings schema', () => {

@@ -4,6 +4,9 @@
  * (idempotent on the client's key), stepped with the model's raw reply text (idempotent on the
  * turn number; the service parses the reply and renders the observation, so the text protocol
  * lives in one place) and closed. Every request carries `Authorization: Bearer <token>`.
+ * `envServiceBodies` lists every body: `npm run schemas` emits them as JSON Schemas
+ * (schemas/env-service.schema.json) and the Python client's pydantic models from those
+ * (python/graph_planner_verl/service_types.py), so both sides of the bridge read one contract.
  */
 import { z } from 'zod';
 import { terminationReasonSchema } from './observation.js';
@@ -95,6 +98,11 @@ export type CloseReply = z.infer<typeof closeReplySchema>;
  * tokenises it, so Verl's machinery runs on replies that make progress without a model server.
  */
 export const policyReplySchema = z.object({ reply: z.string() });
+export type PolicyReply = z.infer<typeof policyReplySchema>;
+
+/** GET /health: alive, and how many episodes are open. */
+export const healthReplySchema = z.object({ ok: z.literal(true), open: z.number().int().min(0) });
+export type HealthReply = z.infer<typeof healthReplySchema>;
 
 export const serviceErrorSchema = z.object({ error: z.object({ code: z.string(), message: z.string() }) });
 export type ServiceError = z.infer<typeof serviceErrorSchema>;
@@ -102,3 +110,24 @@ export type ServiceError = z.infer<typeof serviceErrorSchema>;
 /** The 0600 file in the run directory that tells a client where the service is and its token. */
 export const serviceFileSchema = z.object({ url: z.string(), token: z.string(), pid: z.number().int() });
 export type ServiceFile = z.infer<typeof serviceFileSchema>;
+
+/** Who writes a body: the client's are read as it may send them (defaults optional), the service's as it sends them. */
+export type BodySender = 'client' | 'service';
+
+/**
+ * Every body of the service with its route and sender, by the name its JSON Schema definition and
+ * its Python model carry. A body missing here is a body the Python client reads untyped, so a new
+ * route adds its bodies here.
+ */
+export const envServiceBodies = {
+  CreateEpisodeBody: { route: 'POST /episodes', sender: 'client', schema: createEpisodeBodySchema },
+  CreateEpisodeReply: { route: 'POST /episodes', sender: 'service', schema: createEpisodeReplySchema },
+  StepBody: { route: 'POST /episodes/{id}/step', sender: 'client', schema: stepBodySchema },
+  StepReply: { route: 'POST /episodes/{id}/step', sender: 'service', schema: stepReplySchema },
+  CloseBody: { route: 'POST /episodes/{id}/close', sender: 'client', schema: closeBodySchema },
+  CloseReply: { route: 'POST /episodes/{id}/close', sender: 'service', schema: closeReplySchema },
+  PolicyReply: { route: 'GET /episodes/{id}/policy', sender: 'service', schema: policyReplySchema },
+  HealthReply: { route: 'GET /health', sender: 'service', schema: healthReplySchema },
+  ErrorReply: { route: 'Any route, answered with a status other than 200', sender: 'service', schema: serviceErrorSchema },
+  ServiceFile: { route: 'The service file, env_service.json in the run directory', sender: 'service', schema: serviceFileSchema },
+} as const satisfies Record<string, { readonly route: string; readonly sender: BodySender; readonly schema: z.ZodType }>;

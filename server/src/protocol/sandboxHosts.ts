@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { backendChoiceSchema } from './backendChoice.js';
+import { healthReplySchema } from './envService.js';
 import { trajectoryEndSchema } from './runs.js';
 
 /** The Ray custom resource a node advertises its sandbox slots under (`ray start --resources`). */
@@ -56,8 +57,8 @@ export const hostRegistrationSchema = z.object({
 });
 export type HostRegistration = z.infer<typeof hostRegistrationSchema>;
 
-/** GET /health of a host: alive, and how many episodes it holds. */
-export const hostHealthSchema = z.object({ ok: z.literal(true), open: z.number().int().min(0) });
+/** GET /health of a host: a host is an environment service, so its health is the service's. */
+export const hostHealthSchema = healthReplySchema;
 
 /** One file an episode wrote, relative to the run folder, its bytes in base64. */
 export const episodeFileSchema = z.object({ path: z.string().min(1).max(1000), data: z.string() });

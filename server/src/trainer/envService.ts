@@ -15,7 +15,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { closeBodySchema, createEpisodeBodySchema, stepBodyMaxBytes, stepBodySchema, type CloseReply, type CreateEpisodeBody, type ServiceError, type ServiceFile } from '../protocol/envService.js';
+import { closeBodySchema, createEpisodeBodySchema, stepBodyMaxBytes, stepBodySchema, type CloseReply, type CreateEpisodeBody, type CreateEpisodeReply, type HealthReply, type PolicyReply, type ServiceError, type ServiceFile } from '../protocol/envService.js';
 import type { SandboxHostRef, TrainingGroup, TrajectoryEnd } from '../protocol/runs.js';
 import type { Agent } from '../agents/index.js';
 import type { EpisodeDeps, PlannedTask } from '../rollout/index.js';
@@ -153,7 +153,7 @@ export class EnvService {
       if (!bearerMatches(req, this.token)) throw new HttpError(401, 'unauthorised', 'send Authorization: Bearer <token> with the token from env_service.json in the run directory');
       const url = new URL(req.url ?? '/', 'http://service');
       const parts = url.pathname.split('/').filter(Boolean);
-      if (req.method === 'GET' && url.pathname === '/health') return send(res, 200, { ok: true, open: this.openEpisodes });
+      if (req.method === 'GET' && url.pathname === '/health') return send(res, 200, { ok: true, open: this.openEpisodes } satisfies HealthReply);
       if (this.options.routes !== undefined) {
         const answer = await this.options.routes(req.method ?? 'GET', parts, req);
         if (answer !== undefined) return send(res, 200, answer);
@@ -162,7 +162,7 @@ export class EnvService {
       if (req.method === 'GET' && parts.length === 3 && id !== undefined && parts[2] === 'policy') {
         const episode = this.episodes.get(id);
         if (episode === undefined) throw this.unknownEpisode(id);
-        return send(res, 200, { reply: await episode.policy() });
+        return send(res, 200, { reply: await episode.policy() } satisfies PolicyReply);
       }
       if (req.method !== 'POST') throw new HttpError(405, 'method-not-allowed', `${req.method ?? '?'} ${url.pathname} is not a route of the environment service`);
       if (this.closing) throw new HttpError(503, 'shutting-down', 'the environment service is shutting down');
@@ -234,7 +234,7 @@ export class EnvService {
     return member;
   }
 
-  private async create(request: CreateEpisodeBody) {
+  private async create(request: CreateEpisodeBody): Promise<CreateEpisodeReply> {
     const known = this.byClientKey.get(request.client_key);
     const existing = known === undefined ? undefined : this.episodes.get(known);
     if (existing !== undefined) return existing.started(0);
