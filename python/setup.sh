@@ -18,7 +18,7 @@ want="$(sha256sum "$REQUIREMENTS" | cut -d' ' -f1)"
 log() { printf '[trainer setup] %s\n' "$*"; }
 
 probe() {
-  "$VENV/bin/python" -c 'import verl, ray, pytest, gguf; print(f"verl {verl.__version__}, ray {ray.__version__}")' 2>/dev/null
+  "$VENV/bin/python" -c 'import verl, ray, pytest, gguf, pydantic; print(f"verl {verl.__version__}, ray {ray.__version__}")' 2>/dev/null
 }
 
 install() {
