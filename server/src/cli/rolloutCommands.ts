@@ -22,13 +22,13 @@ import { printConfigFindings } from './configFindings.js';
 import { intFlag, type Io } from './output.js';
 import { RolloutProgress, terminalProgressSink, type ProgressSink } from './progress.js';
 import { installInterrupt } from './interrupt.js';
-import { parseCommandArgs, usageError, type CommandUsage } from './args.js';
+import { backendFlagUsage, parseCommandArgs, usageError, type CommandUsage } from './args.js';
 import { backendLine, displayPath, episodeTable, evalSummary, infrastructureLines, interruptedLines, modelLines, totalsLine } from './rolloutSummary.js';
 
 export type RolloutCommand = 'rollout' | 'eval';
 
 const flagsLine = `[--config YAML] [--agent rule|model [--fallback]] [--task ID]... [--limit N] [--parallel N]`;
-const runLine = `[--backend auto|docker|local] [--run-name NAME | --run-dir DIR] [--resume] [--max-steps N] [--json]`;
+const runLine = `${backendFlagUsage} [--run-name NAME | --run-dir DIR] [--resume] [--max-steps N] [--json]`;
 
 export const rolloutUsage = `gp rollout FILE... ${flagsLine}
              [--attempts N] ${runLine}
