@@ -16,6 +16,7 @@ import { blockedMessage, reviewRows, type ReviewRow, type ValueKey } from './lau
 import { isFinding, preferredFix } from './overviewQuickFix.js';
 import { launchPlan, launchStart, taskPreflight, type BlockedTask, type LaunchFinding, type LaunchPlanResult, type LaunchSpec, type LaunchStartResult, type NewRunLaunch, type TaskPreflightResult, sendRequest } from './serverMessages.js';
 import { visibleLine } from '../../server/src/protocol/terminalText.js';
+import { agentNames } from '../../server/src/protocol/agentNames.js';
 import { sandboxBackendChoices, type OpenedBackendName } from '../../server/src/protocol/sandboxBackends.js';
 
 const lastLaunchKey = 'graphPlanner.lastLaunch';
@@ -262,7 +263,7 @@ function editValue(client: LanguageClient, key: ValueKey, draft: NewRunLaunch): 
     case 'dataset':
       return chooseDatasets(client, draft);
     case 'agent':
-      return pickEnum(draft, 'agent', ['rule', 'model'], 'The agent that acts in each episode');
+      return pickEnum(draft, 'agent', agentNames, 'The agent that acts in each episode');
     case 'backend':
       return pickEnum(draft, 'backend', sandboxBackendChoices, 'Where episodes run: Docker sandboxes, or a local working copy');
     case 'parallel':

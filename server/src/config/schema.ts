@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { timerSeconds } from '../protocol/durations.js';
+import { agentNames } from '../protocol/agentNames.js';
 import { containerCapabilities, sandboxBackendSchema } from '../protocol/sandbox.js';
 
 /** Extra metadata that the JSON Schema carries for hover and the generated reference. */
@@ -290,7 +291,7 @@ const sandbox = z
 const rollout = z
   .strictObject({
     agent: meta(
-      z.enum(['rule', 'model']).default('rule'),
+      z.enum(agentNames).default('rule'),
       'Who acts in `gp rollout` and `gp eval`: the model-free `rule` agent, or the planner `model` behind backends.planner_endpoint.',
     ),
     fallback_to_rule: meta(

@@ -8,7 +8,8 @@ import type { ExperimentConfig } from '../config/index.js';
 import { openPlannerEnv } from '../env/index.js';
 import type { EpisodeDeps } from '../rollout/index.js';
 import { backendsFor, openSandbox, sandboxSpecForTask } from '../sandbox/index.js';
-import { agentFactoryFromConfig, patchModelFromConfig, type ModelSetup } from './agents.js';
+import { agentFactoryFromConfig } from './agentRegistry.js';
+import { patchModelFromConfig, type ModelSetup } from './agents.js';
 import { envOptionsFromConfig } from './envOptions.js';
 import { sandboxOptionsFromConfig } from './sandboxOptions.js';
 

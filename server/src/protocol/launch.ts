@@ -6,6 +6,7 @@
  * are the same run.
  */
 import { z } from 'zod';
+import { agentNames } from './agentNames.js';
 import { runSummarySchema } from './runsView.js';
 import { sandboxBackendSchema } from './sandbox.js';
 
@@ -18,7 +19,7 @@ export const newRunLaunchSchema = z.object({
   taskFiles: z.array(z.string()).min(1),
   /** Only these task ids (empty: every task of the files). */
   tasks: z.array(z.string()).default([]),
-  agent: z.enum(['rule', 'model']).nullable().default(null),
+  agent: z.enum(agentNames).nullable().default(null),
   backend: sandboxBackendSchema.nullable().default(null),
   parallel: z.number().int().min(1).nullable().default(null),
   /** Rollouts only; evaluation runs one attempt per task. */
