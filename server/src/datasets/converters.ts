@@ -66,7 +66,8 @@ export function registerDatasetConverter(converter: DatasetConverter): () => voi
   if (registered.has(converter.kind)) throw new Error(`A dataset converter named ${converter.kind} is already registered.`);
   registered.set(converter.kind, converter);
   return () => {
-    registered.delete(converter.kind);
+    // Only its own entry: a later registration under the same name is not this call's to remove.
+    if (registered.get(converter.kind) === converter) registered.delete(converter.kind);
   };
 }
 

@@ -32,7 +32,8 @@ export function registerAgent(kind: AgentKind): () => void {
   if (registered.has(kind.name)) throw new Error(`An agent named ${kind.name} is already registered.`);
   registered.set(kind.name, kind);
   return () => {
-    registered.delete(kind.name);
+    // Only its own entry: a later registration under the same name is not this call's to remove.
+    if (registered.get(kind.name) === kind) registered.delete(kind.name);
   };
 }
 

@@ -67,7 +67,8 @@ export function registerSandboxBackend(backend: SandboxBackend): () => void {
   if (registered.has(backend.name)) throw new Error(`A sandbox backend named ${backend.name} is already registered.`);
   registered.set(backend.name, backend);
   return () => {
-    registered.delete(backend.name);
+    // Only its own entry: a later registration under the same name is not this call's to remove.
+    if (registered.get(backend.name) === backend) registered.delete(backend.name);
   };
 }
 
