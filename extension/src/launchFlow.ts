@@ -16,6 +16,8 @@ import { blockedMessage, reviewRows, type ReviewRow, type ValueKey } from './lau
 import { isFinding, preferredFix } from './overviewQuickFix.js';
 import { launchPlan, launchStart, taskPreflight, type BlockedTask, type LaunchFinding, type LaunchPlanResult, type LaunchSpec, type LaunchStartResult, type NewRunLaunch, type TaskPreflightResult, sendRequest } from './serverMessages.js';
 import { visibleLine } from '../../server/src/protocol/terminalText.js';
+import { agentNames } from '../../server/src/protocol/agentNames.js';
+import { sandboxBackendChoices, type OpenedBackendName } from '../../server/src/protocol/sandboxBackends.js';
 
 const lastLaunchKey = 'graphPlanner.lastLaunch';
 
@@ -190,7 +192,7 @@ async function reviewState(client: LanguageClient, draft: NewRunLaunch): Promise
   const backendValue = plan.values?.backend;
   // A backend with an error is not one a run would use; its tasks are preflighted once it is fixed.
   const backend = backendValue === undefined || backendValue.error !== null ? undefined : backendValue.value;
-  if (backend !== 'auto' && backend !== 'docker' && backend !== 'local') return { plan, preflight: undefined, backend: '' };
+  if (!isBackendChoice(backend)) return { plan, preflight: undefined, backend: '' };
   try {
     const preflight = await sendRequest(client, taskPreflight, { taskFiles: draft.taskFiles, tasks: draft.tasks, backend });
     return { plan, preflight, backend };
@@ -261,9 +263,9 @@ function editValue(client: LanguageClient, key: ValueKey, draft: NewRunLaunch): 
     case 'dataset':
       return chooseDatasets(client, draft);
     case 'agent':
-      return pickEnum(draft, 'agent', ['rule', 'model'], 'The agent that acts in each episode');
+      return pickEnum(draft, 'agent', agentNames, 'The agent that acts in each episode');
     case 'backend':
-      return pickEnum(draft, 'backend', ['auto', 'docker', 'local'], 'Where episodes run: Docker sandboxes, or a local working copy');
+      return pickEnum(draft, 'backend', sandboxBackendChoices, 'Where episodes run: Docker sandboxes, or a local working copy');
     case 'parallel':
       return askInt(draft, 'parallel', 'Episodes at once');
     case 'attempts':
@@ -307,6 +309,11 @@ async function chooseConfig(client: LanguageClient, draft: NewRunLaunch): Promis
 async function chooseDatasets(client: LanguageClient, draft: NewRunLaunch): Promise<NewRunLaunch | undefined> {
   const picked = await pickDatasets(await listedDatasets(client), { title: 'Datasets', placeHolder: 'The task files to run', chosen: draft.taskFiles, many: true });
   return picked === undefined ? undefined : { ...draft, taskFiles: picked, tasks: [] };
+}
+
+/** Whether a launch value is a backend the preflight can be asked about (one of the one list's, or `auto`). */
+function isBackendChoice(value: unknown): value is 'auto' | OpenedBackendName {
+  return (sandboxBackendChoices as readonly unknown[]).includes(value);
 }
 
 async function pickEnum<K extends 'agent' | 'backend'>(draft: NewRunLaunch, key: K, values: readonly NonNullable<NewRunLaunch[K]>[], title: string): Promise<NewRunLaunch | undefined> {

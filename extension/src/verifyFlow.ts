@@ -16,6 +16,7 @@ import { launch } from './launchFlow.js';
 import { listedDatasets, pickDatasets } from './launchPickers.js';
 import { followRunLog } from './runLogTerminal.js';
 import type { VerifyLaunch } from './serverMessages.js';
+import { sandboxBackendNames, sandboxBackendTable } from '../../server/src/protocol/sandboxBackends.js';
 
 type Pick<T> = vscode.QuickPickItem & { readonly value: T | 'custom' };
 
@@ -49,8 +50,7 @@ export function verifyTasks(ctx: Ctx, client: LanguageClient): (arg?: unknown) =
     const backend = await vscode.window.showQuickPick(
       [
         { label: 'From the config', description: 'sandbox.backend (auto: Docker when it answers, else a local working copy)', value: null },
-        { label: 'docker', description: 'each task in a container from its image', value: 'docker' as const },
-        { label: 'local', description: 'a working copy of the task’s local_repo, on this machine without isolation', value: 'local' as const },
+        ...sandboxBackendNames.map((name) => ({ label: name, description: sandboxBackendTable[name].pick, value: name })),
       ],
       { title: `Verify ${name}: where the tests run (3/${steps})`, placeHolder: 'The sandbox backend', ignoreFocusOut: true },
     );

@@ -15,6 +15,7 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { closest } from '../util/closest.js';
+import { sandboxBackendChoices } from '../protocol/sandboxBackends.js';
 import type { Io } from './output.js';
 import { errorMessage } from '../util/errors.js';
 
@@ -100,3 +101,6 @@ export function wantsHelp(argv: readonly string[]): boolean {
   }
   return false;
 }
+
+/** The `--backend` flag as every command's usage shows it, its values read from the one list of backends. */
+export const backendFlagUsage = `[--backend ${sandboxBackendChoices.join('|')}]`;

@@ -1,5 +1,5 @@
 /**
- * `gp dataset prepare r2e-gym|swebench`: download a dataset's parquet files from Hugging Face (or
+ * `gp dataset prepare r2e-gym|swebench` (each row format of the registry, `datasets/converters.ts`): download a dataset's parquet files from Hugging Face (or
  * take local files with --from), convert them, and print what was written and what was skipped.
  */
 import { readFileSync } from 'node:fs';
@@ -7,6 +7,8 @@ import { homedir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
+  datasetConverter,
+  datasetConverters,
   DatasetInputError,
   downloadParquetFiles,
   envSpecsFrom,
@@ -15,6 +17,7 @@ import {
   pickSplit,
   prepareDataset,
   PrepareError,
+  rowConverter,
   type DatasetKind,
   type PrepareOptions,
   type SpecPythonEnv,
@@ -28,7 +31,10 @@ import { formatBytes, LineProgress } from './lineProgress.js';
 import { intFlag, plural, type Io } from './output.js';
 import { bar, type ProgressSink } from './progress.js';
 
-export const datasetPrepareUsage = `gp dataset prepare r2e-gym|swebench [--dataset ID] [--split S] [--config C]
+/** The formats whose tasks are rows, as the usage names them. */
+const rowKinds = datasetConverters().flatMap((c) => (c.source === 'rows' ? [c.kind] : []));
+
+export const datasetPrepareUsage = `gp dataset prepare ${rowKinds.join('|')} [--dataset ID] [--split S] [--config C]
                [--from FILE...] [--out DIR] [--val-size N | --val-fraction F | --no-val]
                [--limit N] [--train-limit N] [--val-limit N] [--max-steps N]
                [--image-namespace NS] [--env-specs FILE] [--repos DIR] [--cache-dir DIR] [--json]
@@ -49,19 +55,6 @@ export const datasetPrepareUsage = `gp dataset prepare r2e-gym|swebench [--datas
       counts the rows whose clone is missing. The specification tables read requirement
       files from these clones at each row's environment_setup_commit.
 ${harborPrepareUsage}`;
-
-interface Defaults {
-  readonly dataset: string;
-  readonly split: string;
-  readonly out: string;
-  readonly splitRule: SplitRule;
-}
-
-/** The original's defaults (docs/original-system.md#g5-split-fallbacks), except R2E-Gym's validation split, which is drawn by hash. */
-const defaults: Record<DatasetKind, Defaults> = {
-  'r2e-gym': { dataset: 'R2E-Gym/R2E-Gym-Lite', split: 'train', out: 'datasets/r2e_gym', splitRule: { kind: 'fraction', fraction: 0.1 } },
-  swebench: { dataset: 'princeton-nlp/SWE-bench_Verified', split: 'test', out: 'datasets/swebench', splitRule: { kind: 'none' } },
-};
 
 interface Parsed {
   readonly kind: DatasetKind;
@@ -102,6 +95,12 @@ export const datasetPrepareOptions = {
   json: { type: 'boolean' },
 } as const;
 
+/** Every format's name, as a sentence lists them: `r2e-gym, swebench or harbor`. */
+function kindList(): string {
+  const kinds = datasetConverters().map((c) => c.kind);
+  return kinds.length > 1 ? `${kinds.slice(0, -1).join(', ')} or ${kinds.at(-1) ?? ''}` : kinds.join('');
+}
+
 function parse(argv: readonly string[], cwd: string): { ok: true; value: Parsed } | { ok: false; errors: string[] } {
   let parsed;
   try {
@@ -116,13 +115,13 @@ function parse(argv: readonly string[], cwd: string): { ok: true; value: Parsed 
   }
   const errors: string[] = [];
   const [kindArg, ...extra] = parsed.positionals;
-  if (kindArg !== 'r2e-gym' && kindArg !== 'swebench') {
-    return { ok: false, errors: [`name the dataset kind: r2e-gym, swebench or harbor${kindArg === undefined ? '' : `, not ${JSON.stringify(kindArg)}`}.`] };
+  if (kindArg === undefined || datasetConverter(kindArg)?.source !== 'rows') {
+    return { ok: false, errors: [`name the dataset kind: ${kindList()}${kindArg === undefined ? '' : `, not ${JSON.stringify(kindArg)}`}.`] };
   }
   // Files after the kind are taken as --from files, so `gp dataset prepare swebench a.parquet` works.
   const kind: DatasetKind = kindArg;
   const v = parsed.values;
-  const d = defaults[kind];
+  const d = rowConverter(kind).defaults;
   let splitRule = d.splitRule;
   const given = [v['val-size'], v['val-fraction'], v['no-val']].filter((x) => x !== undefined).length;
   if (given > 1) errors.push('give one of --val-size, --val-fraction and --no-val.');
@@ -227,8 +226,9 @@ function readEnvSpecs(file: string): Map<string, SpecPythonEnv> {
 }
 
 export async function datasetPrepare(argv: readonly string[], io: Io, cwd: string, sink?: ProgressSink, signal?: AbortSignal): Promise<number> {
-  // Harbor tasks are folders, not rows: their own command, with its own flags.
-  if (argv[0] === 'harbor') return harborPrepare(argv.slice(1), io, cwd, signal);
+  // Harbor tasks are folders, not rows: their own command, with its own flags. It is the one folder
+  // format, so a second one would add its command here.
+  if (argv[0] !== undefined && datasetConverter(argv[0])?.source === 'folders') return harborPrepare(argv.slice(1), io, cwd, signal);
   const parsed = parse(argv, cwd);
   if (!parsed.ok) {
     return usageError({ name: 'dataset prepare', usage: datasetPrepareUsage }, io, parsed.errors);

@@ -17,13 +17,13 @@ import { RunLock } from '../runs/index.js';
 import { openSandbox, sandboxSpecForTask } from '../sandbox/index.js';
 import { loadTasks, taskFileProblem } from '../tasks/index.js';
 import { ioFailure, ioFailureAdvice } from '../util/ioFailure.js';
-import { parseCommandArgs, usageError } from './args.js';
+import { backendFlagUsage, parseCommandArgs, usageError } from './args.js';
 import { loadTestCommandConfig } from './testCommandConfig.js';
 import { installInterrupt } from './interrupt.js';
 import { intFlag, plural, type Io } from './output.js';
 
 export const datasetVerifyUsage = `gp dataset verify FILE [--gold PREDICTIONS] [--repeat N] [--parallel N] [--task ID]...
-               [--out FILE] [--run-dir DIR] [--backend auto|docker|local] [--timeout S]
+               [--out FILE] [--run-dir DIR] ${backendFlagUsage} [--timeout S]
                [--config YAML] [--allow-protected] [--json] [config flags]
       Certify a dataset before training on it: run every task's tests with no patch
       (it must not resolve) and with its gold patch (it must be RESOLVED_FULL), N times

@@ -22,13 +22,14 @@ import { printConfigFindings } from './configFindings.js';
 import { intFlag, type Io } from './output.js';
 import { RolloutProgress, terminalProgressSink, type ProgressSink } from './progress.js';
 import { installInterrupt } from './interrupt.js';
-import { parseCommandArgs, usageError, type CommandUsage } from './args.js';
+import { agentNames, agentUsesModel } from '../protocol/agentNames.js';
+import { backendFlagUsage, parseCommandArgs, usageError, type CommandUsage } from './args.js';
 import { backendLine, displayPath, episodeTable, evalSummary, infrastructureLines, interruptedLines, modelLines, totalsLine } from './rolloutSummary.js';
 
 export type RolloutCommand = 'rollout' | 'eval';
 
-const flagsLine = `[--config YAML] [--agent rule|model [--fallback]] [--task ID]... [--limit N] [--parallel N]`;
-const runLine = `[--backend auto|docker|local] [--run-name NAME | --run-dir DIR] [--resume] [--max-steps N] [--json]`;
+const flagsLine = `[--config YAML] [--agent ${agentNames.join('|')} [--fallback]] [--task ID]... [--limit N] [--parallel N]`;
+const runLine = `${backendFlagUsage} [--run-name NAME | --run-dir DIR] [--resume] [--max-steps N] [--json]`;
 
 export const rolloutUsage = `gp rollout FILE... ${flagsLine}
              [--attempts N] ${runLine}
@@ -192,7 +193,7 @@ export async function rolloutCommand(command: RolloutCommand, argv: readonly str
   let prompt: PlannerPrompt | undefined;
   try {
     checkAgentConfig(run.config);
-    if (run.config.rollout.agent === 'model') prompt = await loadPlannerPrompt(run.config, cwd);
+    if (agentUsesModel(run.config.rollout.agent)) prompt = await loadPlannerPrompt(run.config, cwd);
   } catch (error) {
     io.err(`gp ${command}: ${errorMessage(error)}`);
     return 2;
@@ -296,7 +297,7 @@ async function lockedRollout(command: RolloutCommand, argv: readonly string[], p
       runName: run.name,
       command: ['gp', command, ...argv].join(' '),
       agent: config.rollout.agent,
-      fallbackEnabled: config.rollout.agent === 'model' && config.rollout.fallback_to_rule,
+      fallbackEnabled: agentUsesModel(config.rollout.agent) && config.rollout.fallback_to_rule,
       dataset: p.files.join(', '),
       parallel: config.rollout.parallel,
       signal: controller.signal,

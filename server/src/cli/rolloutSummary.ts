@@ -3,6 +3,7 @@ import { isAbsolute, join, relative } from 'node:path';
 import type { BackendSummary, RunReport, TaskOutcome } from '../protocol/runs.js';
 import { localBackendLoss, type BackendFallback } from '../protocol/backendChoice.js';
 import { compareEpisodes, episodeName } from '../protocol/episodeName.js';
+import { sandboxBackendNames } from '../protocol/sandboxBackends.js';
 import { interruptedSummary, type RolloutResult } from '../rollout/index.js';
 import { runLayout } from '../runs/index.js';
 import { formatTable } from './containerCommands.js';
@@ -75,8 +76,10 @@ export function fallbackNotice(fallback: BackendFallback): string {
  * when it does not concern every local episode.
  */
 export function backendLine(summary: BackendSummary): string {
-  const { docker, local } = summary.episodes;
-  const used = docker > 0 && local > 0 ? `docker for ${plural(docker, 'episode')}, local for ${plural(local, 'episode')}` : local > 0 ? 'local' : docker > 0 ? 'docker' : 'none (no sandbox opened)';
+  const counted = sandboxBackendNames.filter((name) => summary.episodes[name] > 0);
+  const used = counted.length > 1 ? counted.map((name) => `${name} for ${plural(summary.episodes[name], 'episode')}`).join(', ') : (counted[0] ?? 'none (no sandbox opened)');
+  // `auto` falls back to the local backend only, so a reason that concerns every local episode needs no count.
+  const local = summary.episodes.local;
   if (summary.fallbacks.length === 0) return `backend: ${used}`;
   const reasons = summary.fallbacks.map((f) => (f.episodes === local ? f.reason : `${f.reason} (${plural(f.episodes, 'episode')})`));
   return `backend: ${used} (auto fell back: ${reasons.join('; ')}; ${localBackendLoss})`;

@@ -18,11 +18,11 @@ import type { GraderFinding } from '../protocol/graderSurface.js';
 import { describeFindings, gradeInstance, gradePassed, graderFacts, graderFindingsOfPatch, graderTaskSurface, runTaskTests, type TestRun } from '../testing/index.js';
 import { loadTestCommandConfig } from './testCommandConfig.js';
 import { compactUtcStamp } from '../util/time.js';
-import { parseCommandArgs, usageError } from './args.js';
+import { backendFlagUsage, parseCommandArgs, usageError } from './args.js';
 import { installInterrupt } from './interrupt.js';
 import { plural, type Io } from './output.js';
 
-export const taskTestUsage = `gp task test FILE [--task ID]... [--patch DIFF] [--allow-protected] [--backend auto|docker|local]
+export const taskTestUsage = `gp task test FILE [--task ID]... [--patch DIFF] [--allow-protected] ${backendFlagUsage}
                [--config YAML] [--run-dir DIR] [--timeout S] [--json] [config flags]
       Open each task's sandbox, apply the patch if given, run the task's tests and
       grade them per test (SWE-bench lists or R2E expected output). A patch that

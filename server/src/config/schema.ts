@@ -7,7 +7,8 @@
  */
 import { z } from 'zod';
 import { timerSeconds } from '../protocol/durations.js';
-import { containerCapabilities } from '../protocol/sandbox.js';
+import { agentNames } from '../protocol/agentNames.js';
+import { containerCapabilities, sandboxBackendSchema } from '../protocol/sandbox.js';
 
 /** Extra metadata that the JSON Schema carries for hover and the generated reference. */
 export interface FieldMeta {
@@ -257,7 +258,7 @@ const env = z
 const sandbox = z
   .strictObject({
     backend: meta(
-      z.enum(['auto', 'docker', 'local']).default('auto'),
+      sandboxBackendSchema.default('auto'),
       'Where tasks run: `docker` containers, `local` working copies on this machine (trusted repositories only), or `auto` (docker when the daemon answers and the task has an image).',
     ),
     memory: meta(
@@ -290,7 +291,7 @@ const sandbox = z
 const rollout = z
   .strictObject({
     agent: meta(
-      z.enum(['rule', 'model']).default('rule'),
+      z.enum(agentNames).default('rule'),
       'Who acts in `gp rollout` and `gp eval`: the model-free `rule` agent, or the planner `model` behind backends.planner_endpoint.',
     ),
     fallback_to_rule: meta(

@@ -18,19 +18,19 @@ import {
 } from '../protocol/datasetPrepare.js';
 import type { TaskEntryInput } from '../tasks/index.js';
 import { schemaErrors } from '../tasks/index.js';
-import type { Conversion, ConvertContext } from './conversion.js';
+import type { ConvertContext } from './conversion.js';
 import { writeManifest, rowImage } from './manifest.js';
-import { convertR2eRow } from './r2eConvert.js';
+import { rowConverter } from './converters.js';
 import { formatSourcePlace, openRowSource, type RowSource } from './rowSource.js';
 import { validationIds, type SplitRule } from './splits.js';
 import { commitStaging, createStaging, LineWriter } from './staging.js';
 import { idFraction } from './stableIds.js';
-import { convertSwebenchRow } from './swebenchConvert.js';
 import type { SpecPythonEnv } from './swebenchEnv.js';
 import type { RepoFileReader } from './swebenchTable.js';
 import { PrepareTally } from './prepareTally.js';
 
-export type DatasetKind = 'r2e-gym' | 'swebench';
+/** A row format's name in the registry of converters (`converters.ts`). */
+export type DatasetKind = string;
 
 export interface PrepareProgress {
   readonly file: string;
@@ -77,26 +77,15 @@ export class PrepareError extends Error {
   }
 }
 
-/** Columns a parquet source must have, as groups of alternatives (any one column of a group will do). */
-const requiredColumns: Record<DatasetKind, readonly (readonly string[])[]> = {
-  'r2e-gym': [
-    ['docker_image', 'image_name', 'gym_config', 'ds'],
-    ['problem_statement', 'description', 'task', 'issue', 'ds'],
-  ],
-  swebench: [
-    ['instance_id', 'task_id', 'id'],
-    ['problem_statement', 'description', 'issue'],
-  ],
-};
-
 function checkColumns(kind: DatasetKind, file: string, columns: readonly string[] | undefined): void {
   if (columns === undefined) return;
   const have = new Set(columns);
-  const missing = requiredColumns[kind].filter((group) => !group.some((c) => have.has(c)));
+  const converter = rowConverter(kind);
+  const missing = converter.requiredColumns.filter((group) => !group.some((c) => have.has(c)));
   if (missing.length === 0) return;
   const wanted = missing.map((g) => (g.length === 1 ? `\`${g[0]}\`` : `one of ${g.map((c) => `\`${c}\``).join(', ')}`)).join(' and ');
   throw new PrepareError(
-    `${file}: this parquet file lacks ${wanted}; its columns are ${columns.map((c) => `\`${c}\``).join(', ')}. Is it a ${kind === 'r2e-gym' ? 'R2E-Gym' : 'SWE-bench'} file? Check the dataset id and the kind you asked for.`,
+    `${file}: this parquet file lacks ${wanted}; its columns are ${columns.map((c) => `\`${c}\``).join(', ')}. Is it a ${converter.title} file? Check the dataset id and the kind you asked for.`,
     'dataset/missing-columns',
   );
 }
@@ -111,15 +100,6 @@ const problemReasons: Readonly<Record<string, SkipReason>> = {
 class Tally extends PrepareTally {
   /** Why tasks got no python_env, by message, with how many. */
   readonly envProblems = new Map<string, number>();
-}
-
-function convert(kind: DatasetKind, row: Record<string, unknown>, ctx: ConvertContext, options: PrepareOptions, repoFiles: (repo: string) => RepoFileReader | undefined): Conversion {
-  if (kind === 'r2e-gym') return convertR2eRow(row, ctx);
-  return convertSwebenchRow(row, ctx, {
-    ...(options.imageNamespace === undefined ? {} : { imageNamespace: options.imageNamespace }),
-    ...(options.envSpecs === undefined ? {} : { envSpecs: options.envSpecs }),
-    repoFiles,
-  });
 }
 
 /**
@@ -263,7 +243,7 @@ async function convertSources(options: PrepareOptions, staging: string): Promise
 
   async function take(row: Record<string, unknown>, place: string): Promise<void> {
     const ctx: ConvertContext = { dataset: options.dataset, split: options.effectiveSplit, place, ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}) };
-    const result = convert(options.kind, row, ctx, options, repoFiles);
+    const result = rowConverter(options.kind).convert(row, ctx, { options, repoFiles });
     if (result.kind === 'skip') {
       tally.skip(place, result.reason, result.message);
       return;

@@ -13,6 +13,7 @@ import type { ConversionNote, InstanceFile } from '../protocol/datasetPrepare.js
 import { isBuildOnlyImageName } from '../tasks/index.js';
 import type { TaskEntryInput } from '../tasks/index.js';
 import { instanceRelativePath, skip, titleFromText, type Conversion, type ConvertContext } from './conversion.js';
+import type { RowConverter } from './converters.js';
 import { firstString, firstText, nonEmpty, positiveInt, stringList, valueAt, type Row } from './fields.js';
 import { isRecord } from '../util/isRecord.js';
 import { canonicalJson, safeId, sha256Hex } from './stableIds.js';
@@ -147,3 +148,16 @@ export function convertR2eRow(source: Row, ctx: ConvertContext): Conversion {
   };
   return { kind: 'task', task, instance, notes };
 }
+
+/** R2E-Gym as `gp dataset prepare r2e-gym` reads it (`converters.ts`): the original's defaults (docs/original-system.md#g5-split-fallbacks), except the validation split, which is drawn by hash. */
+export const r2eGymConverter: RowConverter = {
+  kind: 'r2e-gym',
+  source: 'rows',
+  title: 'R2E-Gym',
+  requiredColumns: [
+    ['docker_image', 'image_name', 'gym_config', 'ds'],
+    ['problem_statement', 'description', 'task', 'issue', 'ds'],
+  ],
+  defaults: { dataset: 'R2E-Gym/R2E-Gym-Lite', split: 'train', out: 'datasets/r2e_gym', splitRule: { kind: 'fraction', fraction: 0.1 } },
+  convert: (row, ctx) => convertR2eRow(row, ctx),
+};

@@ -18,6 +18,7 @@ import type { ConversionNote, InstanceFile } from '../protocol/datasetPrepare.js
 import { decodeTestList } from '../tasks/index.js';
 import type { TaskEntryInput } from '../tasks/index.js';
 import { instanceRelativePath, skip, titleFromText, type Conversion, type ConvertContext } from './conversion.js';
+import type { RowConverter } from './converters.js';
 import { firstString, firstText, nonEmpty, positiveInt, valueAt, type Row } from './fields.js';
 import { isRecord } from '../util/isRecord.js';
 import { safeId } from './stableIds.js';
@@ -208,3 +209,21 @@ export function convertSwebenchRow(row: Row, ctx: ConvertContext, options: Swebe
   };
   return { kind: 'task', task, instance, notes, ...(goldPatch !== undefined ? { goldPatch } : {}), ...(pythonEnv.problem === undefined ? {} : { envProblem: pythonEnv.problem }) };
 }
+
+/** SWE-bench as `gp dataset prepare swebench` reads it (`converters.ts`), with the original's defaults (docs/original-system.md#g5-split-fallbacks). */
+export const swebenchConverter: RowConverter = {
+  kind: 'swebench',
+  source: 'rows',
+  title: 'SWE-bench',
+  requiredColumns: [
+    ['instance_id', 'task_id', 'id'],
+    ['problem_statement', 'description', 'issue'],
+  ],
+  defaults: { dataset: 'princeton-nlp/SWE-bench_Verified', split: 'test', out: 'datasets/swebench', splitRule: { kind: 'none' } },
+  convert: (row, ctx, { options, repoFiles }) =>
+    convertSwebenchRow(row, ctx, {
+      ...(options.imageNamespace === undefined ? {} : { imageNamespace: options.imageNamespace }),
+      ...(options.envSpecs === undefined ? {} : { envSpecs: options.envSpecs }),
+      repoFiles,
+    }),
+};

@@ -1,6 +1,6 @@
 /**
- * The agent and the patch model an experiment config asks for: `rollout.agent` picks the rule
- * agent or the planner model behind `backends.planner_endpoint` (or the embedded server the run
+ * The agents and the patch model an experiment config asks for: `rollout.agent` picks, through
+ * the registry (`agentRegistry.ts`), the rule agent or the planner model behind `backends.planner_endpoint` (or the embedded server the run
  * started, modelServers.ts); `backends.cgm_endpoint` (with `cgm_protocol`) gives the environment
  * its patch model. Keys are read from the environment variables the config names, never from the
  * config itself; an embedded server's key is the one it was started with.
@@ -8,8 +8,10 @@
 import { basename } from 'node:path';
 import { createCgmChatModel, createCgmHttpModel, createChatClient, createModelAgent, createRuleAgent, type AgentFactory } from '../agents/index.js';
 import type { ExperimentConfig } from '../config/index.js';
+import { agentUsesModel } from '../protocol/agentNames.js';
 import type { PatchModel } from '../env/index.js';
 import { embeddedRoles, type ModelServers } from './modelServers.js';
+import type { AgentKind } from './agentRegistry.js';
 import type { PlannerPrompt } from './plannerPrompt.js';
 
 /** A config that cannot make what it asks for, with the key to set. */
@@ -34,12 +36,17 @@ export interface ModelSetup {
 
 /** Refuses a config whose model agent has nowhere to send requests, before anything starts. */
 export function checkAgentConfig(config: ExperimentConfig): void {
-  if (config.rollout.agent !== 'model' || config.backends.planner_endpoint !== null || embeddedRoles(config).planner) return;
+  if (!agentUsesModel(config.rollout.agent) || config.backends.planner_endpoint !== null || embeddedRoles(config).planner) return;
   throw new AgentConfigError('rollout.agent is `model` but backends.planner_endpoint is not set: give the OpenAI-compatible base URL (e.g. http://127.0.0.1:8000/v1), set backends.planner_backend to embedded to run the small model this machine\'s setup installed, or use --agent rule.');
 }
 
-export function agentFactoryFromConfig(config: ExperimentConfig, setup: ModelSetup = {}): AgentFactory {
-  if (config.rollout.agent === 'rule') return () => createRuleAgent();
+/** The model-free rule agent. */
+export const ruleAgentKind: AgentKind = { name: 'rule', factory: () => () => createRuleAgent() };
+
+/** The planner model behind `backends.planner_endpoint` or the embedded server the run started. */
+export const modelAgentKind: AgentKind = { name: 'model', factory: modelAgentFactory };
+
+function modelAgentFactory(config: ExperimentConfig, setup: ModelSetup): AgentFactory {
   checkAgentConfig(config);
   const env = setup.env ?? process.env;
   const { backends, planner_sampling: sampling } = config;

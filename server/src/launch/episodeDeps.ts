@@ -7,8 +7,9 @@ import { resolve } from 'node:path';
 import type { ExperimentConfig } from '../config/index.js';
 import { openPlannerEnv } from '../env/index.js';
 import type { EpisodeDeps } from '../rollout/index.js';
-import { openSandbox, reapContainers, sandboxSpecForTask } from '../sandbox/index.js';
-import { agentFactoryFromConfig, patchModelFromConfig, type ModelSetup } from './agents.js';
+import { backendsFor, openSandbox, sandboxSpecForTask } from '../sandbox/index.js';
+import { agentFactoryFromConfig } from './agentRegistry.js';
+import { patchModelFromConfig, type ModelSetup } from './agents.js';
 import { envOptionsFromConfig } from './envOptions.js';
 import { sandboxOptionsFromConfig } from './sandboxOptions.js';
 
@@ -32,9 +33,15 @@ export function episodeDepsFromConfig(config: ExperimentConfig, runName: string,
 /**
  * Removes this run's containers (`graph-planner.run=<run>`): with `includeLive` false only those
  * whose process is gone (left by an earlier process of a resumed run), with it true every one (at
- * the end of the run, when none of ours should be left). None without Docker.
+ * the end of the run, when none of ours should be left). None when none of the backends the config
+ * may use runs containers (the registry, `sandbox/backends.ts`).
  */
 export function containerReaper(config: ExperimentConfig, runName: string): ((includeLive: boolean) => Promise<number>) | undefined {
-  if (config.sandbox.backend === 'local') return undefined;
-  return async (includeLive) => (await reapContainers(includeLive ? { run: runName, includeLive: true } : { run: runName })).removed.length;
+  const kept = backendsFor(config.sandbox.backend).flatMap((backend) => (backend.containers === undefined ? [] : [backend.containers]));
+  if (kept.length === 0) return undefined;
+  return async (includeLive) => {
+    let removed = 0;
+    for (const containers of kept) removed += await containers.reap(runName, includeLive);
+    return removed;
+  };
 }

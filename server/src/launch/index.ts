@@ -8,7 +8,8 @@ export { loadConfig, type ConfigRequest, type LoadedConfig } from './loadConfig.
 export { moveRunFolder, planRunFolder, writeResolvedConfig, type RunFolder, type RunFolderRequest } from './runFolder.js';
 export { defaultSandboxOptions, sandboxOptionsFromConfig, type LaunchSandboxOptions } from './sandboxOptions.js';
 export { effectiveMaxSteps, envOptionsFromConfig } from './envOptions.js';
-export { AgentConfigError, agentFactoryFromConfig, checkAgentConfig, patchModelFromConfig, type ModelSetup } from './agents.js';
+export { AgentConfigError, checkAgentConfig, patchModelFromConfig, type ModelSetup } from './agents.js';
+export { agentFactoryFromConfig, registerAgent, type AgentKind } from './agentRegistry.js';
 export { embeddedLine, embeddedRoles, startModelServers, type ModelServers, type ServedEndpoint } from './modelServers.js';
 export { loadPlannerPrompt, PromptFileError, type PlannerPrompt } from './plannerPrompt.js';
 export { containerReaper, episodeDepsFromConfig } from './episodeDeps.js';

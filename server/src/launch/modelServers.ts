@@ -6,6 +6,7 @@
  */
 import { startEmbeddedModel, type EmbeddedModelServer } from '../agents/index.js';
 import type { ExperimentConfig } from '../config/index.js';
+import { agentUsesModel } from '../protocol/agentNames.js';
 
 /** An endpoint a run's agent or patch model calls, with its model name and key. */
 export interface ServedEndpoint {
@@ -26,7 +27,7 @@ export interface ModelServers {
 export function embeddedRoles(config: ExperimentConfig): { planner: boolean; cgm: boolean } {
   const b = config.backends;
   return {
-    planner: config.rollout.agent === 'model' && b.planner_backend === 'embedded' && b.planner_endpoint === null,
+    planner: agentUsesModel(config.rollout.agent) && b.planner_backend === 'embedded' && b.planner_endpoint === null,
     cgm: b.cgm_backend === 'embedded' && b.cgm_endpoint === null,
   };
 }

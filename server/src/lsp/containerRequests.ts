@@ -22,7 +22,7 @@ import {
   type ContainersReapResult,
 } from '../protocol/index.js';
 import { isAbsolute, relative, resolve } from 'node:path';
-import { ContainerEventFollower, ContainerService, type ContainerBackend, type FollowerOptions } from '../sandbox/index.js';
+import { ContainerEventFollower, containerBackends, type ContainerBackend, type FollowerOptions } from '../sandbox/index.js';
 import type { ServerContext } from './context.js';
 import { runRootsOf } from './runRoots.js';
 
@@ -53,8 +53,18 @@ export function underRunRoots(runDir: string, roots: readonly string[]): boolean
   });
 }
 
+/**
+ * The containers the view shows: those of the first backend in the registry that runs containers
+ * (`sandbox/backends.ts`; docker is the only one today, so the view merges no lists).
+ */
+function containersView(): ContainerBackend {
+  const [first] = containerBackends();
+  if (first === undefined) throw new Error('No sandbox backend runs containers, so the Containers view has none to show.');
+  return first.view();
+}
+
 export function registerContainerRequests(ctx: ServerContext, options: ContainerRequestOptions = {}): ContainerRequests {
-  const backend = options.backend ?? new ContainerService();
+  const backend = options.backend ?? containersView();
   const log = (line: string) => {
     if (!ctx.isStopped) ctx.connection.console.log(`Containers: ${line}`);
   };

@@ -4,7 +4,7 @@
  * test run records, `status.json` and `report.json` record it, and the CLI announces it.
  */
 import { z } from 'zod';
-import { sandboxBackendSchema } from './sandbox.js';
+import { openedBackendSchema, sandboxBackendSchema } from './sandbox.js';
 
 /**
  * Why `auto` ran a task on the local backend instead of Docker: no daemon answered, the daemon
@@ -20,7 +20,7 @@ export type BackendFallback = z.infer<typeof backendFallbackSchema>;
 /** Which backend a sandbox ran on, what was asked for, and, when `auto` fell back, why. */
 export const backendChoiceSchema = z.object({
   requested: sandboxBackendSchema,
-  backend: z.enum(['docker', 'local']),
+  backend: openedBackendSchema,
   fallback: backendFallbackSchema.optional(),
 });
 export type BackendChoice = z.infer<typeof backendChoiceSchema>;

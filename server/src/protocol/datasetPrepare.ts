@@ -74,11 +74,18 @@ export type ConversionNote = (typeof conversionNotes)[number];
 
 const testList = z.array(z.string());
 
+/**
+ * The format a task was prepared from: a converter's name in the registry
+ * (`server/src/datasets/converters.ts`: `r2e-gym`, `swebench`, `harbor`), which alone says which
+ * formats exist, so that a new one is a module and a registration there.
+ */
+const datasetKindSchema = z.string().min(1);
+
 /** `instances/<id>.json`: everything about a task that is not the task line itself. No gold patch. */
 export const instanceFileSchema = z.strictObject({
   schema: z.literal('graph-planner/instance@1'),
   task_id: z.string().min(1),
-  kind: z.enum(['r2e-gym', 'swebench', 'harbor']),
+  kind: datasetKindSchema,
   source: z.strictObject({ dataset: z.string(), split: z.string(), place: z.string() }),
   docker_image: z.string().min(1),
   requires_build: z.boolean(),
@@ -124,7 +131,7 @@ export const skippedExampleSchema = z.strictObject({ place: z.string(), reason: 
 /** `prepare_report.json`. */
 export const prepareReportSchema = z.strictObject({
   schema: z.literal('graph-planner/prepare-report@1'),
-  kind: z.enum(['r2e-gym', 'swebench', 'harbor']),
+  kind: datasetKindSchema,
   dataset: z.string(),
   requested_split: z.string(),
   effective_split: z.string(),

@@ -6,7 +6,9 @@
  * are the same run.
  */
 import { z } from 'zod';
+import { agentNames } from './agentNames.js';
 import { runSummarySchema } from './runsView.js';
+import { sandboxBackendSchema } from './sandbox.js';
 
 /** A new rollout or evaluation, as the quick-pick flow fills it in. */
 export const newRunLaunchSchema = z.object({
@@ -17,8 +19,8 @@ export const newRunLaunchSchema = z.object({
   taskFiles: z.array(z.string()).min(1),
   /** Only these task ids (empty: every task of the files). */
   tasks: z.array(z.string()).default([]),
-  agent: z.enum(['rule', 'model']).nullable().default(null),
-  backend: z.enum(['auto', 'docker', 'local']).nullable().default(null),
+  agent: z.enum(agentNames).nullable().default(null),
+  backend: sandboxBackendSchema.nullable().default(null),
   parallel: z.number().int().min(1).nullable().default(null),
   /** Rollouts only; evaluation runs one attempt per task. */
   attempts: z.number().int().min(1).nullable().default(null),
@@ -37,7 +39,7 @@ export const verifyLaunchSchema = z.object({
   repeats: z.number().int().min(1).max(100),
   /** Tasks at once; null takes the config's `rollout.parallel`. */
   parallel: z.number().int().min(1).nullable(),
-  backend: z.enum(['auto', 'docker', 'local']).nullable(),
+  backend: sandboxBackendSchema.nullable(),
   /** The folder relative paths are read from (the dataset's workspace folder). */
   cwd: z.string(),
 });

@@ -8,6 +8,8 @@ import { z } from 'zod';
 import { actionSchema, protocolErrorSchema } from './actions.js';
 import { observationSchema, stepTimingsSchema, terminationReasonSchema } from './observation.js';
 import { backendFallbackSchema } from './backendChoice.js';
+import { openedBackendSchema } from './sandbox.js';
+import { sandboxBackendNames, type OpenedBackendName } from './sandboxBackends.js';
 import { testGradeSchema } from './testReport.js';
 import { graphEdgeSchema } from './graph.js';
 import { modelCallSchema, modelSummarySchema, modelUsageSchema } from './modelUsage.js';
@@ -42,7 +44,7 @@ export const trajectoryStartSchema = z.object({
   episode_id: z.string(),
   task_id: z.string(),
   agent: z.string(),
-  backend: z.enum(['docker', 'local']),
+  backend: openedBackendSchema,
   /** Why `sandbox.backend: auto` ran this episode on the local backend; absent when it ran where asked. */
   backend_fallback: backendFallbackSchema.optional(),
   /** The task's Docker image, when it names one (the sandbox ran from it on the docker backend). */
@@ -204,8 +206,11 @@ export type TrajectoryLine = z.infer<typeof trajectoryLineSchema>;
  * The backends a run's episodes ran on: how many on each, and every reason `auto` fell back to the
  * unisolated local backend, with how many episodes it concerned. In `status.json` and `report.json`.
  */
+const episodeCount = z.number().int().min(0);
+// The cast names the keys `Object.fromEntries` builds, one per backend, so the counts stay typed by backend.
+const episodesByBackend = Object.fromEntries(sandboxBackendNames.map((name) => [name, episodeCount])) as Record<OpenedBackendName, typeof episodeCount>;
 export const backendSummarySchema = z.object({
-  episodes: z.object({ docker: z.number().int().min(0), local: z.number().int().min(0) }),
+  episodes: z.object(episodesByBackend),
   fallbacks: z.array(backendFallbackSchema.extend({ episodes: z.number().int().min(1) })),
 });
 export type BackendSummary = z.infer<typeof backendSummarySchema>;

@@ -5,6 +5,7 @@
  * them.
  */
 import { z } from 'zod';
+import { legacyDockerBackendNames, sandboxBackendChoices, sandboxBackendNames } from './sandboxBackends.js';
 
 /**
  * Labels put on every container we create. `run` and `task` group containers in the Containers
@@ -27,11 +28,14 @@ export const sandboxLabels = {
 } as const;
 
 /** Backends a sandbox can be opened with; `auto` picks docker when the daemon answers. */
-export const sandboxBackendSchema = z.enum(['auto', 'docker', 'local']);
+export const sandboxBackendSchema = z.enum(sandboxBackendChoices);
 export type SandboxBackendName = z.infer<typeof sandboxBackendSchema>;
 
+/** The backend a sandbox actually ran on (`auto` decided). */
+export const openedBackendSchema = z.enum(sandboxBackendNames);
+
 /** The original system's backend names that mean `docker` here (a task file may still use them). */
-export const legacyDockerBackends: ReadonlySet<string> = new Set(['repoenv', 'r2e']);
+export const legacyDockerBackends: ReadonlySet<string> = new Set(legacyDockerBackendNames);
 
 /** Resource limits applied to a sandbox; `null` leaves a limit to the engine's default (none). */
 export const sandboxLimitsSchema = z.object({

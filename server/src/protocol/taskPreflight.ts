@@ -6,7 +6,7 @@
  * same answer (`TaskItem.readiness` in `tasksView.ts`).
  */
 import { z } from 'zod';
-import { sandboxBackendSchema } from './sandbox.js';
+import { openedBackendSchema, sandboxBackendSchema } from './sandbox.js';
 
 /**
  * Why a task cannot run: it names neither an image nor a local repository; the docker backend and
@@ -19,7 +19,7 @@ export type ReadinessCode = z.infer<typeof readinessCodeSchema>;
 /** Where a task would run on this machine, whether its image is there, and what stops it. */
 export const taskReadinessSchema = z.object({
   /** The backend it would run on (`auto` decided as a sandbox decides it); null when none can be chosen. */
-  backend: z.enum(['docker', 'local']).nullable(),
+  backend: openedBackendSchema.nullable(),
   /** Whether the Docker engine holds its image; null when it names none or no engine answers. */
   imagePresent: z.boolean().nullable(),
   /** What stops it there, in the words opening its sandbox would use; null when it can run. */

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { backendFallbackSchema } from "./backendChoice.js";
+import { openedBackendSchema } from "./sandbox.js";
 
 /**
  * Statuses a parsed test can have. SWE-bench knows the first five; `XPASS` (a test marked as an
@@ -293,7 +294,7 @@ export type RunnerWitness = z.infer<typeof runnerWitnessSchema>;
 export const testRunRecordSchema = z.object({
   kind: z.literal("test_run"),
   task: z.string(),
-  backend: z.enum(["docker", "local"]),
+  backend: openedBackendSchema,
   /** Why `sandbox.backend: auto` ran the tests on the local backend; absent when they ran where asked. */
   backendFallback: backendFallbackSchema.optional(),
   command: z.string(),

@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import { graderFindingSchema } from './graderSurface.js';
+import { openedBackendSchema } from './sandbox.js';
 import { strictnessRuleSchema } from './testReport.js';
 
 /**
@@ -61,7 +62,7 @@ export const taskVerdictSchema = z.object({
   runs: z.array(verifyRunSchema),
   started_at: z.string(),
   duration_ms: z.number().nonnegative(),
-  backend: z.enum(['docker', 'local']).optional(),
+  backend: openedBackendSchema.optional(),
   /**
    * What the tests ran in, in words: the Python environment (its key, interpreter, the day it
    * resolved as of and the resolver) on the local backend, the image on docker.

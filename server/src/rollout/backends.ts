@@ -5,13 +5,14 @@
  */
 import type { BackendSummary, TrajectoryStart } from '../protocol/runs.js';
 import type { BackendChoice, BackendFallback } from '../protocol/backendChoice.js';
+import { sandboxBackendNames, type OpenedBackendName } from '../protocol/sandboxBackends.js';
 
 export class BackendTally {
-  private readonly episodes = { docker: 0, local: 0 };
+  private readonly episodes = Object.fromEntries(sandboxBackendNames.map((name) => [name, 0])) as BackendSummary['episodes'];
   private readonly fallbacks = new Map<string, BackendFallback & { episodes: number }>();
 
   /** Counts one episode's backend; returns its fall-back when this reason was not seen before. */
-  add(backend: 'docker' | 'local', fallback: BackendFallback | undefined): BackendFallback | undefined {
+  add(backend: OpenedBackendName, fallback: BackendFallback | undefined): BackendFallback | undefined {
     this.episodes[backend] += 1;
     if (fallback === undefined) return undefined;
     // The same reason for many episodes is one fall-back; the code alone would merge different images.
@@ -35,7 +36,7 @@ export class BackendTally {
   }
 
   get empty(): boolean {
-    return this.episodes.docker + this.episodes.local === 0;
+    return Object.values(this.episodes).every((n) => n === 0);
   }
 
   summary(): BackendSummary {

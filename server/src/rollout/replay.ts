@@ -41,7 +41,7 @@ export interface ReplayReport {
   readonly notReplayed: string | undefined;
   /** The recording has no end line: the replay stopped where the recording did. */
   readonly cutShort: boolean;
-  readonly backend: 'docker' | 'local';
+  readonly backend: Sandbox['backend'];
   readonly replayMs: number;
   /** The recorded episode's duration (its end line), or undefined when it was cut short. */
   readonly originalMs: number | undefined;

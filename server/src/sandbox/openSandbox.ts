@@ -8,9 +8,8 @@ import type { BackendChoice, BackendFallback } from '../protocol/backendChoice.j
 import { legacyDockerBackends, sandboxSpecSchema, type ContainerCapability, type MountSpec, type PythonEnvRequest, type SandboxBackendName, type SandboxLimits, type SandboxSpec } from '../protocol/sandbox.js';
 // Only the task's type: the sandbox folder depends on protocol/ alone at run time (ARCHITECTURE.md §2).
 import type { TaskEntry } from '../tasks/index.js';
+import { sandboxBackend } from './backends.js';
 import { reachDocker } from './dockerClient.js';
-import { DockerSandbox } from './dockerSandbox.js';
-import { LocalSandbox } from './localSandbox.js';
 import { SandboxError, type Sandbox } from './sandbox.js';
 import { assertMountsAllowed } from './mountPolicy.js';
 
@@ -195,7 +194,7 @@ export function imageReference(image: string): string {
  * back; otherwise docker, whose own error then says what is missing.
  */
 export async function chooseBackend(spec: SandboxSource, engine: DockerEngineView = liveEngine()): Promise<BackendChoice> {
-  if (spec.backend === 'docker' || spec.backend === 'local') return { requested: spec.backend, backend: spec.backend };
+  if (spec.backend !== 'auto') return { requested: spec.backend, backend: spec.backend };
   if (!spec.image && !spec.localRepo) {
     throw new SandboxError(`Task ${spec.task} has neither a docker_image nor a local_repo: give it one of them so a sandbox can be made.`, 'no-source');
   }
@@ -209,12 +208,12 @@ export async function chooseBackend(spec: SandboxSource, engine: DockerEngineVie
   return docker;
 }
 
-/** Opens the sandbox on the chosen backend; the sandbox carries the choice (`Sandbox.choice`). */
+/** Opens the sandbox on the chosen backend, as the registry (`backends.ts`) opens it; the sandbox carries the choice (`Sandbox.choice`). */
 export async function openSandbox(spec: SandboxSpec): Promise<Sandbox> {
   // Before the backend is chosen, so a refused mount never reaches the daemon.
   assertMountsAllowed(spec);
   const choice = await chooseBackend(spec);
-  const sandbox: Sandbox = choice.backend === 'docker' ? await DockerSandbox.open(spec) : await LocalSandbox.open(spec);
+  const sandbox = await sandboxBackend(choice.backend).open(spec);
   // The choice is set here, not by the backends, because only this function knows what was asked for.
   return Object.assign(sandbox, { choice });
 }

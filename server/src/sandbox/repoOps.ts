@@ -4,6 +4,7 @@
  * so the docker and local backends behave the same by construction.
  */
 import type { ExecResult, PatchResult, RejectedHunk, SandboxSpec } from '../protocol/sandbox.js';
+import type { OpenedBackendName } from '../protocol/sandboxBackends.js';
 import { describeCommand, shellQuote } from './commandScript.js';
 import { patchPaths } from './patchPaths.js';
 import { SandboxError, type Command, type ExecOptions } from './sandbox.js';
@@ -66,7 +67,7 @@ export async function gradingBase(host: RepoHost, spec: Pick<SandboxSpec, 'baseC
  * copy without the commit would fail later in ways that look like the agent's fault (the test
  * command's `git checkout <base> -- <tests>` fails, so every repair "does not apply").
  */
-export async function checkOutBase(host: RepoHost, base: string, where: { readonly task: string; readonly repo: string; readonly backend: 'local' | 'docker' }): Promise<void> {
+export async function checkOutBase(host: RepoHost, base: string, where: { readonly task: string; readonly repo: string; readonly backend: OpenedBackendName }): Promise<void> {
   const found = await git(host, ['cat-file', '-e', `${base}^{commit}`]);
   if (found.exitCode !== 0) {
     const shallow = (await git(host, ['rev-parse', '--is-shallow-repository'])).stdout.trim() === 'true';

@@ -5,6 +5,7 @@
  */
 import type { BackendChoice } from '../protocol/backendChoice.js';
 import type { ExecResult, PatchResult, SandboxSpec } from '../protocol/sandbox.js';
+import type { OpenedBackendName } from '../protocol/sandboxBackends.js';
 
 /** A chunk of output as it arrives, for callers that show progress. */
 export interface OutputChunk {
@@ -43,7 +44,7 @@ export interface ReadTreeOptions {
 }
 
 export interface Sandbox {
-  readonly backend: 'docker' | 'local';
+  readonly backend: OpenedBackendName;
   /** How `openSandbox` chose the backend (and why `auto` fell back); absent when a backend was opened directly. */
   readonly choice?: BackendChoice;
   /** The container id (docker) or the working copy's path (local). */

@@ -10,13 +10,14 @@ import { z } from 'zod';
 import { timerSeconds } from '../protocol/durations.js';
 import { controlCharacterClass, firstControlCharacter } from '../protocol/terminalText.js';
 import { certificationSchema } from '../protocol/verify.js';
+import { legacyDockerBackendNames, sandboxBackendChoices } from '../protocol/sandboxBackends.js';
 
 function described<T extends z.ZodType>(schema: T, description: string): T {
   return schema.meta({ description });
 }
 
 /** Backends a sandbox can use; `repoenv` and `r2e` are the original system's names for docker. */
-export const sandboxBackends = ['auto', 'docker', 'local', 'repoenv', 'r2e'] as const;
+export const sandboxBackends = [...sandboxBackendChoices, ...legacyDockerBackendNames] as const;
 
 export { legacyDockerBackends } from '../protocol/sandbox.js';
 

@@ -15,6 +15,7 @@ import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
 import type { TestGrade, TestRunRecord } from '../protocol/testReport.js';
 import { testStatuses } from '../protocol/testReport.js';
+import { runsOnHost } from '../protocol/sandboxBackends.js';
 import { shellQuote, type Sandbox } from '../sandbox/index.js';
 import type { TaskEntry } from '../tasks/index.js';
 import { isoTimestamp } from '../util/time.js';
@@ -41,7 +42,7 @@ const plainPath = /^[A-Za-z0-9_./-]+$/;
 
 /** The roots in a container are Harbor's own; on the local backend, folders of the sandbox's scratch space. */
 export function verifierRoots(sandbox: Sandbox): VerifierRoots {
-  if (sandbox.backend === 'docker') return { tests: '/tests', logs: '/logs', workdir: sandbox.workdir };
+  if (!runsOnHost(sandbox.backend)) return { tests: '/tests', logs: '/logs', workdir: sandbox.workdir };
   return { tests: sandbox.scratchPath('harbor/tests'), logs: sandbox.scratchPath('harbor/logs'), workdir: sandbox.workdir };
 }
 
@@ -168,7 +169,7 @@ export async function runHarborVerifier(sandbox: Sandbox, task: TaskEntry, optio
   const refuse = (reason: string) => ({ record: record({ kind: 'invalid', reason }), parsed: noTests, output: `graph-planner: the verifier did not run: ${reason}\n` });
   const dir = sandbox.spec.verifierTests;
   if (dir === undefined || task.verifier === undefined) return refuse('the task names no verifier folder (verifier.tests)');
-  const local = sandbox.backend === 'local';
+  const local = runsOnHost(sandbox.backend);
   if (local && ![roots.tests, roots.logs, roots.workdir].every((p) => plainPath.test(p))) {
     return refuse(`the local backend rewrites the verifier's absolute paths into ${roots.workdir}, which holds characters a script would need quoted; set TMPDIR to a plain path or run the task with --backend docker`);
   }

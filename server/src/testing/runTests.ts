@@ -5,6 +5,7 @@
  */
 import type { RunnerWitness, TestGrade, TestParserName, TestRunRecord, TestStatus } from '../protocol/testReport.js';
 import { testStatuses } from '../protocol/testReport.js';
+import { runsOnHost } from '../protocol/sandboxBackends.js';
 import { visibleLine } from '../protocol/terminalText.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { TaskEntry } from '../tasks/index.js';
@@ -163,7 +164,7 @@ export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: R
   if (task.verifier !== undefined) return runHarborVerifier(sandbox, task, { timeoutMs: options.timeoutMs });
   const given = options.command ?? task.sandbox.test_command ?? defaultTestCommand;
   // Conda exists only in SWE-bench's images; on the local backend the task's own environment stands in.
-  const conda = sandbox.backend === 'local' ? withoutCondaActivation(given) : { command: given, removed: 0 };
+  const conda = runsOnHost(sandbox.backend) ? withoutCondaActivation(given) : { command: given, removed: 0 };
   const command = conda.command;
   const noEnvironment =
     conda.removed > 0 && task.sandbox.python_env === undefined
@@ -184,7 +185,7 @@ export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: R
   const watched = witness === undefined ? command : withWitness(command, witness, sandbox.privateScripts === true);
   // The report is printed by the test command's own script, after the tests (junitInline.ts).
   const marker = junit === undefined ? undefined : inlineMarker();
-  const ran = await sandbox.exec(junit === undefined || marker === undefined ? watched : withInlineReport(watched, junit, marker, sandbox.backend === 'local'), {
+  const ran = await sandbox.exec(junit === undefined || marker === undefined ? watched : withInlineReport(watched, junit, marker, runsOnHost(sandbox.backend)), {
     timeoutMs: options.timeoutMs,
     maxOutputBytes: testLogBytes + (junit === undefined ? 0 : inlineReportBytes),
     env: { PYTHONDONTWRITEBYTECODE: '1', ...witness?.env, ...(pytestOptions === '' ? {} : { PYTEST_ADDOPTS: pytestOptions }) },

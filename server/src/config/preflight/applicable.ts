@@ -10,6 +10,8 @@
  */
 import type { ExperimentConfig } from '../schema.js';
 import type { Finding } from '../../protocol/index.js';
+import { agentUsesModel } from '../../protocol/agentNames.js';
+import { runsOnHost } from '../../protocol/sandboxBackends.js';
 
 /** The codes of the notes about models and GPUs. */
 export const modelNoteCodes: ReadonlySet<string> = new Set([
@@ -31,7 +33,7 @@ export const modelSettingKeys: ReadonlySet<string> = new Set(['paths.planner_mod
  * read by preflight (below) and by the experiment overview, which shows its GPU layout only then.
  */
 export function usesModels(config: ExperimentConfig): boolean {
-  return config.rollout.agent !== 'rule' || config.sandbox.backend !== 'local';
+  return agentUsesModel(config.rollout.agent) || !runsOnHost(config.sandbox.backend);
 }
 
 /** The findings without the notes that do not apply to the config's agent and backend. */

@@ -1,0 +1,26 @@
+/**
+ * The local backend as the registry (`backends.ts`) holds it: a working copy of the task's
+ * repository on this machine, ready when the repository is there and its Python environment is
+ * built. It has no containers.
+ */
+import { LocalSandbox, builtPythonEnv, localRepoProblem } from './localSandbox.js';
+import type { SandboxBackend } from './backends.js';
+
+export const localBackend: SandboxBackend = {
+  name: 'local',
+  open: (spec) => LocalSandbox.open(spec),
+  async readiness(source, { envs }) {
+    const repo = localRepoProblem(source);
+    if (repo !== undefined) return { code: repo.code, reason: repo.error.message };
+    if (source.pythonEnv === undefined) return null;
+    const key = JSON.stringify(source.pythonEnv);
+    let answer = envs.get(key);
+    if (answer === undefined) {
+      answer = builtPythonEnv(source.pythonEnv, source.task).then((built) => (built.ok ? undefined : built.error));
+      envs.set(key, answer);
+    }
+    const error = await answer;
+    // The message names the first task that asked; the environment is the same for each of them.
+    return error === undefined ? null : { code: 'env-not-built', reason: error.message };
+  },
+};
