@@ -17,7 +17,7 @@ import { hostSpecSchema } from '../../server/src/protocol/sandboxHosts.js';
 import type { StepTokens } from '../../server/src/protocol/runs.js';
 import { readTrajectory, runLayout } from '../../server/src/runs/index.js';
 import { wholePrompts } from '../../server/src/episodes/index.js';
-import { EnvService, HostPool, SandboxHost } from '../../server/src/trainer/index.js';
+import { EnvService, HostPool, SandboxHost } from '../../server/src/cluster/index.js';
 import { plannedTasks, testDeps } from './rolloutDoubles.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gp-service-tokens-'));
