@@ -37,7 +37,7 @@ import { runReportSchema } from '../server/src/protocol/runs.js';
 import { readEvents, readTrajectory } from '../server/src/runs/index.js';
 import { connectDocker } from '../server/src/sandbox/dockerClient.js';
 import { listContainers, reapContainers } from '../server/src/sandbox/containers.js';
-import { trainerPython } from '../server/src/trainer/index.js';
+import { trainerPython } from '../server/src/cluster/index.js';
 import { errorMessage } from '../server/src/util/errors.js';
 import { startTwoNodeCluster, type TwoNodeCluster } from '../test/integration/rayCluster.js';
 import type { BenchResult } from './result.js';

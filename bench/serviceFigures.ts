@@ -29,7 +29,7 @@ import { planEpisodes, runRollout, type PlannedTask } from '../server/src/rollou
 import { runLayout } from '../server/src/runs/index.js';
 import { connectDocker } from '../server/src/sandbox/dockerClient.js';
 import { reapContainers } from '../server/src/sandbox/containers.js';
-import { EnvService } from '../server/src/trainer/index.js';
+import { EnvService } from '../server/src/cluster/index.js';
 import { errorMessage } from '../server/src/util/errors.js';
 import type { BenchResult } from './result.js';
 import { execRoundTrips, sampleTasks } from './rolloutFigures.js';

@@ -21,7 +21,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { runCli } from '../server/src/cli/main.js';
-import { modelSmoke, smokeSettings, trainerPython } from '../server/src/trainer/index.js';
+import { modelSmoke, smokeSettings } from '../server/src/trainer/index.js';
+import { trainerPython } from '../server/src/cluster/index.js';
 import { errorMessage } from '../server/src/util/errors.js';
 import type { BenchResult } from './result.js';
 import { sig3 } from './sandboxSupport.js';

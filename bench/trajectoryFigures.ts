@@ -20,7 +20,9 @@ import type { FigureOutcome } from './yamlFigures.js';
 import { repoRoot } from './yamlServers.js';
 import { runCli } from '../server/src/cli/main.js';
 import { atifOwnKey } from '../server/src/protocol/atif.js';
-import { buildEpisodeModel, parseTrajectory, toAtif } from '../server/src/runs/index.js';
+import { buildEpisodeModel } from '../server/src/episodes/index.js';
+import { parseTrajectory } from '../server/src/runs/index.js';
+import { toAtif } from '../server/src/formats/index.js';
 import { errorMessage } from '../server/src/util/errors.js';
 
 const openFigure = 'trajectory-open-1000-steps';

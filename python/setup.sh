@@ -5,7 +5,7 @@
 # ~/.cache/graph-planner/trainer-venv, so fresh clones on one machine share it. When requirements.txt
 # changes (its SHA-256 is recorded inside), pip brings the environment to the new pins in place, which
 # takes seconds for an added package; it is rebuilt from nothing only when that fails or the
-# environment cannot import what it must. gp train finds it there (server/src/trainer/trainerEnvironment.ts).
+# environment cannot import what it must. gp train finds it there (server/src/cluster/trainerEnvironment.ts).
 set -euo pipefail
 
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"

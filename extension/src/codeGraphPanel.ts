@@ -1,7 +1,7 @@
 /**
  * An episode on the code graph: a webview panel per trajectory, opened from the trajectory viewer's
  * "Code graph" button or the command. The server builds and lays out the subgraph
- * (`server/src/runs/codeGraphView.ts`); this module relays it to the page (`webview/src/codeGraph/`),
+ * (`server/src/graphView/codeGraphView.ts`); this module relays it to the page (`webview/src/codeGraph/`),
  * tells the page which step the trajectory viewer selected, asks again when the trajectory changes,
  * and opens a clicked node's file at its line (the recorded source when the file is not in the
  * workspace). Every message from the page is validated; an invalid one is logged and dropped.

@@ -6,7 +6,7 @@ task pinned to that node (``NodeAffinitySchedulingStrategy``, not soft, and no C
 still takes it): the task runs our own CLI, ``gp images prepull ... --json``, against the node's
 Docker daemon and returns what it printed. The driver prints one line per node,
 ``gp-node-prepull {json}``, as each node finishes; ``gp images prepull --ray`` reads those lines
-(server/src/trainer/rayPrepull.ts, server/src/protocol/rayCluster.ts).
+(server/src/cluster/rayPrepull.ts, server/src/protocol/rayCluster.ts).
 
 The spec (one JSON argument) holds ``cli`` (how a node starts our CLI) and ``args`` (the prepull's
 files, manifests, images and options). Files must be on storage every node sees, as for

@@ -10,7 +10,7 @@ and its trajectory, grow with the square of its turns: measured in docs/trainer-
 a 30-turn episode that fills a 16k-token context sends about 1.7 MB of prompt ids whole and about
 0.1 MB as changes. ``kept`` is usually the whole previous context, less when the chat template
 rewrites the end of a turn (Verl's continuous-token builders may drop tokens at the junction).
-``whole_prompts`` reads the prompts back, as the server's ``runs/promptTokens.ts`` does.
+``whole_prompts`` reads the prompts back, as the server's ``episodes/promptTokens.ts`` does.
 """
 
 from __future__ import annotations

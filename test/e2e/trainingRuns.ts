@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runStatusSchema } from '../../server/src/protocol/runs.js';
-import { trainerPython } from '../../server/src/trainer/index.js';
+import { trainerPython } from '../../server/src/cluster/index.js';
 import { startSession, type Session } from './harness.js';
 import { terminalText } from './views.js';
 import { done, pending, waitFor } from './wait.js';

@@ -20,7 +20,7 @@ import { episodeDepsFromConfig, loadPlannerPrompt, loadRolloutTasks } from '../.
 import { closeReplySchema, createEpisodeReplySchema, serviceFileSchema, stepReplySchema } from '../../server/src/protocol/envService.js';
 import { readEvents, readTrajectory } from '../../server/src/runs/index.js';
 import type { PlannedTask } from '../../server/src/rollout/index.js';
-import { EnvService } from '../../server/src/trainer/index.js';
+import { EnvService } from '../../server/src/cluster/index.js';
 
 const root = resolve('.');
 const dir = mkdtempSync(join(tmpdir(), 'gp-env-service-'));

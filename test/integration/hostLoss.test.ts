@@ -1,5 +1,5 @@
 /**
- * A training run's front door (the environment service with sandbox hosts, trainer/envService.ts)
+ * A training run's front door (the environment service with sandbox hosts, cluster/envService.ts)
  * losing one of its two hosts mid-episode, without Ray: two real `gp sandbox host` processes are
  * started as Ray's actors start them (the spec on standard input, which stays open as the
  * lifeline), register with a real registry, and one is killed with SIGKILL. Its episodes end at
@@ -19,7 +19,7 @@ import { episodeDepsFromConfig, loadRolloutTasks } from '../../server/src/launch
 import { experimentConfigSchema } from '../../server/src/config/index.js';
 import { hostSpecSchema } from '../../server/src/protocol/sandboxHosts.js';
 import { readEvents, readTrajectory, runLayout } from '../../server/src/runs/index.js';
-import { EnvService, HostPool } from '../../server/src/trainer/index.js';
+import { EnvService, HostPool } from '../../server/src/cluster/index.js';
 
 const root = resolve('.');
 const dir = mkdtempSync(join(tmpdir(), 'gp-host-loss-'));

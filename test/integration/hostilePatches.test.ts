@@ -22,7 +22,7 @@ import { closeReplySchema, createEpisodeReplySchema, stepReplySchema } from '../
 import type { PlannedTask } from '../../server/src/rollout/index.js';
 import { readTrajectory } from '../../server/src/runs/index.js';
 import { dockerAvailable, openSandbox, sandboxSpecForTask } from '../../server/src/sandbox/index.js';
-import { EnvService } from '../../server/src/trainer/index.js';
+import { EnvService } from '../../server/src/cluster/index.js';
 import { runGp } from '../support/cli.js';
 import { startOpenAiTestPeer, type OpenAiTestPeer } from '../support/openaiTestPeer.js';
 

@@ -1,7 +1,7 @@
 /**
  * Issue 22's capacity side on a real Ray 2.60 cluster of two nodes on this machine (two raylets,
  * head and worker, advertising 3 and 2 `gp_sandbox_slots`; test/integration/rayCluster.ts):
- * the dashboard's nodes read by trainer/rayCluster.ts, the capacity preflight through the CLI
+ * the dashboard's nodes read by cluster/rayCluster.ts, the capacity preflight through the CLI
  * (`gp config check --ray`, `gp train --dry-run --ray`), and `gp images prepull --ray` running the
  * real driver on each node against the Docker daemon both nodes share. Needs the trainer
  * environment (python/setup.sh), the built CLI and the sample images (npm test prepares them).
@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runCli } from '../../server/src/cli/main.js';
 import { nodePrepullLineSchema } from '../../server/src/protocol/rayCluster.js';
-import { readClusterSlots, trainerPython } from '../../server/src/trainer/index.js';
+import { trainerPython, readClusterSlots } from '../../server/src/cluster/index.js';
 import { startTwoNodeCluster, type TwoNodeCluster } from './rayCluster.js';
 
 const root = resolve('.');

@@ -17,7 +17,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { trainerPython } from '../../server/src/trainer/index.js';
+import { trainerPython } from '../../server/src/cluster/index.js';
 
 export interface StartedNode {
   readonly nodeId: string;

@@ -13,7 +13,8 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import Docker from 'dockerode';
 import { runGp, type GpResult } from '../support/cli.js';
-import { buildEpisodeModel, patchImages, readTrajectory } from '../../server/src/runs/index.js';
+import { buildEpisodeModel, patchImages } from '../../server/src/episodes/index.js';
+import { readTrajectory } from '../../server/src/runs/index.js';
 
 const root = resolve('.');
 const dir = mkdtempSync(join(tmpdir(), 'gp-replay-it-'));

@@ -18,7 +18,7 @@ import { runCli } from '../../server/src/cli/main.js';
 import { runReportSchema } from '../../server/src/protocol/runs.js';
 import { readEvents, readTrajectory } from '../../server/src/runs/index.js';
 import { listContainers, processAlive } from '../../server/src/sandbox/index.js';
-import { RayJobsClient, trainerPython } from '../../server/src/trainer/index.js';
+import { trainerPython, RayJobsClient } from '../../server/src/cluster/index.js';
 import { startTwoNodeCluster, type TwoNodeCluster } from './rayCluster.js';
 
 const root = resolve('.');

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { crc32c, TensorBoardWriter } from '../../server/src/runs/index.js';
-import { trainerPython } from '../../server/src/trainer/index.js';
+import { trainerPython } from '../../server/src/cluster/index.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gp-tensorboard-'));
 after(() => rmSync(dir, { recursive: true, force: true }));

@@ -14,8 +14,10 @@ import { runCli } from '../../server/src/cli/main.js';
 import { loadConfig } from '../../server/src/launch/index.js';
 import { metricsLineSchema, stepSamplesLineSchema, type MetricsLine } from '../../server/src/protocol/metrics.js';
 import { runEventSchema, type TrajectoryStep } from '../../server/src/protocol/runs.js';
-import { readTrajectory, wholePrompts } from '../../server/src/runs/index.js';
-import { hydraArgument, trainerPython, verlOverrides } from '../../server/src/trainer/index.js';
+import { readTrajectory } from '../../server/src/runs/index.js';
+import { wholePrompts } from '../../server/src/episodes/index.js';
+import { hydraArgument, verlOverrides } from '../../server/src/trainer/index.js';
+import { trainerPython } from '../../server/src/cluster/index.js';
 
 const root = resolve('.');
 const python = trainerPython(undefined);

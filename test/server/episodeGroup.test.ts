@@ -18,7 +18,7 @@ import { episodeGroupResultSchema, type EpisodeGroupResult, type GroupSelection 
 import { episodeCompareResultSchema } from '../../server/src/protocol/episodeView.js';
 import { runStepSamplesResultSchema } from '../../server/src/protocol/stepSamplesView.js';
 import { runLayout } from '../../server/src/runs/index.js';
-import { EnvService } from '../../server/src/trainer/index.js';
+import { EnvService } from '../../server/src/cluster/index.js';
 import { startHarness, type Harness } from '../support/lspHarness.js';
 import { plannedTasks, testDeps } from '../unit/rolloutDoubles.js';
 

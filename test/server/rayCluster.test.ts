@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { clusterSlotsOf, readClusterSlots } from '../../server/src/trainer/index.js';
+import { clusterSlotsOf, readClusterSlots } from '../../server/src/cluster/index.js';
 import { startRayJobsPeer, type PeerNode, type RayJobsPeer } from '../support/rayJobsPeer.js';
 
 function node(id: string, slots: number | undefined, state: PeerNode['state'] = 'ALIVE'): PeerNode {

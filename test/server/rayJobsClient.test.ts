@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { RayJobsClient, RayJobsError, rayDashboardUrl } from '../../server/src/trainer/rayJobs.js';
+import { RayJobsClient, RayJobsError, rayDashboardUrl } from '../../server/src/cluster/rayJobs.js';
 import { startRayJobsPeer, type RayJobsPeer } from '../support/rayJobsPeer.js';
 
 describe('Ray Jobs client (against a test peer shaped like Ray 2.60)', () => {

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { clusterPrepullOk, nodeSummary } from '../../server/src/cli/rayPrepullCommand.js';
 import type { NodePrepullLine } from '../../server/src/protocol/rayCluster.js';
-import { parseNodePrepullLine, runRayPrepull } from '../../server/src/trainer/index.js';
+import { parseNodePrepullLine, runRayPrepull } from '../../server/src/cluster/index.js';
 import { startRayJobsPeer, type PeerJob, type RayJobsPeer } from '../support/rayJobsPeer.js';
 
 const present = { image: 'graph-planner/repoenv-sample:latest', status: 'present' as const, attempts: 0, durationMs: 3 };

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { after, describe, test } from 'node:test';
 import type { HostRegistration } from '../../server/src/protocol/sandboxHosts.js';
 import { refusedPath, TransferError, writeEpisodeFiles } from '../../server/src/runs/index.js';
-import { HostLostError, HostPool, RayJobsClient } from '../../server/src/trainer/index.js';
-import { launchRayJob } from '../../server/src/trainer/trainerProcess.js';
+import { HostLostError, HostPool, RayJobsClient } from '../../server/src/cluster/index.js';
+import { launchRayJob } from '../../server/src/cluster/jobLaunch.js';
 import { startRayJobsPeer } from '../support/rayJobsPeer.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gp-hosts-server-'));

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { envServiceBodies } from '../../server/src/protocol/envService.js';
-import { EnvService } from '../../server/src/trainer/index.js';
+import { EnvService } from '../../server/src/cluster/index.js';
 import { envServiceSchemaPath } from '../../scripts/generated.js';
 import { plannedTasks, TestAgent, testDeps } from './rolloutDoubles.js';
 

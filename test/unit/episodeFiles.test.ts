@@ -9,9 +9,9 @@ import { appendFileSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { EpisodeFiles } from '../../server/src/runs/episodeFiles.js';
-import { EpisodeWatch } from '../../server/src/runs/episodeWatch.js';
-import { episodeHeader, recordedSource, stepRow } from '../../server/src/runs/episodeRows.js';
+import { EpisodeFiles } from '../../server/src/episodes/episodeFiles.js';
+import { EpisodeWatch } from '../../server/src/episodes/episodeWatch.js';
+import { episodeHeader, recordedSource, stepRow } from '../../server/src/episodes/episodeRows.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'gp-episode-files-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));

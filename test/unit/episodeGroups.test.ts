@@ -10,7 +10,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { alignGroup, buildEpisodeModel, buildGroupView, firstDivergence, grpoAdvantages, parseTrajectory, resolveGroup, RunEpisodeIndex, stepTexts, type EpisodeModel, type RunEventInput } from '../../server/src/runs/index.js';
+import { alignGroup, buildGroupView, firstDivergence, grpoAdvantages, resolveGroup, RunEpisodeIndex } from '../../server/src/groups/index.js';
+import { buildEpisodeModel, stepTexts, type EpisodeModel } from '../../server/src/episodes/index.js';
+import { parseTrajectory, type RunEventInput } from '../../server/src/runs/index.js';
 import { fixturePath } from '../support/fixtures.js';
 
 const lines = readFileSync(fixturePath('trajectories/sample-calc-add.jsonl'), 'utf8').trim().split('\n');

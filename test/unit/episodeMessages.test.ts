@@ -12,8 +12,8 @@ import { after, test } from 'node:test';
 import { applyPatchToCheckout } from '../../extension/src/applyPatch.js';
 import { compareWebviewMessageSchema, episodeWebviewMessageSchema } from '../../server/src/protocol/episodeWebview.js';
 import { episodeHostMessageSchema } from '../../server/src/protocol/episodeView.js';
-import { buildEpisodeModel } from '../../server/src/runs/episodeModel.js';
-import { episodeHeader, stepRow } from '../../server/src/runs/episodeRows.js';
+import { buildEpisodeModel } from '../../server/src/episodes/episodeModel.js';
+import { episodeHeader, stepRow } from '../../server/src/episodes/episodeRows.js';
 import { parseTrajectory } from '../../server/src/runs/trajectory.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'gp-episode-messages-'));

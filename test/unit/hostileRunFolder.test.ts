@@ -18,7 +18,7 @@ import { runEventSchema } from '../../server/src/protocol/runs.js';
 import { SandboxError } from '../../server/src/sandbox/index.js';
 import { repairTornTail } from '../../server/src/util/appendLines.js';
 import { infrastructureLines, totalsLine } from '../../server/src/cli/rolloutSummary.js';
-import { EpisodeConflict, ServiceEpisode } from '../../server/src/trainer/index.js';
+import { EpisodeConflict, ServiceEpisode } from '../../server/src/cluster/index.js';
 import { plannedTasks, testDeps } from './rolloutDoubles.js';
 
 function tempDir(): string {

@@ -11,7 +11,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { EnvService } from '../../server/src/trainer/index.js';
+import { EnvService } from '../../server/src/cluster/index.js';
 import { plannedTasks, testDeps } from './rolloutDoubles.js';
 
 const token = 'hostile-test-token';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { passAtKTable, taskPassAtK } from '../../server/src/runs/passAtK.js';
+import { passAtKTable, taskPassAtK } from '../../server/src/views/passAtK.js';
 
 /** C(n, k) by its definition, to check the product form against. */
 function choose(n: number, k: number): number {

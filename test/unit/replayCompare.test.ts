@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import type { Observation } from '../../server/src/protocol/observation.js';
-import { compareStep, normaliseText } from '../../server/src/runs/replayCompare.js';
+import { compareStep, normaliseText } from '../../server/src/episodes/replayCompare.js';
 import { parseTrajectory } from '../../server/src/runs/trajectory.js';
 
 const read = parseTrajectory(readFileSync(join(__dirname, '../fixtures/trajectories/sample-calc-add.jsonl'), 'utf8'));

@@ -1,5 +1,5 @@
 /**
- * The report page's model (server/src/runs/reportView.ts) from reports the real writer builds
+ * The report page's model (server/src/views/reportView.ts) from reports the real writer builds
  * (rollout/report.ts): the summary head, one row per task with its attempts, failures grouped,
  * infrastructure failures apart, and clear messages for a missing or hostile report.json.
  */
@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 import { runReportResultSchema } from '../../server/src/protocol/runReportView.js';
 import type { TrajectoryEnd } from '../../server/src/protocol/runs.js';
 import { buildReport } from '../../server/src/rollout/index.js';
-import { readReportView, reportView } from '../../server/src/runs/index.js';
+import { readReportView, reportView } from '../../server/src/views/index.js';
 
 function end(episode: string, task: string, extra: Partial<TrajectoryEnd>): TrajectoryEnd {
   return { type: 'end', episode_id: episode, task_id: task, resolved: false, steps: 4, total_reward: 0, termination_reason: 'submitted', duration_ms: 1000, patch: '', ...extra };

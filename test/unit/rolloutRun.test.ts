@@ -11,7 +11,8 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { runEventSchema, runReportSchema, runStatusSchema, trajectoryLineSchema } from '../../server/src/protocol/runs.js';
 import { planEpisodes, runEpisode, runRollout, selectEpisodes, type RolloutOptions } from '../../server/src/rollout/index.js';
-import { readReportView, readTrajectory, runLayout } from '../../server/src/runs/index.js';
+import { readReportView } from '../../server/src/views/index.js';
+import { readTrajectory, runLayout } from '../../server/src/runs/index.js';
 import { backendLine, totalsLine } from '../../server/src/cli/rolloutSummary.js';
 import { plannedTasks, testDeps, type Doubles } from './rolloutDoubles.js';
 

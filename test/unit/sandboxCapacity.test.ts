@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { capacityFinding, concurrentEpisodes, experimentConfigSchema, sandboxSlots, slotShare } from '../../server/src/config/index.js';
-import { chooseHost, clusterSlots, type HostState } from '../../server/src/trainer/index.js';
+import { chooseHost, clusterSlots, type HostState } from '../../server/src/cluster/index.js';
 
 const GiB = 1024 ** 3;
 const config = experimentConfigSchema.parse({});

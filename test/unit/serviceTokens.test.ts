@@ -15,8 +15,9 @@ import { after, describe, test } from 'node:test';
 import { stepBodyMaxBytes } from '../../server/src/protocol/envService.js';
 import { hostSpecSchema } from '../../server/src/protocol/sandboxHosts.js';
 import type { StepTokens } from '../../server/src/protocol/runs.js';
-import { readTrajectory, runLayout, wholePrompts } from '../../server/src/runs/index.js';
-import { EnvService, HostPool, SandboxHost } from '../../server/src/trainer/index.js';
+import { readTrajectory, runLayout } from '../../server/src/runs/index.js';
+import { wholePrompts } from '../../server/src/episodes/index.js';
+import { EnvService, HostPool, SandboxHost } from '../../server/src/cluster/index.js';
 import { plannedTasks, testDeps } from './rolloutDoubles.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'gp-service-tokens-'));

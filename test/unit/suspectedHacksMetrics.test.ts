@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { metricsLineSchema, runnerTamperedKey, suspectedHacksKey, type MetricsLine, type VerlMetricsLine } from '../../server/src/protocol/metrics.js';
 import type { TrajectoryStep } from '../../server/src/protocol/runs.js';
-import { stepRow, viewOfStep } from '../../server/src/runs/index.js';
+import { stepRow, viewOfStep } from '../../server/src/episodes/index.js';
 import { withStepFigures } from '../../server/src/trainer/stepFigures.js';
 import { runnerTamperedSeries, suspectedHacksSeries, totalsOf } from '../../webview/src/metrics/series.js';
 

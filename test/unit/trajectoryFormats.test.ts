@@ -13,8 +13,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { trajectoryExport, trajectoryShow } from '../../server/src/cli/trajectoryCommands.js';
 import { atifTrajectorySchema } from '../../server/src/protocol/atif.js';
-import { EpisodeDocuments, openDocument, openedHeader, openedRows, searchOpened, TrajectoryFormatError, type OpenedEpisode } from '../../server/src/runs/index.js';
-import type { ForeignEpisode } from '../../server/src/runs/index.js';
+import { EpisodeDocuments, openDocument, openedHeader, openedRows, searchOpened, TrajectoryFormatError, type OpenedEpisode, type ForeignEpisode } from '../../server/src/formats/index.js';
 import { fixturePath } from '../support/fixtures.js';
 
 const atifValid = fixturePath('formats/atif/letta-tool-calls.v1.7.json');

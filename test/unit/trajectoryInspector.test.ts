@@ -11,7 +11,9 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { trajectoryExport, trajectoryShow } from '../../server/src/cli/trajectoryCommands.js';
 import { atifTrajectorySchema } from '../../server/src/protocol/atif.js';
-import { alignEpisodes, buildEpisodeModel, nextMatchStep, parseTrajectory, searchEpisode, toAtif } from '../../server/src/runs/index.js';
+import { alignEpisodes, buildEpisodeModel, nextMatchStep, searchEpisode } from '../../server/src/episodes/index.js';
+import { parseTrajectory } from '../../server/src/runs/index.js';
+import { toAtif } from '../../server/src/formats/index.js';
 import { fixturePath } from '../support/fixtures.js';
 
 const resolved = fixturePath('trajectories/sample-calc-add.jsonl');

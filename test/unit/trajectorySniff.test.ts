@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { sniffChars, sniffTrajectoryFormat } from '../../server/src/protocol/trajectorySniff.js';
-import { foreignFormatOf } from '../../server/src/runs/trajectoryFormat.js';
+import { foreignFormatOf } from '../../server/src/formats/trajectoryFormat.js';
 
 const formats = 'test/fixtures/formats';
 

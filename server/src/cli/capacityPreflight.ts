@@ -1,12 +1,12 @@
 /**
  * The capacity preflight of a launch (issue 22): the episodes a command runs at once against the
  * sandbox slots its Ray cluster's nodes advertise (config/sandboxCapacity.ts's finding, the
- * cluster read by trainer/rayCluster.ts). Only the CLI asks the cluster: the editor's diagnostics
+ * cluster read by cluster/rayCluster.ts). Only the CLI asks the cluster: the editor's diagnostics
  * never touch the network. A cluster that cannot be asked is a warning, never a refusal: the
  * preflight advises, and the launch itself reaches Ray or says why not.
  */
 import { capacityFinding, locate, type LocatedFinding, type Resolution } from '../config/index.js';
-import { readClusterSlots, type ClusterRead } from '../trainer/index.js';
+import { readClusterSlots, type ClusterRead } from '../cluster/index.js';
 import { formatConfigFinding } from './configFindings.js';
 import type { Io } from './output.js';
 

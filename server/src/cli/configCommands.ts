@@ -6,7 +6,7 @@
 import { writeFile } from 'node:fs/promises';
 import { applyPreferredFixes, parseConfigFlags, renderConfigYaml, verdictOf, type ConfigFlags, type Resolution } from '../config/index.js';
 import { loadConfig, planRunFolder, writeResolvedConfig } from '../launch/index.js';
-import { readClusterSlots, type ClusterRead } from '../trainer/index.js';
+import { readClusterSlots, type ClusterRead } from '../cluster/index.js';
 import { capacityCommands, locatedCapacityFinding, unreadableClusterLine, type CapacityCommand } from './capacityPreflight.js';
 import { formatConfigFinding, printConfigFindings, sortedFindings } from './configFindings.js';
 import { parseCommandArgs, usageError } from './args.js';

@@ -6,7 +6,7 @@
  */
 import { formatLabel, type ForeignStep } from '../protocol/episodeView.js';
 import { visibleText as v } from '../protocol/terminalText.js';
-import { foreignSummary, type ForeignEpisode } from '../runs/index.js';
+import { foreignSummary, type ForeignEpisode } from '../formats/index.js';
 
 type Paint = (code: number, text: string) => string;
 

@@ -1,11 +1,11 @@
 /**
  * `gp images prepull … --ray ADDRESS`: the pre-pull on every node of a Ray cluster that offers
- * sandboxes (trainer/rayPrepull.ts runs it as one Ray job), and a summary per node: images pulled,
+ * sandboxes (cluster/rayPrepull.ts runs it as one Ray job), and a summary per node: images pulled,
  * present, failed and build-only, and each failure. Exit 0 when every node answered and no image
  * failed, 1 otherwise, 130 when interrupted.
  */
 import type { NodePrepullLine } from '../protocol/rayCluster.js';
-import { adapterDir, cliCommand, readClusterSlots, runRayPrepull, trainerPython, type SlotNode } from '../trainer/index.js';
+import { adapterDir, cliCommand, trainerPython, readClusterSlots, runRayPrepull, type SlotNode } from '../cluster/index.js';
 import { installInterrupt } from './interrupt.js';
 import { plural, type Io } from './output.js';
 

@@ -9,7 +9,7 @@ import { resolve } from 'node:path';
 import { parseConfigFlags } from '../config/index.js';
 import { checkAgentConfig, containerReaper, embeddedLine, episodeDepsFromConfig, loadConfig, loadPlannerPrompt, startModelServers, type ModelServers, type ModelSetup, type PlannerPrompt, loadRolloutTasks, moveRunFolder, newestUnfinishedRun, planRunFolder, rolloutFlagOverrides, rolloutOptions, writeResolvedConfig, type RunFolder } from '../launch/index.js';
 import { planEpisodes, runRollout, type EpisodeDeps, type PlannedTask, type RolloutResult } from '../rollout/index.js';
-import { adapterDir, cliCommand, hostEpisodeRunner, startSandboxHosts, trainerPython, type SandboxHosts } from '../trainer/index.js';
+import { adapterDir, cliCommand, trainerPython, hostEpisodeRunner, startSandboxHosts, type SandboxHosts } from '../cluster/index.js';
 import { LineAppender } from '../util/appendLines.js';
 import { RunLock, runLayout, withoutRunFolderFlags, writeLaunchRecord } from '../runs/index.js';
 import { mkdir } from 'node:fs/promises';
@@ -349,7 +349,7 @@ function printSummary(command: RolloutCommand, result: RolloutResult, runDir: st
 
 
 /**
- * `gp eval --ray`: the run's sandbox hosts on the cluster (trainer/sandboxHostsJob.ts), their
+ * `gp eval --ray`: the run's sandbox hosts on the cluster (cluster/sandboxHostsJob.ts), their
  * output in the run's log; undefined, after saying why, when they could not start.
  */
 async function startHostsFor(ray: string, listen: string, run: RunFolder, tasks: readonly PlannedTask[], signal: AbortSignal, io: Io): Promise<SandboxHosts | undefined> {

@@ -1,5 +1,5 @@
 /**
- * `gp sandbox host`: one sandbox host (trainer/sandboxHost.ts, docs/sandbox-hosts.md). A Ray actor
+ * `gp sandbox host`: one sandbox host (cluster/sandboxHost.ts, docs/sandbox-hosts.md). A Ray actor
  * starts it on its node with the run's host spec; people do not. It runs until its standard input
  * closes (the actor that started it is gone, however it died) or it is sent SIGTERM or SIGINT,
  * then ends its episodes, removes its containers and its scratch folder, and exits.
@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { hostSpecSchema, type HostSpec } from '../protocol/sandboxHosts.js';
 import { episodeDepsFromConfig, loadConfig, loadRolloutTasks } from '../launch/index.js';
 import { imagesPresent, processAlive, reapContainers } from '../sandbox/index.js';
-import { SandboxHost, scriptedSmokePolicy } from '../trainer/index.js';
+import { SandboxHost } from '../cluster/index.js';
+import { scriptedSmokePolicy } from '../trainer/index.js';
 import { errorMessage } from '../util/errors.js';
 import { parseCommandArgs, usageError } from './args.js';
 import { intFlag, type Io } from './output.js';

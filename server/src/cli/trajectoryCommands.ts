@@ -1,13 +1,15 @@
 /**
  * `gp trajectory show FILE [--step N] [--json]` and `gp trajectory export FILE --format atif
  * [--out FILE]`: an episode read in a terminal, or written in the Agent Trajectory Interchange
- * Format for other tools. Both read the episode through `runs/episodeModel.ts`, which the
+ * Format for other tools. Both read the episode through `episodes/episodeModel.ts`, which the
  * trajectory viewer shares. Exit codes: 0 when it worked, 1 when the file cannot be read or holds
  * no episode, 2 for a usage error.
  */
 import { readFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { buildEpisodeModel, looksLikeOurJsonl, openDocument, parseTrajectory, toAtif, TrajectoryFormatError, type EpisodeModel, type ForeignEpisode, type OpenedEpisode, type StepView } from '../runs/index.js';
+import { buildEpisodeModel, type EpisodeModel, type StepView } from '../episodes/index.js';
+import { looksLikeOurJsonl, openDocument, toAtif, TrajectoryFormatError, type ForeignEpisode, type OpenedEpisode } from '../formats/index.js';
+import { parseTrajectory } from '../runs/index.js';
 import { episodeAttempt, episodeName } from '../protocol/episodeName.js';
 import { visibleText } from '../protocol/terminalText.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';

@@ -12,7 +12,9 @@ import {
   type EpisodeCodeGraphResult,
   type RunLocalisationResult,
 } from '../protocol/codeGraphView.js';
-import { buildEpisodeModel, episodeCodeGraph, readTrajectory, runLocalisation, type GoldFinder } from '../runs/index.js';
+import { buildEpisodeModel } from '../episodes/index.js';
+import { episodeCodeGraph, runLocalisation, type GoldFinder } from '../graphView/index.js';
+import { readTrajectory } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
 import type { ServerContext } from './context.js';
 

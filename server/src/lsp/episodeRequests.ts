@@ -3,7 +3,7 @@
  * trajectories viewers have open (a change is pushed as `episode/changed`), the header and step
  * rows of an episode (only the appended ones when the client already has some), full step records
  * on demand, search, the recorded source of a file, and a patch rebuilt as whole files. The episodes stay parsed in
- * `runs/episodeFiles.ts` while a viewer has them open.
+ * `episodes/episodeFiles.ts` while a viewer has them open.
  */
 import {
   episodeChangedNotification,
@@ -29,24 +29,8 @@ import {
   type EpisodeSourceResult,
   type EpisodeStepsResult,
 } from '../protocol/index.js';
-import {
-  alignEpisodes,
-  EpisodeDocuments,
-  episodeHeader,
-  EpisodeWatch,
-  openedHeader,
-  openedRecords,
-  openedRows,
-  openedStepCount,
-  patchImages,
-  recordedSource,
-  runOfTrajectory,
-  searchOpened,
-  stepRow,
-  stepTexts,
-  TrajectoryFormatError,
-  type OpenedEpisode,
-} from '../runs/index.js';
+import { alignEpisodes, episodeHeader, EpisodeWatch, patchImages, recordedSource, runOfTrajectory, stepRow, stepTexts } from '../episodes/index.js';
+import { EpisodeDocuments, openedHeader, openedRecords, openedRows, openedStepCount, searchOpened, TrajectoryFormatError, type OpenedEpisode } from '../formats/index.js';
 import { errorMessage } from '../util/errors.js';
 import type { ServerContext } from './context.js';
 

@@ -3,7 +3,7 @@
  * for the page, or a message saying why there is none.
  */
 import { runReportParamsSchema, runReportRequest, type RunReportResult } from '../protocol/runReportView.js';
-import { readReportView } from '../runs/index.js';
+import { readReportView } from '../views/index.js';
 import type { ServerContext } from './context.js';
 
 export function registerReportRequests(ctx: ServerContext): void {

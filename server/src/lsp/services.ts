@@ -6,7 +6,7 @@
 import type { ConfigCheck, ExperimentConfig, OffThreadResult, YamlSource } from '../config/index.js';
 import type { Finding, LaunchPlanResult, LaunchSpec, LogError } from '../protocol/index.js';
 import type { FileOptions, JsonlReport, LineResult } from '../tasks/index.js';
-import type { GoldFinder } from '../runs/index.js';
+import type { GoldFinder } from '../graphView/index.js';
 import type { DockerEngineView } from '../sandbox/index.js';
 
 export interface ConfigServices {

@@ -3,7 +3,7 @@
  * step's sampled episodes from the run's `step_samples.jsonl`, and the steps that have a table.
  */
 import { runStepSamplesParamsSchema, runStepSamplesRequest, type RunStepSamplesResult } from '../protocol/stepSamplesView.js';
-import { readStepSamples } from '../runs/index.js';
+import { readStepSamples } from '../views/index.js';
 import type { ServerContext } from './context.js';
 
 export function registerStepSampleRequests(ctx: ServerContext): void {

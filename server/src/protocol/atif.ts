@@ -4,8 +4,8 @@
  * source). One schema holds the newest shape with every object strict (Harbor forbids unknown
  * keys); a check on top of it holds each file to its own `schema_version`: a field that arrived in
  * a later version, a content array before v1.6, a missing `session_id` before v1.7. The reader
- * (`runs/atifRead.ts`) reports every issue with its JSON path and shows what it can;
- * `gp trajectory export --format atif` (`runs/atifExport.ts`) writes `atifExportVersion` and checks
+ * (`formats/atifRead.ts`) reports every issue with its JSON path and shows what it can;
+ * `gp trajectory export --format atif` (`formats/atifExport.ts`) writes `atifExportVersion` and checks
  * each export against the same schema before writing it.
  */
 import { z } from 'zod';

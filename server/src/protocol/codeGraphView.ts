@@ -3,7 +3,7 @@
  * episodes for its metrics page. The sandbox is gone when an episode is looked at, so the server
  * builds the graph from what the trajectory recorded (the nodes its observations named, the edges
  * its expansions walked, the containment its node ids spell) and marks the nodes of the task's gold
- * patch, each with the evidence it was found by (`server/src/runs/codeGraphView.ts`). The server
+ * patch, each with the evidence it was found by (`server/src/graphView/codeGraphView.ts`). The server
  * lays the subgraph out; the page only draws it. The page's own messages are in
  * `codeGraphWebview.ts` (zod/mini, as the other pages').
  */

@@ -1,5 +1,5 @@
 /**
- * The environment service's HTTP bodies (server/src/trainer/envService.ts): what a trainer's agent
+ * The environment service's HTTP bodies (server/src/cluster/envService.ts): what a trainer's agent
  * loop sends to run an episode in our sandboxes, and what comes back. Episodes are created
  * (idempotent on the client's key), stepped with the model's raw reply text (idempotent on the
  * turn number; the service parses the reply and renders the observation, so the text protocol

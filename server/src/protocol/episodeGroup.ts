@@ -2,7 +2,7 @@
  * The group view's request (extension → server) and its page's messages (extension → page): every
  * rollout of one task side by side, a GRPO group of a training step or any set of episodes of one
  * task in a run, each with its reward and advantage, their steps aligned on a reference rollout
- * (`server/src/runs/groupAlign.ts`) and the first row where they diverge marked. The page's own
+ * (`server/src/groups/groupAlign.ts`) and the first row where they diverge marked. The page's own
  * messages are in `groupWebview.ts` (zod/mini).
  */
 import { z } from 'zod';

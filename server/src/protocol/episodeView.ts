@@ -1,6 +1,6 @@
 /**
  * The trajectory viewer's requests (extension → server). The server reads and keeps the episode
- * (`server/src/runs/episodeFiles.ts`), so a large trajectory crosses to the editor as a small step
+ * (`server/src/episodes/episodeFiles.ts`), so a large trajectory crosses to the editor as a small step
  * list first and each step's full record only when it is shown. Asking again with the number of
  * steps already known returns only the steps appended since; with `episode/changed`, pushed when
  * an open trajectory changes on disk, that is how a running episode is followed without reading it
@@ -261,7 +261,7 @@ export const alignedRowSchema = z.object({
 });
 export type AlignedRowView = z.infer<typeof alignedRowSchema>;
 
-/** Request: two episodes side by side, their steps aligned (runs/episodeAlign.ts). */
+/** Request: two episodes side by side, their steps aligned (episodes/episodeAlign.ts). */
 export const episodeCompareRequest = 'graphPlanner/episode/compare';
 export const episodeCompareParamsSchema = z.object({ left: z.string(), right: z.string() });
 export const episodeCompareResultSchema = z.discriminatedUnion('ok', [

@@ -1,6 +1,6 @@
 /**
  * What a Ray cluster says about its nodes, and what our per-node Ray job prints back (Ray 2.60).
- * The client is `server/src/trainer/rayCluster.ts`; the job's driver is
+ * The client is `server/src/cluster/rayCluster.ts`; the job's driver is
  * `python/graph_planner_verl/node_prepull.py`; `test/support/rayJobsPeer.ts` answers with these
  * shapes too.
  */

@@ -1,6 +1,6 @@
 /**
  * The Ray Jobs REST API bodies we send and read (Ray 2.60, dashboard port 8265), as
- * docs/trainer-bridge.md#ray-jobs records them. The client is `server/src/trainer/rayJobs.ts`;
+ * docs/trainer-bridge.md#ray-jobs records them. The client is `server/src/cluster/rayJobs.ts`;
  * the loopback test peer in `test/support/rayJobsPeer.ts` answers with these shapes too.
  */
 import { z } from 'zod';

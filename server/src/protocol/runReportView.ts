@@ -1,7 +1,7 @@
 /**
  * The rendered report page of a rollout or an evaluation (the Runs view's Open Report). Extension →
  * server: the report of a run folder, read from its `report.json` (written by
- * `server/src/rollout/report.ts`) and shaped for the page by `server/src/runs/reportView.ts`.
+ * `server/src/rollout/report.ts`) and shaped for the page by `server/src/views/reportView.ts`.
  * Extension → page: that answer. The page's own messages are in `reportWebview.ts` (zod/mini).
  *
  * The figures are defined once, here and in `reportView.ts`: the resolved rate is resolved over the
@@ -80,7 +80,7 @@ export const runReportViewSchema = z.object({
     /** Episodes that ran whose submit recorded suspected reward hacking: a flag for a person to look, not a verdict. */
     suspectedHacks: z.number().int().min(0),
     /**
-     * pass@k (runs/passAtK.ts) over the tasks with a graded attempt, for k = 1 and each usual k up to
+     * pass@k (views/passAtK.ts) over the tasks with a graded attempt, for k = 1 and each usual k up to
      * the fewest graded attempts of a task; empty when no task was attempted more than once.
      */
     passAtK: z.array(z.object({ k: z.number().int().min(1), value: z.number().min(0).max(1), tasks: z.number().int().min(1) })),

@@ -95,7 +95,7 @@ export type PromptDelta = z.infer<typeof promptDeltaSchema>;
  * and the agent loop sent them with the reply (docs/field-formats.md: ATIF's per-step
  * `prompt_token_ids`, `completion_token_ids` and `logprobs`). Recorded only for training episodes;
  * a rollout or evaluation asks an OpenAI-compatible server that returns text. The prompt is either
- * whole or told as a change to the step before (`prompt_delta`); `runs/promptTokens.ts` gives every
+ * whole or told as a change to the step before (`prompt_delta`); `episodes/promptTokens.ts` gives every
  * step's whole prompt back.
  */
 export const stepTokensSchema = z

@@ -1,7 +1,7 @@
 /**
  * The trajectory files of SWE-agent (`.traj`) and mini-swe-agent (`.traj.json`), as those projects
  * write them (docs/field-formats.md §3 and §4, with the commits read). The trajectory viewer reads
- * them (`runs/sweAgentRead.ts`, `runs/miniSweAgentRead.ts`) and never writes them. Both projects
+ * them (`formats/sweAgentRead.ts`, `formats/miniSweAgentRead.ts`) and never writes them. Both projects
  * add keys between versions, so objects are loose: a key we do not know is kept, not an error; a
  * key we rely on with the wrong type is.
  */

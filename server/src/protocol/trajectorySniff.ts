@@ -1,7 +1,7 @@
 /**
  * Whether a `.json` or `.traj` file opened as text looks like another tool's trajectory, told from
  * its first characters only, so the editor can offer the trajectory viewer without reading or
- * parsing a large file (issue 37). The markers are those `runs/trajectoryFormat.ts` reads from the
+ * parsing a large file (issue 37). The markers are those `formats/trajectoryFormat.ts` reads from the
  * whole document, each in the place its writer puts it: ATIF's `schema_version` of `ATIF-v1.N`,
  * mini-swe-agent's `trajectory_format` or a list whose first item is a chat message, SWE-agent's
  * `trajectory` list of steps near the top. Ordinary JSON has none of them. A plain function with no

@@ -1,6 +1,6 @@
 /**
  * Replaying a recorded episode: a fresh sandbox and environment for its task, the recorded actions
- * executed again one by one, and each outcome compared with the recording (runs/replayCompare.ts).
+ * executed again one by one, and each outcome compared with the recording (episodes/replayCompare.ts).
  * The first step that differs ends the replay and is reported with both sides; no difference
  * means the environment reproduced the episode, which RL training relies on. The patch model is
  * replaced by the recording (`RecordedPatchModel`): each repair gets the candidates, the empty
@@ -10,7 +10,7 @@
 import type { Action, PatchCandidate, ProtocolError } from '../protocol/actions.js';
 import type { Observation } from '../protocol/observation.js';
 import type { EnvOptions, PatchModel, PlannerEnv, StepOutcome } from '../env/index.js';
-import { compareStep, type Difference, type EpisodeModel, type StepView } from '../runs/index.js';
+import { compareStep, type Difference, type EpisodeModel, type StepView } from '../episodes/index.js';
 import type { Sandbox } from '../sandbox/index.js';
 import type { TaskEntry } from '../tasks/index.js';
 import type { PlannedTask } from './plan.js';

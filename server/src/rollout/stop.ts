@@ -7,7 +7,7 @@ import type { TerminationReason } from '../protocol/observation.js';
 
 /**
  * `max_steps` comes from a trainer's agent loop closing an episode through the environment service
- * when its own turn budget ran out (server/src/trainer/serviceEpisode.ts).
+ * when its own turn budget ran out (server/src/cluster/serviceEpisode.ts).
  */
 export type StopReason = Extract<TerminationReason, 'interrupted' | 'episode_timeout' | 'max_steps'>;
 

@@ -1,7 +1,7 @@
 /**
  * The metrics page's localisation charts: per training step, the mean fraction of the gold files
  * and of the gold functions (classes and methods included) that the step's sampled episodes saw,
- * read and edited (server/src/runs/runLocalisation.ts). A run that is not a training run has one
+ * read and edited (server/src/graphView/runLocalisation.ts). A run that is not a training run has one
  * group, shown as figures rather than a line. The section listens for its own message
  * (`localisation`, validated like every other) and keeps its element, which the page's render
  * places among the charts.

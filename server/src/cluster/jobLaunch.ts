@@ -1,8 +1,8 @@
 /**
- * Starting the trainer and watching it end, in one of two places: a local child process in its own
- * process group, or a Ray job submitted through the Jobs REST API. Either way the caller gets its
- * log lines as they come, a way to stop it, and how it ended. Neither runs anything of ours in
- * between: the trainer is Verl's, the scheduler Ray's.
+ * Starting a job (the trainer, the sandbox hosts, a pre-pull) and watching it end, in one of two
+ * places: a local child process in its own process group, or a Ray job submitted through the Jobs
+ * REST API. Either way the caller gets its log lines as they come, a way to stop it, and how it
+ * ended. Neither runs anything of ours in between: the trainer is Verl's, the scheduler Ray's.
  */
 import { spawn } from 'node:child_process';
 import { terminalRayJobStatuses } from '../protocol/rayJobs.js';

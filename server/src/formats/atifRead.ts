@@ -9,7 +9,7 @@ import { atifMinor, atifTrajectorySchema, atifVersions } from '../protocol/atif.
 import type { ForeignStep } from '../protocol/episodeView.js';
 import type { JsonDocument } from '../util/jsonDocument.js';
 import { ourEpisodeOfAtif } from './atifExport.js';
-import { buildEpisodeModel } from './episodeModel.js';
+import { buildEpisodeModel } from '../episodes/index.js';
 import { blankStep, type ForeignEpisode } from './foreignEpisode.js';
 import { arr, bounded, boundedRecord, contentOf, issueOf, len, located, num, problemsByStep, rec, str } from './foreignText.js';
 import type { OpenedEpisode } from './openedEpisode.js';

@@ -6,8 +6,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { stepSamplesLineSchema, type StepSamplesLine } from '../protocol/metrics.js';
-import { parseJsonLines } from './jsonLines.js';
-import { runLayout } from './layout.js';
+import { parseJsonLines, runLayout } from '../runs/index.js';
 
 export interface StepSamplesRead {
   readonly steps: number[];

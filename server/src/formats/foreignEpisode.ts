@@ -6,7 +6,7 @@
  * record stays null here and is said to be missing, never filled in.
  */
 import type { EpisodeFormat, ForeignStep, StepRow } from '../protocol/episodeView.js';
-import type { SearchField } from './episodeSearch.js';
+import type { SearchField } from '../episodes/index.js';
 
 export interface ForeignEpisode {
   readonly format: EpisodeFormat;

@@ -7,7 +7,7 @@
  */
 import type { Action } from '../protocol/actions.js';
 import type { TrajectoryEnd, TrajectoryStart, TrajectoryStep } from '../protocol/runs.js';
-import type { TrajectoryRead } from './trajectory.js';
+import type { TrajectoryRead } from '../runs/index.js';
 import { candidateNumber, proposedCount } from '../protocol/repairCandidates.js';
 
 /** What a step did: the explore operation, or the action type; `invalid` when the reply did not parse. */

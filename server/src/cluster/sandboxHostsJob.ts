@@ -16,7 +16,7 @@ import { errorMessage } from '../util/errors.js';
 import { HostPool } from './hostPool.js';
 import { RayJobsClient } from './rayJobs.js';
 import type { ServicePrompt } from './serviceEpisode.js';
-import { launchRayJob, raySubmissionId, shellCommand, type TrainerHandle } from './trainerProcess.js';
+import { launchRayJob, raySubmissionId, shellCommand, type TrainerHandle } from './jobLaunch.js';
 
 export interface SandboxHostsOptions {
   readonly ray: string;

@@ -9,8 +9,7 @@
 import type { GroupChoice, GroupSelection } from '../protocol/episodeGroup.js';
 import { episodeAttempt } from '../protocol/episodeName.js';
 import type { TrainingGroup } from '../protocol/runs.js';
-import { EventTail } from './eventTail.js';
-import { runLayout } from './layout.js';
+import { EventTail, runLayout } from '../runs/index.js';
 
 export interface IndexedEpisode {
   readonly episodeId: string;

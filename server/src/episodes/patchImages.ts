@@ -10,7 +10,7 @@ import type { Preimage } from '../protocol/observation.js';
 import type { PatchFileImage } from '../protocol/episodeView.js';
 import { applyHunks, parseUnifiedDiff } from '../util/unifiedDiff.js';
 import type { EpisodeModel } from './episodeModel.js';
-import { readPreimage } from './preimageStore.js';
+import { readPreimage } from '../runs/index.js';
 
 export interface PatchRef {
   /** A repair step, or null for the final patch. */

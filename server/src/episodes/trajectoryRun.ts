@@ -6,7 +6,7 @@
  */
 import { basename, dirname } from 'node:path';
 import type { EpisodeHeader } from '../protocol/episodeView.js';
-import { readRun } from './discover.js';
+import { readRun } from '../runs/index.js';
 
 export type TrajectoryRun = NonNullable<EpisodeHeader['run']>;
 

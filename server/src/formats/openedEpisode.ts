@@ -5,9 +5,7 @@
  * search and filters work the same on both.
  */
 import type { EpisodeFormat, EpisodeHeader, EpisodeStepRecord, StepRow } from '../protocol/episodeView.js';
-import type { EpisodeModel } from './episodeModel.js';
-import { episodeHeader, stepRow } from './episodeRows.js';
-import { searchEpisode, searchSteps, type SearchMatch, type SearchOptions } from './episodeSearch.js';
+import { type EpisodeModel, episodeHeader, stepRow, searchEpisode, searchSteps, type SearchMatch, type SearchOptions } from '../episodes/index.js';
 import { foreignRows, foreignSearchFields, type ForeignEpisode } from './foreignEpisode.js';
 
 export type OpenedEpisode =

@@ -9,8 +9,7 @@
  * that two non-reference rollouts that share a move the reference lacks are paired only when they
  * inserted it at the same place.
  */
-import { alignEpisodes, stepSignature } from './episodeAlign.js';
-import type { EpisodeModel, StepView } from './episodeModel.js';
+import { alignEpisodes, stepSignature, type EpisodeModel, type StepView } from '../episodes/index.js';
 
 export interface GroupAlignedRow {
   /** One per episode, in the order given; undefined where that episode has no step on the row. */

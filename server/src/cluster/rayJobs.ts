@@ -104,7 +104,7 @@ export class RayJobsClient {
     return (await this.call('DELETE', `/api/jobs/${encodeURIComponent(id)}`, undefined, rayJobDeleteReplySchema)).deleted;
   }
 
-  /** A GET of another dashboard route through the same transport and errors (trainer/rayCluster.ts reads the nodes). */
+  /** A GET of another dashboard route through the same transport and errors (cluster/rayCluster.ts reads the nodes). */
   get<T>(path: string, schema: ZodType<T>): Promise<T> {
     return this.call('GET', path, undefined, schema);
   }

@@ -8,7 +8,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { readJsonDocument } from '../util/jsonDocument.js';
 import { readAtif } from './atifRead.js';
-import { EpisodeFiles } from './episodeFiles.js';
+import { EpisodeFiles } from '../episodes/index.js';
 import { readMiniSweAgent } from './miniSweAgentRead.js';
 import type { OpenedEpisode } from './openedEpisode.js';
 import { readSweAgent } from './sweAgentRead.js';

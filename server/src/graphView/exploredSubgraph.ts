@@ -9,7 +9,7 @@
 import type { EdgeKind, GraphNode, NodeKind, Span } from '../protocol/graph.js';
 import { edgeKinds, nodeKinds } from '../protocol/graph.js';
 import type { TrajectoryStep } from '../protocol/runs.js';
-import type { EpisodeModel, StepKind } from './episodeModel.js';
+import type { EpisodeModel, StepKind } from '../episodes/index.js';
 import { containerCandidates, nodeNameOf, parseNodeId } from './nodeIds.js';
 
 export const encounters = ['seen', 'found', 'expanded', 'read', 'remembered', 'edited'] as const;

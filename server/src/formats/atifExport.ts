@@ -14,9 +14,8 @@
 import { atifExportVersion, atifOwnEpisodeSchema, atifOwnKey, atifOwnStepSchema, atifTrajectorySchema, type AtifStep, type AtifTrajectory } from '../protocol/atif.js';
 import type { TrajectoryStep } from '../protocol/runs.js';
 import { isRecord } from '../util/isRecord.js';
-import type { EpisodeModel, StepView } from './episodeModel.js';
-import { wholePrompts } from './promptTokens.js';
-import type { TrajectoryRead } from './trajectory.js';
+import { type EpisodeModel, type StepView, wholePrompts } from '../episodes/index.js';
+import type { TrajectoryRead } from '../runs/index.js';
 
 export interface AtifOptions {
   /** The producing tool's version, for `agent.version`. */

@@ -11,7 +11,7 @@ import { nodePrepullLinePrefix, nodePrepullLineSchema, type NodePrepullLine } fr
 import { errorMessage } from '../util/errors.js';
 import type { SlotNode } from './rayCluster.js';
 import { RayJobsClient } from './rayJobs.js';
-import { launchRayJob, shellCommand } from './trainerProcess.js';
+import { launchRayJob, shellCommand } from './jobLaunch.js';
 
 export interface RayPrepullOptions {
   readonly ray: string;

@@ -9,14 +9,13 @@
 import type { CodeGraphNode, EpisodeCodeGraph, EpisodeRecall, GoldSummary } from '../protocol/codeGraphView.js';
 import type { Preimage } from '../protocol/observation.js';
 import { layoutSubgraph, edgeKey } from './codeGraphLayout.js';
-import type { EpisodeModel } from './episodeModel.js';
+import { type EpisodeModel, runDirOfTrajectory } from '../episodes/index.js';
 import { addNodes, exploredSubgraph, type ExploredNode, type ExploredSubgraph } from './exploredSubgraph.js';
 import { distanceBySteps, distancesFromGold } from './goldDistance.js';
 import { changedNodes, type CandidateText, type DefinitionSpan, type Gold, type GoldSources } from './goldNodes.js';
 import { episodeRecall } from './localisationRecall.js';
 import { containerCandidates, nodeIdOf } from './nodeIds.js';
-import { runDirOfTrajectory } from './patchImages.js';
-import { readPreimage } from './preimageStore.js';
+import { readPreimage } from '../runs/index.js';
 
 /** What the caller found of the episode's task. */
 export interface EpisodeGoldSource {

@@ -10,8 +10,7 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import type { ReportEpisode, ReportTask, RunReportResult, RunReportView } from '../protocol/runReportView.js';
 import { runReportSchema, type RunReport, type TaskOutcome } from '../protocol/runs.js';
 import { errorMessage } from '../util/errors.js';
-import { runLayout } from './layout.js';
-import { readLaunchRecord } from './launchRecord.js';
+import { runLayout, readLaunchRecord } from '../runs/index.js';
 import { passAtKTable } from './passAtK.js';
 
 /** The group an unresolved episode's reason falls in, by how the episode ended. */

@@ -7,14 +7,11 @@
 import { basename } from 'node:path';
 import type { EpisodeGroupResult, GroupColumn } from '../protocol/episodeGroup.js';
 import { errorMessage } from '../util/errors.js';
-import { EpisodeFiles } from './episodeFiles.js';
+import { EpisodeFiles, type EpisodeModel, stepRow, stepTexts } from '../episodes/index.js';
 import type { ResolvedGroup } from './episodeGroups.js';
-import type { EpisodeModel } from './episodeModel.js';
-import { stepRow } from './episodeRows.js';
 import { grpoAdvantages, grpoEpsilon } from './groupAdvantage.js';
 import { alignGroup, firstDivergence } from './groupAlign.js';
-import { runLayout } from './layout.js';
-import { stepTexts } from './stepTexts.js';
+import { runLayout } from '../runs/index.js';
 
 /** Columns a view shows; a larger group's other members still count in the advantage. */
 export const maxGroupColumns = 32;

@@ -12,11 +12,9 @@ import { stepSamplesLineSchema } from '../protocol/metrics.js';
 import type { TrajectoryStart } from '../protocol/runs.js';
 import { errorMessage } from '../util/errors.js';
 import { localiseEpisode, type EpisodeGoldSource } from './codeGraphView.js';
-import { buildEpisodeModel } from './episodeModel.js';
-import { parseJsonLines } from './jsonLines.js';
+import { buildEpisodeModel } from '../episodes/index.js';
+import { parseJsonLines, runLayout, readTrajectory } from '../runs/index.js';
 import { groupRecall } from './localisationRecall.js';
-import { runLayout } from './layout.js';
-import { readTrajectory } from './trajectory.js';
 
 /** Most trajectories scored in one request; a larger run is scored on its most recent ones. */
 export const maxScoredEpisodes = 2000;
