@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { backoffDelay, ModelClientError, postJson, retryAfterMs, serverErrorText } from '../../server/src/agents/retry.js';
+import { ModelClientError, postJson, serverErrorText } from '../../server/src/agents/retry.js';
+import { backoffDelay, retryAfterMs } from '../../server/src/util/retryPolicy.js';
 
 test('reads Retry-After as seconds or as an HTTP date, and ignores what it cannot read', () => {
   assert.equal(retryAfterMs('2'), 2000);

@@ -16,7 +16,8 @@ import { buildEpisodeModel } from '../../server/src/episodes/episodeModel.js';
 import { patchImages } from '../../server/src/episodes/patchImages.js';
 import { PreimageStore, readPreimage } from '../../server/src/runs/preimageStore.js';
 import { parseTrajectory } from '../../server/src/runs/trajectory.js';
-import { applyHunks, parseUnifiedDiff } from '../../server/src/util/unifiedDiff.js';
+import { parseUnifiedDiff } from '../../server/src/protocol/unifiedDiff.js';
+import { applyHunks } from '../../server/src/util/unifiedDiff.js';
 import { readFileSync } from 'node:fs';
 
 const scratch = mkdtempSync(join(tmpdir(), 'gp-patch-images-'));

@@ -5,7 +5,7 @@ import { commandScript, shellQuote } from '../../server/src/sandbox/commandScrip
 import { DockerFrameParser, MarkerScanner } from '../../server/src/sandbox/dockerStream.js';
 import { OutputCapture } from '../../server/src/sandbox/outputCapture.js';
 import { patchPaths } from '../../server/src/sandbox/patchPaths.js';
-import { unquoteGitPath } from '../../server/src/util/gitPath.js';
+import { unquoteGitPath } from '../../server/src/protocol/unifiedDiff.js';
 import { rejectedHunks } from '../../server/src/sandbox/repoOps.js';
 
 function bash(script: string): string {

@@ -1,15 +1,15 @@
 /**
- * JSON over HTTP to a model endpoint, with the retry policy every model client shares: each
+ * JSON over HTTP to a model endpoint, with the one retry policy (util/retryPolicy.ts): each
  * attempt has its own time limit, combined with the caller's signal; network errors, timeouts,
  * HTTP 429 (after its Retry-After, capped) and 5xx are retried with exponential backoff and
  * jitter; other 4xx answers are final; a caller's abort stops at once. Failures are a
  * `ModelClientError` with a code and the attempts made. Headers (the API key) never appear in
  * error messages.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { z } from 'zod';
 import { errorBodySchema } from '../protocol/modelApi.js';
 import { errorMessage } from '../util/errors.js';
+import { backoffCap, backoffDelay, retryAfterMs, waitToRetry, type RetryPolicy } from '../util/retryPolicy.js';
 
 export const modelClientErrorCodes = ['timeout', 'http-4xx', 'http-5xx', 'rate-limited', 'network', 'bad-response', 'aborted'] as const;
 export type ModelClientErrorCode = (typeof modelClientErrorCodes)[number];
@@ -28,18 +28,9 @@ export class ModelClientError extends Error {
   }
 }
 
-export interface RetryPolicy {
+export interface PostJsonOptions extends RetryPolicy {
   /** Time limit of one attempt, answer body included. */
   timeoutMs: number;
-  /** Attempts after the first. */
-  retries: number;
-  /** First backoff; it doubles with each retry (with jitter). */
-  backoffMs: number;
-  /** Longest backoff, and the cap on a server's Retry-After. */
-  maxBackoffMs?: number;
-}
-
-export interface PostJsonOptions extends RetryPolicy {
   headers?: Record<string, string>;
   signal?: AbortSignal;
   fetch?: typeof fetch;
@@ -61,8 +52,6 @@ type Attempt =
   | { kind: 'retry'; code: ModelClientErrorCode; message: string; status?: number; waitMs?: number }
   | { kind: 'fail'; code: ModelClientErrorCode; message: string; status?: number };
 
-const defaultMaxBackoffMs = 30_000;
-
 function errorMessageOf(body: z.infer<typeof errorBodySchema>): string {
   const error: unknown = body['error'];
   if (typeof error === 'string') return error;
@@ -83,21 +72,6 @@ export function serverErrorText(text: string): string {
     // Not JSON: the raw text is the message.
   }
   return message.length > 300 ? `${message.slice(0, 297)}...` : message || '(empty body)';
-}
-
-/** Retry-After in milliseconds (seconds or an HTTP date), or undefined when absent or unreadable. */
-export function retryAfterMs(header: string | null, now = Date.now()): number | undefined {
-  if (header === null || header.trim() === '') return undefined;
-  const seconds = Number(header.trim());
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(header);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
-/** Exponential backoff with equal jitter: half fixed, half random. */
-export function backoffDelay(retry: number, policy: RetryPolicy, random: () => number = Math.random): number {
-  const base = Math.min(policy.maxBackoffMs ?? defaultMaxBackoffMs, policy.backoffMs * 2 ** retry);
-  return base / 2 + (random() * base) / 2;
 }
 
 async function attemptOnce(url: string, body: string, options: PostJsonOptions): Promise<Attempt> {
@@ -143,12 +117,7 @@ export async function postJson(url: string, payload: unknown, options: PostJsonO
       const suffix = attempt > 1 ? ` (after ${attempt} attempts)` : '';
       throw new ModelClientError(outcome.code, `${outcome.message}${suffix}`, attempt, outcome.status);
     }
-    const cap = options.maxBackoffMs ?? defaultMaxBackoffMs;
-    const waitMs = outcome.waitMs !== undefined ? Math.min(outcome.waitMs, cap) : backoffDelay(attempt - 1, options, options.random);
-    try {
-      await sleep(waitMs, undefined, options.signal ? { signal: options.signal } : {});
-    } catch {
-      throw new ModelClientError('aborted', `the request to ${options.what} ${url} was cancelled while waiting to retry`, attempt);
-    }
+    const waitMs = outcome.waitMs !== undefined ? Math.min(outcome.waitMs, backoffCap(options)) : backoffDelay(attempt - 1, options, options.random);
+    if (!(await waitToRetry(waitMs, options.signal))) throw new ModelClientError('aborted', `the request to ${options.what} ${url} was cancelled while waiting to retry`, attempt);
   }
 }

@@ -12,18 +12,15 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { closeBodySchema, createEpisodeBodySchema, stepBodyMaxBytes, stepBodySchema, type CloseReply, type CreateEpisodeBody, type CreateEpisodeReply, type HealthReply, type PolicyReply, type ServiceError, type ServiceFile } from '../protocol/envService.js';
+import { closeBodySchema, createEpisodeBodySchema, stepBodyMaxBytes, stepBodySchema, type CloseReply, type CreateEpisodeBody, type CreateEpisodeReply, type HealthReply, type PolicyReply, type ServiceFile } from '../protocol/envService.js';
 import type { SandboxHostRef, TrainingGroup, TrajectoryEnd } from '../protocol/runs.js';
 import type { Agent } from '../agents/index.js';
 import type { EpisodeDeps, PlannedTask } from '../rollout/index.js';
 import { EventLog, runLayout } from '../runs/index.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { errorMessage } from '../util/errors.js';
-import { HostHttpError } from './hostClient.js';
-import { bearerMatches, HttpError, readBody, send } from './jsonHttp.js';
+import { bearerMatches, errorReply, HttpError, listenJson, readBody, send } from './jsonHttp.js';
 import type { HostPool } from './hostPool.js';
 import { RemoteEpisode } from './remoteEpisode.js';
 import { EpisodeConflict, ServiceEpisode, type ServicePrompt } from './serviceEpisode.js';
@@ -107,15 +104,7 @@ export class EnvService {
 
   /** Listens, writes the service file (0600) and returns it. */
   async start(): Promise<ServiceFile> {
-    const host = this.options.host ?? '127.0.0.1';
-    await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(this.options.port ?? 0, host, () => resolve());
-    });
-    const { port } = this.server.address() as AddressInfo;
-    // A wildcard address is where the service listens, not where a client can reach it: name the machine instead.
-    const reachable = host === '0.0.0.0' || host === '::' ? hostname() : host;
-    const file: ServiceFile = { url: `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`, token: this.token, pid: process.pid };
+    const file: ServiceFile = { url: await listenJson(this.server, this.options.host ?? '127.0.0.1', this.options.port ?? 0), token: this.token, pid: process.pid };
     const path = join(this.options.runDir, serviceFileName);
     await mkdir(this.options.runDir, { recursive: true });
     // Created 0600, so the token is never readable by others, not even for a moment.
@@ -186,13 +175,11 @@ export class EnvService {
       }
       throw new HttpError(404, 'no-such-route', `POST ${url.pathname} is not a route of the environment service`);
     } catch (error) {
-      // A sandbox host's own answer is passed on as it came, so the client sees one service.
-      const status = error instanceof HttpError || error instanceof HostHttpError ? error.status : error instanceof EpisodeConflict ? (error.code === 'no-policy' ? 404 : 409) : 500;
-      const code = error instanceof HttpError || error instanceof EpisodeConflict || error instanceof HostHttpError ? error.code : 'internal';
+      // A sandbox host's own answer (a HostHttpError) is passed on as it came, so the client sees one service.
+      const { status, body } = errorReply(error);
       if (status === 429) res.setHeader('Retry-After', String(retryAfterSeconds));
-      const reply: ServiceError = { error: { code, message: errorMessage(error) } };
       if (status === 500) this.options.log?.(`Environment service: ${req.method ?? '?'} ${req.url ?? ''} failed: ${errorMessage(error)}`);
-      send(res, status, reply);
+      send(res, status, body);
     }
   }
 

@@ -10,14 +10,12 @@ import { request } from 'node:http';
 import type { ZodType } from 'zod';
 import { serviceErrorSchema } from '../protocol/envService.js';
 import { errorMessage } from '../util/errors.js';
+import { HttpError } from './jsonHttp.js';
 
-export class HostHttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
+/** A host's error answer, in the one error shape of our services (jsonHttp.ts), so the front door can pass it on as it came. */
+export class HostHttpError extends HttpError {
+  constructor(status: number, code: string, message: string) {
+    super(status, code, message);
     this.name = 'HostHttpError';
   }
 }

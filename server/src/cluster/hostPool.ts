@@ -9,12 +9,10 @@
 import { randomBytes } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { hostname } from 'node:os';
 import { hostHealthSchema, hostRegistrationSchema, type HostRegistration } from '../protocol/sandboxHosts.js';
 import { errorMessage } from '../util/errors.js';
 import { HostClient, HostHttpError } from './hostClient.js';
-import { bearerMatches, HttpError, readBody, send } from './jsonHttp.js';
+import { bearerMatches, errorReply, HttpError, listenJson, readBody, send } from './jsonHttp.js';
 import { chooseHost, clusterSlots, type HostState, type RouteChoice, type RouteRequest } from './hostRouting.js';
 
 export interface PoolHost {
@@ -69,16 +67,10 @@ export class HostPool {
 
   /** Listens for registrations; returns where hosts register and the token they need. */
   async start(): Promise<{ url: string; token: string }> {
-    const listen = this.options.listen ?? '127.0.0.1';
-    await new Promise<void>((resolve, reject) => {
-      this.server.once('error', reject);
-      this.server.listen(0, listen, () => resolve());
-    });
-    const { port } = this.server.address() as AddressInfo;
-    const reachable = listen === '0.0.0.0' || listen === '::' ? hostname() : listen;
+    const url = await listenJson(this.server, this.options.listen ?? '127.0.0.1', 0);
     this.timer = setInterval(() => void this.checkHealth(), this.options.healthIntervalMs ?? 2000);
     this.timer.unref();
-    return { url: `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}`, token: this.token };
+    return { url, token: this.token };
   }
 
   async close(): Promise<void> {
@@ -255,7 +247,8 @@ export class HostPool {
       this.register(await readBody(req, hostRegistrationSchema, maxBodyBytes));
       return send(res, 200, { ok: true });
     } catch (error) {
-      send(res, error instanceof HttpError ? error.status : 500, { error: { code: error instanceof HttpError ? error.code : 'internal', message: errorMessage(error) } });
+      const reply = errorReply(error);
+      send(res, reply.status, reply.body);
     }
   }
 }

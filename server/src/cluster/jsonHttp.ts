@@ -1,12 +1,18 @@
 /**
- * The server side of our JSON-over-HTTP services (the environment service, a sandbox host, the
- * hosts' registry): an error with its status and code, a bearer token compared in constant time,
- * a body read with a size cap and checked with its zod schema, and a JSON answer. One copy, so the
- * three servers refuse, cap and answer alike.
+ * Our JSON-over-HTTP services (the environment service, a sandbox host, the hosts' registry) and
+ * their clients share one error shape: an `HttpError` with its status, a code and a message, which
+ * the servers answer as `{ error: { code, message } }` (protocol/envService.ts `serviceErrorSchema`)
+ * and the host client turns back into one (`HostHttpError`). Here too: listening and the URL a
+ * client can reach, a bearer token compared in constant time, a body read with a size cap and
+ * checked with its zod schema, and a JSON answer. One copy, so the three servers refuse, cap and
+ * answer alike; the retry policy of their clients is util/retryPolicy.ts.
  */
 import { timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { hostname } from 'node:os';
+import type { AddressInfo } from 'node:net';
 import type { ZodType } from 'zod';
+import type { ServiceError } from '../protocol/envService.js';
 import { errorMessage } from '../util/errors.js';
 
 export class HttpError extends Error {
@@ -17,6 +23,24 @@ export class HttpError extends Error {
   ) {
     super(message);
   }
+}
+
+/** The status and body a server answers a failed request with: an `HttpError`'s own, anything else a 500 `internal`. */
+export function errorReply(error: unknown): { status: number; body: ServiceError } {
+  const known = error instanceof HttpError;
+  return { status: known ? error.status : 500, body: { error: { code: known ? error.code : 'internal', message: errorMessage(error) } } };
+}
+
+/** Listens on `host:port` (0: any free port) and returns the URL a client can reach it at. */
+export async function listenJson(server: Server, host: string, port: number): Promise<string> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  // A wildcard address is where the server listens, not where a client can reach it: name the machine instead.
+  const reachable = host === '0.0.0.0' || host === '::' ? hostname() : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${address.port}`;
 }
 
 /** Whether the request carries `Authorization: Bearer <token>`, compared in constant time. */

@@ -19,6 +19,7 @@ import { runEpisodeBodySchema, type HostRegistration, type HostSpec, type RunEpi
 import { runEpisode, type EpisodeDeps, type PlannedTask } from '../rollout/index.js';
 import { collectEpisodeFiles, episodeFileName } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
+import { backoffDelay, waitToRetry, type RetryPolicy } from '../util/retryPolicy.js';
 import { z } from 'zod';
 import { EnvService } from './envService.js';
 import { HostClient } from './hostClient.js';
@@ -46,8 +47,8 @@ export interface SandboxHostOptions {
   readonly onShutdown?: () => void;
 }
 
-/** How long a host keeps trying to reach the registry before it gives up and ends. */
-const registerTries = 20;
+/** How long a host keeps trying to reach the registry before it gives up and ends: 20 tries, about half a minute. */
+const registerRetries: RetryPolicy = { retries: 19, backoffMs: 1000, maxBackoffMs: 2000 };
 
 export class SandboxHost {
   readonly id: string;
@@ -111,8 +112,8 @@ export class SandboxHost {
         this.options.log(`sandbox host ${this.id} on node ${this.options.node}: registered at ${registry.url} with ${this.options.slots} slot(s)`);
         return;
       } catch (error) {
-        if (attempt >= registerTries) throw new Error(`the front door's registry at ${registry.url} did not take this host after ${registerTries} tries: ${errorMessage(error)}`);
-        await new Promise((resolve) => setTimeout(resolve, 1000));
+        if (attempt > registerRetries.retries) throw new Error(`the front door's registry at ${registry.url} did not take this host after ${attempt} tries: ${errorMessage(error)}`);
+        await waitToRetry(backoffDelay(attempt - 1, registerRetries));
       }
     }
   }

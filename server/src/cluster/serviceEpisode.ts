@@ -15,13 +15,16 @@ import type { SandboxHostRef, StepTokens, TrainingGroup } from '../protocol/runs
 import { runEpisode, Stopped, type EpisodeDeps, type EpisodeResult, type EpisodeSpec } from '../rollout/index.js';
 import { HttpError } from './jsonHttp.js';
 
-/** A request the episode cannot take now: the client sent the wrong turn, or the episode is over. */
-export class EpisodeConflict extends Error {
+/**
+ * A request the episode cannot take now: the client sent the wrong turn, or the episode is over
+ * (answered 409), or it has no policy to show (404).
+ */
+export class EpisodeConflict extends HttpError {
   constructor(
-    readonly code: 'wrong-turn' | 'episode-ended' | 'episode-failed' | 'no-policy',
+    override readonly code: 'wrong-turn' | 'episode-ended' | 'episode-failed' | 'no-policy',
     message: string,
   ) {
-    super(message);
+    super(code === 'no-policy' ? 404 : 409, code, message);
     this.name = 'EpisodeConflict';
   }
 }

@@ -3,7 +3,7 @@
  * redirects followed by hand (the token is never sent to another host), retries with backoff,
  * and every failure mapped to a `HubError` whose message names the dataset and says what to do.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { backoffDelay, waitToRetry } from '../util/retryPolicy.js';
 
 export const hubErrorCodes = ['unauthorized', 'forbidden', 'not-found', 'network', 'bad-response', 'size-mismatch', 'aborted'] as const;
 export type HubErrorCode = (typeof hubErrorCodes)[number];
@@ -173,13 +173,8 @@ export async function withRetries<T>(attempt: () => Promise<T>, retries: number,
   }
 }
 
-/** Waits before retry number `tries` (0-based): `backoffMs` doubled each time, capped at 30 s, with jitter. */
+/** Waits before retry number `tries` (0-based) as the one retry policy says (util/retryPolicy.ts: doubled each time, capped at 30 s, with jitter). */
 export async function backoff(tries: number, backoffMs: number, signal: AbortSignal | undefined, url: string): Promise<void> {
-  const ms = Math.min(30_000, backoffMs * 2 ** tries) * (0.75 + Math.random() / 2);
-  try {
-    await sleep(ms, undefined, signal === undefined ? {} : { signal });
-  } catch {
-    throw new HubError('aborted', `The request to ${url} was cancelled.`, url);
-  }
+  if (!(await waitToRetry(backoffDelay(tries, { backoffMs }), signal))) throw new HubError('aborted', `The request to ${url} was cancelled.`, url);
 }
 

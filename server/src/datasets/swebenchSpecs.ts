@@ -4,6 +4,7 @@
  * script. Kept to what SWE-bench v4 does (docs/upstream-contracts.md#swe-bench-harness), because the harness's images
  * and logs are what these tasks are graded against.
  */
+import { parseUnifiedDiff } from '../protocol/unifiedDiff.js';
 import { isBuildOnlyImageName } from '../tasks/index.js';
 
 /**
@@ -20,25 +21,19 @@ export function swebenchImageName(instanceId: string, options: { namespace?: str
 
 export { isBuildOnlyImageName };
 
-/** Files a diff changes (`diff --git a/x b/x`), in order, each once. */
+/** Files a diff changes (the new path; the old one of a deleted file), in order, each once. */
 export function diffPaths(patch: string): string[] {
-  const seen = new Set<string>();
-  for (const m of patch.matchAll(/^diff --git a\/.* b\/(.*)$/gm)) if (m[1] !== undefined) seen.add(m[1]);
-  return [...seen];
+  return [...new Set(parseUnifiedDiff(patch).flatMap((f) => f.newPath ?? f.oldPath ?? []))];
 }
 
-/** Files that exist before the diff (`--- a/x`); new files are `--- /dev/null` and cannot be checked out at the base. */
+/** Files that exist before the diff; new files (`--- /dev/null`) cannot be checked out at the base. */
 export function diffModifiedPaths(patch: string): string[] {
-  const seen = new Set<string>();
-  for (const m of patch.matchAll(/^--- a\/(.*)$/gm)) if (m[1] !== undefined) seen.add(m[1]);
-  return [...seen];
+  return [...new Set(parseUnifiedDiff(patch).flatMap((f) => f.oldPath ?? []))];
 }
 
-/** Files a diff creates (`--- /dev/null` followed by `+++ b/x`). */
+/** Files a diff creates (`--- /dev/null` or `new file mode`). */
 export function diffAddedPaths(patch: string): string[] {
-  const seen = new Set<string>();
-  for (const m of patch.matchAll(/^--- \/dev\/null\r?\n\+\+\+ b\/(.*)$/gm)) if (m[1] !== undefined) seen.add(m[1]);
-  return [...seen];
+  return [...new Set(parseUnifiedDiff(patch).flatMap((f) => (f.oldPath === null ? (f.newPath ?? []) : [])))];
 }
 
 /** Extensions SWE-bench drops from test directives: data files a test patch adds beside its tests. */

@@ -6,6 +6,7 @@
 import type { Edit } from '../protocol/actions.js';
 import type { StepError } from '../protocol/observation.js';
 import type { GraderFinding } from '../protocol/graderSurface.js';
+import { parseUnifiedDiff } from '../protocol/unifiedDiff.js';
 import { patchChanges, patchPaths, unsafePathReason, type PatchChange } from '../sandbox/index.js';
 import { graderFindings, shippedFacts, type GraderFacts, type GraderTaskSurface } from '../testing/index.js';
 import type { GuardSettings } from './types.js';
@@ -69,21 +70,11 @@ export function guardEdits(edits: readonly Edit[], windows: readonly Window[], s
   return undefined;
 }
 
-/** Hunk ranges of a unified diff in the old file, per path. */
+/** Hunk ranges of a unified diff in the old file (the new one, for an added file), per path, read as the applier reads them. */
 function hunkRanges(diff: string): Array<{ path: string; start: number; end: number }> {
-  const out: Array<{ path: string; start: number; end: number }> = [];
-  let path = '';
-  for (const line of diff.split('\n')) {
-    const file = /^--- (?:a\/)?(.+)$/.exec(line);
-    if (file?.[1] !== undefined) path = file[1].trim();
-    const hunk = /^@@ -(\d+)(?:,(\d+))? /.exec(line);
-    if (hunk?.[1] !== undefined) {
-      const start = Number(hunk[1]);
-      const count = hunk[2] === undefined ? 1 : Number(hunk[2]);
-      out.push({ path, start: Math.max(1, start), end: Math.max(start, start + count - 1) });
-    }
-  }
-  return out;
+  return parseUnifiedDiff(diff).flatMap((file) =>
+    file.hunks.map((hunk) => ({ path: file.oldPath ?? file.newPath ?? '', start: Math.max(1, hunk.oldStart), end: Math.max(hunk.oldStart, hunk.oldStart + hunk.oldLines - 1) })),
+  );
 }
 
 /** Checks a ready unified diff: safe paths, and hunks inside the focus windows when required. */

@@ -14,7 +14,7 @@
 import { maxSuspectedHacks, type SuspectedHack, type SuspectedHackKind } from '../protocol/observation.js';
 import { visibleLine } from '../protocol/terminalText.js';
 import { patchChanges } from '../sandbox/index.js';
-import { parseUnifiedDiff, type FileDiff } from '../util/unifiedDiff.js';
+import { parseUnifiedDiff, type FileDiff } from '../protocol/unifiedDiff.js';
 import { protectedFindings } from './guard.js';
 import type { GuardSettings } from './types.js';
 

@@ -8,7 +8,8 @@
 import { dirname } from 'node:path';
 import type { Preimage } from '../protocol/observation.js';
 import type { PatchFileImage } from '../protocol/episodeView.js';
-import { applyHunks, parseUnifiedDiff } from '../util/unifiedDiff.js';
+import { parseUnifiedDiff } from '../protocol/unifiedDiff.js';
+import { applyHunks } from '../util/unifiedDiff.js';
 import type { EpisodeModel } from './episodeModel.js';
 import { readPreimage } from '../runs/index.js';
 

@@ -6,7 +6,7 @@
  * commit's, the lines of the graph the episode explored. The hunk's header context (git's nearest
  * definition line above it) is kept as the weakest evidence of where a hunk is.
  */
-import { parseUnifiedDiff } from '../util/unifiedDiff.js';
+import { parseUnifiedDiff } from '../protocol/unifiedDiff.js';
 
 export interface ChangedPlace {
   /** 1-based line of the file before the change. */

@@ -5,6 +5,16 @@
  * error, and it locates a key path's key and value. Both walk with explicit loops rather than
  * recursion so that deeply nested or megabyte-long lines cannot overflow the stack, and `locate`
  * skips over strings with `indexOf`, so finding a key in a line of long issue texts stays cheap.
+ *
+ * It is not jsonc-parser (which util/jsonDocument.ts uses for whole files) because the dataset
+ * validation figure cannot afford it (bench/jsonlThroughput.ts, `jsonl-throughput`, goal at least
+ * 0.6 of `JSON.parse` per line, on the 499 SWE-bench Verified rows). Measured on the same loaded
+ * two-core machine, in one session, twice each: this scanner 0.62–0.64 of the floor (138–144 MB/s
+ * against 217–231); jsonc-parser's `parseTree` and `findNodeAtLocation` for each line's findings
+ * and its `task_id` 0.12–0.13 (26–29 MB/s), and for the findings alone still 0.12–0.13, because
+ * every row has findings and jsonc-parser builds the whole tree of a row to find one key. jsonc-parser
+ * also recurses once per level, so a line nested a million deep (test/unit/jsonl.test.ts) would lose
+ * the position of its syntax error.
  */
 
 /** A half-open range `[start, end)` of UTF-16 offsets inside the scanned text. */

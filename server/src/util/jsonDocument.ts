@@ -3,6 +3,8 @@
  * line and column of any key path in it, so a reader of another tool's file can say where a
  * problem is. Valid JSON takes the fast path (`JSON.parse`); a broken file is read again by
  * jsonc-parser, which recovers what it can, so a file with one bad comma still shows the rest.
+ * Dataset lines are read by tasks/jsonScanner.ts instead: it says why (the validation benchmark),
+ * and it recovers nothing, which a trajectory file that a person opens needs.
  */
 import { findNodeAtLocation, parse, parseTree, printParseErrorCode, type Node, type ParseError } from 'jsonc-parser';
 

@@ -1,12 +1,13 @@
 /**
  * A patch as the viewer draws it: files, each with its hunks, each line marked as added, removed,
  * context or a note (`\ No newline at end of file`), with its old and new line numbers. A unified
- * diff is parsed by `diff`'s `parsePatch` (the library that writes our diffs, ARCHITECTURE.md §4.3);
+ * diff is read by the server's one diff reader (protocol/unifiedDiff.ts, which the guard and the
+ * applier use, so the viewer names the files they do) after its strict check;
  * a candidate of line-range edits (CGM's format) becomes one file per edited path with the new text
  * as added lines, since the edit records no old text (the viewer draws the diff the repair's result
  * recorded for the candidate instead, whenever there is one). Pure, with no DOM, so it is tested in Node.
  */
-import { parsePatch } from 'diff';
+import { diffProblem, parseUnifiedDiff as readUnifiedDiff, type FileDiff } from '../../../server/src/protocol/unifiedDiff.js';
 
 export type PatchLineKind = 'add' | 'del' | 'ctx' | 'note';
 
@@ -50,55 +51,41 @@ export interface LineEdit {
   readonly new_text: string;
 }
 
-const devNull = '/dev/null';
-
-/** Git's `a/` and `b/` prefixes and a tab-separated time stamp are not part of the path. */
-function cleanPath(name: string | undefined): string {
-  const path = (name ?? '').split('\t', 1)[0]?.trim() ?? '';
-  return path === devNull ? devNull : path.replace(/^[ab]\//, '');
-}
-
 /** Parses a unified diff; text that is not one comes back as a problem with the text to show as it is. */
 export function parseUnifiedDiff(text: string): PatchModel {
   if (text.trim() === '') return { ok: true, files: [] };
-  let parsed: ReturnType<typeof parsePatch>;
-  try {
-    parsed = parsePatch(text);
-  } catch (error) {
-    return { ok: false, problem: error instanceof Error ? error.message : String(error), text };
-  }
-  const files = parsed.filter((p) => p.hunks.length > 0 || (p.oldFileName ?? '') !== '' || (p.newFileName ?? '') !== '').map(fileOf);
+  const problem = diffProblem(text);
+  if (problem !== undefined) return { ok: false, problem, text };
+  const files = readUnifiedDiff(text).filter((f) => f.hunks.length > 0 || f.oldPath !== null || f.newPath !== null).map(fileOf);
   if (files.length === 0) return { ok: false, problem: 'no file header (--- and +++) or hunk (@@) found', text };
   return { ok: true, files };
 }
 
-function fileOf(p: ReturnType<typeof parsePatch>[number]): PatchFile {
-  const before = cleanPath(p.oldFileName);
-  const after = cleanPath(p.newFileName);
-  const status: PatchFileStatus = before === devNull ? 'added' : after === devNull ? 'deleted' : before !== '' && after !== '' && before !== after ? 'renamed' : 'modified';
-  const hunks = p.hunks.map((h): PatchHunk => {
+function fileOf(file: FileDiff): PatchFile {
+  const before = file.oldPath;
+  const after = file.newPath;
+  const status: PatchFileStatus = file.status !== 'modified' ? file.status : before !== null && after !== null && before !== after ? 'renamed' : 'modified';
+  const hunks = file.hunks.map((h): PatchHunk => {
     let oldLine = h.oldStart;
     let newLine = h.newStart;
-    const lines = h.lines.map((raw): PatchLine => {
-      const mark = raw[0];
-      const text = raw.slice(1);
-      if (mark === '+') return { kind: 'add', text, oldLine: null, newLine: newLine++ };
-      if (mark === '-') return { kind: 'del', text, oldLine: oldLine++, newLine: null };
-      if (mark === '\\') return { kind: 'note', text: raw, oldLine: null, newLine: null };
-      return { kind: 'ctx', text, oldLine: oldLine++, newLine: newLine++ };
+    const lines = h.lines.flatMap((line): PatchLine[] => {
+      const drawn: PatchLine =
+        line.mark === '+' ? { kind: 'add', text: line.text, oldLine: null, newLine: newLine++ } : line.mark === '-' ? { kind: 'del', text: line.text, oldLine: oldLine++, newLine: null } : { kind: 'ctx', text: line.text, oldLine: oldLine++, newLine: newLine++ };
+      return line.noNewline ? [drawn, { kind: 'note', text: '\\ No newline at end of file', oldLine: null, newLine: null }] : [drawn];
     });
-    return { header: `@@ -${h.oldStart},${h.oldLines} +${h.newStart},${h.newLines} @@`, lines };
+    // The header is drawn as the `diff` package drew it, which numbers an empty side from the line after git's.
+    return { header: `@@ -${h.oldLines === 0 ? h.oldStart + 1 : h.oldStart},${h.oldLines} +${h.newLines === 0 ? h.newStart + 1 : h.newStart},${h.newLines} @@`, lines };
   });
   const all = hunks.flatMap((h) => h.lines);
   const firstChange = all.find((l) => l.kind === 'add' || l.kind === 'del');
   return {
-    path: status === 'deleted' ? before : after || before,
+    path: status === 'deleted' ? (before ?? '') : (after ?? before ?? ''),
     from: status === 'renamed' ? before : null,
     status,
     hunks,
     added: all.filter((l) => l.kind === 'add').length,
     removed: all.filter((l) => l.kind === 'del').length,
-    firstLine: Math.max(1, firstChange?.newLine ?? firstChange?.oldLine ?? p.hunks[0]?.newStart ?? 1),
+    firstLine: Math.max(1, firstChange?.newLine ?? firstChange?.oldLine ?? (file.hunks[0] === undefined ? 1 : file.hunks[0].newStart + (file.hunks[0].newLines === 0 ? 1 : 0))),
   };
 }
 
