@@ -1,3 +1,10 @@
+/**
+ * The agents that act in an episode: the rule agent with its bounded mutation search
+ * (ARCHITECTURE.md §4.9), the model agent with its reply formats (text blocks, or one JSON object
+ * under structured output), its fallback and its prompt budget, the OpenAI-compatible model and
+ * CGM clients, and the embedded model server a run may start for itself. They know nothing of
+ * configs: `launch/` builds them from one.
+ */
 export type { Agent, AgentDecision, AgentFactory } from './agent.js';
 export { RuleAgent, createRuleAgent } from './ruleAgent.js';
 export { mutationCandidates, type SourceWindow } from './mutations.js';

@@ -1,6 +1,8 @@
 /**
  * What every `gp` command prints through: the output pair, counts in words, integer flags and the
- * cap on findings. Config findings are formatted in `configFindings.ts`.
+ * cap on findings. Config findings are formatted in `configFindings.ts`. It also holds the exit
+ * statuses shared by every command and those `main.ts` ends a command with, which `--help` and the
+ * CLI reference list beside each command's own.
  */
 
 export interface Io {

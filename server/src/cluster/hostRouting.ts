@@ -8,7 +8,7 @@
  *
  * Only live hosts with a free slot are candidates; with none, the episode waits (undefined). Ties
  * go to the host id's order, so the choice is the same for the same state. Pure: the hosts'
- * state in, a host out. The hosts themselves are planned; this is the routing they will use.
+ * state in, a host out; `hostPool.ts` asks it for each episode it leases a slot to.
  */
 
 export interface HostState {

@@ -1,3 +1,10 @@
+/**
+ * The experiment config: its schema and defaults, YAML read with positions (on a worker thread
+ * for a large file), one merge of defaults, YAML and flags, the preflight rules, where each finding
+ * sits in the YAML, the quick fixes and Fix All as YAML edits, the GPU memory estimate, sandbox
+ * capacity, and the config-to-Verl table. It resolves and checks a config; turning one into engine
+ * objects is `launch/`'s job (ARCHITECTURE.md §4.16).
+ */
 export { ConfigCheckWorker, offThreadBytes, type OffThreadResult } from './checkWorker.js';
 export { checkConfigDisk, checkConfigText, checkSource, locate, locateDiskFindings, typedConfig, type ConfigCheck, type LocatedFinding } from './check.js';
 export { rangeOf } from './findingAnchor.js';

@@ -1,4 +1,9 @@
-/** Datasets: download, conversion, splits, manifests and registration for the trainer. */
+/**
+ * Datasets: Hugging Face download, the registry of converters `gp dataset prepare` consults
+ * (R2E-Gym, SWE-bench, Harbor task folders), SWE-bench's specification tables as a task's Python
+ * environment, gold patches, the certified dataset a verification writes, splits, image manifests,
+ * and registration for the trainer as Verl parquet.
+ */
 export { collectImages, formatPlace, writeManifest, readManifest, type ImageCollection, type Manifest } from './manifest.js';
 export { prepareDataset, PrepareError, type DatasetKind, type PrepareOptions, type PrepareProgress } from './prepare.js';
 export { openRowSource, formatSourcePlace, DatasetInputError, type RowSource, type SourceItem, type SourcePlace } from './rowSource.js';

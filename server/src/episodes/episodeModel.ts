@@ -3,7 +3,7 @@
  * one view per step with its action kind, reward, the return so far, its duration and what went
  * wrong in it, plus the episode's outcome. A trajectory cut short (no `end` line, a torn last line)
  * and lines that are not valid records are shown as such, never fatal. `gp trajectory show` and
- * `export` read episodes through this model, and the trajectory viewer will too.
+ * `export` read episodes through this model, and so does the trajectory viewer (episodeFiles.ts).
  */
 import type { Action } from '../protocol/actions.js';
 import type { TrajectoryEnd, TrajectoryStart, TrajectoryStep } from '../protocol/runs.js';

@@ -1,3 +1,8 @@
+/**
+ * The wire contracts most used by the server's own folders, as one import. Every file of
+ * `protocol/` is a contract on its own, and the extension and the webview import those files one
+ * by one, so their bundles take only the schemas they use.
+ */
 export * from './findings.js';
 export * from './lsp.js';
 export * from './settings.js';

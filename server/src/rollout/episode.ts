@@ -1,5 +1,5 @@
 /**
- * One episode (ARCHITECTURE.md §3, "An episode"): open the task's sandbox, open the environment on it, reset,
+ * One episode (ARCHITECTURE.md §3, "An episode's step"): open the task's sandbox, open the environment on it, reset,
  * then let the agent act until the environment says done. Every step is appended to the trajectory
  * as it happens, so a crash loses at most the step in flight. The episode deadline covers the agent
  * too; an interrupt or the deadline ends the episode through `env.abort`. An exception from the

@@ -1,4 +1,8 @@
-/** Rollouts: episodes run through a bounded pool into a run directory, and their evaluation report. */
+/**
+ * Rollouts: episodes run through a bounded pool into a run directory, infrastructure failures told
+ * apart from outcomes, stopping, and the evaluation report; also replaying a recorded episode and
+ * verifying a dataset (each task's tests with no patch and with its gold patch, into a verdict).
+ */
 export { planEpisodes, episodeId, type EpisodeSpec, type PlannedTask } from './plan.js';
 export { runEpisode, type EpisodeDeps, type EpisodeContext, type EpisodeResult } from './episode.js';
 export { runRollout, selectEpisodes, type RolloutOptions, type RolloutObserver, type RolloutResult, type ResumeSelection } from './run.js';

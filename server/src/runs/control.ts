@@ -1,8 +1,8 @@
 /**
  * Finding one run by name or folder, and the two things a person does to a run from outside it:
  * stopping it (SIGINT to its process, the same clean interrupt as Ctrl-C in its terminal) and
- * removing its folder (refused while it runs). `gp runs stop|rm` use these, and the editor's Runs
- * view will too, so a run behaves the same whichever side acts on it.
+ * removing its folder (refused while it runs). `gp runs stop|rm` use these, and so does the
+ * editor's Runs view (lsp/runRequests.ts), so a run behaves the same whichever side acts on it.
  */
 import { rm } from 'node:fs/promises';
 import { hostname } from 'node:os';

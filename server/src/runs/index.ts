@@ -1,4 +1,10 @@
-/** The run directory model (ARCHITECTURE.md §3): layout, status, events, trajectories, test runs, report, discovery. */
+/**
+ * The run folder as a store (ARCHITECTURE.md §3): `layout.ts` names its files and `runLock.ts` is
+ * its one owner; the other modules read and write its records (status, events, trajectories, test
+ * runs, reports, the launch record, metrics and their TensorBoard copy, pre-images, verdicts, task
+ * outcomes and certifications, episode files handed over by a sandbox host), find and stop runs,
+ * and watch them for the Runs view.
+ */
 export { runLayout, episodeFileName, legacyEpisodeFileName, instanceFolderName, type RunLayout } from './layout.js';
 export { JsonLinesWriter, RecordError, parseJsonLines, toJsonLine, checkRecord, type ParsedLines } from './jsonLines.js';
 export { writeStatus, readStatus, type StatusRead } from './status.js';

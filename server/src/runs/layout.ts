@@ -3,7 +3,7 @@
  * readers and the extension agree. Nothing else in `server/src` spells these names.
  *
  * ```
- * <run>/resolved_config.yaml          the config the run used (config/resolve.ts writes it)
+ * <run>/resolved_config.yaml          the config the run used (launch/runFolder.ts writes it)
  * <run>/status.json                   state, pid, counts, backend; rewritten atomically
  * <run>/events.jsonl                  progress, append-only
  * <run>/trajectories/<episode>.jsonl  one per episode, appended step by step
@@ -11,10 +11,10 @@
  * <run>/reports/<task>/report.json    SWE-bench's per-instance report (runs/testRuns.ts writes it)
  * <run>/test_runs.jsonl               every test run, one line each (runs/testRuns.ts)
  * <run>/tests/<task>-<time>.log       the raw log of each test run
- * <run>/metrics.jsonl                 training metrics, one line per step (coming)
+ * <run>/metrics.jsonl                 training metrics, one line per step (trainer/trainRun.ts)
  * <run>/launch.json                   how it was launched: command, arguments, folder (runs/launchRecord.ts)
  * <run>/run.lock                      the owner of the run folder: pid, host (runs/runLock.ts)
- * <run>/run.log                       the output of a run launched detached (from the editor)
+ * <run>/run.log                       the output of a run launched detached (from the editor), or of a trainer
  * <run>/preimages/<sha256>            files as they were before a candidate patch, once per content (runs/preimageStore.ts)
  * <run>/verdicts.jsonl                a verification's verdict per task, append-only (runs/verdicts.ts)
  * <run>/verification.json             a verification's summary, written at its end

@@ -1,4 +1,10 @@
-/** Sandboxes: where a task's repository lives and commands run (docker or a local working copy). */
+/**
+ * Sandboxes: where a task's repository lives and commands run, behind the `Sandbox` interface and
+ * the registry of its backends (a Docker container, or a local working copy under bubblewrap). The
+ * folder also owns what a sandbox is made from: a repository's history up to the task's base, the
+ * host folders a task may mount, a task's Python environment and images, readiness before opening,
+ * and the Docker side of the Containers view (listing, events, reaping).
+ */
 export { SandboxError, backendChoiceOf, type Sandbox, type Command, type ExecOptions, type OutputChunk, type ReadTreeOptions, type TreeFile } from './sandbox.js';
 export { connectDocker, dockerAvailable, dockerLocation, reachDocker, type DockerReach } from './dockerClient.js';
 export { DockerSandbox } from './dockerSandbox.js';

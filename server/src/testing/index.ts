@@ -1,4 +1,10 @@
-/** Test logs parsed test by test, and graded as SWE-bench and R2E-Gym grade them. Pure: no I/O. */
+/**
+ * Running a task's tests in its sandbox and grading them: logs parsed test by test for people to
+ * read, graded as swebench 5.0.2's harness grades them (its parsers ported) with our named stricter
+ * rules on top, as R2E-Gym does, or by a Harbor verifier's reward; pytest's JUnit report and the
+ * runner witness as second witnesses, and the grader-facing surface of a patch. It returns records
+ * and writes nothing to the run folder.
+ */
 export { parsePytestLog, splitNodeId } from './parsePytest.js';
 export { parseUnittestLog, unittestStatus } from './parseUnittest.js';
 export { cleanLine, logLines, type ParsedTestLog, type StatusMap } from './logText.js';

@@ -1,3 +1,7 @@
+/**
+ * Why an image build failed, as a value with a code and a message a person can act on, so that
+ * `buildImages` reports a failure as a result instead of throwing it at its callers.
+ */
 import { errorMessage } from '../../util/errors.js';
 
 /** Why an image build failed, with a message a person can act on. */
