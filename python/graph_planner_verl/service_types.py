@@ -23,6 +23,7 @@ class CreateEpisodeBody(BaseModel):
     group_id: Optional[str] = None
     worker_node: Optional[str] = None
     group_member: Optional[int] = None
+    episode_id: Optional[str] = None
 
 
 class CreateEpisodeReply(BaseModel):

@@ -13,13 +13,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { closeBodySchema, createEpisodeBodySchema, stepBodyMaxBytes, stepBodySchema, type CloseReply, type CreateEpisodeBody, type CreateEpisodeReply, type HealthReply, type PolicyReply, type ServiceFile } from '../protocol/envService.js';
+import { closeBodySchema, createEpisodeBodySchema, stepBodyMaxBytes, stepBodySchema, type CloseBody, type CloseReply, type CreateEpisodeBody, type CreateEpisodeReply, type HealthReply, type PolicyReply, type ServiceFile } from '../protocol/envService.js';
+import type { HostCloseReply } from '../protocol/sandboxHosts.js';
 import type { SandboxHostRef, TrainingGroup, TrajectoryEnd } from '../protocol/runs.js';
 import type { Agent } from '../agents/index.js';
 import type { EpisodeDeps, PlannedTask } from '../rollout/index.js';
-import { EventLog, runLayout } from '../runs/index.js';
+import { collectEpisodeFiles, EventLog, runLayout } from '../runs/index.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { errorMessage } from '../util/errors.js';
+import type { Episode } from './episode.js';
 import { bearerMatches, errorReply, HttpError, listenJson, readBody, send } from './jsonHttp.js';
 import type { HostPool } from './hostPool.js';
 import { RemoteEpisode } from './remoteEpisode.js';
@@ -34,7 +36,11 @@ export interface EnvServiceOptions {
    * function when they depend on the folder the episode writes in (a sandbox host's).
    */
   readonly deps: EpisodeDeps | ((runDir: string) => EpisodeDeps);
-  /** Where an episode writes its records: the run folder by default; a folder of its own on a sandbox host. */
+  /**
+   * Where an episode writes its records: the run folder by default; a folder of its own on a
+   * sandbox host, whose close then answers with the folder's files and the episode's end line and
+   * removes the folder (docs/sandbox-hosts.md).
+   */
   readonly episodeRunDir?: (episodeId: string) => string;
   /** The sandbox host this service is (docs/sandbox-hosts.md), written into its trajectories. */
   readonly sandboxHost?: SandboxHostRef;
@@ -86,7 +92,7 @@ export const serviceFileName = 'env_service.json';
 export class EnvService {
   private readonly server: Server;
   private readonly token: string;
-  private readonly episodes = new Map<string, ServiceEpisode | RemoteEpisode>();
+  private readonly episodes = new Map<string, Episode>();
   private readonly retired = new Map<string, Retired>();
   private readonly byClientKey = new Map<string, string>();
   private readonly deadlines = new Map<string, NodeJS.Timeout>();
@@ -165,6 +171,8 @@ export class EnvService {
         }
         const episode = this.episodes.get(id);
         if (episode === undefined) throw this.unknownEpisode(id);
+        const folder = this.options.episodeRunDir?.(id);
+        if (folder !== undefined) return await this.closeAndHandBack(res, id, episode, reason, folder);
         return send(res, 200, await this.closeAndRetire(id, episode, reason));
       }
       if (parts.length === 3 && id !== undefined && parts[2] === 'step') {
@@ -193,7 +201,7 @@ export class EnvService {
    * Closes an episode and keeps only its close answer: the episode's environment, sandbox and
    * observations are let go, so a long run holds its open episodes, not every one it ever ran.
    */
-  private async closeAndRetire(id: string, episode: ServiceEpisode | RemoteEpisode, reason: 'max_steps' | 'interrupted'): Promise<CloseReply> {
+  private async closeAndRetire(id: string, episode: Episode, reason: CloseBody['reason']): Promise<CloseReply> {
     try {
       const reply = await episode.close(reason);
       this.retire(id, { ok: true, reply });
@@ -202,6 +210,29 @@ export class EnvService {
       if (error instanceof EpisodeConflict) this.retire(id, { ok: false, error });
       throw error;
     }
+  }
+
+  /**
+   * A sandbox host's close: the front door is answered with the close's outcome, the episode's end
+   * line and the files of its folder, so it needs no other request to fill the run folder; the
+   * folder is removed once the answer is sent.
+   */
+  private async closeAndHandBack(res: ServerResponse, id: string, episode: Episode, reason: CloseBody['reason'], folder: string): Promise<void> {
+    let outcome: HostCloseReply['outcome'];
+    try {
+      outcome = await this.closeAndRetire(id, episode, reason);
+    } catch (error) {
+      if (!(error instanceof EpisodeConflict)) throw error;
+      outcome = { error: { code: error.code, message: error.message } };
+    }
+    const files = await collectEpisodeFiles(folder);
+    const ended = await episode.ended;
+    if (ended === undefined) send(res, 200, { outcome, files } satisfies HostCloseReply);
+    else {
+      const { type: _type, ...end } = ended.end;
+      send(res, 200, { outcome, end, files } satisfies HostCloseReply);
+    }
+    await rm(folder, { recursive: true, force: true });
   }
 
   private retire(id: string, record: Retired): void {
@@ -229,8 +260,7 @@ export class EnvService {
     const planned = this.options.tasks.get(request.task_id);
     if (planned === undefined) throw new HttpError(404, 'no-such-task', `no task ${request.task_id} in this run's tasks`);
     if (this.openEpisodes >= this.options.maxOpen) throw new HttpError(429, 'too-many-episodes', `${this.options.maxOpen} episodes are open; close one or retry in ${retryAfterSeconds} s`);
-    const key = createHash('sha256').update(request.client_key).digest('hex').slice(0, 12);
-    const episodeId = `${request.task_id}-${request.group_id === undefined ? '' : `${request.group_id}-`}${key}`;
+    const episodeId = episodeIdOfRequest(request);
     const deadline = Date.now() + this.options.episodeDeadlineMs;
     const member = request.group_member ?? this.groupMember(request.group_id);
     // Only an episode whose agent loop named its GRPO group is a training group's member.
@@ -259,7 +289,7 @@ export class EnvService {
           this.endEvents.add(appended);
         }
     };
-    let episode: ServiceEpisode | RemoteEpisode;
+    let episode: Episode;
     if (this.options.hosts !== undefined) {
       // The front door of a cluster's sandbox hosts: the episode runs where routing puts it, and
       // the group's member number travels with it, so a group spread over hosts stays one group.
@@ -269,7 +299,7 @@ export class EnvService {
         throw new HttpError(429, 'no-free-slot', `every sandbox slot is taken (${slots} on ${hosts} host${hosts === 1 ? '' : 's'}); retry in ${retryAfterSeconds} s`);
       }
       const pool = this.options.hosts;
-      episode = new RemoteEpisode({ episodeId, taskId: request.task_id, lease, body: { ...request, group_member: member }, runDir: this.options.runDir, onEnded, reportLost: (error) => pool.reportLost(lease.host, error), ...(this.options.log === undefined ? {} : { log: this.options.log }) });
+      episode = new RemoteEpisode({ episodeId, taskId: request.task_id, lease, body: { ...request, group_member: member, episode_id: episodeId }, runDir: this.options.runDir, onEnded, reportLost: (error) => pool.reportLost(lease.host, error), ...(this.options.log === undefined ? {} : { log: this.options.log }) });
     } else {
       const runDir = this.options.episodeRunDir?.(episodeId) ?? this.options.runDir;
       const deps = typeof this.options.deps === 'function' ? this.options.deps(runDir) : this.options.deps;
@@ -287,7 +317,7 @@ export class EnvService {
     }
     this.episodes.set(episodeId, episode);
     this.byClientKey.set(request.client_key, episodeId);
-    const host = episode instanceof RemoteEpisode ? episode.sandboxHost : this.options.sandboxHost;
+    const host = episode.sandboxHost;
     await this.events.append({ kind: 'episode-start', episode_id: episodeId, task_id: request.task_id, ...(host === undefined ? {} : { sandbox_host: host }), ...(group === undefined ? {} : { training: group }) });
     this.deadlines.set(
       episodeId,
@@ -298,6 +328,17 @@ export class EnvService {
     );
     return episode.started(deadline);
   }
+}
+
+/**
+ * The id of the episode a create request asks for: the one the front door of a cluster's sandbox
+ * hosts gave it, or else one made from the task, the group and the client's key, so a repeated
+ * request names the same episode.
+ */
+function episodeIdOfRequest(request: CreateEpisodeBody): string {
+  if (request.episode_id !== undefined) return request.episode_id;
+  const key = createHash('sha256').update(request.client_key).digest('hex').slice(0, 12);
+  return `${request.task_id}-${request.group_id === undefined ? '' : `${request.group_id}-`}${key}`;
 }
 
 /** An episode id from its path segment; a malformed percent-encoding is the client's error, 400. */

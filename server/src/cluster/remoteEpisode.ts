@@ -1,27 +1,28 @@
 /**
  * One training episode the front door has routed to a sandbox host (docs/sandbox-hosts.md): the
  * agent loop's requests are passed on to the host, which runs the episode as a `ServiceEpisode`
- * in a folder of its own; when the episode closes, its files come back into the run folder, so a
- * run's records are the same wherever its episodes ran. When the host is lost the episode ends
- * at once as an infrastructure failure (`host-lost`): its end line is written here, the client's
- * next request is answered `episode-failed`, and the agent loop masks the sample.
+ * in a folder of its own under the id the front door gave it; the host's answer to the close
+ * carries the episode's end line and files, written here into the run folder, so a run's records
+ * are the same wherever its episodes ran. When the host is lost the episode ends at once as an
+ * infrastructure failure (`host-lost`): its end line is written here, the client's next request is
+ * answered `episode-failed`, and the agent loop masks the sample.
  */
-import type { CloseReply, CreateEpisodeBody, CreateEpisodeReply, StepBody, StepReply } from '../protocol/envService.js';
-import { closeReplySchema, createEpisodeReplySchema, policyReplySchema, stepReplySchema } from '../protocol/envService.js';
+import type { CloseBody, CloseReply, CreateEpisodeBody, CreateEpisodeReply, StepBody, StepReply } from '../protocol/envService.js';
+import { createEpisodeReplySchema, policyReplySchema, stepReplySchema } from '../protocol/envService.js';
 import type { SandboxHostRef, StepTokens, TrajectoryEnd } from '../protocol/runs.js';
-import { episodeFilesSchema } from '../protocol/sandboxHosts.js';
-import { readTrajectory, runLayout, TrajectoryWriter, writeEpisodeFiles } from '../runs/index.js';
+import { hostCloseReplySchema, type HostCloseReply } from '../protocol/sandboxHosts.js';
+import { runLayout, TrajectoryWriter, writeEpisodeFiles } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
+import type { Episode } from './episode.js';
 import { HostHttpError, HostLostError } from './hostClient.js';
 import type { Lease } from './hostPool.js';
 import { EpisodeConflict } from './serviceEpisode.js';
-import { z } from 'zod';
 
 export interface RemoteEpisodeOptions {
   readonly episodeId: string;
   readonly taskId: string;
   readonly lease: Lease;
-  /** The client's create request, with the group member the front door counted. */
+  /** The client's create request, with the episode id the front door gave and the group member it counted. */
   readonly body: CreateEpisodeBody;
   readonly runDir: string;
   readonly onEnded: (result: { end: TrajectoryEnd } | undefined) => void;
@@ -32,8 +33,11 @@ export interface RemoteEpisodeOptions {
 
 const path = (id: string, action: string): string => `/episodes/${encodeURIComponent(id)}/${action}`;
 
-export class RemoteEpisode {
+export class RemoteEpisode implements Episode {
   readonly id: string;
+  readonly ended: Promise<{ end: TrajectoryEnd } | undefined>;
+  private settle!: (result: { end: TrajectoryEnd } | undefined) => void;
+  private closing: Promise<CloseReply> | undefined;
   private done = false;
   private finished = false;
   private lostEnd: TrajectoryEnd | undefined;
@@ -43,6 +47,7 @@ export class RemoteEpisode {
 
   constructor(private readonly options: RemoteEpisodeOptions) {
     this.id = options.episodeId;
+    this.ended = new Promise((resolve) => (this.settle = resolve));
     const lost = options.lease.host.lost;
     const onLost = (): void => void this.lose(lost.reason instanceof Error ? lost.reason.message : 'the sandbox host was lost');
     if (lost.aborted) onLost();
@@ -60,8 +65,8 @@ export class RemoteEpisode {
 
   async started(deadline: number): Promise<CreateEpisodeReply> {
     const reply = await this.call(() => this.host.call({ method: 'POST', path: '/episodes', body: this.options.body, schema: createEpisodeReplySchema, signal: this.options.lease.host.lost }));
-    // The host names the episode from the same client key, task and group, so the ids agree; the front door's deadline is the one the client keeps.
-    return { ...reply, episode_id: this.id, deadline };
+    // The host keeps the id the body gave; the front door's deadline is the one the client keeps.
+    return { ...reply, deadline };
   }
 
   /** Passes the reply and the policy's tokens behind it on to the host, which records them in the step. */
@@ -79,20 +84,32 @@ export class RemoteEpisode {
     return this.call(() => this.host.call({ method: 'GET', path: path(this.id, 'policy'), schema: policyReplySchema, signal: this.options.lease.host.lost })).then((r) => r.reply);
   }
 
-  /** Closes the episode on its host, brings its files into the run folder and gives the slot back. */
-  async close(reason: 'max_steps' | 'interrupted'): Promise<CloseReply> {
+  /**
+   * Closes the episode on its host, writes the files and end line the host answers with into the
+   * run folder and gives the slot back; asked again (the client's close and the deadline's), it
+   * answers from the one close.
+   */
+  close(reason: CloseBody['reason']): Promise<CloseReply> {
+    this.closing ??= this.closeNow(reason);
+    return this.closing;
+  }
+
+  private async closeNow(reason: CloseBody['reason']): Promise<CloseReply> {
     await this.chain;
-    let reply: CloseReply | undefined;
+    let answer: HostCloseReply | undefined;
     let failure: unknown;
     try {
-      reply = await this.call(() => this.host.call({ method: 'POST', path: path(this.id, 'close'), body: { reason }, schema: closeReplySchema, signal: this.options.lease.host.lost }));
+      answer = await this.call(() => this.host.call({ method: 'POST', path: path(this.id, 'close'), body: { reason }, schema: hostCloseReplySchema, signal: this.options.lease.host.lost }));
     } catch (error) {
       failure = error;
     }
-    if (this.lostEnd === undefined) await this.collect();
+    if (this.lostEnd === undefined) await this.collect(answer);
     if (failure !== undefined) throw failure;
-    if (reply === undefined) throw new EpisodeConflict('episode-failed', `episode ${this.id} has no return`);
-    return reply;
+    if (answer === undefined) throw new EpisodeConflict('episode-failed', `episode ${this.id} has no return`);
+    const { outcome } = answer;
+    // A close the host refused is a conflict of the episode's (409), passed on as the host told it.
+    if ('error' in outcome) throw new HostHttpError(409, outcome.error.code, outcome.error.message);
+    return outcome;
   }
 
   /** Ends the episode from outside (the front door is shutting down, or its deadline passed). */
@@ -157,26 +174,31 @@ export class RemoteEpisode {
     const { type: _type, ...line } = end;
     await TrajectoryWriter.endOnly(runLayout(this.options.runDir).trajectory(this.id), line).catch((error: unknown) => this.options.log?.(`episode ${this.id}: its end line could not be written: ${errorMessage(error)}`));
     this.options.lease.release();
-    this.options.onEnded({ end });
+    this.announce({ end });
   }
 
-  /** Brings a closed episode's files from its host into the run folder, then frees the host's copy and the slot. */
-  private async collect(): Promise<void> {
+  /** Writes a closed episode's files and end line from its host's answer into the run folder, then frees the slot. */
+  private async collect(answer: HostCloseReply | undefined): Promise<void> {
     if (this.finished) return;
     this.finished = true;
     this.done = true;
     let end: TrajectoryEnd | undefined;
     try {
-      const { files } = await this.host.call({ method: 'GET', path: path(this.id, 'files'), schema: episodeFilesSchema, signal: this.options.lease.host.lost });
-      await writeEpisodeFiles(this.options.runDir, files);
-      await this.host.call({ method: 'DELETE', path: path(this.id, 'files'), schema: z.object({ ok: z.literal(true) }), timeoutMs: 30_000 }).catch(() => undefined);
-      const read = await readTrajectory(runLayout(this.options.runDir).trajectory(this.id));
-      end = read?.end;
+      if (answer !== undefined) {
+        await writeEpisodeFiles(this.options.runDir, answer.files);
+        end = answer.end === undefined ? undefined : { type: 'end', ...answer.end };
+      }
     } catch (error) {
       this.options.log?.(`episode ${this.id}: its records could not be brought from ${this.options.lease.host.name}: ${errorMessage(error)}`);
     } finally {
       this.options.lease.release();
     }
-    this.options.onEnded(end === undefined ? undefined : { end });
+    this.announce(end === undefined ? undefined : { end });
+  }
+
+  /** Tells the service, and whoever waits on `ended`, how the episode ended. */
+  private announce(result: { end: TrajectoryEnd } | undefined): void {
+    this.options.onEnded(result);
+    this.settle(result);
   }
 }

@@ -2,10 +2,10 @@
  * A sandbox host (docs/sandbox-hosts.md): the `gp sandbox-host` process a Ray actor starts on each
  * node that offers sandbox slots. It owns that node's episodes: an environment service of its own
  * (the agent loop's episodes, passed on by the front door) whose episodes each write in a folder
- * of their own, whole episodes run with the run's agent (`gp eval --ray`), the files each episode
- * wrote, handed to the front door and then removed, and the node's containers of this run, reaped
- * when it ends. It registers with the front door's registry once it listens; it never writes
- * outside its scratch folder.
+ * of their own and whose close answers with that folder's files, then removes it, whole episodes
+ * run with the run's agent (`gp eval --ray`), whose answer carries their files the same way, and
+ * the node's containers of this run, reaped when it ends. It registers with the front door's
+ * registry once it listens; it never writes outside its scratch folder.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
@@ -119,14 +119,6 @@ export class SandboxHost {
   }
 
   private async route(method: string, parts: readonly string[], req: IncomingMessage): Promise<unknown> {
-    if (parts[0] === 'episodes' && parts.length === 3 && parts[2] === 'files' && parts[1] !== undefined) {
-      const dir = this.episodeDir(decodeURIComponent(parts[1]));
-      if (method === 'GET') return { files: await collectEpisodeFiles(dir) };
-      if (method === 'DELETE') {
-        await rm(dir, { recursive: true, force: true });
-        return { ok: true };
-      }
-    }
     if (method === 'POST' && parts.length === 1 && parts[0] === 'shutdown') {
       // Answered first: the service's server closes as the host stops, which waits for open requests.
       setImmediate(() => void this.options.onShutdown?.());

@@ -10,9 +10,10 @@ import type { Agent, AgentDecision } from '../agents/index.js';
 import { budgetedObservation, parseActionText, describeProtocolError, plannerSystemPrompt, renderAction } from '../agents/index.js';
 import type { PlannerEnv, StepOutcome } from '../env/index.js';
 import type { Observation } from '../protocol/observation.js';
-import type { CloseReply, CreateEpisodeReply, StepReply } from '../protocol/envService.js';
+import type { CloseBody, CloseReply, CreateEpisodeReply, StepReply } from '../protocol/envService.js';
 import type { SandboxHostRef, StepTokens, TrainingGroup } from '../protocol/runs.js';
 import { runEpisode, Stopped, type EpisodeDeps, type EpisodeResult, type EpisodeSpec } from '../rollout/index.js';
+import type { Episode } from './episode.js';
 import { HttpError } from './jsonHttp.js';
 
 /**
@@ -69,8 +70,9 @@ export interface ServicePrompt {
   readonly observationBudget?: number;
 }
 
-export class ServiceEpisode {
+export class ServiceEpisode implements Episode {
   readonly id: string;
+  readonly sandboxHost: SandboxHostRef | undefined;
   /** The observation the agent is waiting to answer; resolved when the environment asks the agent. */
   private question = deferred<Observation>();
   private answer: Deferred<AgentDecision> | undefined;
@@ -86,7 +88,7 @@ export class ServiceEpisode {
   private done = false;
   private maxSteps = 0;
   private chain: Promise<unknown> = Promise.resolve();
-  private readonly ended: Promise<EpisodeResult | undefined>;
+  readonly ended: Promise<EpisodeResult | undefined>;
   private readonly controller = new AbortController();
   private stopWith: Stopped | undefined;
   private readonly scriptedPolicy: Agent | undefined;
@@ -96,6 +98,7 @@ export class ServiceEpisode {
 
   constructor(options: ServiceEpisodeOptions) {
     this.id = options.spec.episodeId;
+    this.sandboxHost = options.sandboxHost;
     this.scriptedPolicy = options.scriptedPolicy;
     this.prompt = options.prompt;
     const agent: Agent = { name: 'remote', act: (observation) => this.ask(observation) };
@@ -143,7 +146,7 @@ export class ServiceEpisode {
   }
 
   /** Ends the episode (with the reason's penalty when it is not done) and waits for its end line. */
-  async close(reason: 'max_steps' | 'interrupted'): Promise<CloseReply> {
+  async close(reason: CloseBody['reason']): Promise<CloseReply> {
     await this.chain;
     if (!this.done) {
       // The agent is waiting for a reply (or will be, once the sandbox is open): end the episode

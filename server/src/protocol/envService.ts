@@ -27,6 +27,12 @@ export const createEpisodeBodySchema = z.object({
    * leaves it out and the service counts.
    */
   group_member: z.number().int().min(0).optional(),
+  /**
+   * The episode's id. Set only by the front door of a cluster's sandbox hosts when it passes the
+   * request on: the host keeps the name the front door gave, so the episode has one id on both
+   * (docs/sandbox-hosts.md). A client leaves it out and the service names the episode.
+   */
+  episode_id: z.string().min(1).max(300).optional(),
 });
 export type CreateEpisodeBody = z.infer<typeof createEpisodeBodySchema>;
 
@@ -81,6 +87,7 @@ export const closeBodySchema = z.object({
   /** Why the client stops an episode that is not done; `max_steps` by default (its turn budget ran out). */
   reason: z.enum(['max_steps', 'interrupted']).default('max_steps'),
 });
+export type CloseBody = z.infer<typeof closeBodySchema>;
 
 export const closeReplySchema = z.object({
   episode_id: z.string(),

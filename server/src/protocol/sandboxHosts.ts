@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { backendChoiceSchema } from './backendChoice.js';
-import { healthReplySchema } from './envService.js';
+import { closeReplySchema, healthReplySchema, serviceErrorSchema } from './envService.js';
 import { trajectoryEndSchema } from './runs.js';
 
 /** The Ray custom resource a node advertises its sandbox slots under (`ray start --resources`). */
@@ -64,8 +64,19 @@ export const hostHealthSchema = healthReplySchema;
 export const episodeFileSchema = z.object({ path: z.string().min(1).max(1000), data: z.string() });
 export type EpisodeFile = z.infer<typeof episodeFileSchema>;
 
-/** GET /episodes/{id}/files of a host: what a closed episode wrote, for the front door's run folder. */
-export const episodeFilesSchema = z.object({ files: z.array(episodeFileSchema) });
+/**
+ * POST /episodes/{id}/close at a host, answered to the front door: what the client is told (the
+ * close reply, or the error of an episode the infrastructure failed), with the episode's end line
+ * and every file it wrote, so the front door writes them into the run folder from this one answer.
+ * The host removes its copy once it has answered.
+ */
+export const hostCloseReplySchema = z.object({
+  outcome: z.union([closeReplySchema, serviceErrorSchema]),
+  /** Absent when the episode failed before its end line was written. */
+  end: trajectoryEndSchema.omit({ type: true }).optional(),
+  files: z.array(episodeFileSchema),
+});
+export type HostCloseReply = z.infer<typeof hostCloseReplySchema>;
 
 /** POST /runs at a host: run one whole episode with the run's own agent (`gp eval --ray`). */
 export const runEpisodeBodySchema = z.object({
