@@ -127,11 +127,20 @@ void describe('One name per episode in VS Code (code-server + Chromium)', () => 
   void it('(c) Compare… lists the other episodes by the same names, the same task\'s attempts first, sorted by task and attempt, with their outcomes', scenarioTimeout, async () => {
     await scenarios.run('names-c-compare', async (s) => {
       const first = names[1] ?? '';
+      const isEpisodeRow = (row: string): boolean => /(?:^|\s)[\w.-]+#\d+\b/.test(row);
       const openPicker = async (): Promise<string[]> => {
         await visibleWebview(s.page).locator('#compare').click({ timeout: 30_000 });
+        let clicks = 1;
         return waitFor('the Compare picker with every other episode', async () => {
           const all = await quickPickRows(s.page);
-          return all.length >= names.length - 1 ? done(all) : pending(all.join(' | ') || '(no picker)');
+          // Another quick input (a theme picker whose chord landed late on a loaded machine) can be
+          // open in the Compare picker's place: it is closed and Compare clicked once more.
+          if (all.length > 0 && !all.every(isEpisodeRow) && clicks < 3) {
+            await s.page.keyboard.press('Escape');
+            await visibleWebview(s.page).locator('#compare').click({ timeout: 30_000 });
+            clicks += 1;
+          }
+          return all.length >= names.length - 1 && all.every(isEpisodeRow) ? done(all) : pending(all.join(' | ') || '(no picker)');
         });
       };
       const rows = await openPicker();
