@@ -1,7 +1,7 @@
 /**
- * Issue 38: a sandbox backend, a dataset format and an agent are each added through their
- * registry alone (`sandbox/backends.ts`, `datasets/converters.ts`, `launch/agentRegistry.ts`), and
- * the code that consults the registry picks the fake up with no other file changed. Each fake is
+ * Issue 38: a sandbox backend, a dataset format, an agent and a patch model are each added through
+ * their registry alone (`sandbox/backends.ts`, `datasets/converters.ts`, `launch/agentRegistry.ts`),
+ * and the code that consults the registry picks the fake up with no other file changed. Each fake is
  * removed again by the call its registration returned, so nothing leaks into other tests.
  */
 import { test } from 'node:test';
@@ -10,14 +10,15 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Agent } from '../../server/src/agents/index.js';
+import type { PatchModel } from '../../server/src/env/index.js';
 import { runCli } from '../../server/src/cli/main.js';
 import { experimentConfigSchema, type ExperimentConfig } from '../../server/src/config/index.js';
 import { convertR2eRow, registerDatasetConverter, type RowConverter } from '../../server/src/datasets/index.js';
-import { containerReaper, episodeDepsFromConfig, registerAgent } from '../../server/src/launch/index.js';
+import { containerReaper, episodeDepsFromConfig, registerAgent, registerPatchModel, sandboxSlots } from '../../server/src/launch/index.js';
 import { instanceFileSchema, prepareReportSchema } from '../../server/src/protocol/datasetPrepare.js';
 import { sandboxSpecSchema, type SandboxSpec } from '../../server/src/protocol/sandbox.js';
 import { openSandbox, registerSandboxBackend, taskReadiness, type DockerEngineView, type Sandbox, type SandboxSource } from '../../server/src/sandbox/index.js';
-import type { TaskEntry } from '../../server/src/tasks/index.js';
+import { taskEntrySchema, type TaskEntry } from '../../server/src/tasks/index.js';
 import { r2eShapedRows } from '../support/parquetFixtures.js';
 
 /** An engine that must not be asked: the fake backend's tasks name no image. */
@@ -29,18 +30,22 @@ const noEngine: DockerEngineView = {
  * A config whose values the schemas would refuse: a fake is registered at run time, and the
  * schemas' enums are the built-in lists (`protocol/sandboxBackends.ts`, `protocol/agentNames.ts`).
  */
-function configWith(change: { readonly backend?: string; readonly agent?: string }): ExperimentConfig {
+function configWith(change: { readonly backend?: string; readonly agent?: string; readonly patchModel?: string }): ExperimentConfig {
   const config = experimentConfigSchema.parse({});
   return {
     ...config,
     sandbox: { ...config.sandbox, ...(change.backend === undefined ? {} : { backend: change.backend }) },
     rollout: { ...config.rollout, ...(change.agent === undefined ? {} : { agent: change.agent }) },
+    backends: { ...config.backends, ...(change.patchModel === undefined ? {} : { cgm_protocol: change.patchModel, cgm_endpoint: 'http://127.0.0.1:9/cgm' }) },
   } as ExperimentConfig;
 }
 
-test('a fake sandbox backend registered alone is opened by openSandbox, judged by the launch preflight and reaped with its run', async (t) => {
+const GiB = 1024 ** 3;
+
+test('a fake sandbox backend registered alone is opened by openSandbox, judged by the launch preflight, sized in slots and reaped with its run', async (t) => {
   const opened: string[] = [];
   const reaped: { run: string; includeLive: boolean }[] = [];
+  const shared: (number | null)[] = [];
   const unregister = registerSandboxBackend({
     name: 'fake',
     open: (spec) => {
@@ -49,6 +54,11 @@ test('a fake sandbox backend registered alone is opened by openSandbox, judged b
       return Promise.resolve({ backend: 'fake', id: `fake-${spec.task}` } as unknown as Sandbox);
     },
     readiness: (source) => Promise.resolve({ code: 'no-local-repo', reason: `the fake backend cannot run ${source.task}` }),
+    // A sandbox of the fake backend takes four cores and twice its memory limit, so its slots differ from the built-in backends'.
+    slotShare: (limits) => {
+      shared.push(limits.memoryBytes);
+      return { cpus: 4, memoryBytes: limits.memoryBytes === null ? undefined : 2 * limits.memoryBytes };
+    },
     containers: {
       view: () => assert.fail('the Containers view was not asked for'),
       reap: (run, includeLive) => {
@@ -75,8 +85,16 @@ test('a fake sandbox backend registered alone is opened by openSandbox, judged b
   assert.deepEqual(reaped, [{ run: 'run-a', includeLive: true }]);
   assert.equal(containerReaper(configWith({ backend: 'local' }), 'run-a'), undefined, 'the local backend still has no containers to reap');
 
+  // 16 CPUs and 128 GiB keep 2 CPUs and 16 GiB: 14 cores over 4 each is 3 slots; 112 GiB over 8 GiB (twice the default 4 GiB) is 14.
+  const node = { cpus: 16, memoryBytes: 128 * GiB };
+  assert.deepEqual(sandboxSlots(node, configWith({ backend: 'fake' }).sandbox), { slots: 3, limitedBy: 'cpus' });
+  assert.deepEqual(shared, [4 * GiB], 'the fake was asked with the limits its sandboxes are opened with');
+  assert.deepEqual(sandboxSlots(node, configWith({ backend: 'auto' }).sandbox), { slots: 3, limitedBy: 'cpus' }, '`auto` may open the fake, so a slot fits its sandbox');
+  assert.deepEqual(sandboxSlots(node, configWith({ backend: 'docker' }).sandbox), { slots: 14, limitedBy: 'cpus' }, 'a named backend is sized by its own share');
+
   unregister();
   await assert.rejects(openSandbox(spec), /No sandbox backend is registered as fake/);
+  assert.deepEqual(sandboxSlots(node, configWith({ backend: 'auto' }).sandbox), { slots: 14, limitedBy: 'cpus' }, 'once gone, the fake no longer sizes `auto`');
 });
 
 test('a fake dataset format registered alone is chosen by name by gp dataset prepare, and is gone once unregistered', async (t) => {
@@ -135,4 +153,27 @@ test('a fake agent registered alone is built by the launch factory for a config 
 
   unregister();
   assert.throws(() => episodeDepsFromConfig(configWith({ agent: 'fake' }), 'run-b', tmpdir()), /No agent is registered as fake/);
+});
+
+test('a fake patch model registered alone is built for a config whose cgm_protocol names it and handed to the environment', (t) => {
+  const fakeModel: PatchModel = { name: 'fake-cgm', generate: () => Promise.resolve([]) };
+  const endpoints: string[] = [];
+  const unregister = registerPatchModel({
+    name: 'fake',
+    build: (config, endpoint) => {
+      endpoints.push(`${config.backends.cgm_protocol} at ${endpoint.baseUrl}`);
+      return fakeModel;
+    },
+  });
+  t.after(unregister);
+
+  const task = taskEntrySchema.parse({ task_id: 't4', issue: { id: 'i4', title: 'An issue', body: 'Fix it.' }, sandbox: { backend: 'local', workdir: '/testbed', local_repo: '.' } });
+  const deps = episodeDepsFromConfig(configWith({ patchModel: 'fake' }), 'run-c', mkdtempSync(join(tmpdir(), 'gp-registries-run-')));
+  assert.deepEqual(endpoints, ['fake at http://127.0.0.1:9/cgm']);
+  assert.equal(deps.envOptions(task).patchModel, fakeModel);
+  const builtIn = episodeDepsFromConfig(configWith({ patchModel: 'chat' }), 'run-c', tmpdir()).envOptions(task).patchModel;
+  assert.ok(builtIn !== undefined && builtIn !== fakeModel, 'a built-in patch model is still built for its own name');
+
+  unregister();
+  assert.throws(() => episodeDepsFromConfig(configWith({ patchModel: 'fake' }), 'run-c', tmpdir()), /No patch model is registered as fake/);
 });

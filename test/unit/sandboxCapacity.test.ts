@@ -7,7 +7,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { capacityFinding, concurrentEpisodes, experimentConfigSchema, sandboxSlots, slotShare } from '../../server/src/config/index.js';
+import { capacityFinding, concurrentEpisodes, experimentConfigSchema } from '../../server/src/config/index.js';
+import { sandboxSlots, slotShare } from '../../server/src/launch/index.js';
 import { chooseHost, clusterSlots, type HostState } from '../../server/src/cluster/index.js';
 
 const GiB = 1024 ** 3;

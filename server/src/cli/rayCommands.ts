@@ -1,13 +1,15 @@
 /**
  * `gp ray slots`: how many sandboxes this machine offers as a Ray node, and the `ray start`
  * argument that advertises them (the custom resource `gp_sandbox_slots`, which the capacity
- * preflight and the sandbox hosts read). The arithmetic is config/sandboxCapacity.ts's, from this
- * machine's CPUs and memory and the config's `sandbox` section.
+ * preflight and the sandbox hosts read). The arithmetic is sandbox/slots.ts's, from this machine's
+ * CPUs and memory and what one sandbox of the config's `sandbox` section counts as on its backend
+ * (launch/sandboxSlots.ts).
  */
 import { availableParallelism, totalmem } from 'node:os';
-import { nodeReserve, parseConfigFlags, sandboxSlots, slotShare, type ExperimentConfig, type NodeResources, type SlotCount } from '../config/index.js';
-import { loadConfig } from '../launch/index.js';
+import { parseConfigFlags, type ExperimentConfig } from '../config/index.js';
+import { loadConfig, sandboxSlots, slotShare } from '../launch/index.js';
 import { sandboxSlotsResource } from '../protocol/rayCluster.js';
+import { nodeReserve, type NodeResources, type SlotCount } from '../sandbox/index.js';
 import { parseCommandArgs, usageError } from './args.js';
 import { printConfigFindings } from './configFindings.js';
 import { intFlag, plural, type Io } from './output.js';

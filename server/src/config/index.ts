@@ -20,4 +20,4 @@ export { flattenVerlOverrides, overridesVerlKey, verlMappedFields, verlOverrideL
 export { applyYamlEdits, editsToTextEdit, formatValue, smallestEdit, type TextEdit } from './yamlEdit.js';
 export { applyPreferredFixes, type PreferredFixes } from './preferredFixes.js';
 export { clipToLine, locatePath, parseYamlSource, type OffsetRange, type YamlSource } from './yamlSource.js';
-export { capacityFinding, concurrentEpisodes, nodeReserve, sandboxSlots, slotShare, type ClusterCapacity, type NodeResources, type SlotCount } from './sandboxCapacity.js';
+export { capacityFinding, concurrentEpisodes, type ClusterCapacity } from './sandboxCapacity.js';

@@ -1,58 +1,13 @@
 /**
- * How many sandboxes a machine can hold, and how many a run asks for at once (issue 22's capacity
- * arithmetic). A node advertises its slots to Ray as the custom resource `gp_sandbox_slots`
- * (`gp ray slots` prints the number and the `ray start` argument); the capacity preflight compares
- * them with the episodes a command runs at once. A node keeps some CPU and memory for itself, its
- * Docker daemon and the trainer's processes; the rest is shared out in slots.
- *
- * A slot is sized by what a sandbox uses steadily, not by its limits. `sandbox.memory` is a hard
- * limit a sandbox may really fill, so memory divides by it. `sandbox.cpus` is Docker's `--cpus`: a
- * cap on bursts (a test run, an install), not a reservation, and a task instance uses about one
- * CPU core steadily (issue 22), so for slots a sandbox counts as min(1, `sandbox.cpus`) cores: a
- * 2-core machine with the default limit of 2 offers one slot, not none. Pure arithmetic, so the
- * preflight, the hosts and `gp ray slots` agree on one answer.
+ * The capacity preflight (issue 22): how many episodes a command runs at once, against the sandbox
+ * slots a Ray cluster's nodes advertise as the custom resource `gp_sandbox_slots`. How many slots a
+ * node offers is `sandbox/slots.ts`'s arithmetic, with what one sandbox counts as asked of its
+ * backend's registration (`launch/sandboxSlots.ts` joins the config to both); `gp ray slots` prints
+ * the number and the `ray start` argument.
  */
 import { finding, type Finding, type KeyPath } from '../protocol/index.js';
 import { sandboxSlotsResource } from '../protocol/rayCluster.js';
-import { parseMemorySize } from './memoryEstimate.js';
 import type { ExperimentConfig } from './schema.js';
-
-export interface NodeResources {
-  readonly cpus: number;
-  readonly memoryBytes: number;
-}
-
-/** What a node keeps for itself: one CPU and 2 GiB, or an eighth of each on a large machine. */
-export function nodeReserve(node: NodeResources): NodeResources {
-  return { cpus: Math.max(1, node.cpus / 8), memoryBytes: Math.max(2 * 1024 ** 3, node.memoryBytes / 8) };
-}
-
-/** What one slot stands for: min(1, `sandbox.cpus`) cores, and `sandbox.memory` (undefined: not counted). */
-export function slotShare(sandbox: ExperimentConfig['sandbox']): { readonly cpus: number; readonly memoryBytes: number | undefined } {
-  const memory = sandbox.memory === null ? undefined : parseMemorySize(sandbox.memory);
-  return { cpus: Math.min(1, sandbox.cpus ?? 1), memoryBytes: memory === undefined || memory <= 0 ? undefined : memory };
-}
-
-export interface SlotCount {
-  readonly slots: number;
-  /** Which resource ran out first (`override` when the count was given). */
-  readonly limitedBy: 'cpus' | 'memory' | 'override';
-}
-
-/**
- * Sandboxes that fit on a node at once: what is left after its reserve, divided by one sandbox's
- * share of CPU (at most one core, see above) and its memory limit, whichever runs out first. A
- * sandbox with no CPU limit (null) counts as one core; with no memory limit, as using no memory,
- * since nothing bounds it. `override` wins.
- */
-export function sandboxSlots(node: NodeResources, sandbox: ExperimentConfig['sandbox'], override?: number): SlotCount {
-  if (override !== undefined) return { slots: Math.max(0, Math.floor(override)), limitedBy: 'override' };
-  const reserve = nodeReserve(node);
-  const share = slotShare(sandbox);
-  const byCpu = Math.floor(Math.max(0, node.cpus - reserve.cpus) / share.cpus);
-  const byMemory = share.memoryBytes === undefined ? Number.POSITIVE_INFINITY : Math.floor(Math.max(0, node.memoryBytes - reserve.memoryBytes) / share.memoryBytes);
-  return byMemory < byCpu ? { slots: byMemory, limitedBy: 'memory' } : { slots: byCpu, limitedBy: 'cpus' };
-}
 
 /**
  * Episodes a command runs at once: a training step samples `rollout_n` episodes of each of its

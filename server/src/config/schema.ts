@@ -7,7 +7,7 @@
  */
 import { z } from 'zod';
 import { timerSeconds } from '../protocol/durations.js';
-import { agentNames } from '../protocol/agentNames.js';
+import { agentNames, patchModelNames } from '../protocol/agentNames.js';
 import { containerCapabilities, sandboxBackendSchema } from '../protocol/sandbox.js';
 
 /** Extra metadata that the JSON Schema carries for hover and the generated reference. */
@@ -95,7 +95,7 @@ const backends = z
       'Environment variable holding the planner endpoint\'s API key (the key itself never goes in the YAML); unset sends no key.',
     ),
     cgm_protocol: meta(
-      z.enum(['generate', 'chat']).default('generate'),
+      z.enum(patchModelNames).default('generate'),
       'How the CGM endpoint is called: `generate` posts the CGM service\'s JSON body to the endpoint URL, `chat` uses OpenAI-compatible chat completions under it.',
     ),
     cgm_model_name: meta(z.string().min(1).nullable().default(null), 'Model name sent to the CGM endpoint; null uses the last folder of paths.cgm_model.'),

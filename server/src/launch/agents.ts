@@ -1,15 +1,15 @@
 /**
- * The agents and the patch model an experiment config asks for: `rollout.agent` picks, through
- * the registry (`agentRegistry.ts`), the rule agent or the planner model behind `backends.planner_endpoint` (or the embedded server the run
- * started, modelServers.ts); `backends.cgm_endpoint` (with `cgm_protocol`) gives the environment
- * its patch model. Keys are read from the environment variables the config names, never from the
+ * The agents and the patch model's endpoint an experiment config asks for: `rollout.agent` picks,
+ * through the registry (`agentRegistry.ts`), the rule agent or the planner model behind
+ * `backends.planner_endpoint` (or the embedded server the run started, modelServers.ts);
+ * `backends.cgm_endpoint` is where the patch model `cgm_protocol` picks (`patchModels.ts`) is
+ * asked. Keys are read from the environment variables the config names, never from the
  * config itself; an embedded server's key is the one it was started with.
  */
 import { basename } from 'node:path';
-import { createCgmChatModel, createCgmHttpModel, createChatClient, createModelAgent, createRuleAgent, type AgentFactory } from '../agents/index.js';
+import { createChatClient, createModelAgent, createRuleAgent, type AgentFactory } from '../agents/index.js';
 import type { ExperimentConfig } from '../config/index.js';
 import { agentUsesModel } from '../protocol/agentNames.js';
-import type { PatchModel } from '../env/index.js';
 import { embeddedRoles, type ModelServers } from './modelServers.js';
 import type { AgentKind } from './agentRegistry.js';
 import type { PlannerPrompt } from './plannerPrompt.js';
@@ -84,39 +84,22 @@ function modelAgentFactory(config: ExperimentConfig, setup: ModelSetup): AgentFa
     });
 }
 
-/** The patch model for repairs without ready patches; undefined when no CGM endpoint is configured. */
-export function patchModelFromConfig(config: ExperimentConfig, setup: ModelSetup = {}): PatchModel | undefined {
-  const env = setup.env ?? process.env;
-  const { backends, cgm_generation: generation } = config;
+/** Where a run's patch model is served: `backends.cgm_endpoint`, or the embedded server the run started. */
+export interface PatchEndpoint {
+  readonly baseUrl: string;
+  readonly apiKey?: string;
+  readonly model: string;
+  /** The run's embedded server, which speaks chat completions only. */
+  readonly embedded: boolean;
+}
+
+/** The patch model's endpoint; undefined when no CGM endpoint is configured and none was started. */
+export function patchEndpointFromConfig(config: ExperimentConfig, setup: ModelSetup = {}): PatchEndpoint | undefined {
+  const { backends } = config;
   const served = setup.servers?.cgm;
-  const endpoint = served?.baseUrl ?? backends.cgm_endpoint;
-  if (endpoint === null) return undefined;
-  const apiKey = served?.apiKey ?? keyFrom(backends.cgm_api_key_env, env);
+  const baseUrl = served?.baseUrl ?? backends.cgm_endpoint;
+  if (baseUrl === null) return undefined;
+  const apiKey = served?.apiKey ?? keyFrom(backends.cgm_api_key_env, setup.env ?? process.env);
   const model = served?.model ?? backends.cgm_model_name ?? basename(config.paths.cgm_model);
-  const timeoutMs = backends.request_timeout * 1000;
-  // The embedded server speaks chat completions only.
-  if (served === undefined && backends.cgm_protocol === 'generate') {
-    return createCgmHttpModel({
-      endpoint,
-      ...(apiKey === undefined ? {} : { apiKey }),
-      model,
-      temperature: generation.temperature,
-      maxTokens: generation.max_new_tokens,
-      timeoutMs,
-      retries: backends.request_retries,
-    });
-  }
-  const client = createChatClient({
-    baseUrl: endpoint,
-    model,
-    ...(apiKey === undefined ? {} : { apiKey }),
-    temperature: generation.temperature,
-    topP: generation.top_p,
-    maxTokens: generation.max_new_tokens,
-    timeoutMs,
-    retries: backends.request_retries,
-    backoffMs: 500,
-  });
-  // The embedded model is small: structured output holds its replies to the patch schema.
-  return createCgmChatModel({ client, n: generation.num_return_sequences, ...(served === undefined ? {} : { structuredOutput: 'json_object' as const }) });
+  return { baseUrl, ...(apiKey === undefined ? {} : { apiKey }), model, embedded: served !== undefined };
 }

@@ -1,15 +1,15 @@
 /**
  * The real parts of an episode, chosen by the resolved config: sandboxes labelled with the run
- * name, the planner environment, the agent `rollout.agent` names, and the reaper that removes this
- * run's containers.
+ * name, the planner environment with the patch model `backends.cgm_protocol` names, the agent
+ * `rollout.agent` names, and the reaper that removes this run's containers.
  */
 import { resolve } from 'node:path';
 import type { ExperimentConfig } from '../config/index.js';
 import { openPlannerEnv } from '../env/index.js';
 import type { EpisodeDeps } from '../rollout/index.js';
 import { backendsFor, openSandbox, sandboxSpecForTask } from '../sandbox/index.js';
-import { agentFactoryFromConfig } from './agentRegistry.js';
-import { patchModelFromConfig, type ModelSetup } from './agents.js';
+import { agentFactoryFromConfig, patchModelFromConfig } from './agentRegistry.js';
+import type { ModelSetup } from './agents.js';
 import { envOptionsFromConfig } from './envOptions.js';
 import { sandboxOptionsFromConfig } from './sandboxOptions.js';
 

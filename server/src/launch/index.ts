@@ -6,10 +6,11 @@
  */
 export { loadConfig, type ConfigRequest, type LoadedConfig } from './loadConfig.js';
 export { moveRunFolder, planRunFolder, writeResolvedConfig, type RunFolder, type RunFolderRequest } from './runFolder.js';
-export { defaultSandboxOptions, sandboxOptionsFromConfig, type LaunchSandboxOptions } from './sandboxOptions.js';
+export { defaultSandboxOptions, sandboxLimitsFromConfig, sandboxOptionsFromConfig, type LaunchSandboxOptions } from './sandboxOptions.js';
+export { sandboxSlots, slotShare } from './sandboxSlots.js';
 export { effectiveMaxSteps, envOptionsFromConfig } from './envOptions.js';
-export { AgentConfigError, checkAgentConfig, patchModelFromConfig, type ModelSetup } from './agents.js';
-export { agentFactoryFromConfig, registerAgent, type AgentKind } from './agentRegistry.js';
+export { AgentConfigError, checkAgentConfig, type ModelSetup, type PatchEndpoint } from './agents.js';
+export { agentFactoryFromConfig, patchModelFromConfig, registerAgent, registerPatchModel, type AgentKind, type PatchModelKind } from './agentRegistry.js';
 export { embeddedLine, embeddedRoles, startModelServers, type ModelServers, type ServedEndpoint } from './modelServers.js';
 export { loadPlannerPrompt, PromptFileError, type PlannerPrompt } from './plannerPrompt.js';
 export { containerReaper, episodeDepsFromConfig } from './episodeDeps.js';

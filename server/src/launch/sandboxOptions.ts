@@ -5,16 +5,22 @@
  */
 import { experimentConfigSchema, parseMemorySize, type ExperimentConfig } from '../config/index.js';
 import type { SandboxBackendName } from '../protocol/index.js';
+import type { SandboxLimits } from '../protocol/sandbox.js';
 import type { TaskSandboxOptions } from '../sandbox/index.js';
 
 export type LaunchSandboxOptions = TaskSandboxOptions & { readonly commandTimeoutMs: number; readonly outputLimitBytes: number; readonly testTimeoutMs: number };
 
-export function sandboxOptionsFromConfig(config: ExperimentConfig['sandbox'], run: string): LaunchSandboxOptions {
+/** The limits each sandbox is opened with: `sandbox.memory`, `sandbox.cpus` and `sandbox.pids`. */
+export function sandboxLimitsFromConfig(config: ExperimentConfig['sandbox']): SandboxLimits {
   const memory = config.memory === null ? null : (parseMemorySize(config.memory) ?? null);
+  return { memoryBytes: memory === null ? null : Math.round(memory), cpus: config.cpus, pids: config.pids };
+}
+
+export function sandboxOptionsFromConfig(config: ExperimentConfig['sandbox'], run: string): LaunchSandboxOptions {
   return {
     run,
     backend: config.backend as SandboxBackendName,
-    limits: { memoryBytes: memory === null ? null : Math.round(memory), cpus: config.cpus, pids: config.pids },
+    limits: sandboxLimitsFromConfig(config),
     commandTimeoutMs: Math.round(config.command_timeout * 1000),
     // The schema's pattern admits only sizes parseMemorySize reads, so the fallback never applies.
     outputLimitBytes: Math.round(parseMemorySize(config.output_limit) ?? Number.NaN),

@@ -1,5 +1,6 @@
 /**
- * The one list of agents `rollout.agent` may name. The config's enum, the launch messages, the
+ * The one list of agents `rollout.agent` may name, and of the patch models `backends.cgm_protocol`
+ * may name. The config's enum, the launch messages, the
  * CLI's usage and the extension's agent picker derive from it; how a run builds each agent from
  * its config is registered in `server/src/launch/agentRegistry.ts`. Adding an agent is one entry
  * here and one registration there (ARCHITECTURE.md, "Adding a backend, a dataset format or an
@@ -28,3 +29,13 @@ export const agentNames = Object.keys(agentTable) as [AgentName, ...AgentName[]]
 export function agentUsesModel(agent: string): boolean {
   return agent in agentTable && agentTable[agent as AgentName].usesModel;
 }
+
+/**
+ * The patch models the environment's repairs may ask (`backends.cgm_protocol`): CGM's own JSON body
+ * posted to its endpoint, or CGM through OpenAI-compatible chat completions. The config's enum
+ * derives from it; how a run builds each from its config is registered beside the agents, in
+ * `server/src/launch/agentRegistry.ts`.
+ */
+export const patchModelNames = ['generate', 'chat'] as const;
+
+export type PatchModelName = (typeof patchModelNames)[number];

@@ -2,12 +2,12 @@
  * The registry of sandbox backends: each backend of the one list (`protocol/sandboxBackends.ts`)
  * with how it opens, what stops a task on it before anything opens, and its containers. Opening
  * (`openSandbox.ts`), the launch preflight's readiness (`taskReadiness.ts`), the Containers view
- * (`lsp/containerRequests.ts`) and a run's container reaper (`launch/episodeDeps.ts`) consult it
- * and name no backend themselves. A new backend is its module (as `dockerBackend.ts`) and one line
+ * (`lsp/containerRequests.ts`), a run's container reaper (`launch/episodeDeps.ts`) and a node's
+ * sandbox slots (`slots.ts`, through `slotShareFor`) consult it and name no backend themselves. A new backend is its module (as `dockerBackend.ts`) and one line
  * in `builtInBackends` below, its name added to the protocol's list; tests add their own through
  * `registerSandboxBackend`, which hands back the call that removes it.
  */
-import type { SandboxSpec } from '../protocol/sandbox.js';
+import type { SandboxLimits, SandboxSpec } from '../protocol/sandbox.js';
 import type { OpenedBackendName } from '../protocol/sandboxBackends.js';
 import type { ReadinessCode } from '../protocol/taskPreflight.js';
 import type { ContainerBackend } from './containerService.js';
@@ -15,6 +15,7 @@ import { dockerBackend } from './dockerBackend.js';
 import { localBackend } from './localBackend.js';
 import type { DockerEngineView, EngineReach, SandboxSource } from './openSandbox.js';
 import type { Sandbox, SandboxError } from './sandbox.js';
+import { widerShare, type SlotShare } from './slots.js';
 
 /** What the preflight of one task has already learnt, shared with the backend's readiness rule. */
 export interface ReadinessProbe {
@@ -50,6 +51,8 @@ export interface SandboxBackend {
   open(spec: SandboxSpec): Promise<Sandbox>;
   /** What stops the task on this backend here, without opening anything; null when nothing does. */
   readiness(source: SandboxSource, probe: ReadinessProbe): Promise<ReadinessProblem | null>;
+  /** What one of its sandboxes counts as on a node under the config's limits, for the node's slots. */
+  slotShare(limits: SandboxLimits): SlotShare;
   /** Its containers, for a backend that runs tasks in containers. */
   readonly containers?: BackendContainers;
 }
@@ -87,4 +90,14 @@ export function backendsFor(name: string): SandboxBackend[] {
 /** The containers of every backend that runs tasks in containers, in registration order. */
 export function containerBackends(): BackendContainers[] {
   return [...registered.values()].flatMap((backend) => (backend.containers === undefined ? [] : [backend.containers]));
+}
+
+/**
+ * What one sandbox counts as on a node for a config's `sandbox.backend`: the backend's own share,
+ * or for `auto` the widest of them all, since any of them may open a task's sandbox there.
+ */
+export function slotShareFor(name: string, limits: SandboxLimits): SlotShare {
+  const [first, ...rest] = backendsFor(name).map((backend) => backend.slotShare(limits));
+  if (first === undefined) throw new Error('No sandbox backend is registered.');
+  return rest.reduce(widerShare, first);
 }

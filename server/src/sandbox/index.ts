@@ -13,7 +13,8 @@ export { localIsolation, isolationSwitch, type LocalIsolation } from './bubblewr
 export { refusedMounts } from './mountPolicy.js';
 export { openSandbox, chooseBackend, liveEngine, taskSource, sandboxSpecForTask, normaliseMounts, pythonEnvRequestOf, taskLimits, type DockerEngineView, type EngineReach, type SandboxSource, type TaskSandboxOptions, type TaskSourceFields } from './openSandbox.js';
 export { taskReadiness } from './taskReadiness.js';
-export { backendsFor, containerBackends, registerSandboxBackend, sandboxBackend, type BackendContainers, type ReadinessProbe, type ReadinessProblem, type SandboxBackend } from './backends.js';
+export { backendsFor, containerBackends, registerSandboxBackend, sandboxBackend, slotShareFor, type BackendContainers, type ReadinessProbe, type ReadinessProblem, type SandboxBackend } from './backends.js';
+export { nodeReserve, slotsFor, steadyShare, type NodeResources, type SlotCount, type SlotShare } from './slots.js';
 export { findInterpreter, resolvePythonEnv, pythonEnvsRoot, envPaths, builtEnvRecord, hasSrcLayout, pythonPathFolders, type Interpreter, type ResolvedPythonEnv } from './pythonEnv.js';
 export { buildPythonEnv, type BuildEnvOptions, type BuiltEnv } from './pythonEnvBuild.js';
 export { patchChanges, patchPaths, unsafePathReason, type PatchChange } from './patchPaths.js';
