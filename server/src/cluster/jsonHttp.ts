@@ -19,17 +19,16 @@ import type { AddressInfo } from 'node:net';
 import type { ZodType } from 'zod';
 import type { ServiceError } from '../protocol/envService.js';
 import { errorMessage } from '../util/errors.js';
-import { HttpError } from '../util/httpError.js';
+import { ForeignHttpError, HttpError } from '../util/httpError.js';
 
 export { HttpError };
 
 /**
  * The status and body a server answers a failed request with: an `HttpError`'s own, anything else a
- * 500 `internal`. An `HttpError` with a URL is what another server answered one of our clients (a
- * model endpoint, the hub): its status is not this service's answer, so that too is a 500.
+ * 500 `internal`, a `ForeignHttpError` too (its status is another server's answer, not ours).
  */
-export function errorReply(error: unknown): { status: number; body: ServiceError } {
-  if (error instanceof HttpError && error.status !== undefined && error.url === undefined) return { status: error.status, body: { error: { code: error.code, message: error.message } } };
+function errorReply(error: unknown): { status: number; body: ServiceError } {
+  if (error instanceof HttpError && !(error instanceof ForeignHttpError) && error.status !== undefined) return { status: error.status, body: { error: { code: error.code, message: error.message } } };
   return { status: 500, body: { error: { code: 'internal', message: errorMessage(error) } } };
 }
 

@@ -7,10 +7,7 @@
  */
 
 export class HttpError extends Error {
-  /**
-   * The server that was asked, without credentials, when this is a client's failure against
-   * another server; absent on the errors a service of ours answers with (cluster/jsonHttp.ts).
-   */
+  /** The URL that was asked, without credentials, when it is known. */
   readonly url: string | undefined;
   constructor(
     /** The HTTP status of the answer, when one came. */
@@ -38,3 +35,10 @@ export function withoutCredentials(url: string): string {
     return url;
   }
 }
+
+/**
+ * A failure of a request one of our clients made to a server that is not ours (a model endpoint,
+ * the hub): its status is that server's, so a service of ours that meets one answers 500, never
+ * that status (cluster/jsonHttp.ts `errorReply`).
+ */
+export class ForeignHttpError extends HttpError {}
