@@ -186,7 +186,6 @@ export class EnvService {
         if (this.closing) return this.shuttingDown();
         return new HttpError(404, 'no-such-route', `POST ${path} is not a route of the environment service`);
       },
-      // A sandbox host's own answer (a HostHttpError) is passed on as it came, so the client sees one service.
       failed: (error, status, req, res) => {
         if (status === 429) res.setHeader('Retry-After', String(retryAfterSeconds));
         if (status === 500) this.options.log?.(`Environment service: ${req.method ?? '?'} ${req.url ?? ''} failed: ${errorMessage(error)}`);

@@ -9,7 +9,7 @@
  * answer alike; the retry policy of their clients is util/retryPolicy.ts.
  *
  * The router is a dozen lines here rather than a library such as find-my-way: the three servers
- * have eight routes between them, each a few fixed segments and at most one parameter, so a scan
+ * have ten routes between them, each a few fixed segments and at most one parameter, so a scan
  * of the declared routes costs less than a radix tree's bookkeeping and adds no dependency.
  */
 import { timingSafeEqual } from 'node:crypto';
@@ -24,8 +24,9 @@ import { ForeignHttpError, HttpError } from '../util/httpError.js';
 export { HttpError };
 
 /**
- * The status and body a server answers a failed request with: an `HttpError`'s own, anything else a
- * 500 `internal`, a `ForeignHttpError` too (its status is another server's answer, not ours).
+ * The status and body a server answers a failed request with: an `HttpError`'s own (a sandbox
+ * host's `HostHttpError` is passed on as it came, so the front door's client sees one service),
+ * anything else a 500 `internal`, a `ForeignHttpError` too (its status is another server's answer).
  */
 function errorReply(error: unknown): { status: number; body: ServiceError } {
   if (error instanceof HttpError && !(error instanceof ForeignHttpError) && error.status !== undefined) return { status: error.status, body: { error: { code: error.code, message: error.message } } };
