@@ -79,10 +79,10 @@ export function createCgmHttpModel(options: CgmHttpOptions): PatchModel {
       });
       const parsed = cgmGenerateResponseSchema.safeParse(answer.body);
       if (!parsed.success) {
-        throw new ModelClientError('bad-response', `CGM endpoint ${options.endpoint} answered without a patch.edits list`, answer.attempts, answer.status);
+        throw new ModelClientError('bad-response', `CGM endpoint ${options.endpoint} answered without a patch.edits list`, answer.attempts, answer.status, options.endpoint);
       }
       const one = candidateFromPayload(parsed.data, { maxEdits: request.constraints.max_edits, fallbackSummary: request.plan, defaultSummary: 'codefuse-cgm' });
-      if (!one.ok) throw new ModelClientError('bad-response', `CGM endpoint ${options.endpoint} produced no usable edits: ${one.reason}`, answer.attempts, answer.status);
+      if (!one.ok) throw new ModelClientError('bad-response', `CGM endpoint ${options.endpoint} produced no usable edits: ${one.reason}`, answer.attempts, answer.status, options.endpoint);
       return [one.candidate];
     },
   };

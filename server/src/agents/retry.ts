@@ -9,22 +9,26 @@
 import type { z } from 'zod';
 import { errorBodySchema } from '../protocol/modelApi.js';
 import { errorMessage } from '../util/errors.js';
+import { ForeignHttpError } from '../util/httpError.js';
 import { backoffCap, backoffDelay, retryAfterMs, waitToRetry, type RetryPolicy } from '../util/retryPolicy.js';
 
 export const modelClientErrorCodes = ['timeout', 'http-4xx', 'http-5xx', 'rate-limited', 'network', 'bad-response', 'aborted'] as const;
 export type ModelClientErrorCode = (typeof modelClientErrorCodes)[number];
 
-export class ModelClientError extends Error {
+/** A model endpoint's failure, in the one error family (util/httpError.ts) with the status of the last answer, when there was one. */
+export class ModelClientError extends ForeignHttpError {
   override readonly name = 'ModelClientError';
+  declare readonly code: ModelClientErrorCode;
   constructor(
-    readonly code: ModelClientErrorCode,
+    code: ModelClientErrorCode,
     message: string,
     /** Attempts made, the failing one included. */
     readonly attempts: number,
-    /** The HTTP status of the last answer, when there was one. */
-    readonly status?: number,
+    status?: number,
+    url?: string,
+    bodyExcerpt?: string,
   ) {
-    super(message);
+    super(status, code, message, url, bodyExcerpt);
   }
 }
 
@@ -49,8 +53,8 @@ export interface PostJsonResult {
 
 type Attempt =
   | { kind: 'ok'; body: unknown; status: number }
-  | { kind: 'retry'; code: ModelClientErrorCode; message: string; status?: number; waitMs?: number }
-  | { kind: 'fail'; code: ModelClientErrorCode; message: string; status?: number };
+  | { kind: 'retry'; code: ModelClientErrorCode; message: string; status?: number; waitMs?: number; bodyExcerpt?: string }
+  | { kind: 'fail'; code: ModelClientErrorCode; message: string; status?: number; bodyExcerpt?: string };
 
 function errorMessageOf(body: z.infer<typeof errorBodySchema>): string {
   const error: unknown = body['error'];
@@ -86,16 +90,18 @@ async function attemptOnce(url: string, body: string, options: PostJsonOptions):
       try {
         return { kind: 'ok', body: JSON.parse(text) as unknown, status };
       } catch {
-        return { kind: 'fail', code: 'bad-response', message: `${options.what} ${url} answered HTTP ${status} with a body that is not JSON: ${serverErrorText(text)}`, status };
+        const bodyExcerpt = serverErrorText(text);
+        return { kind: 'fail', code: 'bad-response', message: `${options.what} ${url} answered HTTP ${status} with a body that is not JSON: ${bodyExcerpt}`, status, bodyExcerpt };
       }
     }
-    const message = `${options.what} ${url} answered HTTP ${status}: ${serverErrorText(text)}`;
+    const bodyExcerpt = serverErrorText(text);
+    const message = `${options.what} ${url} answered HTTP ${status}: ${bodyExcerpt}`;
     if (status === 429) {
       const waitMs = retryAfterMs(response.headers.get('retry-after'));
-      return waitMs === undefined ? { kind: 'retry', code: 'rate-limited', message, status } : { kind: 'retry', code: 'rate-limited', message, status, waitMs };
+      return waitMs === undefined ? { kind: 'retry', code: 'rate-limited', message, status, bodyExcerpt } : { kind: 'retry', code: 'rate-limited', message, status, waitMs, bodyExcerpt };
     }
-    if (status >= 500) return { kind: 'retry', code: 'http-5xx', message, status };
-    return { kind: 'fail', code: 'http-4xx', message, status };
+    if (status >= 500) return { kind: 'retry', code: 'http-5xx', message, status, bodyExcerpt };
+    return { kind: 'fail', code: 'http-4xx', message, status, bodyExcerpt };
   } catch (error) {
     if (options.signal?.aborted) return { kind: 'fail', code: 'aborted', message: `the request to ${options.what} ${url} was cancelled` };
     if (timeout.aborted) return { kind: 'retry', code: 'timeout', message: `${options.what} ${url} did not answer within ${options.timeoutMs} ms` };
@@ -110,14 +116,14 @@ export async function postJson(url: string, payload: unknown, options: PostJsonO
   const started = performance.now();
   const maxAttempts = options.retries + 1;
   for (let attempt = 1; ; attempt++) {
-    if (options.signal?.aborted) throw new ModelClientError('aborted', `the request to ${options.what} ${url} was cancelled`, attempt - 1);
+    if (options.signal?.aborted) throw new ModelClientError('aborted', `the request to ${options.what} ${url} was cancelled`, attempt - 1, undefined, url);
     const outcome = await attemptOnce(url, body, options);
     if (outcome.kind === 'ok') return { body: outcome.body, status: outcome.status, attempts: attempt, latencyMs: performance.now() - started };
     if (outcome.kind === 'fail' || attempt >= maxAttempts) {
       const suffix = attempt > 1 ? ` (after ${attempt} attempts)` : '';
-      throw new ModelClientError(outcome.code, `${outcome.message}${suffix}`, attempt, outcome.status);
+      throw new ModelClientError(outcome.code, `${outcome.message}${suffix}`, attempt, outcome.status, url, outcome.bodyExcerpt);
     }
     const waitMs = outcome.waitMs !== undefined ? Math.min(outcome.waitMs, backoffCap(options)) : backoffDelay(attempt - 1, options, options.random);
-    if (!(await waitToRetry(waitMs, options.signal))) throw new ModelClientError('aborted', `the request to ${options.what} ${url} was cancelled while waiting to retry`, attempt);
+    if (!(await waitToRetry(waitMs, options.signal))) throw new ModelClientError('aborted', `the request to ${options.what} ${url} was cancelled while waiting to retry`, attempt, undefined, url);
   }
 }

@@ -22,7 +22,7 @@ import { collectEpisodeFiles, EventLog, runLayout } from '../runs/index.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { errorMessage } from '../util/errors.js';
 import type { Episode } from './episode.js';
-import { bearerMatches, errorReply, HttpError, listenJson, readBody, send } from './jsonHttp.js';
+import { HttpError, jsonRouter, listenJson, readBody, send, type Route } from './jsonHttp.js';
 import type { HostPool } from './hostPool.js';
 import { RemoteEpisode } from './remoteEpisode.js';
 import { EpisodeConflict, ServiceEpisode, type ServicePrompt } from './serviceEpisode.js';
@@ -46,8 +46,8 @@ export interface EnvServiceOptions {
   readonly sandboxHost?: SandboxHostRef;
   /** The front door of a Ray cluster's sandbox hosts: episodes run on the host the pool chooses. */
   readonly hosts?: HostPool;
-  /** More routes, answered before the service's own (a sandbox host's); undefined when the route is not one of them. */
-  readonly routes?: (method: string, parts: readonly string[], req: IncomingMessage) => Promise<unknown>;
+  /** More routes (a sandbox host's), tried after the health check and before the service's own. */
+  readonly routes?: readonly Route[];
   /** Open episodes allowed at once; more are answered 429. */
   readonly maxOpen: number;
   /** Past this, from its creation, the service ends an episode itself. */
@@ -105,7 +105,8 @@ export class EnvService {
   constructor(private readonly options: EnvServiceOptions) {
     this.token = options.token ?? randomBytes(32).toString('base64url');
     this.events = new EventLog(runLayout(options.runDir).events);
-    this.server = createServer((req, res) => void this.handle(req, res));
+    const handle = this.routes(options.routes ?? []);
+    this.server = createServer((req, res) => void handle(req, res));
   }
 
   /** Listens, writes the service file (0600) and returns it. */
@@ -143,52 +144,82 @@ export class EnvService {
     await rm(join(this.options.runDir, serviceFileName), { force: true });
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    try {
-      if (!bearerMatches(req, this.token)) throw new HttpError(401, 'unauthorised', 'send Authorization: Bearer <token> with the token from env_service.json in the run directory');
-      const url = new URL(req.url ?? '/', 'http://service');
-      const parts = url.pathname.split('/').filter(Boolean);
-      if (req.method === 'GET' && url.pathname === '/health') return send(res, 200, { ok: true, open: this.openEpisodes } satisfies HealthReply);
-      if (this.options.routes !== undefined) {
-        const answer = await this.options.routes(req.method ?? 'GET', parts, req);
-        if (answer !== undefined) return send(res, 200, answer);
-      }
-      const id = parts[0] === 'episodes' && parts[1] !== undefined ? episodeIdOf(parts[1]) : undefined;
-      if (req.method === 'GET' && parts.length === 3 && id !== undefined && parts[2] === 'policy') {
-        const episode = this.episodes.get(id);
-        if (episode === undefined) throw this.unknownEpisode(id);
-        return send(res, 200, { reply: await episode.policy() } satisfies PolicyReply);
-      }
-      if (req.method !== 'POST') throw new HttpError(405, 'method-not-allowed', `${req.method ?? '?'} ${url.pathname} is not a route of the environment service`);
-      if (this.closing) throw new HttpError(503, 'shutting-down', 'the environment service is shutting down');
-      if (parts.length === 1 && parts[0] === 'episodes') return send(res, 200, await this.create(await readBody(req, createEpisodeBodySchema)));
-      if (parts.length === 3 && id !== undefined && parts[2] === 'close') {
-        const { reason } = await readBody(req, closeBodySchema);
-        const retired = this.retired.get(id);
-        if (retired !== undefined) {
-          if (retired.ok) return send(res, 200, retired.reply);
-          throw retired.error;
-        }
-        const episode = this.episodes.get(id);
-        if (episode === undefined) throw this.unknownEpisode(id);
-        const folder = this.options.episodeRunDir?.(id);
-        if (folder !== undefined) return await this.closeAndHandBack(res, id, episode, reason, folder);
-        return send(res, 200, await this.closeAndRetire(id, episode, reason));
-      }
-      if (parts.length === 3 && id !== undefined && parts[2] === 'step') {
-        const episode = this.episodes.get(id);
-        if (episode === undefined) throw this.unknownEpisode(id);
-        const { turn, reply, tokens } = await readBody(req, stepBodySchema, stepBodyMaxBytes);
-        return send(res, 200, await episode.step(turn, reply, tokens));
-      }
-      throw new HttpError(404, 'no-such-route', `POST ${url.pathname} is not a route of the environment service`);
-    } catch (error) {
-      // A sandbox host's own answer (a HostHttpError) is passed on as it came, so the client sees one service.
-      const { status, body } = errorReply(error);
-      if (status === 429) res.setHeader('Retry-After', String(retryAfterSeconds));
-      if (status === 500) this.options.log?.(`Environment service: ${req.method ?? '?'} ${req.url ?? ''} failed: ${errorMessage(error)}`);
-      send(res, status, body);
+  /** The service's routes after `extra` (a sandbox host's), answered through the one router (jsonHttp.ts). */
+  private routes(extra: readonly Route[]): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+    return jsonRouter({
+      token: this.token,
+      unauthorised: 'send Authorization: Bearer <token> with the token from env_service.json in the run directory',
+      routes: [
+        { method: 'GET', path: '/health', answer: () => ({ ok: true, open: this.openEpisodes }) satisfies HealthReply },
+        ...extra,
+        { method: 'GET', path: '/episodes/:episode_id/policy', answer: async (_req, { episode_id: id = '' }) => ({ reply: await this.episode(id).policy() }) satisfies PolicyReply },
+        {
+          method: 'POST',
+          path: '/episodes',
+          answer: async (req) => {
+            this.refuseWhenClosing();
+            return this.create(await readBody(req, createEpisodeBodySchema));
+          },
+        },
+        {
+          method: 'POST',
+          path: '/episodes/:episode_id/close',
+          answer: async (req, { episode_id: id = '' }, res) => {
+            this.refuseWhenClosing();
+            return this.closeRequest(id, await readBody(req, closeBodySchema), res);
+          },
+        },
+        {
+          method: 'POST',
+          path: '/episodes/:episode_id/step',
+          answer: async (req, { episode_id: id = '' }) => {
+            this.refuseWhenClosing();
+            const episode = this.episode(id);
+            const { turn, reply, tokens } = await readBody(req, stepBodySchema, stepBodyMaxBytes);
+            return episode.step(turn, reply, tokens);
+          },
+        },
+      ],
+      // Every route but two is a POST, so any other method is the wrong one for this service.
+      miss: (method, path) => {
+        if (method !== 'POST') return new HttpError(405, 'method-not-allowed', `${method} ${path} is not a route of the environment service`);
+        if (this.closing) return this.shuttingDown();
+        return new HttpError(404, 'no-such-route', `POST ${path} is not a route of the environment service`);
+      },
+      failed: (error, status, req, res) => {
+        if (status === 429) res.setHeader('Retry-After', String(retryAfterSeconds));
+        if (status === 500) this.options.log?.(`Environment service: ${req.method ?? '?'} ${req.url ?? ''} failed: ${errorMessage(error)}`);
+      },
+    });
+  }
+
+  /** Episodes' requests are refused once the service is closing; its health and a host's own routes are still answered. */
+  private refuseWhenClosing(): void {
+    if (this.closing) throw this.shuttingDown();
+  }
+
+  private shuttingDown(): HttpError {
+    return new HttpError(503, 'shutting-down', 'the environment service is shutting down');
+  }
+
+  private episode(id: string): Episode {
+    const episode = this.episodes.get(id);
+    if (episode === undefined) throw this.unknownEpisode(id);
+    return episode;
+  }
+
+  /** A close, answered again as it was for a retried one; a sandbox host's answers with the episode's files. */
+  private async closeRequest(id: string, { reason }: CloseBody, res: ServerResponse): Promise<CloseReply | undefined> {
+    const retired = this.retired.get(id);
+    if (retired !== undefined) {
+      if (retired.ok) return retired.reply;
+      throw retired.error;
     }
+    const episode = this.episode(id);
+    const folder = this.options.episodeRunDir?.(id);
+    if (folder === undefined) return this.closeAndRetire(id, episode, reason);
+    await this.closeAndHandBack(res, id, episode, reason, folder);
+    return undefined;
   }
 
   /** 409 for an episode that was closed (its whole state is gone), 404 for one never known. */
@@ -339,13 +370,4 @@ function episodeIdOfRequest(request: CreateEpisodeBody): string {
   if (request.episode_id !== undefined) return request.episode_id;
   const key = createHash('sha256').update(request.client_key).digest('hex').slice(0, 12);
   return `${request.task_id}-${request.group_id === undefined ? '' : `${request.group_id}-`}${key}`;
-}
-
-/** An episode id from its path segment; a malformed percent-encoding is the client's error, 400. */
-function episodeIdOf(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    throw new HttpError(400, 'bad-path', `the episode id in the path is not valid percent-encoding (${segment.slice(0, 80)}); encode it with encodeURIComponent`);
-  }
 }

@@ -1,16 +1,16 @@
 /**
- * Requests from the front door to one sandbox host (docs/sandbox-hosts.md), as JSON over
- * `node:http` with the host's bearer token. Two kinds of failure are kept apart, because they mean
- * different things for an episode: the host answered with an error (`HostHttpError`, passed on to
- * whoever asked, with its status and code), or no answer came because the host is gone
- * (`HostLostError`: refused, reset or cut connections, or the request aborted because the pool
- * saw the host die), which makes its episodes infrastructure failures.
+ * Requests from the front door to one sandbox host (docs/sandbox-hosts.md), as JSON through the
+ * one client transport (util/httpClient.ts) with the host's bearer token. Two kinds of failure are
+ * kept apart, because they mean different things for an episode: the host answered with an error
+ * (`HostHttpError`, passed on to whoever asked, with its status and code), or no answer came
+ * because the host is gone (`HostLostError`: refused, reset or cut connections, or the request
+ * aborted because the pool saw the host die), which makes its episodes infrastructure failures.
  */
-import { request } from 'node:http';
 import type { ZodType } from 'zod';
 import { serviceErrorSchema } from '../protocol/envService.js';
 import { errorMessage } from '../util/errors.js';
-import { HttpError } from './jsonHttp.js';
+import { httpCall, HttpTransportError, type HttpAnswer } from '../util/httpClient.js';
+import { HttpError } from '../util/httpError.js';
 
 /** A host's error answer, in the one error shape of our services (jsonHttp.ts), so the front door can pass it on as it came. */
 export class HostHttpError extends HttpError {
@@ -20,9 +20,10 @@ export class HostHttpError extends HttpError {
   }
 }
 
-export class HostLostError extends Error {
+/** No answer came from a host: in the one error family (util/httpError.ts), with no status. */
+export class HostLostError extends HttpError {
   constructor(message: string) {
-    super(message);
+    super(undefined, 'host-lost', message);
     this.name = 'HostLostError';
   }
 }
@@ -49,54 +50,36 @@ export class HostClient {
     private readonly name: string,
   ) {}
 
-  call<T>(call: HostCall<T>): Promise<T> {
-    const target = new URL(call.path, this.url);
-    const text = call.body === undefined ? undefined : JSON.stringify(call.body);
-    return new Promise<T>((resolve, reject) => {
-      if (call.signal?.aborted === true) return reject(new HostLostError(`${this.name}: ${abortReason(call.signal)}`));
-      const req = request(
-        target,
-        {
-          method: call.method,
-          headers: { authorization: `Bearer ${this.token}`, ...(text === undefined ? {} : { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }) },
-          ...(call.signal === undefined ? {} : { signal: call.signal }),
-        },
-        (res) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > maxReplyBytes) req.destroy(new Error(`the answer passed ${maxReplyBytes} bytes`));
-            else chunks.push(chunk);
-          });
-          res.on('error', (error) => reject(new HostLostError(`${this.name}: the answer was cut (${errorMessage(error)})`)));
-          res.on('end', () => {
-            const raw = Buffer.concat(chunks).toString('utf8');
-            let value: unknown;
-            try {
-              value = JSON.parse(raw);
-            } catch {
-              return reject(new HostHttpError(res.statusCode ?? 0, 'not-json', `${this.name} answered ${call.method} ${call.path} with ${res.statusCode ?? 0} and no JSON`));
-            }
-            const status = res.statusCode ?? 0;
-            if (status < 200 || status >= 300) {
-              const error = serviceErrorSchema.safeParse(value);
-              return reject(new HostHttpError(status, error.success ? error.data.error.code : 'host-error', error.success ? error.data.error.message : `${this.name} answered ${status}`));
-            }
-            const parsed = call.schema.safeParse(value);
-            if (!parsed.success) return reject(new HostHttpError(502, 'bad-host-reply', `${this.name} answered ${call.method} ${call.path} with a body that does not match its contract: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`));
-            resolve(parsed.data);
-          });
-        },
-      );
-      if (call.timeoutMs !== undefined) req.setTimeout(call.timeoutMs, () => req.destroy(new Error(`no answer in ${call.timeoutMs} ms`)));
-      req.on('error', (error) => reject(new HostLostError(`${this.name}: ${call.signal?.aborted === true ? abortReason(call.signal) : errorMessage(error)}`)));
-      req.end(text);
-    });
+  async call<T>(call: HostCall<T>): Promise<T> {
+    const early = abortReason(call.signal);
+    if (early !== undefined) throw new HostLostError(`${this.name}: ${early}`);
+    let answer: HttpAnswer;
+    try {
+      answer = await httpCall({ method: call.method, url: new URL(call.path, this.url), token: this.token, body: call.body, timeoutMs: call.timeoutMs, signal: call.signal, maxBytes: maxReplyBytes });
+    } catch (error) {
+      if (error instanceof HttpTransportError && error.code === 'answer-cut') throw new HostLostError(`${this.name}: the answer was cut (${error.message})`);
+      throw new HostLostError(`${this.name}: ${abortReason(call.signal) ?? errorMessage(error)}`);
+    }
+    const { status } = answer;
+    let value: unknown;
+    try {
+      value = JSON.parse(answer.text);
+    } catch {
+      throw new HostHttpError(status, 'not-json', `${this.name} answered ${call.method} ${call.path} with ${status} and no JSON`);
+    }
+    if (status < 200 || status >= 300) {
+      const error = serviceErrorSchema.safeParse(value);
+      throw new HostHttpError(status, error.success ? error.data.error.code : 'host-error', error.success ? error.data.error.message : `${this.name} answered ${status}`);
+    }
+    const parsed = call.schema.safeParse(value);
+    if (!parsed.success) throw new HostHttpError(502, 'bad-host-reply', `${this.name} answered ${call.method} ${call.path} with a body that does not match its contract: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`);
+    return parsed.data;
   }
 }
 
-function abortReason(signal: AbortSignal): string {
+/** Why `signal` aborted, or undefined while it has not. */
+function abortReason(signal: AbortSignal | undefined): string | undefined {
+  if (signal?.aborted !== true) return undefined;
   const reason: unknown = signal.reason;
   return reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : 'the request was aborted';
 }

@@ -12,7 +12,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { hostHealthSchema, hostRegistrationSchema, type HostRegistration } from '../protocol/sandboxHosts.js';
 import { errorMessage } from '../util/errors.js';
 import { HostClient, HostHttpError } from './hostClient.js';
-import { bearerMatches, errorReply, HttpError, listenJson, readBody, send } from './jsonHttp.js';
+import { HttpError, jsonRouter, listenJson, readBody } from './jsonHttp.js';
 import { chooseHost, clusterSlots, type HostState, type RouteChoice, type RouteRequest } from './hostRouting.js';
 
 export interface PoolHost {
@@ -62,7 +62,8 @@ export class HostPool {
   private closed = false;
 
   constructor(private readonly options: HostPoolOptions = {}) {
-    this.server = createServer((req, res) => void this.handle(req, res));
+    const handle = this.routes();
+    this.server = createServer((req, res) => void handle(req, res));
   }
 
   /** Listens for registrations; returns where hosts register and the token they need. */
@@ -238,17 +239,24 @@ export class HostPool {
     );
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    try {
-      if (!bearerMatches(req, this.token)) throw new HttpError(401, 'unauthorised', 'send the registry token from the host spec as Authorization: Bearer <token>');
-      if (req.method === 'GET' && req.url === '/health') return send(res, 200, { ok: true, ...this.summary() });
-      if (req.method !== 'POST' || req.url !== '/hosts') throw new HttpError(404, 'no-such-route', `${req.method ?? '?'} ${req.url ?? ''} is not a route of the sandbox host registry`);
-      if (this.closed) throw new HttpError(503, 'shutting-down', 'the run is ending');
-      this.register(await readBody(req, hostRegistrationSchema, maxBodyBytes));
-      return send(res, 200, { ok: true });
-    } catch (error) {
-      const reply = errorReply(error);
-      send(res, reply.status, reply.body);
-    }
+  /** The registry's routes, answered through the one router (jsonHttp.ts). */
+  private routes(): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+    return jsonRouter({
+      token: this.token,
+      unauthorised: 'send the registry token from the host spec as Authorization: Bearer <token>',
+      routes: [
+        { method: 'GET', path: '/health', answer: () => ({ ok: true, ...this.summary() }) },
+        {
+          method: 'POST',
+          path: '/hosts',
+          answer: async (req) => {
+            if (this.closed) throw new HttpError(503, 'shutting-down', 'the run is ending');
+            this.register(await readBody(req, hostRegistrationSchema, maxBodyBytes));
+            return { ok: true };
+          },
+        },
+      ],
+      miss: (method, path) => new HttpError(404, 'no-such-route', `${method} ${path} is not a route of the sandbox host registry`),
+    });
   }
 }

@@ -1,11 +1,16 @@
 /**
  * Our JSON-over-HTTP services (the environment service, a sandbox host, the hosts' registry) and
- * their clients share one error shape: an `HttpError` with its status, a code and a message, which
- * the servers answer as `{ error: { code, message } }` (protocol/envService.ts `serviceErrorSchema`)
- * and the host client turns back into one (`HostHttpError`). Here too: listening and the URL a
- * client can reach, a bearer token compared in constant time, a body read with a size cap and
+ * their clients share one error shape: an `HttpError` (util/httpError.ts) with its status, a code
+ * and a message, which the servers answer as `{ error: { code, message } }` (protocol/envService.ts
+ * `serviceErrorSchema`) and the host client turns back into one (`HostHttpError`). Here too:
+ * listening and the URL a client can reach, one router that checks the bearer token (in constant
+ * time) and answers a request no route takes in that shape, a body read with a size cap and
  * checked with its zod schema, and a JSON answer. One copy, so the three servers refuse, cap and
  * answer alike; the retry policy of their clients is util/retryPolicy.ts.
+ *
+ * The router is a dozen lines here rather than a library such as find-my-way: the three servers
+ * have ten routes between them, each a few fixed segments and at most one parameter, so a scan
+ * of the declared routes costs less than a radix tree's bookkeeping and adds no dependency.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
@@ -14,21 +19,18 @@ import type { AddressInfo } from 'node:net';
 import type { ZodType } from 'zod';
 import type { ServiceError } from '../protocol/envService.js';
 import { errorMessage } from '../util/errors.js';
+import { ForeignHttpError, HttpError } from '../util/httpError.js';
 
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { HttpError };
 
-/** The status and body a server answers a failed request with: an `HttpError`'s own, anything else a 500 `internal`. */
-export function errorReply(error: unknown): { status: number; body: ServiceError } {
-  const known = error instanceof HttpError;
-  return { status: known ? error.status : 500, body: { error: { code: known ? error.code : 'internal', message: errorMessage(error) } } };
+/**
+ * The status and body a server answers a failed request with: an `HttpError`'s own (a sandbox
+ * host's `HostHttpError` is passed on as it came, so the front door's client sees one service),
+ * anything else a 500 `internal`, a `ForeignHttpError` too (its status is another server's answer).
+ */
+function errorReply(error: unknown): { status: number; body: ServiceError } {
+  if (error instanceof HttpError && !(error instanceof ForeignHttpError) && error.status !== undefined) return { status: error.status, body: { error: { code: error.code, message: error.message } } };
+  return { status: 500, body: { error: { code: 'internal', message: errorMessage(error) } } };
 }
 
 /** Listens on `host:port` (0: any free port) and returns the URL a client can reach it at. */
@@ -43,8 +45,69 @@ export async function listenJson(server: Server, host: string, port: number): Pr
   return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${address.port}`;
 }
 
+/** A route: a method, a path whose `:name` segments are parameters (percent-decoded), and its answer. */
+export interface Route {
+  readonly method: 'GET' | 'POST';
+  readonly path: string;
+  /** The answer, sent as JSON with 200; a handler that sent its own (to act after it is sent) returns nothing. */
+  readonly answer: (req: IncomingMessage, params: Readonly<Record<string, string>>, res: ServerResponse) => unknown;
+}
+
+export interface JsonRouterOptions {
+  /** Tried in order; the first whose method and path match answers. */
+  readonly routes: readonly Route[];
+  readonly token: string;
+  /** What a request without the token is told (401). */
+  readonly unauthorised: string;
+  /** The error for a request no route takes (each service says 404 or 405 as it always has). */
+  readonly miss: (method: string, path: string) => Error;
+  /** Called with a failed request's error and its status before the answer is sent (a header, a log line). */
+  readonly failed?: (error: unknown, status: number, req: IncomingMessage, res: ServerResponse) => void;
+}
+
+/** A server's request handler: the token checked, the request routed, any failure answered in the one error shape. */
+export function jsonRouter(options: JsonRouterOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const routes = options.routes.map((route) => ({ route, segments: route.path.split('/').filter(Boolean) }));
+  return async (req, res) => {
+    try {
+      if (!bearerMatches(req, options.token)) throw new HttpError(401, 'unauthorised', options.unauthorised);
+      const method = req.method ?? '?';
+      const path = new URL(req.url ?? '/', 'http://service').pathname;
+      const parts = path.split('/').filter(Boolean);
+      for (const { route, segments } of routes) {
+        const params = route.method === method ? matchPath(segments, parts) : undefined;
+        if (params === undefined) continue;
+        const value = await route.answer(req, params, res);
+        if (!res.headersSent) send(res, 200, value);
+        return;
+      }
+      throw options.miss(method, path);
+    } catch (error) {
+      const { status, body } = errorReply(error);
+      options.failed?.(error, status, req, res);
+      send(res, status, body);
+    }
+  };
+}
+
+/** The parameters of `parts` when they match `segments`; a malformed percent-encoding is the client's error, 400. */
+function matchPath(segments: readonly string[], parts: readonly string[]): Record<string, string> | undefined {
+  if (segments.length !== parts.length || segments.some((segment, i) => !segment.startsWith(':') && segment !== parts[i])) return undefined;
+  const params: Record<string, string> = {};
+  for (const [i, segment] of segments.entries()) {
+    if (!segment.startsWith(':')) continue;
+    const part = parts[i] ?? '';
+    try {
+      params[segment.slice(1)] = decodeURIComponent(part);
+    } catch {
+      throw new HttpError(400, 'bad-path', `the ${segment.slice(1).replaceAll('_', ' ')} in the path is not valid percent-encoding (${part.slice(0, 80)}); encode it with encodeURIComponent`);
+    }
+  }
+  return params;
+}
+
 /** Whether the request carries `Authorization: Bearer <token>`, compared in constant time. */
-export function bearerMatches(req: IncomingMessage, token: string): boolean {
+function bearerMatches(req: IncomingMessage, token: string): boolean {
   const header = req.headers.authorization ?? '';
   const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
   const expected = Buffer.from(token);

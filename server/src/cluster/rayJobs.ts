@@ -1,11 +1,9 @@
 /**
  * A client for Ray's Jobs REST API (docs/trainer-bridge.md#ray-jobs). Every request goes through
- * `node:http`, not the global `fetch`: Ray 2.60 answers 405 to POST and DELETE from `fetch`
- * because undici marks them as browser traffic. `RAY_AUTH_TOKEN`, when set, is sent as a bearer
+ * the one client transport (util/httpClient.ts, `node:http`), not the global `fetch`: Ray 2.60
+ * answers 405 to POST and DELETE from `fetch` because undici marks them as browser traffic. `RAY_AUTH_TOKEN`, when set, is sent as a bearer
  * token. Nothing secret is ever put in a submission: Ray returns `runtime_env` in clear.
  */
-import { request as httpRequest } from 'node:http';
-import { request as httpsRequest } from 'node:https';
 import type { ZodType } from 'zod';
 import {
   rayJobDeleteReplySchema,
@@ -18,14 +16,14 @@ import {
   type RayJobSubmit,
 } from '../protocol/rayJobs.js';
 import { errorMessage } from '../util/errors.js';
+import { httpCall, HttpTransportError, type HttpAnswer } from '../util/httpClient.js';
+import { ForeignHttpError } from '../util/httpError.js';
 
-/** A request Ray refused or could not answer; `status` is 0 when no answer came. */
-export class RayJobsError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-  ) {
-    super(message);
+/** A request Ray refused or could not answer, in the one error family (util/httpError.ts); `status` is 0 when no answer came. */
+export class RayJobsError extends ForeignHttpError {
+  declare readonly status: number;
+  constructor(status: number, message: string) {
+    super(status, 'ray-jobs', message);
     this.name = 'RayJobsError';
   }
 }
@@ -109,36 +107,25 @@ export class RayJobsClient {
     return this.call('GET', path, undefined, schema);
   }
 
-  private call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, schema: ZodType<T>): Promise<T> {
+  private async call<T>(method: 'GET' | 'POST' | 'DELETE', path: string, body: unknown, schema: ZodType<T>): Promise<T> {
     const url = new URL(path, this.base);
-    const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (payload !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': String(payload.length) });
-    if (this.token !== undefined && this.token !== '') headers['authorization'] = `Bearer ${this.token}`;
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise<T>((resolve, reject) => {
-      const req = send(url, { method, headers, timeout: this.timeoutMs }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('error', (error) => reject(new RayJobsError(0, `${method} ${url.href}: ${errorMessage(error)}`)));
-        res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
-          const status = res.statusCode ?? 0;
-          if (status < 200 || status >= 300) return reject(new RayJobsError(status, `${method} ${url.pathname} answered ${status}: ${text.trim().slice(0, 500) || res.statusMessage || ''}`));
-          let value: unknown;
-          try {
-            value = JSON.parse(text);
-          } catch {
-            return reject(new RayJobsError(status, `${method} ${url.pathname} answered ${status} with a body that is not JSON: ${text.slice(0, 200)}`));
-          }
-          const parsed = schema.safeParse(value);
-          if (!parsed.success) return reject(new RayJobsError(status, `${method} ${url.pathname} answered an unexpected body (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? ''}); is ${this.base.origin} a Ray dashboard of version 2.60?`));
-          resolve(parsed.data);
-        });
-      });
-      req.on('timeout', () => req.destroy(new Error(`no answer in ${this.timeoutMs} ms`)));
-      req.on('error', (error) => reject(new RayJobsError(0, `${method} ${url.href}: ${errorMessage(error)}; is a Ray head running there (ray start --head) with its dashboard reachable?`)));
-      req.end(payload);
-    });
+    let answer: HttpAnswer;
+    try {
+      answer = await httpCall({ method, url, token: this.token, body, headers: { accept: 'application/json' }, timeoutMs: this.timeoutMs });
+    } catch (error) {
+      if (error instanceof HttpTransportError && error.code === 'answer-cut') throw new RayJobsError(0, `${method} ${url.href}: ${error.message}`);
+      throw new RayJobsError(0, `${method} ${url.href}: ${errorMessage(error)}; is a Ray head running there (ray start --head) with its dashboard reachable?`);
+    }
+    const { status, text } = answer;
+    if (status < 200 || status >= 300) throw new RayJobsError(status, `${method} ${url.pathname} answered ${status}: ${text.trim().slice(0, 500) || answer.statusMessage}`);
+    let value: unknown;
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new RayJobsError(status, `${method} ${url.pathname} answered ${status} with a body that is not JSON: ${text.slice(0, 200)}`);
+    }
+    const parsed = schema.safeParse(value);
+    if (!parsed.success) throw new RayJobsError(status, `${method} ${url.pathname} answered an unexpected body (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? ''}); is ${this.base.origin} a Ray dashboard of version 2.60?`);
+    return parsed.data;
   }
 }

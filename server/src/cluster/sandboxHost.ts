@@ -9,7 +9,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, rm } from 'node:fs/promises';
-import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { Agent } from '../agents/index.js';
 import type { BackendChoice } from '../protocol/backendChoice.js';
@@ -23,7 +22,7 @@ import { backoffDelay, waitToRetry, type RetryPolicy } from '../util/retryPolicy
 import { z } from 'zod';
 import { EnvService } from './envService.js';
 import { HostClient } from './hostClient.js';
-import { HttpError, readBody } from './jsonHttp.js';
+import { HttpError, readBody, type Route } from './jsonHttp.js';
 
 export interface SandboxHostOptions {
   readonly spec: HostSpec;
@@ -84,7 +83,7 @@ export class SandboxHost {
       log: this.options.log,
       ...(this.options.scriptedPolicy === undefined ? {} : { scriptedPolicy: this.options.scriptedPolicy }),
       ...(spec.prompt === undefined ? {} : { prompt: { systemPrompt: spec.prompt.system_prompt, ...(spec.prompt.observation_budget === undefined ? {} : { observationBudget: spec.prompt.observation_budget }) } }),
-      routes: (method, parts, req) => this.route(method, parts, req),
+      routes: this.routes(),
     });
     const file = await this.service.start();
     await this.register(file);
@@ -118,18 +117,28 @@ export class SandboxHost {
     }
   }
 
-  private async route(method: string, parts: readonly string[], req: IncomingMessage): Promise<unknown> {
-    if (method === 'POST' && parts.length === 1 && parts[0] === 'shutdown') {
-      // Answered first: the service's server closes as the host stops, which waits for open requests.
-      setImmediate(() => void this.options.onShutdown?.());
-      return { ok: true };
-    }
-    if (method === 'POST' && parts.length === 1 && parts[0] === 'runs') return this.runWhole(await readBody(req, runEpisodeBodySchema));
-    if (method === 'POST' && parts.length === 3 && parts[0] === 'runs' && parts[2] === 'stop' && parts[1] !== undefined) {
-      this.whole.get(decodeURIComponent(parts[1]))?.abort();
-      return { ok: true };
-    }
-    return undefined;
+  /** The host's own routes, beside its environment service's. */
+  private routes(): Route[] {
+    return [
+      {
+        method: 'POST',
+        path: '/shutdown',
+        answer: () => {
+          // Answered first: the service's server closes as the host stops, which waits for open requests.
+          setImmediate(() => void this.options.onShutdown?.());
+          return { ok: true };
+        },
+      },
+      { method: 'POST', path: '/runs', answer: async (req) => this.runWhole(await readBody(req, runEpisodeBodySchema)) },
+      {
+        method: 'POST',
+        path: '/runs/:episode_id/stop',
+        answer: (_req, { episode_id: id = '' }) => {
+          this.whole.get(id)?.abort();
+          return { ok: true };
+        },
+      },
+    ];
   }
 
   /** One whole episode with the run's own agent; its files come back in the answer and leave this node. */

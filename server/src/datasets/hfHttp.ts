@@ -3,6 +3,7 @@
  * redirects followed by hand (the token is never sent to another host), retries with backoff,
  * and every failure mapped to a `HubError` whose message names the dataset and says what to do.
  */
+import { ForeignHttpError } from '../util/httpError.js';
 import { backoffDelay, waitToRetry } from '../util/retryPolicy.js';
 
 export const hubErrorCodes = ['unauthorized', 'forbidden', 'not-found', 'network', 'bad-response', 'size-mismatch', 'aborted'] as const;
@@ -22,20 +23,14 @@ export function shown(url: string): string {
   }
 }
 
-/** A failed call to the hub, with a message that says what to do. */
-export class HubError extends Error {
+/** A failed call to the hub, with a message that says what to do, in the one error family (util/httpError.ts). */
+export class HubError extends ForeignHttpError {
   override readonly name = 'HubError';
   /** The URL of the request that failed, without signatures (see `shown`). */
-  readonly url: string;
-  constructor(
-    readonly code: HubErrorCode,
-    message: string,
-    url: string,
-    /** The HTTP status, when the server answered. */
-    readonly status?: number,
-  ) {
-    super(message);
-    this.url = shown(url);
+  declare readonly url: string;
+  declare readonly code: HubErrorCode;
+  constructor(code: HubErrorCode, message: string, url: string, status?: number) {
+    super(status, code, message, shown(url));
   }
 
   /** Whether trying again could succeed: a network failure, a 5xx or a 429. */

@@ -1,6 +1,6 @@
 /**
  * The one retry policy of our HTTP clients (the model clients, agents/retry.ts; the Hugging Face
- * hub, datasets/hfHttp.ts; a sandbox host registering with the front door, trainer/sandboxHost.ts):
+ * hub, datasets/hfHttp.ts; a sandbox host registering with the front door, cluster/sandboxHost.ts):
  * exponential backoff with equal jitter, capped, and a server's Retry-After honoured up to the same
  * cap. Which failures are worth another try stays with each client, because it depends on what
  * the server's answers mean.
