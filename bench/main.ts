@@ -4,7 +4,7 @@
  * its reason, never filled with a number. The exit code is 0 whatever the figures say: a benchmark
  * reports, it is not a test.
  *
- * Options: `--only yaml,yaml-scale,jsonl,activation,sandbox,graph,rollout,launch,launch-exit,datasets,tasks,runs,idle,trajectory,code-graph,service,smoke,model,localisation,env,verify,hosts`, `--edits N` (default 60), `--warmup N` (20),
+ * Options: `--only yaml,yaml-scale,jsonl,activation,sandbox,graph,rollout,launch,launch-exit,datasets,tasks,runs,idle,trajectory,code-graph,service,smoke,model,localisation,env,verify,hosts,host-step`, `--edits N` (default 60), `--warmup N` (20),
  * `--sessions N` (7), `--activation-sessions N` (5 code-server sessions), `--localisation-repos a,b` (every
  * repository), `--localisation-limit N` (every instance), `--no-embeddings` (localisation without the semantic retriever).
  */
@@ -19,6 +19,7 @@ import type { BenchResult } from './result.js';
 import { benchSandbox } from './sandboxFigures.js';
 import { benchGraph } from './graphFigures.js';
 import { benchHosts } from './hostsFigures.js';
+import { benchHostStep } from './hostStepFigures.js';
 import { benchLaunch } from './launchFigures.js';
 import { benchLaunchExit } from './launchExitFigures.js';
 import { benchLocalisation } from './localisationFigures.js';
@@ -161,6 +162,7 @@ async function main(): Promise<void> {
   if (wanted('env')) await guard('env', () => benchPythonEnv(log));
   if (wanted('verify')) await guard('verify', () => benchVerify(log));
   if (wanted('hosts')) await guard('hosts', () => benchHosts(log));
+  if (wanted('host-step')) await guard('host-step', () => benchHostStep(log));
 
   const results = outcomes.flatMap((o) => o.results);
   const notMeasured = outcomes.flatMap((o) => o.notMeasured);

@@ -47,7 +47,8 @@ interface ServiceMeasure {
   readonly errors: number;
 }
 
-function call(url: string, token: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Record<string, unknown>> {
+/** One JSON request as the agent loop's client sends it; any status but 200 rejects. */
+export function call(url: string, token: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Record<string, unknown>> {
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
     const req = request(`${url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(payload.length) }) } }, (res) => {
@@ -65,7 +66,7 @@ function call(url: string, token: string, method: 'GET' | 'POST', path: string, 
 }
 
 /** The task's own command time of each step of an episode, from its trajectory. */
-function taskCommandMs(runDir: string, episodeId: string): number[] {
+export function taskCommandMs(runDir: string, episodeId: string): number[] {
   return readFileSync(runLayout(runDir).trajectory(episodeId), 'utf8')
     .split('\n')
     .filter((l) => l.trim() !== '')
