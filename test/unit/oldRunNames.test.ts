@@ -63,7 +63,7 @@ async function views(dir: string): Promise<unknown> {
   const group = resolveGroup(index.all(), { kind: 'step', step: 1, taskId: 't1', groupId: null });
   assert.ok(typeof group !== 'string', String(group));
   const groupView = await buildGroupView(dir, group, { estimator: 'grpo', normByStd: true, assumed: null });
-  const trajectories = await Promise.all(readdirSync(join(dir, 'trajectories')).sort().map(async (file) => (await readTrajectory(join(dir, 'trajectories', file))).start?.training));
+  const trajectories = await Promise.all(readdirSync(join(dir, 'trajectories')).sort().map(async (file) => (await readTrajectory(join(dir, 'trajectories', file)))?.start?.training));
   const seen = { metrics, summary: summariseMetrics(metrics.records), chunk, samples, indexProblems, episodes: index.all(), groupView, trajectories };
   return JSON.parse(JSON.stringify(seen).replaceAll(dir, '<run>'));
 }
