@@ -10,7 +10,7 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { CodeGraphHostMessage } from '../../server/src/protocol/codeGraphView.js';
 import { codeGraphViewType } from './contributions.js';
-import type { Ctx } from './ctx.js';
+import type { ExtensionState } from './extensionState.js';
 import { errorMessage } from './errors.js';
 import { openRecordedLocation } from './recordedSource.js';
 import { episodeChanged, episodeCodeGraph, sendRequest } from './serverMessages.js';
@@ -24,10 +24,10 @@ const panels = new Map<string, CodeGraphPanel>();
 export const allCodeGraphNodes = 1000;
 
 /** Opens (or reveals) the code-graph view of a trajectory, beside the viewer, at the step given. */
-export function showCodeGraph(ctx: Ctx, trajectory: vscode.Uri, step?: number): void {
+export function showCodeGraph(extensionState: ExtensionState, trajectory: vscode.Uri, step?: number): void {
   const open = panels.get(trajectory.fsPath);
   if (open !== undefined) open.reveal();
-  else panels.set(trajectory.fsPath, new CodeGraphPanel(ctx, trajectory.fsPath));
+  else panels.set(trajectory.fsPath, new CodeGraphPanel(extensionState, trajectory.fsPath));
   if (step !== undefined) selectCodeGraphStep(trajectory.fsPath, step);
 }
 
@@ -48,22 +48,22 @@ class CodeGraphPanel {
   private disposed = false;
 
   constructor(
-    private readonly ctx: Ctx,
+    private readonly extensionState: ExtensionState,
     private readonly path: string,
   ) {
-    const dist = vscode.Uri.joinPath(ctx.extension.extensionUri, 'dist');
+    const dist = vscode.Uri.joinPath(extensionState.extension.extensionUri, 'dist');
     const title = `Code graph: ${basename(path, '.jsonl')}`;
     this.panel = vscode.window.createWebviewPanel(codeGraphViewType, title, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, { enableScripts: true, enableCommandUris: false, retainContextWhenHidden: false, localResourceRoots: [dist] });
     const webview = this.panel.webview;
     webview.html = webviewHtml({ cspSource: webview.cspSource, nonce: newNonce(), scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'codeGraph.js')).toString(), title, loading: `Reading ${basename(path)}…` });
     this.disposables.push(
-      webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.ctx.log.error(`A message from the page failed: ${errorMessage(error)}`))),
-      ctx.onServerNotification(episodeChanged, (change) => {
+      webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.extensionState.log.error(`A message from the page failed: ${errorMessage(error)}`))),
+      extensionState.onServerNotification(episodeChanged, (change) => {
         if (change.path !== this.path) return;
         clearTimeout(this.refreshTimer);
         this.refreshTimer = setTimeout(() => void this.load(), refreshDelayMs);
       }),
-      ctx.onDidChangeServer(() => void this.load()),
+      extensionState.onDidChangeServer(() => void this.load()),
     );
     this.panel.onDidDispose(() => this.dispose());
     void this.load();
@@ -86,7 +86,7 @@ class CodeGraphPanel {
   }
 
   private async load(): Promise<void> {
-    const client = await this.ctx.currentClient();
+    const client = await this.extensionState.currentClient();
     if (client === undefined) {
       this.post({ type: 'graphUnavailable', reason: 'The Graph Planner server is not running. Run "Graph Planner: Restart Server"; this view reloads when it is ready.' });
       return;
@@ -112,7 +112,7 @@ class CodeGraphPanel {
   private async receive(raw: unknown): Promise<void> {
     const parsed = (await messageSchemas()).codeGraphWebviewMessageSchema.safeParse(raw);
     if (!parsed.success) {
-      this.ctx.log.warn(`Ignored an invalid message from the code-graph view: ${JSON.stringify(raw)?.slice(0, 200) ?? String(raw)}`);
+      this.extensionState.log.warn(`Ignored an invalid message from the code-graph view: ${JSON.stringify(raw)?.slice(0, 200) ?? String(raw)}`);
       return;
     }
     const message = parsed.data;
@@ -130,10 +130,10 @@ class CodeGraphPanel {
         void this.load();
         return;
       case 'openNode':
-        void openRecordedLocation(this.path, message.file, message.line).catch((error: unknown) => this.ctx.log.warn(`Code graph: ${errorMessage(error)}`));
+        void openRecordedLocation(this.path, message.file, message.line).catch((error: unknown) => this.extensionState.log.warn(`Code graph: ${errorMessage(error)}`));
         return;
       case 'timing':
-        this.ctx.log.info(`Code graph: ${message.what} of ${basename(this.path)} in ${message.ms.toFixed(1)} ms`);
+        this.extensionState.log.info(`Code graph: ${message.what} of ${basename(this.path)} in ${message.ms.toFixed(1)} ms`);
         return;
     }
   }

@@ -1,7 +1,7 @@
 /**
- * The command table. Each command is a small factory `(ctx) => handler`; `whenRunning` receives a
- * client that is starting or running, and `whenStopped` says what happens without one (by default
- * a message that offers to start the server). The choice is made on every call, because the
+ * The command table. Each command is a small factory `(extensionState) => handler`; `whenRunning`
+ * receives a client that is starting or running, and `whenStopped` says what happens without one
+ * (by default a message that offers to start the server). The choice is made on every call, because the
  * server can stop or come back at any time.
  */
 import { statSync } from 'node:fs';
@@ -12,7 +12,7 @@ import { commandIds, commandTitles, trajectoryViewType, type CommandName } from 
 import { showCodeGraph } from './codeGraphPanel.js';
 import { compareEpisodes } from './episodeCompare.js';
 import { runGpInTerminal } from './gpTerminal.js';
-import { showNotice, type Ctx } from './ctx.js';
+import { showNotice, type ExtensionState } from './extensionState.js';
 import { checkResultNotice } from './notices.js';
 import { checkDocument, sendRequest } from './serverMessages.js';
 import { openResolvedConfig, sourceOfResolved } from './resolvedConfig.js';
@@ -25,13 +25,13 @@ import { openGettingStarted, openNewestEpisode, openSampleConfig, runSampleRollo
 export type Cmd = (...args: unknown[]) => unknown;
 
 interface CommandFactory {
-  readonly whenRunning: (ctx: Ctx, client: LanguageClient) => Cmd;
-  readonly whenStopped?: (ctx: Ctx) => Cmd;
+  readonly whenRunning: (extensionState: ExtensionState, client: LanguageClient) => Cmd;
+  readonly whenStopped?: (extensionState: ExtensionState) => Cmd;
 }
 
 export const commands: Record<CommandName, CommandFactory> = {
   checkConfig: {
-    whenRunning: (ctx, client) => async (arg) => {
+    whenRunning: (extensionState, client) => async (arg) => {
       const document = await targetDocument(arg);
       if (document === undefined) {
         void vscode.window.showInformationMessage('Open an experiment YAML or dataset JSONL file to check it.');
@@ -43,12 +43,12 @@ export const commands: Record<CommandName, CommandFactory> = {
         result = await sendRequest(client, checkDocument, { uri });
       } catch (error) {
         // The server says why it could not check (an unreadable file names its path and what to do).
-        ctx.log.error(`Check Config: ${errorMessage(error)}`);
+        extensionState.log.error(`Check Config: ${errorMessage(error)}`);
         void vscode.window.showErrorMessage(`Graph Planner: ${errorMessage(error)}`);
         return;
       }
       const notice = checkResultNotice(result, vscode.workspace.asRelativePath(document.uri));
-      ctx.log.info(`Check Config: ${notice.text}`);
+      extensionState.log.info(`Check Config: ${notice.text}`);
       // The Problems panel lists every finding with its location, which a message cannot.
       if (notice.hasProblems) await vscode.commands.executeCommand('workbench.actions.view.problems');
       void showNotice(notice);
@@ -66,50 +66,50 @@ export const commands: Record<CommandName, CommandFactory> = {
   },
   showExperimentOverview: {
     // Without a server the panel opens anyway, says so, and fills in when the server is ready.
-    whenRunning: (ctx) => showOverview(ctx),
-    whenStopped: (ctx) => showOverview(ctx),
+    whenRunning: (extensionState) => showOverview(extensionState),
+    whenStopped: (extensionState) => showOverview(extensionState),
   },
   restartServer: {
-    whenRunning: (ctx) => () => ctx.restart(),
-    whenStopped: (ctx) => () => ctx.restart(),
+    whenRunning: (extensionState) => () => extensionState.restart(),
+    whenStopped: (extensionState) => () => extensionState.restart(),
   },
   showOutput: {
-    whenRunning: (ctx) => () => ctx.showOutput(),
-    whenStopped: (ctx) => () => ctx.showOutput(),
+    whenRunning: (extensionState) => () => extensionState.showOutput(),
+    whenStopped: (extensionState) => () => extensionState.showOutput(),
   },
-  startRollout: { whenRunning: (ctx, client) => startRun(ctx, client, 'rollout') },
-  startEvaluation: { whenRunning: (ctx, client) => startRun(ctx, client, 'eval') },
-  startTraining: { whenRunning: (ctx, client) => startTraining(ctx, client) },
-  rerunLast: { whenRunning: (ctx, client) => rerunLast(ctx, client) },
-  verifyTasks: { whenRunning: (ctx, client) => verifyTasks(ctx, client) },
+  startRollout: { whenRunning: (extensionState, client) => startRun(extensionState, client, 'rollout') },
+  startEvaluation: { whenRunning: (extensionState, client) => startRun(extensionState, client, 'eval') },
+  startTraining: { whenRunning: (extensionState, client) => startTraining(extensionState, client) },
+  rerunLast: { whenRunning: (extensionState, client) => rerunLast(extensionState, client) },
+  verifyTasks: { whenRunning: (extensionState, client) => verifyTasks(extensionState, client) },
   // The viewer opens without a server too, says so, and loads when the server is ready.
   openTrajectory: { whenRunning: () => openTrajectoryCommand, whenStopped: () => openTrajectoryCommand },
-  compareEpisodes: { whenRunning: (ctx) => (arg) => compareEpisodes(ctx, ctx.patches, arg instanceof vscode.Uri ? arg : undefined) },
+  compareEpisodes: { whenRunning: (extensionState) => (arg) => compareEpisodes(extensionState, extensionState.patches, arg instanceof vscode.Uri ? arg : undefined) },
   // The replay runs the CLI in a terminal; it needs no server.
-  replayEpisode: { whenRunning: (ctx) => (arg) => replayEpisode(ctx, arg), whenStopped: (ctx) => (arg) => replayEpisode(ctx, arg) },
+  replayEpisode: { whenRunning: (extensionState) => (arg) => replayEpisode(extensionState, arg), whenStopped: (extensionState) => (arg) => replayEpisode(extensionState, arg) },
   // Getting Started and its steps (gettingStarted.ts); only the launch needs the server.
   openGettingStarted: { whenRunning: () => openGettingStarted, whenStopped: () => openGettingStarted },
   sampleOpenConfig: { whenRunning: () => openSampleConfig, whenStopped: () => openSampleConfig },
-  sampleRollout: { whenRunning: (ctx, client) => runSampleRollout(ctx, client) },
+  sampleRollout: { whenRunning: (extensionState, client) => runSampleRollout(extensionState, client) },
   sampleOpenEpisode: { whenRunning: () => openNewestEpisode, whenStopped: () => openNewestEpisode },
-  sampleTrain: { whenRunning: (ctx) => trainOnSamples(ctx), whenStopped: (ctx) => trainOnSamples(ctx) },
+  sampleTrain: { whenRunning: (extensionState) => trainOnSamples(extensionState), whenStopped: (extensionState) => trainOnSamples(extensionState) },
   // Like the viewer, the view opens without a server, says so, and loads when the server is ready.
-  showCodeGraph: { whenRunning: (ctx) => (arg, step) => codeGraphCommand(ctx, arg, step), whenStopped: (ctx) => (arg, step) => codeGraphCommand(ctx, arg, step) },
+  showCodeGraph: { whenRunning: (extensionState) => (arg, step) => codeGraphCommand(extensionState, arg, step), whenStopped: (extensionState) => (arg, step) => codeGraphCommand(extensionState, arg, step) },
 };
 
 /** The code-graph view of the trajectory given (the viewer's, at its selected step), else one the person picks. */
-async function codeGraphCommand(ctx: Ctx, arg: unknown, step: unknown): Promise<void> {
+async function codeGraphCommand(extensionState: ExtensionState, arg: unknown, step: unknown): Promise<void> {
   const uri = arg instanceof vscode.Uri ? arg : await pickTrajectory('Show which episode on the code graph?');
-  if (uri !== undefined) showCodeGraph(ctx, uri, typeof step === 'number' && Number.isInteger(step) && step >= 0 ? step : undefined);
+  if (uri !== undefined) showCodeGraph(extensionState, uri, typeof step === 'number' && Number.isInteger(step) && step >= 0 ? step : undefined);
 }
 
 /** `gp trajectory replay` of the trajectory given (the viewer's), else one the person picks, in a terminal. */
-async function replayEpisode(ctx: Ctx, arg: unknown): Promise<void> {
+async function replayEpisode(extensionState: ExtensionState, arg: unknown): Promise<void> {
   const uri = arg instanceof vscode.Uri ? arg : await pickTrajectory('Replay which episode?');
   if (uri === undefined) return;
   const episode = uri.path.split('/').pop()?.replace(/\.jsonl$/, '') ?? uri.fsPath;
   const cwd = vscode.workspace.getWorkspaceFolder(uri)?.uri.fsPath ?? dirname(uri.fsPath);
-  runGpInTerminal(ctx, { name: `gp trajectory replay ${episode}`, cwd, icon: 'debug-restart', args: ['trajectory', 'replay', uri.fsPath] });
+  runGpInTerminal(extensionState, { name: `gp trajectory replay ${episode}`, cwd, icon: 'debug-restart', args: ['trajectory', 'replay', uri.fsPath] });
 }
 
 function mtimeOf(path: string): number {
@@ -150,42 +150,42 @@ async function pickTrajectory(title: string): Promise<vscode.Uri | undefined> {
 }
 
 /** Registers every command of the table; the handler is chosen when the command runs. */
-export function registerCommands(ctx: Ctx): void {
+export function registerCommands(extensionState: ExtensionState): void {
   for (const [name, factory] of Object.entries(commands) as [CommandName, CommandFactory][]) {
     const handler = async (...args: unknown[]): Promise<unknown> => {
       const title = commandTitles[name];
-      const client = await ctx.currentClient();
-      const cmd = client === undefined ? (factory.whenStopped ?? notRunning)(ctx) : factory.whenRunning(ctx, client);
+      const client = await extensionState.currentClient();
+      const cmd = client === undefined ? (factory.whenStopped ?? notRunning)(extensionState) : factory.whenRunning(extensionState, client);
       try {
         return await cmd(...args);
       } catch (error) {
-        ctx.log.error(`${title} failed: ${errorMessage(error)}`);
+        extensionState.log.error(`${title} failed: ${errorMessage(error)}`);
         void vscode.window.showErrorMessage(`Graph Planner: ${title} failed: ${errorMessage(error)}`);
         return undefined;
       }
     };
-    ctx.extension.subscriptions.push(vscode.commands.registerCommand(commandIds[name], handler));
+    extensionState.extension.subscriptions.push(vscode.commands.registerCommand(commandIds[name], handler));
   }
 }
 
-function showOverview(ctx: Ctx): Cmd {
+function showOverview(extensionState: ExtensionState): Cmd {
   return async (arg) => {
     const document = await targetDocument(arg);
     if (document === undefined || document.languageId !== 'yaml') {
       void vscode.window.showInformationMessage('Open an experiment YAML file to see its overview.');
       return;
     }
-    ctx.overviews.show(document.uri);
+    extensionState.overviews.show(document.uri);
   };
 }
 
-function notRunning(ctx: Ctx): Cmd {
+function notRunning(extensionState: ExtensionState): Cmd {
   return async () => {
     const restart = 'Restart Server';
     const output = 'Show Output';
     const choice = await vscode.window.showWarningMessage('The Graph Planner server is not running.', restart, output);
-    if (choice === restart) await ctx.restart();
-    if (choice === output) ctx.showOutput();
+    if (choice === restart) await extensionState.restart();
+    if (choice === output) extensionState.showOutput();
   };
 }
 

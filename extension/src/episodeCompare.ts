@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { CompareWebviewMessage } from '../../server/src/protocol/episodeWebview.js';
 import type { CompareHostMessage } from '../../server/src/protocol/episodeView.js';
 import { episodeCompareViewType, patchScheme, trajectoryViewType } from './contributions.js';
-import type { Ctx } from './ctx.js';
+import type { ExtensionState } from './extensionState.js';
 import { errorMessage } from './errors.js';
 import { pickerEntries, type FoundTrajectory, type PickerEntry } from './episodePicker.js';
 import { episodeCompare, runEpisodes, runsList, type EpisodeSummary, sendRequest } from './serverMessages.js';
@@ -19,23 +19,23 @@ import { newNonce, webviewHtml } from './webviewHtml.js';
 import { messageSchemas } from './messageSchemas.js';
 
 /** Asks for the second episode (when not given) and opens the comparison. */
-export async function compareEpisodes(ctx: Ctx, patches: PatchActions, first: vscode.Uri | undefined, second?: vscode.Uri): Promise<void> {
-  const left = first ?? (await pickTrajectory(ctx, 'The first episode to compare', undefined));
+export async function compareEpisodes(extensionState: ExtensionState, patches: PatchActions, first: vscode.Uri | undefined, second?: vscode.Uri): Promise<void> {
+  const left = first ?? (await pickTrajectory(extensionState, 'The first episode to compare', undefined));
   if (left === undefined) return;
-  const right = second ?? (await pickTrajectory(ctx, `Compare ${basename(left.fsPath, '.jsonl')} with`, left));
+  const right = second ?? (await pickTrajectory(extensionState, `Compare ${basename(left.fsPath, '.jsonl')} with`, left));
   if (right === undefined) return;
   // Opened from a viewer, which is then the active editor: keep it rather than let the panel replace its preview tab.
   if (first !== undefined) await vscode.commands.executeCommand('workbench.action.keepEditor');
-  new ComparePanel(ctx, patches, left, right);
+  new ComparePanel(extensionState, patches, left, right);
 }
 
 /**
  * Every trajectory in the workspace, under its episode's name with its outcome (`episodePicker.ts`),
  * the other episodes of the same task first. The outcomes come from the runs the server lists.
  */
-async function pickTrajectory(ctx: Ctx, title: string, other: vscode.Uri | undefined): Promise<vscode.Uri | undefined> {
+async function pickTrajectory(extensionState: ExtensionState, title: string, other: vscode.Uri | undefined): Promise<vscode.Uri | undefined> {
   const files = await vscode.workspace.findFiles('**/trajectories/*.jsonl', '**/node_modules/**', 5000);
-  const found = await withEpisodes(ctx, [...files.map((f) => f.fsPath), ...(other === undefined ? [] : [other.fsPath])]);
+  const found = await withEpisodes(extensionState, [...files.map((f) => f.fsPath), ...(other === undefined ? [] : [other.fsPath])]);
   const { sameTask, rest } = pickerEntries(found, found.find((f) => f.path === other?.fsPath), Date.now());
   if (sameTask.length + rest.length === 0) {
     void vscode.window.showInformationMessage('No other trajectory (trajectories/*.jsonl) in the workspace to compare with.');
@@ -49,11 +49,11 @@ async function pickTrajectory(ctx: Ctx, title: string, other: vscode.Uri | undef
 }
 
 /** Each file with its run's record of its episode, from the runs the server lists; none when the server is not running. */
-async function withEpisodes(ctx: Ctx, paths: readonly string[]): Promise<FoundTrajectory[]> {
+async function withEpisodes(extensionState: ExtensionState, paths: readonly string[]): Promise<FoundTrajectory[]> {
   const unique = [...new Set(paths)];
   const runDir = (path: string) => dirname(dirname(path));
   const byFile = new Map<string, EpisodeSummary>();
-  const client = await ctx.currentClient();
+  const client = await extensionState.currentClient();
   if (client !== undefined) {
     try {
       const listed = new Set((await sendRequest(client, runsList, {})).runs.map((r) => r.dir));
@@ -61,7 +61,7 @@ async function withEpisodes(ctx: Ctx, paths: readonly string[]): Promise<FoundTr
       const results = await Promise.all(dirs.map((dir) => sendRequest(client, runEpisodes, { dir })));
       for (const result of results) for (const ep of result.episodes) byFile.set(ep.trajectory, ep);
     } catch (error) {
-      ctx.log.warn(`Compare: the episodes' outcomes could not be read: ${errorMessage(error)}`);
+      extensionState.log.warn(`Compare: the episodes' outcomes could not be read: ${errorMessage(error)}`);
     }
   }
   return unique.map((path) => ({ path, run: basename(runDir(path)), episode: byFile.get(path) }));
@@ -72,12 +72,12 @@ class ComparePanel {
   private latest: CompareHostMessage | undefined;
 
   constructor(
-    private readonly ctx: Ctx,
+    private readonly extensionState: ExtensionState,
     private readonly patches: PatchActions,
     private readonly left: vscode.Uri,
     private readonly right: vscode.Uri,
   ) {
-    const dist = vscode.Uri.joinPath(ctx.extension.extensionUri, 'dist');
+    const dist = vscode.Uri.joinPath(extensionState.extension.extensionUri, 'dist');
     const title = `Compare ${basename(left.fsPath, '.jsonl')} ↔ ${basename(right.fsPath, '.jsonl')}`;
     this.panel = vscode.window.createWebviewPanel(episodeCompareViewType, title, vscode.ViewColumn.Active, { enableScripts: true, enableCommandUris: false, localResourceRoots: [dist] });
     const webview = this.panel.webview;
@@ -88,14 +88,14 @@ class ComparePanel {
       title,
       loading: 'Aligning the two episodes…',
     });
-    const subscription = webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.ctx.log.error(`A message from the page failed: ${errorMessage(error)}`)));
+    const subscription = webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.extensionState.log.error(`A message from the page failed: ${errorMessage(error)}`)));
     this.panel.onDidDispose(() => subscription.dispose());
   }
 
   private async receive(raw: unknown): Promise<void> {
     const parsed = (await messageSchemas()).compareWebviewMessageSchema.safeParse(raw);
     if (!parsed.success) {
-      this.ctx.log.warn(`Ignored an invalid message from the episode comparison: ${JSON.stringify(raw)?.slice(0, 200) ?? String(raw)}`);
+      this.extensionState.log.warn(`Ignored an invalid message from the episode comparison: ${JSON.stringify(raw)?.slice(0, 200) ?? String(raw)}`);
       return;
     }
     void this.handle(parsed.data).catch((error: unknown) => void vscode.window.showWarningMessage(`Graph Planner: ${errorMessage(error)}`));
@@ -117,7 +117,7 @@ class ComparePanel {
   }
 
   private async load(): Promise<void> {
-    const client = await this.ctx.currentClient();
+    const client = await this.extensionState.currentClient();
     if (client === undefined) {
       this.latest = { type: 'comparison', comparison: { ok: false, message: 'The Graph Planner server is not running; run "Graph Planner: Restart Server" and compare again.' } };
       return;

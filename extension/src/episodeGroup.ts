@@ -10,7 +10,7 @@ import * as vscode from 'vscode';
 import type { GroupSelection, GroupHostMessage } from '../../server/src/protocol/episodeGroup.js';
 import type { GroupWebviewMessage } from '../../server/src/protocol/groupWebview.js';
 import { episodeGroupViewType } from './contributions.js';
-import type { Ctx } from './ctx.js';
+import type { ExtensionState } from './extensionState.js';
 import { errorMessage } from './errors.js';
 import { episodeGroup, sendRequest } from './serverMessages.js';
 import { openTrajectoryAt } from './trajectoryEditor.js';
@@ -20,13 +20,13 @@ import { messageSchemas } from './messageSchemas.js';
 const panels = new Map<string, GroupPanel>();
 
 /** Shows a group of a run's episodes, in the run's panel when one is open. */
-export function showEpisodeGroup(ctx: Ctx, run: string, selection: GroupSelection): void {
+export function showEpisodeGroup(extensionState: ExtensionState, run: string, selection: GroupSelection): void {
   const open = panels.get(run);
   if (open !== undefined) {
     open.show(selection);
     return;
   }
-  panels.set(run, new GroupPanel(ctx, run, selection));
+  panels.set(run, new GroupPanel(extensionState, run, selection));
 }
 
 class GroupPanel {
@@ -37,16 +37,16 @@ class GroupPanel {
   private generation = 0;
 
   constructor(
-    private readonly ctx: Ctx,
+    private readonly extensionState: ExtensionState,
     private readonly run: string,
     private selection: GroupSelection,
   ) {
-    const dist = vscode.Uri.joinPath(ctx.extension.extensionUri, 'dist');
+    const dist = vscode.Uri.joinPath(extensionState.extension.extensionUri, 'dist');
     const title = `Groups: ${basename(run)}`;
     this.panel = vscode.window.createWebviewPanel(episodeGroupViewType, title, vscode.ViewColumn.Active, { enableScripts: true, enableCommandUris: false, retainContextWhenHidden: false, localResourceRoots: [dist] });
     const webview = this.panel.webview;
     webview.html = webviewHtml({ cspSource: webview.cspSource, nonce: newNonce(), scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'group.js')).toString(), title, loading: 'Aligning the rollouts…' });
-    const subscription = webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.ctx.log.error(`A message from the page failed: ${errorMessage(error)}`)));
+    const subscription = webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.extensionState.log.error(`A message from the page failed: ${errorMessage(error)}`)));
     this.panel.onDidDispose(() => {
       subscription.dispose();
       panels.delete(this.run);
@@ -63,7 +63,7 @@ class GroupPanel {
   private async receive(raw: unknown): Promise<void> {
     const parsed = (await messageSchemas()).groupWebviewMessageSchema.safeParse(raw);
     if (!parsed.success) {
-      this.ctx.log.warn(`Ignored an invalid message from the group view: ${JSON.stringify(raw)?.slice(0, 200) ?? String(raw)}`);
+      this.extensionState.log.warn(`Ignored an invalid message from the group view: ${JSON.stringify(raw)?.slice(0, 200) ?? String(raw)}`);
       return;
     }
     void this.handle(parsed.data).catch((error: unknown) => void vscode.window.showWarningMessage(`Graph Planner: ${errorMessage(error)}`));
@@ -94,7 +94,7 @@ class GroupPanel {
 
   private async load(): Promise<void> {
     const generation = ++this.generation;
-    const client = await this.ctx.currentClient();
+    const client = await this.extensionState.currentClient();
     let message: GroupHostMessage;
     if (client === undefined) message = { type: 'group', group: { ok: false, message: 'The Graph Planner server is not running; run "Graph Planner: Restart Server" and open the group again.' } };
     else {

@@ -9,7 +9,7 @@ import { statSync } from 'node:fs';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { qualifiedWalkthroughId, trajectoryViewType, viewIds } from './contributions.js';
-import type { Ctx } from './ctx.js';
+import type { ExtensionState } from './extensionState.js';
 import { runGpInTerminal } from './gpTerminal.js';
 import { launch } from './launchFlow.js';
 import { openUntilSeen, walkthroughStateOf, type TabShape } from './walkthroughOpening.js';
@@ -91,13 +91,13 @@ export async function openSampleConfig(): Promise<void> {
 }
 
 /** Step 2: a rollout of the sample config on the sample tasks, launched as Start Rollout… launches, without its review list. */
-export function runSampleRollout(ctx: Ctx, client: LanguageClient): () => Promise<void> {
+export function runSampleRollout(extensionState: ExtensionState, client: LanguageClient): () => Promise<void> {
   return async () => {
     const folder = sampleFolder();
     if (folder === undefined) return;
     const path = (f: string) => vscode.Uri.joinPath(folder.uri, f).fsPath;
     // Null values come from the config, as the review list leaves them when accepted unchanged.
-    await launch(ctx, client, {
+    await launch(extensionState, client, {
       mode: 'new',
       run: { kind: 'rollout', config: path(sampleFiles.config), taskFiles: [path(sampleFiles.tasks)], tasks: [], agent: null, backend: null, parallel: null, attempts: null, sets: [], cwd: folder.uri.fsPath },
     });
@@ -126,12 +126,12 @@ function mtimeOf(path: string): number {
 }
 
 /** Step 4: the training smoke on the sample tasks in a terminal of its own; the Runs view shows the run and its metrics. */
-export function trainOnSamples(ctx: Ctx): () => Promise<void> {
+export function trainOnSamples(extensionState: ExtensionState): () => Promise<void> {
   return async () => {
     const folder = sampleFolder();
     if (folder === undefined) return;
-    ctx.log.info(`Getting Started: gp ${sampleTrainArgs.join(' ')}`);
-    runGpInTerminal(ctx, { name: 'gp train (smoke)', cwd: folder.uri.fsPath, icon: 'rocket', args: sampleTrainArgs });
+    extensionState.log.info(`Getting Started: gp ${sampleTrainArgs.join(' ')}`);
+    runGpInTerminal(extensionState, { name: 'gp train (smoke)', cwd: folder.uri.fsPath, icon: 'rocket', args: sampleTrainArgs });
     await vscode.commands.executeCommand(`${viewIds.runs}.focus`);
   };
 }

@@ -9,7 +9,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import * as vscode from 'vscode';
-import type { Ctx } from './ctx.js';
+import type { ExtensionState } from './extensionState.js';
 import { gpDisplayLine } from './gpCommandLine.js';
 
 export interface GpTerminalRequest {
@@ -24,16 +24,16 @@ const terminals = new Map<string, { terminal: vscode.Terminal; process: GpProces
 /** Whether the listener that forgets closed terminals is registered (once per activation). */
 let forgetting = false;
 
-export function runGpInTerminal(ctx: Ctx, request: GpTerminalRequest): void {
+export function runGpInTerminal(extensionState: ExtensionState, request: GpTerminalRequest): void {
   // A finished run's terminal gives way to the new one; a running one is left to finish beside it.
   const previous = terminals.get(request.name);
   if (previous !== undefined && !previous.process.running) previous.terminal.dispose();
-  const process = new GpProcessTerminal(join(ctx.extension.extensionPath, 'dist', 'cli.js'), request);
+  const process = new GpProcessTerminal(join(extensionState.extension.extensionPath, 'dist', 'cli.js'), request);
   const terminal = vscode.window.createTerminal({ name: request.name, pty: process, iconPath: new vscode.ThemeIcon(request.icon) });
   terminals.set(request.name, { terminal, process });
   if (!forgetting) {
     forgetting = true;
-    ctx.extension.subscriptions.push(
+    extensionState.extension.subscriptions.push(
       vscode.window.onDidCloseTerminal((closed) => {
         for (const [name, entry] of terminals) if (entry.terminal === closed) terminals.delete(name);
       }),

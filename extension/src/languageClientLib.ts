@@ -12,7 +12,7 @@ let loading: Promise<LanguageClientLib> | undefined;
  * The library, loaded once. The load waits for the turn after the one that asked, so that a
  * start requested during activation loads it after `activate` has returned: commands, views and
  * the status bar are registered first, and a command run meanwhile waits for the client
- * (`Ctx.currentClient`).
+ * (`ExtensionState.currentClient`).
  */
 export function loadLanguageClientLib(): Promise<LanguageClientLib> {
   loading ??= new Promise<void>((resolve) => setImmediate(resolve))

@@ -9,7 +9,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { viewIds } from './contributions.js';
-import type { Ctx } from './ctx.js';
+import type { ExtensionState } from './extensionState.js';
 import { datasetsAfterExperimentChange } from './launchDefaults.js';
 import { experimentDataset, listedDatasets, pickDatasets, pickExperiment, rememberExperiment, startingExperiment } from './launchPickers.js';
 import { blockedMessage, reviewRows, type ReviewRow, type ValueKey } from './launchReviewRows.js';
@@ -35,25 +35,25 @@ export function onDidLaunch(listener: (runDir: string, kind: string) => void): v
   return new vscode.Disposable(() => launchedListeners.delete(listener));
 }
 
-export function startRun(ctx: Ctx, client: LanguageClient, kind: 'rollout' | 'eval'): (arg?: unknown) => Promise<void> {
+export function startRun(extensionState: ExtensionState, client: LanguageClient, kind: 'rollout' | 'eval'): (arg?: unknown) => Promise<void> {
   return async (arg) => {
     const args = startArgsOf(arg);
-    const initial = await initialDraft(ctx, client, kind, args);
+    const initial = await initialDraft(extensionState, client, kind, args);
     if (initial === undefined) return;
     const run = await review(client, initial);
     if (run === undefined) return;
-    await launch(ctx, client, { mode: 'new', run });
+    await launch(extensionState, client, { mode: 'new', run });
   };
 }
 
-export function rerunLast(ctx: Ctx, client: LanguageClient): () => Promise<void> {
+export function rerunLast(extensionState: ExtensionState, client: LanguageClient): () => Promise<void> {
   return async () => {
-    const last = ctx.extension.workspaceState.get<LaunchSpec>(lastLaunchKey);
+    const last = extensionState.extension.workspaceState.get<LaunchSpec>(lastLaunchKey);
     if (last === undefined) {
       void vscode.window.showInformationMessage('Nothing has been launched from this workspace yet. Start a rollout or an evaluation first.');
       return;
     }
-    await launch(ctx, client, last);
+    await launch(extensionState, client, last);
   };
 }
 
@@ -66,7 +66,7 @@ export function launchOneTask(file: string, taskId: string): Promise<void> {
 export type StartedLaunch = Extract<LaunchStartResult, { ok: true }>;
 
 /** Plans, preflights and starts a launch; remembers it for `Re-run Last`. Returns what started, or undefined. */
-export async function launch(ctx: Ctx, client: LanguageClient, spec: LaunchSpec): Promise<StartedLaunch | undefined> {
+export async function launch(extensionState: ExtensionState, client: LanguageClient, spec: LaunchSpec): Promise<StartedLaunch | undefined> {
   const plan = await sendRequest(client, launchPlan, spec);
   if (plan.refused !== null) {
     void vscode.window.showErrorMessage(`Graph Planner: ${plan.refused}`);
@@ -90,9 +90,9 @@ export async function launch(ctx: Ctx, client: LanguageClient, spec: LaunchSpec)
     else void vscode.window.showErrorMessage(`Graph Planner: ${started.reason}`);
     return undefined;
   }
-  await ctx.extension.workspaceState.update(lastLaunchKey, spec);
-  if (spec.mode === 'new' && spec.run.config !== null) await rememberExperiment(ctx, spec.run.config);
-  ctx.log.info(`Started ${started.display} (pid ${started.pid}); output in ${started.logFile}`);
+  await extensionState.extension.workspaceState.update(lastLaunchKey, spec);
+  if (spec.mode === 'new' && spec.run.config !== null) await rememberExperiment(extensionState, spec.run.config);
+  extensionState.log.info(`Started ${started.display} (pid ${started.pid}); output in ${started.logFile}`);
   for (const listener of launchedListeners) listener(started.runDir, started.kind);
   // A verification's log follows in a terminal, and its results show in the Tasks view, which stays in front.
   if (spec.mode === 'verify') return started;
@@ -170,8 +170,8 @@ function startArgsOf(arg: unknown): StartArgs {
  * The launch as first shown: the config given, else the open experiment, else the last launched,
  * else the sample (launchDefaults.ts); the datasets given, else the one the config names.
  */
-async function initialDraft(ctx: Ctx, client: LanguageClient, kind: 'rollout' | 'eval', args: StartArgs): Promise<NewRunLaunch | undefined> {
-  const configUri = args.config ?? (await startingExperiment(ctx));
+async function initialDraft(extensionState: ExtensionState, client: LanguageClient, kind: 'rollout' | 'eval', args: StartArgs): Promise<NewRunLaunch | undefined> {
+  const configUri = args.config ?? (await startingExperiment(extensionState));
   const folder = (configUri && vscode.workspace.getWorkspaceFolder(configUri)) ?? vscode.workspace.workspaceFolders?.[0];
   if (folder === undefined) {
     void vscode.window.showInformationMessage('Open a folder first: a run writes its files under the workspace.');

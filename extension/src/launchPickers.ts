@@ -8,7 +8,7 @@
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { fileKindOf } from './activeFileKind.js';
-import type { Ctx } from './ctx.js';
+import type { ExtensionState } from './extensionState.js';
 import { documentSelectorGlobs } from './launchFiles.js';
 import { datasetOfExperiment, defaultExperiment, experimentDescription, offeredFiles, taskCount, type DatasetFile, type WorkspaceFile } from './launchDefaults.js';
 import { resolvedConfig, taskFiles, sendRequest } from './serverMessages.js';
@@ -36,16 +36,16 @@ export async function listedDatasets(client: LanguageClient): Promise<DatasetFil
 }
 
 /** Remembers the experiment a launch started with, the default of the next one. */
-export async function rememberExperiment(ctx: Ctx, path: string): Promise<void> {
-  await ctx.extension.workspaceState.update(lastExperimentKey, path);
+export async function rememberExperiment(extensionState: ExtensionState, path: string): Promise<void> {
+  await extensionState.extension.workspaceState.update(lastExperimentKey, path);
 }
 
 /** The experiment a launch starts from (launchDefaults.ts `defaultExperiment`). */
-export async function startingExperiment(ctx: Ctx): Promise<vscode.Uri | undefined> {
+export async function startingExperiment(extensionState: ExtensionState): Promise<vscode.Uri | undefined> {
   const active = vscode.window.activeTextEditor?.document;
   const opened = active !== undefined && fileKindOf(active) === 'experiment' ? active.uri.fsPath : undefined;
   const offered = offeredFiles((await workspaceFiles('experiment')).map(workspaceFile));
-  const chosen = defaultExperiment(offered, opened, ctx.extension.workspaceState.get<string>(lastExperimentKey));
+  const chosen = defaultExperiment(offered, opened, extensionState.extension.workspaceState.get<string>(lastExperimentKey));
   return chosen === undefined ? undefined : vscode.Uri.file(chosen);
 }
 

@@ -9,7 +9,7 @@
  * ends before its folder's change is seen, still ends its progress and gets its notice, once.
  */
 import * as vscode from 'vscode';
-import type { Ctx } from './ctx.js';
+import type { ExtensionState } from './extensionState.js';
 import { errorMessage } from './errors.js';
 import { launchExited, runsChanged, runsList, runsWatch, type LaunchExited, type LogError, type RunsChanged, type RunSummary, sendRequest } from './serverMessages.js';
 
@@ -51,13 +51,13 @@ export class LiveRuns implements vscode.Disposable {
   /** Fires once when a run this window saw running, or launched, has ended. */
   readonly onDidEnd = this.ended.event;
 
-  constructor(private readonly ctx: Ctx) {
+  constructor(private readonly extensionState: ExtensionState) {
     this.disposables.push(
       this.changed,
       this.ended,
-      ctx.onServerNotification(runsChanged, (change) => this.apply(change)),
-      ctx.onServerNotification(launchExited, (exit) => this.exited(exit)),
-      ctx.onDidChangeServer(() => void this.refresh()),
+      extensionState.onServerNotification(runsChanged, (change) => this.apply(change)),
+      extensionState.onServerNotification(launchExited, (exit) => this.exited(exit)),
+      extensionState.onDidChangeServer(() => void this.refresh()),
     );
   }
 
@@ -68,7 +68,7 @@ export class LiveRuns implements vscode.Disposable {
 
   /** Reads every run once (at start and when a server becomes ready) to learn which are running. */
   async refresh(): Promise<void> {
-    const client = await this.ctx.currentClient();
+    const client = await this.extensionState.currentClient();
     if (client === undefined) return;
     try {
       const result = await sendRequest(client, runsList, {});
@@ -79,7 +79,7 @@ export class LiveRuns implements vscode.Disposable {
       this.changed.fire(this.runs);
       await this.updateWatch();
     } catch (error) {
-      this.ctx.log.error(`Reading the running runs failed: ${errorMessage(error)}`);
+      this.extensionState.log.error(`Reading the running runs failed: ${errorMessage(error)}`);
     }
   }
 
@@ -115,7 +115,7 @@ export class LiveRuns implements vscode.Disposable {
   /** A launch's process exited: its run, as the server read it then, has ended (a running one is someone else's). */
   private exited(exit: LaunchExited): void {
     const run = exit.run;
-    this.ctx.log.info(`Launch in ${exit.runDir} exited ${exit.signal ?? `with status ${exit.code ?? '?'}`} (${exit.reported ? 'its run reported its end' : 'before its run reported'}), ${Date.now() - exit.exitedAt} ms ago`);
+    this.extensionState.log.info(`Launch in ${exit.runDir} exited ${exit.signal ?? `with status ${exit.code ?? '?'}`} (${exit.reported ? 'its run reported its end' : 'before its run reported'}), ${Date.now() - exit.exitedAt} ms ago`);
     if (run === null || run.state === 'running' || run.state === 'unknown') return;
     this.apply({ changed: [run], removed: [], episodes: [], sentAt: exit.sentAt }, { dir: run.dir, error: exit.error });
   }
@@ -163,14 +163,14 @@ export class LiveRuns implements vscode.Disposable {
 
   private async updateWatch(): Promise<void> {
     const wanted = this.running.size > 0 || this.waiters.size > 0;
-    const client = await this.ctx.currentClient();
+    const client = await this.extensionState.currentClient();
     if (wanted === this.watching || client === undefined) return;
     this.watching = wanted;
     try {
       await sendRequest(client, runsWatch, { watching: wanted, by: 'liveRuns' });
     } catch (error) {
       this.watching = !wanted;
-      this.ctx.log.error(`Watching the live runs failed: ${errorMessage(error)}`);
+      this.extensionState.log.error(`Watching the live runs failed: ${errorMessage(error)}`);
     }
   }
 }

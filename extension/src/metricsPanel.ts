@@ -10,7 +10,7 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import type { MetricsPageMessage } from '../../server/src/protocol/metricsView.js';
 import type { StepSamplesPageMessage } from '../../server/src/protocol/stepSamplesView.js';
 import { runMetricsViewType } from './contributions.js';
-import type { Ctx } from './ctx.js';
+import type { ExtensionState } from './extensionState.js';
 import { errorMessage } from './errors.js';
 import { MetricsLocalisation } from './metricsLocalisation.js';
 import { createRunPagePanel } from './runPagePanel.js';
@@ -23,10 +23,10 @@ const pollMs = 2000;
 const panels = new Map<string, MetricsPanel>();
 
 /** `focusSamples` brings the page's sample table into view (the Runs view's Show Step Samples). */
-export function showRunMetrics(ctx: Ctx, client: LanguageClient, run: { readonly dir: string; readonly name: string }, options: { readonly focusSamples?: boolean } = {}): void {
+export function showRunMetrics(extensionState: ExtensionState, client: LanguageClient, run: { readonly dir: string; readonly name: string }, options: { readonly focusSamples?: boolean } = {}): void {
   let panel = panels.get(run.dir);
   if (panel !== undefined) panel.reveal();
-  else panels.set(run.dir, (panel = new MetricsPanel(ctx, client, run.dir, run.name)));
+  else panels.set(run.dir, (panel = new MetricsPanel(extensionState, client, run.dir, run.name)));
   if (options.focusSamples === true) panel.focusSamples();
 }
 
@@ -45,19 +45,19 @@ class MetricsPanel {
   private readonly localisation: MetricsLocalisation;
 
   constructor(
-    private readonly ctx: Ctx,
+    private readonly extensionState: ExtensionState,
     private readonly client: LanguageClient,
     private readonly dir: string,
     name: string,
   ) {
-    this.panel = createRunPagePanel(ctx, { viewType: runMetricsViewType, title: `Metrics: ${runLabel(name, Date.now())}`, bundle: 'metrics.js', loading: 'Reading the run’s metrics…' });
+    this.panel = createRunPagePanel(extensionState, { viewType: runMetricsViewType, title: `Metrics: ${runLabel(name, Date.now())}`, bundle: 'metrics.js', loading: 'Reading the run’s metrics…' });
     const webview = this.panel.webview;
-    this.samples = new StepSamplesRelay(ctx, client, dir, async (message: StepSamplesPageMessage) => {
+    this.samples = new StepSamplesRelay(extensionState, client, dir, async (message: StepSamplesPageMessage) => {
       await this.panel.webview.postMessage(message);
     });
-    this.localisation = new MetricsLocalisation(client, dir, webview, (m) => ctx.log.warn(m));
+    this.localisation = new MetricsLocalisation(client, dir, webview, (m) => extensionState.log.warn(m));
     const subscriptions = [
-      webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.ctx.log.error(`A message from the page failed: ${errorMessage(error)}`))),
+      webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.extensionState.log.error(`A message from the page failed: ${errorMessage(error)}`))),
       this.panel.onDidChangeViewState(() => this.schedule()),
     ];
     this.panel.onDidDispose(() => {
@@ -86,11 +86,11 @@ class MetricsPanel {
     const parsed = metricsWebviewMessageSchema.safeParse(raw);
     const sample = parsed.success ? undefined : stepSamplesWebviewMessageSchema.safeParse(raw);
     if (sample?.success === true) {
-      void this.samples.handle(sample.data).catch((error: unknown) => this.ctx.log.error(`Step samples of ${this.dir}: ${errorMessage(error)}`));
+      void this.samples.handle(sample.data).catch((error: unknown) => this.extensionState.log.error(`Step samples of ${this.dir}: ${errorMessage(error)}`));
       return;
     }
     if (!parsed.success) {
-      this.ctx.log.warn(`Metrics page: ignored a message that is not one of the page's: ${JSON.stringify(raw).slice(0, 200)}`);
+      this.extensionState.log.warn(`Metrics page: ignored a message that is not one of the page's: ${JSON.stringify(raw).slice(0, 200)}`);
       return;
     }
     if (parsed.data.type === 'ready') {
@@ -123,9 +123,9 @@ class MetricsPanel {
       const message: MetricsPageMessage = { type: 'metrics', run: result.name, state: result.state, lines: result.lines, reset: reset || result.reset, problems: result.problems };
       if (reset || result.reset || result.lines.length > 0 || result.problems.length > 0 || this.shownState !== result.state) await this.post(message);
       if (!reset && result.lines.length > 0) this.localisation.refresh(false);
-      if (result.problems.length > 0) this.ctx.log.warn(`Metrics of ${this.dir}: ${result.problems.join('; ')}`);
+      if (result.problems.length > 0) this.extensionState.log.warn(`Metrics of ${this.dir}: ${result.problems.join('; ')}`);
     } catch (error) {
-      this.ctx.log.error(`Metrics of ${this.dir}: ${errorMessage(error)}`);
+      this.extensionState.log.error(`Metrics of ${this.dir}: ${errorMessage(error)}`);
     } finally {
       this.reading = false;
       this.schedule();

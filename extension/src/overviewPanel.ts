@@ -9,7 +9,7 @@ import * as vscode from 'vscode';
 import type { HostMessage, WebviewMessage } from '../../server/src/protocol/webview.js';
 import type { OverviewRange } from '../../server/src/protocol/overview.js';
 import { experimentOverviewViewType } from './contributions.js';
-import type { Ctx } from './ctx.js';
+import type { ExtensionState } from './extensionState.js';
 import { newNonce, webviewHtml } from './webviewHtml.js';
 import { experimentOverview, sendRequest } from './serverMessages.js';
 import { errorMessage } from './errors.js';
@@ -24,10 +24,10 @@ export class OverviewPanels implements vscode.Disposable {
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly disposables: vscode.Disposable[];
 
-  constructor(private readonly ctx: Ctx) {
+  constructor(private readonly extensionState: ExtensionState) {
     this.disposables = [
       vscode.workspace.onDidChangeTextDocument((event) => this.scheduleRefresh(event.document.uri)),
-      ctx.onDidChangeServer(() => this.panels.forEach((panel) => panel.refresh())),
+      extensionState.onDidChangeServer(() => this.panels.forEach((panel) => panel.refresh())),
     ];
   }
 
@@ -39,7 +39,7 @@ export class OverviewPanels implements vscode.Disposable {
       open.reveal();
       return;
     }
-    this.panels.set(key, new OverviewPanel(this.ctx, source, () => this.forget(key)));
+    this.panels.set(key, new OverviewPanel(this.extensionState, source, () => this.forget(key)));
   }
 
   dispose(): void {
@@ -81,11 +81,11 @@ class OverviewPanel {
   private disposed = false;
 
   constructor(
-    private readonly ctx: Ctx,
+    private readonly extensionState: ExtensionState,
     private readonly source: vscode.Uri,
     onDispose: () => void,
   ) {
-    const dist = vscode.Uri.joinPath(ctx.extension.extensionUri, 'dist');
+    const dist = vscode.Uri.joinPath(extensionState.extension.extensionUri, 'dist');
     const title = `Overview: ${source.path.split('/').pop() ?? source.path}`;
     this.panel = vscode.window.createWebviewPanel(
       experimentOverviewViewType,
@@ -102,7 +102,7 @@ class OverviewPanel {
       loading: 'Loading the experiment overview…',
     });
     this.disposables.push(
-      webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.ctx.log.error(`A message from the page failed: ${errorMessage(error)}`))),
+      webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.extensionState.log.error(`A message from the page failed: ${errorMessage(error)}`))),
       this.panel.onDidDispose(() => {
         this.disposed = true;
         this.disposables.forEach((d) => d.dispose());
@@ -132,7 +132,7 @@ class OverviewPanel {
 
   private async compute(): Promise<HostMessage> {
     const file = vscode.workspace.asRelativePath(this.source);
-    const client = await this.ctx.currentClient();
+    const client = await this.extensionState.currentClient();
     if (client === undefined) {
       const reason = 'The Graph Planner server is not running. Run "Graph Planner: Restart Server"; this view refreshes when the server is ready.';
       return { type: 'unavailable', file, reason };
@@ -145,7 +145,7 @@ class OverviewPanel {
       return { type: 'overview', file, overview };
     } catch (error) {
       const detail = errorMessage(error);
-      this.ctx.log.warn(`Experiment overview of ${file} failed: ${detail}`);
+      this.extensionState.log.warn(`Experiment overview of ${file} failed: ${detail}`);
       return { type: 'unavailable', file, reason: `The server could not compute the overview: ${detail}` };
     }
   }
@@ -158,7 +158,7 @@ class OverviewPanel {
   private async receive(raw: unknown): Promise<void> {
     const parsed = (await messageSchemas()).webviewMessageSchema.safeParse(raw);
     if (!parsed.success) {
-      this.ctx.log.warn(`Ignored an invalid message from the experiment overview: ${JSON.stringify(raw)?.slice(0, 200) ?? String(raw)}`);
+      this.extensionState.log.warn(`Ignored an invalid message from the experiment overview: ${JSON.stringify(raw)?.slice(0, 200) ?? String(raw)}`);
       return;
     }
     this.handle(parsed.data);
@@ -171,12 +171,12 @@ class OverviewPanel {
         return;
       case 'reveal':
         void this.revealInEditor(message.range).catch((error: unknown) => {
-          this.ctx.log.warn(`Could not reveal the finding: ${errorMessage(error)}`);
+          this.extensionState.log.warn(`Could not reveal the finding: ${errorMessage(error)}`);
         });
         return;
       case 'applyFix':
         void applyQuickFix(this.source, message).catch((error: unknown) => {
-          this.ctx.log.warn(`Could not apply the overview's quick fix ${JSON.stringify(message.title)}: ${errorMessage(error)}`);
+          this.extensionState.log.warn(`Could not apply the overview's quick fix ${JSON.stringify(message.title)}: ${errorMessage(error)}`);
           // The title came from the page, so the notification (which renders links) does not repeat it.
           void vscode.window.showWarningMessage(`Graph Planner: could not apply the quick fix: ${errorMessage(error)}`);
         });

@@ -13,7 +13,7 @@ import type { PatchRef } from '../../server/src/protocol/episodeWebview.js';
 import { applyPatchToCheckout } from './applyPatch.js';
 import type { PatchFileImage } from '../../server/src/protocol/episodeView.js';
 import { patchScheme } from './contributions.js';
-import type { Ctx } from './ctx.js';
+import type { ExtensionState } from './extensionState.js';
 import { episodePatch, type EpisodePatchResult, sendRequest } from './serverMessages.js';
 
 /** Documents served by the provider; a few hundred kept, oldest dropped first. */
@@ -23,7 +23,7 @@ export class PatchActions implements vscode.TextDocumentContentProvider, vscode.
   private readonly contents = new Map<string, string>();
   private opened = 0;
 
-  constructor(private readonly ctx: Ctx) {}
+  constructor(private readonly extensionState: ExtensionState) {}
 
   provideTextDocumentContent(uri: vscode.Uri): string {
     return this.contents.get(uri.toString()) ?? 'This document belonged to a diff of an earlier session; open the patch again from the trajectory viewer.\n';
@@ -49,7 +49,7 @@ export class PatchActions implements vscode.TextDocumentContentProvider, vscode.
       await vscode.languages.setTextDocumentLanguage(document, 'diff');
       await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
       const why = `${title}: ${problems.map((f) => f.problem).join(' ')} The patch is shown as a diff instead.`;
-      this.ctx.log.warn(why);
+      this.extensionState.log.warn(why);
       void vscode.window.showWarningMessage(why);
       if (showable.length === 0) return;
     }
@@ -73,12 +73,12 @@ export class PatchActions implements vscode.TextDocumentContentProvider, vscode.
       return;
     }
     const files = patch.files.map((f) => f.newPath ?? f.oldPath).join(', ');
-    this.ctx.log.info(`Applied ${patch.title} of ${trajectory} to ${folder.fsPath}: ${files}`);
+    this.extensionState.log.info(`Applied ${patch.title} of ${trajectory} to ${folder.fsPath}: ${files}`);
     void vscode.window.showInformationMessage(`Applied ${patch.title} to ${folder.fsPath} (${files}).`);
   }
 
   private async fetch(trajectory: string, ref: PatchRef): Promise<Extract<EpisodePatchResult, { ok: true }>> {
-    const client = await this.ctx.currentClient();
+    const client = await this.extensionState.currentClient();
     if (client === undefined) throw new Error('the Graph Planner server is not running; run "Graph Planner: Restart Server".');
     const result = await sendRequest(client, episodePatch, { path: trajectory, step: ref.step, candidate: ref.candidate });
     if (!result.ok) throw new Error(result.message);

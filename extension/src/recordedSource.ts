@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import * as vscode from 'vscode';
 import { recordedSourceScheme } from './contributions.js';
-import type { Ctx } from './ctx.js';
+import type { ExtensionState } from './extensionState.js';
 import { errorMessage } from './errors.js';
 import { episodeSource, sendRequest } from './serverMessages.js';
 
@@ -37,11 +37,11 @@ export async function openRecordedLocation(trajectory: string, file: string, lin
 }
 
 export class RecordedSourceProvider implements vscode.TextDocumentContentProvider {
-  constructor(private readonly ctx: Ctx) {}
+  constructor(private readonly extensionState: ExtensionState) {}
 
   async provideTextDocumentContent(uri: vscode.Uri): Promise<string> {
     const file = uri.path.replace(/^\//, '');
-    const client = await this.ctx.currentClient();
+    const client = await this.extensionState.currentClient();
     if (client === undefined) return `The Graph Planner server is not running; ${file} cannot be shown as its episode recorded it.\n`;
     try {
       const result = await sendRequest(client, episodeSource, { path: uri.query, file });

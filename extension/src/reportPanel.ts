@@ -11,7 +11,7 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import type { ReportWebviewMessage } from '../../server/src/protocol/reportWebview.js';
 import type { ReportPageMessage, RunReportResult } from '../../server/src/protocol/runReportView.js';
 import { runReportViewType } from './contributions.js';
-import type { Ctx } from './ctx.js';
+import type { ExtensionState } from './extensionState.js';
 import { errorMessage } from './errors.js';
 import { createRunPagePanel } from './runPagePanel.js';
 import { runLabel } from './views/runsText.js';
@@ -21,13 +21,13 @@ import { messageSchemas } from './messageSchemas.js';
 
 const panels = new Map<string, ReportPanel>();
 
-export function showRunReport(ctx: Ctx, client: LanguageClient, run: { readonly dir: string; readonly name: string }): void {
+export function showRunReport(extensionState: ExtensionState, client: LanguageClient, run: { readonly dir: string; readonly name: string }): void {
   const open = panels.get(run.dir);
   if (open !== undefined) {
     open.reveal();
     return;
   }
-  panels.set(run.dir, new ReportPanel(ctx, client, run.dir, run.name));
+  panels.set(run.dir, new ReportPanel(extensionState, client, run.dir, run.name));
 }
 
 /** Opens a run's raw `report.json`, the secondary action beside the page. */
@@ -41,14 +41,14 @@ class ReportPanel {
   private shown: RunReportResult | undefined;
 
   constructor(
-    private readonly ctx: Ctx,
+    private readonly extensionState: ExtensionState,
     private readonly client: LanguageClient,
     private readonly dir: string,
     name: string,
   ) {
-    this.panel = createRunPagePanel(ctx, { viewType: runReportViewType, title: `Report: ${runLabel(name, Date.now())}`, bundle: 'report.js', loading: 'Reading the run’s report…' });
+    this.panel = createRunPagePanel(extensionState, { viewType: runReportViewType, title: `Report: ${runLabel(name, Date.now())}`, bundle: 'report.js', loading: 'Reading the run’s report…' });
     const webview = this.panel.webview;
-    const subscription = webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.ctx.log.error(`A message from the page failed: ${errorMessage(error)}`)));
+    const subscription = webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.extensionState.log.error(`A message from the page failed: ${errorMessage(error)}`)));
     this.panel.onDidDispose(() => {
       subscription.dispose();
       panels.delete(this.dir);
@@ -63,13 +63,13 @@ class ReportPanel {
   private async receive(raw: unknown): Promise<void> {
     const parsed = (await messageSchemas()).reportWebviewMessageSchema.safeParse(raw);
     if (!parsed.success) {
-      this.ctx.log.warn(`Report page: ignored a message that is not one of the page's: ${JSON.stringify(raw).slice(0, 200)}`);
+      this.extensionState.log.warn(`Report page: ignored a message that is not one of the page's: ${JSON.stringify(raw).slice(0, 200)}`);
       return;
     }
     try {
       await this.handle(parsed.data);
     } catch (error) {
-      this.ctx.log.error(`Report of ${this.dir}: ${errorMessage(error)}`);
+      this.extensionState.log.error(`Report of ${this.dir}: ${errorMessage(error)}`);
       void vscode.window.showErrorMessage(`Graph Planner: ${errorMessage(error)}`);
     }
   }

@@ -4,7 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { resolvedConfigScheme } from './contributions.js';
-import type { Ctx } from './ctx.js';
+import type { ExtensionState } from './extensionState.js';
 import { resolvedConfig, sendRequest } from './serverMessages.js';
 import { resolvedConfigText, serverNotRunningText } from './resolvedConfigText.js';
 import { errorMessage } from './errors.js';
@@ -40,11 +40,11 @@ export class ResolvedConfigProvider implements vscode.TextDocumentContentProvide
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly disposables: vscode.Disposable[];
 
-  constructor(private readonly ctx: Ctx) {
+  constructor(private readonly extensionState: ExtensionState) {
     this.disposables = [
       this.changed,
       vscode.workspace.onDidChangeTextDocument((event) => this.onSourceChanged(event.document.uri)),
-      ctx.onDidChangeServer(() => this.openViews().forEach((view) => this.changed.fire(view))),
+      extensionState.onDidChangeServer(() => this.openViews().forEach((view) => this.changed.fire(view))),
     ];
   }
 
@@ -52,7 +52,7 @@ export class ResolvedConfigProvider implements vscode.TextDocumentContentProvide
     const source = sourceOfResolved(uri);
     if (source === undefined) return '# This view has lost the file it belongs to; open it again from the experiment YAML.\n';
     const file = vscode.workspace.asRelativePath(source);
-    const client = await this.ctx.currentClient();
+    const client = await this.extensionState.currentClient();
     if (client === undefined) return serverNotRunningText(file);
     try {
       // Opening the source makes sure the server has it, also after the editor closed it.
@@ -60,7 +60,7 @@ export class ResolvedConfigProvider implements vscode.TextDocumentContentProvide
       const result = await sendRequest(client, resolvedConfig, { uri: client.code2ProtocolConverter.asUri(source) }, token);
       return resolvedConfigText(result, file);
     } catch (error) {
-      this.ctx.log.warn(`Resolving ${file} failed: ${errorMessage(error)}`);
+      this.extensionState.log.warn(`Resolving ${file} failed: ${errorMessage(error)}`);
       return `# Graph Planner could not resolve ${file}: ${errorMessage(error)}\n`;
     }
   }

@@ -4,7 +4,7 @@
  * page's bundle. One definition, so every run page gets the same restrictions.
  */
 import * as vscode from 'vscode';
-import type { Ctx } from './ctx.js';
+import type { ExtensionState } from './extensionState.js';
 import { newNonce, webviewHtml } from './webviewHtml.js';
 
 export interface RunPageOptions {
@@ -18,8 +18,8 @@ export interface RunPageOptions {
   readonly loading: string;
 }
 
-export function createRunPagePanel(ctx: Ctx, options: RunPageOptions): vscode.WebviewPanel {
-  const dist = vscode.Uri.joinPath(ctx.extension.extensionUri, 'dist');
+export function createRunPagePanel(extensionState: ExtensionState, options: RunPageOptions): vscode.WebviewPanel {
+  const dist = vscode.Uri.joinPath(extensionState.extension.extensionUri, 'dist');
   const panel = vscode.window.createWebviewPanel(options.viewType, options.title, vscode.ViewColumn.Active, { enableScripts: true, enableCommandUris: false, retainContextWhenHidden: false, localResourceRoots: [dist] });
   const webview = panel.webview;
   webview.html = webviewHtml({ cspSource: webview.cspSource, nonce: newNonce(), scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, options.bundle)).toString(), title: options.title, loading: options.loading });

@@ -10,7 +10,7 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import type { StepSamplesLine } from '../../server/src/protocol/metrics.js';
 import type { StepSamplesPageMessage } from '../../server/src/protocol/stepSamplesView.js';
 import type { StepSamplesWebviewMessage } from '../../server/src/protocol/stepSamplesWebview.js';
-import type { Ctx } from './ctx.js';
+import type { ExtensionState } from './extensionState.js';
 import { showEpisodeGroup } from './episodeGroup.js';
 import { runStepSamples, sendRequest } from './serverMessages.js';
 import { openTrajectoryAt } from './trajectoryEditor.js';
@@ -19,7 +19,7 @@ export class StepSamplesRelay {
   private latest: StepSamplesLine | null = null;
 
   constructor(
-    private readonly ctx: Ctx,
+    private readonly extensionState: ExtensionState,
     private readonly client: LanguageClient,
     private readonly dir: string,
     private readonly post: (message: StepSamplesPageMessage) => Promise<void>,
@@ -30,7 +30,7 @@ export class StepSamplesRelay {
       case 'stepSamples': {
         const result = await sendRequest(this.client, runStepSamples, { dir: this.dir, step: message.step });
         this.latest = result.samples;
-        if (result.problems.length > 0) this.ctx.log.warn(`Step samples of ${this.dir}: ${result.problems.slice(0, 3).join('; ')}`);
+        if (result.problems.length > 0) this.extensionState.log.warn(`Step samples of ${this.dir}: ${result.problems.slice(0, 3).join('; ')}`);
         await this.post({ type: 'stepSamples', result });
         return;
       }
@@ -47,7 +47,7 @@ export class StepSamplesRelay {
         return;
       }
       case 'openGroup':
-        showEpisodeGroup(this.ctx, this.dir, { kind: 'step', step: message.step, taskId: message.taskId, groupId: null });
+        showEpisodeGroup(this.extensionState, this.dir, { kind: 'step', step: message.step, taskId: message.taskId, groupId: null });
         return;
     }
   }

@@ -13,7 +13,7 @@ import { isAbsolute, join } from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { fileKindOf } from './activeFileKind.js';
-import type { Ctx } from './ctx.js';
+import type { ExtensionState } from './extensionState.js';
 import { launch } from './launchFlow.js';
 import { listedDatasets, pickDatasets, pickExperiment, rememberExperiment, startingExperiment, trainingDatasetPath } from './launchPickers.js';
 import { followRunLog } from './runLogTerminal.js';
@@ -42,9 +42,9 @@ const smokes: Readonly<Partial<Record<Mode, Pick<TrainLaunch, 'smoke' | 'steps'>
   'smoke-scripted': { smoke: 'scripted', steps: 3 },
 };
 
-export function startTraining(ctx: Ctx, client: LanguageClient): (arg?: unknown) => Promise<void> {
+export function startTraining(extensionState: ExtensionState, client: LanguageClient): (arg?: unknown) => Promise<void> {
   return async (arg) => {
-    const config = arg instanceof vscode.Uri ? arg : await trainingExperiment(ctx, client);
+    const config = arg instanceof vscode.Uri ? arg : await trainingExperiment(extensionState, client);
     if (config === undefined) return;
     const folder = vscode.workspace.getWorkspaceFolder(config) ?? vscode.workspace.workspaceFolders?.[0];
     if (folder === undefined) {
@@ -63,9 +63,9 @@ export function startTraining(ctx: Ctx, client: LanguageClient): (arg?: unknown)
     const tasks = await trainingTasks(client, config, folder.uri.fsPath);
     if (tasks === null) return;
     const train: TrainLaunch = { config: config.fsPath, tasks: tasks?.fsPath ?? null, ...smoke, ray, cwd: folder.uri.fsPath };
-    const started = await launch(ctx, client, { mode: 'train', train });
+    const started = await launch(extensionState, client, { mode: 'train', train });
     if (started === undefined) return;
-    await rememberExperiment(ctx, config.fsPath);
+    await rememberExperiment(extensionState, config.fsPath);
     followRunLog({
       name: `gp train${smoke.smoke === null ? '' : ' (smoke)'}`,
       icon: 'rocket',
@@ -81,10 +81,10 @@ export function startTraining(ctx: Ctx, client: LanguageClient): (arg?: unknown)
  * The open experiment, else one picked, the last launched (else the sample) highlighted, each with
  * the dataset it names and its task count.
  */
-async function trainingExperiment(ctx: Ctx, client: LanguageClient): Promise<vscode.Uri | undefined> {
+async function trainingExperiment(extensionState: ExtensionState, client: LanguageClient): Promise<vscode.Uri | undefined> {
   const active = vscode.window.activeTextEditor?.document;
   if (active !== undefined && fileKindOf(active) === 'experiment') return active.uri;
-  const starting = await startingExperiment(ctx);
+  const starting = await startingExperiment(extensionState);
   const cwd = (starting && vscode.workspace.getWorkspaceFolder(starting)) ?? vscode.workspace.workspaceFolders?.[0];
   if (cwd === undefined) return undefined;
   const picked = await pickExperiment(client, await listedDatasets(client), { title: 'Train which experiment?', placeHolder: 'Each with the dataset it trains on', current: starting?.fsPath ?? null, withDefaults: false, cwd: cwd.uri.fsPath });

@@ -13,7 +13,7 @@ import * as vscode from 'vscode';
 import type { EpisodeWebviewMessage } from '../../server/src/protocol/episodeWebview.js';
 import type { EpisodeHostMessage } from '../../server/src/protocol/episodeView.js';
 import { commandIds, trajectoryViewType } from './contributions.js';
-import type { Ctx } from './ctx.js';
+import type { ExtensionState } from './extensionState.js';
 import { errorMessage } from './errors.js';
 import { openRecordedLocation } from './recordedSource.js';
 import { allCodeGraphNodes, selectCodeGraphStep } from './codeGraphPanel.js';
@@ -46,8 +46,8 @@ export async function openTrajectoryAt(uri: vscode.Uri, step: number | null, vie
   await vscode.commands.executeCommand('vscode.openWith', uri, trajectoryViewType, viewColumn);
 }
 
-export function registerTrajectoryEditor(ctx: Ctx, patches: PatchActions): vscode.Disposable {
-  return vscode.window.registerCustomEditorProvider(trajectoryViewType, new TrajectoryEditorProvider(ctx, patches), {
+export function registerTrajectoryEditor(extensionState: ExtensionState, patches: PatchActions): vscode.Disposable {
+  return vscode.window.registerCustomEditorProvider(trajectoryViewType, new TrajectoryEditorProvider(extensionState, patches), {
     supportsMultipleEditorsPerDocument: true,
     webviewOptions: { enableFindWidget: false, retainContextWhenHidden: false },
   });
@@ -55,7 +55,7 @@ export function registerTrajectoryEditor(ctx: Ctx, patches: PatchActions): vscod
 
 class TrajectoryEditorProvider implements vscode.CustomReadonlyEditorProvider {
   constructor(
-    private readonly ctx: Ctx,
+    private readonly extensionState: ExtensionState,
     private readonly patches: PatchActions,
   ) {}
 
@@ -64,7 +64,7 @@ class TrajectoryEditorProvider implements vscode.CustomReadonlyEditorProvider {
   }
 
   resolveCustomEditor(document: vscode.CustomDocument, panel: vscode.WebviewPanel): void {
-    new TrajectoryPanel(this.ctx, this.patches, document.uri, panel);
+    new TrajectoryPanel(this.extensionState, this.patches, document.uri, panel);
   }
 }
 
@@ -86,13 +86,13 @@ class TrajectoryPanel {
   private queued: EpisodeHostMessage[] | undefined = [];
 
   constructor(
-    private readonly ctx: Ctx,
+    private readonly extensionState: ExtensionState,
     private readonly patches: PatchActions,
     private readonly uri: vscode.Uri,
     private readonly panel: vscode.WebviewPanel,
   ) {
     this.path = uri.fsPath;
-    const dist = vscode.Uri.joinPath(ctx.extension.extensionUri, 'dist');
+    const dist = vscode.Uri.joinPath(extensionState.extension.extensionUri, 'dist');
     const webview = panel.webview;
     webview.options = { enableScripts: true, enableCommandUris: false, localResourceRoots: [dist] };
     webview.html = webviewHtml({
@@ -103,12 +103,12 @@ class TrajectoryPanel {
       loading: `Reading ${basename(this.path)}…`,
     });
     this.disposables.push(
-      ctx.onServerNotification(episodeChanged, (change) => {
+      extensionState.onServerNotification(episodeChanged, (change) => {
         if (change.path === this.path) this.scheduleFollow();
       }),
-      webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.ctx.log.error(`A message from the page failed: ${errorMessage(error)}`))),
+      webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.extensionState.log.error(`A message from the page failed: ${errorMessage(error)}`))),
       // A new server knows nothing of this viewer: watch again and send everything.
-      ctx.onDidChangeServer(() => {
+      extensionState.onDidChangeServer(() => {
         this.watch(true);
         this.startOver();
       }),
@@ -132,7 +132,7 @@ class TrajectoryPanel {
 
   private watch(watching: boolean): void {
     // Waits for a client still being made, as opening a trajectory may have started the extension.
-    void this.ctx
+    void this.extensionState
       .currentClient()
       .then((client) => (client === undefined ? null : sendRequest(client, episodeWatch, { path: this.path, watching, viewer: this.viewer })))
       .catch(() => undefined);
@@ -164,7 +164,7 @@ class TrajectoryPanel {
     const generation = this.generation;
     this.reading = this.reading.then(async () => {
       if (this.disposed || generation !== this.generation) return;
-      const client = await this.ctx.currentClient();
+      const client = await this.extensionState.currentClient();
       if (client === undefined) {
         this.post({ type: 'unavailable', reason: 'The Graph Planner server is not running. Run "Graph Planner: Restart Server"; this view reloads when it is ready.' });
         return;
@@ -195,7 +195,7 @@ class TrajectoryPanel {
 
   /** The episode's code graph for the page's own pane (protocol/codeGraphView.ts's messages, which the page validates). */
   private async postCodeGraph(all: boolean): Promise<void> {
-    const client = await this.ctx.currentClient();
+    const client = await this.extensionState.currentClient();
     const reply = (message: CodeGraphHostMessage): void => {
       if (!this.disposed) void this.panel.webview.postMessage(message);
     };
@@ -214,17 +214,17 @@ class TrajectoryPanel {
   private async receive(raw: unknown): Promise<void> {
     const parsed = (await messageSchemas()).episodeWebviewMessageSchema.safeParse(raw);
     if (!parsed.success) {
-      this.ctx.log.warn(`Ignored an invalid message from the trajectory viewer: ${JSON.stringify(raw)?.slice(0, 200) ?? String(raw)}`);
+      this.extensionState.log.warn(`Ignored an invalid message from the trajectory viewer: ${JSON.stringify(raw)?.slice(0, 200) ?? String(raw)}`);
       return;
     }
     void this.handle(parsed.data).catch((error: unknown) => {
-      this.ctx.log.warn(`Trajectory viewer (${basename(this.path)}): ${errorMessage(error)}`);
+      this.extensionState.log.warn(`Trajectory viewer (${basename(this.path)}): ${errorMessage(error)}`);
       void vscode.window.showWarningMessage(`Graph Planner: ${errorMessage(error)}`);
     });
   }
 
   private async handle(message: EpisodeWebviewMessage): Promise<void> {
-    const client = await this.ctx.currentClient();
+    const client = await this.extensionState.currentClient();
     switch (message.type) {
       case 'ready': {
         const queued = this.queued;
@@ -275,7 +275,7 @@ class TrajectoryPanel {
         await this.postCodeGraph(message.all);
         return;
       case 'timing':
-        this.ctx.log.info(`Trajectory viewer: ${message.what} of ${basename(this.path)} in ${message.ms.toFixed(1)} ms`);
+        this.extensionState.log.info(`Trajectory viewer: ${message.what} of ${basename(this.path)} in ${message.ms.toFixed(1)} ms`);
         return;
     }
   }

@@ -11,7 +11,7 @@ import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { fileKindOf } from './activeFileKind.js';
-import type { Ctx } from './ctx.js';
+import type { ExtensionState } from './extensionState.js';
 import { launch } from './launchFlow.js';
 import { listedDatasets, pickDatasets } from './launchPickers.js';
 import { followRunLog } from './runLogTerminal.js';
@@ -22,7 +22,7 @@ type Pick<T> = vscode.QuickPickItem & { readonly value: T | 'custom' };
 
 const steps = 3;
 
-export function verifyTasks(ctx: Ctx, client: LanguageClient): (arg?: unknown) => Promise<void> {
+export function verifyTasks(extensionState: ExtensionState, client: LanguageClient): (arg?: unknown) => Promise<void> {
   return async (arg) => {
     const dataset = await datasetOf(client, arg);
     if (dataset === undefined) return;
@@ -56,7 +56,7 @@ export function verifyTasks(ctx: Ctx, client: LanguageClient): (arg?: unknown) =
     );
     if (backend === undefined) return;
     const verify: VerifyLaunch = { dataset: dataset.fsPath, repeats, parallel, backend: backend.value, cwd: folder.uri.fsPath };
-    const started = await launch(ctx, client, { mode: 'verify', verify });
+    const started = await launch(extensionState, client, { mode: 'verify', verify });
     if (started === undefined) return;
     followRunLog({
       name: `gp dataset verify ${name}`,

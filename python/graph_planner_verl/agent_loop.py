@@ -79,10 +79,10 @@ def task_id_of(kwargs: dict[str, Any]) -> str:
     return task_id
 
 
-def reward_extra_info(resolved: bool, episode_return: float, steps: int) -> dict[str, float]:
+def reward_extra_info(resolved: bool, total_reward: float, steps: int) -> dict[str, float]:
     """Per-sample figures Verl carries into its rollout dumps and validation metrics
     (``val-core/<data_source>/resolved/mean@N``); every sample must have the same keys."""
-    return {"resolved": float(resolved), "episode_return": episode_return, "env_steps": float(steps)}
+    return {"resolved": float(resolved), "total_reward": total_reward, "env_steps": float(steps)}
 
 
 @register("graph_planner")
@@ -96,9 +96,10 @@ class GraphPlannerAgentLoop(AgentLoopBase):
         client = TimedClient(service_client())
         trace = TokenTrace(self.continuous_token_builder, self.tokenizer, prompt_limit=self.prompt_length, response_limit=self.response_length)
         metrics: dict[str, Any] = {}
+        # Verl hands the GRPO group as ``uid``; from here on it is our ``group_id``.
         extra: dict[str, Any] = {"group_id": str(kwargs.get("uid", ""))}
         episode_id: Optional[str] = None
-        reward = 0.0
+        total_reward = 0.0
         try:
             task_id = task_id_of(kwargs)
             extra["task_id"] = task_id
@@ -108,9 +109,9 @@ class GraphPlannerAgentLoop(AgentLoopBase):
             messages = [{"role": "system", "content": created.system_prompt}, {"role": "user", "content": created.observation}]
             await self.loop.run_in_executor(None, trace.start, messages)
             closed = await self._episode(client, episode_id, trace, sampling_params, metrics)
-            reward = closed.return_
-            extra.update(resolved=closed.resolved, steps=closed.steps, termination_reason=closed.termination_reason, episode_return=reward)
-            extra["reward_extra_info"] = reward_extra_info(closed.resolved, reward, closed.steps)
+            total_reward = closed.total_reward
+            extra.update(resolved=closed.resolved, steps=closed.steps, termination_reason=closed.termination_reason, total_reward=total_reward)
+            extra["reward_extra_info"] = reward_extra_info(closed.resolved, total_reward, closed.steps)
             extra["env_seconds"] = client.seconds
         except (ServiceError, PromptTooLong) as error:
             if isinstance(error, ServiceError) and error.code == "unreachable":
@@ -124,7 +125,8 @@ class GraphPlannerAgentLoop(AgentLoopBase):
             response_ids=trace.response_ids[: self.response_length],
             response_mask=trace.response_mask[: self.response_length],
             response_logprobs=trace.response_logprobs[: self.response_length] if trace.response_logprobs else None,
-            reward_score=reward,
+            # Verl's name for the episode's return (AgentLoopOutput.reward_score).
+            reward_score=total_reward,
             num_turns=len(trace.messages),
             metrics=AgentLoopMetrics(**metrics),
             extra_fields=extra,

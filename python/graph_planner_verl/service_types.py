@@ -10,7 +10,7 @@ field's name. Models are strict: a number sent as a string is an error, not a co
 
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
 
 class CreateEpisodeBody(BaseModel):
@@ -88,10 +88,10 @@ class CloseBody(BaseModel):
 class CloseReply(BaseModel):
     """POST /episodes/{id}/close (written by the service)."""
 
-    model_config = ConfigDict(strict=True, extra="forbid", validate_by_name=True, validate_by_alias=True)
+    model_config = ConfigDict(strict=True, extra="forbid")
 
     episode_id: str
-    return_: float = Field(alias="return")
+    total_reward: float
     resolved: bool
     steps: int
     termination_reason: Literal["submitted", "max_steps", "repo_op_limit", "step_timeout", "episode_timeout", "interrupted", "error"]

@@ -36,7 +36,7 @@ class ServicePeer:
             done = body["turn"] == 2
             return web.json_response({"turn": body["turn"], "observation": "Found add at calc.py:3.", "reward": 0, "done": done})
         if request.path.endswith("/close"):
-            return web.json_response({"episode_id": "task-a-g1-x", "return": 0.75, "resolved": True, "steps": 2, "termination_reason": "submitted"})
+            return web.json_response({"episode_id": "task-a-g1-x", "total_reward": 0.75, "resolved": True, "steps": 2, "termination_reason": "submitted"})
         return web.json_response({"error": {"code": "no-such-route", "message": request.path}}, status=404)
 
 
@@ -94,7 +94,7 @@ async def test_runs_an_episode_and_puts_its_return_on_the_sample(service, tiny_t
     assert 0 in output.response_mask, "the observation between the replies is masked"
     assert output.extra_fields["episode_id"] == "task-a-g1-x"
     assert output.extra_fields["resolved"] is True and output.extra_fields["group_id"] == "g1"
-    assert output.extra_fields["reward_extra_info"] == {"resolved": 1.0, "episode_return": 0.75, "env_steps": 2.0}
+    assert output.extra_fields["reward_extra_info"] == {"resolved": 1.0, "total_reward": 0.75, "env_steps": 2.0}
     create = service.calls[0]
     assert create[0] == "/episodes" and create[1]["task_id"] == "task-a" and create[1]["group_id"] == "g1"
     steps = [body for path, body in service.calls if path.endswith("/step")]

@@ -20,7 +20,7 @@ TOKEN = "contract-token"
 WHOLE = {
     "create": (CreateEpisodeReply, {"episode_id": "t-1", "system_prompt": "sys", "observation": "obs", "max_steps": 4, "deadline": 0}),
     "step": (StepReply, {"turn": 1, "observation": "next", "reward": 0, "done": False, "termination_reason": "submitted", "protocol_error": "no action"}),
-    "close": (CloseReply, {"episode_id": "t-1", "return": 0.5, "resolved": True, "steps": 2, "termination_reason": "submitted"}),
+    "close": (CloseReply, {"episode_id": "t-1", "total_reward": 0.5, "resolved": True, "steps": 2, "termination_reason": "submitted"}),
     "policy": (PolicyReply, {"reply": "<function=submit>\n</function>"}),
 }
 
@@ -59,7 +59,7 @@ def test_every_reply_the_client_reads_lists_the_fields_the_service_sends():
     # The bodies above are whole: the models ask for every field they hold, and no other.
     for model, body in WHOLE.values():
         assert set(body) == {field.alias or name for name, field in model.model_fields.items()}, model.__name__
-    assert ("close", "return") in required_fields()
+    assert ("close", "total_reward") in required_fields()
     assert {name for name, _ in required_fields()} == set(WHOLE), "every call's reply has a field the next test takes away"
 
 
@@ -96,7 +96,7 @@ async def test_a_field_of_the_wrong_type_is_refused_not_converted(peer):
 async def test_a_whole_reply_reads_as_its_model(peer):
     peer.body = WHOLE["close"][1]
     closed = await call(client_for(peer), "close")
-    assert (closed.episode_id, closed.return_, closed.resolved, closed.steps, closed.termination_reason) == ("t-1", 0.5, True, 2, "submitted")
+    assert (closed.episode_id, closed.total_reward, closed.resolved, closed.steps, closed.termination_reason) == ("t-1", 0.5, True, 2, "submitted")
 
 
 def test_a_service_file_missing_its_token_names_it(tmp_path):

@@ -185,7 +185,7 @@ void describe('An episode on the code graph in VS Code (code-server + Chromium)'
       const from = join(s.workspace, 'outputs', run);
       const to = join(s.workspace, 'outputs', copy);
       cpSync(from, to, { recursive: true });
-      const sampled = (step: number, episode: string) => ({ ts: '2026-11-23T00:00:00Z', attempt: 1, step, total: 1, episodes: [{ episode_id: episode, task_id: episode, return: 1, resolved: true, steps: 4, termination_reason: 'submitted', trajectory: `trajectories/${episode}.jsonl` }] });
+      const sampled = (step: number, episode: string) => ({ ts: '2026-11-23T00:00:00Z', attempt: 1, step, total: 1, episodes: [{ episode_id: episode, task_id: episode, total_reward: 1, resolved: true, steps: 4, termination_reason: 'submitted', trajectory: `trajectories/${episode}.jsonl` }] });
       writeFileSync(join(to, 'step_samples.jsonl'), [sampled(1, 'sample-version'), sampled(2, 'sample-calc-add'), sampled(3, 'sample-calc-add-unittest')].map((l) => JSON.stringify(l)).join('\n') + '\n');
       writeFileSync(join(to, 'metrics.jsonl'), [1, 2, 3].map((step) => JSON.stringify({ source: 'verl', ts: '2026-11-23T00:00:00Z', attempt: 1, step, data: { 'critic/score/mean': step / 3 } })).join('\n') + '\n');
       await showView(s.page, 'Runs');

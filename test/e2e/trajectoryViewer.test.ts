@@ -144,7 +144,7 @@ function metricsCopy(s: Session, run: string, name: string): void {
   [[true, false], [true, true], [false, true]].forEach((resolved, i) => {
     // Step 2's second episode submitted a patch flagged as suspected reward hacking (issue 36).
     const flagged = (j: number) => i === 1 && j === 1;
-    resolved.forEach((r, j) => lines.push({ source: 'env', ts: at(i * 60 + j * 10 + 5), episode_id: `e${i}-${j}`, task_id: 'sample-calc-add', return: r ? 1 : -0.2, resolved: r, steps: 4, env_ms: 900, ...(flagged(j) ? { suspected_hacks: 2 } : {}) }));
+    resolved.forEach((r, j) => lines.push({ source: 'env', ts: at(i * 60 + j * 10 + 5), episode_id: `e${i}-${j}`, task_id: 'sample-calc-add', total_reward: r ? 1 : -0.2, resolved: r, steps: 4, env_ms: 900, ...(flagged(j) ? { suspected_hacks: 2 } : {}) }));
     lines.push({ source: 'verl', ts: at(i * 60 + 50), attempt: 1, step: i + 1, data: { 'critic/score/mean': [0.4, 1, 0.4][i] ?? 0, 'response_length/mean': 120 + i * 10, 'timing_s/step': 40 + i, 'gp/suspected_hacks': i === 1 ? 1 : 0 } });
   });
   writeFileSync(join(staging, 'metrics.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');

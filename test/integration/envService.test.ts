@@ -133,7 +133,7 @@ describe('the environment service', () => {
       }
       assert.deepEqual(rewards, recorded.rewards, 'the same rewards as the rollout');
       const closed = closeReplySchema.parse((await call(file.url, `/episodes/${encodeURIComponent(episode.episode_id)}/close`, file.token, {})).body);
-      assert.deepEqual([closed.return, closed.resolved, closed.termination_reason], [recorded.total, true, 'submitted']);
+      assert.deepEqual([closed.total_reward, closed.resolved, closed.termination_reason], [recorded.total, true, 'submitted']);
       const trajectory = await readTrajectory(join(runDir, 'trajectories', `${episode.episode_id}.jsonl`));
       assert.equal(trajectory?.end?.total_reward, recorded.total, 'the trajectory is in the run folder with its end line');
       assert.deepEqual(trajectory?.problems, []);

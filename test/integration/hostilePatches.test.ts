@@ -197,7 +197,7 @@ for (const backend of ['local', 'docker'] as const) {
           }
           const closed = closeReplySchema.parse((await call(file.url, `${path}/close`, file.token, {})).body);
           assert.equal(closed.resolved, false, JSON.stringify(closed));
-          assert.ok(closed.return <= 0, `the episode earned ${closed.return}`);
+          assert.ok(closed.total_reward <= 0, `the episode earned ${closed.total_reward}`);
           const episode = await episodeOf(join(runDir, 'trajectories', `${created.episode_id}.jsonl`));
           assert.ok(said[defenceOf()].test(episode.text), `the trajectory does not say ${String(said[defenceOf()])}: ${episode.text.slice(0, 3000)}`);
         } finally {

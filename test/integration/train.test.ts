@@ -44,7 +44,7 @@ function metricsOf(runDir: string): MetricsLine[] {
 
 interface Checks {
   ok: boolean;
-  steps: { step: number; failures: unknown[]; samples: { uid: string; episode_id: string; task_id: string; return: number; model_tokens: number; env_tokens: number; score: number; decoded_model_tokens: string }[] }[];
+  steps: { step: number; failures: unknown[]; samples: { group_id: string; episode_id: string; task_id: string; total_reward: number; model_tokens: number; env_tokens: number; score: number; decoded_model_tokens: string }[] }[];
 }
 
 /** What every smoke run must show, whichever way the trainer ran. */
@@ -54,7 +54,7 @@ async function assertSmokeRun(runDir: string, label: string): Promise<void> {
   const samples = checks.steps.flatMap((s) => s.samples);
   // planner_debug: one task per step, two episodes per task (rollout_n 2), one GRPO group.
   assert.equal(samples.length, 2);
-  assert.equal(new Set(samples.map((s) => s.uid)).size, 1, 'one GRPO group of size n');
+  assert.equal(new Set(samples.map((s) => s.group_id)).size, 1, 'one GRPO group of size n');
   const metrics = metricsOf(runDir);
   const verl = metrics.filter((m) => m.source === 'verl');
   assert.deepEqual(verl.map((m) => m.step), [1], 'one metrics line per step');
@@ -74,7 +74,7 @@ async function assertSmokeRun(runDir: string, label: string): Promise<void> {
     assert.deepEqual(trajectory.problems, []);
     assert.equal(trajectory.torn, false);
     assert.ok(Math.abs(trajectory.end.total_reward - sample.score) < 1e-6, `${label}: score ${sample.score} vs return ${trajectory.end.total_reward}`);
-    assert.ok(Math.abs(sample.return - sample.score) < 1e-6);
+    assert.ok(Math.abs(sample.total_reward - sample.score) < 1e-6);
     // The model tokens are exactly the replies the environment received, step by step.
     assert.equal(sample.decoded_model_tokens, trajectory.steps.map((s) => s.response ?? '').join(''));
     assert.ok(sample.model_tokens > 0 && sample.env_tokens > 0);
@@ -83,7 +83,7 @@ async function assertSmokeRun(runDir: string, label: string): Promise<void> {
     assert.equal(replied.reduce((n, s) => n + (s.tokens?.completion_token_ids.length ?? 0), 0), sample.model_tokens, 'every model token Verl trained on is in the trajectory');
     assert.ok(replied.every((s) => s.tokens?.logprobs === undefined), 'the scripted policy returned no log-probabilities, and none are invented');
   }
-  const returns = samples.map((s) => s.return);
+  const returns = samples.map((s) => s.total_reward);
   assert.notEqual(returns[0], returns[1], 'the scripted policy fumbles one episode of the group, so advantages are not all zero');
   assert.ok((verl[0]?.data['actor/grad_norm'] ?? 0) > 0, 'the actor update moved the weights');
   const status = JSON.parse(readFileSync(join(runDir, 'status.json'), 'utf8')) as { state: string; episodes: { finished: number } };
@@ -207,7 +207,7 @@ describe('gp train with Verl 0.9.1 and Ray 2.60', () => {
         if (e.kind === 'run-start') attempt++;
         return e.kind === 'episode-end' ? [{ attempt, training: e.training }] : [];
       });
-    assert.deepEqual(ends.map((e) => JSON.stringify([e.attempt, e.training?.step ?? null, e.training?.member ?? null])).sort(), ['[1,1,0]', '[1,1,1]', '[2,null,0]', '[2,null,1]']);
+    assert.deepEqual(ends.map((e) => JSON.stringify([e.attempt, e.training?.step ?? null, e.training?.group_member ?? null])).sort(), ['[1,1,0]', '[1,1,1]', '[2,null,0]', '[2,null,1]']);
     assert.equal(new Set(ends.filter((e) => e.attempt === 1).map((e) => e.training?.group_id)).size, 1, 'one group of step 1');
     const shown = io();
     assert.equal(await runCli(['runs', 'show', runDir, '--metrics'], shown.io, root), 0);

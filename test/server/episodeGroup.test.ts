@@ -94,20 +94,20 @@ async function group(selection: GroupSelection): Promise<EpisodeGroupResult> {
 
 test('a training episode’s trajectory names its GRPO group and member, and its end event its training step', () => {
   const start = JSON.parse(readFileSync(runLayout(runDir).trajectory(ids['a1'] ?? ''), 'utf8').split('\n')[0] ?? '{}') as { training?: unknown };
-  assert.deepEqual(start.training, { group_id: 'uid-a', member: 1 });
+  assert.deepEqual(start.training, { group_id: 'uid-a', group_member: 1 });
   const ends = readFileSync(runLayout(runDir).events, 'utf8')
     .trim()
     .split('\n')
     .map((l) => JSON.parse(l) as { kind: string; episode_id?: string; training?: unknown })
     .filter((e) => e.kind === 'episode-end');
-  assert.deepEqual(ends.find((e) => e.episode_id === ids['c0'])?.training, { group_id: 'uid-c', member: 0, step: 2 });
+  assert.deepEqual(ends.find((e) => e.episode_id === ids['c0'])?.training, { group_id: 'uid-c', group_member: 0, step: 2 });
 });
 
 test('a step’s group: each rollout’s reward and Verl’s GRPO advantage, the other groups of the step, aligned rows and the first divergence', async () => {
   const g = await group({ kind: 'step', step: 1, taskId: 't1', groupId: null });
   assert.ok(g.ok, JSON.stringify(g));
   assert.deepEqual([g.step, g.taskId, g.groupId, g.steps], [1, 't1', 'uid-a', [1, 2]]);
-  assert.deepEqual(g.columns.map((c) => [c.member, c.state, c.reward]), [[0, 'resolved', 1], [1, 'resolved', 1], [2, 'unresolved', -0.5]]);
+  assert.deepEqual(g.columns.map((c) => [c.groupMember, c.state, c.totalReward]), [[0, 'resolved', 1], [1, 'resolved', 1], [2, 'unresolved', -0.5]]);
   // Verl: mean 0.5, sample standard deviation sqrt((0.25 + 0.25 + 1) / 2), epsilon 1e-6.
   const std = Math.sqrt(1.5 / 2);
   g.columns.forEach((c, i) => assert.ok(Math.abs((c.advantage ?? NaN) - ((i < 2 ? 0.5 : -1) / (std + 1e-6))) < 1e-9, `advantage of column ${i}: ${c.advantage}`));
@@ -159,7 +159,7 @@ test('the advantage follows the run’s config: norm_adv_by_std_in_grpo off give
 
 test('the metrics page’s sample tables: the steps that have one, the last table of a repeated step, and a bad line said', async () => {
   const line = (s: number, attempt: number, total: number) =>
-    JSON.stringify({ ts: '2026-01-01T00:00:00Z', attempt, step: s, total, episodes: [{ episode_id: 'e', task_id: 't1', return: 1, resolved: true, steps: 2, termination_reason: 'submitted', trajectory: 'trajectories/e.jsonl' }] });
+    JSON.stringify({ ts: '2026-01-01T00:00:00Z', attempt, step: s, total, episodes: [{ episode_id: 'e', task_id: 't1', total_reward: 1, resolved: true, steps: 2, termination_reason: 'submitted', trajectory: 'trajectories/e.jsonl' }] });
   writeFileSync(runLayout(runDir).stepSamples, `${line(1, 1, 5)}\n${line(2, 1, 6)}\n{"step": "three"}\n${line(2, 2, 7)}\n`);
   const ask = async (s: number | null) => runStepSamplesResultSchema.parse(await h.client.sendRequest('graphPlanner/runs/stepSamples', { dir: runDir, step: s }));
   const latest = await ask(null);

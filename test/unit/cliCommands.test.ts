@@ -158,9 +158,9 @@ test('gp model serve: bad flags and a key variable that is not set are usage err
   const port = await gp('model', 'serve', '--port', 'eighty');
   assert.equal(port.code, 2);
   assert.match(port.err.join('\n'), /--port needs a positive integer/);
-  const ctx = await gp('model', 'serve', '--ctx', '100');
-  assert.equal(ctx.code, 2);
-  assert.match(ctx.err.join('\n'), /--ctx needs at least 512 tokens/);
+  const contextSize = await gp('model', 'serve', '--ctx', '100');
+  assert.equal(contextSize.code, 2);
+  assert.match(contextSize.err.join('\n'), /--ctx needs at least 512 tokens/);
   const key = await gp('model', 'serve', '--api-key-env', 'GP_TEST_NO_SUCH_VARIABLE');
   assert.equal(key.code, 2);
   assert.match(key.err.join('\n'), /GP_TEST_NO_SUCH_VARIABLE: that environment variable is not set/);

@@ -354,7 +354,7 @@ describe('gold from a run folder', () => {
     const find = (p: string, s: Parameters<EpisodeGoldFinder['find']>[1]) => finder.find(p, s);
     const whole = await runLocalisation(dir, find);
     assert.deepEqual(whole, { groups: [{ step: null, episodes: 2, scoredFiles: 1, scoredFunctions: 1, files: { seen: 1, read: 1, edited: 1 }, functions: { seen: 1, read: 1, edited: 1 } }], episodes: 2, withoutGold: 1, problems: [] });
-    const sample = (step: number, episode: string) => ({ ts: '2026-11-23T00:00:00Z', attempt: 1, step, total: 1, episodes: [{ episode_id: episode, task_id: episode, return: 0, resolved: false, steps: 3, termination_reason: 'submitted', trajectory: `trajectories/${episode}.jsonl` }] });
+    const sample = (step: number, episode: string) => ({ ts: '2026-11-23T00:00:00Z', attempt: 1, step, total: 1, episodes: [{ episode_id: episode, task_id: episode, total_reward: 0, resolved: false, steps: 3, termination_reason: 'submitted', trajectory: `trajectories/${episode}.jsonl` }] });
     writeFileSync(join(dir, 'step_samples.jsonl'), `${JSON.stringify(sample(1, 'sample-version'))}\n${JSON.stringify(sample(2, 'sample-calc-add'))}\n`);
     const stepped = await runLocalisation(dir, find);
     assert.deepEqual(stepped.groups.map((g) => [g.step, g.episodes, g.scoredFiles, g.files.read]), [[1, 1, 0, 0], [2, 1, 1, 1]]);

@@ -22,7 +22,7 @@ function fakeContext() {
     onRequest: (method: string, handler: (params: unknown) => unknown) => handlers.set(method, handler),
     sendNotification: () => Promise.resolve(),
   };
-  return { ctx: { connection, isStopped: false } as unknown as ServerContext, lines, handlers };
+  return { server: { connection, isStopped: false } as unknown as ServerContext, lines, handlers };
 }
 
 async function until(what: string, ok: () => boolean, ms = 5_000): Promise<void> {
@@ -34,7 +34,7 @@ async function until(what: string, ok: () => boolean, ms = 5_000): Promise<void>
 }
 
 test('the slow poll that finds the list unchanged logs at debug level; the first list, which is news, at the default level', async () => {
-  const { ctx, lines, handlers } = fakeContext();
+  const { server, lines, handlers } = fakeContext();
   const stream = new PassThrough();
   const backend: ContainerBackend = {
     list: () => Promise.resolve(list),
@@ -42,7 +42,7 @@ test('the slow poll that finds the list unchanged logs at debug level; the first
     reap: () => Promise.reject(new Error('not used')),
     openEvents: () => Promise.resolve(stream),
   };
-  const requests = registerContainerRequests(ctx, { backend, follower: { pollMs: 20, debounceMs: 1 } });
+  const requests = registerContainerRequests(server, { backend, follower: { pollMs: 20, debounceMs: 1 } });
   try {
     const watch = handlers.get(containersWatchRequest);
     assert.ok(watch !== undefined, `no watch request among ${[...handlers.keys()].join(', ')}`);

@@ -14,7 +14,7 @@ import { r2eShapedRows, swebenchLiteRows } from '../support/parquetFixtures.js';
 import { fixtureJsonl, swebenchVerifiedFixture } from '../support/fixtures.js';
 import { assertPythonModule } from '../support/hostTools.js';
 
-const ctx = { dataset: 'test/dataset', split: 'test', place: 'rows.jsonl:1' };
+const convertContext = { dataset: 'test/dataset', split: 'test', place: 'rows.jsonl:1' };
 
 function converted(c: Conversion): Extract<Conversion, { kind: 'task' }> {
   if (c.kind !== 'task') assert.fail(`expected a task, got a skip: ${c.reason} ${c.message}`);
@@ -29,7 +29,7 @@ test('every SWE-bench Lite row converts to a valid task whose fields match the s
   const rows = swebenchLiteRows();
   assert.equal(rows.length, 300);
   for (const row of rows) {
-    const c = converted(convertSwebenchRow(row, ctx));
+    const c = converted(convertSwebenchRow(row, convertContext));
     const id = row['instance_id'] as string;
     assert.equal(taskEntrySchema.safeParse(c.task).success, true, id);
     assert.equal(c.task.task_id, id);
@@ -66,7 +66,7 @@ test('a Django test patch becomes dotted test modules, like SWE-bench\'s test di
   const row = swebenchLiteRows().find((r) => r['instance_id'] === 'django__django-15202');
   assert.ok(row);
   assert.deepEqual(testDirectives('django/django', row['test_patch'] as string), ['forms_tests.field_tests.test_urlfield']);
-  const c = converted(convertSwebenchRow(row, ctx));
+  const c = converted(convertSwebenchRow(row, convertContext));
   assert.match(c.task.sandbox.test_command ?? '', /\.\/tests\/runtests\.py --verbosity 2 --settings=test_sqlite --parallel 1 forms_tests\.field_tests\.test_urlfield\n/);
 });
 
@@ -76,7 +76,7 @@ test('every original-format SWE-bench Verified row converts; the harness spec gi
   let replaced = 0;
   let withEnv = 0;
   for (const row of rows) {
-    const c = converted(convertSwebenchRow(row, ctx));
+    const c = converted(convertSwebenchRow(row, convertContext));
     assert.equal(taskEntrySchema.safeParse(c.task).success, true);
     const sandbox = row['sandbox'] as Record<string, unknown>;
     const spec = sandbox['swebench_spec'] as { eval_script_list: string[] };
@@ -108,7 +108,7 @@ test('every original-format SWE-bench Verified row converts; the harness spec gi
 test('an image namespace gives the pullable published name, which is not build-only', () => {
   const row = swebenchLiteRows()[0];
   assert.ok(row);
-  const c = converted(convertSwebenchRow(row, ctx, { imageNamespace: 'swebench' }));
+  const c = converted(convertSwebenchRow(row, convertContext, { imageNamespace: 'swebench' }));
   assert.equal(c.task.sandbox.docker_image, 'swebench/sweb.eval.x86_64.django_1776_django-15202:latest');
   assert.equal(c.task.sandbox.requires_build, undefined);
   assert.equal(swebenchImageName('Astropy__astropy-1'), 'sweb.eval.x86_64.astropy__astropy-1:latest');
@@ -124,7 +124,7 @@ test('SWE-bench rows without an id, without a statement or with a broken test li
     [{ ...row, PASS_TO_PASS: [1, 2] }, 'invalid-test-list'],
   ];
   for (const [bad, reason] of cases) {
-    const c = convertSwebenchRow(bad, ctx);
+    const c = convertSwebenchRow(bad, convertContext);
     assert.equal(c.kind, 'skip');
     if (c.kind === 'skip') assert.equal(c.reason, reason, c.message);
   }
@@ -132,7 +132,7 @@ test('SWE-bench rows without an id, without a statement or with a broken test li
 
 test('R2E-Gym rows convert with the issue inside [ISSUE], the expected-output map, the image\'s test script and no trace of the fix', () => {
   for (const row of r2eShapedRows(40)) {
-    const c = converted(convertR2eRow(row, { ...ctx, dataset: 'R2E-Gym/R2E-Gym-Lite', split: 'train' }));
+    const c = converted(convertR2eRow(row, { ...convertContext, dataset: 'R2E-Gym/R2E-Gym-Lite', split: 'train' }));
     assert.equal(taskEntrySchema.safeParse(c.task).success, true);
     assert.equal(c.task.sandbox.docker_image, row['docker_image']);
     assert.equal(c.task.repo, row['repo_name']);
@@ -159,22 +159,22 @@ test('R2E-Gym ids come from the row\'s content: the same rows in another order, 
 
 test('R2E-Gym field fallbacks: gym_config and ds wrappers, nested images, explicit ids, and rows without an image or statement are skipped', () => {
   const base = r2eShapedRows(1)[0] ?? {};
-  const gym = converted(convertR2eRow({ gym_config: { task_id: 'gym-7', docker: { image: 'img:1' }, repo_name: 'numpy' }, problem_statement: 'Bug' }, ctx));
+  const gym = converted(convertR2eRow({ gym_config: { task_id: 'gym-7', docker: { image: 'img:1' }, repo_name: 'numpy' }, problem_statement: 'Bug' }, convertContext));
   assert.equal(gym.task.task_id, 'gym-7');
   assert.equal(gym.task.sandbox.docker_image, 'img:1');
   assert.equal(gym.task.repo, 'numpy');
-  const ds = converted(convertR2eRow({ ds: { docker_image: 'img:2', repo: 'scrapy', problem_statement: 'Crash', commit_hash: 'abcdef0123456789' } }, ctx));
+  const ds = converted(convertR2eRow({ ds: { docker_image: 'img:2', repo: 'scrapy', problem_statement: 'Crash', commit_hash: 'abcdef0123456789' } }, convertContext));
   assert.equal(ds.task.task_id, 'scrapy-abcdef012345');
   assert.equal(ds.task.issue?.title, 'Crash');
   assert.ok(ds.notes.includes('title-derived'));
   assert.ok(ds.notes.includes('no-expected-output'));
-  const steps = converted(convertR2eRow({ ...base, max_steps: '12' }, ctx));
+  const steps = converted(convertR2eRow({ ...base, max_steps: '12' }, convertContext));
   assert.equal(steps.task.max_steps, 12);
-  const noImage = convertR2eRow({ ...base, docker_image: '' }, ctx);
+  const noImage = convertR2eRow({ ...base, docker_image: '' }, convertContext);
   assert.equal(noImage.kind === 'skip' && noImage.reason, 'missing-image');
-  const noStatement = convertR2eRow({ ...base, problem_statement: undefined }, ctx);
+  const noStatement = convertR2eRow({ ...base, problem_statement: undefined }, convertContext);
   assert.equal(noStatement.kind === 'skip' && noStatement.reason, 'missing-problem-statement');
-  const badExpected = convertR2eRow({ ...base, expected_output_json: '{"a": ' }, ctx);
+  const badExpected = convertR2eRow({ ...base, expected_output_json: '{"a": ' }, convertContext);
   assert.equal(badExpected.kind === 'skip' && badExpected.reason, 'invalid-test-list');
 });
 
@@ -225,7 +225,7 @@ test('the generated eval script applies the test patch, brackets the tests, rest
         FAIL_TO_PASS: JSON.stringify(['tests/test_calc.py::test_add', 'tests/test_more.py::test_add_zero']),
         PASS_TO_PASS: JSON.stringify(['tests/test_calc.py::test_mul']),
       },
-      ctx,
+      convertContext,
     ),
   ).task;
   const parsed = taskEntrySchema.parse(task);
@@ -258,7 +258,7 @@ test('SWE-bench Lite rows, which carry no harness spec, get the python_env of th
   const lite = swebenchLiteRows();
   let fromSpecs = 0;
   for (const row of lite) {
-    const c = converted(convertSwebenchRow(row, ctx, { envSpecs: specs, noSpecTable: true }));
+    const c = converted(convertSwebenchRow(row, convertContext, { envSpecs: specs, noSpecTable: true }));
     const known = specs.get(envSpecKey(String(row['repo']), String(row['version'])));
     if (known === undefined || known.incomplete !== undefined) {
       assert.equal(c.task.sandbox.python_env, undefined);
@@ -272,5 +272,5 @@ test('SWE-bench Lite rows, which carry no harness spec, get the python_env of th
   }
   assert.ok(fromSpecs > 150, `${fromSpecs} of ${lite.length} Lite rows got an environment`);
   // Without the specs or the tables a Lite row has none.
-  assert.equal(converted(convertSwebenchRow(lite[0] ?? {}, ctx, { noSpecTable: true })).task.sandbox.python_env, undefined);
+  assert.equal(converted(convertSwebenchRow(lite[0] ?? {}, convertContext, { noSpecTable: true })).task.sandbox.python_env, undefined);
 });

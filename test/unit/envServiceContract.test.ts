@@ -70,7 +70,7 @@ test("every answer of the service's own handler fits the emitted JSON Schema the
     const submitted = await answer(url, 'POST', `${path}/step`, 'StepReply', { turn: 3, reply: '<function=submit>\n</function>' });
     assert.equal(submitted['termination_reason'], 'submitted');
     const closed = await answer(url, 'POST', `${path}/close`, 'CloseReply', { reason: 'max_steps' });
-    assert.equal(typeof closed['return'], 'number');
+    assert.equal(typeof closed['total_reward'], 'number');
     await answer(url, 'POST', `${path}/close`, 'CloseReply', {});
     // Errors, each in the one error shape: ended, unknown, unauthorised, malformed.
     for (const [method, route, payload, auth, status] of [
@@ -92,9 +92,9 @@ test("every answer of the service's own handler fits the emitted JSON Schema the
 test('the emitted schema refuses a reply missing a field or holding one the service does not send', () => {
   const validate = ajv.getSchema(`${schema.$id}#/$defs/CloseReply`);
   assert.ok(validate);
-  const whole = { episode_id: 'e', return: 1, resolved: true, steps: 2, termination_reason: 'submitted' };
+  const whole = { episode_id: 'e', total_reward: 1, resolved: true, steps: 2, termination_reason: 'submitted' };
   assert.equal(validate(whole), true);
-  const { return: _dropped, ...missing } = whole;
+  const { total_reward: _dropped, ...missing } = whole;
   assert.equal(validate(missing), false);
   assert.equal(validate({ ...whole, episode_return: 1 }), false);
 });

@@ -99,7 +99,7 @@ function runWithEvents(events: readonly RunEventInput[]): string {
   return dir;
 }
 
-const ended = (id: string, task: string, reward: number, training?: { group_id: string; member: number; step?: number }): RunEventInput => ({
+const ended = (id: string, task: string, reward: number, training?: { group_id: string; group_member: number; step?: number }): RunEventInput => ({
   kind: 'episode-end',
   episode_id: id,
   task_id: task,
@@ -113,19 +113,19 @@ const ended = (id: string, task: string, reward: number, training?: { group_id: 
 
 test('a training run’s episodes are indexed by step and group; a running member takes its group’s step; the step’s groups are the choices', async () => {
   const dir = runWithEvents([
-    { kind: 'episode-start', episode_id: 'a-g1-0', task_id: 'a', training: { group_id: 'g1', member: 0 } },
-    { kind: 'episode-start', episode_id: 'a-g1-1', task_id: 'a', training: { group_id: 'g1', member: 1 } },
-    { kind: 'episode-start', episode_id: 'b-g2-0', task_id: 'b', training: { group_id: 'g2', member: 0 } },
-    ended('a-g1-1', 'a', 1, { group_id: 'g1', member: 1, step: 1 }),
-    ended('b-g2-0', 'b', 0, { group_id: 'g2', member: 0, step: 1 }),
-    { kind: 'episode-start', episode_id: 'a-g3-0', task_id: 'a', training: { group_id: 'g3', member: 0 } },
-    ended('a-g3-0', 'a', 0.5, { group_id: 'g3', member: 0, step: 2 }),
+    { kind: 'episode-start', episode_id: 'a-g1-0', task_id: 'a', training: { group_id: 'g1', group_member: 0 } },
+    { kind: 'episode-start', episode_id: 'a-g1-1', task_id: 'a', training: { group_id: 'g1', group_member: 1 } },
+    { kind: 'episode-start', episode_id: 'b-g2-0', task_id: 'b', training: { group_id: 'g2', group_member: 0 } },
+    ended('a-g1-1', 'a', 1, { group_id: 'g1', group_member: 1, step: 1 }),
+    ended('b-g2-0', 'b', 0, { group_id: 'g2', group_member: 0, step: 1 }),
+    { kind: 'episode-start', episode_id: 'a-g3-0', task_id: 'a', training: { group_id: 'g3', group_member: 0 } },
+    ended('a-g3-0', 'a', 0.5, { group_id: 'g3', group_member: 0, step: 2 }),
   ]);
   const index = new RunEpisodeIndex(dir);
   assert.deepEqual(await index.refresh(), []);
   const group = resolveGroup(index.all(), { kind: 'step', step: 1, taskId: 'a', groupId: null });
   assert.ok(typeof group !== 'string');
-  assert.deepEqual(group.members.map((m) => [m.episodeId, m.state, m.reward]), [['a-g1-0', 'running', null], ['a-g1-1', 'resolved', 1]]);
+  assert.deepEqual(group.members.map((m) => [m.episodeId, m.state, m.totalReward]), [['a-g1-0', 'running', null], ['a-g1-1', 'resolved', 1]]);
   assert.deepEqual(group.steps, [1, 2]);
   assert.deepEqual(group.choices.map((c) => [c.taskId, c.groupId, c.size]), [['a', 'g1', 2], ['b', 'g2', 1]]);
   const latest = resolveGroup(index.all(), { kind: 'step', step: null, taskId: null, groupId: null });
@@ -136,11 +136,11 @@ test('a training run’s episodes are indexed by step and group; a running membe
   assert.deepEqual([byEpisode.step, byEpisode.groupId, byEpisode.members.length], [1, 'g1', 2]);
   assert.match(String(resolveGroup(index.all(), { kind: 'step', step: 7, taskId: null, groupId: null })), /No GRPO group ended in training step 7; the run's steps with groups are 1, 2/);
   // Appended events are read on the next refresh, and only they.
-  appendFileSync(join(dir, 'events.jsonl'), `${JSON.stringify({ ts: 'x', ...ended('a-g1-0', 'a', 0, { group_id: 'g1', member: 0, step: 1 }) })}\nnot json\n`);
+  appendFileSync(join(dir, 'events.jsonl'), `${JSON.stringify({ ts: 'x', ...ended('a-g1-0', 'a', 0, { group_id: 'g1', group_member: 0, step: 1 }) })}\nnot json\n`);
   assert.equal((await index.refresh()).length, 1, 'a bad line is a problem, not an exception');
   const settled = resolveGroup(index.all(), { kind: 'step', step: 1, taskId: 'a', groupId: null });
   assert.ok(typeof settled !== 'string');
-  assert.deepEqual(settled.members.map((m) => m.reward), [0, 1]);
+  assert.deepEqual(settled.members.map((m) => m.totalReward), [0, 1]);
 });
 
 test('outside training a task’s episodes are one set, and a run without groups says that no step can be shown', async () => {
@@ -177,12 +177,12 @@ test('a rollout task\'s attempts are the group view\'s columns in attempt order,
 
 test('the view of a group: rewards and advantages per column, aligned rows with texts, and an unreadable trajectory said', async () => {
   const dir = runWithEvents([
-    { kind: 'episode-start', episode_id: 'e0', task_id: 'sample-calc-add', training: { group_id: 'g', member: 0 } },
-    { kind: 'episode-start', episode_id: 'e1', task_id: 'sample-calc-add', training: { group_id: 'g', member: 1 } },
-    { kind: 'episode-start', episode_id: 'e2', task_id: 'sample-calc-add', training: { group_id: 'g', member: 2 } },
-    ended('e0', 'sample-calc-add', 1, { group_id: 'g', member: 0, step: 3 }),
-    ended('e1', 'sample-calc-add', 0, { group_id: 'g', member: 1, step: 3 }),
-    ended('e2', 'sample-calc-add', 0, { group_id: 'g', member: 2, step: 3 }),
+    { kind: 'episode-start', episode_id: 'e0', task_id: 'sample-calc-add', training: { group_id: 'g', group_member: 0 } },
+    { kind: 'episode-start', episode_id: 'e1', task_id: 'sample-calc-add', training: { group_id: 'g', group_member: 1 } },
+    { kind: 'episode-start', episode_id: 'e2', task_id: 'sample-calc-add', training: { group_id: 'g', group_member: 2 } },
+    ended('e0', 'sample-calc-add', 1, { group_id: 'g', group_member: 0, step: 3 }),
+    ended('e1', 'sample-calc-add', 0, { group_id: 'g', group_member: 1, step: 3 }),
+    ended('e2', 'sample-calc-add', 0, { group_id: 'g', group_member: 2, step: 3 }),
   ]);
   writeFileSync(join(dir, 'trajectories', 'e0.jsonl'), variant([1, 2, 3, 4]));
   writeFileSync(join(dir, 'trajectories', 'e1.jsonl'), variant([1, otherExpand, 3, 4]));
@@ -192,7 +192,7 @@ test('the view of a group: rewards and advantages per column, aligned rows with 
   assert.ok(typeof group !== 'string');
   const view = await buildGroupView(dir, group, { estimator: 'grpo', normByStd: true, assumed: null });
   assert.ok(view.ok);
-  assert.deepEqual(view.columns.map((c) => [c.episodeId, c.member, c.reward]), [['e0', 0, 1], ['e1', 1, 0], ['e2', 2, 0]]);
+  assert.deepEqual(view.columns.map((c) => [c.episodeId, c.groupMember, c.totalReward]), [['e0', 0, 1], ['e1', 1, 0], ['e2', 2, 0]]);
   const { advantages } = grpoAdvantages([1, 0, 0], { normByStd: true });
   assert.deepEqual(view.columns.map((c) => c.advantage), advantages);
   assert.match(view.columns[2]?.problem ?? '', /cannot be read/);

@@ -8,7 +8,7 @@ import { resolvedRateSeries, totalsOf } from '../../webview/src/metrics/series.j
 
 const t0 = Date.UTC(2026, 0, 1);
 const at = (s: number) => new Date(t0 + s * 1000).toISOString();
-const env = (s: number, resolved: boolean): MetricsLine => ({ source: 'env', ts: at(s), episode_id: `e${s}`, task_id: 't', return: resolved ? 1 : 0, resolved, steps: 3, env_ms: 10 });
+const env = (s: number, resolved: boolean): MetricsLine => ({ source: 'env', ts: at(s), episode_id: `e${s}`, task_id: 't', total_reward: resolved ? 1 : 0, resolved, steps: 3, env_ms: 10 });
 const step = (s: number, n: number): MetricsLine => ({ source: 'verl', ts: at(s), attempt: 1, step: n, data: {} });
 
 test('the resolved rate is resolved over the episodes that ended, and has no value with none', () => {

@@ -31,13 +31,13 @@ test('leaves a constant series, weight 0 and non-finite values as they are', () 
 const t0 = Date.parse('2026-11-23T10:00:00.000Z');
 const at = (s: number) => new Date(t0 + s * 1000).toISOString();
 const lines: MetricsLine[] = [
-  { source: 'env', ts: at(1), episode_id: 'a', task_id: 't', return: 1, resolved: true, steps: 3, env_ms: 10 },
-  { source: 'env', ts: at(2), episode_id: 'b', task_id: 't', return: 0, resolved: false, steps: 3, env_ms: 10 },
+  { source: 'env', ts: at(1), episode_id: 'a', task_id: 't', total_reward: 1, resolved: true, steps: 3, env_ms: 10 },
+  { source: 'env', ts: at(2), episode_id: 'b', task_id: 't', total_reward: 0, resolved: false, steps: 3, env_ms: 10 },
   { source: 'verl', ts: at(3), attempt: 1, step: 1, data: { 'critic/score/mean': 0.5 } },
-  { source: 'env', ts: at(4), episode_id: 'c', task_id: 't', return: 1, resolved: true, steps: 3, env_ms: 10 },
+  { source: 'env', ts: at(4), episode_id: 'c', task_id: 't', total_reward: 1, resolved: true, steps: 3, env_ms: 10 },
   { source: 'verl', ts: at(5), attempt: 1, step: 2, data: { 'critic/score/mean': 0.7 } },
   // A resumed attempt redoes step 2: its value replaces the first one.
-  { source: 'env', ts: at(6), episode_id: 'd', task_id: 't', return: 0, resolved: false, steps: 3, env_ms: 10 },
+  { source: 'env', ts: at(6), episode_id: 'd', task_id: 't', total_reward: 0, resolved: false, steps: 3, env_ms: 10 },
   { source: 'verl', ts: at(7), attempt: 2, step: 2, data: { 'critic/score/mean': 0.9 } },
 ];
 
@@ -50,7 +50,7 @@ test('puts each episode in the first step logged after it ended', () => {
   // Step 1: a and b (1 of 2); step 2 (its last line at 7 s): c and d, after step 1's line (1 of 2).
   assert.deepEqual(resolvedRateSeries(lines).map((p) => [p.step, p.value]), [[1, 0.5], [2, 0.5]]);
   const totals = totalsOf(lines);
-  assert.deepEqual([totals.steps, totals.episodes, totals.resolved, totals.meanReturn, totals.firstTime], [2, 4, 2, 0.5, t0 + 1000]);
+  assert.deepEqual([totals.steps, totals.episodes, totals.resolved, totals.meanTotalReward, totals.firstTime], [2, 4, 2, 0.5, t0 + 1000]);
 });
 
 test('picks round tick values that cover the range', () => {
@@ -61,13 +61,13 @@ test('picks round tick values that cover the range', () => {
 
 test('the parse-failure rate per step counts the replies of the episodes that ended before its line, leaving out lines without them', () => {
   const withReplies: MetricsLine[] = [
-    { source: 'env', ts: at(1), episode_id: 'a', task_id: 't', return: 0, resolved: false, steps: 4, env_ms: 10, replies: 4, parse_failures: 3 },
-    { source: 'env', ts: at(2), episode_id: 'b', task_id: 't', return: 0, resolved: false, steps: 4, env_ms: 10, replies: 4, parse_failures: 1 },
+    { source: 'env', ts: at(1), episode_id: 'a', task_id: 't', total_reward: 0, resolved: false, steps: 4, env_ms: 10, replies: 4, parse_failures: 3 },
+    { source: 'env', ts: at(2), episode_id: 'b', task_id: 't', total_reward: 0, resolved: false, steps: 4, env_ms: 10, replies: 4, parse_failures: 1 },
     { source: 'verl', ts: at(3), attempt: 1, step: 1, data: {} },
     // Written before replies were recorded: no rate can be said for it.
-    { source: 'env', ts: at(4), episode_id: 'c', task_id: 't', return: 0, resolved: false, steps: 2, env_ms: 10 },
+    { source: 'env', ts: at(4), episode_id: 'c', task_id: 't', total_reward: 0, resolved: false, steps: 2, env_ms: 10 },
     { source: 'verl', ts: at(5), attempt: 1, step: 2, data: {} },
-    { source: 'env', ts: at(6), episode_id: 'd', task_id: 't', return: 1, resolved: true, steps: 2, env_ms: 10, replies: 2, parse_failures: 0 },
+    { source: 'env', ts: at(6), episode_id: 'd', task_id: 't', total_reward: 1, resolved: true, steps: 2, env_ms: 10, replies: 2, parse_failures: 0 },
     { source: 'verl', ts: at(7), attempt: 1, step: 3, data: {} },
   ];
   assert.deepEqual(parseFailureSeries(withReplies).map((p) => [p.step, p.value]), [[1, 0.5], [3, 0]]);

@@ -42,11 +42,11 @@ test('parses a git diff into files, hunks and numbered lines, without the a/ and
   assert.deepEqual(
     calc?.lines.map((l) => [l.kind, l.oldLine, l.newLine, l.text]),
     [
-      ['ctx', 3, 3, ''],
-      ['ctx', 4, 4, 'def add(a, b):'],
+      ['context', 3, 3, ''],
+      ['context', 4, 4, 'def add(a, b):'],
       ['del', 5, null, '    return a - b'],
       ['add', null, 5, '    return a + b'],
-      ['ctx', 6, 6, ''],
+      ['context', 6, 6, ''],
     ],
   );
   const added = model.files[1]?.hunks[0]?.lines ?? [];

@@ -106,9 +106,9 @@ test('a fake dataset format registered alone is chosen by name by gp dataset pre
     title: 'Fake',
     requiredColumns: [],
     defaults: { dataset: 'fake/rows', split: 'test', out: 'datasets/fake', splitRule: { kind: 'none' } },
-    convert: (row, ctx) => {
-      converted.push(ctx.place);
-      const made = convertR2eRow(row, ctx);
+    convert: (row, convertContext) => {
+      converted.push(convertContext.place);
+      const made = convertR2eRow(row, convertContext);
       return made.kind === 'task' ? { ...made, instance: { ...made.instance, kind: 'fake-rows' } } : made;
     },
   };

@@ -38,14 +38,14 @@ function lines(path: string) {
   return readFileSync(path, 'utf8').trim().split('\n').map((l) => trajectoryLineSchema.parse(JSON.parse(l)));
 }
 
-const ctx = (dir: string, signal = new AbortController().signal) => ({ runDir: dir, signal, track: () => undefined });
+const episodeContext = (dir: string, signal = new AbortController().signal) => ({ runDir: dir, signal, track: () => undefined });
 
 test('an episode writes a start line, one step line per action with timings, and an end line', async () => {
   const dir = runDir();
   const doubles = testDeps(() => ({ steps: 2, agentDelayMs: 20, stepReward: -0.1 }));
   const [spec] = planEpisodes(plannedTasks(['t1']), 1);
   assert.ok(spec);
-  const result = await runEpisode(spec, doubles.deps, ctx(dir));
+  const result = await runEpisode(spec, doubles.deps, episodeContext(dir));
   const all = lines(join(dir, result.trajectory));
   assert.deepEqual(all.map((l) => l.type), ['start', 'step', 'step', 'step', 'end']);
   const steps = all.filter((l) => l.type === 'step');
@@ -78,7 +78,7 @@ test('an environment that throws ends the episode with reason error and closes t
   const doubles = testDeps(() => ({ envThrowsAt: 1 }));
   const [spec] = planEpisodes(plannedTasks(['t']), 1);
   assert.ok(spec);
-  const result = await runEpisode(spec, doubles.deps, ctx(dir));
+  const result = await runEpisode(spec, doubles.deps, episodeContext(dir));
   assert.equal(result.end.termination_reason, 'error');
   assert.match(result.end.error ?? '', /env failed at step 1/);
   assert.equal(doubles.sandboxes[0]?.closed, true);
@@ -89,7 +89,7 @@ test('a sandbox that does not open gives a trajectory with only an end line sayi
   const doubles = testDeps(() => ({ openFails: 'image graph-planner/x is missing' }));
   const [spec] = planEpisodes(plannedTasks(['t']), 1);
   assert.ok(spec);
-  const result = await runEpisode(spec, doubles.deps, ctx(dir));
+  const result = await runEpisode(spec, doubles.deps, episodeContext(dir));
   const all = lines(join(dir, result.trajectory));
   assert.deepEqual(all.map((l) => l.type), ['end']);
   assert.equal(result.end.termination_reason, 'error');
@@ -102,7 +102,7 @@ test('the episode deadline covers an agent that ignores its signal: env.abort(ep
   const [spec] = planEpisodes(plannedTasks(['t']), 1);
   assert.ok(spec);
   const started = Date.now();
-  const result = await runEpisode(spec, doubles.deps, ctx(dir));
+  const result = await runEpisode(spec, doubles.deps, episodeContext(dir));
   assert.ok(Date.now() - started < 2000, 'it did not wait for the agent');
   assert.equal(result.end.termination_reason, 'episode_timeout');
   assert.deepEqual(doubles.envs[0]?.aborts, ['episode_timeout']);
@@ -120,7 +120,7 @@ test('a step that never returns is cut by the episode deadline too', async () =>
   const doubles = testDeps(() => ({ envHangsAt: 1, episodeTimeoutMs: 100 }));
   const [spec] = planEpisodes(plannedTasks(['t']), 1);
   assert.ok(spec);
-  const result = await runEpisode(spec, doubles.deps, ctx(dir));
+  const result = await runEpisode(spec, doubles.deps, episodeContext(dir));
   assert.equal(result.end.termination_reason, 'episode_timeout');
   assert.equal(doubles.sandboxes[0]?.closed, true);
 });

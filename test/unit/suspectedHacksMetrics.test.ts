@@ -33,8 +33,8 @@ test("a step's line counts the step's episodes whose runner was tampered with (m
 
 test('the metrics page charts the count per step and counts the flagged episodes of the run', () => {
   const lines: MetricsLine[] = [
-    { source: 'env', ts: '2025-01-01T00:00:10Z', episode_id: 'a', task_id: 't', return: 1, resolved: true, steps: 2, env_ms: 1, suspected_hacks: 2 },
-    { source: 'env', ts: '2025-01-01T00:00:20Z', episode_id: 'b', task_id: 't', return: 0, resolved: false, steps: 2, env_ms: 1 },
+    { source: 'env', ts: '2025-01-01T00:00:10Z', episode_id: 'a', task_id: 't', total_reward: 1, resolved: true, steps: 2, env_ms: 1, suspected_hacks: 2 },
+    { source: 'env', ts: '2025-01-01T00:00:20Z', episode_id: 'b', task_id: 't', total_reward: 0, resolved: false, steps: 2, env_ms: 1 },
     verl(1, '2025-01-01T00:00:30Z', { [suspectedHacksKey]: 1 }),
     verl(2, '2025-01-01T00:01:00Z', { [suspectedHacksKey]: 0 }),
     // A line from before the count was recorded has no point rather than a zero.

@@ -13,7 +13,7 @@
  */
 import * as vscode from 'vscode';
 import { viewCommands, viewContextKeys, viewIds } from '../contributions.js';
-import type { Ctx } from '../ctx.js';
+import type { ExtensionState } from '../extensionState.js';
 import { errorMessage } from '../errors.js';
 import { containerAction, containersChanged, containersList, containersReap, containersWatch, type ContainerInfo, type ContainersListResult, sendRequest } from '../serverMessages.js';
 import {
@@ -115,7 +115,7 @@ class ContainerTextProvider implements vscode.TextDocumentContentProvider, vscod
   private readonly changed = new vscode.EventEmitter<vscode.Uri>();
   readonly onDidChange = this.changed.event;
 
-  constructor(private readonly ctx: Ctx) {}
+  constructor(private readonly extensionState: ExtensionState) {}
 
   async open(info: ContainerInfo, action: TextAction): Promise<void> {
     const name = `${containerLabel(info).replace(/[^\w.-]+/g, '_')}-${info.id.slice(0, 12)}`;
@@ -130,7 +130,7 @@ class ContainerTextProvider implements vscode.TextDocumentContentProvider, vscod
     const id = query.get('id');
     const action = query.get('action');
     if (id === null || (action !== 'logs' && action !== 'inspect')) return '# This document has lost its container; open it again from the Containers view.\n';
-    const client = await this.ctx.currentClient();
+    const client = await this.extensionState.currentClient();
     if (client === undefined) return `# ${notRunning}\n`;
     try {
       const result = await sendRequest(client, containerAction, { id, action }, token);
@@ -153,9 +153,9 @@ export class ContainersView implements vscode.Disposable {
   /** Whether the filter hides every container, as the welcome text's context key last said. */
   private allHidden = false;
 
-  constructor(private readonly ctx: Ctx) {
-    this.texts = new ContainerTextProvider(ctx);
-    this.provider.workspaceOnly = ctx.extension.workspaceState.get<boolean>(workspaceOnlyKey) ?? true;
+  constructor(private readonly extensionState: ExtensionState) {
+    this.texts = new ContainerTextProvider(extensionState);
+    this.provider.workspaceOnly = extensionState.extension.workspaceState.get<boolean>(workspaceOnlyKey) ?? true;
     void vscode.commands.executeCommand('setContext', viewContextKeys.containersWorkspaceOnly, this.provider.workspaceOnly);
     this.view = vscode.window.createTreeView(viewIds.containers, { treeDataProvider: this.provider });
     this.disposables = [
@@ -164,12 +164,12 @@ export class ContainersView implements vscode.Disposable {
       this.view,
       vscode.workspace.registerTextDocumentContentProvider(containerTextScheme, this.texts),
       this.view.onDidChangeVisibility(() => void this.visibilityChanged()),
-      ctx.onServerNotification(containersChanged, (change) => {
-        ctx.log.debug(`Containers view: updated (${change.reason})`);
+      extensionState.onServerNotification(containersChanged, (change) => {
+        extensionState.log.debug(`Containers view: updated (${change.reason})`);
         this.show(change);
       }),
       // A new server knows nothing of this view: tell it again that it is watched, and list.
-      ctx.onDidChangeServer(() => void this.visibilityChanged()),
+      extensionState.onDidChangeServer(() => void this.visibilityChanged()),
       ...this.registerCommands(),
     ];
     if (this.view.visible) void this.visibilityChanged();
@@ -180,7 +180,7 @@ export class ContainersView implements vscode.Disposable {
   }
 
   private async visibilityChanged(): Promise<void> {
-    const client = await this.ctx.currentClient();
+    const client = await this.extensionState.currentClient();
     this.view.message = client === undefined ? notRunning : undefined;
     if (client === undefined) return;
     const visible = this.view.visible;
@@ -188,12 +188,12 @@ export class ContainersView implements vscode.Disposable {
       await sendRequest(client, containersWatch, { watching: visible });
       if (visible) await this.list();
     } catch (error) {
-      this.ctx.log.warn(`Containers view: ${visible ? 'watching' : 'unwatching'} failed: ${errorMessage(error)}`);
+      this.extensionState.log.warn(`Containers view: ${visible ? 'watching' : 'unwatching'} failed: ${errorMessage(error)}`);
     }
   }
 
   private async list(): Promise<void> {
-    const client = await this.ctx.currentClient();
+    const client = await this.extensionState.currentClient();
     if (client === undefined) {
       this.view.message = notRunning;
       return;
@@ -202,7 +202,7 @@ export class ContainersView implements vscode.Disposable {
       this.show(await sendRequest(client, containersList, {}));
     } catch (error) {
       // Logged and shown in the view, never as a notification: this runs on every refresh.
-      this.ctx.log.warn(`Containers view: listing failed: ${errorMessage(error)}`);
+      this.extensionState.log.warn(`Containers view: listing failed: ${errorMessage(error)}`);
       this.view.message = `Could not list the containers: ${errorMessage(error)}`;
     }
   }
@@ -222,7 +222,7 @@ export class ContainersView implements vscode.Disposable {
   /** Turns the "this workspace's runs" filter on or off, remembered for the workspace. */
   private async setWorkspaceOnly(on: boolean): Promise<void> {
     this.provider.workspaceOnly = on;
-    await this.ctx.extension.workspaceState.update(workspaceOnlyKey, on);
+    await this.extensionState.extension.workspaceState.update(workspaceOnlyKey, on);
     await vscode.commands.executeCommand('setContext', viewContextKeys.containersWorkspaceOnly, on);
     this.show(this.provider.listed);
   }
@@ -242,7 +242,7 @@ export class ContainersView implements vscode.Disposable {
       try {
         await action(info);
       } catch (error) {
-        this.ctx.log.error(`Containers view: ${errorMessage(error)}`);
+        this.extensionState.log.error(`Containers view: ${errorMessage(error)}`);
         void vscode.window.showErrorMessage(`Graph Planner: ${errorMessage(error)}`);
       }
     };
@@ -267,15 +267,15 @@ export class ContainersView implements vscode.Disposable {
 
   /** Stop or remove, with the view's progress bar; the server's push shows the result. */
   private async act(info: ContainerInfo, action: 'stop' | 'remove'): Promise<void> {
-    const client = await this.ctx.currentClient();
+    const client = await this.extensionState.currentClient();
     if (client === undefined) throw new Error(notRunning);
     const result = await vscode.window.withProgress({ location: { viewId: viewIds.containers } }, () => sendRequest(client, containerAction, { id: info.id, action }));
-    this.ctx.log.info(`Containers view: ${result.message}`);
+    this.extensionState.log.info(`Containers view: ${result.message}`);
     if (!result.ok) void vscode.window.showWarningMessage(`Graph Planner: ${result.message}`);
   }
 
   private async reap(): Promise<void> {
-    const client = await this.ctx.currentClient();
+    const client = await this.extensionState.currentClient();
     if (client === undefined) {
       void vscode.window.showWarningMessage(notRunning);
       return;
@@ -285,7 +285,7 @@ export class ContainersView implements vscode.Disposable {
     if (question !== undefined && (await vscode.window.showWarningMessage(question, { modal: true }, reap)) !== reap) return;
     try {
       const result = await vscode.window.withProgress({ location: { viewId: viewIds.containers } }, () => sendRequest(client, containersReap, {}));
-      this.ctx.log.info(`Containers view: ${result.message}`);
+      this.extensionState.log.info(`Containers view: ${result.message}`);
       const show = result.failed > 0 ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
       void show(`Graph Planner: ${result.message}`);
     } catch (error) {
@@ -314,6 +314,6 @@ function openShell(info: ContainerInfo): void {
 }
 
 /** Registers the Containers view, its read-only documents and its commands; disposing the result removes them. */
-export function registerContainersView(ctx: Ctx): vscode.Disposable {
-  return new ContainersView(ctx);
+export function registerContainersView(extensionState: ExtensionState): vscode.Disposable {
+  return new ContainersView(extensionState);
 }

@@ -7,7 +7,7 @@
  */
 import * as vscode from 'vscode';
 import { trajectoryViewType, viewCommands, viewIds } from '../contributions.js';
-import type { Ctx } from '../ctx.js';
+import type { ExtensionState } from '../extensionState.js';
 import { errorMessage } from '../errors.js';
 import { launch, onDidLaunch } from '../launchFlow.js';
 import { showEpisodeGroup } from '../episodeGroup.js';
@@ -40,14 +40,14 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
    */
   private ticker: NodeJS.Timeout | undefined;
 
-  constructor(private readonly ctx: Ctx) {
+  constructor(private readonly extensionState: ExtensionState) {
     this.view = vscode.window.createTreeView(viewIds.runs, { treeDataProvider: this, showCollapseAll: true });
     this.disposables.push(
       this.view,
       this.changed,
       this.view.onDidChangeVisibility(() => void this.visibilityChanged()),
-      ctx.onServerNotification(runsChanged, (change) => this.apply(change)),
-      ctx.onDidChangeServer(() => void this.serverChanged()),
+      extensionState.onServerNotification(runsChanged, (change) => this.apply(change)),
+      extensionState.onDidChangeServer(() => void this.serverChanged()),
       onDidLaunch((dir) => {
         this.pendingReveal = dir;
         this.revealPending();
@@ -88,7 +88,7 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     }
     if (node.kind === 'task') return this.taskAttempts(node.dir, node.taskId).episodes.map((e) => this.episodeNode(node.dir, e.episodeId));
     if (node.kind !== 'run') return [];
-    const client = await this.ctx.currentClient();
+    const client = await this.extensionState.currentClient();
     if (client === undefined) return [{ kind: 'message', text: 'The Graph Planner server is not running.' }];
     const result = await sendRequest(client, runEpisodes, { dir: node.dir });
     const map = new Map(result.episodes.map((e) => [e.episodeId, e]));
@@ -155,7 +155,7 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   }
 
   private async list(): Promise<void> {
-    const client = await this.ctx.currentClient();
+    const client = await this.extensionState.currentClient();
     if (client === undefined) return;
     try {
       const result = await sendRequest(client, runsList, {});
@@ -166,7 +166,7 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
       this.updateTicker();
       this.revealPending();
     } catch (error) {
-      this.ctx.log.error(`Listing runs failed: ${errorMessage(error)}`);
+      this.extensionState.log.error(`Listing runs failed: ${errorMessage(error)}`);
     }
   }
 
@@ -176,7 +176,7 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   }
 
   private async visibilityChanged(): Promise<void> {
-    const client = await this.ctx.currentClient();
+    const client = await this.extensionState.currentClient();
     this.updateTicker();
     if (client === undefined) return;
     try {
@@ -186,7 +186,7 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
         this.changed.fire(undefined);
       }
     } catch (error) {
-      this.ctx.log.error(`Watching runs failed: ${errorMessage(error)}`);
+      this.extensionState.log.error(`Watching runs failed: ${errorMessage(error)}`);
     }
   }
 
@@ -197,7 +197,7 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
 
   private apply(change: RunsChanged): void {
     const latency = Date.now() - change.sentAt;
-    if (latency > 1000) this.ctx.log.warn(`Runs view: an update took ${latency} ms to arrive.`);
+    if (latency > 1000) this.extensionState.log.warn(`Runs view: an update took ${latency} ms to arrive.`);
     let structural = false;
     for (const run of change.changed) {
       if (!this.runs.has(run.dir)) structural = true;
@@ -263,8 +263,8 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
       const selected = node ?? this.view.selection[0];
       return selected?.kind === 'run' ? this.runs.get(selected.dir) : undefined;
     };
-    const withClient = async (f: (client: NonNullable<Ctx['client']>) => Promise<void>) => {
-      const client = await this.ctx.currentClient();
+    const withClient = async (f: (client: NonNullable<ExtensionState['client']>) => Promise<void>) => {
+      const client = await this.extensionState.currentClient();
       if (client === undefined) {
         void vscode.window.showWarningMessage('The Graph Planner server is not running.');
         return;
@@ -295,19 +295,19 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
       register(viewCommands.runResume.id, (arg) =>
         withClient(async (client) => {
           const r = run(arg);
-          if (r !== undefined) await launch(this.ctx, client, { mode: 'resume', dir: r.dir });
+          if (r !== undefined) await launch(this.extensionState, client, { mode: 'resume', dir: r.dir });
         }),
       ),
       register(viewCommands.runRelaunch.id, (arg) =>
         withClient(async (client) => {
           const r = run(arg);
-          if (r !== undefined) await launch(this.ctx, client, { mode: 'relaunch', dir: r.dir });
+          if (r !== undefined) await launch(this.extensionState, client, { mode: 'relaunch', dir: r.dir });
         }),
       ),
       register(viewCommands.runOpenReport.id, (arg) =>
         withClient((client) => {
           const r = run(arg);
-          if (r !== undefined) showRunReport(this.ctx, client, r);
+          if (r !== undefined) showRunReport(this.extensionState, client, r);
           return Promise.resolve();
         }),
       ),
@@ -327,7 +327,7 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
       register(viewCommands.runShowMetrics.id, (arg) =>
         withClient((client) => {
           const r = run(arg);
-          if (r !== undefined) showRunMetrics(this.ctx, client, r);
+          if (r !== undefined) showRunMetrics(this.extensionState, client, r);
           return Promise.resolve();
         }),
       ),
@@ -335,14 +335,14 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
         withClient(() => {
           const r = run(arg);
           // The latest step's first group; the page steps through the others.
-          if (r !== undefined) showEpisodeGroup(this.ctx, r.dir, { kind: 'step', step: null, taskId: null, groupId: null });
+          if (r !== undefined) showEpisodeGroup(this.extensionState, r.dir, { kind: 'step', step: null, taskId: null, groupId: null });
           return Promise.resolve();
         }),
       ),
       register(viewCommands.runShowStepSamples.id, (arg) =>
         withClient((client) => {
           const r = run(arg);
-          if (r !== undefined) showRunMetrics(this.ctx, client, r, { focusSamples: true });
+          if (r !== undefined) showRunMetrics(this.extensionState, client, r, { focusSamples: true });
           return Promise.resolve();
         }),
       ),
@@ -374,7 +374,7 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
       register(viewCommands.episodeShowGroup.id, (arg) =>
         withClient(() => {
           const node = (arg as Node | undefined) ?? this.view.selection[0];
-          if (node?.kind === 'episode') showEpisodeGroup(this.ctx, node.dir, { kind: 'episode', episodeId: node.episodeId });
+          if (node?.kind === 'episode') showEpisodeGroup(this.extensionState, node.dir, { kind: 'episode', episodeId: node.episodeId });
           return Promise.resolve();
         }),
       ),

@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { commandIds, viewCommands, viewContextKeys, viewIds } from '../contributions.js';
-import type { Ctx } from '../ctx.js';
+import type { ExtensionState } from '../extensionState.js';
 import { errorMessage } from '../errors.js';
 import { launchOneTask } from '../launchFlow.js';
 import { runsChanged, taskFiles, taskPage, tasksChanged, type TaskFileSummary, type TaskItem, sendRequest } from '../serverMessages.js';
@@ -82,15 +82,15 @@ class TasksProvider implements vscode.TreeDataProvider<Node>, vscode.Disposable 
   private readonly shownBefore = new Map<string, number>();
   private refreshTimer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly ctx: Ctx) {}
+  constructor(private readonly extensionState: ExtensionState) {}
 
   get filter(): string | null {
-    const value = this.ctx.extension.workspaceState.get<string>(filterKey);
+    const value = this.extensionState.extension.workspaceState.get<string>(filterKey);
     return value === undefined || value.trim() === '' ? null : value;
   }
 
   async setFilter(filter: string | null): Promise<void> {
-    await this.ctx.extension.workspaceState.update(filterKey, filter ?? undefined);
+    await this.extensionState.extension.workspaceState.update(filterKey, filter ?? undefined);
     await this.showFilter();
     this.refresh();
   }
@@ -176,7 +176,7 @@ class TasksProvider implements vscode.TreeDataProvider<Node>, vscode.Disposable 
   }
 
   private async files(): Promise<Node[]> {
-    const client = await this.ctx.currentClient();
+    const client = await this.extensionState.currentClient();
     this.setMessage(undefined);
     if (client === undefined) {
       this.setMessage('The Graph Planner server is not running. Run "Graph Planner: Restart Server" to start it.');
@@ -208,7 +208,7 @@ class TasksProvider implements vscode.TreeDataProvider<Node>, vscode.Disposable 
   }
 
   private async fetch(path: string, offset: number, limit: number): Promise<Loaded> {
-    const client = await this.ctx.currentClient();
+    const client = await this.extensionState.currentClient();
     if (client === undefined) throw new Error('The Graph Planner server is not running.');
     // Checked against the one contract (protocol/tasksView.ts): a server of another version says so here, not as a broken row.
     const { taskPageResultSchema } = await messageSchemas();
@@ -309,16 +309,16 @@ async function pickPatch(taskId: string, file: string): Promise<string | null | 
   return uris?.[0]?.fsPath;
 }
 
-async function runTests(ctx: Ctx, node: TaskNode): Promise<void> {
+async function runTests(extensionState: ExtensionState, node: TaskNode): Promise<void> {
   const patch = await pickPatch(node.item.taskId, node.file);
   if (patch === undefined) return;
   const cwd = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(node.file))?.uri.fsPath ?? dirname(node.file);
-  runGpInTerminal(ctx, { name: taskTerminalName(node.item.taskId), cwd, icon: 'beaker', args: taskTestArgs({ file: node.file, taskId: node.item.taskId, patch }) });
+  runGpInTerminal(extensionState, { name: taskTerminalName(node.item.taskId), cwd, icon: 'beaker', args: taskTestArgs({ file: node.file, taskId: node.item.taskId, patch }) });
 }
 
 /** Registers the Tasks view and its commands; disposing the result removes them. */
-export function registerTasksView(ctx: Ctx): vscode.Disposable {
-  const provider = new TasksProvider(ctx);
+export function registerTasksView(extensionState: ExtensionState): vscode.Disposable {
+  const provider = new TasksProvider(extensionState);
   const finished = new FinishedEpisodes();
   const view = vscode.window.createTreeView(viewIds.tasks, { treeDataProvider: provider, showCollapseAll: true });
   provider.view = view;
@@ -329,7 +329,7 @@ export function registerTasksView(ctx: Ctx): vscode.Disposable {
     try {
       await action(node);
     } catch (error) {
-      ctx.log.error(`Tasks view: ${errorMessage(error)}`);
+      extensionState.log.error(`Tasks view: ${errorMessage(error)}`);
       void vscode.window.showErrorMessage(`Graph Planner: ${errorMessage(error)}`);
     }
   };
@@ -348,7 +348,7 @@ export function registerTasksView(ctx: Ctx): vscode.Disposable {
     vscode.commands.registerCommand(viewCommands.tasksClearFilter.id, () => provider.setFilter(null)),
     vscode.commands.registerCommand(loadMoreCommand, (path: unknown) => (typeof path === 'string' ? provider.loadMore(path) : undefined)),
     vscode.commands.registerCommand(viewCommands.taskRun.id, onTask((node) => launchOneTask(node.file, node.item.taskId))),
-    vscode.commands.registerCommand(viewCommands.taskTest.id, onTask((node) => runTests(ctx, node))),
+    vscode.commands.registerCommand(viewCommands.taskTest.id, onTask((node) => runTests(extensionState, node))),
     vscode.commands.registerCommand(viewCommands.taskGoTo.id, onTask(goToLine)),
     vscode.commands.registerCommand(viewCommands.taskOpenInstance.id, onTask(openInstance)),
     vscode.commands.registerCommand(viewCommands.taskCopyId.id, onTask(copyId)),
@@ -356,11 +356,11 @@ export function registerTasksView(ctx: Ctx): vscode.Disposable {
       const file = isFileNode(arg) ? arg : view.selection.find(isFileNode);
       return vscode.commands.executeCommand(commandIds.verifyTasks, file === undefined ? undefined : vscode.Uri.file(file.summary.path));
     }),
-    ctx.onServerNotification(tasksChanged, () => provider.refreshSoon(pushedRefreshDelayMs)),
+    extensionState.onServerNotification(tasksChanged, () => provider.refreshSoon(pushedRefreshDelayMs)),
     // Pushed while the Runs view watches the runs; outcomes move only when an episode ends.
-    ctx.onServerNotification(runsChanged, (change) => {
+    extensionState.onServerNotification(runsChanged, (change) => {
       if (finished.update(change)) provider.refreshSoon(runsRefreshDelayMs);
     }),
-    ctx.onDidChangeServer(() => provider.refresh()),
+    extensionState.onDidChangeServer(() => provider.refresh()),
   );
 }

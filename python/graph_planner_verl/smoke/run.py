@@ -58,7 +58,7 @@ def first_batch(config, tokenizer, step: int):
     return batches[step % len(batches)]
 
 
-EXTRA_KEYS = ("episode_id", "task_id", "group_id", "episode_return", "resolved", "steps", "termination_reason", "env_failure")
+EXTRA_KEYS = ("episode_id", "task_id", "group_id", "total_reward", "resolved", "steps", "termination_reason", "env_failure")
 
 
 def fields_of(batch, i: int) -> dict[str, Any]:
@@ -78,6 +78,7 @@ def check_step(batch, policy, tokenizer, n: int, groups: int) -> list[dict[str, 
     mask = batch.batch["response_mask"]
     scores = batch.batch["rm_scores"]
     advantages = batch.batch["advantages"]
+    # Verl's batch names each sample's GRPO group ``uid``.
     uids = batch.non_tensor_batch["uid"]
     for i in range(len(batch)):
         fields = fields_of(batch, i)
@@ -91,9 +92,9 @@ def check_step(batch, policy, tokenizer, n: int, groups: int) -> list[dict[str, 
             failures.append({"sample": i, "check": "mask-1 tokens decode to the replies", "detail": {"decoded": [d[:200] for d in decoded], "expected": [e[:200] for e in expected]}})
         valid = int(batch.batch["attention_mask"][i, -responses.shape[-1] :].sum())
         nonzero = torch.nonzero(scores[i]).flatten().tolist()
-        ret = float(fields.get("episode_return", 0.0))
-        if abs(float(scores[i, valid - 1]) - ret) > 1e-6 or any(p != valid - 1 for p in nonzero):
-            failures.append({"sample": i, "check": "reward on the last valid token equals the return", "detail": {"valid": valid, "nonzero": nonzero, "return": ret}})
+        total_reward = float(fields.get("total_reward", 0.0))
+        if abs(float(scores[i, valid - 1]) - total_reward) > 1e-6 or any(p != valid - 1 for p in nonzero):
+            failures.append({"sample": i, "check": "reward on the last valid token equals the return", "detail": {"valid": valid, "nonzero": nonzero, "total_reward": total_reward}})
         if float(advantages[i][mask[i] == 0].abs().sum()) != 0.0:
             failures.append({"sample": i, "check": "advantages are zero where the mask is 0"})
     sizes = {}
@@ -112,10 +113,10 @@ def samples_of(batch, tokenizer) -> list[dict[str, Any]]:
         mask = batch.batch["response_mask"][i]
         rows.append(
             {
-                "uid": str(batch.non_tensor_batch["uid"][i]),
+                "group_id": str(batch.non_tensor_batch["uid"][i]),
                 "episode_id": fields.get("episode_id"),
                 "task_id": fields.get("task_id"),
-                "return": fields.get("episode_return"),
+                "total_reward": fields.get("total_reward"),
                 "resolved": fields.get("resolved"),
                 "model_tokens": int(mask.sum()),
                 "env_tokens": int((batch.batch["attention_mask"][i, -mask.shape[-1] :] - mask).sum()),

@@ -77,7 +77,7 @@ export interface Command {
   /** Whether main.ts installs the Ctrl-C handling of interrupt.ts and passes its signal. */
   readonly interruptible?: boolean;
   /** `argv` holds the words after the noun and verb. */
-  readonly run: (argv: readonly string[], ctx: CliContext) => Promise<number>;
+  readonly run: (argv: readonly string[], invocation: CliContext) => Promise<number>;
 }
 
 /** The full name of a command: `config check`, `rollout`. */
@@ -85,19 +85,19 @@ export function commandName(c: Command): string {
   return c.verb === undefined ? c.noun : `${c.noun} ${c.verb}`;
 }
 
-async function runConfigCheck(argv: readonly string[], ctx: CliContext): Promise<number> {
-  const parsed = parseCheckArgs(argv, ctx.io, ctx.cwd);
-  return parsed === undefined ? 2 : configCheck(parsed.files, parsed.options, ctx.io);
+async function runConfigCheck(argv: readonly string[], invocation: CliContext): Promise<number> {
+  const parsed = parseCheckArgs(argv, invocation.io, invocation.cwd);
+  return parsed === undefined ? 2 : configCheck(parsed.files, parsed.options, invocation.io);
 }
 
-async function runDatasetValidate(argv: readonly string[], ctx: CliContext): Promise<number> {
+async function runDatasetValidate(argv: readonly string[], invocation: CliContext): Promise<number> {
   const command = { name: 'dataset validate', usage: datasetValidateUsage };
-  const args = parseCommandArgs(command, argv, datasetValidateOptions, ctx.io);
+  const args = parseCommandArgs(command, argv, datasetValidateOptions, invocation.io);
   if (!args.ok) return args.exit;
   const maxProblems = intFlag('--max-problems', args.values['max-problems'], args.errors, 0);
   if (args.positionals.length === 0) args.errors.push('name at least one JSONL file.');
-  if (args.errors.length > 0) return usageError(command, ctx.io, args.errors);
-  return datasetValidate(args.positionals, { json: args.values.json === true, ...(maxProblems === undefined ? {} : { maxProblems }) }, ctx.io);
+  if (args.errors.length > 0) return usageError(command, invocation.io, args.errors);
+  return datasetValidate(args.positionals, { json: args.values.json === true, ...(maxProblems === undefined ? {} : { maxProblems }) }, invocation.io);
 }
 
 /** The rollout commands share one parser and each refuses the other's own flags (rolloutCommands.ts), so each lists only its own. */
@@ -130,7 +130,7 @@ export const commands: readonly Command[] = [
   {
     noun: 'config', verb: 'resolve', group: 'config', usage: configResolveUsage, configFlags: true, options: configResolveOptions,
     exits: [ok('resolved and written (or printed)'), failed('the config has errors: nothing was written'), { code: 2, meaning: 'the file cannot be read, or a usage error' }],
-    run: (argv, ctx) => configResolve(argv, ctx.io, ctx.cwd),
+    run: (argv, invocation) => configResolve(argv, invocation.io, invocation.cwd),
   },
   {
     noun: 'dataset', verb: 'validate', group: 'datasets', usage: datasetValidateUsage, options: datasetValidateOptions,
@@ -142,117 +142,117 @@ export const commands: readonly Command[] = [
     noun: 'dataset', verb: 'prepare', group: 'datasets', usage: datasetPrepareUsage, interruptible: true, options: datasetPrepareOptions,
     defaults: { dataset: 'R2E-Gym/R2E-Gym-Lite (r2e-gym), princeton-nlp/SWE-bench_Verified (swebench); harbor reads DIR', split: 'train (r2e-gym), test (swebench, harbor)', out: 'datasets/r2e_gym, datasets/swebench or datasets/harbor', 'val-fraction': '0.1 (r2e-gym); swebench makes no validation split', 'cache-dir': '$GP_CACHE_DIR, else ~/.cache/graph-planner/hf' },
     exits: [ok('tasks were written'), failed('no row became a task, or the download or the input failed: nothing was written'), exitStatus.usage],
-    run: (argv, ctx) => datasetPrepare(argv, ctx.io, ctx.cwd, ctx.progress, ctx.signal),
+    run: (argv, invocation) => datasetPrepare(argv, invocation.io, invocation.cwd, invocation.progress, invocation.signal),
   },
   {
     noun: 'dataset', verb: 'register', group: 'datasets', usage: datasetRegisterUsage, options: datasetRegisterOptions,
     defaults: { root: '$RLLM_HOME/datasets, else ~/.rllm/datasets' },
     exits: [ok('registered, every row read back'), failed('the task file or the registry has problems: nothing was written'), exitStatus.usage],
-    run: (argv, ctx) => datasetRegister(argv, ctx.io, ctx.cwd),
+    run: (argv, invocation) => datasetRegister(argv, invocation.io, invocation.cwd),
   },
   // gp dataset verify installs its own Ctrl-C handling: the first closes the open sandboxes.
   {
     noun: 'dataset', verb: 'verify', group: 'datasets', usage: datasetVerifyUsage, configFlags: true, options: datasetVerifyOptions,
     defaults: { repeat: '1', parallel: 'rollout.parallel', gold: 'gold_predictions_<name>.jsonl beside FILE', backend: 'sandbox.backend', timeout: 'sandbox.test_timeout' },
     exits: [ok('every task certified (flaky ones included)'), failed('some task did not certify'), exitStatus.usageOrConfig, { code: 75, meaning: 'the machine failed (Docker, the disk): the verification can be resumed' }, exitStatus.interrupted],
-    run: (argv, ctx) => datasetVerify(argv, ctx.io, ctx.cwd),
+    run: (argv, invocation) => datasetVerify(argv, invocation.io, invocation.cwd),
   },
   {
     noun: 'task', verb: 'test', group: 'datasets', usage: taskTestUsage, configFlags: true, options: taskTestOptions,
     defaults: { backend: 'sandbox.backend', timeout: 'sandbox.test_timeout', 'run-dir': '<output_dir>/<run name>' },
     exits: [ok('every task passes'), failed('some task fails, a row cannot be read, or no task can run'), exitStatus.usageOrConfig, exitStatus.interrupted],
-    run: (argv, ctx) => taskTest(argv, ctx.io, ctx.cwd),
+    run: (argv, invocation) => taskTest(argv, invocation.io, invocation.cwd),
   },
   {
     noun: 'env', verb: 'build', group: 'images', usage: envBuildUsage, options: envBuildOptions,
     exits: [ok('every environment (and image) was built or reused'), failed('some build failed'), exitStatus.usage],
-    run: (argv, ctx) => envBuild(argv, ctx.io, ctx.cwd),
+    run: (argv, invocation) => envBuild(argv, invocation.io, invocation.cwd),
   },
   {
     noun: 'images', verb: 'build', group: 'images', usage: imagesBuildUsage, options: imagesBuildFormsOptions,
     defaults: { mirror: "the machine's Debian mirror" },
     exits: [ok('every image was built or is current'), failed('some image failed to build'), exitStatus.usage],
-    run: (argv, ctx) => imagesBuild(argv, ctx.io, ctx.cwd),
+    run: (argv, invocation) => imagesBuild(argv, invocation.io, invocation.cwd),
   },
   {
     noun: 'images', verb: 'manifest', group: 'images', usage: imagesManifestUsage, options: imagesManifestOptions,
     defaults: { out: 'docker_images.txt beside the first FILE' },
     exits: [ok('the manifest was written'), failed('written, but some line of a task file is malformed'), { code: 2, meaning: 'a file cannot be read or the manifest cannot be written, or a usage error' }],
-    run: (argv, ctx) => imagesManifest(argv, ctx.io),
+    run: (argv, invocation) => imagesManifest(argv, invocation.io),
   },
   {
     noun: 'images', verb: 'prepull', group: 'images', usage: imagesPrepullUsage, options: imagesPrepullOptions,
     defaults: { 'max-workers': '4', retries: '2', delay: '5', timeout: '300' },
     exits: [ok('every image is present (or build-only)'), failed('some image failed to pull'), exitStatus.usage, exitStatus.interrupted],
-    run: (argv, ctx) => imagesPrepull(argv, ctx.io),
+    run: (argv, invocation) => imagesPrepull(argv, invocation.io),
   },
   // The rollout commands install their own Ctrl-C handling (rolloutCommands.ts), for now.
   {
     noun: 'rollout', verb: undefined, group: 'run', usage: rolloutUsageOf('rollout').usage, configFlags: true, options: without(rolloutOptions, ['ray', 'service-host']),
     defaults: { agent: 'rollout.agent', parallel: 'rollout.parallel', attempts: 'rollout.attempts', backend: 'sandbox.backend' },
     exits: rolloutExits(failed('every episode failed to run')),
-    run: (argv, ctx) => rolloutCommand('rollout', argv, ctx.io, ctx.cwd),
+    run: (argv, invocation) => rolloutCommand('rollout', argv, invocation.io, invocation.cwd),
   },
   {
     noun: 'eval', verb: undefined, group: 'run', usage: rolloutUsageOf('eval').usage, configFlags: true, options: without(rolloutOptions, ['attempts']),
     defaults: { agent: 'rollout.agent', parallel: 'rollout.parallel', backend: 'sandbox.backend', 'service-host': '127.0.0.1' },
     exits: rolloutExits(failed('a task could not run (its sandbox did not open), so a rate over fewer tasks never passes for the evaluation’s')),
-    run: (argv, ctx) => rolloutCommand('eval', argv, ctx.io, ctx.cwd),
+    run: (argv, invocation) => rolloutCommand('eval', argv, invocation.io, invocation.cwd),
   },
   // gp train installs its own Ctrl-C handling: the first stops the trainer and closes the episodes.
   {
     noun: 'train', verb: undefined, group: 'train', usage: trainUsage, configFlags: true, options: trainOptions,
     defaults: { tasks: 'paths.dataset_train', 'val-tasks': 'paths.dataset_val (none when --tasks is given)', steps: '1', 'smoke-policy': 'model', 'stall-timeout': '600', 'service-host': '127.0.0.1', python: '$GP_TRAINER_PYTHON, else the environment python/setup.sh built, else python3' },
     exits: [ok('training finished'), failed('training failed or stalled'), exitStatus.usageOrConfig, exitStatus.interrupted],
-    run: (argv, ctx) => trainCommand(argv, ctx.io, ctx.cwd),
+    run: (argv, invocation) => trainCommand(argv, invocation.io, invocation.cwd),
   },
   // A sandbox host stops when its standard input closes or on SIGTERM/SIGINT, and cleans up first.
   {
     noun: 'sandbox', verb: 'host', group: 'server', usage: sandboxHostUsage, options: sandboxHostOptions,
     defaults: { listen: '127.0.0.1' },
     exits: [ok('stopped cleanly'), failed('the host could not start'), exitStatus.usage],
-    run: (argv, ctx) => sandboxHostCommand(argv, ctx.io),
+    run: (argv, invocation) => sandboxHostCommand(argv, invocation.io),
   },
   {
     noun: 'ray', verb: 'slots', group: 'server', usage: raySlotsUsage, configFlags: true, options: raySlotsOptions,
     defaults: { slots: "counted from this machine's CPUs and memory" },
     exits: [ok('printed'), exitStatus.usageOrConfig],
-    run: (argv, ctx) => raySlots(argv, ctx.io, ctx.cwd),
+    run: (argv, invocation) => raySlots(argv, invocation.io, invocation.cwd),
   },
   {
     noun: 'model', verb: 'serve', group: 'server', usage: modelServeUsage, interruptible: true, options: modelServeOptions,
     defaults: { port: 'a free port', ctx: '8192', threads: 'every core', model: 'SmolLM2-135M-Instruct (Q4_1)', 'api-key-env': 'a fresh token' },
     exits: [ok('stopped by Ctrl-C'), failed('the server ended by itself'), { code: 2, meaning: 'a usage error, or the model or the server is not installed' }],
-    run: (argv, ctx) => modelServe(argv, ctx.io, ctx.signal),
+    run: (argv, invocation) => modelServe(argv, invocation.io, invocation.signal),
   },
-  { noun: 'containers', verb: 'list', group: 'server', usage: containersListUsage, options: containersListOptions, exits: listingExits, run: (argv, ctx) => containersList(argv, ctx.io) },
+  { noun: 'containers', verb: 'list', group: 'server', usage: containersListUsage, options: containersListOptions, exits: listingExits, run: (argv, invocation) => containersList(argv, invocation.io) },
   {
     noun: 'containers', verb: 'reap', group: 'server', usage: containersReapUsage, options: containersReapOptions,
     exits: [ok('every orphan was removed (or listed, with --dry-run)'), failed('Docker could not be asked, or some container could not be removed'), exitStatus.usage],
-    run: (argv, ctx) => containersReap(argv, ctx.io),
+    run: (argv, invocation) => containersReap(argv, invocation.io),
   },
-  { noun: 'runs', verb: 'list', group: 'runs', usage: runsListUsage, options: runsListOptions, defaults: { root: 'outputs' }, exits: [ok('listed'), exitStatus.usage], run: (argv, ctx) => runsList(argv, ctx.io, ctx.cwd) },
-  { noun: 'runs', verb: 'show', group: 'runs', usage: runsShowUsage, options: runsShowOptions, defaults: { root: 'outputs' }, exits: [ok('shown'), failed('no such run'), exitStatus.usage], run: (argv, ctx) => runsShow(argv, ctx.io, ctx.cwd) },
+  { noun: 'runs', verb: 'list', group: 'runs', usage: runsListUsage, options: runsListOptions, defaults: { root: 'outputs' }, exits: [ok('listed'), exitStatus.usage], run: (argv, invocation) => runsList(argv, invocation.io, invocation.cwd) },
+  { noun: 'runs', verb: 'show', group: 'runs', usage: runsShowUsage, options: runsShowOptions, defaults: { root: 'outputs' }, exits: [ok('shown'), failed('no such run'), exitStatus.usage], run: (argv, invocation) => runsShow(argv, invocation.io, invocation.cwd) },
   {
     noun: 'runs', verb: 'stop', group: 'runs', usage: runsStopUsage, options: runsStopOptions, defaults: { root: 'outputs', wait: '30' },
     exits: [ok('the run stopped'), failed('no such run, it is not running, it runs on another machine, or it is still ending after the wait'), exitStatus.usage],
-    run: (argv, ctx) => runsStop(argv, ctx.io, ctx.cwd),
+    run: (argv, invocation) => runsStop(argv, invocation.io, invocation.cwd),
   },
-  { noun: 'runs', verb: 'rm', group: 'runs', usage: runsRmUsage, options: runsRmOptions, defaults: { root: 'outputs' }, exits: [ok('removed'), failed('no such run, or it is running'), exitStatus.usage], run: (argv, ctx) => runsRm(argv, ctx.io, ctx.cwd) },
+  { noun: 'runs', verb: 'rm', group: 'runs', usage: runsRmUsage, options: runsRmOptions, defaults: { root: 'outputs' }, exits: [ok('removed'), failed('no such run, or it is running'), exitStatus.usage], run: (argv, invocation) => runsRm(argv, invocation.io, invocation.cwd) },
   {
     noun: 'trajectory', verb: 'show', group: 'runs', usage: trajectoryShowUsage, options: trajectoryShowOptions, defaults: { step: 'every step, in short' },
     exits: [ok('shown'), failed('the file cannot be read as a trajectory, or it has no such step'), exitStatus.usage],
-    run: (argv, ctx) => trajectoryShow(argv, ctx.io, ctx.cwd),
+    run: (argv, invocation) => trajectoryShow(argv, invocation.io, invocation.cwd),
   },
   {
     noun: 'trajectory', verb: 'export', group: 'runs', usage: trajectoryExportUsage, options: trajectoryExportOptions, defaults: { out: 'standard output' },
     exits: [ok('exported'), failed('the file cannot be read as a trajectory'), exitStatus.usage],
-    run: (argv, ctx) => trajectoryExport(argv, ctx.io, ctx.cwd, gpVersion),
+    run: (argv, invocation) => trajectoryExport(argv, invocation.io, invocation.cwd, gpVersion),
   },
   {
     noun: 'trajectory', verb: 'replay', group: 'runs', usage: trajectoryReplayUsage, options: trajectoryReplayOptions,
     exits: [ok('the replay reproduced the recording'), failed('a step diverged'), exitStatus.usage, { code: 3, meaning: 'the episode could not be replayed' }],
-    run: (argv, ctx) => trajectoryReplay(argv, ctx.io, ctx.cwd),
+    run: (argv, invocation) => trajectoryReplay(argv, invocation.io, invocation.cwd),
   },
 ];
 

@@ -295,7 +295,7 @@ export class EnvService {
     const deadline = Date.now() + this.options.episodeDeadlineMs;
     const member = request.group_member ?? this.groupMember(request.group_id);
     // Only an episode whose agent loop named its GRPO group is a training group's member.
-    const group: TrainingGroup | undefined = request.group_id === undefined ? undefined : { group_id: request.group_id, member };
+    const group: TrainingGroup | undefined = request.group_id === undefined ? undefined : { group_id: request.group_id, group_member: member };
     const onEnded = (result: { end: TrajectoryEnd } | undefined): void => {
         clearTimeout(this.deadlines.get(episodeId));
         this.deadlines.delete(episodeId);

@@ -24,52 +24,52 @@ export interface HostEpisodeRunnerOptions {
 /** How long an interrupted episode's host gets to end it and answer before its records are given up. */
 const stopGraceMs = 70_000;
 
-export function hostEpisodeRunner(pool: HostPool, options: HostEpisodeRunnerOptions): (spec: EpisodeSpec, ctx: EpisodeContext) => Promise<EpisodeResult> {
-  return async (spec, ctx) => {
+export function hostEpisodeRunner(pool: HostPool, options: HostEpisodeRunnerOptions): (spec: EpisodeSpec, episodeContext: EpisodeContext) => Promise<EpisodeResult> {
+  return async (spec, episodeContext) => {
     // Each running episode listens for the run's interrupt: more than Node's default ten at once is expected.
-    setMaxListeners(0, ctx.signal);
+    setMaxListeners(0, episodeContext.signal);
     const startedAt = Date.now();
     const image = spec.task.sandbox.docker_image;
     let lost = '';
     for (let attempt = 0; attempt <= options.retries; attempt++) {
       let lease;
       try {
-        lease = await pool.acquire(image === undefined ? {} : { image }, ctx.signal);
+        lease = await pool.acquire(image === undefined ? {} : { image }, episodeContext.signal);
       } catch (error) {
-        return endedHere(options.runDir, spec, startedAt, ctx.signal.aborted ? { reason: 'interrupted', cause: 'interrupted before a sandbox slot was free' } : { reason: 'error', cause: String(error), lost: true });
+        return endedHere(options.runDir, spec, startedAt, episodeContext.signal.aborted ? { reason: 'interrupted', cause: 'interrupted before a sandbox slot was free' } : { reason: 'error', cause: String(error), lost: true });
       }
       const held = lease;
       const stopOnAbort = (): void => {
         void held.host.client.call({ method: 'POST', path: `/runs/${encodeURIComponent(spec.episodeId)}/stop`, schema: z.object({ ok: z.literal(true) }), timeoutMs: 10_000 }).catch(() => undefined);
       };
-      ctx.signal.addEventListener('abort', stopOnAbort, { once: true });
+      episodeContext.signal.addEventListener('abort', stopOnAbort, { once: true });
       const giveUp = new AbortController();
       const onLost = (): void => giveUp.abort(held.host.lost.reason);
       held.host.lost.addEventListener('abort', onLost, { once: true });
       let graceTimer: NodeJS.Timeout | undefined;
-      if (ctx.signal.aborted) stopOnAbort();
-      ctx.signal.addEventListener('abort', () => (graceTimer = setTimeout(() => giveUp.abort(new Error('the host did not answer after the episode was stopped')), stopGraceMs)), { once: true });
+      if (episodeContext.signal.aborted) stopOnAbort();
+      episodeContext.signal.addEventListener('abort', () => (graceTimer = setTimeout(() => giveUp.abort(new Error('the host did not answer after the episode was stopped')), stopGraceMs)), { once: true });
       try {
         const reply = await held.host.client.call({ method: 'POST', path: '/runs', body: { episode_id: spec.episodeId, task_id: spec.task.task_id, attempt: spec.attempt }, schema: runEpisodeReplySchema, signal: giveUp.signal });
         await writeEpisodeFiles(options.runDir, reply.files);
-        if (reply.backend !== undefined) ctx.sandboxOpened?.(reply.backend);
+        if (reply.backend !== undefined) episodeContext.sandboxOpened?.(reply.backend);
         const end: TrajectoryEnd = { type: 'end', ...reply.end };
         return { end, trajectory: reply.trajectory, instanceReport: reply.instance_report };
       } catch (error) {
         if (!(error instanceof HostLostError)) throw error;
         lost = error.message;
-        if (!ctx.signal.aborted) pool.reportLost(held.host, error);
-        if (ctx.signal.aborted) break;
+        if (!episodeContext.signal.aborted) pool.reportLost(held.host, error);
+        if (episodeContext.signal.aborted) break;
         const again = attempt < options.retries;
-        await ctx.warn?.(`${held.host.name} was lost while running it (${error.message.replace(`${held.host.name}: `, '')}); ${again ? 'it runs again on another host' : 'it ends as an infrastructure failure (host-lost) and a resume runs it again'}`, spec.episodeId);
+        await episodeContext.warn?.(`${held.host.name} was lost while running it (${error.message.replace(`${held.host.name}: `, '')}); ${again ? 'it runs again on another host' : 'it ends as an infrastructure failure (host-lost) and a resume runs it again'}`, spec.episodeId);
       } finally {
         clearTimeout(graceTimer);
-        ctx.signal.removeEventListener('abort', stopOnAbort);
+        episodeContext.signal.removeEventListener('abort', stopOnAbort);
         held.host.lost.removeEventListener('abort', onLost);
         held.release();
       }
     }
-    return endedHere(options.runDir, spec, startedAt, ctx.signal.aborted ? { reason: 'interrupted', cause: `interrupted; its host did not answer (${lost})` } : { reason: 'error', cause: lost, lost: true });
+    return endedHere(options.runDir, spec, startedAt, episodeContext.signal.aborted ? { reason: 'interrupted', cause: `interrupted; its host did not answer (${lost})` } : { reason: 'error', cause: lost, lost: true });
   };
 }
 

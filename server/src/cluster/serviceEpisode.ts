@@ -162,7 +162,7 @@ export class ServiceEpisode implements Episode {
     // the agent loop masks the sample instead of learning from a return the task never earned.
     const infrastructure = result.end.infrastructure;
     if (infrastructure !== undefined) throw new EpisodeConflict('episode-failed', `episode ${this.id} reached no outcome because the infrastructure failed (${infrastructure.code}: ${infrastructure.cause})`);
-    return { episode_id: this.id, return: result.end.total_reward, resolved: result.end.resolved, steps: result.end.steps, termination_reason: result.end.termination_reason };
+    return { episode_id: this.id, total_reward: result.end.total_reward, resolved: result.end.resolved, steps: result.end.steps, termination_reason: result.end.termination_reason };
   }
 
   /** The scripted policy's reply to the observation the episode waits on (smoke runs only). */

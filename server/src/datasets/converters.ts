@@ -40,7 +40,7 @@ export interface RowConverter {
   /** Columns a parquet source must have, as groups of alternatives (any one column of a group will do). */
   readonly requiredColumns: readonly (readonly string[])[];
   readonly defaults: ConverterDefaults;
-  convert(row: Row, ctx: ConvertContext, setup: ConvertSetup): Conversion;
+  convert(row: Row, convertContext: ConvertContext, setup: ConvertSetup): Conversion;
 }
 
 /** A format whose tasks are folders, prepared by a command of its own with its own flags. */

@@ -242,8 +242,8 @@ async function convertSources(options: PrepareOptions, staging: string): Promise
   return { tally, instanceIds, splits: splits.result(), sourceRows, gold: gold.lines };
 
   async function take(row: Record<string, unknown>, place: string): Promise<void> {
-    const ctx: ConvertContext = { dataset: options.dataset, split: options.effectiveSplit, place, ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}) };
-    const result = rowConverter(options.kind).convert(row, ctx, { options, repoFiles });
+    const convertContext: ConvertContext = { dataset: options.dataset, split: options.effectiveSplit, place, ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}) };
+    const result = rowConverter(options.kind).convert(row, convertContext, { options, repoFiles });
     if (result.kind === 'skip') {
       tally.skip(place, result.reason, result.message);
       return;

@@ -86,7 +86,7 @@ function expectedOutput(row: Row): Expected {
 }
 
 /** Converts one R2E-Gym row. */
-export function convertR2eRow(source: Row, ctx: ConvertContext): Conversion {
+export function convertR2eRow(source: Row, convertContext: ConvertContext): Conversion {
   const row = normalise(source);
   const image = firstString(row, imagePaths)?.value;
   if (image === undefined) return skip('missing-image', `The row names no docker image (looked at ${imagePaths.join(', ')}).`);
@@ -108,7 +108,7 @@ export function convertR2eRow(source: Row, ctx: ConvertContext): Conversion {
   if (expected.map === undefined) notes.push('no-expected-output');
   const repo = firstString(row, repoPaths)?.value;
   const commit = firstString(row, commitPaths)?.value;
-  const maxSteps = positiveInt(valueAt(row, 'max_steps')) ?? positiveInt(valueAt(row, 'task.max_steps')) ?? positiveInt(valueAt(row, 'gym_config.max_steps')) ?? ctx.maxSteps;
+  const maxSteps = positiveInt(valueAt(row, 'max_steps')) ?? positiveInt(valueAt(row, 'task.max_steps')) ?? positiveInt(valueAt(row, 'gym_config.max_steps')) ?? convertContext.maxSteps;
   const ownCommand = nonEmpty(valueAt(row, 'test_command')) ?? nonEmpty(valueAt(row, 'gym_config.test_command'));
   const testCommand = ownCommand ?? r2eTestCommand;
   const requiresBuild = isBuildOnlyImageName(image);
@@ -116,8 +116,8 @@ export function convertR2eRow(source: Row, ctx: ConvertContext): Conversion {
 
   const task: TaskEntryInput = {
     task_id: id,
-    data_source: ctx.dataset,
-    split: ctx.split,
+    data_source: convertContext.dataset,
+    split: convertContext.split,
     ...(repo !== undefined ? { repo } : {}),
     language: 'python',
     ...(maxSteps !== undefined ? { max_steps: maxSteps } : {}),
@@ -136,7 +136,7 @@ export function convertR2eRow(source: Row, ctx: ConvertContext): Conversion {
     schema: 'graph-planner/instance@1',
     task_id: id,
     kind: 'r2e-gym',
-    source: { dataset: ctx.dataset, split: ctx.split, place: ctx.place },
+    source: { dataset: convertContext.dataset, split: convertContext.split, place: convertContext.place },
     docker_image: image,
     requires_build: requiresBuild,
     ...(repo !== undefined ? { repo } : {}),
@@ -159,5 +159,5 @@ export const r2eGymConverter: RowConverter = {
     ['problem_statement', 'description', 'task', 'issue', 'ds'],
   ],
   defaults: { dataset: 'R2E-Gym/R2E-Gym-Lite', split: 'train', out: 'datasets/r2e_gym', splitRule: { kind: 'fraction', fraction: 0.1 } },
-  convert: (row, ctx) => convertR2eRow(row, ctx),
+  convert: (row, convertContext) => convertR2eRow(row, convertContext),
 };

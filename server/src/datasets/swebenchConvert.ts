@@ -115,7 +115,7 @@ function goldLists(row: Row): Lists {
 }
 
 /** Converts one SWE-bench row. */
-export function convertSwebenchRow(row: Row, ctx: ConvertContext, options: SwebenchOptions = {}): Conversion {
+export function convertSwebenchRow(row: Row, convertContext: ConvertContext, options: SwebenchOptions = {}): Conversion {
   const rawId = idPaths.map((p) => valueAt(row, p)).find((v) => v !== undefined);
   if (typeof rawId !== 'string' || rawId.trim() === '') return skip('missing-id', 'The row has no string instance_id (or task_id, id).');
   const id = safeId(rawId.trim());
@@ -163,12 +163,12 @@ export function convertSwebenchRow(row: Row, ctx: ConvertContext, options: Swebe
   // The original set the title to the whole problem statement; a title is one line.
   const title = givenTitle !== undefined && !givenTitle.includes('\n') ? givenTitle : titleFromText(body);
   if (title !== givenTitle) notes.push('title-derived');
-  const maxSteps = positiveInt(row['max_steps']) ?? ctx.maxSteps;
+  const maxSteps = positiveInt(row['max_steps']) ?? convertContext.maxSteps;
 
   const task: TaskEntryInput = {
     task_id: id,
-    data_source: ctx.dataset,
-    split: ctx.split,
+    data_source: convertContext.dataset,
+    split: convertContext.split,
     ...(repo !== undefined ? { repo } : {}),
     language: 'python',
     ...(maxSteps !== undefined ? { max_steps: maxSteps } : {}),
@@ -193,7 +193,7 @@ export function convertSwebenchRow(row: Row, ctx: ConvertContext, options: Swebe
     schema: 'graph-planner/instance@1',
     task_id: id,
     kind: 'swebench',
-    source: { dataset: ctx.dataset, split: ctx.split, place: ctx.place },
+    source: { dataset: convertContext.dataset, split: convertContext.split, place: convertContext.place },
     docker_image: image,
     requires_build: requiresBuild,
     ...(repo !== undefined ? { repo } : {}),
@@ -220,8 +220,8 @@ export const swebenchConverter: RowConverter = {
     ['problem_statement', 'description', 'issue'],
   ],
   defaults: { dataset: 'princeton-nlp/SWE-bench_Verified', split: 'test', out: 'datasets/swebench', splitRule: { kind: 'none' } },
-  convert: (row, ctx, { options, repoFiles }) =>
-    convertSwebenchRow(row, ctx, {
+  convert: (row, convertContext, { options, repoFiles }) =>
+    convertSwebenchRow(row, convertContext, {
       ...(options.imageNamespace === undefined ? {} : { imageNamespace: options.imageNamespace }),
       ...(options.envSpecs === undefined ? {} : { envSpecs: options.envSpecs }),
       repoFiles,

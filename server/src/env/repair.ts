@@ -53,43 +53,43 @@ const maxFiles = 4;
 const maxFileChars = 40_000;
 
 /** The focus nodes: the action's ids, else the working memory's functions and methods (latest five). */
-function focusNodes(ctx: RepairContext, action: RepairAction): GraphNode[] {
-  const named = action.focus_ids.map((id) => ctx.graph.node(id)).filter((n): n is GraphNode => n !== undefined);
+function focusNodes(repairContext: RepairContext, action: RepairAction): GraphNode[] {
+  const named = action.focus_ids.map((id) => repairContext.graph.node(id)).filter((n): n is GraphNode => n !== undefined);
   if (named.length > 0 || action.focus_ids.length > 0) return named;
-  return ctx.memory.nodes().filter((n) => n.kind === 'function' || n.kind === 'method').slice(-5);
+  return repairContext.memory.nodes().filter((n) => n.kind === 'function' || n.kind === 'method').slice(-5);
 }
 
 function windowsOf(nodes: readonly GraphNode[]): Window[] {
   return nodes.map((n) => ({ path: n.path, start: n.span.start, end: n.span.end }));
 }
 
-function patchRequest(ctx: RepairContext, action: RepairAction, focus: readonly GraphNode[]): PatchRequest {
+function patchRequest(repairContext: RepairContext, action: RepairAction, focus: readonly GraphNode[]): PatchRequest {
   const files: Record<string, string> = {};
   for (const node of focus) {
     if (Object.keys(files).length >= maxFiles || files[node.path] !== undefined) continue;
-    const text = ctx.graph.fileText(node.path);
+    const text = repairContext.graph.fileText(node.path);
     if (text !== undefined) files[node.path] = text.length > maxFileChars ? `${text.slice(0, maxFileChars)}...` : text;
   }
   return {
-    issue: ctx.issue,
+    issue: repairContext.issue,
     plan: action.plan,
     focus: focus.map((node) => {
-      const lines = (ctx.graph.fileText(node.path) ?? '').split('\n');
+      const lines = (repairContext.graph.fileText(node.path) ?? '').split('\n');
       return { node, start: node.span.start, end: node.span.end, text: lines.slice(node.span.start - 1, node.span.end).join('\n') };
     }),
     files,
-    notes: ctx.memory.notes().map((n) => n.text),
-    constraints: { max_edits: ctx.options.guard.maxEdits, one_file: false },
+    notes: repairContext.memory.notes().map((n) => n.text),
+    constraints: { max_edits: repairContext.options.guard.maxEdits, one_file: false },
   };
 }
 
-async function candidatesFor(ctx: RepairContext, action: RepairAction, focus: readonly GraphNode[]): Promise<PatchCandidate[] | StepError> {
+async function candidatesFor(repairContext: RepairContext, action: RepairAction, focus: readonly GraphNode[]): Promise<PatchCandidate[] | StepError> {
   if (action.patches !== undefined) return action.patches;
-  const model = ctx.options.patchModel;
+  const model = repairContext.options.patchModel;
   if (model === undefined) return { code: 'no-patch-model', message: 'no patch model is configured (set backends.cgm_endpoint), and the repair carries no patches.' };
   if (focus.length === 0) return { code: 'no-focus', message: 'name the nodes to change in focus_ids (ids from the observations), or commit them to memory first.' };
   try {
-    const found = await model.generate(patchRequest(ctx, action, focus), ctx.signal);
+    const found = await model.generate(patchRequest(repairContext, action, focus), repairContext.signal);
     return found.length > 0 ? found : { code: 'cgm-empty', message: `${model.name} returned no candidate.` };
   } catch (error) {
     return { code: 'patch-model-failed', message: `${model.name}: ${errorMessage(error)}` };
@@ -97,14 +97,14 @@ async function candidatesFor(ctx: RepairContext, action: RepairAction, focus: re
 }
 
 /** A candidate as a guarded diff, or why it was refused. */
-async function toDiff(ctx: RepairContext, candidate: PatchCandidate, windows: readonly Window[]): Promise<{ diff: string } | { error: StepError; diff: string }> {
+async function toDiff(repairContext: RepairContext, candidate: PatchCandidate, windows: readonly Window[]): Promise<{ diff: string } | { error: StepError; diff: string }> {
   if ('diff' in candidate) {
-    const refused = guardDiff(candidate.diff, windows, ctx.options.guard);
+    const refused = guardDiff(candidate.diff, windows, repairContext.options.guard);
     return refused ? { error: refused, diff: candidate.diff } : { diff: candidate.diff };
   }
-  const refused = guardEdits(candidate.edits, windows, ctx.options.guard);
+  const refused = guardEdits(candidate.edits, windows, repairContext.options.guard);
   if (refused) return { error: refused, diff: '' };
-  const converted = await editsToDiff(candidate.edits, async (path) => ctx.graph.fileText(path) ?? (await readOrUndefined(ctx.sandbox, path)));
+  const converted = await editsToDiff(candidate.edits, async (path) => repairContext.graph.fileText(path) ?? (await readOrUndefined(repairContext.sandbox, path)));
   return converted.ok ? { diff: converted.diff } : { error: converted.error, diff: '' };
 }
 
@@ -121,12 +121,12 @@ async function readOrUndefined(sandbox: Sandbox, path: string): Promise<string |
  * shown as a whole-file diff later. A file that cannot be kept is recorded with the reason; it
  * costs the viewer that file's diff, never the step.
  */
-async function recordPreimages(ctx: RepairContext, diff: string, read: Map<string, Buffer | undefined>): Promise<Preimage[] | undefined> {
-  const record = ctx.options.recordPreimage;
+async function recordPreimages(repairContext: RepairContext, diff: string, read: Map<string, Buffer | undefined>): Promise<Preimage[] | undefined> {
+  const record = repairContext.options.recordPreimage;
   if (record === undefined) return undefined;
   const preimages: Preimage[] = [];
   for (const path of patchPaths(diff).paths) {
-    const content = read.has(path) ? read.get(path) : await readBytesOrUndefined(ctx.sandbox, path);
+    const content = read.has(path) ? read.get(path) : await readBytesOrUndefined(repairContext.sandbox, path);
     read.set(path, content);
     try {
       preimages.push(await record(path, content));
@@ -153,12 +153,12 @@ async function restore(sandbox: Sandbox, before: string): Promise<void> {
   }
 }
 
-export async function repair(ctx: RepairContext, action: RepairAction): Promise<RepairOutcome> {
-  const focus = focusNodes(ctx, action);
-  const found = await candidatesFor(ctx, action, focus);
+export async function repair(repairContext: RepairContext, action: RepairAction): Promise<RepairOutcome> {
+  const focus = focusNodes(repairContext, action);
+  const found = await candidatesFor(repairContext, action, focus);
   const source = action.patches === undefined ? 'patch-model' : 'action';
   const base = { kind: 'repair' as const, apply: action.apply, source: source as RepairResult['source'] };
-  const current = async () => ctx.knownDiff ?? (await ctx.sandbox.diff());
+  const current = async () => repairContext.knownDiff ?? (await repairContext.sandbox.diff());
   if (!Array.isArray(found)) return { result: { ...base, applied: false, candidates: [], diff: await current(), error: found }, taskCommandsMs: 0, changed: [], timedOut: false };
   const windows = windowsOf(focus);
   const outcomes: CandidateOutcome[] = [];
@@ -174,20 +174,20 @@ export async function repair(ctx: RepairContext, action: RepairAction): Promise<
   // Every candidate within the limit is recorded with its diff, the ones after the kept one and
   // after a timeout as not tried: the result numbers the candidates as the action listed them, and
   // a person reads each one's removed lines as well as its added ones (issue 37).
-  for (const [index, candidate] of found.slice(0, ctx.options.guard.maxCandidates).entries()) {
+  for (const [index, candidate] of found.slice(0, repairContext.options.guard.maxCandidates).entries()) {
     const summary = candidate.summary;
-    const converted = await toDiff(ctx, candidate, windows);
+    const converted = await toDiff(repairContext, candidate, windows);
     const outcome: CandidateOutcome = { index, diff: converted.diff, ...(summary === undefined ? {} : { summary }) };
     outcomes.push(outcome);
     if ('error' in converted) {
       outcome.error = converted.error;
       continue;
     }
-    const preimages = await recordPreimages(ctx, converted.diff, preimageReads);
+    const preimages = await recordPreimages(repairContext, converted.diff, preimageReads);
     if (preimages !== undefined) outcome.preimages = preimages;
     if (!action.apply || kept !== undefined) continue;
-    const remaining = ctx.deadline - Date.now();
-    if (stopped === undefined && (remaining <= 0 || ctx.signal.aborted)) {
+    const remaining = repairContext.deadline - Date.now();
+    if (stopped === undefined && (remaining <= 0 || repairContext.signal.aborted)) {
       timedOut = remaining <= 0;
       stopped = { code: timedOut ? 'step-timeout' : 'aborted', message: 'not tried: the step ran out of time.' };
     }
@@ -195,7 +195,7 @@ export async function repair(ctx: RepairContext, action: RepairAction): Promise<
       outcome.error = stopped;
       continue;
     }
-    const applied = await ctx.sandbox.applyPatch(converted.diff);
+    const applied = await repairContext.sandbox.applyPatch(converted.diff);
     if (!applied.applied) {
       const rejected = applied.rejected.map((r) => `${r.path}${r.line === undefined ? '' : `:${r.line}`}`).join(', ');
       outcome.error = { code: applied.refused === undefined ? 'apply-failed' : 'path-outside-repo', message: `${applied.refused ?? applied.message}${rejected ? ` (${rejected})` : ''}` };
@@ -203,14 +203,14 @@ export async function repair(ctx: RepairContext, action: RepairAction): Promise<
     }
     // A Harbor task's verifier is hidden from the agent and runs once, at submit, as in Harbor
     // (docs/field-formats.md, "Running a Harbor task"): the first candidate that applies is kept.
-    if (ctx.task.verifier !== undefined) {
+    if (repairContext.task.verifier !== undefined) {
       kept = index;
       changed = patchPaths(converted.diff).paths;
       continue;
     }
     // The candidate is the patch under evaluation; grading reads only that there is one, so the
     // sandbox is not asked for a diff it would take a round trip to compute.
-    const run = await runTaskTests(ctx.sandbox, ctx.task, { timeoutMs: Math.min(ctx.options.limits.testTimeoutMs, remaining), patch: converted.diff });
+    const run = await runTaskTests(repairContext.sandbox, repairContext.task, { timeoutMs: Math.min(repairContext.options.limits.testTimeoutMs, remaining), patch: converted.diff });
     taskCommandsMs += run.record.durationMs;
     outcome.tests = summariseTests(run);
     if (outcome.tests.passed) {
@@ -218,11 +218,11 @@ export async function repair(ctx: RepairContext, action: RepairAction): Promise<
       changed = patchPaths(converted.diff).paths;
       continue;
     }
-    await restore(ctx.sandbox, before);
+    await restore(repairContext.sandbox, before);
   }
   // Without a kept candidate the repository is as the step found it: untouched, or restored to
   // `before` after each candidate that failed (restore throws when it cannot put it back).
-  const diff = kept !== undefined ? await ctx.sandbox.diff() : action.apply ? before : await current();
+  const diff = kept !== undefined ? await repairContext.sandbox.diff() : action.apply ? before : await current();
   const result: RepairResult = { ...base, applied: kept !== undefined, proposed: found.length, candidates: outcomes, diff, ...(kept === undefined ? {} : { kept }) };
   return { result, taskCommandsMs, changed, timedOut };
 }

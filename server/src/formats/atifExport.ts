@@ -85,6 +85,7 @@ function agentStep(view: StepView, stepId: number, prompt: number[] | undefined)
     llm_call_count: llm ? (r.model?.attempts ?? 1) : 0,
     extra: {
       reward: r.reward,
+      // The return so far, under the key other tools read from our exports (docs/trajectory-formats.md).
       return: view.cumulative,
       timings_ms: r.timings,
       ...(view.protocolError === null ? {} : { protocol_error: view.protocolError }),

@@ -20,7 +20,8 @@ export interface IndexedEpisode {
   /** The training step its end recorded. */
   readonly step: number | undefined;
   readonly state: 'running' | 'resolved' | 'unresolved' | 'error' | 'interrupted';
-  readonly reward: number | null;
+  /** Its return from its end event; null while it runs. */
+  readonly totalReward: number | null;
 }
 
 export class RunEpisodeIndex {
@@ -41,12 +42,12 @@ export class RunEpisodeIndex {
     }
     for (const e of read.events) {
       if (e.kind === 'episode-start') {
-        this.episodes.set(e.episode_id, { episodeId: e.episode_id, taskId: e.task_id, order: this.started++, group: e.training, step: undefined, state: 'running', reward: null });
+        this.episodes.set(e.episode_id, { episodeId: e.episode_id, taskId: e.task_id, order: this.started++, group: e.training, step: undefined, state: 'running', totalReward: null });
       } else if (e.kind === 'episode-end') {
         const before = this.episodes.get(e.episode_id);
         const state = e.termination_reason === 'error' ? 'error' : e.termination_reason === 'interrupted' ? 'interrupted' : e.resolved ? 'resolved' : 'unresolved';
-        const group = e.training === undefined ? before?.group : { group_id: e.training.group_id, member: e.training.member };
-        this.episodes.set(e.episode_id, { episodeId: e.episode_id, taskId: e.task_id, order: before?.order ?? this.started++, group, step: e.training?.step, state, reward: e.total_reward });
+        const group = e.training === undefined ? before?.group : { group_id: e.training.group_id, group_member: e.training.group_member };
+        this.episodes.set(e.episode_id, { episodeId: e.episode_id, taskId: e.task_id, order: before?.order ?? this.started++, group, step: e.training?.step, state, totalReward: e.total_reward });
       } else if (e.kind === 'run-end') {
         for (const [id, ep] of this.episodes) if (ep.state === 'running') this.episodes.set(id, { ...ep, state: 'interrupted' });
       }
@@ -81,11 +82,11 @@ function groupSteps(episodes: readonly IndexedEpisode[]): Map<string, number> {
 }
 
 function meanReward(members: readonly IndexedEpisode[]): number | null {
-  const rewards = members.map((m) => m.reward).filter((r): r is number => r !== null);
+  const rewards = members.map((m) => m.totalReward).filter((r): r is number => r !== null);
   return rewards.length === 0 ? null : rewards.reduce((a, b) => a + b, 0) / rewards.length;
 }
 
-const byMember = (a: IndexedEpisode, b: IndexedEpisode): number => (a.group?.member ?? 0) - (b.group?.member ?? 0) || a.order - b.order;
+const byMember = (a: IndexedEpisode, b: IndexedEpisode): number => (a.group?.group_member ?? 0) - (b.group?.group_member ?? 0) || a.order - b.order;
 const byOrder = (a: IndexedEpisode, b: IndexedEpisode): number => a.order - b.order;
 
 /**

@@ -46,7 +46,7 @@ export async function buildGroupView(dir: string, group: ResolvedGroup, settings
   const models = loaded.map((l) => l.model ?? empty);
   // The reward Verl was given: the episode's return, from its end event or, if the event has not
   // been read yet, its trajectory's end line.
-  const rewards = group.members.map((m, i) => m.reward ?? models[i]?.end?.total_reward ?? null);
+  const rewards = group.members.map((m, i) => m.totalReward ?? models[i]?.end?.total_reward ?? null);
   const known = rewards.filter((r): r is number => r !== null);
   const complete = known.length === rewards.length;
   const figures = complete ? grpoAdvantages(known, { normByStd: settings.normByStd }) : undefined;
@@ -55,9 +55,9 @@ export async function buildGroupView(dir: string, group: ResolvedGroup, settings
   const columns: GroupColumn[] = loaded.map(({ ep, file, model, problem }, i) => ({
     file,
     episodeId: ep.episodeId,
-    member: ep.group?.member ?? null,
+    groupMember: ep.group?.group_member ?? null,
     state: ep.state,
-    reward: rewards[i] ?? null,
+    totalReward: rewards[i] ?? null,
     advantage: figures?.advantages[i] ?? null,
     steps: model?.steps.length ?? 0,
     terminationReason: model?.end?.termination_reason ?? null,

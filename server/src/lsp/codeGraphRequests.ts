@@ -21,9 +21,9 @@ import type { ServerContext } from './context.js';
 /** Without the engine's lookup (some tests), episodes are shown without gold, and say so. */
 const noGold: GoldFinder = () => Promise.resolve({ patch: undefined, source: null, note: 'This server cannot look up gold patches.' });
 
-export function registerCodeGraphRequests(ctx: ServerContext): void {
-  const { connection } = ctx;
-  const finder = (): GoldFinder => ctx.services.codeGraph?.goldFinder() ?? noGold;
+export function registerCodeGraphRequests(server: ServerContext): void {
+  const { connection } = server;
+  const finder = (): GoldFinder => server.services.codeGraph?.goldFinder() ?? noGold;
 
   connection.onRequest(episodeCodeGraphRequest, async (raw: unknown): Promise<EpisodeCodeGraphResult> => {
     const { path, limit } = episodeCodeGraphParamsSchema.parse(raw);

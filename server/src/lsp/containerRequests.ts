@@ -63,13 +63,13 @@ function containersView(): ContainerBackend {
   return first.view();
 }
 
-export function registerContainerRequests(ctx: ServerContext, options: ContainerRequestOptions = {}): ContainerRequests {
+export function registerContainerRequests(server: ServerContext, options: ContainerRequestOptions = {}): ContainerRequests {
   const backend = options.backend ?? containersView();
   const log = (line: string) => {
-    if (!ctx.isStopped) ctx.connection.console.log(`Containers: ${line}`);
+    if (!server.isStopped) server.connection.console.log(`Containers: ${line}`);
   };
   const debug = (line: string) => {
-    if (!ctx.isStopped) ctx.connection.console.debug(`Containers: ${line}`);
+    if (!server.isStopped) server.connection.console.debug(`Containers: ${line}`);
   };
   /** The last list the client got (as a response or a push), to push only what is new. */
   let lastSent: string | undefined;
@@ -78,7 +78,7 @@ export function registerContainerRequests(ctx: ServerContext, options: Container
   const list = async (): Promise<ContainersListResult> => {
     const result = await backend.list();
     if (!result.daemon.reachable || !result.containers.some((c) => c.runDir !== undefined)) return { ...result, containers: result.containers.map((c) => ({ ...c, inWorkspace: false })) };
-    const roots = (await runRootsOf(ctx)).map((r) => r.path);
+    const roots = (await runRootsOf(server)).map((r) => r.path);
     return { ...result, containers: result.containers.map((c) => ({ ...c, inWorkspace: c.runDir !== undefined && underRunRoots(c.runDir, roots) })) };
   };
 
@@ -88,24 +88,24 @@ export function registerContainerRequests(ctx: ServerContext, options: Container
     const changed = key !== lastSent;
     if (changed) log(`refresh (${reason}): ${describe(result)}`);
     else debug(`refresh (${reason}): ${describe(result)}, unchanged`);
-    if (!changed || ctx.isStopped) return;
+    if (!changed || server.isStopped) return;
     lastSent = key;
     const payload: ContainersChanged = { ...result, reason };
-    await ctx.connection.sendNotification(containersChangedNotification, payload);
+    await server.connection.sendNotification(containersChangedNotification, payload);
   };
   const follower = new ContainerEventFollower({ ...options.follower, open: backend.openEvents, refresh, log });
 
-  ctx.connection.onRequest(containersListRequest, async (): Promise<ContainersListResult> => {
+  server.connection.onRequest(containersListRequest, async (): Promise<ContainersListResult> => {
     const result = await list();
     lastSent = JSON.stringify(result);
     debug(`refresh (list requested): ${describe(result)}`);
     return result;
   });
-  ctx.connection.onRequest(containersWatchRequest, (raw: unknown): null => {
+  server.connection.onRequest(containersWatchRequest, (raw: unknown): null => {
     follower.watch(containersWatchParamsSchema.parse(raw).watching);
     return null;
   });
-  ctx.connection.onRequest(containerActionRequest, async (raw: unknown): Promise<ContainerActionResult> => {
+  server.connection.onRequest(containerActionRequest, async (raw: unknown): Promise<ContainerActionResult> => {
     const params = containerActionParamsSchema.parse(raw);
     const result = await backend.action(params);
     log(`${params.action} ${params.id.slice(0, 12)}: ${result.message}`);
@@ -113,7 +113,7 @@ export function registerContainerRequests(ctx: ServerContext, options: Container
     if (result.ok && (params.action === 'stop' || params.action === 'remove')) follower.nudge(`after ${params.action} ${params.id.slice(0, 12)}`);
     return result;
   });
-  ctx.connection.onRequest(containersReapRequest, async (): Promise<ContainersReapResult> => {
+  server.connection.onRequest(containersReapRequest, async (): Promise<ContainersReapResult> => {
     const result = await backend.reap();
     log(`reap: ${result.message}`);
     if (result.removed > 0) follower.nudge('after reaping orphans');

@@ -23,25 +23,25 @@ import type { ExperimentDiagnostics } from './experimentDiagnostics.js';
 import { experimentOverview } from './experimentOverview.js';
 import { errorMessage } from '../util/errors.js';
 
-export function registerCustomRequests(ctx: ServerContext, experiments: ExperimentDiagnostics, datasets: DatasetDiagnostics): void {
-  ctx.connection.onRequest(resolvedConfigRequest, (raw: unknown) => resolvedConfig(ctx, experiments, resolvedConfigParamsSchema.parse(raw).uri));
-  ctx.connection.onRequest(experimentOverviewRequest, (raw: unknown): ExperimentOverviewResult => {
+export function registerCustomRequests(server: ServerContext, experiments: ExperimentDiagnostics, datasets: DatasetDiagnostics): void {
+  server.connection.onRequest(resolvedConfigRequest, (raw: unknown) => resolvedConfig(server, experiments, resolvedConfigParamsSchema.parse(raw).uri));
+  server.connection.onRequest(experimentOverviewRequest, (raw: unknown): ExperimentOverviewResult => {
     const { uri } = experimentOverviewParamsSchema.parse(raw);
     const check = experiments.checkForUri(uri);
     if (!check) return null;
     // The disk rules' findings are included while they belong to the config as it is now; the
     // overview never waits for them to run.
-    return experimentOverview(check, uri, ctx.documents.get(uri)?.version ?? null, experiments.currentDiskFindings(uri, check));
+    return experimentOverview(check, uri, server.documents.get(uri)?.version ?? null, experiments.currentDiskFindings(uri, check));
   });
-  ctx.connection.onRequest(checkDocumentRequest, async (raw: unknown): Promise<CheckDocumentResult> => {
+  server.connection.onRequest(checkDocumentRequest, async (raw: unknown): Promise<CheckDocumentResult> => {
     const { uri } = checkDocumentParamsSchema.parse(raw);
-    const kind = await ctx.kindOf(uri);
+    const kind = await server.kindOf(uri);
     const diagnostics = kind === 'experiment' ? await experiments.checkNow(uri) : kind === 'dataset' ? await datasets.checkNow(uri) : [];
     return checkResult(kind, diagnostics);
   });
 }
 
-function resolvedConfig(ctx: ServerContext, experiments: ExperimentDiagnostics, uri: string): ResolvedConfigResult {
+function resolvedConfig(server: ServerContext, experiments: ExperimentDiagnostics, uri: string): ResolvedConfigResult {
   let check;
   try {
     check = experiments.checkOrThrow(uri);
@@ -52,7 +52,7 @@ function resolvedConfig(ctx: ServerContext, experiments: ExperimentDiagnostics, 
   const warnings = check.findings.filter((f) => f.severity === 'warning').length;
   if (!check.config) return { yaml: null, errors, warnings, reason: 'The document does not parse as an experiment config; fix the syntax errors first.' };
   const header = `# Effective config of ${URI.parse(uri).fsPath}: defaults merged with the file (no command-line overrides).\n`;
-  return { yaml: header + ctx.services.config.render(check.config), errors, warnings };
+  return { yaml: header + server.services.config.render(check.config), errors, warnings };
 }
 
 /** Counts by severity (1 error, 2 warning, 3 information) and the one-line summary the command shows. */

@@ -10,30 +10,30 @@ import type { ExperimentDiagnostics } from './experimentDiagnostics.js';
 
 export class DocumentValidation {
   constructor(
-    private readonly ctx: ServerContext,
+    private readonly server: ServerContext,
     private readonly experiments: ExperimentDiagnostics,
     private readonly datasets: DatasetDiagnostics,
   ) {}
 
   /** Validates the open document after `delayMs` of quiet (at once for 0); a closed one is skipped. */
   schedule(uri: string, delayMs: number): void {
-    const state = this.ctx.store.get(uri);
+    const state = this.server.store.get(uri);
     if (!state) return;
-    this.ctx.scheduler.schedule(state.schedule, delayMs, () => {
-      const doc = this.ctx.documents.get(uri);
-      if (doc) this.ctx.background(this.validate(doc));
+    this.server.scheduler.schedule(state.schedule, delayMs, () => {
+      const doc = this.server.documents.get(uri);
+      if (doc) this.server.background(this.validate(doc));
     });
   }
 
   private async validate(doc: TextDocument): Promise<void> {
-    const kind = await this.ctx.kindOf(doc.uri);
+    const kind = await this.server.kindOf(doc.uri);
     try {
       if (kind === 'experiment') await this.experiments.publish(doc);
       else if (kind === 'dataset') await this.datasets.publish(doc);
     } catch (err) {
-      if (this.ctx.isStopped) return;
-      this.ctx.logFailure(`Validation of ${doc.uri} failed`, err);
-      this.ctx.status('error', `Validation failed for ${URI.parse(doc.uri).fsPath}; see the output channel.`);
+      if (this.server.isStopped) return;
+      this.server.logFailure(`Validation of ${doc.uri} failed`, err);
+      this.server.status('error', `Validation failed for ${URI.parse(doc.uri).fsPath}; see the output channel.`);
     }
   }
 }

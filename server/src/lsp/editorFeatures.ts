@@ -14,11 +14,11 @@ import { completePath } from './pathCompletion.js';
 import { hoverYaml } from './yamlHover.js';
 import { yamlSymbols } from './yamlSymbols.js';
 
-export function registerEditorFeatures(ctx: ServerContext, experiments: ExperimentDiagnostics, datasets: DatasetDiagnostics): void {
-  const { connection, documents } = ctx;
+export function registerEditorFeatures(server: ServerContext, experiments: ExperimentDiagnostics, datasets: DatasetDiagnostics): void {
+  const { connection, documents } = server;
   const experiment = (uri: string) => {
     const doc = documents.get(uri);
-    return doc && ctx.knownKind(uri) === 'experiment' ? doc : undefined;
+    return doc && server.knownKind(uri) === 'experiment' ? doc : undefined;
   };
 
   /** The document's findings as last published: its check's and the disk rules' that still hold. */
@@ -30,7 +30,7 @@ export function registerEditorFeatures(ctx: ServerContext, experiments: Experime
   connection.onCompletion(async (params) => {
     const doc = experiment(params.textDocument.uri);
     if (!doc) return [];
-    const paths = await completePath(doc, params.position, ctx.workspace.baseDirOf(doc.uri));
+    const paths = await completePath(doc, params.position, server.workspace.baseDirOf(doc.uri));
     if (paths !== undefined) return paths;
     // Keys already written are not offered again; defaults do not count as written.
     return completeYaml(doc.getText(), doc.offsetAt(params.position), experiments.checkOf(doc).source.value);
@@ -44,7 +44,7 @@ export function registerEditorFeatures(ctx: ServerContext, experiments: Experime
   connection.onCodeAction((params) => {
     const doc = documents.get(params.textDocument.uri);
     if (!doc) return [];
-    const kind = ctx.knownKind(doc.uri);
+    const kind = server.knownKind(doc.uri);
     if (kind !== 'experiment' && kind !== 'dataset') return [];
     const only = params.context.only;
     const quickFixes = only === undefined || only.some((k) => CodeActionKind.QuickFix.startsWith(k));

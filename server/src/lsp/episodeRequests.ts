@@ -37,10 +37,10 @@ import type { ServerContext } from './context.js';
 /** A search stops after this many matches; the viewer says "N+". */
 const searchLimit = 2000;
 
-export function registerEpisodeRequests(ctx: ServerContext): EpisodeWatch {
+export function registerEpisodeRequests(server: ServerContext): EpisodeWatch {
   const files = new EpisodeDocuments();
-  const { connection } = ctx;
-  const watch = new EpisodeWatch((path) => ctx.background(connection.sendNotification(episodeChangedNotification, { path })));
+  const { connection } = server;
+  const watch = new EpisodeWatch((path) => server.background(connection.sendNotification(episodeChangedNotification, { path })));
 
   connection.onRequest(episodeOpenRequest, async (raw: unknown): Promise<EpisodeOpenResult> => {
     const { path, knownSteps } = episodeOpenParamsSchema.parse(raw);

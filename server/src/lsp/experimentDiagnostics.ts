@@ -18,15 +18,15 @@ function diskKey(check: ConfigCheck): string {
 }
 
 export class ExperimentDiagnostics {
-  constructor(private readonly ctx: ServerContext) {}
+  constructor(private readonly server: ServerContext) {}
 
   /** The check of the document's current version, from the document's state when it is current. */
   checkOf(doc: TextDocument): ConfigCheck {
-    const state = this.ctx.store.get(doc.uri);
+    const state = this.server.store.get(doc.uri);
     const cached = state?.check;
     if (cached && cached.version === doc.version) return cached.check;
     // The previous version's tree is patched when the edit only changed one scalar value.
-    const check = this.ctx.services.config.check(doc.getText(), cached?.check.source);
+    const check = this.server.services.config.check(doc.getText(), cached?.check.source);
     if (state) state.check = { version: doc.version, check };
     return check;
   }
@@ -42,21 +42,21 @@ export class ExperimentDiagnostics {
 
   /** The check of the open document or of the file on disk; throws, naming the file and why, when it cannot be read. */
   checkOrThrow(uri: string): ConfigCheck {
-    const doc = this.ctx.documents.get(uri);
+    const doc = this.server.documents.get(uri);
     if (doc) return this.checkOf(doc);
     const path = URI.parse(uri).fsPath;
     let text: string;
     try {
-      text = this.ctx.services.readText(path);
+      text = this.server.services.readText(path);
     } catch (error) {
       throw new Error(`Cannot read ${path} (${errorMessage(error)}); check that the file exists and is readable.`);
     }
-    return this.ctx.services.config.check(text);
+    return this.server.services.config.check(text);
   }
 
   /** The disk rules' findings while they belong to the config as it is now; never waits for them. */
   currentDiskFindings(uri: string, check: ConfigCheck): LocatedFinding[] {
-    const disk = this.ctx.store.get(uri)?.disk;
+    const disk = this.server.store.get(uri)?.disk;
     return disk && disk.key === diskKey(check) ? locateDiskFindings(check, disk.findings) : [];
   }
 
@@ -65,7 +65,7 @@ export class ExperimentDiagnostics {
     if (await this.publishOffThread(doc)) return;
     const check = this.checkOf(doc);
     await this.send(doc, check);
-    const settings = await this.ctx.settings.get(doc.uri);
+    const settings = await this.server.settings.get(doc.uri);
     if (settings.preflightDiskChecks) await this.refreshDisk(doc, check);
   }
 
@@ -73,11 +73,11 @@ export class ExperimentDiagnostics {
   async checkNow(uri: string): Promise<Diagnostic[]> {
     // An unreadable file fails the request with the reason, as a dataset's does, never "no problems".
     const check = this.checkOrThrow(uri);
-    const diskFindings = check.config ? await this.ctx.services.config.checkDisk(check.config, this.ctx.workspace.baseDirOf(uri)) : [];
+    const diskFindings = check.config ? await this.server.services.config.checkDisk(check.config, this.server.workspace.baseDirOf(uri)) : [];
     const located = [...check.findings, ...locateDiskFindings(check, diskFindings)];
-    const target = this.ctx.documents.get(uri) ?? TextDocument.create(uri, 'yaml', 0, check.source.text);
+    const target = this.server.documents.get(uri) ?? TextDocument.create(uri, 'yaml', 0, check.source.text);
     const diagnostics = toDiagnostics(target, located);
-    await this.ctx.connection.sendDiagnostics({ uri, diagnostics });
+    await this.server.connection.sendDiagnostics({ uri, diagnostics });
     return diagnostics;
   }
 
@@ -88,33 +88,33 @@ export class ExperimentDiagnostics {
    * this thread when they are asked about it.
    */
   private async publishOffThread(doc: TextDocument): Promise<boolean> {
-    const offThread = this.ctx.services.config.checkOffThread;
+    const offThread = this.server.services.config.checkOffThread;
     const text = doc.getText();
-    if (offThread === undefined || text.length < offThreadBytes || this.ctx.store.get(doc.uri)?.check?.version === doc.version) return false;
-    const settings = await this.ctx.settings.get(doc.uri);
-    const result = await offThread(doc.uri, text, { disk: settings.preflightDiskChecks, baseDir: this.ctx.workspace.baseDirOf(doc.uri) });
-    if (result.kind === 'superseded' || this.ctx.documents.get(doc.uri)?.version !== doc.version) return true;
-    await this.ctx.connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics: toDiagnostics(doc, result.findings) });
+    if (offThread === undefined || text.length < offThreadBytes || this.server.store.get(doc.uri)?.check?.version === doc.version) return false;
+    const settings = await this.server.settings.get(doc.uri);
+    const result = await offThread(doc.uri, text, { disk: settings.preflightDiskChecks, baseDir: this.server.workspace.baseDirOf(doc.uri) });
+    if (result.kind === 'superseded' || this.server.documents.get(doc.uri)?.version !== doc.version) return true;
+    await this.server.connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics: toDiagnostics(doc, result.findings) });
     return true;
   }
 
   private async send(doc: TextDocument, check: ConfigCheck): Promise<void> {
     const diagnostics = toDiagnostics(doc, [...check.findings, ...this.currentDiskFindings(doc.uri, check)]);
-    await this.ctx.connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics });
+    await this.server.connection.sendDiagnostics({ uri: doc.uri, version: doc.version, diagnostics });
   }
 
   private async refreshDisk(doc: TextDocument, check: ConfigCheck): Promise<void> {
     const key = diskKey(check);
-    if (!check.config || this.ctx.store.get(doc.uri)?.disk?.key === key) return;
+    if (!check.config || this.server.store.get(doc.uri)?.disk?.key === key) return;
     const version = doc.version;
-    const findings = await this.ctx.services.config.checkDisk(check.config, this.ctx.workspace.baseDirOf(doc.uri));
+    const findings = await this.server.services.config.checkDisk(check.config, this.server.workspace.baseDirOf(doc.uri));
     // The document may have closed or changed while the rules ran. A closed one keeps nothing. A
     // newer version that is already checked is published again with the findings (they are dropped
     // there if the values they read changed); one not yet checked picks them up when it is.
-    const state = this.ctx.store.get(doc.uri);
+    const state = this.server.store.get(doc.uri);
     if (!state) return;
     state.disk = { key, findings };
-    const current = this.ctx.documents.get(doc.uri);
+    const current = this.server.documents.get(doc.uri);
     if (!current) return;
     if (current.version === version) await this.send(current, check);
     else if (state.check?.version === current.version) await this.send(current, state.check.check);

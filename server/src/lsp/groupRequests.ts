@@ -17,7 +17,7 @@ import type { ServerContext } from './context.js';
 /** Runs whose index is kept; asking about another drops the one asked about least recently. */
 const indexesKept = 4;
 
-export function registerGroupRequests(ctx: ServerContext): void {
+export function registerGroupRequests(server: ServerContext): void {
   const indexes = new Map<string, RunEpisodeIndex>();
   const indexOf = (dir: string): RunEpisodeIndex => {
     const kept = indexes.get(dir) ?? new RunEpisodeIndex(dir);
@@ -29,12 +29,12 @@ export function registerGroupRequests(ctx: ServerContext): void {
     }
     return kept;
   };
-  ctx.connection.onRequest(episodeGroupRequest, async (raw: unknown): Promise<EpisodeGroupResult> => {
+  server.connection.onRequest(episodeGroupRequest, async (raw: unknown): Promise<EpisodeGroupResult> => {
     const { run, selection } = episodeGroupParamsSchema.parse(raw);
     try {
       const index = indexOf(run);
       const problems = await index.refresh();
-      if (problems.length > 0) ctx.connection.console.warn(`Group view: ${problems.length} lines of ${runLayout(run).events} are not events and were left out (${problems.slice(0, 2).join('; ')}).`);
+      if (problems.length > 0) server.connection.console.warn(`Group view: ${problems.length} lines of ${runLayout(run).events} are not events and were left out (${problems.slice(0, 2).join('; ')}).`);
       const group = resolveGroup(index.all(), selection);
       if (typeof group === 'string') return { ok: false, message: group };
       return await buildGroupView(run, group, await advantageSettings(run));

@@ -7,8 +7,8 @@ import { runMetricsParamsSchema, runMetricsRequest, type RunMetricsResult } from
 import { effectiveState, readMetricsFrom, readRun, runLayout } from '../runs/index.js';
 import type { ServerContext } from './context.js';
 
-export function registerMetricsRequests(ctx: ServerContext): void {
-  ctx.connection.onRequest(runMetricsRequest, async (raw: unknown): Promise<RunMetricsResult> => {
+export function registerMetricsRequests(server: ServerContext): void {
+  server.connection.onRequest(runMetricsRequest, async (raw: unknown): Promise<RunMetricsResult> => {
     const { dir, fromByte } = runMetricsParamsSchema.parse(raw);
     const [chunk, run] = await Promise.all([readMetricsFrom(runLayout(dir).metrics, fromByte), readRun(dir)]);
     const state = run === undefined ? 'unknown' : effectiveState(run);

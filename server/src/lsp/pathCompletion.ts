@@ -27,9 +27,9 @@ function typedValue(doc: TextDocument, position: Position): { text: string; star
 
 /** Completion items for a path value at the cursor, or undefined when the cursor is not on one. */
 export async function completePath(doc: TextDocument, position: Position, baseDir: string): Promise<CompletionItem[] | undefined> {
-  const ctx = cursorContext(doc.getText(), doc.offsetAt(position));
-  if (ctx.kind !== 'value') return undefined;
-  const kind = schemaAt(ctx.path as KeyPath)?.path_kind;
+  const cursor = cursorContext(doc.getText(), doc.offsetAt(position));
+  if (cursor.kind !== 'value') return undefined;
+  const kind = schemaAt(cursor.path as KeyPath)?.path_kind;
   const typed = kind === undefined ? undefined : typedValue(doc, position);
   if (kind === undefined || typed === undefined) return undefined;
   const slash = typed.text.lastIndexOf('/');

@@ -6,6 +6,6 @@ import { runReportParamsSchema, runReportRequest, type RunReportResult } from '.
 import { readReportView } from '../views/index.js';
 import type { ServerContext } from './context.js';
 
-export function registerReportRequests(ctx: ServerContext): void {
-  ctx.connection.onRequest(runReportRequest, async (raw: unknown): Promise<RunReportResult> => readReportView(runReportParamsSchema.parse(raw).dir));
+export function registerReportRequests(server: ServerContext): void {
+  server.connection.onRequest(runReportRequest, async (raw: unknown): Promise<RunReportResult> => readReportView(runReportParamsSchema.parse(raw).dir));
 }

@@ -38,18 +38,18 @@ export class RunRequests {
   /** Who asks for the runs to be watched: the Runs view while visible, the live runs while a run is live. */
   private readonly watchers = new Set<'view' | 'liveRuns'>();
 
-  constructor(private readonly ctx: ServerContext) {
+  constructor(private readonly server: ServerContext) {
     this.watcher = new RunsWatcher({
       onChange: (change) => {
         const payload: RunsChanged = { ...change, sentAt: Date.now() };
-        ctx.background(ctx.connection.sendNotification(runsChangedNotification, payload));
+        server.background(server.connection.sendNotification(runsChangedNotification, payload));
       },
-      log: (m) => ctx.connection.console.log(m),
+      log: (m) => server.connection.console.log(m),
     });
   }
 
   register(): void {
-    const { connection } = this.ctx;
+    const { connection } = this.server;
     connection.onRequest(runsListRequest, async (): Promise<RunsListResult> => {
       await this.updateRoots();
       return this.watcher.list();
@@ -87,14 +87,14 @@ export class RunRequests {
       }
     });
     connection.onRequest(launchPlanRequest, async (raw: unknown): Promise<LaunchPlanResult> => {
-      const launch = this.ctx.services.launch;
+      const launch = this.server.services.launch;
       const spec = launchSpecSchema.parse(raw);
       if (launch === undefined) return { args: [], display: '', cwd: '', runDir: '', findings: [], refused: 'This server cannot launch runs.', values: null };
       const { command: _command, ...plan } = await launch.plan(spec);
       return plan;
     });
     connection.onRequest(launchStartRequest, async (raw: unknown): Promise<LaunchStartResult> => {
-      const launch = this.ctx.services.launch;
+      const launch = this.server.services.launch;
       if (launch === undefined) return { ok: false, reason: 'This server cannot launch runs.', findings: [] };
       // Planned again: the files may have changed since the person saw the plan.
       const plan = await launch.plan(launchSpecSchema.parse(raw));
@@ -103,8 +103,8 @@ export class RunRequests {
       if (errors.length > 0) return { ok: false, reason: `the config has ${errors.length === 1 ? 'an error' : `${errors.length} errors`}; nothing was started.`, findings: plan.findings };
       try {
         const started = await launch.start(plan);
-        this.ctx.connection.console.log(`Launched ${plan.display} (pid ${started.pid}) in ${plan.cwd}; output in ${started.logFile}`);
-        this.ctx.background(started.ended.then((end) => this.reportExit(plan.runDir, started.pid, end)));
+        this.server.connection.console.log(`Launched ${plan.display} (pid ${started.pid}) in ${plan.cwd}; output in ${started.logFile}`);
+        this.server.background(started.ended.then((end) => this.reportExit(plan.runDir, started.pid, end)));
         return { ok: true, pid: started.pid, runDir: plan.runDir, logFile: started.logFile, display: plan.display, kind: plan.command === 'dataset verify' ? 'verify' : plan.command };
       } catch (error) {
         return { ok: false, reason: `gp could not be started: ${errorMessage(error)}`, findings: [] };
@@ -120,13 +120,13 @@ export class RunRequests {
   private async reportExit(runDir: string, pid: number, end: LaunchEnd): Promise<void> {
     const run = (await this.watcher.reread(runDir)) ?? null;
     const payload: LaunchExited = { runDir, pid, code: end.code, signal: end.signal, reported: end.reported, run, error: end.error, exitedAt: end.at, sentAt: Date.now() };
-    this.ctx.connection.console.log(`Launch in ${runDir} (pid ${pid}) exited ${end.signal ?? `with status ${end.code ?? '?'}`}${end.reported ? '' : `, before its run reported: ${end.error?.message ?? 'no error printed'}`}`);
-    await this.ctx.connection.sendNotification(launchExitedNotification, payload);
+    this.server.connection.console.log(`Launch in ${runDir} (pid ${pid}) exited ${end.signal ?? `with status ${end.code ?? '?'}`}${end.reported ? '' : `, before its run reported: ${end.error?.message ?? 'no error printed'}`}`);
+    await this.server.connection.sendNotification(launchExitedNotification, payload);
   }
 
   /** Re-reads the run roots (experiments may have changed their output_dir). */
   async updateRoots(): Promise<void> {
-    const roots = await runRootsOf(this.ctx);
+    const roots = await runRootsOf(this.server);
     this.roots = roots.map((r) => r.path);
     await this.watcher.setRoots(this.roots);
   }

@@ -23,27 +23,27 @@ export interface RunRoot {
   readonly from: string;
 }
 
-export async function runRootsOf(ctx: ServerContext): Promise<RunRoot[]> {
+export async function runRootsOf(server: ServerContext): Promise<RunRoot[]> {
   const roots = new Map<string, RunRoot>();
   const add = (path: string, from: string) => {
     if (!roots.has(path)) roots.set(path, { path, from });
   };
-  for (const folder of ctx.workspace.paths) {
-    const settings = await ctx.settings.get(URI.file(folder).toString());
+  for (const folder of server.workspace.paths) {
+    const settings = await server.settings.get(URI.file(folder).toString());
     add(resolve(folder, defaultOutputDir), 'the default logging.output_dir');
     for (const extra of settings.runRoots) add(isAbsolute(extra) ? extra : resolve(folder, extra), 'the graphPlanner.runRoots setting');
     const experiments = await findWorkspaceFiles([folder], (n) => n.endsWith('.yaml') || n.endsWith('.yml'), (p) => classify(p, settings) === 'experiment');
     for (const file of experiments) {
-      const outputDir = await outputDirOf(ctx, file);
-      if (outputDir !== undefined) add(resolve(ctx.workspace.baseDirOf(URI.file(file).toString()), outputDir), file);
+      const outputDir = await outputDirOf(server, file);
+      if (outputDir !== undefined) add(resolve(server.workspace.baseDirOf(URI.file(file).toString()), outputDir), file);
     }
   }
   return [...roots.values()];
 }
 
 /** The `logging.output_dir` an experiment names, from the editor's text when it is open; undefined when it names none. */
-async function outputDirOf(ctx: ServerContext, file: string): Promise<string | undefined> {
-  const open = ctx.documents.get(URI.file(file).toString());
+async function outputDirOf(server: ServerContext, file: string): Promise<string | undefined> {
+  const open = server.documents.get(URI.file(file).toString());
   let text: string;
   try {
     text = open?.getText() ?? (await readFile(file, 'utf8'));

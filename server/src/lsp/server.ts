@@ -33,14 +33,14 @@ import { registerTaskPreflight } from './taskPreflight.js';
 import type { ServerServices } from './services.js';
 
 export function startServer(connection: Connection, services: ServerServices, startedAt = Date.now()): void {
-  const ctx = new ServerContext(connection, services);
-  const experiments = new ExperimentDiagnostics(ctx);
-  const datasets = new DatasetDiagnostics(ctx);
-  const validation = new DocumentValidation(ctx, experiments, datasets);
+  const server = new ServerContext(connection, services);
+  const experiments = new ExperimentDiagnostics(server);
+  const datasets = new DatasetDiagnostics(server);
+  const validation = new DocumentValidation(server, experiments, datasets);
 
   connection.onInitialize((params): InitializeResult => {
-    ctx.supportsConfiguration = params.capabilities.workspace?.configuration === true;
-    ctx.workspace.initialize(params);
+    server.supportsConfiguration = params.capabilities.workspace?.configuration === true;
+    server.workspace.initialize(params);
     return {
       capabilities: {
         textDocumentSync: TextDocumentSyncKind.Incremental,
@@ -54,63 +54,63 @@ export function startServer(connection: Connection, services: ServerServices, st
     };
   });
   connection.onInitialized(() => {
-    if (ctx.supportsConfiguration) ctx.background(connection.client.register(DidChangeConfigurationNotification.type, { section: 'graphPlanner' }));
-    ctx.status('ready', 'Graph Planner server ready', { startupMs: Date.now() - startedAt });
-    ctx.background(datasets.validateLargeFiles());
+    if (server.supportsConfiguration) server.background(connection.client.register(DidChangeConfigurationNotification.type, { section: 'graphPlanner' }));
+    server.status('ready', 'Graph Planner server ready', { startupMs: Date.now() - startedAt });
+    server.background(datasets.validateLargeFiles());
   });
   connection.onShutdown(() => {
     containers.stop();
-    ctx.stop();
+    server.stop();
   });
 
   connection.onDidChangeWatchedFiles((params) => {
     const changed = params.changes.filter((c) => c.type !== FileChangeType.Deleted).map((c) => URI.parse(c.uri).fsPath);
-    if (changed.length) ctx.background(datasets.validateLargeFiles(changed));
+    if (changed.length) server.background(datasets.validateLargeFiles(changed));
     tasks.filesChanged(params.changes);
   });
   connection.onDidChangeConfiguration(() => {
-    ctx.settings.clear();
-    ctx.store.settingsChanged();
-    for (const doc of ctx.documents.all()) validation.schedule(doc.uri, 0);
+    server.settings.clear();
+    server.store.settingsChanged();
+    for (const doc of server.documents.all()) validation.schedule(doc.uri, 0);
   });
   // Registered as a plain notification: the typed helper throws when the client has not (yet)
   // declared workspace-folder support, and a client that never sends it costs nothing.
-  connection.onNotification(DidChangeWorkspaceFoldersNotification.type, ({ event }) => ctx.workspace.change(event));
+  connection.onNotification(DidChangeWorkspaceFoldersNotification.type, ({ event }) => server.workspace.change(event));
 
-  ctx.documents.onDidOpen((e) => {
-    ctx.store.open(e.document.uri, e.document.version);
+  server.documents.onDidOpen((e) => {
+    server.store.open(e.document.uri, e.document.version);
     validation.schedule(e.document.uri, 0);
   });
-  ctx.documents.onDidChangeContent((e) => {
+  server.documents.onDidChangeContent((e) => {
     const { uri, version } = e.document;
     // onDidChangeContent also fires on open; the open handler already validated that version.
-    if (ctx.store.get(uri)?.openedVersion === version) return;
-    ctx.background(ctx.settings.get(uri).then((s) => validation.schedule(uri, s.validationDelayMs)));
+    if (server.store.get(uri)?.openedVersion === version) return;
+    server.background(server.settings.get(uri).then((s) => validation.schedule(uri, s.validationDelayMs)));
   });
-  ctx.documents.onDidClose((e) => {
-    const state = ctx.store.close(e.document.uri);
-    if (state) ctx.scheduler.cancel(state.schedule);
-    ctx.settings.forget(e.document.uri);
-    ctx.background(connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] }));
+  server.documents.onDidClose((e) => {
+    const state = server.store.close(e.document.uri);
+    if (state) server.scheduler.cancel(state.schedule);
+    server.settings.forget(e.document.uri);
+    server.background(connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] }));
   });
 
-  registerEditorFeatures(ctx, experiments, datasets);
-  registerCustomRequests(ctx, experiments, datasets);
-  const containers = registerContainerRequests(ctx);
-  const tasks = registerTaskRequests(ctx);
-  registerTaskPreflight(ctx);
-  const episodes = registerEpisodeRequests(ctx);
-  registerMetricsRequests(ctx);
-  registerReportRequests(ctx);
-  registerStepSampleRequests(ctx);
-  registerGroupRequests(ctx);
-  registerCodeGraphRequests(ctx);
-  const runs = new RunRequests(ctx);
+  registerEditorFeatures(server, experiments, datasets);
+  registerCustomRequests(server, experiments, datasets);
+  const containers = registerContainerRequests(server);
+  const tasks = registerTaskRequests(server);
+  registerTaskPreflight(server);
+  const episodes = registerEpisodeRequests(server);
+  registerMetricsRequests(server);
+  registerReportRequests(server);
+  registerStepSampleRequests(server);
+  registerGroupRequests(server);
+  registerCodeGraphRequests(server);
+  const runs = new RunRequests(server);
   runs.register();
   connection.onExit(() => {
     runs.dispose();
     episodes.dispose();
   });
-  ctx.documents.listen(connection);
+  server.documents.listen(connection);
   connection.listen();
 }

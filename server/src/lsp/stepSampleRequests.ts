@@ -6,8 +6,8 @@ import { runStepSamplesParamsSchema, runStepSamplesRequest, type RunStepSamplesR
 import { readStepSamples } from '../views/index.js';
 import type { ServerContext } from './context.js';
 
-export function registerStepSampleRequests(ctx: ServerContext): void {
-  ctx.connection.onRequest(runStepSamplesRequest, async (raw: unknown): Promise<RunStepSamplesResult> => {
+export function registerStepSampleRequests(server: ServerContext): void {
+  server.connection.onRequest(runStepSamplesRequest, async (raw: unknown): Promise<RunStepSamplesResult> => {
     const { dir, step } = runStepSamplesParamsSchema.parse(raw);
     return readStepSamples(dir, step);
   });

@@ -17,8 +17,8 @@ export interface PreflightScope {
   readonly envs: Map<string, Promise<SandboxError | undefined>>;
 }
 
-export function preflightScope(ctx: ServerContext): PreflightScope {
-  return { engine: ctx.services.dockerEngine?.() ?? liveEngine(), envs: new Map() };
+export function preflightScope(server: ServerContext): PreflightScope {
+  return { engine: server.services.dockerEngine?.() ?? liveEngine(), envs: new Map() };
 }
 
 /** Where one task of `file` would run with `backend` (null: its own), and what stops it. */
@@ -26,10 +26,10 @@ export function readinessOf(scope: PreflightScope, file: string, taskId: string,
   return taskReadiness(taskSource(taskId, box, { backend: backend ?? undefined, baseDir: dirname(file) }), scope.engine, scope.envs);
 }
 
-export function registerTaskPreflight(ctx: ServerContext): void {
-  ctx.connection.onRequest(taskPreflightRequest, async (raw: unknown): Promise<TaskPreflightResult> => {
+export function registerTaskPreflight(server: ServerContext): void {
+  server.connection.onRequest(taskPreflightRequest, async (raw: unknown): Promise<TaskPreflightResult> => {
     const params = taskPreflightParamsSchema.parse(raw);
-    const scope = preflightScope(ctx);
+    const scope = preflightScope(server);
     const wanted = new Set(params.tasks);
     const blocked: BlockedTask[] = [];
     const problems: string[] = [];

@@ -43,13 +43,13 @@ export interface TaskRequests {
   filesChanged(changes: readonly FileEvent[]): void;
 }
 
-export function registerTaskRequests(ctx: ServerContext): TaskRequests {
+export function registerTaskRequests(server: ServerContext): TaskRequests {
   const indexes = new TaskIndexCache();
-  const outcomes = new FreshOutcomes(ctx);
+  const outcomes = new FreshOutcomes(server);
   let changedTimer: NodeJS.Timeout | undefined;
 
-  ctx.connection.onRequest(taskFilesRequest, async (): Promise<TaskFilesResult> => {
-    const [files] = await Promise.all([datasetFiles(ctx), outcomes.read(0)]);
+  server.connection.onRequest(taskFilesRequest, async (): Promise<TaskFilesResult> => {
+    const [files] = await Promise.all([datasetFiles(server), outcomes.read(0)]);
     const summaries: TaskFileSummary[] = [];
     for (const path of files) {
       try {
@@ -57,13 +57,13 @@ export function registerTaskRequests(ctx: ServerContext): TaskRequests {
         summaries.push({ path, tasks: index.tasks.length, invalid: index.invalid });
       } catch (error) {
         // It went between the walk and the read, or cannot be read; the Problems panel says why when it is opened.
-        ctx.connection.console.warn(`Tasks view: skipping ${path}: ${errorMessage(error)}`);
+        server.connection.console.warn(`Tasks view: skipping ${path}: ${errorMessage(error)}`);
       }
     }
     return { files: summaries };
   });
 
-  ctx.connection.onRequest(taskPageRequest, async (raw: unknown): Promise<TaskPageResult> => {
+  server.connection.onRequest(taskPageRequest, async (raw: unknown): Promise<TaskPageResult> => {
     const params = taskPageParamsSchema.parse(raw);
     const [page] = await Promise.all([
       indexes.page(params.path, params.offset, params.limit, params.filter).catch((error: unknown) => {
@@ -72,7 +72,7 @@ export function registerTaskRequests(ctx: ServerContext): TaskRequests {
       outcomes.read(outcomesMaxAgeMs),
     ]);
     // Each row says whether it can run here with its own backend: one engine and environment lookup per page.
-    const scope = preflightScope(ctx);
+    const scope = preflightScope(server);
     const tasks = await Promise.all(page.tasks.map((task) => itemOf(params.path, task, outcomes, scope)));
     return { tasks, matching: page.matching, next: page.next };
   });
@@ -83,19 +83,19 @@ export function registerTaskRequests(ctx: ServerContext): TaskRequests {
       if (changes.length === 0 || changedTimer !== undefined) return;
       changedTimer = setTimeout(() => {
         changedTimer = undefined;
-        if (ctx.isStopped) return;
+        if (server.isStopped) return;
         const params: TasksChanged = { reason: 'dataset files changed on disk' };
-        ctx.background(ctx.connection.sendNotification(tasksChangedNotification, params));
+        server.background(server.connection.sendNotification(tasksChangedNotification, params));
       }, changedDelayMs);
     },
   };
 }
 
 /** The dataset files of every workspace folder, by the dataset globs of that folder. */
-async function datasetFiles(ctx: ServerContext): Promise<string[]> {
+async function datasetFiles(server: ServerContext): Promise<string[]> {
   const found: string[] = [];
-  for (const folder of ctx.workspace.paths) {
-    const settings = await ctx.settings.get(URI.file(folder).toString());
+  for (const folder of server.workspace.paths) {
+    const settings = await server.settings.get(URI.file(folder).toString());
     found.push(...(await findWorkspaceFiles([folder], (name) => name.endsWith('.jsonl'), (path) => classify(path, settings) === 'dataset')));
   }
   return [...new Set(found)];
@@ -132,7 +132,7 @@ class FreshOutcomes {
   /** Problems already logged: a run that stays unreadable is reported once, not on every page. */
   private readonly logged = new Set<string>();
 
-  constructor(private readonly ctx: ServerContext) {}
+  constructor(private readonly server: ServerContext) {}
 
   read(maxAgeMs: number): Promise<void> {
     const now = Date.now();
@@ -147,17 +147,17 @@ class FreshOutcomes {
 
   private async refresh(): Promise<void> {
     try {
-      const roots = await runRootsOf(this.ctx);
+      const roots = await runRootsOf(this.server);
       const paths = roots.map((r) => r.path);
       const [outcomes, certifications] = await Promise.all([this.tasks.refresh(paths), this.certifications.refresh(paths)]);
       for (const problem of [...outcomes.problems, ...certifications.problems]) {
         if (this.logged.has(problem)) continue;
         this.logged.add(problem);
-        this.ctx.connection.console.warn(`Task outcomes: ${problem}`);
+        this.server.connection.console.warn(`Task outcomes: ${problem}`);
       }
     } catch (error) {
       // The view still lists the tasks; their outcomes show as never run until a read succeeds.
-      this.ctx.logFailure('Reading task outcomes failed', error);
+      this.server.logFailure('Reading task outcomes failed', error);
     }
   }
 }

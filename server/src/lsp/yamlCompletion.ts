@@ -7,9 +7,9 @@ import { fieldMarkdown } from './schemaDocs.js';
 import { cursorContext } from './yamlCursor.js';
 
 export function completeYaml(text: string, offset: number, existing: unknown): CompletionItem[] {
-  const ctx = cursorContext(text, offset);
-  if (ctx.kind === 'key') return keyItems(ctx.parent, existing);
-  if (ctx.kind === 'value') return valueItems(ctx.path);
+  const cursor = cursorContext(text, offset);
+  if (cursor.kind === 'key') return keyItems(cursor.parent, existing);
+  if (cursor.kind === 'value') return valueItems(cursor.path);
   return [];
 }
 

@@ -22,7 +22,7 @@ export const createEpisodeBodySchema = z.object({
   /** The Ray node the asking rollout worker runs on, so a cluster's front door can keep the episode on that node's sandbox host. */
   worker_node: z.string().max(200).optional(),
   /**
-   * How many episodes of the group came before this one. Set only by the front door of a
+   * The episode's place in its group: how many episodes of the group came before this one. Set only by the front door of a
    * cluster's sandbox hosts when it passes the request on (a group may span hosts); a client
    * leaves it out and the service counts.
    */
@@ -91,8 +91,8 @@ export type CloseBody = z.infer<typeof closeBodySchema>;
 
 export const closeReplySchema = z.object({
   episode_id: z.string(),
-  /** The episode's return: the sum of its rewards, the close's penalty included. */
-  return: z.number(),
+  /** The episode's return: the sum of its rewards, the close's penalty included (its trajectory's end line's name). */
+  total_reward: z.number(),
   resolved: z.boolean(),
   steps: z.number().int(),
   termination_reason: terminationReasonSchema,

@@ -30,11 +30,11 @@ export const groupColumnSchema = z.object({
   /** Absolute path of its trajectory. */
   file: z.string(),
   episodeId: z.string(),
-  /** Its member number in the GRPO group; null outside training. */
-  member: z.number().int().nullable(),
+  /** Its place in the GRPO group (`group_member`); null outside training. */
+  groupMember: z.number().int().nullable(),
   state: z.enum(['running', 'resolved', 'unresolved', 'error', 'interrupted']),
   /** Its return, as the trainer was given it; null while it runs. */
-  reward: z.number().nullable(),
+  totalReward: z.number().nullable(),
   /** Its GRPO advantage within the group; null until every member has a reward. */
   advantage: z.number().nullable(),
   steps: z.number().int(),

@@ -5,6 +5,7 @@
  * environment service. The run's metrics page and `gp runs show --metrics` read these lines.
  */
 import { z } from 'zod';
+import { withOldNames } from './oldNames.js';
 
 export const verlMetricsLineSchema = z.object({
   source: z.literal('verl'),
@@ -21,7 +22,8 @@ export const envMetricsLineSchema = z.object({
   ts: z.string(),
   episode_id: z.string(),
   task_id: z.string(),
-  return: z.number(),
+  /** The episode's return, named as in its trajectory's end line. */
+  total_reward: z.number(),
   resolved: z.boolean(),
   steps: z.number().int(),
   /** Time the episode took in the service, sandbox start to close. */
@@ -50,7 +52,8 @@ export const suspectedHacksKey = 'gp/suspected_hacks';
  */
 export const runnerTamperedKey = 'gp/runner_tampered';
 
-export const metricsLineSchema = z.discriminatedUnion('source', [verlMetricsLineSchema, envMetricsLineSchema]);
+/** An environment line's `total_reward` was `return` in runs written before issue 38 (a Verl line has neither key at its top). */
+export const metricsLineSchema = withOldNames({ return: 'total_reward' }, z.discriminatedUnion('source', [verlMetricsLineSchema, envMetricsLineSchema]));
 export type MetricsLine = z.infer<typeof metricsLineSchema>;
 export type VerlMetricsLine = z.infer<typeof verlMetricsLineSchema>;
 export type EnvMetricsLine = z.infer<typeof envMetricsLineSchema>;
@@ -71,10 +74,11 @@ export const stepSamplesLineSchema = z.object({
   /** Episodes that ended in the step, of which `episodes` is the sample. */
   total: z.number().int().min(0),
   episodes: z.array(
-    z.object({
+    // `total_reward` was `return` in runs written before issue 38.
+    withOldNames({ return: 'total_reward' }, z.object({
       episode_id: z.string(),
       task_id: z.string(),
-      return: z.number(),
+      total_reward: z.number(),
       resolved: z.boolean(),
       steps: z.number().int(),
       termination_reason: z.string(),
@@ -84,7 +88,7 @@ export const stepSamplesLineSchema = z.object({
       runner_tampered: z.literal(true).optional(),
       /** Relative to the run folder. */
       trajectory: z.string(),
-    }),
+    })),
   ),
 });
 export type StepSamplesLine = z.infer<typeof stepSamplesLineSchema>;

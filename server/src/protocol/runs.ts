@@ -13,6 +13,7 @@ import { sandboxBackendNames, type OpenedBackendName } from './sandboxBackends.j
 import { testGradeSchema } from './testReport.js';
 import { graphEdgeSchema } from './graph.js';
 import { modelCallSchema, modelSummarySchema, modelUsageSchema } from './modelUsage.js';
+import { withOldNames } from './oldNames.js';
 
 export const trajectorySchemaVersion = 1;
 
@@ -21,11 +22,15 @@ export const sandboxHostRefSchema = z.object({ id: z.string(), node: z.string() 
 export type SandboxHostRef = z.infer<typeof sandboxHostRefSchema>;
 
 /**
- * A training episode's GRPO group: Verl's `uid` for the prompt the group answers, and how many
- * episodes of the group the environment service created before this one. Verl computes each
- * episode's advantage against the other episodes of its group (docs/upstream-contracts.md#grpo-advantage).
+ * A training episode's GRPO group: its `group_id` (Verl's `uid` for the prompt the group answers),
+ * and its `group_member`, how many episodes of the group the environment service created before
+ * this one. Verl computes each episode's advantage against the other episodes of its group
+ * (docs/upstream-contracts.md#grpo-advantage).
  */
-export const trainingGroupSchema = z.object({ group_id: z.string(), member: z.number().int().min(0) });
+const trainingGroupFields = z.object({ group_id: z.string(), group_member: z.number().int().min(0) });
+/** `group_member` was `member` in runs written before issue 38. */
+const trainingGroupOldNames = { member: 'group_member' } as const;
+export const trainingGroupSchema = withOldNames(trainingGroupOldNames, trainingGroupFields);
 export type TrainingGroup = z.infer<typeof trainingGroupSchema>;
 
 /**
@@ -34,7 +39,7 @@ export type TrainingGroup = z.infer<typeof trainingGroupSchema>;
  * rollouts ended), the rule `step_samples.jsonl` uses too; absent when it is not known (a resumed
  * attempt's episodes that ended before its first metrics line).
  */
-export const trainingRefSchema = trainingGroupSchema.extend({ step: z.number().int().min(0).optional() });
+export const trainingRefSchema = withOldNames(trainingGroupOldNames, trainingGroupFields.extend({ step: z.number().int().min(0).optional() }));
 export type TrainingRef = z.infer<typeof trainingRefSchema>;
 
 /** The first line of a trajectory: what is being attempted, by whom, under which limits. */

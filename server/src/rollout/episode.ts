@@ -89,8 +89,8 @@ function taskFileOf(spec: EpisodeSpec): { task_file?: { path: string; line: numb
   return { task_file: { path: resolve(spec.baseDir, basename(m[1] ?? '')), line } };
 }
 
-export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, ctx: EpisodeContext): Promise<EpisodeResult> {
-  const layout = runLayout(ctx.runDir);
+export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, episodeContext: EpisodeContext): Promise<EpisodeResult> {
+  const layout = runLayout(episodeContext.runDir);
   const startedAt = Date.now();
   const progress: Progress = { actions: 0, lines: 0, totalReward: 0, last: undefined, reason: undefined, error: undefined, infrastructure: undefined, model: undefined };
   let sandbox: Sandbox | undefined;
@@ -99,11 +99,11 @@ export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, ctx: Epis
   let stop: EpisodeStop | undefined;
   try {
     const options = deps.envOptions(spec.task);
-    stop = new EpisodeStop(ctx.signal, options.limits.episodeTimeoutMs);
+    stop = new EpisodeStop(episodeContext.signal, options.limits.episodeTimeoutMs);
     // A sandbox still opening when the episode stops is closed once it opens; the run waits for that.
-    sandbox = await stop.race(deps.openSandbox(spec), (opening) => ctx.track(opening.then((late) => late.close())));
+    sandbox = await stop.race(deps.openSandbox(spec), (opening) => episodeContext.track(opening.then((late) => late.close())));
     const choice = backendChoiceOf(sandbox);
-    ctx.sandboxOpened?.(choice);
+    episodeContext.sandboxOpened?.(choice);
     env = await stop.race(deps.openEnv(spec.task, sandbox, options));
     const first = await stop.race(env.reset());
     const agent = deps.makeAgent(spec.task);
@@ -115,8 +115,8 @@ export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, ctx: Epis
       backend: choice.backend,
       ...(choice.fallback === undefined ? {} : { backend_fallback: choice.fallback }),
       ...(sandbox.spec.image === undefined ? {} : { image: sandbox.spec.image }),
-      ...(ctx.sandboxHost === undefined ? {} : { sandbox_host: ctx.sandboxHost }),
-      ...(ctx.training === undefined ? {} : { training: ctx.training }),
+      ...(episodeContext.sandboxHost === undefined ? {} : { sandbox_host: episodeContext.sandboxHost }),
+      ...(episodeContext.training === undefined ? {} : { training: episodeContext.training }),
       ...taskFileOf(spec),
       max_steps: env.maxSteps,
       rewards: options.rewards,
@@ -138,12 +138,12 @@ export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, ctx: Epis
     // A step cut short from outside may still be writing its records; they land before the end line.
     await env?.settled?.().catch(() => undefined);
     const end = await endLine(spec, env, sandbox, progress, startedAt);
-    const instanceReport = await writeInstanceReportFor(spec, end, ctx.runDir);
+    const instanceReport = await writeInstanceReportFor(spec, end, episodeContext.runDir);
     if (writer) await writer.end(end);
     else await TrajectoryWriter.endOnly(layout.trajectory(spec.episodeId), end);
     return { end, trajectory: layout.trajectoryRelative(spec.episodeId), instanceReport };
   } finally {
-    if (sandbox) await closeSandbox(sandbox, ctx);
+    if (sandbox) await closeSandbox(sandbox, episodeContext);
   }
 }
 
@@ -276,12 +276,12 @@ async function writeInstanceReportFor(spec: EpisodeSpec, end: TrajectoryEnd, run
   return writeInstanceReport(runDir, spec.episodeId, report);
 }
 
-async function closeSandbox(sandbox: Sandbox, ctx: EpisodeContext): Promise<void> {
+async function closeSandbox(sandbox: Sandbox, episodeContext: EpisodeContext): Promise<void> {
   const closing = sandbox.close();
   try {
     await withDeadline(closing, closeDeadlineMs, 'the sandbox did not close');
   } catch {
     // The run waits for it (and reaps the run's containers) before it ends.
-    ctx.track(closing);
+    episodeContext.track(closing);
   }
 }

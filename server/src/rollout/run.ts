@@ -56,7 +56,7 @@ export interface RolloutOptions {
    * docs/sandbox-hosts.md) and leaves its records in the run folder as `runEpisode` would; the
    * episode runs here, with `deps`, when absent.
    */
-  readonly runEpisode?: (spec: EpisodeSpec, ctx: EpisodeContext) => Promise<EpisodeResult>;
+  readonly runEpisode?: (spec: EpisodeSpec, episodeContext: EpisodeContext) => Promise<EpisodeResult>;
   readonly observer?: RolloutObserver;
   /**
    * Removes this run's containers: at the start only those whose process is gone (an earlier
@@ -201,7 +201,7 @@ export async function runRollout(episodes: readonly EpisodeSpec[], options: Roll
   options.observer?.runStarted?.({ total: episodes.length, alreadyFinished: selection.finished.length, toRun: selection.toRun.length });
 
   const tracked: Promise<unknown>[] = [];
-  const ctx = {
+  const episodeContext = {
     runDir: options.runDir,
     signal: options.signal,
     track: (work: Promise<unknown>) => void tracked.push(work.catch(() => undefined)),
@@ -224,7 +224,7 @@ export async function runRollout(episodes: readonly EpisodeSpec[], options: Roll
       options.observer?.episodeStarted?.(spec);
       let result: EpisodeResult;
       try {
-        result = options.runEpisode === undefined ? await runEpisode(spec, options.deps, ctx) : await options.runEpisode(spec, ctx);
+        result = options.runEpisode === undefined ? await runEpisode(spec, options.deps, episodeContext) : await options.runEpisode(spec, episodeContext);
       } catch (error) {
         // Only writing the run directory itself fails here (a full disk); the episode reached no
         // outcome, and a resume runs it again.

@@ -48,7 +48,7 @@ export interface MetricsSummary {
   readonly resolved: number;
   /** The whole run's resolved rate, as protocol/metricsFigures.ts defines it for the metrics page too. */
   readonly resolvedRate: number | undefined;
-  readonly meanReturn: number | undefined;
+  readonly meanTotalReward: number | undefined;
 }
 
 export function summariseMetrics(lines: readonly MetricsLine[]): MetricsSummary {
@@ -61,7 +61,7 @@ export function summariseMetrics(lines: readonly MetricsLine[]): MetricsSummary 
     const value = line?.data[key];
     if (value !== undefined) latest.push([key, value]);
   }
-  const returns = env.map((e) => e.return);
+  const totals = env.map((e) => e.total_reward);
   const rate = resolvedRate(env);
   return {
     steps: new Set(verl.map((l) => `${l.attempt}:${l.step}`)).size,
@@ -70,6 +70,6 @@ export function summariseMetrics(lines: readonly MetricsLine[]): MetricsSummary 
     episodes: rate.ended,
     resolved: rate.resolved,
     resolvedRate: rate.rate,
-    meanReturn: returns.length === 0 ? undefined : returns.reduce((a, b) => a + b, 0) / returns.length,
+    meanTotalReward: totals.length === 0 ? undefined : totals.reduce((a, b) => a + b, 0) / totals.length,
   };
 }

@@ -106,7 +106,7 @@ function testPackageInits(task: GraderTaskSurface): string[] {
     .map((d) => `${d}/__init__.py`);
 }
 
-interface Context {
+interface SurfaceFacts {
   task: GraderTaskSurface;
   facts: GraderFacts;
   tests: Map<string, string>;
@@ -116,7 +116,7 @@ interface Context {
   roots: Array<{ root: string; had: Set<string> | undefined }>;
 }
 
-function context(task: GraderTaskSurface, facts: GraderFacts): Context {
+function surfaceFacts(task: GraderTaskSurface, facts: GraderFacts): SurfaceFacts {
   const tests = new Map<string, string>();
   for (const f of testPackageInits(task)) tests.set(f, 'it is the package of the task\'s tests: every runner imports it before the test module, and unittest\'s discovery calls a load_tests it defines');
   for (const f of task.commandFiles) tests.set(f, 'the task\'s test command names it');
@@ -147,8 +147,8 @@ function metadataReason(path: string): string | undefined {
 }
 
 /** Why `path`, added or renamed in by `change`, shadows a module the test run imports; undefined when it does not. */
-function shadowReason(path: string, adds: boolean, ctx: Context): string | undefined {
-  for (const { root, had } of ctx.roots) {
+function shadowReason(path: string, adds: boolean, surface: SurfaceFacts): string | undefined {
+  for (const { root, had } of surface.roots) {
     const rel = below(root, path);
     if (rel === undefined) continue;
     const parts = rel.split('/');
@@ -158,37 +158,37 @@ function shadowReason(path: string, adds: boolean, ctx: Context): string | undef
     const isNew = had === undefined ? adds : !had.has(name);
     if (!isNew) continue;
     const where = root === '.' ? 'the repository root' : `${root}/`;
-    if (ctx.names.stdlib.has(name)) return `it adds a module ${name} at ${where}, which is on the test run's path before the standard library, so it would be imported instead of the standard library's ${name}${ctx.names.note}`;
-    if (ctx.names.installed.has(name)) return `it adds a module ${name} at ${where}, which is on the test run's path before site-packages, so it would be imported instead of ${name} installed in the task's environment`;
+    if (surface.names.stdlib.has(name)) return `it adds a module ${name} at ${where}, which is on the test run's path before the standard library, so it would be imported instead of the standard library's ${name}${surface.names.note}`;
+    if (surface.names.installed.has(name)) return `it adds a module ${name} at ${where}, which is on the test run's path before site-packages, so it would be imported instead of ${name} installed in the task's environment`;
   }
   return undefined;
 }
 
 /** The first rule `path` breaks, or undefined. `adds` says the change brings the path into being (add, rename to, copy to). */
-function findingFor(path: string, adds: boolean, ctx: Context): GraderFinding | undefined {
+function findingFor(path: string, adds: boolean, surface: SurfaceFacts): GraderFinding | undefined {
   const clean = path.replace(/^\.\//, '');
   const name = basename(clean);
-  const test = ctx.tests.get(clean);
+  const test = surface.tests.get(clean);
   if (test !== undefined) return { path: clean, rule: 'task-tests', reason: `${test}, so changing, renaming, deleting or linking it changes what is graded rather than the code` };
   if (name === 'conftest.py') return { path: clean, rule: 'runner-config', reason: 'pytest loads every conftest.py beside or above the tests it collects, before any test runs' };
-  if (ctx.configNames.has(name)) return { path: clean, rule: 'runner-config', reason: ctx.configSource };
+  if (surface.configNames.has(name)) return { path: clean, rule: 'runner-config', reason: surface.configSource };
   if (name === 'sitecustomize.py' || name === 'usercustomize.py') return { path: clean, rule: 'startup-hook', reason: 'Python\'s site module imports it at start-up, before any test' };
   const metadata = metadataReason(clean);
   if (metadata !== undefined) return { path: clean, rule: 'package-metadata', reason: metadata };
-  const shadow = shadowReason(clean, adds, ctx);
+  const shadow = shadowReason(clean, adds, surface);
   if (shadow !== undefined) return { path: clean, rule: 'shadow', reason: shadow };
   return undefined;
 }
 
 /** Every grader-facing change of `changes`, one finding per path, in the patch's order. */
 export function graderFindings(changes: readonly PatchChange[], task: GraderTaskSurface, facts: GraderFacts): GraderFinding[] {
-  const ctx = context(task, facts);
+  const surface = surfaceFacts(task, facts);
   const out: GraderFinding[] = [];
   const seen = new Set<string>();
   const check = (path: string, adds: boolean) => {
     if (seen.has(path)) return;
     seen.add(path);
-    const finding = findingFor(path, adds, ctx);
+    const finding = findingFor(path, adds, surface);
     if (finding !== undefined) out.push(finding);
   };
   for (const change of changes) {

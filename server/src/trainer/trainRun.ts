@@ -19,7 +19,7 @@ import { MetricsTail } from './metricsTail.js';
 import { RunRecord } from './runRecord.js';
 import { scriptedSmokePolicy, smokeDriverArgs, smokeLengths, smokeOverrides, type SmokeSettings } from './smoke.js';
 import { agentLoopName, hydraArgument, verlOverrides, type TrainPaths } from './verlOverrides.js';
-import { sampleByReturn } from './stepSamples.js';
+import { sampleByTotalReward } from './stepSamples.js';
 import { withStepFigures } from './stepFigures.js';
 import { Watchdog } from './watchdog.js';
 
@@ -153,7 +153,7 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
     if (line.source !== 'verl') return;
     void tensorboard.scalars(line.step, line.data).catch((error: unknown) => options.log(`warning: ${tensorboard.path}: ${errorMessage(error)}`));
     nextStep = line.step + 1;
-    await samples.append({ ts: isoTimestamp(new Date()), attempt, step: line.step, total: ended.length, episodes: sampleByReturn(ended, samplesPerStep) });
+    await samples.append({ ts: isoTimestamp(new Date()), attempt, step: line.step, total: ended.length, episodes: sampleByTotalReward(ended, samplesPerStep) });
   };
   // The copier of Verl's metrics polls once a second, and a smoke step's episodes can end within
   // that second after Verl logged the step before: an episode's step (and its place in the sample
@@ -215,11 +215,11 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
       if (end.resolved) counts.resolved++;
       const hacks = end.suspected_hacks === undefined ? {} : { suspected_hacks: end.suspected_hacks };
       const tampered = end.infrastructure?.rule === 'runner-tampered' ? { runner_tampered: true as const } : {};
-      const sampled = { episode_id: end.episode_id, task_id: end.task_id, return: end.total_reward, resolved: end.resolved, steps: end.steps, termination_reason: end.termination_reason, ...hacks, trajectory: layout.trajectoryRelative(end.episode_id) };
+      const sampled = { episode_id: end.episode_id, task_id: end.task_id, total_reward: end.total_reward, resolved: end.resolved, steps: end.steps, termination_reason: end.termination_reason, ...hacks, trajectory: layout.trajectoryRelative(end.episode_id) };
       void catchUp().then(() => stepEnds.push({ ...sampled, ...tampered }));
       const failures = Object.values(end.model?.parse_failures ?? {}).reduce((a, b) => a + b, 0);
       const replies = end.model === undefined ? undefined : { replies: end.model.model_steps + failures, parse_failures: failures };
-      void appendMetric({ source: 'env', ts: isoTimestamp(new Date()), episode_id: end.episode_id, task_id: end.task_id, return: end.total_reward, resolved: end.resolved, steps: end.steps, env_ms: end.duration_ms, ...replies, ...hacks, ...tampered }).catch(
+      void appendMetric({ source: 'env', ts: isoTimestamp(new Date()), episode_id: end.episode_id, task_id: end.task_id, total_reward: end.total_reward, resolved: end.resolved, steps: end.steps, env_ms: end.duration_ms, ...replies, ...hacks, ...tampered }).catch(
         (error: unknown) => options.log(`metrics.jsonl: ${errorMessage(error)}`),
       );
       void record.status('running').catch(() => undefined);

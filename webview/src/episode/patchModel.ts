@@ -9,7 +9,7 @@
  */
 import { diffProblem, parseUnifiedDiff as readUnifiedDiff, type FileDiff } from '../../../server/src/protocol/unifiedDiff.js';
 
-export type PatchLineKind = 'add' | 'del' | 'ctx' | 'note';
+export type PatchLineKind = 'add' | 'del' | 'context' | 'note';
 
 export interface PatchLine {
   readonly kind: PatchLineKind;
@@ -70,7 +70,7 @@ function fileOf(file: FileDiff): PatchFile {
     let newLine = h.newStart;
     const lines = h.lines.flatMap((line): PatchLine[] => {
       const drawn: PatchLine =
-        line.mark === '+' ? { kind: 'add', text: line.text, oldLine: null, newLine: newLine++ } : line.mark === '-' ? { kind: 'del', text: line.text, oldLine: oldLine++, newLine: null } : { kind: 'ctx', text: line.text, oldLine: oldLine++, newLine: newLine++ };
+        line.mark === '+' ? { kind: 'add', text: line.text, oldLine: null, newLine: newLine++ } : line.mark === '-' ? { kind: 'del', text: line.text, oldLine: oldLine++, newLine: null } : { kind: 'context', text: line.text, oldLine: oldLine++, newLine: newLine++ };
       return line.noNewline ? [drawn, { kind: 'note', text: '\\ No newline at end of file', oldLine: null, newLine: null }] : [drawn];
     });
     // The header is drawn as the `diff` package drew it, which numbers an empty side from the line after git's.

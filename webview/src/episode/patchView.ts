@@ -13,7 +13,7 @@ import { fileSummary, type PatchFile, type PatchLine, type PatchModel } from './
 /** Lines drawn per patch before the rest is left to the diff editor (a generated file can have thousands). */
 export const maxDrawnLines = 400;
 
-const signs: Record<PatchLine['kind'], string> = { add: '+', del: '-', ctx: ' ', note: '' };
+const signs: Record<PatchLine['kind'], string> = { add: '+', del: '-', context: ' ', note: '' };
 
 export function patchView(model: PatchModel, open: OpenLocation, highlight: string): HTMLElement {
   if (!model.ok) {

@@ -95,7 +95,7 @@ function summary(g: Group): HTMLElement {
  */
 function columnName(c: GroupColumn | undefined, index: number, taskId: string): string {
   if (c === undefined) return `#${index + 1}`;
-  return c.member === null ? episodeName({ episodeId: c.episodeId, taskId }) : `#${c.member}`;
+  return c.groupMember === null ? episodeName({ episodeId: c.episodeId, taskId }) : `#${c.groupMember}`;
 }
 
 function columnHead(c: GroupColumn, index: number, reference: number, taskId: string): HTMLElement {
@@ -111,7 +111,7 @@ function columnHead(c: GroupColumn, index: number, reference: number, taskId: st
     el(
       'div',
       { class: 'col-figures' },
-      el('span', { class: 'figure' }, 'reward ', el('b', {}, c.reward === null ? '–' : signed(c.reward))),
+      el('span', { class: 'figure' }, 'reward ', el('b', {}, c.totalReward === null ? '–' : signed(c.totalReward))),
       el('span', { class: `figure adv ${adv === null ? '' : adv > 0 ? 'pos' : adv < 0 ? 'neg' : ''}` }, 'adv ', el('b', {}, adv === null ? '–' : signed(adv))),
     ),
     el('div', { class: 'col-meta muted' }, `${plural(c.steps, 'step')}${c.terminationReason === null ? '' : ` · ${c.terminationReason}`}`),

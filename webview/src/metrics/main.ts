@@ -98,7 +98,7 @@ function render(): void {
       el('span', { class: `state ${state}`, attrs: { id: 'run-state' } }, state),
       ` · ${plural(totals.steps, 'step')} · ${plural(totals.episodes, 'episode')} ended, ${totals.resolved} resolved`,
       rate,
-      totals.meanReturn === undefined ? '' : ` · mean return ${formatNumber(totals.meanReturn)}`,
+      totals.meanTotalReward === undefined ? '' : ` · mean return ${formatNumber(totals.meanTotalReward)}`,
       totals.suspectedHacks === 0
         ? ''
         : el('span', { class: 'suspect', attrs: { id: 'run-suspected-hacks' }, title: 'Episodes whose submitted patch touched what the grader reads or reached for the test runner, git, the network or the environment: a flag to look at, not a verdict; the reward is unchanged.' }, ` · ⚠ ${plural(totals.suspectedHacks, 'episode')} with suspected reward hacking`),

@@ -84,7 +84,7 @@ export interface RunTotals {
   readonly resolved: number;
   /** The whole run's resolved rate (protocol/metricsFigures.ts); undefined with no episode ended. */
   readonly resolvedRate: number | undefined;
-  readonly meanReturn: number | undefined;
+  readonly meanTotalReward: number | undefined;
   readonly firstTime: number | undefined;
   /** Episodes whose submit recorded suspected reward hacking. */
   readonly suspectedHacks: number;
@@ -99,7 +99,7 @@ export function totalsOf(lines: readonly MetricsLine[]): RunTotals {
     episodes: rate.ended,
     resolved: rate.resolved,
     resolvedRate: rate.rate,
-    meanReturn: env.length === 0 ? undefined : env.reduce((a, e) => a + e.return, 0) / env.length,
+    meanTotalReward: env.length === 0 ? undefined : env.reduce((a, e) => a + e.total_reward, 0) / env.length,
     firstTime: times.length === 0 ? undefined : Math.min(...times),
     suspectedHacks: env.filter((e) => e.suspected_hacks !== undefined).length,
   };

@@ -114,7 +114,7 @@ export class StepSamplesSection {
         'tr',
         { attrs: { 'data-episode': e.episode_id } },
         el('td', { title: e.episode_id }, e.task_id),
-        el('td', { class: 'num' }, e.return.toFixed(2)),
+        el('td', { class: 'num' }, e.total_reward.toFixed(2)),
         el('td', { class: e.resolved ? 'ok' : '' }, e.resolved ? 'resolved' : 'not resolved'),
         el('td', { class: 'num' }, String(e.steps)),
         el('td', {}, e.termination_reason),

@@ -34,7 +34,7 @@ interface Session {
   statusSeen: boolean;
 }
 
-export class Ctx implements vscode.Disposable {
+export class ExtensionState implements vscode.Disposable {
   readonly log: vscode.LogOutputChannel;
   private readonly traceChannel: TraceChannel;
   private readonly statusBar = new StatusBar();

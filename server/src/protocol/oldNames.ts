@@ -1,0 +1,29 @@
+/**
+ * Reading run folders written before a field was renamed (issue 38: one name per concept). A
+ * schema of a file we persist that renamed a field is wrapped once, where it is declared, in
+ * `withOldNames`: a line that carries the old key and not the new one is read as if it carried the
+ * new one, so an old run folder opens with the same views and values. Writers use the new names
+ * only; the old names are listed in ARCHITECTURE.md's "Names" section.
+ */
+import { z } from 'zod';
+
+/** The renames a file's lines went through: each old key with the name it is read under now. */
+export type OldNames = Readonly<Record<string, string>>;
+
+function renamed(value: unknown, oldNames: OldNames): unknown {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
+  const record = value as Record<string, unknown>;
+  const moved = Object.entries(oldNames).filter(([old, name]) => old in record && !(name in record));
+  if (moved.length === 0) return value;
+  const copy = { ...record };
+  for (const [old, name] of moved) {
+    copy[name] = copy[old];
+    delete copy[old];
+  }
+  return copy;
+}
+
+/** `schema`, reading each of `oldNames`' old keys under its new name when the new one is absent. */
+export function withOldNames<S extends z.ZodType>(oldNames: OldNames, schema: S) {
+  return z.preprocess((value) => renamed(value, oldNames), schema);
+}
