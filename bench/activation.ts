@@ -96,7 +96,8 @@ async function measureSession(): Promise<Sample> {
     const anchor = rows.get(anchorName);
     if (ours === undefined || anchor === undefined) throw new Error('waitForRunningExtensions returned without both rows');
     // The hover names the activating extension and event; it is a detail, so a missing one is noted, not fatal.
-    const hover = async (name: string): Promise<string> => workbench.runningExtensionActivationHover(session.page, name).catch((e: unknown) => `not read: ${errorMessage(e).split('\n')[0] ?? ''}`);
+    const hover = async (name: string): Promise<string> =>
+      workbench.runningExtensionActivationHover(session.page, name).catch((e: unknown) => `not read: ${errorMessage(e).split('\n')[0] ?? ''}`);
     const oursHover = await hover(oursName);
     const anchorHover = await hover(anchorName);
     if (!anchorHover.startsWith('not read') && !anchorHover.includes(anchorId)) {
@@ -133,7 +134,9 @@ async function loggedMs(session: Session, what: string, pattern: RegExp): Promis
 async function extensionPackage(log: (line: string) => void): Promise<Package> {
   const chosen = process.env['GP_E2E_VSIX'];
   if (chosen !== undefined && chosen !== '') {
-    return existsSync(chosen) ? { kind: 'ready', path: chosen, note: `${chosen} (GP_E2E_VSIX)` } : { kind: 'unavailable', reason: `GP_E2E_VSIX names ${chosen}, which does not exist` };
+    return existsSync(chosen)
+      ? { kind: 'ready', path: chosen, note: `${chosen} (GP_E2E_VSIX)` }
+      : { kind: 'unavailable', reason: `GP_E2E_VSIX names ${chosen}, which does not exist` };
   }
   // scripts/bench.mjs sets this when the server does not build, so an older bundle is not measured.
   const unavailable = process.env['GP_BENCH_OURS_UNAVAILABLE'] ?? '';
@@ -153,9 +156,15 @@ async function extensionPackage(log: (line: string) => void): Promise<Package> {
     const vsce = join(repoRoot, 'node_modules', '.bin', 'vsce');
     // The same arguments as `npm run package`: the package's page is extension/README.md, whose
     // images are bundled, where the repository's README links docs/images vsce cannot resolve.
-    await execFileAsync(vsce, ['package', '--no-dependencies', '--allow-missing-repository', '--readme-path', 'extension/README.md', '-o', privateVsix], { cwd: repoRoot, timeout: 120_000 });
+    await execFileAsync(vsce, ['package', '--no-dependencies', '--allow-missing-repository', '--readme-path', 'extension/README.md', '-o', privateVsix], {
+      cwd: repoRoot,
+      timeout: 120_000,
+    });
   } catch (error) {
-    return { kind: 'unavailable', reason: `dist/graph-planner.vsix is stale and vsce could not package the current build: ${errorMessage(error).split('\n')[0] ?? ''}` };
+    return {
+      kind: 'unavailable',
+      reason: `dist/graph-planner.vsix is stale and vsce could not package the current build: ${errorMessage(error).split('\n')[0] ?? ''}`,
+    };
   }
   return { kind: 'ready', path: privateVsix, note };
 }

@@ -38,7 +38,9 @@ function goldPatchOf(graph: CodeGraph, gold: GraphNode): string {
   const target = lines.findIndex((l, i) => i >= gold.span.start && i < gold.span.end && l.includes('return'));
   if (target < 0) throw new Error(`${gold.id} has no return line to change`);
   const after = [...lines.slice(0, target), lines[target]?.replace('return', 'return  ') ?? '', ...lines.slice(target + 1)].join('\n');
-  return createTwoFilesPatch(`a/${gold.path}`, `b/${gold.path}`, before, after, '', '', { context: 3 }).replace(/^=+\n/m, '').replace(/^Index: .*\n/m, '');
+  return createTwoFilesPatch(`a/${gold.path}`, `b/${gold.path}`, before, after, '', '', { context: 3 })
+    .replace(/^=+\n/m, '')
+    .replace(/^Index: .*\n/m, '');
 }
 
 export function benchEpisode(graph: CodeGraph, template: readonly TrajectoryLine[], taskFile: string): BenchEpisode {
@@ -47,9 +49,13 @@ export function benchEpisode(graph: CodeGraph, template: readonly TrajectoryLine
   const start = structuredClone(template.find((l) => l.type === 'start'));
   const stepTemplate = template.find((l) => l.type === 'step');
   const end = structuredClone(template.find((l) => l.type === 'end'));
-  if (start?.type !== 'start' || stepTemplate?.type !== 'step' || end?.type !== 'end') throw new Error('the template trajectory lacks a start, step or end line');
+  if (start?.type !== 'start' || stepTemplate?.type !== 'step' || end?.type !== 'end')
+    throw new Error('the template trajectory lacks a start, step or end line');
   // The issue names what a user sees, not the method to fix, so the hints start near the gold and the expansions close in.
-  const issue = { title: 'json.loads accepts trailing garbage after a document', body: '`json.loads("{} x")` should raise `JSONDecodeError: Extra data`, as the documentation of json.loads says, but the decoder stops after the document.' };
+  const issue = {
+    title: 'json.loads accepts trailing garbage after a document',
+    body: '`json.loads("{} x")` should raise `JSONDecodeError: Extra data`, as the documentation of json.loads says, but the decoder stops after the document.',
+  };
   const hints = graph.localise({ title: issue.title, body: issue.body }).nodeIds.slice(0, 10);
   start.task_id = taskId;
   start.episode_id = taskId;
@@ -64,7 +70,23 @@ export function benchEpisode(graph: CodeGraph, template: readonly TrajectoryLine
   const push = (action: unknown, last: unknown): void => {
     stepNo++;
     const step = structuredClone(stepTemplate);
-    const line = { ...step, step: stepNo, action, observation: { ...step.observation, task_id: taskId, step: stepNo, max_steps: 60, issue, hints, last, memory: { ...step.observation.memory, nodes: [...memory] } }, reward: 0, done: false };
+    const line = {
+      ...step,
+      step: stepNo,
+      action,
+      observation: {
+        ...step.observation,
+        task_id: taskId,
+        step: stepNo,
+        max_steps: 60,
+        issue,
+        hints,
+        last,
+        memory: { ...step.observation.memory, nodes: [...memory] },
+      },
+      reward: 0,
+      done: false,
+    };
     delete (line as { termination_reason?: string }).termination_reason;
     lines.push(trajectoryLineSchema.parse(line));
   };
@@ -78,14 +100,32 @@ export function benchEpisode(graph: CodeGraph, template: readonly TrajectoryLine
     candidates.forEach((c) => met.add(c.id));
     push({ type: 'explore', op: 'expand', anchors: [], nodes: from, hop: 2, limit: 20 }, { kind: 'expand', candidates, unmatched: [] });
     const toRead = candidates.filter((c) => c.kind !== 'file').slice(0, 3);
-    push({ type: 'explore', op: 'read', anchors: [], nodes: toRead.map((c) => c.id), hop: 1, limit: 3 }, { kind: 'read', snippets: toRead.map((c) => snippet(graph, c)), missing: [] });
+    push(
+      { type: 'explore', op: 'read', anchors: [], nodes: toRead.map((c) => c.id), hop: 1, limit: 3 },
+      { kind: 'read', snippets: toRead.map((c) => snippet(graph, c)), missing: [] },
+    );
     for (const c of candidates.slice(0, 5)) if (!memory.some((m) => m.id === c.id)) memory.push({ id: c.id, kind: c.kind, path: c.path, span: c.span });
-    push({ type: 'memory', target: 'explore', scope: 'session', intent: 'commit' }, { kind: 'memory', ok: true, intent: 'commit', target: 'explore', added: { nodes: 5, edges: 0, notes: 0 }, removed: { nodes: 0, edges: 0, notes: 0 }, size: { nodes: memory.length, edges: 0, note_tokens: 0 }, limits: { nodes: 200, edges: 400, note_tokens: 2000 } });
+    push(
+      { type: 'memory', target: 'explore', scope: 'session', intent: 'commit' },
+      {
+        kind: 'memory',
+        ok: true,
+        intent: 'commit',
+        target: 'explore',
+        added: { nodes: 5, edges: 0, notes: 0 },
+        removed: { nodes: 0, edges: 0, notes: 0 },
+        size: { nodes: memory.length, edges: 0, note_tokens: 0 },
+        limits: { nodes: 200, edges: 400, note_tokens: 2000 },
+      },
+    );
     frontier = [...candidates.map((c) => c.id), ...frontier];
   }
   const found = graph.find({ kind: 'symbol', text: 'raw_decode' }, 10);
   found.forEach((n) => met.add(n.id));
-  push({ type: 'explore', op: 'find', anchors: [{ kind: 'symbol', text: 'raw_decode' }], nodes: [], hop: 1, limit: 10 }, { kind: 'find', nodes: found, unmatched: [] });
+  push(
+    { type: 'explore', op: 'find', anchors: [{ kind: 'symbol', text: 'raw_decode' }], nodes: [], hop: 1, limit: 10 },
+    { kind: 'find', nodes: found, unmatched: [] },
+  );
   push({ type: 'explore', op: 'read', anchors: [], nodes: [gold.id], hop: 1, limit: 1 }, { kind: 'read', snippets: [snippet(graph, gold)], missing: [] });
   const goldPatch = goldPatchOf(graph, gold);
   push(
@@ -94,13 +134,25 @@ export function benchEpisode(graph: CodeGraph, template: readonly TrajectoryLine
   );
   // The end line records the graph's edges at the nodes the episode was shown, as the environment writes them.
   const graphEdges = new Map<string, { src: string; dst: string; kind: GraphEdge['kind'] }>();
-  for (const id of [...met, ...memory.map((m) => m.id)]) for (const e of graph.edgesOf(id)) if (graphEdges.size < maxRecordedGraphEdges) graphEdges.set(`${e.kind}\n${e.src}\n${e.dst}`, { src: e.src, dst: e.dst, kind: e.kind });
-  lines.push(trajectoryLineSchema.parse({ ...end, episode_id: taskId, task_id: taskId, steps: stepNo, patch: goldPatch, graph_edges: [...graphEdges.values()] }));
+  for (const id of [...met, ...memory.map((m) => m.id)])
+    for (const e of graph.edgesOf(id))
+      if (graphEdges.size < maxRecordedGraphEdges) graphEdges.set(`${e.kind}\n${e.src}\n${e.dst}`, { src: e.src, dst: e.dst, kind: e.kind });
+  lines.push(
+    trajectoryLineSchema.parse({ ...end, episode_id: taskId, task_id: taskId, steps: stepNo, patch: goldPatch, graph_edges: [...graphEdges.values()] }),
+  );
   return { trajectory: `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`, goldPatch, taskId, steps: stepNo, nodesMet: met.size };
 }
 
 /** The task entry and the predictions file beside it, as `gp dataset prepare` writes them. */
 export function benchTask(goldPatch: string, repository: string): { tasks: string; predictions: string } {
-  const task = { task_id: taskId, sandbox: { local_repo: repository, workdir: '/testbed', backend: 'local', test_command: 'python -m pytest -rA' }, max_steps: 60, issue: { id: taskId, title: 'json.loads accepts trailing garbage', body: '' } };
-  return { tasks: `${JSON.stringify(task)}\n`, predictions: `${JSON.stringify({ instance_id: taskId, model_name_or_path: 'gold', model_patch: goldPatch })}\n` };
+  const task = {
+    task_id: taskId,
+    sandbox: { local_repo: repository, workdir: '/testbed', backend: 'local', test_command: 'python -m pytest -rA' },
+    max_steps: 60,
+    issue: { id: taskId, title: 'json.loads accepts trailing garbage', body: '' },
+  };
+  return {
+    tasks: `${JSON.stringify(task)}\n`,
+    predictions: `${JSON.stringify({ instance_id: taskId, model_name_or_path: 'gold', model_patch: goldPatch })}\n`,
+  };
 }

@@ -71,11 +71,17 @@ async function measure(log: (line: string) => void): Promise<BenchResult> {
     const page = session.page;
     const frames = page.frameLocator('iframe.webview.ready >> visible=true');
     const frameWith = async (selector: string) => {
-      for (const began = Date.now(); Date.now() - began < 60_000; ) {
+      for (const began = Date.now(); Date.now() - began < 60_000;) {
         const count = await page.locator('iframe.webview.ready >> visible=true').count();
         for (let i = 0; i < count; i++) {
           const frame = frames.nth(i).frameLocator('iframe#active-frame');
-          if ((await frame.locator(selector).count().catch(() => 0)) > 0) return frame;
+          if (
+            (await frame
+              .locator(selector)
+              .count()
+              .catch(() => 0)) > 0
+          )
+            return frame;
         }
         await page.waitForTimeout(5);
       }
@@ -100,14 +106,34 @@ async function measure(log: (line: string) => void): Promise<BenchResult> {
       await page.keyboard.press('Control+P');
       await page.keyboard.type(viewerPath);
       const first = page.locator('.quick-input-widget .quick-input-list .monaco-list-row').first();
-      await until('Quick Open offering the episode', Date.now(), async () => ((await first.getAttribute('aria-label').catch(() => null)) ?? '').includes('stdlib-episode'));
+      await until('Quick Open offering the episode', Date.now(), async () =>
+        ((await first.getAttribute('aria-label').catch(() => null)) ?? '').includes('stdlib-episode'),
+      );
       let started = Date.now();
       await page.keyboard.press('Enter');
       const viewerFrame = await frameWith('#step-list');
-      viewer.push(await until('the viewer’s step rows', started, async () => (await viewerFrame.locator('#step-list .step').count().catch(() => 0)) === episode.steps));
+      viewer.push(
+        await until(
+          'the viewer’s step rows',
+          started,
+          async () =>
+            (await viewerFrame
+              .locator('#step-list .step')
+              .count()
+              .catch(() => 0)) === episode.steps,
+        ),
+      );
       const drawnIn = async (frame: typeof viewerFrame, scope: string): Promise<boolean> => {
-        const expected = Number((await frame.locator(`${scope} svg.graph`).getAttribute('data-nodes').catch(() => null)) ?? 'NaN');
-        drawnNodes = await frame.locator(`${scope} g.node`).count().catch(() => 0);
+        const expected = Number(
+          (await frame
+            .locator(`${scope} svg.graph`)
+            .getAttribute('data-nodes')
+            .catch(() => null)) ?? 'NaN',
+        );
+        drawnNodes = await frame
+          .locator(`${scope} g.node`)
+          .count()
+          .catch(() => 0);
         return Number.isFinite(expected) && expected > 0 && drawnNodes === expected;
       };
       const button = viewerFrame.locator('#code-graph');
@@ -121,9 +147,13 @@ async function measure(log: (line: string) => void): Promise<BenchResult> {
       await viewerFrame.locator('#code-graph-beside').click();
       const panelFrame = await frameWith('#root[data-page="code-graph-panel"] #code-graph-pane');
       beside.push(await until('the code graph drawn in its panel', started, () => drawnIn(panelFrame, '#code-graph-pane')));
-      const script = await panelFrame.locator('body').evaluate(() => performance.getEntriesByType('resource').find((r) => r.name.endsWith('codeGraph.js'))?.startTime ?? Number.NaN);
+      const script = await panelFrame
+        .locator('body')
+        .evaluate(() => performance.getEntriesByType('resource').find((r) => r.name.endsWith('codeGraph.js'))?.startTime ?? Number.NaN);
       scriptStarts.push(Math.round(script));
-      log(`  sample ${i + 1}/${samples}: viewer open ${viewer.at(-1)} ms, its code graph ${ours.at(-1)} ms (${drawnNodes} nodes), the panel beside ${beside.at(-1)} ms (its script requested ${Math.round(script)} ms after its navigation start)`);
+      log(
+        `  sample ${i + 1}/${samples}: viewer open ${viewer.at(-1)} ms, its code graph ${ours.at(-1)} ms (${drawnNodes} nodes), the panel beside ${beside.at(-1)} ms (its script requested ${Math.round(script)} ms after its navigation start)`,
+      );
       await workbench.runCommand(page, 'View: Close All Editors');
       await page.waitForTimeout(1000);
     }
@@ -143,7 +173,18 @@ async function measure(log: (line: string) => void): Promise<BenchResult> {
       ratio: oursMs / anchorMs,
       goal: `ours <= ${goalMs} ms (first paint); ratio to the viewer's open time reported`,
       pass: oursMs <= goalMs,
-      details: { oursSamples: ours.join(', '), anchorSamples: viewer.join(', '), besideSamples: beside.join(', '), besideMedian: median(beside), besideFirstPaintMs: pagePaints.join(', '), besideScriptRequestedMs: scriptStarts.join(', '), viewerPageFirstRenderMs: viewerRenders.join(', '), serverBuildMs: serverBuilds.join(', '), drawnNodes, nodesMet: episode.nodesMet },
+      details: {
+        oursSamples: ours.join(', '),
+        anchorSamples: viewer.join(', '),
+        besideSamples: beside.join(', '),
+        besideMedian: median(beside),
+        besideFirstPaintMs: pagePaints.join(', '),
+        besideScriptRequestedMs: scriptStarts.join(', '),
+        viewerPageFirstRenderMs: viewerRenders.join(', '),
+        serverBuildMs: serverBuilds.join(', '),
+        drawnNodes,
+        nodesMet: episode.nodesMet,
+      },
     };
   } finally {
     await harness.stopSession(session);

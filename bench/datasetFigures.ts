@@ -32,13 +32,20 @@ const throughputGoal = 0.5;
 const memoryGoal = 1.25;
 
 function worker(args: readonly string[]): WorkerResult {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'bench', 'datasetWorker.ts'), ...args], { cwd: repoRoot, encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', join(repoRoot, 'bench', 'datasetWorker.ts'), ...args], {
+    cwd: repoRoot,
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
   if (r.status !== 0) throw new Error(`datasetWorker ${args.slice(0, 2).join(' ')} failed: ${r.stderr.trim().split('\n').slice(-3).join(' ')}`);
   return JSON.parse(r.stdout.trim().split('\n').pop() ?? '{}') as WorkerResult;
 }
 
 function median(values: readonly number[]): number {
-  return quantile([...values].sort((a, b) => a - b), 0.5);
+  return quantile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 }
 
 interface Pair {
@@ -55,7 +62,9 @@ function measure(kind: 'r2e-gym' | 'swebench', file: string, dir: string, log: (
     pair.prepare.push(worker(['prepare', kind, file, out]));
     rmSync(out, { recursive: true, force: true });
     const last = pair.prepare[pair.prepare.length - 1];
-    log(`  ${kind} run ${i + 1}/${runs}: read ${Math.round(pair.read[i]?.ms ?? 0)} ms, prepare ${Math.round(last?.ms ?? 0)} ms (${last?.converted ?? 0} tasks)`);
+    log(
+      `  ${kind} run ${i + 1}/${runs}: read ${Math.round(pair.read[i]?.ms ?? 0)} ms, prepare ${Math.round(last?.ms ?? 0)} ms (${last?.converted ?? 0} tasks)`,
+    );
   }
   return pair;
 }
@@ -122,8 +131,16 @@ export async function benchDatasets(log: (line: string) => void): Promise<Figure
     const peakBig = median(r2e.prepare.map((r) => r.maxRssKiB)) / 1024;
     const peakSmall = median(smallRuns.map((r) => r.maxRssKiB)) / 1024;
     const results: BenchResult[] = [
-      throughput('dataset-prepare-throughput-r2e-5000', `gp dataset prepare r2e-gym on 5,000 R2E-Gym-shaped parquet rows (row groups of ${rowGroupSize}), median of ${runs}`, r2e),
-      throughput('dataset-prepare-throughput-swebench-300', `gp dataset prepare swebench on the 300 real SWE-bench Lite rows as parquet, median of ${runs}`, swe),
+      throughput(
+        'dataset-prepare-throughput-r2e-5000',
+        `gp dataset prepare r2e-gym on 5,000 R2E-Gym-shaped parquet rows (row groups of ${rowGroupSize}), median of ${runs}`,
+        r2e,
+      ),
+      throughput(
+        'dataset-prepare-throughput-swebench-300',
+        `gp dataset prepare swebench on the 300 real SWE-bench Lite rows as parquet, median of ${runs}`,
+        swe,
+      ),
       {
         name: 'dataset-prepare-peak-memory',
         what: `peak RSS of preparing 5,000 R2E-Gym-shaped rows against 1,000 rows of the same shape (row groups of ${rowGroupSize}), median of ${runs}`,

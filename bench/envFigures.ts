@@ -45,7 +45,9 @@ async function seconds(run: () => Promise<unknown>): Promise<number> {
 
 async function anchorBuild(python: string, dir: string, wanted: readonly string[]): Promise<void> {
   await execFileAsync(python, ['-m', 'venv', dir]);
-  await execFileAsync(join(dir, 'bin', 'python'), ['-m', 'pip', 'install', '--disable-pip-version-check', '--progress-bar', 'off', ...wanted], { maxBuffer: 8 * 1024 * 1024 });
+  await execFileAsync(join(dir, 'bin', 'python'), ['-m', 'pip', 'install', '--disable-pip-version-check', '--progress-bar', 'off', ...wanted], {
+    maxBuffer: 8 * 1024 * 1024,
+  });
 }
 
 /** Ours, into a fresh root, with the shared (warm) wheel cache. */
@@ -103,7 +105,9 @@ async function benchSwebenchSpec(scratch: string, log: (line: string) => void): 
 
 /** `python-env-build-parallel`: ten specifications (pytest 7.4.0 with ten releases of six) with a pool of 2 against one at a time. */
 async function benchParallel(scratch: string, log: (line: string) => void): Promise<BenchResult> {
-  const specs = await Promise.all(Array.from({ length: 10 }, (_, i) => resolvePythonEnv({ python: 'python3', packages: ['pytest==7.4.0', `six==1.${7 + i}.0`], asOf })));
+  const specs = await Promise.all(
+    Array.from({ length: 10 }, (_, i) => resolvePythonEnv({ python: 'python3', packages: ['pytest==7.4.0', `six==1.${7 + i}.0`], asOf })),
+  );
   const cache = join(scratch, 'uv-cache');
   log('python env: warming the cache with the ten specifications');
   await inPool(specs, 2, (env) => buildPythonEnv(env, { root: join(scratch, 'parallel-warm'), cacheDir: cache }));
@@ -176,7 +180,14 @@ export async function benchPythonEnv(log: (line: string) => void): Promise<Figur
         ratio: build.ours / build.anchor,
         goal: 'ratio <= 1.0',
         pass: build.ours / build.anchor <= 1.0,
-        details: { runs, key: env.key, python: env.interpreter.version, oursMin: Math.min(...ours), anchorMin: Math.min(...anchor), speedUp: build.anchor / build.ours },
+        details: {
+          runs,
+          key: env.key,
+          python: env.interpreter.version,
+          oursMin: Math.min(...ours),
+          anchorMin: Math.min(...anchor),
+          speedUp: build.anchor / build.ours,
+        },
       },
       await benchParallel(scratch, log),
       {

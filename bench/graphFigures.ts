@@ -86,7 +86,8 @@ function build(files: readonly SourceFile[]): Promise<Timing & { value: CodeGrap
 function checkGraph(graph: CodeGraph, files: readonly SourceFile[]): void {
   const { stats } = graph;
   if (stats.files !== files.length) throw new Error(`the graph has ${stats.files} files, the corpus ${files.length}`);
-  if (stats.classes === 0 || stats.functions === 0 || stats.methods === 0) throw new Error(`the graph found no definitions of some kind: ${JSON.stringify(stats)}`);
+  if (stats.classes === 0 || stats.functions === 0 || stats.methods === 0)
+    throw new Error(`the graph found no definitions of some kind: ${JSON.stringify(stats)}`);
   for (const kind of ['contains', 'imports', 'calls', 'inherits', 'tests'] as const) {
     if (stats.edges[kind] === 0) throw new Error(`the graph has no ${kind} edges`);
   }
@@ -100,7 +101,10 @@ export async function benchGraph(log: (line: string) => void = () => undefined):
   if (!existsSync(corpusRoot)) return { results: [], notMeasured: [{ name: graphFigureName, reason: `${corpusRoot} is not on this machine` }] };
   const { files, skipped } = await loadCorpus(corpusRoot);
   if (files.length < minimumFiles) {
-    return { results: [], notMeasured: [{ name: graphFigureName, reason: `${corpusRoot} has ${files.length} readable Python files; the figure needs ${minimumFiles}` }] };
+    return {
+      results: [],
+      notMeasured: [{ name: graphFigureName, reason: `${corpusRoot} has ${files.length} readable Python files; the figure needs ${minimumFiles}` }],
+    };
   }
   const bytes = files.reduce((sum, f) => sum + Buffer.byteLength(f.text), 0);
   log(`graph: ${files.length} files, ${(bytes / 1e6).toFixed(1)} MB from ${corpusRoot} (${skipped} not UTF-8, left out)`);

@@ -65,7 +65,12 @@ interface Endpoint {
 
 /** One episode on `at`, as the agent loop drives it: create, then the policy's reply and a step per turn, then close. */
 async function episode(at: Endpoint, key: string, taskId: string, road: Road): Promise<void> {
-  const created = await call(at.url, at.token, 'POST', '/episodes', { client_key: key, task_id: taskId, group_id: key, ...(at.direct ? { episode_id: key } : {}) });
+  const created = await call(at.url, at.token, 'POST', '/episodes', {
+    client_key: key,
+    task_id: taskId,
+    group_id: key,
+    ...(at.direct ? { episode_id: key } : {}),
+  });
   const id = String(created['episode_id']);
   const path = `/episodes/${encodeURIComponent(id)}`;
   const times: number[] = [];
@@ -91,7 +96,9 @@ async function episode(at: Endpoint, key: string, taskId: string, road: Road): P
 
 /** A `gp sandbox host` process as Ray's actor starts it; its standard input is its lifeline. */
 function startHost(spec: unknown, node: string): { child: ChildProcess; stderr: string[] } {
-  const child = spawn(process.execPath, [join(root, 'dist', 'cli.js'), 'sandbox', 'host', '--spec', '-', '--node', node, '--slots', '2'], { stdio: ['pipe', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [join(root, 'dist', 'cli.js'), 'sandbox', 'host', '--spec', '-', '--node', node, '--slots', '2'], {
+    stdio: ['pipe', 'ignore', 'pipe'],
+  });
   const stderr: string[] = [];
   child.stderr?.on('data', (chunk: Buffer) => stderr.push(...chunk.toString('utf8').split('\n').filter(Boolean).slice(-20)));
   child.stdin?.write(`${JSON.stringify(spec)}\n`);
@@ -130,16 +137,27 @@ export async function benchHostStep(log: (line: string) => void = (line) => cons
       cli: [process.execPath, join(root, 'dist', 'cli.js')],
     });
     host = startHost(spec, 'bench-node');
-    if (!(await pool.waitForHosts(1, 60_000, new AbortController().signal))) return notMeasured(`the sandbox host did not register in 60 s: ${host.stderr.slice(-3).join(' | ')}`);
+    if (!(await pool.waitForHosts(1, 60_000, new AbortController().signal)))
+      return notMeasured(`the sandbox host did not register in 60 s: ${host.stderr.slice(-3).join(' | ')}`);
     const lease = pool.tryAcquire({});
     if (lease === undefined) return notMeasured('the sandbox host registered with no free slot');
     const { url: hostUrl, token: hostToken } = lease.host.registration;
     lease.release();
     const runDir = join(dir, run);
     const config = experimentConfigSchema.parse({ sandbox: { backend: 'docker' }, rollout: { agent: 'rule' } });
-    front = new EnvService({ runDir, tasks: new Map(tasks.map((t) => [t.task.task_id, t])), deps: episodeDepsFromConfig(config, run, runDir), maxOpen: 2, episodeDeadlineMs: 600_000, hosts: pool });
+    front = new EnvService({
+      runDir,
+      tasks: new Map(tasks.map((t) => [t.task.task_id, t])),
+      deps: episodeDepsFromConfig(config, run, runDir),
+      maxOpen: 2,
+      episodeDeadlineMs: 600_000,
+      hosts: pool,
+    });
     const door = await front.start();
-    const roads = { front: { url: door.url, token: door.token, runDir, direct: false }, host: { url: hostUrl, token: hostToken, runDir: join(dir, 'direct'), direct: true } } as const;
+    const roads = {
+      front: { url: door.url, token: door.token, runDir, direct: false },
+      host: { url: hostUrl, token: hostToken, runDir: join(dir, 'direct'), direct: true },
+    } as const;
     const through: Road = { stepMs: [], overheads: [], errors: 0 };
     const straight: Road = { stepMs: [], overheads: [], errors: 0 };
     const roundTrips = await execRoundTrips(anchorRun);
@@ -154,7 +172,9 @@ export async function benchHostStep(log: (line: string) => void = (line) => cons
       for (const which of order) await episode(roads[which], `${which}-${i}`, taskId, which === 'front' ? through : straight);
     }
     roundTrips.push(...(await execRoundTrips(anchorRun)));
-    log(`host-step: ${through.overheads.length} steps through the front door, ${straight.overheads.length} straight to the host; ${roundTrips.length} exec round trips`);
+    log(
+      `host-step: ${through.overheads.length} steps through the front door, ${straight.overheads.length} straight to the host; ${roundTrips.length} exec round trips`,
+    );
     const anchorRt = percentiles(roundTrips).p50;
     const throughP50 = percentiles(through.overheads).p50;
     const straightP50 = percentiles(straight.overheads).p50;
@@ -171,7 +191,13 @@ export async function benchHostStep(log: (line: string) => void = (line) => cons
         ratio: throughP50 / anchorRt,
         goal: 'ratio < 2',
         pass: throughP50 / anchorRt < 2 && clean,
-        details: { ...spreadDetails('ours', through.overheads), ...spreadDetails('anchor', roundTrips), straightToHostOverheadP50Ms: sig3(straightP50), straightToHostRatio: sig3(straightP50 / anchorRt), errors: through.errors + straight.errors },
+        details: {
+          ...spreadDetails('ours', through.overheads),
+          ...spreadDetails('anchor', roundTrips),
+          straightToHostOverheadP50Ms: sig3(straightP50),
+          straightToHostRatio: sig3(straightP50 / anchorRt),
+          errors: through.errors + straight.errors,
+        },
       },
       {
         name: names[1],

@@ -81,7 +81,10 @@ interface EvalMeasure {
 
 /** The sample tasks copied under new ids to `episodeCount` tasks, their repository path made absolute. */
 function writeTasks(dir: string): string {
-  const sample = readFileSync(join(repoRoot, 'datasets/sample/tasks.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { task_id: string; sandbox: { local_repo: string } });
+  const sample = readFileSync(join(repoRoot, 'datasets/sample/tasks.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { task_id: string; sandbox: { local_repo: string } });
   const lines = Array.from({ length: episodeCount }, (_, i) => {
     const task = structuredClone(sample[i % sample.length]);
     if (task === undefined) throw new Error('datasets/sample/tasks.jsonl holds no task');
@@ -121,7 +124,19 @@ async function evalOnce(setup: Setup, ray: string | undefined, tasks: string, ru
       lines.push(l);
     },
   };
-  const args = ['eval', tasks, '--agent', 'rule', '--backend', 'docker', '--parallel', String(parallel), '--run-dir', runDir, ...(ray === undefined ? [] : ['--ray', ray])];
+  const args = [
+    'eval',
+    tasks,
+    '--agent',
+    'rule',
+    '--backend',
+    'docker',
+    '--parallel',
+    String(parallel),
+    '--run-dir',
+    runDir,
+    ...(ray === undefined ? [] : ['--ray', ray]),
+  ];
   const started = Date.now();
   const code = await runCli(args, io, repoRoot);
   const wholeMs = Date.now() - started;
@@ -150,7 +165,10 @@ async function missing(): Promise<{ reason: string } | { docker: Docker }> {
   }
   const python = trainerPython(undefined);
   const probe = spawnSync(python, ['-c', 'import ray'], { encoding: 'utf8' });
-  if (probe.status !== 0) return { reason: `the trainer environment with Ray is missing or broken (${python}: ${probe.stderr.trim().split('\n').pop() ?? ''}); run bash python/setup.sh` };
+  if (probe.status !== 0)
+    return {
+      reason: `the trainer environment with Ray is missing or broken (${python}: ${probe.stderr.trim().split('\n').pop() ?? ''}); run bash python/setup.sh`,
+    };
   if (!existsSync(join(repoRoot, 'dist', 'cli.js'))) return { reason: 'dist/cli.js is missing (the hosts run the built CLI); run npm run build' };
   return { docker };
 }
@@ -192,7 +210,9 @@ async function runRounds(rounds: number, root: string, runs: string[], clusters:
       const run = `bench-hosts-${setup}-${round}-${process.pid}`;
       runs.push(run);
       const m = await evalOnce(setup, address[setup], tasks, join(root, run));
-      log(`hosts: round ${round + 1}, ${setup}: ${m.resolved}/${m.total} resolved, episodes ${(m.episodesMs / 1000).toFixed(1)} s, whole command ${(m.wholeMs / 1000).toFixed(1)} s`);
+      log(
+        `hosts: round ${round + 1}, ${setup}: ${m.resolved}/${m.total} resolved, episodes ${(m.episodesMs / 1000).toFixed(1)} s, whole command ${(m.wholeMs / 1000).toFixed(1)} s`,
+      );
       measures.push(m);
     }
   }
@@ -232,7 +252,11 @@ async function leftBehind(docker: Docker, runs: readonly string[], dirs: readonl
   return { containers, processes: processesNaming(dirs) };
 }
 
-const median = (values: readonly number[]): number => quantile([...values].sort((a, b) => a - b), 0.5);
+const median = (values: readonly number[]): number =>
+  quantile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 
 function results({ measures, clusters }: Rounds, left: { containers: number; processes: number }): BenchResult[] {
   const of = (setup: Setup) => measures.filter((m) => m.setup === setup);

@@ -39,7 +39,8 @@ function processesOf(group: number, tempDir: string): Processes {
       // The process ended while we looked.
     }
   }
-  if (extensionHost < 0 || server < 0) throw new Error(`could not find the extension host (${extensionHost}) and our server (${server}) in process group ${group}`);
+  if (extensionHost < 0 || server < 0)
+    throw new Error(`could not find the extension host (${extensionHost}) and our server (${server}) in process group ${group}`);
   return { extensionHost, server };
 }
 
@@ -89,7 +90,13 @@ export async function benchIdle(log: (line: string) => void): Promise<FigureOutc
       ratio: anchor === 0 ? (ours === 0 ? 1 : Number.POSITIVE_INFINITY) : ours / anchor,
       goal: 'report; no polling beyond the 30 s fallback (ours - anchor < 1% of the window)',
       pass: ours - anchor < seconds * 1000 * 0.01,
-      details: { openExtensionHostMs: open.extensionHost, openServerMs: open.server, closedExtensionHostMs: closed.extensionHost, closedServerMs: closed.server, seconds: sig3(seconds) },
+      details: {
+        openExtensionHostMs: open.extensionHost,
+        openServerMs: open.server,
+        closedExtensionHostMs: closed.extensionHost,
+        closedServerMs: closed.server,
+        seconds: sig3(seconds),
+      },
     };
     return { results: [result], notMeasured: [] };
   } finally {

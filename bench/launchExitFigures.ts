@@ -38,7 +38,10 @@ export async function benchLaunchExit(log: (line: string) => void): Promise<Figu
   mkdirSync(join(root, 'configs', 'experiments'), { recursive: true });
   mkdirSync(join(root, 'datasets'), { recursive: true });
   writeFileSync(join(root, 'datasets', 'bad.jsonl'), '{"task_id": 5}\n{"repo": "x"}\n');
-  writeFileSync(join(root, 'configs', 'experiments', 'bad.yaml'), 'experiment:\n  name: bad\npaths:\n  dataset_train: datasets/bad.jsonl\n  dataset_val: datasets/bad.jsonl\nsandbox:\n  backend: local\n');
+  writeFileSync(
+    join(root, 'configs', 'experiments', 'bad.yaml'),
+    'experiment:\n  name: bad\npaths:\n  dataset_train: datasets/bad.jsonl\n  dataset_val: datasets/bad.jsonl\nsandbox:\n  backend: local\n',
+  );
   const waiters = new Set<Waiter>();
   const session = await startServerSession(root, (method, params) => {
     const at = Date.now();
@@ -60,7 +63,21 @@ export async function benchLaunchExit(log: (line: string) => void): Promise<Figu
       };
       waiters.add(waiter);
     });
-  const spec: LaunchSpec = { mode: 'new', run: { kind: 'rollout', config: join(root, 'configs', 'experiments', 'bad.yaml'), taskFiles: [join(root, 'datasets', 'bad.jsonl')], tasks: [], agent: null, backend: null, parallel: null, attempts: null, sets: [], cwd: root } };
+  const spec: LaunchSpec = {
+    mode: 'new',
+    run: {
+      kind: 'rollout',
+      config: join(root, 'configs', 'experiments', 'bad.yaml'),
+      taskFiles: [join(root, 'datasets', 'bad.jsonl')],
+      tasks: [],
+      agent: null,
+      backend: null,
+      parallel: null,
+      attempts: null,
+      sets: [],
+      cwd: root,
+    },
+  };
   const ours: number[] = [];
   const anchor: number[] = [];
   try {
@@ -72,7 +89,8 @@ export async function benchLaunchExit(log: (line: string) => void): Promise<Figu
       const started = (await session.connection.sendRequest('graphPlanner/launch/start', spec)) as LaunchStartResult;
       if (!started.ok) throw new Error(`the launch did not start: ${started.reason}`);
       const exit = await exited;
-      if (exit.params.run?.state !== 'failed' || exit.params.error === null) throw new Error(`the exit did not carry a failed run and its error: ${JSON.stringify(exit.params)}`);
+      if (exit.params.run?.state !== 'failed' || exit.params.error === null)
+        throw new Error(`the exit did not carry a failed run and its error: ${JSON.stringify(exit.params)}`);
       const o = exit.at - exit.params.exitedAt;
       const a = await statusToPush(root, i, next);
       if (i === 0) continue;
@@ -104,8 +122,19 @@ export async function benchLaunchExit(log: (line: string) => void): Promise<Figu
 /** A finished status written into a new folder of the watched root, until its `runs/changed` push (ms). */
 async function statusToPush(root: string, i: number, next: <T>(accept: Waiter['accept'], what: string) => Promise<{ at: number; params: T }>): Promise<number> {
   const dir = join(root, 'outputs', `anchor-${i}`);
-  const pushed = next<RunsChanged>((m, p) => m === 'graphPlanner/runs/changed' && (p as RunsChanged).changed.some((r) => r.dir === dir && r.state === 'finished'), 'runs/changed for the anchor');
-  const status: RunStatus = { state: 'finished', command: 'gp rollout anchor.jsonl', pid: process.pid, host: hostname(), started_at: new Date().toISOString(), ended_at: new Date().toISOString(), episodes: { total: 1, finished: 1, resolved: 1, errored: 0 } };
+  const pushed = next<RunsChanged>(
+    (m, p) => m === 'graphPlanner/runs/changed' && (p as RunsChanged).changed.some((r) => r.dir === dir && r.state === 'finished'),
+    'runs/changed for the anchor',
+  );
+  const status: RunStatus = {
+    state: 'finished',
+    command: 'gp rollout anchor.jsonl',
+    pid: process.pid,
+    host: hostname(),
+    started_at: new Date().toISOString(),
+    ended_at: new Date().toISOString(),
+    episodes: { total: 1, finished: 1, resolved: 1, errored: 0 },
+  };
   const written = Date.now();
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'status.json'), JSON.stringify(status));

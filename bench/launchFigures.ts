@@ -55,7 +55,8 @@ async function startToFirstEpisode(root: string): Promise<number> {
   try {
     for (;;) {
       if (existsSync(events) && readFileSync(events, 'utf8').includes('"kind":"episode-start"')) return performance.now() - started;
-      if (child.exitCode !== null) throw new Error(`gp rollout exited ${child.exitCode} before an episode started: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
+      if (child.exitCode !== null)
+        throw new Error(`gp rollout exited ${child.exitCode} before an episode started: ${stderr.trim().split('\n').slice(-3).join(' | ')}`);
       if (performance.now() - started > timeoutMs) throw new Error(`no episode started within ${timeoutMs / 1000} s`);
       await new Promise((r) => setTimeout(r, 1));
     }
@@ -79,11 +80,17 @@ async function versionOnly(root: string): Promise<number> {
 
 export async function benchLaunch(log: (line: string) => void): Promise<FigureOutcome> {
   if (!existsSync(join(repoRoot, 'dist', 'cli.js'))) {
-    return { results: [], notMeasured: [{ name: launchFigureName, reason: 'dist/cli.js is missing: run npm run build (npm run bench builds unless --no-build)' }] };
+    return {
+      results: [],
+      notMeasured: [{ name: launchFigureName, reason: 'dist/cli.js is missing: run npm run build (npm run bench builds unless --no-build)' }],
+    };
   }
   const baseline = process.env['GP_BENCH_BASELINE_DIR'];
   if (baseline !== undefined && !existsSync(join(baseline, 'dist', 'cli.js'))) {
-    return { results: [], notMeasured: [{ name: launchFigureName, reason: `GP_BENCH_BASELINE_DIR=${baseline} has no dist/cli.js: build that checkout first` }] };
+    return {
+      results: [],
+      notMeasured: [{ name: launchFigureName, reason: `GP_BENCH_BASELINE_DIR=${baseline} has no dist/cli.js: build that checkout first` }],
+    };
   }
   const ours: number[] = [];
   const anchor: number[] = [];

@@ -29,12 +29,20 @@ function localSpec(task: string) {
 
 async function trueCall(sandbox: LocalSandbox, who: string, checks: Mismatches): Promise<void> {
   const r = await sandbox.exec(['true']);
-  checks.check(who, r.exitCode === 0 && r.stdout === '' && r.stderr === '', () => `true gave exit ${r.exitCode}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)}`);
+  checks.check(
+    who,
+    r.exitCode === 0 && r.stdout === '' && r.stderr === '',
+    () => `true gave exit ${r.exitCode}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)}`,
+  );
 }
 
 async function checkedCall(sandbox: LocalSandbox, i: number, checks: Mismatches): Promise<void> {
   const r = await sandbox.exec(`printf "%s" ${i}; printf "e%s" ${i} >&2; exit ${i % 7}`);
-  checks.check('ours', r.stdout === String(i) && r.stderr === `e${i}` && r.exitCode === i % 7, () => `call ${i} gave exit ${r.exitCode}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)}`);
+  checks.check(
+    'ours',
+    r.stdout === String(i) && r.stderr === `e${i}` && r.exitCode === i % 7,
+    () => `call ${i} gave exit ${r.exitCode}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)}`,
+  );
 }
 
 export async function benchLocalExecRoundTrip(log: (line: string) => void): Promise<BenchResult> {
@@ -71,7 +79,12 @@ export async function benchLocalExecRoundTrip(log: (line: string) => void): Prom
       ratio,
       goal: `ratio <= ${goalRatio}`,
       pass: ratio <= goalRatio && checks.total === 0,
-      details: { ...spreadDetails('ours', ours), ...spreadDetails('oursChecked', checked), ...spreadDetails('anchor', anchor), ...checks.details('ours', 'anchor') },
+      details: {
+        ...spreadDetails('ours', ours),
+        ...spreadDetails('oursChecked', checked),
+        ...spreadDetails('anchor', anchor),
+        ...checks.details('ours', 'anchor'),
+      },
     };
   } finally {
     await isolated.close();

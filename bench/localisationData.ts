@@ -70,5 +70,11 @@ export function issueOf(problemStatement: string): { title: string; body: string
   const lines = problemStatement.split(/\r?\n/);
   const first = lines.findIndex((l) => l.trim() !== '');
   if (first < 0) return { title: '', body: '' };
-  return { title: (lines[first] ?? '').trim(), body: lines.slice(first + 1).join('\n').trim() };
+  return {
+    title: (lines[first] ?? '').trim(),
+    body: lines
+      .slice(first + 1)
+      .join('\n')
+      .trim(),
+  };
 }

@@ -14,8 +14,7 @@ import { parsePatch } from 'diff';
  * appended after the last line of another from code added to that method's body.
  */
 export type ChangeTarget =
-  | { readonly kind: 'line'; readonly index: number }
-  | { readonly kind: 'between'; readonly after: number; readonly before: number; readonly indent: number };
+  { readonly kind: 'line'; readonly index: number } | { readonly kind: 'between'; readonly after: number; readonly before: number; readonly indent: number };
 
 /** One side of a hunk: its lines as the file reads on that side, and the places the fix changes there. */
 export interface HunkImage {

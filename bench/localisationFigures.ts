@@ -115,7 +115,10 @@ async function runGroup(
 }
 
 function sum(groups: readonly GroupLog[], pick: (g: GroupLog) => number | undefined): number {
-  return round(groups.reduce((total, g) => total + (pick(g) ?? 0), 0), 1);
+  return round(
+    groups.reduce((total, g) => total + (pick(g) ?? 0), 0),
+    1,
+  );
 }
 
 function runDetails(groups: readonly GroupLog[], totalSeconds: number): Record<string, number | string> {
@@ -173,12 +176,13 @@ function figures(summary: Summary, details: Record<string, number | string>): Fi
       ratio: ratio(ours, anchor),
       goal: 'ours > anchor',
       pass: ours > anchor,
-      details: Object.fromEntries(Object.entries(details).filter(([key]) => key.startsWith('functions_') || key.startsWith('instances_') || key === 'skipped_functions')),
+      details: Object.fromEntries(
+        Object.entries(details).filter(([key]) => key.startsWith('functions_') || key.startsWith('instances_') || key === 'skipped_functions'),
+      ),
     });
   } else notMeasured.push({ name: functionsFigureName, reason: `no instance was scored for functions (${details['skipped_functions'] ?? ''})` });
   return { results, notMeasured };
 }
-
 
 export async function benchLocalisation(options: LocalisationOptions, log: (line: string) => void = () => undefined): Promise<FigureOutcome> {
   const started = performance.now();
@@ -206,7 +210,10 @@ export async function benchLocalisation(options: LocalisationOptions, log: (line
   const summary = summarise(records);
   const details = { ...summaryDetails(summary), ...runDetails(groupLogs, totalSeconds) };
   await mkdir(join(repoRoot, 'test-artifacts', 'bench'), { recursive: true });
-  await writeFile(reportFile, `${JSON.stringify({ generatedAt: new Date().toISOString(), summary: details, groups: groupLogs, instances: records }, null, 1)}\n`);
+  await writeFile(
+    reportFile,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), summary: details, groups: groupLogs, instances: records }, null, 1)}\n`,
+  );
   log(`localisation: wrote ${join('test-artifacts', 'bench', 'localisation.json')} in ${totalSeconds.toFixed(0)} s`);
   return figures(summary, details);
 }
@@ -217,7 +224,8 @@ if (require.main === module) {
   const repos = value('--localisation-repos');
   const limit = value('--localisation-limit');
   const localisationLimit = limit === undefined ? null : Number(limit);
-  if (localisationLimit !== null && !(Number.isInteger(localisationLimit) && localisationLimit > 0)) throw new Error(`--localisation-limit needs a positive integer, got ${limit ?? ''}`);
+  if (localisationLimit !== null && !(Number.isInteger(localisationLimit) && localisationLimit > 0))
+    throw new Error(`--localisation-limit needs a positive integer, got ${limit ?? ''}`);
   benchLocalisation({ localisationRepos: repos === undefined ? null : new Set(repos.split(',')), localisationLimit }, (line) => console.error(line)).then(
     (outcome) => console.log(JSON.stringify(outcome, null, 2)),
     (error: unknown) => {

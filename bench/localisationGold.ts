@@ -88,8 +88,7 @@ export function goldOn(patch: GoldPatch, graph: CodeGraph): InstanceGold {
 }
 
 function skips(gold: Omit<InstanceGold, 'filesSkip' | 'functionsSkip'>, patch: GoldPatch): Pick<InstanceGold, 'filesSkip' | 'functionsSkip'> {
-  const filesSkip =
-    patch.files.length === 0 ? 'the patch only creates files' : gold.files.length === 0 ? 'no file the patch edits is in the sdist' : undefined;
+  const filesSkip = patch.files.length === 0 ? 'the patch only creates files' : gold.files.length === 0 ? 'no file the patch edits is in the sdist' : undefined;
   const functionsSkip =
     filesSkip ??
     (gold.missingFiles.length > 0

@@ -9,7 +9,6 @@
  */
 import type { ChangeTarget, GoldHunk } from './localisationDiff.js';
 
-
 export interface HunkLocation {
   /** 0-based line of the file that the image's first line stands for (the run's offset when tolerant). */
   readonly offset: number;

@@ -97,12 +97,18 @@ export function chooseRelease(releases: ReleasesMap, series: string): ReleaseOut
   // A series published only as pre-releases: the latest one is the nearest to the code it became.
   const latestPre = inSeries[inSeries.length - 1];
   if (latestPre !== undefined) {
-    return { ok: true, choice: { version: latestPre.version.text, file: latestPre.file, note: `${series} has only pre-releases; took the latest, ${latestPre.version.text}` } };
+    return {
+      ok: true,
+      choice: { version: latestPre.version.text, file: latestPre.file, note: `${series} has only pre-releases; took the latest, ${latestPre.version.text}` },
+    };
   }
   // A series never published (its development was released under the next number): the first final release after it.
   const next = available.find(({ version }) => isFinal(version) && compareVersions(version, wanted) > 0);
   if (next !== undefined) {
-    return { ok: true, choice: { version: next.version.text, file: next.file, note: `${series} was never released; took the next release, ${next.version.text}` } };
+    return {
+      ok: true,
+      choice: { version: next.version.text, file: next.file, note: `${series} was never released; took the next release, ${next.version.text}` },
+    };
   }
   return { ok: false, reason: `no source distribution of ${series} or later` };
 }

@@ -71,7 +71,11 @@ function rankerScore(gold: InstanceGold, ranking: Ranking, withFunctions: boolea
   return withFunctions && gold.functionsSkip === undefined ? { files, functions: levelScore(gold.definitions, ranking.definitions) } : { files };
 }
 
-async function oursRanking(graph: CodeGraph, instance: Instance, semantic: SemanticIndex | undefined): Promise<Ranking & { retrievers: string[]; testsKept: boolean }> {
+async function oursRanking(
+  graph: CodeGraph,
+  instance: Instance,
+  semantic: SemanticIndex | undefined,
+): Promise<Ranking & { retrievers: string[]; testsKept: boolean }> {
   const ranking = await graph.rank(issueOf(instance.problem_statement), { limit: rankingLimit, ...(semantic === undefined ? {} : { semantic }) });
   const definitions = [...new Set(ranking.definitions.flatMap((r) => qualifiedKey(r.node.id) ?? []))];
   return { files: ranking.files, definitions, retrievers: ranking.retrievers, testsKept: ranking.testsKept };

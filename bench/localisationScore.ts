@@ -16,10 +16,12 @@ export function recallAt(gold: readonly string[], ranked: readonly string[], k: 
 
 /** Each gold item's 1-based rank in the ranking, or null when the ranking does not hold it. */
 export function goldRanks(gold: readonly string[], ranked: readonly string[]): Record<string, number | null> {
-  return Object.fromEntries(gold.map((g) => {
-    const index = ranked.indexOf(g);
-    return [g, index < 0 ? null : index + 1];
-  }));
+  return Object.fromEntries(
+    gold.map((g) => {
+      const index = ranked.indexOf(g);
+      return [g, index < 0 ? null : index + 1];
+    }),
+  );
 }
 
 /** Mean recall at each depth over the instances' (gold, ranking) pairs. */

@@ -29,8 +29,7 @@ const downloadTimeoutMs = 10 * 60_000;
 const indexTimeoutMs = 60_000;
 
 export type Fetched<T> =
-  | { readonly ok: true; readonly value: T; readonly fromCache: boolean; readonly downloadedBytes: number }
-  | { readonly ok: false; readonly reason: string };
+  { readonly ok: true; readonly value: T; readonly fromCache: boolean; readonly downloadedBytes: number } | { readonly ok: false; readonly reason: string };
 
 async function download(url: string, timeoutMs: number): Promise<Buffer> {
   const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs) });
@@ -66,7 +65,9 @@ function parseProject(text: string, project: string): ReleasesMap | undefined {
   }
   if (!parsed.success) return undefined;
   const base = projectUrl(project);
-  return Object.fromEntries(Object.entries(parsed.data.releases).map(([version, files]) => [version, files.map((f) => ({ ...f, url: new URL(f.url, base).href }))]));
+  return Object.fromEntries(
+    Object.entries(parsed.data.releases).map(([version, files]) => [version, files.map((f) => ({ ...f, url: new URL(f.url, base).href }))]),
+  );
 }
 
 /** The project's releases map, from the cache or the index's JSON API. */

@@ -61,7 +61,8 @@ async function unpackZip(bytes: Buffer): Promise<Unpacked> {
     const out = join(dir, 'out');
     const result = spawnSync('unzip', ['-qq', '-o', archive, '*.py', '-d', out], { encoding: 'utf8' });
     // Exit 11 means no file matched the pattern: an sdist without Python files, not a failure.
-    if (result.status !== 0 && result.status !== 11) return { ok: false, reason: `unzip failed (exit ${result.status ?? result.signal}): ${result.stderr.trim()}` };
+    if (result.status !== 0 && result.status !== 11)
+      return { ok: false, reason: `unzip failed (exit ${result.status ?? result.signal}): ${result.stderr.trim()}` };
     const files: SourceFile[] = [];
     for (const entry of await readdir(out, { recursive: true, withFileTypes: true }).catch(() => [])) {
       if (!entry.isFile()) continue;

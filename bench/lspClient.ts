@@ -9,13 +9,7 @@ import { spawn, type ChildProcessByStdio } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import type { Readable, Writable } from 'node:stream';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
-import type {
-  ConfigurationParams,
-  Diagnostic,
-  InitializeParams,
-  InitializeResult,
-  PublishDiagnosticsParams,
-} from 'vscode-languageserver-protocol';
+import type { ConfigurationParams, Diagnostic, InitializeParams, InitializeResult, PublishDiagnosticsParams } from 'vscode-languageserver-protocol';
 import { withDeadline } from '../server/src/util/deadline.js';
 
 /** How to start one server. */
@@ -64,7 +58,10 @@ export class LspClient {
   private stderrTail = '';
   private exited: string | null = null;
 
-  private constructor(server: ServerCommand, private readonly settings: ClientSettings) {
+  private constructor(
+    server: ServerCommand,
+    private readonly settings: ClientSettings,
+  ) {
     this.spawnedAt = performance.now();
     this.child = spawn(server.command, [...server.args], { cwd: server.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stderr.setEncoding('utf8');
@@ -81,9 +78,7 @@ export class LspClient {
     this.connection.onNotification('textDocument/publishDiagnostics', (params: PublishDiagnosticsParams) => {
       this.onDiagnostics({ uri: params.uri, version: params.version, diagnostics: params.diagnostics, receivedAt: performance.now() });
     });
-    this.connection.onRequest('workspace/configuration', (params: ConfigurationParams) =>
-      params.items.map((item) => this.lookup(item.section)),
-    );
+    this.connection.onRequest('workspace/configuration', (params: ConfigurationParams) => params.items.map((item) => this.lookup(item.section)));
     // Registrations, progress tokens and message boxes need an answer but no action from a benchmark;
     // an unanswered request would make some servers wait or log errors that slow them down.
     this.connection.onRequest(() => null);

@@ -43,7 +43,11 @@ async function rollout(root: string, label: string, extra: string[], log: (line:
   const lines: string[] = [];
   const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) };
   const started = Date.now();
-  const code = await runCli(['rollout', 'datasets/sample/tasks.jsonl', '--config', 'configs/experiments/embedded_model.yaml', '--max-steps', '4', '--run-dir', runDir, ...extra], io, resolve('.'));
+  const code = await runCli(
+    ['rollout', 'datasets/sample/tasks.jsonl', '--config', 'configs/experiments/embedded_model.yaml', '--max-steps', '4', '--run-dir', runDir, ...extra],
+    io,
+    resolve('.'),
+  );
   if (code !== 0) throw new Error(`gp rollout (${label}) exited ${code}: ${lines.slice(-4).join(' ')}`);
   const report = runReportSchema.parse(JSON.parse(readFileSync(join(runDir, 'report.json'), 'utf8')));
   const steps = report.tasks.flatMap((t) =>
@@ -87,14 +91,36 @@ interface Run {
   readonly seconds: number;
 }
 
-const rate = (runs: readonly Run[]): number => runs.reduce((s, r) => s + r.completion_tokens, 0) / Math.max(1e-9, runs.reduce((s, r) => s + r.seconds, 0));
+const rate = (runs: readonly Run[]): number =>
+  runs.reduce((s, r) => s + r.completion_tokens, 0) /
+  Math.max(
+    1e-9,
+    runs.reduce((s, r) => s + r.seconds, 0),
+  );
 
-async function serverRuns(spec: { messages: { role: 'system' | 'user'; content: string }[]; max_tokens: number; n_ctx: number; threads: number; runs: number }): Promise<Run[]> {
+async function serverRuns(spec: {
+  messages: { role: 'system' | 'user'; content: string }[];
+  max_tokens: number;
+  n_ctx: number;
+  threads: number;
+  runs: number;
+}): Promise<Run[]> {
   const server = await startEmbeddedModel({ contextSize: spec.n_ctx, threads: spec.threads });
   try {
     // The anchor's sampling settings are llama-cpp-python's library defaults; the server's differ
     // (repeat_penalty 1.1), so the request names them, as the model agent does for the embedded server.
-    const client = createChatClient({ baseUrl: server.baseUrl, model: server.model, apiKey: server.apiKey, temperature: 0, topP: 0.95, maxTokens: spec.max_tokens, extraBody: { repeat_penalty: 1.0, top_k: 40 }, timeoutMs: 300_000, retries: 0, backoffMs: 100 });
+    const client = createChatClient({
+      baseUrl: server.baseUrl,
+      model: server.model,
+      apiKey: server.apiKey,
+      temperature: 0,
+      topP: 0.95,
+      maxTokens: spec.max_tokens,
+      extraBody: { repeat_penalty: 1.0, top_k: 40 },
+      timeoutMs: 300_000,
+      retries: 0,
+      backoffMs: 100,
+    });
     const runs: Run[] = [];
     for (let i = 0; i <= spec.runs; i++) {
       const [system, ...rest] = spec.messages;
@@ -119,7 +145,13 @@ function anchorRuns(python: string, model: string, specFile: string): Run[] {
 export async function benchModel(log: (line: string) => void): Promise<FigureOutcome> {
   const paths = embeddedModelPaths();
   if (!existsSync(paths.model) || !existsSync(paths.python)) {
-    return { results: [], notMeasured: names.map((name) => ({ name, reason: 'the embedded model is not installed (bash scripts/setup-language-model.sh && bash scripts/setup-model-server.sh)' })) };
+    return {
+      results: [],
+      notMeasured: names.map((name) => ({
+        name,
+        reason: 'the embedded model is not installed (bash scripts/setup-language-model.sh && bash scripts/setup-model-server.sh)',
+      })),
+    };
   }
   const root = mkdtempSync(join(tmpdir(), 'gp-bench-model-'));
   const results: BenchResult[] = [];
@@ -129,7 +161,9 @@ export async function benchModel(log: (line: string) => void): Promise<FigureOut
       const text = await rollout(root, 'text', [], log);
       const structured = await rollout(root, 'structured', ['--set', 'planner_sampling.structured_output=json_object'], log);
       results.push(shareFigure(names[0], 'structured output (json_object)', structured.report, 'ratio >= 0.9', (r) => r >= 0.9));
-      results.push(shareFigure(names[1], 'the reply text format', text.report, 'reported only (a 135M model rarely writes the block format unprompted)', () => true));
+      results.push(
+        shareFigure(names[1], 'the reply text format', text.report, 'reported only (a 135M model rarely writes the block format unprompted)', () => true),
+      );
       const steps = [...text.steps, ...structured.steps];
       const overhead = median(steps.map((s) => Math.max(0, s.timings.agent_ms - (s.model?.generation_ms ?? 0))));
       const generation = median(steps.map((s) => s.model?.generation_ms ?? 0));
@@ -155,7 +189,11 @@ export async function benchModel(log: (line: string) => void): Promise<FigureOut
       const spec = {
         messages: [
           { role: 'system' as const, content: plannerSystemPrompt.slice(0, 1500) },
-          { role: 'user' as const, content: 'Task calc-add · step 0/8\nIssue: calc.add returns the wrong result\nadd(2, 2) should be 4. Fix app/calc.py so that tests/test_calc.py passes.\n--- func:app/calc.py#add (app/calc.py:5-6)\n    5| def add(a, b):\n    6|     return a - b' },
+          {
+            role: 'user' as const,
+            content:
+              'Task calc-add · step 0/8\nIssue: calc.add returns the wrong result\nadd(2, 2) should be 4. Fix app/calc.py so that tests/test_calc.py passes.\n--- func:app/calc.py#add (app/calc.py:5-6)\n    5| def add(a, b):\n    6|     return a - b',
+          },
         ],
         max_tokens: 128,
         n_ctx: 4096,
@@ -179,7 +217,10 @@ export async function benchModel(log: (line: string) => void): Promise<FigureOut
         ratio: sig3(ours / Math.max(1e-9, anchor)),
         goal: 'ratio >= 0.9',
         pass: ours / Math.max(1e-9, anchor) >= 0.9,
-        details: { serverSecondsPerRunMedian: sig3(median(served.map((r) => r.seconds))), anchorSecondsPerRunMedian: sig3(median([...before, ...after].map((r) => r.seconds))) },
+        details: {
+          serverSecondsPerRunMedian: sig3(median(served.map((r) => r.seconds))),
+          anchorSecondsPerRunMedian: sig3(median([...before, ...after].map((r) => r.seconds))),
+        },
       });
     } catch (error) {
       notMeasured.push({ name: names[3], reason: errorMessage(error) });

@@ -60,7 +60,15 @@ export async function sampleTasks(docker: Docker, log: (line: string) => void): 
     for (const p of loaded.problems) log(`rollout: ${p}`);
     for (const { task, line } of loaded.tasks) {
       const image = task.sandbox.docker_image;
-      const present = image !== undefined && (await docker.getImage(image).inspect().then(() => true, () => false));
+      const present =
+        image !== undefined &&
+        (await docker
+          .getImage(image)
+          .inspect()
+          .then(
+            () => true,
+            () => false,
+          ));
       if (present) out.push({ task, baseDir: dirname(path), source: `${file}:${line}` });
       else log(`rollout: skipping ${task.task_id}: image ${image ?? '(none)'} is not on this engine`);
     }
@@ -69,7 +77,9 @@ export async function sampleTasks(docker: Docker, log: (line: string) => void): 
 }
 
 export async function execRoundTrips(run: string): Promise<number[]> {
-  const sandbox = await DockerSandbox.open(sandboxSpecSchema.parse({ ...defaultSandboxOptions(), backend: 'docker', image: sampleImage, workdir: sampleWorkdir, run, task: 'exec-anchor' }));
+  const sandbox = await DockerSandbox.open(
+    sandboxSpecSchema.parse({ ...defaultSandboxOptions(), backend: 'docker', image: sampleImage, workdir: sampleWorkdir, run, task: 'exec-anchor' }),
+  );
   try {
     for (let i = 0; i < execWarmup; i++) await sandbox.exec(['true']);
     const samples: number[] = [];
@@ -112,7 +122,8 @@ function stepOverheads(m: Measured): { type: string; ms: number }[] {
     for (const line of readFileSync(join(m.runDir, t.trajectory), 'utf8').split('\n')) {
       if (line.trim() === '') continue;
       const record = trajectoryLineSchema.parse(JSON.parse(line));
-      if (record.type === 'step' && record.action !== undefined) out.push({ type: record.action.type, ms: Math.max(0, record.timings.env_ms - record.timings.task_commands_ms) });
+      if (record.type === 'step' && record.action !== undefined)
+        out.push({ type: record.action.type, ms: Math.max(0, record.timings.env_ms - record.timings.task_commands_ms) });
     }
   }
   return out;
@@ -184,7 +195,10 @@ export async function benchRollout(log: (line: string) => void = (line) => conso
     ({ docker } = await connectDocker());
     await docker.getImage(sampleImage).inspect();
   } catch (error) {
-    return notMeasured(allNames, `Docker or ${sampleImage} is not available (${errorMessage(error)}); build the images with \`npx tsx scripts/buildImages.ts\``);
+    return notMeasured(
+      allNames,
+      `Docker or ${sampleImage} is not available (${errorMessage(error)}); build the images with \`npx tsx scripts/buildImages.ts\``,
+    );
   }
   const tasks = await sampleTasks(docker, log);
   if (tasks.length === 0) return notMeasured(allNames, 'none of the sample tasks has its image on this engine');
@@ -203,7 +217,11 @@ export async function benchRollout(log: (line: string) => void = (line) => conso
     const [base, two, four] = runs;
     if (base === undefined || two === undefined || four === undefined) throw new Error('a rollout did not run');
     return {
-      results: [overheadFigure(base, roundTrips), throughputFigure(base, two, 'rollout-throughput-parallel-2'), throughputFigure(base, four, 'rollout-throughput-parallel-4')],
+      results: [
+        overheadFigure(base, roundTrips),
+        throughputFigure(base, two, 'rollout-throughput-parallel-2'),
+        throughputFigure(base, four, 'rollout-throughput-parallel-4'),
+      ],
       notMeasured: [],
     };
   } catch (error) {

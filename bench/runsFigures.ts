@@ -42,7 +42,17 @@ const names = { latency: 'runs-update-latency-p50', cost: 'runs-incremental-vs-r
 
 const ts = '2026-11-23T10:00:00.000Z';
 const line = (e: Record<string, unknown>) => `${JSON.stringify({ ts, ...e })}\n`;
-const episodeEnd = (id: string) => line({ kind: 'episode-end', episode_id: id, task_id: id.split('#')[0], resolved: true, steps: 5, total_reward: 1, termination_reason: 'submitted', duration_ms: 900 });
+const episodeEnd = (id: string) =>
+  line({
+    kind: 'episode-end',
+    episode_id: id,
+    task_id: id.split('#')[0],
+    resolved: true,
+    steps: 5,
+    total_reward: 1,
+    termination_reason: 'submitted',
+    duration_ms: 900,
+  });
 
 /** `count` runs of 50 episodes under `<root>/outputs`; the last one is live (this process). Returns its folder. */
 export function writeRuns(root: string, count = runs): string {
@@ -62,7 +72,8 @@ export function writeRuns(root: string, count = runs): string {
     };
     writeFileSync(runLayout(dir).status, JSON.stringify(status));
     let events = line({ kind: 'run-start', command: status.command, total: episodesPerRun, resumed: 0 });
-    for (let e = 0; e < episodesPerRun; e++) events += line({ kind: 'episode-start', episode_id: `task-${e}#1`, task_id: `task-${e}` }) + episodeEnd(`task-${e}#1`);
+    for (let e = 0; e < episodesPerRun; e++)
+      events += line({ kind: 'episode-start', episode_id: `task-${e}#1`, task_id: `task-${e}` }) + episodeEnd(`task-${e}#1`);
     writeFileSync(runLayout(dir).events, events);
     if (isLive) live = dir;
   }
@@ -147,7 +158,8 @@ export async function benchRuns(log: (line: string) => void): Promise<FigureOutc
   const unavailable = process.env['GP_BENCH_OURS_UNAVAILABLE'] ?? '';
   const all = Object.values(names);
   if (unavailable !== '') return { results: [], notMeasured: all.map((name) => ({ name, reason: unavailable })) };
-  if (!existsSync(ourServerBundle)) return { results: [], notMeasured: all.map((name) => ({ name, reason: `${ourServerBundle} is missing; run node scripts/build.mjs` })) };
+  if (!existsSync(ourServerBundle))
+    return { results: [], notMeasured: all.map((name) => ({ name, reason: `${ourServerBundle} is missing; run node scripts/build.mjs` })) };
   const root = mkdtempSync(join(tmpdir(), 'gp-bench-runs-'));
   try {
     const live = writeRuns(root);

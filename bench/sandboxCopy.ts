@@ -96,7 +96,10 @@ function sameDigest(a: Digest, b: Digest): boolean {
 
 /** The docker CLI on PATH, or in one of the two places it is usually installed. */
 function dockerCli(): string | undefined {
-  const onPath = (process.env['PATH'] ?? '').split(delimiter).filter((d) => d.length > 0).map((d) => join(d, 'docker'));
+  const onPath = (process.env['PATH'] ?? '')
+    .split(delimiter)
+    .filter((d) => d.length > 0)
+    .map((d) => join(d, 'docker'));
   return [...onPath, '/usr/local/bin/docker', '/usr/bin/docker'].find((p) => existsSync(p));
 }
 
@@ -149,7 +152,8 @@ async function roundTrip(copier: Copier, source: string, dest: string, target: s
 
 export async function benchTreeCopy(bench: SandboxBench): Promise<FigureOutcome> {
   const cli = dockerCli();
-  if (cli === undefined) return { results: [], notMeasured: [{ name: copyFigureName, reason: 'the docker CLI (the anchor) is not on PATH, /usr/local/bin or /usr/bin' }] };
+  if (cli === undefined)
+    return { results: [], notMeasured: [{ name: copyFigureName, reason: 'the docker CLI (the anchor) is not on PATH, /usr/local/bin or /usr/bin' }] };
   const scratch = await mkdtemp(join(tmpdir(), 'gp-bench-copy-'));
   const sandbox = await DockerSandbox.open(benchSpec(bench, 'tree-copy'));
   try {
@@ -168,7 +172,12 @@ export async function benchTreeCopy(bench: SandboxBench): Promise<FigureOutcome>
         const kept: Series = run < 0 ? { in: [], out: [], roundTrip: [] } : series[side];
         await roundTrip(sides[side], source, `/tmp/${name}`, target, kept);
         const got = await digestTree(target);
-        checks.check(side, sameDigest(got, expected), () => `run ${run}: ${got.files} files, ${got.bytes} bytes, sha256 ${got.sha256.slice(0, 12)} (expected ${expected.files}, ${expected.bytes}, ${expected.sha256.slice(0, 12)})`);
+        checks.check(
+          side,
+          sameDigest(got, expected),
+          () =>
+            `run ${run}: ${got.files} files, ${got.bytes} bytes, sha256 ${got.sha256.slice(0, 12)} (expected ${expected.files}, ${expected.bytes}, ${expected.sha256.slice(0, 12)})`,
+        );
       }
     }
     bench.log(`sandbox: tree copy measured (${runs} round trips each, ${expected.files} files, ${expected.bytes} bytes)`);

@@ -31,7 +31,11 @@ async function rawTrue(container: Docker.Container): Promise<number | null> {
 
 async function oursTrue(sandbox: DockerSandbox, checks: Mismatches): Promise<void> {
   const r = await sandbox.exec(['true']);
-  checks.check('ours', r.exitCode === 0 && r.stdout === '' && r.stderr === '', () => `true gave exit ${r.exitCode}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)}`);
+  checks.check(
+    'ours',
+    r.exitCode === 0 && r.stdout === '' && r.stderr === '',
+    () => `true gave exit ${r.exitCode}, stdout ${JSON.stringify(r.stdout)}, stderr ${JSON.stringify(r.stderr)}`,
+  );
 }
 
 async function oursChecked(sandbox: DockerSandbox, i: number, checks: Mismatches): Promise<void> {

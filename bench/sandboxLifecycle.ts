@@ -55,7 +55,11 @@ async function checkReset(sandbox: DockerSandbox, original: string, i: number, c
   const status = await sandbox.exec(['git', 'status', '--porcelain', '--untracked-files=all']);
   const calc = (await sandbox.readFile('app/calc.py')).toString('utf8');
   const ok = status.exitCode === 0 && status.stdout === '' && calc === original;
-  checks.check('ours', ok, () => `after reset ${i}: git status ${JSON.stringify(status.stdout.slice(0, 120))}, calc.py ${calc === original ? 'restored' : 'still changed'}`);
+  checks.check(
+    'ours',
+    ok,
+    () => `after reset ${i}: git status ${JSON.stringify(status.stdout.slice(0, 120))}, calc.py ${calc === original ? 'restored' : 'still changed'}`,
+  );
 }
 
 interface Samples {

@@ -23,7 +23,12 @@ export async function startServerSession(root: string, onNotification: (method: 
   connection.onNotification((method, params) => onNotification(method, params));
   connection.listen();
   const rootUri = `file://${root}`;
-  await connection.sendRequest('initialize', { processId: process.pid, rootUri, workspaceFolders: [{ uri: rootUri, name: 'bench' }], capabilities: { workspace: { configuration: true } } });
+  await connection.sendRequest('initialize', {
+    processId: process.pid,
+    rootUri,
+    workspaceFolders: [{ uri: rootUri, name: 'bench' }],
+    capabilities: { workspace: { configuration: true } },
+  });
   await connection.sendNotification('initialized', {});
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   return {

@@ -51,15 +51,25 @@ interface ServiceMeasure {
 export function call(url: string, token: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<Record<string, unknown>> {
   const payload = body === undefined ? undefined : Buffer.from(JSON.stringify(body));
   return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, { method, headers: { authorization: `Bearer ${token}`, ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(payload.length) }) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const value = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
-        if (res.statusCode === 200) resolve(value);
-        else reject(new Error(`${method} ${path}: ${res.statusCode ?? '?'} ${JSON.stringify(value)}`));
-      });
-    });
+    const req = request(
+      `${url}${path}`,
+      {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(payload === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(payload.length) }),
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const value = JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Record<string, unknown>;
+          if (res.statusCode === 200) resolve(value);
+          else reject(new Error(`${method} ${path}: ${res.statusCode ?? '?'} ${JSON.stringify(value)}`));
+        });
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -118,7 +128,13 @@ async function throughService(config: ExperimentConfig, episodes: readonly Plann
   return { wallMs, episodes: episodes.length, overheads, errors };
 }
 
-async function throughRollout(config: ExperimentConfig, tasks: readonly PlannedTask[], attempts: number, parallel: number, root: string): Promise<{ wallMs: number; episodes: number; errors: number }> {
+async function throughRollout(
+  config: ExperimentConfig,
+  tasks: readonly PlannedTask[],
+  attempts: number,
+  parallel: number,
+  root: string,
+): Promise<{ wallMs: number; episodes: number; errors: number }> {
   const runName = `bench-service-rollout-p${parallel}-${process.pid}`;
   const runDir = join(root, runName);
   const reaper = containerReaper(config, runName);
@@ -134,7 +150,11 @@ async function throughRollout(config: ExperimentConfig, tasks: readonly PlannedT
     deps: episodeDepsFromConfig(config, runName, runDir),
     ...(reaper === undefined ? {} : { reapContainers: reaper }),
   });
-  return { wallMs: performance.now() - started, episodes: result.report.total, errors: result.report.tasks.filter((t) => t.termination_reason === 'error').length };
+  return {
+    wallMs: performance.now() - started,
+    episodes: result.report.total,
+    errors: result.report.tasks.filter((t) => t.termination_reason === 'error').length,
+  };
 }
 
 function repeated(tasks: readonly PlannedTask[], attempts: number): PlannedTask[] {
@@ -162,10 +182,14 @@ export async function benchService(log: (line: string) => void = (line) => conso
     // Interleaved, so load from other work falls on both sides alike.
     const rolloutOne = await throughRollout(config, tasks, oneAttempts, 1, root);
     const serviceOne = await throughService(config, repeated(tasks, oneAttempts), 1, root);
-    log(`service: one at a time: ${serviceOne.episodes} episodes in ${(serviceOne.wallMs / 1000).toFixed(1)} s through the service, ${rolloutOne.episodes} in ${(rolloutOne.wallMs / 1000).toFixed(1)} s by gp rollout`);
+    log(
+      `service: one at a time: ${serviceOne.episodes} episodes in ${(serviceOne.wallMs / 1000).toFixed(1)} s through the service, ${rolloutOne.episodes} in ${(rolloutOne.wallMs / 1000).toFixed(1)} s by gp rollout`,
+    );
     const serviceMany = await throughService(config, repeated(tasks, manyAttempts), 32, root);
     const rolloutMany = await throughRollout(config, tasks, manyAttempts, 32, root);
-    log(`service: 32 at once: ${serviceMany.episodes} episodes in ${(serviceMany.wallMs / 1000).toFixed(1)} s through the service, ${rolloutMany.episodes} in ${(rolloutMany.wallMs / 1000).toFixed(1)} s by gp rollout`);
+    log(
+      `service: 32 at once: ${serviceMany.episodes} episodes in ${(serviceMany.wallMs / 1000).toFixed(1)} s through the service, ${rolloutMany.episodes} in ${(rolloutMany.wallMs / 1000).toFixed(1)} s by gp rollout`,
+    );
     roundTrips.push(...(await execRoundTrips(anchorRun)));
     const anchorRt = percentiles(roundTrips).p50;
     const overheadP50 = percentiles(serviceOne.overheads).p50;
@@ -182,7 +206,12 @@ export async function benchService(log: (line: string) => void = (line) => conso
         ratio: overheadP50 / anchorRt,
         goal: 'ratio < 2',
         pass: overheadP50 / anchorRt < 2 && serviceOne.errors === 0,
-        details: { ...spreadDetails('ours', serviceOne.overheads), ...spreadDetails('anchor', roundTrips), overheadAt32P50Ms: sig3(percentiles(serviceMany.overheads).p50), errors: serviceOne.errors },
+        details: {
+          ...spreadDetails('ours', serviceOne.overheads),
+          ...spreadDetails('anchor', roundTrips),
+          overheadAt32P50Ms: sig3(percentiles(serviceMany.overheads).p50),
+          errors: serviceOne.errors,
+        },
       },
       {
         name: names[1],
@@ -206,7 +235,12 @@ export async function benchService(log: (line: string) => void = (line) => conso
         ratio: perEpisode(serviceMany) / perEpisode(rolloutMany),
         goal: 'ratio <= 1.1',
         pass: perEpisode(serviceMany) / perEpisode(rolloutMany) <= 1.1 && serviceMany.errors === 0 && rolloutMany.errors === 0,
-        details: { oursEpisodesPerMin: perMinute(serviceMany), anchorEpisodesPerMin: perMinute(rolloutMany), oursErrors: serviceMany.errors, anchorErrors: rolloutMany.errors },
+        details: {
+          oursEpisodesPerMin: perMinute(serviceMany),
+          anchorEpisodesPerMin: perMinute(rolloutMany),
+          oursErrors: serviceMany.errors,
+          anchorErrors: rolloutMany.errors,
+        },
       },
     ];
     return { results, notMeasured: [] };

@@ -38,7 +38,12 @@ interface Phase {
 interface SmokeStep {
   readonly step: number;
   readonly samples: readonly { readonly episode_id: string }[];
-  readonly on_policy: { readonly first_prompt_ids: readonly number[]; readonly log_prob_gap_sampling_weights: { readonly max_abs: number }; readonly log_prob_gap_initial_weights?: { readonly max_abs: number }; readonly l2_delta: number };
+  readonly on_policy: {
+    readonly first_prompt_ids: readonly number[];
+    readonly log_prob_gap_sampling_weights: { readonly max_abs: number };
+    readonly log_prob_gap_initial_weights?: { readonly max_abs: number };
+    readonly l2_delta: number;
+  };
   readonly timing: { readonly step_seconds: number; readonly generation: Phase; readonly environment: Phase; readonly update: Phase };
 }
 
@@ -59,14 +64,33 @@ function runAnchor(python: string, modelDir: string, specFile: string): Anchor {
 export async function benchSmoke(log: (line: string) => void): Promise<FigureOutcome> {
   const python = trainerPython(undefined);
   const smoke = smokeSettings('model', 2);
-  if (!existsSync(smoke.languageModel)) return { results: [], notMeasured: names.map((name) => ({ name, reason: `${smoke.languageModel} is missing (bash scripts/setup-language-model.sh)` })) };
+  if (!existsSync(smoke.languageModel))
+    return { results: [], notMeasured: names.map((name) => ({ name, reason: `${smoke.languageModel} is missing (bash scripts/setup-language-model.sh)` })) };
   const root = mkdtempSync(join(tmpdir(), 'gp-bench-smoke-'));
   try {
     const runDir = join(root, 'smoke');
     const lines: string[] = [];
     const io = { out: (l: string) => lines.push(l), err: (l: string) => lines.push(l) };
     const started = Date.now();
-    const code = await runCli(['train', 'configs/experiments/planner_debug.yaml', '--smoke', '--steps', '2', '--tasks', 'datasets/sample/tasks.jsonl', '--task', 'sample-calc-add', '--run-dir', runDir, '--stall-timeout', '900'], io, resolve('.'));
+    const code = await runCli(
+      [
+        'train',
+        'configs/experiments/planner_debug.yaml',
+        '--smoke',
+        '--steps',
+        '2',
+        '--tasks',
+        'datasets/sample/tasks.jsonl',
+        '--task',
+        'sample-calc-add',
+        '--run-dir',
+        runDir,
+        '--stall-timeout',
+        '900',
+      ],
+      io,
+      resolve('.'),
+    );
     if (code !== 0) throw new Error(`gp train --smoke exited ${code}: ${lines.slice(-5).join(' ')}`);
     log(`smoke: 2 on-policy steps in ${((Date.now() - started) / 1000).toFixed(0)} s`);
     const steps = (JSON.parse(readFileSync(join(runDir, 'smoke', 'checks.json'), 'utf8')) as { steps: SmokeStep[] }).steps;

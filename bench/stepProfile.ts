@@ -38,9 +38,10 @@ const methods = ['exec', 'readFile', 'writeFile', 'listFiles', 'readTree', 'appl
 function instrument(): void {
   const graph = PythonCodeGraph.prototype as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
   const update = graph['update'];
-  if (update !== undefined) graph['update'] = function timedUpdate(this: unknown, ...args: unknown[]) {
-    return timedCall('graphUpdate', () => update.apply(this, args));
-  };
+  if (update !== undefined)
+    graph['update'] = function timedUpdate(this: unknown, ...args: unknown[]) {
+      return timedCall('graphUpdate', () => update.apply(this, args));
+    };
   const proto = DockerSandbox.prototype as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
   for (const method of methods) {
     const original = proto[method];
@@ -89,8 +90,12 @@ async function main(): Promise<void> {
         const { recordTestRun, recordPreimage } = options;
         return {
           ...options,
-          ...(recordTestRun === undefined ? {} : { recordTestRun: (run: Parameters<typeof recordTestRun>[0]) => timedCall('recordTestRun', () => recordTestRun(run)) }),
-          ...(recordPreimage === undefined ? {} : { recordPreimage: (path: string, content: Buffer | undefined) => timedCall('recordPreimage', () => recordPreimage(path, content)) }),
+          ...(recordTestRun === undefined
+            ? {}
+            : { recordTestRun: (run: Parameters<typeof recordTestRun>[0]) => timedCall('recordTestRun', () => recordTestRun(run)) }),
+          ...(recordPreimage === undefined
+            ? {}
+            : { recordPreimage: (path: string, content: Buffer | undefined) => timedCall('recordPreimage', () => recordPreimage(path, content)) }),
         };
       },
       openEnv: async (...args: Parameters<typeof openEnv>) => {
@@ -125,18 +130,23 @@ async function main(): Promise<void> {
       for (const line of readFileSync(join(runDir, t.trajectory), 'utf8').split('\n')) {
         if (line.trim() === '') continue;
         const record = trajectoryLineSchema.parse(JSON.parse(line));
-        if (record.type === 'step' && record.action !== undefined) own.set(record.action.type, [...(own.get(record.action.type) ?? []), record.timings.env_ms - record.timings.task_commands_ms]);
+        if (record.type === 'step' && record.action !== undefined)
+          own.set(record.action.type, [...(own.get(record.action.type) ?? []), record.timings.env_ms - record.timings.task_commands_ms]);
       }
     }
     const sum = (xs: readonly number[]) => xs.reduce((a, b) => a + b, 0);
     const median = (xs: readonly number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
     for (const [type, walls] of stepWall) {
       const ownMs = own.get(type) ?? [];
-      console.log(`${type}: ${walls.length} steps, wall p50 ${median(walls).toFixed(1)} ms, own time (outside the task's commands) p50 ${median(ownMs).toFixed(1)} ms`);
+      console.log(
+        `${type}: ${walls.length} steps, wall p50 ${median(walls).toFixed(1)} ms, own time (outside the task's commands) p50 ${median(ownMs).toFixed(1)} ms`,
+      );
       const byMethod = new Map<string, number[]>();
       for (const c of calls.filter((x) => x.step === type)) byMethod.set(c.method, [...(byMethod.get(c.method) ?? []), c.ms]);
       for (const [method, ms] of [...byMethod].sort((a, b) => sum(b[1]) - sum(a[1]))) {
-        console.log(`  ${method.padEnd(10)} ${String(ms.length).padStart(4)} calls, ${(sum(ms) / walls.length).toFixed(1)} ms per step, p50 ${median(ms).toFixed(1)} ms`);
+        console.log(
+          `  ${method.padEnd(10)} ${String(ms.length).padStart(4)} calls, ${(sum(ms) / walls.length).toFixed(1)} ms per step, p50 ${median(ms).toFixed(1)} ms`,
+        );
       }
     }
   } finally {

@@ -39,7 +39,11 @@ const goalRatio = 30;
 const requestTimeoutMs = 30_000;
 
 function page(connection: MessageConnection, path: string, offset: number, filter: string | null = null): Promise<TaskPageResult> {
-  return withDeadline(connection.sendRequest<TaskPageResult>('graphPlanner/tasks/page', { path, offset, limit: pageSize, filter }), requestTimeoutMs, 'no tasks/page answer');
+  return withDeadline(
+    connection.sendRequest<TaskPageResult>('graphPlanner/tasks/page', { path, offset, limit: pageSize, filter }),
+    requestTimeoutMs,
+    'no tasks/page answer',
+  );
 }
 
 interface Sample {
@@ -91,7 +95,8 @@ async function readOnce(file: string): Promise<number> {
 export async function benchTasks(log: (line: string) => void): Promise<FigureOutcome> {
   const unavailable = process.env['GP_BENCH_OURS_UNAVAILABLE'] ?? '';
   if (unavailable !== '') return { results: [], notMeasured: [{ name: tasksFigureName, reason: unavailable }] };
-  if (!existsSync(ourServerBundle)) return { results: [], notMeasured: [{ name: tasksFigureName, reason: `${ourServerBundle} is missing; run node scripts/build.mjs` }] };
+  if (!existsSync(ourServerBundle))
+    return { results: [], notMeasured: [{ name: tasksFigureName, reason: `${ourServerBundle} is missing; run node scripts/build.mjs` }] };
   const root = mkdtempSync(join(tmpdir(), 'gp-bench-tasks-'));
   try {
     mkdirSync(join(root, 'datasets'));

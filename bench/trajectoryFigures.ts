@@ -46,16 +46,27 @@ const median = (values: readonly number[]): number => percentile(values, 50);
  * observation padded with a realistic read listing to about 20 KB, then an end line.
  */
 export function bigTrajectory(): string {
-  const lines = readFileSync(join(repoRoot, 'test/fixtures/trajectories/sample-calc-add.jsonl'), 'utf8').trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = readFileSync(join(repoRoot, 'test/fixtures/trajectories/sample-calc-add.jsonl'), 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const start = lines[0] as { observation: { max_steps: number }; max_steps: number };
   start.max_steps = stepCount;
   start.observation.max_steps = stepCount;
   const steps = lines.filter((l) => l['type'] === 'step' && (l['action'] as { type?: string } | undefined)?.type !== 'submit');
   const end = lines.at(-1) as Record<string, unknown>;
-  const listing = Array.from({ length: 190 }, (_, i) => `${String(i + 1).padStart(5)}| def helper_${i}(value, other):  # a line the read returned, padded like real source`).join('\n');
+  const listing = Array.from(
+    { length: 190 },
+    (_, i) => `${String(i + 1).padStart(5)}| def helper_${i}(value, other):  # a line the read returned, padded like real source`,
+  ).join('\n');
   const out = [JSON.stringify(start)];
   for (let n = 1; n <= stepCount; n++) {
-    const step = structuredClone(steps[(n - 1) % steps.length]) as { step: number; done: boolean; observation: { step: number; max_steps: number; text: string; done: boolean }; termination_reason?: string };
+    const step = structuredClone(steps[(n - 1) % steps.length]) as {
+      step: number;
+      done: boolean;
+      observation: { step: number; max_steps: number; text: string; done: boolean };
+      termination_reason?: string;
+    };
     step.step = n;
     step.done = false;
     delete step.termination_reason;
@@ -86,7 +97,11 @@ export async function benchTrajectory(log: (line: string) => void): Promise<Figu
   try {
     results.push(...(await viewerFigures(log)));
   } catch (error) {
-    notMeasured.push({ name: openFigure, reason: errorMessage(error) }, { name: switchFigure, reason: errorMessage(error) }, { name: atifOpenFigure, reason: errorMessage(error) });
+    notMeasured.push(
+      { name: openFigure, reason: errorMessage(error) },
+      { name: switchFigure, reason: errorMessage(error) },
+      { name: atifOpenFigure, reason: errorMessage(error) },
+    );
   }
   try {
     results.push(await replayFigures(log));
@@ -150,13 +165,36 @@ async function viewerFigures(log: (line: string) => void): Promise<BenchResult[]
     const anchor: number[] = [];
     for (let i = 0; i < openSamples; i++) {
       anchor.push(
-        await timedOpen(textPath, async () => ((await page.locator('.part.editor .monaco-editor .view-lines').first().textContent().catch(() => null)) ?? '').includes('"type":"start"')),
+        await timedOpen(textPath, async () =>
+          (
+            (await page
+              .locator('.part.editor .monaco-editor .view-lines')
+              .first()
+              .textContent()
+              .catch(() => null)) ?? ''
+          ).includes('"type":"start"'),
+        ),
       );
       await workbench.runCommand(page, 'View: Close All Editors');
       // Closing a 20 MB text model keeps the renderer busy for a while; neither side pays for the other.
       await page.waitForTimeout(2000);
-      ours.push(await timedOpen(viewerPath, async () => (await frame.locator('#step-list .step').count().catch(() => 0)) === stepCount));
-      const marks = await frame.locator('body').evaluate(() => [...performance.getEntriesByType('mark'), ...performance.getEntriesByType('resource')].map((m) => `${m.name.split('/').pop()} ${m.startTime.toFixed(0)}+${m.duration.toFixed(0)}`).join(', '));
+      ours.push(
+        await timedOpen(
+          viewerPath,
+          async () =>
+            (await frame
+              .locator('#step-list .step')
+              .count()
+              .catch(() => 0)) === stepCount,
+        ),
+      );
+      const marks = await frame
+        .locator('body')
+        .evaluate(() =>
+          [...performance.getEntriesByType('mark'), ...performance.getEntriesByType('resource')]
+            .map((m) => `${m.name.split('/').pop()} ${m.startTime.toFixed(0)}+${m.duration.toFixed(0)}`)
+            .join(', '),
+        );
       log(`  page marks: ${marks}`);
       if (i < openSamples - 1) {
         await workbench.runCommand(page, 'View: Close All Editors');
@@ -171,7 +209,10 @@ async function viewerFigures(log: (line: string) => void): Promise<BenchResult[]
       await page.keyboard.press('j');
       for (;;) {
         const detail = frame.locator('#detail');
-        const step = await detail.locator('article').getAttribute('data-step').catch(() => null);
+        const step = await detail
+          .locator('article')
+          .getAttribute('data-step')
+          .catch(() => null);
         const ms = await detail.getAttribute('data-render-ms').catch(() => null);
         if (step === String(n) && ms !== null) {
           times.push(Number(ms));
@@ -194,15 +235,37 @@ async function viewerFigures(log: (line: string) => void): Promise<BenchResult[]
     const atifOurs: number[] = [];
     const atifAnchor: number[] = [];
     for (let i = 0; i < openSamples; i++) {
-      atifAnchor.push(await timedOpen(atifTextPath, async () => ((await page.locator('.part.editor .monaco-editor .view-lines').first().textContent().catch(() => null)) ?? '').includes('"schema_version"')));
+      atifAnchor.push(
+        await timedOpen(atifTextPath, async () =>
+          (
+            (await page
+              .locator('.part.editor .monaco-editor .view-lines')
+              .first()
+              .textContent()
+              .catch(() => null)) ?? ''
+          ).includes('"schema_version"'),
+        ),
+      );
       await workbench.runCommand(page, 'View: Close All Editors');
       await page.waitForTimeout(2000);
-      atifOurs.push(await timedOpen(atifViewerPath, async () => (await frame.locator('#step-list .step').count().catch(() => 0)) === stepCount + 1));
+      atifOurs.push(
+        await timedOpen(
+          atifViewerPath,
+          async () =>
+            (await frame
+              .locator('#step-list .step')
+              .count()
+              .catch(() => 0)) ===
+            stepCount + 1,
+        ),
+      );
       await workbench.runCommand(page, 'View: Close All Editors');
       await page.waitForTimeout(2000);
       log(`  ATIF open ${i + 1}/${openSamples}: viewer ${atifOurs.at(-1)} ms, text editor ${atifAnchor.at(-1)} ms`);
     }
-    const atifReads = [...(await scenarios.extensionLog(session)).matchAll(/read \d+ steps of \S*big-episode\.atif\.json in (\d+) ms/g)].map((m) => Number(m[1]));
+    const atifReads = [...(await scenarios.extensionLog(session)).matchAll(/read \d+ steps of \S*big-episode\.atif\.json in (\d+) ms/g)].map((m) =>
+      Number(m[1]),
+    );
     log(`  the server's reads of the ATIF file: ${atifReads.join(', ')} ms`);
     const atifOpen = median(atifOurs);
     const atifOpenAnchor = median(atifAnchor);
@@ -217,7 +280,13 @@ async function viewerFigures(log: (line: string) => void): Promise<BenchResult[]
         ratio: openOurs / openAnchor,
         goal: 'ratio <= 1 (no slower than the text editor)',
         pass: openOurs <= openAnchor,
-        details: { oursSamples: ours.join(', '), anchorSamples: anchor.join(', '), pageFirstRenderMs: pageRenders.join(', '), serverReadMs: serverReads.join(', '), bytes: text.length },
+        details: {
+          oursSamples: ours.join(', '),
+          anchorSamples: anchor.join(', '),
+          pageFirstRenderMs: pageRenders.join(', '),
+          serverReadMs: serverReads.join(', '),
+          bytes: text.length,
+        },
       },
       {
         name: switchFigure,
@@ -263,7 +332,11 @@ async function replayFigures(log: (line: string) => void): Promise<BenchResult> 
     const episodes = ['sample-calc-add', 'sample-calc-add-unittest', 'sample-version'];
     for (const episode of episodes) {
       const out: string[] = [];
-      const exit = await runCli(['trajectory', 'replay', join(runDir, 'trajectories', `${episode}.jsonl`), '--json'], { out: (l) => out.push(l), err: () => undefined }, workspace);
+      const exit = await runCli(
+        ['trajectory', 'replay', join(runDir, 'trajectories', `${episode}.jsonl`), '--json'],
+        { out: (l) => out.push(l), err: () => undefined },
+        workspace,
+      );
       const report = JSON.parse(out.join('\n')) as { replayMs: number; originalMs?: number; divergence?: unknown };
       if (exit !== 0 || report.divergence !== undefined) throw new Error(`${episode} diverged on replay: ${JSON.stringify(report.divergence)}`);
       replayMs += report.replayMs;

@@ -64,7 +64,19 @@ async function byHand(work: string, backend: string, ids: readonly string[], rou
   for (const id of ids) {
     const runDir = join(work, `hand-${round}-${id}`);
     const empty = await gp(['task', 'test', dataset, '--task', id, '--backend', backend, '--run-dir', runDir]);
-    const gold = await gp(['task', 'test', dataset, '--task', id, '--backend', backend, '--run-dir', runDir, '--patch', join('docker', 'samples', id.replace(/^sample-/, ''), 'gold.diff')]);
+    const gold = await gp([
+      'task',
+      'test',
+      dataset,
+      '--task',
+      id,
+      '--backend',
+      backend,
+      '--run-dir',
+      runDir,
+      '--patch',
+      join('docker', 'samples', id.replace(/^sample-/, ''), 'gold.diff'),
+    ]);
     ms += empty.ms + gold.ms;
     correct &&= empty.code === 1 && gold.code === 0;
   }
@@ -84,7 +96,9 @@ export async function benchVerify(log: (line: string) => void): Promise<FigureOu
     for (let round = 1; round <= rounds; round++) {
       anchor.push(await byHand(work, backend, ids, round));
       for (const parallel of [1, 2, 4]) ours[parallel]?.push(await verifyOnce(work, backend, parallel, round));
-      log(`  verify round ${round}/${rounds}: by hand ${Math.round(anchor[round - 1]?.ms ?? 0)} ms, verify ${[1, 2, 4].map((p) => `p${p} ${Math.round(ours[p]?.[round - 1]?.ms ?? 0)} ms`).join(', ')}`);
+      log(
+        `  verify round ${round}/${rounds}: by hand ${Math.round(anchor[round - 1]?.ms ?? 0)} ms, verify ${[1, 2, 4].map((p) => `p${p} ${Math.round(ours[p]?.[round - 1]?.ms ?? 0)} ms`).join(', ')}`,
+      );
     }
     const median = (values: readonly { ms: number }[]) => summarize(values.map((v) => v.ms)).median;
     const anchorMs = median(anchor);

@@ -61,8 +61,7 @@ export function editScript(fixture: string, mode: EditMode = 'value'): EditScrip
     });
     return out.join('\n');
   };
-  const expectedOf = (invalid: readonly boolean[]): ReadonlySet<number> =>
-    new Set(lineOf.filter((_, i) => invalid[i] === true));
+  const expectedOf = (invalid: readonly boolean[]): ReadonlySet<number> => new Set(lineOf.filter((_, i) => invalid[i] === true));
   const initial = fields.map((_, i) => i === 0);
   return {
     initialText: render(initial, 0),

@@ -99,7 +99,11 @@ async function hoverFigure(log: (line: string) => void): Promise<BenchResult> {
 
 export async function benchYamlScale(log: (line: string) => void): Promise<FigureOutcome> {
   const results: BenchResult[] = [];
-  for (const [keys, runs] of [[20_000, 7], [40_000, 5], [160_000, 3]] as const) {
+  for (const [keys, runs] of [
+    [20_000, 7],
+    [40_000, 5],
+    [160_000, 3],
+  ] as const) {
     const result = scaleFigure(keys, runs);
     log(`config check, ${keys} keys: ours ${result.ours} ms, yaml's parse ${result.anchor} ms`);
     results.push(result);

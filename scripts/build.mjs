@@ -53,7 +53,14 @@ const minify = !process.argv.includes('--no-minify');
 
 await mkdir('dist', { recursive: true });
 const entries = [
-  { entryPoints: ['extension/src/extension.ts'], outfile: 'dist/extension.js', external: ['vscode', ...common.external], plugins: [...common.plugins, languageClientApart], metafile: true, supported: { 'dynamic-import': false } },
+  {
+    entryPoints: ['extension/src/extension.ts'],
+    outfile: 'dist/extension.js',
+    external: ['vscode', ...common.external],
+    plugins: [...common.plugins, languageClientApart],
+    metafile: true,
+    supported: { 'dynamic-import': false },
+  },
   { entryPoints: ['node_modules/vscode-languageclient/lib/node/main.js'], outfile: 'dist/languageClient.js', external: ['vscode', ...common.external] },
   { entryPoints: ['server/src/main.ts'], outfile: 'dist/server.js' },
   // The language server checks large experiment YAMLs on a thread of its own (server/src/config/checkWorker.ts).
@@ -71,7 +78,10 @@ const pages = [
   { entryPoints: ['webview/src/report/main.ts'], outfile: 'dist/report.js' },
   { entryPoints: ['webview/src/codeGraph/main.ts'], outfile: 'dist/codeGraph.js' },
 ];
-const [extension] = await Promise.all([...entries.map((entry) => build({ ...common, minify, ...entry })), ...pages.map((page) => build({ ...browser, minify, ...page }))]);
+const [extension] = await Promise.all([
+  ...entries.map((entry) => build({ ...common, minify, ...entry })),
+  ...pages.map((page) => build({ ...browser, minify, ...page })),
+]);
 // A value imported statically from the library would pull it back into the extension's bundle
 // and into every activation; the build says so rather than letting the figure drift.
 const pulledIn = Object.keys(extension.metafile.outputs['dist/extension.js'].inputs).filter((input) => keptOutOfExtension.test(input));

@@ -46,7 +46,10 @@ function cell(s: string): string {
 
 /** GitHub's anchor for a heading of plain words: lower case, spaces to hyphens. */
 function anchor(title: string): string {
-  return title.toLowerCase().replace(/[^a-z0-9 -]/g, '').replace(/ /g, '-');
+  return title
+    .toLowerCase()
+    .replace(/[^a-z0-9 -]/g, '')
+    .replace(/ /g, '-');
 }
 
 function exitTable(exits: readonly ExitStatus[]): string[] {

@@ -87,7 +87,10 @@ def main():
             else:
                 after = (datetime.date.fromisoformat(newest[0]) + datetime.timedelta(days=1)).isoformat()
                 day = max(after, FLOOR)
-                dates[f"{repo}@{version}"] = {"date": day, "why": f"newest exact pin {newest[1]} uploaded {newest[0]}" + ("" if day == after else f"; raised to the floor {FLOOR}")}
+                dates[f"{repo}@{version}"] = {
+                    "date": day,
+                    "why": f"newest exact pin {newest[1]} uploaded {newest[0]}" + ("" if day == after else f"; raised to the floor {FLOOR}"),
+                }
     out = {
         "schema": "graph-planner/swebench-spec-dates@1",
         "generated_by": "scripts/date-swebench-specs.py",

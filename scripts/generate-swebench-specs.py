@@ -40,7 +40,19 @@ WHY_NOT_CURRENT = (
 OUT = os.path.join("resources", "swebench", "specs.json")
 
 # Passed through as the harness wrote them; `swebenchTable.ts` decides what each means locally.
-SPEC_KEYS = ("python", "packages", "pip_packages", "pre_install", "install", "no_use_env", "test_cmd", "eval_commands", "env_vars_test", "nano_cpus", "execute_test_as_nonroot")
+SPEC_KEYS = (
+    "python",
+    "packages",
+    "pip_packages",
+    "pre_install",
+    "install",
+    "no_use_env",
+    "test_cmd",
+    "eval_commands",
+    "env_vars_test",
+    "nano_cpus",
+    "execute_test_as_nonroot",
+)
 
 
 def install(venv_dir: str) -> str:

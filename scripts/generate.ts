@@ -1,7 +1,18 @@
 /** `npm run schemas`: writes every generated file (see scripts/generated.ts). */
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { cliReferencePath, cliReferenceText } from './cliReference.js';
-import { configReferencePath, envServiceSchemaPath, envServiceSchemaText, experimentSchemaText, replaceReference, serviceTypesPath, serviceTypesText, taskSchemaText, trajectorySchemaText, withConfiguration } from './generated.js';
+import {
+  configReferencePath,
+  envServiceSchemaPath,
+  envServiceSchemaText,
+  experimentSchemaText,
+  replaceReference,
+  serviceTypesPath,
+  serviceTypesText,
+  taskSchemaText,
+  trajectorySchemaText,
+  withConfiguration,
+} from './generated.js';
 
 mkdirSync('schemas', { recursive: true });
 writeFileSync('schemas/experiment.schema.json', experimentSchemaText());
@@ -14,4 +25,6 @@ writeFileSync('package.json', `${JSON.stringify(withConfiguration(pkg), null, 2)
 mkdirSync('docs/reference', { recursive: true });
 writeFileSync(configReferencePath, replaceReference(readFileSync(configReferencePath, 'utf8')));
 writeFileSync(cliReferencePath, cliReferenceText());
-console.log(`Wrote schemas/experiment.schema.json, schemas/task.schema.json, schemas/trajectory.schema.json, ${envServiceSchemaPath}, ${serviceTypesPath}, package.json contributes.configuration, ${configReferencePath} and ${cliReferencePath}.`);
+console.log(
+  `Wrote schemas/experiment.schema.json, schemas/task.schema.json, schemas/trajectory.schema.json, ${envServiceSchemaPath}, ${serviceTypesPath}, package.json contributes.configuration, ${configReferencePath} and ${cliReferencePath}.`,
+);

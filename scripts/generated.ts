@@ -42,7 +42,8 @@ export function envServiceSchema(): SchemaDocument {
     $schema: 'https://json-schema.org/draft/2020-12/schema',
     $id: 'https://graph-planner.dev/schemas/env-service.schema.json',
     title: 'Graph Planner environment service bodies',
-    description: "The HTTP bodies of the environment service a trainer's agent loop runs episodes through (docs/trainer-bridge.md), emitted from server/src/protocol/envService.ts.",
+    description:
+      "The HTTP bodies of the environment service a trainer's agent loop runs episodes through (docs/trainer-bridge.md), emitted from server/src/protocol/envService.ts.",
     $defs,
   } as SchemaDocument;
 }
@@ -131,7 +132,9 @@ export function taskReference(): string {
     for (const [key, child] of Object.entries(node.properties)) {
       const types = typesOf(child);
       const def = child.default === undefined ? '' : `\`${formatValue(child.default)}\``;
-      out.push(`| \`${prefix}${key}\` | ${cell((types.length ? types : ['any']).join(' | '))} | ${required.has(key) ? 'yes' : ''} | ${cell(def)} | ${cell(child.description ?? '')} |`);
+      out.push(
+        `| \`${prefix}${key}\` | ${cell((types.length ? types : ['any']).join(' | '))} | ${required.has(key) ? 'yes' : ''} | ${cell(def)} | ${cell(child.description ?? '')} |`,
+      );
     }
     out.push('');
   };

@@ -15,7 +15,9 @@ export interface SchemaDocument {
 
 /** Python's keywords: a field named like one (`return`) gets a trailing underscore and the JSON name as its alias. */
 const pythonKeywords = new Set(
-  'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield'.split(' '),
+  'False None True and as assert async await break class continue def del elif else except finally for from global if import in is lambda nonlocal not or pass raise return try while with yield'.split(
+    ' ',
+  ),
 );
 
 /** A JSON value as a Python literal (JSON's string escapes are Python's too). */

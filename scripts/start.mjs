@@ -27,7 +27,17 @@ step('Build', 'node', ['scripts/build.mjs']);
   const r = spawnSync('bash', ['scripts/setup-embedding-model.sh'], { stdio: 'inherit' });
   if (r.status !== 0) console.log('The embedding model could not be installed; localisation uses BM25 alone.');
 }
-step('Check the example experiments', 'node', ['dist/cli.js', 'config', 'check', '--no-disk', 'configs/experiments/planner_debug.yaml', 'configs/experiments/planner_8g.yaml', 'configs/experiments/planner_cgm_8g.yaml', 'configs/experiments/gp_full_73b14b_16g.yaml', 'configs/experiments/embedded_model.yaml']);
+step('Check the example experiments', 'node', [
+  'dist/cli.js',
+  'config',
+  'check',
+  '--no-disk',
+  'configs/experiments/planner_debug.yaml',
+  'configs/experiments/planner_8g.yaml',
+  'configs/experiments/planner_cgm_8g.yaml',
+  'configs/experiments/gp_full_73b14b_16g.yaml',
+  'configs/experiments/embedded_model.yaml',
+]);
 step('Validate the sample datasets', 'node', ['dist/cli.js', 'dataset', 'validate', ...datasets]);
 step('Roll out the rule agent on the sample tasks', 'node', ['dist/cli.js', 'rollout', ...datasets, '--agent', 'rule', '--backend', 'auto']);
 // The editor shows configs and datasets, not runs yet, so the run is pointed to where it lies on disk.

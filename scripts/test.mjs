@@ -87,7 +87,9 @@ if (layers.includes('integration')) {
   const ours = await new Docker().listContainers({ all: true, filters: { label: ['graph-planner.run'] } });
   const leaked = ours.filter((c) => (c.Labels['graph-planner.created'] ?? '') >= started);
   if (leaked.length > 0) {
-    console.error(`\nThe tests left ${leaked.length} container(s) behind: ${leaked.map((c) => `${c.Names.join(',')} (run ${c.Labels['graph-planner.run']})`).join('; ')}`);
+    console.error(
+      `\nThe tests left ${leaked.length} container(s) behind: ${leaked.map((c) => `${c.Names.join(',')} (run ${c.Labels['graph-planner.run']})`).join('; ')}`,
+    );
     process.exit(1);
   }
   console.log('\nNo containers of ours left behind.');

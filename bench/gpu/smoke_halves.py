@@ -138,7 +138,11 @@ def choose_loss(mode: str, report: Report):
     import verl_standin
 
     verl_standin.install()
-    report.data["verl"] = {"importable": "not tried (--loss standin)" if mode == "standin" else False, "import_error": import_error, "used_for_timings": "standin (bench/gpu/verl_standin.py)"}
+    report.data["verl"] = {
+        "importable": "not tried (--loss standin)" if mode == "standin" else False,
+        "import_error": import_error,
+        "used_for_timings": "standin (bench/gpu/verl_standin.py)",
+    }
     return "standin", None
 
 
@@ -155,7 +159,16 @@ def build_model(assets: str, device: torch.device, layers: int | None = None):
         model = AutoModelForCausalLM.from_config(config).float()
     fingerprint = float(sum(p.detach().double().sum() for p in model.parameters()))
     params = sum(p.numel() for p in model.parameters())
-    return model.to(device), {"architecture": config.architectures, "layers": config.num_hidden_layers, "hidden": config.hidden_size, "vocab": config.vocab_size, "params": params, "weights": "random init, torch.manual_seed(0), on the CPU", "weight_sum_fingerprint": fingerprint, "attn_implementation": getattr(config, "_attn_implementation", None)}
+    return model.to(device), {
+        "architecture": config.architectures,
+        "layers": config.num_hidden_layers,
+        "hidden": config.hidden_size,
+        "vocab": config.vocab_size,
+        "params": params,
+        "weights": "random init, torch.manual_seed(0), on the CPU",
+        "weight_sum_fingerprint": fingerprint,
+        "attn_implementation": getattr(config, "_attn_implementation", None),
+    }
 
 
 def sampling(spec: dict) -> dict:
@@ -304,7 +317,11 @@ def validate_standin(actor, model, spec, device, real_modules, verl_config, stan
         data = smoke_batch(spec, 2, device)
         began = time.perf_counter()
         result = actor.actor_update(m, opt, data, verl_config if kind == "verl" else standin_config)
-        out[kind] = {"seconds": time.perf_counter() - began, "metrics": result.metrics, "weight_sum": float(sum(p.detach().double().sum() for p in m.parameters()))}
+        out[kind] = {
+            "seconds": time.perf_counter() - began,
+            "metrics": result.metrics,
+            "weight_sum": float(sum(p.detach().double().sum() for p in m.parameters())),
+        }
         del m, opt
     for name in [k for k in sys.modules if k == "verl" or k.startswith("verl.")]:
         del sys.modules[name]
@@ -438,9 +455,14 @@ def main(argv=None) -> int:
                 continue
             try:
                 warmup = 1 if (gpu or batch == min(update_batches)) else 0
-                entry = time_update(actor, model, optimizer, config, spec, device, batch, precision, reps if (gpu or batch == min(update_batches)) else 1, warmup)
+                entry = time_update(
+                    actor, model, optimizer, config, spec, device, batch, precision, reps if (gpu or batch == min(update_batches)) else 1, warmup
+                )
                 report.data["update"].append(entry)
-                print(f"[{elapsed():7.1f}s] update {precision} batch {batch}: {entry['tokens_per_s']:.1f} tokens/s, {entry['seconds_median']:.3f} s ({entry['tokens']} tokens)", flush=True)
+                print(
+                    f"[{elapsed():7.1f}s] update {precision} batch {batch}: {entry['tokens_per_s']:.1f} tokens/s, {entry['seconds_median']:.3f} s ({entry['tokens']} tokens)",
+                    flush=True,
+                )
             except Exception as error:  # noqa: BLE001
                 report.data["errors"].append({"what": f"update {precision} batch {batch}", "error": traceback.format_exc()[-3000:]})
                 print(f"update {precision} batch {batch} failed: {error}", flush=True)

@@ -94,7 +94,11 @@ def compute_policy_loss_vanilla(old_log_prob, log_prob, advantages, response_mas
     if rollout_is_weights is not None:
         pg_losses = pg_losses * rollout_is_weights
     pg_loss = agg_loss(loss_mat=pg_losses, loss_mask=response_mask, loss_agg_mode=loss_agg_mode, **config.global_batch_info)
-    return pg_loss, {"actor/pg_clipfrac": pg_clipfrac.detach().item(), "actor/ppo_kl": ppo_kl.detach().item(), "actor/pg_clipfrac_lower": pg_clipfrac_lower.detach().item()}
+    return pg_loss, {
+        "actor/pg_clipfrac": pg_clipfrac.detach().item(),
+        "actor/ppo_kl": ppo_kl.detach().item(),
+        "actor/pg_clipfrac_lower": pg_clipfrac_lower.detach().item(),
+    }
 
 
 def get_policy_loss_fn(name):
@@ -151,11 +155,20 @@ def install() -> None:
     names = {
         "verl": {},
         "verl.utils": {},
-        "verl.utils.torch_functional": {"logprobs_from_logits": logprobs_from_logits, "entropy_from_logits": entropy_from_logits, "masked_sum": masked_sum, "masked_mean": masked_mean},
+        "verl.utils.torch_functional": {
+            "logprobs_from_logits": logprobs_from_logits,
+            "entropy_from_logits": entropy_from_logits,
+            "masked_sum": masked_sum,
+            "masked_mean": masked_mean,
+        },
         "verl.utils.config": {"omega_conf_to_dataclass": omega_conf_to_dataclass},
         "verl.trainer": {},
         "verl.trainer.ppo": {},
-        "verl.trainer.ppo.core_algos": {"agg_loss": agg_loss, "get_policy_loss_fn": get_policy_loss_fn, "compute_policy_loss_vanilla": compute_policy_loss_vanilla},
+        "verl.trainer.ppo.core_algos": {
+            "agg_loss": agg_loss,
+            "get_policy_loss_fn": get_policy_loss_fn,
+            "compute_policy_loss_vanilla": compute_policy_loss_vanilla,
+        },
         "verl.workers": {},
         "verl.workers.rollout": {},
         "verl.workers.rollout.replica": {"TokenOutput": TokenOutput},

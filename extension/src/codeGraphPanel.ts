@@ -53,11 +53,25 @@ class CodeGraphPanel {
   ) {
     const dist = vscode.Uri.joinPath(extensionState.extension.extensionUri, 'dist');
     const title = `Code graph: ${basename(path, '.jsonl')}`;
-    this.panel = vscode.window.createWebviewPanel(codeGraphViewType, title, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, { enableScripts: true, enableCommandUris: false, retainContextWhenHidden: false, localResourceRoots: [dist] });
+    this.panel = vscode.window.createWebviewPanel(
+      codeGraphViewType,
+      title,
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      { enableScripts: true, enableCommandUris: false, retainContextWhenHidden: false, localResourceRoots: [dist] },
+    );
     const webview = this.panel.webview;
-    webview.html = webviewHtml({ cspSource: webview.cspSource, nonce: newNonce(), scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'codeGraph.js')).toString(), title, loading: `Reading ${basename(path)}…` });
+    webview.html = webviewHtml({
+      cspSource: webview.cspSource,
+      nonce: newNonce(),
+      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'codeGraph.js')).toString(),
+      title,
+      loading: `Reading ${basename(path)}…`,
+    });
     this.disposables.push(
-      webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.extensionState.log.error(`A message from the page failed: ${errorMessage(error)}`))),
+      webview.onDidReceiveMessage(
+        (raw: unknown) =>
+          void this.receive(raw).catch((error: unknown) => this.extensionState.log.error(`A message from the page failed: ${errorMessage(error)}`)),
+      ),
       extensionState.onServerNotification(episodeChanged, (change) => {
         if (change.path !== this.path) return;
         clearTimeout(this.refreshTimer);
@@ -88,7 +102,10 @@ class CodeGraphPanel {
   private async load(): Promise<void> {
     const client = await this.extensionState.currentClient();
     if (client === undefined) {
-      this.post({ type: 'graphUnavailable', reason: 'The Graph Planner server is not running. Run "Graph Planner: Restart Server"; this view reloads when it is ready.' });
+      this.post({
+        type: 'graphUnavailable',
+        reason: 'The Graph Planner server is not running. Run "Graph Planner: Restart Server"; this view reloads when it is ready.',
+      });
       return;
     }
     try {
@@ -130,7 +147,9 @@ class CodeGraphPanel {
         void this.load();
         return;
       case 'openNode':
-        void openRecordedLocation(this.path, message.file, message.line).catch((error: unknown) => this.extensionState.log.warn(`Code graph: ${errorMessage(error)}`));
+        void openRecordedLocation(this.path, message.file, message.line).catch((error: unknown) =>
+          this.extensionState.log.warn(`Code graph: ${errorMessage(error)}`),
+        );
         return;
       case 'timing':
         this.extensionState.log.info(`Code graph: ${message.what} of ${basename(this.path)} in ${message.ms.toFixed(1)} ms`);

@@ -84,9 +84,14 @@ export const commands: Record<CommandName, CommandFactory> = {
   verifyTasks: { whenRunning: (extensionState, client) => verifyTasks(extensionState, client) },
   // The viewer opens without a server too, says so, and loads when the server is ready.
   openTrajectory: { whenRunning: () => openTrajectoryCommand, whenStopped: () => openTrajectoryCommand },
-  compareEpisodes: { whenRunning: (extensionState) => (arg) => compareEpisodes(extensionState, extensionState.patches, arg instanceof vscode.Uri ? arg : undefined) },
+  compareEpisodes: {
+    whenRunning: (extensionState) => (arg) => compareEpisodes(extensionState, extensionState.patches, arg instanceof vscode.Uri ? arg : undefined),
+  },
   // The replay runs the CLI in a terminal; it needs no server.
-  replayEpisode: { whenRunning: (extensionState) => (arg) => replayEpisode(extensionState, arg), whenStopped: (extensionState) => (arg) => replayEpisode(extensionState, arg) },
+  replayEpisode: {
+    whenRunning: (extensionState) => (arg) => replayEpisode(extensionState, arg),
+    whenStopped: (extensionState) => (arg) => replayEpisode(extensionState, arg),
+  },
   // Getting Started and its steps (gettingStarted.ts); only the launch needs the server.
   openGettingStarted: { whenRunning: () => openGettingStarted, whenStopped: () => openGettingStarted },
   sampleOpenConfig: { whenRunning: () => openSampleConfig, whenStopped: () => openSampleConfig },
@@ -94,7 +99,10 @@ export const commands: Record<CommandName, CommandFactory> = {
   sampleOpenEpisode: { whenRunning: () => openNewestEpisode, whenStopped: () => openNewestEpisode },
   sampleTrain: { whenRunning: (extensionState) => trainOnSamples(extensionState), whenStopped: (extensionState) => trainOnSamples(extensionState) },
   // Like the viewer, the view opens without a server, says so, and loads when the server is ready.
-  showCodeGraph: { whenRunning: (extensionState) => (arg, step) => codeGraphCommand(extensionState, arg, step), whenStopped: (extensionState) => (arg, step) => codeGraphCommand(extensionState, arg, step) },
+  showCodeGraph: {
+    whenRunning: (extensionState) => (arg, step) => codeGraphCommand(extensionState, arg, step),
+    whenStopped: (extensionState) => (arg, step) => codeGraphCommand(extensionState, arg, step),
+  },
 };
 
 /** The code-graph view of the trajectory given (the viewer's, at its selected step), else one the person picks. */
@@ -107,7 +115,11 @@ async function codeGraphCommand(extensionState: ExtensionState, arg: unknown, st
 async function replayEpisode(extensionState: ExtensionState, arg: unknown): Promise<void> {
   const uri = arg instanceof vscode.Uri ? arg : await pickTrajectory('Replay which episode?');
   if (uri === undefined) return;
-  const episode = uri.path.split('/').pop()?.replace(/\.jsonl$/, '') ?? uri.fsPath;
+  const episode =
+    uri.path
+      .split('/')
+      .pop()
+      ?.replace(/\.jsonl$/, '') ?? uri.fsPath;
   const cwd = vscode.workspace.getWorkspaceFolder(uri)?.uri.fsPath ?? dirname(uri.fsPath);
   runGpInTerminal(extensionState, { name: `gp trajectory replay ${episode}`, cwd, icon: 'debug-restart', args: ['trajectory', 'replay', uri.fsPath] });
 }
@@ -138,10 +150,21 @@ async function pickTrajectory(title: string): Promise<vscode.Uri | undefined> {
   // JSON file opens through the explorer's or the editor's "Open Trajectory…", the server telling its format from its content.
   const found = await vscode.workspace.findFiles('{**/trajectories/*.jsonl,**/*.traj,**/*.traj.json,**/*.atif.json}', '**/node_modules/**', 5000);
   if (found.length === 0) {
-    void vscode.window.showInformationMessage('No trajectory in the workspace yet (trajectories/*.jsonl under a run folder, or *.traj, *.traj.json, *.atif.json); start a rollout first.');
+    void vscode.window.showInformationMessage(
+      'No trajectory in the workspace yet (trajectories/*.jsonl under a run folder, or *.traj, *.traj.json, *.atif.json); start a rollout first.',
+    );
     return undefined;
   }
-  const items = found.map((f) => ({ label: f.path.split('/').pop()?.replace(/\.(jsonl|traj|traj\.json|atif\.json)$/, '') ?? f.path, description: vscode.workspace.asRelativePath(f), uri: f, mtime: mtimeOf(f.fsPath) }));
+  const items = found.map((f) => ({
+    label:
+      f.path
+        .split('/')
+        .pop()
+        ?.replace(/\.(jsonl|traj|traj\.json|atif\.json)$/, '') ?? f.path,
+    description: vscode.workspace.asRelativePath(f),
+    uri: f,
+    mtime: mtimeOf(f.fsPath),
+  }));
   const picked = await vscode.window.showQuickPick(
     items.sort((a, b) => b.mtime - a.mtime),
     { title, placeHolder: 'Newest first', matchOnDescription: true },

@@ -19,7 +19,12 @@ import { newNonce, webviewHtml } from './webviewHtml.js';
 import { messageSchemas } from './messageSchemas.js';
 
 /** Asks for the second episode (when not given) and opens the comparison. */
-export async function compareEpisodes(extensionState: ExtensionState, patches: PatchActions, first: vscode.Uri | undefined, second?: vscode.Uri): Promise<void> {
+export async function compareEpisodes(
+  extensionState: ExtensionState,
+  patches: PatchActions,
+  first: vscode.Uri | undefined,
+  second?: vscode.Uri,
+): Promise<void> {
   const left = first ?? (await pickTrajectory(extensionState, 'The first episode to compare', undefined));
   if (left === undefined) return;
   const right = second ?? (await pickTrajectory(extensionState, `Compare ${basename(left.fsPath, '.jsonl')} with`, left));
@@ -36,15 +41,24 @@ export async function compareEpisodes(extensionState: ExtensionState, patches: P
 async function pickTrajectory(extensionState: ExtensionState, title: string, other: vscode.Uri | undefined): Promise<vscode.Uri | undefined> {
   const files = await vscode.workspace.findFiles('**/trajectories/*.jsonl', '**/node_modules/**', 5000);
   const found = await withEpisodes(extensionState, [...files.map((f) => f.fsPath), ...(other === undefined ? [] : [other.fsPath])]);
-  const { sameTask, rest } = pickerEntries(found, found.find((f) => f.path === other?.fsPath), Date.now());
+  const { sameTask, rest } = pickerEntries(
+    found,
+    found.find((f) => f.path === other?.fsPath),
+    Date.now(),
+  );
   if (sameTask.length + rest.length === 0) {
     void vscode.window.showInformationMessage('No other trajectory (trajectories/*.jsonl) in the workspace to compare with.');
     return undefined;
   }
   type Item = vscode.QuickPickItem & { readonly path?: string };
-  const section = (label: string, entries: readonly PickerEntry[]): Item[] => (entries.length === 0 ? [] : [{ label, kind: vscode.QuickPickItemKind.Separator }, ...entries]);
+  const section = (label: string, entries: readonly PickerEntry[]): Item[] =>
+    entries.length === 0 ? [] : [{ label, kind: vscode.QuickPickItemKind.Separator }, ...entries];
   const items: Item[] = other === undefined ? [...rest] : [...section('Attempts at the same task', sameTask), ...section('Other episodes', rest)];
-  const picked = await vscode.window.showQuickPick(items, { title, placeHolder: 'Episodes by task and attempt, with their outcomes; type to filter', matchOnDescription: true });
+  const picked = await vscode.window.showQuickPick(items, {
+    title,
+    placeHolder: 'Episodes by task and attempt, with their outcomes; type to filter',
+    matchOnDescription: true,
+  });
   return picked?.path === undefined ? undefined : vscode.Uri.file(picked.path);
 }
 
@@ -79,7 +93,11 @@ class ComparePanel {
   ) {
     const dist = vscode.Uri.joinPath(extensionState.extension.extensionUri, 'dist');
     const title = `Compare ${basename(left.fsPath, '.jsonl')} ↔ ${basename(right.fsPath, '.jsonl')}`;
-    this.panel = vscode.window.createWebviewPanel(episodeCompareViewType, title, vscode.ViewColumn.Active, { enableScripts: true, enableCommandUris: false, localResourceRoots: [dist] });
+    this.panel = vscode.window.createWebviewPanel(episodeCompareViewType, title, vscode.ViewColumn.Active, {
+      enableScripts: true,
+      enableCommandUris: false,
+      localResourceRoots: [dist],
+    });
     const webview = this.panel.webview;
     webview.html = webviewHtml({
       cspSource: webview.cspSource,
@@ -88,7 +106,10 @@ class ComparePanel {
       title,
       loading: 'Aligning the two episodes…',
     });
-    const subscription = webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.extensionState.log.error(`A message from the page failed: ${errorMessage(error)}`)));
+    const subscription = webview.onDidReceiveMessage(
+      (raw: unknown) =>
+        void this.receive(raw).catch((error: unknown) => this.extensionState.log.error(`A message from the page failed: ${errorMessage(error)}`)),
+    );
     this.panel.onDidDispose(() => subscription.dispose());
   }
 
@@ -119,7 +140,10 @@ class ComparePanel {
   private async load(): Promise<void> {
     const client = await this.extensionState.currentClient();
     if (client === undefined) {
-      this.latest = { type: 'comparison', comparison: { ok: false, message: 'The Graph Planner server is not running; run "Graph Planner: Restart Server" and compare again.' } };
+      this.latest = {
+        type: 'comparison',
+        comparison: { ok: false, message: 'The Graph Planner server is not running; run "Graph Planner: Restart Server" and compare again.' },
+      };
       return;
     }
     const comparison = await sendRequest(client, episodeCompare, { left: this.left.fsPath, right: this.right.fsPath });
@@ -134,7 +158,12 @@ class ComparePanel {
       const uri = vscode.Uri.from({ scheme: patchScheme, path: `/compare-${++compared}/${which}/${basename(c[which].file, '.jsonl')}.diff` });
       return this.patches.serve(uri, c[which].outcome?.patch ?? '(the episode has not ended: it has no final patch yet)\n');
     };
-    await vscode.commands.executeCommand('vscode.diff', side('left'), side('right'), `Final patches: ${basename(c.left.file, '.jsonl')} ↔ ${basename(c.right.file, '.jsonl')}`);
+    await vscode.commands.executeCommand(
+      'vscode.diff',
+      side('left'),
+      side('right'),
+      `Final patches: ${basename(c.left.file, '.jsonl')} ↔ ${basename(c.right.file, '.jsonl')}`,
+    );
   }
 }
 

@@ -43,10 +43,24 @@ class GroupPanel {
   ) {
     const dist = vscode.Uri.joinPath(extensionState.extension.extensionUri, 'dist');
     const title = `Groups: ${basename(run)}`;
-    this.panel = vscode.window.createWebviewPanel(episodeGroupViewType, title, vscode.ViewColumn.Active, { enableScripts: true, enableCommandUris: false, retainContextWhenHidden: false, localResourceRoots: [dist] });
+    this.panel = vscode.window.createWebviewPanel(episodeGroupViewType, title, vscode.ViewColumn.Active, {
+      enableScripts: true,
+      enableCommandUris: false,
+      retainContextWhenHidden: false,
+      localResourceRoots: [dist],
+    });
     const webview = this.panel.webview;
-    webview.html = webviewHtml({ cspSource: webview.cspSource, nonce: newNonce(), scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'group.js')).toString(), title, loading: 'Aligning the rollouts…' });
-    const subscription = webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.extensionState.log.error(`A message from the page failed: ${errorMessage(error)}`)));
+    webview.html = webviewHtml({
+      cspSource: webview.cspSource,
+      nonce: newNonce(),
+      scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, 'group.js')).toString(),
+      title,
+      loading: 'Aligning the rollouts…',
+    });
+    const subscription = webview.onDidReceiveMessage(
+      (raw: unknown) =>
+        void this.receive(raw).catch((error: unknown) => this.extensionState.log.error(`A message from the page failed: ${errorMessage(error)}`)),
+    );
     this.panel.onDidDispose(() => {
       subscription.dispose();
       panels.delete(this.run);
@@ -96,7 +110,11 @@ class GroupPanel {
     const generation = ++this.generation;
     const client = await this.extensionState.currentClient();
     let message: GroupHostMessage;
-    if (client === undefined) message = { type: 'group', group: { ok: false, message: 'The Graph Planner server is not running; run "Graph Planner: Restart Server" and open the group again.' } };
+    if (client === undefined)
+      message = {
+        type: 'group',
+        group: { ok: false, message: 'The Graph Planner server is not running; run "Graph Planner: Restart Server" and open the group again.' },
+      };
     else {
       try {
         message = { type: 'group', group: await sendRequest(client, episodeGroup, { run: this.run, selection: this.selection }) };
@@ -106,7 +124,8 @@ class GroupPanel {
     }
     if (generation !== this.generation) return;
     this.latest = message;
-    if (message.group.ok) this.panel.title = message.group.step === null ? `Episodes: ${message.group.taskId}` : `Group: step ${message.group.step} · ${message.group.taskId}`;
+    if (message.group.ok)
+      this.panel.title = message.group.step === null ? `Episodes: ${message.group.taskId}` : `Group: step ${message.group.step} · ${message.group.taskId}`;
     if (this.ready) await this.panel.webview.postMessage(message);
   }
 }

@@ -41,7 +41,11 @@ function entryOf(found: FoundTrajectory, now: number): PickerEntry {
   const ep = found.episode;
   const run = runLabel(found.run, now);
   if (ep === undefined) return { path: found.path, label: `$(file) ${episodeName(refOf(found))}`, description: run };
-  return { path: found.path, label: `$(${episodeStateIcons[ep.state].id.replace('~spin', '')}) ${episodeName(ep)}`, description: `${describeEpisode(ep)} · ${run}` };
+  return {
+    path: found.path,
+    label: `$(${episodeStateIcons[ep.state].id.replace('~spin', '')}) ${episodeName(ep)}`,
+    description: `${describeEpisode(ep)} · ${run}`,
+  };
 }
 
 /** Newer runs first among episodes of one name; run names end in their start time. */
@@ -53,7 +57,11 @@ function byTaskThenRun(a: FoundTrajectory, b: FoundTrajectory): number {
  * The picker's two sections: the other episodes of `other`'s task (none when picking the first
  * episode), then every other trajectory; each sorted by task, then attempt, then newest run.
  */
-export function pickerEntries(found: readonly FoundTrajectory[], other: FoundTrajectory | undefined, now: number): { readonly sameTask: PickerEntry[]; readonly rest: PickerEntry[] } {
+export function pickerEntries(
+  found: readonly FoundTrajectory[],
+  other: FoundTrajectory | undefined,
+  now: number,
+): { readonly sameTask: PickerEntry[]; readonly rest: PickerEntry[] } {
   const candidates = found.filter((f) => f.path !== other?.path).sort(byTaskThenRun);
   const task = other === undefined ? undefined : refOf(other).taskId;
   const same = candidates.filter((f) => task !== undefined && refOf(f).taskId === task);

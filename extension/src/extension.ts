@@ -71,7 +71,9 @@ export function activate(extension: vscode.ExtensionContext): void {
     // the log records when the server reports ready.
     void extensionState.start();
     extensionState.log.info(`Graph Planner activated in ${extensionState.sinceActivation()} ms`);
-    openGettingStartedOnce(extension, (line) => extensionState.log.info(line)).catch((error: unknown) => extensionState.log.error(`Getting Started did not open: ${errorMessage(error)}`));
+    openGettingStartedOnce(extension, (line) => extensionState.log.info(line)).catch((error: unknown) =>
+      extensionState.log.error(`Getting Started did not open: ${errorMessage(error)}`),
+    );
   } catch (error) {
     // VS Code shows no notification when an extension fails to activate, so we show one ourselves.
     void vscode.window.showErrorMessage(`Graph Planner failed to activate: ${errorMessage(error)}`);

@@ -300,11 +300,12 @@ export class ExtensionState implements vscode.Disposable {
  * It resolves when the person dismisses the message, so callers usually do not wait for it.
  */
 export async function showNotice(notice: Notice): Promise<void> {
-  const show = notice.severity === 'error'
-    ? vscode.window.showErrorMessage
-    : notice.severity === 'warning'
-      ? vscode.window.showWarningMessage
-      : vscode.window.showInformationMessage;
+  const show =
+    notice.severity === 'error'
+      ? vscode.window.showErrorMessage
+      : notice.severity === 'warning'
+        ? vscode.window.showWarningMessage
+        : vscode.window.showInformationMessage;
   const showProblems = 'Show Problems';
   const choice = notice.hasProblems ? await show(notice.text, showProblems) : await show(notice.text);
   if (choice === showProblems) await vscode.commands.executeCommand('workbench.actions.view.problems');

@@ -37,10 +37,18 @@ export async function openGettingStarted(): Promise<void> {
 export async function openGettingStartedOnce(extension: vscode.ExtensionContext, log: (line: string) => void): Promise<void> {
   if (extension.globalState.get<boolean>(shownKey) === true) return;
   if (vscode.workspace.getConfiguration('workbench.welcomePage').get<boolean>('walkthroughs.openOnInstall') === false) return;
-  const seen = await openUntilSeen({ open: openOverWelcome, state: () => walkthroughStateOf(editorTabs()), sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)) });
+  const seen = await openUntilSeen({
+    open: openOverWelcome,
+    state: () => walkthroughStateOf(editorTabs()),
+    sleep: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+  });
   if (seen) await extension.globalState.update(shownKey, true);
   const tabs = editorTabs().map((tab) => `${tab.label}${tab.isActive && tab.inActiveGroup ? ' (in front)' : ''}${tab.typed ? '' : ' (welcome editor)'}`);
-  log(seen ? 'Getting Started opened on the first activation.' : `Getting Started did not stay in front; it opens again at the next activation. Tabs: ${tabs.join(', ') || 'none'}.`);
+  log(
+    seen
+      ? 'Getting Started opened on the first activation.'
+      : `Getting Started did not stay in front; it opens again at the next activation. Tabs: ${tabs.join(', ') || 'none'}.`,
+  );
 }
 
 /**
@@ -71,7 +79,9 @@ function sampleFolder(): vscode.WorkspaceFolder | undefined {
   for (const folder of vscode.workspace.workspaceFolders ?? []) {
     if (Object.values(sampleFiles).every((f) => exists(vscode.Uri.joinPath(folder.uri, f).fsPath))) return folder;
   }
-  void vscode.window.showInformationMessage(`Getting Started uses the repository's sample (${sampleFiles.config} and ${sampleFiles.tasks}). Open a clone of Graph Planner as the workspace folder to run its steps.`);
+  void vscode.window.showInformationMessage(
+    `Getting Started uses the repository's sample (${sampleFiles.config} and ${sampleFiles.tasks}). Open a clone of Graph Planner as the workspace folder to run its steps.`,
+  );
   return undefined;
 }
 
@@ -99,7 +109,18 @@ export function runSampleRollout(extensionState: ExtensionState, client: Languag
     // Null values come from the config, as the review list leaves them when accepted unchanged.
     await launch(extensionState, client, {
       mode: 'new',
-      run: { kind: 'rollout', config: path(sampleFiles.config), taskFiles: [path(sampleFiles.tasks)], tasks: [], agent: null, backend: null, parallel: null, attempts: null, sets: [], cwd: folder.uri.fsPath },
+      run: {
+        kind: 'rollout',
+        config: path(sampleFiles.config),
+        taskFiles: [path(sampleFiles.tasks)],
+        tasks: [],
+        agent: null,
+        backend: null,
+        parallel: null,
+        attempts: null,
+        sets: [],
+        cwd: folder.uri.fsPath,
+      },
     });
   };
 }
@@ -107,9 +128,7 @@ export function runSampleRollout(extensionState: ExtensionState, client: Languag
 /** Step 3: the newest episode of the workspace in the trajectory viewer. */
 export async function openNewestEpisode(): Promise<void> {
   const found = await vscode.workspace.findFiles('**/trajectories/*.jsonl', '**/node_modules/**', 5000);
-  const newest = found
-    .map((uri) => ({ uri, mtime: mtimeOf(uri.fsPath) }))
-    .sort((a, b) => b.mtime - a.mtime)[0];
+  const newest = found.map((uri) => ({ uri, mtime: mtimeOf(uri.fsPath) })).sort((a, b) => b.mtime - a.mtime)[0];
   if (newest === undefined) {
     void vscode.window.showInformationMessage('No episode yet: run the sample rollout first (the step before), then open its newest episode here.');
     return;

@@ -67,7 +67,11 @@ class GpProcessTerminal implements vscode.Pseudoterminal {
   open(): void {
     this.written.fire(`\x1b[2m${forTerminal(gpDisplayLine(this.request.args))}\x1b[0m\r\n`);
     // ELECTRON_RUN_AS_NODE makes the editor's own executable a plain Node, so no Node need be installed.
-    const child = spawn(process.execPath, [this.cli, ...this.request.args], { cwd: this.request.cwd, env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [this.cli, ...this.request.args], {
+      cwd: this.request.cwd,
+      env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     this.child = child;
     child.stdout?.setEncoding('utf8').on('data', (text: string) => this.written.fire(forTerminal(text)));
     child.stderr?.setEncoding('utf8').on('data', (text: string) => this.written.fire(forTerminal(text)));

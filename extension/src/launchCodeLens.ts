@@ -25,8 +25,18 @@ class LaunchCodeLens implements vscode.CodeLensProvider {
     if (line === undefined) return [];
     const range = document.lineAt(line).range;
     return [
-      new vscode.CodeLens(range, { title: '▶ Rollout', tooltip: 'Start a rollout with this config', command: commandIds.startRollout, arguments: [document.uri] }),
-      new vscode.CodeLens(range, { title: '▶ Evaluate', tooltip: 'Start an evaluation with this config', command: commandIds.startEvaluation, arguments: [document.uri] }),
+      new vscode.CodeLens(range, {
+        title: '▶ Rollout',
+        tooltip: 'Start a rollout with this config',
+        command: commandIds.startRollout,
+        arguments: [document.uri],
+      }),
+      new vscode.CodeLens(range, {
+        title: '▶ Evaluate',
+        tooltip: 'Start an evaluation with this config',
+        command: commandIds.startEvaluation,
+        arguments: [document.uri],
+      }),
     ];
   }
 

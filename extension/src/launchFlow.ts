@@ -14,7 +14,19 @@ import { datasetsAfterExperimentChange } from './launchDefaults.js';
 import { experimentDataset, listedDatasets, pickDatasets, pickExperiment, rememberExperiment, startingExperiment } from './launchPickers.js';
 import { blockedMessage, reviewRows, type ReviewRow, type ValueKey } from './launchReviewRows.js';
 import { isFinding, preferredFix } from './overviewQuickFix.js';
-import { launchPlan, launchStart, taskPreflight, type BlockedTask, type LaunchFinding, type LaunchPlanResult, type LaunchSpec, type LaunchStartResult, type NewRunLaunch, type TaskPreflightResult, sendRequest } from './serverMessages.js';
+import {
+  launchPlan,
+  launchStart,
+  taskPreflight,
+  type BlockedTask,
+  type LaunchFinding,
+  type LaunchPlanResult,
+  type LaunchSpec,
+  type LaunchStartResult,
+  type NewRunLaunch,
+  type TaskPreflightResult,
+  sendRequest,
+} from './serverMessages.js';
 import { visibleLine } from '../../server/src/protocol/terminalText.js';
 import { agentNames } from '../../server/src/protocol/agentNames.js';
 import { sandboxBackendChoices, type OpenedBackendName } from '../../server/src/protocol/sandboxBackends.js';
@@ -80,8 +92,16 @@ export async function launch(extensionState: ExtensionState, client: LanguageCli
   }
   if (warnings.length > 0) {
     const go = 'Launch Anyway';
-    const detail = warnings.slice(0, 5).map((w) => `• ${w.message}`).join('\n') + (warnings.length > 5 ? `\n… and ${warnings.length - 5} more` : '');
-    const choice = await vscode.window.showWarningMessage(`The config has ${warnings.length === 1 ? 'a warning' : `${warnings.length} warnings`}.`, { modal: true, detail }, go);
+    const detail =
+      warnings
+        .slice(0, 5)
+        .map((w) => `• ${w.message}`)
+        .join('\n') + (warnings.length > 5 ? `\n… and ${warnings.length - 5} more` : '');
+    const choice = await vscode.window.showWarningMessage(
+      `The config has ${warnings.length === 1 ? 'a warning' : `${warnings.length} warnings`}.`,
+      { modal: true, detail },
+      go,
+    );
     if (choice !== go) return undefined;
   }
   const started = await sendRequest(client, launchStart, spec);
@@ -114,7 +134,11 @@ async function showBlockedMessage(errors: readonly LaunchFinding[]): Promise<voi
   // A short label: three buttons share the notice's width, and its message already names the fix (a misspelt key's "Did you mean").
   const fixButton = fix === undefined ? undefined : 'Apply Fix';
   const buttons = first?.file !== null && first?.file !== undefined ? [goTo, problems] : [problems];
-  const choice = await vscode.window.showErrorMessage(blockedMessage(errors, (p) => vscode.workspace.asRelativePath(p)), ...(fixButton === undefined ? [] : [fixButton]), ...buttons);
+  const choice = await vscode.window.showErrorMessage(
+    blockedMessage(errors, (p) => vscode.workspace.asRelativePath(p)),
+    ...(fixButton === undefined ? [] : [fixButton]),
+    ...buttons,
+  );
   if (choice === fixButton && fix !== undefined) await applyFix(fix, first);
   if (choice === goTo) await goToFinding(first);
   if (choice === problems) await vscode.commands.executeCommand('workbench.actions.view.problems');
@@ -138,7 +162,13 @@ async function firstErrorFix(finding: LaunchFinding): Promise<vscode.CodeAction 
     while (diagnostic() === undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
     const range = diagnostic()?.range;
     if (range === undefined) return undefined;
-    const actions = (await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[] | undefined>('vscode.executeCodeActionProvider', document.uri, range, vscode.CodeActionKind.QuickFix.value)) ?? [];
+    const actions =
+      (await vscode.commands.executeCommand<(vscode.CodeAction | vscode.Command)[] | undefined>(
+        'vscode.executeCodeActionProvider',
+        document.uri,
+        range,
+        vscode.CodeActionKind.QuickFix.value,
+      )) ?? [];
     return preferredFix(actions, line, finding.message);
   } catch {
     // No fix is offered: the notice still has Go to Error.
@@ -161,7 +191,11 @@ function startArgsOf(arg: unknown): StartArgs {
   if (typeof arg === 'object' && arg !== null) {
     const a = arg as Record<string, unknown>;
     const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined);
-    return { ...(a['config'] instanceof vscode.Uri ? { config: a['config'] } : {}), taskFiles: strings(a['taskFiles']) ?? [], tasks: strings(a['tasks']) ?? [] };
+    return {
+      ...(a['config'] instanceof vscode.Uri ? { config: a['config'] } : {}),
+      taskFiles: strings(a['taskFiles']) ?? [],
+      tasks: strings(a['tasks']) ?? [],
+    };
   }
   return {};
 }
@@ -170,7 +204,12 @@ function startArgsOf(arg: unknown): StartArgs {
  * The launch as first shown: the config given, else the open experiment, else the last launched,
  * else the sample (launchDefaults.ts); the datasets given, else the one the config names.
  */
-async function initialDraft(extensionState: ExtensionState, client: LanguageClient, kind: 'rollout' | 'eval', args: StartArgs): Promise<NewRunLaunch | undefined> {
+async function initialDraft(
+  extensionState: ExtensionState,
+  client: LanguageClient,
+  kind: 'rollout' | 'eval',
+  args: StartArgs,
+): Promise<NewRunLaunch | undefined> {
   const configUri = args.config ?? (await startingExperiment(extensionState));
   const folder = (configUri && vscode.workspace.getWorkspaceFolder(configUri)) ?? vscode.workspace.workspaceFolders?.[0];
   if (folder === undefined) {
@@ -180,13 +219,27 @@ async function initialDraft(extensionState: ExtensionState, client: LanguageClie
   const named = configUri === undefined ? undefined : await experimentDataset(client, configUri, folder.uri.fsPath, await listedDatasets(client));
   const datasets = args.taskFiles?.length ? [...args.taskFiles] : named === undefined ? [] : [named.path];
   // Values left null come from the config, so the command line carries only what the person changed.
-  return { kind, config: configUri?.fsPath ?? null, taskFiles: datasets, tasks: [...(args.tasks ?? [])], agent: null, backend: null, parallel: null, attempts: null, sets: [], cwd: folder.uri.fsPath };
+  return {
+    kind,
+    config: configUri?.fsPath ?? null,
+    taskFiles: datasets,
+    tasks: [...(args.tasks ?? [])],
+    agent: null,
+    backend: null,
+    parallel: null,
+    attempts: null,
+    sets: [],
+    cwd: folder.uri.fsPath,
+  };
 }
 
 type ReviewItem = vscode.QuickPickItem & { readonly row?: ReviewRow };
 
 /** What the server says of a draft: its plan (values and findings) and which of its tasks cannot run. */
-async function reviewState(client: LanguageClient, draft: NewRunLaunch): Promise<{ plan: LaunchPlanResult | undefined; preflight: TaskPreflightResult | undefined; backend: string }> {
+async function reviewState(
+  client: LanguageClient,
+  draft: NewRunLaunch,
+): Promise<{ plan: LaunchPlanResult | undefined; preflight: TaskPreflightResult | undefined; backend: string }> {
   if (draft.taskFiles.length === 0) return { plan: undefined, preflight: undefined, backend: '' };
   const plan = await sendRequest(client, launchPlan, { mode: 'new', run: draft });
   const backendValue = plan.values?.backend;
@@ -212,10 +265,14 @@ async function review(client: LanguageClient, initial: NewRunLaunch): Promise<Ne
   let draft = initial;
   for (;;) {
     const rel = (p: string) => vscode.workspace.asRelativePath(p);
-    const state = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Checking the launch…' }, () => reviewState(client, draft));
+    const state = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Checking the launch…' }, () =>
+      reviewState(client, draft),
+    );
     const rows = reviewRows({ draft, plan: state.plan, preflight: state.preflight, preflightBackend: state.backend, rel });
     const items: ReviewItem[] = rows.map((row) =>
-      row.kind === 'separator' ? { label: row.label, kind: vscode.QuickPickItemKind.Separator } : { label: row.label, description: row.description, ...('detail' in row && row.detail !== undefined ? { detail: row.detail } : {}), row },
+      row.kind === 'separator'
+        ? { label: row.label, kind: vscode.QuickPickItemKind.Separator }
+        : { label: row.label, description: row.description, ...('detail' in row && row.detail !== undefined ? { detail: row.detail } : {}), row },
     );
     const picked = await vscode.window.showQuickPick(items, {
       title: `Graph Planner: ${draft.kind === 'eval' ? 'Start Evaluation' : 'Start Rollout'}`,
@@ -285,8 +342,18 @@ export async function goToFinding(finding: Pick<LaunchFinding, 'file' | 'line' |
 /** The tasks that cannot run, one per line with the reason; choosing one opens its line. True when one was opened. */
 async function showBlockedTasks(blocked: readonly BlockedTask[], backend: string): Promise<boolean> {
   const picked = await vscode.window.showQuickPick(
-    blocked.map((b) => ({ label: `$(circle-slash) ${visibleLine(b.taskId)}`, description: `${vscode.workspace.asRelativePath(b.file)}:${b.line + 1}`, detail: visibleLine(b.readiness.problem?.reason ?? ''), task: b })),
-    { title: `Tasks that cannot run on ${backend}`, placeHolder: 'Choose a task to open its line; Escape goes back to the launch', matchOnDescription: true, matchOnDetail: true },
+    blocked.map((b) => ({
+      label: `$(circle-slash) ${visibleLine(b.taskId)}`,
+      description: `${vscode.workspace.asRelativePath(b.file)}:${b.line + 1}`,
+      detail: visibleLine(b.readiness.problem?.reason ?? ''),
+      task: b,
+    })),
+    {
+      title: `Tasks that cannot run on ${backend}`,
+      placeHolder: 'Choose a task to open its line; Escape goes back to the launch',
+      matchOnDescription: true,
+      matchOnDetail: true,
+    },
   );
   if (picked === undefined) return false;
   const position = new vscode.Position(picked.task.line, 0);
@@ -296,7 +363,13 @@ async function showBlockedTasks(blocked: readonly BlockedTask[], backend: string
 
 async function chooseConfig(client: LanguageClient, draft: NewRunLaunch): Promise<NewRunLaunch | undefined> {
   const listed = await listedDatasets(client);
-  const config = await pickExperiment(client, listed, { title: 'Experiment config', placeHolder: 'The YAML whose settings the run uses; each with the dataset it names', current: draft.config, withDefaults: true, cwd: draft.cwd });
+  const config = await pickExperiment(client, listed, {
+    title: 'Experiment config',
+    placeHolder: 'The YAML whose settings the run uses; each with the dataset it names',
+    current: draft.config,
+    withDefaults: true,
+    cwd: draft.cwd,
+  });
   if (config === undefined) return undefined;
   // The dataset follows the experiment; the tasks chosen in the old dataset go with it.
   const named = config === null ? undefined : await experimentDataset(client, vscode.Uri.file(config), draft.cwd, listed);
@@ -307,7 +380,12 @@ async function chooseConfig(client: LanguageClient, draft: NewRunLaunch): Promis
 }
 
 async function chooseDatasets(client: LanguageClient, draft: NewRunLaunch): Promise<NewRunLaunch | undefined> {
-  const picked = await pickDatasets(await listedDatasets(client), { title: 'Datasets', placeHolder: 'The task files to run', chosen: draft.taskFiles, many: true });
+  const picked = await pickDatasets(await listedDatasets(client), {
+    title: 'Datasets',
+    placeHolder: 'The task files to run',
+    chosen: draft.taskFiles,
+    many: true,
+  });
   return picked === undefined ? undefined : { ...draft, taskFiles: picked, tasks: [] };
 }
 
@@ -316,7 +394,12 @@ function isBackendChoice(value: unknown): value is 'auto' | OpenedBackendName {
   return (sandboxBackendChoices as readonly unknown[]).includes(value);
 }
 
-async function pickEnum<K extends 'agent' | 'backend'>(draft: NewRunLaunch, key: K, values: readonly NonNullable<NewRunLaunch[K]>[], title: string): Promise<NewRunLaunch | undefined> {
+async function pickEnum<K extends 'agent' | 'backend'>(
+  draft: NewRunLaunch,
+  key: K,
+  values: readonly NonNullable<NewRunLaunch[K]>[],
+  title: string,
+): Promise<NewRunLaunch | undefined> {
   const picked = await vscode.window.showQuickPick([{ label: 'from the config', value: null }, ...values.map((v) => ({ label: v, value: v }))], { title });
   return picked === undefined ? undefined : { ...draft, [key]: picked.value };
 }

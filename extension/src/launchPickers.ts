@@ -10,7 +10,15 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import { fileKindOf } from './activeFileKind.js';
 import type { ExtensionState } from './extensionState.js';
 import { documentSelectorGlobs } from './launchFiles.js';
-import { datasetOfExperiment, defaultExperiment, experimentDescription, offeredFiles, taskCount, type DatasetFile, type WorkspaceFile } from './launchDefaults.js';
+import {
+  datasetOfExperiment,
+  defaultExperiment,
+  experimentDescription,
+  offeredFiles,
+  taskCount,
+  type DatasetFile,
+  type WorkspaceFile,
+} from './launchDefaults.js';
 import { resolvedConfig, taskFiles, sendRequest } from './serverMessages.js';
 
 /** The experiment last launched from this workspace (a rollout, an evaluation or training). */
@@ -63,7 +71,12 @@ export async function trainingDatasetPath(client: LanguageClient, config: vscode
 }
 
 /** The dataset an experiment names, when the server lists it; `cwd` is the folder the run is launched in. */
-export async function experimentDataset(client: LanguageClient, config: vscode.Uri, cwd: string, listed: readonly DatasetFile[]): Promise<DatasetFile | undefined> {
+export async function experimentDataset(
+  client: LanguageClient,
+  config: vscode.Uri,
+  cwd: string,
+  listed: readonly DatasetFile[],
+): Promise<DatasetFile | undefined> {
   try {
     return datasetOfExperiment(await trainingDatasetPath(client, config), cwd, listed);
   } catch {
@@ -112,18 +125,31 @@ export interface ExperimentPick {
  */
 export async function pickExperiment(client: LanguageClient, listed: readonly DatasetFile[], pick: ExperimentPick): Promise<string | null | undefined> {
   const files = offeredFiles((await workspaceFiles('experiment')).map(workspaceFile), pick.current === null ? [] : [pick.current]);
-  const described = await Promise.all(files.map(async (f) => ({ label: f.rel, description: experimentDescription(await experimentDataset(client, vscode.Uri.file(f.path), pick.cwd, listed)), value: f.path as string | null })));
+  const described = await Promise.all(
+    files.map(async (f) => ({
+      label: f.rel,
+      description: experimentDescription(await experimentDataset(client, vscode.Uri.file(f.path), pick.cwd, listed)),
+      value: f.path as string | null,
+    })),
+  );
   const items: Item<string | null>[] = pick.withDefaults ? [{ label: '(defaults)', description: 'no experiment YAML', value: null }, ...described] : described;
   if (items.length === 0) {
     void vscode.window.showInformationMessage('No experiment YAML in the workspace: create one under configs/experiments/ first.');
     return undefined;
   }
-  const picked = await pickOne(items, pick, items.find((i) => i.value === pick.current));
+  const picked = await pickOne(
+    items,
+    pick,
+    items.find((i) => i.value === pick.current),
+  );
   return picked?.value;
 }
 
 /** One dataset, or several with `many`, each with its task count; the paths, or undefined when cancelled. */
-export async function pickDatasets(listed: readonly DatasetFile[], pick: { title: string; placeHolder: string; chosen: readonly string[]; many: boolean }): Promise<string[] | undefined> {
+export async function pickDatasets(
+  listed: readonly DatasetFile[],
+  pick: { title: string; placeHolder: string; chosen: readonly string[]; many: boolean },
+): Promise<string[] | undefined> {
   const files = offeredFiles(listed, pick.chosen);
   if (files.length === 0) {
     void vscode.window.showInformationMessage('No dataset JSONL matches graphPlanner.datasetGlobs in this workspace.');
@@ -135,6 +161,10 @@ export async function pickDatasets(listed: readonly DatasetFile[], pick: { title
     const picked = await vscode.window.showQuickPick(items, { title: pick.title, placeHolder: pick.placeHolder, canPickMany: true, matchOnDescription: true });
     return picked === undefined || picked.length === 0 ? undefined : picked.map((p) => p.value);
   }
-  const picked = await pickOne(items, pick, items.find((i) => chosen.has(i.value)));
+  const picked = await pickOne(
+    items,
+    pick,
+    items.find((i) => chosen.has(i.value)),
+  );
   return picked === undefined ? undefined : [picked.value];
 }

@@ -25,6 +25,7 @@ export function showLaunchProgress(live: LiveRuns, expected: ExpectedRun, kind: 
     // The output channel records how each start ended and when, which the end-to-end tests read.
     log(`Launch progress: ${name} ${outcome.kind === 'timeout' ? 'did not report in time' : outcome.kind} after ${Date.now() - started} ms`);
     // An ended run gets its own notice (runNotices.ts); a slow start is still followed by the Runs view.
-    if (outcome.kind === 'timeout') void vscode.window.showInformationMessage(`${name} has not reported that it runs after ${startTimeoutMs / 1000} s; the Runs view shows it when it does.`);
+    if (outcome.kind === 'timeout')
+      void vscode.window.showInformationMessage(`${name} has not reported that it runs after ${startTimeoutMs / 1000} s; the Runs view shows it when it does.`);
   });
 }

@@ -80,16 +80,39 @@ export function reviewRows(input: ReviewInput): ReviewRow[] {
     // The message gets the second line, the list's full width; the place and the rule's code head the row.
     for (const finding of errors.slice(0, listedErrors)) {
       const { code, text } = splitCode(finding.message);
-      rows.push({ kind: 'error', label: `$(error) ${findingPlace(finding, (p) => basename(p)) || 'a flag'}`, description: code, detail: visibleLine(text), finding });
+      rows.push({
+        kind: 'error',
+        label: `$(error) ${findingPlace(finding, (p) => basename(p)) || 'a flag'}`,
+        description: code,
+        detail: visibleLine(text),
+        finding,
+      });
     }
-    if (errors.length > listedErrors) rows.push({ kind: 'more-errors', label: `$(list-flat) ${errors.length - listedErrors} more in the Problems panel`, description: '' });
+    if (errors.length > listedErrors)
+      rows.push({ kind: 'more-errors', label: `$(list-flat) ${errors.length - listedErrors} more in the Problems panel`, description: '' });
   }
   const files = `${draft.taskFiles.map(rel).join(', ')}${draft.tasks.length > 0 ? ` · tasks ${draft.tasks.join(', ')}` : ''}`;
-  if (errors.length > 0) rows.push({ kind: 'start', label: `$(circle-slash) Start ${verb}`, description: `blocked by ${errors.length === 1 ? 'an error' : `${errors.length} errors`}`, detail: files, blocked: true });
-  else rows.push({ kind: 'start', label: `$(play) Start ${verb}`, description: draft.taskFiles.length === 0 ? 'pick a dataset first' : '', detail: files, blocked: false });
+  if (errors.length > 0)
+    rows.push({
+      kind: 'start',
+      label: `$(circle-slash) Start ${verb}`,
+      description: `blocked by ${errors.length === 1 ? 'an error' : `${errors.length} errors`}`,
+      detail: files,
+      blocked: true,
+    });
+  else
+    rows.push({
+      kind: 'start',
+      label: `$(play) Start ${verb}`,
+      description: draft.taskFiles.length === 0 ? 'pick a dataset first' : '',
+      detail: files,
+      blocked: false,
+    });
   if (preflight !== undefined && preflight.blocked.length > 0) {
     const ids = preflight.blocked.slice(0, 3).map((b) => visibleLine(b.taskId));
-    const kinds = [...new Set(preflight.blocked.map((b) => (b.readiness.problem === null ? '' : readinessWords[b.readiness.problem.code])))].filter((k) => k !== '');
+    const kinds = [...new Set(preflight.blocked.map((b) => (b.readiness.problem === null ? '' : readinessWords[b.readiness.problem.code])))].filter(
+      (k) => k !== '',
+    );
     rows.push({
       kind: 'preflight',
       label: `$(warning) ${preflightSummary(preflight, input.preflightBackend)}`,
@@ -99,15 +122,39 @@ export function reviewRows(input: ReviewInput): ReviewRow[] {
     });
   }
   rows.push({ kind: 'separator', label: 'Config' });
-  rows.push({ kind: 'value', key: 'config', label: '$(settings-gear) Experiment', description: draft.config === null ? '(defaults, no YAML)' : rel(draft.config), detail: undefined });
-  rows.push({ kind: 'value', key: 'dataset', label: '$(database) Dataset', description: draft.taskFiles.length === 0 ? 'none' : draft.taskFiles.map(rel).join(', '), detail: undefined });
+  rows.push({
+    kind: 'value',
+    key: 'config',
+    label: '$(settings-gear) Experiment',
+    description: draft.config === null ? '(defaults, no YAML)' : rel(draft.config),
+    detail: undefined,
+  });
+  rows.push({
+    kind: 'value',
+    key: 'dataset',
+    label: '$(database) Dataset',
+    description: draft.taskFiles.length === 0 ? 'none' : draft.taskFiles.map(rel).join(', '),
+    detail: undefined,
+  });
   const values = plan?.values ?? undefined;
   const value = (key: 'agent' | 'backend' | 'parallel' | 'attempts', icon: string, name: string): ReviewRow => {
     const shown = shownValue(values?.[key], draft[key]);
-    return { kind: 'value', key, label: `${shown.error === null ? icon : '$(error)'} ${name}`, description: shown.description, detail: shown.error === null ? undefined : visibleLine(shown.error) };
+    return {
+      kind: 'value',
+      key,
+      label: `${shown.error === null ? icon : '$(error)'} ${name}`,
+      description: shown.description,
+      detail: shown.error === null ? undefined : visibleLine(shown.error),
+    };
   };
   rows.push(value('agent', '$(hubot)', 'Agent'), value('backend', '$(server-environment)', 'Backend'), value('parallel', '$(layers)', 'Parallel episodes'));
   if (draft.kind === 'rollout') rows.push(value('attempts', '$(repo-forked)', 'Attempts per task'));
-  rows.push({ kind: 'value', key: 'sets', label: '$(edit) Overrides (--set)', description: draft.sets.length === 0 ? 'none' : draft.sets.join(' '), detail: undefined });
+  rows.push({
+    kind: 'value',
+    key: 'sets',
+    label: '$(edit) Overrides (--set)',
+    description: draft.sets.length === 0 ? 'none' : draft.sets.join(' '),
+    detail: undefined,
+  });
   return rows;
 }

@@ -11,7 +11,17 @@
 import * as vscode from 'vscode';
 import type { ExtensionState } from './extensionState.js';
 import { errorMessage } from './errors.js';
-import { launchExited, runsChanged, runsList, runsWatch, type LaunchExited, type LogError, type RunsChanged, type RunSummary, sendRequest } from './serverMessages.js';
+import {
+  launchExited,
+  runsChanged,
+  runsList,
+  runsWatch,
+  type LaunchExited,
+  type LogError,
+  type RunsChanged,
+  type RunSummary,
+  sendRequest,
+} from './serverMessages.js';
 
 /** A launch this window is waiting for: the run folder it was started in. */
 export interface ExpectedRun {
@@ -25,7 +35,8 @@ export interface RunEnd {
 }
 
 /** How a wait for a launch ended: its run said it runs, it ended first (failed at once, or finished quickly), or nothing came. */
-export type StartOutcome = { readonly kind: 'running'; readonly run: RunSummary } | { readonly kind: 'ended'; readonly run: RunSummary } | { readonly kind: 'timeout' };
+export type StartOutcome =
+  { readonly kind: 'running'; readonly run: RunSummary } | { readonly kind: 'ended'; readonly run: RunSummary } | { readonly kind: 'timeout' };
 
 interface Waiter {
   readonly expected: ExpectedRun;
@@ -115,7 +126,9 @@ export class LiveRuns implements vscode.Disposable {
   /** A launch's process exited: its run, as the server read it then, has ended (a running one is someone else's). */
   private exited(exit: LaunchExited): void {
     const run = exit.run;
-    this.extensionState.log.info(`Launch in ${exit.runDir} exited ${exit.signal ?? `with status ${exit.code ?? '?'}`} (${exit.reported ? 'its run reported its end' : 'before its run reported'}), ${Date.now() - exit.exitedAt} ms ago`);
+    this.extensionState.log.info(
+      `Launch in ${exit.runDir} exited ${exit.signal ?? `with status ${exit.code ?? '?'}`} (${exit.reported ? 'its run reported its end' : 'before its run reported'}), ${Date.now() - exit.exitedAt} ms ago`,
+    );
     if (run === null || run.state === 'running' || run.state === 'unknown') return;
     this.apply({ changed: [run], removed: [], episodes: [], sentAt: exit.sentAt }, { dir: run.dir, error: exit.error });
   }

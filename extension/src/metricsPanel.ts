@@ -23,7 +23,12 @@ const pollMs = 2000;
 const panels = new Map<string, MetricsPanel>();
 
 /** `focusSamples` brings the page's sample table into view (the Runs view's Show Step Samples). */
-export function showRunMetrics(extensionState: ExtensionState, client: LanguageClient, run: { readonly dir: string; readonly name: string }, options: { readonly focusSamples?: boolean } = {}): void {
+export function showRunMetrics(
+  extensionState: ExtensionState,
+  client: LanguageClient,
+  run: { readonly dir: string; readonly name: string },
+  options: { readonly focusSamples?: boolean } = {},
+): void {
   let panel = panels.get(run.dir);
   if (panel !== undefined) panel.reveal();
   else panels.set(run.dir, (panel = new MetricsPanel(extensionState, client, run.dir, run.name)));
@@ -50,14 +55,22 @@ class MetricsPanel {
     private readonly dir: string,
     name: string,
   ) {
-    this.panel = createRunPagePanel(extensionState, { viewType: runMetricsViewType, title: `Metrics: ${runLabel(name, Date.now())}`, bundle: 'metrics.js', loading: 'Reading the run’s metrics…' });
+    this.panel = createRunPagePanel(extensionState, {
+      viewType: runMetricsViewType,
+      title: `Metrics: ${runLabel(name, Date.now())}`,
+      bundle: 'metrics.js',
+      loading: 'Reading the run’s metrics…',
+    });
     const webview = this.panel.webview;
     this.samples = new StepSamplesRelay(extensionState, client, dir, async (message: StepSamplesPageMessage) => {
       await this.panel.webview.postMessage(message);
     });
     this.localisation = new MetricsLocalisation(client, dir, webview, (m) => extensionState.log.warn(m));
     const subscriptions = [
-      webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.extensionState.log.error(`A message from the page failed: ${errorMessage(error)}`))),
+      webview.onDidReceiveMessage(
+        (raw: unknown) =>
+          void this.receive(raw).catch((error: unknown) => this.extensionState.log.error(`A message from the page failed: ${errorMessage(error)}`)),
+      ),
       this.panel.onDidChangeViewState(() => this.schedule()),
     ];
     this.panel.onDidDispose(() => {
@@ -120,7 +133,14 @@ class MetricsPanel {
       this.nextByte = result.nextByte;
       // One more read after the run has ended picks up the lines its last moments wrote.
       this.live = result.state === 'running' || result.lines.length > 0;
-      const message: MetricsPageMessage = { type: 'metrics', run: result.name, state: result.state, lines: result.lines, reset: reset || result.reset, problems: result.problems };
+      const message: MetricsPageMessage = {
+        type: 'metrics',
+        run: result.name,
+        state: result.state,
+        lines: result.lines,
+        reset: reset || result.reset,
+        problems: result.problems,
+      };
       if (reset || result.reset || result.lines.length > 0 || result.problems.length > 0 || this.shownState !== result.state) await this.post(message);
       if (!reset && result.lines.length > 0) this.localisation.refresh(false);
       if (result.problems.length > 0) this.extensionState.log.warn(`Metrics of ${this.dir}: ${result.problems.join('; ')}`);

@@ -29,12 +29,11 @@ function duration(ms: number): string {
 
 /** The message for "Check Config"; `file` is the workspace-relative path of the checked file. */
 export function checkResultNotice(result: CheckDocumentResult, file: string): Notice {
-  const summary = result.summary.trim() === ''
-    ? `${count(result.errors, 'error')}, ${count(result.warnings, 'warning')}`
-    : result.summary.trim();
-  const text = result.kind === 'other'
-    ? `${file} is not an experiment config or dataset that Graph Planner checks (see the graphPlanner.experimentGlobs and graphPlanner.datasetGlobs settings).`
-    : `${file}: ${summary}`;
+  const summary = result.summary.trim() === '' ? `${count(result.errors, 'error')}, ${count(result.warnings, 'warning')}` : result.summary.trim();
+  const text =
+    result.kind === 'other'
+      ? `${file} is not an experiment config or dataset that Graph Planner checks (see the graphPlanner.experimentGlobs and graphPlanner.datasetGlobs settings).`
+      : `${file}: ${summary}`;
   return { severity: severityOf(result), text, hasProblems: result.errors + result.warnings + result.infos > 0 };
 }
 
@@ -119,14 +118,23 @@ export function runEndNotice(run: EndedRun, now: number, error: ErrorPlace | nul
   // Every episode that ended, ended with an error (or none did): the config or the tasks are the likely cause.
   if (run.state === 'failed' && !placed && (episodes === null || episodes.errored === episodes.finished)) actions.push('Show Problems');
   if (run.state === 'finished') {
-    const outcome = episodes === null || episodes.total === 0 ? '' : `: ${formatCount(episodes.resolved)} of ${formatCount(episodes.total)} resolved${episodes.errored > 0 ? `, ${formatCount(episodes.errored)} errored` : ''}`;
+    const outcome =
+      episodes === null || episodes.total === 0
+        ? ''
+        : `: ${formatCount(episodes.resolved)} of ${formatCount(episodes.total)} resolved${episodes.errored > 0 ? `, ${formatCount(episodes.errored)} errored` : ''}`;
     return { severity: 'info', text: `${name} finished${outcome}`, actions };
   }
   const reason = run.exitReason ?? run.problem;
   // No episode was planned: the process stopped before its run began (a task file with no valid line).
-  const done = episodes === null ? '' : episodes.total === 0 ? ' before it started' : ` after ${formatCount(episodes.finished)} of ${count(episodes.total, 'episode')}`;
-  if (run.state === 'interrupted') return { severity: 'warning', text: `${name} was interrupted${done}${reason === null ? '' : `: ${reasonText(reason)}`}`, actions };
-  return { severity: 'error', text: `${name} failed${done}: ${reason === null ? 'it gave no reason; its log says what happened' : reasonText(reason)}`, actions };
+  const done =
+    episodes === null ? '' : episodes.total === 0 ? ' before it started' : ` after ${formatCount(episodes.finished)} of ${count(episodes.total, 'episode')}`;
+  if (run.state === 'interrupted')
+    return { severity: 'warning', text: `${name} was interrupted${done}${reason === null ? '' : `: ${reasonText(reason)}`}`, actions };
+  return {
+    severity: 'error',
+    text: `${name} failed${done}: ${reason === null ? 'it gave no reason; its log says what happened' : reasonText(reason)}`,
+    actions,
+  };
 }
 
 /** The status bar's words for the live runs: `$(sync~spin) 2 runs`, with their names in the tooltip. */

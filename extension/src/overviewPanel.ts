@@ -102,7 +102,10 @@ class OverviewPanel {
       loading: 'Loading the experiment overview…',
     });
     this.disposables.push(
-      webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.extensionState.log.error(`A message from the page failed: ${errorMessage(error)}`))),
+      webview.onDidReceiveMessage(
+        (raw: unknown) =>
+          void this.receive(raw).catch((error: unknown) => this.extensionState.log.error(`A message from the page failed: ${errorMessage(error)}`)),
+      ),
       this.panel.onDidDispose(() => {
         this.disposed = true;
         this.disposables.forEach((d) => d.dispose());

@@ -49,5 +49,7 @@ export function isFinding(diagnostic: vscode.Diagnostic, line: number, message: 
  */
 export function preferredFix(actions: readonly (vscode.CodeAction | vscode.Command)[], line: number, message: string): vscode.CodeAction | undefined {
   const codeActions = actions.filter((a): a is vscode.CodeAction => typeof a.command !== 'string');
-  return codeActions.find((a) => a.isPreferred === true && (a.diagnostics === undefined || a.diagnostics.length === 0 || a.diagnostics.some((d) => isFinding(d, line, message))));
+  return codeActions.find(
+    (a) => a.isPreferred === true && (a.diagnostics === undefined || a.diagnostics.length === 0 || a.diagnostics.some((d) => isFinding(d, line, message))),
+  );
 }

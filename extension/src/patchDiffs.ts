@@ -56,7 +56,9 @@ export class PatchActions implements vscode.TextDocumentContentProvider, vscode.
     const sides = showable.map((f) => this.sides(tag, f));
     if (sides.length === 1 && sides[0] !== undefined) {
       const [resource, before, after] = sides[0];
-      await vscode.commands.executeCommand('vscode.diff', before, after, `${title} · ${vscode.workspace.asRelativePath(resource.path.replace(/^\//, ''))}`, { preview: true });
+      await vscode.commands.executeCommand('vscode.diff', before, after, `${title} · ${vscode.workspace.asRelativePath(resource.path.replace(/^\//, ''))}`, {
+        preview: true,
+      });
       return;
     }
     await vscode.commands.executeCommand('vscode.changes', title, sides);
@@ -110,10 +112,16 @@ export class PatchActions implements vscode.TextDocumentContentProvider, vscode.
 async function pickCheckout(): Promise<vscode.Uri | undefined> {
   const folders = vscode.workspace.workspaceFolders ?? [];
   const browse = 'Browse…';
-  const picked = await vscode.window.showQuickPick([...folders.map((f) => ({ label: f.name, description: f.uri.fsPath, uri: f.uri })), { label: browse, description: 'another checkout of the task repository', uri: undefined }], {
-    title: 'Apply the patch to which checkout of the task repository?',
-    placeHolder: 'git apply --check runs first; nothing changes if the patch does not apply',
-  });
+  const picked = await vscode.window.showQuickPick(
+    [
+      ...folders.map((f) => ({ label: f.name, description: f.uri.fsPath, uri: f.uri })),
+      { label: browse, description: 'another checkout of the task repository', uri: undefined },
+    ],
+    {
+      title: 'Apply the patch to which checkout of the task repository?',
+      placeHolder: 'git apply --check runs first; nothing changes if the patch does not apply',
+    },
+  );
   if (picked === undefined) return undefined;
   if (picked.uri !== undefined) return picked.uri;
   const chosen = await vscode.window.showOpenDialog({ canSelectFiles: false, canSelectFolders: true, canSelectMany: false, openLabel: 'Apply here' });

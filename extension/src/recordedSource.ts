@@ -24,7 +24,9 @@ export async function openRecordedLocation(trajectory: string, file: string, lin
   };
   const safe = !isAbsolute(file) && !file.split(/[\\/]/).includes('..');
   const local = safe
-    ? (vscode.workspace.workspaceFolders ?? []).map((f) => ({ folder: f.uri.fsPath, path: resolve(f.uri.fsPath, file) })).find((c) => inside(c.folder, c.path) && existsSync(c.path))?.path
+    ? (vscode.workspace.workspaceFolders ?? [])
+        .map((f) => ({ folder: f.uri.fsPath, path: resolve(f.uri.fsPath, file) }))
+        .find((c) => inside(c.folder, c.path) && existsSync(c.path))?.path
     : undefined;
   const uri = local !== undefined ? vscode.Uri.file(local) : vscode.Uri.from({ scheme: recordedSourceScheme, path: `/${file}`, query: trajectory });
   const position = new vscode.Position(line - 1, 0);

@@ -46,9 +46,17 @@ class ReportPanel {
     private readonly dir: string,
     name: string,
   ) {
-    this.panel = createRunPagePanel(extensionState, { viewType: runReportViewType, title: `Report: ${runLabel(name, Date.now())}`, bundle: 'report.js', loading: 'Reading the run’s report…' });
+    this.panel = createRunPagePanel(extensionState, {
+      viewType: runReportViewType,
+      title: `Report: ${runLabel(name, Date.now())}`,
+      bundle: 'report.js',
+      loading: 'Reading the run’s report…',
+    });
     const webview = this.panel.webview;
-    const subscription = webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.extensionState.log.error(`A message from the page failed: ${errorMessage(error)}`)));
+    const subscription = webview.onDidReceiveMessage(
+      (raw: unknown) =>
+        void this.receive(raw).catch((error: unknown) => this.extensionState.log.error(`A message from the page failed: ${errorMessage(error)}`)),
+    );
     this.panel.onDidDispose(() => {
       subscription.dispose();
       panels.delete(this.dir);

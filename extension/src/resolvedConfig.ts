@@ -81,10 +81,13 @@ export class ResolvedConfigProvider implements vscode.TextDocumentContentProvide
     for (const view of this.openViews()) {
       if (sourceOfResolved(view)?.toString() !== key) continue;
       clearTimeout(this.timers.get(view.toString()));
-      this.timers.set(view.toString(), setTimeout(() => {
-        this.timers.delete(view.toString());
-        this.changed.fire(view);
-      }, refreshDelayMs));
+      this.timers.set(
+        view.toString(),
+        setTimeout(() => {
+          this.timers.delete(view.toString());
+          this.changed.fire(view);
+        }, refreshDelayMs),
+      );
     }
   }
 }

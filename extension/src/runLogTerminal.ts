@@ -60,7 +60,9 @@ class RunLogTerminal implements vscode.Pseudoterminal {
   constructor(private readonly run: FollowedRun) {}
 
   open(): void {
-    this.written.fire(`\x1b[2m${forTerminal(`Following ${this.run.logFile} (pid ${this.run.pid}); closing this terminal leaves the run running, Ctrl-C stops it.`)}\x1b[0m\r\n`);
+    this.written.fire(
+      `\x1b[2m${forTerminal(`Following ${this.run.logFile} (pid ${this.run.pid}); closing this terminal leaves the run running, Ctrl-C stops it.`)}\x1b[0m\r\n`,
+    );
     this.timer = setInterval(() => void this.poll(), pollMs);
     void this.poll();
   }

@@ -26,7 +26,12 @@ async function showRunEnd({ run, error }: RunEnd, log: (line: string) => void): 
   const notice = runEndNotice(run, Date.now(), error);
   // The output channel records each notice and when it was shown, which the end-to-end tests and the bench read.
   log(`Run notice (${notice.severity}): ${notice.text}`);
-  const show = notice.severity === 'error' ? vscode.window.showErrorMessage : notice.severity === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+  const show =
+    notice.severity === 'error'
+      ? vscode.window.showErrorMessage
+      : notice.severity === 'warning'
+        ? vscode.window.showWarningMessage
+        : vscode.window.showInformationMessage;
   const choice = await show(notice.text, ...notice.actions);
   if (choice === undefined) return;
   if (choice === 'Show Problems') {

@@ -20,8 +20,19 @@ export interface RunPageOptions {
 
 export function createRunPagePanel(extensionState: ExtensionState, options: RunPageOptions): vscode.WebviewPanel {
   const dist = vscode.Uri.joinPath(extensionState.extension.extensionUri, 'dist');
-  const panel = vscode.window.createWebviewPanel(options.viewType, options.title, vscode.ViewColumn.Active, { enableScripts: true, enableCommandUris: false, retainContextWhenHidden: false, localResourceRoots: [dist] });
+  const panel = vscode.window.createWebviewPanel(options.viewType, options.title, vscode.ViewColumn.Active, {
+    enableScripts: true,
+    enableCommandUris: false,
+    retainContextWhenHidden: false,
+    localResourceRoots: [dist],
+  });
   const webview = panel.webview;
-  webview.html = webviewHtml({ cspSource: webview.cspSource, nonce: newNonce(), scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, options.bundle)).toString(), title: options.title, loading: options.loading });
+  webview.html = webviewHtml({
+    cspSource: webview.cspSource,
+    nonce: newNonce(),
+    scriptUri: webview.asWebviewUri(vscode.Uri.joinPath(dist, options.bundle)).toString(),
+    title: options.title,
+    loading: options.loading,
+  });
   return panel;
 }

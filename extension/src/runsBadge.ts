@@ -20,7 +20,9 @@ export function registerRunsBadge(live: LiveRuns, target: BadgeTarget): vscode.D
     // Each run under its one name, as its row, its progress and its end notice say it.
     const names = runs.map((r) => runTitle(r, Date.now()));
     item.show(names);
-    target.setBadge(runs.length === 0 ? undefined : { value: runs.length, tooltip: runs.length === 1 ? `1 run running: ${names[0] ?? ''}` : `${runs.length} runs running` });
+    target.setBadge(
+      runs.length === 0 ? undefined : { value: runs.length, tooltip: runs.length === 1 ? `1 run running: ${names[0] ?? ''}` : `${runs.length} runs running` },
+    );
   };
   show();
   return vscode.Disposable.from(item, live.onDidChange(show));

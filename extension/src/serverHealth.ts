@@ -52,7 +52,11 @@ export function statusView(health: ServerHealth): StatusView {
     case 'error':
       return { text: '$(error) Graph Planner', tooltip: tooltip(`${versioned(health.version)} reported an error.`, health.message), background: 'error' };
     case 'stopped':
-      return { text: '$(circle-slash) Graph Planner', tooltip: tooltip('Graph Planner server is stopped. Run "Graph Planner: Restart Server" to start it.'), background: 'warning' };
+      return {
+        text: '$(circle-slash) Graph Planner',
+        tooltip: tooltip('Graph Planner server is stopped. Run "Graph Planner: Restart Server" to start it.'),
+        background: 'warning',
+      };
     case 'crashed':
       return { text: '$(error) Graph Planner', tooltip: tooltip('Graph Planner server is not running.', health.message), background: 'error' };
   }

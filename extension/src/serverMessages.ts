@@ -41,7 +41,15 @@ import type {
   TaskPreflightParams,
   TaskPreflightResult,
 } from '../../server/src/protocol/lsp.js';
-import type { EpisodeCompareResult, EpisodeOpenParams, EpisodeOpenResult, EpisodePatchResult, EpisodeSearchResult, EpisodeSourceResult, EpisodeStepsResult } from '../../server/src/protocol/episodeView.js';
+import type {
+  EpisodeCompareResult,
+  EpisodeOpenParams,
+  EpisodeOpenResult,
+  EpisodePatchResult,
+  EpisodeSearchResult,
+  EpisodeSourceResult,
+  EpisodeStepsResult,
+} from '../../server/src/protocol/episodeView.js';
 import type { RunMetricsParams, RunMetricsResult } from '../../server/src/protocol/metricsView.js';
 import type { RunReportParams, RunReportResult } from '../../server/src/protocol/runReportView.js';
 import type { EpisodeGroupParams, EpisodeGroupResult } from '../../server/src/protocol/episodeGroup.js';
@@ -104,7 +112,22 @@ export const datasetSummary = notification<DatasetSummary>(names.datasetSummaryN
 
 // The workbench views and launching; each message is described where the server declares it.
 export type { ContainerInfo } from '../../server/src/protocol/sandbox.js';
-export type { BlockedTask, EpisodeSummary, LaunchValue, LaunchValues, LogError, RunSummary, TaskCertification, TaskFileSummary, TaskItem, TaskReadiness, LaunchFinding, NewRunLaunch, TrainLaunch, VerifyLaunch } from '../../server/src/protocol/lsp.js';
+export type {
+  BlockedTask,
+  EpisodeSummary,
+  LaunchValue,
+  LaunchValues,
+  LogError,
+  RunSummary,
+  TaskCertification,
+  TaskFileSummary,
+  TaskItem,
+  TaskReadiness,
+  LaunchFinding,
+  NewRunLaunch,
+  TrainLaunch,
+  VerifyLaunch,
+} from '../../server/src/protocol/lsp.js';
 export type {
   ContainerActionResult,
   ContainersChanged,

@@ -40,7 +40,9 @@ export class StepSamplesRelay {
         const file = join(this.dir, episode.trajectory);
         const inside = relative(this.dir, file);
         if (inside.startsWith('..') || isAbsolute(inside)) {
-          void vscode.window.showWarningMessage(`Graph Planner: the sample table names a trajectory outside its run folder (${episode.trajectory}); it is not opened.`);
+          void vscode.window.showWarningMessage(
+            `Graph Planner: the sample table names a trajectory outside its run folder (${episode.trajectory}); it is not opened.`,
+          );
           return;
         }
         await openTrajectoryAt(vscode.Uri.file(file), null);

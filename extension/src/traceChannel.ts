@@ -14,7 +14,10 @@ export class TraceChannel implements vscode.LogOutputChannel {
   private readonly levelChanged = new vscode.EventEmitter<vscode.LogLevel>();
   readonly onDidChangeLogLevel = this.levelChanged.event;
 
-  constructor(private readonly channel: vscode.LogOutputChannel, enabled: boolean) {
+  constructor(
+    private readonly channel: vscode.LogOutputChannel,
+    enabled: boolean,
+  ) {
     this.enabled = enabled;
   }
 

@@ -26,10 +26,30 @@ interface ModeItem extends vscode.QuickPickItem {
 }
 
 const modes: readonly ModeItem[] = [
-  { mode: 'smoke', label: '$(beaker) Smoke run', description: 'CPU, SmolLM2-135M trained on its own replies', detail: 'The whole path through Verl with a real model, each step sampled from the weights the last one updated: a minute or more a step.' },
-  { mode: 'smoke-scripted', label: '$(beaker) Smoke run, scripted policy', description: 'CPU, a tiny model built here, the rule agent as policy', detail: 'The same path with the rule agent’s replies: deterministic, in a minute or two.' },
-  { mode: 'local', label: '$(rocket) Train on this machine', description: 'Verl with vLLM on the GPUs here', detail: 'Needs a visible GPU; gp train refuses to start without one.' },
-  { mode: 'ray', label: '$(cloud-upload) Train on a Ray cluster…', description: 'a Ray job through the cluster’s dashboard', detail: 'The environment service stays on this machine: start it on the head node, or tunnel.' },
+  {
+    mode: 'smoke',
+    label: '$(beaker) Smoke run',
+    description: 'CPU, SmolLM2-135M trained on its own replies',
+    detail: 'The whole path through Verl with a real model, each step sampled from the weights the last one updated: a minute or more a step.',
+  },
+  {
+    mode: 'smoke-scripted',
+    label: '$(beaker) Smoke run, scripted policy',
+    description: 'CPU, a tiny model built here, the rule agent as policy',
+    detail: 'The same path with the rule agent’s replies: deterministic, in a minute or two.',
+  },
+  {
+    mode: 'local',
+    label: '$(rocket) Train on this machine',
+    description: 'Verl with vLLM on the GPUs here',
+    detail: 'Needs a visible GPU; gp train refuses to start without one.',
+  },
+  {
+    mode: 'ray',
+    label: '$(cloud-upload) Train on a Ray cluster…',
+    description: 'a Ray job through the cluster’s dashboard',
+    detail: 'The environment service stays on this machine: start it on the head node, or tunnel.',
+  },
 ];
 
 /**
@@ -56,7 +76,12 @@ export function startTraining(extensionState: ExtensionState, client: LanguageCl
     const smoke = smokes[mode.mode] ?? { smoke: null, steps: null };
     let ray: string | null = null;
     if (mode.mode === 'ray') {
-      const address = await vscode.window.showInputBox({ title: 'Ray dashboard address', prompt: 'The head node’s dashboard, as for ray job submit --address', value: '127.0.0.1:8265', validateInput: (v) => (v.trim() === '' ? 'Give HOST:PORT or a URL' : undefined) });
+      const address = await vscode.window.showInputBox({
+        title: 'Ray dashboard address',
+        prompt: 'The head node’s dashboard, as for ray job submit --address',
+        value: '127.0.0.1:8265',
+        validateInput: (v) => (v.trim() === '' ? 'Give HOST:PORT or a URL' : undefined),
+      });
       if (address === undefined) return;
       ray = address.trim();
     }
@@ -87,7 +112,13 @@ async function trainingExperiment(extensionState: ExtensionState, client: Langua
   const starting = await startingExperiment(extensionState);
   const cwd = (starting && vscode.workspace.getWorkspaceFolder(starting)) ?? vscode.workspace.workspaceFolders?.[0];
   if (cwd === undefined) return undefined;
-  const picked = await pickExperiment(client, await listedDatasets(client), { title: 'Train which experiment?', placeHolder: 'Each with the dataset it trains on', current: starting?.fsPath ?? null, withDefaults: false, cwd: cwd.uri.fsPath });
+  const picked = await pickExperiment(client, await listedDatasets(client), {
+    title: 'Train which experiment?',
+    placeHolder: 'Each with the dataset it trains on',
+    current: starting?.fsPath ?? null,
+    withDefaults: false,
+    cwd: cwd.uri.fsPath,
+  });
   return picked === undefined || picked === null ? undefined : vscode.Uri.file(picked);
 }
 
@@ -102,6 +133,11 @@ async function trainingTasks(client: LanguageClient, config: vscode.Uri, cwd: st
   } catch {
     // The config could not be resolved here; gp train will say why. A task file is still asked for.
   }
-  const picked = await pickDatasets(await listedDatasets(client), { title: 'Train on which tasks?', placeHolder: 'The config’s paths.dataset_train is not in the workspace', chosen: [], many: false });
+  const picked = await pickDatasets(await listedDatasets(client), {
+    title: 'Train on which tasks?',
+    placeHolder: 'The config’s paths.dataset_train is not in the workspace',
+    chosen: [],
+    many: false,
+  });
   return picked?.[0] === undefined ? null : vscode.Uri.file(picked[0]);
 }

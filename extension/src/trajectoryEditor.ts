@@ -106,7 +106,10 @@ class TrajectoryPanel {
       extensionState.onServerNotification(episodeChanged, (change) => {
         if (change.path === this.path) this.scheduleFollow();
       }),
-      webview.onDidReceiveMessage((raw: unknown) => void this.receive(raw).catch((error: unknown) => this.extensionState.log.error(`A message from the page failed: ${errorMessage(error)}`))),
+      webview.onDidReceiveMessage(
+        (raw: unknown) =>
+          void this.receive(raw).catch((error: unknown) => this.extensionState.log.error(`A message from the page failed: ${errorMessage(error)}`)),
+      ),
       // A new server knows nothing of this viewer: watch again and send everything.
       extensionState.onDidChangeServer(() => {
         this.watch(true);
@@ -166,7 +169,10 @@ class TrajectoryPanel {
       if (this.disposed || generation !== this.generation) return;
       const client = await this.extensionState.currentClient();
       if (client === undefined) {
-        this.post({ type: 'unavailable', reason: 'The Graph Planner server is not running. Run "Graph Planner: Restart Server"; this view reloads when it is ready.' });
+        this.post({
+          type: 'unavailable',
+          reason: 'The Graph Planner server is not running. Run "Graph Planner: Restart Server"; this view reloads when it is ready.',
+        });
         return;
       }
       try {

@@ -52,8 +52,9 @@ async function offer(uri: vscode.Uri, format: SniffedTrajectoryFormat, state: vs
     await vscode.commands.executeCommand('vscode.openWith', uri, trajectoryViewType);
     // The viewer takes the text editor's place, so two tabs of one name do not sit side by side; an
     // edited text stays open.
-    const text = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri.toString() && !t.isDirty);
+    const text = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter((t) => t.input instanceof vscode.TabInputText && t.input.uri.toString() === uri.toString() && !t.isDirty);
     if (text.length > 0) await vscode.window.tabGroups.close(text);
-  }
-  else if (choice === dontAskAgainLabel) await state.update(trajectoryPromptOffKey, true);
+  } else if (choice === dontAskAgainLabel) await state.update(trajectoryPromptOffKey, true);
 }

@@ -32,20 +32,28 @@ export function verifyTasks(extensionState: ExtensionState, client: LanguageClie
       return;
     }
     const name = basename(dataset.fsPath);
-    const repeats = await pickNumber<number>(`Verify ${name}: runs per task (1/${steps})`, 'How many times each task’s tests run with no patch and with the gold patch', [
-      { label: '1', description: 'once', detail: 'Finds tasks whose gold patch fails, or that pass without a fix.', value: 1 },
-      { label: '2', description: 'twice', detail: 'Also finds tests that change their outcome between identical runs (flaky).', value: 2 },
-      { label: '3', description: 'three times', detail: 'Finds flaky tests that fail less often; takes three times as long.', value: 3 },
-      { label: 'Custom…', description: 'any number from 1 to 100', value: 'custom' },
-    ]);
+    const repeats = await pickNumber<number>(
+      `Verify ${name}: runs per task (1/${steps})`,
+      'How many times each task’s tests run with no patch and with the gold patch',
+      [
+        { label: '1', description: 'once', detail: 'Finds tasks whose gold patch fails, or that pass without a fix.', value: 1 },
+        { label: '2', description: 'twice', detail: 'Also finds tests that change their outcome between identical runs (flaky).', value: 2 },
+        { label: '3', description: 'three times', detail: 'Finds flaky tests that fail less often; takes three times as long.', value: 3 },
+        { label: 'Custom…', description: 'any number from 1 to 100', value: 'custom' },
+      ],
+    );
     if (repeats === undefined) return;
-    const parallel = await pickNumber<number | null>(`Verify ${name}: tasks at once (2/${steps})`, 'How many tasks are verified in parallel, each in a sandbox of its own', [
-      { label: 'From the config', description: 'rollout.parallel', value: null },
-      { label: '1', description: 'one at a time', value: 1 },
-      { label: '2', value: 2 },
-      { label: '4', value: 4 },
-      { label: 'Custom…', description: 'any number from 1 to 100', value: 'custom' },
-    ]);
+    const parallel = await pickNumber<number | null>(
+      `Verify ${name}: tasks at once (2/${steps})`,
+      'How many tasks are verified in parallel, each in a sandbox of its own',
+      [
+        { label: 'From the config', description: 'rollout.parallel', value: null },
+        { label: '1', description: 'one at a time', value: 1 },
+        { label: '2', value: 2 },
+        { label: '4', value: 4 },
+        { label: 'Custom…', description: 'any number from 1 to 100', value: 'custom' },
+      ],
+    );
     if (parallel === undefined) return;
     const backend = await vscode.window.showQuickPick(
       [
@@ -79,7 +87,12 @@ async function datasetOf(client: LanguageClient, arg: unknown): Promise<vscode.U
   }
   const active = vscode.window.activeTextEditor?.document;
   if (active !== undefined && active.uri.scheme === 'file' && fileKindOf(active) === 'dataset') return active.uri;
-  const picked = await pickDatasets(await listedDatasets(client), { title: 'Verify which dataset?', placeHolder: 'Its gold patches are read from gold_predictions_<name>.jsonl beside it', chosen: [], many: false });
+  const picked = await pickDatasets(await listedDatasets(client), {
+    title: 'Verify which dataset?',
+    placeHolder: 'Its gold patches are read from gold_predictions_<name>.jsonl beside it',
+    chosen: [],
+    many: false,
+  });
   return picked?.[0] === undefined ? undefined : vscode.Uri.file(picked[0]);
 }
 

@@ -154,7 +154,9 @@ class GraphPlannerAgentLoop(AgentLoopBase):
             if trace.exhausted:
                 return await client.close(episode_id, "max_steps")
 
-    async def _failed(self, client: TimedClient, episode_id: Optional[str], trace: TokenTrace, extra: dict[str, Any], metrics: dict[str, Any], error: Exception) -> AgentLoopOutput:
+    async def _failed(
+        self, client: TimedClient, episode_id: Optional[str], trace: TokenTrace, extra: dict[str, Any], metrics: dict[str, Any], error: Exception
+    ) -> AgentLoopOutput:
         """A sample that teaches nothing: every token masked, reward zero, and why in ``extra_fields``."""
         logger.warning("graph_planner episode %s failed: %s", episode_id or "(not created)", error)
         extra["env_failure"] = str(error)

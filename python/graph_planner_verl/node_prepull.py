@@ -77,7 +77,10 @@ def main(argv: list[str]) -> int:
     ray.init()
     nodes = slot_nodes(ray.nodes())
     if not nodes:
-        print(f"gp images prepull --ray: no alive node offers sandboxes (none has the resource {RESOURCE}); start nodes with the --resources argument gp ray slots prints", flush=True)
+        print(
+            f"gp images prepull --ray: no alive node offers sandboxes (none has the resource {RESOURCE}); start nodes with the --resources argument gp ray slots prints",
+            flush=True,
+        )
         return 1
     print(f"gp images prepull --ray: {len(nodes)} node(s) offer sandboxes", flush=True)
     remote = ray.remote(num_cpus=0)(run_on_node)

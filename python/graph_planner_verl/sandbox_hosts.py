@@ -27,6 +27,7 @@ from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
 from graph_planner_verl.node_prepull import RESOURCE, slot_nodes
 
+
 def host_command(cli: list[str], node: str, slots: int, listen: str) -> list[str]:
     """Our CLI's ``gp sandbox host``, its spec read from standard input."""
     return [*cli, "sandbox", "host", "--spec", "-", "--node", node, "--slots", str(slots), "--listen", listen]

@@ -132,7 +132,9 @@ class EnvServiceClient:
 
     async def create(self, client_key: str, task_id: str, group_id: Optional[str]) -> CreateEpisodeReply:
         node = worker_node()
-        body = CreateEpisodeBody(client_key=client_key, task_id=task_id, group_id=group_id[:200] if group_id else None, worker_node=node[:200] if node else None)
+        body = CreateEpisodeBody(
+            client_key=client_key, task_id=task_id, group_id=group_id[:200] if group_id else None, worker_node=node[:200] if node else None
+        )
         return await self._call("POST", "/episodes", body, CreateEpisodeReply)
 
     async def step(self, episode_id: str, turn: int, reply: str, tokens: Optional[dict[str, Any]] = None) -> StepReply:

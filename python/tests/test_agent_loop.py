@@ -29,7 +29,9 @@ class ServicePeer:
         body = await request.json() if request.can_read_body else {}
         self.calls.append((request.path, body))
         if request.path == "/episodes":
-            return web.json_response({"episode_id": "task-a-g1-x", "system_prompt": "You fix bugs.", "observation": "Issue: add is wrong.", "max_steps": 4, "deadline": 0})
+            return web.json_response(
+                {"episode_id": "task-a-g1-x", "system_prompt": "You fix bugs.", "observation": "Issue: add is wrong.", "max_steps": 4, "deadline": 0}
+            )
         if request.path.endswith("/step"):
             if self.fail_step:
                 return web.json_response({"error": {"code": "internal", "message": "sandbox died"}}, status=503)

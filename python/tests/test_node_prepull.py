@@ -23,7 +23,10 @@ def test_only_alive_nodes_with_a_whole_slot_get_a_prepull():
 
 
 def test_a_node_line_carries_the_prepull_results_even_when_an_image_failed():
-    results = [{"image": "x:1", "status": "present", "attempts": 0, "durationMs": 1}, {"image": "y:1", "status": "failed", "attempts": 3, "durationMs": 9, "error": "no such image"}]
+    results = [
+        {"image": "x:1", "status": "present", "attempts": 0, "durationMs": 1},
+        {"image": "y:1", "status": "failed", "attempts": 3, "durationMs": 9, "error": "no such image"},
+    ]
     line = node_line(NODE, 1, json.dumps({"results": results}, indent=2), "y:1: attempt 1 failed")
     assert line == {**NODE, "exit_code": 1, "results": results, "error": None}
 
@@ -39,5 +42,14 @@ def test_a_node_whose_prepull_printed_no_json_says_why_with_the_tail_of_its_outp
 def test_the_line_is_one_prefixed_json_line_and_the_command_asks_for_json():
     text = format_line({**NODE, "exit_code": 0, "results": [], "error": None})
     assert text.startswith(LINE_PREFIX) and "\n" not in text
-    assert json.loads(text[len(LINE_PREFIX):])["node_id"] == "abc123"
-    assert prepull_command({"cli": ["node", "/opt/gp/dist/cli.js"], "args": ["/data/tasks.jsonl", "--retries", "1"]}) == ["node", "/opt/gp/dist/cli.js", "images", "prepull", "/data/tasks.jsonl", "--retries", "1", "--json"]
+    assert json.loads(text[len(LINE_PREFIX) :])["node_id"] == "abc123"
+    assert prepull_command({"cli": ["node", "/opt/gp/dist/cli.js"], "args": ["/data/tasks.jsonl", "--retries", "1"]}) == [
+        "node",
+        "/opt/gp/dist/cli.js",
+        "images",
+        "prepull",
+        "/data/tasks.jsonl",
+        "--retries",
+        "1",
+        "--json",
+    ]

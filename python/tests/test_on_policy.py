@@ -35,7 +35,9 @@ def test_the_model_policy_returns_the_sampled_tokens_with_their_log_probs_under_
     torch.manual_seed(0)
     model = tiny_model(tiny_tokenizer)
     policy = ModelPolicyClient(model, tiny_tokenizer, max_new_tokens=12)
-    prompt = tiny_tokenizer.apply_chat_template([{"role": "user", "content": "explore the graph"}], add_generation_prompt=True, tokenize=True, return_dict=True)["input_ids"]
+    prompt = tiny_tokenizer.apply_chat_template(
+        [{"role": "user", "content": "explore the graph"}], add_generation_prompt=True, tokenize=True, return_dict=True
+    )["input_ids"]
     out = asyncio.run(policy.generate("episode-1", prompt_ids=prompt, sampling_params={"temperature": 0.7, "top_p": 0.95}))
     assert 0 < len(out.token_ids) <= 12 and len(out.log_probs) == len(out.token_ids)
     assert policy.totals.replies["episode-1"][0].token_ids == out.token_ids
@@ -88,7 +90,9 @@ def test_check_replies_holds_for_the_sampled_tokens_and_fails_for_other_tokens_o
 def test_check_same_weights_fails_beyond_the_tolerance_and_check_moved_fails_for_unmoved_weights():
     recorded = torch.tensor([[-0.5, -1.0, 0.0]])
     mask = torch.tensor([[1.0, 1.0, 0.0]])
-    view = ResponseView(input_ids=torch.zeros(1, 3), attention_mask=torch.ones(1, 3), position_ids=torch.zeros(1, 3), responses=torch.zeros(1, 3), response_mask=mask, length=3)
+    view = ResponseView(
+        input_ids=torch.zeros(1, 3), attention_mask=torch.ones(1, 3), position_ids=torch.zeros(1, 3), responses=torch.zeros(1, 3), response_mask=mask, length=3
+    )
     batch = Batch({"rollout_log_probs": recorded}, {})
     gap, failures = check_same_weights(batch, view, recorded + torch.tensor([[1e-5, -1e-5, 5.0]]))
     assert failures == [] and gap["tokens"] == 2 and gap["max_abs"] < 1e-4, "mask-0 positions are not compared"
@@ -101,7 +105,9 @@ def test_check_same_weights_fails_with_a_reason_when_no_episode_recorded_a_reply
     # Every episode of a step can fail before its first reply (a sandbox that would not start);
     # Verl's batch then has no rollout_log_probs, and the check must fail, naming that, not crash.
     mask = torch.tensor([[0.0, 0.0, 0.0]])
-    view = ResponseView(input_ids=torch.zeros(1, 3), attention_mask=torch.ones(1, 3), position_ids=torch.zeros(1, 3), responses=torch.zeros(1, 3), response_mask=mask, length=3)
+    view = ResponseView(
+        input_ids=torch.zeros(1, 3), attention_mask=torch.ones(1, 3), position_ids=torch.zeros(1, 3), responses=torch.zeros(1, 3), response_mask=mask, length=3
+    )
     batch = Batch({"responses": torch.zeros(1, 3)}, {})
     gap, failures = check_same_weights(batch, view, torch.zeros(1, 3))
     assert gap["tokens"] == 0 and "no rollout_log_probs" in gap["missing"]

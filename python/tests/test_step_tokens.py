@@ -31,8 +31,12 @@ def test_the_first_prompt_goes_whole_and_later_ones_as_changes_that_read_back():
 
 
 def test_a_change_after_a_step_without_tokens_is_not_read_back():
-    assert whole_prompts([{"prompt_token_ids": [1], "completion_token_ids": [2]}, None, {"prompt_delta": {"kept": 1, "token_ids": [3]}, "completion_token_ids": [4]}]) == [[1], None, None]
-    assert whole_prompts([{"prompt_token_ids": [1], "completion_token_ids": [2]}, {"prompt_delta": {"kept": 3, "token_ids": [3]}, "completion_token_ids": [4]}]) == [[1], None]
+    assert whole_prompts(
+        [{"prompt_token_ids": [1], "completion_token_ids": [2]}, None, {"prompt_delta": {"kept": 1, "token_ids": [3]}, "completion_token_ids": [4]}]
+    ) == [[1], None, None]
+    assert whole_prompts(
+        [{"prompt_token_ids": [1], "completion_token_ids": [2]}, {"prompt_delta": {"kept": 3, "token_ids": [3]}, "completion_token_ids": [4]}]
+    ) == [[1], None]
 
 
 def test_log_probabilities_json_cannot_carry_or_that_do_not_match_the_tokens_are_left_out():
@@ -60,7 +64,9 @@ def test_with_verls_builder_every_prompt_the_model_saw_reads_back_exactly(tiny_t
     for turn in range(4):
         prompt = list(trace.token_ids)
         seen.append(prompt)
-        completion = tiny_tokenizer.encode(f"<function=explore>\n<parameter=op>find {turn}</parameter>\n</function>", add_special_tokens=False) + [tiny_tokenizer.eos_token_id]
+        completion = tiny_tokenizer.encode(f"<function=explore>\n<parameter=op>find {turn}</parameter>\n</function>", add_special_tokens=False) + [
+            tiny_tokenizer.eos_token_id
+        ]
         trace.add_reply(completion)
         bodies.append(tokens.body(prompt, completion))
         trace.add_observation(f"Found {turn} places in calc.py.")

@@ -14,7 +14,12 @@ import { EpisodeGoldFinder, planLaunch, startFollowed } from './launch/index.js'
 const startedAt = Date.now() - Math.round(process.uptime() * 1000);
 const checkWorker = new ConfigCheckWorker();
 const services: ServerServices = {
-  config: { check: checkConfigText, checkDisk: preflightDisk, render: renderConfigYaml, checkOffThread: (key, text, options) => checkWorker.check(key, text, options) },
+  config: {
+    check: checkConfigText,
+    checkDisk: preflightDisk,
+    render: renderConfigYaml,
+    checkOffThread: (key, text, options) => checkWorker.check(key, text, options),
+  },
   datasets: { validateLine, validateFile: validateJsonlFile },
   readText: (path) => readFileSync(path, 'utf8'),
   // The bundled CLI sits next to this bundle (dist/cli.js), and runs on the Node running us.

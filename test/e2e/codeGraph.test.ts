@@ -40,23 +40,49 @@ async function webviewWith(page: Page, selector: string, what: string): Promise<
     const count = await page.locator('iframe.webview.ready >> visible=true').count();
     for (let i = 0; i < count; i++) {
       const frame = webviews(page).nth(i).frameLocator('iframe#active-frame');
-      if ((await frame.locator(selector).count().catch(() => 0)) > 0) return done(frame);
+      if (
+        (await frame
+          .locator(selector)
+          .count()
+          .catch(() => 0)) > 0
+      )
+        return done(frame);
     }
     return pending(`${count} visible webviews, none with ${selector}`);
   });
 }
 
-const text = async (frame: FrameLocator, selector: string): Promise<string> => (await frame.locator(selector).first().textContent().catch(() => null)) ?? '';
+const text = async (frame: FrameLocator, selector: string): Promise<string> =>
+  (await frame
+    .locator(selector)
+    .first()
+    .textContent()
+    .catch(() => null)) ?? '';
 
 void describe('An episode on the code graph in VS Code (code-server + Chromium)', () => {
   before(
     async () => {
       scenarios.session = await startSession({
         fixture: 'workbench',
-        extraFiles: { 'docker/repoenv_sample/sample_repo': 'repos/sample_repo', 'datasets/sample/gold_predictions_tasks.jsonl': 'datasets/sample/gold_predictions_tasks.jsonl' },
+        extraFiles: {
+          'docker/repoenv_sample/sample_repo': 'repos/sample_repo',
+          'datasets/sample/gold_predictions_tasks.jsonl': 'datasets/sample/gold_predictions_tasks.jsonl',
+        },
       });
       const s = scenarios.session;
-      const result = spawnSync(process.execPath, [join(repoRoot, 'dist/cli.js'), 'rollout', 'datasets/sample/tasks.jsonl', '--config', 'configs/experiments/sample.yaml', '--set', 'env.semantic_search=off'], { cwd: s.workspace, encoding: 'utf8', timeout: 120_000 });
+      const result = spawnSync(
+        process.execPath,
+        [
+          join(repoRoot, 'dist/cli.js'),
+          'rollout',
+          'datasets/sample/tasks.jsonl',
+          '--config',
+          'configs/experiments/sample.yaml',
+          '--set',
+          'env.semantic_search=off',
+        ],
+        { cwd: s.workspace, encoding: 'utf8', timeout: 120_000 },
+      );
       assert.equal(result.status, 0, `gp rollout failed:\n${result.stdout}\n${result.stderr}`);
       const out = join(s.workspace, 'outputs');
       run = existsSync(out) ? (readdirSync(out)[0] ?? '') : '';
@@ -77,12 +103,16 @@ void describe('An episode on the code graph in VS Code (code-server + Chromium)'
       await expandRow(s.page, 'Runs', runRowLabel(run));
       await rowLocator(s.page, 'Runs', 'sample-calc-add').click();
       const viewer = await webviewWith(s.page, '#code-graph', 'the trajectory viewer with its Code graph button');
-      await waitFor('the viewer to show sample-calc-add', async () => ((await text(viewer, '#episode-state')) === 'Resolved' ? done(true) : pending(await text(viewer, '#episode-state'))));
+      await waitFor('the viewer to show sample-calc-add', async () =>
+        (await text(viewer, '#episode-state')) === 'Resolved' ? done(true) : pending(await text(viewer, '#episode-state')),
+      );
       // The side bar takes room the graph needs; a person would close it too.
       await runCommand(s.page, 'View: Close Primary Side Bar');
       await viewer.locator('#code-graph').click();
       const graph = viewer;
-      await waitFor('the code graph in place of the step’s detail', async () => ((await graph.locator('#detail #legend').count()) > 0 ? done(true) : pending('no legend in #detail')));
+      await waitFor('the code graph in place of the step’s detail', async () =>
+        (await graph.locator('#detail #legend').count()) > 0 ? done(true) : pending('no legend in #detail'),
+      );
       assert.equal(await text(viewer, '#code-graph'), 'Step detail', 'the button now goes back to the step’s detail');
       // Fitted on open: the whole drawing inside its canvas and the window, with no scrolling (webview/src/codeGraph/fitScale.ts).
       const window = s.page.viewportSize() ?? { width: 1440, height: 1000 };
@@ -90,7 +120,11 @@ void describe('An episode on the code graph in VS Code (code-server + Chromium)'
         const drawing = await graph.locator('#graph svg.graph').boundingBox();
         const canvas = await graph.locator('#graph').boundingBox();
         if (drawing === null || canvas === null) return { inside: false, seen: 'not drawn yet' };
-        const inside = drawing.x >= canvas.x - 1 && drawing.x + drawing.width <= canvas.x + canvas.width + 1 && drawing.y >= canvas.y - 1 && drawing.y + drawing.height <= window.height + 1;
+        const inside =
+          drawing.x >= canvas.x - 1 &&
+          drawing.x + drawing.width <= canvas.x + canvas.width + 1 &&
+          drawing.y >= canvas.y - 1 &&
+          drawing.y + drawing.height <= window.height + 1;
         return { inside, seen: `drawing ${JSON.stringify(drawing)} in canvas ${JSON.stringify(canvas)}, window ${window.height} px high` };
       };
       const fitted = await waitFor('the whole graph in view on open', async () => {
@@ -107,7 +141,11 @@ void describe('An episode on the code graph in VS Code (code-server + Chromium)'
       });
       await screenshotThemes(s, 'code-graph-a-fitted');
       const gold = graph.locator('g.node[data-id="func:app/calc.py#add"]');
-      const marksOf = async () => (await gold.locator('text.marks').textContent().catch(() => null)) ?? '';
+      const marksOf = async () =>
+        (await gold
+          .locator('text.marks')
+          .textContent()
+          .catch(() => null)) ?? '';
       // The view opens at the step the viewer has selected: step 1, which expanded add.
       await waitFor('the view at the viewer’s step 1, add gold and expanded', async () => {
         const now = await text(graph, '#step-now');
@@ -116,11 +154,13 @@ void describe('An episode on the code graph in VS Code (code-server + Chromium)'
       const slider = graph.locator('#step-slider');
       await slider.focus();
       await slider.press('End');
-      await waitFor('the last step: add gold, edited, read and expanded', async () => ((await marksOf()) === '★✎◉↗' ? done(true) : pending(`marks "${await marksOf()}"`)));
+      await waitFor('the last step: add gold, edited, read and expanded', async () =>
+        (await marksOf()) === '★✎◉↗' ? done(true) : pending(`marks "${await marksOf()}"`),
+      );
       assert.equal(await gold.locator('rect.gold').count(), 1, 'the gold function has the gold outline');
       assert.equal(await graph.locator('g.node[data-id="file:app/calc.py"] rect.gold').count(), 1, 'its file is gold too');
       assert.equal(await graph.locator('g.node[data-id="func:app/calc.py#mul"] rect.gold').count(), 0, 'mul is not gold');
-      assert.match(await gold.getAttribute('class') ?? '', /\bedited\b/);
+      assert.match((await gold.getAttribute('class')) ?? '', /\bedited\b/);
       assert.match(await text(graph, '#recall'), /Files: saw 1\/1, read 1\/1, edited 1\/1.*Functions: saw 1\/1, read 1\/1, edited 1\/1/);
       assert.equal(await text(graph, '#distance'), 'gold seen (0 hops)');
       assert.match(await text(graph, 'header.top'), /Gold: 1 file, 1 definition \(repository|pre-image\)/);
@@ -142,14 +182,20 @@ void describe('An episode on the code graph in VS Code (code-server + Chromium)'
       const gold = viewer.locator('g.node[data-id="func:app/calc.py#add"]');
       await waitFor('the graph at step 2: add read, not edited yet', async () => {
         const now = await text(viewer, '#step-now');
-        const marks = (await gold.locator('text.marks').textContent().catch(() => null)) ?? '';
+        const marks =
+          (await gold
+            .locator('text.marks')
+            .textContent()
+            .catch(() => null)) ?? '';
         return now.startsWith('Step 2 of 4') && marks === '★◉↗' ? done(true) : pending(`"${now}", marks "${marks}"`);
       });
       // Back to reset with the slider: only the issue's hints have been seen, the tests' nodes not yet.
       const slider = viewer.locator('#step-slider');
       await slider.focus();
       await slider.press('Home');
-      await waitFor('the graph after reset', async () => ((await text(viewer, '#step-now')).startsWith('After reset') ? done(true) : pending(await text(viewer, '#step-now'))));
+      await waitFor('the graph after reset', async () =>
+        (await text(viewer, '#step-now')).startsWith('After reset') ? done(true) : pending(await text(viewer, '#step-now')),
+      );
       assert.match((await viewer.locator('g.node[data-id="func:tests/test_calc.py#test_addition"]').getAttribute('class')) ?? '', /\bunseen\b/);
       assert.match((await gold.getAttribute('class')) ?? '', /\bseen\b/);
       await screenshot(s.page, 'code-graph-b-reset');
@@ -166,14 +212,28 @@ void describe('An episode on the code graph in VS Code (code-server + Chromium)'
         const count = await s.page.locator('iframe.webview.ready >> visible=true').count();
         for (let i = 0; i < count; i++) {
           const frame = webviews(s.page).nth(i).frameLocator('iframe#active-frame');
-          if ((await frame.locator('#legend').count().catch(() => 0)) > 0 && (await frame.locator('#step-list').count().catch(() => 0)) === 0) return done(frame);
+          if (
+            (await frame
+              .locator('#legend')
+              .count()
+              .catch(() => 0)) > 0 &&
+            (await frame
+              .locator('#step-list')
+              .count()
+              .catch(() => 0)) === 0
+          )
+            return done(frame);
         }
         return pending(`${count} visible webviews, none is the panel`);
       });
       await viewer.locator('#step-list .step[data-step="3"]').click();
-      await waitFor('the panel at the viewer’s step 3', async () => ((await text(panel, '#step-now')).startsWith('Step 3 of 4') ? done(true) : pending(await text(panel, '#step-now'))));
+      await waitFor('the panel at the viewer’s step 3', async () =>
+        (await text(panel, '#step-now')).startsWith('Step 3 of 4') ? done(true) : pending(await text(panel, '#step-now')),
+      );
       await panel.locator('g.node[data-id="func:app/calc.py#mul"]').click();
-      await waitFor('an editor tab for calc.py', async () => ((await s.page.locator('.tab[aria-label*="calc.py"]').count()) > 0 ? done(true) : pending('no calc.py tab')));
+      await waitFor('an editor tab for calc.py', async () =>
+        (await s.page.locator('.tab[aria-label*="calc.py"]').count()) > 0 ? done(true) : pending('no calc.py tab'),
+      );
       await screenshot(s.page, 'code-graph-c-beside');
     });
   });
@@ -185,15 +245,42 @@ void describe('An episode on the code graph in VS Code (code-server + Chromium)'
       const from = join(s.workspace, 'outputs', run);
       const to = join(s.workspace, 'outputs', copy);
       cpSync(from, to, { recursive: true });
-      const sampled = (step: number, episode: string) => ({ ts: '2026-11-23T00:00:00Z', attempt: 1, step, total: 1, episodes: [{ episode_id: episode, task_id: episode, total_reward: 1, resolved: true, steps: 4, termination_reason: 'submitted', trajectory: `trajectories/${episode}.jsonl` }] });
-      writeFileSync(join(to, 'step_samples.jsonl'), [sampled(1, 'sample-version'), sampled(2, 'sample-calc-add'), sampled(3, 'sample-calc-add-unittest')].map((l) => JSON.stringify(l)).join('\n') + '\n');
-      writeFileSync(join(to, 'metrics.jsonl'), [1, 2, 3].map((step) => JSON.stringify({ source: 'verl', ts: '2026-11-23T00:00:00Z', attempt: 1, step, data: { 'critic/score/mean': step / 3 } })).join('\n') + '\n');
+      const sampled = (step: number, episode: string) => ({
+        ts: '2026-11-23T00:00:00Z',
+        attempt: 1,
+        step,
+        total: 1,
+        episodes: [
+          {
+            episode_id: episode,
+            task_id: episode,
+            total_reward: 1,
+            resolved: true,
+            steps: 4,
+            termination_reason: 'submitted',
+            trajectory: `trajectories/${episode}.jsonl`,
+          },
+        ],
+      });
+      writeFileSync(
+        join(to, 'step_samples.jsonl'),
+        [sampled(1, 'sample-version'), sampled(2, 'sample-calc-add'), sampled(3, 'sample-calc-add-unittest')].map((l) => JSON.stringify(l)).join('\n') + '\n',
+      );
+      writeFileSync(
+        join(to, 'metrics.jsonl'),
+        [1, 2, 3]
+          .map((step) => JSON.stringify({ source: 'verl', ts: '2026-11-23T00:00:00Z', attempt: 1, step, data: { 'critic/score/mean': step / 3 } }))
+          .join('\n') + '\n',
+      );
       await showView(s.page, 'Runs');
       await waitForRow(s.page, 'Runs', `${copy} with its metrics`, (r) => r.label === runRowLabel(copy), { timeoutMs: 30_000 });
       await chooseFromContextMenu(s.page, 'Runs', runRowLabel(copy), 'Show Metrics');
       const page = await webviewWith(s.page, '#localisation h2', 'the metrics page with its localisation section');
       await waitFor('the localisation charts with their steps', async () => {
-        const points = await page.locator('#chart-recall-functions').getAttribute('data-points').catch(() => null);
+        const points = await page
+          .locator('#chart-recall-functions')
+          .getAttribute('data-points')
+          .catch(() => null);
         return points === '6' ? done(true) : pending(`data-points ${points ?? '(none)'}`);
       });
       assert.match(await text(page, '#localisation .summary'), /3 episodes read, 2 with gold/);

@@ -74,10 +74,14 @@ void describe('A config’s checks in VS Code (code-server + Chromium)', () => {
       await screenshotThemes(s, 'checks-a-problems');
 
       await runCommand(s.page, 'Graph Planner: Start Rollout');
-      const rows = await waitFor('the review list with the unknown key first', async () => {
-        const r = await quickPickRows(s.page);
-        return r.some((row) => /blocked by an error/.test(row)) ? done(r) : pending(`quick pick rows:\n${r.join('\n') || '(none)'}`);
-      }, diagnosticsTimeout);
+      const rows = await waitFor(
+        'the review list with the unknown key first',
+        async () => {
+          const r = await quickPickRows(s.page);
+          return r.some((row) => /blocked by an error/.test(row)) ? done(r) : pending(`quick pick rows:\n${r.join('\n') || '(none)'}`);
+        },
+        diagnosticsTimeout,
+      );
       assert.match(rows[0] ?? '', /Unknown key 'planer_backend'/, rows.join('\n'));
       const start = rows.findIndex((r) => /Start rollout.*blocked by an error/.test(r));
       for (let i = 0; i < start; i++) await s.page.keyboard.press('ArrowDown');
@@ -105,11 +109,15 @@ void describe('A config’s checks in VS Code (code-server + Chromium)', () => {
       if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
       await runCommand(s.page, 'Graph Planner: Show Experiment Overview');
       const frame = overviewFrame(s);
-      const text = await waitFor('the overview of the sample config with its Verl settings', async () => {
-        const root = frame.locator('#root');
-        const t = (await root.count()) === 0 ? '' : ((await root.textContent({ timeout: 2_000 })) ?? '');
-        return t.includes('Verl settings') && t.includes('Preflight') ? done(t) : pending(`page: ${t.slice(0, 300) || '(empty)'}`);
-      }, diagnosticsTimeout);
+      const text = await waitFor(
+        'the overview of the sample config with its Verl settings',
+        async () => {
+          const root = frame.locator('#root');
+          const t = (await root.count()) === 0 ? '' : ((await root.textContent({ timeout: 2_000 })) ?? '');
+          return t.includes('Verl settings') && t.includes('Preflight') ? done(t) : pending(`page: ${t.slice(0, 300) || '(empty)'}`);
+        },
+        diagnosticsTimeout,
+      );
       assert.equal(await frame.locator('#gpu-heading').count(), 0, `no GPU layout for the rule agent on the local backend: ${text.slice(0, 600)}`);
       assert.doesNotMatch(text, /do not fit|GPU layout|tensor parallel/);
       assert.match(text, /No findings/);

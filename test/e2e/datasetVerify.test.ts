@@ -19,7 +19,21 @@ import { taskVerdictSchema } from '../../server/src/protocol/verify.js';
 import { processAlive } from '../../server/src/util/processAlive.js';
 import { startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
-import { chooseFromContextMenu, expandRow, formatRows, isTaskFileRow, rowLocator, taskFileRow, runRowLabel, showView, terminalText, viewPane, viewRows, waitForRow, widenSideBar } from './views.js';
+import {
+  chooseFromContextMenu,
+  expandRow,
+  formatRows,
+  isTaskFileRow,
+  rowLocator,
+  taskFileRow,
+  runRowLabel,
+  showView,
+  terminalText,
+  viewPane,
+  viewRows,
+  waitForRow,
+  widenSideBar,
+} from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { openFile, runCommand, screenshot } from './workbench.js';
 
@@ -30,14 +44,20 @@ const sampleTasks = 7;
 /** Verification run folders under the workspace's `outputs/`. */
 function verifications(s: Session): string[] {
   const out = join(s.workspace, 'outputs');
-  return existsSync(out) ? readdirSync(out).filter((n) => n.includes('-verify-')).sort() : [];
+  return existsSync(out)
+    ? readdirSync(out)
+        .filter((n) => n.includes('-verify-'))
+        .sort()
+    : [];
 }
 
 /** Clicks the row of the open quick pick whose label is `label` (its aria-label starts with it). */
 async function chooseQuickPickRow(page: Page, what: string, label: string): Promise<void> {
   const rows = page.locator('.quick-input-widget .quick-input-list .monaco-list-row');
   const row = await waitFor(what, async () => {
-    const labels = await rows.evaluateAll((els) => els.map((e) => (e as unknown as { getAttribute(n: string): string | null }).getAttribute('aria-label') ?? ''));
+    const labels = await rows.evaluateAll((els) =>
+      els.map((e) => (e as unknown as { getAttribute(n: string): string | null }).getAttribute('aria-label') ?? ''),
+    );
     const index = labels.findIndex((l) => l === label || l.startsWith(`${label},`) || l.startsWith(`${label} `));
     return index >= 0 ? done(index) : pending(`quick pick rows:\n${labels.join('\n') || '(none)'}`);
   });
@@ -51,18 +71,23 @@ async function quickPickTitle(page: Page): Promise<string> {
   });
 }
 
-const themeOf = async (page: Page): Promise<'dark' | 'light'> => (((await page.locator('.monaco-workbench').first().getAttribute('class')) ?? '').includes('vs-dark') ? 'dark' : 'light');
+const themeOf = async (page: Page): Promise<'dark' | 'light'> =>
+  ((await page.locator('.monaco-workbench').first().getAttribute('class')) ?? '').includes('vs-dark') ? 'dark' : 'light';
 
 /** Hovers a task's row until its tooltip shows the certification; returns the tooltip's text. */
 async function hoverTask(page: Page, taskId: string): Promise<string> {
-  return waitFor(`the tooltip of ${taskId} with its certification`, async () => {
-    await page.mouse.move(900, 500);
-    await rowLocator(page, 'Tasks', taskId).locator('.label-name').hover();
-    const hover = page.locator('.workbench-hover').first();
-    await hover.waitFor({ state: 'visible', timeout: 5_000 }).catch(() => undefined);
-    const text = (await page.locator('.workbench-hover').allTextContents()).join(' ');
-    return /Certification: certified/.test(text) ? done(text) : pending(text || '(no tooltip)');
-  }, { timeoutMs: 30_000 });
+  return waitFor(
+    `the tooltip of ${taskId} with its certification`,
+    async () => {
+      await page.mouse.move(900, 500);
+      await rowLocator(page, 'Tasks', taskId).locator('.label-name').hover();
+      const hover = page.locator('.workbench-hover').first();
+      await hover.waitFor({ state: 'visible', timeout: 5_000 }).catch(() => undefined);
+      const text = (await page.locator('.workbench-hover').allTextContents()).join(' ');
+      return /Certification: certified/.test(text) ? done(text) : pending(text || '(no tooltip)');
+    },
+    { timeoutMs: 30_000 },
+  );
 }
 
 void describe('Verify Tasks… in VS Code (code-server + Chromium)', () => {
@@ -107,7 +132,12 @@ void describe('Verify Tasks… in VS Code (code-server + Chromium)', () => {
       await s.page.locator('.part.activitybar .action-label[aria-label^="Graph Planner"]').click({ timeout: 30_000 });
       await showView(s.page, 'Tasks');
       await widenSideBar(s.page, 260);
-      await waitForRow(s.page, 'Tasks', 'samples.jsonl with its seven tasks', (r) => isTaskFileRow(r, 'datasets/samples.jsonl') && /^7 tasks · datasets$/.test(r.description));
+      await waitForRow(
+        s.page,
+        'Tasks',
+        'samples.jsonl with its seven tasks',
+        (r) => isTaskFileRow(r, 'datasets/samples.jsonl') && /^7 tasks · datasets$/.test(r.description),
+      );
       const files = (await viewRows(s.page, 'Tasks')).filter((r) => r.level === 1).map((r) => r.label);
       assert.ok(!files.some((f) => f.includes('gold_predictions')), `the gold patches are not listed as a dataset: ${files.join(', ')}`);
 
@@ -119,30 +149,53 @@ void describe('Verify Tasks… in VS Code (code-server + Chromium)', () => {
       await waitFor('the third pick', async () => ((await quickPickTitle(s.page)).includes('(3/3)') ? done(true) : pending(await quickPickTitle(s.page))));
       await chooseQuickPickRow(s.page, 'the backend pick', 'local');
 
-      const log = await waitFor('the terminal to follow the verification to its end', async () => {
-        const text = await terminalText(s.page);
-        return /gp dataset verify ended/.test(text) ? done(text) : pending(text || '(nothing)');
-      }, { timeoutMs: 180_000 });
+      const log = await waitFor(
+        'the terminal to follow the verification to its end',
+        async () => {
+          const text = await terminalText(s.page);
+          return /gp dataset verify ended/.test(text) ? done(text) : pending(text || '(nothing)');
+        },
+        { timeoutMs: 180_000 },
+      );
       assert.match(log, /7 tasks verified \(7 certified\)/);
 
       const [run, ...others] = verifications(s);
       assert.ok(run !== undefined && others.length === 0, `one verification folder: ${verifications(s).join(', ')}`);
       const runLog = readFileSync(join(s.workspace, 'outputs', run, 'run.log'), 'utf8');
-      assert.match(runLog, new RegExp(`^# gp dataset verify datasets/samples\\.jsonl --repeat 2 --parallel 4 --backend local --run-dir outputs/${run}$`, 'm'), runLog);
-      const verdicts = readFileSync(join(s.workspace, 'outputs', run, 'verdicts.jsonl'), 'utf8').trim().split('\n').map((l) => taskVerdictSchema.parse(JSON.parse(l)));
+      assert.match(
+        runLog,
+        new RegExp(`^# gp dataset verify datasets/samples\\.jsonl --repeat 2 --parallel 4 --backend local --run-dir outputs/${run}$`, 'm'),
+        runLog,
+      );
+      const verdicts = readFileSync(join(s.workspace, 'outputs', run, 'verdicts.jsonl'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => taskVerdictSchema.parse(JSON.parse(l)));
       assert.equal(verdicts.length, sampleTasks);
-      assert.ok(verdicts.every((v) => v.status === 'certified' && v.repeats === 2 && v.backend === 'local'), JSON.stringify(verdicts.map((v) => [v.task_id, v.status])));
+      assert.ok(
+        verdicts.every((v) => v.status === 'certified' && v.repeats === 2 && v.backend === 'local'),
+        JSON.stringify(verdicts.map((v) => [v.task_id, v.status])),
+      );
       await waitForRow(s.page, 'Runs', 'the verification in the Runs view', (r) => r.label === runRowLabel(run));
 
       await showView(s.page, 'Tasks');
       await expandRow(s.page, 'Tasks', taskFileRow('datasets/samples.jsonl'));
-      const rows = await waitFor('every sample task to show its certification', async () => {
-        const all = await viewRows(s.page, 'Tasks');
-        const tasks = all.filter((r) => r.level === 2 && r.label.startsWith('sample-') && all.some((f) => f.level === 1));
-        const certified = tasks.filter((r) => r.description.startsWith('✓ certified · '));
-        return certified.length >= sampleTasks ? done(all) : pending(formatRows(all));
-      }, { timeoutMs: 60_000 });
-      assert.ok(rows.some((r) => r.label === 'sample-arith-operator' && r.description === '✓ certified · Invoice.total() is lower than the net amount when tax applies'), formatRows(rows));
+      const rows = await waitFor(
+        'every sample task to show its certification',
+        async () => {
+          const all = await viewRows(s.page, 'Tasks');
+          const tasks = all.filter((r) => r.level === 2 && r.label.startsWith('sample-') && all.some((f) => f.level === 1));
+          const certified = tasks.filter((r) => r.description.startsWith('✓ certified · '));
+          return certified.length >= sampleTasks ? done(all) : pending(formatRows(all));
+        },
+        { timeoutMs: 60_000 },
+      );
+      assert.ok(
+        rows.some(
+          (r) => r.label === 'sample-arith-operator' && r.description === '✓ certified · Invoice.total() is lower than the net amount when tax applies',
+        ),
+        formatRows(rows),
+      );
 
       const tooltip = await hoverTask(s.page, 'sample-arith-operator');
       assert.match(tooltip, /Certification: certified — unresolved with no patch, fully resolved with its gold patch, in each of 2 runs/);
@@ -151,7 +204,11 @@ void describe('Verify Tasks… in VS Code (code-server + Chromium)', () => {
       // The same moments in both themes, for a person to check both: the list as it reads, then a tooltip.
       const shoot = async (theme: string) => {
         await s.page.mouse.move(900, 300);
-        await s.page.locator('.workbench-hover').first().waitFor({ state: 'hidden', timeout: 5_000 }).catch(() => undefined);
+        await s.page
+          .locator('.workbench-hover')
+          .first()
+          .waitFor({ state: 'hidden', timeout: 5_000 })
+          .catch(() => undefined);
         await screenshot(s.page, `verify-a-tasks-view-${theme}`);
         await hoverTask(s.page, 'sample-arith-operator');
         await screenshot(s.page, `verify-a-tooltip-${theme}`);

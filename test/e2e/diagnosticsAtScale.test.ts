@@ -47,7 +47,10 @@ const scenarioTimeout = { timeout: 300_000 };
 const allThemes: readonly ThemeKind[] = ['light', 'dark', 'high-contrast'];
 
 const ours = (p: Problem): boolean => p.source === 'graph-planner';
-const inFile = (name: string) => (p: Problem): boolean => p.file === name && ours(p);
+const inFile =
+  (name: string) =>
+  (p: Problem): boolean =>
+    p.file === name && ours(p);
 
 const scenarios = new Scenarios();
 const scenario = (name: string, body: (s: Session) => Promise<void>): Promise<void> => scenarios.run(name, body);
@@ -63,11 +66,15 @@ async function widgetInThemes(s: Session, name: string, widget: string, open: ()
     await setTheme(s, kind);
     await open();
     await screenshot(s.page, `${name}-${kind}`);
-    await waitFor(`${widget} to close after Escape`, async () => {
-      if ((await s.page.locator(widget).count()) === 0 || !(await s.page.locator(widget).first().isVisible())) return done(true);
-      await s.page.keyboard.press('Escape');
-      return pending('still open');
-    }, { timeoutMs: 10_000 });
+    await waitFor(
+      `${widget} to close after Escape`,
+      async () => {
+        if ((await s.page.locator(widget).count()) === 0 || !(await s.page.locator(widget).first().isVisible())) return done(true);
+        await s.page.keyboard.press('Escape');
+        return pending('still open');
+      },
+      { timeoutMs: 10_000 },
+    );
   }
   await setTheme(s, 'dark');
 }
@@ -84,11 +91,15 @@ async function problemCount(s: Session, file: string): Promise<number> {
 async function checkConfig(s: Session, file: string): Promise<string> {
   const before = (await extensionLog(s)).split('\n').length;
   await runCommand(s.page, 'Graph Planner: Check Config');
-  return waitFor(`"Check Config: ${file}: …" in the Graph Planner output channel`, async () => {
-    const lines = (await extensionLog(s)).split('\n').slice(before - 1);
-    const line = lines.find((l) => l.includes(`Check Config: ${file}:`));
-    return line === undefined ? pending(lines.slice(-5).join('\n') || '(nothing new)') : done(line.slice(line.indexOf('Check Config: ')));
-  }, diagnosticsTimeout);
+  return waitFor(
+    `"Check Config: ${file}: …" in the Graph Planner output channel`,
+    async () => {
+      const lines = (await extensionLog(s)).split('\n').slice(before - 1);
+      const line = lines.find((l) => l.includes(`Check Config: ${file}:`));
+      return line === undefined ? pending(lines.slice(-5).join('\n') || '(nothing new)') : done(line.slice(line.indexOf('Check Config: ')));
+    },
+    diagnosticsTimeout,
+  );
 }
 
 void describe('diagnostics that scale and paths (code-server + Chromium)', () => {
@@ -131,7 +142,11 @@ void describe('diagnostics that scale and paths (code-server + Chromium)', () =>
       // The rows under the summary are its related locations (no source), not problems of their own.
       const rows = problems.filter(inFile('verified.jsonl'));
       const seen = formatProblems(rows);
-      assert.deepEqual(rows.map((p) => p.code), ['task/workdir-mismatch'], `one row for the cause, not one per task:\n${seen}`);
+      assert.deepEqual(
+        rows.map((p) => p.code),
+        ['task/workdir-mismatch'],
+        `one row for the cause, not one per task:\n${seen}`,
+      );
       assert.equal(await problemCount(s, 'verified.jsonl'), 1, 'the file row counts one problem');
       const workdir = rows[0] as Problem;
       assert.match(workdir.message, /^499 rows \(lines 1–499\): `sandbox\.workdir` is `\/repo`/, seen);
@@ -165,16 +180,23 @@ void describe('diagnostics that scale and paths (code-server + Chromium)', () =>
       await focusEditor(page);
       await page.keyboard.press('Control+S');
       const file = join(s.workspace, verifiedJsonl);
-      const saved = await waitFor('verified.jsonl on disk with every row fixed', async () => {
-        const tasks = (await readFile(file, 'utf8')).split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { sandbox: { workdir: string; backend: string } });
-        const unfixed = tasks.filter((t) => t.sandbox.workdir !== '/testbed' || t.sandbox.backend !== 'docker').length;
-        return unfixed === 0 ? done(tasks.length) : pending(`${unfixed} of ${tasks.length} rows not fixed yet`);
-      }, diagnosticsTimeout);
+      const saved = await waitFor(
+        'verified.jsonl on disk with every row fixed',
+        async () => {
+          const tasks = (await readFile(file, 'utf8'))
+            .split('\n')
+            .filter((l) => l.trim() !== '')
+            .map((l) => JSON.parse(l) as { sandbox: { workdir: string; backend: string } });
+          const unfixed = tasks.filter((t) => t.sandbox.workdir !== '/testbed' || t.sandbox.backend !== 'docker').length;
+          return unfixed === 0 ? done(tasks.length) : pending(`${unfixed} of ${tasks.length} rows not fixed yet`);
+        },
+        diagnosticsTimeout,
+      );
       assert.equal(saved, 499);
     });
   });
 
-  void it('completes dataset_train from the workspace\'s task files', scenarioTimeout, async () => {
+  void it("completes dataset_train from the workspace's task files", scenarioTimeout, async () => {
     await scenario('scale-path-completion', async (s) => {
       const { page } = s;
       await openFile(page, 'configs/experiments/complete.yaml');
@@ -204,7 +226,9 @@ void describe('diagnostics that scale and paths (code-server + Chromium)', () =>
           return pending(`focused: ${focused || '(none)'}; offered: ${(await suggestions(page)).join(', ')}`);
         });
         await page.keyboard.press('Enter');
-        await waitForEditorText(page, 'the editor to show `dataset_train: datasets/verified.jsonl`', (t) => /^ {2}dataset_train: datasets\/verified\.jsonl\s*$/m.test(t));
+        await waitForEditorText(page, 'the editor to show `dataset_train: datasets/verified.jsonl`', (t) =>
+          /^ {2}dataset_train: datasets\/verified\.jsonl\s*$/m.test(t),
+        );
       } finally {
         await page.keyboard.press('Escape');
         await runCommand(page, 'File: Revert File');
@@ -219,7 +243,12 @@ void describe('diagnostics that scale and paths (code-server + Chromium)', () =>
       await focusProblems(page);
       await filterProblems(page, '**/misspelt.yaml');
       const [missing] = (
-        await waitForProblems(page, 'the path-missing warning in misspelt.yaml', (ps) => ps.some((p) => inFile('misspelt.yaml')(p) && p.code === 'preflight/path-missing'), diagnosticsTimeout)
+        await waitForProblems(
+          page,
+          'the path-missing warning in misspelt.yaml',
+          (ps) => ps.some((p) => inFile('misspelt.yaml')(p) && p.code === 'preflight/path-missing'),
+          diagnosticsTimeout,
+        )
       ).filter((p) => inFile('misspelt.yaml')(p) && p.code === 'preflight/path-missing');
       assert.ok(missing !== undefined);
       assert.equal(missing.line, 5, 'on the value of dataset_train');
@@ -258,11 +287,19 @@ void describe('diagnostics that scale and paths (code-server + Chromium)', () =>
       assert.match(model, /No problems found \(\d+ notes?\)\./, `the model agent gets its GPU and model notes: ${model}`);
       await focusProblems(page);
       await filterProblems(page, '**/model_agent.yaml');
-      const notes = await waitForProblems(page, 'the model agent\'s notes', (ps) => ps.some((p) => inFile('model_agent.yaml')(p) && p.code === 'preflight/shared-devices'), diagnosticsTimeout);
+      const notes = await waitForProblems(
+        page,
+        "the model agent's notes",
+        (ps) => ps.some((p) => inFile('model_agent.yaml')(p) && p.code === 'preflight/shared-devices'),
+        diagnosticsTimeout,
+      );
       const codes = notes.filter(inFile('model_agent.yaml')).map((p) => p.code);
       assert.ok(codes.includes('preflight/model-not-local'), codes.join(', '));
       // None sits on the comment on line 1: each is on a key of the file.
-      assert.ok(notes.filter(inFile('model_agent.yaml')).every((p) => p.line > 1), formatProblems(notes));
+      assert.ok(
+        notes.filter(inFile('model_agent.yaml')).every((p) => p.line > 1),
+        formatProblems(notes),
+      );
       await screenshot(page, 'scale-model-notes');
 
       await openFile(page, 'configs/experiments/rule_local.yaml');

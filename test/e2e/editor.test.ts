@@ -43,15 +43,20 @@ const flipSignFix = 'Flip the sign: set env.failure_penalty to 1';
  * The overview's page: VS Code hosts a webview in an iframe whose own iframe (`#active-frame`)
  * holds our HTML.
  */
-const overviewFrame = (s: Session): FrameLocator =>
-  s.page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
+const overviewFrame = (s: Session): FrameLocator => s.page.frameLocator('iframe.webview.ready').frameLocator('iframe#active-frame');
 /** Diagnostics come from a language server that starts with the extension; give it room on CI. */
 const diagnosticsTimeout = { timeoutMs: 60_000 };
 const scenarioTimeout = { timeout: 180_000 };
 
 const ours = (p: Problem): boolean => p.source === 'graph-planner';
-const inFile = (name: string) => (p: Problem): boolean => p.file === name;
-const hasCode = (code: string) => (p: Problem): boolean => ours(p) && p.code === code;
+const inFile =
+  (name: string) =>
+  (p: Problem): boolean =>
+    p.file === name;
+const hasCode =
+  (code: string) =>
+  (p: Problem): boolean =>
+    ours(p) && p.code === code;
 
 const scenarios = new Scenarios();
 const timings = scenarios.timings;
@@ -199,9 +204,9 @@ void describe('Graph Planner in VS Code (code-server + Chromium)', () => {
       const { page } = s;
       await focusProblems(page);
       await filterProblems(page, '**/broken.yaml');
-      const [penalty] = (await waitForProblems(page, 'the negative-penalty problem', (ps) => ps.some(hasCode('preflight/negative-penalty')), diagnosticsTimeout)).filter(
-        hasCode('preflight/negative-penalty'),
-      );
+      const [penalty] = (
+        await waitForProblems(page, 'the negative-penalty problem', (ps) => ps.some(hasCode('preflight/negative-penalty')), diagnosticsTimeout)
+      ).filter(hasCode('preflight/negative-penalty'));
       assert.ok(penalty !== undefined);
       await focusEditor(page);
       // The cursor goes where the diagnostic starts, which is on `failure_penalty`.
@@ -249,65 +254,84 @@ void describe('Graph Planner in VS Code (code-server + Chromium)', () => {
     });
   });
 
-  void it('shows the Verl settings and the live preflight findings of broken.yaml in the experiment overview, laid out for its default width', scenarioTimeout, async () => {
-    await scenario('e-overview', async (s) => {
-      const { page } = s;
-      await openFile(page, brokenYaml);
-      await runCommand(page, 'Graph Planner: Show Experiment Overview');
-      const frame = overviewFrame(s);
-      const textOf = async (selector: string): Promise<string> => {
-        const found = frame.locator(selector);
-        return (await found.count()) === 0 ? '' : ((await found.first().textContent({ timeout: 2_000 })) ?? '');
-      };
-      const gpusRow = await waitFor('the overview to show the resources.num_gpus row of the Verl settings', async () => {
-        const text = await textOf('[data-key="resources.num_gpus"]');
-        return text.includes('trainer.n_gpus_per_node') ? done(text) : pending(`row text: ${text || '(no row)'}; page: ${(await textOf('#root')).slice(0, 400)}`);
-      }, diagnosticsTimeout);
-      assert.match(gpusRow, /default/, 'num_gpus is not in broken.yaml, so its value comes from the defaults');
-      const tpRow = await textOf('[data-key="parallel.tensor_parallel_planner"]');
-      assert.match(tpRow, /actor_rollout_ref\.rollout\.tensor_model_parallel_size/);
-      assert.match(tpRow, /file’s value is invalid/, `tensor_parallel_planner: two is rejected, so the default runs: ${tpRow}`);
-      // Scenario c fixed and saved the penalty; typing it back checks that the overview follows edits.
-      await focusEditor(page);
-      await goTo(page, 5, 1);
-      await page.keyboard.press('End');
-      await page.keyboard.press('Shift+Home');
-      await page.keyboard.type('failure_penalty: -1.0');
-      const penalty = 'button.finding[data-code="preflight/negative-penalty"]';
-      const fixButton = `button.fix[data-code="preflight/negative-penalty"]`;
-      const message = await waitFor('the overview to list the negative-penalty finding with its quick fix', async () => {
-        const text = await textOf(penalty);
-        const fix = await textOf(fixButton);
-        return /rewards failure/.test(text) && fix.includes(flipSignFix) ? done(text) : pending(`finding: ${text || '(none)'}; fix: ${fix || '(none)'}; findings: ${await textOf('ul.findings')}`);
-      }, diagnosticsTimeout);
-      assert.match(message, /^Error/, message);
-      try {
-        await assertOverviewLayout(frame);
-        // The Problems panel that scenario a opened would cover half the overview in the screenshots.
-        if (await page.locator('.part.panel').isVisible()) await runCommand(page, 'View: Toggle Panel Visibility');
-        await screenshotThemes(s, 'e-overview');
-        await frame.locator('#verl-settings').evaluate((section) => section.scrollIntoView({ block: 'start' }));
-        await screenshotThemes(s, 'e-overview-settings');
-        // Clicking the finding selects its value in the editor: `-1.0` on line 5.
-        await goTo(page, 1, 1);
-        await frame.locator(penalty).click();
-        await waitFor('the editor cursor on the negative penalty (line 5)', async () => {
-          const at = await cursorPosition(page);
-          return at?.line === 5 ? done(at) : pending(`cursor: ${at === undefined ? '(none)' : `Ln ${at.line}, Col ${at.column}`}`);
-        });
-        // The fix button applies the light bulb's edit: the penalty becomes 1 and the finding goes.
-        await frame.locator(fixButton).click();
-        await waitForEditorText(page, 'the overview’s fix to set `failure_penalty: 1` in the editor', (t) => /^ {2}failure_penalty: 1(\.0)?\s*$/m.test(t));
-        await waitFor('the negative-penalty finding and its fix to leave the overview', async () => {
-          const left = await frame.locator(penalty).count();
-          return left === 0 ? done(left) : pending(`findings: ${await textOf('ul.findings')}`);
-        }, diagnosticsTimeout);
-        assert.match(await textOf('ul.findings'), /max_step/, 'the other findings stay');
-        await screenshot(page, 'e-overview-fixed');
-      } finally {
-        await runCommand(page, 'File: Revert File');
-      }
-    });
-  });
+  void it(
+    'shows the Verl settings and the live preflight findings of broken.yaml in the experiment overview, laid out for its default width',
+    scenarioTimeout,
+    async () => {
+      await scenario('e-overview', async (s) => {
+        const { page } = s;
+        await openFile(page, brokenYaml);
+        await runCommand(page, 'Graph Planner: Show Experiment Overview');
+        const frame = overviewFrame(s);
+        const textOf = async (selector: string): Promise<string> => {
+          const found = frame.locator(selector);
+          return (await found.count()) === 0 ? '' : ((await found.first().textContent({ timeout: 2_000 })) ?? '');
+        };
+        const gpusRow = await waitFor(
+          'the overview to show the resources.num_gpus row of the Verl settings',
+          async () => {
+            const text = await textOf('[data-key="resources.num_gpus"]');
+            return text.includes('trainer.n_gpus_per_node')
+              ? done(text)
+              : pending(`row text: ${text || '(no row)'}; page: ${(await textOf('#root')).slice(0, 400)}`);
+          },
+          diagnosticsTimeout,
+        );
+        assert.match(gpusRow, /default/, 'num_gpus is not in broken.yaml, so its value comes from the defaults');
+        const tpRow = await textOf('[data-key="parallel.tensor_parallel_planner"]');
+        assert.match(tpRow, /actor_rollout_ref\.rollout\.tensor_model_parallel_size/);
+        assert.match(tpRow, /file’s value is invalid/, `tensor_parallel_planner: two is rejected, so the default runs: ${tpRow}`);
+        // Scenario c fixed and saved the penalty; typing it back checks that the overview follows edits.
+        await focusEditor(page);
+        await goTo(page, 5, 1);
+        await page.keyboard.press('End');
+        await page.keyboard.press('Shift+Home');
+        await page.keyboard.type('failure_penalty: -1.0');
+        const penalty = 'button.finding[data-code="preflight/negative-penalty"]';
+        const fixButton = `button.fix[data-code="preflight/negative-penalty"]`;
+        const message = await waitFor(
+          'the overview to list the negative-penalty finding with its quick fix',
+          async () => {
+            const text = await textOf(penalty);
+            const fix = await textOf(fixButton);
+            return /rewards failure/.test(text) && fix.includes(flipSignFix)
+              ? done(text)
+              : pending(`finding: ${text || '(none)'}; fix: ${fix || '(none)'}; findings: ${await textOf('ul.findings')}`);
+          },
+          diagnosticsTimeout,
+        );
+        assert.match(message, /^Error/, message);
+        try {
+          await assertOverviewLayout(frame);
+          // The Problems panel that scenario a opened would cover half the overview in the screenshots.
+          if (await page.locator('.part.panel').isVisible()) await runCommand(page, 'View: Toggle Panel Visibility');
+          await screenshotThemes(s, 'e-overview');
+          await frame.locator('#verl-settings').evaluate((section) => section.scrollIntoView({ block: 'start' }));
+          await screenshotThemes(s, 'e-overview-settings');
+          // Clicking the finding selects its value in the editor: `-1.0` on line 5.
+          await goTo(page, 1, 1);
+          await frame.locator(penalty).click();
+          await waitFor('the editor cursor on the negative penalty (line 5)', async () => {
+            const at = await cursorPosition(page);
+            return at?.line === 5 ? done(at) : pending(`cursor: ${at === undefined ? '(none)' : `Ln ${at.line}, Col ${at.column}`}`);
+          });
+          // The fix button applies the light bulb's edit: the penalty becomes 1 and the finding goes.
+          await frame.locator(fixButton).click();
+          await waitForEditorText(page, 'the overview’s fix to set `failure_penalty: 1` in the editor', (t) => /^ {2}failure_penalty: 1(\.0)?\s*$/m.test(t));
+          await waitFor(
+            'the negative-penalty finding and its fix to leave the overview',
+            async () => {
+              const left = await frame.locator(penalty).count();
+              return left === 0 ? done(left) : pending(`findings: ${await textOf('ul.findings')}`);
+            },
+            diagnosticsTimeout,
+          );
+          assert.match(await textOf('ul.findings'), /max_step/, 'the other findings stay');
+          await screenshot(page, 'e-overview-fixed');
+        } finally {
+          await runCommand(page, 'File: Revert File');
+        }
+      });
+    },
+  );
 });
-

@@ -73,24 +73,36 @@ void describe('One name per episode in VS Code (code-server + Chromium)', () => 
         const found = existsSync(out) ? readdirSync(out).filter((n) => n.startsWith('attempts-rollout')) : [];
         return found.length === 1 && existsSync(join(out, found[0] ?? '', 'status.json')) ? done(found[0] ?? '') : pending(found.join(', ') || '(none)');
       });
-      const report = await waitFor('the run to finish with its report', async () => {
-        const status = runStatusSchema.parse(JSON.parse(readFileSync(join(out, run, 'status.json'), 'utf8')));
-        const path = join(out, run, 'report.json');
-        return status.state === 'finished' && existsSync(path) ? done(runReportSchema.parse(JSON.parse(readFileSync(path, 'utf8')))) : pending(status.state);
-      }, { timeoutMs: 120_000 });
+      const report = await waitFor(
+        'the run to finish with its report',
+        async () => {
+          const status = runStatusSchema.parse(JSON.parse(readFileSync(join(out, run, 'status.json'), 'utf8')));
+          const path = join(out, run, 'report.json');
+          return status.state === 'finished' && existsSync(path) ? done(runReportSchema.parse(JSON.parse(readFileSync(path, 'utf8')))) : pending(status.state);
+        },
+        { timeoutMs: 120_000 },
+      );
       assert.equal(report.total, tasks.length * attempts);
       if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
       await showView(s.page, 'Runs');
       // The state and the result lead the run's line, so the side bar's default width keeps them.
-      const runRow = await waitForRow(s.page, 'Runs', `${run} finished with its result first`, (r) => r.label === runRowLabel(run) && r.description.startsWith(`${report.resolved}/${report.total} resolved · finished · `));
+      const runRow = await waitForRow(
+        s.page,
+        'Runs',
+        `${run} finished with its result first`,
+        (r) => r.label === runRowLabel(run) && r.description.startsWith(`${report.resolved}/${report.total} resolved · finished · `),
+      );
       assert.match(runRow.description, / · rollout · rule$/);
       await expandRow(s.page, 'Runs', runRowLabel(run));
-      const taskRows = await waitFor('a row per task under the run, in order, each with its attempts\' outcome', async () => {
+      const taskRows = await waitFor("a row per task under the run, in order, each with its attempts' outcome", async () => {
         const rows = await viewRows(s.page, 'Runs');
         const level2 = rows.filter((r) => r.level === 2);
         return level2.length === tasks.length ? done(level2) : pending(formatRows(rows));
       });
-      assert.deepEqual(taskRows.map((r) => r.label), tasks);
+      assert.deepEqual(
+        taskRows.map((r) => r.label),
+        tasks,
+      );
       for (const row of taskRows) assert.match(row.description, new RegExp(`^\\d/${attempts} resolved · mean reward `), row.description);
       await expandRow(s.page, 'Runs', 'sample-calc-add');
       const attemptRows = await waitFor('the attempts at sample-calc-add under their task, in order', async () => {
@@ -98,7 +110,10 @@ void describe('One name per episode in VS Code (code-server + Chromium)', () => 
         const level3 = rows.filter((r: Row) => r.level === 3);
         return level3.length === attempts ? done(level3) : pending(formatRows(rows));
       });
-      assert.deepEqual(attemptRows.map((r) => r.label), names.slice(0, attempts));
+      assert.deepEqual(
+        attemptRows.map((r) => r.label),
+        names.slice(0, attempts),
+      );
       for (const row of attemptRows) assert.match(row.description, /^(resolved|unresolved) · reward \d\.\d\d · \d+ steps?/, row.description);
       // The launch's notice is another scenario's subject; the screenshots show the view.
       await runCommand(s.page, 'Notifications: Clear All Notifications');
@@ -117,56 +132,68 @@ void describe('One name per episode in VS Code (code-server + Chromium)', () => 
       });
       const frame = visibleWebview(s.page);
       await waitFor(`the viewer's heading to be ${name}`, async () => {
-        const title = (await frame.locator('.episode-header h1').textContent().catch(() => null)) ?? '';
+        const title =
+          (await frame
+            .locator('.episode-header h1')
+            .textContent()
+            .catch(() => null)) ?? '';
         return title === name ? done(true) : pending(`heading "${title}"`);
       });
       await screenshotThemes(s, 'names-b-tab');
     });
   });
 
-  void it('(c) Compare… lists the other episodes by the same names, the same task\'s attempts first, sorted by task and attempt, with their outcomes', scenarioTimeout, async () => {
-    await scenarios.run('names-c-compare', async (s) => {
-      const first = names[1] ?? '';
-      const isEpisodeRow = (row: string): boolean => /(?:^|\s)[\w.-]+#\d+\b/.test(row);
-      const openPicker = async (): Promise<string[]> => {
-        await visibleWebview(s.page).locator('#compare').click({ timeout: 30_000 });
-        let clicks = 1;
-        return waitFor('the Compare picker with every other episode', async () => {
-          const all = await quickPickRows(s.page);
-          // Another quick input (a theme picker whose chord landed late on a loaded machine) can be
-          // open in the Compare picker's place: it is closed and Compare clicked once more.
-          if (all.length > 0 && !all.every(isEpisodeRow) && clicks < 3) {
-            await s.page.keyboard.press('Escape');
-            await visibleWebview(s.page).locator('#compare').click({ timeout: 30_000 });
-            clicks += 1;
-          }
-          return all.length >= names.length - 1 && all.every(isEpisodeRow) ? done(all) : pending(all.join(' | ') || '(no picker)');
-        });
-      };
-      const rows = await openPicker();
-      // A row's accessible label is its label (an icon's id, then the name) and its description.
-      const listed = rows.map((r) => /(?:^|\s)([\w.-]+#\d+)\b/.exec(r)?.[1] ?? r);
-      const sameTask = names.filter((n) => n.startsWith('sample-calc-add#') && n !== first);
-      assert.deepEqual(listed.slice(0, sameTask.length), sameTask, rows.join('\n'));
-      assert.deepEqual(listed.slice(sameTask.length), names.filter((n) => !n.startsWith('sample-calc-add#')), rows.join('\n'));
-      for (const row of rows) assert.match(row, /\b(resolved|unresolved) · reward \d\.\d\d · \d+ steps?\b.* · attempts \d\d:\d\d\b/, row);
-      // The theme picker would close this one, so each theme is set first and the picker opened in it.
-      for (const kind of ['light', 'dark', 'high-contrast'] as const) {
-        await s.page.keyboard.press('Escape');
-        // The theme picker's key chord reaches the workbench, not the viewer's page, which has the focus after the picker.
-        await rowLocator(s.page, 'Runs', runRowLabel(run)).click();
-        // On a loaded machine the theme picker's chord is sometimes typed into before the picker opens: once more then.
-        await setTheme(s, kind).catch(async () => {
+  void it(
+    "(c) Compare… lists the other episodes by the same names, the same task's attempts first, sorted by task and attempt, with their outcomes",
+    scenarioTimeout,
+    async () => {
+      await scenarios.run('names-c-compare', async (s) => {
+        const first = names[1] ?? '';
+        const isEpisodeRow = (row: string): boolean => /(?:^|\s)[\w.-]+#\d+\b/.test(row);
+        const openPicker = async (): Promise<string[]> => {
+          await visibleWebview(s.page).locator('#compare').click({ timeout: 30_000 });
+          let clicks = 1;
+          return waitFor('the Compare picker with every other episode', async () => {
+            const all = await quickPickRows(s.page);
+            // Another quick input (a theme picker whose chord landed late on a loaded machine) can be
+            // open in the Compare picker's place: it is closed and Compare clicked once more.
+            if (all.length > 0 && !all.every(isEpisodeRow) && clicks < 3) {
+              await s.page.keyboard.press('Escape');
+              await visibleWebview(s.page).locator('#compare').click({ timeout: 30_000 });
+              clicks += 1;
+            }
+            return all.length >= names.length - 1 && all.every(isEpisodeRow) ? done(all) : pending(all.join(' | ') || '(no picker)');
+          });
+        };
+        const rows = await openPicker();
+        // A row's accessible label is its label (an icon's id, then the name) and its description.
+        const listed = rows.map((r) => /(?:^|\s)([\w.-]+#\d+)\b/.exec(r)?.[1] ?? r);
+        const sameTask = names.filter((n) => n.startsWith('sample-calc-add#') && n !== first);
+        assert.deepEqual(listed.slice(0, sameTask.length), sameTask, rows.join('\n'));
+        assert.deepEqual(
+          listed.slice(sameTask.length),
+          names.filter((n) => !n.startsWith('sample-calc-add#')),
+          rows.join('\n'),
+        );
+        for (const row of rows) assert.match(row, /\b(resolved|unresolved) · reward \d\.\d\d · \d+ steps?\b.* · attempts \d\d:\d\d\b/, row);
+        // The theme picker would close this one, so each theme is set first and the picker opened in it.
+        for (const kind of ['light', 'dark', 'high-contrast'] as const) {
           await s.page.keyboard.press('Escape');
+          // The theme picker's key chord reaches the workbench, not the viewer's page, which has the focus after the picker.
           await rowLocator(s.page, 'Runs', runRowLabel(run)).click();
-          await setTheme(s, kind);
-        });
-        await openPicker();
-        await screenshot(s.page, `names-c-compare-${kind}`);
-      }
-      await s.page.keyboard.press('Escape');
-    });
-  });
+          // On a loaded machine the theme picker's chord is sometimes typed into before the picker opens: once more then.
+          await setTheme(s, kind).catch(async () => {
+            await s.page.keyboard.press('Escape');
+            await rowLocator(s.page, 'Runs', runRowLabel(run)).click();
+            await setTheme(s, kind);
+          });
+          await openPicker();
+          await screenshot(s.page, `names-c-compare-${kind}`);
+        }
+        await s.page.keyboard.press('Escape');
+      });
+    },
+  );
 
   void it('(d) two attempts at one task in containers are two rows named for their episodes, not two identical ones', scenarioTimeout, async () => {
     await scenarios.run('names-d-containers', async (s) => {
@@ -183,7 +210,13 @@ void describe('One name per episode in VS Code (code-server + Chromium)', () => 
       const runDir = join(s.workspace, 'outputs', label);
       const made = await Promise.all(
         ['sample-calc-add#1', 'sample-calc-add#2'].map((episode) =>
-          docker.createContainer({ Image: image, Labels: ownerLabels(label, 'sample-calc-add', new Date(), undefined, episode, runDir), Cmd: ['sh', '-c', `trap 'exit 0' TERM; sleep 600 & wait`] }).then(async (c) => (await c.start(), c)),
+          docker
+            .createContainer({
+              Image: image,
+              Labels: ownerLabels(label, 'sample-calc-add', new Date(), undefined, episode, runDir),
+              Cmd: ['sh', '-c', `trap 'exit 0' TERM; sleep 600 & wait`],
+            })
+            .then(async (c) => (await c.start(), c)),
         ),
       );
       try {

@@ -41,11 +41,20 @@ async function quickOpen(page: Page, path: string): Promise<void> {
 }
 
 async function rowCount(frame: FrameLocator): Promise<number> {
-  return frame.locator('#step-list .step:not([hidden])').count().catch(() => 0);
+  return frame
+    .locator('#step-list .step:not([hidden])')
+    .count()
+    .catch(() => 0);
 }
 
 async function text(frame: FrameLocator, selector: string): Promise<string> {
-  return (await frame.locator(selector).first().textContent().catch(() => null)) ?? '';
+  return (
+    (await frame
+      .locator(selector)
+      .first()
+      .textContent()
+      .catch(() => null)) ?? ''
+  );
 }
 
 /** The same moment in both themes, each screenshot named for the theme it shows. */
@@ -105,7 +114,9 @@ void describe('Other tools\u2019 trajectories in the viewer (code-server + Chrom
       await frame.locator('#step-list .step[data-step="2"]').click();
       await waitFor('step 2 with its two tool calls', async () => {
         const detail = await text(frame, '#detail');
-        return /Tool calls \(2\)/.test(detail) && /find \. -maxdepth 1 -type f/.test(detail) && /Observations \(2\)/.test(detail) ? done(true) : pending(detail.slice(0, 200));
+        return /Tool calls \(2\)/.test(detail) && /find \. -maxdepth 1 -type f/.test(detail) && /Observations \(2\)/.test(detail)
+          ? done(true)
+          : pending(detail.slice(0, 200));
       });
       const detail = await text(frame, '#detail');
       assert.match(detail, /Reasoning/);
@@ -152,7 +163,9 @@ void describe('Other tools\u2019 trajectories in the viewer (code-server + Chrom
         const status = await text(frame, '#search-status');
         return /in 1 step/.test(status) ? done(true) : pending(status);
       });
-      await waitFor('the matching step selected', async () => ((await text(frame, '#step-title')).startsWith('Step 5 ') ? done(true) : pending(await text(frame, '#step-title'))));
+      await waitFor('the matching step selected', async () =>
+        (await text(frame, '#step-title')).startsWith('Step 5 ') ? done(true) : pending(await text(frame, '#step-title')),
+      );
       await bothThemes(s, 'formats-c-swe-agent');
     });
   });
@@ -162,7 +175,9 @@ void describe('Other tools\u2019 trajectories in the viewer (code-server + Chrom
       await openFile(s.page, 'others/plain/trajectory.json');
       await runCommand(s.page, 'Graph Planner: Open Trajectory…');
       const frame = visibleWebview(s.page);
-      await waitFor('the viewer of trajectory.json', async () => ((await text(frame, '#episode-state')) === 'ATIF-v1.7' ? done(true) : pending(await text(frame, '#episode-state'))));
+      await waitFor('the viewer of trajectory.json', async () =>
+        (await text(frame, '#episode-state')) === 'ATIF-v1.7' ? done(true) : pending(await text(frame, '#episode-state')),
+      );
       await screenshot(s.page, 'formats-d-open-as');
     });
   });
@@ -175,7 +190,10 @@ void describe('Other tools\u2019 trajectories in the viewer (code-server + Chrom
       const offer = /^run\.json looks like an ATIF trajectory\. The Trajectory Viewer shows it step by step\.$/;
       await waitForNotification(s.page, 'the offer to open run.json in the viewer', offer);
       assert.ok(!(await notifications(s.page)).some((t) => /ordinary\.json looks like/.test(t)), 'ordinary JSON gets no offer');
-      const toast = s.page.locator('.notifications-toasts .notification-toast').filter({ has: s.page.locator('.notification-list-item-message', { hasText: offer }) }).first();
+      const toast = s.page
+        .locator('.notifications-toasts .notification-toast')
+        .filter({ has: s.page.locator('.notification-list-item-message', { hasText: offer }) })
+        .first();
       const buttons = (await toast.locator('.notification-list-item-buttons-container .monaco-button').allTextContents()).map((t) => t.trim());
       assert.deepEqual(buttons, ['Open in Trajectory Viewer', "Don't Ask Again"]);
       // A toast hides after a while; each theme's picture shows it in the notification centre if it has.
@@ -184,11 +202,16 @@ void describe('Other tools\u2019 trajectories in the viewer (code-server + Chrom
         if (!(await toast.isVisible())) await runCommand(s.page, 'Notifications: Show Notifications');
         await screenshot(s.page, `formats-e-prompt-${kind}`);
       }
-      const open = s.page.locator('.notification-list-item', { hasText: 'run.json looks like an ATIF trajectory' }).locator('.monaco-button', { hasText: 'Open in Trajectory Viewer' }).first();
+      const open = s.page
+        .locator('.notification-list-item', { hasText: 'run.json looks like an ATIF trajectory' })
+        .locator('.monaco-button', { hasText: 'Open in Trajectory Viewer' })
+        .first();
       if (!(await open.isVisible())) await runCommand(s.page, 'Notifications: Show Notifications');
       await open.click({ timeout: 10_000 });
       const frame = visibleWebview(s.page);
-      await waitFor('the viewer of run.json', async () => ((await text(frame, '#episode-state')) === 'ATIF-v1.7' ? done(true) : pending(await text(frame, '#episode-state'))));
+      await waitFor('the viewer of run.json', async () =>
+        (await text(frame, '#episode-state')) === 'ATIF-v1.7' ? done(true) : pending(await text(frame, '#episode-state')),
+      );
       const tabs = (await s.page.locator('.part.editor .tab').allTextContents()).filter((t) => t.includes('run.json'));
       assert.equal(tabs.length, 1, `the viewer took the text editor's place: ${tabs.join(' | ')}`);
       await screenshotThemes(s, 'formats-e-prompt-viewer');

@@ -28,16 +28,24 @@ const step = (page: Page, id: string): Locator => walkthrough(page).locator(`but
 
 /** Waits for the one run folder starting with `prefix` to reach finished; a failed run fails the scenario with the terminal's text. */
 async function finishedRun(s: Session, prefix: string, timeoutMs: number): Promise<string> {
-  const run = await waitFor(`a ${prefix}* run folder under outputs/`, async () => {
-    const made = runsNamed(s, prefix);
-    return made.length === 1 && made[0] !== undefined ? done(made[0]) : pending(`runs: ${runsNamed(s, '').join(', ') || '(none)'}`);
-  }, { timeoutMs: 90_000 });
+  const run = await waitFor(
+    `a ${prefix}* run folder under outputs/`,
+    async () => {
+      const made = runsNamed(s, prefix);
+      return made.length === 1 && made[0] !== undefined ? done(made[0]) : pending(`runs: ${runsNamed(s, '').join(', ') || '(none)'}`);
+    },
+    { timeoutMs: 90_000 },
+  );
   const statusFile = join(s.workspace, 'outputs', run, 'status.json');
-  await waitFor(`${run} to finish`, async () => {
-    const state = existsSync(statusFile) ? runStatusSchema.parse(JSON.parse(readFileSync(statusFile, 'utf8'))).state : 'starting';
-    if (state === 'failed' || state === 'interrupted') throw new Error(`${run} ${state}:\n${(await terminalText(s.page)).slice(-1500)}`);
-    return state === 'finished' ? done(state) : pending(state);
-  }, { timeoutMs });
+  await waitFor(
+    `${run} to finish`,
+    async () => {
+      const state = existsSync(statusFile) ? runStatusSchema.parse(JSON.parse(readFileSync(statusFile, 'utf8'))).state : 'starting';
+      if (state === 'failed' || state === 'interrupted') throw new Error(`${run} ${state}:\n${(await terminalText(s.page)).slice(-1500)}`);
+      return state === 'finished' ? done(state) : pending(state);
+    },
+    { timeoutMs },
+  );
   return run;
 }
 
@@ -59,10 +67,13 @@ async function pressStepButton(page: Page, id: string, label: string): Promise<v
 /** Back in the walkthrough, the step is ticked off: its button's command is the step's completion event. */
 async function assertTicked(page: Page, id: string): Promise<void> {
   await backToWalkthrough(page);
-  await waitFor(`the ${id} step to be ticked off`, async () => ((await step(page, id).getAttribute('aria-checked')) === 'true' ? done(true) : pending('unchecked')));
+  await waitFor(`the ${id} step to be ticked off`, async () =>
+    (await step(page, id).getAttribute('aria-checked')) === 'true' ? done(true) : pending('unchecked'),
+  );
 }
 
-const themeOf = async (page: Page): Promise<'dark' | 'light'> => (((await page.locator('.monaco-workbench').first().getAttribute('class')) ?? '').includes('vs-dark') ? 'dark' : 'light');
+const themeOf = async (page: Page): Promise<'dark' | 'light'> =>
+  ((await page.locator('.monaco-workbench').first().getAttribute('class')) ?? '').includes('vs-dark') ? 'dark' : 'light';
 
 /** A screenshot in the current theme and one in the other, then the theme as it was. */
 async function bothThemes(page: Page, name: string): Promise<void> {
@@ -79,7 +90,12 @@ void describe('Getting Started walkthrough (code-server + Chromium)', () => {
     async () => {
       scenarios.session = await startSession({
         fixture: 'clone',
-        extraFiles: { 'configs/experiments/sample.yaml': 'configs/experiments/sample.yaml', 'datasets/sample': 'datasets/sample', 'docker/repoenv_sample/sample_repo': 'docker/repoenv_sample/sample_repo', schemas: 'schemas' },
+        extraFiles: {
+          'configs/experiments/sample.yaml': 'configs/experiments/sample.yaml',
+          'datasets/sample': 'datasets/sample',
+          'docker/repoenv_sample/sample_repo': 'docker/repoenv_sample/sample_repo',
+          schemas: 'schemas',
+        },
         machineSettings: { 'workbench.welcomePage.walkthroughs.openOnInstall': true },
       });
     },
@@ -120,7 +136,12 @@ void describe('Getting Started walkthrough (code-server + Chromium)', () => {
       const run = await finishedRun(s, 'sample-rollout', 120_000);
       await showView(s.page, 'Runs');
       await widenSideBar(s.page, 150);
-      const row = await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && /(^| · )finished\b/.test(r.description));
+      const row = await waitForRow(
+        s.page,
+        'Runs',
+        `${run} finished in the Runs view`,
+        (r) => r.label === runRowLabel(run) && /(^| · )finished\b/.test(r.description),
+      );
       assert.match(row.description, /^\d\/3 resolved · finished · .* · rollout · rule$/);
       await bothThemes(s.page, 'getting-started-c-rollout');
       await assertTicked(s.page, 'launch');
@@ -133,10 +154,17 @@ void describe('Getting Started walkthrough (code-server + Chromium)', () => {
       const episodes = new Set(runsNamed(s, 'sample-rollout').flatMap((r) => readdirSync(join(s.workspace, 'outputs', r, 'trajectories'))));
       await waitFor('an episode of the sample rollout in the trajectory viewer', async () => {
         const tabs = await s.page.locator('.part.editor .tab').allTextContents();
-        return tabs.some((t) => [...episodes].some((e) => t.includes(e.replace(/\.jsonl$/, '')))) ? done(tabs) : pending(`tabs: ${tabs.join(', ')}; episodes: ${[...episodes].join(', ')}`);
+        return tabs.some((t) => [...episodes].some((e) => t.includes(e.replace(/\.jsonl$/, ''))))
+          ? done(tabs)
+          : pending(`tabs: ${tabs.join(', ')}; episodes: ${[...episodes].join(', ')}`);
       });
       // The viewer's page is our webview (the walkthrough's page is another); its rows are drawn once the server has read the episode.
-      await s.page.frameLocator('iframe.webview.ready[src*="extensionId=graph-planner"] >> visible=true').frameLocator('iframe#active-frame').getByText(/resolved/i).first().waitFor({ state: 'visible', timeout: 60_000 });
+      await s.page
+        .frameLocator('iframe.webview.ready[src*="extensionId=graph-planner"] >> visible=true')
+        .frameLocator('iframe#active-frame')
+        .getByText(/resolved/i)
+        .first()
+        .waitFor({ state: 'visible', timeout: 60_000 });
       await bothThemes(s.page, 'getting-started-d-episode');
       await assertTicked(s.page, 'episode');
     });
@@ -147,7 +175,9 @@ void describe('Getting Started walkthrough (code-server + Chromium)', () => {
       await pressStepButton(s.page, 'train', 'Train on the Samples (Smoke Run)');
       await waitFor('the gp train terminal', async () => {
         const text = await terminalText(s.page);
-        return /gp train configs\/experiments\/sample\.yaml --smoke --smoke-policy scripted/.test(text) ? done(text) : pending(text.slice(-500) || '(no terminal text)');
+        return /gp train configs\/experiments\/sample\.yaml --smoke --smoke-policy scripted/.test(text)
+          ? done(text)
+          : pending(text.slice(-500) || '(no terminal text)');
       });
       const run = await finishedRun(s, 'sample-train', 400_000);
       await showView(s.page, 'Runs');
@@ -173,7 +203,9 @@ void describe('Getting Started walkthrough (code-server + Chromium)', () => {
       await activityItem.waitFor({ state: 'visible', timeout: 60_000 });
       // The side bar comes back as it was; clicking the entry of a container already shown would close it.
       if (!(await viewPane(s.page, 'Runs').isVisible())) await activityItem.click();
-      await waitForRow(s.page, 'Runs', 'the Runs view after the reload', (r) => r.label.startsWith('sample ') && r.description.endsWith('· rollout · rule'), { timeoutMs: 90_000 });
+      await waitForRow(s.page, 'Runs', 'the Runs view after the reload', (r) => r.label.startsWith('sample ') && r.description.endsWith('· rollout · rule'), {
+        timeoutMs: 90_000,
+      });
       await s.page.waitForTimeout(5_000);
       assert.equal(await walkthrough(s.page).isVisible(), false, 'the walkthrough opened again after the reload');
       await screenshot(s.page, 'getting-started-f-once');
@@ -181,7 +213,7 @@ void describe('Getting Started walkthrough (code-server + Chromium)', () => {
   });
 });
 
-void describe('Getting Started with VS Code\'s openOnInstall off (code-server + Chromium)', () => {
+void describe("Getting Started with VS Code's openOnInstall off (code-server + Chromium)", () => {
   const quiet = new Scenarios();
   before(
     async () => {
@@ -198,7 +230,11 @@ void describe('Getting Started with VS Code\'s openOnInstall off (code-server + 
       await loggedMs(s, 'Graph Planner server ready', /Graph Planner server ready\D*?(\d+(?:\.\d+)?)\s*ms/);
       await s.page.waitForTimeout(5_000);
       const tabs = await s.page.locator('.tabs-container .tab').allTextContents();
-      assert.deepEqual(tabs.filter((t) => /Walkthrough/.test(t)), [], `tabs: ${tabs.join(', ')}`);
+      assert.deepEqual(
+        tabs.filter((t) => /Walkthrough/.test(t)),
+        [],
+        `tabs: ${tabs.join(', ')}`,
+      );
       assert.equal(await walkthrough(s.page).isVisible(), false);
     });
   });

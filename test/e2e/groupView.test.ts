@@ -28,16 +28,27 @@ import { openFile, runCommand, screenshot } from './workbench.js';
 
 const scenarios = new Scenarios();
 const visibleWebview = (page: Page): FrameLocator => page.frameLocator('iframe.webview.ready >> visible=true').frameLocator('iframe#active-frame');
-const themeOf = async (page: Page): Promise<'dark' | 'light'> => (((await page.locator('.monaco-workbench').first().getAttribute('class')) ?? '').includes('vs-dark') ? 'dark' : 'light');
+const themeOf = async (page: Page): Promise<'dark' | 'light'> =>
+  ((await page.locator('.monaco-workbench').first().getAttribute('class')) ?? '').includes('vs-dark') ? 'dark' : 'light';
 
 /** The page's frame that shows `selector` (the workbench nests each webview in two frames). */
 async function frameWith(page: Page, selector: string, what: string): Promise<Frame> {
-  return waitFor(what, async () => {
-    for (const frame of page.frames()) {
-      if ((await frame.locator(selector).count().catch(() => 0)) > 0) return done(frame);
-    }
-    return pending(`no frame shows ${selector} yet`);
-  }, { timeoutMs: 60_000 });
+  return waitFor(
+    what,
+    async () => {
+      for (const frame of page.frames()) {
+        if (
+          (await frame
+            .locator(selector)
+            .count()
+            .catch(() => 0)) > 0
+        )
+          return done(frame);
+      }
+      return pending(`no frame shows ${selector} yet`);
+    },
+    { timeoutMs: 60_000 },
+  );
 }
 
 /**
@@ -46,7 +57,25 @@ async function frameWith(page: Page, selector: string, what: string): Promise<Fr
  */
 function attemptsRun(s: Session, attempts: number): string {
   const cli = join(__dirname, '../../dist/cli.js');
-  const rollout = spawnSync(process.execPath, [cli, 'rollout', 'datasets/sample/tasks.jsonl', '--config', 'configs/experiments/train_smoke.yaml', '--task', 'sample-calc-add', '--attempts', String(attempts), '--parallel', '2', '--run-dir', `outputs/attempts-${attempts}`], { cwd: s.workspace, encoding: 'utf8', timeout: 240_000 });
+  const rollout = spawnSync(
+    process.execPath,
+    [
+      cli,
+      'rollout',
+      'datasets/sample/tasks.jsonl',
+      '--config',
+      'configs/experiments/train_smoke.yaml',
+      '--task',
+      'sample-calc-add',
+      '--attempts',
+      String(attempts),
+      '--parallel',
+      '2',
+      '--run-dir',
+      `outputs/attempts-${attempts}`,
+    ],
+    { cwd: s.workspace, encoding: 'utf8', timeout: 240_000 },
+  );
   assert.equal(rollout.status, 0, `gp rollout failed:\n${rollout.stdout.slice(-1500)}\n${rollout.stderr.slice(-1500)}`);
   const first = readFileSync(join(s.workspace, `outputs/attempts-${attempts}/events.jsonl`), 'utf8')
     .split('\n')
@@ -84,73 +113,86 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
   );
   after(() => stopSession(scenarios.session), { timeout: 60_000 });
 
-  void it('Show GRPO Groups shows the latest step’s rollouts side by side, filters them, steps back and opens a cell at its step', { timeout: 600_000 }, async () => {
-    await scenarios.run('group-view', async (s) => {
-      await openFile(s.page, 'configs/experiments/train_smoke.yaml');
-      await loggedMs(s, 'Graph Planner server ready', /Graph Planner server ready\D*?(\d+(?:\.\d+)?)\s*ms/);
-      await runCommand(s.page, 'Graph Planner: Start Training');
-      // Typed only once the training modes show, so nothing lands in the YAML behind them.
-      await waitFor('the training modes, the scripted smoke run among them', async () => {
-        const rows = await quickPickRows(s.page);
-        return /Smoke run/.test(rows[0] ?? '') && rows.some((r) => /Smoke run, scripted policy/.test(r)) ? done(rows) : pending(`quick pick rows:\n${rows.join('\n')}`);
+  void it(
+    'Show GRPO Groups shows the latest step’s rollouts side by side, filters them, steps back and opens a cell at its step',
+    { timeout: 600_000 },
+    async () => {
+      await scenarios.run('group-view', async (s) => {
+        await openFile(s.page, 'configs/experiments/train_smoke.yaml');
+        await loggedMs(s, 'Graph Planner server ready', /Graph Planner server ready\D*?(\d+(?:\.\d+)?)\s*ms/);
+        await runCommand(s.page, 'Graph Planner: Start Training');
+        // Typed only once the training modes show, so nothing lands in the YAML behind them.
+        await waitFor('the training modes, the scripted smoke run among them', async () => {
+          const rows = await quickPickRows(s.page);
+          return /Smoke run/.test(rows[0] ?? '') && rows.some((r) => /Smoke run, scripted policy/.test(r))
+            ? done(rows)
+            : pending(`quick pick rows:\n${rows.join('\n')}`);
+        });
+        await s.page.keyboard.type('scripted');
+        await acceptQuickPick(s.page, 'the scripted smoke run', (first) => /Smoke run, scripted policy/.test(first));
+        run = await finishedTrainingRun(s, [], 420_000);
+        await showView(s.page, 'Runs');
+        await widenSideBar(s.page, 120);
+        await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && /(^| · )finished\b/.test(r.description));
+        if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
+        await chooseFromContextMenu(s.page, 'Runs', runRowLabel(run), 'Show GRPO Groups');
+        const page = visibleWebview(s.page);
+        await page.locator('#group-table').waitFor({ state: 'visible', timeout: 60_000 });
+        // The latest of the smoke's three steps: one task, its group of two (gp train --smoke trains groups of two).
+        assert.match((await page.locator('h1').textContent()) ?? '', /^GRPO group of .+, training step 3$/);
+        assert.equal(await page.locator('th.col').count(), 2);
+        for (const head of await page.locator('th.col').allTextContents()) assert.match(head, /reward [+−±]\d\.\d\d.*adv [+−±]\d\.\d\d/);
+        // The two policies part at their first reply: the fumbling one's reply did not parse.
+        assert.match(
+          (await page.locator('#group-summary').textContent()) ?? '',
+          /2 rollouts · reward mean -?\d\.\d\d, std \d\.\d\d · advantage \(r − mean\) \/ \(std \+ 1e−6\), as Verl’s GRPO/,
+        );
+        await page.locator('#divergence').waitFor({ state: 'attached' });
+        assert.ok((await page.locator('td.cell.kind-invalid').count()) >= 1, 'the fumbling rollout’s unparsed first reply is a cell of its own');
+        // Observations are hidden by default in this dense view; the filter shows them, and thoughts go.
+        assert.equal(await page.locator('[data-part="observation"]').first().isVisible(), false);
+        await page.locator('button[data-trace-filter="observation"]').click();
+        await page.locator('[data-part="observation"]').first().waitFor({ state: 'visible' });
+        await page.locator('button[data-trace-filter="observation"]').click();
+        const shoot = async (theme: string) => {
+          await page.locator('#group-table').waitFor({ state: 'visible' });
+          await screenshot(s.page, `group-a-step-${theme}`);
+        };
+        const first = await themeOf(s.page);
+        await shoot(first);
+        await runCommand(s.page, 'Preferences: Toggle between Light/Dark Themes');
+        const second = await waitFor('the other colour theme', async () => ((await themeOf(s.page)) !== first ? done(await themeOf(s.page)) : pending(first)));
+        await shoot(second);
+        await runCommand(s.page, 'Preferences: Toggle between Light/Dark Themes');
+        await waitFor('the first colour theme again', async () => ((await themeOf(s.page)) === first ? done(true) : pending(second)));
+        // Another step from the page: the same task's group at step 1.
+        await page.locator('#step-select').selectOption('1');
+        await waitFor('the group of step 1', async () => {
+          const title = (await page.locator('h1').textContent()) ?? '';
+          return /training step 1$/.test(title) ? done(title) : pending(title);
+        });
+        // A cell opens its episode in the trajectory viewer at that step.
+        // The cell's step is read before the click: the viewer it opens is a second visible webview.
+        const step = await page.locator('tbody tr').nth(1).locator('td.cell').first().getAttribute('data-step');
+        await page.locator('tbody tr').nth(1).locator('td.cell').first().click();
+        const viewer = await frameWith(s.page, '#step-title', 'the trajectory viewer opened from a cell');
+        await waitFor(`the viewer at step ${step ?? '?'}`, async () => {
+          const title =
+            (await viewer
+              .locator('#step-title')
+              .textContent()
+              .catch(() => null)) ?? '';
+          return title.startsWith(`Step ${step ?? '?'} `) ? done(title) : pending(title);
+        });
+        // The viewer has the same filters: hiding observations hides the step's observation section.
+        await viewer.locator('section[data-part="observation"]').waitFor({ state: 'visible' });
+        await viewer.locator('button[data-trace-filter="observation"]').click();
+        await viewer.locator('section[data-part="observation"]').waitFor({ state: 'hidden' });
+        await viewer.locator('button[data-trace-filter="observation"]').click();
+        await screenshot(s.page, 'group-b-cell-opens-viewer');
       });
-      await s.page.keyboard.type('scripted');
-      await acceptQuickPick(s.page, 'the scripted smoke run', (first) => /Smoke run, scripted policy/.test(first));
-      run = await finishedTrainingRun(s, [], 420_000);
-      await showView(s.page, 'Runs');
-      await widenSideBar(s.page, 120);
-      await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && /(^| · )finished\b/.test(r.description));
-      if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
-      await chooseFromContextMenu(s.page, 'Runs', runRowLabel(run), 'Show GRPO Groups');
-      const page = visibleWebview(s.page);
-      await page.locator('#group-table').waitFor({ state: 'visible', timeout: 60_000 });
-      // The latest of the smoke's three steps: one task, its group of two (gp train --smoke trains groups of two).
-      assert.match((await page.locator('h1').textContent()) ?? '', /^GRPO group of .+, training step 3$/);
-      assert.equal(await page.locator('th.col').count(), 2);
-      for (const head of await page.locator('th.col').allTextContents()) assert.match(head, /reward [+−±]\d\.\d\d.*adv [+−±]\d\.\d\d/);
-      // The two policies part at their first reply: the fumbling one's reply did not parse.
-      assert.match((await page.locator('#group-summary').textContent()) ?? '', /2 rollouts · reward mean -?\d\.\d\d, std \d\.\d\d · advantage \(r − mean\) \/ \(std \+ 1e−6\), as Verl’s GRPO/);
-      await page.locator('#divergence').waitFor({ state: 'attached' });
-      assert.ok((await page.locator('td.cell.kind-invalid').count()) >= 1, 'the fumbling rollout’s unparsed first reply is a cell of its own');
-      // Observations are hidden by default in this dense view; the filter shows them, and thoughts go.
-      assert.equal(await page.locator('[data-part="observation"]').first().isVisible(), false);
-      await page.locator('button[data-trace-filter="observation"]').click();
-      await page.locator('[data-part="observation"]').first().waitFor({ state: 'visible' });
-      await page.locator('button[data-trace-filter="observation"]').click();
-      const shoot = async (theme: string) => {
-        await page.locator('#group-table').waitFor({ state: 'visible' });
-        await screenshot(s.page, `group-a-step-${theme}`);
-      };
-      const first = await themeOf(s.page);
-      await shoot(first);
-      await runCommand(s.page, 'Preferences: Toggle between Light/Dark Themes');
-      const second = await waitFor('the other colour theme', async () => ((await themeOf(s.page)) !== first ? done(await themeOf(s.page)) : pending(first)));
-      await shoot(second);
-      await runCommand(s.page, 'Preferences: Toggle between Light/Dark Themes');
-      await waitFor('the first colour theme again', async () => ((await themeOf(s.page)) === first ? done(true) : pending(second)));
-      // Another step from the page: the same task's group at step 1.
-      await page.locator('#step-select').selectOption('1');
-      await waitFor('the group of step 1', async () => {
-        const title = (await page.locator('h1').textContent()) ?? '';
-        return /training step 1$/.test(title) ? done(title) : pending(title);
-      });
-      // A cell opens its episode in the trajectory viewer at that step.
-      // The cell's step is read before the click: the viewer it opens is a second visible webview.
-      const step = await page.locator('tbody tr').nth(1).locator('td.cell').first().getAttribute('data-step');
-      await page.locator('tbody tr').nth(1).locator('td.cell').first().click();
-      const viewer = await frameWith(s.page, '#step-title', 'the trajectory viewer opened from a cell');
-      await waitFor(`the viewer at step ${step ?? '?'}`, async () => {
-        const title = (await viewer.locator('#step-title').textContent().catch(() => null)) ?? '';
-        return title.startsWith(`Step ${step ?? '?'} `) ? done(title) : pending(title);
-      });
-      // The viewer has the same filters: hiding observations hides the step's observation section.
-      await viewer.locator('section[data-part="observation"]').waitFor({ state: 'visible' });
-      await viewer.locator('button[data-trace-filter="observation"]').click();
-      await viewer.locator('section[data-part="observation"]').waitFor({ state: 'hidden' });
-      await viewer.locator('button[data-trace-filter="observation"]').click();
-      await screenshot(s.page, 'group-b-cell-opens-viewer');
-    });
-  });
+    },
+  );
 
   void it('Show Step Samples shows the step’s sampled episodes, whose group link opens the group view', { timeout: 120_000 }, async () => {
     await scenarios.run('group-step-samples', async (s) => {
@@ -165,7 +207,12 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
       await waitFor('the sample table scrolled into view', async () => {
         const at = await page.locator('#step-samples').evaluate((section) => {
           const doc = section.ownerDocument.documentElement;
-          return { top: section.getBoundingClientRect().top, bottom: section.getBoundingClientRect().bottom, height: doc.clientHeight, scrolled: section.ownerDocument.scrollingElement?.scrollTop ?? 0 };
+          return {
+            top: section.getBoundingClientRect().top,
+            bottom: section.getBoundingClientRect().bottom,
+            height: doc.clientHeight,
+            scrolled: section.ownerDocument.scrollingElement?.scrollTop ?? 0,
+          };
         });
         return at.scrolled > 0 && at.top >= 0 && (at.bottom <= at.height || at.top < 60) ? done(at) : pending(JSON.stringify(at));
       });
@@ -181,11 +228,17 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
         return title === 'Sampled episodes of step 2' ? done(title) : pending(title);
       });
       await page.locator('#samples-step').selectOption('3');
-      await waitFor('the table of step 3 again', async () => (((await page.locator('.samples-head h2').textContent()) ?? '') === 'Sampled episodes of step 3' ? done(true) : pending('')));
+      await waitFor('the table of step 3 again', async () =>
+        ((await page.locator('.samples-head h2').textContent()) ?? '') === 'Sampled episodes of step 3' ? done(true) : pending(''),
+      );
       await page.locator('#samples-table tbody tr').first().locator('a', { hasText: 'group' }).click();
       const group = await frameWith(s.page, '#group-table', 'the group view from the sample table');
       await waitFor('the group of step 3', async () => {
-        const title = (await group.locator('h1').textContent().catch(() => null)) ?? '';
+        const title =
+          (await group
+            .locator('h1')
+            .textContent()
+            .catch(() => null)) ?? '';
         return /training step 3$/.test(title) ? done(title) : pending(title);
       });
     });
@@ -204,7 +257,10 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
         sideways: scroller.scrollWidth > scroller.clientWidth,
       }));
       assert.ok(fill.table >= fill.scroller - 24 && !fill.sideways, `the table fills the editor without scrolling sideways: ${JSON.stringify(fill)}`);
-      assert.ok(fill.columns.every((w) => w > 400), `each column takes its share: ${JSON.stringify(fill)}`);
+      assert.ok(
+        fill.columns.every((w) => w > 400),
+        `each column takes its share: ${JSON.stringify(fill)}`,
+      );
       await screenshotThemes(s, 'group-e-two-fill');
     });
   });

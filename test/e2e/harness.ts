@@ -29,14 +29,7 @@ const fixtureWorkspace = join(__dirname, 'fixtures/workspace');
 const setupHint = 'Run `bash test/e2e/setup.sh` (it installs Chromium and code-server).';
 
 /** Flags from docs/e2e.md: headless Chromium as root in a container, with nothing phoning home. */
-const chromiumArgs = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-];
+const chromiumArgs = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'];
 
 /**
  * User settings that keep the workbench quiet and predictable: no welcome page, no update or
@@ -186,13 +179,17 @@ async function installExtension(userDataDir: string, extensionsDir: string): Pro
 function spawnCodeServer(port: number, userDataDir: string, extensionsDir: string, workspace: string, logFile: string): ChildProcess {
   const args = [
     codeServerEntry,
-    '--auth', 'none',
-    '--bind-addr', `127.0.0.1:${port}`,
+    '--auth',
+    'none',
+    '--bind-addr',
+    `127.0.0.1:${port}`,
     '--disable-telemetry',
     '--disable-workspace-trust',
     '--disable-update-check',
-    '--user-data-dir', userDataDir,
-    '--extensions-dir', extensionsDir,
+    '--user-data-dir',
+    userDataDir,
+    '--extensions-dir',
+    extensionsDir,
     workspace,
   ];
   // `detached` puts code-server and everything it spawns (extension host, language server) in a

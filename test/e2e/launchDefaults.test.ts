@@ -34,10 +34,14 @@ const scenarioTimeout = { timeout: 300_000 };
 
 /** The rows of the open quick pick, waited for until `accept` passes. */
 async function waitForQuickPick(page: Page, what: string, accept: (rows: string[]) => boolean): Promise<string[]> {
-  return waitFor(what, async () => {
-    const rows = await quickPickRows(page);
-    return accept(rows) ? done(rows) : pending(`quick pick rows:\n${rows.join('\n') || '(none)'}`);
-  }, { timeoutMs: 60_000 });
+  return waitFor(
+    what,
+    async () => {
+      const rows = await quickPickRows(page);
+      return accept(rows) ? done(rows) : pending(`quick pick rows:\n${rows.join('\n') || '(none)'}`);
+    },
+    { timeoutMs: 60_000 },
+  );
 }
 
 /** Clicks the quick pick's row whose label starts with `label`. */
@@ -59,13 +63,21 @@ async function closeQuickInputs(page: Page): Promise<void> {
 const plain = (row: string): string => row.replace(/^[a-z-]+ {2}/, '');
 
 /** What the review list's row `name` says: `Dataset` → `datasets/sample/tasks.jsonl`. */
-const reviewValue = (rows: readonly string[], name: string): string => rows.map(plain).find((r) => r.startsWith(`${name}, `))?.split(', ')[1] ?? '';
+const reviewValue = (rows: readonly string[], name: string): string =>
+  rows
+    .map(plain)
+    .find((r) => r.startsWith(`${name}, `))
+    ?.split(', ')[1] ?? '';
 
 /** The review list of Start Rollout…, opened with no editor in front. */
 async function openReview(page: Page): Promise<string[]> {
   await closeQuickInputs(page);
   await runCommand(page, 'Graph Planner: Start Rollout');
-  return waitForQuickPick(page, 'the review list with its experiment and dataset', (rows) => reviewValue(rows, 'Experiment') !== '' && reviewValue(rows, 'Dataset') !== '' && rows.some((r) => plain(r).startsWith('Start rollout')));
+  return waitForQuickPick(
+    page,
+    'the review list with its experiment and dataset',
+    (rows) => reviewValue(rows, 'Experiment') !== '' && reviewValue(rows, 'Dataset') !== '' && rows.some((r) => plain(r).startsWith('Start rollout')),
+  );
 }
 
 /** Screenshots of a quick pick in each theme: the theme picker is a quick input too, so the list is opened again in each. */
@@ -98,55 +110,74 @@ void describe('Launch defaults with no editor open (code-server + Chromium)', ()
         },
       });
       // Another experiment, on the other sample dataset, for the dataset to follow.
-      writeFileSync(join(scenarios.session.workspace, 'configs/experiments/all_samples.yaml'), 'experiment:\n  name: all_samples\npaths:\n  dataset_train: datasets/samples.jsonl\n  dataset_val: null\nrollout:\n  agent: rule\nsandbox:\n  backend: local\n');
+      writeFileSync(
+        join(scenarios.session.workspace, 'configs/experiments/all_samples.yaml'),
+        'experiment:\n  name: all_samples\npaths:\n  dataset_train: datasets/samples.jsonl\n  dataset_val: null\nrollout:\n  agent: rule\nsandbox:\n  backend: local\n',
+      );
     },
     { timeout: 240_000 },
   );
   after(() => stopSession(scenarios.session), { timeout: 60_000 });
 
-  void it('(a) Start Rollout starts from the sample experiment and its dataset; the pickers offer no gold file nor fixture and show counts', scenarioTimeout, async () => {
-    await scenarios.run('launch-defaults-a', async (s) => {
-      scenarios.activation = 'failed';
-      await loggedMs(s, 'Graph Planner server ready', /Graph Planner server ready\D*?(\d+(?:\.\d+)?)\s*ms/);
-      scenarios.activation = 'ready';
-      assert.equal(await s.page.locator('.part.editor .tab').count(), 0, 'an editor is open');
+  void it(
+    '(a) Start Rollout starts from the sample experiment and its dataset; the pickers offer no gold file nor fixture and show counts',
+    scenarioTimeout,
+    async () => {
+      await scenarios.run('launch-defaults-a', async (s) => {
+        scenarios.activation = 'failed';
+        await loggedMs(s, 'Graph Planner server ready', /Graph Planner server ready\D*?(\d+(?:\.\d+)?)\s*ms/);
+        scenarios.activation = 'ready';
+        assert.equal(await s.page.locator('.part.editor .tab').count(), 0, 'an editor is open');
 
-      const review = await openReview(s.page);
-      assert.equal(reviewValue(review, 'Experiment'), 'configs/experiments/sample.yaml', review.join('\n'));
-      assert.equal(reviewValue(review, 'Dataset'), 'datasets/sample/tasks.jsonl', review.join('\n'));
-      await closeQuickInputs(s.page);
-      await quickPickThemes(s, 'launch-defaults-a-review', () => openReview(s.page));
+        const review = await openReview(s.page);
+        assert.equal(reviewValue(review, 'Experiment'), 'configs/experiments/sample.yaml', review.join('\n'));
+        assert.equal(reviewValue(review, 'Dataset'), 'datasets/sample/tasks.jsonl', review.join('\n'));
+        await closeQuickInputs(s.page);
+        await quickPickThemes(s, 'launch-defaults-a-review', () => openReview(s.page));
 
-      const openDatasets = async (): Promise<string[]> => {
-        await openReview(s.page);
-        await chooseRow(s.page, 'Dataset');
-        return waitForQuickPick(s.page, 'the dataset picker', (rows) => rows.some((r) => r.startsWith('datasets/samples.jsonl')));
-      };
-      const datasets = await openDatasets();
-      assert.ok(offersNoGoldNorFixture(datasets), `offered:\n${datasets.join('\n')}`);
-      assert.ok(datasets.some((r) => /^datasets\/sample\/tasks\.jsonl, 3 tasks$/.test(r)), datasets.join('\n'));
-      assert.ok(datasets.some((r) => /^datasets\/samples\.jsonl, 7 tasks$/.test(r)), datasets.join('\n'));
-      await closeQuickInputs(s.page);
-      await quickPickThemes(s, 'launch-defaults-a-datasets', openDatasets);
+        const openDatasets = async (): Promise<string[]> => {
+          await openReview(s.page);
+          await chooseRow(s.page, 'Dataset');
+          return waitForQuickPick(s.page, 'the dataset picker', (rows) => rows.some((r) => r.startsWith('datasets/samples.jsonl')));
+        };
+        const datasets = await openDatasets();
+        assert.ok(offersNoGoldNorFixture(datasets), `offered:\n${datasets.join('\n')}`);
+        assert.ok(
+          datasets.some((r) => /^datasets\/sample\/tasks\.jsonl, 3 tasks$/.test(r)),
+          datasets.join('\n'),
+        );
+        assert.ok(
+          datasets.some((r) => /^datasets\/samples\.jsonl, 7 tasks$/.test(r)),
+          datasets.join('\n'),
+        );
+        await closeQuickInputs(s.page);
+        await quickPickThemes(s, 'launch-defaults-a-datasets', openDatasets);
 
-      const openExperiments = async (): Promise<string[]> => {
-        await openReview(s.page);
-        await chooseRow(s.page, 'Experiment');
-        return waitForQuickPick(s.page, 'the experiment picker with each one’s dataset', (rows) => rows.some((r) => r.startsWith('configs/experiments/all_samples.yaml, datasets/samples.jsonl · 7 tasks')));
-      };
-      const experiments = await openExperiments();
-      assert.ok(offersNoGoldNorFixture(experiments), `offered:\n${experiments.join('\n')}`);
-      assert.ok(experiments.includes('configs/experiments/sample.yaml, datasets/sample/tasks.jsonl · 3 tasks'), experiments.join('\n'));
-      await quickPickThemes(s, 'launch-defaults-a-experiments', openExperiments);
+        const openExperiments = async (): Promise<string[]> => {
+          await openReview(s.page);
+          await chooseRow(s.page, 'Experiment');
+          return waitForQuickPick(s.page, 'the experiment picker with each one’s dataset', (rows) =>
+            rows.some((r) => r.startsWith('configs/experiments/all_samples.yaml, datasets/samples.jsonl · 7 tasks')),
+          );
+        };
+        const experiments = await openExperiments();
+        assert.ok(offersNoGoldNorFixture(experiments), `offered:\n${experiments.join('\n')}`);
+        assert.ok(experiments.includes('configs/experiments/sample.yaml, datasets/sample/tasks.jsonl · 3 tasks'), experiments.join('\n'));
+        await quickPickThemes(s, 'launch-defaults-a-experiments', openExperiments);
 
-      await openExperiments();
-      await chooseRow(s.page, 'configs/experiments/all_samples.yaml');
-      const after = await waitForQuickPick(s.page, 'the review list on the other experiment', (rows) => reviewValue(rows, 'Experiment') === 'configs/experiments/all_samples.yaml');
-      assert.equal(reviewValue(after, 'Dataset'), 'datasets/samples.jsonl', after.join('\n'));
-      await screenshot(s.page, 'launch-defaults-a-followed');
-      await closeQuickInputs(s.page);
-    });
-  });
+        await openExperiments();
+        await chooseRow(s.page, 'configs/experiments/all_samples.yaml');
+        const after = await waitForQuickPick(
+          s.page,
+          'the review list on the other experiment',
+          (rows) => reviewValue(rows, 'Experiment') === 'configs/experiments/all_samples.yaml',
+        );
+        assert.equal(reviewValue(after, 'Dataset'), 'datasets/samples.jsonl', after.join('\n'));
+        await screenshot(s.page, 'launch-defaults-a-followed');
+        await closeQuickInputs(s.page);
+      });
+    },
+  );
 });
 
 const walkthroughTab = (page: Page) => page.locator('.part.editor .tab.active', { hasText: 'Walkthrough: Graph Planner' });
@@ -172,10 +203,14 @@ void describe('The walkthrough on a fresh profile with VS Code’s own welcome p
       scenarios.activation = 'failed';
       await loggedMs(s, 'Graph Planner activated', /Graph Planner activated in (\d+(?:\.\d+)?) ms/);
       scenarios.activation = 'ready';
-      await waitFor('the log to say the walkthrough opened', async () => {
-        const log = await extensionLog(s);
-        return /Getting Started opened on the first activation/.test(log) ? done(true) : pending(log.split('\n').slice(-5).join('\n'));
-      }, { timeoutMs: 90_000 });
+      await waitFor(
+        'the log to say the walkthrough opened',
+        async () => {
+          const log = await extensionLog(s);
+          return /Getting Started opened on the first activation/.test(log) ? done(true) : pending(log.split('\n').slice(-5).join('\n'));
+        },
+        { timeoutMs: 90_000 },
+      );
       await walkthroughTab(s.page).waitFor({ state: 'visible', timeout: 10_000 });
       // Long after the workbench started, the welcome page has not taken the editor back.
       await s.page.waitForTimeout(8_000);
@@ -192,10 +227,14 @@ void describe('The walkthrough on a fresh profile with VS Code’s own welcome p
       const activations = (await extensionLog(s)).match(/Graph Planner activated in/g)?.length ?? 0;
       await runCommand(s.page, 'Developer: Reload Window');
       await s.page.locator('.monaco-workbench .part.statusbar').waitFor({ state: 'visible', timeout: 60_000 });
-      await waitFor('the extension to activate again', async () => {
-        const now = (await extensionLog(s)).match(/Graph Planner activated in/g)?.length ?? 0;
-        return now > activations ? done(now) : pending(`${now} activations`);
-      }, { timeoutMs: 90_000 });
+      await waitFor(
+        'the extension to activate again',
+        async () => {
+          const now = (await extensionLog(s)).match(/Graph Planner activated in/g)?.length ?? 0;
+          return now > activations ? done(now) : pending(`${now} activations`);
+        },
+        { timeoutMs: 90_000 },
+      );
       // Longer than the walkthrough waits for the workbench to settle and then for itself to show.
       await s.page.waitForTimeout(12_000);
       const tabs = await s.page.locator('.part.editor .tab').allTextContents();

@@ -12,7 +12,11 @@ import type { Session } from './harness.js';
 /** Run folders under the workspace's `outputs/` whose name starts with `prefix`, sorted. */
 export function runsNamed(s: Session, prefix: string): string[] {
   const out = join(s.workspace, 'outputs');
-  return existsSync(out) ? readdirSync(out).filter((n) => n.startsWith(prefix)).sort() : [];
+  return existsSync(out)
+    ? readdirSync(out)
+        .filter((n) => n.startsWith(prefix))
+        .sort()
+    : [];
 }
 
 /** The run's `status.json`, checked against its schema; throws when missing or malformed. */

@@ -38,10 +38,14 @@ export async function setTheme(s: Session, kind: ThemeKind): Promise<void> {
   const row = s.page.locator(`.quick-input-widget .quick-input-list .monaco-list-row[aria-label$=", ${themes[kind].name}"]`).first();
   await row.waitFor({ state: 'visible', timeout: 20_000 });
   await row.click();
-  await waitFor(`the workbench to show the ${kind} theme`, async () => {
-    const now = await currentTheme(s.page);
-    return now === kind ? done(now) : pending(now);
-  }, { timeoutMs: 20_000 });
+  await waitFor(
+    `the workbench to show the ${kind} theme`,
+    async () => {
+      const now = await currentTheme(s.page);
+      return now === kind ? done(now) : pending(now);
+    },
+    { timeoutMs: 20_000 },
+  );
   // Webviews receive the new theme's colours a moment after the workbench repaints.
   await s.page.waitForTimeout(1_500);
 }

@@ -45,7 +45,9 @@ void describe('Training from the editor (code-server + Chromium)', () => {
       // The scripted smoke: three deterministic steps in a minute or two (the model policy's take minutes each).
       await waitFor('the training modes, the model smoke run first', async () => {
         const rows = await quickPickRows(s.page);
-        return /Smoke run/.test(rows[0] ?? '') && rows.some((r) => /Smoke run, scripted policy/.test(r)) ? done(rows) : pending(`quick pick rows:\n${rows.join('\n')}`);
+        return /Smoke run/.test(rows[0] ?? '') && rows.some((r) => /Smoke run, scripted policy/.test(r))
+          ? done(rows)
+          : pending(`quick pick rows:\n${rows.join('\n')}`);
       });
       await s.page.keyboard.type('scripted');
       await acceptQuickPick(s.page, 'the scripted smoke run', (first) => /Smoke run, scripted policy/.test(first));
@@ -55,7 +57,10 @@ void describe('Training from the editor (code-server + Chromium)', () => {
       await loggedMs(s, 'the training progress to end on its run', new RegExp(`Launch progress: Training ${name} (?:running|ended) after (\\d+) ms`));
       const notice = new RegExp(`^Training ${name} finished`);
       await waitForNotification(s.page, 'the end notice of the training run', notice, { timeoutMs: 60_000 });
-      const toast = s.page.locator('.notifications-toasts .notification-toast').filter({ has: s.page.locator('.notification-list-item-message', { hasText: notice }) }).first();
+      const toast = s.page
+        .locator('.notifications-toasts .notification-toast')
+        .filter({ has: s.page.locator('.notification-list-item-message', { hasText: notice }) })
+        .first();
       const buttons = (await toast.locator('.notification-list-item-buttons-container .monaco-button').allTextContents()).map((t) => t.trim());
       assert.deepEqual(buttons, ['Show Metrics', 'Show Log', 'Re-launch']);
       // The pointer rests on the toast, which VS Code then keeps shown through the theme changes.
@@ -68,7 +73,12 @@ void describe('Training from the editor (code-server + Chromium)', () => {
       if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
       await showView(s.page, 'Runs');
       await widenSideBar(s.page, 200);
-      const row = await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && /(^| · )finished\b/.test(r.description));
+      const row = await waitForRow(
+        s.page,
+        'Runs',
+        `${run} finished in the Runs view`,
+        (r) => r.label === runRowLabel(run) && /(^| · )finished\b/.test(r.description),
+      );
       assert.match(row.description, /train/);
       assert.equal(await rowLocator(s.page, 'Runs', runRowLabel(run)).locator('.codicon-rocket').count(), 1, 'the training run is marked with its kind’s icon');
       await screenshotThemes(s, 'training-a-run-finished');
@@ -87,39 +97,51 @@ void describe('Training from the editor (code-server + Chromium)', () => {
       assert.equal(await page.locator('#chart-reward').getAttribute('data-points'), '3');
     });
   });
-  void it('the default smoke trains the real model on its own replies: the Runs view shows it finished and the trajectory viewer shows the model’s reply', { timeout: 600_000 }, async () => {
-    await scenarios.run('training-model', async (s) => {
-      const before = trainingRuns(s.workspace);
-      await openFile(s.page, 'configs/experiments/train_smoke.yaml');
-      await runCommand(s.page, 'Graph Planner: Start Training');
-      await acceptQuickPick(s.page, 'the training modes, the model smoke run first', (first) => /Smoke run/.test(first) && !/scripted/.test(first));
-      const run = await finishedTrainingRun(s, before, 480_000);
-      const checks = JSON.parse(readFileSync(join(s.workspace, 'outputs', run, 'smoke', 'checks.json'), 'utf8')) as { ok: boolean; policy: string; steps: { samples: { episode_id: string }[] }[] };
-      assert.equal(checks.ok, true);
-      assert.equal(checks.policy, 'model');
-      await showView(s.page, 'Runs');
-      if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
-      await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && /(^| · )finished\b/.test(r.description));
-      const episode = checks.steps[1]?.samples[0]?.episode_id ?? '';
-      const lines = readFileSync(join(s.workspace, 'outputs', run, 'trajectories', `${episode}.jsonl`), 'utf8')
-        .split('\n')
-        .filter((l) => l.trim() !== '')
-        .map((l) => JSON.parse(l) as { type: string; response?: string; task_id?: string });
-      const reply = lines.find((r) => r.type === 'step')?.response ?? '';
-      const task = lines.find((r) => r.type === 'start')?.task_id ?? '';
-      assert.ok(reply.trim() !== '', `the model wrote a first reply in ${episode}`);
-      await expandRow(s.page, 'Runs', runRowLabel(run));
-      // A GRPO group is several episodes of one task, so the run lists its tasks and the episode is under its own.
-      await expandRow(s.page, 'Runs', task);
-      await rowLocator(s.page, 'Runs', episode).click();
-      const frame = visibleWebview(s.page);
-      // The reply the viewer shows is the text the model sampled (its first line, as rendered).
-      const firstLine = reply.trim().split('\n')[0] ?? '';
-      await waitFor('the model’s own reply in the trajectory viewer', async () => {
-        const detail = (await frame.locator('article.detail').textContent().catch(() => null)) ?? '';
-        return detail.includes('Model reply') && detail.includes(firstLine) ? done(true) : pending(`detail: ${detail.slice(0, 400)}`);
+  void it(
+    'the default smoke trains the real model on its own replies: the Runs view shows it finished and the trajectory viewer shows the model’s reply',
+    { timeout: 600_000 },
+    async () => {
+      await scenarios.run('training-model', async (s) => {
+        const before = trainingRuns(s.workspace);
+        await openFile(s.page, 'configs/experiments/train_smoke.yaml');
+        await runCommand(s.page, 'Graph Planner: Start Training');
+        await acceptQuickPick(s.page, 'the training modes, the model smoke run first', (first) => /Smoke run/.test(first) && !/scripted/.test(first));
+        const run = await finishedTrainingRun(s, before, 480_000);
+        const checks = JSON.parse(readFileSync(join(s.workspace, 'outputs', run, 'smoke', 'checks.json'), 'utf8')) as {
+          ok: boolean;
+          policy: string;
+          steps: { samples: { episode_id: string }[] }[];
+        };
+        assert.equal(checks.ok, true);
+        assert.equal(checks.policy, 'model');
+        await showView(s.page, 'Runs');
+        if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
+        await waitForRow(s.page, 'Runs', `${run} finished in the Runs view`, (r) => r.label === runRowLabel(run) && /(^| · )finished\b/.test(r.description));
+        const episode = checks.steps[1]?.samples[0]?.episode_id ?? '';
+        const lines = readFileSync(join(s.workspace, 'outputs', run, 'trajectories', `${episode}.jsonl`), 'utf8')
+          .split('\n')
+          .filter((l) => l.trim() !== '')
+          .map((l) => JSON.parse(l) as { type: string; response?: string; task_id?: string });
+        const reply = lines.find((r) => r.type === 'step')?.response ?? '';
+        const task = lines.find((r) => r.type === 'start')?.task_id ?? '';
+        assert.ok(reply.trim() !== '', `the model wrote a first reply in ${episode}`);
+        await expandRow(s.page, 'Runs', runRowLabel(run));
+        // A GRPO group is several episodes of one task, so the run lists its tasks and the episode is under its own.
+        await expandRow(s.page, 'Runs', task);
+        await rowLocator(s.page, 'Runs', episode).click();
+        const frame = visibleWebview(s.page);
+        // The reply the viewer shows is the text the model sampled (its first line, as rendered).
+        const firstLine = reply.trim().split('\n')[0] ?? '';
+        await waitFor('the model’s own reply in the trajectory viewer', async () => {
+          const detail =
+            (await frame
+              .locator('article.detail')
+              .textContent()
+              .catch(() => null)) ?? '';
+          return detail.includes('Model reply') && detail.includes(firstLine) ? done(true) : pending(`detail: ${detail.slice(0, 400)}`);
+        });
+        await screenshot(s.page, 'training-c-model-reply');
       });
-      await screenshot(s.page, 'training-c-model-reply');
-    });
-  });
+    },
+  );
 });

@@ -22,20 +22,32 @@ export async function startTrainingSession(): Promise<Session> {
 /** The smoke training runs in the workspace's outputs, by name. */
 export function trainingRuns(workspace: string): string[] {
   const out = join(workspace, 'outputs');
-  return existsSync(out) ? readdirSync(out).filter((n) => n.startsWith('train_smoke-train-')).sort() : [];
+  return existsSync(out)
+    ? readdirSync(out)
+        .filter((n) => n.startsWith('train_smoke-train-'))
+        .sort()
+    : [];
 }
 
 /** Waits for the run the last Start Training… made (the one not in `before`) to finish; returns its name. */
 export async function finishedTrainingRun(s: Session, before: readonly string[], finishMs: number): Promise<string> {
-  const run = await waitFor('the training run folder', async () => {
-    const made = trainingRuns(s.workspace).filter((r) => !before.includes(r));
-    return made.length === 1 && made[0] !== undefined ? done(made[0]) : pending(`runs: ${made.join(', ') || '(none)'}\n${await terminalText(s.page)}`);
-  }, { timeoutMs: 90_000 });
+  const run = await waitFor(
+    'the training run folder',
+    async () => {
+      const made = trainingRuns(s.workspace).filter((r) => !before.includes(r));
+      return made.length === 1 && made[0] !== undefined ? done(made[0]) : pending(`runs: ${made.join(', ') || '(none)'}\n${await terminalText(s.page)}`);
+    },
+    { timeoutMs: 90_000 },
+  );
   const statusFile = join(s.workspace, 'outputs', run, 'status.json');
-  await waitFor('the smoke training to finish', async () => {
-    const state = existsSync(statusFile) ? runStatusSchema.parse(JSON.parse(readFileSync(statusFile, 'utf8'))).state : 'starting';
-    if (state === 'failed' || state === 'interrupted') throw new Error(`the training run ${state}:\n${await terminalText(s.page)}`);
-    return state === 'finished' ? done(state) : pending(`${state}\n${(await terminalText(s.page)).slice(-1500)}`);
-  }, { timeoutMs: finishMs });
+  await waitFor(
+    'the smoke training to finish',
+    async () => {
+      const state = existsSync(statusFile) ? runStatusSchema.parse(JSON.parse(readFileSync(statusFile, 'utf8'))).state : 'starting';
+      if (state === 'failed' || state === 'interrupted') throw new Error(`the training run ${state}:\n${await terminalText(s.page)}`);
+      return state === 'finished' ? done(state) : pending(`${state}\n${(await terminalText(s.page)).slice(-1500)}`);
+    },
+    { timeoutMs: finishMs },
+  );
   return run;
 }

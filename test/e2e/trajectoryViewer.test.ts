@@ -27,7 +27,18 @@ import { minStepListPx } from '../../webview/src/episode/stepListWidth.js';
 import { repoRoot, startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
 import { currentTheme, screenshotThemes, setTheme } from './themes.js';
-import { acceptQuickPick, chooseFromContextMenu, expandRow, rowLocator, runRowLabel, showView, terminalText, viewPane, waitForRow, widenSideBar } from './views.js';
+import {
+  acceptQuickPick,
+  chooseFromContextMenu,
+  expandRow,
+  rowLocator,
+  runRowLabel,
+  showView,
+  terminalText,
+  viewPane,
+  waitForRow,
+  widenSideBar,
+} from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { runCommand, screenshot } from './workbench.js';
 
@@ -47,7 +58,20 @@ function rollout(s: Session, extra: readonly string[] = []): string {
   const before = new Set(runs(s));
   // Without embeddings: the .vsix does not carry onnxruntime-node, so the replay the viewer starts
   // (the installed extension's CLI) could not run them, and would rightly report the hints differ.
-  const result = spawnSync(process.execPath, [join(repoRoot, 'dist/cli.js'), 'rollout', 'datasets/sample/tasks.jsonl', '--config', 'configs/experiments/sample.yaml', '--set', 'env.semantic_search=off', ...extra], { cwd: s.workspace, encoding: 'utf8', timeout: 120_000 });
+  const result = spawnSync(
+    process.execPath,
+    [
+      join(repoRoot, 'dist/cli.js'),
+      'rollout',
+      'datasets/sample/tasks.jsonl',
+      '--config',
+      'configs/experiments/sample.yaml',
+      '--set',
+      'env.semantic_search=off',
+      ...extra,
+    ],
+    { cwd: s.workspace, encoding: 'utf8', timeout: 120_000 },
+  );
   assert.equal(result.status, 0, `gp rollout failed:\n${result.stdout}\n${result.stderr}`);
   const made = runs(s).filter((r) => !before.has(r));
   assert.equal(made.length, 1, `one new run folder: ${made.join(', ')}`);
@@ -62,23 +86,28 @@ function runs(s: Session): string[] {
 const trajectoryOf = (s: Session, run: string, episode: string): string => join(s.workspace, 'outputs', run, 'trajectories', `${episode}.jsonl`);
 
 async function stepRows(frame: FrameLocator): Promise<{ step: number; selected: boolean }[]> {
-  return frame.locator('#step-list .step:not([hidden])').evaluateAll((items) =>
-    items.map((i) => ({ step: Number(i.getAttribute('data-step')), selected: i.getAttribute('aria-selected') === 'true' })),
-  );
+  return frame
+    .locator('#step-list .step:not([hidden])')
+    .evaluateAll((items) => items.map((i) => ({ step: Number(i.getAttribute('data-step')), selected: i.getAttribute('aria-selected') === 'true' })));
 }
 
 async function waitForSelected(frame: FrameLocator, what: string, step: number): Promise<void> {
   await waitFor(what, async () => {
     const rows = await stepRows(frame);
     const selected = rows.find((r) => r.selected)?.step;
-    const title = (await frame.locator('#step-title').textContent().catch(() => null)) ?? '';
+    const title =
+      (await frame
+        .locator('#step-title')
+        .textContent()
+        .catch(() => null)) ?? '';
     return selected === step && title.startsWith(`Step ${step} `) ? done(true) : pending(`selected row ${selected ?? '(none)'}, detail "${title}"`);
   });
 }
 
 /** Two Ray node ids (56 hex digits, as Ray names a node) and the hosts on them, for scenario (h). */
 const rayNodes = ['5c3e9a1f'.repeat(7), 'b07d42e6'.repeat(7)] as const;
-const hostOf = (episode: string) => (episode === 'sample-calc-add-unittest' ? { id: 'sandbox-host-2', node: rayNodes[1] } : { id: 'sandbox-host-1', node: rayNodes[0] });
+const hostOf = (episode: string) =>
+  episode === 'sample-calc-add-unittest' ? { id: 'sandbox-host-2', node: rayNodes[1] } : { id: 'sandbox-host-1', node: rayNodes[0] };
 
 /**
  * A copy of `run` as if a Ray cluster's sandbox hosts had run it: each `episode-start` event and each
@@ -88,8 +117,15 @@ const hostOf = (episode: string) => (episode === 'sample-calc-add-unittest' ? { 
 function hostedCopy(s: Session, run: string, name: string): void {
   const staging = join(s.workspace, `.${name}`);
   cpSync(join(s.workspace, 'outputs', run), staging, { recursive: true });
-  const events = readFileSync(join(staging, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { kind: string; episode_id?: string });
-  writeFileSync(join(staging, 'events.jsonl'), events.map((e) => JSON.stringify(e.kind === 'episode-start' && e.episode_id !== undefined ? { ...e, sandbox_host: hostOf(e.episode_id) } : e)).join('\n') + '\n');
+  const events = readFileSync(join(staging, 'events.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { kind: string; episode_id?: string });
+  writeFileSync(
+    join(staging, 'events.jsonl'),
+    events.map((e) => JSON.stringify(e.kind === 'episode-start' && e.episode_id !== undefined ? { ...e, sandbox_host: hostOf(e.episode_id) } : e)).join('\n') +
+      '\n',
+  );
   for (const file of readdirSync(join(staging, 'trajectories'))) {
     const path = join(staging, 'trajectories', file);
     const [start, ...rest] = readFileSync(path, 'utf8').trim().split('\n');
@@ -112,7 +148,13 @@ async function webviewWith(page: Page, selector: string, what: string): Promise<
     const count = await page.locator('iframe.webview.ready >> visible=true').count();
     for (let i = 0; i < count; i++) {
       const frame = page.frameLocator('iframe.webview.ready >> visible=true').nth(i).frameLocator('iframe#active-frame');
-      if ((await frame.locator(selector).count().catch(() => 0)) > 0) return done(frame);
+      if (
+        (await frame
+          .locator(selector)
+          .count()
+          .catch(() => 0)) > 0
+      )
+        return done(frame);
     }
     return pending(`${count} visible webviews, none with ${selector}`);
   });
@@ -127,9 +169,30 @@ function failedCopy(s: Session, run: string, name: string): string {
   const dir = join(s.workspace, 'outputs', name);
   mkdirSync(join(dir, 'trajectories'), { recursive: true });
   const status = JSON.parse(readFileSync(join(s.workspace, 'outputs', run, 'status.json'), 'utf8')) as Record<string, unknown>;
-  writeFileSync(join(dir, 'status.json'), JSON.stringify({ ...status, state: 'failed', exit_reason: '1 of 1 episodes failed: sample-calc-add (error)', episodes: { total: 1, finished: 1, resolved: 0, errored: 1 } }));
-  const [start] = readFileSync(trajectoryOf(s, run, 'sample-calc-add'), 'utf8').trim().split('\n');
-  const end = { type: 'end', episode_id: 'sample-calc-add', task_id: 'sample-calc-add', resolved: false, steps: 0, total_reward: 0, termination_reason: 'error', duration_ms: 42, patch: '', error: 'sandbox: task sample-calc-add has no local_repo, which the local backend needs' };
+  writeFileSync(
+    join(dir, 'status.json'),
+    JSON.stringify({
+      ...status,
+      state: 'failed',
+      exit_reason: '1 of 1 episodes failed: sample-calc-add (error)',
+      episodes: { total: 1, finished: 1, resolved: 0, errored: 1 },
+    }),
+  );
+  const [start] = readFileSync(trajectoryOf(s, run, 'sample-calc-add'), 'utf8')
+    .trim()
+    .split('\n');
+  const end = {
+    type: 'end',
+    episode_id: 'sample-calc-add',
+    task_id: 'sample-calc-add',
+    resolved: false,
+    steps: 0,
+    total_reward: 0,
+    termination_reason: 'error',
+    duration_ms: 42,
+    patch: '',
+    error: 'sandbox: task sample-calc-add has no local_repo, which the local backend needs',
+  };
   writeFileSync(join(dir, 'trajectories', 'sample-calc-add.jsonl'), `${start ?? ''}\n${JSON.stringify(end)}\n`);
   return dir;
 }
@@ -141,11 +204,38 @@ function metricsCopy(s: Session, run: string, name: string): void {
   const t0 = Date.parse('2026-01-01T10:00:00Z');
   const at = (seconds: number) => new Date(t0 + seconds * 1000).toISOString();
   const lines: object[] = [];
-  [[true, false], [true, true], [false, true]].forEach((resolved, i) => {
+  [
+    [true, false],
+    [true, true],
+    [false, true],
+  ].forEach((resolved, i) => {
     // Step 2's second episode submitted a patch flagged as suspected reward hacking (issue 36).
     const flagged = (j: number) => i === 1 && j === 1;
-    resolved.forEach((r, j) => lines.push({ source: 'env', ts: at(i * 60 + j * 10 + 5), episode_id: `e${i}-${j}`, task_id: 'sample-calc-add', total_reward: r ? 1 : -0.2, resolved: r, steps: 4, env_ms: 900, ...(flagged(j) ? { suspected_hacks: 2 } : {}) }));
-    lines.push({ source: 'verl', ts: at(i * 60 + 50), attempt: 1, step: i + 1, data: { 'critic/score/mean': [0.4, 1, 0.4][i] ?? 0, 'response_length/mean': 120 + i * 10, 'timing_s/step': 40 + i, 'gp/suspected_hacks': i === 1 ? 1 : 0 } });
+    resolved.forEach((r, j) =>
+      lines.push({
+        source: 'env',
+        ts: at(i * 60 + j * 10 + 5),
+        episode_id: `e${i}-${j}`,
+        task_id: 'sample-calc-add',
+        total_reward: r ? 1 : -0.2,
+        resolved: r,
+        steps: 4,
+        env_ms: 900,
+        ...(flagged(j) ? { suspected_hacks: 2 } : {}),
+      }),
+    );
+    lines.push({
+      source: 'verl',
+      ts: at(i * 60 + 50),
+      attempt: 1,
+      step: i + 1,
+      data: {
+        'critic/score/mean': [0.4, 1, 0.4][i] ?? 0,
+        'response_length/mean': 120 + i * 10,
+        'timing_s/step': 40 + i,
+        'gp/suspected_hacks': i === 1 ? 1 : 0,
+      },
+    });
   });
   writeFileSync(join(staging, 'metrics.jsonl'), lines.map((l) => JSON.stringify(l)).join('\n') + '\n');
   renameSync(staging, join(s.workspace, 'outputs', name));
@@ -161,18 +251,33 @@ function suspectCopy(s: Session, run: string, name: string): number {
   cpSync(join(s.workspace, 'outputs', run), staging, { recursive: true });
   const path = join(staging, 'trajectories', 'sample-calc-add.jsonl');
   const hacks = [
-    { kind: 'grader-surface', path: 'conftest.py', line: 1, evidence: 'conftest.py', rule: 'runner-config: pytest loads every conftest.py beside or above the tests it collects, before any test runs' },
-    { kind: 'runner-internals', path: 'app/calc.py', line: 12, evidence: '    import _pytest.reports as _reports', rule: "imports pytest's own implementation (_pytest)" },
+    {
+      kind: 'grader-surface',
+      path: 'conftest.py',
+      line: 1,
+      evidence: 'conftest.py',
+      rule: 'runner-config: pytest loads every conftest.py beside or above the tests it collects, before any test runs',
+    },
+    {
+      kind: 'runner-internals',
+      path: 'app/calc.py',
+      line: 12,
+      evidence: '    import _pytest.reports as _reports',
+      rule: "imports pytest's own implementation (_pytest)",
+    },
   ];
   let submitStep = 0;
-  const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => {
-    const line = JSON.parse(l) as { type: string; step?: number; observation?: { last?: { kind: string } } };
-    if (line.type === 'step' && line.observation?.last?.kind === 'submit') {
-      submitStep = line.step ?? 0;
-      return JSON.stringify({ ...line, observation: { ...line.observation, last: { ...line.observation.last, suspected_hacks: hacks } } });
-    }
-    return line.type === 'end' ? JSON.stringify({ ...line, suspected_hacks: hacks.length }) : l;
-  });
+  const lines = readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => {
+      const line = JSON.parse(l) as { type: string; step?: number; observation?: { last?: { kind: string } } };
+      if (line.type === 'step' && line.observation?.last?.kind === 'submit') {
+        submitStep = line.step ?? 0;
+        return JSON.stringify({ ...line, observation: { ...line.observation, last: { ...line.observation.last, suspected_hacks: hacks } } });
+      }
+      return line.type === 'end' ? JSON.stringify({ ...line, suspected_hacks: hacks.length }) : l;
+    });
   writeFileSync(path, `${lines.join('\n')}\n`);
   renameSync(staging, join(s.workspace, 'outputs', name));
   return submitStep;
@@ -190,7 +295,10 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       // Two real runs of the same tasks: their sandboxes are closed before any viewer opens.
       firstRun = rollout(scenarios.session);
       secondRun = rollout(scenarios.session);
-      const lines = readFileSync(trajectoryOf(scenarios.session, firstRun, 'sample-calc-add'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { type: string; step?: number; action?: { type: string } });
+      const lines = readFileSync(trajectoryOf(scenarios.session, firstRun, 'sample-calc-add'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { type: string; step?: number; action?: { type: string } });
       steps = lines.filter((l) => l.type === 'step').length;
       repairStep = lines.find((l) => l.action?.type === 'repair')?.step ?? 0;
       assert.ok(steps >= 3 && repairStep > 0, `the sample episode has steps and a repair (${steps} steps, repair at ${repairStep})`);
@@ -211,10 +319,20 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       await rowLocator(s.page, 'Runs', 'sample-calc-add').click();
       const frame = visibleWebview(s.page);
       await waitFor('the header and every step of sample-calc-add', async () => {
-        const title = (await frame.locator('.episode-header h1').textContent().catch(() => null)) ?? '';
-        const state = (await frame.locator('#episode-state').textContent().catch(() => null)) ?? '';
+        const title =
+          (await frame
+            .locator('.episode-header h1')
+            .textContent()
+            .catch(() => null)) ?? '';
+        const state =
+          (await frame
+            .locator('#episode-state')
+            .textContent()
+            .catch(() => null)) ?? '';
         const rows = await stepRows(frame);
-        return title.startsWith('sample-calc-add') && state === 'Resolved' && rows.length === steps ? done(true) : pending(`title "${title}", state "${state}", ${rows.length} rows`);
+        return title.startsWith('sample-calc-add') && state === 'Resolved' && rows.length === steps
+          ? done(true)
+          : pending(`title "${title}", state "${state}", ${rows.length} rows`);
       });
       const facts = (await frame.locator('#episode-facts').textContent()) ?? '';
       assert.match(facts, /agent rule · local backend · ended: submitted/);
@@ -248,62 +366,70 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
     });
   });
 
-  void it('(n) in a maximised editor the step list takes a share of it, and its splitter resizes it by pointer and keys, kept across a reload', scenarioTimeout, async () => {
-    await scenario('n-step-list-width', async (s) => {
-      // The editor as wide as the window allows: the side bar closed, as a person reading an episode does.
-      await runCommand(s.page, 'View: Close Primary Side Bar');
-      const frame = visibleWebview(s.page);
-      const widths = async () => {
-        const side = await frame.locator('.side').boundingBox();
-        const body = await frame.locator('.body').boundingBox();
-        return { list: Math.round(side?.width ?? 0), editor: Math.round(body?.width ?? 0) };
-      };
-      const opened = await waitFor('the viewer to take the whole editor', async () => {
-        const now = await widths();
-        return now.editor > 1200 ? done(now) : pending(JSON.stringify(now));
+  void it(
+    '(n) in a maximised editor the step list takes a share of it, and its splitter resizes it by pointer and keys, kept across a reload',
+    scenarioTimeout,
+    async () => {
+      await scenario('n-step-list-width', async (s) => {
+        // The editor as wide as the window allows: the side bar closed, as a person reading an episode does.
+        await runCommand(s.page, 'View: Close Primary Side Bar');
+        const frame = visibleWebview(s.page);
+        const widths = async () => {
+          const side = await frame.locator('.side').boundingBox();
+          const body = await frame.locator('.body').boundingBox();
+          return { list: Math.round(side?.width ?? 0), editor: Math.round(body?.width ?? 0) };
+        };
+        const opened = await waitFor('the viewer to take the whole editor', async () => {
+          const now = await widths();
+          return now.editor > 1200 ? done(now) : pending(JSON.stringify(now));
+        });
+        // Issue 37 measured about 390 px here; the list is now a share of the editor (stepListWidth.ts).
+        assert.ok(opened.list > 500 && Math.abs(opened.list - opened.editor * 0.42) < 8, `the step list is ${opened.list} px of ${opened.editor}`);
+        await screenshotThemes(s, 'trajectory-n-maximised');
+        const handle = frame.locator('#step-list-splitter');
+        const box = await handle.boundingBox();
+        assert.ok(box !== null, 'the splitter is drawn');
+        const x = box.x + box.width / 2;
+        const y = box.y + box.height / 2;
+        await s.page.mouse.move(x, y);
+        await s.page.mouse.down();
+        await s.page.mouse.move(x - 80, y, { steps: 4 });
+        await s.page.mouse.move(x - 160, y, { steps: 4 });
+        await s.page.mouse.up();
+        const dragged = await waitFor('the step list 160 px narrower', async () => {
+          const now = await widths();
+          return Math.abs(now.list - (opened.list - 160)) <= 6 ? done(now) : pending(JSON.stringify(now));
+        });
+        await handle.focus();
+        await s.page.keyboard.press('ArrowRight');
+        const keyed = await waitFor('ArrowRight on the splitter to widen the list by 16 px', async () => {
+          const now = await widths();
+          return Math.abs(now.list - (dragged.list + 16)) <= 2 ? done(now) : pending(JSON.stringify(now));
+        });
+        assert.equal(await handle.getAttribute('aria-valuenow'), String(keyed.list), 'the separator says its width');
+        // Home on the splitter makes the list its narrowest; it is not the viewer's Home (the first step).
+        await s.page.keyboard.press('Home');
+        const narrowest = await waitFor('Home on the splitter to make the list its narrowest', async () => {
+          const now = await widths();
+          return now.list === minStepListPx ? done(now) : pending(JSON.stringify(now));
+        });
+        await waitForSelected(frame, 'the selection where it was', repairStep);
+        await screenshot(s.page, 'trajectory-n-resized');
+        await runCommand(s.page, 'Developer: Reload Webviews');
+        await waitFor(
+          'the reloaded viewer with the width it was given',
+          async () => {
+            const now = await widths();
+            return now.editor > 1200 && Math.abs(now.list - narrowest.list) <= 2 ? done(now) : pending(JSON.stringify(now));
+          },
+          { timeoutMs: 30_000 },
+        );
+        await runCommand(s.page, 'View: Toggle Primary Side Bar Visibility');
       });
-      // Issue 37 measured about 390 px here; the list is now a share of the editor (stepListWidth.ts).
-      assert.ok(opened.list > 500 && Math.abs(opened.list - opened.editor * 0.42) < 8, `the step list is ${opened.list} px of ${opened.editor}`);
-      await screenshotThemes(s, 'trajectory-n-maximised');
-      const handle = frame.locator('#step-list-splitter');
-      const box = await handle.boundingBox();
-      assert.ok(box !== null, 'the splitter is drawn');
-      const x = box.x + box.width / 2;
-      const y = box.y + box.height / 2;
-      await s.page.mouse.move(x, y);
-      await s.page.mouse.down();
-      await s.page.mouse.move(x - 80, y, { steps: 4 });
-      await s.page.mouse.move(x - 160, y, { steps: 4 });
-      await s.page.mouse.up();
-      const dragged = await waitFor('the step list 160 px narrower', async () => {
-        const now = await widths();
-        return Math.abs(now.list - (opened.list - 160)) <= 6 ? done(now) : pending(JSON.stringify(now));
-      });
-      await handle.focus();
-      await s.page.keyboard.press('ArrowRight');
-      const keyed = await waitFor('ArrowRight on the splitter to widen the list by 16 px', async () => {
-        const now = await widths();
-        return Math.abs(now.list - (dragged.list + 16)) <= 2 ? done(now) : pending(JSON.stringify(now));
-      });
-      assert.equal(await handle.getAttribute('aria-valuenow'), String(keyed.list), 'the separator says its width');
-      // Home on the splitter makes the list its narrowest; it is not the viewer's Home (the first step).
-      await s.page.keyboard.press('Home');
-      const narrowest = await waitFor('Home on the splitter to make the list its narrowest', async () => {
-        const now = await widths();
-        return now.list === minStepListPx ? done(now) : pending(JSON.stringify(now));
-      });
-      await waitForSelected(frame, 'the selection where it was', repairStep);
-      await screenshot(s.page, 'trajectory-n-resized');
-      await runCommand(s.page, 'Developer: Reload Webviews');
-      await waitFor('the reloaded viewer with the width it was given', async () => {
-        const now = await widths();
-        return now.editor > 1200 && Math.abs(now.list - narrowest.list) <= 2 ? done(now) : pending(JSON.stringify(now));
-      }, { timeoutMs: 30_000 });
-      await runCommand(s.page, 'View: Toggle Primary Side Bar Visibility');
-    });
-  });
+    },
+  );
 
-  void it("(c) a repair candidate opens in the diff editor with the whole file, after its sandbox is gone", scenarioTimeout, async () => {
+  void it('(c) a repair candidate opens in the diff editor with the whole file, after its sandbox is gone', scenarioTimeout, async () => {
     await scenario('c-diff', async (s) => {
       const frame = visibleWebview(s.page);
       await frame.locator('table.candidates vscode-button[data-action="diff"]').first().click();
@@ -340,7 +466,9 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
         const status = (await frame.locator('#search-status').textContent()) ?? '';
         const marks = await frame.locator('#detail mark').allTextContents();
         const selected = (await stepRows(frame)).find((r) => r.selected)?.step;
-        return /match/.test(status) && !/No match/.test(status) && marks.some((m) => m === 'mul(lhs, rhs)') ? done({ status, selected }) : pending(`status "${status}", marks ${marks.join(', ') || '(none)'}, selected ${selected}`);
+        return /match/.test(status) && !/No match/.test(status) && marks.some((m) => m === 'mul(lhs, rhs)')
+          ? done({ status, selected })
+          : pending(`status "${status}", marks ${marks.join(', ') || '(none)'}, selected ${selected}`);
       });
       assert.ok(found.selected !== undefined && found.selected > 1, `a later step than the first holds the text (step ${found.selected})`);
       await screenshot(s.page, 'trajectory-d-search');
@@ -353,10 +481,18 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       await frame.locator('#compare').click();
       // Episodes of the same task come first, and sample-calc-add-unittest is another task. A row's
       // label is the outcome icon's name, the episode's name, then its line with its run's label.
-      await acceptQuickPick(s.page, `the episode of the other run offered first`, (first) => /^(?:\S+\s+)?sample-calc-add,/.test(first) && first.includes(runRowLabel(secondRun)));
+      await acceptQuickPick(
+        s.page,
+        `the episode of the other run offered first`,
+        (first) => /^(?:\S+\s+)?sample-calc-add,/.test(first) && first.includes(runRowLabel(secondRun)),
+      );
       const compare = visibleWebview(s.page);
       const summary = await waitFor('the comparison of the two runs', async () => {
-        const text = (await compare.locator('#compare-summary').textContent().catch(() => null)) ?? '';
+        const text =
+          (await compare
+            .locator('#compare-summary')
+            .textContent()
+            .catch(() => null)) ?? '';
         const rows = await compare.locator('#aligned tbody tr').count();
         return /the same/.test(text) && rows > 0 ? done({ text, rows }) : pending(`summary "${text}", ${rows} rows`);
       });
@@ -376,7 +512,9 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
   void it('(f) an episode being written shows its new steps without reopening', scenarioTimeout, async () => {
     await scenario('f-follow', async (s) => {
       // A writer that appends a recorded episode line by line, as a rollout does (test peer).
-      const lines = readFileSync(trajectoryOf(s, firstRun, 'sample-calc-add'), 'utf8').trim().split('\n');
+      const lines = readFileSync(trajectoryOf(s, firstRun, 'sample-calc-add'), 'utf8')
+        .trim()
+        .split('\n');
       const live = join(s.workspace, 'outputs', 'live-run', 'trajectories');
       mkdirSync(live, { recursive: true });
       const file = join(live, 'sample-calc-add.jsonl');
@@ -388,7 +526,10 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       const frame = visibleWebview(s.page);
       await waitFor('one step and the cut-short notice', async () => {
         const rows = await stepRows(frame);
-        const cut = await frame.locator('#cut-short').isVisible().catch(() => false);
+        const cut = await frame
+          .locator('#cut-short')
+          .isVisible()
+          .catch(() => false);
         return rows.length === 1 && cut ? done(true) : pending(`${rows.length} rows, cut-short notice ${cut}`);
       });
       await screenshot(s.page, 'trajectory-f-running');
@@ -398,8 +539,15 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       }
       await waitFor('every step and the outcome, in the same viewer', async () => {
         const rows = await stepRows(frame);
-        const state = (await frame.locator('#episode-state').textContent().catch(() => null)) ?? '';
-        const cut = await frame.locator('#cut-short').isVisible().catch(() => false);
+        const state =
+          (await frame
+            .locator('#episode-state')
+            .textContent()
+            .catch(() => null)) ?? '';
+        const cut = await frame
+          .locator('#cut-short')
+          .isVisible()
+          .catch(() => false);
         return rows.length === steps && state === 'Resolved' && !cut ? done(true) : pending(`${rows.length} rows, state "${state}", cut-short notice ${cut}`);
       });
       await screenshot(s.page, 'trajectory-f-followed');
@@ -412,14 +560,22 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       await rowLocator(s.page, 'Runs', 'sample-calc-add').click();
       const frame = visibleWebview(s.page);
       await waitFor('the viewer of the first run', async () => {
-        const facts = (await frame.locator('#episode-facts').textContent().catch(() => null)) ?? '';
+        const facts =
+          (await frame
+            .locator('#episode-facts')
+            .textContent()
+            .catch(() => null)) ?? '';
         return /ended: submitted/.test(facts) ? done(true) : pending(`facts "${facts}"`);
       });
       await frame.locator('#replay').click();
-      const text = await waitFor('gp trajectory replay to finish in its terminal', async () => {
-        const shown = await terminalText(s.page);
-        return /No divergence|diverges|could not/.test(shown) ? done(shown) : pending(shown || '(nothing yet)');
-      }, { timeoutMs: 120_000 });
+      const text = await waitFor(
+        'gp trajectory replay to finish in its terminal',
+        async () => {
+          const shown = await terminalText(s.page);
+          return /No divergence|diverges|could not/.test(shown) ? done(shown) : pending(shown || '(nothing yet)');
+        },
+        { timeoutMs: 120_000 },
+      );
       assert.match(text, new RegExp(`No divergence: ${steps} of ${steps} steps reproduced the recording`));
       const tabs = (await s.page.locator('.part.panel').textContent()) ?? '';
       assert.match(tabs, /gp trajectory replay sample-calc-add/, 'the terminal is named for the episode');
@@ -435,24 +591,39 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       await showView(s.page, 'Runs');
       // Wide enough for an episode's description to reach its node, as a person reading them makes it.
       await widenSideBar(s.page, 160);
-      await waitForRow(s.page, 'Runs', `${run} spread over two nodes`, (r) => r.label === runRowLabel(run) && /· on 2 nodes ·/.test(r.description), { timeoutMs: 30_000 });
+      await waitForRow(s.page, 'Runs', `${run} spread over two nodes`, (r) => r.label === runRowLabel(run) && /· on 2 nodes ·/.test(r.description), {
+        timeoutMs: 30_000,
+      });
       // Only this run open, so its sample-calc-add is the one row of that name.
       await viewPane(s.page, 'Runs').hover();
       await viewPane(s.page, 'Runs').locator('.pane-header .action-label[aria-label="Collapse All"]').click({ timeout: 10_000 });
       await expandRow(s.page, 'Runs', runRowLabel(run));
       const short = (node: string) => `node ${node.slice(0, 8)}…`;
       await waitForRow(s.page, 'Runs', 'sample-calc-add on the first node', (r) => r.label === 'sample-calc-add' && r.description.endsWith(short(rayNodes[0])));
-      await waitForRow(s.page, 'Runs', 'sample-calc-add-unittest on the second node', (r) => r.label === 'sample-calc-add-unittest' && r.description.endsWith(short(rayNodes[1])));
+      await waitForRow(
+        s.page,
+        'Runs',
+        'sample-calc-add-unittest on the second node',
+        (r) => r.label === 'sample-calc-add-unittest' && r.description.endsWith(short(rayNodes[1])),
+      );
       await rowLocator(s.page, 'Runs', 'sample-calc-add').click();
       const frame = visibleWebview(s.page);
       const facts = await waitFor('the viewer of the hosted episode, naming its node and host', async () => {
-        const text = (await frame.locator('#episode-facts').textContent().catch(() => null)) ?? '';
+        const text =
+          (await frame
+            .locator('#episode-facts')
+            .textContent()
+            .catch(() => null)) ?? '';
         return text.includes(`${short(rayNodes[0])} (host sandbox-host-1)`) ? done(text) : pending(`facts "${text}"`);
       });
       assert.match(facts, /^agent rule · local backend · node 5c3e9a1f… \(host sandbox-host-1\) · ended: submitted/);
-      assert.equal(await frame.locator('#episode-node').getAttribute('title'), `Ray node ${rayNodes[0]}, sandbox host sandbox-host-1`, 'the whole node id is in its tooltip');
+      assert.equal(
+        await frame.locator('#episode-node').getAttribute('title'),
+        `Ray node ${rayNodes[0]}, sandbox host sandbox-host-1`,
+        'the whole node id is in its tooltip',
+      );
       // The same moment in both themes, for a person to check both; each named for the theme shown.
-      const themeOf = async () => ((await s.page.locator('.monaco-workbench').first().getAttribute('class')) ?? '').includes('vs-dark') ? 'dark' : 'light';
+      const themeOf = async () => (((await s.page.locator('.monaco-workbench').first().getAttribute('class')) ?? '').includes('vs-dark') ? 'dark' : 'light');
       const first = await themeOf();
       await screenshot(s.page, `trajectory-h-ray-nodes-${first}`);
       await runCommand(s.page, 'Preferences: Toggle between Light/Dark Themes');
@@ -466,7 +637,12 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
   void it("(i) a repair step's patches are drawn as a diff and its focus nodes as a table that opens the file", scenarioTimeout, async () => {
     await scenario('i-structured-patch', async (s) => {
       if (await s.page.locator('.part.panel').isVisible()) await runCommand(s.page, 'View: Toggle Panel Visibility');
-      await quickOpen(s, `outputs/${firstRun}/trajectories/sample-calc-add.jsonl`, 'the first run’s trajectory in Quick Open', (first) => first.includes('sample-calc-add.jsonl') && first.includes(firstRun));
+      await quickOpen(
+        s,
+        `outputs/${firstRun}/trajectories/sample-calc-add.jsonl`,
+        'the first run’s trajectory in Quick Open',
+        (first) => first.includes('sample-calc-add.jsonl') && first.includes(firstRun),
+      );
       const frame = visibleWebview(s.page);
       await frame.locator(`#step-list .step[data-step="${repairStep}"]`).click();
       await waitForSelected(frame, 'the repair step', repairStep);
@@ -477,17 +653,33 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       assert.doesNotMatch(cell, /[{}]|"edits"|"new_text"/, `the patches cell holds no JSON: ${cell.slice(0, 300)}`);
       assert.equal(await patches.locator('.patch-head .patch-path').first().textContent(), 'app/calc.py');
       const added = await patches.locator('.patch-row.add .text').allTextContents();
-      assert.ok(added.some((t) => t.includes('return lhs + rhs')), `an added line carries the fix: ${added.join(' | ')}`);
+      assert.ok(
+        added.some((t) => t.includes('return lhs + rhs')),
+        `an added line carries the fix: ${added.join(' | ')}`,
+      );
       // Each candidate shows the line it replaces as well as the new one (issue 37).
       const first = patches.locator('.candidate-patch').first();
-      assert.deepEqual([await first.locator('.patch-row.del .text').allTextContents(), await first.locator('.patch-row.add .text').allTextContents()].map((l) => l.map((t) => t.trim())), [['return lhs - rhs'], ['return lhs + rhs']]);
+      assert.deepEqual(
+        [await first.locator('.patch-row.del .text').allTextContents(), await first.locator('.patch-row.add .text').allTextContents()].map((l) =>
+          l.map((t) => t.trim()),
+        ),
+        [['return lhs - rhs'], ['return lhs + rhs']],
+      );
       // The result numbers the candidates as the action lists them, the untried ones included.
       const listed = await patches.locator('.candidate-patch').count();
       const headline = (await frame.locator('[data-part="repair-headline"]').textContent()) ?? '';
-      assert.equal(headline, listed === 1 ? '1 candidate from the action · #1 kept' : `${listed} candidates from the action · #1 kept · #2${listed > 2 ? `–#${listed}` : ''} not tried: #1 passed first`);
+      assert.equal(
+        headline,
+        listed === 1
+          ? '1 candidate from the action · #1 kept'
+          : `${listed} candidates from the action · #1 kept · #2${listed > 2 ? `–#${listed}` : ''} not tried: #1 passed first`,
+      );
       assert.equal(await frame.locator('table.candidates tbody tr').count(), listed);
       // The added lines are coloured with the theme's diff colour, not left plain.
-      const background = await patches.locator('.patch-row.add').first().evaluate((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(e).backgroundColor);
+      const background = await patches
+        .locator('.patch-row.add')
+        .first()
+        .evaluate((e) => (globalThis as unknown as { getComputedStyle(e: unknown): { backgroundColor: string } }).getComputedStyle(e).backgroundColor);
       assert.notEqual(background, 'rgba(0, 0, 0, 0)', 'added lines have the diff editor’s background');
       // The result's kept candidate is drawn the same way, open.
       await frame.locator('details.candidate-diff[open] .patch-file').first().waitFor({ state: 'visible' });
@@ -511,10 +703,19 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
     await scenario('j-failed-episode', async (s) => {
       await runCommand(s.page, 'View: Close All Editors');
       failedCopy(s, firstRun, 'failed-run');
-      await quickOpen(s, 'outputs/failed-run/trajectories/sample-calc-add.jsonl', 'the failed episode in Quick Open', (first) => first.includes('sample-calc-add.jsonl') && first.includes('failed-run'));
+      await quickOpen(
+        s,
+        'outputs/failed-run/trajectories/sample-calc-add.jsonl',
+        'the failed episode in Quick Open',
+        (first) => first.includes('sample-calc-add.jsonl') && first.includes('failed-run'),
+      );
       const frame = await webviewWith(s.page, '#empty-episode', 'the failed episode’s viewer');
       const message = await waitFor('the failed episode’s message in place of a step', async () => {
-        const text = (await frame.locator('#empty-episode').textContent().catch(() => null)) ?? '';
+        const text =
+          (await frame
+            .locator('#empty-episode')
+            .textContent()
+            .catch(() => null)) ?? '';
         return text !== '' ? done(text) : pending('no message yet');
       });
       assert.match(message, /The episode ended before its first step: error\./);
@@ -533,20 +734,37 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       await waitForRow(s.page, 'Runs', `${secondRun} in the Runs view`, (r) => r.label === runRowLabel(secondRun));
       await chooseFromContextMenu(s.page, 'Runs', runRowLabel(secondRun), 'Open Report');
       const report = await webviewWith(s.page, '#task-table', 'the report page with its task table');
-      const tasks = await report.locator('#task-table tbody tr').evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-task'), r.getAttribute('data-outcome')]));
-      const written = JSON.parse(readFileSync(join(s.workspace, 'outputs', secondRun, 'report.json'), 'utf8')) as { total: number; resolved: number; tasks: { task_id: string; resolved: boolean }[] };
-      assert.deepEqual(tasks, written.tasks.map((t) => [t.task_id, t.resolved ? 'resolved' : 'unresolved']), 'one row per task of report.json, with its outcome');
+      const tasks = await report
+        .locator('#task-table tbody tr')
+        .evaluateAll((rows) => rows.map((r) => [r.getAttribute('data-task'), r.getAttribute('data-outcome')]));
+      const written = JSON.parse(readFileSync(join(s.workspace, 'outputs', secondRun, 'report.json'), 'utf8')) as {
+        total: number;
+        resolved: number;
+        tasks: { task_id: string; resolved: boolean }[];
+      };
+      assert.deepEqual(
+        tasks,
+        written.tasks.map((t) => [t.task_id, t.resolved ? 'resolved' : 'unresolved']),
+        'one row per task of report.json, with its outcome',
+      );
       assert.equal(await report.locator('#tile-resolved .value').textContent(), `${written.resolved} of ${written.total}`);
       const header = (await report.locator('#task-table thead').textContent()) ?? '';
-      for (const column of ['task', 'attempts', 'outcome', 'reward', 'steps', 'time', 'failure reason']) assert.ok(header.includes(column), `the table has a ${column} column`);
+      for (const column of ['task', 'attempts', 'outcome', 'reward', 'steps', 'time', 'failure reason'])
+        assert.ok(header.includes(column), `the table has a ${column} column`);
       assert.equal(await report.locator('#open-json').count(), 1, 'Open report.json stays, as a secondary action');
       await screenshotThemes(s, 'trajectory-k-report');
       await report.locator('tr[data-task="sample-calc-add"] a.episode').first().click();
       const viewer = await webviewWith(s.page, '.episode-header', 'the trajectory viewer beside the report');
       await waitFor('the viewer at the second run’s sample-calc-add', async () => {
-        const title = (await viewer.locator('.episode-header h1').textContent().catch(() => null)) ?? '';
+        const title =
+          (await viewer
+            .locator('.episode-header h1')
+            .textContent()
+            .catch(() => null)) ?? '';
         const rows = await stepRows(viewer);
-        return title.startsWith('sample-calc-add') && !title.startsWith('sample-calc-add-') && rows.length === steps ? done(true) : pending(`title "${title}", ${rows.length} rows`);
+        return title.startsWith('sample-calc-add') && !title.startsWith('sample-calc-add-') && rows.length === steps
+          ? done(true)
+          : pending(`title "${title}", ${rows.length} rows`);
       });
       const tabs = (await s.page.locator('.part.editor .tab').allTextContents()).join(' | ');
       assert.match(tabs, /sample-calc-add\.jsonl/, `a viewer tab for the episode: ${tabs}`);
@@ -617,7 +835,12 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       await runCommand(s.page, 'View: Close All Editors');
       const submitStep = suspectCopy(s, firstRun, 'suspect-run');
       assert.ok(submitStep > 0, 'the sample episode ends with a submit');
-      await quickOpen(s, 'outputs/suspect-run/trajectories/sample-calc-add.jsonl', 'the flagged episode in Quick Open', (first) => first.includes('sample-calc-add.jsonl') && first.includes('suspect-run'));
+      await quickOpen(
+        s,
+        'outputs/suspect-run/trajectories/sample-calc-add.jsonl',
+        'the flagged episode in Quick Open',
+        (first) => first.includes('sample-calc-add.jsonl') && first.includes('suspect-run'),
+      );
       const frame = await webviewWith(s.page, '#step-list', 'the flagged episode’s viewer');
       const badge = frame.locator(`#step-list .step[data-step="${submitStep}"] .marker.suspect`);
       await badge.waitFor({ state: 'visible' });
@@ -634,37 +857,50 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
     });
   });
 
-  void it('(n) a run with two attempts per task shows pass@k on its report, and its task table sorts by a column from the keyboard', scenarioTimeout, async () => {
-    await scenario('n-pass-at-k', async (s) => {
-      await runCommand(s.page, 'View: Close All Editors');
-      const run = rollout(s, ['--attempts', '2']);
-      await showView(s.page, 'Runs');
-      await waitForRow(s.page, 'Runs', `${run} in the Runs view`, (r) => r.label === runRowLabel(run), { timeoutMs: 60_000 });
-      await chooseFromContextMenu(s.page, 'Runs', runRowLabel(run), 'Open Report');
-      const report = await webviewWith(s.page, '#tile-pass-2', 'the report page with pass@1 and pass@2');
-      const written = JSON.parse(readFileSync(join(s.workspace, 'outputs', run, 'report.json'), 'utf8')) as { tasks: { task_id: string; resolved: boolean }[] };
-      const byTask = new Map<string, boolean[]>();
-      for (const t of written.tasks) byTask.set(t.task_id, [...(byTask.get(t.task_id) ?? []), t.resolved]);
-      assert.ok([...byTask.values()].every((a) => a.length === 2), 'two graded attempts per task');
-      // pass@1 is c/n per task; pass@2 of two attempts is 1 when either resolved.
-      const mean = (f: (a: boolean[]) => number) => [...byTask.values()].reduce((n, a) => n + f(a), 0) / byTask.size;
-      const shown = (x: number) => `${(100 * x).toFixed(x === 0 || x === 1 ? 0 : 1)}%`;
-      assert.equal(await report.locator('#tile-pass-1 .value').textContent(), shown(mean((a) => a.filter(Boolean).length / a.length)));
-      assert.equal(await report.locator('#tile-pass-2 .value').textContent(), shown(mean((a) => (a.some(Boolean) ? 1 : 0))));
-      assert.match((await report.locator('#tile-pass-2').getAttribute('title')) ?? '', /1 − C\(n−c, 2\) \/ C\(n, 2\)/);
-      const order = () => report.locator('#task-table tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-task') ?? ''));
-      const ids = [...byTask.keys()].sort();
-      await report.locator('th[data-sort="task"] button').focus();
-      await s.page.keyboard.press('Enter');
-      await waitFor('the table sorted by task, ascending', async () => ((await report.locator('th[data-sort="task"]').getAttribute('aria-sort')) === 'ascending' ? done(true) : pending('not sorted')));
-      assert.deepEqual(await order(), ids);
-      await report.locator('th[data-sort="task"] button').focus();
-      await s.page.keyboard.press('Enter');
-      await waitFor('the table sorted by task, descending', async () => ((await report.locator('th[data-sort="task"]').getAttribute('aria-sort')) === 'descending' ? done(true) : pending('not flipped')));
-      assert.deepEqual(await order(), [...ids].reverse());
-      assert.equal(await report.locator('th[data-sort="reward"]').getAttribute('aria-sort'), 'none');
-      await screenshotThemes(s, 'trajectory-n-pass-at-k');
-      assert.equal(await report.locator('th[data-sort="task"]').getAttribute('aria-sort'), 'descending', 'the sort outlives a theme change');
-    });
-  });
+  void it(
+    '(n) a run with two attempts per task shows pass@k on its report, and its task table sorts by a column from the keyboard',
+    scenarioTimeout,
+    async () => {
+      await scenario('n-pass-at-k', async (s) => {
+        await runCommand(s.page, 'View: Close All Editors');
+        const run = rollout(s, ['--attempts', '2']);
+        await showView(s.page, 'Runs');
+        await waitForRow(s.page, 'Runs', `${run} in the Runs view`, (r) => r.label === runRowLabel(run), { timeoutMs: 60_000 });
+        await chooseFromContextMenu(s.page, 'Runs', runRowLabel(run), 'Open Report');
+        const report = await webviewWith(s.page, '#tile-pass-2', 'the report page with pass@1 and pass@2');
+        const written = JSON.parse(readFileSync(join(s.workspace, 'outputs', run, 'report.json'), 'utf8')) as {
+          tasks: { task_id: string; resolved: boolean }[];
+        };
+        const byTask = new Map<string, boolean[]>();
+        for (const t of written.tasks) byTask.set(t.task_id, [...(byTask.get(t.task_id) ?? []), t.resolved]);
+        assert.ok(
+          [...byTask.values()].every((a) => a.length === 2),
+          'two graded attempts per task',
+        );
+        // pass@1 is c/n per task; pass@2 of two attempts is 1 when either resolved.
+        const mean = (f: (a: boolean[]) => number) => [...byTask.values()].reduce((n, a) => n + f(a), 0) / byTask.size;
+        const shown = (x: number) => `${(100 * x).toFixed(x === 0 || x === 1 ? 0 : 1)}%`;
+        assert.equal(await report.locator('#tile-pass-1 .value').textContent(), shown(mean((a) => a.filter(Boolean).length / a.length)));
+        assert.equal(await report.locator('#tile-pass-2 .value').textContent(), shown(mean((a) => (a.some(Boolean) ? 1 : 0))));
+        assert.match((await report.locator('#tile-pass-2').getAttribute('title')) ?? '', /1 − C\(n−c, 2\) \/ C\(n, 2\)/);
+        const order = () => report.locator('#task-table tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-task') ?? ''));
+        const ids = [...byTask.keys()].sort();
+        await report.locator('th[data-sort="task"] button').focus();
+        await s.page.keyboard.press('Enter');
+        await waitFor('the table sorted by task, ascending', async () =>
+          (await report.locator('th[data-sort="task"]').getAttribute('aria-sort')) === 'ascending' ? done(true) : pending('not sorted'),
+        );
+        assert.deepEqual(await order(), ids);
+        await report.locator('th[data-sort="task"] button').focus();
+        await s.page.keyboard.press('Enter');
+        await waitFor('the table sorted by task, descending', async () =>
+          (await report.locator('th[data-sort="task"]').getAttribute('aria-sort')) === 'descending' ? done(true) : pending('not flipped'),
+        );
+        assert.deepEqual(await order(), [...ids].reverse());
+        assert.equal(await report.locator('th[data-sort="reward"]').getAttribute('aria-sort'), 'none');
+        await screenshotThemes(s, 'trajectory-n-pass-at-k');
+        assert.equal(await report.locator('th[data-sort="task"]').getAttribute('aria-sort'), 'descending', 'the sort outlives a theme change');
+      });
+    },
+  );
 });

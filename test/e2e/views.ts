@@ -61,7 +61,13 @@ export function formatRows(rows: readonly Row[]): string {
 }
 
 /** Waits until a row passes `accept`; returns it. */
-export async function waitForRow(page: Page, view: ViewName, what: string, accept: (row: Row) => boolean, options: WaitOptions = { timeoutMs: 60_000 }): Promise<Row> {
+export async function waitForRow(
+  page: Page,
+  view: ViewName,
+  what: string,
+  accept: (row: Row) => boolean,
+  options: WaitOptions = { timeoutMs: 60_000 },
+): Promise<Row> {
   return waitFor(
     what,
     async () => {
@@ -98,7 +104,9 @@ export function isTaskFileRow(row: Row, path: string): boolean {
 export function rowLocator(page: Page, view: ViewName, name: RowName): Locator {
   const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const label = typeof name === 'string' ? name : name.label;
-  let rows = viewPane(page, view).locator('.monaco-list-row').filter({ has: page.locator('.label-name', { hasText: new RegExp(`^\\s*${escape(label)}\\s*$`) }) });
+  let rows = viewPane(page, view)
+    .locator('.monaco-list-row')
+    .filter({ has: page.locator('.label-name', { hasText: new RegExp(`^\\s*${escape(label)}\\s*$`) }) });
   // The folder is the description's last part: `datasets/sample` is not `datasets/samples`.
   if (typeof name !== 'string') rows = rows.filter({ has: page.locator('.label-description', { hasText: new RegExp(`(^| · )${escape(name.within)}\\s*$`) }) });
   return rows.first();
@@ -159,9 +167,9 @@ export async function terminalText(page: Page): Promise<string> {
 
 /** The first rows of the open quick input (a quick pick), as their labels. */
 export async function quickPickRows(page: Page): Promise<string[]> {
-  return page.locator('.quick-input-widget .quick-input-list .monaco-list-row').evaluateAll((rows) =>
-    (rows as unknown as RowElement[]).map((r) => r.getAttribute('aria-label') ?? ''),
-  );
+  return page
+    .locator('.quick-input-widget .quick-input-list .monaco-list-row')
+    .evaluateAll((rows) => (rows as unknown as RowElement[]).map((r) => r.getAttribute('aria-label') ?? ''));
 }
 
 /** Waits for a quick pick whose first row passes `accept`, then presses Enter on it. */
@@ -191,8 +199,12 @@ interface TextNode {
 }
 interface FitElement {
   getAttribute(name: string): string | null;
-  querySelector(selector: string): (FitElement & { readonly textContent: string | null; readonly firstChild: TextNode | null; getBoundingClientRect(): Box }) | null;
-  readonly ownerDocument: { createRange(): { setStart(node: TextNode, offset: number): void; setEnd(node: TextNode, offset: number): void; getBoundingClientRect(): Box } };
+  querySelector(
+    selector: string,
+  ): (FitElement & { readonly textContent: string | null; readonly firstChild: TextNode | null; getBoundingClientRect(): Box }) | null;
+  readonly ownerDocument: {
+    createRange(): { setStart(node: TextNode, offset: number): void; setEnd(node: TextNode, offset: number): void; getBoundingClientRect(): Box };
+  };
 }
 
 /**
@@ -242,8 +254,12 @@ export async function widenSideBar(page: Page, pixels: number): Promise<void> {
   await page.mouse.move(x + pixels / 2, y, { steps: 5 });
   await page.mouse.move(x + pixels, y, { steps: 5 });
   await page.mouse.up();
-  await waitFor('the side bar to be wider', async () => {
-    const now = await page.locator('.part.sidebar').boundingBox();
-    return now !== null && now.width > box.width + pixels / 2 ? done(now.width) : pending(`width ${now?.width ?? 0}, was ${box.width}`);
-  }, { timeoutMs: 5_000 });
+  await waitFor(
+    'the side bar to be wider',
+    async () => {
+      const now = await page.locator('.part.sidebar').boundingBox();
+      return now !== null && now.width > box.width + pixels / 2 ? done(now.width) : pending(`width ${now?.width ?? 0}, was ${box.width}`);
+    },
+    { timeoutMs: 5_000 },
+  );
 }

@@ -12,9 +12,7 @@ export interface WaitOptions {
   readonly intervalMs?: number;
 }
 
-export type Probe<T> =
-  | { readonly kind: 'done'; readonly value: T }
-  | { readonly kind: 'pending'; readonly seen: string };
+export type Probe<T> = { readonly kind: 'done'; readonly value: T } | { readonly kind: 'pending'; readonly seen: string };
 
 export function done<T>(value: T): Probe<T> {
   return { kind: 'done', value };

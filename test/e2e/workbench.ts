@@ -69,14 +69,18 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 async function openQuickInput(page: Page, key: string): Promise<void> {
   const widget = page.locator(quickInput);
   let lastPress = 0;
-  await waitFor(`the quick input to open after ${key}`, async () => {
-    if (await widget.isVisible()) return done(true);
-    if (Date.now() - lastPress > 2_000) {
-      lastPress = Date.now();
-      await page.keyboard.press(key);
-    }
-    return pending(`no visible quick input; focused element: ${await describeFocus(page)}`);
-  }, { timeoutMs: 15_000 });
+  await waitFor(
+    `the quick input to open after ${key}`,
+    async () => {
+      if (await widget.isVisible()) return done(true);
+      if (Date.now() - lastPress > 2_000) {
+        lastPress = Date.now();
+        await page.keyboard.press(key);
+      }
+      return pending(`no visible quick input; focused element: ${await describeFocus(page)}`);
+    },
+    { timeoutMs: 15_000 },
+  );
 }
 
 async function describeFocus(page: Page): Promise<string> {
@@ -108,11 +112,15 @@ async function pickFirstQuickInputRow(page: Page, key: string, text: string, wha
   // a command that opens its own picker (Start Training) reuses the same widget at once, so it may
   // never be seen closed. Closing can wait on the extension host, which a busy machine slows well
   // past the usual fraction of a second.
-  await waitFor(`the quick input to close after picking "${picked}"`, async () => {
-    if (!(await page.locator(quickInput).isVisible())) return done(true);
-    const rows = await quickInputItems(page);
-    return rows.length > 0 && !rows.includes(picked) ? done(true) : pending(`it still lists: ${rows.slice(0, 3).join(' | ') || '(nothing)'}`);
-  }, { timeoutMs: 30_000 });
+  await waitFor(
+    `the quick input to close after picking "${picked}"`,
+    async () => {
+      if (!(await page.locator(quickInput).isVisible())) return done(true);
+      const rows = await quickInputItems(page);
+      return rows.length > 0 && !rows.includes(picked) ? done(true) : pending(`it still lists: ${rows.slice(0, 3).join(' | ') || '(nothing)'}`);
+    },
+    { timeoutMs: 30_000 },
+  );
 }
 
 /** Opens a workspace file with Quick Open (Ctrl+P) and waits until its editor tab is active. */
@@ -128,7 +136,9 @@ export async function openFile(page: Page, relativePath: string): Promise<void> 
 
 /** Runs a command by its palette label, e.g. `File: Revert File`. */
 export async function runCommand(page: Page, label: string): Promise<void> {
-  await pickFirstQuickInputRow(page, 'Control+Shift+P', label, `the command palette to offer "${label}"`, (row) => row.toLowerCase().startsWith(label.toLowerCase()));
+  await pickFirstQuickInputRow(page, 'Control+Shift+P', label, `the command palette to offer "${label}"`, (row) =>
+    row.toLowerCase().startsWith(label.toLowerCase()),
+  );
 }
 
 /** Shows and focuses the Problems panel (whether or not it was open). */
@@ -152,7 +162,9 @@ export async function readProblems(page: Page): Promise<Problem[]> {
     (elements as unknown as DomElement[]).map((row) => ({
       aria: row.getAttribute('aria-label') ?? '',
       icon: row.querySelector('.marker-icon')?.className ?? '',
-      message: Array.from(row.querySelectorAll('.marker-message')).map((m) => m.textContent ?? '').join('\n'),
+      message: Array.from(row.querySelectorAll('.marker-message'))
+        .map((m) => m.textContent ?? '')
+        .join('\n'),
       source: row.querySelector('.marker-source')?.textContent?.trim() ?? '',
       code: row.querySelector('.marker-code')?.textContent?.trim() ?? '',
       position: row.querySelector('.marker-line')?.textContent?.trim() ?? '',
@@ -182,12 +194,7 @@ export async function readProblems(page: Page): Promise<Problem[]> {
 }
 
 /** Polls the Problems panel until `accept` holds, and returns the rows it accepted. */
-export async function waitForProblems(
-  page: Page,
-  what: string,
-  accept: (problems: readonly Problem[]) => boolean,
-  options?: WaitOptions,
-): Promise<Problem[]> {
+export async function waitForProblems(page: Page, what: string, accept: (problems: readonly Problem[]) => boolean, options?: WaitOptions): Promise<Problem[]> {
   return waitFor(
     what,
     async () => {
@@ -211,7 +218,9 @@ export async function cursorPosition(page: Page): Promise<{ line: number; column
 export async function waitForCursor(page: Page, line: number, column: number): Promise<void> {
   await waitFor(`the cursor at Ln ${line}, Col ${column}`, async () => {
     const at = await cursorPosition(page);
-    return at?.line === line && at.column === column ? done(true) : pending(`status bar cursor: ${at === undefined ? '(none)' : `Ln ${at.line}, Col ${at.column}`}`);
+    return at?.line === line && at.column === column
+      ? done(true)
+      : pending(`status bar cursor: ${at === undefined ? '(none)' : `Ln ${at.line}, Col ${at.column}`}`);
   });
 }
 
@@ -229,12 +238,15 @@ export async function goTo(page: Page, line: number, column: number): Promise<vo
  * is the whole file for the small fixtures here; spaces come back as non-breaking spaces.
  */
 export async function editorText(page: Page): Promise<string> {
-  const lines = await page.locator(`${editorPart} .monaco-editor .view-lines`).first().evaluate((viewLines) =>
-    Array.from((viewLines as unknown as DomElement).querySelectorAll('.view-line'))
-      .map((l) => ({ top: parseFloat(l.style.top || '0'), text: l.textContent ?? '' }))
-      .sort((a, b) => a.top - b.top)
-      .map((l) => l.text),
-  );
+  const lines = await page
+    .locator(`${editorPart} .monaco-editor .view-lines`)
+    .first()
+    .evaluate((viewLines) =>
+      Array.from((viewLines as unknown as DomElement).querySelectorAll('.view-line'))
+        .map((l) => ({ top: parseFloat(l.style.top || '0'), text: l.textContent ?? '' }))
+        .sort((a, b) => a.top - b.top)
+        .map((l) => l.text),
+    );
   return lines.map((l) => l.replace(/\u00a0/g, ' ')).join('\n');
 }
 
@@ -258,19 +270,23 @@ export async function suggestions(page: Page): Promise<string[]> {
 export async function triggerSuggest(page: Page, label: string, options: WaitOptions = { timeoutMs: 20_000 }): Promise<string[]> {
   let lastPress = 0;
   const answers: string[] = [];
-  return waitFor(`the suggest widget to offer ${label}`, async () => {
-    const labels = await suggestions(page);
-    if (labels.includes(label)) return done(labels);
-    if (Date.now() - lastPress > 3_000) {
-      if (lastPress > 0) {
-        answers.push(labels.length === 0 ? '(closed or empty)' : labels.join(', '));
-        await page.keyboard.press('Escape');
+  return waitFor(
+    `the suggest widget to offer ${label}`,
+    async () => {
+      const labels = await suggestions(page);
+      if (labels.includes(label)) return done(labels);
+      if (Date.now() - lastPress > 3_000) {
+        if (lastPress > 0) {
+          answers.push(labels.length === 0 ? '(closed or empty)' : labels.join(', '));
+          await page.keyboard.press('Escape');
+        }
+        lastPress = Date.now();
+        await page.keyboard.press('Control+Space');
       }
-      lastPress = Date.now();
-      await page.keyboard.press('Control+Space');
-    }
-    return pending(`suggest widget after each Ctrl+Space:\n${answers.join('\n') || '(nothing yet)'}`);
-  }, options);
+      return pending(`suggest widget after each Ctrl+Space:\n${answers.join('\n') || '(nothing yet)'}`);
+    },
+    options,
+  );
 }
 
 /**
@@ -290,7 +306,8 @@ export async function codeActions(page: Page): Promise<string[]> {
 
 async function rowLabels(rows: Locator, labelSelector: string): Promise<string[]> {
   return rows.evaluateAll(
-    (elements, selector) => (elements as unknown as DomElement[]).map((e) => (e.querySelector(selector)?.textContent ?? e.getAttribute('aria-label') ?? e.textContent ?? '').trim()),
+    (elements, selector) =>
+      (elements as unknown as DomElement[]).map((e) => (e.querySelector(selector)?.textContent ?? e.getAttribute('aria-label') ?? e.textContent ?? '').trim()),
     labelSelector,
   );
 }
@@ -303,27 +320,35 @@ async function rowLabels(rows: Locator, labelSelector: string): Promise<string[]
 export async function chooseCodeAction(page: Page, title: string, options: WaitOptions = { timeoutMs: 30_000 }): Promise<void> {
   let lastPress = 0;
   const answers: string[] = [];
-  await waitFor(`the quick-fix menu to offer "${title}"`, async () => {
-    const titles = await codeActions(page);
-    if (titles.includes(title)) return done(true);
-    if (Date.now() - lastPress > 3_000) {
-      if (lastPress > 0) {
-        answers.push(titles.length === 0 ? await editorMessage(page) : titles.join(' | '));
-        await page.keyboard.press('Escape');
+  await waitFor(
+    `the quick-fix menu to offer "${title}"`,
+    async () => {
+      const titles = await codeActions(page);
+      if (titles.includes(title)) return done(true);
+      if (Date.now() - lastPress > 3_000) {
+        if (lastPress > 0) {
+          answers.push(titles.length === 0 ? await editorMessage(page) : titles.join(' | '));
+          await page.keyboard.press('Escape');
+        }
+        lastPress = Date.now();
+        await page.keyboard.press('Control+Period');
       }
-      lastPress = Date.now();
-      await page.keyboard.press('Control+Period');
-    }
-    return pending(`quick-fix menu after each Ctrl+.: ${answers.join('; ') || '(nothing yet)'}`);
-  }, options);
+      return pending(`quick-fix menu after each Ctrl+.: ${answers.join('; ') || '(nothing yet)'}`);
+    },
+    options,
+  );
   // The menu lays a pointer block over the page while it opens, so it is driven with the keyboard:
   // move the focus down to the entry, then Enter.
-  await waitFor(`"${title}" to be focused in the quick-fix menu`, async () => {
-    const focused = (await page.locator(`${actionWidget} .monaco-list-row.action.focused`).getAttribute('aria-label', { timeout: 2_000 })) ?? '';
-    if (focused === title) return done(true);
-    await page.keyboard.press('ArrowDown');
-    return pending(`focused entry: ${focused || '(none)'}`);
-  }, { timeoutMs: 10_000 });
+  await waitFor(
+    `"${title}" to be focused in the quick-fix menu`,
+    async () => {
+      const focused = (await page.locator(`${actionWidget} .monaco-list-row.action.focused`).getAttribute('aria-label', { timeout: 2_000 })) ?? '';
+      if (focused === title) return done(true);
+      await page.keyboard.press('ArrowDown');
+      return pending(`focused entry: ${focused || '(none)'}`);
+    },
+    { timeoutMs: 10_000 },
+  );
   await page.keyboard.press('Enter');
   await page.locator(actionWidget).waitFor({ state: 'hidden', timeout: 10_000 });
 }
@@ -331,7 +356,12 @@ export async function chooseCodeAction(page: Page, title: string, options: WaitO
 /** The editor's inline message (e.g. "No code actions available"), or a note that none shows. */
 async function editorMessage(page: Page): Promise<string> {
   const texts = await page.locator(`${editorPart} .monaco-editor-overlaymessage`).allTextContents();
-  return texts.map((t) => t.trim()).filter((t) => t !== '').join(' ') || '(menu closed, no message)';
+  return (
+    texts
+      .map((t) => t.trim())
+      .filter((t) => t !== '')
+      .join(' ') || '(menu closed, no message)'
+  );
 }
 
 const runningExtensionsEditor = '.runtime-extensions-editor';
@@ -378,21 +408,32 @@ export async function readRunningExtensions(page: Page): Promise<RunningExtensio
  * editor updates as extensions finish activating; when a row is out of view the list is scrolled
  * with the mouse wheel, back to the top once it stops moving.
  */
-export async function waitForRunningExtensions(page: Page, names: readonly string[], options: WaitOptions = { timeoutMs: 60_000 }): Promise<Map<string, RunningExtension>> {
+export async function waitForRunningExtensions(
+  page: Page,
+  names: readonly string[],
+  options: WaitOptions = { timeoutMs: 60_000 },
+): Promise<Map<string, RunningExtension>> {
   await page.locator(runningExtensionsEditor).first().waitFor({ state: 'visible', timeout: 15_000 });
   const found = new Map<string, RunningExtension>();
   let previousView = '';
-  return waitFor(`the Running Extensions editor to show activation times for ${names.join(', ')}`, async () => {
-    const rows = await readRunningExtensions(page);
-    for (const row of rows) if (names.includes(row.name) && row.activationMs !== undefined) found.set(row.name, row);
-    const missing = names.filter((n) => !found.has(n));
-    if (missing.length === 0) return done(found);
-    const view = rows.map((r) => r.name).join(',');
-    await page.locator(`${runningExtensionsEditor} .monaco-list`).first().hover({ position: { x: 10, y: 10 } });
-    await page.mouse.wheel(0, view === previousView ? -100_000 : 350);
-    previousView = view;
-    return pending(`no activation time yet for ${missing.join(', ')}; rows in view:\n${rows.map(formatRunningExtension).join('\n') || '(none)'}`);
-  }, options);
+  return waitFor(
+    `the Running Extensions editor to show activation times for ${names.join(', ')}`,
+    async () => {
+      const rows = await readRunningExtensions(page);
+      for (const row of rows) if (names.includes(row.name) && row.activationMs !== undefined) found.set(row.name, row);
+      const missing = names.filter((n) => !found.has(n));
+      if (missing.length === 0) return done(found);
+      const view = rows.map((r) => r.name).join(',');
+      await page
+        .locator(`${runningExtensionsEditor} .monaco-list`)
+        .first()
+        .hover({ position: { x: 10, y: 10 } });
+      await page.mouse.wheel(0, view === previousView ? -100_000 : 350);
+      previousView = view;
+      return pending(`no activation time yet for ${missing.join(', ')}; rows in view:\n${rows.map(formatRunningExtension).join('\n') || '(none)'}`);
+    },
+    options,
+  );
 }
 
 /**
@@ -406,13 +447,16 @@ export async function runningExtensionActivationHover(page: Page, name: string):
   await page.locator('.workbench-hover').first().waitFor({ state: 'hidden', timeout: 5_000 });
   await page.locator(`${runningExtensionsEditor} .monaco-list-row[aria-label="${name}"] .activation-time`).hover({ timeout: 5_000 });
   try {
-    return await waitFor(`the hover over ${name}'s activation time`, async () => {
-      const text = (await page.locator('.workbench-hover').allTextContents()).join(' ').trim();
-      return text !== '' ? done(text) : pending('(no hover shown)');
-    }, { timeoutMs: 5_000 });
+    return await waitFor(
+      `the hover over ${name}'s activation time`,
+      async () => {
+        const text = (await page.locator('.workbench-hover').allTextContents()).join(' ').trim();
+        return text !== '' ? done(text) : pending('(no hover shown)');
+      },
+      { timeoutMs: 5_000 },
+    );
   } finally {
     // Move away so that the hover closes and does not cover the next row read.
     await page.mouse.move(0, 0);
   }
 }
-

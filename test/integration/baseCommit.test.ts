@@ -40,7 +40,10 @@ before(() => {
   mkdirSync(join(repo, 'tests'), { recursive: true });
   git(dir, 'init', '-q', repo);
   writeFileSync(join(repo, 'calc.py'), 'def add(a, b):\n    return a - b\n');
-  writeFileSync(join(repo, 'tests', 'test_calc.py'), 'import sys, os\nsys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))\nfrom calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n');
+  writeFileSync(
+    join(repo, 'tests', 'test_calc.py'),
+    'import sys, os\nsys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))\nfrom calc import add\n\ndef test_add():\n    assert add(2, 3) == 5\n',
+  );
   git(repo, 'add', '-A');
   git(repo, 'commit', '-q', '-m', 'the bug');
   bugCommit = git(repo, 'rev-parse', 'HEAD');
@@ -51,7 +54,13 @@ before(() => {
 
 describe('the task’s base commit', () => {
   test('a copy at a later commit is graded at the task’s base commit, not at its HEAD', async () => {
-    const withBase = await gp('task', 'test', taskFile('with-base.jsonl', { local_repo: repo, base_commit: bugCommit }), '--run-dir', join(dir, 'run-with-base'));
+    const withBase = await gp(
+      'task',
+      'test',
+      taskFile('with-base.jsonl', { local_repo: repo, base_commit: bugCommit }),
+      '--run-dir',
+      join(dir, 'run-with-base'),
+    );
     assert.equal(withBase.code, 1, `${withBase.out}\n${withBase.err}`);
     assert.match(withBase.out, /RESOLVED_NO/, 'without a patch the bug is still there at the base commit');
     // The silent-wrong case this guards against: the same task without a base is graded at HEAD.
@@ -71,11 +80,16 @@ describe('the task’s base commit', () => {
 
   test('the docker backend checks the base commit out of the image’s repository too, and refuses one it lacks', async () => {
     const image = 'graph-planner/repoenv-sample:latest';
-    const head = execFileSync('docker', ['run', '--rm', '--network', 'none', '--entrypoint', 'git', image, '-C', '/testbed', 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+    const head = execFileSync('docker', ['run', '--rm', '--network', 'none', '--entrypoint', 'git', image, '-C', '/testbed', 'rev-parse', 'HEAD'], {
+      encoding: 'utf8',
+    }).trim();
     const sandbox = { docker_image: image, backend: 'docker', test_command: 'python -m pytest -rA tests/test_calc.py' };
     const task = (base: string) => {
       const path = join(dir, `docker-${base.slice(0, 8)}.jsonl`);
-      writeFileSync(path, `${JSON.stringify({ task_id: 'sample-calc-add', sandbox: { workdir: '/testbed', ...sandbox, base_commit: base }, issue: { title: 'add' }, FAIL_TO_PASS: ['tests/test_calc.py::test_addition'], PASS_TO_PASS: ['tests/test_calc.py::test_multiplication'] })}\n`);
+      writeFileSync(
+        path,
+        `${JSON.stringify({ task_id: 'sample-calc-add', sandbox: { workdir: '/testbed', ...sandbox, base_commit: base }, issue: { title: 'add' }, FAIL_TO_PASS: ['tests/test_calc.py::test_addition'], PASS_TO_PASS: ['tests/test_calc.py::test_multiplication'] })}\n`,
+      );
       return path;
     };
     const atBase = await gp('task', 'test', task(head), '--run-dir', join(dir, 'run-docker-head'));
@@ -105,7 +119,10 @@ describe('the task’s base commit', () => {
     const good = validateLine(line);
     assert.equal(good.hasError, false, JSON.stringify(good.findings));
     const bad = validateLine(JSON.stringify({ task_id: 't', sandbox: { workdir: '/w', local_repo: '.', base_commit: 'main' }, issue: { title: 'x' } }));
-    assert.ok(bad.findings.some((f) => f.severity === 'error' && /`sandbox\.base_commit` has the wrong form/.test(f.message)), JSON.stringify(bad.findings));
+    assert.ok(
+      bad.findings.some((f) => f.severity === 'error' && /`sandbox\.base_commit` has the wrong form/.test(f.message)),
+      JSON.stringify(bad.findings),
+    );
   });
 
   test('gp task test of a file where no task can run fails, and never reports 0 of 0 as a pass', async () => {

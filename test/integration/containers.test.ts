@@ -83,9 +83,16 @@ before(async () => {
 after(async () => {
   for (const label of [run, otherRun, nodeRun]) {
     const left = await docker.listContainers({ all: true, filters: { label: [`${sandboxLabels.run}=${label}`] } });
-    for (const c of left) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+    for (const c of left)
+      await docker
+        .getContainer(c.Id)
+        .remove({ force: true })
+        .catch(() => undefined);
   }
-  await docker.getImage(image).remove({ force: true }).catch(() => undefined);
+  await docker
+    .getImage(image)
+    .remove({ force: true })
+    .catch(() => undefined);
 });
 
 test('builds the owner labels from the run, the task, this process and this host', () => {
@@ -101,12 +108,12 @@ test('builds the owner labels from the run, the task, this process and this host
 
 test('lists our containers with whether their owner still runs', async () => {
   const byId = new Map((await ours()).map((c) => [c.id, c]));
-  assert.equal(byId.size, 3, 'only this run\'s containers, through the label filter');
+  assert.equal(byId.size, 3, "only this run's containers, through the label filter");
   assert.equal(byId.get(ids.dead)?.ownerAlive, false);
   assert.equal(byId.get(ids.dead)?.pid, deadPid);
   assert.equal(byId.get(ids.alive)?.ownerAlive, true);
   assert.equal(byId.get(ids.alive)?.task, 'live-owner');
-  assert.equal(byId.get(ids.foreign)?.ownerAlive, true, 'another host\'s processes cannot be seen, so its containers count as alive');
+  assert.equal(byId.get(ids.foreign)?.ownerAlive, true, "another host's processes cannot be seen, so its containers count as alive");
   assert.equal(byId.get(ids.dead)?.state, 'created');
   const foreignDead = await listContainers({ all: true, run, docker, foreignHostsDead: true });
   assert.equal(foreignDead.find((c) => c.id === ids.foreign)?.ownerAlive, false);
@@ -131,7 +138,11 @@ test('gp containers list prints a table with short ids, owner state and age', as
 test('a container a sandbox host made lists with its Ray node, and gp containers list adds a NODE column for it', async () => {
   const [listed] = await listContainers({ all: true, run: nodeRun, docker });
   assert.equal(listed?.node, 'worker-7');
-  assert.equal((await ours()).some((c) => c.node !== undefined), false, 'containers without the label have no node');
+  assert.equal(
+    (await ours()).some((c) => c.node !== undefined),
+    false,
+    'containers without the label have no node',
+  );
   const io = capture();
   assert.equal(await containersList(['--all', '--run', nodeRun], io), 0);
   assert.match(io.lines[0] ?? '', /^ID\s+RUN\s+EPISODE\s+NODE\s+STATE\s+OWNER\s+AGE$/);
@@ -140,11 +151,17 @@ test('a container a sandbox host made lists with its Ray node, and gp containers
 
 test('a dry-run reap names the dead-owner container and removes nothing', async () => {
   const result = await reapContainers({ dryRun: true, run, docker });
-  assert.deepEqual(result.removed.map((c) => c.id), [ids.dead]);
+  assert.deepEqual(
+    result.removed.map((c) => c.id),
+    [ids.dead],
+  );
   assert.equal((await ours()).length, 3);
   const io = capture();
   assert.equal(await containersReap(['--dry-run', '--run', run], io), 0);
-  assert.ok(io.lines.some((l) => l.startsWith(`would remove ${ids.dead.slice(0, 12)} ${run}/dead-owner`)), io.lines.join('\n'));
+  assert.ok(
+    io.lines.some((l) => l.startsWith(`would remove ${ids.dead.slice(0, 12)} ${run}/dead-owner`)),
+    io.lines.join('\n'),
+  );
   assert.equal(io.lines.at(-1), 'Dry run: would remove 1 container; 2 containers kept because the owner runs.');
   assert.equal((await ours()).length, 3);
 });
@@ -152,7 +169,10 @@ test('a dry-run reap names the dead-owner container and removes nothing', async 
 test('gp containers reap removes only the container whose owner is gone', async () => {
   const io = capture();
   assert.equal(await containersReap(['--run', run], io), 0);
-  assert.ok(io.lines.some((l) => l.startsWith(`removed ${ids.dead.slice(0, 12)}`)), io.lines.join('\n'));
+  assert.ok(
+    io.lines.some((l) => l.startsWith(`removed ${ids.dead.slice(0, 12)}`)),
+    io.lines.join('\n'),
+  );
   assert.deepEqual((await ours()).map((c) => c.id).sort(), [ids.alive, ids.foreign].sort());
   const again = await reapContainers({ run, docker });
   assert.deepEqual(again.removed, [], 'nothing is left to reap');
@@ -163,7 +183,10 @@ test('reaping with --include-live removes every container of the named run and n
   const io = capture();
   assert.equal(await containersReap(['--run', otherRun, '--include-live', '--json'], io), 0);
   const printed = JSON.parse(io.lines.join('\n')) as { removed: ContainerInfo[]; failed: unknown[] };
-  assert.deepEqual(printed.removed.map((c) => c.id), [ids.other]);
+  assert.deepEqual(
+    printed.removed.map((c) => c.id),
+    [ids.other],
+  );
   assert.deepEqual(printed.failed, []);
   assert.equal((await listContainers({ all: true, run: otherRun, docker })).length, 0);
   assert.equal((await ours()).length, 2, 'the first run keeps its live containers');

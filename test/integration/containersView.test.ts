@@ -55,7 +55,7 @@ async function exitedPid(): Promise<number> {
 }
 
 async function create(task: string, labels: Record<string, string> = ownerLabels(run, task)): Promise<Docker.Container> {
-// A shell as pid 1 ignores SIGTERM unless it traps it; trapped, a stop takes no grace period.
+  // A shell as pid 1 ignores SIGTERM unless it traps it; trapped, a stop takes no grace period.
   const script = `trap 'exit 0' TERM; echo hello from ${task}; sleep 600 & wait`;
   return docker.createContainer({ Image: image, Labels: labels, Cmd: ['sh', '-c', script] });
 }
@@ -95,7 +95,11 @@ before(async () => {
 after(async () => {
   await h.close();
   const left = await docker.listContainers({ all: true, filters: { label: [`${sandboxLabels.run}=${run}`] } });
-  for (const c of left) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+  for (const c of left)
+    await docker
+      .getContainer(c.Id)
+      .remove({ force: true })
+      .catch(() => undefined);
 });
 
 test('a labelled container appears through the event stream, its actions work, and it disappears when removed', async () => {
@@ -113,7 +117,10 @@ test('a labelled container appears through the event stream, its actions work, a
   assert.equal(info?.run, run);
   assert.equal(info?.task, 'appears');
   assert.equal(info?.ownerAlive, true, 'this process owns it');
-  assert.ok(logLines(start).some((l) => /^Containers: refresh \(.*event: (create|start) /.test(l)), logLines(start).join('\n'));
+  assert.ok(
+    logLines(start).some((l) => /^Containers: refresh \(.*event: (create|start) /.test(l)),
+    logLines(start).join('\n'),
+  );
 
   const listed = containersListResultSchema.parse(await h.client.sendRequest(containersListRequest, {}));
   assert.ok(listed.containers.some((x) => x.id === container.id));
@@ -142,7 +149,10 @@ test('a labelled container appears through the event stream, its actions work, a
 test('each container is marked with whether its run folder lies under the workspace’s run roots', async () => {
   // The harness's workspace is this checkout, whose default run root is `outputs/`.
   const mine = await create('mine', ownerLabels(run, 'mine', new Date(), undefined, undefined, join(process.cwd(), 'outputs', run)));
-  const elsewhere = await create('elsewhere', ownerLabels(run, 'elsewhere', new Date(), undefined, undefined, join(tmpdir(), 'another-checkout', 'outputs', run)));
+  const elsewhere = await create(
+    'elsewhere',
+    ownerLabels(run, 'elsewhere', new Date(), undefined, undefined, join(tmpdir(), 'another-checkout', 'outputs', run)),
+  );
   const unlabelled = await create('unlabelled');
   try {
     const listed = containersListResultSchema.parse(await h.client.sendRequest(containersListRequest, {}));
@@ -185,7 +195,10 @@ test('reaping from the provider removes an orphan and keeps a container whose ow
   assert.deepEqual([result.removed, result.failed], [1, 0], result.message);
   assert.match(result.message, /Removed 1 orphaned container\./);
   const after = await service.list();
-  assert.deepEqual(after.containers.map((c) => c.id), [live.id]);
+  assert.deepEqual(
+    after.containers.map((c) => c.id),
+    [live.id],
+  );
   await live.remove({ force: true });
 });
 
@@ -239,44 +252,48 @@ function daemonProxy(path: string, daemonSocket: string) {
 
 const unixDaemon = /^unix:\/\/(.+)$/.exec(dockerLocation())?.[1];
 
-test('when the daemon goes away the view hears it once, and when it comes back the stream reopens and events flow', { skip: unixDaemon === undefined ? 'the daemon is not on a Unix socket' : false }, async () => {
-  const path = join(tmpdir(), `gp-daemon-proxy-${suffix}.sock`);
-  const proxy = daemonProxy(path, unixDaemon ?? '');
-  await proxy.open();
-  const service = new ContainerService({ run, docker: new Docker({ socketPath: path }), timeoutMs: 2_000 });
-  const refreshes: { reason: string; reachable: boolean; ids: string[] }[] = [];
-  const logs: string[] = [];
-  const follower = new ContainerEventFollower({
-    open: service.openEvents,
-    refresh: async (reason) => {
-      const result = await service.list();
-      refreshes.push({ reason, reachable: result.daemon.reachable, ids: result.containers.map((c) => c.id) });
-    },
-    log: (line) => logs.push(line),
-    debounceMs: 50,
-    firstRetryMs: 100,
-    maxRetryMs: 400,
-  });
-  try {
-    follower.watch(true);
-    await waitFor(() => refreshes.some((r) => r.reason === 'event stream connected' && r.reachable));
-    await proxy.shut();
-    await waitFor(() => refreshes.some((r) => !r.reachable));
-    const whileAway = refreshes.length;
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-    assert.equal(refreshes.length, whileAway, `failed reopenings do not refresh: ${JSON.stringify(refreshes.slice(whileAway))}`);
-    assert.ok(logs.filter((l) => /could not be opened.*reopening in/.test(l)).length >= 2, logs.join('\n'));
+test(
+  'when the daemon goes away the view hears it once, and when it comes back the stream reopens and events flow',
+  { skip: unixDaemon === undefined ? 'the daemon is not on a Unix socket' : false },
+  async () => {
+    const path = join(tmpdir(), `gp-daemon-proxy-${suffix}.sock`);
+    const proxy = daemonProxy(path, unixDaemon ?? '');
     await proxy.open();
-    await waitFor(() => refreshes.some((r) => r.reason.startsWith('event stream reconnected') && r.reachable));
-    const container = await create('after-reconnect');
-    await waitFor(() => refreshes.some((r) => r.reason.includes('event: create') && r.ids.includes(container.id)));
-    await container.remove({ force: true });
-  } finally {
-    follower.stop();
-    await proxy.shut();
-    rmSync(path, { force: true });
-  }
-});
+    const service = new ContainerService({ run, docker: new Docker({ socketPath: path }), timeoutMs: 2_000 });
+    const refreshes: { reason: string; reachable: boolean; ids: string[] }[] = [];
+    const logs: string[] = [];
+    const follower = new ContainerEventFollower({
+      open: service.openEvents,
+      refresh: async (reason) => {
+        const result = await service.list();
+        refreshes.push({ reason, reachable: result.daemon.reachable, ids: result.containers.map((c) => c.id) });
+      },
+      log: (line) => logs.push(line),
+      debounceMs: 50,
+      firstRetryMs: 100,
+      maxRetryMs: 400,
+    });
+    try {
+      follower.watch(true);
+      await waitFor(() => refreshes.some((r) => r.reason === 'event stream connected' && r.reachable));
+      await proxy.shut();
+      await waitFor(() => refreshes.some((r) => !r.reachable));
+      const whileAway = refreshes.length;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      assert.equal(refreshes.length, whileAway, `failed reopenings do not refresh: ${JSON.stringify(refreshes.slice(whileAway))}`);
+      assert.ok(logs.filter((l) => /could not be opened.*reopening in/.test(l)).length >= 2, logs.join('\n'));
+      await proxy.open();
+      await waitFor(() => refreshes.some((r) => r.reason.startsWith('event stream reconnected') && r.reachable));
+      const container = await create('after-reconnect');
+      await waitFor(() => refreshes.some((r) => r.reason.includes('event: create') && r.ids.includes(container.id)));
+      await container.remove({ force: true });
+    } finally {
+      follower.stop();
+      await proxy.shut();
+      rmSync(path, { force: true });
+    }
+  },
+);
 
 async function waitFor(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -18,12 +18,16 @@ const work = mkdtempSync(join(tmpdir(), 'gp-verify-samples-'));
 after(() => rmSync(work, { recursive: true, force: true }));
 
 function verdicts(runDir: string): Map<string, string> {
-  const lines = readFileSync(join(runDir, 'verdicts.jsonl'), 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const lines = readFileSync(join(runDir, 'verdicts.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   return new Map(lines.map((l) => taskVerdictSchema.parse(JSON.parse(l))).map((v) => [v.task_id, v.status]));
 }
 
 test('the gold predictions of the samples are their gold.diff files', () => {
-  const lines = readFileSync(join(root, 'datasets', 'gold_predictions_samples.jsonl'), 'utf8').split('\n').filter(Boolean);
+  const lines = readFileSync(join(root, 'datasets', 'gold_predictions_samples.jsonl'), 'utf8')
+    .split('\n')
+    .filter(Boolean);
   const gold = new Map(lines.map((l) => JSON.parse(l) as { instance_id: string; model_patch: string }).map((p) => [p.instance_id, p.model_patch]));
   assert.equal(gold.size, 7);
   for (const [id, patch] of gold) assert.equal(patch, readFileSync(join(root, 'docker', 'samples', id.replace(/^sample-/, ''), 'gold.diff'), 'utf8'), id);
@@ -32,7 +36,21 @@ test('the gold predictions of the samples are their gold.diff files', () => {
 test('datasets/samples.jsonl is certified in its images, twice over, and its certified copy verifies again', async () => {
   const runDir = join(work, 'samples');
   const out = join(work, 'certified', 'samples.jsonl');
-  const r = await runGp(root, ['dataset', 'verify', 'datasets/samples.jsonl', '--backend', 'docker', '--repeat', '2', '--parallel', '2', '--run-dir', runDir, '--out', out]);
+  const r = await runGp(root, [
+    'dataset',
+    'verify',
+    'datasets/samples.jsonl',
+    '--backend',
+    'docker',
+    '--repeat',
+    '2',
+    '--parallel',
+    '2',
+    '--run-dir',
+    runDir,
+    '--out',
+    out,
+  ]);
   assert.equal(r.code, 0, `${r.out}\n${r.err}`);
   assert.match(r.out, /7 tasks verified \(7 certified\)/);
   assert.deepEqual([...new Set(verdicts(runDir).values())], ['certified']);
@@ -40,7 +58,17 @@ test('datasets/samples.jsonl is certified in its images, twice over, and its cer
   assert.deepEqual(certified.problems, []);
   assert.equal(certified.tasks.length, 7);
   assert.ok(certified.tasks.every((t) => t.task.certification?.status === 'certified' && t.task.certification.repeats === 2));
-  const again = await runGp(root, ['dataset', 'verify', out, '--gold', 'datasets/gold_predictions_samples.jsonl', '--backend', 'docker', '--run-dir', join(work, 'again')]);
+  const again = await runGp(root, [
+    'dataset',
+    'verify',
+    out,
+    '--gold',
+    'datasets/gold_predictions_samples.jsonl',
+    '--backend',
+    'docker',
+    '--run-dir',
+    join(work, 'again'),
+  ]);
   assert.equal(again.code, 0, `${again.out}\n${again.err}`);
 });
 
@@ -49,6 +77,10 @@ test('datasets/sample/tasks.jsonl: its two graded tasks are certified on both ba
     const runDir = join(work, `sample-${backend}`);
     const r = await runGp(root, ['dataset', 'verify', 'datasets/sample/tasks.jsonl', '--backend', backend, '--run-dir', runDir]);
     assert.equal(r.code, 1, `${r.out}\n${r.err}`);
-    assert.deepEqual(Object.fromEntries(verdicts(runDir)), { 'sample-calc-add': 'certified', 'sample-calc-add-unittest': 'certified', 'sample-version': 'no-gold' }, backend);
+    assert.deepEqual(
+      Object.fromEntries(verdicts(runDir)),
+      { 'sample-calc-add': 'certified', 'sample-calc-add-unittest': 'certified', 'sample-version': 'no-gold' },
+      backend,
+    );
   }
 });

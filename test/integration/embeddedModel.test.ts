@@ -79,7 +79,7 @@ function checkModelSteps(runDir: string, r: RunReport): void {
     const steps = lines.filter((l) => l.type === 'step');
     assert.ok(steps.length >= 1, `${task.task_id} took at least one step`);
     for (const step of steps) {
-      if (step.type !== 'step' || step.action === undefined && step.protocol_error === undefined) continue;
+      if (step.type !== 'step' || (step.action === undefined && step.protocol_error === undefined)) continue;
       assert.ok(step.model, `${task.task_id} step ${step.step} records its model call`);
       assert.ok((step.model.prompt_tokens ?? 0) > 0, 'the server reported the prompt tokens it read');
       assert.ok(step.model.generation_ms > 0);
@@ -89,7 +89,11 @@ function checkModelSteps(runDir: string, r: RunReport): void {
     assert.ok(end?.type === 'end' && end.model, `${task.task_id} ends with its model figures`);
     const failed = Object.values(end.model.parse_failures).reduce((a, b) => a + b, 0);
     const protocolErrors = steps.filter((s) => s.type === 'step' && s.protocol_error !== undefined).length;
-    assert.equal(end.model.model_steps + end.model.fallback_steps + protocolErrors, steps.filter((s) => s.type === 'step' && (s.action !== undefined || s.protocol_error !== undefined)).length, 'every step is the model’s, the fallback’s or a protocol error');
+    assert.equal(
+      end.model.model_steps + end.model.fallback_steps + protocolErrors,
+      steps.filter((s) => s.type === 'step' && (s.action !== undefined || s.protocol_error !== undefined)).length,
+      'every step is the model’s, the fallback’s or a protocol error',
+    );
     assert.ok(failed >= protocolErrors, 'each protocol error is a counted parse failure');
   }
 }
@@ -126,13 +130,31 @@ test('the embedded server starts on loopback with a fresh token, answers chat co
     await server.close();
   }
   await server.exited;
-  assert.equal(await fetch(`${server.baseUrl}/models`).then(() => 'answered', () => 'gone'), 'gone', 'the server is stopped');
+  assert.equal(
+    await fetch(`${server.baseUrl}/models`).then(
+      () => 'answered',
+      () => 'gone',
+    ),
+    'gone',
+    'the server is stopped',
+  );
 });
 
 test('gp eval with planner_backend embedded starts the model for the run, records every step and its call, counts parse failures, and stops it', async () => {
   const config = writeConfig('eval', { backends: embedded });
   const runDir = join(dir, 'eval');
-  const r = await runGp(root, ['eval', 'datasets/sample/tasks.jsonl', '--config', config, '--task', 'sample-calc-add', '--max-steps', '3', '--run-dir', runDir]);
+  const r = await runGp(root, [
+    'eval',
+    'datasets/sample/tasks.jsonl',
+    '--config',
+    config,
+    '--task',
+    'sample-calc-add',
+    '--max-steps',
+    '3',
+    '--run-dir',
+    runDir,
+  ]);
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /embedded model: SmolLM2-135M-Instruct\.Q4_1 .* on http:\/\/127\.0\.0\.1:\d+\/v1/);
   assert.match(r.out, /model: \d+\/\d+ steps from its own replies .* replies failed to parse.*fallback off; resolved by the model alone: \d+/);
@@ -150,7 +172,19 @@ test('gp eval with planner_backend embedded starts the model for the run, record
 test('with --fallback, the rule agent’s steps are counted apart from the model’s and the summary says what the model resolved alone', async () => {
   const config = writeConfig('fallback', { backends: embedded });
   const runDir = join(dir, 'fallback');
-  const r = await runGp(root, ['rollout', 'datasets/sample/tasks.jsonl', '--config', config, '--task', 'sample-calc-add', '--max-steps', '3', '--fallback', '--run-dir', runDir]);
+  const r = await runGp(root, [
+    'rollout',
+    'datasets/sample/tasks.jsonl',
+    '--config',
+    config,
+    '--task',
+    'sample-calc-add',
+    '--max-steps',
+    '3',
+    '--fallback',
+    '--run-dir',
+    runDir,
+  ]);
   assert.equal(r.code, 0, r.err);
   const rep = report(runDir);
   assert.ok(rep.model);
@@ -166,7 +200,11 @@ test('with --fallback, the rule agent’s steps are counted apart from the model
 
 /** `gp model serve` as a person runs it, with a fixed port and key; resolves with the server's pid once it serves. */
 async function serve(port: number, keyEnv: string, key: string): Promise<{ child: ChildProcess; serverPid: number; output: () => string }> {
-  const child = spawn(process.execPath, [cli, 'model', 'serve', '--port', String(port), '--ctx', '4096', '--api-key-env', keyEnv], { cwd: root, env: { ...process.env, [keyEnv]: key }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cli, 'model', 'serve', '--port', String(port), '--ctx', '4096', '--api-key-env', keyEnv], {
+    cwd: root,
+    env: { ...process.env, [keyEnv]: key },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   children.push(child);
   let text = '';
   child.stdout?.on('data', (chunk: Buffer) => (text += chunk.toString()));
@@ -187,11 +225,27 @@ test('a model server killed mid-run gives infrastructure failures, not outcomes;
   const keyEnv = 'GP_IT_MODEL_KEY';
   const key = 'it-key-0123456789';
   const first = await serve(port, keyEnv, key);
-  const config = writeConfig('killed', { backends: ['planner_backend: openai', `planner_endpoint: http://127.0.0.1:${port}/v1`, `planner_api_key_env: ${keyEnv}`], sampling: ['structured_output: json_object'] });
+  const config = writeConfig('killed', {
+    backends: ['planner_backend: openai', `planner_endpoint: http://127.0.0.1:${port}/v1`, `planner_api_key_env: ${keyEnv}`],
+    sampling: ['structured_output: json_object'],
+  });
   const runDir = join(dir, 'killed');
   process.env[keyEnv] = key;
   try {
-    const running = runGp(root, ['rollout', 'datasets/sample/tasks.jsonl', '--config', config, '--task', 'sample-calc-add', '--task', 'sample-calc-add-unittest', '--max-steps', '4', '--run-dir', runDir]);
+    const running = runGp(root, [
+      'rollout',
+      'datasets/sample/tasks.jsonl',
+      '--config',
+      config,
+      '--task',
+      'sample-calc-add',
+      '--task',
+      'sample-calc-add-unittest',
+      '--max-steps',
+      '4',
+      '--run-dir',
+      runDir,
+    ]);
     // Kill the server once the first step is on disk: the episode is mid-run.
     const trajectoryFile = join(runDir, 'trajectories', 'sample-calc-add.jsonl');
     const deadline = Date.now() + 180_000;
@@ -213,7 +267,21 @@ test('a model server killed mid-run gives infrastructure failures, not outcomes;
     assert.match(first.output(), /exited with SIGKILL/);
 
     const second = await serve(port, keyEnv, key);
-    const resumed = await runGp(root, ['rollout', 'datasets/sample/tasks.jsonl', '--config', config, '--task', 'sample-calc-add', '--task', 'sample-calc-add-unittest', '--max-steps', '4', '--run-dir', runDir, '--resume']);
+    const resumed = await runGp(root, [
+      'rollout',
+      'datasets/sample/tasks.jsonl',
+      '--config',
+      config,
+      '--task',
+      'sample-calc-add',
+      '--task',
+      'sample-calc-add-unittest',
+      '--max-steps',
+      '4',
+      '--run-dir',
+      runDir,
+      '--resume',
+    ]);
     assert.equal(resumed.code, 0, resumed.err);
     const after = report(runDir);
     assert.equal(after.total, 2);
@@ -238,7 +306,14 @@ test('CGM through the chat protocol on the embedded server: a patch request reac
     const request = {
       issue: { title: 'add subtracts', body: 'add(2, 2) should be 4' },
       plan: '1) In add, return a + b instead of a - b.',
-      focus: [{ node: { id: 'func:app/calc.py#add', kind: 'function', path: 'app/calc.py', name: 'add', span: { start: 1, end: 2 } }, start: 1, end: 2, text: 'def add(a, b):\n    return a - b' }],
+      focus: [
+        {
+          node: { id: 'func:app/calc.py#add', kind: 'function', path: 'app/calc.py', name: 'add', span: { start: 1, end: 2 } },
+          start: 1,
+          end: 2,
+          text: 'def add(a, b):\n    return a - b',
+        },
+      ],
       files: {},
       notes: [],
       constraints: { max_edits: 1, one_file: true },

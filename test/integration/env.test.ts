@@ -65,7 +65,13 @@ for (const backend of ['local', 'docker'] as const) {
     const line = snippet.start + snippet.text.split('\n').findIndex((l) => l.includes('lhs - rhs'));
 
     const edit = (text: string) => ({ edits: [{ path: 'app/calc.py', start: line, end: line, new_text: text }] });
-    const dry = await env.step({ type: 'repair', apply: false, plan: 'Use + in add.', focus_ids: ['func:app/calc.py#add'], patches: [edit('    return lhs + rhs\n')] });
+    const dry = await env.step({
+      type: 'repair',
+      apply: false,
+      plan: 'Use + in add.',
+      focus_ids: ['func:app/calc.py#add'],
+      patches: [edit('    return lhs + rhs\n')],
+    });
     assert.equal(dry.observation.last?.kind === 'repair' && dry.observation.last.candidates[0]?.diff.includes('+    return lhs + rhs'), true);
     assert.equal(await env.patch(), '', 'apply=false leaves the repository untouched');
 
@@ -74,7 +80,12 @@ for (const backend of ['local', 'docker'] as const) {
       apply: true,
       plan: 'Use + in add.',
       focus_ids: ['func:app/calc.py#add'],
-      patches: [edit('    return lhs // rhs\n'), { edits: [{ path: 'app/calc.py', start: 90, end: 90, new_text: 'x\n' }] }, edit('    return lhs + rhs\n'), edit('    return rhs + lhs\n')],
+      patches: [
+        edit('    return lhs // rhs\n'),
+        { edits: [{ path: 'app/calc.py', start: 90, end: 90, new_text: 'x\n' }] },
+        edit('    return lhs + rhs\n'),
+        edit('    return rhs + lhs\n'),
+      ],
     });
     const result = fixed.observation.last;
     assert.ok(result?.kind === 'repair');
@@ -94,7 +105,11 @@ for (const backend of ['local', 'docker'] as const) {
     assert.ok(fixed.timings.task_commands_ms > 0);
 
     const reread = await env.step({ type: 'explore', op: 'read', anchors: [], nodes: ['func:app/calc.py#add'], hop: 1, limit: 1 });
-    assert.match(reread.observation.last?.kind === 'read' ? (reread.observation.last.snippets[0]?.text ?? '') : '', /lhs \+ rhs/, 'the graph re-parsed the changed file');
+    assert.match(
+      reread.observation.last?.kind === 'read' ? (reread.observation.last.snippets[0]?.text ?? '') : '',
+      /lhs \+ rhs/,
+      'the graph re-parsed the changed file',
+    );
 
     const submitted = await env.step({ type: 'submit' });
     assert.equal(submitted.done, true);
@@ -116,8 +131,20 @@ test('local: repairs and the submit reuse the diff the last repair left instead 
   };
   const env = await openPlannerEnv(task, sandbox, options(task));
   await env.reset();
-  const line = 1 + (await sandbox.readFile('app/calc.py')).toString('utf8').split('\n').findIndex((l) => l.includes('lhs - rhs'));
-  const repairWith = (text: string) => env.step({ type: 'repair', apply: true, plan: 'Fix add.', focus_ids: ['func:app/calc.py#add'], patches: [{ edits: [{ path: 'app/calc.py', start: line, end: line, new_text: text }] }] });
+  const line =
+    1 +
+    (await sandbox.readFile('app/calc.py'))
+      .toString('utf8')
+      .split('\n')
+      .findIndex((l) => l.includes('lhs - rhs'));
+  const repairWith = (text: string) =>
+    env.step({
+      type: 'repair',
+      apply: true,
+      plan: 'Fix add.',
+      focus_ids: ['func:app/calc.py#add'],
+      patches: [{ edits: [{ path: 'app/calc.py', start: line, end: line, new_text: text }] }],
+    });
   const failed = (await repairWith('    return lhs // rhs\n')).observation.last;
   assert.ok(failed?.kind === 'repair' && !failed.applied && failed.candidates[0]?.tests?.passed === false, JSON.stringify(failed));
   assert.equal(failed.diff, '', 'a failed candidate is undone, so the repository is as the step found it');
@@ -259,7 +286,10 @@ for (const backend of ['local', 'docker'] as const) {
         if (n < listed) assert.match(headline, new RegExp(`#${n + 1}${n + 1 < listed ? `–#${listed}` : ''} not tried: #${n} passed first`));
       }
     }
-    assert.ok(repairs.some((r) => r.result.kept !== undefined && r.result.kept + 1 < r.result.candidates.length), 'a repair kept a candidate before the last one, so candidates were left untried');
+    assert.ok(
+      repairs.some((r) => r.result.kept !== undefined && r.result.kept + 1 < r.result.candidates.length),
+      'a repair kept a candidate before the last one, so candidates were left untried',
+    );
   });
 }
 
@@ -268,7 +298,13 @@ test('local: a repair that edits the task’s own test to pass is refused by def
   const base = await sampleTask();
   const task = { ...base, FAIL_TO_PASS: ['tests/test_calc.py::test_addition'], PASS_TO_PASS: ['tests/test_calc.py::test_multiplication'] };
   const hack = { edits: [{ path: 'tests/test_calc.py', start: 6, end: 7, new_text: '    assert True\n' }] };
-  const repairHack = { type: 'repair' as const, apply: true, plan: 'Make the test pass.', focus_ids: ['func:tests/test_calc.py#test_addition'], patches: [hack] };
+  const repairHack = {
+    type: 'repair' as const,
+    apply: true,
+    plan: 'Make the test pass.',
+    focus_ids: ['func:tests/test_calc.py#test_addition'],
+    patches: [hack],
+  };
   const openWith = async (mode: 'refuse' | 'penalise') => {
     const sandbox = await openSandbox(sandboxSpecForTask(task, { ...defaultSandboxOptions(), backend: 'local', run, baseDir: resolve('datasets/sample') }));
     opened.push(sandbox);
@@ -300,7 +336,16 @@ test('local: a submit whose patch reaches for the network records it with its ev
   const task = await sampleTask();
   const env = await open('local', task);
   await env.reset();
-  const fix = { edits: [{ path: 'app/calc.py', start: 4, end: 6, new_text: 'def add(lhs, rhs):\n    """Return the sum of lhs and rhs."""\n    import socket\n    return lhs + rhs\n' }] };
+  const fix = {
+    edits: [
+      {
+        path: 'app/calc.py',
+        start: 4,
+        end: 6,
+        new_text: 'def add(lhs, rhs):\n    """Return the sum of lhs and rhs."""\n    import socket\n    return lhs + rhs\n',
+      },
+    ],
+  };
   const repaired = await env.step({ type: 'repair', apply: true, plan: 'Add, and open a socket.', focus_ids: ['func:app/calc.py#add'], patches: [fix] });
   assert.ok(repaired.observation.last?.kind === 'repair' && repaired.observation.last.applied, JSON.stringify(repaired.observation.last));
   const submitted = await env.step({ type: 'submit' });
@@ -318,13 +363,19 @@ test('local: a submit whose working copy holds a grader file the repairs could n
   // What code under test can do while a candidate's tests run: leave a conftest.py for the next run.
   const sandbox = opened[opened.length - 1];
   assert.ok(sandbox !== undefined);
-  await sandbox.writeFile('conftest.py', 'import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    outcome.get_result().outcome = "passed"\n');
+  await sandbox.writeFile(
+    'conftest.py',
+    'import pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    outcome.get_result().outcome = "passed"\n',
+  );
   const submitted = await env.step({ type: 'submit' });
   const last = submitted.observation.last;
   assert.ok(last?.kind === 'submit');
   assert.equal(last.resolved, false);
   assert.deepEqual(last.protected_paths, ['conftest.py']);
-  assert.ok(last.grade.kind === 'log' && /^refused: the submitted patch changes what the grader reads: conftest\.py \(runner-config/.test(last.grade.reason), JSON.stringify(last.grade));
+  assert.ok(
+    last.grade.kind === 'log' && /^refused: the submitted patch changes what the grader reads: conftest\.py \(runner-config/.test(last.grade.reason),
+    JSON.stringify(last.grade),
+  );
   assert.equal(last.tests.duration_ms, 0, 'no tests ran');
   assert.equal(submitted.reward, -1, 'a failed submit: the failure penalty');
   assert.equal(submitted.done, true);

@@ -38,11 +38,19 @@ function call(url: string, path: string, token: string | undefined, payload?: un
   return new Promise((resolveReply, reject) => {
     const req = request(
       `${url}${path}`,
-      { method: text === undefined ? 'GET' : 'POST', headers: { ...(token === undefined ? {} : { authorization: `Bearer ${token}` }), ...(text === undefined ? {} : { 'content-type': 'application/json' }) } },
+      {
+        method: text === undefined ? 'GET' : 'POST',
+        headers: {
+          ...(token === undefined ? {} : { authorization: `Bearer ${token}` }),
+          ...(text === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolveReply({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown }));
+        res.on('end', () =>
+          resolveReply({ status: res.statusCode ?? 0, headers: res.headers, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown }),
+        );
       },
     );
     req.on('error', reject);
@@ -57,7 +65,11 @@ describe('the environment service', () => {
   let recorded: { replies: string[]; rewards: number[]; total: number; start: string };
 
   before(async () => {
-    const code = await runCli(['rollout', 'datasets/sample/tasks.jsonl', '--backend', 'local', '--task', 'sample-calc-add', '--run-dir', recordedRun], { out: () => undefined, err: () => undefined }, root);
+    const code = await runCli(
+      ['rollout', 'datasets/sample/tasks.jsonl', '--backend', 'local', '--task', 'sample-calc-add', '--run-dir', recordedRun],
+      { out: () => undefined, err: () => undefined },
+      root,
+    );
     assert.equal(code, 0, 'the recorded rollout ran');
     const read = await readTrajectory(join(recordedRun, 'trajectories', 'sample-calc-add.jsonl'));
     assert.ok(read?.start !== undefined && read.end !== undefined);
@@ -67,14 +79,28 @@ describe('the environment service', () => {
       total: read.end.total_reward,
       start: read.start.observation.text,
     };
-    const loaded = await loadRolloutTasks({ files: ['datasets/sample/tasks.jsonl'], taskIds: [], limit: undefined, cwd: root, command: 'test', allowedMountRoots: [] });
+    const loaded = await loadRolloutTasks({
+      files: ['datasets/sample/tasks.jsonl'],
+      taskIds: [],
+      limit: undefined,
+      cwd: root,
+      command: 'test',
+      allowedMountRoots: [],
+    });
     assert.ok(loaded.ok);
     tasks = new Map(loaded.tasks.map((t) => [t.task.task_id, t]));
   });
 
   function service(maxOpen = 4, episodeDeadlineMs = 120_000, prompt?: { systemPrompt: string; observationBudget?: number }): EnvService {
     const config = experimentConfigSchema.parse({ sandbox: { backend: 'local' } });
-    return new EnvService({ runDir, tasks, deps: episodeDepsFromConfig(config, 'env-service-it', runDir), maxOpen, episodeDeadlineMs, ...(prompt === undefined ? {} : { prompt }) });
+    return new EnvService({
+      runDir,
+      tasks,
+      deps: episodeDepsFromConfig(config, 'env-service-it', runDir),
+      maxOpen,
+      episodeDeadlineMs,
+      ...(prompt === undefined ? {} : { prompt }),
+    });
   }
 
   test('tells the agent loop the experiment’s prompt: its system message, and each observation cut to the budget', async () => {
@@ -82,15 +108,23 @@ describe('the environment service', () => {
     writeFileSync(promptFile, 'You repair Python bugs; reply in blocks.');
     const config = experimentConfigSchema.parse({ prompts: { system: promptFile, observation_budget: 200 } });
     const prompt = await loadPlannerPrompt(config, root, { format: 'text' });
-    assert.match(prompt.systemPrompt, /^You repair Python bugs; reply in blocks\.\n\nEvery reply is exactly one block/, 'the file, then the text reply format, whatever structured_output says');
+    assert.match(
+      prompt.systemPrompt,
+      /^You repair Python bugs; reply in blocks\.\n\nEvery reply is exactly one block/,
+      'the file, then the text reply format, whatever structured_output says',
+    );
     const svc = service(2, 120_000, prompt);
     const file = await svc.start();
     try {
-      const created = createEpisodeReplySchema.parse((await call(file.url, '/episodes', file.token, { client_key: 'prompt-1', task_id: 'sample-calc-add' })).body);
+      const created = createEpisodeReplySchema.parse(
+        (await call(file.url, '/episodes', file.token, { client_key: 'prompt-1', task_id: 'sample-calc-add' })).body,
+      );
       assert.equal(created.system_prompt, prompt.systemPrompt);
       assert.ok(recorded.start.length > 200, 'the sample observation is longer than the budget');
       assert.equal(created.observation, `${recorded.start.slice(0, 200)}\n[… ${recorded.start.length - 200} more characters of this observation left out]`);
-      const step = stepReplySchema.parse((await call(file.url, `/episodes/${encodeURIComponent(created.episode_id)}/step`, file.token, { turn: 1, reply: recorded.replies[0] })).body);
+      const step = stepReplySchema.parse(
+        (await call(file.url, `/episodes/${encodeURIComponent(created.episode_id)}/step`, file.token, { turn: 1, reply: recorded.replies[0] })).body,
+      );
       assert.match(step.observation, /more characters of this observation left out\]$/);
       await call(file.url, `/episodes/${encodeURIComponent(created.episode_id)}/close`, file.token, {});
     } finally {
@@ -113,7 +147,9 @@ describe('the environment service', () => {
       assert.equal(created.status, 200, JSON.stringify(created.body));
       const episode = createEpisodeReplySchema.parse(created.body);
       assert.equal(episode.observation, recorded.start, 'the same first observation as the recorded rollout');
-      const again = createEpisodeReplySchema.parse((await call(file.url, '/episodes', file.token, { client_key: 'sample-1', task_id: 'sample-calc-add', group_id: 'g0' })).body);
+      const again = createEpisodeReplySchema.parse(
+        (await call(file.url, '/episodes', file.token, { client_key: 'sample-1', task_id: 'sample-calc-add', group_id: 'g0' })).body,
+      );
       assert.equal(again.episode_id, episode.episode_id, 'the same client key is the same episode');
 
       const rewards: number[] = [];
@@ -137,14 +173,16 @@ describe('the environment service', () => {
       const trajectory = await readTrajectory(join(runDir, 'trajectories', `${episode.episode_id}.jsonl`));
       assert.equal(trajectory?.end?.total_reward, recorded.total, 'the trajectory is in the run folder with its end line');
       assert.deepEqual(trajectory?.problems, []);
-      const events = (await readEvents(join(runDir, 'events.jsonl'))).records.filter((e) => 'episode_id' in e && e.episode_id === episode.episode_id).map((e) => e.kind);
+      const events = (await readEvents(join(runDir, 'events.jsonl'))).records
+        .filter((e) => 'episode_id' in e && e.episode_id === episode.episode_id)
+        .map((e) => e.kind);
       assert.deepEqual(events, ['episode-start', 'episode-end']);
     } finally {
       await svc.close();
     }
   });
 
-  test('caps open episodes with 429 and Retry-After; a client closing early gets the limit\'s end', async () => {
+  test("caps open episodes with 429 and Retry-After; a client closing early gets the limit's end", async () => {
     const svc = service(1);
     const file = await svc.start();
     try {
@@ -152,12 +190,18 @@ describe('the environment service', () => {
       const refused = await call(file.url, '/episodes', file.token, { client_key: 'cap-2', task_id: 'sample-version' });
       assert.equal(refused.status, 429);
       assert.equal(refused.headers['retry-after'], '5');
-      const cut = closeReplySchema.parse((await call(file.url, `/episodes/${encodeURIComponent(first.episode_id)}/close`, file.token, { reason: 'max_steps' })).body);
+      const cut = closeReplySchema.parse(
+        (await call(file.url, `/episodes/${encodeURIComponent(first.episode_id)}/close`, file.token, { reason: 'max_steps' })).body,
+      );
       assert.equal(cut.termination_reason, 'max_steps');
       assert.equal(cut.resolved, false);
       const read = await readTrajectory(join(runDir, 'trajectories', `${first.episode_id}.jsonl`));
       assert.equal(read?.end?.termination_reason, 'max_steps', 'the trajectory ends with the limit');
-      assert.equal((await call(file.url, '/episodes', file.token, { client_key: 'cap-2', task_id: 'sample-version' })).status, 200, 'a closed episode frees its place');
+      assert.equal(
+        (await call(file.url, '/episodes', file.token, { client_key: 'cap-2', task_id: 'sample-version' })).status,
+        200,
+        'a closed episode frees its place',
+      );
       const unknown = await call(file.url, '/episodes', file.token, { client_key: 'x', task_id: 'no-such-task' });
       assert.equal(unknown.status, 404);
       const bad = await call(file.url, '/episodes', file.token, { task_id: 'sample-calc-add' });

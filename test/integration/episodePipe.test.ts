@@ -72,7 +72,11 @@ function watchServer(port: () => number | undefined): { seen: Seen[]; closeAnswe
 }
 
 async function call(url: string, token: string, path: string, body: unknown): Promise<Record<string, unknown>> {
-  const answer = await fetch(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const answer = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   const json = (await answer.json()) as Record<string, unknown>;
   assert.equal(answer.status, 200, `${path}: ${JSON.stringify(json)}`);
   return json;
@@ -89,14 +93,25 @@ async function eventsWithoutTime(runDir: string, count: number): Promise<unknown
 
 test('an episode through a sandbox host: the front door’s id, its files and end line back in the close answer, N + 2 round trips', async (t) => {
   const recorded = join(dir, 'recorded');
-  const code = await runCli(['rollout', 'datasets/sample/tasks.jsonl', '--backend', 'local', '--task', 'sample-calc-add', '--run-dir', recorded], { out: () => undefined, err: () => undefined }, root);
+  const code = await runCli(
+    ['rollout', 'datasets/sample/tasks.jsonl', '--backend', 'local', '--task', 'sample-calc-add', '--run-dir', recorded],
+    { out: () => undefined, err: () => undefined },
+    root,
+  );
   assert.equal(code, 0, 'the recorded rollout ran');
   const read = await readTrajectory(join(recorded, 'trajectories', 'sample-calc-add.jsonl'));
   assert.ok(read?.end !== undefined);
   const replies = read.steps.map((s) => (s.action === undefined ? 'not an action' : renderAction(s.action)));
   assert.ok(replies.length >= 2, 'the recorded episode has steps to send');
 
-  const loaded = await loadRolloutTasks({ files: ['datasets/sample/tasks.jsonl'], taskIds: [], limit: undefined, cwd: root, command: 'test', allowedMountRoots: [] });
+  const loaded = await loadRolloutTasks({
+    files: ['datasets/sample/tasks.jsonl'],
+    taskIds: [],
+    limit: undefined,
+    cwd: root,
+    command: 'test',
+    allowedMountRoots: [],
+  });
   assert.ok(loaded.ok);
   const tasks = new Map(loaded.tasks.map((t) => [t.task.task_id, t]));
   const config = experimentConfigSchema.parse({ sandbox: { backend: 'local' } });
@@ -154,10 +169,19 @@ test('an episode through a sandbox host: the front door’s id, its files and en
     const answer: HostCloseReply = hostCloseReplySchema.parse(JSON.parse(wire.closeAnswers[0] ?? ''));
     assert.equal(answer.end?.episode_id, id, 'the end line the host wrote names the front door’s id');
     assert.equal(answer.end.total_reward, read.end.total_reward);
-    const trajectoryPath = runLayout(runDir).trajectory(id).slice(runDir.length + 1);
-    assert.ok(answer.files.some((f) => f.path === trajectoryPath), `the trajectory ${trajectoryPath} is among ${answer.files.map((f) => f.path).join(', ')}`);
+    const trajectoryPath = runLayout(runDir)
+      .trajectory(id)
+      .slice(runDir.length + 1);
+    assert.ok(
+      answer.files.some((f) => f.path === trajectoryPath),
+      `the trajectory ${trajectoryPath} is among ${answer.files.map((f) => f.path).join(', ')}`,
+    );
     for (const file of answer.files) {
-      assert.deepEqual(readFileSync(join(runDir, file.path)), Buffer.from(file.data, 'base64'), `${file.path} landed in the front door's run folder as the host sent it`);
+      assert.deepEqual(
+        readFileSync(join(runDir, file.path)),
+        Buffer.from(file.data, 'base64'),
+        `${file.path} landed in the front door's run folder as the host sent it`,
+      );
     }
     const landed = await readTrajectory(runLayout(runDir).trajectory(id));
     assert.equal(landed?.start?.episode_id, id);

@@ -77,7 +77,9 @@ class CountingSandbox implements Sandbox {
 
 const opened: Sandbox[] = [];
 async function open(backend: 'docker' | 'local'): Promise<CountingSandbox> {
-  const sb = await openSandbox(sandboxSpecSchema.parse({ ...defaultSandboxOptions(), backend, image, localRepo: sampleRepo, workdir: '/testbed', run, task: `graph-${backend}` }));
+  const sb = await openSandbox(
+    sandboxSpecSchema.parse({ ...defaultSandboxOptions(), backend, image, localRepo: sampleRepo, workdir: '/testbed', run, task: `graph-${backend}` }),
+  );
   opened.push(sb);
   return new CountingSandbox(sb);
 }
@@ -86,7 +88,11 @@ after(async () => {
   for (const sb of opened) await sb.close();
   const docker = new Docker();
   const left = await docker.listContainers({ all: true, filters: { label: [`graph-planner.run=${run}`] } });
-  assert.deepEqual(left.map((c) => c.Names), [], 'containers of this test run were left behind');
+  assert.deepEqual(
+    left.map((c) => c.Names),
+    [],
+    'containers of this test run were left behind',
+  );
 });
 
 const calcUpdate = `"""Arithmetic helpers for the calculator package."""
@@ -116,11 +122,20 @@ for (const backend of ['docker', 'local'] as const) {
       assert.equal(sb.readTrees, 1);
       assert.deepEqual(sb.readFiles, []);
       const pythonFiles = (await sb.listFiles()).filter((p) => p.endsWith('.py'));
-      assert.deepEqual(graph.nodes().filter((n) => n.kind === 'file').map((n) => n.path), pythonFiles);
+      assert.deepEqual(
+        graph
+          .nodes()
+          .filter((n) => n.kind === 'file')
+          .map((n) => n.path),
+        pythonFiles,
+      );
       assert.deepEqual(progress[progress.length - 1], [pythonFiles.length, pythonFiles.length]);
       assert.equal(graph.fileText('app/calc.py'), (await sb.readFile('app/calc.py')).toString());
       assert.equal(graph.node('func:app/calc.py#add')?.signature, 'def add(lhs, rhs)');
-      const tests = graph.edges().filter((e) => e.kind === 'tests').map((e) => `${e.src} -> ${e.dst}`);
+      const tests = graph
+        .edges()
+        .filter((e) => e.kind === 'tests')
+        .map((e) => `${e.src} -> ${e.dst}`);
       assert.ok(tests.includes('func:tests/test_calc.py#test_addition -> func:app/calc.py#add'), tests.join('\n'));
       assert.ok(tests.includes('file:tests/test_calc.py -> file:app/calc.py'), tests.join('\n'));
     });
@@ -139,7 +154,10 @@ for (const backend of ['docker', 'local'] as const) {
     test('after a write in the sandbox, update re-reads and re-parses only that file', async () => {
       const sb = await open(backend);
       const graph = await buildCodeGraph(sb);
-      const testIds = graph.nodes().filter((n) => n.path.startsWith('tests/')).map((n) => n.id);
+      const testIds = graph
+        .nodes()
+        .filter((n) => n.path.startsWith('tests/'))
+        .map((n) => n.id);
       await sb.writeFile('app/calc.py', calcUpdate);
       sb.readFiles.length = 0;
       assert.deepEqual(await graph.update(sb, ['app/calc.py']), ['app/calc.py']);
@@ -149,7 +167,13 @@ for (const backend of ['docker', 'local'] as const) {
       assert.deepEqual(graph.node('func:app/calc.py#subtract')?.span, { start: 14, end: 16 });
       assert.ok(graph.edges().some((e) => e.kind === 'calls' && e.src === 'func:app/calc.py#subtract' && e.dst === 'func:app/calc.py#add'));
       assert.ok(graph.edges().some((e) => e.kind === 'tests' && e.src === 'func:tests/test_calc.py#test_addition' && e.dst === 'func:app/calc.py#add'));
-      assert.deepEqual(graph.nodes().filter((n) => n.path.startsWith('tests/')).map((n) => n.id), testIds);
+      assert.deepEqual(
+        graph
+          .nodes()
+          .filter((n) => n.path.startsWith('tests/'))
+          .map((n) => n.id),
+        testIds,
+      );
       assert.equal(graph.search('difference', 1)[0]?.node.id, 'func:app/calc.py#subtract');
     });
   });

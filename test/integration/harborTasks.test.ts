@@ -51,7 +51,8 @@ before(async () => {
 
 after(async () => {
   rmSync(dir, { recursive: true, force: true });
-  for (const run of runNames) assert.deepEqual(await docker.listContainers({ all: true, filters: { label: [`graph-planner.run=${run}`] } }), [], `run ${run} left containers behind`);
+  for (const run of runNames)
+    assert.deepEqual(await docker.listContainers({ all: true, filters: { label: [`graph-planner.run=${run}`] } }), [], `run ${run} left containers behind`);
 });
 
 /** Applies `diff` with a repair (when given), then submits. */
@@ -63,7 +64,8 @@ function scriptedAgent(diffs: Readonly<Record<string, string>>): AgentFactory {
       act: async () => {
         steps += 1;
         const diff = diffs[task.task_id];
-        if (steps === 1 && diff !== undefined) return { action: repairActionSchema.parse({ type: 'repair', thought: 'apply the solution', patches: [{ diff }] }) };
+        if (steps === 1 && diff !== undefined)
+          return { action: repairActionSchema.parse({ type: 'repair', thought: 'apply the solution', patches: [{ diff }] }) };
         return { action: submitActionSchema.parse({ type: 'submit', thought: 'done' }) };
       },
     };
@@ -84,14 +86,28 @@ async function rollout(backend: 'docker' | 'local', label: string, diffs: Readon
   const config = experimentConfigSchema.parse({ sandbox: { backend } });
   const loaded = await loadTasks(tasksFile);
   assert.deepEqual(loaded.problems, []);
-  const planned = loaded.tasks.filter((t) => only === undefined || t.task.task_id === only).map((t) => ({ task: t.task, baseDir: join(dir, 'prepared'), source: `test.jsonl:${t.line}` }));
+  const planned = loaded.tasks
+    .filter((t) => only === undefined || t.task.task_id === only)
+    .map((t) => ({ task: t.task, baseDir: join(dir, 'prepared'), source: `test.jsonl:${t.line}` }));
   const deps = { ...episodeDepsFromConfig(config, runName, runDir), makeAgent: scriptedAgent(diffs) };
-  const result = await runRollout(planEpisodes(planned, 1), { runDir, runName, command: 'harbor-it', agent: 'scripted', dataset: tasksFile, parallel: 1, signal: new AbortController().signal, deps });
+  const result = await runRollout(planEpisodes(planned, 1), {
+    runDir,
+    runName,
+    command: 'harbor-it',
+    agent: 'scripted',
+    dataset: tasksFile,
+    parallel: 1,
+    signal: new AbortController().signal,
+    deps,
+  });
   const report = runReportSchema.parse(JSON.parse(readFileSync(join(runDir, 'report.json'), 'utf8')));
   assert.deepEqual(report, JSON.parse(JSON.stringify(result.report)));
   const ends = new Map<string, TrajectoryEnd>();
   for (const name of readdirSync(join(runDir, 'trajectories'))) {
-    const lines = readFileSync(join(runDir, 'trajectories', name), 'utf8').trim().split('\n').map((l) => trajectoryLineSchema.parse(JSON.parse(l)));
+    const lines = readFileSync(join(runDir, 'trajectories', name), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => trajectoryLineSchema.parse(JSON.parse(l)));
     const start = lines[0];
     assert.equal(start?.type === 'start' && start.backend, backend, `${name} ran on ${backend}`);
     const end = lines.at(-1);
@@ -102,7 +118,10 @@ async function rollout(backend: 'docker' | 'local', label: string, diffs: Readon
 }
 
 function testRuns(runDir: string) {
-  return readFileSync(join(runDir, 'test_runs.jsonl'), 'utf8').trim().split('\n').map((l) => testRunRecordSchema.parse(JSON.parse(l)));
+  return readFileSync(join(runDir, 'test_runs.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => testRunRecordSchema.parse(JSON.parse(l)));
 }
 
 for (const backend of ['docker', 'local'] as const) {
@@ -143,14 +162,17 @@ for (const backend of ['docker', 'local'] as const) {
     assert.match(end?.infrastructure?.cause ?? '', /wrote neither \/logs\/verifier\/reward\.json nor \/logs\/verifier\/reward\.txt/);
     assert.equal(end?.grade?.kind, 'invalid');
     assert.equal(report.total, 0, 'no outcome: out of the resolved rate');
-    assert.deepEqual(report.infrastructure_failures?.map((f) => [f.task_id, f.code]), [['graph-planner__silent-verifier', 'not-gradable']]);
+    assert.deepEqual(
+      report.infrastructure_failures?.map((f) => [f.task_id, f.code]),
+      [['graph-planner__silent-verifier', 'not-gradable']],
+    );
     // The verifier did run, on the patched file the Dockerfile (or the local copy of it) put in /app.
     const [run] = testRuns(runDir);
     assert.match(readFileSync(join(runDir, run?.logPath ?? ''), 'utf8'), /^PASS$/m);
   });
 }
 
-test('docker: the task\'s cpus and memory are the container\'s limits', async () => {
+test("docker: the task's cpus and memory are the container's limits", async () => {
   const runName = `harbor-it-limits-${process.pid}`;
   runNames.push(runName);
   const config = experimentConfigSchema.parse({ sandbox: { backend: 'docker', cpus: 2, memory: '4GiB' } });
@@ -158,7 +180,13 @@ test('docker: the task\'s cpus and memory are the container\'s limits', async ()
   const silent = loaded.tasks.find((t) => t.task.task_id === 'graph-planner__silent-verifier');
   assert.ok(silent);
   const deps = episodeDepsFromConfig(config, runName, join(dir, 'runs', runName));
-  const sandbox = await deps.openSandbox({ task: silent.task, baseDir: join(dir, 'prepared'), episodeId: 'limits', source: `test.jsonl:${silent.line}`, attempt: 1 });
+  const sandbox = await deps.openSandbox({
+    task: silent.task,
+    baseDir: join(dir, 'prepared'),
+    episodeId: 'limits',
+    source: `test.jsonl:${silent.line}`,
+    attempt: 1,
+  });
   try {
     const info = await docker.getContainer(sandbox.id).inspect();
     assert.equal(info.HostConfig.NanoCpus, 1e9);

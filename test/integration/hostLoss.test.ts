@@ -29,14 +29,31 @@ after(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-async function call(url: string, token: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
-  const answer = await fetch(`${url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, ...(body === undefined ? {} : { body: JSON.stringify(body) }) });
+async function call(
+  url: string,
+  token: string,
+  method: 'GET' | 'POST',
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
+  const answer = await fetch(`${url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
   return { status: answer.status, json: (await answer.json()) as Record<string, unknown> };
 }
 
 test('a host killed mid-episode: its episodes fail as host-lost at once, the other host’s run to their end', async () => {
   const runDir = join(dir, 'run');
-  const loaded = await loadRolloutTasks({ files: ['datasets/sample/tasks.jsonl'], taskIds: [], limit: undefined, cwd: root, command: 'test', allowedMountRoots: [] });
+  const loaded = await loadRolloutTasks({
+    files: ['datasets/sample/tasks.jsonl'],
+    taskIds: [],
+    limit: undefined,
+    cwd: root,
+    command: 'test',
+    allowedMountRoots: [],
+  });
   assert.ok(loaded.ok);
   const planned = loaded.tasks;
   const pool = new HostPool({ healthIntervalMs: 500 });
@@ -51,13 +68,23 @@ test('a host killed mid-episode: its episodes fail as host-lost at once, the oth
     cli: [process.execPath, join(root, 'dist', 'cli.js')],
   });
   for (const node of ['node-a', 'node-b']) {
-    const child = spawn(process.execPath, [join(root, 'dist', 'cli.js'), 'sandbox', 'host', '--spec', '-', '--node', node, '--slots', '2'], { stdio: ['pipe', 'ignore', 'inherit'] });
+    const child = spawn(process.execPath, [join(root, 'dist', 'cli.js'), 'sandbox', 'host', '--spec', '-', '--node', node, '--slots', '2'], {
+      stdio: ['pipe', 'ignore', 'inherit'],
+    });
     child.stdin?.write(`${JSON.stringify(spec)}\n`);
     hosts.push(child);
   }
   assert.equal(await pool.waitForHosts(2, 60_000, new AbortController().signal), true, 'both hosts registered');
   const config = experimentConfigSchema.parse({ sandbox: { backend: 'local' } });
-  const front = new EnvService({ runDir, tasks: new Map(planned.map((t) => [t.task.task_id, t])), deps: episodeDepsFromConfig(config, 'host-loss', runDir), maxOpen: 4, episodeDeadlineMs: 600_000, hosts: pool, token: 'a'.repeat(43) });
+  const front = new EnvService({
+    runDir,
+    tasks: new Map(planned.map((t) => [t.task.task_id, t])),
+    deps: episodeDepsFromConfig(config, 'host-loss', runDir),
+    maxOpen: 4,
+    episodeDeadlineMs: 600_000,
+    hosts: pool,
+    token: 'a'.repeat(43),
+  });
   const { url, token } = await front.start();
   try {
     const ids: string[] = [];
@@ -68,7 +95,9 @@ test('a host killed mid-episode: its episodes fail as host-lost at once, the oth
     }
     // A fifth finds every slot taken: 429, as a full service answers.
     assert.equal((await call(url, token, 'POST', '/episodes', { client_key: 'k5', task_id: 'sample-version' })).status, 429);
-    const starts = (await readEvents(runLayout(runDir).events)).records.flatMap((e) => (e.kind === 'episode-start' && e.sandbox_host !== undefined ? [[e.episode_id, e.sandbox_host.node] as const] : []));
+    const starts = (await readEvents(runLayout(runDir).events)).records.flatMap((e) =>
+      e.kind === 'episode-start' && e.sandbox_host !== undefined ? [[e.episode_id, e.sandbox_host.node] as const] : [],
+    );
     const nodeOf = new Map(starts);
     assert.deepEqual([...nodeOf.values()].sort(), ['node-a', 'node-a', 'node-b', 'node-b'], 'least loaded: two episodes on each host');
     hosts[0]?.kill('SIGKILL');
@@ -111,7 +140,11 @@ test('a host killed mid-episode: its episodes fail as host-lost at once, the oth
     await pool.close();
   }
   // The live host removed its scratch folder; the killed one's is swept by the next host that starts on this machine.
-  const owners = new Map(readdirSync(tmpdir()).filter((n) => n.startsWith('gp-sandbox-host-')).map((n) => [Number(readFileSync(join(tmpdir(), n, 'owner.pid'), 'utf8')), n] as const));
+  const owners = new Map(
+    readdirSync(tmpdir())
+      .filter((n) => n.startsWith('gp-sandbox-host-'))
+      .map((n) => [Number(readFileSync(join(tmpdir(), n, 'owner.pid'), 'utf8')), n] as const),
+  );
   assert.equal(owners.has(hosts[1]?.pid ?? -1), false, 'the live host left its scratch folder');
   const killed = owners.get(hosts[0]?.pid ?? -1);
   if (killed !== undefined) rmSync(join(tmpdir(), killed), { recursive: true, force: true });

@@ -37,7 +37,11 @@ after(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   for (const m of mounts) spawnSyncQuiet('umount', ['-l', m]);
   for (const name of runNames) {
-    for (const c of await containersOf(name)) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+    for (const c of await containersOf(name))
+      await docker
+        .getContainer(c.Id)
+        .remove({ force: true })
+        .catch(() => undefined);
   }
   rmSync(dir, { recursive: true, force: true });
 });
@@ -61,7 +65,11 @@ interface Gp {
 }
 
 function gp(args: readonly string[], env: NodeJS.ProcessEnv = {}): Gp {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/cli/main.ts', ...args], { cwd: repo, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/cli/main.ts', ...args], {
+    cwd: repo,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
   children.push(child);
   let text = '';
   child.stdout?.on('data', (d: Buffer) => (text += d.toString()));
@@ -135,7 +143,10 @@ function assertNoTornLines(root: string): void {
       .forEach((line, i) => assert.doesNotThrow(() => JSON.parse(line), `${file}:${i + 1} is not a whole record: ${line.slice(0, 80)}`));
   }
   for (const t of files.filter((f) => f.includes('/trajectories/'))) {
-    for (const line of readFileSync(t, 'utf8').split('\n').filter((l) => l !== '')) trajectoryLineSchema.parse(JSON.parse(line));
+    for (const line of readFileSync(t, 'utf8')
+      .split('\n')
+      .filter((l) => l !== ''))
+      trajectoryLineSchema.parse(JSON.parse(line));
   }
 }
 
@@ -166,11 +177,17 @@ test('losing the Docker daemon mid-run: cut episodes are infrastructure failures
   const cut = report(runDir);
   const failures = cut.infrastructure_failures ?? [];
   assert.ok(failures.length >= 1, `no infrastructure failure recorded: ${JSON.stringify(cut)}`);
-  assert.ok(failures.every((f) => f.code === 'daemon-lost' || f.code === 'sandbox-lost'), JSON.stringify(failures));
+  assert.ok(
+    failures.every((f) => f.code === 'daemon-lost' || f.code === 'sandbox-lost'),
+    JSON.stringify(failures),
+  );
   assert.equal(cut.total + failures.length, planned, 'every episode either finished or is an infrastructure failure');
   assert.equal(cut.not_finished, failures.length);
   assert.equal(cut.resolved_rate, cut.total === 0 ? 0 : cut.resolved / cut.total, 'the rate is over the episodes that reached an outcome');
-  assert.ok(cut.tasks.every((t) => t.termination_reason !== 'error'), `an infrastructure failure was counted as an outcome: ${JSON.stringify(cut.tasks)}`);
+  assert.ok(
+    cut.tasks.every((t) => t.termination_reason !== 'error'),
+    `an infrastructure failure was counted as an outcome: ${JSON.stringify(cut.tasks)}`,
+  );
   const st = status(runDir);
   assert.equal(st.state, 'failed');
   assert.equal(st.episodes.infrastructure, failures.length);
@@ -179,7 +196,11 @@ test('losing the Docker daemon mid-run: cut episodes are infrastructure failures
   // created but not yet started when the connection went never ran (no process, no lifeline); the
   // resume removes it (checked below).
   const name = 'daemon-loss';
-  await waitFor(async () => (await containersOf(name)).every((c) => c.State === 'created'), 30_000, () => `containers of ${name} were left running`);
+  await waitFor(
+    async () => (await containersOf(name)).every((c) => c.State === 'created'),
+    30_000,
+    () => `containers of ${name} were left running`,
+  );
 
   await proxy.restore();
   const resumed = rollout(runDir, ['--resume'], { DOCKER_HOST: proxy.host });
@@ -194,7 +215,7 @@ test('losing the Docker daemon mid-run: cut episodes are infrastructure failures
   await proxy.close();
 });
 
-test('kill -9 mid-run leaves no container; the resume takes over the dead owner\'s lock and runs exactly the unfinished episodes', async () => {
+test("kill -9 mid-run leaves no container; the resume takes over the dead owner's lock and runs exactly the unfinished episodes", async () => {
   const runDir = join(dir, 'killed');
   const first = rollout(runDir);
   await waitFor(
@@ -220,7 +241,10 @@ test('kill -9 mid-run leaves no container; the resume takes over the dead owner\
   assert.match(resumed.output(), /took over the run folder from pid \d+, which is gone/);
   assert.deepEqual(await containersOf('killed'), [], 'no container of the run is left after the resume');
   const rerun = episodesStarted(eventsOfProcess(runDir, 1));
-  const all = readFileSync(join(repo, tasks), 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => (JSON.parse(l) as { task_id: string }).task_id);
+  const all = readFileSync(join(repo, tasks), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => (JSON.parse(l) as { task_id: string }).task_id);
   assert.deepEqual(rerun.sort(), all.filter((id) => !finished.includes(id)).sort());
   assert.equal(report(runDir).resolved, resolvedByRule);
   assert.equal(existsSync(join(runDir, 'run.lock')), false, 'the lock is released at the end');
@@ -258,7 +282,11 @@ test('a full disk stops the run cleanly: no stack trace, status failed with the 
   assert.equal(st.state, 'failed', 'status.json does not stay running');
   assert.match(st.exit_reason ?? '', /disk is full/);
   assertNoTornLines(runDir);
-  await waitFor(async () => (await containersOf('full')).length === 0, 30_000, () => 'containers of the full-disk run were left behind');
+  await waitFor(
+    async () => (await containersOf('full')).length === 0,
+    30_000,
+    () => 'containers of the full-disk run were left behind',
+  );
 
   execFileSync('mount', ['-o', 'remount,size=8m', mount]);
   const resumed = rollout(runDir, ['--resume']);

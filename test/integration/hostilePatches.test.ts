@@ -107,7 +107,10 @@ after(async () => {
 /** The repair a policy would send: the hostile diff as its one candidate, applied, then a submit. */
 function replies(h: Hostile): string[] {
   const diff = readFileSync(patchFile(h), 'utf8');
-  return [renderAction({ type: 'repair', apply: true, plan: 'Fix add so the tests pass.', focus_ids: [], patches: [{ diff }] }), renderAction({ type: 'submit' })];
+  return [
+    renderAction({ type: 'repair', apply: true, plan: 'Fix add so the tests pass.', focus_ids: [], patches: [{ diff }] }),
+    renderAction({ type: 'submit' }),
+  ];
 }
 
 /** POST with node:http, as the Python client speaks to the service. */
@@ -139,7 +142,8 @@ for (const backend of ['local', 'docker'] as const) {
     let pytestMajor = 0;
 
     before(async () => {
-      if (backend === 'docker' && !(await dockerAvailable())) assert.fail('Docker is not reachable: the integration layer needs dockerd (bash test/integration/setup.sh starts it)');
+      if (backend === 'docker' && !(await dockerAvailable()))
+        assert.fail('Docker is not reachable: the integration layer needs dockerd (bash test/integration/setup.sh starts it)');
       peer = await startOpenAiTestPeer();
       const loaded = await loadRolloutTasks({ files: [tasksFile], taskIds: [], limit: undefined, cwd: root, command: 'test', allowedMountRoots: [] });
       assert.ok(loaded.ok, JSON.stringify(loaded));
@@ -160,7 +164,19 @@ for (const backend of ['local', 'docker'] as const) {
     for (const h of hostile) {
       const defenceOf = (): Defence => (h.readFrom !== undefined && pytestMajor < h.readFrom ? 'inert' : h.defence);
       test(`${h.name} (${h.kind}) through gp task test --patch`, async () => {
-        const r = await runGp(root, ['task', 'test', tasksFile, '--task', `hostile-${h.name}`, '--backend', backend, '--patch', patchFile(h), '--run-dir', join(dir, `task-test-${backend}-${h.name}`)]);
+        const r = await runGp(root, [
+          'task',
+          'test',
+          tasksFile,
+          '--task',
+          `hostile-${h.name}`,
+          '--backend',
+          backend,
+          '--patch',
+          patchFile(h),
+          '--run-dir',
+          join(dir, `task-test-${backend}-${h.name}`),
+        ]);
         const output = `${r.out}\n${r.err}`;
         assert.equal(r.code, 1, output);
         assert.doesNotMatch(output, /\(resolved\)/, output);
@@ -171,7 +187,10 @@ for (const backend of ['local', 'docker'] as const) {
         peer.reset();
         peer.push(...replies(h).map((content) => ({ kind: 'content' as const, content })));
         const config = join(dir, `model-${backend}-${h.name}.yaml`);
-        writeFileSync(config, `rollout:\n  agent: model\n  parallel: 1\nbackends:\n  planner_backend: openai\n  planner_endpoint: ${peer.baseUrl}\n  planner_model_name: hostile-test-peer\n`);
+        writeFileSync(
+          config,
+          `rollout:\n  agent: model\n  parallel: 1\nbackends:\n  planner_backend: openai\n  planner_endpoint: ${peer.baseUrl}\n  planner_model_name: hostile-test-peer\n`,
+        );
         const runDir = join(dir, `rollout-${backend}-${h.name}`);
         const r = await runGp(root, ['rollout', tasksFile, '--task', `hostile-${h.name}`, '--config', config, '--backend', backend, '--run-dir', runDir]);
         const episode = await episodeOf(join(runDir, 'trajectories', `hostile-${h.name}.jsonl`));
@@ -186,7 +205,9 @@ for (const backend of ['local', 'docker'] as const) {
         const service = new EnvService({ runDir, tasks, deps: episodeDepsFromConfig(config, run, runDir), maxOpen: 1, episodeDeadlineMs: 300_000 });
         const file = await service.start();
         try {
-          const created = createEpisodeReplySchema.parse((await call(file.url, '/episodes', file.token, { client_key: h.name, task_id: `hostile-${h.name}` })).body);
+          const created = createEpisodeReplySchema.parse(
+            (await call(file.url, '/episodes', file.token, { client_key: h.name, task_id: `hostile-${h.name}` })).body,
+          );
           const path = `/episodes/${encodeURIComponent(created.episode_id)}`;
           let done = false;
           for (const [i, reply] of replies(h).entries()) {

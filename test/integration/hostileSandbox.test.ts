@@ -27,7 +27,16 @@ function tempDir(): string {
 }
 
 function spec(extra: Record<string, unknown>) {
-  return sandboxSpecSchema.parse({ ...defaultSandboxOptions(), backend: 'docker', image, localRepo: sampleRepo, workdir: '/testbed', run, task: 'hostile', ...extra });
+  return sandboxSpecSchema.parse({
+    ...defaultSandboxOptions(),
+    backend: 'docker',
+    image,
+    localRepo: sampleRepo,
+    workdir: '/testbed',
+    run,
+    task: 'hostile',
+    ...extra,
+  });
 }
 
 /** The containers Docker created with this run's label between `since` and now (seconds). */
@@ -47,7 +56,11 @@ const opened: Sandbox[] = [];
 after(async () => {
   for (const sb of opened) await sb.close();
   const left = await docker.listContainers({ all: true, filters: { label: [`graph-planner.run=${run}`] } });
-  assert.deepEqual(left.map((c) => c.Names), [], 'containers of this test run were left behind');
+  assert.deepEqual(
+    left.map((c) => c.Names),
+    [],
+    'containers of this test run were left behind',
+  );
 });
 
 test('a mount of /, of the Docker socket or outside the allowed roots is refused before any container is created', async () => {
@@ -105,7 +118,12 @@ test('a container cannot gain privileges and holds no capability; an allowed mou
   opened.push(sb);
   const status = await sb.exec('grep -E "^(NoNewPrivs|CapEff|CapBnd|CapPrm):" /proc/self/status');
   assert.equal(status.exitCode, 0, status.stderr);
-  const fields = Object.fromEntries(status.stdout.trim().split('\n').map((l) => l.split(/:\s+/) as [string, string]));
+  const fields = Object.fromEntries(
+    status.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split(/:\s+/) as [string, string]),
+  );
   assert.equal(fields['NoNewPrivs'], '1');
   // Not one capability, effective or in the bounding set, so none can be regained either.
   assert.equal(BigInt(`0x${fields['CapEff']}`), 0n, `CapEff ${fields['CapEff']}`);
@@ -129,7 +147,12 @@ test('sandbox.capabilities gives back exactly the capabilities named, and no mor
   const sb = await openSandbox(spec({ capabilities: ['CHOWN', 'DAC_OVERRIDE'] }));
   opened.push(sb);
   const status = await sb.exec('grep -E "^(NoNewPrivs|CapEff|CapBnd):" /proc/self/status');
-  const fields = Object.fromEntries(status.stdout.trim().split('\n').map((l) => l.split(/:\s+/) as [string, string]));
+  const fields = Object.fromEntries(
+    status.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split(/:\s+/) as [string, string]),
+  );
   // CHOWN is bit 0 and DAC_OVERRIDE bit 1 (linux/capability.h).
   assert.equal(BigInt(`0x${fields['CapEff']}`), 0b11n, `CapEff ${fields['CapEff']}`);
   assert.equal(BigInt(`0x${fields['CapBnd']}`), 0b11n, `CapBnd ${fields['CapBnd']}`);

@@ -29,7 +29,11 @@ before(async () => {
 after(async () => {
   const containers = await docker.listContainers({ all: true, filters: { label: [`graph-planner.run=${runLabel}`] } });
   await Promise.all(containers.map((c) => docker.getContainer(c.Id).remove({ force: true })));
-  for (const tag of [copyTag, sampleCopyTag, brokenTag]) await docker.getImage(tag).remove().catch(() => undefined);
+  for (const tag of [copyTag, sampleCopyTag, brokenTag])
+    await docker
+      .getImage(tag)
+      .remove()
+      .catch(() => undefined);
   rmSync(work, { recursive: true, force: true });
   const left = await docker.listContainers({ all: true, filters: { label: [`graph-planner.run=${runLabel}`] } });
   assert.deepEqual(left, [], 'the test removed every container it created');
@@ -45,7 +49,7 @@ interface RunResult {
 function demux(buffer: Buffer): { stdout: string; stderr: string } {
   const out: Buffer[] = [];
   const err: Buffer[] = [];
-  for (let at = 0; at + 8 <= buffer.length; ) {
+  for (let at = 0; at + 8 <= buffer.length;) {
     const size = buffer.readUInt32BE(at + 4);
     (buffer[at] === 2 ? err : out).push(buffer.subarray(at + 8, at + 8 + size));
     at += 8 + size;
@@ -193,10 +197,17 @@ test('a sample context sends only the Dockerfile and repo/: gold.diff stays out 
   const second = await buildContextImage(docker, options);
   assert.equal(second.status, 'up-to-date');
   assert.equal(second.id, first.id);
-  const result = await runIn(sampleCopyTag, ['bash', '-c', 'find / -xdev \\( -name gold.diff -o -name notes.txt \\) | wc -l; git ls-files | wc -l'], '/testbed');
+  const result = await runIn(
+    sampleCopyTag,
+    ['bash', '-c', 'find / -xdev \\( -name gold.diff -o -name notes.txt \\) | wc -l; git ls-files | wc -l'],
+    '/testbed',
+  );
   assert.equal(result.exitCode, 0, result.stderr);
   assert.match(result.stdout, /^0\n[1-9]\d*\n$/);
-  writeFileSync(join(dir, 'repo', 'pager', 'paginate.py'), readFileSync(join(dir, 'repo', 'pager', 'paginate.py'), 'utf8').replace('start + size - 1]', 'start + size]'));
+  writeFileSync(
+    join(dir, 'repo', 'pager', 'paginate.py'),
+    readFileSync(join(dir, 'repo', 'pager', 'paginate.py'), 'utf8').replace('start + size - 1]', 'start + size]'),
+  );
   assert.equal((await buildContextImage(docker, options)).status, 'built');
   const fixed = await runIn(sampleCopyTag, ['python', '-m', 'pytest', '-q', 'tests'], '/testbed');
   assert.equal(fixed.exitCode, 0, fixed.stdout);

@@ -29,13 +29,27 @@ Object.assign(process.env, secrets);
 
 /** Runs `command` in a local sandbox opened by a peer process that has the secrets in its environment. */
 function runInPeer(command: string, env: NodeJS.ProcessEnv = {}): { isolation: string; exitCode: number | null; stdout: string; stderr: string } {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', 'test/integration/localIsolationPeer.ts', command], { cwd: repoRoot, env: { ...process.env, ...secrets, ...env }, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 120_000 });
+  const out = execFileSync(process.execPath, ['--import', 'tsx', 'test/integration/localIsolationPeer.ts', command], {
+    cwd: repoRoot,
+    env: { ...process.env, ...secrets, ...env },
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+    timeout: 120_000,
+  });
   return JSON.parse(out) as { isolation: string; exitCode: number | null; stdout: string; stderr: string };
 }
 
 const opened: LocalSandbox[] = [];
 async function open(extra: Partial<SandboxSpecInput> = {}): Promise<LocalSandbox> {
-  const spec = sandboxSpecSchema.parse({ ...defaultSandboxOptions(), backend: 'local', localRepo: sampleRepo, workdir: '/testbed', run: 'test-local-isolation', task: 'local-isolation', ...extra });
+  const spec = sandboxSpecSchema.parse({
+    ...defaultSandboxOptions(),
+    backend: 'local',
+    localRepo: sampleRepo,
+    workdir: '/testbed',
+    run: 'test-local-isolation',
+    task: 'local-isolation',
+    ...extra,
+  });
   const sb = await LocalSandbox.open(spec);
   opened.push(sb);
   return sb;
@@ -74,7 +88,9 @@ describe('local backend under bubblewrap', () => {
   });
 
   test("a command finds none of the launching process's secrets in any /proc/*/environ", async () => {
-    const r = runInPeer('for f in /proc/*/environ /proc/$PPID/environ /proc/1/environ; do echo "== $f"; tr "\\0" "\\n" < "$f" 2>/dev/null; done; echo "== self $$ parent $PPID"');
+    const r = runInPeer(
+      'for f in /proc/*/environ /proc/$PPID/environ /proc/1/environ; do echo "== $f"; tr "\\0" "\\n" < "$f" 2>/dev/null; done; echo "== self $$ parent $PPID"',
+    );
     assert.equal(r.isolation, 'bubblewrap');
     assert.equal(r.exitCode, 0, r.stderr);
     for (const value of Object.values(secrets)) assert.ok(!r.stdout.includes(value), `a secret (${value}) reached the command:\n${r.stdout.slice(0, 2000)}`);
@@ -112,7 +128,7 @@ describe('local backend under bubblewrap', () => {
     assert.equal(r.stdout.trim(), 'hello', r.stderr);
   });
 
-  test('a command cannot write a host folder outside the working copy, nor the user\'s home', async () => {
+  test("a command cannot write a host folder outside the working copy, nor the user's home", async () => {
     // /var/tmp is outside the home and the host's /tmp (which are hidden), so it is visible, read-only.
     const outside = await mkdtemp(join(existsSync('/var/tmp') ? '/var/tmp' : tmpdir(), 'gp-isolation-'));
     const hidden = await mkdtemp(join(tmpdir(), 'gp-isolation-'));
@@ -152,7 +168,9 @@ describe('local backend under bubblewrap', () => {
     assert.equal(r.timedOut, true);
     assert.ok(r.durationMs < 5000, `took ${r.durationMs} ms`);
     await new Promise((done) => setTimeout(done, 300));
-    const left = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' }).split('\n').filter((line) => line.includes(`sleep ${tag}`));
+    const left = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' })
+      .split('\n')
+      .filter((line) => line.includes(`sleep ${tag}`));
     assert.deepEqual(left, [], 'the forked sleeper outlived the timeout');
     const limit = await sb.exec('ulimit -v');
     assert.equal(limit.stdout.trim(), String(512 * 1024));

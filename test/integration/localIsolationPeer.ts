@@ -12,7 +12,14 @@ import { defaultSandboxOptions } from '../../server/src/launch/index.js';
 async function main(): Promise<void> {
   const command = process.argv[2] ?? 'true';
   const localRepo = join(resolve(__dirname, '..', '..'), 'docker', 'repoenv_sample', 'sample_repo');
-  const spec = sandboxSpecSchema.parse({ ...defaultSandboxOptions(), backend: 'local', localRepo, workdir: '/testbed', run: 'test-local-isolation', task: 'local-isolation-peer' });
+  const spec = sandboxSpecSchema.parse({
+    ...defaultSandboxOptions(),
+    backend: 'local',
+    localRepo,
+    workdir: '/testbed',
+    run: 'test-local-isolation',
+    task: 'local-isolation-peer',
+  });
   const sb = await LocalSandbox.open(spec);
   try {
     const r = await sb.exec(command);

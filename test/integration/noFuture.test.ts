@@ -68,7 +68,16 @@ after(async () => {
 });
 
 async function open(backend: 'docker' | 'local'): Promise<Sandbox> {
-  const spec = sandboxSpecSchema.parse({ ...defaultSandboxOptions(), backend, image, localRepo: repo, workdir: '/testbed', run, task: `no-future-${backend}`, baseCommit: base });
+  const spec = sandboxSpecSchema.parse({
+    ...defaultSandboxOptions(),
+    backend,
+    image,
+    localRepo: repo,
+    workdir: '/testbed',
+    run,
+    task: `no-future-${backend}`,
+    baseCommit: base,
+  });
   const sb = await openSandbox(spec);
   opened.push(sb);
   return sb;
@@ -110,7 +119,15 @@ describe('no future in a working copy', () => {
 
   test('docker backend, in the task image gp env build --docker makes: nothing later than the base either', async () => {
     if (!(await dockerAvailable())) assert.fail('Docker is not reachable: the integration layer needs dockerd (bash test/integration/setup.sh starts it)');
-    const built = await buildTaskImage(new Docker(), { tag: image, envTag: imageTag('base'), repo, workdir: '/testbed', commit: base, pythonPath: ['.'], force: true });
+    const built = await buildTaskImage(new Docker(), {
+      tag: image,
+      envTag: imageTag('base'),
+      repo,
+      workdir: '/testbed',
+      commit: base,
+      pythonPath: ['.'],
+      force: true,
+    });
     assert.match(built.status, /built|up-to-date/);
     const sb = await open('docker');
     assert.equal((await sb.exec(['git', 'rev-parse', 'HEAD'])).stdout.trim(), base);

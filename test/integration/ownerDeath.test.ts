@@ -32,7 +32,11 @@ after(async () => {
   rmSync(dir, { recursive: true, force: true });
   // Whatever a failed test left is removed here, so a failure does not leak into the engine.
   for (const name of runs) {
-    for (const c of await containersOf(name)) await docker.getContainer(c.Id).remove({ force: true }).catch(() => undefined);
+    for (const c of await containersOf(name))
+      await docker
+        .getContainer(c.Id)
+        .remove({ force: true })
+        .catch(() => undefined);
   }
 });
 
@@ -81,7 +85,10 @@ test('a sandbox container is gone soon after its owner is killed with SIGKILL', 
   await waitFor(
     async () => {
       assert.equal(peer.child.exitCode, null, `the peer ended early: ${peer.output()}`);
-      const line = peer.output().split('\n').find((l) => l.startsWith('{"id"'));
+      const line = peer
+        .output()
+        .split('\n')
+        .find((l) => l.startsWith('{"id"'));
       if (line !== undefined) id = (JSON.parse(line) as { id: string }).id;
       return id !== '';
     },
@@ -89,11 +96,15 @@ test('a sandbox container is gone soon after its owner is killed with SIGKILL', 
     () => `the peer never opened its sandbox: ${peer.output()}`,
   );
   const info = await docker.getContainer(id).inspect();
-  assert.equal(info.State.Running, true, 'the peer\'s container runs while the peer lives');
+  assert.equal(info.State.Running, true, "the peer's container runs while the peer lives");
   assert.equal(info.Config.Labels[sandboxLabels.pid], String(peer.child.pid));
   peer.child.kill('SIGKILL');
   await peer.exited;
-  const tookMs = await waitFor(async () => !(await exists(id)), graceMs, () => `container ${id} still exists ${graceMs / 1000} s after its owner was killed`);
+  const tookMs = await waitFor(
+    async () => !(await exists(id)),
+    graceMs,
+    () => `container ${id} still exists ${graceMs / 1000} s after its owner was killed`,
+  );
   t.diagnostic(`container gone ${tookMs.toFixed(0)} ms after its owner exited`);
 });
 
@@ -101,7 +112,17 @@ test('a gp rollout killed with SIGKILL while two sandboxes are open leaves no co
   const name = `${run}-rollout`;
   runs.push(name);
   const runDir = join(dir, name);
-  const rollout = spawnChild(['server/src/cli/main.ts', 'rollout', 'datasets/sample/tasks.jsonl', '--backend', 'docker', '--parallel', '2', '--run-dir', runDir]);
+  const rollout = spawnChild([
+    'server/src/cli/main.ts',
+    'rollout',
+    'datasets/sample/tasks.jsonl',
+    '--backend',
+    'docker',
+    '--parallel',
+    '2',
+    '--run-dir',
+    runDir,
+  ]);
   await waitFor(
     async () => {
       assert.equal(rollout.child.exitCode, null, `gp rollout ended before two containers were open: ${rollout.output()}`);
@@ -112,7 +133,11 @@ test('a gp rollout killed with SIGKILL while two sandboxes are open leaves no co
   );
   rollout.child.kill('SIGKILL');
   await rollout.exited;
-  const tookMs = await waitFor(async () => (await containersOf(name)).length === 0, graceMs, () => `containers of ${name} remain ${graceMs / 1000} s after gp rollout was killed`);
+  const tookMs = await waitFor(
+    async () => (await containersOf(name)).length === 0,
+    graceMs,
+    () => `containers of ${name} remain ${graceMs / 1000} s after gp rollout was killed`,
+  );
   t.diagnostic(`both containers gone ${tookMs.toFixed(0)} ms after gp rollout exited`);
   // The status still says running: the process had no chance to clean up, so the lifeline did it.
   const status = join(runDir, 'status.json');

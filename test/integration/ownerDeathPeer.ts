@@ -12,7 +12,9 @@ import { openSandbox } from '../../server/src/sandbox/index.js';
 
 async function main(): Promise<void> {
   const [run = 'owner-death-peer', image = 'graph-planner/repoenv-sample:latest'] = process.argv.slice(2);
-  const sandbox = await openSandbox(sandboxSpecSchema.parse({ ...defaultSandboxOptions(run), backend: 'docker', image, workdir: '/testbed', run, task: 'owner-death' }));
+  const sandbox = await openSandbox(
+    sandboxSpecSchema.parse({ ...defaultSandboxOptions(run), backend: 'docker', image, workdir: '/testbed', run, task: 'owner-death' }),
+  );
   const echo = await sandbox.exec('echo ready');
   if (echo.stdout !== 'ready\n') throw new Error(`the sandbox did not run a command: ${JSON.stringify(echo)}`);
   // Its result never comes: the process is killed while it runs.

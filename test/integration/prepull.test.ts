@@ -51,7 +51,9 @@ async function freePort(): Promise<number> {
 }
 
 async function follow(stream: NodeJS.ReadableStream): Promise<{ error?: string }[]> {
-  return new Promise((resolve, reject) => docker.modem.followProgress(stream, (error: Error | null, output: { error?: string }[]) => (error ? reject(error) : resolve(output))));
+  return new Promise((resolve, reject) =>
+    docker.modem.followProgress(stream, (error: Error | null, output: { error?: string }[]) => (error ? reject(error) : resolve(output))),
+  );
 }
 
 async function startRegistry(port: number): Promise<void> {
@@ -60,7 +62,17 @@ async function startRegistry(port: number): Promise<void> {
   const config = join(dir, 'config.yml');
   writeFileSync(
     config,
-    ['version: 0.1', 'log:', '  level: error', 'storage:', '  filesystem:', `    rootdirectory: ${join(dir, 'storage')}`, 'http:', `  addr: 127.0.0.1:${port}`, ''].join('\n'),
+    [
+      'version: 0.1',
+      'log:',
+      '  level: error',
+      'storage:',
+      '  filesystem:',
+      `    rootdirectory: ${join(dir, 'storage')}`,
+      'http:',
+      `  addr: 127.0.0.1:${port}`,
+      '',
+    ].join('\n'),
   );
   const child = spawn(registryProgram, ['serve', config], { stdio: ['ignore', 'pipe', 'pipe'] });
   registry = child;
@@ -116,7 +128,11 @@ before(async () => {
 });
 
 after(async () => {
-  if (tiny) await docker.getImage(tiny).remove({ force: true }).catch(() => undefined);
+  if (tiny)
+    await docker
+      .getImage(tiny)
+      .remove({ force: true })
+      .catch(() => undefined);
   if (registry !== undefined && registry.exitCode === null) {
     const exited = new Promise((resolve) => registry?.once('exit', resolve));
     registry.kill('SIGTERM');
@@ -128,10 +144,13 @@ after(async () => {
 });
 
 async function present(image: string): Promise<boolean> {
-  return docker.getImage(image).inspect().then(
-    () => true,
-    () => false,
-  );
+  return docker
+    .getImage(image)
+    .inspect()
+    .then(
+      () => true,
+      () => false,
+    );
 }
 
 test('pulls from the distribution registry, fails an unreachable one after every retry, and never pulls a build-only image', async () => {
@@ -139,7 +158,14 @@ test('pulls from the distribution registry, fails an unreachable one after every
   const dead = `127.0.0.1:${deadPort}/gp-test/none-${suffix}:1`;
   const buildOnly = 'sweb.eval.x86_64.foo__bar-1:latest';
   const events: PrepullEvent[] = [];
-  const results = await prepullImages([dead, tiny, buildOnly, tiny], { maxWorkers: 2, retries: 2, delayMs: 50, timeoutMs: 60_000, docker, onEvent: (e) => events.push(e) });
+  const results = await prepullImages([dead, tiny, buildOnly, tiny], {
+    maxWorkers: 2,
+    retries: 2,
+    delayMs: 50,
+    timeoutMs: 60_000,
+    docker,
+    onEvent: (e) => events.push(e),
+  });
   assert.deepEqual(
     results.map((r) => [r.image, r.status, r.attempts]),
     [
@@ -159,7 +185,10 @@ test('reports an image already in the local store as present without pulling it'
   const [result] = await prepullImages([tiny], { docker, onEvent: (e) => events.push(e) });
   assert.equal(result?.status, 'present');
   assert.equal(result?.attempts, 0);
-  assert.equal(events.some((e) => e.kind === 'attempt'), false);
+  assert.equal(
+    events.some((e) => e.kind === 'attempt'),
+    false,
+  );
 });
 
 test('aborts an attempt that passes its time limit and says so', async () => {
@@ -168,7 +197,7 @@ test('aborts an attempt that passes its time limit and says so', async () => {
   const [result] = await prepullImages([hanging], { docker, retries: 0, timeoutMs: 1_000 });
   assert.equal(result?.status, 'failed');
   assert.match(result?.error ?? '', /no complete pull within 1 s/);
-  assert.ok(Date.now() - started < 8_000, 'the attempt was cut at its limit, not at the daemon\'s own timeouts');
+  assert.ok(Date.now() - started < 8_000, "the attempt was cut at its limit, not at the daemon's own timeouts");
 });
 
 test('gp images prepull exits 0 when every image is fine and 1 when one failed', async () => {
@@ -181,13 +210,19 @@ test('gp images prepull exits 0 when every image is fine and 1 when one failed',
   const bad = capture();
   const dead = `127.0.0.1:${deadPort}/gp-test/none-${suffix}:1`;
   assert.equal(await imagesPrepull([tiny, dead, '--retries', '1', '--delay', '0.05'], bad), 1);
-  assert.ok(bad.lines.some((l) => l.startsWith(`${dead}: failed: `) && l.endsWith('(2 attempts)')), bad.lines.join('\n'));
+  assert.ok(
+    bad.lines.some((l) => l.startsWith(`${dead}: failed: `) && l.endsWith('(2 attempts)')),
+    bad.lines.join('\n'),
+  );
   assert.ok(bad.errors.some((l) => l.startsWith(`${dead}: attempt 1 failed`)));
 
   const json = capture();
   assert.equal(await imagesPrepull([tiny, '--json'], json), 0);
   const printed = JSON.parse(json.lines.join('\n')) as { results: { image: string; status: string }[] };
-  assert.deepEqual(printed.results.map((r) => r.status), ['present']);
+  assert.deepEqual(
+    printed.results.map((r) => r.status),
+    ['present'],
+  );
 });
 
 test('gp images prepull reads a manifest and a dataset file, and exits 2 on usage errors', async () => {

@@ -94,9 +94,17 @@ describe('per-task Python environments', () => {
     const file = taskFile('tasks.jsonl', { backend: 'local', python_env: { packages: pins, as_of: asOf } });
     const first = await gp('env', 'build', file);
     assert.equal(first.code, 0, `${first.out}\n${first.err}`);
-    assert.match(first.out, /\(1 task\): built in \d+\.\d s, Python 3\.\d+\.\d+ \(.*\), as of 2023-09-06 \(python_env\.as_of of its tasks\), uv 0\.13\.9; pip 23\.2\.1, setuptools 68\.1\.2, wheel 0\.41\.2/);
+    assert.match(
+      first.out,
+      /\(1 task\): built in \d+\.\d s, Python 3\.\d+\.\d+ \(.*\), as of 2023-09-06 \(python_env\.as_of of its tasks\), uv 0\.13\.9; pip 23\.2\.1, setuptools 68\.1\.2, wheel 0\.41\.2/,
+    );
     assert.match(first.out, /^ {2}\d+ installed: .*\bpytest==7\.4\.0\b/m);
-    const record = JSON.parse(readFileSync(join(envs, readKey(first.out), 'gp-env.json'), 'utf8')) as { installed: string[]; asOf: string; resolver: string; toolchain: Record<string, string> };
+    const record = JSON.parse(readFileSync(join(envs, readKey(first.out), 'gp-env.json'), 'utf8')) as {
+      installed: string[];
+      asOf: string;
+      resolver: string;
+      toolchain: Record<string, string>;
+    };
     assert.ok(record.installed.includes('pytest==7.4.0'), record.installed.join(' '));
     assert.ok(record.installed.includes('six==1.15.0'));
     // Unpinned, and newer releases exist: the day decides.
@@ -120,10 +128,14 @@ describe('per-task Python environments', () => {
     assert.match(fixed.out, /RESOLVED_FULL/);
   });
 
-  test('a link to the environment\'s interpreter from another folder still runs with its packages, as tox-current-env starts the tests', async () => {
+  test("a link to the environment's interpreter from another folder still runs with its packages, as tox-current-env starts the tests", async () => {
     // tox-current-env links .tox/<env>/bin/python to the interpreter tox runs under; Python started
     // through such a link finds no pyvenv.cfg beside it and starts as the bare base interpreter.
-    const file = taskFile('linked.jsonl', { backend: 'local', python_env: { packages: pins, as_of: asOf }, test_command: 'mkdir -p .tox/py/bin && ln -sf "$(command -v python)" .tox/py/bin/python && .tox/py/bin/python -m pytest -rA test_six.py' });
+    const file = taskFile('linked.jsonl', {
+      backend: 'local',
+      python_env: { packages: pins, as_of: asOf },
+      test_command: 'mkdir -p .tox/py/bin && ln -sf "$(command -v python)" .tox/py/bin/python && .tox/py/bin/python -m pytest -rA test_six.py',
+    });
     // test_env.py is left out (it checks that the interpreter is the venv's, which a link's is not).
     const fixed = await gp('task', 'test', file, '--patch', gold, '--run-dir', join(dir, 'run-linked'));
     const record = readFileSync(join(dir, 'run-linked', 'test_runs.jsonl'), 'utf8');
@@ -148,7 +160,10 @@ describe('per-task Python environments', () => {
       const file = taskFile('unbuilt.jsonl', { backend: 'local', python_env: { packages: pins, as_of: asOf } });
       const r = await gp('task', 'test', file, '--run-dir', join(dir, 'run-unbuilt'));
       assert.equal(r.code, 1);
-      assert.match(r.err, /Python environment of task six-b \(py3\d+-[0-9a-f]{16}: Python 3\.\d+\.\d+, 2 package\(s\)\) is not built in .*empty-envs\. Build it with `gp env build TASKS\.jsonl`/);
+      assert.match(
+        r.err,
+        /Python environment of task six-b \(py3\d+-[0-9a-f]{16}: Python 3\.\d+\.\d+, 2 package\(s\)\) is not built in .*empty-envs\. Build it with `gp env build TASKS\.jsonl`/,
+      );
     } finally {
       process.env['GP_PYTHON_ENVS'] = envs;
     }
@@ -190,4 +205,3 @@ function readKey(out: string): string {
   assert.ok(key !== undefined, out);
   return key;
 }
-

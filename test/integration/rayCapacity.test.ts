@@ -34,7 +34,8 @@ describe('sandbox capacity on a real two-node Ray cluster', () => {
   before(async () => {
     const python = trainerPython(undefined);
     const probe = spawnSync(python, ['-c', 'import ray'], { encoding: 'utf8' });
-    if (probe.status !== 0) throw new Error(`the trainer environment is missing or broken (${python}: ${probe.stderr.trim().split('\n').pop() ?? ''}); run bash python/setup.sh`);
+    if (probe.status !== 0)
+      throw new Error(`the trainer environment is missing or broken (${python}: ${probe.stderr.trim().split('\n').pop() ?? ''}); run bash python/setup.sh`);
     cluster = await startTwoNodeCluster({ headSlots: 3, workerSlots: 2 });
   });
   after(async () => {
@@ -43,7 +44,13 @@ describe('sandbox capacity on a real two-node Ray cluster', () => {
   });
 
   test('the dashboard gives both nodes with the slots each advertised: 3 + 2', async () => {
-    assert.deepEqual(cluster.nodes.map((n) => [n.head, n.slots]), [[true, 3], [false, 2]]);
+    assert.deepEqual(
+      cluster.nodes.map((n) => [n.head, n.slots]),
+      [
+        [true, 3],
+        [false, 2],
+      ],
+    );
     const read = await readClusterSlots(cluster.address);
     assert.equal(read.ok, true, read.ok ? '' : read.message);
     if (!read.ok) return;
@@ -55,7 +62,10 @@ describe('sandbox capacity on a real two-node Ray cluster', () => {
   test('gp config check --ray warns that eight episodes at once exceed the five slots; --for eval fits', async () => {
     const train = io();
     assert.equal(await runCli(['config', 'check', config, '--no-disk', '--ray', cluster.address], train.io, root), 0, train.err.join('\n'));
-    assert.match(train.out.join('\n'), /eight\.yaml:2:21 warning preflight\/sandbox-capacity 8 episodes run at once \(training\.train_batch_size 4 × training\.rollout_n 2\), but the cluster offers 5 sandbox slots on 2 nodes: 3 wait for a slot each time/);
+    assert.match(
+      train.out.join('\n'),
+      /eight\.yaml:2:21 warning preflight\/sandbox-capacity 8 episodes run at once \(training\.train_batch_size 4 × training\.rollout_n 2\), but the cluster offers 5 sandbox slots on 2 nodes: 3 wait for a slot each time/,
+    );
     const evaluation = io();
     assert.equal(await runCli(['config', 'check', config, '--no-disk', '--ray', cluster.address, '--for', 'eval'], evaluation.io, root), 0);
     assert.doesNotMatch(evaluation.out.join('\n'), /sandbox-capacity/);
@@ -63,7 +73,25 @@ describe('sandbox capacity on a real two-node Ray cluster', () => {
 
   test('gp train --dry-run --ray prints the same finding before it starts nothing', async () => {
     const { io: cli, out, err } = io();
-    const code = await runCli(['train', config, '--dry-run', '--tasks', 'datasets/sample/tasks.jsonl', '--set', 'training.train_batch_size=3', '--set', 'training.rollout_n=2', '--ray', cluster.address, '--run-dir', join(dir, 'never-written')], cli, root);
+    const code = await runCli(
+      [
+        'train',
+        config,
+        '--dry-run',
+        '--tasks',
+        'datasets/sample/tasks.jsonl',
+        '--set',
+        'training.train_batch_size=3',
+        '--set',
+        'training.rollout_n=2',
+        '--ray',
+        cluster.address,
+        '--run-dir',
+        join(dir, 'never-written'),
+      ],
+      cli,
+      root,
+    );
     assert.equal(code, 0, err.join('\n'));
     assert.match(err.join('\n'), /warning preflight\/sandbox-capacity 6 episodes run at once .* but the cluster offers 5 sandbox slots on 2 nodes/);
     assert.match(out.join('\n'), /verl\.trainer\.main_ppo/);
@@ -79,7 +107,10 @@ describe('sandbox capacity on a real two-node Ray cluster', () => {
     assert.deepEqual(new Set(nodes.map((n) => n.node_id)), new Set(cluster.nodes.map((n) => n.nodeId)), 'one answer from each node');
     for (const node of nodes) {
       assert.equal(node.error, null);
-      assert.deepEqual(node.results?.map((r) => [r.image, r.status]), [['graph-planner/repoenv-sample:latest', 'present']]);
+      assert.deepEqual(
+        node.results?.map((r) => [r.image, r.status]),
+        [['graph-planner/repoenv-sample:latest', 'present']],
+      );
     }
     const text = io();
     assert.equal(await runCli(['images', 'prepull', 'datasets/sample/tasks.jsonl', '--ray', cluster.address], text.io, root), 0);

@@ -128,7 +128,7 @@ function processes(): ProcessEntry[] {
 function clusterProcesses(groups: readonly number[], dir: string): number[] {
   const all = processes();
   const ours = new Set(all.filter((p) => groups.includes(p.pgid) || p.cmdline.includes(dir)).map((p) => p.pid));
-  for (let grew = true; grew; ) {
+  for (let grew = true; grew;) {
     grew = false;
     for (const p of all) {
       if (!ours.has(p.pid) && ours.has(p.ppid)) {
@@ -158,9 +158,32 @@ export async function startTwoNodeCluster(options: TwoNodeOptions): Promise<TwoN
   const [gcs, dashboard, client, ...rest] = await freePorts(15);
   const perNode = (ports: readonly number[]) => {
     const [agent, agentGrpc, runtimeEnv, metrics, nodeManager, objectManager] = ports.map(String);
-    return ['--dashboard-agent-listen-port', agent, '--dashboard-agent-grpc-port', agentGrpc, '--runtime-env-agent-port', runtimeEnv, '--metrics-export-port', metrics, '--node-manager-port', nodeManager, '--object-manager-port', objectManager].map((w) => w ?? '');
+    return [
+      '--dashboard-agent-listen-port',
+      agent,
+      '--dashboard-agent-grpc-port',
+      agentGrpc,
+      '--runtime-env-agent-port',
+      runtimeEnv,
+      '--metrics-export-port',
+      metrics,
+      '--node-manager-port',
+      nodeManager,
+      '--object-manager-port',
+      objectManager,
+    ].map((w) => w ?? '');
   };
-  const common = ['--node-ip-address', '127.0.0.1', '--num-cpus', String(options.numCpus ?? 1), '--object-store-memory', String(100 * 1024 * 1024), '--temp-dir', tempDir, '--disable-usage-stats'];
+  const common = [
+    '--node-ip-address',
+    '127.0.0.1',
+    '--num-cpus',
+    String(options.numCpus ?? 1),
+    '--object-store-memory',
+    String(100 * 1024 * 1024),
+    '--temp-dir',
+    tempDir,
+    '--disable-usage-stats',
+  ];
   const slots = (n: number) => ['--resources', JSON.stringify({ gp_sandbox_slots: n })];
   const groups: number[] = [];
   const stop = async (): Promise<void> => {
@@ -181,7 +204,27 @@ export async function startTwoNodeCluster(options: TwoNodeOptions): Promise<TwoN
   try {
     const address = `http://127.0.0.1:${dashboard ?? 0}`;
     const gcsAddress = `127.0.0.1:${gcs ?? 0}`;
-    groups.push(await rayStart(python, ['--head', '--port', String(gcs), '--dashboard-host', '127.0.0.1', '--dashboard-port', String(dashboard), '--ray-client-server-port', String(client), ...perNode(rest.slice(0, 6)), ...common, ...slots(options.headSlots)], env, timeoutMs));
+    groups.push(
+      await rayStart(
+        python,
+        [
+          '--head',
+          '--port',
+          String(gcs),
+          '--dashboard-host',
+          '127.0.0.1',
+          '--dashboard-port',
+          String(dashboard),
+          '--ray-client-server-port',
+          String(client),
+          ...perNode(rest.slice(0, 6)),
+          ...common,
+          ...slots(options.headSlots),
+        ],
+        env,
+        timeoutMs,
+      ),
+    );
     groups.push(await rayStart(python, ['--address', gcsAddress, ...perNode(rest.slice(6, 12)), ...common, ...slots(options.workerSlots)], env, timeoutMs));
     const until = Date.now() + timeoutMs;
     let nodes: StateNode[] = [];

@@ -50,7 +50,11 @@ for (const backend of ['local', 'docker'] as const) {
       assert.equal(readFileSync(join(runDir, 'test_runs.jsonl'), 'utf8'), testRuns, 'nor a test run');
       if (backend === 'docker') {
         const left = await docker.listContainers({ all: true, filters: { label: ['graph-planner.task=sample-calc-add'] } });
-        assert.deepEqual(left.filter((c) => c.Labels['graph-planner.run']?.startsWith('replay-')), [], 'no replay container is left');
+        assert.deepEqual(
+          left.filter((c) => c.Labels['graph-planner.run']?.startsWith('replay-')),
+          [],
+          'no replay container is left',
+        );
       }
     });
 
@@ -61,11 +65,20 @@ for (const backend of ['local', 'docker'] as const) {
       const model = buildEpisodeModel(read);
       const repair = model.steps.find((s) => s.kind === 'repair');
       const last = repair?.record.observation.last;
-      assert.ok(last?.kind === 'repair' && last.candidates.every((c) => c.diff === '' || (c.preimages?.length ?? 0) > 0), 'every candidate with a diff records its pre-images');
-      for (const ref of [{ step: repair?.step ?? 0, candidate: 0 }, { step: null, candidate: null }]) {
+      assert.ok(
+        last?.kind === 'repair' && last.candidates.every((c) => c.diff === '' || (c.preimages?.length ?? 0) > 0),
+        'every candidate with a diff records its pre-images',
+      );
+      for (const ref of [
+        { step: repair?.step ?? 0, candidate: 0 },
+        { step: null, candidate: null },
+      ]) {
         const images = await patchImages(trajectory, model, ref);
         assert.ok(images.ok, images.ok ? '' : images.message);
-        assert.deepEqual(images.files.map((f) => [f.newPath, f.problem]), [['app/calc.py', null]]);
+        assert.deepEqual(
+          images.files.map((f) => [f.newPath, f.problem]),
+          [['app/calc.py', null]],
+        );
         assert.match(images.files[0]?.before ?? '', /return lhs - rhs/);
         assert.match(images.files[0]?.after ?? '', /return lhs \+ rhs/);
       }

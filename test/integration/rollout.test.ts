@@ -14,7 +14,14 @@ import { after, before, test } from 'node:test';
 import Docker from 'dockerode';
 import { runGp, type GpResult } from '../support/cli.js';
 import { swebenchReportSchema } from '../../server/src/protocol/index.js';
-import { runEventSchema, runLaunchRecordSchema, runReportSchema, runStatusSchema, trajectoryLineSchema, type RunReport } from '../../server/src/protocol/runs.js';
+import {
+  runEventSchema,
+  runLaunchRecordSchema,
+  runReportSchema,
+  runStatusSchema,
+  trajectoryLineSchema,
+  type RunReport,
+} from '../../server/src/protocol/runs.js';
 import { readTrajectory } from '../../server/src/runs/index.js';
 
 const root = resolve('.');
@@ -91,7 +98,10 @@ test('rolls out the sample tasks with the rule agent in containers; every trajec
   assert.ok(existsSync(join(runDir, 'resolved_config.yaml')));
   // How it was launched, for resume and re-launch from the editor: the arguments as given.
   const launch = json(join(runDir, 'launch.json'), (v) => runLaunchRecordSchema.parse(v));
-  assert.deepEqual([launch.command, launch.args, launch.cwd, launch.agent], ['rollout', [sampleTasks, '--backend', 'docker', '--run-dir', runDir, '--parallel', '2'], root, 'rule']);
+  assert.deepEqual(
+    [launch.command, launch.args, launch.cwd, launch.agent],
+    ['rollout', [sampleTasks, '--backend', 'docker', '--run-dir', runDir, '--parallel', '2'], root, 'rule'],
+  );
   assert.deepEqual(await containersOf(basenameOf(runDir)), []);
 });
 
@@ -115,25 +125,36 @@ test('kill -9 mid-run, then --resume: finished episodes are kept, the torn one i
   const name = runName('kill');
   const runDir = join(dir, name);
   const trajectories = join(runDir, 'trajectories');
-  const child = spawn(process.execPath, [cli, 'rollout', sampleTasks, '--backend', 'docker', '--run-dir', runDir, '--parallel', '1'], { cwd: root, stdio: 'ignore' });
+  const child = spawn(process.execPath, [cli, 'rollout', sampleTasks, '--backend', 'docker', '--run-dir', runDir, '--parallel', '1'], {
+    cwd: root,
+    stdio: 'ignore',
+  });
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
   // Wait until one episode has finished and the next has written its start line, then kill.
   let finishedFile = '';
   let tornFile = '';
-  await waitFor(async () => {
-    if (!existsSync(trajectories)) return false;
-    const reads = await Promise.all(readdirSync(trajectories).map(async (f) => ({ f, read: await readTrajectory(join(trajectories, f)) })));
-    finishedFile = reads.find((x) => x.read?.end !== undefined)?.f ?? '';
-    tornFile = reads.find((x) => x.read?.start !== undefined && x.read.end === undefined)?.f ?? '';
-    return finishedFile !== '' && tornFile !== '';
-  }, 180_000, () => `no moment with one finished and one running episode in ${trajectories}`);
+  await waitFor(
+    async () => {
+      if (!existsSync(trajectories)) return false;
+      const reads = await Promise.all(readdirSync(trajectories).map(async (f) => ({ f, read: await readTrajectory(join(trajectories, f)) })));
+      finishedFile = reads.find((x) => x.read?.end !== undefined)?.f ?? '';
+      tornFile = reads.find((x) => x.read?.start !== undefined && x.read.end === undefined)?.f ?? '';
+      return finishedFile !== '' && tornFile !== '';
+    },
+    180_000,
+    () => `no moment with one finished and one running episode in ${trajectories}`,
+  );
   child.kill('SIGKILL');
   await exited;
   const kept = readFileSync(join(trajectories, finishedFile), 'utf8');
   // A step half written when the process died.
   appendFileSync(join(trajectories, tornFile), '{"type":"step","step":2,"observ');
   // The container dies with its owner (sandbox/lifeline.ts): the engine removes it by itself.
-  await waitFor(async () => (await containersOf(name)).length === 0, 20_000, () => 'the killed process left its container behind for 20 s');
+  await waitFor(
+    async () => (await containersOf(name)).length === 0,
+    20_000,
+    () => 'the killed process left its container behind for 20 s',
+  );
   assert.equal(json(join(runDir, 'status.json'), (v) => runStatusSchema.parse(v)).state, 'running', 'the status still says running');
 
   const r = spawnSync(process.execPath, [cli, 'rollout', sampleTasks, '--backend', 'docker', '--run-dir', runDir, '--resume'], { cwd: root, encoding: 'utf8' });
@@ -143,10 +164,16 @@ test('kill -9 mid-run, then --resume: finished episodes are kept, the torn one i
   assert.equal(redone?.torn, false);
   assert.deepEqual(redone?.problems, []);
   assert.ok(redone?.end, 'the torn episode ran again to its end');
-  const events = readFileSync(join(runDir, 'events.jsonl'), 'utf8').trim().split('\n').map((l) => runEventSchema.parse(JSON.parse(l)));
+  const events = readFileSync(join(runDir, 'events.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => runEventSchema.parse(JSON.parse(l)));
   const lastStart = events.filter((e) => e.kind === 'run-start').at(-1);
   assert.equal(lastStart?.kind === 'run-start' ? lastStart.resumed : -1, 1, 'one episode counted as already finished');
-  const started = events.slice(events.lastIndexOf(lastStart as (typeof events)[number])).filter((e) => e.kind === 'episode-start').map((e) => (e.kind === 'episode-start' ? e.episode_id : ''));
+  const started = events
+    .slice(events.lastIndexOf(lastStart as (typeof events)[number]))
+    .filter((e) => e.kind === 'episode-start')
+    .map((e) => (e.kind === 'episode-start' ? e.episode_id : ''));
   assert.equal(started.length, 2, `the resumed process ran the two unfinished episodes: ${started.join(', ')}`);
   const report = json(join(runDir, 'report.json'), (v) => runReportSchema.parse(v));
   assert.equal(report.total, 3);
@@ -158,11 +185,18 @@ test('kill -9 mid-run, then --resume: finished episodes are kept, the torn one i
 test('SIGINT ends the running episodes, closes their containers, writes status interrupted and exits 130', async () => {
   const name = runName('sigint');
   const runDir = join(dir, name);
-  const child: ChildProcess = spawn(process.execPath, [cli, 'rollout', sampleTasks, '--backend', 'docker', '--run-dir', runDir, '--parallel', '2'], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(process.execPath, [cli, 'rollout', sampleTasks, '--backend', 'docker', '--run-dir', runDir, '--parallel', '2'], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  await waitFor(async () => (await containersOf(name)).length > 0, 120_000, () => 'no container of the run appeared');
+  await waitFor(
+    async () => (await containersOf(name)).length > 0,
+    120_000,
+    () => 'no container of the run appeared',
+  );
   child.kill('SIGINT');
   let timer: NodeJS.Timeout | undefined;
   const code = await Promise.race([exited, new Promise<'hung'>((r) => (timer = setTimeout(() => r('hung'), 90_000)))]);

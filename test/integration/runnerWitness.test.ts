@@ -39,7 +39,17 @@ const calc = (prelude: string, op = '-') => `${prelude}\n\ndef add(lhs, rhs):\n 
 /** Patches that leave `add` subtracting and try to make its failing test report as passed. */
 const pytestTampering: Record<string, Record<string, string>> = {
   'rewrites TestReport so every report passes': {
-    'app/calc.py': calc(['import _pytest.reports as _r', '_init = _r.TestReport.__init__', 'def _passing(self, *a, **k):', '    _init(self, *a, **k)', '    self.outcome = "passed"', '    self.longrepr = None', '_r.TestReport.__init__ = _passing'].join('\n')),
+    'app/calc.py': calc(
+      [
+        'import _pytest.reports as _r',
+        '_init = _r.TestReport.__init__',
+        'def _passing(self, *a, **k):',
+        '    _init(self, *a, **k)',
+        '    self.outcome = "passed"',
+        '    self.longrepr = None',
+        '_r.TestReport.__init__ = _passing',
+      ].join('\n'),
+    ),
   },
   'wraps the registered makereport hook': {
     'app/calc.py': calc(
@@ -110,11 +120,17 @@ const opened: Sandbox[] = [];
 after(async () => {
   for (const sb of opened) await sb.close();
   const left = await new Docker().listContainers({ all: true, filters: { label: [`graph-planner.run=${run}`] } });
-  assert.deepEqual(left.map((c) => c.Names), [], 'containers of this test run were left behind');
+  assert.deepEqual(
+    left.map((c) => c.Names),
+    [],
+    'containers of this test run were left behind',
+  );
 });
 
 async function open(backend: 'docker' | 'local'): Promise<Sandbox> {
-  const sb = await openSandbox(sandboxSpecSchema.parse({ ...defaultSandboxOptions(), backend, image, localRepo: sampleRepo, workdir: '/testbed', run, task: `witness-${backend}` }));
+  const sb = await openSandbox(
+    sandboxSpecSchema.parse({ ...defaultSandboxOptions(), backend, image, localRepo: sampleRepo, workdir: '/testbed', run, task: `witness-${backend}` }),
+  );
   opened.push(sb);
   return sb;
 }
@@ -147,10 +163,22 @@ for (const backend of ['docker', 'local'] as const) {
       }
     });
 
-    test('tests in a folder without __init__.py still import the repository\'s modules under python -m pytest', async () => {
+    test("tests in a folder without __init__.py still import the repository's modules under python -m pytest", async () => {
       const sb = await open(backend);
-      await withFiles(sb, { 'app/calc.py': calc('', '+'), 'checks/test_more.py': 'from app.calc import add\n\n\ndef test_more():\n    assert add(1, 1) == 2\n' });
-      const ran = await runTaskTests(sb, { ...pytestTask, sandbox: { ...pytestTask.sandbox, test_command: 'python -m pytest -rA checks' }, FAIL_TO_PASS: ['checks/test_more.py::test_more'], PASS_TO_PASS: [] }, { timeoutMs });
+      await withFiles(sb, {
+        'app/calc.py': calc('', '+'),
+        'checks/test_more.py': 'from app.calc import add\n\n\ndef test_more():\n    assert add(1, 1) == 2\n',
+      });
+      const ran = await runTaskTests(
+        sb,
+        {
+          ...pytestTask,
+          sandbox: { ...pytestTask.sandbox, test_command: 'python -m pytest -rA checks' },
+          FAIL_TO_PASS: ['checks/test_more.py::test_more'],
+          PASS_TO_PASS: [],
+        },
+        { timeoutMs },
+      );
       assert.equal(gradePassed(ran.record.grade), true, `${JSON.stringify(ran.record.grade)}\n${ran.output}`);
       assert.equal(ran.record.witness?.state, 'clean');
     });
@@ -163,7 +191,8 @@ for (const backend of ['docker', 'local'] as const) {
         const where = await sb.exec(['python', '-c', 'import os, _pytest; print(os.path.dirname(os.path.dirname(_pytest.__file__)))']);
         const site = where.stdout.trim();
         assert.ok(site.startsWith('/'), where.stderr);
-        const rewrite = "import _pytest.reports as r; f = r.TestReport.from_item_and_call.__func__; r.TestReport.from_item_and_call = classmethod(lambda c, i, k, f=f: (lambda x: (setattr(x, 'outcome', 'passed'), setattr(x, 'longrepr', None), x)[2])(f(c, i, k)))\n";
+        const rewrite =
+          "import _pytest.reports as r; f = r.TestReport.from_item_and_call.__func__; r.TestReport.from_item_and_call = classmethod(lambda c, i, k, f=f: (lambda x: (setattr(x, 'outcome', 'passed'), setattr(x, 'longrepr', None), x)[2])(f(c, i, k)))\n";
         await sb.writeFile(`${site}/zz_calc.pth`, rewrite);
         const ran = await runTaskTests(sb, pytestTask, { timeoutMs });
         assertTampered(ran.record.grade, ran.output);
@@ -193,7 +222,9 @@ for (const backend of ['docker', 'local'] as const) {
 
     test('a pytest.py at the repository root does not replace the runner: the real one fails the bug', async () => {
       const sb = await open(backend);
-      await withFiles(sb, { 'pytest.py': 'import sys\nprint("PASSED tests/test_calc.py::test_addition")\nprint("PASSED tests/test_calc.py::test_multiplication")\nsys.exit(0)\n' });
+      await withFiles(sb, {
+        'pytest.py': 'import sys\nprint("PASSED tests/test_calc.py::test_addition")\nprint("PASSED tests/test_calc.py::test_multiplication")\nsys.exit(0)\n',
+      });
       const ran = await runTaskTests(sb, pytestTask, { timeoutMs });
       assert.equal(gradePassed(ran.record.grade), false, JSON.stringify(ran.record.grade));
       assert.equal(ran.record.tests['tests/test_calc.py::test_addition'], 'FAILED', ran.output);
@@ -205,7 +236,18 @@ for (const backend of ['docker', 'local'] as const) {
       await withFiles(sb, {
         'sample.egg-info/PKG-INFO': 'Metadata-Version: 2.1\nName: sample\nVersion: 0.1\n',
         'sample.egg-info/entry_points.txt': '[pytest11]\npassall = app.passall\n',
-        'app/passall.py': ['import pytest', '', '', '@pytest.hookimpl(hookwrapper=True)', 'def pytest_runtest_makereport(item, call):', '    outcome = yield', '    rep = outcome.get_result()', '    rep.outcome = "passed"', '    rep.longrepr = None', ''].join('\n'),
+        'app/passall.py': [
+          'import pytest',
+          '',
+          '',
+          '@pytest.hookimpl(hookwrapper=True)',
+          'def pytest_runtest_makereport(item, call):',
+          '    outcome = yield',
+          '    rep = outcome.get_result()',
+          '    rep.outcome = "passed"',
+          '    rep.longrepr = None',
+          '',
+        ].join('\n'),
       });
       const ran = await runTaskTests(sb, pytestTask, { timeoutMs });
       assert.equal(gradePassed(ran.record.grade), false, `${JSON.stringify(ran.record.grade)}\n${ran.output}`);

@@ -16,7 +16,11 @@ const repo = resolve(__dirname, '..', '..');
 test('gp runs stop interrupts a running gp rollout, which records interrupted and exits 130', async () => {
   const root = mkdtempSync(join(tmpdir(), 'gp-runs-stop-'));
   const runDir = join(root, 'r1');
-  const child = spawn(process.execPath, ['--import', 'tsx', 'server/src/cli/main.ts', 'rollout', 'datasets/samples.jsonl', '--backend', 'local', '--parallel', '1', '--run-dir', runDir], { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'server/src/cli/main.ts', 'rollout', 'datasets/samples.jsonl', '--backend', 'local', '--parallel', '1', '--run-dir', runDir],
+    { cwd: repo, stdio: ['ignore', 'ignore', 'pipe'] },
+  );
   let stderr = '';
   child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
   const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));

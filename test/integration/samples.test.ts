@@ -80,7 +80,9 @@ test('the dataset has one task per sample folder, with its image, its local copy
     assert.ok(existsSync(join(samplesDir, folder, 'gold.diff')), `${folder} has a gold.diff`);
     // Every test of the command is graded, so "all tests pass" and "resolved" mean the same below.
     const testFile = /(tests\/\S+\.py)$/.exec(task.sandbox.test_command ?? '')?.[1] ?? '';
-    const defined = [...readFileSync(join(samplesDir, folder, 'repo', testFile), 'utf8').matchAll(/^def (test_\w+)/gm)].map((m) => `${testFile}::${m[1] ?? ''}`);
+    const defined = [...readFileSync(join(samplesDir, folder, 'repo', testFile), 'utf8').matchAll(/^def (test_\w+)/gm)].map(
+      (m) => `${testFile}::${m[1] ?? ''}`,
+    );
     assert.deepEqual([...testIds(task.FAIL_TO_PASS), ...testIds(task.PASS_TO_PASS)].sort(), defined.sort());
     assert.ok(testIds(task.FAIL_TO_PASS).length >= 1 && testIds(task.PASS_TO_PASS).length >= 2);
   }
@@ -153,7 +155,9 @@ test('the fix stays out of every sample image and out of the context that builds
         st.skip(reason);
         return;
       }
-      const sandbox = await openSandbox(sandboxSpecForTask(task, { ...defaultSandboxOptions(), backend: 'docker', baseDir: join(root, 'datasets'), run: runLabel }));
+      const sandbox = await openSandbox(
+        sandboxSpecForTask(task, { ...defaultSandboxOptions(), backend: 'docker', baseDir: join(root, 'datasets'), run: runLabel }),
+      );
       try {
         const found = await sandbox.exec('find / -xdev -name gold.diff; git ls-files');
         assert.equal(found.exitCode, 0, found.stderr);

@@ -50,7 +50,16 @@ const sampleTask = taskEntrySchema.parse({
 });
 
 function spec(backend: 'docker' | 'local', extra: Partial<SandboxSpecInput> = {}) {
-  return sandboxSpecSchema.parse({ ...defaultSandboxOptions(), backend, image, localRepo: sampleRepo, workdir: '/testbed', run, task: `sample-${backend}`, ...extra });
+  return sandboxSpecSchema.parse({
+    ...defaultSandboxOptions(),
+    backend,
+    image,
+    localRepo: sampleRepo,
+    workdir: '/testbed',
+    run,
+    task: `sample-${backend}`,
+    ...extra,
+  });
 }
 
 async function snapshot(sb: Sandbox): Promise<Map<string, string>> {
@@ -70,7 +79,11 @@ after(async () => {
   // The suite must end with none of its containers left.
   const docker = new Docker();
   const left = await docker.listContainers({ all: true, filters: { label: [`graph-planner.run=${run}`] } });
-  assert.deepEqual(left.map((c) => c.Names), [], 'containers of this test run were left behind');
+  assert.deepEqual(
+    left.map((c) => c.Names),
+    [],
+    'containers of this test run were left behind',
+  );
 });
 
 for (const backend of ['docker', 'local'] as const) {
@@ -96,8 +109,17 @@ for (const backend of ['docker', 'local'] as const) {
       const streamed = await sb.exec('for i in 1 2 3; do echo line$i; sleep 0.05; done; echo warn >&2', {
         onOutput: (c) => chunks.push(`${c.stream}:${c.text}`),
       });
-      assert.equal(chunks.filter((c) => c.startsWith('stdout:')).map((c) => c.slice(7)).join(''), streamed.stdout);
-      assert.deepEqual(chunks.filter((c) => c.startsWith('stderr:')), ['stderr:warn\n']);
+      assert.equal(
+        chunks
+          .filter((c) => c.startsWith('stdout:'))
+          .map((c) => c.slice(7))
+          .join(''),
+        streamed.stdout,
+      );
+      assert.deepEqual(
+        chunks.filter((c) => c.startsWith('stderr:')),
+        ['stderr:warn\n'],
+      );
     });
 
     test('kills a command past its timeout, with its children, and stays usable', async () => {
@@ -138,7 +160,10 @@ for (const backend of ['docker', 'local'] as const) {
       assert.ok(listed.includes('app/calc.py') && listed.includes('new/dir/hello.txt'), listed.join(', '));
       assert.ok(!listed.some((p) => p.startsWith('.git/')));
       const tree = await sb.readTree('.', { include: (p) => p.endsWith('.py') });
-      assert.deepEqual(tree.map((f) => f.path), listed.filter((p) => p.endsWith('.py')));
+      assert.deepEqual(
+        tree.map((f) => f.path),
+        listed.filter((p) => p.endsWith('.py')),
+      );
       await assert.rejects(sb.readFile('no/such/file.py'), SandboxError);
     });
 
@@ -160,9 +185,12 @@ for (const backend of ['docker', 'local'] as const) {
     test('applies small and large patches byte for byte, whatever shell syntax their lines hold', async () => {
       const sb = await open(backend);
       // A small patch travels inside the command as a here-document, a large one as a file first.
-      const hostile = ["echo $HOME `id` $(id) \\n 'q' \"d\"", 'GP_PATCH_x', 'EOF', '\tindented\r', '\\'];
+      const hostile = ['echo $HOME `id` $(id) \\n \'q\' "d"', 'GP_PATCH_x', 'EOF', '\tindented\r', '\\'];
       const large = Array.from({ length: 3000 }, (_, i) => `line ${i} ${'x'.repeat(30)}`);
-      for (const [name, lines] of [['small.txt', hostile], ['large.txt', [...hostile, ...large]]] as const) {
+      for (const [name, lines] of [
+        ['small.txt', hostile],
+        ['large.txt', [...hostile, ...large]],
+      ] as const) {
         const patch = `--- /dev/null\n+++ b/${name}\n@@ -0,0 +1,${lines.length} @@\n${lines.map((l) => `+${l}\n`).join('')}`;
         const result = await sb.applyPatch(patch);
         assert.equal(result.applied, true, result.message);
@@ -177,7 +205,10 @@ for (const backend of ['docker', 'local'] as const) {
       const before = await snapshot(sb);
       const result = await sb.applyPatch(two);
       assert.equal(result.applied, false);
-      assert.deepEqual(result.rejected.map((h) => h.path), ['app/__init__.py']);
+      assert.deepEqual(
+        result.rejected.map((h) => h.path),
+        ['app/__init__.py'],
+      );
       assert.deepEqual(await snapshot(sb), before);
       const wrong = await sb.applyPatch(stale);
       assert.equal(wrong.applied, false);

@@ -32,7 +32,10 @@ function io() {
 
 /** Twelve tasks: the three sample tasks four times over under new ids, their repository path made absolute. */
 function manyTasks(): string {
-  const sample = readFileSync('datasets/sample/tasks.jsonl', 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { task_id: string; sandbox: { local_repo: string } });
+  const sample = readFileSync('datasets/sample/tasks.jsonl', 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { task_id: string; sandbox: { local_repo: string } });
   const lines = Array.from({ length: 12 }, (_, i) => {
     const task = structuredClone(sample[i % sample.length]);
     if (task === undefined) throw new Error('no sample task');
@@ -62,11 +65,17 @@ async function watchContainers(run: string, done: Promise<unknown>): Promise<{ p
 
 /** What a run's hosts may leave: containers of the run, host processes, scratch folders, the spec with its token. */
 async function assertNothingLeft(run: string, runDir: string): Promise<void> {
-  assert.deepEqual((await listContainers({ run, all: true })).map((c) => c.name), [], 'no container of the run is left');
+  assert.deepEqual(
+    (await listContainers({ run, all: true })).map((c) => c.name),
+    [],
+    'no container of the run is left',
+  );
   const hosts = spawnSync('pgrep', ['-f', 'cli.js sandbox host'], { encoding: 'utf8' }).stdout.trim();
   assert.equal(hosts, '', 'no sandbox host process is left');
   // A killed host's folder is swept by the host Ray starts in its place; none may outlive its owner.
-  const orphans = readdirSync(tmpdir()).filter((n) => n.startsWith('gp-sandbox-host-') && !processAlive(Number(readFileSync(join(tmpdir(), n, 'owner.pid'), 'utf8'))));
+  const orphans = readdirSync(tmpdir()).filter(
+    (n) => n.startsWith('gp-sandbox-host-') && !processAlive(Number(readFileSync(join(tmpdir(), n, 'owner.pid'), 'utf8'))),
+  );
   assert.deepEqual(orphans, [], 'no scratch folder of a dead host is left');
   assert.equal(existsSync(join(runDir, 'sandbox_hosts', 'spec.json')), false, 'the host spec (it holds the registry token) is gone');
 }
@@ -88,7 +97,8 @@ describe('sandbox hosts on a real two-node Ray cluster', () => {
   before(async () => {
     const python = trainerPython(undefined);
     const probe = spawnSync(python, ['-c', 'import verl, ray'], { encoding: 'utf8' });
-    if (probe.status !== 0) throw new Error(`the trainer environment is missing or broken (${python}: ${probe.stderr.trim().split('\n').pop() ?? ''}); run bash python/setup.sh`);
+    if (probe.status !== 0)
+      throw new Error(`the trainer environment is missing or broken (${python}: ${probe.stderr.trim().split('\n').pop() ?? ''}); run bash python/setup.sh`);
     cluster = await startTwoNodeCluster({ headSlots: 4, workerSlots: 4 });
     tasks = manyTasks();
   });
@@ -115,7 +125,10 @@ describe('sandbox hosts on a real two-node Ray cluster', () => {
     assert.deepEqual(seen.nodes, nodeIds, 'containers ran on both nodes, labelled with their node');
     const byNode = await startNodes(runDir);
     assert.deepEqual(new Set(byNode.keys()), nodeIds, 'trajectories name both nodes');
-    assert.equal([...byNode.values()].reduce((a, b) => a + b, 0), 12);
+    assert.equal(
+      [...byNode.values()].reduce((a, b) => a + b, 0),
+      12,
+    );
     // The episodes' own records came back: an instance report and test logs per episode.
     assert.equal(readFileSync(join(runDir, 'test_runs.jsonl'), 'utf8').trim().split('\n').length >= 12, true);
     await assertNothingLeft('eval-hosts', runDir);
@@ -130,7 +143,11 @@ describe('sandbox hosts on a real two-node Ray cluster', () => {
     for (let i = 0; i < 600 && killed === 0; i++) {
       const onWorker = (await listContainers({ run: 'eval-kill' }).catch(() => [])).filter((c) => c.node === worker && c.state === 'running');
       if (onWorker.length >= 2) {
-        const pid = Number(spawnSync('pgrep', ['-f', `sandbox host --spec - --node ${worker}`], { encoding: 'utf8' }).stdout.trim().split('\n')[0]);
+        const pid = Number(
+          spawnSync('pgrep', ['-f', `sandbox host --spec - --node ${worker}`], { encoding: 'utf8' })
+            .stdout.trim()
+            .split('\n')[0],
+        );
         assert.ok(pid > 0, 'the worker node’s host process is found');
         process.kill(pid, 'SIGKILL');
         killed = pid;
@@ -154,7 +171,25 @@ describe('sandbox hosts on a real two-node Ray cluster', () => {
   test('gp train --smoke --ray runs one step’s eight episodes on both nodes’ hosts through the front door', async () => {
     const runDir = join(dir, 'smoke-hosts');
     const { io: cli, out, err } = io();
-    const args = ['train', 'configs/experiments/planner_debug.yaml', '--smoke', '--smoke-policy', 'scripted', '--tasks', 'datasets/sample/tasks.jsonl', '--task', 'sample-calc-add', '--run-dir', runDir, '--stall-timeout', '300', '--set', 'training.rollout_n=8', '--ray', cluster.address];
+    const args = [
+      'train',
+      'configs/experiments/planner_debug.yaml',
+      '--smoke',
+      '--smoke-policy',
+      'scripted',
+      '--tasks',
+      'datasets/sample/tasks.jsonl',
+      '--task',
+      'sample-calc-add',
+      '--run-dir',
+      runDir,
+      '--stall-timeout',
+      '300',
+      '--set',
+      'training.rollout_n=8',
+      '--ray',
+      cluster.address,
+    ];
     const code = await runCli(args, cli, root);
     assert.equal(code, 0, `${out.join('\n')}\n${err.slice(-40).join('\n')}`);
     assert.match(out.join('\n'), /finished: the trainer ended: Ray job SUCCEEDED/);
@@ -164,14 +199,24 @@ describe('sandbox hosts on a real two-node Ray cluster', () => {
     assert.deepEqual(new Set(byNode.keys()), new Set(cluster.nodes.map((n) => n.nodeId)), 'the step’s episodes ran on both nodes');
     const starts = (await readEvents(join(runDir, 'events.jsonl'))).records.filter((e) => e.kind === 'episode-start');
     assert.equal(starts.length, 8);
-    assert.ok(starts.every((e) => e.kind === 'episode-start' && e.sandbox_host !== undefined), 'each episode-start names its host');
+    assert.ok(
+      starts.every((e) => e.kind === 'episode-start' && e.sandbox_host !== undefined),
+      'each episode-start names its host',
+    );
     // No secret travels through Ray: neither the service's token nor the registry's.
     const client = new RayJobsClient({ address: cluster.address });
     for (const job of await client.list()) {
-      assert.doesNotMatch(JSON.stringify(job), /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/, `a token-like value travelled with Ray job ${job.submission_id ?? ''}`);
+      assert.doesNotMatch(
+        JSON.stringify(job),
+        /(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/,
+        `a token-like value travelled with Ray job ${job.submission_id ?? ''}`,
+      );
     }
-    assert.deepEqual((await client.list()).filter((j) => j.status === 'PENDING' || j.status === 'RUNNING').map((j) => j.submission_id), [], 'no Ray job left running');
+    assert.deepEqual(
+      (await client.list()).filter((j) => j.status === 'PENDING' || j.status === 'RUNNING').map((j) => j.submission_id),
+      [],
+      'no Ray job left running',
+    );
     await assertNothingLeft('smoke-hosts', runDir);
   });
 });
-

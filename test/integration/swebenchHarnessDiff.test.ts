@@ -36,7 +36,10 @@ const root = resolve(__dirname, '..', '..');
 const fixtures = join(root, 'test', 'fixtures');
 
 type Pairs = [string, string][];
-interface Gold { FAIL_TO_PASS: string[]; PASS_TO_PASS: string[] }
+interface Gold {
+  FAIL_TO_PASS: string[];
+  PASS_TO_PASS: string[];
+}
 type Case =
   | { kind: 'parse'; parser: string; log: string }
   | { kind: 'logs_eval'; parser: string; log: string }
@@ -67,7 +70,15 @@ function craftedCases(): Named[] {
 /** Every kept log through each of the harness's distinct parsers, alone and as an evaluation log. */
 function keptLogCases(): Named[] {
   const dir = join(fixtures, 'logs');
-  const parsers = ['parse_log_pytest', 'parse_log_pytest_options', 'parse_log_matplotlib', 'parse_log_pytest_v2', 'parse_log_seaborn', 'parse_log_django', 'parse_log_sympy'];
+  const parsers = [
+    'parse_log_pytest',
+    'parse_log_pytest_options',
+    'parse_log_matplotlib',
+    'parse_log_pytest_v2',
+    'parse_log_seaborn',
+    'parse_log_django',
+    'parse_log_sympy',
+  ];
   return readdirSync(dir)
     .sort()
     .flatMap((file) => {
@@ -92,11 +103,56 @@ function generatedCases(count: number): Named[] {
     seed = (seed * 1103515245 + 12345) % 2147483648;
     return seed % n;
   };
-  const pick = <T,>(items: readonly T[]): T => items[next(items.length)] as T;
-  const words = ['PASSED', 'FAILED', 'ERROR', 'SKIPPED', 'XFAIL', 'XPASS', 'PASSED:', 'ok', 'OK', 'F', 'E', 'f', 's', 'FAIL:', 'ERROR:', 'expected failure', '...', ' ... ', '-', ' - ', '[100%]', '[ 50%]', '[1]'];
-  const ids = ['tests/a.py::t', 'tests/a.py::t[a b]', 'tests/a.py::t[a', 't[/tmp/x/y.dcm]', 'test_x (app.T)', 'test_x (app.T.test_x)', 'test_y', 'sympy/a.py:test_y', 'lib/a.py::c[MouseButton.LEFT]', '[2]', 't[a]b'];
+  const pick = <T>(items: readonly T[]): T => items[next(items.length)] as T;
+  const words = [
+    'PASSED',
+    'FAILED',
+    'ERROR',
+    'SKIPPED',
+    'XFAIL',
+    'XPASS',
+    'PASSED:',
+    'ok',
+    'OK',
+    'F',
+    'E',
+    'f',
+    's',
+    'FAIL:',
+    'ERROR:',
+    'expected failure',
+    '...',
+    ' ... ',
+    '-',
+    ' - ',
+    '[100%]',
+    '[ 50%]',
+    '[1]',
+  ];
+  const ids = [
+    'tests/a.py::t',
+    'tests/a.py::t[a b]',
+    'tests/a.py::t[a',
+    't[/tmp/x/y.dcm]',
+    'test_x (app.T)',
+    'test_x (app.T.test_x)',
+    'test_y',
+    'sympy/a.py:test_y',
+    'lib/a.py::c[MouseButton.LEFT]',
+    '[2]',
+    't[a]b',
+  ];
   const glue = [' ', '  ', '\t', '\u001c', '\u00a0', '\ufeff', '\r', '\u001b[32m', '\u001b[0m', '[1;31m', '', ' - reason', ' ... ', '_____ '];
-  const specials = ['>>>>> Start Test Output', '>>>>> End Test Output', '>>>>> Test Exit Code: 1', '>>>>> Test Exit Code: 0', 'System check identified no issues (0 silenced).', 'ok', '3 passing', ''];
+  const specials = [
+    '>>>>> Start Test Output',
+    '>>>>> End Test Output',
+    '>>>>> Test Exit Code: 1',
+    '>>>>> Test Exit Code: 0',
+    'System check identified no issues (0 silenced).',
+    'ok',
+    '3 passing',
+    '',
+  ];
   const statuses = ['PASSED', 'FAILED', 'ERROR', 'SKIPPED', 'XFAIL', 'XPASS', 'PASSED:'];
   const tails = ['', '', ' - reason - more', ' [100%]', ' [ 50%]', '\r', ' PASSED', ' (0 silenced)'];
   const separator = (): string => pick([' ', ' ', ' ', '  ', '\t', '\u001c', '\u00a0', '\ufeff', '\u001b[0m ', ' [1;31m']);
@@ -109,12 +165,21 @@ function generatedCases(count: number): Named[] {
     const r = next(10);
     if (r < 4) return `${pick(['', '', '\u001b[32m', ' '])}${pick(statuses)}${separator()}${pick(ids)}${pick(tails)}`;
     if (r < 6) return `${pick(ids)}${separator()}${pick(statuses)}${pick(tails)}`;
-    if (r === 6) return `${pick(ids)} ... ${pick(['ok', 'OK', ' OK', 'FAIL', 'ERROR', "skipped 'x'", 'expected failure', 'System check identified no issues (0 silenced).'])}`;
+    if (r === 6)
+      return `${pick(ids)} ... ${pick(['ok', 'OK', ' OK', 'FAIL', 'ERROR', "skipped 'x'", 'expected failure', 'System check identified no issues (0 silenced).'])}`;
     if (r === 7) return `${pick(['test_a', 'test_b', '  test_c'])} ${pick(['ok', 'F', 'E', 'f', 's', 'X'])}${pick(['', ' ', '\r'])}`;
     if (r === 8) return pick(specials);
     return junk();
   };
-  const parsers = ['parse_log_pytest', 'parse_log_pytest_options', 'parse_log_matplotlib', 'parse_log_pytest_v2', 'parse_log_seaborn', 'parse_log_django', 'parse_log_sympy'];
+  const parsers = [
+    'parse_log_pytest',
+    'parse_log_pytest_options',
+    'parse_log_matplotlib',
+    'parse_log_pytest_v2',
+    'parse_log_seaborn',
+    'parse_log_django',
+    'parse_log_sympy',
+  ];
   return Array.from({ length: count }, (_, i): Named => {
     const newline = pick(['\n', '\n', '\r\n']);
     const lines = (): string => Array.from({ length: 1 + next(12) }, line).join(newline);
@@ -148,7 +213,14 @@ const evalScript = "set -x\n: '>>>>> Start Test Output'\npython -m pytest -rA\n:
 function gradeOurs(c: Extract<Case, { kind: 'evaluate' }>): TestGrade {
   // An evaluation script's log, unless the case is the output of a test command of our own.
   const command = c.own_command === true ? 'python -m pytest -rA' : evalScript;
-  const task = taskEntrySchema.parse({ task_id: 'diff', issue: { title: 'diff', body: '' }, repo: c.repo, FAIL_TO_PASS: c.gold.FAIL_TO_PASS, PASS_TO_PASS: c.gold.PASS_TO_PASS, sandbox: { workdir: '/testbed', test_command: command } });
+  const task = taskEntrySchema.parse({
+    task_id: 'diff',
+    issue: { title: 'diff', body: '' },
+    repo: c.repo,
+    FAIL_TO_PASS: c.gold.FAIL_TO_PASS,
+    PASS_TO_PASS: c.gold.PASS_TO_PASS,
+    sandbox: { workdir: '/testbed', test_command: command },
+  });
   return gradeTask(task, { output: c.log, exitCode: c.exit_code }, 'diff');
 }
 
@@ -183,7 +255,12 @@ function harnessShape(answer: unknown): unknown {
   return typeof answer === 'object' && answer !== null && 'raised' in answer ? { raised: true } : answer;
 }
 
-interface HarnessEvaluation { found?: boolean; raised?: string; tests_status?: TestsStatus; resolution?: ResolutionStatus }
+interface HarnessEvaluation {
+  found?: boolean;
+  raised?: string;
+  tests_status?: TestsStatus;
+  resolution?: ResolutionStatus;
+}
 
 const rank: Record<ResolutionStatus, number> = { RESOLVED_FULL: 2, RESOLVED_PARTIAL: 1, RESOLVED_NO: 0 };
 
@@ -193,19 +270,33 @@ type Comparison = { verdict: 'agree' } | { verdict: 'stricter' } | { verdict: 'd
 function compareEvaluation(grade: TestGrade, harness: HarnessEvaluation): Comparison {
   const harnessGrades = harness.found === true;
   if (grade.kind === 'invalid') {
-    if (grade.rule === undefined) return harnessGrades ? { verdict: 'differ', why: `we refuse to grade (${grade.reason}) with no rule, the harness grades ${harness.resolution}` } : { verdict: 'agree' };
+    if (grade.rule === undefined)
+      return harnessGrades
+        ? { verdict: 'differ', why: `we refuse to grade (${grade.reason}) with no rule, the harness grades ${harness.resolution}` }
+        : { verdict: 'agree' };
     return harnessGrades ? { verdict: 'stricter' } : { verdict: 'differ', why: `rule ${grade.rule} named where the harness would not grade either` };
   }
   if (grade.kind !== 'swebench') return { verdict: 'differ', why: `graded as ${grade.kind}` };
-  if (!harnessGrades || harness.tests_status === undefined || harness.resolution === undefined) return { verdict: 'differ', why: `we grade ${grade.resolution}, the harness does not grade the log` };
+  if (!harnessGrades || harness.tests_status === undefined || harness.resolution === undefined)
+    return { verdict: 'differ', why: `we grade ${grade.resolution}, the harness does not grade the log` };
   const mine = grade.report.tests_status;
   if (grade.strictness === undefined) {
     const same = JSON.stringify(mine) === JSON.stringify(harness.tests_status) && grade.resolution === harness.resolution;
-    return same ? { verdict: 'agree' } : { verdict: 'differ', why: `ours ${grade.resolution} ${JSON.stringify(mine)}, the harness's ${harness.resolution} ${JSON.stringify(harness.tests_status)}` };
+    return same
+      ? { verdict: 'agree' }
+      : {
+          verdict: 'differ',
+          why: `ours ${grade.resolution} ${JSON.stringify(mine)}, the harness's ${harness.resolution} ${JSON.stringify(harness.tests_status)}`,
+        };
   }
   const subset = (a: string[] | undefined, b: string[]) => (a ?? []).every((id) => b.includes(id));
-  const stricter = rank[grade.resolution] <= rank[harness.resolution] && subset(mine?.FAIL_TO_PASS.success, harness.tests_status.FAIL_TO_PASS.success) && subset(mine?.PASS_TO_PASS.success, harness.tests_status.PASS_TO_PASS.success);
-  return stricter && grade.harness === harness.resolution ? { verdict: 'stricter' } : { verdict: 'differ', why: `rules ${grade.strictness.join(', ')} named but ours is not stricter: ${grade.resolution} against ${harness.resolution}` };
+  const stricter =
+    rank[grade.resolution] <= rank[harness.resolution] &&
+    subset(mine?.FAIL_TO_PASS.success, harness.tests_status.FAIL_TO_PASS.success) &&
+    subset(mine?.PASS_TO_PASS.success, harness.tests_status.PASS_TO_PASS.success);
+  return stricter && grade.harness === harness.resolution
+    ? { verdict: 'stricter' }
+    : { verdict: 'differ', why: `rules ${grade.strictness.join(', ')} named but ours is not stricter: ${grade.resolution} against ${harness.resolution}` };
 }
 
 function ruleOf(grade: TestGrade): string[] {
@@ -226,13 +317,17 @@ const request = (c: Named): Record<string, unknown> => {
   const log = c.own_command === true ? `>>>>> Start Test Output\n${c.log}\n>>>>> End Test Output\n` : c.log;
   return { kind: 'evaluate', parser, log, gold: c.gold };
 };
-const answers = runHarnessScript(join(root, 'test', 'integration', 'swebench-harness', 'harness_cases.py'), [], [...all.map(request), { kind: 'repo_parsers' }].map((r) => JSON.stringify(r)).join('\n'))
+const answers = runHarnessScript(
+  join(root, 'test', 'integration', 'swebench-harness', 'harness_cases.py'),
+  [],
+  [...all.map(request), { kind: 'repo_parsers' }].map((r) => JSON.stringify(r)).join('\n'),
+)
   .trim()
   .split('\n')
   .map((line) => JSON.parse(line) as unknown);
 const repoAnswer = answers.pop() as Record<string, string[]>;
 
-test('the harness answers SWE-bench\'s own cases as its tests expect, so the cases were read right', () => {
+test("the harness answers SWE-bench's own cases as its tests expect, so the cases were read right", () => {
   upstream.cases.forEach((c, i) => {
     const expected = upstream.expected[i];
     const answer = answers[i];
@@ -250,7 +345,8 @@ test('the harness answers SWE-bench\'s own cases as its tests expect, so the cas
 
 test('each repository is parsed by the parser the harness uses for it', () => {
   assert.deepEqual(Object.keys(repoHarnessParsers).sort(), Object.keys(repoAnswer).sort());
-  for (const [repo, parser] of Object.entries(repoHarnessParsers)) assert.ok(repoAnswer[repo]?.includes(parser), `${repo}: ours ${parser}, the harness's ${repoAnswer[repo]?.join('/')}`);
+  for (const [repo, parser] of Object.entries(repoHarnessParsers))
+    assert.ok(repoAnswer[repo]?.includes(parser), `${repo}: ours ${parser}, the harness's ${repoAnswer[repo]?.join('/')}`);
   // Every Python parser of the registry is ported: the aliases name the same function as in the harness.
   const names = new Set(Object.values(repoAnswer).flat());
   for (const name of names) assert.ok(name in harnessParsers, `${name} is not ported`);
@@ -285,14 +381,23 @@ test('every case agrees with the harness, or is stricter by a rule our grade nam
     else differences.push(`${c.name}: ours ${JSON.stringify(mine)}, the harness's ${JSON.stringify(theirs)}`);
   });
   const upstreamAgree = upstream.cases.filter((c, i) => ours(c) !== undefined && JSON.stringify(ours(c)) === JSON.stringify(harnessShape(answers[i]))).length;
-  t.diagnostic(`SWE-bench's own cases: ${upstreamAgree} of ${upstream.cases.length} agree (${notPorted.filter((n) => upstream.cases.some((c) => n.startsWith(c.name))).length} use another language's parser)`);
-  t.diagnostic(`all cases: ${agree} agree, ${stricter} stricter by a named rule, ${differences.length} differ, ${notPorted.length} not ported, of ${all.length}`);
+  t.diagnostic(
+    `SWE-bench's own cases: ${upstreamAgree} of ${upstream.cases.length} agree (${notPorted.filter((n) => upstream.cases.some((c) => n.startsWith(c.name))).length} use another language's parser)`,
+  );
+  t.diagnostic(
+    `all cases: ${agree} agree, ${stricter} stricter by a named rule, ${differences.length} differ, ${notPorted.length} not ported, of ${all.length}`,
+  );
   // The generated logs must exercise the parsers: most of them give the harness some result.
   const productive = generated.filter((_, i) => JSON.stringify(answers[upstream.cases.length + crafted.length + kept.length + i]).includes('",')).length;
   t.diagnostic(`generated logs with a result: ${productive} of ${generated.length}`);
   assert.ok(productive > generated.length / 2, `${productive} of ${generated.length}`);
   assert.deepEqual(differences, []);
   // Only the JavaScript parsers of SWE-bench's marker tests are not ours to port.
-  assert.deepEqual(notPorted.map((n) => n.replace(/^.*\((.*)\)$/, '$1')).sort(), ['parse_log_chart_js', 'parse_log_chart_js', 'parse_log_marked', 'parse_log_marked']);
+  assert.deepEqual(notPorted.map((n) => n.replace(/^.*\((.*)\)$/, '$1')).sort(), [
+    'parse_log_chart_js',
+    'parse_log_chart_js',
+    'parse_log_marked',
+    'parse_log_marked',
+  ]);
   assert.deepEqual([...rulesShown].sort(), ['pytest-no-outcome', 'run-exit-status', 'task-tests-absent', 'time-limit', 'unknown-status']);
 });

@@ -30,7 +30,9 @@ const runDir = join(work, 'verify');
 
 before(() => {
   // One clone, pallets__flask, holding the three base commits and 4045's environment setup commit.
-  const built = execFileSync(process.execPath, [join(root, 'test', 'integration', 'swebench-lite', 'build-repos.mjs'), '--clone', '--json'], { encoding: 'utf8' });
+  const built = execFileSync(process.execPath, [join(root, 'test', 'integration', 'swebench-lite', 'build-repos.mjs'), '--clone', '--json'], {
+    encoding: 'utf8',
+  });
   reposDir = (JSON.parse(built) as { clones: { repos_dir: string }[] }).clones[0]?.repos_dir ?? '';
   assert.ok(existsSync(join(reposDir, 'pallets__flask', '.git')), built);
 });
@@ -41,11 +43,17 @@ test('gp dataset prepare makes the Lite rows tasks with environments from the sp
   tasksFile = join(prepared, 'test.jsonl');
   const loaded = await loadTasks(tasksFile);
   assert.deepEqual(loaded.problems, []);
-  assert.deepEqual(loaded.tasks.map((t) => t.task.task_id), ['pallets__flask-4045', 'pallets__flask-4992', 'pallets__flask-5063']);
+  assert.deepEqual(
+    loaded.tasks.map((t) => t.task.task_id),
+    ['pallets__flask-4045', 'pallets__flask-4992', 'pallets__flask-5063'],
+  );
   for (const { task } of loaded.tasks) {
     assert.match(task.sandbox.python_env?.source ?? '', /^swebench==4\.1\.0 pallets\/flask 2\.[03]$/, task.task_id);
     assert.equal(task.sandbox.local_repo, join(reposDir, 'pallets__flask'));
-    assert.ok((task.sandbox.python_env?.setup ?? []).some((step) => step.includes('pip install -e .')), `${task.task_id} installs the repository as the harness does`);
+    assert.ok(
+      (task.sandbox.python_env?.setup ?? []).some((step) => step.includes('pip install -e .')),
+      `${task.task_id} installs the repository as the harness does`,
+    );
   }
   assert.ok(existsSync(join(prepared, 'gold_predictions_test.jsonl')));
 });
@@ -55,7 +63,7 @@ test('gp env build builds each specification once', async () => {
   assert.equal(r.code, 0, `${r.out}\n${r.err}`);
 });
 
-test('gp dataset verify certifies all three, and SWE-bench\'s own grading of every kept log agrees', async () => {
+test("gp dataset verify certifies all three, and SWE-bench's own grading of every kept log agrees", async () => {
   const r = await runGp(root, ['dataset', 'verify', tasksFile, '--backend', 'local', '--run-dir', runDir]);
   assert.equal(r.code, 0, `${r.out}\n${r.err}`);
   const verdicts: TaskVerdict[] = readFileSync(join(runDir, 'verdicts.jsonl'), 'utf8')
@@ -70,8 +78,15 @@ test('gp dataset verify certifies all three, and SWE-bench\'s own grading of eve
   // The reference: the harness's parser and grading over the very logs our verdicts came from.
   const requests = verdicts.flatMap((v) => v.runs.map((run) => ({ instance_id: v.task_id, log: join(runDir, run.logPath ?? ''), ours: run.resolution })));
   assert.equal(requests.length, 6);
-  const graded = runHarnessScript(join(root, 'test', 'integration', 'swebench-lite', 'harness_grade.py'), [join(fixtures, 'instances.jsonl')], requests.map((q) => JSON.stringify(q)).join('\n'));
-  const answers = graded.trim().split('\n').map((l) => JSON.parse(l) as { log: string; resolution: string });
+  const graded = runHarnessScript(
+    join(root, 'test', 'integration', 'swebench-lite', 'harness_grade.py'),
+    [join(fixtures, 'instances.jsonl')],
+    requests.map((q) => JSON.stringify(q)).join('\n'),
+  );
+  const answers = graded
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { log: string; resolution: string });
   assert.equal(answers.length, requests.length);
   for (const q of requests) {
     const answer = answers.find((a) => a.log === q.log);

@@ -92,7 +92,10 @@ test('a table environment builds, and the repository’s own install runs per wo
   const key = (await resolvePythonEnv({ python: found.env.python, packages: found.env.packages })).key;
   const shared = envPaths(pythonEnvsRoot(), key).venv;
   const sites = readdirSync(join(shared, 'lib')).map((py) => join(shared, 'lib', py, 'site-packages'));
-  assert.ok(sites.length > 0 && sites.every((site) => existsSync(site) && !readdirSync(site).some((name) => /tinyplug/i.test(name))), `tinyplug leaked into ${shared}`);
+  assert.ok(
+    sites.length > 0 && sites.every((site) => existsSync(site) && !readdirSync(site).some((name) => /tinyplug/i.test(name))),
+    `tinyplug leaked into ${shared}`,
+  );
   // Without the install, the entry point is missing and the same task is not resolved.
   const plain = { ...task, sandbox: { ...task.sandbox, python_env: { python: found.env.python, packages: found.env.packages } } };
   writeFileSync(file, `${JSON.stringify(plain)}\n`);

@@ -25,7 +25,10 @@ function gp(...args: string[]): Promise<GpResult> {
 }
 
 function records(runDir: string) {
-  return readFileSync(runLayout(runDir).testRuns, 'utf8').trim().split('\n').map((l) => testRunRecordSchema.parse(JSON.parse(l)));
+  return readFileSync(runLayout(runDir).testRuns, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => testRunRecordSchema.parse(JSON.parse(l)));
 }
 
 after(async () => {
@@ -48,10 +51,24 @@ test('grades the unfixed sample task as not resolved, test by test, in a contain
 
 test('resolves both sample tasks (pytest and unittest) with the fix, and writes report.json', async () => {
   const runDir = join(dir, 'fixed');
-  const r = await gp('task', 'test', 'datasets/sample/tasks.jsonl', '--task', 'sample-calc-add', '--task', 'sample-calc-add-unittest', '--patch', fix, '--run-dir', runDir);
+  const r = await gp(
+    'task',
+    'test',
+    'datasets/sample/tasks.jsonl',
+    '--task',
+    'sample-calc-add',
+    '--task',
+    'sample-calc-add-unittest',
+    '--patch',
+    fix,
+    '--run-dir',
+    runDir,
+  );
   assert.equal(r.code, 0, `${r.out}\n${r.err}`);
   assert.match(r.out, /2 tasks passed, 0 not/);
-  const report = swebenchReportSchema.parse(JSON.parse(readFileSync(runLayout(runDir).resolve(runLayout(runDir).instanceReportRelative('sample-calc-add-unittest')), 'utf8')));
+  const report = swebenchReportSchema.parse(
+    JSON.parse(readFileSync(runLayout(runDir).resolve(runLayout(runDir).instanceReportRelative('sample-calc-add-unittest')), 'utf8')),
+  );
   assert.deepEqual(report['sample-calc-add-unittest']?.tests_status?.FAIL_TO_PASS.success, ['test_add (tests.test_calc_unittest.CalcTest.test_add)']);
   assert.equal(records(runDir).length, 2);
 });
@@ -61,7 +78,9 @@ test('a patch that does not apply is reported, graded unapplied, and runs no tes
   const r = await gp('task', 'test', 'datasets/sample/tasks.jsonl', '--task', 'sample-calc-add', '--patch', wrong, '--run-dir', runDir);
   assert.equal(r.code, 1);
   assert.match(r.out, /patch: The patch does not apply: app\/calc.py:6\. Nothing was changed\./);
-  const report = swebenchReportSchema.parse(JSON.parse(readFileSync(runLayout(runDir).resolve(runLayout(runDir).instanceReportRelative('sample-calc-add')), 'utf8')));
+  const report = swebenchReportSchema.parse(
+    JSON.parse(readFileSync(runLayout(runDir).resolve(runLayout(runDir).instanceReportRelative('sample-calc-add')), 'utf8')),
+  );
   assert.deepEqual(report['sample-calc-add'], { patch_is_None: false, patch_exists: true, patch_successfully_applied: false, resolved: false });
 });
 
@@ -79,15 +98,38 @@ test('auto without a reachable daemon runs locally, says why once, and records t
   process.env['DOCKER_HOST'] = 'unix:///nonexistent/docker.sock';
   let r;
   try {
-    r = await gp('task', 'test', 'datasets/sample/tasks.jsonl', '--task', 'sample-calc-add', '--task', 'sample-calc-add-unittest', '--backend', 'auto', '--patch', fix, '--run-dir', runDir);
+    r = await gp(
+      'task',
+      'test',
+      'datasets/sample/tasks.jsonl',
+      '--task',
+      'sample-calc-add',
+      '--task',
+      'sample-calc-add-unittest',
+      '--backend',
+      'auto',
+      '--patch',
+      fix,
+      '--run-dir',
+      runDir,
+    );
   } finally {
     if (saved === undefined) delete process.env['DOCKER_HOST'];
     else process.env['DOCKER_HOST'] = saved;
   }
   assert.equal(r.code, 0, `${r.out}\n${r.err}`);
   assert.equal(r.err.match(/auto fell back: no Docker daemon at unix:\/\/\/nonexistent\/docker\.sock/g)?.length, 1, r.err);
-  assert.match(r.out, /^backend: local \(auto fell back: no Docker daemon at unix:\/\/\/nonexistent\/docker\.sock .*; commands run on this host without a container/m);
-  assert.deepEqual(records(runDir).map((t) => [t.backend, t.backendFallback?.code]), [['local', 'daemon-unreachable'], ['local', 'daemon-unreachable']]);
+  assert.match(
+    r.out,
+    /^backend: local \(auto fell back: no Docker daemon at unix:\/\/\/nonexistent\/docker\.sock .*; commands run on this host without a container/m,
+  );
+  assert.deepEqual(
+    records(runDir).map((t) => [t.backend, t.backendFallback?.code]),
+    [
+      ['local', 'daemon-unreachable'],
+      ['local', 'daemon-unreachable'],
+    ],
+  );
 });
 
 test('usage errors name the problem and exit 2', async () => {

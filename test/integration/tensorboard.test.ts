@@ -44,8 +44,19 @@ test('TensorBoard reads every scalar a training run wrote, at its step, with its
   const read = spawnSync(python, ['-c', reader, join(dir, 'tensorboard')], { encoding: 'utf8', timeout: 120_000 });
   assert.equal(read.status, 0, read.stderr);
   const scalars = JSON.parse(read.stdout.trim().split('\n').pop() ?? '{}') as Record<string, [number, number][]>;
-  assert.deepEqual(scalars['critic/score/mean'], [[1, 0.25], [2, 0.5], [3, 0.75]]);
-  assert.deepEqual(scalars['response_length/mean'], [[1, 120], [2, 98.5], [3, 80]]);
+  assert.deepEqual(scalars['critic/score/mean'], [
+    [1, 0.25],
+    [2, 0.5],
+    [3, 0.75],
+  ]);
+  assert.deepEqual(scalars['response_length/mean'], [
+    [1, 120],
+    [2, 98.5],
+    [3, 80],
+  ]);
   // A value that is not a number is left out, not written as one.
-  assert.deepEqual(scalars['timing_s/step'], [[1, 3.5], [2, 3.25]]);
+  assert.deepEqual(scalars['timing_s/step'], [
+    [1, 3.5],
+    [2, 3.25],
+  ]);
 });

@@ -26,7 +26,8 @@ after(() => rmSync(dir, { recursive: true, force: true }));
 
 before(() => {
   const probe = spawnSync(python, ['-c', 'import verl, ray'], { encoding: 'utf8' });
-  if (probe.status !== 0) throw new Error(`the trainer environment is missing or broken (${python}: ${probe.stderr.trim().split('\n').pop() ?? ''}); run bash python/setup.sh`);
+  if (probe.status !== 0)
+    throw new Error(`the trainer environment is missing or broken (${python}: ${probe.stderr.trim().split('\n').pop() ?? ''}); run bash python/setup.sh`);
 });
 
 function io() {
@@ -44,7 +45,20 @@ function metricsOf(runDir: string): MetricsLine[] {
 
 interface Checks {
   ok: boolean;
-  steps: { step: number; failures: unknown[]; samples: { group_id: string; episode_id: string; task_id: string; total_reward: number; model_tokens: number; env_tokens: number; score: number; decoded_model_tokens: string }[] }[];
+  steps: {
+    step: number;
+    failures: unknown[];
+    samples: {
+      group_id: string;
+      episode_id: string;
+      task_id: string;
+      total_reward: number;
+      model_tokens: number;
+      env_tokens: number;
+      score: number;
+      decoded_model_tokens: string;
+    }[];
+  }[];
 }
 
 /** What every smoke run must show, whichever way the trainer ran. */
@@ -57,7 +71,11 @@ async function assertSmokeRun(runDir: string, label: string): Promise<void> {
   assert.equal(new Set(samples.map((s) => s.group_id)).size, 1, 'one GRPO group of size n');
   const metrics = metricsOf(runDir);
   const verl = metrics.filter((m) => m.source === 'verl');
-  assert.deepEqual(verl.map((m) => m.step), [1], 'one metrics line per step');
+  assert.deepEqual(
+    verl.map((m) => m.step),
+    [1],
+    'one metrics line per step',
+  );
   for (const key of ['critic/score/mean', 'response_length/mean', 'num_turns/mean', 'timing_s/step', 'critic/advantages/max', 'actor/pg_loss']) {
     assert.ok(key in (verl[0]?.data ?? {}), `${label}: metrics.jsonl lacks ${key}`);
   }
@@ -65,7 +83,14 @@ async function assertSmokeRun(runDir: string, label: string): Promise<void> {
   assert.equal(env.length, 2);
   for (const line of env) {
     // Every reply the environment received is counted, and each that failed to parse is counted apart.
-    assert.ok(line.source === 'env' && line.replies !== undefined && line.replies >= 1 && (line.parse_failures ?? -1) >= 0 && (line.parse_failures ?? 0) <= line.replies, `${label}: ${JSON.stringify(line)}`);
+    assert.ok(
+      line.source === 'env' &&
+        line.replies !== undefined &&
+        line.replies >= 1 &&
+        (line.parse_failures ?? -1) >= 0 &&
+        (line.parse_failures ?? 0) <= line.replies,
+      `${label}: ${JSON.stringify(line)}`,
+    );
   }
   for (const sample of samples) {
     // The reward Verl trained on is the return our environment graded, episode by episode.
@@ -80,8 +105,15 @@ async function assertSmokeRun(runDir: string, label: string): Promise<void> {
     assert.ok(sample.model_tokens > 0 && sample.env_tokens > 0);
     // Each step records the tokens behind its reply; the scripted policy returns no log-probabilities.
     const replied = assertStepTokens(trajectory.steps, `${label}: ${sample.episode_id}`);
-    assert.equal(replied.reduce((n, s) => n + (s.tokens?.completion_token_ids.length ?? 0), 0), sample.model_tokens, 'every model token Verl trained on is in the trajectory');
-    assert.ok(replied.every((s) => s.tokens?.logprobs === undefined), 'the scripted policy returned no log-probabilities, and none are invented');
+    assert.equal(
+      replied.reduce((n, s) => n + (s.tokens?.completion_token_ids.length ?? 0), 0),
+      sample.model_tokens,
+      'every model token Verl trained on is in the trajectory',
+    );
+    assert.ok(
+      replied.every((s) => s.tokens?.logprobs === undefined),
+      'the scripted policy returned no log-probabilities, and none are invented',
+    );
   }
   const returns = samples.map((s) => s.total_reward);
   assert.notEqual(returns[0], returns[1], 'the scripted policy fumbles one episode of the group, so advantages are not all zero');
@@ -108,7 +140,10 @@ function assertStepTokens(steps: readonly TrajectoryStep[], label: string): Traj
     assert.ok(tokens.logprobs === undefined || tokens.logprobs.length === tokens.completion_token_ids.length, `${label}: step ${step.step}`);
   }
   assert.ok(replied[0]?.tokens?.prompt_token_ids !== undefined, `${label}: the first prompt is recorded whole`);
-  assert.ok(replied.slice(1).every((s) => s.tokens?.prompt_delta !== undefined), `${label}: later prompts are recorded as changes`);
+  assert.ok(
+    replied.slice(1).every((s) => s.tokens?.prompt_delta !== undefined),
+    `${label}: later prompts are recorded as changes`,
+  );
   const prompts = wholePrompts(replied);
   for (const [i, prompt] of prompts.entries()) {
     assert.ok(prompt !== undefined && prompt.length > 0, `${label}: the prompt of step ${replied[i]?.step} reads back`);
@@ -118,7 +153,21 @@ function assertStepTokens(steps: readonly TrajectoryStep[], label: string): Traj
 }
 
 // The scripted policy: deterministic outcomes (one fumbled episode per group), a few seconds a step.
-const smokeArgs = (runDir: string) => ['train', 'configs/experiments/planner_debug.yaml', '--smoke', '--smoke-policy', 'scripted', '--tasks', 'datasets/sample/tasks.jsonl', '--task', 'sample-calc-add', '--run-dir', runDir, '--stall-timeout', '300'];
+const smokeArgs = (runDir: string) => [
+  'train',
+  'configs/experiments/planner_debug.yaml',
+  '--smoke',
+  '--smoke-policy',
+  'scripted',
+  '--tasks',
+  'datasets/sample/tasks.jsonl',
+  '--task',
+  'sample-calc-add',
+  '--run-dir',
+  runDir,
+  '--stall-timeout',
+  '300',
+];
 
 interface Gap {
   tokens: number;
@@ -159,7 +208,14 @@ describe('gp train with Verl 0.9.1 and Ray 2.60', () => {
       assert.equal(loaded.kind, 'resolved', file);
       const config = loaded.kind === 'resolved' ? loaded.resolution.config : undefined;
       assert.ok(config !== undefined, `${file} resolves`);
-      const paths = { trainFiles: '/r/data/train.parquet', valFiles: '/r/data/val.parquet', modelPath: '/models/m', agentLoopConfig: '/p/agent_loop.yaml', checkpointDir: '/r/checkpoints', rolloutDumpDir: '/r/rollouts' };
+      const paths = {
+        trainFiles: '/r/data/train.parquet',
+        valFiles: '/r/data/val.parquet',
+        modelPath: '/models/m',
+        agentLoopConfig: '/p/agent_loop.yaml',
+        checkpointDir: '/r/checkpoints',
+        rolloutDumpDir: '/r/rollouts',
+      };
       const overrides = verlOverrides(config, { paths, runName: 'run-x' });
       const argsFile = join(dir, `${file}.args.json`);
       const keysFile = join(dir, `${file}.keys.json`);
@@ -188,12 +244,27 @@ describe('gp train with Verl 0.9.1 and Ray 2.60', () => {
     const again = io();
     assert.equal(await runCli(smokeArgs(runDir), again.io, root), 0, again.err.slice(-20).join('\n'));
     assert.ok(existsSync(join(runDir, 'verl_metrics', 'attempt-2.jsonl')));
-    assert.deepEqual(metricsOf(runDir).flatMap((m) => (m.source === 'verl' ? [m.attempt] : [])), [1, 2]);
+    assert.deepEqual(
+      metricsOf(runDir).flatMap((m) => (m.source === 'verl' ? [m.attempt] : [])),
+      [1, 2],
+    );
     // Verl's metrics also went to TensorBoard event files (test/integration/tensorboard.test.ts reads them with TensorBoard).
-    assert.ok(readdirSync(join(runDir, 'tensorboard')).some((n) => n.startsWith('events.out.tfevents.')), 'a TensorBoard event file was written');
+    assert.ok(
+      readdirSync(join(runDir, 'tensorboard')).some((n) => n.startsWith('events.out.tfevents.')),
+      'a TensorBoard event file was written',
+    );
     // Each step's sample table: both episodes of the step's group, each linked to its trajectory.
-    const samples = readFileSync(join(runDir, 'step_samples.jsonl'), 'utf8').trim().split('\n').map((l) => stepSamplesLineSchema.parse(JSON.parse(l)));
-    assert.deepEqual(samples.map((l) => [l.attempt, l.step, l.total, l.episodes.length]), [[1, 1, 2, 2], [2, 1, 2, 2]]);
+    const samples = readFileSync(join(runDir, 'step_samples.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => stepSamplesLineSchema.parse(JSON.parse(l)));
+    assert.deepEqual(
+      samples.map((l) => [l.attempt, l.step, l.total, l.episodes.length]),
+      [
+        [1, 1, 2, 2],
+        [2, 1, 2, 2],
+      ],
+    );
     for (const e of samples.flatMap((l) => l.episodes)) assert.ok(existsSync(join(runDir, e.trajectory)), e.trajectory);
     // Each episode's GRPO group and training step, for the group view: attempt 1's two episodes are
     // the two members of one group of step 1; the resumed attempt's end before its first metrics
@@ -207,7 +278,12 @@ describe('gp train with Verl 0.9.1 and Ray 2.60', () => {
         if (e.kind === 'run-start') attempt++;
         return e.kind === 'episode-end' ? [{ attempt, training: e.training }] : [];
       });
-    assert.deepEqual(ends.map((e) => JSON.stringify([e.attempt, e.training?.step ?? null, e.training?.group_member ?? null])).sort(), ['[1,1,0]', '[1,1,1]', '[2,null,0]', '[2,null,1]']);
+    assert.deepEqual(ends.map((e) => JSON.stringify([e.attempt, e.training?.step ?? null, e.training?.group_member ?? null])).sort(), [
+      '[1,1,0]',
+      '[1,1,1]',
+      '[2,null,0]',
+      '[2,null,1]',
+    ]);
     assert.equal(new Set(ends.filter((e) => e.attempt === 1).map((e) => e.training?.group_id)).size, 1, 'one group of step 1');
     const shown = io();
     assert.equal(await runCli(['runs', 'show', runDir, '--metrics'], shown.io, root), 0);
@@ -216,49 +292,87 @@ describe('gp train with Verl 0.9.1 and Ray 2.60', () => {
     assert.match(shown.out.join('\n'), /critic\/score\/mean +0\.\d{4}/);
   });
 
-  test('gp train --smoke trains the real pretrained model on policy: its own replies, its own log-probs, moved weights, and step 2 sampled from them', { timeout: 900_000 }, async () => {
-    const runDir = join(dir, 'smoke-model');
-    const { io: cli, out, err } = io();
-    const args = ['train', 'configs/experiments/planner_debug.yaml', '--smoke', '--steps', '2', '--tasks', 'datasets/sample/tasks.jsonl', '--task', 'sample-calc-add', '--run-dir', runDir, '--stall-timeout', '600'];
-    const code = await runCli(args, cli, root);
-    assert.equal(code, 0, `${out.join('\n')}\n${err.slice(-40).join('\n')}`);
-    const checks = JSON.parse(readFileSync(join(runDir, 'smoke', 'checks.json'), 'utf8')) as OnPolicyChecks;
-    // The driver's own checks: mask-1 runs are the sampled tokens and decode to the trajectories'
-    // replies; the recorded log-probs are the model's under the sampling weights; the weights moved.
-    assert.equal(checks.ok, true, JSON.stringify(checks.steps.map((s) => s.failures)));
-    assert.equal(checks.policy, 'model');
-    assert.deepEqual(checks.steps.map((s) => [s.step, s.on_policy.weights_version]), [[1, 0], [2, 1]], 'step 2 sampled from the weights step 1 updated');
-    for (const step of checks.steps) {
-      const same = step.on_policy.log_prob_gap_sampling_weights;
-      assert.ok(same.tokens > 0 && same.max_abs < 2e-3, `step ${step.step}: recorded and recomputed log-probs differ by ${same.max_abs}`);
-      assert.ok(step.on_policy.l2_delta > 0, `step ${step.step}: the update left the weights as they were`);
-      assert.equal(same.tokens, step.samples.reduce((n, s) => n + s.model_tokens, 0), 'every model token was compared');
-      for (const phase of [step.timing.generation, step.timing.environment, step.timing.update]) assert.ok(phase.seconds > 0 && phase.tokens > 0);
-    }
-    const initial = checks.steps[1]?.on_policy.log_prob_gap_initial_weights;
-    assert.ok(initial !== undefined && initial.max_abs > 1e-2, `step 2's replies are as likely under the initial weights (${JSON.stringify(initial)})`);
-    assert.ok((checks.steps[1]?.on_policy.l2_from_initial ?? 0) > (checks.steps[0]?.on_policy.l2_delta ?? 0), 'two updates moved the weights further than one');
-    // The environment received the model's own replies: no scripted policy ran, and the trajectories
-    // hold what the model wrote (a 135M model answers mostly in prose, which the protocol refuses).
-    const metrics = metricsOf(runDir);
-    assert.deepEqual(metrics.filter((m) => m.source === 'verl').map((m) => m.step), [1, 2]);
-    for (const sample of checks.steps.flatMap((s) => s.samples)) {
-      const trajectory = await readTrajectory(join(runDir, 'trajectories', `${sample.episode_id}.jsonl`));
-      assert.ok(trajectory?.end !== undefined, sample.episode_id);
-      assert.equal(trajectory.start?.max_steps, 2, 'the model smoke keeps episodes short');
-      assert.ok(trajectory.steps.length > 0);
-      // The model's log-probabilities go with its tokens into the trajectory (the driver checked
-      // above that they are exactly the ones it sampled with).
-      for (const step of assertStepTokens(trajectory.steps, sample.episode_id)) {
-        const logprobs = step.tokens?.logprobs ?? [];
-        assert.equal(logprobs.length, step.tokens?.completion_token_ids.length, `${sample.episode_id} step ${step.step}: one log-probability per token`);
-        assert.ok(logprobs.every((l) => Number.isFinite(l) && l <= 0), `${sample.episode_id} step ${step.step}: log-probabilities are finite and at most 0`);
+  test(
+    'gp train --smoke trains the real pretrained model on policy: its own replies, its own log-probs, moved weights, and step 2 sampled from them',
+    { timeout: 900_000 },
+    async () => {
+      const runDir = join(dir, 'smoke-model');
+      const { io: cli, out, err } = io();
+      const args = [
+        'train',
+        'configs/experiments/planner_debug.yaml',
+        '--smoke',
+        '--steps',
+        '2',
+        '--tasks',
+        'datasets/sample/tasks.jsonl',
+        '--task',
+        'sample-calc-add',
+        '--run-dir',
+        runDir,
+        '--stall-timeout',
+        '600',
+      ];
+      const code = await runCli(args, cli, root);
+      assert.equal(code, 0, `${out.join('\n')}\n${err.slice(-40).join('\n')}`);
+      const checks = JSON.parse(readFileSync(join(runDir, 'smoke', 'checks.json'), 'utf8')) as OnPolicyChecks;
+      // The driver's own checks: mask-1 runs are the sampled tokens and decode to the trajectories'
+      // replies; the recorded log-probs are the model's under the sampling weights; the weights moved.
+      assert.equal(checks.ok, true, JSON.stringify(checks.steps.map((s) => s.failures)));
+      assert.equal(checks.policy, 'model');
+      assert.deepEqual(
+        checks.steps.map((s) => [s.step, s.on_policy.weights_version]),
+        [
+          [1, 0],
+          [2, 1],
+        ],
+        'step 2 sampled from the weights step 1 updated',
+      );
+      for (const step of checks.steps) {
+        const same = step.on_policy.log_prob_gap_sampling_weights;
+        assert.ok(same.tokens > 0 && same.max_abs < 2e-3, `step ${step.step}: recorded and recomputed log-probs differ by ${same.max_abs}`);
+        assert.ok(step.on_policy.l2_delta > 0, `step ${step.step}: the update left the weights as they were`);
+        assert.equal(
+          same.tokens,
+          step.samples.reduce((n, s) => n + s.model_tokens, 0),
+          'every model token was compared',
+        );
+        for (const phase of [step.timing.generation, step.timing.environment, step.timing.update]) assert.ok(phase.seconds > 0 && phase.tokens > 0);
       }
-    }
-    const resolved = readFileSync(join(runDir, 'resolved_config.yaml'), 'utf8');
-    assert.match(resolved, /max_steps: 2/);
-    const status = JSON.parse(readFileSync(join(runDir, 'status.json'), 'utf8')) as { state: string; episodes: { finished: number } };
-    assert.equal(status.state, 'finished');
-    assert.equal(status.episodes.finished, 4);
-  });
+      const initial = checks.steps[1]?.on_policy.log_prob_gap_initial_weights;
+      assert.ok(initial !== undefined && initial.max_abs > 1e-2, `step 2's replies are as likely under the initial weights (${JSON.stringify(initial)})`);
+      assert.ok(
+        (checks.steps[1]?.on_policy.l2_from_initial ?? 0) > (checks.steps[0]?.on_policy.l2_delta ?? 0),
+        'two updates moved the weights further than one',
+      );
+      // The environment received the model's own replies: no scripted policy ran, and the trajectories
+      // hold what the model wrote (a 135M model answers mostly in prose, which the protocol refuses).
+      const metrics = metricsOf(runDir);
+      assert.deepEqual(
+        metrics.filter((m) => m.source === 'verl').map((m) => m.step),
+        [1, 2],
+      );
+      for (const sample of checks.steps.flatMap((s) => s.samples)) {
+        const trajectory = await readTrajectory(join(runDir, 'trajectories', `${sample.episode_id}.jsonl`));
+        assert.ok(trajectory?.end !== undefined, sample.episode_id);
+        assert.equal(trajectory.start?.max_steps, 2, 'the model smoke keeps episodes short');
+        assert.ok(trajectory.steps.length > 0);
+        // The model's log-probabilities go with its tokens into the trajectory (the driver checked
+        // above that they are exactly the ones it sampled with).
+        for (const step of assertStepTokens(trajectory.steps, sample.episode_id)) {
+          const logprobs = step.tokens?.logprobs ?? [];
+          assert.equal(logprobs.length, step.tokens?.completion_token_ids.length, `${sample.episode_id} step ${step.step}: one log-probability per token`);
+          assert.ok(
+            logprobs.every((l) => Number.isFinite(l) && l <= 0),
+            `${sample.episode_id} step ${step.step}: log-probabilities are finite and at most 0`,
+          );
+        }
+      }
+      const resolved = readFileSync(join(runDir, 'resolved_config.yaml'), 'utf8');
+      assert.match(resolved, /max_steps: 2/);
+      const status = JSON.parse(readFileSync(join(runDir, 'status.json'), 'utf8')) as { state: string; episodes: { finished: number } };
+      assert.equal(status.state, 'finished');
+      assert.equal(status.episodes.finished, 4);
+    },
+  );
 });

@@ -41,11 +41,29 @@ interface Finished {
 }
 
 function startTrain(runDir: string, extra: string[], env: NodeJS.ProcessEnv = {}) {
-  const child = spawn(process.execPath, ['dist/cli.js', 'train', 'configs/experiments/planner_debug.yaml', '--smoke', '--tasks', 'datasets/sample/tasks.jsonl', '--task', 'sample-calc-add', '--run-dir', runDir, '--python', peerTrainer, ...extra], {
-    cwd: root,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      'dist/cli.js',
+      'train',
+      'configs/experiments/planner_debug.yaml',
+      '--smoke',
+      '--tasks',
+      'datasets/sample/tasks.jsonl',
+      '--task',
+      'sample-calc-add',
+      '--run-dir',
+      runDir,
+      '--python',
+      peerTrainer,
+      ...extra,
+    ],
+    {
+      cwd: root,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   child.stderr.on('data', (c: Buffer) => (out += c.toString()));

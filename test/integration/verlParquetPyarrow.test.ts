@@ -64,13 +64,20 @@ function assertPyarrowRows(view: PyarrowView, tasks: readonly TaskEntry[], split
     const info = row['extra_info'] as Record<string, unknown>;
     assert.equal(typeof info['task'], 'string', `row ${index}: extra_info.task is not a string`);
     assert.deepEqual(JSON.parse(info['task'] as string), source, `row ${index}: extra_info.task`);
-    assert.deepEqual({ ...info, task: undefined }, { task_id: source.task_id, split, index, data_source: source.data_source ?? null, task: undefined }, `row ${index}: extra_info`);
+    assert.deepEqual(
+      { ...info, task: undefined },
+      { task_id: source.task_id, split, index, data_source: source.data_source ?? null, task: undefined },
+      `row ${index}: extra_info`,
+    );
   }
 }
 
 test('pyarrow reads the ten sample tasks with the column types Verl expects and the values registered', async () => {
   const root = mkdtempSync(join(tmpdir(), 'gp-pyarrow-samples-'));
-  for (const [file, split] of [[join(repo, 'datasets', 'sample', 'tasks.jsonl'), 'test'], [join(repo, 'datasets', 'samples.jsonl'), 'val']] as const) {
+  for (const [file, split] of [
+    [join(repo, 'datasets', 'sample', 'tasks.jsonl'), 'test'],
+    [join(repo, 'datasets', 'samples.jsonl'), 'val'],
+  ] as const) {
     const result = await registerDataset({ file, name: 'graph_planner_repoenv', split, root });
     assertPyarrowRows(await pyarrowView(result.verlPath), await tasksOf(file), split);
   }

@@ -45,7 +45,12 @@ describe('the capacity preflight on a Ray cluster', () => {
     assert.equal(code, 0, 'a warning does not fail the check');
     assert.deepEqual(err, []);
     const text = out.join('\n');
-    assert.match(text, new RegExp(`${config.replace(/\./g, '\\.')}:2:21 warning preflight/sandbox-capacity 8 episodes run at once \\(training\\.train_batch_size 4 × training\\.rollout_n 2\\), but the cluster offers 5 sandbox slots on 2 nodes: 3 wait`));
+    assert.match(
+      text,
+      new RegExp(
+        `${config.replace(/\./g, '\\.')}:2:21 warning preflight/sandbox-capacity 8 episodes run at once \\(training\\.train_batch_size 4 × training\\.rollout_n 2\\), but the cluster offers 5 sandbox slots on 2 nodes: 3 wait`,
+      ),
+    );
     assert.match(text, /0 errors, 1 warning\./);
   });
 
@@ -69,7 +74,10 @@ describe('the capacity preflight on a Ray cluster', () => {
   it('a cluster that cannot be asked is a warning and the check goes on', async () => {
     const { io: cli, out, err } = io();
     assert.equal(await runCli(['config', 'check', config, '--no-disk', '--ray', 'http://127.0.0.1:1'], cli, root), 0);
-    assert.match(err.join('\n'), /^warning: cannot read the nodes of the Ray cluster at http:\/\/127\.0\.0\.1:1: .*The sandbox capacity .* was not checked; going on\.$/);
+    assert.match(
+      err.join('\n'),
+      /^warning: cannot read the nodes of the Ray cluster at http:\/\/127\.0\.0\.1:1: .*The sandbox capacity .* was not checked; going on\.$/,
+    );
     assert.match(out.join('\n'), /0 errors, 0 warnings\./);
   });
 
@@ -81,9 +89,32 @@ describe('the capacity preflight on a Ray cluster', () => {
 
   it('gp train --ray prints the warning as a preflight finding and goes on', async () => {
     const { io: cli, out, err } = io();
-    const code = await runCli(['train', config, '--dry-run', '--tasks', 'datasets/sample/tasks.jsonl', '--limit', '3', '--set', 'training.train_batch_size=2', '--set', 'training.rollout_n=4', '--ray', peer.url, '--run-dir', join(dir, 'never-written')], cli, root);
+    const code = await runCli(
+      [
+        'train',
+        config,
+        '--dry-run',
+        '--tasks',
+        'datasets/sample/tasks.jsonl',
+        '--limit',
+        '3',
+        '--set',
+        'training.train_batch_size=2',
+        '--set',
+        'training.rollout_n=4',
+        '--ray',
+        peer.url,
+        '--run-dir',
+        join(dir, 'never-written'),
+      ],
+      cli,
+      root,
+    );
     assert.equal(code, 0, err.join('\n'));
-    assert.match(err.join('\n'), /eight\.yaml: --set training\.train_batch_size=2: warning preflight\/sandbox-capacity 8 episodes run at once \(training\.train_batch_size 2 × training\.rollout_n 4\), but the cluster offers 5/);
+    assert.match(
+      err.join('\n'),
+      /eight\.yaml: --set training\.train_batch_size=2: warning preflight\/sandbox-capacity 8 episodes run at once \(training\.train_batch_size 2 × training\.rollout_n 4\), but the cluster offers 5/,
+    );
     assert.doesNotMatch(err.join('\n'), /sandbox-capacity-unknown/);
     assert.match(out.join('\n'), /verl\.trainer\.main_ppo/);
   });
@@ -91,10 +122,16 @@ describe('the capacity preflight on a Ray cluster', () => {
 
 describe('the capacity preflight without a cluster', () => {
   it('a local gp train notes that the capacity is not known; a local rollout says nothing', async () => {
-    const resolution = resolveConfig({ text: 'training:\n  train_batch_size: 4\n  rollout_n: 2\n', flags: { overrides: [], configFile: undefined, yamlOnly: false, printConfig: false }, baseDir: dir });
+    const resolution = resolveConfig({
+      text: 'training:\n  train_batch_size: 4\n  rollout_n: 2\n',
+      flags: { overrides: [], configFile: undefined, yamlOnly: false, printConfig: false },
+      baseDir: dir,
+    });
     const train = io();
     await printCapacityPreflight({ label: 'x.yaml', resolution, command: 'train', ray: undefined, noteWhenUnknown: true }, train.io);
-    assert.deepEqual(train.err, ['x.yaml:2:21 info preflight/sandbox-capacity-unknown 8 episodes run at once (training.train_batch_size 4 × training.rollout_n 2); without a Ray address the cluster\'s sandbox slots are not known, so whether they fit was not checked.']);
+    assert.deepEqual(train.err, [
+      "x.yaml:2:21 info preflight/sandbox-capacity-unknown 8 episodes run at once (training.train_batch_size 4 × training.rollout_n 2); without a Ray address the cluster's sandbox slots are not known, so whether they fit was not checked.",
+    ]);
     const rollout = io();
     await printCapacityPreflight({ label: 'x.yaml', resolution, command: 'rollout', ray: undefined, noteWhenUnknown: false }, rollout.io);
     assert.deepEqual(rollout.err, []);
@@ -108,7 +145,20 @@ describe('the capacity preflight without a cluster', () => {
 
   it('the smoke, whose two episodes run on this machine, prints no note', async () => {
     const { io: cli, err } = io();
-    await runCli(['train', 'configs/experiments/planner_debug.yaml', '--smoke', '--dry-run', '--tasks', 'datasets/sample/tasks.jsonl', '--run-dir', join(dir, 'never-written-3')], cli, root);
+    await runCli(
+      [
+        'train',
+        'configs/experiments/planner_debug.yaml',
+        '--smoke',
+        '--dry-run',
+        '--tasks',
+        'datasets/sample/tasks.jsonl',
+        '--run-dir',
+        join(dir, 'never-written-3'),
+      ],
+      cli,
+      root,
+    );
     assert.doesNotMatch(err.join('\n'), /sandbox-capacity/);
   });
 });

@@ -69,7 +69,11 @@ test('posts the CGM service body built from the patch request and returns its ed
   assert.ok(sent?.generate, `the body does not match the generate schema: ${JSON.stringify(sent?.body)}`);
   assert.deepEqual(sent.body, {
     issue: { title: 'add subtracts', body: 'add(2, 3) returns -1' },
-    plan: { targets: [{ path: 'app/calc.py', start: 1, end: 2, id: 'func:app/calc.py#add', confidence: 1, why: 'planner-focus' }], budget: {}, priority_tests: [] },
+    plan: {
+      targets: [{ path: 'app/calc.py', start: 1, end: 2, id: 'func:app/calc.py#add', confidence: 1, why: 'planner-focus' }],
+      budget: {},
+      priority_tests: [],
+    },
     plan_text: '1) In add, return a + b.',
     subgraph: [{ path: 'app/calc.py', start: 1, end: 2, text: 'def add(a, b):\n    return a - b' }],
     snippets: [{ path: 'app/calc.py', start: 1, end: 2, snippet: ['def add(a, b):', '    return a - b'] }],
@@ -111,7 +115,11 @@ test('turns the service errors into errors that name the status and its detail',
 
 test('refuses a 200 answer without patch.edits or with no usable edit', async () => {
   const model = createCgmHttpModel({ endpoint: cgm.endpoint, timeoutMs: 2000, retries: 0 });
-  cgm.push({ kind: 'json', body: { result: 'ok' } }, { kind: 'json', body: { patch: { edits: [] } } }, { kind: 'json', body: { patch: { edits: [{ start: 1, new_text: 'x' }] } } });
+  cgm.push(
+    { kind: 'json', body: { result: 'ok' } },
+    { kind: 'json', body: { patch: { edits: [] } } },
+    { kind: 'json', body: { patch: { edits: [{ start: 1, new_text: 'x' }] } } },
+  );
   assert.match((await rejection(model.generate(request, signal()))).message, /without a patch.edits list/);
   assert.match((await rejection(model.generate(request, signal()))).message, /no usable edits: the reply has an empty edits list/);
   assert.match((await rejection(model.generate(request, signal()))).message, /no usable edits: none of its 1 edit\(s\) is usable \(no path\)/);
@@ -141,7 +149,16 @@ test('answers the health route', async () => {
 test('chat mode sends the CGM prompts and reads every choice leniently', async () => {
   const good = `Here is the patch:\n\`\`\`json\n${JSON.stringify({ patch: { edits: [{ path: 'app/calc.py', line: 2, text: '    return a + b' }], summary: 'plus' } })}\n\`\`\``;
   chat.push({ kind: 'content', content: good, moreChoices: ['I am not sure.', JSON.stringify({ edits: [fix] })] });
-  const client = createChatClient({ baseUrl: chat.baseUrl, model: 'cgm-chat', temperature: 0.2, topP: 0.9, maxTokens: 2048, timeoutMs: 2000, retries: 0, backoffMs: 1 });
+  const client = createChatClient({
+    baseUrl: chat.baseUrl,
+    model: 'cgm-chat',
+    temperature: 0.2,
+    topP: 0.9,
+    maxTokens: 2048,
+    timeoutMs: 2000,
+    retries: 0,
+    backoffMs: 1,
+  });
   const model = createCgmChatModel({ client, n: 3 });
   const candidates = await model.generate(request, signal());
   assert.deepEqual(candidates, [
@@ -158,7 +175,16 @@ test('chat mode sends the CGM prompts and reads every choice leniently', async (
 
 test('chat mode fails with the reason when no choice holds a patch', async () => {
   chat.push({ kind: 'content', content: 'The bug is in add.' });
-  const client = createChatClient({ baseUrl: chat.baseUrl, model: 'cgm-chat', temperature: 0.2, topP: 0.9, maxTokens: 2048, timeoutMs: 2000, retries: 0, backoffMs: 1 });
+  const client = createChatClient({
+    baseUrl: chat.baseUrl,
+    model: 'cgm-chat',
+    temperature: 0.2,
+    topP: 0.9,
+    maxTokens: 2048,
+    timeoutMs: 2000,
+    retries: 0,
+    backoffMs: 1,
+  });
   const error = await rejection(createCgmChatModel({ client }).generate(request, signal()));
   assert.match(error.message, /cgm-chat.*no JSON object/);
 });

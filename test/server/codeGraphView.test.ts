@@ -24,12 +24,22 @@ before(async () => {
   root = mkdtempSync(join(tmpdir(), 'gp-code-graph-view-'));
   mkdirSync(join(root, 'datasets', 'sample'), { recursive: true });
   cpSync(join(repoRoot, 'docker/repoenv_sample/sample_repo'), join(root, 'repos', 'sample_repo'), { recursive: true });
-  const tasks = readFileSync(join(repoRoot, 'datasets/sample/tasks.jsonl'), 'utf8').replaceAll('../../docker/repoenv_sample/sample_repo', '../../repos/sample_repo');
+  const tasks = readFileSync(join(repoRoot, 'datasets/sample/tasks.jsonl'), 'utf8').replaceAll(
+    '../../docker/repoenv_sample/sample_repo',
+    '../../repos/sample_repo',
+  );
   writeFileSync(join(root, 'datasets', 'sample', 'tasks.jsonl'), tasks);
   cpSync(join(repoRoot, 'datasets/sample/gold_predictions_tasks.jsonl'), join(root, 'datasets', 'sample', 'gold_predictions_tasks.jsonl'));
-  writeFileSync(join(root, 'sample.yaml'), 'experiment:\n  name: graph\nlogging:\n  output_dir: out\nsandbox:\n  backend: local\nenv:\n  semantic_search: off\n');
+  writeFileSync(
+    join(root, 'sample.yaml'),
+    'experiment:\n  name: graph\nlogging:\n  output_dir: out\nsandbox:\n  backend: local\nenv:\n  semantic_search: off\n',
+  );
   const cli = ['--import', pathToFileURL(join(repoRoot, 'node_modules/tsx/dist/loader.mjs')).href, join(repoRoot, 'server/src/cli/main.ts')];
-  const rollout = spawnSync(process.execPath, [...cli, 'rollout', 'datasets/sample/tasks.jsonl', '--task', 'sample-calc-add', '--config', 'sample.yaml'], { cwd: root, encoding: 'utf8', timeout: 240_000 });
+  const rollout = spawnSync(process.execPath, [...cli, 'rollout', 'datasets/sample/tasks.jsonl', '--task', 'sample-calc-add', '--config', 'sample.yaml'], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 240_000,
+  });
   assert.equal(rollout.status, 0, `gp rollout failed:\n${rollout.stdout}\n${rollout.stderr}`);
   const runs = readdirSync(join(root, 'out'));
   assert.equal(runs.length, 1);
@@ -48,7 +58,10 @@ test('an episode of a real rollout shows on the code graph with its gold placed 
   assert.deepEqual(start.task_file, { path: join(root, 'datasets', 'sample', 'tasks.jsonl'), line: 1 });
   // The end line keeps the graph's edges at the nodes the episode was shown: the test that calls add among them.
   const end = JSON.parse(lines.at(-1) ?? '{}') as { graph_edges?: Array<{ src: string; dst: string; kind: string }> };
-  assert.ok(end.graph_edges?.some((e) => e.dst === 'func:app/calc.py#add' && e.kind === 'calls'), JSON.stringify(end.graph_edges?.slice(0, 10)));
+  assert.ok(
+    end.graph_edges?.some((e) => e.dst === 'func:app/calc.py#add' && e.kind === 'calls'),
+    JSON.stringify(end.graph_edges?.slice(0, 10)),
+  );
   const result = (await h.client.sendRequest('graphPlanner/episode/codeGraph', { path: trajectory })) as EpisodeCodeGraphResult;
   assert.ok(result.ok, result.ok ? '' : result.message);
   const g = result.graph;
@@ -59,14 +72,24 @@ test('an episode of a real rollout shows on the code graph with its gold placed 
   assert.ok(add !== undefined && add.read !== null && add.edited !== null && add.gold === 'pre-image', JSON.stringify(add));
   assert.equal(g.nodes.find((n) => n.id === 'file:app/calc.py')?.gold, 'diff-header');
   assert.equal(g.steps[0]?.kind, 'reset');
-  assert.ok(g.steps.every((s) => s.distance === 0), 'the issue’s hints name add, the gold function, from the start');
+  assert.ok(
+    g.steps.every((s) => s.distance === 0),
+    'the issue’s hints name add, the gold function, from the start',
+  );
   assert.deepEqual(g.recall, { files: { gold: 1, seen: 1, read: 1, edited: 1 }, functions: { gold: 1, seen: 1, read: 1, edited: 1 } });
   assert.ok(g.width > 0 && g.height > 0 && g.nodes.every((n) => n.width > 0 && n.x > 0 && n.y > 0));
 });
 
 test('a run’s localisation is scored over its episodes', async () => {
   const result = (await h.client.sendRequest('graphPlanner/runs/localisation', { dir: runDir })) as RunLocalisationResult;
-  assert.deepEqual(result, { groups: [{ step: null, episodes: 1, scoredFiles: 1, scoredFunctions: 1, files: { seen: 1, read: 1, edited: 1 }, functions: { seen: 1, read: 1, edited: 1 } }], episodes: 1, withoutGold: 0, problems: [] });
+  assert.deepEqual(result, {
+    groups: [
+      { step: null, episodes: 1, scoredFiles: 1, scoredFunctions: 1, files: { seen: 1, read: 1, edited: 1 }, functions: { seen: 1, read: 1, edited: 1 } },
+    ],
+    episodes: 1,
+    withoutGold: 0,
+    problems: [],
+  });
 });
 
 test('a trajectory that is gone is an answer that says so', async () => {

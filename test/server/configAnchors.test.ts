@@ -52,13 +52,14 @@ function one(ds: readonly Diagnostic[], code: string, path?: string): Diagnostic
 }
 
 test('a finding about a written key sits on that key, past the comments above it', async () => {
-  const text = '# yaml-language-server: $schema=../../schemas/experiment.schema.json\npaths:\n  dataset_train: datasets/sampel/tasks.jsonl\n  dataset_val: null\n';
+  const text =
+    '# yaml-language-server: $schema=../../schemas/experiment.schema.json\npaths:\n  dataset_train: datasets/sampel/tasks.jsonl\n  dataset_val: null\n';
   const d = one(await withDisk(uri(), text, 'preflight/path-missing'), 'preflight/path-missing');
   assert.equal(d.range.start.line, 2);
   assert.equal(under(text, d), 'datasets/sampel/tasks.jsonl');
 });
 
-test('a finding about a value left empty sits on its key, not on an empty spot at the line\'s end', async () => {
+test("a finding about a value left empty sits on its key, not on an empty spot at the line's end", async () => {
   const text = 'paths:\n  dataset_train:\n  dataset_val: null\n';
   const d = one(await h.open(uri(), text), 'schema/type');
   assert.equal(d.range.start.line, 1);
@@ -101,7 +102,10 @@ test('a finding with nothing written near it sits on the first key, never on a l
     `nothing sits on the comment line: ${JSON.stringify(ds.map((d) => [d.code, d.range.start.line]))}`,
   );
   // The file names no path, so the default (placeholder) dataset and model paths are not its findings (config/placeholderPaths.ts).
-  assert.deepEqual(ds.filter((d) => /^preflight\/(path-missing|model-not-local)$/.test(String(d.code))).map((d) => d.message), []);
+  assert.deepEqual(
+    ds.filter((d) => /^preflight\/(path-missing|model-not-local)$/.test(String(d.code))).map((d) => d.message),
+    [],
+  );
 });
 
 test('a default path a named training set brings in sits on paths:, saying the default applies', async () => {

@@ -32,7 +32,11 @@ async function settled(version: number, ready: (ds: Diagnostic[]) => boolean): P
 }
 
 function codeActions(only?: string[]): Promise<CodeAction[]> {
-  return h.client.sendRequest('textDocument/codeAction', { textDocument: { uri: u }, range: whole, context: { diagnostics: [], ...(only ? { only } : {}) } }) as Promise<CodeAction[]>;
+  return h.client.sendRequest('textDocument/codeAction', {
+    textDocument: { uri: u },
+    range: whole,
+    context: { diagnostics: [], ...(only ? { only } : {}) },
+  }) as Promise<CodeAction[]>;
 }
 
 const slips = [
@@ -58,7 +62,11 @@ test('Fix All applies every preferred fix in one edit, the disk rules\' "did you
   const fixable = ['preflight/path-missing', 'schema/unknown-key', 'preflight/negative-penalty', 'schema/enum', 'schema/type'];
   await h.open(u, slips);
   const before = await settled(1, (ds) => ds.some((d) => d.code === 'preflight/path-missing'));
-  for (const code of fixable) assert.ok(before.some((d) => d.code === code), `${code} before the fix: ${JSON.stringify(before.map((d) => d.code))}`);
+  for (const code of fixable)
+    assert.ok(
+      before.some((d) => d.code === code),
+      `${code} before the fix: ${JSON.stringify(before.map((d) => d.code))}`,
+    );
 
   const quick = await codeActions(['source.fixAll']);
   assert.equal(quick.length, 1, `only the fix-all action when only source.fixAll is asked for: ${JSON.stringify(quick.map((a) => a.title))}`);
@@ -82,7 +90,8 @@ test('Fix All applies every preferred fix in one edit, the disk rules\' "did you
   // (graphPlanner/checkDocument publishes them before it answers.)
   await h.client.sendRequest(checkDocumentRequest, { uri: u });
   const latest = await h.diagnosticsFor(u);
-  for (const code of fixable.filter((c) => c !== 'schema/unknown-key')) assert.ok(!latest.some((d) => d.code === code), `${code} is gone: ${JSON.stringify(latest.map((d) => d.code))}`);
+  for (const code of fixable.filter((c) => c !== 'schema/unknown-key'))
+    assert.ok(!latest.some((d) => d.code === code), `${code} is gone: ${JSON.stringify(latest.map((d) => d.code))}`);
   const left = latest.filter((d) => d.code === 'schema/unknown-key');
   assert.equal(left.length, 1);
   assert.match(typeof left[0]?.message === 'string' ? left[0].message : (left[0]?.message.value ?? ''), /^Unknown key 'zzqqxx' at the top level\./);
@@ -93,7 +102,11 @@ test('a quick-fix request for the config still gets the quick fixes and no fix-a
   await h.change(u, 3, 'env:\n  failure_penalty: -1.0\n');
   const ds = await settled(3, (x) => x.some((d) => d.code === 'preflight/negative-penalty'));
   const d = ds.find((x) => x.code === 'preflight/negative-penalty') as Diagnostic;
-  const actions = (await h.client.sendRequest('textDocument/codeAction', { textDocument: { uri: u }, range: d.range, context: { diagnostics: [d], only: ['quickfix'] } })) as CodeAction[];
+  const actions = (await h.client.sendRequest('textDocument/codeAction', {
+    textDocument: { uri: u },
+    range: d.range,
+    context: { diagnostics: [d], only: ['quickfix'] },
+  })) as CodeAction[];
   assert.deepEqual(
     actions.map((a) => [a.kind, a.title]),
     [['quickfix', 'Flip the sign: set env.failure_penalty to 1']],

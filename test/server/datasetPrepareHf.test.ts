@@ -39,7 +39,11 @@ async function withHubEnv<T>(url: string, token: string | undefined, work: () =>
   try {
     return await work();
   } finally {
-    for (const [key, value] of [['HF_ENDPOINT', saved.endpoint], ['HF_DATASETS_SERVER', saved.viewer], ['HF_TOKEN', saved.token]] as const) {
+    for (const [key, value] of [
+      ['HF_ENDPOINT', saved.endpoint],
+      ['HF_DATASETS_SERVER', saved.viewer],
+      ['HF_TOKEN', saved.token],
+    ] as const) {
       if (value === undefined) delete process.env[key];
       else process.env[key] = value;
     }
@@ -87,12 +91,23 @@ test('a gated dataset without HF_TOKEN fails with a message that says to set it,
   try {
     const out = join(tmp('gated'), 'out');
     const run = capture();
-    const code = await withHubEnv(peer.url, undefined, () => runCli(['dataset', 'prepare', 'swebench', '--dataset', dataset, '--cache-dir', tmp('c'), '--out', out], run.io, process.cwd()));
+    const code = await withHubEnv(peer.url, undefined, () =>
+      runCli(['dataset', 'prepare', 'swebench', '--dataset', dataset, '--cache-dir', tmp('c'), '--out', out], run.io, process.cwd()),
+    );
     assert.equal(code, 1);
-    assert.ok(run.err.some((l) => l.includes('HF_TOKEN')), run.err.join('\n'));
+    assert.ok(
+      run.err.some((l) => l.includes('HF_TOKEN')),
+      run.err.join('\n'),
+    );
     assert.equal(existsSync(out), false);
     const withToken = capture();
-    assert.equal(await withHubEnv(peer.url, 'hf_secret', () => runCli(['dataset', 'prepare', 'swebench', '--dataset', dataset, '--cache-dir', tmp('c2'), '--out', out, '--limit', '5'], withToken.io, process.cwd())), 0, withToken.err.join('\n'));
+    assert.equal(
+      await withHubEnv(peer.url, 'hf_secret', () =>
+        runCli(['dataset', 'prepare', 'swebench', '--dataset', dataset, '--cache-dir', tmp('c2'), '--out', out, '--limit', '5'], withToken.io, process.cwd()),
+      ),
+      0,
+      withToken.err.join('\n'),
+    );
     assert.ok(peer.hits.filter((h) => h.route === 'viewer').every((h) => h.authorization === undefined || h.authorization === 'Bearer hf_secret'));
   } finally {
     await peer.close();

@@ -28,15 +28,19 @@ let h: Harness;
 
 function call(url: string, path: string, body: unknown): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, { method: 'POST', agent: false, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => {
-        const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
-        if ((res.statusCode ?? 0) >= 400) reject(new Error(`${path}: ${res.statusCode ?? 0} ${JSON.stringify(parsed)}`));
-        else resolve(parsed);
-      });
-    });
+    const req = request(
+      `${url}${path}`,
+      { method: 'POST', agent: false, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const parsed = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, unknown>;
+          if ((res.statusCode ?? 0) >= 400) reject(new Error(`${path}: ${res.statusCode ?? 0} ${JSON.stringify(parsed)}`));
+          else resolve(parsed);
+        });
+      },
+    );
     req.on('error', reject);
     req.end(JSON.stringify(body));
   });
@@ -63,7 +67,15 @@ const ids: Record<string, string> = {};
 before(async () => {
   runDir = mkdtempSync(join(tmpdir(), 'gp-group-view-'));
   const tasks = new Map(plannedTasks(['t1', 't2']).map((t) => [t.task.task_id, t]));
-  const service = new EnvService({ runDir, tasks, deps: testDeps(() => ({ steps: 3 })).deps, maxOpen: 8, episodeDeadlineMs: 60_000, token, trainingStep: () => step });
+  const service = new EnvService({
+    runDir,
+    tasks,
+    deps: testDeps(() => ({ steps: 3 })).deps,
+    maxOpen: 8,
+    episodeDeadlineMs: 60_000,
+    token,
+    trainingStep: () => step,
+  });
   const { url } = await service.start();
   try {
     // Step 1: task t1's group of three (two submit, one is cut at the step limit), task t2's of two.
@@ -107,12 +119,25 @@ test('a step’s group: each rollout’s reward and Verl’s GRPO advantage, the
   const g = await group({ kind: 'step', step: 1, taskId: 't1', groupId: null });
   assert.ok(g.ok, JSON.stringify(g));
   assert.deepEqual([g.step, g.taskId, g.groupId, g.steps], [1, 't1', 'uid-a', [1, 2]]);
-  assert.deepEqual(g.columns.map((c) => [c.groupMember, c.state, c.totalReward]), [[0, 'resolved', 1], [1, 'resolved', 1], [2, 'unresolved', -0.5]]);
+  assert.deepEqual(
+    g.columns.map((c) => [c.groupMember, c.state, c.totalReward]),
+    [
+      [0, 'resolved', 1],
+      [1, 'resolved', 1],
+      [2, 'unresolved', -0.5],
+    ],
+  );
   // Verl: mean 0.5, sample standard deviation sqrt((0.25 + 0.25 + 1) / 2), epsilon 1e-6.
   const std = Math.sqrt(1.5 / 2);
-  g.columns.forEach((c, i) => assert.ok(Math.abs((c.advantage ?? NaN) - ((i < 2 ? 0.5 : -1) / (std + 1e-6))) < 1e-9, `advantage of column ${i}: ${c.advantage}`));
+  g.columns.forEach((c, i) => assert.ok(Math.abs((c.advantage ?? NaN) - (i < 2 ? 0.5 : -1) / (std + 1e-6)) < 1e-9, `advantage of column ${i}: ${c.advantage}`));
   assert.match(g.advantage.note ?? '', /resolved_config\.yaml cannot be read/, 'without the run’s config the defaults are assumed, and said');
-  assert.deepEqual(g.choices.map((c) => [c.taskId, c.groupId, c.size]), [['t1', 'uid-a', 3], ['t2', 'uid-b', 2]]);
+  assert.deepEqual(
+    g.choices.map((c) => [c.taskId, c.groupId, c.size]),
+    [
+      ['t1', 'uid-a', 3],
+      ['t2', 'uid-b', 2],
+    ],
+  );
   // The third rollout's reply that did not parse has a row of its own before the noop all three
   // share; the second rollout's extra noop comes before the submit it shares with the first.
   assert.deepEqual(
@@ -125,8 +150,14 @@ test('a step’s group: each rollout’s reward and Verl’s GRPO advantage, the
     ],
   );
   assert.equal(g.divergence, 0);
-  assert.deepEqual(g.rows[0]?.cells.map((c) => c?.differs ?? null), [null, null, true]);
-  assert.deepEqual(g.rows.map((r) => r.same), [false, true, false, false]);
+  assert.deepEqual(
+    g.rows[0]?.cells.map((c) => c?.differs ?? null),
+    [null, null, true],
+  );
+  assert.deepEqual(
+    g.rows.map((r) => r.same),
+    [false, true, false, false],
+  );
   assert.equal(g.rows[1]?.cells[0]?.texts.thought, 'Look around first.');
   assert.ok(g.rows.every((r) => r.cells.length === 3));
 });
@@ -151,7 +182,10 @@ test('the advantage follows the run’s config: norm_adv_by_std_in_grpo off give
   writeFileSync(runLayout(runDir).resolvedConfig, 'training:\n  adv_estimator: grpo\nverl_overrides:\n  algorithm:\n    norm_adv_by_std_in_grpo: false\n');
   const g = await group({ kind: 'step', step: 1, taskId: 't1', groupId: null });
   assert.ok(g.ok);
-  assert.deepEqual(g.columns.map((c) => c.advantage), [0.5, 0.5, -1]);
+  assert.deepEqual(
+    g.columns.map((c) => c.advantage),
+    [0.5, 0.5, -1],
+  );
   assert.equal(g.advantage.normByStd, false);
   assert.match(g.advantage.note ?? '', /norm_adv_by_std_in_grpo is off/);
   rmSync(runLayout(runDir).resolvedConfig);
@@ -159,9 +193,18 @@ test('the advantage follows the run’s config: norm_adv_by_std_in_grpo off give
 
 test('the metrics page’s sample tables: the steps that have one, the last table of a repeated step, and a bad line said', async () => {
   const line = (s: number, attempt: number, total: number) =>
-    JSON.stringify({ ts: '2026-01-01T00:00:00Z', attempt, step: s, total, episodes: [{ episode_id: 'e', task_id: 't1', total_reward: 1, resolved: true, steps: 2, termination_reason: 'submitted', trajectory: 'trajectories/e.jsonl' }] });
+    JSON.stringify({
+      ts: '2026-01-01T00:00:00Z',
+      attempt,
+      step: s,
+      total,
+      episodes: [
+        { episode_id: 'e', task_id: 't1', total_reward: 1, resolved: true, steps: 2, termination_reason: 'submitted', trajectory: 'trajectories/e.jsonl' },
+      ],
+    });
   writeFileSync(runLayout(runDir).stepSamples, `${line(1, 1, 5)}\n${line(2, 1, 6)}\n{"step": "three"}\n${line(2, 2, 7)}\n`);
-  const ask = async (s: number | null) => runStepSamplesResultSchema.parse(await h.client.sendRequest('graphPlanner/runs/stepSamples', { dir: runDir, step: s }));
+  const ask = async (s: number | null) =>
+    runStepSamplesResultSchema.parse(await h.client.sendRequest('graphPlanner/runs/stepSamples', { dir: runDir, step: s }));
   const latest = await ask(null);
   assert.deepEqual(latest.steps, [1, 2]);
   assert.deepEqual([latest.samples?.step, latest.samples?.attempt, latest.samples?.total], [2, 2, 7], 'the resumed attempt’s table of step 2 wins');
@@ -174,7 +217,10 @@ test('the metrics page’s sample tables: the steps that have one, the last tabl
 });
 
 test('the comparison carries each side’s thought, tool result and observation for its filters', async () => {
-  const raw: unknown = await h.client.sendRequest('graphPlanner/episode/compare', { left: runLayout(runDir).trajectory(ids['a0'] ?? ''), right: runLayout(runDir).trajectory(ids['a2'] ?? '') });
+  const raw: unknown = await h.client.sendRequest('graphPlanner/episode/compare', {
+    left: runLayout(runDir).trajectory(ids['a0'] ?? ''),
+    right: runLayout(runDir).trajectory(ids['a2'] ?? ''),
+  });
   const c = episodeCompareResultSchema.parse(raw);
   assert.ok(c.ok);
   const noopRow = c.rows.find((r) => r.left?.kind === 'noop' && r.right?.kind === 'noop');

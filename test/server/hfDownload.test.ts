@@ -27,7 +27,14 @@ let files: HfPeerFile[];
 const rowCounts = new Map<string, number>();
 const peers: HfTestPeer[] = [];
 
-async function fixture(dataset: string, config: string, split: string, filename: string, rows: Record<string, unknown>[], columns: typeof swebenchColumns): Promise<HfPeerFile> {
+async function fixture(
+  dataset: string,
+  config: string,
+  split: string,
+  filename: string,
+  rows: Record<string, unknown>[],
+  columns: typeof swebenchColumns,
+): Promise<HfPeerFile> {
   const path = join(root, 'fixtures', `${dataset.replace('/', '__')}-${split}-${filename}`);
   writeFixtureParquet(path, rows, columns, { rowGroupSize: 50 });
   rowCounts.set(`${config}/${split}/${filename}`, rows.length);
@@ -111,7 +118,10 @@ test('lists parquet files, sizes and splits through the dataset-viewer endpoint'
   assert.match(listing.files[0]?.url ?? '', /\/datasets\/SWE-bench\/SWE-bench_Lite\/resolve\/refs%2Fconvert%2Fparquet\/default\/test\/0000\.parquet$/);
   assert.deepEqual([...listing.splits], [['default', ['test', 'dev']]]);
   assert.equal(listing.partial, false);
-  assert.deepEqual(p.hits.map((h) => h.route), ['viewer']);
+  assert.deepEqual(
+    p.hits.map((h) => h.route),
+    ['viewer'],
+  );
   assert.equal(p.hits[0]?.path, '/parquet?dataset=SWE-bench%2FSWE-bench_Lite');
 });
 
@@ -245,7 +255,12 @@ test('a connection cut is retried within the same call, resuming from the .part'
   assert.ok(ref);
   const [result] = await downloadParquetFiles([ref], await outDir(), { backoffMs: 1 });
   assert.equal(result?.resumedFrom, 100_000);
-  assert.deepEqual(fileHits(p).filter((h) => h.route === 'cdn').map((h) => h.range), [undefined, 'bytes=100000-']);
+  assert.deepEqual(
+    fileHits(p)
+      .filter((h) => h.route === 'cdn')
+      .map((h) => h.range),
+    [undefined, 'bytes=100000-'],
+  );
   await assertIntact(result.path, ref);
 });
 
@@ -300,7 +315,12 @@ test('a 416 answer to a Range request restarts the file from zero', async () => 
   await writeFile(`${dest}.part`, source(ref).subarray(0, 5_000));
   const [result] = await downloadParquetFiles([ref], dir);
   assert.equal(result?.resumedFrom, 0);
-  assert.deepEqual(fileHits(p).filter((h) => h.route === 'cdn').map((h) => h.range), ['bytes=5000-', undefined]);
+  assert.deepEqual(
+    fileHits(p)
+      .filter((h) => h.route === 'cdn')
+      .map((h) => h.range),
+    ['bytes=5000-', undefined],
+  );
   await assertIntact(dest, ref);
 });
 
@@ -344,9 +364,15 @@ test('a file already complete is not fetched again', async () => {
   const before = p.hits.length;
   const progress: DownloadProgress[] = [];
   const again = await downloadParquetFiles(refs, dir, { onProgress: (p) => progress.push(p) });
-  assert.deepEqual(again.map((r) => [r.alreadyComplete, r.bytes]), refs.map((ref) => [true, ref.size]));
+  assert.deepEqual(
+    again.map((r) => [r.alreadyComplete, r.bytes]),
+    refs.map((ref) => [true, ref.size]),
+  );
   assert.equal(p.hits.length, before);
-  assert.deepEqual(progress.map((c) => c.filesDone), [1, 2, 3]);
+  assert.deepEqual(
+    progress.map((c) => c.filesDone),
+    [1, 2, 3],
+  );
 });
 
 test('a file of the wrong size under the final name is replaced', async () => {
@@ -363,7 +389,9 @@ test('a file of the wrong size under the final name is replaced', async () => {
 });
 
 test('refuses a listed name that would write outside the output folder', async () => {
-  const error = await rejection(downloadParquetFiles([{ dataset: swebench, config: 'default', split: '..', filename: 'x.parquet', url: 'http://127.0.0.1:9/x', size: 1 }], await outDir()));
+  const error = await rejection(
+    downloadParquetFiles([{ dataset: swebench, config: 'default', split: '..', filename: 'x.parquet', url: 'http://127.0.0.1:9/x', size: 1 }], await outDir()),
+  );
   assert.equal(error.code, 'bad-response');
 });
 
@@ -448,7 +476,10 @@ test('a redirect to another host does not forward the Authorization header', asy
   const listing = await listParquetFiles(swebench, hub(p, 'hf_good'));
   await downloadParquetFiles(listing.files.slice(0, 1), await outDir(), { token: 'hf_good' });
   const cdn = p.hits.filter((h) => h.route === 'cdn');
-  assert.deepEqual(cdn.map((h) => h.method), ['HEAD', 'HEAD', 'HEAD', 'GET']);
+  assert.deepEqual(
+    cdn.map((h) => h.method),
+    ['HEAD', 'HEAD', 'HEAD', 'GET'],
+  );
   for (const hit of cdn) {
     assert.match(hit.host, /^localhost:/);
     assert.equal(hit.authorization, undefined);

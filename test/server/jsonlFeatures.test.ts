@@ -37,7 +37,11 @@ test('offers a quick fix that rewrites a legacy flat row in the nested shape', a
   const ds = await h.open(u, text);
   const legacy = ds.find((d) => d.code === 'task/legacy-shape');
   assert.ok(legacy, JSON.stringify(ds.map((d) => d.code)));
-  const actions = (await h.client.sendRequest('textDocument/codeAction', { textDocument: { uri: u }, range: legacy.range, context: { diagnostics: [legacy] } })) as CodeAction[];
+  const actions = (await h.client.sendRequest('textDocument/codeAction', {
+    textDocument: { uri: u },
+    range: legacy.range,
+    context: { diagnostics: [legacy] },
+  })) as CodeAction[];
   const rewrite = actions.find((a) => a.edit?.changes?.[u]);
   assert.ok(rewrite, JSON.stringify(actions.map((a) => a.title)));
   const newText = rewrite.edit?.changes?.[u]?.[0]?.newText ?? '';
@@ -49,7 +53,11 @@ test('offers a quick fix that rewrites a legacy flat row in the nested shape', a
   // The seed's id holds a `/`, which a task id may not (issue 21): its own fix renames it.
   const id = after.find((d) => d.code === 'task/schema');
   assert.ok(id, JSON.stringify(after.map((d) => d.code)));
-  const idActions = (await h.client.sendRequest('textDocument/codeAction', { textDocument: { uri: u }, range: id.range, context: { diagnostics: [id] } })) as CodeAction[];
+  const idActions = (await h.client.sendRequest('textDocument/codeAction', {
+    textDocument: { uri: u },
+    range: id.range,
+    context: { diagnostics: [id] },
+  })) as CodeAction[];
   const rename = idActions.find((a) => a.title === 'Change the id to `R2E-Gym__R2E-Gym-Lite:train:00042`');
   assert.ok(rename, JSON.stringify(idActions.map((a) => a.title)));
   const edit = rename.edit?.changes?.[u]?.[0];
@@ -71,7 +79,10 @@ test('validates a dataset too large for the editor from disk and sends a summary
   try {
     const uri = `file://${join(root, 'datasets', 'big.jsonl')}`;
     const ds = await big.diagnosticsFor(uri, undefined, 10_000);
-    assert.deepEqual(ds.map((d) => `${d.range.start.line}:${String(d.code)}`), ['1500:jsonl/syntax']);
+    assert.deepEqual(
+      ds.map((d) => `${d.range.start.line}:${String(d.code)}`),
+      ['1500:jsonl/syntax'],
+    );
     const summary = (await big.notification('graphPlanner/datasetSummary')) as { lines: number; errors: number; fromDisk: boolean; uri: string };
     assert.equal(summary.uri, uri);
     assert.equal(summary.lines, 2000);

@@ -23,7 +23,9 @@ before(async () => {
 after(() => h.close());
 
 function actions(range: Diagnostic['range'], diagnostics: Diagnostic[], only?: string[]): Promise<CodeAction[]> {
-  return h.client.sendRequest('textDocument/codeAction', { textDocument: { uri }, range, context: { diagnostics, ...(only ? { only } : {}) } }) as Promise<CodeAction[]>;
+  return h.client.sendRequest('textDocument/codeAction', { textDocument: { uri }, range, context: { diagnostics, ...(only ? { only } : {}) } }) as Promise<
+    CodeAction[]
+  >;
 }
 
 function applied(text: string, edits: readonly TextEdit[]): string {
@@ -39,24 +41,30 @@ function keyText(d: Diagnostic): string {
   return (rows[d.range.start.line] ?? '').slice(d.range.start.character, d.range.end.character);
 }
 
-test('the 499 Verified rows give one summary per repeated finding, with the count, on the first row\'s key', async () => {
+test("the 499 Verified rows give one summary per repeated finding, with the count, on the first row's key", async () => {
   assert.equal(rows.length, 499);
   uri = 'file:///ws/datasets/verified-summary.jsonl';
   const ds = await h.open(uri, verified);
   assert.deepEqual(ds.map((d) => String(d.code)).sort(), ['task/legacy-backend', 'task/workdir-mismatch']);
   const workdir = ds.find((d) => d.code === 'task/workdir-mismatch');
   assert.ok(workdir);
-  assert.match(messageOf(workdir), /^499 rows \(lines 1–499\): `sandbox\.workdir` is `\/repo` with a SWE-bench image, which keeps the repository in `\/testbed`/);
+  assert.match(
+    messageOf(workdir),
+    /^499 rows \(lines 1–499\): `sandbox\.workdir` is `\/repo` with a SWE-bench image, which keeps the repository in `\/testbed`/,
+  );
   assert.match(messageOf(workdir), /The first 20 are listed\.$/);
   assert.equal(workdir.range.start.line, 0);
-  assert.equal(keyText(workdir), '"workdir"', 'the summary sits on the first row\'s key, not at column 1');
+  assert.equal(keyText(workdir), '"workdir"', "the summary sits on the first row's key, not at column 1");
   assert.equal(workdir.relatedInformation?.length, 20);
-  assert.deepEqual(workdir.relatedInformation?.slice(0, 3).map((r) => r.location.range.start.line), [0, 1, 2]);
+  assert.deepEqual(
+    workdir.relatedInformation?.slice(0, 3).map((r) => r.location.range.start.line),
+    [0, 1, 2],
+  );
   assert.match(workdir.relatedInformation?.[1]?.message ?? '', /^Line 2: SWE-bench image `sweb\.eval\.x86_64\.astropy__astropy-13033:latest`/);
   assert.equal((workdir.data as { rows: number[] }).rows.length, 499);
 });
 
-test('the summary\'s quick fix sets the workdir on every row in one edit and leaves the rest of each row as written', async () => {
+test("the summary's quick fix sets the workdir on every row in one edit and leaves the rest of each row as written", async () => {
   uri = 'file:///ws/datasets/verified-quick-fix.jsonl';
   const ds = await h.open(uri, verified);
   const workdir = ds.find((d) => d.code === 'task/workdir-mismatch');
@@ -68,7 +76,10 @@ test('the summary\'s quick fix sets the workdir on every row in one edit and lea
   const edits = all.edit?.changes?.[uri] ?? [];
   assert.equal(edits.length, 499);
   // Each edit is as small as the change: `"/repo"` and `"/testbed"` share their quotes and slash.
-  assert.ok(edits.every((e) => e.newText === 'testbed' && e.range.end.character - e.range.start.character === 'repo'.length), JSON.stringify(edits[0]));
+  assert.ok(
+    edits.every((e) => e.newText === 'testbed' && e.range.end.character - e.range.start.character === 'repo'.length),
+    JSON.stringify(edits[0]),
+  );
   const fixed = applied(verified, edits);
   const fixedRows = splitLines(fixed);
   assert.equal(fixedRows.length, 499);
@@ -80,7 +91,10 @@ test('the summary\'s quick fix sets the workdir on every row in one edit and lea
   }
   assert.equal(fixedRows[0]?.length, (rows[0]?.length ?? 0) + '/testbed'.length - '/repo'.length, 'the row keeps its own spacing');
   const again = await h.change(uri, 2, fixed);
-  assert.deepEqual(again.map((d) => String(d.code)), ['task/legacy-backend']);
+  assert.deepEqual(
+    again.map((d) => String(d.code)),
+    ['task/legacy-backend'],
+  );
 });
 
 test('"Fix all" (source.fixAll) fixes every row of every summary, and nothing is left', async () => {
@@ -105,7 +119,10 @@ test('"Fix all" (source.fixAll) fixes every row of every summary, and nothing is
 test('three rows with the same finding keep a diagnostic each; four become one summary', async () => {
   const three = rows.slice(0, 3).join('\n');
   const perRow = await h.open('file:///ws/datasets/three.jsonl', three);
-  assert.deepEqual(perRow.filter((d) => d.code === 'task/workdir-mismatch').map((d) => d.range.start.line), [0, 1, 2]);
+  assert.deepEqual(
+    perRow.filter((d) => d.code === 'task/workdir-mismatch').map((d) => d.range.start.line),
+    [0, 1, 2],
+  );
   assert.ok(perRow.every((d) => !messageOf(d).startsWith('3 rows')));
   const four = await h.open('file:///ws/datasets/four.jsonl', rows.slice(0, 4).join('\n'));
   const summaries = four.filter((d) => d.code === 'task/workdir-mismatch');

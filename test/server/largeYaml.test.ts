@@ -67,9 +67,12 @@ test('a hover in a small file is answered before a 1 MB file opened just before 
   assert.deepEqual(order, ['hover', 'large diagnostics']);
 
   // What the worker found is what the main thread's check finds.
-  const expected = checkConfigText(text).findings.map((f) => `${f.code}:${f.range.start}`).sort();
+  const expected = checkConfigText(text)
+    .findings.map((f) => `${f.code}:${f.range.start}`)
+    .sort();
   const lines = text.split('\n');
-  const offsetOf = (d: PublishDiagnosticsParams['diagnostics'][number]) => lines.slice(0, d.range.start.line).reduce((n, l) => n + l.length + 1, 0) + d.range.start.character;
+  const offsetOf = (d: PublishDiagnosticsParams['diagnostics'][number]) =>
+    lines.slice(0, d.range.start.line).reduce((n, l) => n + l.length + 1, 0) + d.range.start.character;
   assert.deepEqual(published.map((d) => `${String(d.code)}:${offsetOf(d)}`).sort(), expected);
   assert.ok(published.some((d) => d.code === 'yaml/duplicate-key' && d.range.start.line === 50_001));
 });
@@ -79,12 +82,20 @@ test('of a burst of edits to a large file, only the newest is published', async 
   const text = largeYaml();
   await h.client.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'yaml', version: 1, text } });
   for (let v = 2; v <= 5; v++) {
-    await h.client.sendNotification('textDocument/didChange', { textDocument: { uri, version: v }, contentChanges: [{ text: text.replace('max_steps: -3', `max_steps: ${v}`) }] });
+    await h.client.sendNotification('textDocument/didChange', {
+      textDocument: { uri, version: v },
+      contentChanges: [{ text: text.replace('max_steps: -3', `max_steps: ${v}`) }],
+    });
   }
   const last = await h.diagnosticsFor(uri, 5, 60_000);
   // Version 5 sets max_steps to 5, which is valid: nothing about it is left from the earlier versions.
   assert.ok(!last.some((d) => /max_steps/.test(JSON.stringify(d.message))), JSON.stringify(last.map((d) => d.code)));
   assert.ok(last.some((d) => d.code === 'yaml/duplicate-key'));
-  const stale = h.notifications.filter((n) => n.method === 'textDocument/publishDiagnostics' && (n.params as PublishDiagnosticsParams).uri === uri && ((n.params as PublishDiagnosticsParams).version ?? 0) < 5);
+  const stale = h.notifications.filter(
+    (n) =>
+      n.method === 'textDocument/publishDiagnostics' &&
+      (n.params as PublishDiagnosticsParams).uri === uri &&
+      ((n.params as PublishDiagnosticsParams).version ?? 0) < 5,
+  );
   assert.ok(stale.length <= 2, `published ${stale.length} stale versions of a burst`);
 });

@@ -39,7 +39,17 @@ function observation(text: string, step = 0): Observation {
 }
 
 function client(overrides: Partial<ChatClientOptions> = {}) {
-  return createChatClient({ baseUrl: peer.baseUrl, model: 'planner-test', temperature: 0.7, topP: 0.9, maxTokens: 512, timeoutMs: 2000, retries: 2, backoffMs: 5, ...overrides });
+  return createChatClient({
+    baseUrl: peer.baseUrl,
+    model: 'planner-test',
+    temperature: 0.7,
+    topP: 0.9,
+    maxTokens: 512,
+    timeoutMs: 2000,
+    retries: 2,
+    backoffMs: 5,
+    ...overrides,
+  });
 }
 
 const signal = () => new AbortController().signal;
@@ -94,7 +104,13 @@ test('sends the model, sampling settings and no Authorization header without a k
   assert.equal(request?.path, '/v1/chat/completions');
   assert.equal(request?.authorization, undefined);
   assert.deepEqual(
-    { model: request?.chat?.model, temperature: request?.chat?.temperature, top_p: request?.chat?.top_p, max_tokens: request?.chat?.max_tokens, tools: request?.chat?.tools },
+    {
+      model: request?.chat?.model,
+      temperature: request?.chat?.temperature,
+      top_p: request?.chat?.top_p,
+      max_tokens: request?.chat?.max_tokens,
+      tools: request?.chat?.tools,
+    },
     { model: 'planner-test', temperature: 0.7, top_p: 0.9, max_tokens: 512, tools: undefined },
   );
   assert.equal(completion.attempts, 1);
@@ -105,10 +121,29 @@ test('sends the model, sampling settings and no Authorization header without a k
 test('sends the bearer key when given; a peer that demands one refuses a client without it', async () => {
   const guarded = await startOpenAiTestPeer({ apiKey: 'sk-test-123', script: [{ kind: 'content', content: submitBlock }] });
   try {
-    const withKey = createChatClient({ baseUrl: guarded.baseUrl, model: 'm', apiKey: 'sk-test-123', temperature: 0, topP: 1, maxTokens: 16, timeoutMs: 2000, retries: 2, backoffMs: 5 });
+    const withKey = createChatClient({
+      baseUrl: guarded.baseUrl,
+      model: 'm',
+      apiKey: 'sk-test-123',
+      temperature: 0,
+      topP: 1,
+      maxTokens: 16,
+      timeoutMs: 2000,
+      retries: 2,
+      backoffMs: 5,
+    });
     assert.equal((await withKey.complete([{ role: 'user', content: 'hi' }])).content, submitBlock);
     assert.equal(guarded.requests[0]?.authorization, 'Bearer sk-test-123');
-    const withoutKey = createChatClient({ baseUrl: guarded.baseUrl, model: 'm', temperature: 0, topP: 1, maxTokens: 16, timeoutMs: 2000, retries: 2, backoffMs: 5 });
+    const withoutKey = createChatClient({
+      baseUrl: guarded.baseUrl,
+      model: 'm',
+      temperature: 0,
+      topP: 1,
+      maxTokens: 16,
+      timeoutMs: 2000,
+      retries: 2,
+      backoffMs: 5,
+    });
     const error = await withoutKey.complete([{ role: 'user', content: 'hi' }]).then(
       () => assert.fail('expected a 401'),
       (e: unknown) => e,
@@ -140,7 +175,15 @@ test('without a fallback, a malformed reply becomes a protocol error the model s
 });
 
 test('with a fallback, the fallback takes the step and the history records its action as a valid block', async () => {
-  const ruleAction: Action = { type: 'explore', thought: 'rule: localise from the failure frame', op: 'expand', anchors: [{ kind: 'file', text: 'app/calc.py' }], nodes: [], hop: 1, limit: 20 };
+  const ruleAction: Action = {
+    type: 'explore',
+    thought: 'rule: localise from the failure frame',
+    op: 'expand',
+    anchors: [{ kind: 'file', text: 'app/calc.py' }],
+    nodes: [],
+    hop: 1,
+    limit: 20,
+  };
   const { factory, state } = scriptedFallback([ruleAction, { type: 'repair', apply: true, plan: '', focus_ids: ['func:app/calc.py#add'] }]);
   peer.push(
     { kind: 'content', content: '<function=explore><param name="op">find</param><param name="hop">1x</param></function>' },
@@ -203,7 +246,12 @@ test('a server that keeps failing is not handed to the fallback: the error ends 
 
 test('a text-format reply stops at </function>, which the agent writes back; the call is recorded', async () => {
   // Servers drop the stop string they matched: the peer answers the block without its terminator.
-  peer.push({ kind: 'content', content: '<function=submit>\n  <param name="thought">done</param>\n', finishReason: 'stop', usage: { prompt_tokens: 120, completion_tokens: 14 } });
+  peer.push({
+    kind: 'content',
+    content: '<function=submit>\n  <param name="thought">done</param>\n',
+    finishReason: 'stop',
+    usage: { prompt_tokens: 120, completion_tokens: 14 },
+  });
   const agent = createModelAgent({ client: client() });
   const decision = await agent.act(observation('obs 0'), signal());
   assert.deepEqual(decision.action, { type: 'submit', thought: 'done' });
@@ -221,7 +269,10 @@ test('a text-format reply stops at </function>, which the agent writes back; the
 });
 
 test('with structured output, the request carries the JSON reply schema and the JSON reply becomes an action', async () => {
-  peer.push({ kind: 'content', content: '{"function": "explore", "arguments": {"op": "read", "nodes": ["func:app/calc.py#add"]}}' }, { kind: 'content', content: '{"function": "explore", "arguments": {"op": "re' });
+  peer.push(
+    { kind: 'content', content: '{"function": "explore", "arguments": {"op": "read", "nodes": ["func:app/calc.py#add"]}}' },
+    { kind: 'content', content: '{"function": "explore", "arguments": {"op": "re' },
+  );
   const { factory } = scriptedFallback([{ type: 'submit', thought: 'rule' }]);
   const agent = createModelAgent({ client: client(), structuredOutput: 'json_object', fallback: factory });
   const first = await agent.act(observation('obs 0'), signal());
@@ -251,9 +302,15 @@ test('the history is trimmed to the prompt budget, and a server that still finds
   const agent = createModelAgent({ client: client(), maxInputTokens: 4000, systemPrompt: 'sys' });
   for (let i = 0; i < 5; i++) await agent.act(observation(`${i} ${long}`, i), signal());
   const sent = sentMessages(4);
-  assert.deepEqual(sent.map((m) => `${m.role}:${(m.content ?? '').slice(0, 1)}`), ['system:s', 'user:0', 'assistant:<', 'user:3', 'assistant:<', 'user:4']);
+  assert.deepEqual(
+    sent.map((m) => `${m.role}:${(m.content ?? '').slice(0, 1)}`),
+    ['system:s', 'user:0', 'assistant:<', 'user:3', 'assistant:<', 'user:4'],
+  );
   assert.equal(peer.requests.length, 5);
-  peer.push({ kind: 'status', status: 400, body: { error: { message: 'Requested tokens (9000) exceed context window of 8192' } } }, { kind: 'content', content: submitBlock });
+  peer.push(
+    { kind: 'status', status: 400, body: { error: { message: 'Requested tokens (9000) exceed context window of 8192' } } },
+    { kind: 'content', content: submitBlock },
+  );
   const decision = await agent.act(observation(`5 ${long}`, 5), signal());
   assert.deepEqual(decision.action, { type: 'submit', thought: 'done' });
   const retried = sentMessages(6);
@@ -360,7 +417,13 @@ test('retries a refused connection and reports a network error', async () => {
 test('with tools, sends the five tools, reads a tool call and answers it with a tool message', async () => {
   peer.push(
     { kind: 'tool-calls', calls: [{ name: 'explore', arguments: '{"op": "read", "nodes": ["func:app/calc.py#add"]}' }] },
-    { kind: 'tool-calls', calls: [{ name: 'submit', arguments: '{}' }, { name: 'noop', arguments: '{}' }] },
+    {
+      kind: 'tool-calls',
+      calls: [
+        { name: 'submit', arguments: '{}' },
+        { name: 'noop', arguments: '{}' },
+      ],
+    },
     { kind: 'content', content: submitBlock },
   );
   const agent = createModelAgent({ client: client(), useTools: true });
@@ -368,7 +431,10 @@ test('with tools, sends the five tools, reads a tool call and answers it with a 
   assert.deepEqual(first.action, { type: 'explore', op: 'read', anchors: [], nodes: ['func:app/calc.py#add'], hop: 1, limit: 20 });
   assert.match(first.response ?? '', /<tool_call name="explore">/);
   const request = peer.requests[0]?.chat;
-  assert.deepEqual(request?.tools?.map((t) => t.function.name), ['explore', 'memory', 'repair', 'submit', 'noop']);
+  assert.deepEqual(
+    request?.tools?.map((t) => t.function.name),
+    ['explore', 'memory', 'repair', 'submit', 'noop'],
+  );
   assert.equal(request?.tool_choice, 'auto');
   const second = await agent.act(observation('obs 1', 1), signal());
   assert.equal(second.protocolError?.code, 'invalid-multi-block');
@@ -412,7 +478,10 @@ test('trims long histories to the system prompt, the first observation and the l
     last.map((m) => `${m.role}:${m.content ?? ''}`.slice(0, 20)),
     ['system:You are the G', 'user:obs 0', `assistant:${submitBlock}`.slice(0, 20), 'user:obs 4', `assistant:${submitBlock}`.slice(0, 20), 'user:obs 5'],
   );
-  const short: ChatMessage[] = [{ role: 'system', content: 's' }, { role: 'user', content: 'u' }];
+  const short: ChatMessage[] = [
+    { role: 'system', content: 's' },
+    { role: 'user', content: 'u' },
+  ];
   assert.deepEqual(trimHistory(short, 0), short);
 });
 
@@ -420,13 +489,19 @@ test('sends stop strings only when configured', async () => {
   peer.push({ kind: 'content', content: submitBlock }, { kind: 'content', content: submitBlock });
   await client().complete([{ role: 'user', content: 'hi' }]);
   await client({ stop: ['<|im_end|>'] }).complete([{ role: 'user', content: 'hi' }]);
-  assert.deepEqual(peer.requests.map((r) => r.chat?.stop), [undefined, ['<|im_end|>']]);
+  assert.deepEqual(
+    peer.requests.map((r) => r.chat?.stop),
+    [undefined, ['<|im_end|>']],
+  );
 });
 
 test('samples n choices for callers that ask for several', async () => {
   peer.push({ kind: 'content', content: 'a', moreChoices: ['b', 'c'] });
   const completion = await client().complete([{ role: 'user', content: 'hi' }], { n: 3 });
-  assert.deepEqual(completion.choices.map((c) => c.content), ['a', 'b', 'c']);
+  assert.deepEqual(
+    completion.choices.map((c) => c.content),
+    ['a', 'b', 'c'],
+  );
   assert.equal(peer.requests[0]?.chat?.n, 3);
 });
 

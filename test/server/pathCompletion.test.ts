@@ -27,15 +27,24 @@ async function complete(withCaret: string): Promise<CompletionItem[]> {
 
 test('completes a dataset path from the workspace folder: folders first, then task files', async () => {
   const top = await complete('paths:\n  dataset_train: datas|\n');
-  assert.ok(top.some((i) => i.label === 'datasets/'), JSON.stringify(top.map((i) => i.label)));
+  assert.ok(
+    top.some((i) => i.label === 'datasets/'),
+    JSON.stringify(top.map((i) => i.label)),
+  );
   const sample = await complete('paths:\n  dataset_train: datasets/|\n');
   const labels = sample.map((i) => i.label);
   assert.deepEqual(labels.slice(0, 1), ['sample/'], 'folders come first');
   assert.ok(labels.includes('samples.jsonl') && labels.includes('gold_predictions_samples.jsonl'), labels.join(' '));
   const file = sample.find((i) => i.label === 'samples.jsonl');
-  assert.deepEqual(file?.textEdit && 'range' in file.textEdit ? [file.textEdit.newText, file.textEdit.range.start.character] : undefined, ['datasets/samples.jsonl', 17]);
+  assert.deepEqual(file?.textEdit && 'range' in file.textEdit ? [file.textEdit.newText, file.textEdit.range.start.character] : undefined, [
+    'datasets/samples.jsonl',
+    17,
+  ]);
   const inner = await complete('paths:\n  dataset_train: "datasets/sample/t|"\n');
-  assert.ok(inner.some((i) => i.label === 'tasks.jsonl' && i.kind === 17), JSON.stringify(inner.map((i) => i.label)));
+  assert.ok(
+    inner.some((i) => i.label === 'tasks.jsonl' && i.kind === 17),
+    JSON.stringify(inner.map((i) => i.label)),
+  );
   assert.ok(!inner.some((i) => i.label.endsWith('.md')), 'only task files and folders');
 });
 

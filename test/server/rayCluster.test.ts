@@ -11,7 +11,13 @@ import { clusterSlotsOf, readClusterSlots } from '../../server/src/cluster/index
 import { startRayJobsPeer, type PeerNode, type RayJobsPeer } from '../support/rayJobsPeer.js';
 
 function node(id: string, slots: number | undefined, state: PeerNode['state'] = 'ALIVE'): PeerNode {
-  return { node_id: id, node_ip: `10.0.0.${id.length}`, state, is_head_node: id === 'head', resources_total: { CPU: 16, memory: 64e9, ...(slots === undefined ? {} : { gp_sandbox_slots: slots }) } };
+  return {
+    node_id: id,
+    node_ip: `10.0.0.${id.length}`,
+    state,
+    is_head_node: id === 'head',
+    resources_total: { CPU: 16, memory: 64e9, ...(slots === undefined ? {} : { gp_sandbox_slots: slots }) },
+  };
 }
 
 describe('the cluster’s sandbox slots from the Ray dashboard', () => {
@@ -42,7 +48,10 @@ describe('the cluster’s sandbox slots from the Ray dashboard', () => {
   it('says which address could not be reached and what to check', async () => {
     const read = await readClusterSlots('http://127.0.0.1:1');
     assert.equal(read.ok, false);
-    assert.match(read.ok ? '' : read.message, /cannot read the nodes of the Ray cluster at http:\/\/127\.0\.0\.1:1: .*ECONNREFUSED.*is a Ray head running there/);
+    assert.match(
+      read.ok ? '' : read.message,
+      /cannot read the nodes of the Ray cluster at http:\/\/127\.0\.0\.1:1: .*ECONNREFUSED.*is a Ray head running there/,
+    );
   });
 
   it('names an answer that is not a Ray state API’s, and what to check', async () => {
@@ -55,7 +64,10 @@ describe('the cluster’s sandbox slots from the Ray dashboard', () => {
       const url = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
       const read = await readClusterSlots(url);
       assert.equal(read.ok, false);
-      assert.match(read.ok ? '' : read.message, new RegExp(`cannot read the nodes of the Ray cluster at ${url.replace(/\./g, '\\.')}: .*unexpected body.*check that --ray names the head's dashboard`));
+      assert.match(
+        read.ok ? '' : read.message,
+        new RegExp(`cannot read the nodes of the Ray cluster at ${url.replace(/\./g, '\\.')}: .*unexpected body.*check that --ray names the head's dashboard`),
+      );
     } finally {
       await new Promise<void>((resolve) => other.close(() => resolve()));
     }

@@ -42,7 +42,10 @@ describe('gp images prepull --ray against a test peer', () => {
     const answered: NodePrepullLine[] = [];
     const result = await runRayPrepull({
       ray: peer.url,
-      nodes: [{ node_id: 'node-a-0123456789', ip: '10.0.0.7', slots: 2 }, { node_id: 'node-b', ip: '10.0.0.8', slots: 1 }],
+      nodes: [
+        { node_id: 'node-a-0123456789', ip: '10.0.0.7', slots: 2 },
+        { node_id: 'node-b', ip: '10.0.0.8', slots: 1 },
+      ],
       python: '/venv/bin/python',
       adapterDir: '/repo/python',
       cli: ['/usr/bin/node', '/repo/dist/cli.js'],
@@ -52,9 +55,18 @@ describe('gp images prepull --ray against a test peer', () => {
       pollMs: 20,
     });
     assert.equal(result.state, 'finished');
-    assert.deepEqual(answered.map((n) => n.node_id), ['node-a-0123456789']);
-    assert.deepEqual(result.unanswered.map((n) => n.node_id), ['node-b']);
-    assert.equal(submitted?.entrypoint, `/venv/bin/python -m graph_planner_verl.node_prepull '{"cli":["/usr/bin/node","/repo/dist/cli.js"],"args":["/data/tasks.jsonl","--retries","1"]}'`);
+    assert.deepEqual(
+      answered.map((n) => n.node_id),
+      ['node-a-0123456789'],
+    );
+    assert.deepEqual(
+      result.unanswered.map((n) => n.node_id),
+      ['node-b'],
+    );
+    assert.equal(
+      submitted?.entrypoint,
+      `/venv/bin/python -m graph_planner_verl.node_prepull '{"cli":["/usr/bin/node","/repo/dist/cli.js"],"args":["/data/tasks.jsonl","--retries","1"]}'`,
+    );
     assert.deepEqual(submitted?.runtime_env, { env_vars: { PYTHONPATH: '/repo/python' } });
     assert.ok(logged.includes('INFO worker.py -- Connected to Ray cluster.'));
     assert.ok(logged.some((l) => /^warning: a node's prepull line is not JSON/.test(l)));
@@ -67,7 +79,9 @@ describe('the per-node summary', () => {
       'node node-a-01234 (10.0.0.7): 2 images: 0 pulled, 1 already present, 1 failed, 0 build-only',
       '  ghcr.io/x/missing:1: failed: manifest unknown (3 attempts)',
     ]);
-    assert.deepEqual(nodeSummary(line('node-b', null, 'gp images prepull printed no results')), ['node node-b (10.0.0.7): could not pre-pull: gp images prepull printed no results']);
+    assert.deepEqual(nodeSummary(line('node-b', null, 'gp images prepull printed no results')), [
+      'node node-b (10.0.0.7): could not pre-pull: gp images prepull printed no results',
+    ]);
   });
 
   it('the cluster is ready only when every node answered and no image failed', () => {

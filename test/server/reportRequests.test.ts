@@ -38,7 +38,18 @@ const status = (state: RunStatus['state'], reason?: string): RunStatus => ({
 });
 
 const sample = readFileSync(fixturePath('trajectories/sample-calc-add.jsonl'), 'utf8').trim().split('\n');
-const failedEnd: TrajectoryEnd = { type: 'end', episode_id: 'sample-calc-add', task_id: 'sample-calc-add', resolved: false, steps: 0, total_reward: 0, termination_reason: 'error', duration_ms: 12, patch: '', error: 'sandbox: no local_repo' };
+const failedEnd: TrajectoryEnd = {
+  type: 'end',
+  episode_id: 'sample-calc-add',
+  task_id: 'sample-calc-add',
+  resolved: false,
+  steps: 0,
+  total_reward: 0,
+  termination_reason: 'error',
+  duration_ms: 12,
+  patch: '',
+  error: 'sandbox: no local_repo',
+};
 
 function runFolder(name: string, state: RunStatus['state'], reason?: string): string {
   const run = join(dir, name);
@@ -50,20 +61,59 @@ function runFolder(name: string, state: RunStatus['state'], reason?: string): st
 
 test('the report request answers the page’s view of report.json', async () => {
   const run = runFolder('reported', 'failed', '1 episode failed');
-  writeFileSync(join(run, 'report.json'), JSON.stringify(buildReport({ run: 'reported', agent: 'rule', dataset: 'd.jsonl', createdAt: new Date(0), episodes: [{ end: failedEnd, trajectory: 'trajectories/sample-calc-add.jsonl', instanceReport: undefined }] })));
+  writeFileSync(
+    join(run, 'report.json'),
+    JSON.stringify(
+      buildReport({
+        run: 'reported',
+        agent: 'rule',
+        dataset: 'd.jsonl',
+        createdAt: new Date(0),
+        episodes: [{ end: failedEnd, trajectory: 'trajectories/sample-calc-add.jsonl', instanceReport: undefined }],
+      }),
+    ),
+  );
   const result = await h.client.sendRequest<RunReportResult>(runReportRequest, { dir: run });
   assert.ok(result.ok, JSON.stringify(result));
-  assert.deepEqual(result.report.summary, { graded: 1, resolved: 0, resolvedRate: 0, planned: 1, infrastructure: 0, notRun: 0, meanSteps: 0, meanDurationMs: 12, suspectedHacks: 0, passAtK: [] });
-  assert.deepEqual(result.report.tasks.map((t) => [t.taskId, t.outcome, t.failureReason, t.episodes[0]?.trajectory]), [['sample-calc-add', 'unresolved', 'error: sandbox: no local_repo', join(run, 'trajectories', 'sample-calc-add.jsonl')]]);
+  assert.deepEqual(result.report.summary, {
+    graded: 1,
+    resolved: 0,
+    resolvedRate: 0,
+    planned: 1,
+    infrastructure: 0,
+    notRun: 0,
+    meanSteps: 0,
+    meanDurationMs: 12,
+    suspectedHacks: 0,
+    passAtK: [],
+  });
+  assert.deepEqual(
+    result.report.tasks.map((t) => [t.taskId, t.outcome, t.failureReason, t.episodes[0]?.trajectory]),
+    [['sample-calc-add', 'unresolved', 'error: sandbox: no local_repo', join(run, 'trajectories', 'sample-calc-add.jsonl')]],
+  );
   const missing = await h.client.sendRequest<RunReportResult>(runReportRequest, { dir: join(dir, 'nothing-here') });
   assert.ok(!missing.ok && missing.message.includes('report.json does not exist'));
 });
 
 test('a run with three attempts per task answers pass@1 to pass@3 over its tasks', async () => {
   const run = runFolder('attempts', 'finished');
-  const attempt = (task: string, n: number, resolved: boolean) => ({ end: { ...failedEnd, episode_id: `${task}#${n}`, task_id: task, resolved, termination_reason: 'submitted' as const }, trajectory: `trajectories/${task}#${n}.jsonl`, instanceReport: undefined });
-  const episodes = [attempt('a', 1, true), attempt('a', 2, false), attempt('a', 3, false), attempt('b', 1, false), attempt('b', 2, false), attempt('b', 3, false)];
-  writeFileSync(join(run, 'report.json'), JSON.stringify(buildReport({ run: 'attempts', agent: 'rule', dataset: 'd.jsonl', createdAt: new Date(0), episodes })));
+  const attempt = (task: string, n: number, resolved: boolean) => ({
+    end: { ...failedEnd, episode_id: `${task}#${n}`, task_id: task, resolved, termination_reason: 'submitted' as const },
+    trajectory: `trajectories/${task}#${n}.jsonl`,
+    instanceReport: undefined,
+  });
+  const episodes = [
+    attempt('a', 1, true),
+    attempt('a', 2, false),
+    attempt('a', 3, false),
+    attempt('b', 1, false),
+    attempt('b', 2, false),
+    attempt('b', 3, false),
+  ];
+  writeFileSync(
+    join(run, 'report.json'),
+    JSON.stringify(buildReport({ run: 'attempts', agent: 'rule', dataset: 'd.jsonl', createdAt: new Date(0), episodes })),
+  );
   const result = await h.client.sendRequest<RunReportResult>(runReportRequest, { dir: run });
   assert.ok(result.ok, JSON.stringify(result));
   // Task a: 1 of 3 resolved, so pass@1 = 1/3, pass@2 = 1 − C(2,2)/C(3,2) = 2/3, pass@3 = 1; task b: 0 throughout.
@@ -79,14 +129,23 @@ test('a run with three attempts per task answers pass@1 to pass@3 over its tasks
 
 test('opening an episode that failed before its first step states its run; a running status whose process is gone reads interrupted', async () => {
   const failed = runFolder('failed-run', 'failed', '1 episode failed');
-  const opened = await h.client.sendRequest<EpisodeOpenResult>(episodeOpenRequest, { path: join(failed, 'trajectories', 'sample-calc-add.jsonl'), knownSteps: 0 });
+  const opened = await h.client.sendRequest<EpisodeOpenResult>(episodeOpenRequest, {
+    path: join(failed, 'trajectories', 'sample-calc-add.jsonl'),
+    knownSteps: 0,
+  });
   assert.ok(opened.ok, JSON.stringify(opened));
   assert.equal(opened.rows.length, 0);
   assert.deepEqual(opened.header.run, { name: 'failed-run', state: 'failed', reason: '1 episode failed' });
   // A `running` status whose process is gone (pid 999999 on this host) is a crashed run.
   const crashed = runFolder('crashed-run', 'running');
-  const again = await h.client.sendRequest<EpisodeOpenResult>(episodeOpenRequest, { path: join(crashed, 'trajectories', 'sample-calc-add.jsonl'), knownSteps: 0 });
-  assert.ok(again.ok && again.header.run?.state === 'interrupted' && /pid 999999/.test(again.header.run.reason ?? ''), JSON.stringify(again.ok && again.header.run));
+  const again = await h.client.sendRequest<EpisodeOpenResult>(episodeOpenRequest, {
+    path: join(crashed, 'trajectories', 'sample-calc-add.jsonl'),
+    knownSteps: 0,
+  });
+  assert.ok(
+    again.ok && again.header.run?.state === 'interrupted' && /pid 999999/.test(again.header.run.reason ?? ''),
+    JSON.stringify(again.ok && again.header.run),
+  );
 });
 
 test('an episode with steps and no error does not read its run', async () => {

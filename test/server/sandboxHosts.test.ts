@@ -20,10 +20,22 @@ import { startRayJobsPeer } from '../support/rayJobsPeer.js';
 const dir = mkdtempSync(join(tmpdir(), 'gp-hosts-server-'));
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const registration = (id: string, node: string, slots: number, images: string[] = []): HostRegistration => ({ id, node, url: 'http://127.0.0.1:9', token: 't'.repeat(32), slots, images, pid: 1 });
+const registration = (id: string, node: string, slots: number, images: string[] = []): HostRegistration => ({
+  id,
+  node,
+  url: 'http://127.0.0.1:9',
+  token: 't'.repeat(32),
+  slots,
+  images,
+  pid: 1,
+});
 
 async function post(url: string, token: string, body: unknown): Promise<number> {
-  const answer = await fetch(`${url}/hosts`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const answer = await fetch(`${url}/hosts`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
   return answer.status;
 }
 
@@ -117,7 +129,10 @@ describe("an episode's files", () => {
       assert.match(refusedPath(path) ?? '', why, path);
     }
     const runDir = join(dir, 'refused');
-    await assert.rejects(writeEpisodeFiles(runDir, [file('tests/ok.log'), file('../outside.txt')]), (error: unknown) => error instanceof TransferError && /nothing of this episode was written/.test(error.message));
+    await assert.rejects(
+      writeEpisodeFiles(runDir, [file('tests/ok.log'), file('../outside.txt')]),
+      (error: unknown) => error instanceof TransferError && /nothing of this episode was written/.test(error.message),
+    );
     assert.equal(existsSync(join(runDir, 'tests', 'ok.log')), false);
   });
 
@@ -136,7 +151,16 @@ describe('a Ray job whose dashboard goes away', () => {
   test('ends as failed after the unanswered time, so nothing waits on a cluster that is gone', async () => {
     const peer = await startRayJobsPeer();
     const lines: string[] = [];
-    const handle = await launchRayJob({ client: new RayJobsClient({ address: peer.url, timeoutMs: 500 }), submissionId: 'gp-gone-hosts', entrypoint: 'python -m x', envVars: {}, metadata: {}, onLine: (l) => lines.push(l), pollMs: 50, unreachableMs: 400 });
+    const handle = await launchRayJob({
+      client: new RayJobsClient({ address: peer.url, timeoutMs: 500 }),
+      submissionId: 'gp-gone-hosts',
+      entrypoint: 'python -m x',
+      envVars: {},
+      metadata: {},
+      onLine: (l) => lines.push(l),
+      pollMs: 50,
+      unreachableMs: 400,
+    });
     peer.setStatus('gp-gone-hosts', 'RUNNING');
     await new Promise((r) => setTimeout(r, 150));
     await peer.close();
@@ -144,6 +168,9 @@ describe('a Ray job whose dashboard goes away', () => {
     assert.equal(end.ok, false);
     assert.match(end.reason, /did not answer for \d+ s/);
     assert.match(end.reason, /the cluster may be gone/);
-    assert.ok(lines.some((l) => /retrying/.test(l)), 'the unanswered reads were said as they happened');
+    assert.ok(
+      lines.some((l) => /retrying/.test(l)),
+      'the unanswered reads were said as they happened',
+    );
   });
 });

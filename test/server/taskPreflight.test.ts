@@ -20,7 +20,12 @@ let engineUp = true;
 
 const held = new Set(['graph-planner/repoenv-sample:latest']);
 const engine = (): DockerEngineView => ({
-  reach: () => Promise.resolve(engineUp ? { ok: true, where: 'unix:///test.sock', hasImage: (image: string) => Promise.resolve(held.has(image)) } : { ok: false, where: 'unix:///test.sock', cause: 'connect ENOENT' }),
+  reach: () =>
+    Promise.resolve(
+      engineUp
+        ? { ok: true, where: 'unix:///test.sock', hasImage: (image: string) => Promise.resolve(held.has(image)) }
+        : { ok: false, where: 'unix:///test.sock', cause: 'connect ENOENT' },
+    ),
 });
 
 before(async () => {
@@ -30,9 +35,17 @@ before(async () => {
   file = join(root, 'datasets', 'swe.jsonl');
   const rows = [
     // Runs anywhere: its image is held and its repository is here.
-    { task_id: 'both', sandbox: { docker_image: 'graph-planner/repoenv-sample:latest', local_repo: '../repo', workdir: '/testbed' }, issue: { title: 'calc.add returns the wrong result' } },
+    {
+      task_id: 'both',
+      sandbox: { docker_image: 'graph-planner/repoenv-sample:latest', local_repo: '../repo', workdir: '/testbed' },
+      issue: { title: 'calc.add returns the wrong result' },
+    },
     // A SWE-bench row with no local_repo: the local backend cannot run it, and the engine lacks its image.
-    { task_id: 'swe-only-image', sandbox: { docker_image: 'sweb.eval.x86_64.django__django-1:latest', workdir: '/testbed' }, issue: { body: '\n  QuerySet.union() drops ordering\x1b[31m\nmore text' } },
+    {
+      task_id: 'swe-only-image',
+      sandbox: { docker_image: 'sweb.eval.x86_64.django__django-1:latest', workdir: '/testbed' },
+      issue: { body: '\n  QuerySet.union() drops ordering\x1b[31m\nmore text' },
+    },
     // A local repository that is not on this machine.
     { task_id: 'gone-repo', sandbox: { local_repo: '../missing', workdir: '/repo', backend: 'local' } },
   ];
@@ -50,20 +63,26 @@ const preflight = (backend: 'auto' | 'docker' | 'local' | null, tasks: string[] 
 test('on the local backend, a task without local_repo and one whose repository is gone are named with their lines and reasons', async () => {
   const result = await preflight('local');
   assert.equal(result.total, 3);
-  assert.deepEqual(result.blocked.map((b) => [b.taskId, b.line, b.readiness.backend, b.readiness.problem?.code]), [
-    ['swe-only-image', 1, 'local', 'no-local-repo'],
-    ['gone-repo', 2, 'local', 'local-repo-missing'],
-  ]);
+  assert.deepEqual(
+    result.blocked.map((b) => [b.taskId, b.line, b.readiness.backend, b.readiness.problem?.code]),
+    [
+      ['swe-only-image', 1, 'local', 'no-local-repo'],
+      ['gone-repo', 2, 'local', 'local-repo-missing'],
+    ],
+  );
   assert.match(result.blocked[0]?.readiness.problem?.reason ?? '', /has no local_repo, so the local backend cannot run it/);
   assert.match(result.blocked[1]?.readiness.problem?.reason ?? '', /local_repo .*missing of task gone-repo is not a folder on this machine/);
 });
 
 test('on the docker backend, a task whose image the engine lacks and one with no image are named; a held image runs', async () => {
   const result = await preflight('docker');
-  assert.deepEqual(result.blocked.map((b) => [b.taskId, b.readiness.problem?.code, b.readiness.imagePresent]), [
-    ['swe-only-image', 'image-missing', false],
-    ['gone-repo', 'no-image', null],
-  ]);
+  assert.deepEqual(
+    result.blocked.map((b) => [b.taskId, b.readiness.problem?.code, b.readiness.imagePresent]),
+    [
+      ['swe-only-image', 'image-missing', false],
+      ['gone-repo', 'no-image', null],
+    ],
+  );
   assert.match(result.blocked[0]?.readiness.problem?.reason ?? '', /Image sweb\.eval\.x86_64\.django__django-1:latest is not on this Docker engine/);
 });
 
@@ -72,7 +91,10 @@ test('auto decides as a sandbox does: without an engine, a task with a local cop
   try {
     const result = await preflight('auto', ['both', 'swe-only-image']);
     assert.equal(result.total, 2);
-    assert.deepEqual(result.blocked.map((b) => [b.taskId, b.readiness.backend, b.readiness.problem?.code]), [['swe-only-image', 'docker', 'daemon-unreachable']]);
+    assert.deepEqual(
+      result.blocked.map((b) => [b.taskId, b.readiness.backend, b.readiness.problem?.code]),
+      [['swe-only-image', 'docker', 'daemon-unreachable']],
+    );
     assert.match(result.blocked[0]?.readiness.problem?.reason ?? '', /Docker daemon not reachable at unix:\/\/\/test\.sock/);
   } finally {
     engineUp = true;
@@ -80,7 +102,11 @@ test('auto decides as a sandbox does: without an engine, a task with a local cop
 });
 
 test('a file that cannot be read is a problem, not a crash', async () => {
-  const result = (await h.client.sendRequest('graphPlanner/tasks/preflight', { taskFiles: [join(root, 'none.jsonl')], tasks: [], backend: null })) as TaskPreflightResult;
+  const result = (await h.client.sendRequest('graphPlanner/tasks/preflight', {
+    taskFiles: [join(root, 'none.jsonl')],
+    tasks: [],
+    backend: null,
+  })) as TaskPreflightResult;
   assert.equal(result.total, 0);
   assert.equal(result.problems.length, 1);
   assert.match(result.problems[0] ?? '', /none\.jsonl cannot be read/);

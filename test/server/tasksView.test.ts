@@ -30,21 +30,60 @@ before(async () => {
   mkdirSync(run, { recursive: true });
   writeFileSync(join(run, 'resolved_config.yaml'), 'agent: rule\n');
   const end = (task: string, resolved: boolean, reason: string) =>
-    JSON.stringify({ ts: '2026-11-01T10:00:00.000Z', kind: 'episode-end', episode_id: `${task}#0`, task_id: task, resolved, steps: 2, total_reward: 0, termination_reason: reason, duration_ms: 5 });
+    JSON.stringify({
+      ts: '2026-11-01T10:00:00.000Z',
+      kind: 'episode-end',
+      episode_id: `${task}#0`,
+      task_id: task,
+      resolved,
+      steps: 2,
+      total_reward: 0,
+      termination_reason: reason,
+      duration_ms: 5,
+    });
   writeFileSync(join(run, 'events.jsonl'), `${end('task-00001', true, 'submitted')}\n${end('local-one', false, 'error')}\n`);
   // A verification of small.jsonl that found a flaky test, as `gp dataset verify` leaves it.
   const verification = join(root, 'outputs', 'verify-1');
   mkdirSync(verification, { recursive: true });
-  writeFileSync(join(verification, 'status.json'), JSON.stringify({ state: 'finished', command: 'gp dataset verify datasets/small.jsonl', pid: 1, host: 'elsewhere', started_at: '2026-11-01T11:00:00.000Z', episodes: { total: 2, finished: 1, resolved: 1, errored: 0 } }));
-  writeFileSync(join(verification, 'events.jsonl'), `${JSON.stringify({ ts: '2026-11-01T11:00:00.000Z', kind: 'run-start', command: 'gp dataset verify datasets/small.jsonl', total: 2, resumed: 0, dataset: small })}\n`);
-  const flaky = { kind: 'verdict', task_id: 'local-one', line: 1, status: 'flaky', reason: 'tests changed outcome between identical runs', flaky: ['tests/test_a.py::test_clock'], failing: [], passing_without_fix: [], repeats: 3, runs: [], started_at: '2026-11-01T11:00:01.000Z', duration_ms: 3000 };
+  writeFileSync(
+    join(verification, 'status.json'),
+    JSON.stringify({
+      state: 'finished',
+      command: 'gp dataset verify datasets/small.jsonl',
+      pid: 1,
+      host: 'elsewhere',
+      started_at: '2026-11-01T11:00:00.000Z',
+      episodes: { total: 2, finished: 1, resolved: 1, errored: 0 },
+    }),
+  );
+  writeFileSync(
+    join(verification, 'events.jsonl'),
+    `${JSON.stringify({ ts: '2026-11-01T11:00:00.000Z', kind: 'run-start', command: 'gp dataset verify datasets/small.jsonl', total: 2, resumed: 0, dataset: small })}\n`,
+  );
+  const flaky = {
+    kind: 'verdict',
+    task_id: 'local-one',
+    line: 1,
+    status: 'flaky',
+    reason: 'tests changed outcome between identical runs',
+    flaky: ['tests/test_a.py::test_clock'],
+    failing: [],
+    passing_without_fix: [],
+    repeats: 3,
+    runs: [],
+    started_at: '2026-11-01T11:00:01.000Z',
+    duration_ms: 3000,
+  };
   writeFileSync(join(verification, 'verdicts.jsonl'), `${JSON.stringify(flaky)}\n`);
   // A certified dataset's row carries its own certification.
   certified = join(root, 'datasets', 'certified.jsonl');
   const certification = { status: 'certified', run: '../outputs/verify-0', verified_at: '2026-10-01T09:00:00.000Z', repeats: 2, removed_flaky: [] };
   writeFileSync(certified, `${JSON.stringify({ ...JSON.parse(taskLine(3)), certification })}\n`);
   // An engine that answers and holds no image, so each row's readiness is the same on every machine.
-  h = await startHarness({}, root, { ...engineServices(), dockerEngine: () => ({ reach: () => Promise.resolve({ ok: true, where: 'unix:///test.sock', hasImage: () => Promise.resolve(false) }) }) });
+  h = await startHarness({}, root, {
+    ...engineServices(),
+    dockerEngine: () => ({ reach: () => Promise.resolve({ ok: true, where: 'unix:///test.sock', hasImage: () => Promise.resolve(false) }) }),
+  });
 });
 after(async () => {
   await h.close();
@@ -84,7 +123,11 @@ test('pages through a 5,000-task file with each task outcome, its line and its i
     readiness: {
       backend: 'docker',
       imagePresent: false,
-      problem: { code: 'image-missing', reason: 'Image sweb.eval.x86_64.task-00001:latest is not on this Docker engine. Build it with `gp images build` (the sample images) or pull it with `gp images prepull --manifest FILE` (or `gp images prepull sweb.eval.x86_64.task-00001:latest`).' },
+      problem: {
+        code: 'image-missing',
+        reason:
+          'Image sweb.eval.x86_64.task-00001:latest is not on this Docker engine. Build it with `gp images build` (the sample images) or pull it with `gp images prepull --manifest FILE` (or `gp images prepull sweb.eval.x86_64.task-00001:latest`).',
+      },
     },
   });
   assert.equal(first.tasks[0]?.outcome, 'never');
@@ -122,12 +165,29 @@ test('each task carries its certification: the verdict of a verification of its 
   assert.equal(row?.certification?.source, 'row');
   assert.equal(row?.certification?.status, 'certified');
   assert.equal(row?.certification?.run, '../outputs/verify-0');
-  assert.equal((await page(big, 0, 5)).tasks.every((t) => t.certification === null), true, 'a verification of another file says nothing of these tasks');
+  assert.equal(
+    (await page(big, 0, 5)).tasks.every((t) => t.certification === null),
+    true,
+    'a verification of another file says nothing of these tasks',
+  );
 });
 
 test('a verdict appended to a verification shows on the next page', async () => {
   const verdicts = join(root, 'outputs', 'verify-1', 'verdicts.jsonl');
-  const goldFails = { kind: 'verdict', task_id: 'gone-instance', line: 2, status: 'gold-fails', reason: 'the gold patch leaves 1 test failing', flaky: [], failing: ['tests/test_b.py::test_x'], passing_without_fix: [], repeats: 3, runs: [], started_at: '2026-11-01T11:00:05.000Z', duration_ms: 3000 };
+  const goldFails = {
+    kind: 'verdict',
+    task_id: 'gone-instance',
+    line: 2,
+    status: 'gold-fails',
+    reason: 'the gold patch leaves 1 test failing',
+    flaky: [],
+    failing: ['tests/test_b.py::test_x'],
+    passing_without_fix: [],
+    repeats: 3,
+    runs: [],
+    started_at: '2026-11-01T11:00:05.000Z',
+    duration_ms: 3000,
+  };
   appendFileSync(verdicts, `${JSON.stringify(goldFails)}\n`);
   // Outcomes and certifications read within the last two seconds are reused by a page; a file listing reads them again.
   await files();
@@ -140,7 +200,10 @@ test('filters a page by id or repository', async () => {
   const filtered = await page(big, 0, 500, 'task-0001');
   // task-00010 to task-00019, less the broken line 10.
   assert.equal(filtered.matching, 9);
-  assert.deepEqual(filtered.tasks.slice(0, 2).map((t) => t.taskId), ['task-00011', 'task-00012']);
+  assert.deepEqual(
+    filtered.tasks.slice(0, 2).map((t) => t.taskId),
+    ['task-00011', 'task-00012'],
+  );
   assert.equal((await page(big, 0, 500, 'ORG-6/REPO-12')).matching, 54, 'tasks i with i % 7 = 6 and i % 13 = 12, in any case');
 });
 
@@ -153,10 +216,18 @@ test('answers an unreadable file or invalid parameters with an error, and goes o
 test('a dataset file changed on disk is pushed once as tasks/changed, and the next page reads the new file', async () => {
   writeFileSync(small, `${taskLine(7)}\n`);
   const uri = `file://${small}`;
-  await h.client.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri, type: 2 }, { uri: `file://${big}`, type: 2 }] });
+  await h.client.sendNotification('workspace/didChangeWatchedFiles', {
+    changes: [
+      { uri, type: 2 },
+      { uri: `file://${big}`, type: 2 },
+    ],
+  });
   const changed = (await h.notification('graphPlanner/tasks/changed')) as { reason: string };
   assert.match(changed.reason, /dataset/);
   await new Promise((resolve) => setTimeout(resolve, 300));
   assert.equal(h.notifications.filter((n) => n.method === 'graphPlanner/tasks/changed').length, 1, 'one push for the burst');
-  assert.deepEqual((await page(small, 0, 10)).tasks.map((t) => t.taskId), ['task-00007']);
+  assert.deepEqual(
+    (await page(small, 0, 10)).tasks.map((t) => t.taskId),
+    ['task-00007'],
+  );
 });

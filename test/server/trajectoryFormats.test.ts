@@ -40,7 +40,10 @@ after(async () => {
 });
 
 /** Everything the viewer asks the server for about one file: the episode, every step's record, a search. */
-async function viewerSees(path: string, query: string): Promise<{ opened: Extract<EpisodeOpenResult, { ok: true }>; steps: EpisodeStepsResult; search: EpisodeSearchResult }> {
+async function viewerSees(
+  path: string,
+  query: string,
+): Promise<{ opened: Extract<EpisodeOpenResult, { ok: true }>; steps: EpisodeStepsResult; search: EpisodeSearchResult }> {
   const opened = await h.client.sendRequest<EpisodeOpenResult>(episodeOpenRequest, { path, knownSteps: 0 });
   assert.equal(opened.ok, true, JSON.stringify(opened));
   const ok = opened as Extract<EpisodeOpenResult, { ok: true }>;
@@ -57,7 +60,10 @@ function comparable(header: EpisodeHeader): Omit<EpisodeHeader, 'file' | 'format
 
 test('ours → ATIF → viewer loses nothing the viewer shows, token ids and log-probabilities included', async () => {
   // A training episode: the model's replies with their calls and the policy's sampled tokens.
-  const lines = readFileSync(fixturePath('trajectories/sample-calc-add.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = readFileSync(fixturePath('trajectories/sample-calc-add.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const trained = lines.map((line) =>
     line['type'] !== 'step'
       ? line
@@ -82,7 +88,13 @@ test('ours → ATIF → viewer loses nothing the viewer shows, token ids and log
   assert.equal(atif.schema_version, 'ATIF-v1.7');
   const agentSteps = atif.steps.filter((s) => s.source === 'agent');
   assert.ok(agentSteps.every((s) => s.llm_call_count === 1 && s.reasoning_content !== undefined));
-  assert.deepEqual(agentSteps[0]?.metrics, { prompt_tokens: 120, completion_tokens: 3, prompt_token_ids: [1, 2, 3], completion_token_ids: [7, 8, 9], logprobs: [-0.1, -0.2, -0.3] });
+  assert.deepEqual(agentSteps[0]?.metrics, {
+    prompt_tokens: 120,
+    completion_tokens: 3,
+    prompt_token_ids: [1, 2, 3],
+    completion_token_ids: [7, 8, 9],
+    logprobs: [-0.1, -0.2, -0.3],
+  });
   // ATIF's prompt is whole: the second turn's is the first prompt and reply cut to 5 tokens, then its new token.
   assert.deepEqual(agentSteps[1]?.metrics?.prompt_token_ids, [1, 2, 3, 7, 8, 42]);
   assert.deepEqual(agentSteps[2]?.metrics?.prompt_token_ids, [1, 2, 3, 7, 8, 43]);
@@ -102,17 +114,30 @@ test('ours → ATIF → viewer loses nothing the viewer shows, token ids and log
   assert.equal(same.ok, true);
   assert.equal(same.ok && same.sameSteps, a.opened.rows.length);
   assert.equal(same.ok && same.samePatch, true);
-  const refused = await h.client.sendRequest<EpisodeCompareResult>(episodeCompareRequest, { left: original, right: fixturePath('formats/swe-agent/6e44b9__sweagenttestrepo-1c2844.traj') });
+  const refused = await h.client.sendRequest<EpisodeCompareResult>(episodeCompareRequest, {
+    left: original,
+    right: fixturePath('formats/swe-agent/6e44b9__sweagenttestrepo-1c2844.traj'),
+  });
   assert.match(refused.ok ? '' : refused.message, /comparing reads Graph Planner episodes, and one is a SWE-agent \.traj trajectory/);
 });
 
-test('another tool\'s ATIF and SWE-agent files answer with foreign steps, their format and what it lacks', async () => {
+test("another tool's ATIF and SWE-agent files answer with foreign steps, their format and what it lacks", async () => {
   const atif = await viewerSees(fixturePath('formats/atif/letta-tool-calls.v1.7.json'), 'README');
   assert.equal(atif.opened.header.format?.name, 'atif');
   assert.equal(atif.opened.header.outcome, null);
-  assert.deepEqual(atif.opened.rows.map((r) => [r.kind, r.reward]), [['user', null], ['agent', null], ['agent', null]]);
+  assert.deepEqual(
+    atif.opened.rows.map((r) => [r.kind, r.reward]),
+    [
+      ['user', null],
+      ['agent', null],
+      ['agent', null],
+    ],
+  );
   assert.ok(atif.steps.steps.every((s) => s.type === 'foreign'));
-  assert.deepEqual(atif.search.matches.map((m) => [m.step, m.field]), [[2, 'observation']]);
+  assert.deepEqual(
+    atif.search.matches.map((m) => [m.step, m.field]),
+    [[2, 'observation']],
+  );
 
   const swe = await viewerSees(fixturePath('formats/swe-agent/6e44b9__sweagenttestrepo-1c2844.traj'), 'missing_colon');
   assert.equal(swe.opened.header.format?.name, 'swe-agent');

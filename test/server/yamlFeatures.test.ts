@@ -15,7 +15,9 @@ const uri = () => `file:///ws/configs/experiments/t${++n}.yaml`;
 
 /** Codes of the errors and warnings (notes about a valid setup are left out). */
 function codes(ds: Diagnostic[]): string[] {
-  return problems(ds).map((d) => String(d.code)).sort();
+  return problems(ds)
+    .map((d) => String(d.code))
+    .sort();
 }
 
 function problems(ds: Diagnostic[]): Diagnostic[] {
@@ -53,7 +55,10 @@ test('offers a quick fix that flips a negative penalty', async () => {
   assert.ok(flip, JSON.stringify(actions.map((a) => a.title)));
   assert.equal(flip.isPreferred, true);
   const edits = flip.edit?.changes?.[u] ?? [];
-  assert.deepEqual(edits.map((e) => e.newText), ['1']);
+  assert.deepEqual(
+    edits.map((e) => e.newText),
+    ['1'],
+  );
   assert.deepEqual(edits[0]?.range, { start: { line: 1, character: 19 }, end: { line: 1, character: 23 } });
 });
 
@@ -121,8 +126,14 @@ test('lists sections and keys as document symbols', async () => {
   const u = uri();
   await h.open(u, 'env:\n  max_steps: 3\nparallel:\n  replicas: 1\n');
   const symbols = (await h.client.sendRequest('textDocument/documentSymbol', { textDocument: { uri: u } })) as DocumentSymbol[];
-  assert.deepEqual(symbols.map((s) => s.name), ['env', 'parallel']);
-  assert.deepEqual(symbols[0]?.children?.map((s) => s.name), ['max_steps']);
+  assert.deepEqual(
+    symbols.map((s) => s.name),
+    ['env', 'parallel'],
+  );
+  assert.deepEqual(
+    symbols[0]?.children?.map((s) => s.name),
+    ['max_steps'],
+  );
 });
 
 test('answers the resolved-config request with merged defaults', async () => {
@@ -139,7 +150,16 @@ test('sends a ready status after initialisation', () => {
 });
 
 test('survives hostile input: alias bomb, binary bytes, a 1 MB line, an empty file', async () => {
-  const bomb = ['a: &a [x,x,x,x,x,x,x,x,x]', ...Array.from({ length: 8 }, (_, i) => `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(9).fill(`*${String.fromCharCode(97 + i)}`).join(',')}]`)].join('\n');
+  const bomb = [
+    'a: &a [x,x,x,x,x,x,x,x,x]',
+    ...Array.from(
+      { length: 8 },
+      (_, i) =>
+        `${String.fromCharCode(98 + i)}: &${String.fromCharCode(98 + i)} [${Array(9)
+          .fill(`*${String.fromCharCode(97 + i)}`)
+          .join(',')}]`,
+    ),
+  ].join('\n');
   assert.ok(codes(await h.open(uri(), bomb)).includes('yaml/alias-limit'));
   const binary = Buffer.from(Array.from({ length: 2048 }, (_, i) => (i * 91) % 256)).toString('utf8');
   assert.ok((await h.open(uri(), binary)).length > 0);
@@ -156,14 +176,21 @@ test('coalesces a burst of edits into one validation of the last version', async
     await slow.open(u, 'env:\n  max_steps: 1\n');
     await slow.change(u, 2, 'env:\n  max_steps: 2\n');
     for (let v = 3; v <= 6; v++) {
-      await slow.client.sendNotification('textDocument/didChange', { textDocument: { uri: u, version: v }, contentChanges: [{ text: `env:\n  max_step: ${v}\n` }] });
+      await slow.client.sendNotification('textDocument/didChange', {
+        textDocument: { uri: u, version: v },
+        contentChanges: [{ text: `env:\n  max_step: ${v}\n` }],
+      });
     }
     const last = await slow.diagnosticsFor(u, 6, 3000);
     assert.deepEqual(codes(last), ['schema/unknown-key']);
     const versions = slow.notifications
       .filter((n) => n.method === 'textDocument/publishDiagnostics' && (n.params as { uri: string }).uri === u)
       .map((n) => (n.params as { version: number }).version);
-    assert.deepEqual(versions.filter((v) => v >= 3 && v <= 5), [], `versions 3-5 were superseded, published: ${versions.join(',')}`);
+    assert.deepEqual(
+      versions.filter((v) => v >= 3 && v <= 5),
+      [],
+      `versions 3-5 were superseded, published: ${versions.join(',')}`,
+    );
   } finally {
     await slow.close();
   }
@@ -180,7 +207,10 @@ test('leaves YAML outside the experiment globs alone', async () => {
 
 test('Check Config on an experiment file that cannot be read fails with the path and what to do, never "no problems"', async () => {
   const u = 'file:///nonexistent-gp/configs/experiments/missing.yaml';
-  await assert.rejects(h.client.sendRequest('graphPlanner/checkDocument', { uri: u }), /Cannot read \/nonexistent-gp\/configs\/experiments\/missing\.yaml \(.*ENOENT.*\); check that the file exists/);
+  await assert.rejects(
+    h.client.sendRequest('graphPlanner/checkDocument', { uri: u }),
+    /Cannot read \/nonexistent-gp\/configs\/experiments\/missing\.yaml \(.*ENOENT.*\); check that the file exists/,
+  );
   const resolved = (await h.client.sendRequest('graphPlanner/resolvedConfig', { uri: u })) as { yaml: string | null; reason?: string };
   assert.equal(resolved.yaml, null);
   assert.match(resolved.reason ?? '', /Cannot read .*missing\.yaml .*check that the file exists/);

@@ -46,7 +46,12 @@ async function answer(res: ServerResponse, reply: ScriptedCgmReply, request: Cgm
         metadata: { constraints: request.constraints },
       });
     case 'status':
-      return sendJson(res, reply.status, reply.body ?? { detail: `scripted HTTP ${reply.status}` }, reply.retryAfter !== undefined ? { 'retry-after': reply.retryAfter } : {});
+      return sendJson(
+        res,
+        reply.status,
+        reply.body ?? { detail: `scripted HTTP ${reply.status}` },
+        reply.retryAfter !== undefined ? { 'retry-after': reply.retryAfter } : {},
+      );
     case 'json':
       return sendJson(res, reply.status ?? 200, reply.body);
     case 'raw':
@@ -61,7 +66,13 @@ export async function startCgmTestPeer(options: { script?: ScriptedCgmReply[]; a
     if (req.method === 'GET' && req.url === '/healthz') return sendJson(res, 200, { ok: true });
     const body = await readBody(req);
     const parsed = cgmGenerateRequestSchema.safeParse(body);
-    requests.push({ method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization, body, generate: parsed.success ? parsed.data : undefined });
+    requests.push({
+      method: req.method ?? '',
+      path: req.url ?? '',
+      authorization: req.headers.authorization,
+      body,
+      generate: parsed.success ? parsed.data : undefined,
+    });
     if (req.method !== 'POST' || req.url !== '/generate') return sendJson(res, 404, { detail: 'Not Found' });
     if (unauthorized(req, options.apiKey)) return sendJson(res, 401, { detail: 'invalid token' });
     if (!parsed.success) return sendJson(res, 400, { detail: parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ') });

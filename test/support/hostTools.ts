@@ -22,7 +22,10 @@ export function assertHostProgram(program: string, debianPackage: string): void 
 export function assertPythonModule(module: string, debianPackage: string): void {
   const probe = spawnSync('python3', ['-c', `import ${module}`], { encoding: 'utf8' });
   if (probe.status === 0) return;
-  const why = probe.error !== undefined ? `python3 could not be run (${probe.error.message})` : `python3 cannot import ${module}: ${probe.stderr.trim().split('\n').at(-1) ?? ''}`;
+  const why =
+    probe.error !== undefined
+      ? `python3 could not be run (${probe.error.message})`
+      : `python3 cannot import ${module}: ${probe.stderr.trim().split('\n').at(-1) ?? ''}`;
   throw new Error(
     `${why}. Install Debian's ${debianPackage} package; ${installHint}. For a python3 that is not Debian's (pyenv, a virtual environment), run python3 -m pip install ${module} instead.`,
   );

@@ -44,7 +44,12 @@ export interface ImportSite {
 const unitToken = /`([A-Za-z0-9_-]+\/|[A-Za-z0-9_-]+\.ts)`/g;
 
 function cells(row: string): string[] {
-  return row.trim().replace(/^\|/, '').replace(/\|$/, '').split('|').map((cell) => cell.trim());
+  return row
+    .trim()
+    .replace(/^\|/, '')
+    .replace(/\|$/, '')
+    .split('|')
+    .map((cell) => cell.trim());
 }
 
 function parseEntry(cell: string, unit: string): Entry {
@@ -128,7 +133,9 @@ function isIndex(pathInUnit: string): boolean {
 
 function checkSite(table: LayerTable, file: string, site: ImportSite, root: string): Violation | undefined {
   if (!site.specifier.startsWith('.')) return undefined;
-  const target = relative(root, resolve(root, dirname(file), site.specifier)).split(sep).join('/');
+  const target = relative(root, resolve(root, dirname(file), site.specifier))
+    .split(sep)
+    .join('/');
   // Imports that leave the source root (package.json, generated files) are not part of the layering.
   if (target.startsWith('..')) return undefined;
   const from = unitOf(file);

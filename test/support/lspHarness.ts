@@ -35,7 +35,12 @@ const checkWorker = new ConfigCheckWorker();
 /** The engine services as `server/src/main.ts` builds them; a test replaces parts with doubles. */
 export function engineServices(): ServerServices {
   return {
-    config: { check: checkConfigText, checkDisk: preflightDisk, render: renderConfigYaml, checkOffThread: (key, text, options) => checkWorker.check(key, text, options) },
+    config: {
+      check: checkConfigText,
+      checkDisk: preflightDisk,
+      render: renderConfigYaml,
+      checkOffThread: (key, text, options) => checkWorker.check(key, text, options),
+    },
     datasets: { validateLine, validateFile: validateJsonlFile },
     readText: (path) => readFileSync(path, 'utf8'),
     codeGraph: {
@@ -75,7 +80,10 @@ export async function startHarness(settings: Record<string, unknown> = {}, rootP
 
   const diagnosticsFor = (uri: string, version?: number, timeoutMs = 5000): Promise<Diagnostic[]> =>
     new Promise((resolve, reject) => {
-      const deadline = setTimeout(() => reject(new Error(`No diagnostics for ${uri}${version === undefined ? '' : ` v${version}`} within ${timeoutMs} ms`)), timeoutMs);
+      const deadline = setTimeout(
+        () => reject(new Error(`No diagnostics for ${uri}${version === undefined ? '' : ` v${version}`} within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       const check = () => {
         const hit = [...published].reverse().find((p) => p.uri === uri && (version === undefined || p.version === version));
         if (hit) {

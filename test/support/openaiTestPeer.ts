@@ -163,10 +163,20 @@ export async function startOpenAiTestPeer(options: { script?: ScriptedChatReply[
   const { server, url } = await listen(async (req, res) => {
     const body = await readBody(req);
     const parsed = chatRequestSchema.safeParse(body);
-    requests.push({ method: req.method ?? '', path: req.url ?? '', authorization: req.headers.authorization, body, chat: parsed.success ? parsed.data : undefined });
-    if (req.method !== 'POST' || req.url !== '/v1/chat/completions') return sendJson(res, 404, { error: { message: `no route ${req.method ?? ''} ${req.url ?? ''}` } });
+    requests.push({
+      method: req.method ?? '',
+      path: req.url ?? '',
+      authorization: req.headers.authorization,
+      body,
+      chat: parsed.success ? parsed.data : undefined,
+    });
+    if (req.method !== 'POST' || req.url !== '/v1/chat/completions')
+      return sendJson(res, 404, { error: { message: `no route ${req.method ?? ''} ${req.url ?? ''}` } });
     if (unauthorized(req, options.apiKey)) return sendJson(res, 401, { error: { message: 'Incorrect API key provided' } });
-    if (!parsed.success) return sendJson(res, 400, { error: { message: `invalid chat request: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` } });
+    if (!parsed.success)
+      return sendJson(res, 400, {
+        error: { message: `invalid chat request: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}` },
+      });
     const reply = script.shift();
     if (reply === undefined) return sendJson(res, 500, { error: { message: 'test peer script exhausted' } });
     await answer(res, reply, parsed.data.model);

@@ -129,8 +129,16 @@ export function r2eShapedRows(count: number, seed = 7): Record<string, unknown>[
       repo_name: repo,
       docker_image: `namanjain12/${repo}_final:${commit}`,
       commit_hash: commit,
-      parsed_commit_content: JSON.stringify({ old_commit_hash: `${commit.slice(1)}0`, new_commit_hash: commit, file_diffs: [{ header: { file: { path: file } }, hunks: [{ lines: Array.from({ length: 40 }, (_, l) => `+    line ${l} of the fix`) }] }] }),
-      execution_result_content: JSON.stringify({ old_commit_res_map: expected, new_commit_res_map: Object.fromEntries(tests.map((t) => [t, 'PASSED'])), test_file_codes: ['x = 1\n'.repeat(100)] }),
+      parsed_commit_content: JSON.stringify({
+        old_commit_hash: `${commit.slice(1)}0`,
+        new_commit_hash: commit,
+        file_diffs: [{ header: { file: { path: file } }, hunks: [{ lines: Array.from({ length: 40 }, (_, l) => `+    line ${l} of the fix`) }] }],
+      }),
+      execution_result_content: JSON.stringify({
+        old_commit_res_map: expected,
+        new_commit_res_map: Object.fromEntries(tests.map((t) => [t, 'PASSED'])),
+        test_file_codes: ['x = 1\n'.repeat(100)],
+      }),
       modified_files: [file],
       modified_entity_summaries: [`function_${i} in ${file}`],
       relevant_files: [file, `${repo}/core/__init__.py`],

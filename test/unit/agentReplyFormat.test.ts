@@ -28,7 +28,8 @@ function fails(reply: string, code: ProtocolErrorCode, detail?: RegExp): void {
 const errorTable: Array<{ name: string; reply: string; code: ProtocolErrorCode; detail?: RegExp }> = [
   {
     name: 'two blocks in one reply',
-    reply: '<function=explore>\n  <param name="op">find</param>\n  <param name="anchors">[{"kind":"function","text":"add"}]</param>\n</function>\n<function=submit></function>',
+    reply:
+      '<function=explore>\n  <param name="op">find</param>\n  <param name="anchors">[{"kind":"function","text":"add"}]</param>\n</function>\n<function=submit></function>',
     code: 'invalid-multi-block',
   },
   { name: 'a second block opened before the first is closed', reply: '<function=explore>\n<function=submit></function>', code: 'invalid-multi-block' },
@@ -37,14 +38,23 @@ const errorTable: Array<{ name: string; reply: string; code: ProtocolErrorCode; 
   { name: 'no terminator', reply: '<function=submit>\n  <param name="thought">done</param>\n', code: 'missing-function-tag', detail: /<\/function>/ },
   { name: 'a misspelt action', reply: '<function=sumbit></function>', code: 'unknown-action', detail: /did you mean submit/ },
   { name: 'an action the protocol lacks', reply: '<function=edit><param name="path">a.py</param></function>', code: 'unknown-action' },
-  { name: 'a repeated parameter', reply: '<function=memory><param name="intent">commit</param><param name="intent">delete</param></function>', code: 'duplicate-param' },
+  {
+    name: 'a repeated parameter',
+    reply: '<function=memory><param name="intent">commit</param><param name="intent">delete</param></function>',
+    code: 'duplicate-param',
+  },
   {
     name: 'subplan and plan together',
     reply: '<function=repair><param name="subplan">1) fix</param><param name="plan">1) fix</param></function>',
     code: 'duplicate-param',
     detail: /same parameter/,
   },
-  { name: 'a misspelt parameter', reply: '<function=submit><param name="thougth">done</param></function>', code: 'unknown-param', detail: /did you mean thought/ },
+  {
+    name: 'a misspelt parameter',
+    reply: '<function=submit><param name="thougth">done</param></function>',
+    code: 'unknown-param',
+    detail: /did you mean thought/,
+  },
   {
     name: 'the original fallback params (original system A.4)',
     reply: '<function=explore><param name="anchors">[{"kind":"file","text":"a.py"}]</param><param name="fallback_reason">x</param></function>',
@@ -52,7 +62,12 @@ const errorTable: Array<{ name: string; reply: string; code: ProtocolErrorCode; 
   },
   { name: 'prose before the block', reply: 'Let me submit.\n<function=submit></function>', code: 'extra-text', detail: /before/ },
   { name: 'prose after the block', reply: '<function=submit></function>\nHope this helps!', code: 'extra-text', detail: /after/ },
-  { name: 'prose between parameters', reply: '<function=submit>\n  note: done\n  <param name="thought">x</param>\n</function>', code: 'extra-text', detail: /not a <param>/ },
+  {
+    name: 'prose between parameters',
+    reply: '<function=submit>\n  note: done\n  <param name="thought">x</param>\n</function>',
+    code: 'extra-text',
+    detail: /not a <param>/,
+  },
   { name: "R2E-Gym's <parameter=KEY>", reply: '<function=submit>\n<parameter=thought>done</parameter>\n</function>', code: 'extra-text' },
   { name: 'an unclosed parameter', reply: '<function=submit><param name="thought">done</function>', code: 'extra-text', detail: /not closed/ },
   {
@@ -61,21 +76,79 @@ const errorTable: Array<{ name: string; reply: string; code: ProtocolErrorCode; 
     code: 'invalid-json-param',
     detail: /anchors/,
   },
-  { name: 'malformed nodes JSON', reply: '<function=explore><param name="op">read</param><param name="nodes">["func:a.py#f",</param></function>', code: 'invalid-json-param' },
+  {
+    name: 'malformed nodes JSON',
+    reply: '<function=explore><param name="op">read</param><param name="nodes">["func:a.py#f",</param></function>',
+    code: 'invalid-json-param',
+  },
   { name: 'read without nodes', reply: '<function=explore><param name="op">read</param></function>', code: 'missing-required-param', detail: /nodes/ },
   { name: 'find without anchors', reply: '<function=explore><param name="op">find</param></function>', code: 'missing-required-param', detail: /anchor/ },
-  { name: 'expand with neither anchors nor nodes', reply: '<function=explore><param name="op">expand</param><param name="hop">2</param></function>', code: 'missing-required-param' },
-  { name: 'repair without a subplan', reply: '<function=repair><param name="focus_ids">["func:app/calc.py#add"]</param></function>', code: 'missing-required-param', detail: /subplan/ },
+  {
+    name: 'expand with neither anchors nor nodes',
+    reply: '<function=explore><param name="op">expand</param><param name="hop">2</param></function>',
+    code: 'missing-required-param',
+  },
+  {
+    name: 'repair without a subplan',
+    reply: '<function=repair><param name="focus_ids">["func:app/calc.py#add"]</param></function>',
+    code: 'missing-required-param',
+    detail: /subplan/,
+  },
   { name: 'repair with a blank subplan', reply: '<function=repair><param name="subplan"><![CDATA[  \n ]]></param></function>', code: 'missing-required-param' },
-  { name: 'hop with trailing junk', reply: '<function=explore><param name="nodes">["f"]</param><param name="op">expand</param><param name="hop">1x</param></function>', code: 'invalid-param', detail: /hop.*integer from 0 to 2.*1x/ },
-  { name: 'hop out of range', reply: '<function=explore><param name="nodes">["f"]</param><param name="op">expand</param><param name="hop">5</param></function>', code: 'invalid-param', detail: /hop.*integer from 0 to 2.*got 5/ },
-  { name: 'limit as a float', reply: '<function=explore><param name="anchors">[{"text":"add"}]</param><param name="limit">2.5</param></function>', code: 'invalid-param', detail: /limit/ },
-  { name: 'apply that is not a boolean', reply: '<function=repair><param name="subplan">1) fix</param><param name="apply">maybe</param></function>', code: 'invalid-param', detail: /apply.*true or false.*maybe/ },
-  { name: 'an op outside the enum', reply: '<function=explore><param name="op">search</param><param name="anchors">[{"text":"add"}]</param></function>', code: 'invalid-param', detail: /find, expand, read/ },
-  { name: 'a memory intent outside the enum', reply: '<function=memory><param name="intent">save</param></function>', code: 'invalid-param', detail: /commit, delete/ },
-  { name: 'an anchor with neither text nor id', reply: '<function=explore><param name="anchors">[{"kind":"function"}]</param></function>', code: 'invalid-param', detail: /anchors\[0\]/ },
-  { name: 'an anchor kind outside the enum', reply: '<function=explore><param name="anchors">[{"kind":"module-ish","text":"a"}]</param></function>', code: 'invalid-param', detail: /anchors\[0\]\.kind/ },
-  { name: 'nodes holding numbers', reply: '<function=explore><param name="op">read</param><param name="nodes">[1, 2]</param></function>', code: 'invalid-param', detail: /nodes\[0\].*string/ },
+  {
+    name: 'hop with trailing junk',
+    reply: '<function=explore><param name="nodes">["f"]</param><param name="op">expand</param><param name="hop">1x</param></function>',
+    code: 'invalid-param',
+    detail: /hop.*integer from 0 to 2.*1x/,
+  },
+  {
+    name: 'hop out of range',
+    reply: '<function=explore><param name="nodes">["f"]</param><param name="op">expand</param><param name="hop">5</param></function>',
+    code: 'invalid-param',
+    detail: /hop.*integer from 0 to 2.*got 5/,
+  },
+  {
+    name: 'limit as a float',
+    reply: '<function=explore><param name="anchors">[{"text":"add"}]</param><param name="limit">2.5</param></function>',
+    code: 'invalid-param',
+    detail: /limit/,
+  },
+  {
+    name: 'apply that is not a boolean',
+    reply: '<function=repair><param name="subplan">1) fix</param><param name="apply">maybe</param></function>',
+    code: 'invalid-param',
+    detail: /apply.*true or false.*maybe/,
+  },
+  {
+    name: 'an op outside the enum',
+    reply: '<function=explore><param name="op">search</param><param name="anchors">[{"text":"add"}]</param></function>',
+    code: 'invalid-param',
+    detail: /find, expand, read/,
+  },
+  {
+    name: 'a memory intent outside the enum',
+    reply: '<function=memory><param name="intent">save</param></function>',
+    code: 'invalid-param',
+    detail: /commit, delete/,
+  },
+  {
+    name: 'an anchor with neither text nor id',
+    reply: '<function=explore><param name="anchors">[{"kind":"function"}]</param></function>',
+    code: 'invalid-param',
+    detail: /anchors\[0\]/,
+  },
+  {
+    name: 'an anchor kind outside the enum',
+    reply: '<function=explore><param name="anchors">[{"kind":"module-ish","text":"a"}]</param></function>',
+    code: 'invalid-param',
+    detail: /anchors\[0\]\.kind/,
+  },
+  {
+    name: 'nodes holding numbers',
+    reply: '<function=explore><param name="op">read</param><param name="nodes">[1, 2]</param></function>',
+    code: 'invalid-param',
+    detail: /nodes\[0\].*string/,
+  },
   { name: 'an unterminated CDATA', reply: '<function=repair><param name="subplan"><![CDATA[1) fix</param></function>', code: 'invalid-param', detail: /CDATA/ },
 ];
 
@@ -85,7 +158,10 @@ for (const row of errorTable) {
 
 test('the error table covers every protocol error code', () => {
   const covered = new Set(errorTable.map((r) => r.code));
-  assert.deepEqual(protocolErrorCodes.filter((c) => !covered.has(c)), []);
+  assert.deepEqual(
+    protocolErrorCodes.filter((c) => !covered.has(c)),
+    [],
+  );
 });
 
 test('takes a multi-line CDATA subplan verbatim, with < and ]] inside', () => {
@@ -107,7 +183,9 @@ test('takes a multi-line CDATA subplan verbatim, with < and ]] inside', () => {
 });
 
 test('reads JSON parameters: a list of anchor objects, a node list, a lone anchor object', () => {
-  const find = ok('<function=explore><param name="op">find</param><param name="anchors">[{"kind": "function", "text": "add"}, {"kind": "file", "text": "app/calc.py"}, {"id": "func:app/calc.py#sub"}]</param></function>');
+  const find = ok(
+    '<function=explore><param name="op">find</param><param name="anchors">[{"kind": "function", "text": "add"}, {"kind": "file", "text": "app/calc.py"}, {"id": "func:app/calc.py#sub"}]</param></function>',
+  );
   assert.equal(find.type, 'explore');
   assert.deepEqual(find.type === 'explore' && find.anchors, [
     { kind: 'function', text: 'add' },
@@ -132,11 +210,22 @@ test('keeps free text as text: never JSON-decoded', () => {
 test('decodes typed parameters by what the field expects', () => {
   const bare = ok('<function=explore><param name="op">read</param><param name="nodes">func:app/calc.py#add</param></function>');
   assert.deepEqual(bare.type === 'explore' && bare.nodes, ['func:app/calc.py#add']);
-  const quoted = ok('<function=explore><param name="op">"read"</param><param name="nodes">"func:app/calc.py#add"</param><param name="limit">"3"</param></function>');
+  const quoted = ok(
+    '<function=explore><param name="op">"read"</param><param name="nodes">"func:app/calc.py#add"</param><param name="limit">"3"</param></function>',
+  );
   assert.deepEqual(quoted.type === 'explore' && [quoted.op, quoted.nodes, quoted.limit], ['read', ['func:app/calc.py#add'], 3]);
-  const ints = ok('<function=explore><param name="op">expand</param><param name="nodes">["f"]</param><param name="hop"> 2 </param><param name="limit">+7</param></function>');
+  const ints = ok(
+    '<function=explore><param name="op">expand</param><param name="nodes">["f"]</param><param name="hop"> 2 </param><param name="limit">+7</param></function>',
+  );
   assert.deepEqual(ints.type === 'explore' && [ints.hop, ints.limit], [2, 7]);
-  for (const [text, value] of [['true', true], ['False', false], ['YES', true], ['no', false], ['1', true], ['0', false]] as const) {
+  for (const [text, value] of [
+    ['true', true],
+    ['False', false],
+    ['YES', true],
+    ['no', false],
+    ['1', true],
+    ['0', false],
+  ] as const) {
     const repair = ok(`<function=repair><param name="subplan">1) fix</param><param name="apply">${text}</param></function>`);
     assert.equal(repair.type === 'repair' && repair.apply, value, text);
   }
@@ -149,7 +238,9 @@ test('decodes typed parameters by what the field expects', () => {
 test('matches action names, parameter names and enum values case-insensitively', () => {
   const action = ok('<FUNCTION=Explore><PARAM NAME="OP">READ</PARAM><param name="Nodes">["func:a.py#f"]</param></FUNCTION>');
   assert.deepEqual(action.type === 'explore' && [action.op, action.nodes], ['read', ['func:a.py#f']]);
-  const memory = ok('<function=memory><param name="target">Observation</param><param name="scope">SESSION</param><param name="intent">Commit</param></function>');
+  const memory = ok(
+    '<function=memory><param name="target">Observation</param><param name="scope">SESSION</param><param name="intent">Commit</param></function>',
+  );
   assert.deepEqual(memory.type === 'memory' && [memory.target, memory.scope, memory.intent], ['observation', 'session', 'commit']);
 });
 
@@ -164,7 +255,9 @@ test('accepts single-quoted names, plan as an alias of subplan, and whitespace b
 });
 
 test('strips a <think> block and one markdown fence before parsing', () => {
-  const action = ok('<think>\nThe test fails in add. <function=noop></function> would waste a step.\n</think>\n\n```xml\n<function=submit>\n  <param name="thought">done</param>\n</function>\n```\n');
+  const action = ok(
+    '<think>\nThe test fails in add. <function=noop></function> would waste a step.\n</think>\n\n```xml\n<function=submit>\n  <param name="thought">done</param>\n</function>\n```\n',
+  );
   assert.deepEqual(action, { type: 'submit', thought: 'done' });
   // A chat template that opens <think> itself leaves only its end in the reply.
   assert.deepEqual(ok('reasoning...\n</think>\n<function=noop></function>'), { type: 'noop' });
@@ -179,7 +272,18 @@ test('a literal <function=…> inside CDATA is text, not a second block', () => 
 });
 
 const roundTrips: Action[] = [
-  { type: 'explore', thought: 'look add up', op: 'find', anchors: [{ kind: 'function', text: 'add' }, { kind: 'symbol', id: 'func:app/calc.py#add' }], nodes: [], hop: 1, limit: 20 },
+  {
+    type: 'explore',
+    thought: 'look add up',
+    op: 'find',
+    anchors: [
+      { kind: 'function', text: 'add' },
+      { kind: 'symbol', id: 'func:app/calc.py#add' },
+    ],
+    nodes: [],
+    hop: 1,
+    limit: 20,
+  },
   { type: 'explore', op: 'expand', anchors: [], nodes: ['func:app/calc.py#add', 'class:app/m.py#A'], hop: 2, limit: 5 },
   { type: 'explore', thought: '', op: 'read', anchors: [], nodes: ['method:app/m.py#A.run'], hop: 0, limit: 100 },
   { type: 'memory', thought: 'keep them', target: 'explore', scope: 'session', intent: 'commit' },
@@ -213,7 +317,10 @@ for (const action of roundTrips) {
 
 test('renders one parameter per line in the contract order, subplan under its wire name, defaults left out', () => {
   const text = renderAction({ type: 'repair', thought: 't', apply: false, plan: '1) fix', focus_ids: ['func:a.py#f'] });
-  assert.equal(text, '<function=repair>\n  <param name="thought">t</param>\n  <param name="subplan">1) fix</param>\n  <param name="focus_ids">["func:a.py#f"]</param>\n  <param name="apply">false</param>\n</function>');
+  assert.equal(
+    text,
+    '<function=repair>\n  <param name="thought">t</param>\n  <param name="subplan">1) fix</param>\n  <param name="focus_ids">["func:a.py#f"]</param>\n  <param name="apply">false</param>\n</function>',
+  );
   // apply: true is the default: the rendering leaves it out, and parsing fills it back in.
   const lean = renderAction({ type: 'repair', thought: 't', apply: true, plan: '1) fix', focus_ids: ['func:a.py#f'] });
   assert.doesNotMatch(lean, /apply/);
@@ -225,7 +332,10 @@ test('renders one parameter per line in the contract order, subplan under its wi
 test('every example in the planner system prompt is a valid reply', () => {
   const blocks = plannerSystemPrompt.match(/<function=[a-z]+>[\s\S]*?<\/function>/g) ?? [];
   assert.equal(blocks.length, 6);
-  assert.deepEqual(blocks.map((b) => ok(b).type), ['explore', 'explore', 'memory', 'repair', 'submit', 'noop']);
+  assert.deepEqual(
+    blocks.map((b) => ok(b).type),
+    ['explore', 'explore', 'memory', 'repair', 'submit', 'noop'],
+  );
 });
 
 test('reads a tool call whose arguments are a JSON string, coercing loose values', () => {
@@ -266,7 +376,10 @@ test('answers tool calls that break the contract with protocol errors', () => {
 
 test('emits the five tools from the action schemas, without the type discriminator', () => {
   const tools = plannerTools();
-  assert.deepEqual(tools.map((t) => t.function.name), ['explore', 'memory', 'repair', 'submit', 'noop']);
+  assert.deepEqual(
+    tools.map((t) => t.function.name),
+    ['explore', 'memory', 'repair', 'submit', 'noop'],
+  );
   const explore = tools[0]?.function.parameters as { properties: Record<string, { enum?: string[]; maximum?: number; description?: string }> };
   assert.deepEqual(Object.keys(explore.properties), ['thought', 'op', 'anchors', 'nodes', 'hop', 'limit']);
   assert.deepEqual(explore.properties['op']?.enum, ['find', 'expand', 'read']);
@@ -280,7 +393,15 @@ test('emits the five tools from the action schemas, without the type discriminat
 test('the example turns’ reply is a valid reply in the text format and as structured JSON', () => {
   const [user, text] = exampleTurns(renderAction);
   assert.equal(user?.role, 'user');
-  assert.deepEqual(ok(text?.content ?? ''), { type: 'explore', thought: 'The issue points at greet; read it first.', op: 'read', anchors: [], nodes: ['func:app/greet.py#greet'], hop: 1, limit: 20 });
+  assert.deepEqual(ok(text?.content ?? ''), {
+    type: 'explore',
+    thought: 'The issue points at greet; read it first.',
+    op: 'read',
+    anchors: [],
+    nodes: ['func:app/greet.py#greet'],
+    hop: 1,
+    limit: 20,
+  });
   const [, json] = exampleTurns(renderJsonReply);
   const parsed = parseJsonReply(json?.content ?? '');
   assert.ok(parsed.ok && parsed.action.type === 'explore');

@@ -18,10 +18,22 @@ test('reads Retry-After as seconds or as an HTTP date, and ignores what it canno
 
 test('doubles the backoff with each retry, keeps jitter within half of it, and caps it', () => {
   const policy = { timeoutMs: 1000, retries: 5, backoffMs: 100, maxBackoffMs: 1000 };
-  assert.equal(backoffDelay(0, policy, () => 0), 50);
-  assert.equal(backoffDelay(0, policy, () => 0.999999), 99.99995);
-  assert.equal(backoffDelay(2, policy, () => 0), 200);
-  assert.equal(backoffDelay(10, policy, () => 0), 500);
+  assert.equal(
+    backoffDelay(0, policy, () => 0),
+    50,
+  );
+  assert.equal(
+    backoffDelay(0, policy, () => 0.999999),
+    99.99995,
+  );
+  assert.equal(
+    backoffDelay(2, policy, () => 0),
+    200,
+  );
+  assert.equal(
+    backoffDelay(10, policy, () => 0),
+    500,
+  );
 });
 
 test('takes the message out of the usual error bodies', () => {
@@ -43,7 +55,11 @@ test('an abort while waiting to retry stops at once with code aborted', async ()
     return Promise.resolve(new Response('{"error": {"message": "busy"}}', { status: 503 }));
   };
   const started = performance.now();
-  const error = await postJson('http://127.0.0.1:9/x', {}, { what: 'stub', fetch: stub, signal: controller.signal, timeoutMs: 1000, retries: 3, backoffMs: 10_000 }).then(
+  const error = await postJson(
+    'http://127.0.0.1:9/x',
+    {},
+    { what: 'stub', fetch: stub, signal: controller.signal, timeoutMs: 1000, retries: 3, backoffMs: 10_000 },
+  ).then(
     () => assert.fail('expected an abort'),
     (e: unknown) => e,
   );

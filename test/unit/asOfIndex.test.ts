@@ -45,12 +45,15 @@ test('links carry the hash, Requires-Python and yanked marks, and hostile names 
     ],
     '2021-01-01T00:00:00Z',
   );
-  assert.match(page, /href="https:\/\/files\.example\/x-1\.0\.tar\.gz#sha256=a{64}" data-requires-python="&gt;=3\.7,&lt;4" data-yanked="broken &quot;build&quot;">x-1\.0\.tar\.gz<\/a>/);
+  assert.match(
+    page,
+    /href="https:\/\/files\.example\/x-1\.0\.tar\.gz#sha256=a{64}" data-requires-python="&gt;=3\.7,&lt;4" data-yanked="broken &quot;build&quot;">x-1\.0\.tar\.gz<\/a>/,
+  );
   assert.doesNotMatch(page, /<script>/);
   assert.match(page, /x-&lt;script&gt;\.tar\.gz/);
 });
 
-test('project names are normalised as PEP 503 says, and the upstream is the user\'s index', () => {
+test("project names are normalised as PEP 503 says, and the upstream is the user's index", () => {
   assert.equal(normaliseProject('Jinja2'), 'jinja2');
   assert.equal(normaliseProject('zope.interface'), 'zope-interface');
   assert.equal(normaliseProject('typing__Extensions'), 'typing-extensions');

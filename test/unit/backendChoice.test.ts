@@ -56,7 +56,7 @@ test('the backend line counts episodes per backend and gives each fall-back reas
   tally.add('docker', undefined);
   assert.equal(
     backendLine(tally.summary()),
-    'backend: docker for 1 episode, local for 2 episodes (auto fell back: the Docker daemon at unix:///var/run/docker.sock has no image a:1; commands run on this host without a container\'s CPU and process limits, and without network or file isolation where bubblewrap cannot run)',
+    "backend: docker for 1 episode, local for 2 episodes (auto fell back: the Docker daemon at unix:///var/run/docker.sock has no image a:1; commands run on this host without a container's CPU and process limits, and without network or file isolation where bubblewrap cannot run)",
   );
   assert.equal(backendLine({ episodes: { docker: 4, local: 0 }, fallbacks: [] }), 'backend: docker');
 });

@@ -30,7 +30,10 @@ describe('release choice', () => {
   });
 
   test('takes X.Y.0 before later patch releases and ignores pre-releases of the series', () => {
-    const outcome = chooseRelease(releases({ '3.5.1': ['m-3.5.1.tar.gz'], '3.5.0': ['m-3.5.0.tar.gz'], '3.5.0rc1': ['m-3.5.0rc1.tar.gz'], '3.6.0': ['m-3.6.0.tar.gz'] }), '3.5');
+    const outcome = chooseRelease(
+      releases({ '3.5.1': ['m-3.5.1.tar.gz'], '3.5.0': ['m-3.5.0.tar.gz'], '3.5.0rc1': ['m-3.5.0rc1.tar.gz'], '3.6.0': ['m-3.6.0.tar.gz'] }),
+      '3.5',
+    );
     assert.equal(outcome.ok && outcome.choice.version, '3.5.0');
   });
 
@@ -46,13 +49,19 @@ describe('release choice', () => {
   });
 
   test('takes the latest pre-release of a series published only as pre-releases, and says so', () => {
-    const outcome = chooseRelease(releases({ '2.0a1': ['p-2.0a1.tar.gz'], '2.0rc1': ['p-2.0rc1.tar.gz'], '2.0b2': ['p-2.0b2.tar.gz'], '1.9': ['p-1.9.tar.gz'] }), '2.0');
+    const outcome = chooseRelease(
+      releases({ '2.0a1': ['p-2.0a1.tar.gz'], '2.0rc1': ['p-2.0rc1.tar.gz'], '2.0b2': ['p-2.0b2.tar.gz'], '1.9': ['p-1.9.tar.gz'] }),
+      '2.0',
+    );
     assert.equal(outcome.ok && outcome.choice.version, '2.0rc1');
     assert.match((outcome.ok && outcome.choice.note) || '', /only pre-releases/);
   });
 
   test('takes the next final release for a series that was never released', () => {
-    const outcome = chooseRelease(releases({ '6.2.5': ['p-6.2.5.tar.gz'], '7.0.0rc1': ['p-7.0.0rc1.tar.gz'], '7.0.0': ['p-7.0.0.tar.gz'], '7.1.0': ['p-7.1.0.tar.gz'] }), '6.3');
+    const outcome = chooseRelease(
+      releases({ '6.2.5': ['p-6.2.5.tar.gz'], '7.0.0rc1': ['p-7.0.0rc1.tar.gz'], '7.0.0': ['p-7.0.0.tar.gz'], '7.1.0': ['p-7.1.0.tar.gz'] }),
+      '6.3',
+    );
     assert.equal(outcome.ok && outcome.choice.version, '7.0.0');
     assert.match((outcome.ok && outcome.choice.note) || '', /never released/);
   });
@@ -91,14 +100,24 @@ new file mode 100644
 describe('gold patch', () => {
   test('lists the files on the source side and the files the patch creates apart', () => {
     const gold = parseGoldPatch(patch);
-    assert.deepEqual(gold.files.map((f) => f.path), ['pkg/shapes.py']);
+    assert.deepEqual(
+      gold.files.map((f) => f.path),
+      ['pkg/shapes.py'],
+    );
     assert.deepEqual(gold.created, ['pkg/new.py']);
   });
 
   test('splits a hunk into its two images and the places the fix changes in each', () => {
     const [hunk] = parseGoldPatch(patch).files[0]?.hunks ?? [];
     assert.equal(hunk?.pre.start, 3);
-    assert.deepEqual(hunk?.pre.lines, ['    def __init__(self, side):', '        self.side = side', '', '    def area(self):', '        return self.side * 2', '']);
+    assert.deepEqual(hunk?.pre.lines, [
+      '    def __init__(self, side):',
+      '        self.side = side',
+      '',
+      '    def area(self):',
+      '        return self.side * 2',
+      '',
+    ]);
     assert.deepEqual(hunk?.pre.targets, [
       { kind: 'between', after: 2, before: 3, indent: 4 },
       { kind: 'line', index: 4 },
@@ -146,7 +165,11 @@ describe('hunk location', () => {
     const hunk = hunkOf(7, 7, [' def g():', '-    x = 1', '+    x = 3', '     return x']);
     assert.equal(placeHunk(release, hunk)?.how, 'pre-image exact');
     const neither = hunkOf(6, 6, ['-    y = 0', '+    y = 1', ' def g():', '     x = 1', '     return x']);
-    assert.deepEqual(placeHunk(release, neither), { how: 'pre-image tolerant', location: { offset: 5, how: 'tolerant', matched: 3 }, targets: [{ kind: 'line', index: 0 }] });
+    assert.deepEqual(placeHunk(release, neither), {
+      how: 'pre-image tolerant',
+      location: { offset: 5, how: 'tolerant', matched: 3 },
+      targets: [{ kind: 'line', index: 0 }],
+    });
   });
 
   test('maps pre-image lines to 1-based file lines inside the file', () => {

@@ -15,7 +15,8 @@ const layout = { sandboxDir: '/tmp/gp-x', tmp: '/tmp/gp-x/tmp', network: false, 
 
 test('a command gets its own user, PID and network namespaces, and the network only when the task allows it', () => {
   const closed = bubblewrapArgs(layout);
-  for (const flag of ['--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session']) assert.ok(closed.includes(flag), flag);
+  for (const flag of ['--unshare-user', '--unshare-pid', '--unshare-net', '--unshare-ipc', '--unshare-uts', '--die-with-parent', '--new-session'])
+    assert.ok(closed.includes(flag), flag);
   assert.ok(!bubblewrapArgs({ ...layout, network: true }).includes('--unshare-net'));
 });
 
@@ -35,20 +36,25 @@ test('only folders under the hidden home or /tmp are bound back, never the home 
   try {
     mkdirSync(join(home, '.pyenv', 'shims'), { recursive: true });
     mkdirSync(join(home, 'envs'));
-    const shown = foldersToShow({ PATH: `${join(home, '.pyenv', 'shims')}:/usr/bin:${home}:${join(home, 'gone')}` }, [join(home, 'envs'), undefined, '/opt'], home);
+    const shown = foldersToShow(
+      { PATH: `${join(home, '.pyenv', 'shims')}:/usr/bin:${home}:${join(home, 'gone')}` },
+      [join(home, 'envs'), undefined, '/opt'],
+      home,
+    );
     assert.deepEqual(shown, [join(home, '.pyenv'), join(home, '.pyenv', 'shims'), join(home, 'envs')]);
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
 });
 
-test("a venv or a Python prefix on PATH under the hidden home is shown with its packages and base interpreter, not only its bin", () => {
+test('a venv or a Python prefix on PATH under the hidden home is shown with its packages and base interpreter, not only its bin', () => {
   const home = mkdtempSync(join(tmpdir(), 'gp-bwrap-home-'));
   try {
     const venv = join(home, 'venvs', 'py36');
     const base = join(home, '.local', 'share', 'python', 'cpython-3.6');
     const conda = join(home, 'miniconda3', 'envs', 'x');
-    for (const folder of [join(venv, 'bin'), join(venv, 'lib'), join(base, 'bin'), join(conda, 'bin'), join(conda, 'lib')]) mkdirSync(folder, { recursive: true });
+    for (const folder of [join(venv, 'bin'), join(venv, 'lib'), join(base, 'bin'), join(conda, 'bin'), join(conda, 'lib')])
+      mkdirSync(folder, { recursive: true });
     writeFileSync(join(venv, 'pyvenv.cfg'), `home = ${join(base, 'bin')}\n`);
     const shown = foldersToShow({ PATH: `${join(venv, 'bin')}:${join(conda, 'bin')}:/usr/bin`, PYENV_ROOT: join(home, 'no-pyenv') }, [], home);
     assert.deepEqual(shown, [base, join(conda, 'bin'), join(conda, 'lib'), venv, join(venv, 'bin')].sort());

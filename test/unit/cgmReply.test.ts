@@ -21,24 +21,62 @@ const table: Array<{ name: string; reply: string; expect: PatchCandidate[] | Reg
     reply: `Here is a first try:\n\`\`\`json\n{"patch": {"edits": [{"path": "old.py", "start": 1, "end": 1, "new_text": "x\\n"}]}}\n\`\`\`\nBetter:\n\`\`\`json\n${JSON.stringify({ patch: { edits: [edit] }, summary: 'second' })}\n\`\`\`\n`,
     expect: [{ edits: [edit], summary: 'second' }],
   },
-  { name: 'the first balanced object inside prose, braces in strings', reply: `Sure! {"edits": [{"path": "a.py", "start": 3, "new_text": "d = {'}': 1}"}]} Done.`, expect: [{ edits: [{ path: 'a.py', start: 3, end: 3, new_text: "d = {'}': 1}\n" }], summary: 'cgm' }] },
+  {
+    name: 'the first balanced object inside prose, braces in strings',
+    reply: `Sure! {"edits": [{"path": "a.py", "start": 3, "new_text": "d = {'}': 1}"}]} Done.`,
+    expect: [{ edits: [{ path: 'a.py', start: 3, end: 3, new_text: "d = {'}': 1}\n" }], summary: 'cgm' }],
+  },
   { name: 'top-level edits', reply: JSON.stringify({ edits: [edit], summary: 'top' }), expect: [{ edits: [edit], summary: 'top' }] },
-  { name: 'text as an alias of new_text, line of start', reply: JSON.stringify({ patch: { edits: [{ path: 'a.py', line: 4, text: 'y = 2' }] } }), expect: [{ edits: [{ path: 'a.py', start: 4, end: 4, new_text: 'y = 2\n' }], summary: 'cgm' }] },
-  { name: 'diff as an alias of new_text, start defaulting to 1', reply: JSON.stringify({ patch: { edits: [{ path: 'a.py', diff: 'z\n' }] } }), expect: [{ edits: [{ path: 'a.py', start: 1, end: 1, new_text: 'z\n' }], summary: 'cgm' }] },
-  { name: 'numeric strings as line numbers', reply: JSON.stringify({ patch: { edits: [{ path: 'a.py', start: '5', end: '6', new_text: 'q\n' }] } }), expect: [{ edits: [{ path: 'a.py', start: 5, end: 6, new_text: 'q\n' }], summary: 'cgm' }] },
+  {
+    name: 'text as an alias of new_text, line of start',
+    reply: JSON.stringify({ patch: { edits: [{ path: 'a.py', line: 4, text: 'y = 2' }] } }),
+    expect: [{ edits: [{ path: 'a.py', start: 4, end: 4, new_text: 'y = 2\n' }], summary: 'cgm' }],
+  },
+  {
+    name: 'diff as an alias of new_text, start defaulting to 1',
+    reply: JSON.stringify({ patch: { edits: [{ path: 'a.py', diff: 'z\n' }] } }),
+    expect: [{ edits: [{ path: 'a.py', start: 1, end: 1, new_text: 'z\n' }], summary: 'cgm' }],
+  },
+  {
+    name: 'numeric strings as line numbers',
+    reply: JSON.stringify({ patch: { edits: [{ path: 'a.py', start: '5', end: '6', new_text: 'q\n' }] } }),
+    expect: [{ edits: [{ path: 'a.py', start: 5, end: 6, new_text: 'q\n' }], summary: 'cgm' }],
+  },
   {
     name: 'edits that are not objects or lack a path, dropped',
     reply: JSON.stringify({ patch: { edits: ['nope', { start: 1, new_text: 'x\n' }, { path: '', new_text: 'x\n' }, edit] } }),
     expect: [{ edits: [edit], summary: 'cgm' }],
   },
-  { name: 'a unified diff in patch', reply: JSON.stringify({ patch: '--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-a\n+b\n', summary: 'd' }), expect: [{ diff: '--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-a\n+b\n', summary: 'd' }] },
-  { name: 'a list of candidates', reply: JSON.stringify([{ patch: { edits: [edit] }, summary: 'one' }, { patch: { edits: [edit] }, summary: 'two' }]), expect: [{ edits: [edit], summary: 'one' }, { edits: [edit], summary: 'two' }] },
+  {
+    name: 'a unified diff in patch',
+    reply: JSON.stringify({ patch: '--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-a\n+b\n', summary: 'd' }),
+    expect: [{ diff: '--- a/a.py\n+++ b/a.py\n@@ -1 +1 @@\n-a\n+b\n', summary: 'd' }],
+  },
+  {
+    name: 'a list of candidates',
+    reply: JSON.stringify([
+      { patch: { edits: [edit] }, summary: 'one' },
+      { patch: { edits: [edit] }, summary: 'two' },
+    ]),
+    expect: [
+      { edits: [edit], summary: 'one' },
+      { edits: [edit], summary: 'two' },
+    ],
+  },
   { name: 'a bare list of edits', reply: JSON.stringify([edit]), expect: [{ edits: [edit], summary: 'cgm' }] },
-  { name: 'a <think> block before the JSON', reply: `<think>{"not": "this"}</think>\n${JSON.stringify({ patch: { edits: [edit] } })}`, expect: [{ edits: [edit], summary: 'cgm' }] },
+  {
+    name: 'a <think> block before the JSON',
+    reply: `<think>{"not": "this"}</think>\n${JSON.stringify({ patch: { edits: [edit] } })}`,
+    expect: [{ edits: [edit], summary: 'cgm' }],
+  },
   { name: 'no JSON at all', reply: 'I cannot fix this.', expect: /no JSON/ },
   { name: 'JSON without edits', reply: '{"answer": 42}', expect: /no patch.edits/ },
   { name: 'an empty edits list', reply: '{"patch": {"edits": []}}', expect: /empty edits/ },
-  { name: 'only unusable edits', reply: '{"patch": {"edits": [{"path": "a.py", "start": 3, "end": 1, "new_text": "x"}, 7]}}', expect: /none of its 2.*invalid line range/ },
+  {
+    name: 'only unusable edits',
+    reply: '{"patch": {"edits": [{"path": "a.py", "start": 3, "end": 1, "new_text": "x"}, 7]}}',
+    expect: /none of its 2.*invalid line range/,
+  },
 ];
 
 for (const row of table) {

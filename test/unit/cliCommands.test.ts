@@ -90,7 +90,12 @@ test('the first Ctrl-C aborts the signal, the second cleans up and exits 130', a
   const exits: number[] = [];
   let firsts = 0;
   let forced = 0;
-  const interrupt = installInterrupt({ source: source as SignalSource, exit: (c) => exits.push(c), onFirst: () => firsts++, onForce: async () => void forced++ });
+  const interrupt = installInterrupt({
+    source: source as SignalSource,
+    exit: (c) => exits.push(c),
+    onFirst: () => firsts++,
+    onForce: async () => void forced++,
+  });
   assert.equal(interrupt.signal.aborted, false);
   source.emit('SIGINT');
   assert.equal(interrupt.signal.aborted, true);
@@ -118,7 +123,11 @@ test('classifies empty, blank, binary, UTF-16, not-UTF-8 and text', () => {
 test('an empty or comment-only experiment YAML gets one note that every default applies', async () => {
   for (const text of ['', '\n  \n', '# nothing yet\n', '---\n']) {
     const findings = checkConfigText(text).findings;
-    assert.deepEqual(findings.map((f) => [f.severity, f.code]), [['info', 'config/empty']], JSON.stringify(text));
+    assert.deepEqual(
+      findings.map((f) => [f.severity, f.code]),
+      [['info', 'config/empty']],
+      JSON.stringify(text),
+    );
   }
   const r = await gp('config', 'check', '--no-disk', file('empty.yaml', ''));
   assert.equal(r.code, 0);
@@ -166,5 +175,8 @@ test('gp model serve: bad flags and a key variable that is not set are usage err
   assert.match(key.err.join('\n'), /GP_TEST_NO_SUCH_VARIABLE: that environment variable is not set/);
   const missing = await gp('model', 'serve', '--model', join(dir, 'no-such-model.gguf'));
   assert.equal(missing.code, 2);
-  assert.match(missing.err.join('\n'), /no-such-model\.gguf does not exist\. Install it once per machine with: bash scripts\/setup-language-model\.sh && bash scripts\/setup-model-server\.sh/);
+  assert.match(
+    missing.err.join('\n'),
+    /no-such-model\.gguf does not exist\. Install it once per machine with: bash scripts\/setup-language-model\.sh && bash scripts\/setup-model-server\.sh/,
+  );
 });

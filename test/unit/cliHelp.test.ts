@@ -35,7 +35,11 @@ test('gp --help lists every command once, on its group’s line, the groups in t
   const { out } = help();
   const titles = Object.values(commandGroups);
   const groupLines = out.split('\n').filter((l) => titles.some((t) => l.startsWith(`  ${t} `)));
-  assert.deepEqual(groupLines.map((l) => l.trim().split(/\s{2,}/)[0]), titles, out);
+  assert.deepEqual(
+    groupLines.map((l) => l.trim().split(/\s{2,}/)[0]),
+    titles,
+    out,
+  );
   for (const c of commands) {
     const line = groupLines.find((l) => l.trim().startsWith(commandGroups[c.group]));
     assert.ok(line !== undefined, `no line for ${c.group}`);
@@ -52,7 +56,10 @@ test('gp --help shows examples and says where a command’s own options are', ()
   assert.ok(examples.length >= 3 && examples.length <= 4, out);
   for (const e of examples) {
     const [noun, verb] = e.trim().split(/\s+/).slice(1);
-    assert.ok(commands.some((c) => c.noun === noun && (c.verb === undefined || c.verb === verb)), `the example names no command: ${e}`);
+    assert.ok(
+      commands.some((c) => c.noun === noun && (c.verb === undefined || c.verb === verb)),
+      `the example names no command: ${e}`,
+    );
   }
   assert.match(out, /gp help COMMAND or gp COMMAND --help/);
 });
@@ -77,5 +84,9 @@ test('each command’s full help stays: gp help NOUN VERB and gp NOUN VERB --hel
 test('a group line joins the verbs of a noun and keeps nouns apart', () => {
   assert.equal(groupLine('config'), 'config check|resolve');
   assert.equal(groupLine('run'), 'rollout, eval');
-  for (const group of Object.keys(commandGroups) as CommandGroup[]) assert.ok(commands.some((c) => c.group === group), `${group} has no command`);
+  for (const group of Object.keys(commandGroups) as CommandGroup[])
+    assert.ok(
+      commands.some((c) => c.group === group),
+      `${group} has no command`,
+    );
 });

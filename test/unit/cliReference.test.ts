@@ -21,8 +21,10 @@ function flagMismatches(c: Pick<Command, 'usage' | 'options' | 'configFlags' | '
       problems.push(`--${f.name} is a ${option.type} option but the synopsis writes it ${f.value === undefined ? 'without' : 'with'} a value`);
     }
   }
-  for (const name of Object.keys(options)) if (!named.some((f) => f.name === name)) problems.push(`the parser takes --${name}, which the synopsis does not name`);
-  for (const name of Object.keys(c.defaults ?? {})) if (options[name] === undefined) problems.push(`a default is given for --${name}, which the parser does not take`);
+  for (const name of Object.keys(options))
+    if (!named.some((f) => f.name === name)) problems.push(`the parser takes --${name}, which the synopsis does not name`);
+  for (const name of Object.keys(c.defaults ?? {}))
+    if (options[name] === undefined) problems.push(`a default is given for --${name}, which the parser does not take`);
   return problems;
 }
 
@@ -35,21 +37,33 @@ test('every command’s synopsis names exactly the flags its parser takes, with 
 });
 
 test('the flag check catches a flag the parser takes but the synopsis leaves out, and a default for a flag that does not exist', () => {
-  const c = { usage: 'gp x y FILE [--json]\n      Does things.', options: { json: { type: 'boolean' }, limit: { type: 'string' } }, defaults: { lmit: '3' } } as const;
-  assert.deepEqual(flagMismatches(c), ['the parser takes --limit, which the synopsis does not name', 'a default is given for --lmit, which the parser does not take']);
-  assert.deepEqual(flagMismatches({ usage: 'gp x y [--json N]', options: { json: { type: 'boolean' } } }), ['--json is a boolean option but the synopsis writes it with a value']);
+  const c = {
+    usage: 'gp x y FILE [--json]\n      Does things.',
+    options: { json: { type: 'boolean' }, limit: { type: 'string' } },
+    defaults: { lmit: '3' },
+  } as const;
+  assert.deepEqual(flagMismatches(c), [
+    'the parser takes --limit, which the synopsis does not name',
+    'a default is given for --lmit, which the parser does not take',
+  ]);
+  assert.deepEqual(flagMismatches({ usage: 'gp x y [--json N]', options: { json: { type: 'boolean' } } }), [
+    '--json is a boolean option but the synopsis writes it with a value',
+  ]);
 });
 
 test('a synopsis flag’s value is the word after it, without brackets, alternatives’ bars or a trailing ...', () => {
-  assert.deepEqual(synopsisFlags('gp a b (F... | --manifest PATH | I...) [--task ID]... [--for train|eval]] [--from FILE...] [--json] [--run-name NAME | --run-dir DIR]'), [
-    { name: 'manifest', value: 'PATH' },
-    { name: 'task', value: 'ID' },
-    { name: 'for', value: 'train|eval' },
-    { name: 'from', value: 'FILE' },
-    { name: 'json', value: undefined },
-    { name: 'run-name', value: 'NAME' },
-    { name: 'run-dir', value: 'DIR' },
-  ]);
+  assert.deepEqual(
+    synopsisFlags('gp a b (F... | --manifest PATH | I...) [--task ID]... [--for train|eval]] [--from FILE...] [--json] [--run-name NAME | --run-dir DIR]'),
+    [
+      { name: 'manifest', value: 'PATH' },
+      { name: 'task', value: 'ID' },
+      { name: 'for', value: 'train|eval' },
+      { name: 'from', value: 'FILE' },
+      { name: 'json', value: undefined },
+      { name: 'run-name', value: 'NAME' },
+      { name: 'run-dir', value: 'DIR' },
+    ],
+  );
 });
 
 test('every command declares what 0 means and each status once, and its --help prints them', async () => {
@@ -62,7 +76,10 @@ test('every command declares what 0 means and each status once, and its --help p
   }
   const out: string[] = [];
   assert.equal(await runCli(['trajectory', 'replay', '--help'], { out: (l) => out.push(l), err: () => undefined }, '.'), 0);
-  assert.match(out.join('\n'), /Exit status:\n {2}0 {4}the replay reproduced the recording\n {2}1 {4}a step diverged\n {2}2 {4}a usage error.*\n {2}3 {4}the episode could not be replayed/);
+  assert.match(
+    out.join('\n'),
+    /Exit status:\n {2}0 {4}the replay reproduced the recording\n {2}1 {4}a step diverged\n {2}2 {4}a usage error.*\n {2}3 {4}the episode could not be replayed/,
+  );
 });
 
 test('the usage texts leave exit statuses to the table, so they are said once', () => {

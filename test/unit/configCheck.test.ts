@@ -31,10 +31,16 @@ test('a misspelt key leaves its setting at the default, which is why it is an er
 test('experiment.allow_unknown_keys: true keeps unknown keys as warnings, everywhere in the file', () => {
   const text = 'experiment:\n  allow_unknown_keys: true\nenv:\n  max_step: 6\nfuture_section:\n  x: 1\n';
   const unknown = checkConfigText(text).findings.filter((f) => f.code === 'schema/unknown-key');
-  assert.deepEqual(unknown.map((f) => [at(text, f), f.severity]).sort(), [['future_section', 'warning'], ['max_step', 'warning']]);
+  assert.deepEqual(unknown.map((f) => [at(text, f), f.severity]).sort(), [
+    ['future_section', 'warning'],
+    ['max_step', 'warning'],
+  ]);
   assert.match(unknown.find((f) => at(text, f) === 'max_step')?.message ?? '', /ignored \(experiment\.allow_unknown_keys is true\)/);
   const off = checkConfigText(text.replace('true', 'false')).findings.filter((f) => f.code === 'schema/unknown-key');
-  assert.deepEqual(off.map((f) => f.severity), ['error', 'error']);
+  assert.deepEqual(
+    off.map((f) => f.severity),
+    ['error', 'error'],
+  );
 });
 
 test('reports a type error on the value and offers a coercion when it is unambiguous', () => {
@@ -66,7 +72,10 @@ test('reports duplicate keys, tabs and non-mapping documents as findings', () =>
   assert.ok(checkConfigText('env:\n  max_steps: 1\n  max_steps: 2\n').findings.some((f) => f.code === 'yaml/duplicate-key'));
   assert.ok(checkConfigText('env:\n\tmax_steps: 1\n').findings.some((f) => f.severity === 'error'));
   assert.ok(checkConfigText('- a\n- b\n').findings.some((f) => f.code === 'yaml/not-a-mapping'));
-  assert.deepEqual(checkConfigText('').findings.filter((f) => f.severity === 'error'), []);
+  assert.deepEqual(
+    checkConfigText('').findings.filter((f) => f.severity === 'error'),
+    [],
+  );
 });
 
 test('refuses to expand an alias bomb and says so', () => {
@@ -78,7 +87,10 @@ test('refuses to expand an alias bomb and says so', () => {
   }
   const started = process.hrtime.bigint();
   const check = checkConfigText(`${lines.join('\n')}\n`);
-  assert.ok(check.findings.some((f) => f.code === 'yaml/alias-limit'), JSON.stringify(check.findings.map((f) => f.code)));
+  assert.ok(
+    check.findings.some((f) => f.code === 'yaml/alias-limit'),
+    JSON.stringify(check.findings.map((f) => f.code)),
+  );
   assert.ok(Number(process.hrtime.bigint() - started) / 1e9 < 5, 'an alias bomb must not take seconds');
 });
 
@@ -139,10 +151,11 @@ test('edits inside a flow mapping keep the rest of the mapping and still parse',
 
 test('fixes keep CRLF line endings and comments after an empty value', () => {
   const text = 'parallel:\r\n  workflow_parallel: # set later\r\n  rollout_workers: 2\r\n';
-  const out = applyYamlEdits(text, [
-    { op: 'set', path: ['parallel', 'workflow_parallel'], value: 4 },
-    { op: 'set', path: ['resources', 'ray_num_cpus'], value: 8 },
-  ]) ?? '';
+  const out =
+    applyYamlEdits(text, [
+      { op: 'set', path: ['parallel', 'workflow_parallel'], value: 4 },
+      { op: 'set', path: ['resources', 'ray_num_cpus'], value: 8 },
+    ]) ?? '';
   assert.equal(out, 'parallel:\r\n  workflow_parallel: 4 # set later\r\n  rollout_workers: 2\r\nresources:\r\n  ray_num_cpus: 8\r\n');
 });
 
@@ -177,7 +190,12 @@ test('every preflight fix, applied to a document that lacks its section, parses 
         assert.deepEqual(after.problems, [], `fix '${fix.title}' broke the YAML: ${out}`);
         const config = experimentConfigSchema.parse(after.value);
         const again = preflight(config).filter((x) => x.code === f.code && x.path.join('.') === f.path.join('.'));
-        if (fix.preferred) assert.deepEqual(again.map((x) => x.message), [], `preferred fix '${fix.title}' left the finding`);
+        if (fix.preferred)
+          assert.deepEqual(
+            again.map((x) => x.message),
+            [],
+            `preferred fix '${fix.title}' left the finding`,
+          );
       }
     }
   }
@@ -185,7 +203,10 @@ test('every preflight fix, applied to a document that lacks its section, parses 
 
 test('a 1 MB scalar and a binary file are handled without crashing', () => {
   const big = `experiment:\n  notes: "${'x'.repeat(1_000_000)}"\n`;
-  assert.deepEqual(checkConfigText(big).findings.filter((f) => f.severity === 'error'), []);
+  assert.deepEqual(
+    checkConfigText(big).findings.filter((f) => f.severity === 'error'),
+    [],
+  );
   const binary = Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 37) % 256)).toString('utf8');
   const check = checkConfigText(binary);
   assert.ok(check.findings.length > 0);
@@ -193,5 +214,8 @@ test('a 1 MB scalar and a binary file are handled without crashing', () => {
 
 test('a bad value of a nullable field gets one error, not a second about null', () => {
   const findings = checkConfigText('training:\n  precision: fp17\n').findings.filter((f) => f.severity === 'error');
-  assert.deepEqual(findings.map((f) => f.code), ['schema/enum']);
+  assert.deepEqual(
+    findings.map((f) => f.code),
+    ['schema/enum'],
+  );
 });

@@ -14,9 +14,14 @@ function resolveWith(argv: string[], text = yaml, command = 'train', now = new D
   const parsed = parseConfigFlags(argv);
   assert.deepEqual(parsed.errors, []);
   const resolution = resolveConfig({ text, flags: parsed.flags, baseDir });
-  const r = resolution.config === undefined || resolution.verdict === 'errors'
-    ? { ok: false as const, findings: resolution.findings }
-    : { ok: true as const, findings: resolution.findings, run: { ...planRunFolder(resolution.config, { command, now, commandLine: 'gp test', ignored: resolution.ignored }), ignored: resolution.ignored } };
+  const r =
+    resolution.config === undefined || resolution.verdict === 'errors'
+      ? { ok: false as const, findings: resolution.findings }
+      : {
+          ok: true as const,
+          findings: resolution.findings,
+          run: { ...planRunFolder(resolution.config, { command, now, commandLine: 'gp test', ignored: resolution.ignored }), ignored: resolution.ignored },
+        };
   return { r, baseDir };
 }
 
@@ -46,7 +51,10 @@ test('--yaml-only ignores overrides except --wandb-offline and names what it ign
   assert.ok(r.ok);
   assert.equal(r.run.config.env.max_steps, 9);
   assert.equal(r.run.config.logging.wandb.offline, true);
-  assert.deepEqual(r.run.ignored.map((o) => o.flag), ['--max-steps 3', '--model-path m', '--set training.lr=0.1']);
+  assert.deepEqual(
+    r.run.ignored.map((o) => o.flag),
+    ['--max-steps 3', '--model-path m', '--set training.lr=0.1'],
+  );
   assert.deepEqual(r.run.config.run?.ignored_overrides, ['--max-steps 3', '--model-path m', '--set training.lr=0.1']);
 });
 
@@ -106,7 +114,10 @@ test('gp config check prints file:line:col findings and exits 1 on errors', asyn
   const code = await runCli(['config', 'check', '--no-disk', file], { out: (l) => out.push(l), err: (l) => out.push(l) }, dir);
   assert.equal(code, 1);
   const line = out.find((l) => l.includes('preflight/negative-penalty')) ?? '';
-  assert.match(line, new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:20 error preflight/negative-penalty env\\.failure_penalty is -2, .*rewards failure`));
+  assert.match(
+    line,
+    new RegExp(`^${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:2:20 error preflight/negative-penalty env\\.failure_penalty is -2, .*rewards failure`),
+  );
   const fixed = await runCli(['config', 'check', '--no-disk', '--fix', file], { out: () => undefined, err: () => undefined }, dir);
   assert.equal(fixed, 0);
   assert.match(readFileSync(file, 'utf8'), /failure_penalty: 2/);
@@ -120,7 +131,10 @@ test('gp config check exits 2 when a file cannot be read', async () => {
 test('refuses a config with an unknown key, whose setting would silently stay at its default', () => {
   const { r } = resolveWith([], 'env:\n  max_step: 3\n');
   assert.equal(r.ok, false);
-  assert.ok(r.findings.some((f) => f.code === 'schema/unknown-key' && f.severity === 'error'), JSON.stringify(r.findings));
+  assert.ok(
+    r.findings.some((f) => f.code === 'schema/unknown-key' && f.severity === 'error'),
+    JSON.stringify(r.findings),
+  );
 });
 
 test('resolves a config that allows unknown keys, dropping the unknown key', () => {

@@ -4,8 +4,20 @@ import { experimentConfigSchema, experimentJsonSchema, sectionSchemas } from '..
 import type { JsonSchemaNode } from '../../server/src/config/index.js';
 
 const expectedSections = [
-  'experiment', 'paths', 'backends', 'planner_sampling', 'cgm_generation', 'training',
-  'env', 'sandbox', 'rollout', 'prompts', 'parallel', 'resources', 'logging', 'telemetry',
+  'experiment',
+  'paths',
+  'backends',
+  'planner_sampling',
+  'cgm_generation',
+  'training',
+  'env',
+  'sandbox',
+  'rollout',
+  'prompts',
+  'parallel',
+  'resources',
+  'logging',
+  'telemetry',
 ];
 
 test('has every section of the original config plus sandbox, rollout, prompts and verl_overrides', () => {

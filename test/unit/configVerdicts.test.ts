@@ -97,9 +97,16 @@ for (const c of cases) {
 test('a flag that fixes a YAML error removes the error instead of printing it beside the fixed config', async () => {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await runCli(['config', 'resolve', 'errors.yaml', '--print-config', '--set', 'env.failure_penalty=1'], { out: (l) => out.push(l), err: (l) => err.push(l) }, dir);
+  const code = await runCli(
+    ['config', 'resolve', 'errors.yaml', '--print-config', '--set', 'env.failure_penalty=1'],
+    { out: (l) => out.push(l), err: (l) => err.push(l) },
+    dir,
+  );
   assert.equal(code, 0);
-  assert.deepEqual(err.filter((l) => l.includes('negative-penalty')), []);
+  assert.deepEqual(
+    err.filter((l) => l.includes('negative-penalty')),
+    [],
+  );
   assert.match(out.join('\n'), /failure_penalty: 1\b/);
 });
 
@@ -107,7 +114,10 @@ test('a flag that causes an error is named as its place', async () => {
   const err: string[] = [];
   const code = await runCli(['config', 'check', 'valid.yaml', '--set', 'env.step_penalty=-0.5'], { out: (l) => err.push(l), err: (l) => err.push(l) }, dir);
   assert.equal(code, 1);
-  assert.ok(err.some((l) => l.startsWith('valid.yaml: --set env.step_penalty=-0.5: error preflight/negative-penalty')), err.join('\n'));
+  assert.ok(
+    err.some((l) => l.startsWith('valid.yaml: --set env.step_penalty=-0.5: error preflight/negative-penalty')),
+    err.join('\n'),
+  );
 });
 
 test('an unknown key under env: is reported once, at its place in the YAML', async () => {
@@ -122,8 +132,14 @@ test('a misspelt key stops gp rollout before it starts, naming the key and the o
   const lines: string[] = [];
   const code = await runCli(['rollout', 'missing.jsonl', '--config', 'misspelt.yaml'], { out: (l) => lines.push(l), err: (l) => lines.push(l) }, dir);
   assert.equal(code, 2);
-  assert.ok(lines.some((l) => /^misspelt\.yaml:\d+:3 error schema\/unknown-key Unknown key 'planer_backend' in backends\. Did you mean 'planner_backend'\?/.test(l)), lines.join('\n'));
-  assert.ok(lines.some((l) => /config has errors/.test(l)), `it stopped at the config, not at the task file: ${lines.join('\n')}`);
+  assert.ok(
+    lines.some((l) => /^misspelt\.yaml:\d+:3 error schema\/unknown-key Unknown key 'planer_backend' in backends\. Did you mean 'planner_backend'\?/.test(l)),
+    lines.join('\n'),
+  );
+  assert.ok(
+    lines.some((l) => /config has errors/.test(l)),
+    `it stopped at the config, not at the task file: ${lines.join('\n')}`,
+  );
   assert.ok(!lines.some((l) => /missing\.jsonl: no such file/.test(l)), lines.join('\n'));
 });
 
@@ -131,6 +147,9 @@ test('gp task test accepts a config that gp config resolve and gp rollout accept
   const lines: string[] = [];
   const code = await runCli(['task', 'test', 'missing.jsonl', '--config', 'warnings.yaml'], { out: (l) => lines.push(l), err: (l) => lines.push(l) }, dir);
   assert.equal(code, 2);
-  assert.ok(lines.some((l) => /missing\.jsonl: no such file/.test(l)), `it got past the config to the task file: ${lines.join('\n')}`);
+  assert.ok(
+    lines.some((l) => /missing\.jsonl: no such file/.test(l)),
+    `it got past the config to the task file: ${lines.join('\n')}`,
+  );
   assert.ok(!lines.some((l) => /Unrecognized key|config has errors/.test(l)), lines.join('\n'));
 });

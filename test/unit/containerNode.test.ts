@@ -67,12 +67,20 @@ test('two attempts at one task run in two containers the Containers view names a
     const box = sandboxSpecForTask(spec.task, { ...defaultSandboxOptions(), run: 'r', baseDir: spec.baseDir, episode: spec.episodeId });
     return toContainerInfo(listed(`cccccccccccc0${i}`, ownerLabels(box.run, box.task, created, box.node, box.episode)));
   });
-  assert.deepEqual(containers.map((c) => c.episode), ['sample-calc-add#1', 'sample-calc-add#2']);
+  assert.deepEqual(
+    containers.map((c) => c.episode),
+    ['sample-calc-add#1', 'sample-calc-add#2'],
+  );
   assert.deepEqual(containers.map(containerLabel), ['sample-calc-add#1', 'sample-calc-add#2'], 'two rows, not two identical ones');
   const [one, two] = containers;
   assert.ok(one !== undefined && two !== undefined);
   assert.equal(containerDescription(one, now), containerDescription(two, now), 'everything else about them is the same, which is why the label must differ');
-  assert.deepEqual(containerTable(containers, now).slice(1).map((l) => l.split(/\s+/)[2]), ['sample-calc-add#1', 'sample-calc-add#2']);
+  assert.deepEqual(
+    containerTable(containers, now)
+      .slice(1)
+      .map((l) => l.split(/\s+/)[2]),
+    ['sample-calc-add#1', 'sample-calc-add#2'],
+  );
   // A task's tests run alone (gp task test) serve no episode: named by the task, as before.
   const alone = sandboxSpecForTask(task, { ...defaultSandboxOptions(), run: 'r' });
   assert.equal(alone.episode, undefined);

@@ -49,13 +49,22 @@ test('the slow poll that finds the list unchanged logs at debug level; the first
     watch({ watching: true });
     await until('two polls', () => lines.filter((l) => l.text.includes('poll:')).length >= 2);
     const polls = lines.filter((l) => l.text.includes('refresh (poll:'));
-    assert.ok(polls.every((l) => l.level === 'debug' && l.text.endsWith(', unchanged')), JSON.stringify(polls));
+    assert.ok(
+      polls.every((l) => l.level === 'debug' && l.text.endsWith(', unchanged')),
+      JSON.stringify(polls),
+    );
     const first = lines.find((l) => l.text.startsWith('Containers: refresh (event stream connected)'));
     assert.equal(first?.level, 'log', JSON.stringify(lines));
     const asked = lines.length;
     const listRequest = handlers.get(containersListRequest);
     await listRequest?.({});
-    assert.deepEqual(lines.slice(asked).filter((l) => l.text.includes('list requested')).map((l) => l.level), ['debug']);
+    assert.deepEqual(
+      lines
+        .slice(asked)
+        .filter((l) => l.text.includes('list requested'))
+        .map((l) => l.level),
+      ['debug'],
+    );
   } finally {
     requests.stop();
     stream.destroy();

@@ -57,17 +57,22 @@ test('every SWE-bench Lite row converts to a valid task whose fields match the s
     assert.equal(JSON.stringify(c.task).includes(JSON.stringify(marker).slice(1, -1)), false, `${id}: gold line in the task`);
     assert.equal(JSON.stringify(c.instance).includes(JSON.stringify(marker).slice(1, -1)), false, `${id}: gold line in the instance`);
     // The test command runs the repository's tests on the test patch's files.
-    assert.ok(c.task.sandbox.test_command?.includes(row['test_patch'] as string) || c.task.sandbox.test_command?.includes((row['test_patch'] as string).slice(0, -1)));
+    assert.ok(
+      c.task.sandbox.test_command?.includes(row['test_patch'] as string) || c.task.sandbox.test_command?.includes((row['test_patch'] as string).slice(0, -1)),
+    );
     assert.ok(c.task.sandbox.test_command?.includes('>>>>> Start Test Output'));
   }
 });
 
-test('a Django test patch becomes dotted test modules, like SWE-bench\'s test directives', () => {
+test("a Django test patch becomes dotted test modules, like SWE-bench's test directives", () => {
   const row = swebenchLiteRows().find((r) => r['instance_id'] === 'django__django-15202');
   assert.ok(row);
   assert.deepEqual(testDirectives('django/django', row['test_patch'] as string), ['forms_tests.field_tests.test_urlfield']);
   const c = converted(convertSwebenchRow(row, convertContext));
-  assert.match(c.task.sandbox.test_command ?? '', /\.\/tests\/runtests\.py --verbosity 2 --settings=test_sqlite --parallel 1 forms_tests\.field_tests\.test_urlfield\n/);
+  assert.match(
+    c.task.sandbox.test_command ?? '',
+    /\.\/tests\/runtests\.py --verbosity 2 --settings=test_sqlite --parallel 1 forms_tests\.field_tests\.test_urlfield\n/,
+  );
 });
 
 test('every original-format SWE-bench Verified row converts; the harness spec gives the test command, the test patch and the base commit', () => {
@@ -130,7 +135,7 @@ test('SWE-bench rows without an id, without a statement or with a broken test li
   }
 });
 
-test('R2E-Gym rows convert with the issue inside [ISSUE], the expected-output map, the image\'s test script and no trace of the fix', () => {
+test("R2E-Gym rows convert with the issue inside [ISSUE], the expected-output map, the image's test script and no trace of the fix", () => {
   for (const row of r2eShapedRows(40)) {
     const c = converted(convertR2eRow(row, { ...convertContext, dataset: 'R2E-Gym/R2E-Gym-Lite', split: 'train' }));
     assert.equal(taskEntrySchema.safeParse(c.task).success, true);
@@ -148,22 +153,29 @@ test('R2E-Gym rows convert with the issue inside [ISSUE], the expected-output ma
   }
 });
 
-test('R2E-Gym ids come from the row\'s content: the same rows in another order, or fewer of them, keep their ids', () => {
+test("R2E-Gym ids come from the row's content: the same rows in another order, or fewer of them, keep their ids", () => {
   const rows = r2eShapedRows(30);
   const ids = rows.map((r) => r2eTaskId(r));
   assert.equal(new Set(ids).size, 30);
   const shuffled = [...rows].reverse().slice(5);
-  assert.deepEqual(shuffled.map((r) => r2eTaskId(r)), [...ids].reverse().slice(5));
+  assert.deepEqual(
+    shuffled.map((r) => r2eTaskId(r)),
+    [...ids].reverse().slice(5),
+  );
   assert.match(ids[0] ?? '', /^pandas-[0-9a-f]{12}$/);
 });
 
 test('R2E-Gym field fallbacks: gym_config and ds wrappers, nested images, explicit ids, and rows without an image or statement are skipped', () => {
   const base = r2eShapedRows(1)[0] ?? {};
-  const gym = converted(convertR2eRow({ gym_config: { task_id: 'gym-7', docker: { image: 'img:1' }, repo_name: 'numpy' }, problem_statement: 'Bug' }, convertContext));
+  const gym = converted(
+    convertR2eRow({ gym_config: { task_id: 'gym-7', docker: { image: 'img:1' }, repo_name: 'numpy' }, problem_statement: 'Bug' }, convertContext),
+  );
   assert.equal(gym.task.task_id, 'gym-7');
   assert.equal(gym.task.sandbox.docker_image, 'img:1');
   assert.equal(gym.task.repo, 'numpy');
-  const ds = converted(convertR2eRow({ ds: { docker_image: 'img:2', repo: 'scrapy', problem_statement: 'Crash', commit_hash: 'abcdef0123456789' } }, convertContext));
+  const ds = converted(
+    convertR2eRow({ ds: { docker_image: 'img:2', repo: 'scrapy', problem_statement: 'Crash', commit_hash: 'abcdef0123456789' } }, convertContext),
+  );
   assert.equal(ds.task.task_id, 'scrapy-abcdef012345');
   assert.equal(ds.task.issue?.title, 'Crash');
   assert.ok(ds.notes.includes('title-derived'));
@@ -180,7 +192,14 @@ test('R2E-Gym field fallbacks: gym_config and ds wrappers, nested images, explic
 
 test('the harness eval script is parsed back into its test command, test patch and base commit', () => {
   const patch = 'diff --git a/t.py b/t.py\n--- a/t.py\n+++ b/t.py\n@@ -1 +1,2 @@\n x = 1\n+y = 2\n';
-  const parts = parseEvalScript(['cd /testbed', 'git checkout 0123456789abcdef0123456789abcdef01234567 t.py', `git apply -v - <<'EOF_1'\n${patch}\nEOF_1`, ": '>>>>> Start Test Output'", 'pytest -rA t.py', ": '>>>>> End Test Output'"]);
+  const parts = parseEvalScript([
+    'cd /testbed',
+    'git checkout 0123456789abcdef0123456789abcdef01234567 t.py',
+    `git apply -v - <<'EOF_1'\n${patch}\nEOF_1`,
+    ": '>>>>> Start Test Output'",
+    'pytest -rA t.py',
+    ": '>>>>> End Test Output'",
+  ]);
   assert.deepEqual(parts, { testCommand: 'pytest -rA t.py', testPatch: `${patch}\n`, baseCommit: '0123456789abcdef0123456789abcdef01234567' });
 });
 
@@ -198,7 +217,10 @@ function buggyRepo(): { dir: string; base: string; testPatch: string; gold: stri
   git('commit', '-qm', 'base');
   const base = git('rev-parse', 'HEAD');
   // The test patch changes the existing test file and adds a new one, as SWE-bench's often do.
-  writeFileSync(join(dir, 'tests', 'test_calc.py'), 'from calc import add, mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n\n\ndef test_add():\n    assert add(2, 3) == 5\n');
+  writeFileSync(
+    join(dir, 'tests', 'test_calc.py'),
+    'from calc import add, mul\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n\n\ndef test_add():\n    assert add(2, 3) == 5\n',
+  );
   writeFileSync(join(dir, 'tests', 'test_more.py'), 'from calc import add\n\n\ndef test_add_zero():\n    assert add(0, 4) == 4\n');
   git('add', '-A');
   const testPatch = `${git('diff', '--cached')}\n`;
@@ -229,13 +251,21 @@ test('the generated eval script applies the test patch, brackets the tests, rest
     ),
   ).task;
   const parsed = taskEntrySchema.parse(task);
-  const script = evalScript({ baseCommit: base, testPatch, testCommand: 'python3 -m pytest -rA -p no:cacheprovider tests/test_calc.py tests/test_more.py', conda: false });
+  const script = evalScript({
+    baseCommit: base,
+    testPatch,
+    testCommand: 'python3 -m pytest -rA -p no:cacheprovider tests/test_calc.py tests/test_more.py',
+    conda: false,
+  });
   const run = () => {
     const r = spawnSync('bash', ['-c', script], { cwd: dir, encoding: 'utf8', env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' } });
     const output = `${r.stdout}${r.stderr}`;
     const bracketed = extractTestOutput(output);
     assert.equal(bracketed.ok, true, output);
-    return { grade: gradeTask(parsed, { output, exitCode: r.status }, null), status: execFileSync('git', ['status', '--porcelain'], { cwd: dir, encoding: 'utf8' }) };
+    return {
+      grade: gradeTask(parsed, { output, exitCode: r.status }, null),
+      status: execFileSync('git', ['status', '--porcelain'], { cwd: dir, encoding: 'utf8' }),
+    };
   };
   const before = run();
   assert.equal(before.grade.kind === 'swebench' && before.grade.resolution, 'RESOLVED_NO');
@@ -245,7 +275,12 @@ test('the generated eval script applies the test patch, brackets the tests, rest
   assert.equal(after.grade.kind === 'swebench' && after.grade.resolution, 'RESOLVED_FULL');
   assert.equal(after.status, ' M calc.py\n', 'only the fix is left in the working tree');
   // A test patch that no longer applies is marked, and such a log is not graded.
-  const broken = evalScript({ baseCommit: base, testPatch: testPatch.replace('assert mul(2, 3) == 6', 'assert mul(9, 9) == 6'), testCommand: 'true', conda: false });
+  const broken = evalScript({
+    baseCommit: base,
+    testPatch: testPatch.replace('assert mul(2, 3) == 6', 'assert mul(9, 9) == 6'),
+    testCommand: 'true',
+    conda: false,
+  });
   const r = spawnSync('bash', ['-c', broken], { cwd: dir, encoding: 'utf8' });
   assert.equal(extractTestOutput(`${r.stdout}${r.stderr}`).ok, false);
 });

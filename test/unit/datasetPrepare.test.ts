@@ -28,7 +28,11 @@ function options(kind: PrepareOptions['kind'], sources: string[], outDir: string
 }
 
 function noStaging(dir: string): void {
-  assert.deepEqual(readdirSync(dir).filter((n) => n.startsWith('.prepare-')), [], 'a staging folder was left behind');
+  assert.deepEqual(
+    readdirSync(dir).filter((n) => n.startsWith('.prepare-')),
+    [],
+    'a staging folder was left behind',
+  );
 }
 
 let liteParquet: string | undefined;
@@ -94,7 +98,9 @@ function r2eFixture(): { file: string; rows: Record<string, unknown>[] } {
 test('R2E-Gym: rows without an image and repeated rows are skipped and counted with their places; validation is drawn by id hash', async () => {
   const { file } = r2eFixture();
   const out = tmp('r2e');
-  const report = await prepareDataset(options('r2e-gym', [file], out, { splitRule: { kind: 'fraction', fraction: 0.25 }, requestedSplit: 'train', effectiveSplit: 'train' }));
+  const report = await prepareDataset(
+    options('r2e-gym', [file], out, { splitRule: { kind: 'fraction', fraction: 0.25 }, requestedSplit: 'train', effectiveSplit: 'train' }),
+  );
   assert.equal(report.rows_read, 202);
   assert.equal(report.skipped_by_reason['missing-image'], 7);
   assert.equal(report.skipped_by_reason['duplicate-id'], 2);
@@ -133,9 +139,14 @@ test('changing the validation size never renames a task, and a larger size only 
 test('limits: --limit stops after N tasks, the split limits cap each split', async () => {
   const { file } = r2eFixture();
   const out = tmp('limits');
-  const report = await prepareDataset(options('r2e-gym', [file], out, { splitRule: { kind: 'fraction', fraction: 0.3 }, limit: 60, trainLimit: 10, valLimit: 3 }));
+  const report = await prepareDataset(
+    options('r2e-gym', [file], out, { splitRule: { kind: 'fraction', fraction: 0.3 }, limit: 60, trainLimit: 10, valLimit: 3 }),
+  );
   assert.equal(report.converted, 60);
-  assert.deepEqual(report.outputs.map((o) => o.rows), [10, 3]);
+  assert.deepEqual(
+    report.outputs.map((o) => o.rows),
+    [10, 3],
+  );
   assert.equal(readdirSync(join(out, 'instances')).length, 13, 'only the kept tasks get instance files');
 });
 
@@ -144,7 +155,13 @@ test('bad JSONL rows are skipped with their reason and line: invalid JSON, an ar
   const file = join(dir, 'rows.jsonl');
   const [a, b] = swebenchLiteRows();
   const lines = [JSON.stringify(a), '{"instance_id": "x", ', JSON.stringify([a]), JSON.stringify(a), JSON.stringify(b)];
-  const bytes = Buffer.concat([Buffer.from(`${lines.slice(0, 3).join('\n')}\n`), Buffer.from('{"instance_id": "caf'), Buffer.from([0xe9]), Buffer.from('"}\n'), Buffer.from(`${lines.slice(3).join('\n')}\n`)]);
+  const bytes = Buffer.concat([
+    Buffer.from(`${lines.slice(0, 3).join('\n')}\n`),
+    Buffer.from('{"instance_id": "caf'),
+    Buffer.from([0xe9]),
+    Buffer.from('"}\n'),
+    Buffer.from(`${lines.slice(3).join('\n')}\n`),
+  ]);
   writeFileSync(file, bytes);
   const out = tmp('bad-jsonl-out');
   const report = await prepareDataset(options('swebench', [file], out));
@@ -175,7 +192,14 @@ test('a truncated parquet file stops the run with its name, and the outputs of a
 
 test('a parquet file without the columns the kind needs is refused, naming what it lacks and what it has', async () => {
   const file = join(tmp('cols'), 'other.parquet');
-  writeFixtureParquet(file, [{ repo: 'a/b', version: '1.0' }], [{ name: 'repo', type: 'STRING' }, { name: 'version', type: 'STRING' }]);
+  writeFixtureParquet(
+    file,
+    [{ repo: 'a/b', version: '1.0' }],
+    [
+      { name: 'repo', type: 'STRING' },
+      { name: 'version', type: 'STRING' },
+    ],
+  );
   const out = tmp('cols-out');
   await assert.rejects(prepareDataset(options('swebench', [file], out)), (error: Error & { code?: string }) => {
     assert.equal(error.code, 'dataset/missing-columns');
@@ -202,7 +226,9 @@ test('gp dataset prepare swebench --from prints what it wrote and what it skippe
   const code = await runCli(['dataset', 'prepare', 'swebench', '--from', lite(), '--out', out, '--limit', '40'], io, process.cwd());
   assert.equal(code, 0, errs.join('\n'));
   assert.equal(lines[0], 'Read 40 rows: 40 converted, 0 skipped.');
-  assert.ok(lines.some((l) => l.startsWith(`Wrote ${join(out, 'test.jsonl')} (40 tasks) and ${join(out, 'docker_images_test.txt')} (40 images, 40 build-only).`)));
+  assert.ok(
+    lines.some((l) => l.startsWith(`Wrote ${join(out, 'test.jsonl')} (40 tasks) and ${join(out, 'docker_images_test.txt')} (40 images, 40 build-only).`)),
+  );
   mkdirSync(join(out, 'x'), { recursive: true });
   assert.equal(await runCli(['dataset', 'prepare', 'nope'], io, process.cwd()), 2);
   assert.ok(errs.some((l) => l.includes('name the dataset kind: r2e-gym, swebench or harbor, not "nope"')));
@@ -216,7 +242,11 @@ test('gp dataset register takes what prepare wrote, and every row reads back wit
   const lines: string[] = [];
   const errs: string[] = [];
   const root = join(out, 'registry');
-  const code = await runCli(['dataset', 'register', join(out, 'test.jsonl'), '--name', 'lite', '--split', 'eval', '--root', root], { out: (l) => lines.push(l), err: (l) => errs.push(l) }, process.cwd());
+  const code = await runCli(
+    ['dataset', 'register', join(out, 'test.jsonl'), '--name', 'lite', '--split', 'eval', '--root', root],
+    { out: (l) => lines.push(l), err: (l) => errs.push(l) },
+    process.cwd(),
+  );
   assert.equal(code, 0, errs.join('\n'));
   assert.equal(lines[0], 'Registered lite/eval: 12 rows, every one read back and checked.');
   const { readVerlRows } = await import('../../server/src/datasets/register.js');
@@ -227,7 +257,14 @@ test('gp dataset register takes what prepare wrote, and every row reads back wit
     n++;
   }
   assert.equal(n, 12);
-  assert.equal(await runCli(['dataset', 'register', join(out, 'test.jsonl'), '--name', 'a/b', '--split', 'eval', '--root', root], { out: () => undefined, err: (l) => errs.push(l) }, process.cwd()), 1);
+  assert.equal(
+    await runCli(
+      ['dataset', 'register', join(out, 'test.jsonl'), '--name', 'a/b', '--split', 'eval', '--root', root],
+      { out: () => undefined, err: (l) => errs.push(l) },
+      process.cwd(),
+    ),
+    1,
+  );
   assert.ok(errs.includes('Nothing was written.'));
 });
 
@@ -239,7 +276,11 @@ test('gp dataset prepare --env-specs: Lite rows get environments from spec rows;
   const first = rows[0] ?? {};
   const matching = rows.filter((r) => r['repo'] === first['repo'] && r['version'] === first['version']).length;
   const specs = join(dir, 'specs.jsonl');
-  const spec = { repo: first['repo'], version: first['version'], env_script_list: ['conda create -n testbed python=3.9 -y', 'python -m pip install numpy==1.25.2 pytest==7.4.0'] };
+  const spec = {
+    repo: first['repo'],
+    version: first['version'],
+    env_script_list: ['conda create -n testbed python=3.9 -y', 'python -m pip install numpy==1.25.2 pytest==7.4.0'],
+  };
   writeFileSync(specs, `${JSON.stringify({ task_id: 'x', sandbox: { swebench_spec: spec } })}\n`);
   const out: string[] = [];
   const err: string[] = [];
@@ -248,7 +289,10 @@ test('gp dataset prepare --env-specs: Lite rows get environments from spec rows;
   assert.equal(code, 0, err.join('\n'));
   assert.match(err.join('\n'), /1 environment by repository and version from .*specs\.jsonl/);
   type Env = { python?: string; packages: string[]; source?: string };
-  const tasks = readFileSync(join(dir, 'out', 'test.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { repo: string; sandbox: { python_env?: Env } });
+  const tasks = readFileSync(join(dir, 'out', 'test.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { repo: string; sandbox: { python_env?: Env } });
   const fromFile = tasks.filter((t) => t.sandbox.python_env?.packages.join(' ') === 'numpy==1.25.2 pytest==7.4.0');
   assert.ok(matching > 0);
   assert.equal(fromFile.length, matching, 'exactly the rows of that repository and version, whatever the tables say');
@@ -271,15 +315,35 @@ test('gp dataset prepare --from labels rows by their file unless --dataset names
   const rows = swebenchLiteRows().slice(0, 5);
   writeFileSync(lite, `${rows.map((r) => JSON.stringify(r)).join('\n')}\n`);
   const specs = join(dir, 'specs.jsonl');
-  writeFileSync(specs, `${JSON.stringify({ task_id: 'x', sandbox: { swebench_spec: { repo: 'nobody/nothing', version: '0.0', env_script_list: ['python -m pip install pytest==7.4.0'] } } })}\n`);
+  writeFileSync(
+    specs,
+    `${JSON.stringify({ task_id: 'x', sandbox: { swebench_spec: { repo: 'nobody/nothing', version: '0.0', env_script_list: ['python -m pip install pytest==7.4.0'] } } })}\n`,
+  );
   const err: string[] = [];
   const io = { out: (_l: string) => undefined, err: (l: string) => err.push(l) };
-  assert.equal(await runCli(['dataset', 'prepare', 'swebench', '--from', lite, '--env-specs', specs, '--out', join(dir, 'out'), '--no-val'], io, dir), 0, err.join('\n'));
-  const sources = readFileSync(join(dir, 'out', 'test.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { data_source: string }).data_source);
+  assert.equal(
+    await runCli(['dataset', 'prepare', 'swebench', '--from', lite, '--env-specs', specs, '--out', join(dir, 'out'), '--no-val'], io, dir),
+    0,
+    err.join('\n'),
+  );
+  const sources = readFileSync(join(dir, 'out', 'test.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { data_source: string }).data_source);
   assert.deepEqual([...new Set(sources)], ['local/my-lite-rows'], 'not labelled as SWE-bench Verified');
   assert.match(err.join('\n'), /warning: --env-specs .*specs\.jsonl matched none of the 5 converted rows/);
-  assert.equal(await runCli(['dataset', 'prepare', 'swebench', '--from', lite, '--dataset', 'princeton-nlp/SWE-bench_Lite', '--out', join(dir, 'named'), '--no-val'], io, dir), 0);
-  const named = readFileSync(join(dir, 'named', 'test.jsonl'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { data_source: string }).data_source);
+  assert.equal(
+    await runCli(
+      ['dataset', 'prepare', 'swebench', '--from', lite, '--dataset', 'princeton-nlp/SWE-bench_Lite', '--out', join(dir, 'named'), '--no-val'],
+      io,
+      dir,
+    ),
+    0,
+  );
+  const named = readFileSync(join(dir, 'named', 'test.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => (JSON.parse(l) as { data_source: string }).data_source);
   assert.deepEqual([...new Set(named)], ['princeton-nlp/SWE-bench_Lite']);
 });
 
@@ -295,11 +359,24 @@ test('gp dataset prepare --repos points each task at its repository’s clone, a
   const out: string[] = [];
   const io = { out: (l: string) => out.push(l), err: (_l: string) => undefined };
   assert.equal(await runCli(['dataset', 'prepare', 'swebench', '--from', lite, '--repos', 'clones', '--out', join(dir, 'out'), '--no-val'], io, dir), 0);
-  const tasks = readFileSync(join(dir, 'out', 'test.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { repo: string; sandbox: { local_repo?: string } });
+  const tasks = readFileSync(join(dir, 'out', 'test.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { repo: string; sandbox: { local_repo?: string } });
   const cloned = tasks.filter((t) => t.repo === repo);
   assert.ok(cloned.length > 0 && cloned.every((t) => t.sandbox.local_repo === join(dir, 'clones', `${owner}__${name}`)));
   const others = tasks.filter((t) => t.repo !== repo);
-  assert.ok(others.every((t) => t.sandbox.local_repo === undefined), 'no clone, no local_repo');
-  assert.ok(out.some((l) => l === `  note ${cloned.length} × local-repo-from-repos`), out.join('\n'));
-  if (others.length > 0) assert.ok(out.some((l) => l === `  note ${others.length} × local-repo-missing`), out.join('\n'));
+  assert.ok(
+    others.every((t) => t.sandbox.local_repo === undefined),
+    'no clone, no local_repo',
+  );
+  assert.ok(
+    out.some((l) => l === `  note ${cloned.length} × local-repo-from-repos`),
+    out.join('\n'),
+  );
+  if (others.length > 0)
+    assert.ok(
+      out.some((l) => l === `  note ${others.length} × local-repo-missing`),
+      out.join('\n'),
+    );
 });

@@ -24,7 +24,13 @@ function options(file: string, root: string, extra: Partial<RegisterOptions> = {
 }
 
 function task(id: string, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { task_id: id, sandbox: { docker_image: `example/${id}:latest`, workdir: '/testbed' }, repo: 'example/repo', issue: { title: `Issue ${id}` }, ...extra };
+  return {
+    task_id: id,
+    sandbox: { docker_image: `example/${id}:latest`, workdir: '/testbed' },
+    repo: 'example/repo',
+    issue: { title: `Issue ${id}` },
+    ...extra,
+  };
 }
 
 function writeTasks(dir: string, rows: readonly (Record<string, unknown> | string)[], name = 'tasks.jsonl'): string {
@@ -98,7 +104,10 @@ test('registers the ten sample tasks as two splits, reads every row back equal t
   const reg = registry(root);
   const dataset = reg.datasets['graph_planner_repoenv'];
   assert.deepEqual(dataset?.metadata, { source: 'graph-planner/sample', description: 'Offline sample tasks' });
-  for (const [split, result] of [['test', test1], ['val', val]] as const) {
+  for (const [split, result] of [
+    ['test', test1],
+    ['val', val],
+  ] as const) {
     const entry = registeredSplitSchema.parse(dataset?.splits[split]);
     assert.equal(entry.path, result.verlPath);
     assert.equal(entry.verl_path, result.verlPath);
@@ -130,7 +139,11 @@ test('the file has exactly the three columns rLLM writes, with the nested types 
     return node.children.length === 0 ? self : { [self]: node.children.map(describe) };
   };
   assert.deepEqual(parquetSchema(metadata).children.map(describe), [
-    { 'prompt group OPTIONAL LIST': [{ 'list group REPEATED': [{ 'element group OPTIONAL': ['role BYTE_ARRAY OPTIONAL UTF8', 'content BYTE_ARRAY OPTIONAL UTF8'] }] }] },
+    {
+      'prompt group OPTIONAL LIST': [
+        { 'list group REPEATED': [{ 'element group OPTIONAL': ['role BYTE_ARRAY OPTIONAL UTF8', 'content BYTE_ARRAY OPTIONAL UTF8'] }] },
+      ],
+    },
     { 'reward_model group OPTIONAL': ['style BYTE_ARRAY OPTIONAL UTF8', 'ground_truth BYTE_ARRAY OPTIONAL UTF8'] },
     {
       'extra_info group OPTIONAL': [
@@ -159,17 +172,29 @@ test('writes 3,000 tasks in row groups of 1,000 and reads every one back, includ
   const result = await registerDataset(options(file, join(dir, 'root')));
   assert.equal(result.rows, 3000);
   const metadata = await parquetMetadataAsync(await asyncBufferFromFile(result.verlPath));
-  assert.deepEqual(metadata.row_groups.map((g) => g.num_rows), [1000n, 1000n, 1000n]);
+  assert.deepEqual(
+    metadata.row_groups.map((g) => g.num_rows),
+    [1000n, 1000n, 1000n],
+  );
   assertRowsAre(await rows(result.verlPath), await sourceTasks(file), 'train');
 });
 
 test('the row group size can be lowered, and the last group holds the remainder', async () => {
   const dir = tmp('groups');
-  const file = writeTasks(dir, Array.from({ length: 25 }, (_, i) => task(`t${i}`)));
+  const file = writeTasks(
+    dir,
+    Array.from({ length: 25 }, (_, i) => task(`t${i}`)),
+  );
   const result = await registerDataset(options(file, join(dir, 'root'), { rowGroupSize: 10 }));
   const metadata = await parquetMetadataAsync(await asyncBufferFromFile(result.verlPath));
-  assert.deepEqual(metadata.row_groups.map((g) => g.num_rows), [10n, 10n, 5n]);
-  assert.deepEqual((await rows(result.verlPath)).map((r) => r.extra_info.index), Array.from({ length: 25 }, (_, i) => i));
+  assert.deepEqual(
+    metadata.row_groups.map((g) => g.num_rows),
+    [10n, 10n, 5n],
+  );
+  assert.deepEqual(
+    (await rows(result.verlPath)).map((r) => r.extra_info.index),
+    Array.from({ length: 25 }, (_, i) => i),
+  );
 });
 
 test('merges into an existing registry, keeping other datasets, other splits and the keys rLLM writes', async () => {
@@ -177,7 +202,10 @@ test('merges into an existing registry, keeping other datasets, other splits and
   const existing = {
     version: 2,
     datasets: {
-      R2E_Gym_Subset: { metadata: { source: 'R2E-Gym/R2E-Gym-Subset', category: 'code' }, splits: { train: { path: 'R2E_Gym_Subset/train.parquet', num_examples: 4578, fields: ['repo_name', 'docker_image'] } } },
+      R2E_Gym_Subset: {
+        metadata: { source: 'R2E-Gym/R2E-Gym-Subset', category: 'code' },
+        splits: { train: { path: 'R2E_Gym_Subset/train.parquet', num_examples: 4578, fields: ['repo_name', 'docker_image'] } },
+      },
       graph_planner_repoenv: { metadata: { source: 'old-source' }, splits: { val: { path: '/elsewhere/val_verl.parquet', num_examples: 3 } } },
     },
   };
@@ -198,7 +226,10 @@ test('registering the same name and split again replaces the file and its entry'
   const second = await registerDataset(options(writeTasks(dir, [task('c')], 'two.jsonl'), root));
   assert.equal(second.verlPath, first.verlPath);
   assert.notEqual(second.sha256, first.sha256);
-  assert.deepEqual((await rows(second.verlPath)).map((r) => r.extra_info.task_id), ['c']);
+  assert.deepEqual(
+    (await rows(second.verlPath)).map((r) => r.extra_info.task_id),
+    ['c'],
+  );
   const reg = registry(root);
   assert.deepEqual(Object.keys(reg.datasets['graph_planner_repoenv']?.splits ?? {}), ['train']);
   const entry = registeredSplitSchema.parse(reg.datasets['graph_planner_repoenv']?.splits['train']);
@@ -254,7 +285,11 @@ test('a malformed registry.json is named with its line and column and nothing is
     ['syntax', '{\n  "version": 2,\n  "datasets": {,}\n}\n', /registry\.json:3:16 invalid JSON: Expected a property name/],
     ['v1', JSON.stringify({ some_dataset: { train: '/abs/train.parquet' } }, null, 2), /registry\.json:1:1 version: /],
     // A missing key is reported on its parent key, the way the task validator does it.
-    ['no path', JSON.stringify({ version: 2, datasets: { x: { metadata: {}, splits: { train: { num_examples: 3 } } } } }, null, 2), /registry\.json:7:9 datasets\.x\.splits\.train\.path: /],
+    [
+      'no path',
+      JSON.stringify({ version: 2, datasets: { x: { metadata: {}, splits: { train: { num_examples: 3 } } } } }, null, 2),
+      /registry\.json:7:9 datasets\.x\.splits\.train\.path: /,
+    ],
   ];
   for (const [label, text, problem] of cases) {
     const root = join(dir, label);
@@ -346,7 +381,13 @@ test('registration makes the host paths of tasks absolute, because the registere
   const file = join(dir, 'tasks.jsonl');
   const task = {
     task_id: 'p',
-    sandbox: { docker_image: 'img:1', workdir: '/testbed', local_repo: 'repo', r2e_ds_json: 'instances/p.json', mounts: ['data:/data:ro', { host: '/abs', container: '/x' }] },
+    sandbox: {
+      docker_image: 'img:1',
+      workdir: '/testbed',
+      local_repo: 'repo',
+      r2e_ds_json: 'instances/p.json',
+      mounts: ['data:/data:ro', { host: '/abs', container: '/x' }],
+    },
   };
   writeFileSync(file, `${JSON.stringify(task)}\n`);
   const result = await registerDataset({ file, name: 'paths', split: 'train', root: join(dir, 'root') });

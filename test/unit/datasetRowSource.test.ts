@@ -79,7 +79,10 @@ test('all 300 SWE-bench Lite rows read back from parquet equal to the rows of th
   writeFixtureParquet(path, rows, swebenchColumns, { rowGroupSize: 64 });
   const parquet = await openRowSource(path);
   assert.equal(parquet.format, 'parquet');
-  assert.deepEqual(parquet.columns, swebenchColumns.map((c) => c.name));
+  assert.deepEqual(
+    parquet.columns,
+    swebenchColumns.map((c) => c.name),
+  );
   assert.equal(parquet.rowCount, 300);
   const fromParquet = await collect(parquet);
   const jsonl = await openRowSource(fixturePath(swebenchLiteFixture));

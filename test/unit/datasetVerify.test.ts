@@ -99,7 +99,15 @@ writeFileSync(
     task('cannot-run', ['test_add'], [], { local_repo: '../no-such-repo' }),
   ].join('\n') + '\n',
 );
-const predictions = { certified: fixAdd, 'gold-fails': fixAddBreakMul, 'empty-passes': fixAdd, flaky: fixAdd, 'stale-gold': stale, 'not-gradable': fixAdd, 'cannot-run': fixAdd };
+const predictions = {
+  certified: fixAdd,
+  'gold-fails': fixAddBreakMul,
+  'empty-passes': fixAdd,
+  flaky: fixAdd,
+  'stale-gold': stale,
+  'not-gradable': fixAdd,
+  'cannot-run': fixAdd,
+};
 writeFileSync(
   join(data, 'gold_predictions_tasks.jsonl'),
   Object.entries(predictions)
@@ -108,7 +116,9 @@ writeFileSync(
 );
 
 function verdicts(runDir: string): Map<string, TaskVerdict> {
-  const lines = readFileSync(join(runDir, 'verdicts.jsonl'), 'utf8').split('\n').filter((l) => l.trim() !== '');
+  const lines = readFileSync(join(runDir, 'verdicts.jsonl'), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '');
   return new Map(lines.map((l) => taskVerdictSchema.parse(JSON.parse(l))).map((v) => [v.task_id, v]));
 }
 
@@ -149,11 +159,18 @@ test('the whole dataset, resumed with --repeat 2 and --parallel 2: every verdict
   assert.equal(v.get('certified')?.runs.length, 2, 'the resumed verdict was not run again (one repeat)');
   // The runs already made were kept: the resume only added the six new tasks' runs.
   const runsAfter = readFileSync(join(runDir, 'test_runs.jsonl'), 'utf8').split('\n').filter(Boolean).length;
-  assert.equal(runsAfter - runsBefore, 4 + 4 + 4 + 1, 'empty-passes, flaky and not-gradable ran twice with each patch; the stale gold stopped after its first empty run');
+  assert.equal(
+    runsAfter - runsBefore,
+    4 + 4 + 4 + 1,
+    'empty-passes, flaky and not-gradable ran twice with each patch; the stale gold stopped after its first empty run',
+  );
 
   const certified = await loadTasks(outFile);
   assert.deepEqual(certified.problems, []);
-  assert.deepEqual(certified.tasks.map((t) => t.task.task_id), ['certified', 'flaky']);
+  assert.deepEqual(
+    certified.tasks.map((t) => t.task.task_id),
+    ['certified', 'flaky'],
+  );
   const flaky = certified.tasks[1]?.task;
   assert.deepEqual(flaky?.PASS_TO_PASS, ['tests/test_calc.py::test_mul'], 'the flaky test is left out of grading');
   assert.deepEqual(flaky?.certification?.removed_flaky, ['tests/test_calc.py::test_flaky']);
@@ -167,7 +184,10 @@ test('the whole dataset, resumed with --repeat 2 and --parallel 2: every verdict
 });
 
 test('the certified dataset verifies again as certified', async () => {
-  writeFileSync(join(root, 'certified', 'gold_predictions_tasks.jsonl'), [JSON.stringify({ instance_id: 'certified', model_patch: fixAdd }), JSON.stringify({ instance_id: 'flaky', model_patch: fixAdd })].join('\n') + '\n');
+  writeFileSync(
+    join(root, 'certified', 'gold_predictions_tasks.jsonl'),
+    [JSON.stringify({ instance_id: 'certified', model_patch: fixAdd }), JSON.stringify({ instance_id: 'flaky', model_patch: fixAdd })].join('\n') + '\n',
+  );
   const r = await runGp(root, ['dataset', 'verify', outFile, '--run-dir', join(root, 'run2')]);
   assert.equal(r.code, 0, `${r.out}\n${r.err}`);
   assert.match(r.out, /2 tasks verified \(2 certified\)/);
@@ -194,16 +214,29 @@ test('verdicts from grades: a test passing in one gold run and failing in anothe
   const gold1 = { patch: 'gold' as const, repeat: 1, grade: report(true, true) };
   const gold2 = { patch: 'gold' as const, repeat: 2, grade: report(true, false) };
   const runs = [empty1, gold1, { ...empty1, repeat: 2 }, gold2];
-  assert.deepEqual(verdictOf(runs, ['f'], ['p']), { status: 'flaky', reason: '1 test(s) changed outcome between identical runs and are left out of grading: p', flaky: ['p'], failing: [], passing_without_fix: [] });
+  assert.deepEqual(verdictOf(runs, ['f'], ['p']), {
+    status: 'flaky',
+    reason: '1 test(s) changed outcome between identical runs and are left out of grading: p',
+    flaky: ['p'],
+    failing: [],
+    passing_without_fix: [],
+  });
   assert.equal(verdictOf(runs.slice(0, 2), ['f'], ['p']).status, 'certified');
   assert.equal(verdictOf([empty1, { ...gold2, repeat: 1 }], ['f'], ['p']).status, 'gold-fails');
   assert.equal(verdictOf([{ ...gold1, patch: 'empty' }, gold1], ['f'], ['p']).status, 'empty-passes');
-  assert.equal(verdictOf([empty1, { patch: 'gold', repeat: 1, grade: { kind: 'invalid', reason: 'pytest collected no tests' } }], ['f'], ['p']).status, 'not-gradable');
+  assert.equal(
+    verdictOf([empty1, { patch: 'gold', repeat: 1, grade: { kind: 'invalid', reason: 'pytest collected no tests' } }], ['f'], ['p']).status,
+    'not-gradable',
+  );
   // A run that only our strictness rule refused to grade says so in the verdict; one the harness refused as well names no rule.
   const refused = verdictOf([empty1, { patch: 'gold', repeat: 1, grade: { kind: 'invalid', reason: 'interrupted', rule: 'pytest-no-outcome' } }], ['f'], ['p']);
   assert.deepEqual([refused.status, refused.strictness], ['not-gradable', ['pytest-no-outcome']]);
   assert.equal(verdictOf([empty1, { patch: 'gold', repeat: 1, grade: { kind: 'invalid', reason: 'no markers' } }], ['f'], ['p']).strictness, undefined);
-  const witnessed = verdictOf([empty1, { ...gold2, repeat: 1, grade: { ...gold2.grade, harness: 'RESOLVED_FULL', strictness: ['junit-report'] } }], ['f'], ['p']);
+  const witnessed = verdictOf(
+    [empty1, { ...gold2, repeat: 1, grade: { ...gold2.grade, harness: 'RESOLVED_FULL', strictness: ['junit-report'] } }],
+    ['f'],
+    ['p'],
+  );
   assert.deepEqual([witnessed.status, witnessed.strictness], ['gold-fails', ['junit-report']]);
 });
 
@@ -224,13 +257,26 @@ test('a gold-fails verdict says which failing tests never reached their body: ER
       },
     },
   });
-  const empty = { patch: 'empty' as const, repeat: 1, grade: report(['f']), tests: { f: 'FAILED' as const, p: 'PASSED' as const, q: 'PASSED' as const, r: 'PASSED' as const } };
+  const empty = {
+    patch: 'empty' as const,
+    repeat: 1,
+    grade: report(['f']),
+    tests: { f: 'FAILED' as const, p: 'PASSED' as const, q: 'PASSED' as const, r: 'PASSED' as const },
+  };
   // p errors in a fixture's setup, q's module did not import (absent), r fails in its body.
-  const gold = { patch: 'gold' as const, repeat: 1, grade: report(['p', 'q', 'r']), tests: { f: 'PASSED' as const, p: 'ERROR' as const, r: 'FAILED' as const } };
+  const gold = {
+    patch: 'gold' as const,
+    repeat: 1,
+    grade: report(['p', 'q', 'r']),
+    tests: { f: 'PASSED' as const, p: 'ERROR' as const, r: 'FAILED' as const },
+  };
   const verdict = verdictOf([empty, gold], ['f'], ['p', 'q', 'r']);
   assert.equal(verdict.status, 'gold-fails');
   assert.deepEqual(verdict.errored_before_running, ['p', 'q']);
-  assert.match(verdict.reason ?? '', /3 test\(s\) do not pass with the gold patch: p, q, r; of them, 1 errored in collection or setup \(ERROR\) and 1 is not in the log by name \(not collected, or skipped\): their bodies never ran/);
+  assert.match(
+    verdict.reason ?? '',
+    /3 test\(s\) do not pass with the gold patch: p, q, r; of them, 1 errored in collection or setup \(ERROR\) and 1 is not in the log by name \(not collected, or skipped\): their bodies never ran/,
+  );
   // Failures in the tests' bodies only: nothing is said about the phase.
   const inBody = verdictOf([empty, { ...gold, grade: report(['r']), tests: { f: 'PASSED', p: 'PASSED', q: 'PASSED', r: 'FAILED' } }], ['f'], ['p', 'q', 'r']);
   assert.equal(inBody.errored_before_running, undefined);

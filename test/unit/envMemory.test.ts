@@ -68,7 +68,10 @@ test('delete observation by note number or latest', () => {
   memory.commitObservation('first', 'turn');
   memory.commitObservation('second', 'turn');
   assert.equal(memory.deleteObservation('1', 'turn').ok, true);
-  assert.deepEqual(memory.notes().map((n) => n.text), ['second']);
+  assert.deepEqual(
+    memory.notes().map((n) => n.text),
+    ['second'],
+  );
   assert.equal(memory.deleteObservation('latest', 'turn').ok, true);
   assert.equal(memory.notes().length, 0);
 });

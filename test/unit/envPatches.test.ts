@@ -21,7 +21,11 @@ const guardCases: Array<{ name: string; edits: Edit[]; code: string | undefined 
   { name: 'an edit replacing too many lines is refused', edits: [edit({ start: 1, end: 20 })], code: 'edit-too-large' },
   { name: 'an edit outside every focus window is refused', edits: [edit({ start: 10, end: 10 })], code: 'outside-focus' },
   { name: 'an edit in another file is outside the windows', edits: [edit({ path: 'app/other.py' })], code: 'outside-focus' },
-  { name: 'too many edits are refused', edits: [edit(), edit({ start: 6, end: 6 }), edit({ start: 7, end: 7 }), edit({ start: 8, end: 8 })], code: 'too-many-edits' },
+  {
+    name: 'too many edits are refused',
+    edits: [edit(), edit({ start: 6, end: 6 }), edit({ start: 7, end: 7 }), edit({ start: 8, end: 8 })],
+    code: 'too-many-edits',
+  },
 ];
 
 for (const c of guardCases) {

@@ -15,9 +15,21 @@ const cases: Array<{ name: string; verdict: Parameters<typeof stepReward>[1]; re
   { name: 'an episode timeout loses failure and timeout penalties', verdict: { done: true, resolved: false, reason: 'episode_timeout' }, reward: -1.5 },
   { name: 'an error ends without the timeout penalty', verdict: { done: true, resolved: false, reason: 'error' }, reward: -1 },
   { name: 'an interrupted episode earns nothing either way', verdict: { done: true, resolved: false, reason: 'interrupted' }, reward: 0 },
-  { name: 'a submit a Harbor verifier graded earns its reward times reward_scale, not the failure penalty', verdict: { done: true, resolved: false, reason: 'submitted', verifierReward: 0.5 }, reward: 0.5 },
-  { name: 'a Harbor verifier\'s zero is a zero, not the failure penalty', verdict: { done: true, resolved: false, reason: 'submitted', verifierReward: 0 }, reward: 0 },
-  { name: 'a verifier\'s reward does not change a limit\'s penalties', verdict: { done: true, resolved: false, reason: 'step_timeout', verifierReward: 1 }, reward: -1.5 },
+  {
+    name: 'a submit a Harbor verifier graded earns its reward times reward_scale, not the failure penalty',
+    verdict: { done: true, resolved: false, reason: 'submitted', verifierReward: 0.5 },
+    reward: 0.5,
+  },
+  {
+    name: "a Harbor verifier's zero is a zero, not the failure penalty",
+    verdict: { done: true, resolved: false, reason: 'submitted', verifierReward: 0 },
+    reward: 0,
+  },
+  {
+    name: "a verifier's reward does not change a limit's penalties",
+    verdict: { done: true, resolved: false, reason: 'step_timeout', verifierReward: 1 },
+    reward: -1.5,
+  },
 ];
 
 for (const c of cases) {
@@ -43,6 +55,6 @@ test('limits: repo operations before steps, then steps', () => {
   assert.equal(limitReached({ steps: 5, repoOps: 5, maxSteps: 6, repoOpLimit: null }), undefined);
 });
 
-test('a verifier\'s reward is scaled by reward_scale', () => {
+test("a verifier's reward is scaled by reward_scale", () => {
   assert.equal(stepReward({ ...shaped, reward_scale: 2 }, { done: true, resolved: true, reason: 'submitted', verifierReward: 1 }), 2);
 });

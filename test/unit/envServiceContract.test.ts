@@ -52,7 +52,15 @@ async function answer(url: string, method: string, path: string, name: BodyName,
 test("every answer of the service's own handler fits the emitted JSON Schema the Python types come from", async () => {
   const runDir = mkdtempSync(join(tmpdir(), 'gp-contract-service-'));
   const tasks = new Map(plannedTasks(['t1']).map((t) => [t.task.task_id, t]));
-  const service = new EnvService({ runDir, tasks, deps: testDeps().deps, maxOpen: 2, episodeDeadlineMs: 60_000, token, scriptedPolicy: () => new TestAgent({ steps: 1 }) });
+  const service = new EnvService({
+    runDir,
+    tasks,
+    deps: testDeps().deps,
+    maxOpen: 2,
+    episodeDeadlineMs: 60_000,
+    token,
+    scriptedPolicy: () => new TestAgent({ steps: 1 }),
+  });
   try {
     const file = await service.start();
     assertFits('ServiceFile', JSON.parse(readFileSync(join(runDir, 'env_service.json'), 'utf8')), 'env_service.json');
@@ -61,7 +69,11 @@ test("every answer of the service's own handler fits the emitted JSON Schema the
     const created = await answer(url, 'POST', '/episodes', 'CreateEpisodeReply', { client_key: 'k1', task_id: 't1', group_id: 'g1' });
     const path = `/episodes/${encodeURIComponent(String(created['episode_id']))}`;
     const policy = await answer(url, 'GET', `${path}/policy`, 'PolicyReply');
-    const first = await answer(url, 'POST', `${path}/step`, 'StepReply', { turn: 1, reply: policy['reply'], tokens: { prompt_token_ids: [1, 2], completion_token_ids: [3], logprobs: [-0.5] } });
+    const first = await answer(url, 'POST', `${path}/step`, 'StepReply', {
+      turn: 1,
+      reply: policy['reply'],
+      tokens: { prompt_token_ids: [1, 2], completion_token_ids: [3], logprobs: [-0.5] },
+    });
     assert.equal(first['done'], false);
     // A reply that does not parse: the answer carries `protocol_error`.
     const unparsed = await answer(url, 'POST', `${path}/step`, 'StepReply', { turn: 2, reply: 'no action here' });

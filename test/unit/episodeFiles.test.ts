@@ -57,7 +57,10 @@ test('concurrent loads of one file read each byte once', async () => {
   writeFileSync(file, `${lines.join('\n')}\n`);
   const files = new EpisodeFiles();
   const loads = await Promise.all([files.load(file), files.load(file), files.load(file)]);
-  assert.deepEqual(loads.map((l) => l.model.steps.length), [lines.length - 2, lines.length - 2, lines.length - 2]);
+  assert.deepEqual(
+    loads.map((l) => l.model.steps.length),
+    [lines.length - 2, lines.length - 2, lines.length - 2],
+  );
 });
 
 test('the header, the rows and the recorded source of a finished episode', async () => {
@@ -80,13 +83,22 @@ test('the header, the rows and the recorded source of a finished episode', async
   assert.deepEqual(episodeHeader(onHostFile, onHost.model).sandboxHost, { id: 'host-2', node: 'worker-2' });
   // The same episode ended because its tests could not be graded: the header says it has no outcome.
   const end = JSON.parse(lines[lines.length - 1] ?? '{}') as Record<string, unknown>;
-  const ungraded = { ...end, resolved: false, termination_reason: 'error', error: 'not gradable: pytest collected no tests (exit code 5): the tests never ran', infrastructure: { code: 'not-gradable', cause: 'pytest collected no tests (exit code 5): the tests never ran' } };
+  const ungraded = {
+    ...end,
+    resolved: false,
+    termination_reason: 'error',
+    error: 'not gradable: pytest collected no tests (exit code 5): the tests never ran',
+    infrastructure: { code: 'not-gradable', cause: 'pytest collected no tests (exit code 5): the tests never ran' },
+  };
   const ungradedFile = join(scratch, 'ungraded.jsonl');
   writeFileSync(ungradedFile, `${[...lines.slice(0, -1), JSON.stringify(ungraded)].join('\n')}\n`);
   const noOutcome = episodeHeader(ungradedFile, (await new EpisodeFiles().load(ungradedFile)).model).outcome?.noOutcome;
   assert.equal(noOutcome, 'not-gradable: pytest collected no tests (exit code 5): the tests never ran');
   const rows = model.steps.map(stepRow);
-  assert.deepEqual(rows.map((r) => r.kind), model.steps.map((s) => s.kind));
+  assert.deepEqual(
+    rows.map((r) => r.kind),
+    model.steps.map((s) => s.kind),
+  );
   assert.ok((rows.find((r) => r.kind === 'repair')?.candidates ?? 0) > 0, 'the repair row counts its candidates');
   const source = recordedSource(model, 'app/calc.py');
   const text = source.text.split('\n');

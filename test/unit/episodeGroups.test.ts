@@ -26,7 +26,10 @@ function variant(steps: readonly (number | Record<string, unknown>)[]): string {
 
 const model = (text: string): EpisodeModel => buildEpisodeModel(parseTrajectory(text));
 /** Step 1 of the fixture expanding other nodes: the same kind of step, a different move. */
-const otherExpand = { ...(records[1] as Record<string, unknown>), action: { type: 'explore', thought: 'Look elsewhere.', op: 'expand', anchors: [], nodes: ['file:tests/test_calc.py'], hop: 1, limit: 8 } };
+const otherExpand = {
+  ...(records[1] as Record<string, unknown>),
+  action: { type: 'explore', thought: 'Look elsewhere.', op: 'expand', anchors: [], nodes: ['file:tests/test_calc.py'], hop: 1, limit: 8 },
+};
 
 test('advantages are (r − mean) / (std + 1e-6) with the sample standard deviation, as Verl’s GRPO computes them', () => {
   const { mean, std, advantages } = grpoAdvantages([1, 0, 0, 1], { normByStd: true });
@@ -59,7 +62,10 @@ test('N rollouts align on the first: shared moves on one row, a skipped step a g
     [3, 3, 2, 4],
     [4, 4, 3, 5],
   ]);
-  assert.deepEqual(rows.map((r) => r.same), [true, false, false, true, true]);
+  assert.deepEqual(
+    rows.map((r) => r.same),
+    [true, false, false, true, true],
+  );
   assert.equal(firstDivergence(rows), 1);
   assert.deepEqual(rows[1]?.differs, [false, false, false, true], 'the inserted step differs from the reference, which has none there');
   assert.equal(firstDivergence(alignGroup([reference, same], 0)), undefined, 'identical rollouts never diverge');
@@ -79,7 +85,10 @@ test('a rollout that did something else on the reference’s step differs on tha
   const rows = alignGroup([reference, changed, short], 0);
   assert.equal(firstDivergence(rows), 0);
   assert.deepEqual(rows[0]?.differs, [false, true, false]);
-  assert.deepEqual(rows.map((r) => r.cells[2]?.step ?? null), [1, 2, null, null]);
+  assert.deepEqual(
+    rows.map((r) => r.cells[2]?.step ?? null),
+    [1, 2, null, null],
+  );
 });
 
 test('the texts the filters show: the thought, the result in a line, the observation, each clipped', () => {
@@ -125,22 +134,43 @@ test('a training run’s episodes are indexed by step and group; a running membe
   assert.deepEqual(await index.refresh(), []);
   const group = resolveGroup(index.all(), { kind: 'step', step: 1, taskId: 'a', groupId: null });
   assert.ok(typeof group !== 'string');
-  assert.deepEqual(group.members.map((m) => [m.episodeId, m.state, m.totalReward]), [['a-g1-0', 'running', null], ['a-g1-1', 'resolved', 1]]);
+  assert.deepEqual(
+    group.members.map((m) => [m.episodeId, m.state, m.totalReward]),
+    [
+      ['a-g1-0', 'running', null],
+      ['a-g1-1', 'resolved', 1],
+    ],
+  );
   assert.deepEqual(group.steps, [1, 2]);
-  assert.deepEqual(group.choices.map((c) => [c.taskId, c.groupId, c.size]), [['a', 'g1', 2], ['b', 'g2', 1]]);
+  assert.deepEqual(
+    group.choices.map((c) => [c.taskId, c.groupId, c.size]),
+    [
+      ['a', 'g1', 2],
+      ['b', 'g2', 1],
+    ],
+  );
   const latest = resolveGroup(index.all(), { kind: 'step', step: null, taskId: null, groupId: null });
   assert.ok(typeof latest !== 'string');
   assert.deepEqual([latest.step, latest.groupId], [2, 'g3']);
   const byEpisode = resolveGroup(index.all(), { kind: 'episode', episodeId: 'a-g1-0' });
   assert.ok(typeof byEpisode !== 'string');
   assert.deepEqual([byEpisode.step, byEpisode.groupId, byEpisode.members.length], [1, 'g1', 2]);
-  assert.match(String(resolveGroup(index.all(), { kind: 'step', step: 7, taskId: null, groupId: null })), /No GRPO group ended in training step 7; the run's steps with groups are 1, 2/);
+  assert.match(
+    String(resolveGroup(index.all(), { kind: 'step', step: 7, taskId: null, groupId: null })),
+    /No GRPO group ended in training step 7; the run's steps with groups are 1, 2/,
+  );
   // Appended events are read on the next refresh, and only they.
-  appendFileSync(join(dir, 'events.jsonl'), `${JSON.stringify({ ts: 'x', ...ended('a-g1-0', 'a', 0, { group_id: 'g1', group_member: 0, step: 1 }) })}\nnot json\n`);
+  appendFileSync(
+    join(dir, 'events.jsonl'),
+    `${JSON.stringify({ ts: 'x', ...ended('a-g1-0', 'a', 0, { group_id: 'g1', group_member: 0, step: 1 }) })}\nnot json\n`,
+  );
   assert.equal((await index.refresh()).length, 1, 'a bad line is a problem, not an exception');
   const settled = resolveGroup(index.all(), { kind: 'step', step: 1, taskId: 'a', groupId: null });
   assert.ok(typeof settled !== 'string');
-  assert.deepEqual(settled.members.map((m) => m.totalReward), [0, 1]);
+  assert.deepEqual(
+    settled.members.map((m) => m.totalReward),
+    [0, 1],
+  );
 });
 
 test('outside training a task’s episodes are one set, and a run without groups says that no step can be shown', async () => {
@@ -158,7 +188,7 @@ test('outside training a task’s episodes are one set, and a run without groups
   assert.match(String(resolveGroup(index.all(), { kind: 'step', step: null, taskId: null, groupId: null })), /no training episodes with a GRPO group/);
 });
 
-test('a rollout task\'s attempts are the group view\'s columns in attempt order, as the Runs view lists them, whatever order they started in', async () => {
+test("a rollout task's attempts are the group view's columns in attempt order, as the Runs view lists them, whatever order they started in", async () => {
   // A resumed run starts the attempts it had not finished after those of the first process.
   const dir = runWithEvents([
     { kind: 'episode-start', episode_id: 'a#10', task_id: 'a' },
@@ -172,7 +202,10 @@ test('a rollout task\'s attempts are the group view\'s columns in attempt order,
   await index.refresh();
   const group = resolveGroup(index.all(), { kind: 'task', taskId: 'a' });
   assert.ok(typeof group !== 'string');
-  assert.deepEqual(group.members.map((m) => m.episodeId), ['a#1', 'a#2', 'a#10']);
+  assert.deepEqual(
+    group.members.map((m) => m.episodeId),
+    ['a#1', 'a#2', 'a#10'],
+  );
 });
 
 test('the view of a group: rewards and advantages per column, aligned rows with texts, and an unreadable trajectory said', async () => {
@@ -192,16 +225,33 @@ test('the view of a group: rewards and advantages per column, aligned rows with 
   assert.ok(typeof group !== 'string');
   const view = await buildGroupView(dir, group, { estimator: 'grpo', normByStd: true, assumed: null });
   assert.ok(view.ok);
-  assert.deepEqual(view.columns.map((c) => [c.episodeId, c.groupMember, c.totalReward]), [['e0', 0, 1], ['e1', 1, 0], ['e2', 2, 0]]);
+  assert.deepEqual(
+    view.columns.map((c) => [c.episodeId, c.groupMember, c.totalReward]),
+    [
+      ['e0', 0, 1],
+      ['e1', 1, 0],
+      ['e2', 2, 0],
+    ],
+  );
   const { advantages } = grpoAdvantages([1, 0, 0], { normByStd: true });
-  assert.deepEqual(view.columns.map((c) => c.advantage), advantages);
+  assert.deepEqual(
+    view.columns.map((c) => c.advantage),
+    advantages,
+  );
   assert.match(view.columns[2]?.problem ?? '', /cannot be read/);
   assert.equal(view.divergence, 0, 'a rollout with no readable step is missing from the first row already');
-  assert.deepEqual(view.rows[1]?.cells.map((c) => c?.differs ?? null), [false, true, null], 'the second rollout parts from the first at its second step');
+  assert.deepEqual(
+    view.rows[1]?.cells.map((c) => c?.differs ?? null),
+    [false, true, null],
+    'the second rollout parts from the first at its second step',
+  );
   assert.equal(view.rows[0]?.cells[0]?.texts.thought, 'Expand around what the issue points at.');
   assert.equal(view.advantage.note, null);
   const dr = await buildGroupView(dir, group, { estimator: 'grpo', normByStd: false, assumed: null });
   assert.ok(dr.ok);
   assert.match(dr.advantage.note ?? '', /norm_adv_by_std_in_grpo is off/);
-  assert.deepEqual(dr.columns.map((c) => c.advantage), [1 - 1 / 3, -1 / 3, -1 / 3]);
+  assert.deepEqual(
+    dr.columns.map((c) => c.advantage),
+    [1 - 1 / 3, -1 / 3, -1 / 3],
+  );
 });

@@ -20,14 +20,17 @@ const scratch = mkdtempSync(join(tmpdir(), 'gp-episode-messages-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 const fixture = join(__dirname, '../fixtures/trajectories/sample-calc-add.jsonl');
 
-test('what the extension sends about a real episode passes the page\'s schema; a tampered message does not', () => {
+test("what the extension sends about a real episode passes the page's schema; a tampered message does not", () => {
   const read = parseTrajectory(readFileSync(fixture, 'utf8'));
   const model = buildEpisodeModel(read);
   const episode = { type: 'episode', header: episodeHeader(fixture, model), rows: model.steps.map(stepRow), appended: false };
   assert.ok(episodeHostMessageSchema.safeParse(episode).success);
   assert.ok(episodeHostMessageSchema.safeParse({ type: 'steps', steps: read.steps }).success);
   assert.ok(!episodeHostMessageSchema.safeParse({ ...episode, rows: [{ step: 'one' }] }).success, 'a row that is not a row');
-  assert.ok(!episodeHostMessageSchema.safeParse({ type: 'steps', steps: [{ ...read.steps[0], reward: 'lots' }] }).success, 'a step whose reward is not a number');
+  assert.ok(
+    !episodeHostMessageSchema.safeParse({ type: 'steps', steps: [{ ...read.steps[0], reward: 'lots' }] }).success,
+    'a step whose reward is not a number',
+  );
   assert.ok(!episodeHostMessageSchema.safeParse({ type: 'html', html: '<script>' }).success, 'an unknown message');
 });
 

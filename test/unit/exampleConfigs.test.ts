@@ -20,7 +20,9 @@ import { getAt } from '../../server/src/util/keyPath.js';
 
 const root = resolve(__dirname, '../..');
 const folder = join(root, 'configs', 'experiments');
-const files = readdirSync(folder).filter((f) => /\.ya?ml$/.test(f)).sort();
+const files = readdirSync(folder)
+  .filter((f) => /\.ya?ml$/.test(f))
+  .sort();
 
 /** Whether a finding is one of the allowances above. */
 function allowed(file: string, f: LocatedFinding, value: unknown): boolean {
@@ -43,7 +45,10 @@ for (const file of files) {
     if (loaded.kind !== 'resolved') return;
     const { resolution } = loaded;
     const left = resolution.findings.filter((f) => !allowed(file, f, resolution.source.value));
-    assert.deepEqual(left.map((f) => `${f.severity} ${f.code}: ${f.message}`), []);
+    assert.deepEqual(
+      left.map((f) => `${f.severity} ${f.code}: ${f.message}`),
+      [],
+    );
   });
 }
 
@@ -51,6 +56,10 @@ test('the two configs a newcomer runs first have no finding at all', async () =>
   for (const file of ['sample.yaml', 'embedded_model.yaml']) {
     const loaded = await loadConfig({ file: join(folder, file), flags: parseConfigFlags([]).flags, cwd: root, disk: true });
     assert.ok(loaded.kind === 'resolved');
-    assert.deepEqual(loaded.resolution.findings.map((f) => f.code), [], file);
+    assert.deepEqual(
+      loaded.resolution.findings.map((f) => f.code),
+      [],
+      file,
+    );
   }
 });

@@ -31,7 +31,10 @@ function setting(o: ExperimentOverview, key: string): VerlSetting {
 test('lists every field with maps_to metadata, with its Verl key, in schema order', () => {
   const o = overviewOf('experiment:\n  name: t\n');
   assert.equal(o.parsed, true);
-  assert.deepEqual(o.settings.map((s) => s.key), verlMappedFields.map((f) => f.path.join('.')));
+  assert.deepEqual(
+    o.settings.map((s) => s.key),
+    verlMappedFields.map((f) => f.path.join('.')),
+  );
   assert.ok(o.settings.length >= 20);
   assert.equal(setting(o, 'resources.num_gpus').mapsTo, 'trainer.n_gpus_per_node');
   assert.equal(setting(o, 'training.rollout_n').mapsTo, 'actor_rollout_ref.rollout.n');
@@ -128,7 +131,16 @@ test('lists the findings errors first, then by line, each with its range in the 
 
 test('adds the findings the caller located beside the check', () => {
   const check = checkConfigText('env:\n  max_steps: 6\n');
-  const extra = { code: 'preflight/path-missing', severity: 'warning' as const, message: 'gone', path: [], related: [], fixes: [], range: { start: 0, end: 4 }, relatedRanges: [] };
+  const extra = {
+    code: 'preflight/path-missing',
+    severity: 'warning' as const,
+    message: 'gone',
+    path: [],
+    related: [],
+    fixes: [],
+    range: { start: 0, end: 4 },
+    relatedRanges: [],
+  };
   const o = experimentOverview(check, uri, null, [extra]);
   assert.ok(o.findings.some((f) => f.code === 'preflight/path-missing' && f.range.end.character === 4));
   assert.equal(o.version, null);
@@ -150,11 +162,18 @@ test('each finding carries the quick fixes the light bulb offers for it, by the 
   const actions = yamlCodeActions(doc, toDiagnostics(doc, check.findings));
   for (const f of o.findings) {
     const offered = actions.filter((a) => a.diagnostics?.some((d) => d.code === f.code && d.range.start.line === f.range.start.line)).map((a) => a.title);
-    assert.deepEqual(f.fixes.map((x) => x.title), offered, f.code);
+    assert.deepEqual(
+      f.fixes.map((x) => x.title),
+      offered,
+      f.code,
+    );
   }
   const penalty = o.findings.find((f) => f.code === 'preflight/negative-penalty');
   assert.deepEqual(penalty?.fixes, [{ title: 'Flip the sign: set env.failure_penalty to 1', preferred: true }]);
-  assert.ok(o.findings.some((f) => f.code === 'schema/unknown-key' && f.fixes.some((x) => /max_steps/.test(x.title))), JSON.stringify(o.findings));
+  assert.ok(
+    o.findings.some((f) => f.code === 'schema/unknown-key' && f.fixes.some((x) => /max_steps/.test(x.title))),
+    JSON.stringify(o.findings),
+  );
   // A finding with no fix says so with an empty list, which the page shows as no button.
   assert.ok(o.findings.every((f) => Array.isArray(f.fixes)));
 });
@@ -199,7 +218,9 @@ test("the layout's sharing, missing GPUs and Ray budgets agree with preflight's 
   const verdictCodes = new Set(['preflight/shared-devices', 'preflight/device-index-out-of-range', 'preflight/ray-gpu-budget', 'preflight/ray-cpu-budget']);
   const configs = [
     readFileSync(resolve(__dirname, '../../configs/experiments/sample.yaml'), 'utf8'),
-    ...['planner_debug', 'planner_8g', 'planner_cgm_8g', 'gp_full_73b14b_16g', 'embedded_model'].map((n) => readFileSync(resolve(__dirname, `../../configs/experiments/${n}.yaml`), 'utf8')),
+    ...['planner_debug', 'planner_8g', 'planner_cgm_8g', 'gp_full_73b14b_16g', 'embedded_model'].map((n) =>
+      readFileSync(resolve(__dirname, `../../configs/experiments/${n}.yaml`), 'utf8'),
+    ),
     'resources:\n  num_gpus: 1\n',
     'rollout:\n  agent: rule\nsandbox:\n  backend: local\nresources:\n  num_gpus: 1\n',
     'rollout:\n  agent: model\nsandbox:\n  backend: local\nresources:\n  num_gpus: 1\n',

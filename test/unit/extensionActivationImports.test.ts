@@ -24,7 +24,11 @@ function valueImports(file: string): string[] {
       const typeOnly =
         clause !== undefined &&
         (clause.isTypeOnly ||
-          (clause.name === undefined && clause.namedBindings !== undefined && ts.isNamedImports(clause.namedBindings) && clause.namedBindings.elements.length > 0 && clause.namedBindings.elements.every((e) => e.isTypeOnly)));
+          (clause.name === undefined &&
+            clause.namedBindings !== undefined &&
+            ts.isNamedImports(clause.namedBindings) &&
+            clause.namedBindings.elements.length > 0 &&
+            clause.namedBindings.elements.every((e) => e.isTypeOnly)));
       if (!typeOnly && ts.isStringLiteral(statement.moduleSpecifier)) specifiers.push(statement.moduleSpecifier.text);
     } else if (ts.isExportDeclaration(statement) && statement.moduleSpecifier !== undefined && ts.isStringLiteral(statement.moduleSpecifier)) {
       const named = statement.exportClause;
@@ -60,7 +64,10 @@ function loadedAtActivation(): { files: Set<string>; packages: Set<string> } {
 test('the extension loads no language client library, zod or YAML parser at activation', () => {
   const { packages } = loadedAtActivation();
   for (const later of ['vscode-languageclient', 'vscode-jsonrpc', 'vscode-languageserver-protocol', 'zod', 'yaml']) {
-    assert.ok(!packages.has(later), `${later} is imported statically by a module the extension loads at activation; import its types with \`import type\` and load it on first use`);
+    assert.ok(
+      !packages.has(later),
+      `${later} is imported statically by a module the extension loads at activation; import its types with \`import type\` and load it on first use`,
+    );
   }
   // The walk itself reaches the packages it should, so a broken walk cannot pass.
   assert.ok(packages.has('vscode'), [...packages].join(', '));

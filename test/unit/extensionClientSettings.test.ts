@@ -2,7 +2,7 @@
  * The client's view of the settings: its defaults match the server's schema, bad values fall back
  * to them, and the server bundle path is resolved the way the setting's description promises.
  */
- 
+
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join, resolve } from 'node:path';

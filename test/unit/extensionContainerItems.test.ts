@@ -87,13 +87,25 @@ test('groups by run, the run with the newest container first, newest first withi
       ['(no run label)', ['d']],
     ],
   );
-  assert.equal(runDescription({ run: 'x', containers: [container({}), container({ state: 'exited', ownerAlive: false })] }), '2 containers · 1 running · 1 orphaned');
+  assert.equal(
+    runDescription({ run: 'x', containers: [container({}), container({ state: 'exited', ownerAlive: false })] }),
+    '2 containers · 1 running · 1 orphaned',
+  );
 });
 
-test('within a run, episodes\' containers come by task and attempt, as the Runs view lists the episodes, before the others', () => {
-  const at = (episode: string | undefined, created: string) => container({ id: episode ?? 'plain', run: 'r', task: (episode ?? 't').replace(/#\d+$/, ''), created, ...(episode === undefined ? {} : { episode }) });
-  const [group] = groupByRun([at('t#10', '2026-03-01T10:00:03.000Z'), at(undefined, '2026-03-01T10:00:04.000Z'), at('t#2', '2026-03-01T10:00:01.000Z'), at('s#1', '2026-03-01T10:00:02.000Z')]);
-  assert.deepEqual(group?.containers.map((c) => c.id), ['s#1', 't#2', 't#10', 'plain']);
+test("within a run, episodes' containers come by task and attempt, as the Runs view lists the episodes, before the others", () => {
+  const at = (episode: string | undefined, created: string) =>
+    container({ id: episode ?? 'plain', run: 'r', task: (episode ?? 't').replace(/#\d+$/, ''), created, ...(episode === undefined ? {} : { episode }) });
+  const [group] = groupByRun([
+    at('t#10', '2026-03-01T10:00:03.000Z'),
+    at(undefined, '2026-03-01T10:00:04.000Z'),
+    at('t#2', '2026-03-01T10:00:01.000Z'),
+    at('s#1', '2026-03-01T10:00:02.000Z'),
+  ]);
+  assert.deepEqual(
+    group?.containers.map((c) => c.id),
+    ['s#1', 't#2', 't#10', 'plain'],
+  );
 });
 
 test('describes a container by state, a gone owner and age before its image, with an icon to match', () => {
@@ -116,7 +128,10 @@ test('names the Ray node of a container a sandbox host made, and says nothing of
   assert.doesNotMatch(containerTooltip(container({}), now), /Ray node/);
   // A Ray node id is 56 hex digits: the description shows its first 8, the tooltip all of it.
   const rayId = '0c1d2e3f'.repeat(7);
-  assert.equal(containerDescription(container({ node: rayId, ownerAlive: false }), now), 'running · owner gone · 3m · node 0c1d2e3f… · graph-planner/base:latest');
+  assert.equal(
+    containerDescription(container({ node: rayId, ownerAlive: false }), now),
+    'running · owner gone · 3m · node 0c1d2e3f… · graph-planner/base:latest',
+  );
   assert.ok(containerTooltip(container({ node: rayId }), now).endsWith(`**Ray node:** ${rayId}`));
 });
 
@@ -131,7 +146,10 @@ test('opens bash (or sh) in the container with docker exec, in a terminal named 
 test('asks before removing and before reaping, naming what goes', () => {
   assert.match(removeQuestion(container({})), /sample__off-by-one \(c0ffee012345, run debug-run\)\? It is running/);
   assert.equal(reapQuestion([container({})]), undefined, 'nothing to ask when no owner is gone');
-  assert.equal(reapQuestion([container({ ownerAlive: false }), container({ ownerAlive: false, run: 'r2' })]), 'Remove 2 containers whose owner process is gone (runs debug-run, r2)?');
+  assert.equal(
+    reapQuestion([container({ ownerAlive: false }), container({ ownerAlive: false, run: 'r2' })]),
+    'Remove 2 containers whose owner process is gone (runs debug-run, r2)?',
+  );
 });
 
 test('the workspace filter shows the containers of this workspace’s runs and counts the others as hidden', () => {

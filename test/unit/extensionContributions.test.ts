@@ -3,16 +3,35 @@
  * and category, menus name only our commands and our context key, and the default globs activate
  * the extension.
  */
- 
+
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { activeFileKindContextKey, commandCategory, commandIds, commandTitles, qualifiedWalkthroughId, resolvedConfigScheme, viewCommands, viewContainerId, viewIds, walkthroughId } from '../../extension/src/contributions.js';
+import {
+  activeFileKindContextKey,
+  commandCategory,
+  commandIds,
+  commandTitles,
+  qualifiedWalkthroughId,
+  resolvedConfigScheme,
+  viewCommands,
+  viewContainerId,
+  viewIds,
+  walkthroughId,
+} from '../../extension/src/contributions.js';
 import { defaultClientSettings } from '../../extension/src/clientSettings.js';
 
-interface CommandContribution { command: string; title: string; category?: string }
-interface MenuItem { command: string; when?: string; group?: string }
+interface CommandContribution {
+  command: string;
+  title: string;
+  category?: string;
+}
+interface MenuItem {
+  command: string;
+  when?: string;
+  group?: string;
+}
 interface Manifest {
   activationEvents: string[];
   contributes: {
@@ -68,8 +87,15 @@ describe('package.json contributions', () => {
     const container = viewsContainers.activitybar.find((c) => c.id === viewContainerId);
     assert.ok(container, 'the Graph Planner container is in the activity bar');
     assert.ok(existsSync(resolve(__dirname, '../../', container.icon)), `its icon ${container.icon} exists`);
-    assert.deepEqual((views[viewContainerId] ?? []).map((v) => v.id), [viewIds.tasks, viewIds.containers, viewIds.runs]);
-    for (const id of Object.values(viewIds)) assert.ok(viewsWelcome.some((w) => w.view === id), `${id} has a welcome message`);
+    assert.deepEqual(
+      (views[viewContainerId] ?? []).map((v) => v.id),
+      [viewIds.tasks, viewIds.containers, viewIds.runs],
+    );
+    for (const id of Object.values(viewIds))
+      assert.ok(
+        viewsWelcome.some((w) => w.view === id),
+        `${id} has a welcome message`,
+      );
   });
 
   test('item commands are hidden from the command palette, and item menus name a view and an item kind', () => {
@@ -92,7 +118,10 @@ describe('package.json contributions', () => {
     assert.equal(walkthrough?.id, walkthroughId);
     assert.equal(qualifiedWalkthroughId, `${manifest.publisher}.${manifest.name}#${walkthroughId}`);
     const sampleCommands = [commandIds.sampleOpenConfig, commandIds.sampleRollout, commandIds.sampleOpenEpisode, commandIds.sampleTrain];
-    assert.deepEqual(walkthrough.steps.map((s) => s.id), ['editConfig', 'launch', 'episode', 'train']);
+    assert.deepEqual(
+      walkthrough.steps.map((s) => s.id),
+      ['editConfig', 'launch', 'episode', 'train'],
+    );
     walkthrough.steps.forEach((step, i) => {
       const command = sampleCommands[i] ?? '';
       // A link alone on the description's last line is what VS Code draws as the step's button.
@@ -104,7 +133,9 @@ describe('package.json contributions', () => {
 
   test('the empty views link to Getting Started once each, besides their own buttons', () => {
     for (const id of Object.values(viewIds)) {
-      const links = manifest.contributes.viewsWelcome.filter((w) => w.view === id).map((w) => w.contents.split(`command:${commandIds.openGettingStarted}`).length - 1);
+      const links = manifest.contributes.viewsWelcome
+        .filter((w) => w.view === id)
+        .map((w) => w.contents.split(`command:${commandIds.openGettingStarted}`).length - 1);
       assert.ok(links.some((n) => n === 1) && links.every((n) => n <= 1), `${id}: ${links.join(', ')}`);
     }
   });

@@ -2,7 +2,7 @@
  * What people read after a check: the "Check Config" message, the dataset-from-disk summary
  * (once per file), and the resolved config view.
  */
- 
+
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkResultNotice, datasetSummaryNotice, OncePerKey } from '../../extension/src/notices.js';
@@ -68,9 +68,9 @@ describe('resolved config view', () => {
     const text = resolvedConfigText({ yaml: 'env:\n  max_steps: 6', errors: 0, warnings: 1 }, 'configs/debug.yaml');
     assert.equal(
       text,
-      '# Resolved config of configs/debug.yaml: defaults merged with the file (0 errors, 1 warning).\n'
-        + '# Read-only; it refreshes when the file changes. Edit the file itself to change it.\n'
-        + 'env:\n  max_steps: 6\n',
+      '# Resolved config of configs/debug.yaml: defaults merged with the file (0 errors, 1 warning).\n' +
+        '# Read-only; it refreshes when the file changes. Edit the file itself to change it.\n' +
+        'env:\n  max_steps: 6\n',
     );
   });
 

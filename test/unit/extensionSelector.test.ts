@@ -1,16 +1,10 @@
 /**
  * Which documents the language client hands to the server, built from the glob settings.
  */
- 
+
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  datasetFilters,
-  datasetWatchGlobs,
-  documentSelector,
-  experimentFilters,
-  normaliseGlob,
-} from '../../extension/src/documentSelector.js';
+import { datasetFilters, datasetWatchGlobs, documentSelector, experimentFilters, normaliseGlob } from '../../extension/src/documentSelector.js';
 import { defaultClientSettings } from '../../extension/src/clientSettings.js';
 
 describe('document selector', () => {
@@ -35,7 +29,10 @@ describe('document selector', () => {
 
   test('lists a glob once even when the setting repeats it', () => {
     const filters = experimentFilters({ experimentGlobs: ['exp/*.yaml', './exp/*.yaml', '**/exp/*.yaml'] });
-    assert.deepEqual(filters.map((f) => f.pattern), ['**/exp/*.yaml']);
+    assert.deepEqual(
+      filters.map((f) => f.pattern),
+      ['**/exp/*.yaml'],
+    );
   });
 
   test('watches exactly the dataset globs, so the server hears about files changed on disk', () => {

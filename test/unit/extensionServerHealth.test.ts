@@ -1,7 +1,7 @@
 /**
  * The status bar text, tooltip and colour for every server state.
  */
- 
+
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { healthFromStatus, statusView, type ServerHealth } from '../../extension/src/serverHealth.js';

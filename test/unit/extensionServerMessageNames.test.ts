@@ -2,7 +2,7 @@
  * The extension mirrors the server's message names to keep zod out of its bundle; these tests fail
  * when the mirror drifts from `server/src/protocol/lsp.ts`.
  */
- 
+
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import * as server from '../../server/src/protocol/lsp.js';

@@ -7,7 +7,14 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';
-import { CancellationTokenSource, createMessageConnection, RequestType, StreamMessageReader, StreamMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import {
+  CancellationTokenSource,
+  createMessageConnection,
+  RequestType,
+  StreamMessageReader,
+  StreamMessageWriter,
+  type MessageConnection,
+} from 'vscode-jsonrpc/node';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { runEpisodes, runsList, sendRequest } from '../../extension/src/serverMessages.js';
 

@@ -54,7 +54,10 @@ const verdict: TaskCertification = {
   running: false,
 };
 
-interface MenuItem { command: string; when?: string }
+interface MenuItem {
+  command: string;
+  when?: string;
+}
 const manifest = JSON.parse(readFileSync(resolve(__dirname, '../../package.json'), 'utf8')) as { contributes: { menus: Record<string, MenuItem[]> } };
 
 /** The `viewItem =~ /…/` regular expression of a command's item menu entry. */
@@ -157,7 +160,13 @@ describe('Tasks view items', () => {
   });
 
   test('the tooltip gives the verdict, the reason, the flaky tests, the run and when, with markup escaped', () => {
-    const flaky = { ...verdict, status: 'flaky' as const, repeats: 3, flaky: ['tests/test_a.py::test_[x]', ...Array.from({ length: 9 }, (_, i) => `t::n${i}`)], running: true };
+    const flaky = {
+      ...verdict,
+      status: 'flaky' as const,
+      repeats: 3,
+      flaky: ['tests/test_a.py::test_[x]', ...Array.from({ length: 9 }, (_, i) => `t::n${i}`)],
+      running: true,
+    };
     const lines = certificationTooltip(flaky, (p) => p.replace('/ws/', ''));
     assert.match(lines[0] ?? '', /^\*\*Certification: flaky\*\* — certified once its flaky tests are left out of grading, in each of 3 runs$/);
     assert.match(lines.join('\n'), /Flaky tests \(10, left out of grading\): `tests\/test_a\.py::test_\[x\]`, `t::n0`/);
@@ -178,8 +187,22 @@ describe('Tasks view items', () => {
 
 describe('gp task test command line', () => {
   test('runs the CLI on the file and task, with the patch when one is chosen, as one argument each', () => {
-    assert.deepEqual(taskTestArgs({ file: '/ws/datasets/a.jsonl', taskId: 'django__django-1', patch: null }), ['task', 'test', '/ws/datasets/a.jsonl', '--task', 'django__django-1']);
-    assert.deepEqual(taskTestArgs({ file: '/ws/my data/a.jsonl', taskId: "it's; $(touch x)", patch: '/tmp/fix.diff' }), ['task', 'test', '/ws/my data/a.jsonl', '--task', "it's; $(touch x)", '--patch', '/tmp/fix.diff']);
+    assert.deepEqual(taskTestArgs({ file: '/ws/datasets/a.jsonl', taskId: 'django__django-1', patch: null }), [
+      'task',
+      'test',
+      '/ws/datasets/a.jsonl',
+      '--task',
+      'django__django-1',
+    ]);
+    assert.deepEqual(taskTestArgs({ file: '/ws/my data/a.jsonl', taskId: "it's; $(touch x)", patch: '/tmp/fix.diff' }), [
+      'task',
+      'test',
+      '/ws/my data/a.jsonl',
+      '--task',
+      "it's; $(touch x)",
+      '--patch',
+      '/tmp/fix.diff',
+    ]);
   });
 
   test('the line the terminal shows quotes every argument and shows control characters as escapes', () => {

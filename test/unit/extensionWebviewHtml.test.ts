@@ -6,10 +6,20 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { newNonce, webviewCsp, webviewHtml } from '../../extension/src/webviewHtml.js';
 
-const page = { cspSource: 'https://file+.vscode-resource.vscode-cdn.net', nonce: 'n0nce', scriptUri: 'https://file+.vscode-resource.vscode-cdn.net/ext/dist/webview.js', title: 'Overview: a.yaml', loading: 'Loading…' };
+const page = {
+  cspSource: 'https://file+.vscode-resource.vscode-cdn.net',
+  nonce: 'n0nce',
+  scriptUri: 'https://file+.vscode-resource.vscode-cdn.net/ext/dist/webview.js',
+  title: 'Overview: a.yaml',
+  loading: 'Loading…',
+};
 
 test('the CSP denies everything by default and allows scripts only with the nonce', () => {
-  const directives = new Map(webviewCsp(page).split('; ').map((d) => [d.split(' ')[0], d.split(' ').slice(1).join(' ')]));
+  const directives = new Map(
+    webviewCsp(page)
+      .split('; ')
+      .map((d) => [d.split(' ')[0], d.split(' ').slice(1).join(' ')]),
+  );
   assert.equal(directives.get('default-src'), "'none'");
   assert.equal(directives.get('script-src'), "'nonce-n0nce'");
   assert.equal(directives.get('style-src'), page.cspSource);

@@ -19,12 +19,16 @@ test('work under the lock never overlaps, and the lock is gone afterwards', asyn
   let most = 0;
   await Promise.all(
     Array.from({ length: 8 }, () =>
-      withFileLock(path, async () => {
-        inside++;
-        most = Math.max(most, inside);
-        await new Promise((resolve) => setTimeout(resolve, 3));
-        inside--;
-      }, { pollMs: 1 }),
+      withFileLock(
+        path,
+        async () => {
+          inside++;
+          most = Math.max(most, inside);
+          await new Promise((resolve) => setTimeout(resolve, 3));
+          inside--;
+        },
+        { pollMs: 1 },
+      ),
     ),
   );
   assert.equal(most, 1);
@@ -36,9 +40,15 @@ test('a lock left by a dead process is taken over; one held by a live process ti
   writeFileSync(`${path}.lock`, '999999999');
   assert.equal(await withFileLock(path, async () => 'ran'), 'ran');
   writeFileSync(`${path}.lock`, String(process.pid));
-  await assert.rejects(withFileLock(path, async () => 'never', { timeoutMs: 50, pollMs: 5 }), new RegExp(`held by process ${process.pid}`));
+  await assert.rejects(
+    withFileLock(path, async () => 'never', { timeoutMs: 50, pollMs: 5 }),
+    new RegExp(`held by process ${process.pid}`),
+  );
   // With no wait, the caller's own words for a busy lock (gp env build: "being built by process N").
-  await assert.rejects(withFileLock(path, async () => 'never', { timeoutMs: 0, busy: (owner) => new Error(`busy ${owner ?? '?'}`) }), new RegExp(`^Error: busy ${process.pid}$`));
+  await assert.rejects(
+    withFileLock(path, async () => 'never', { timeoutMs: 0, busy: (owner) => new Error(`busy ${owner ?? '?'}`) }),
+    new RegExp(`^Error: busy ${process.pid}$`),
+  );
 });
 
 test('two stores appending to one file at once keep every record whole', async () => {

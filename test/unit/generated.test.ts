@@ -1,7 +1,18 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { configReferencePath, configurationContribution, envServiceSchemaPath, envServiceSchemaText, experimentSchemaText, replaceReference, serviceTypesPath, serviceTypesText, taskSchemaText, trajectorySchemaText } from '../../scripts/generated.js';
+import {
+  configReferencePath,
+  configurationContribution,
+  envServiceSchemaPath,
+  envServiceSchemaText,
+  experimentSchemaText,
+  replaceReference,
+  serviceTypesPath,
+  serviceTypesText,
+  taskSchemaText,
+  trajectorySchemaText,
+} from '../../scripts/generated.js';
 
 const stale = 'is stale: run npm run schemas and commit the result';
 

@@ -28,7 +28,8 @@ const task = taskEntrySchema.parse({
 });
 
 const fixed = 'def add(a, b):\n    return a + b\n\n\ndef mul(a, b):\n    return a * b\n\n\ndef sub(a, b):\n    return a - b\n';
-const tests = 'from calc import add, mul, sub\n\n\ndef test_add():\n    assert add(2, 2) == 4\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n\n\ndef test_sub():\n    assert sub(3, 2) == 1\n';
+const tests =
+  'from calc import add, mul, sub\n\n\ndef test_add():\n    assert add(2, 2) == 4\n\n\ndef test_mul():\n    assert mul(2, 3) == 6\n\n\ndef test_sub():\n    assert sub(3, 2) == 1\n';
 
 let count = 0;
 
@@ -41,7 +42,11 @@ function run(files: Record<string, string>): { grade: TestGrade; exitCode: numbe
   mkdirSync(join(dir, 'tests'), { recursive: true });
   const all: Record<string, string> = { 'calc.py': fixed, 'tests/test_calc.py': tests, ...files };
   for (const [path, text] of Object.entries(all)) writeFileSync(join(dir, path), text);
-  const result = spawnSync('python3', ['-m', 'pytest', '-rA', '-v', '-p', 'no:cacheprovider', 'tests/test_calc.py'], { cwd: dir, encoding: 'utf8', env: { ...process.env, PYTHONPATH: dir, PYTHONDONTWRITEBYTECODE: '1' } });
+  const result = spawnSync('python3', ['-m', 'pytest', '-rA', '-v', '-p', 'no:cacheprovider', 'tests/test_calc.py'], {
+    cwd: dir,
+    encoding: 'utf8',
+    env: { ...process.env, PYTHONPATH: dir, PYTHONDONTWRITEBYTECODE: '1' },
+  });
   const output = `${result.stdout}${result.stderr}`;
   const { parsed } = parseTestOutput(output);
   return { grade: gradeTask(task, { output, exitCode: result.status }, 'diff'), exitCode: result.status, output, seen: parsed.tests };
@@ -107,6 +112,7 @@ test('a run in which no test of the task ran is not gradable', () => {
 test('a run cut off at its time limit is not gradable', () => {
   const dir = join(root, 'timeout');
   mkdirSync(dir, { recursive: true });
-  const output = '============================= test session starts ==============================\ncollected 3 items\n\nPASSED tests/test_calc.py::test_add\ntests/test_calc.py ..';
+  const output =
+    '============================= test session starts ==============================\ncollected 3 items\n\nPASSED tests/test_calc.py::test_add\ntests/test_calc.py ..';
   assert.match(resolution(gradeTask(task, { output, exitCode: null }, 'diff')), /not gradable: the tests did not finish within the time limit/);
 });

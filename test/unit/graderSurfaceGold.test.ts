@@ -17,7 +17,8 @@ import { swebenchLiteRows } from '../support/parquetFixtures.js';
 
 const facts = shippedFacts('checked without an environment');
 /** Files that are configuration or metadata, not source: a gold patch touching one may be refused and needs --allow-protected. */
-const notSource = /(^|\/)(conftest\.py|setup\.cfg|pyproject\.toml|tox\.ini|\.?pytest\.ini|sitecustomize\.py|usercustomize\.py|entry_points\.txt)$|\.(dist-info|egg-info)(\/|$)|\.pth$/;
+const notSource =
+  /(^|\/)(conftest\.py|setup\.cfg|pyproject\.toml|tox\.ini|\.?pytest\.ini|sitecustomize\.py|usercustomize\.py|entry_points\.txt)$|\.(dist-info|egg-info)(\/|$)|\.pth$/;
 
 function task(c: Conversion) {
   if (c.kind !== 'task') return assert.fail(`expected a task, got a skip: ${c.reason}`);
@@ -41,7 +42,7 @@ test('no gold patch of the 300 SWE-bench Lite rows that touches only source file
   assert.ok(protectedTests > 300, `${protectedTests} test files`);
 });
 
-test('every SWE-bench Lite test patch is refused as a candidate patch: it changes the task\'s own tests', () => {
+test("every SWE-bench Lite test patch is refused as a candidate patch: it changes the task's own tests", () => {
   let caught = 0;
   const rows = swebenchLiteRows();
   for (const row of rows) {
@@ -54,9 +55,18 @@ test('every SWE-bench Lite test patch is refused as a candidate patch: it change
 
 test('no gold patch of the sample datasets is refused', () => {
   let checked = 0;
-  for (const [tasksFile, goldFile] of [['datasets/samples.jsonl', 'datasets/gold_predictions_samples.jsonl'], ['datasets/sample/tasks.jsonl', 'datasets/sample/gold_predictions_tasks.jsonl']] as const) {
-    const tasks = readFileSync(tasksFile, 'utf8').trim().split('\n').map((l) => taskEntrySchema.parse(JSON.parse(l)));
-    const golds = readFileSync(goldFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { instance_id: string; model_patch: string });
+  for (const [tasksFile, goldFile] of [
+    ['datasets/samples.jsonl', 'datasets/gold_predictions_samples.jsonl'],
+    ['datasets/sample/tasks.jsonl', 'datasets/sample/gold_predictions_tasks.jsonl'],
+  ] as const) {
+    const tasks = readFileSync(tasksFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => taskEntrySchema.parse(JSON.parse(l)));
+    const golds = readFileSync(goldFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { instance_id: string; model_patch: string });
     for (const gold of golds) {
       const entry = tasks.find((t) => t.task_id === gold.instance_id);
       if (entry === undefined) continue;

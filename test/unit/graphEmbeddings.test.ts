@@ -21,7 +21,29 @@ const fixtures = join(__dirname, '..', 'fixtures', 'embeddings');
 
 /** A vocabulary small enough to know every answer by hand. */
 function tinyTokenizer(): WordPieceTokenizer {
-  const tokens = ['[PAD]', '[UNK]', '[CLS]', '[SEP]', '[MASK]', 'un', '##aff', '##able', 'a', '##ff', 'cafe', 'parse', '_', 'date', '(', ')', '中', '文', 'ab', '##c', 'x'];
+  const tokens = [
+    '[PAD]',
+    '[UNK]',
+    '[CLS]',
+    '[SEP]',
+    '[MASK]',
+    'un',
+    '##aff',
+    '##able',
+    'a',
+    '##ff',
+    'cafe',
+    'parse',
+    '_',
+    'date',
+    '(',
+    ')',
+    '中',
+    '文',
+    'ab',
+    '##c',
+    'x',
+  ];
   return new WordPieceTokenizer(new Map(tokens.map((token, id) => [token, id])), bertUncasedOptions);
 }
 
@@ -71,7 +93,10 @@ describe('WordPiece tokenizer', () => {
   });
 
   test('pads a batch with [PAD], masks the padding out and gives every token type 0', () => {
-    const batch = tinyTokenizer().batch([[2, 20, 3], [2, 3]]);
+    const batch = tinyTokenizer().batch([
+      [2, 20, 3],
+      [2, 3],
+    ]);
     assert.equal(batch.width, 3);
     assert.deepEqual([...batch.inputIds], [2n, 20n, 3n, 2n, 3n, 0n]);
     assert.deepEqual([...batch.attentionMask], [1n, 1n, 1n, 1n, 1n, 0n]);
@@ -96,28 +121,87 @@ describe('WordPiece tokenizer', () => {
  * (characters assigned or recategorised by later Unicode versions).
  */
 const referenceIds: Array<[string, number[]]> = [
-  ['def snake_case_name(arg_one, arg_two):', [101, 13366, 7488, 1035, 2553, 1035, 2171, 1006, 12098, 2290, 1035, 2028, 1010, 12098, 2290, 1035, 2048, 1007, 1024, 102]],
-  ['class CamelCaseParser(BaseHTTPRequestHandler): XMLHttpRequest', [101, 2465, 19130, 18382, 19362, 8043, 1006, 2918, 11039, 25856, 2890, 15500, 11774, 3917, 1007, 1024, 20950, 11039, 25856, 2890, 15500, 102]],
-  ['__init__ __repr__ self._private_attr', [101, 1035, 1035, 1999, 4183, 1035, 1035, 1035, 1035, 16360, 2099, 1035, 1035, 2969, 1012, 1035, 2797, 1035, 2012, 16344, 102]],
+  [
+    'def snake_case_name(arg_one, arg_two):',
+    [101, 13366, 7488, 1035, 2553, 1035, 2171, 1006, 12098, 2290, 1035, 2028, 1010, 12098, 2290, 1035, 2048, 1007, 1024, 102],
+  ],
+  [
+    'class CamelCaseParser(BaseHTTPRequestHandler): XMLHttpRequest',
+    [101, 2465, 19130, 18382, 19362, 8043, 1006, 2918, 11039, 25856, 2890, 15500, 11774, 3917, 1007, 1024, 20950, 11039, 25856, 2890, 15500, 102],
+  ],
+  [
+    '__init__ __repr__ self._private_attr',
+    [101, 1035, 1035, 1999, 4183, 1035, 1035, 1035, 1035, 16360, 2099, 1035, 1035, 2969, 1012, 1035, 2797, 1035, 2012, 16344, 102],
+  ],
   ['Café naïve résumé coöperate Ångström', [101, 7668, 15743, 13746, 17654, 17076, 15687, 102]],
   ['İstanbul ΟΔΟΣ straße ﬁle', [101, 9960, 1169, 29722, 29730, 29733, 2358, 27807, 1984, 2571, 102]],
-  ['Hello, world! (parse) [x] {y} <z> a.b.c a->b a::b $HOME ^~`|', [101, 7592, 1010, 2088, 999, 1006, 11968, 3366, 1007, 1031, 1060, 1033, 1063, 1061, 1065, 1026, 1062, 1028, 1037, 1012, 1038, 1012, 1039, 1037, 1011, 1028, 1038, 1037, 1024, 1024, 1038, 1002, 2188, 1034, 1066, 1036, 1064, 102]],
-  ['x = y + 1; z -= 2 ** 3 // 4 % 5 != 6', [101, 1060, 1027, 1061, 1009, 1015, 1025, 1062, 1011, 1027, 1016, 1008, 1008, 1017, 1013, 1013, 1018, 1003, 1019, 999, 1027, 1020, 102]],
-  ['中文字符and日本語のテキスト 한국어', [101, 1746, 1861, 100, 100, 1998, 1864, 1876, 1950, 1671, 30239, 30227, 30233, 30240, 1469, 30006, 30021, 29991, 30014, 30020, 29999, 30008, 102]],
+  [
+    'Hello, world! (parse) [x] {y} <z> a.b.c a->b a::b $HOME ^~`|',
+    [
+      101, 7592, 1010, 2088, 999, 1006, 11968, 3366, 1007, 1031, 1060, 1033, 1063, 1061, 1065, 1026, 1062, 1028, 1037, 1012, 1038, 1012, 1039, 1037, 1011, 1028,
+      1038, 1037, 1024, 1024, 1038, 1002, 2188, 1034, 1066, 1036, 1064, 102,
+    ],
+  ],
+  [
+    'x = y + 1; z -= 2 ** 3 // 4 % 5 != 6',
+    [101, 1060, 1027, 1061, 1009, 1015, 1025, 1062, 1011, 1027, 1016, 1008, 1008, 1017, 1013, 1013, 1018, 1003, 1019, 999, 1027, 1020, 102],
+  ],
+  [
+    '中文字符and日本語のテキスト 한국어',
+    [101, 1746, 1861, 100, 100, 1998, 1864, 1876, 1950, 1671, 30239, 30227, 30233, 30240, 1469, 30006, 30021, 29991, 30014, 30020, 29999, 30008, 102],
+  ],
   ['emoji \u{1f642} and symbols ™ © ∑', [101, 7861, 29147, 2072, 100, 1998, 9255, 1580, 1075, 100, 102]],
-  ['tab\tseparated\nnew line\r\nzero\u{200b}width\u{a0}nbsp\u{fffd}replacement\u{0}nul', [101, 21628, 5459, 2047, 2240, 5717, 9148, 11927, 2232, 1050, 5910, 28139, 24759, 10732, 3672, 11231, 2140, 102]],
-  ['https://example.com/path?query=1&b=2#frag', [101, 16770, 1024, 1013, 1013, 2742, 1012, 4012, 1013, 4130, 1029, 23032, 1027, 1015, 1004, 1038, 1027, 1016, 1001, 25312, 2290, 102]],
-  ['self.assertEqual(parse_date(\'2024-01-31\'), datetime(2024, 1, 31))', [101, 2969, 1012, 20865, 2063, 26426, 1006, 11968, 3366, 1035, 3058, 1006, 1005, 16798, 2549, 1011, 5890, 1011, 2861, 1005, 1007, 1010, 3058, 7292, 1006, 16798, 2549, 1010, 1015, 1010, 2861, 1007, 1007, 102]],
-  ['supercalifragilisticexpialidocious antidisestablishmentarianism', [101, 3565, 9289, 10128, 29181, 24411, 4588, 10288, 19312, 21273, 10085, 6313, 3424, 10521, 4355, 7875, 13602, 3672, 12199, 2964, 102]],
-  ['a'.repeat(101) + ' short ' + 'b'.repeat(100), [101, 100, 2460, 22861, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 102]],
-  ['text with [CLS] literal [SEP] tokens, [MASK] and [mask]x[UNK]', [101, 3793, 2007, 101, 18204, 102, 19204, 2015, 1010, 103, 1998, 1031, 7308, 1033, 1060, 100, 102]],
+  [
+    'tab\tseparated\nnew line\r\nzero\u{200b}width\u{a0}nbsp\u{fffd}replacement\u{0}nul',
+    [101, 21628, 5459, 2047, 2240, 5717, 9148, 11927, 2232, 1050, 5910, 28139, 24759, 10732, 3672, 11231, 2140, 102],
+  ],
+  [
+    'https://example.com/path?query=1&b=2#frag',
+    [101, 16770, 1024, 1013, 1013, 2742, 1012, 4012, 1013, 4130, 1029, 23032, 1027, 1015, 1004, 1038, 1027, 1016, 1001, 25312, 2290, 102],
+  ],
+  [
+    "self.assertEqual(parse_date('2024-01-31'), datetime(2024, 1, 31))",
+    [
+      101, 2969, 1012, 20865, 2063, 26426, 1006, 11968, 3366, 1035, 3058, 1006, 1005, 16798, 2549, 1011, 5890, 1011, 2861, 1005, 1007, 1010, 3058, 7292, 1006,
+      16798, 2549, 1010, 1015, 1010, 2861, 1007, 1007, 102,
+    ],
+  ],
+  [
+    'supercalifragilisticexpialidocious antidisestablishmentarianism',
+    [101, 3565, 9289, 10128, 29181, 24411, 4588, 10288, 19312, 21273, 10085, 6313, 3424, 10521, 4355, 7875, 13602, 3672, 12199, 2964, 102],
+  ],
+  [
+    'a'.repeat(101) + ' short ' + 'b'.repeat(100),
+    [
+      101, 100, 2460, 22861, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322,
+      10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322,
+      10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 10322, 102,
+    ],
+  ],
+  [
+    'text with [CLS] literal [SEP] tokens, [MASK] and [mask]x[UNK]',
+    [101, 3793, 2007, 101, 18204, 102, 19204, 2015, 1010, 103, 1998, 1031, 7308, 1033, 1060, 100, 102],
+  ],
   ['', [101, 102]],
   ['3.14159 1e-10 0xFF 1_000_000', [101, 1017, 1012, 15471, 28154, 1015, 2063, 1011, 2184, 1014, 2595, 4246, 1015, 1035, 2199, 1035, 2199, 102]],
-  [Array.from({ length: 120 }, (_, i) => `word${i}`).join(' '), [101, 2773, 2692, 2773, 2487, 2773, 2475, 2773, 2509, 2773, 2549, 2773, 2629, 2773, 2575, 2773, 2581, 2773, 2620, 2773, 2683, 2773, 10790, 2773, 14526, 2773, 12521, 2773, 17134, 2773, 16932, 2773, 16068, 2773, 16048, 2773, 16576, 2773, 15136, 2773, 16147, 2773, 11387, 2773, 17465, 2773, 19317, 2773, 21926, 2773, 18827, 2773, 17788, 2773, 23833, 2773, 22907, 2773, 22407, 2773, 24594, 2773, 14142, 2773, 21486, 2773, 16703, 2773, 22394, 2773, 22022, 2773, 19481, 2773, 21619, 2773, 24434, 2773, 22025, 2773, 23499, 2773, 12740, 2773, 23632, 2773, 20958, 2773, 23777, 2773, 22932, 2773, 19961, 2773, 21472, 2773, 22610, 2773, 18139, 2773, 26224, 2773, 12376, 2773, 22203, 2773, 25746, 2773, 22275, 2773, 27009, 2773, 24087, 2773, 26976, 2773, 28311, 2773, 27814, 2773, 28154, 2773, 16086, 2773, 2575, 2487, 2773, 102]],
+  [
+    Array.from({ length: 120 }, (_, i) => `word${i}`).join(' '),
+    [
+      101, 2773, 2692, 2773, 2487, 2773, 2475, 2773, 2509, 2773, 2549, 2773, 2629, 2773, 2575, 2773, 2581, 2773, 2620, 2773, 2683, 2773, 10790, 2773, 14526,
+      2773, 12521, 2773, 17134, 2773, 16932, 2773, 16068, 2773, 16048, 2773, 16576, 2773, 15136, 2773, 16147, 2773, 11387, 2773, 17465, 2773, 19317, 2773,
+      21926, 2773, 18827, 2773, 17788, 2773, 23833, 2773, 22907, 2773, 22407, 2773, 24594, 2773, 14142, 2773, 21486, 2773, 16703, 2773, 22394, 2773, 22022,
+      2773, 19481, 2773, 21619, 2773, 24434, 2773, 22025, 2773, 23499, 2773, 12740, 2773, 23632, 2773, 20958, 2773, 23777, 2773, 22932, 2773, 19961, 2773,
+      21472, 2773, 22610, 2773, 18139, 2773, 26224, 2773, 12376, 2773, 22203, 2773, 25746, 2773, 22275, 2773, 27009, 2773, 24087, 2773, 26976, 2773, 28311,
+      2773, 27814, 2773, 28154, 2773, 16086, 2773, 2575, 2487, 2773, 102,
+    ],
+  ],
 ];
 
 const modelDir = modelSearchPath().find((dir) => existsSync(join(dir, embeddingModel.modelFile)));
-const noModel = modelDir === undefined ? `the embedding model is not installed (looked in ${modelSearchPath().join(', ')}): run bash scripts/setup-embedding-model.sh` : false;
+const noModel =
+  modelDir === undefined
+    ? `the embedding model is not installed (looked in ${modelSearchPath().join(', ')}): run bash scripts/setup-embedding-model.sh`
+    : false;
 
 describe('WordPiece tokenizer on the model vocabulary', () => {
   test('gives the ids Hugging Face tokenizers gives for code, punctuation, accents, CJK and long text', () => {
@@ -162,11 +246,12 @@ describe('sentence embeddings', () => {
   });
 
   test('puts a query about parsing dates nearer parse_date than render_html', async () => {
-    const [query, parseDate, renderHtml] = (await embedder?.embed([
-      'parse a date string',
-      'def parse_date(text):\n    """Parse an ISO 8601 date such as 2024-01-31 into a date object."""',
-      'def render_html(template, context):\n    """Render a Jinja2 template to an HTML page."""',
-    ])) ?? [];
+    const [query, parseDate, renderHtml] =
+      (await embedder?.embed([
+        'parse a date string',
+        'def parse_date(text):\n    """Parse an ISO 8601 date such as 2024-01-31 into a date object."""',
+        'def render_html(template, context):\n    """Render a Jinja2 template to an HTML page."""',
+      ])) ?? [];
     assert.ok(query !== undefined && parseDate !== undefined && renderHtml !== undefined);
     const near = dot(query, parseDate);
     const far = dot(query, renderHtml);
@@ -303,7 +388,10 @@ describe('embedding store', () => {
     const later = await EmbeddingStore.open(embedder.modelId, embedder.dimensions, folder);
     const second = await embedCached(later, embedder, [{ text: 'beta' }, { text: 'gamma' }, { text: 'alpha' }]);
     assert.deepEqual(embedder.asked, ['alpha', 'beta', 'gamma']);
-    assert.deepEqual(second.map((v) => v[0]), [4, 5, 5]);
+    assert.deepEqual(
+      second.map((v) => v[0]),
+      [4, 5, 5],
+    );
   });
 
   test('embedCached keys an item by its key when it has one, not by its text', async () => {

@@ -68,7 +68,9 @@ test('anchors a CPython traceback pasted into an issue on the innermost frame in
   );
   for (const f of found.frames.filter((x) => x.inRepo)) assert.match(f.path, /^json\/[a-z_]+\.py$/);
   // The outer in-repository frames follow the innermost one.
-  const outer = frames.filter((f) => f.file.startsWith(`${jsonDir}/`) && f !== inner).map((f) => g.nodeAt(`json/${f.file.slice(jsonDir.length + 1)}`, f.line)?.id);
+  const outer = frames
+    .filter((f) => f.file.startsWith(`${jsonDir}/`) && f !== inner)
+    .map((f) => g.nodeAt(`json/${f.file.slice(jsonDir.length + 1)}`, f.line)?.id);
   for (const id of outer) assert.ok(found.nodeIds.includes(id ?? ''), `${id} is anchored too`);
 });
 
@@ -123,7 +125,9 @@ test('uses the failure frame first: the definition around its line, then its fil
   const g = await graph();
   const decode = g.find({ kind: 'method', text: 'JSONDecoder.decode' }, 1)[0];
   assert.ok(decode !== undefined);
-  const found = g.localise({ failure_frame: { path: '/usr/local/lib/python3.11/site-packages/json/decoder.py', lineno: decode.span.start + 1, function: 'decode' } });
+  const found = g.localise({
+    failure_frame: { path: '/usr/local/lib/python3.11/site-packages/json/decoder.py', lineno: decode.span.start + 1, function: 'decode' },
+  });
   assert.deepEqual(found.nodeIds.slice(0, 2), [decode.id, 'file:json/decoder.py']);
   const byName = g.localise({ failure_frame: { path: 'json/decoder.py', function: 'raw_decode' } });
   assert.equal(byName.nodeIds[0], 'method:json/decoder.py#JSONDecoder.raw_decode');
@@ -152,7 +156,13 @@ test('never anchors frames outside the repository, and caps the anchors', async 
   const g = await graph();
   const outside = g.localise({ body: '  File "/usr/lib/python3.11/argparse.py", line 1, in parse_args\n' });
   assert.deepEqual([outside.anchors, outside.frames.map((f) => f.inRepo)], [[], [false]]);
-  const many = g.localise({ body: g.nodes().filter((n) => n.kind !== 'file').map((n) => `\`${n.name}\``).join(' ') });
+  const many = g.localise({
+    body: g
+      .nodes()
+      .filter((n) => n.kind !== 'file')
+      .map((n) => `\`${n.name}\``)
+      .join(' '),
+  });
   assert.equal(many.anchors.length, 8);
   assert.equal(new Set(many.nodeIds).size, many.nodeIds.length);
 });
@@ -165,15 +175,24 @@ test('maps an installed package’s frames onto a src/ layout and anchors the fu
   const body = `Traceback (most recent call last):\n  File "/tmp/t.py", line 1, in <module>\n  File "${installed}", line ${decode.span.start + 2}, in decode\n    obj, end = self.raw_decode(s, idx=_w(s, 0).end())\nValueError: boom\n`;
   const found = g.localise({ title: 'decode fails', body });
   assert.equal(found.nodeIds[0], decode.id, 'the frame of the installed copy anchors the repository’s function');
-  assert.deepEqual(found.frames.filter((f) => f.inRepo).map((f) => f.path), ['src/json/decoder.py']);
+  assert.deepEqual(
+    found.frames.filter((f) => f.inRepo).map((f) => f.path),
+    ['src/json/decoder.py'],
+  );
 });
 
 test('a plain word that also names a test anchors the code, not the test, unless the issue is about tests', async () => {
   const tests = { path: 'tests/test_decoding.py', text: 'def scanstring():\n    pass\n\n\ndef test_py_scanstring():\n    pass\n' };
   const g = await buildCodeGraphFromFiles([...jsonFiles(), tests]);
-  const prose = g.localise({ title: 'Decoding a lone surrogate', body: 'The py_scanstring helper and scanstring mangle the string; test_py_scanstring shows it.' });
+  const prose = g.localise({
+    title: 'Decoding a lone surrogate',
+    body: 'The py_scanstring helper and scanstring mangle the string; test_py_scanstring shows it.',
+  });
   assert.ok(prose.nodeIds.length > 0);
-  assert.ok(prose.nodeIds.every((id) => !id.includes('tests/')), `no test anchors: ${prose.nodeIds.join(', ')}`);
+  assert.ok(
+    prose.nodeIds.every((id) => !id.includes('tests/')),
+    `no test anchors: ${prose.nodeIds.join(', ')}`,
+  );
   const quoted = g.localise({ title: 'Decoding a lone surrogate', body: 'See `test_py_scanstring`.' });
   assert.ok(quoted.nodeIds.includes('func:tests/test_decoding.py#test_py_scanstring'), 'a name in backticks is taken as written');
   assert.ok(prose.nodeIds.includes('func:json/decoder.py#py_scanstring'));

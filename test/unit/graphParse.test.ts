@@ -162,7 +162,10 @@ test('gives every node the same id in two builds, and contains edges a tree', as
   const files = readPackage(root, 'email');
   const first = await buildCodeGraphFromFiles(files);
   const second = await buildCodeGraphFromFiles([...files].reverse());
-  assert.deepEqual(second.nodes().map((n) => n.id), first.nodes().map((n) => n.id));
+  assert.deepEqual(
+    second.nodes().map((n) => n.id),
+    first.nodes().map((n) => n.id),
+  );
   assert.deepEqual(second.edges(), first.edges());
   const ids = first.nodes().map((n) => n.id);
   assert.equal(new Set(ids).size, ids.length, 'ids are unique');
@@ -186,7 +189,10 @@ test('keeps the ids of untouched definitions when lines are inserted at the top 
   const defsOf = (g: typeof before) => g.nodes().filter((n) => n.path === target.path && n.kind !== 'file');
   const old = defsOf(before);
   const now = defsOf(after);
-  assert.deepEqual(now.map((n) => n.id).filter((id) => !id.endsWith('#added_helper')), old.map((n) => n.id));
+  assert.deepEqual(
+    now.map((n) => n.id).filter((id) => !id.endsWith('#added_helper')),
+    old.map((n) => n.id),
+  );
   assert.ok(now.some((n) => n.id === 'func:json/decoder.py#added_helper'));
   const shift = inserted.split('\n').length - 1;
   for (const node of old) assert.deepEqual(after.node(node.id)?.span, { start: node.span.start + shift, end: node.span.end + shift }, node.id);
@@ -234,7 +240,10 @@ test('numbers repeated definitions in source order and keeps async and decorated
   assert.equal(graph.node('func:pkg/box.py#fetch')?.signature, 'async def fetch(url: str, *, timeout: float = 1.0) -> bytes');
   assert.equal(graph.node('method:pkg/box.py#Box.size')?.docstring, 'The size.');
   assert.equal(graph.node('class:pkg/box.py#Box.Lid')?.signature, 'class Lid');
-  const contains = graph.edges().filter((e) => e.kind === 'contains').map((e) => `${e.src} > ${e.dst}`);
+  const contains = graph
+    .edges()
+    .filter((e) => e.kind === 'contains')
+    .map((e) => `${e.src} > ${e.dst}`);
   assert.ok(contains.includes('class:pkg/box.py#Box > class:pkg/box.py#Box.Lid'));
   assert.ok(contains.includes('func:pkg/box.py#fetch > func:pkg/box.py#fetch.retry'));
   assert.equal(graph.nodeAt('pkg/box.py', 19)?.id, 'func:pkg/box.py#fetch.retry');

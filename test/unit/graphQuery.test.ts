@@ -147,7 +147,12 @@ before(() => {
 after(() => rmSync(folder, { recursive: true, force: true }));
 
 function edgeSet(graph: CodeGraph, kind: string): Set<string> {
-  return new Set(graph.edges().filter((e) => e.kind === kind).map((e) => `${e.src} -> ${e.dst}`));
+  return new Set(
+    graph
+      .edges()
+      .filter((e) => e.kind === kind)
+      .map((e) => `${e.src} -> ${e.dst}`),
+  );
 }
 
 describe('edges of a hand-written package', () => {
@@ -250,8 +255,12 @@ describe('search and find', () => {
 
   test('finds nodes by id, path, module, qualified name, name part, and falls back to BM25', async () => {
     const graph = await buildCodeGraphFromFiles(files);
-    const ids = (kind: 'file' | 'class' | 'function' | 'method' | 'symbol' | 'text', text: string, limit = 3) => graph.find({ kind, text }, limit).map((n) => n.id);
-    assert.deepEqual(graph.find({ kind: 'symbol', id: 'method:shop/cart.py#Cart.add' }, 5).map((n) => n.id), ['method:shop/cart.py#Cart.add']);
+    const ids = (kind: 'file' | 'class' | 'function' | 'method' | 'symbol' | 'text', text: string, limit = 3) =>
+      graph.find({ kind, text }, limit).map((n) => n.id);
+    assert.deepEqual(
+      graph.find({ kind: 'symbol', id: 'method:shop/cart.py#Cart.add' }, 5).map((n) => n.id),
+      ['method:shop/cart.py#Cart.add'],
+    );
     assert.deepEqual(ids('file', 'cart.py'), ['file:shop/cart.py', 'file:tests/test_cart.py']);
     assert.deepEqual(ids('file', 'shop.models', 1), ['file:shop/models.py']);
     assert.deepEqual(ids('file', '/testbed/shop/pricing.py', 1), ['file:shop/pricing.py']);
@@ -285,14 +294,28 @@ describe('expand', () => {
       assert.equal(c.from, start);
     }
     const reached = new Set(rest.map((c) => c.id));
-    for (const id of ['func:shop/pricing.py#with_tax', 'func:shop/pricing.py#apply_discount', 'class:shop/cart.py#Cart', 'method:shop/cart.py#SaleCart.total', 'method:shop/cart.py#Cart.half', 'method:shop/cart.py#Cart.add']) {
+    for (const id of [
+      'func:shop/pricing.py#with_tax',
+      'func:shop/pricing.py#apply_discount',
+      'class:shop/cart.py#Cart',
+      'method:shop/cart.py#SaleCart.total',
+      'method:shop/cart.py#Cart.half',
+      'method:shop/cart.py#Cart.add',
+    ]) {
       assert.ok(reached.has(id), `${id} is one hop from Cart.total`);
     }
     assert.ok(!reached.has('class:shop/models.py#Item'), 'Item is two hops away');
     const scores = rest.map((c) => c.score);
-    assert.deepEqual(scores, [...scores].sort((a, b) => b - a), 'sorted by score');
+    assert.deepEqual(
+      scores,
+      [...scores].sort((a, b) => b - a),
+      'sorted by score',
+    );
     assert.ok(graph.expand([start], { ...options, hops: 2 }).some((c) => c.id === 'func:tests/test_cart.py#test_total' && c.hops === 2));
-    assert.deepEqual(graph.expand([start], { ...options, hops: 0 }).map((c) => c.id), [start]);
+    assert.deepEqual(
+      graph.expand([start], { ...options, hops: 0 }).map((c) => c.id),
+      [start],
+    );
   });
 
   test('scores calls above imports, the same file above others, and known nodes lower', async () => {
@@ -330,9 +353,15 @@ describe('expand', () => {
     assert.deepEqual(new Set(diverse.slice(1).map((c) => c.id)), new Set([ranked[0]?.id, other.id]));
     // Later rounds refill: with room for everything, nothing is lost to the directory limit.
     assert.equal(graph.expand(single, { hops: 2, perAnchor: 100, total: 100, perDirectory: 1 }).length, ranked.length + 1);
-    assert.deepEqual(graph.expand(anchors, { hops: 2, perAnchor: 4, total: 9, perDirectory: 2 }), graph.expand(anchors, { hops: 2, perAnchor: 4, total: 9, perDirectory: 2 }));
+    assert.deepEqual(
+      graph.expand(anchors, { hops: 2, perAnchor: 4, total: 9, perDirectory: 2 }),
+      graph.expand(anchors, { hops: 2, perAnchor: 4, total: 9, perDirectory: 2 }),
+    );
     const rebuilt = await buildCodeGraphFromFiles([...files].reverse());
-    assert.deepEqual(rebuilt.expand(anchors, { hops: 2, perAnchor: 4, total: 9, perDirectory: 2 }), graph.expand(anchors, { hops: 2, perAnchor: 4, total: 9, perDirectory: 2 }));
+    assert.deepEqual(
+      rebuilt.expand(anchors, { hops: 2, perAnchor: 4, total: 9, perDirectory: 2 }),
+      graph.expand(anchors, { hops: 2, perAnchor: 4, total: 9, perDirectory: 2 }),
+    );
   });
 });
 
@@ -340,7 +369,14 @@ describe('expand', () => {
 class MemorySandbox implements Sandbox {
   readonly backend = 'local' as const;
   readonly id = 'memory';
-  readonly spec = sandboxSpecSchema.parse({ ...defaultSandboxOptions(), backend: 'local', localRepo: '/nowhere', workdir: '/testbed', run: 'test', task: 'graph' });
+  readonly spec = sandboxSpecSchema.parse({
+    ...defaultSandboxOptions(),
+    backend: 'local',
+    localRepo: '/nowhere',
+    workdir: '/testbed',
+    run: 'test',
+    task: 'graph',
+  });
   readonly workdir = '/testbed';
   readonly baseCommit = '0'.repeat(40);
   readonly reads: string[] = [];
@@ -408,7 +444,10 @@ describe('update', () => {
     assert.equal(graph.fileText('shop/pricing.py'), pricing);
     assert.equal(graph.node('func:shop/pricing.py#with_tax'), undefined);
     assert.ok(graph.node('func:shop/pricing.py#add_tax') !== undefined);
-    assert.deepEqual(graph.node('func:shop/pricing.py#apply_discount')?.span, applyDiscount && { start: applyDiscount.span.start + 2, end: applyDiscount.span.end + 2 });
+    assert.deepEqual(
+      graph.node('func:shop/pricing.py#apply_discount')?.span,
+      applyDiscount && { start: applyDiscount.span.start + 2, end: applyDiscount.span.end + 2 },
+    );
     const calls = edgeSet(graph, 'calls');
     // cart.py was not parsed again, but its edges into pricing.py were resolved again.
     assert.ok(!calls.has('method:shop/cart.py#Cart.total -> func:shop/pricing.py#with_tax'));
@@ -430,7 +469,10 @@ describe('update', () => {
     assert.equal(graph.node('file:shop/audit.py'), undefined);
     assert.equal(graph.fileText('shop/audit.py'), undefined);
     assert.ok(edgeSet(graph, 'calls').has('method:shop/cart.py#Cart._changed -> func:shop/logs.py#audit_log'));
-    assert.ok(graph.edges().every((e) => graph.node(e.src) !== undefined && graph.node(e.dst) !== undefined), 'no edge points at a deleted node');
+    assert.ok(
+      graph.edges().every((e) => graph.node(e.src) !== undefined && graph.node(e.dst) !== undefined),
+      'no edge points at a deleted node',
+    );
     const fresh = await buildCodeGraphFromFiles([...box.files].map(([path, text]) => ({ path, text })));
     assert.deepEqual([...graph.edges()].map((e) => `${e.kind} ${e.src} ${e.dst}`).sort(), [...fresh.edges()].map((e) => `${e.kind} ${e.src} ${e.dst}`).sort());
     assert.deepEqual(graph.stats, fresh.stats);

@@ -24,7 +24,10 @@ const files = [
 
 test('anchors come first, then what the whole issue text finds; the retrievers that ran are named', async () => {
   const graph = await buildCodeGraphFromFiles(files);
-  const ranking = await graph.rank({ title: 'parse_date() fails on dates with a time part', body: 'Calling parse_date("2020-01-02T10:00") raises ValueError.' });
+  const ranking = await graph.rank({
+    title: 'parse_date() fails on dates with a time part',
+    body: 'Calling parse_date("2020-01-02T10:00") raises ValueError.',
+  });
   assert.equal(ranking.nodes[0]?.node.id, 'func:pkg/dates.py#parse_date');
   assert.equal(ranking.files[0], 'pkg/dates.py');
   assert.deepEqual(ranking.retrievers, ['anchors', 'bm25', 'text']);
@@ -51,7 +54,12 @@ test('a file is found by the words of a message only its strings hold, through t
 
 test('a semantic index is a fourth list, and its ids are kept only when they are graph nodes', async () => {
   const graph = await buildCodeGraphFromFiles(files);
-  const semantic = { nearest: async () => [{ id: 'func:pkg/render.py#render_html', score: 0.9 }, { id: 'func:gone.py#x', score: 0.8 }] };
+  const semantic = {
+    nearest: async () => [
+      { id: 'func:pkg/render.py#render_html', score: 0.9 },
+      { id: 'func:gone.py#x', score: 0.8 },
+    ],
+  };
   const ranking = await graph.rank({ title: 'pages show raw markup', body: 'the page is not wrapped' }, { semantic });
   assert.deepEqual(ranking.retrievers, ['anchors', 'bm25', 'text', 'embeddings']);
   assert.equal(ranking.nodes.find((n) => n.node.id === 'func:pkg/render.py#render_html')?.from.embeddings, 1);

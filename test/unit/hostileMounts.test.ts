@@ -31,7 +31,21 @@ test('the root and the Docker socket are refused whatever is allowed, however th
   const root = tempDir();
   symlinkSync('/', join(root, 'to-root'));
   symlinkSync('/var/run', join(root, 'to-var-run'));
-  const spellings = ['/', '//', '/./', '/tmp/..', '/etc/../', join(root, 'to-root'), join(root, 'to-root', 'tmp', '..'), '/var/run', '/run', '/var/run/docker.sock', '/run/docker.sock', join(root, 'to-var-run'), '/var'];
+  const spellings = [
+    '/',
+    '//',
+    '/./',
+    '/tmp/..',
+    '/etc/../',
+    join(root, 'to-root'),
+    join(root, 'to-root', 'tmp', '..'),
+    '/var/run',
+    '/run',
+    '/var/run/docker.sock',
+    '/run/docker.sock',
+    join(root, 'to-var-run'),
+    '/var',
+  ];
   for (const host of spellings) {
     const refusal = refuseMount(rw(host), allowEverything, {});
     assert.ok(refusal, `${host} must be refused`);
@@ -65,7 +79,16 @@ test('a mount is refused unless it lies under an allowed root, after links and .
   assert.equal(refuseMount(rw(join(allowed, 'not-yet', 'made')), [allowed], {}), undefined, 'a path Docker would create under it');
   assert.equal(refuseMount(rw(join(elsewhere, 'into-allowed')), [allowed], {}), undefined, 'a link from outside that lands inside');
 
-  for (const host of [join(allowed, '..'), join(allowed, 'data', '..', '..', 'etc'), join(allowed, 'escape'), join(allowed, 'escape', 'new'), join(allowed, 'dangling'), join(allowed, 'dangling', 'below'), `${allowed}-sibling`, '/etc']) {
+  for (const host of [
+    join(allowed, '..'),
+    join(allowed, 'data', '..', '..', 'etc'),
+    join(allowed, 'escape'),
+    join(allowed, 'escape', 'new'),
+    join(allowed, 'dangling'),
+    join(allowed, 'dangling', 'below'),
+    `${allowed}-sibling`,
+    '/etc',
+  ]) {
     const refusal = refuseMount(rw(host), [allowed], {});
     assert.ok(refusal, `${host} must be refused`);
     assert.match(refusal.reason, /the allowed roots are/);
@@ -79,9 +102,18 @@ test('every mount form in a task line is checked, and a refusal throws before an
   const forms = [['/:/host'], [{ host: '/var/run/docker.sock', container: '/s' }], { '/': '/host' }, ['../..:/up']];
   for (const mounts of forms) {
     const task = taskEntrySchema.parse({ task_id: 't', sandbox: { docker_image: 'img', workdir: '/testbed', mounts } });
-    const spec = sandboxSpecForTask(task, { commandTimeoutMs: 10_000, outputLimitBytes: 1000, baseDir: join(base, 'a', 'b'), allowedMountRoots: [join(base, 'a')] });
+    const spec = sandboxSpecForTask(task, {
+      commandTimeoutMs: 10_000,
+      outputLimitBytes: 1000,
+      baseDir: join(base, 'a', 'b'),
+      allowedMountRoots: [join(base, 'a')],
+    });
     assert.equal(spec.mounts.length, 1);
-    assert.throws(() => assertMountsAllowed(spec), (e: unknown) => e instanceof SandboxError && e.code === 'mount-refused' && /Task t:/.test(e.message), JSON.stringify(mounts));
+    assert.throws(
+      () => assertMountsAllowed(spec),
+      (e: unknown) => e instanceof SandboxError && e.code === 'mount-refused' && /Task t:/.test(e.message),
+      JSON.stringify(mounts),
+    );
     // openSandbox refuses before choosing a backend: with no Docker here, and none asked for,
     // it would otherwise fail on the daemon, not on the mount.
     await assert.rejects(openSandbox(spec), (e: unknown) => e instanceof SandboxError && e.code === 'mount-refused');
@@ -91,22 +123,38 @@ test('every mount form in a task line is checked, and a refusal throws before an
 });
 
 test('the dataset check names every host mount: the root and the socket as errors, others as warnings', () => {
-  const codes = (mounts: unknown) => semanticFindings({ task_id: 't', sandbox: { docker_image: 'img', mounts } }).filter((f) => f.code.includes('mount')).map((f) => `${f.code} ${f.path.join('.')}`);
+  const codes = (mounts: unknown) =>
+    semanticFindings({ task_id: 't', sandbox: { docker_image: 'img', mounts } })
+      .filter((f) => f.code.includes('mount'))
+      .map((f) => `${f.code} ${f.path.join('.')}`);
   assert.deepEqual(codes(['/:/host', '/data:/data']), ['task/mount-never sandbox.mounts.0', 'task/host-mount sandbox.mounts.1']);
   assert.deepEqual(codes([{ host: '/var/run/docker.sock', container: '/s' }]), ['task/mount-never sandbox.mounts.0.host']);
   assert.deepEqual(codes({ '//': '/host', '/srv/cache/': '/c' }), ['task/mount-never sandbox.mounts.//', 'task/host-mount sandbox.mounts./srv/cache/']);
   assert.deepEqual(codes([]), []);
 });
 
-test('--allow-mount-root, repeated, becomes one list that replaces the config\'s', () => {
+test("--allow-mount-root, repeated, becomes one list that replaces the config's", () => {
   const parsed = parseConfigFlags(['rollout', '--allow-mount-root', '/srv/a', '--allow-mount-root=/srv/b', 'x.jsonl']);
   assert.deepEqual(parsed.errors, []);
   assert.deepEqual(parsed.rest, ['rollout', 'x.jsonl']);
-  assert.deepEqual(parsed.flags.overrides.map((o) => [o.path.join('.'), o.value]), [['sandbox.allowed_mount_roots', ['/srv/a', '/srv/b']]]);
+  assert.deepEqual(
+    parsed.flags.overrides.map((o) => [o.path.join('.'), o.value]),
+    [['sandbox.allowed_mount_roots', ['/srv/a', '/srv/b']]],
+  );
 });
 
 test('local commands get an allow-listed environment with a home of their own', () => {
-  const host = { PATH: '/usr/bin', HOME: '/root', LANG: 'C.UTF-8', LC_ALL: 'C', HF_TOKEN: 'hf_secret', OPENAI_API_KEY: 'sk-secret', AWS_SECRET_ACCESS_KEY: 'x', GP_SERVICE_TOKEN: 'y', SSH_AUTH_SOCK: '/tmp/agent' };
+  const host = {
+    PATH: '/usr/bin',
+    HOME: '/root',
+    LANG: 'C.UTF-8',
+    LC_ALL: 'C',
+    HF_TOKEN: 'hf_secret',
+    OPENAI_API_KEY: 'sk-secret',
+    AWS_SECRET_ACCESS_KEY: 'x',
+    GP_SERVICE_TOKEN: 'y',
+    SSH_AUTH_SOCK: '/tmp/agent',
+  };
   const env = localCommandEnvironment(host, '/tmp/box/home');
   assert.deepEqual(env, { PATH: '/usr/bin', HOME: '/tmp/box/home', LANG: 'C.UTF-8', LC_ALL: 'C' });
 });
@@ -135,7 +183,9 @@ test('on the local backend a task sees no tokens, and the engine neither reads n
     assert.doesNotMatch(env.stdout, new RegExp(`HOME_IS=${process.env['HOME'] ?? '/root'}$`, 'm'));
 
     // A patch may create links; the engine's reads, listings and writes do not follow them out.
-    const made = await box.exec(`ln -s ${secretDir} outside && ln -s ${join(secretDir, 'secret.txt')} leak.txt && ln -s ${join(secretDir, 'planted.txt')} dangling.txt && ln -s app.py inner.py`);
+    const made = await box.exec(
+      `ln -s ${secretDir} outside && ln -s ${join(secretDir, 'secret.txt')} leak.txt && ln -s ${join(secretDir, 'planted.txt')} dangling.txt && ln -s app.py inner.py`,
+    );
     assert.equal(made.exitCode, 0, made.stderr);
     const refused = (e: unknown) => e instanceof SandboxError && e.code === 'invalid';
     await assert.rejects(box.readFile('leak.txt'), refused);

@@ -52,12 +52,13 @@ test('of ten launches taking one run folder at the same moment, exactly one gets
 
 test('a lock is broken only when its owner is gone from this host: a dead pid or a reused one, never another host or an unreadable file', async () => {
   const dir = tempDir();
-  const record = (extra: Record<string, unknown>) => JSON.stringify({ pid: process.pid, host: hostname(), command: 'gp rollout', locked_at: '2026-01-01T00:00:00Z', nonce: 'n0', ...extra });
+  const record = (extra: Record<string, unknown>) =>
+    JSON.stringify({ pid: process.pid, host: hostname(), command: 'gp rollout', locked_at: '2026-01-01T00:00:00Z', nonce: 'n0', ...extra });
 
   const dead = join(dir, 'dead.lock');
   writeFileSync(dead, record({ pid: deadPid() }));
   const took = await RunLock.acquire(dead, 'gp rollout');
-  assert.ok(took.ok, 'a dead owner\'s lock is taken over');
+  assert.ok(took.ok, "a dead owner's lock is taken over");
   assert.notEqual(took.broke, undefined);
   await took.lock.release();
 
@@ -81,7 +82,7 @@ test('a lock is broken only when its owner is gone from this host: a dead pid or
   assert.equal(readFileSync(garbage, 'utf8'), 'not a lock', 'an unreadable lock is left as it is');
 });
 
-test('a lock is released only by its owner: a newer owner\'s lock stays', async () => {
+test("a lock is released only by its owner: a newer owner's lock stays", async () => {
   const lock = join(tempDir(), 'run.lock');
   const first = await RunLock.acquire(lock, 'gp rollout');
   assert.ok(first.ok);
@@ -94,13 +95,19 @@ test('a lock is released only by its owner: a newer owner\'s lock stays', async 
 test('a torn last line is dropped before an append, so the next record is not glued onto it; a text log keeps its words', async () => {
   const dir = tempDir();
   const events = join(dir, 'events.jsonl');
-  writeFileSync(events, '{"ts":"2026-01-01T00:00:00Z","kind":"run-start","command":"gp rollout","total":1,"resumed":0}\n{"ts":"2026-01-01T00:00:01Z","kind":"episo');
+  writeFileSync(
+    events,
+    '{"ts":"2026-01-01T00:00:00Z","kind":"run-start","command":"gp rollout","total":1,"resumed":0}\n{"ts":"2026-01-01T00:00:01Z","kind":"episo',
+  );
   const log = new EventLog(events);
   await log.append({ kind: 'warning', message: 'after the tear' });
   const parsed = parseJsonLines(readFileSync(events, 'utf8'), runEventSchema);
   assert.deepEqual(parsed.problems, []);
   assert.equal(parsed.torn, false);
-  assert.deepEqual(parsed.records.map((r) => r.kind), ['run-start', 'warning']);
+  assert.deepEqual(
+    parsed.records.map((r) => r.kind),
+    ['run-start', 'warning'],
+  );
 
   const text = join(dir, 'run.log');
   writeFileSync(text, 'line one\nhalf a li');
@@ -117,7 +124,13 @@ test('infrastructure failures are told from task outcomes', () => {
   const cases: [unknown, string | undefined][] = [
     [new SandboxError('Docker daemon not reachable at /var/run/docker.sock (connect ENOENT)', 'daemon-unreachable'), 'daemon-lost'],
     [new SandboxError('Container gp-x stopped while running `pytest` and was removed.', 'container-gone'), 'sandbox-lost'],
-    [new SandboxError('Container gp-x stopped while running `pytest` (state exited, exit code 137, killed for going over its memory limit).', 'container-gone'), 'out-of-memory'],
+    [
+      new SandboxError(
+        'Container gp-x stopped while running `pytest` (state exited, exit code 137, killed for going over its memory limit).',
+        'container-gone',
+      ),
+      'out-of-memory',
+    ],
     [new SandboxError('Cannot read /testbed/a.py in sandbox gp-x: connect ENOENT /var/run/docker.sock', 'io'), 'daemon-lost'],
     [errno('ECONNRESET', 'read ECONNRESET', { address: '/var/run/docker.sock' }), 'daemon-lost'],
     [errno('ENOSPC', "ENOSPC: no space left on device, write '/runs/x/events.jsonl'", { path: '/runs/x/events.jsonl' }), 'disk-full'],
@@ -139,14 +152,19 @@ test('a run whose daemon is lost: those episodes are not counted, listed beside 
   const lost = new Set(['b', 'd']);
   let daemonBack = false;
   const doubles = testDeps((id) =>
-    lost.has(id) && !daemonBack ? { openThrows: new SandboxError('Docker daemon not reachable at /var/run/docker.sock (connect ENOENT)', 'daemon-unreachable') } : { steps: 1, resolved: id !== 'c' },
+    lost.has(id) && !daemonBack
+      ? { openThrows: new SandboxError('Docker daemon not reachable at /var/run/docker.sock (connect ENOENT)', 'daemon-unreachable') }
+      : { steps: 1, resolved: id !== 'c' },
   );
   const episodes = planEpisodes(plannedTasks(['a', 'b', 'c', 'd']), 1);
   const base = { runDir: dir, runName: 'r', command: 'gp eval tasks.jsonl', agent: 'scripted', dataset: 'tasks.jsonl', parallel: 2, deps: doubles.deps };
   const first = await runRollout(episodes, { ...base, signal: new AbortController().signal });
   assert.equal(first.state, 'failed');
   assert.match(first.reason ?? '', /2 episode\(s\) reached no outcome because the infrastructure failed/);
-  assert.deepEqual(first.infrastructure.map((f) => [f.episode_id, f.code]).sort(), [['b', 'daemon-lost'], ['d', 'daemon-lost']]);
+  assert.deepEqual(first.infrastructure.map((f) => [f.episode_id, f.code]).sort(), [
+    ['b', 'daemon-lost'],
+    ['d', 'daemon-lost'],
+  ]);
   const layout = runLayout(dir);
   const report = runReportSchema.parse(JSON.parse(readFileSync(layout.report, 'utf8')));
   assert.equal(report.total, 2);
@@ -174,13 +192,20 @@ test('a run whose daemon is lost: those episodes are not counted, listed beside 
 
 test('a training episode the infrastructure failed gives no return: closing it is an error the agent loop masks', async () => {
   const dir = tempDir();
-  const doubles = testDeps(() => ({ steps: 3, envThrowsAt: 1, envThrows: new SandboxError('Container gp-x stopped while running `pytest` and was removed.', 'container-gone') }));
+  const doubles = testDeps(() => ({
+    steps: 3,
+    envThrowsAt: 1,
+    envThrows: new SandboxError('Container gp-x stopped while running `pytest` and was removed.', 'container-gone'),
+  }));
   const [spec] = planEpisodes(plannedTasks(['t']), 1);
   assert.ok(spec);
   let ended: unknown;
   const episode = new ServiceEpisode({ spec, deps: doubles.deps, runDir: dir, onEnded: (result) => (ended = result) });
   await episode.started(Date.now() + 10_000);
   await assert.rejects(episode.step(1, '<function=noop></function>'));
-  await assert.rejects(episode.close('max_steps'), (error: unknown) => error instanceof EpisodeConflict && /infrastructure failed \(sandbox-lost/.test(error.message));
+  await assert.rejects(
+    episode.close('max_steps'),
+    (error: unknown) => error instanceof EpisodeConflict && /infrastructure failed \(sandbox-lost/.test(error.message),
+  );
   assert.notEqual(ended, undefined);
 });

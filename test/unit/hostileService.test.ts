@@ -23,11 +23,15 @@ interface Reply {
 
 function call(url: string, method: string, path: string, payload?: string, headers: Record<string, string> = {}): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, { method, agent: false, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Reply['body'] }));
-    });
+    const req = request(
+      `${url}${path}`,
+      { method, agent: false, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...headers } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Reply['body'] }));
+      },
+    );
     req.on('error', reject);
     req.end(payload);
   });
@@ -53,7 +57,11 @@ async function withService(body: (service: EnvService, url: string) => Promise<v
 
 test('a malformed percent-encoding in an episode path is a 400 that says so, on every route', () =>
   withService(async (_service, url) => {
-    for (const [method, path, body] of [['POST', '/episodes/%E0%A4%A/step', '{"turn":1,"reply":"x"}'], ['POST', '/episodes/%/close', '{"reason":"max_steps"}'], ['GET', '/episodes/%zz/policy', undefined]] as const) {
+    for (const [method, path, body] of [
+      ['POST', '/episodes/%E0%A4%A/step', '{"turn":1,"reply":"x"}'],
+      ['POST', '/episodes/%/close', '{"reason":"max_steps"}'],
+      ['GET', '/episodes/%zz/policy', undefined],
+    ] as const) {
       const reply = await call(url, method, path, body);
       assert.equal(reply.status, 400, `${method} ${path}`);
       assert.equal(reply.body.error?.code, 'bad-path');

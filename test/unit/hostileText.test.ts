@@ -27,7 +27,11 @@ function tempDir(): string {
 
 /** The real `gp` process (stdout and stderr as a pipe, which is what a terminal would be sent). */
 function gp(cwd: string, ...args: string[]): { code: number | null; out: string } {
-  const r = spawnSync(process.execPath, ['--import', require.resolve('tsx'), join(repo, 'server/src/cli/main.ts'), ...args], { cwd, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' } });
+  const r = spawnSync(process.execPath, ['--import', require.resolve('tsx'), join(repo, 'server/src/cli/main.ts'), ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1' },
+  });
   return { code: r.status, out: `${r.stdout}${r.stderr}` };
 }
 
@@ -35,11 +39,13 @@ function gp(cwd: string, ...args: string[]): { code: number | null; out: string 
 function actsOnTerminal(text: string): boolean {
   return [...text].some((c) => {
     const code = c.codePointAt(0) ?? 0;
-    return (code < 0x20 && c !== '\n' && c !== '\t') || (code >= 0x7f && code <= 0x9f) || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
+    return (
+      (code < 0x20 && c !== '\n' && c !== '\t') || (code >= 0x7f && code <= 0x9f) || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069)
+    );
   });
 }
 
-test('control characters are shown as escapes; gp\'s own colours and line ends pass', () => {
+test("control characters are shown as escapes; gp's own colours and line ends pass", () => {
   assert.equal(visibleLine('a\tb\nc'), 'a\\x09b\\x0ac');
   assert.equal(visibleText('a\tb\nc\r\nd'), 'a\tb\nc\r\nd');
   assert.equal(visibleText(hostile), '\\x1b[2J\\x1b]0;pwned\\x07\\x1b]52;c;cm0gLXJmIH4=\\x07\\x0dhidden\\u202eevil');
@@ -68,7 +74,7 @@ test('a task id with a control character, a separator, . or .. is refused at its
     assert.ok(f, JSON.stringify(id));
     assert.match(f.message, message);
     // A row's findings sit on the key they are about (docs/datasets.md); the message names the character.
-    assert.equal(line.slice(f.start, f.end), '"task_id"', 'the finding sits on the id\'s key');
+    assert.equal(line.slice(f.start, f.end), '"task_id"', "the finding sits on the id's key");
   }
   for (const id of ['django__django-11099', 'R2E-Gym__Lite:train:42', '...', 'a b', 'é-ü-中']) {
     assert.equal(validateLine(JSON.stringify({ task_id: id, sandbox: { docker_image: 'img', workdir: '/testbed' } })).hasError, false, id);
@@ -78,10 +84,13 @@ test('a task id with a control character, a separator, . or .. is refused at its
 test('gp dataset validate and gp config check print hostile ids and key names without acting on the terminal', () => {
   const dir = tempDir();
   const dataset = join(dir, 'tasks.jsonl');
-  writeFileSync(dataset, [
-    JSON.stringify({ task_id: `x${hostile}`, sandbox: { docker_image: 'img', workdir: '/testbed' } }),
-    JSON.stringify({ task_id: 'fine', sandbox: { docker_image: 'img', workdir: '/testbed' }, [`key${hostile}`]: 1 }),
-  ].join('\n') + '\n');
+  writeFileSync(
+    dataset,
+    [
+      JSON.stringify({ task_id: `x${hostile}`, sandbox: { docker_image: 'img', workdir: '/testbed' } }),
+      JSON.stringify({ task_id: 'fine', sandbox: { docker_image: 'img', workdir: '/testbed' }, [`key${hostile}`]: 1 }),
+    ].join('\n') + '\n',
+  );
   const validate = gp(dir, 'dataset', 'validate', dataset);
   assert.equal(validate.code, 1, validate.out);
   assert.match(validate.out, /tasks\.jsonl:1:\d+ error task\/schema A task id must be printable; this one holds the control character \\x1b at character 2/);
@@ -99,7 +108,10 @@ test('gp dataset validate and gp config check print hostile ids and key names wi
 
 test('gp trajectory show prints a hostile reply and observation as escapes, with its own colours only', async () => {
   const dir = tempDir();
-  const lines = readFileSync(join(repo, 'test/fixtures/trajectories/sample-calc-add.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+  const lines = readFileSync(join(repo, 'test/fixtures/trajectories/sample-calc-add.jsonl'), 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
   const step = lines.find((l) => l['type'] === 'step') as { action: { thought: string }; observation: { text: string }; response?: string };
   step.action.thought = `thinking${hostile}`;
   step.observation.text = `observed${hostile}`;
@@ -126,8 +138,24 @@ test('gp trajectory show prints a hostile reply and observation as escapes, with
 
 test('the local backend says once what it isolates (under bubblewrap) or that it does not, as a gp warning', () => {
   const dir = tempDir();
-  const r = gp(dir, 'task', 'test', join(repo, 'datasets/samples.jsonl'), '--task', 'sample-arith-operator', '--task', 'sample-off-by-one', '--backend', 'local', '--run-dir', join(dir, 'tests'));
+  const r = gp(
+    dir,
+    'task',
+    'test',
+    join(repo, 'datasets/samples.jsonl'),
+    '--task',
+    'sample-arith-operator',
+    '--task',
+    'sample-off-by-one',
+    '--backend',
+    'local',
+    '--run-dir',
+    join(dir, 'tests'),
+  );
   const said = r.out.split('\n').filter((l) => /the local backend (does not isolate|runs task commands under bubblewrap)/.test(l));
   assert.equal(said.length, 1, r.out);
-  assert.match(said[0] ?? '', /^warning: the local backend (does not isolate|runs task commands under bubblewrap: .* so for untrusted tasks prefer sandbox\.backend docker$)/);
+  assert.match(
+    said[0] ?? '',
+    /^warning: the local backend (does not isolate|runs task commands under bubblewrap: .* so for untrusted tasks prefer sandbox\.backend docker$)/,
+  );
 });

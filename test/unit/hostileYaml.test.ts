@@ -13,18 +13,28 @@ import { checkConfigText } from '../../server/src/config/index.js';
 import { duplicateKeys } from '../../server/src/config/duplicateKeys.js';
 
 function errors(text: string): string[] {
-  return checkConfigText(text).findings.filter((f) => f.severity === 'error').map((f) => `${f.code}@${text.slice(0, f.range.start).split('\n').length}`);
+  return checkConfigText(text)
+    .findings.filter((f) => f.severity === 'error')
+    .map((f) => `${f.code}@${text.slice(0, f.range.start).split('\n').length}`);
 }
 
 test('duplicate keys are found in every mapping, at the repeat, with where the first one is', () => {
   const text = 'env:\n  max_steps: 1\n  reward_scale: 1\n  max_steps: 2\nverl_overrides:\n  a:\n    b: 1\n    b: 2\n  "c": 1\n  c: 2\n  1: x\n  "1": y\n';
   const check = checkConfigText(text);
   const dups = check.findings.filter((f) => f.code === 'yaml/duplicate-key');
-  assert.deepEqual(dups.map((f) => text.slice(f.range.start, f.range.end)), ['max_steps', 'b', 'c']);
+  assert.deepEqual(
+    dups.map((f) => text.slice(f.range.start, f.range.end)),
+    ['max_steps', 'b', 'c'],
+  );
   assert.match(dups[0]?.message ?? '', /`max_steps` is already defined on line 2/);
   // The same verdicts as the library's own check, which is quadratic, on the same text.
-  const library = parseDocument(text, { uniqueKeys: true }).errors.filter((e) => e.code === 'DUPLICATE_KEY').map((e) => e.pos[0]);
-  assert.deepEqual(duplicateKeys(parseDocument(text, { uniqueKeys: false })).map((d) => d.range[0]), library);
+  const library = parseDocument(text, { uniqueKeys: true })
+    .errors.filter((e) => e.code === 'DUPLICATE_KEY')
+    .map((e) => e.pos[0]);
+  assert.deepEqual(
+    duplicateKeys(parseDocument(text, { uniqueKeys: false })).map((d) => d.range[0]),
+    library,
+  );
 });
 
 test('tags beyond plain data are findings, and the check never throws on them', () => {
@@ -56,9 +66,22 @@ test('an alias bomb is a finding, not an expansion', () => {
 
 test('hostile YAML of many kinds gives findings, never an exception', () => {
   const texts = [
-    '', '---\n---\n', '\u0000\u0001', 'a: [', '{', 'key: "unterminated', '\t- tab', '&a [*a]', '*undefined', '? [a, b]\n: c\n',
-    'x: !!binary\n', '%YAML 9.9\n---\na: 1\n', '!<tag:evil> {}\n', 'verl_overrides: {a: !!binary aGk=, b: !!set {x}}\n',
-    `${'a:\n  '.repeat(2000)}b: 1\n`, `[${'['.repeat(5000)}`,
+    '',
+    '---\n---\n',
+    '\u0000\u0001',
+    'a: [',
+    '{',
+    'key: "unterminated',
+    '\t- tab',
+    '&a [*a]',
+    '*undefined',
+    '? [a, b]\n: c\n',
+    'x: !!binary\n',
+    '%YAML 9.9\n---\na: 1\n',
+    '!<tag:evil> {}\n',
+    'verl_overrides: {a: !!binary aGk=, b: !!set {x}}\n',
+    `${'a:\n  '.repeat(2000)}b: 1\n`,
+    `[${'['.repeat(5000)}`,
   ];
   for (const text of texts) {
     const check = checkConfigText(text);

@@ -28,11 +28,15 @@ interface Reply {
 
 function call(url: string, method: string, path: string, withToken = token): Promise<Reply> {
   return new Promise((resolve, reject) => {
-    const req = request(`${url}${path}`, { method, agent: false, headers: { authorization: `Bearer ${withToken}`, 'content-type': 'application/json' } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Reply['body'] }));
-    });
+    const req = request(
+      `${url}${path}`,
+      { method, agent: false, headers: { authorization: `Bearer ${withToken}`, 'content-type': 'application/json' } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString('utf8') || '{}') as Reply['body'] }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -44,7 +48,12 @@ async function serve(routes: readonly Route[]): Promise<{ url: string; server: S
     token,
     unauthorised: 'send the test token',
     routes: routes.map((route) => ({ ...route, answer: (req, params, res) => (reached.push(route.path), route.answer(req, params, res)) })),
-    miss: (method, path) => new HttpError(method === 'GET' ? 405 : 404, method === 'GET' ? 'method-not-allowed' : 'no-such-route', `${method} ${path} is not a route of the test server`),
+    miss: (method, path) =>
+      new HttpError(
+        method === 'GET' ? 405 : 404,
+        method === 'GET' ? 'method-not-allowed' : 'no-such-route',
+        `${method} ${path} is not a route of the test server`,
+      ),
   });
   const server = createServer((req, res) => void handle(req, res));
   return { url: await listenJson(server, '127.0.0.1', 0), server, reached };
@@ -81,8 +90,14 @@ test('the router refuses a request without the token before any route runs', asy
 test('the router answers a request no route takes with the service miss, in the one error shape', async () => {
   const { url, server, reached } = await serve(routes);
   try {
-    assert.deepEqual(await call(url, 'POST', '/things/x'), { status: 404, body: { error: { code: 'no-such-route', message: 'POST /things/x is not a route of the test server' } } });
-    assert.deepEqual(await call(url, 'GET', '/things/x/poke'), { status: 405, body: { error: { code: 'method-not-allowed', message: 'GET /things/x/poke is not a route of the test server' } } });
+    assert.deepEqual(await call(url, 'POST', '/things/x'), {
+      status: 404,
+      body: { error: { code: 'no-such-route', message: 'POST /things/x is not a route of the test server' } },
+    });
+    assert.deepEqual(await call(url, 'GET', '/things/x/poke'), {
+      status: 405,
+      body: { error: { code: 'method-not-allowed', message: 'GET /things/x/poke is not a route of the test server' } },
+    });
     const bad = await call(url, 'GET', '/things/%zz');
     assert.equal(bad.status, 400);
     assert.deepEqual(bad.body.error?.code, 'bad-path');
@@ -95,15 +110,31 @@ test('the router answers a request no route takes with the service miss, in the 
 
 test('the environment service and the host registry keep their 404 and 405 answers', async () => {
   const runDir = mkdtempSync(join(tmpdir(), 'gp-http-kit-'));
-  const service = new EnvService({ runDir, tasks: new Map(plannedTasks(['t1']).map((t) => [t.task.task_id, t])), deps: testDeps(() => ({ steps: 1 })).deps, maxOpen: 1, episodeDeadlineMs: 60_000, token });
+  const service = new EnvService({
+    runDir,
+    tasks: new Map(plannedTasks(['t1']).map((t) => [t.task.task_id, t])),
+    deps: testDeps(() => ({ steps: 1 })).deps,
+    maxOpen: 1,
+    episodeDeadlineMs: 60_000,
+    token,
+  });
   const pool = new HostPool();
   try {
     const { url } = await service.start();
-    assert.deepEqual(await call(url, 'GET', '/episodes'), { status: 405, body: { error: { code: 'method-not-allowed', message: 'GET /episodes is not a route of the environment service' } } });
-    assert.deepEqual(await call(url, 'POST', '/nowhere'), { status: 404, body: { error: { code: 'no-such-route', message: 'POST /nowhere is not a route of the environment service' } } });
+    assert.deepEqual(await call(url, 'GET', '/episodes'), {
+      status: 405,
+      body: { error: { code: 'method-not-allowed', message: 'GET /episodes is not a route of the environment service' } },
+    });
+    assert.deepEqual(await call(url, 'POST', '/nowhere'), {
+      status: 404,
+      body: { error: { code: 'no-such-route', message: 'POST /nowhere is not a route of the environment service' } },
+    });
     assert.equal((await call(url, 'GET', '/health', 'wrong')).status, 401);
     const registry = await pool.start();
-    assert.deepEqual(await call(registry.url, 'GET', '/hosts', registry.token), { status: 404, body: { error: { code: 'no-such-route', message: 'GET /hosts is not a route of the sandbox host registry' } } });
+    assert.deepEqual(await call(registry.url, 'GET', '/hosts', registry.token), {
+      status: 404,
+      body: { error: { code: 'no-such-route', message: 'GET /hosts is not a route of the sandbox host registry' } },
+    });
     assert.equal((await call(registry.url, 'GET', '/health', 'wrong')).status, 401);
   } finally {
     await service.close();
@@ -124,13 +155,19 @@ async function answering(status: number | undefined, body: string): Promise<{ ur
 test('the client transport ends a request that gets no answer within its time limit', async () => {
   const { url, server } = await answering(undefined, '');
   try {
-    const error = await httpCall({ method: 'GET', url: new URL('/x', url), timeoutMs: 100 }).then(() => undefined, (e: unknown) => e);
+    const error = await httpCall({ method: 'GET', url: new URL('/x', url), timeoutMs: 100 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(error instanceof HttpTransportError);
     assert.ok(error instanceof HttpError);
     assert.equal(error.code, 'no-answer');
     assert.equal(error.message, 'no answer in 100 ms');
     assert.equal(error.status, undefined);
-    const lost = await new HostClient(url, token, 'host h1').call({ method: 'GET', path: '/health', schema: z.unknown(), timeoutMs: 100 }).then(() => undefined, (e: unknown) => e);
+    const lost = await new HostClient(url, token, 'host h1').call({ method: 'GET', path: '/health', schema: z.unknown(), timeoutMs: 100 }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     assert.ok(lost instanceof HostLostError && lost instanceof HttpError);
     assert.equal(lost.message, 'host h1: no answer in 100 ms');
   } finally {
@@ -143,9 +180,18 @@ test('a non-2xx answer is an HttpError with its status from every client', async
   const { url, server } = await answering(503, '{"error":{"code":"busy","message":"too busy"}}');
   try {
     const failures = await Promise.all([
-      new HostClient(url, token, 'host h1').call({ method: 'GET', path: '/health', schema: z.unknown() }).then(() => undefined, (e: unknown) => e),
-      new RayJobsClient({ address: url, token: '' }).version().then(() => undefined, (e: unknown) => e),
-      postJson(`${url}/v1/chat/completions`, {}, { what: 'chat endpoint', timeoutMs: 2000, retries: 0, backoffMs: 1 }).then(() => undefined, (e: unknown) => e),
+      new HostClient(url, token, 'host h1').call({ method: 'GET', path: '/health', schema: z.unknown() }).then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+      new RayJobsClient({ address: url, token: '' }).version().then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
+      postJson(`${url}/v1/chat/completions`, {}, { what: 'chat endpoint', timeoutMs: 2000, retries: 0, backoffMs: 1 }).then(
+        () => undefined,
+        (e: unknown) => e,
+      ),
     ]);
     for (const failure of failures) {
       assert.ok(failure instanceof HttpError, String(failure));

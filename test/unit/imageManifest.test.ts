@@ -134,7 +134,9 @@ test('collects the SWE-bench Verified tasks as the raw JSON says', async () => {
     .map((l) => JSON.parse(l) as { sandbox?: { docker_image?: string; requires_build?: boolean }; docker_image?: string; requires_build?: boolean });
   const expectedImages = [...new Set(raw.map((r) => r.sandbox?.docker_image ?? r.docker_image).filter((i): i is string => typeof i === 'string'))];
   const expectedBuildOnly = new Set(
-    raw.filter((r) => r.sandbox?.requires_build === true || r.requires_build === true || (r.sandbox?.docker_image ?? '').startsWith('sweb.eval.')).map((r) => r.sandbox?.docker_image),
+    raw
+      .filter((r) => r.sandbox?.requires_build === true || r.requires_build === true || (r.sandbox?.docker_image ?? '').startsWith('sweb.eval.'))
+      .map((r) => r.sandbox?.docker_image),
   );
   const expectedMissing = raw.filter((r) => (r.sandbox?.docker_image ?? r.docker_image) === undefined).length;
   const result = await collectImages([path]);
@@ -151,7 +153,10 @@ test('collects the SWE-bench Verified tasks as the raw JSON says', async () => {
 test('writes a manifest that reads back with its build-only marks, ignoring blanks and comments', async () => {
   const path = join(dir, 'nested', 'docker_images.txt');
   await writeManifest(path, ['a/b:1', 'sweb.eval.x86_64.foo__bar-1:latest', 'c/d'], { buildOnly: ['sweb.eval.x86_64.foo__bar-1:latest'] });
-  assert.deepEqual(await readManifest(path), { images: ['a/b:1', 'sweb.eval.x86_64.foo__bar-1:latest', 'c/d'], buildOnly: ['sweb.eval.x86_64.foo__bar-1:latest'] });
+  assert.deepEqual(await readManifest(path), {
+    images: ['a/b:1', 'sweb.eval.x86_64.foo__bar-1:latest', 'c/d'],
+    buildOnly: ['sweb.eval.x86_64.foo__bar-1:latest'],
+  });
   const handWritten = join(dir, 'hand.txt');
   writeFileSync(handWritten, '# images\n\n  a/b:1  \r\nc/d # pinned later\na/b:1\n');
   assert.deepEqual(await readManifest(handWritten), { images: ['a/b:1', 'c/d'], buildOnly: [] });
@@ -169,7 +174,10 @@ test('gp images manifest writes the manifest, prints the summary, and exits 1 fo
   const out = join(dir, 'cli-manifest.txt');
   const io = capture();
   assert.equal(await imagesManifest([data, '--out', out], io), 1);
-  assert.ok(io.lines.some((l) => l.startsWith(`${data}:4:1 malformed:`)), io.lines.join('\n'));
+  assert.ok(
+    io.lines.some((l) => l.startsWith(`${data}:4:1 malformed:`)),
+    io.lines.join('\n'),
+  );
   assert.ok(io.lines.some((l) => l.startsWith(`${data}:3 no image: task 3`)));
   assert.equal(io.lines.at(-1), `Docker manifest written to ${out} (2 images, 1 build-only, 1 row without an image, 1 malformed line).`);
   assert.deepEqual((await readManifest(out)).images, ['a/b:1', 'sweb.eval.x86_64.foo__bar-1:latest']);
@@ -198,7 +206,9 @@ test('pre-pulls a list of build-only images without a daemon, and names the daem
   const saved = process.env['DOCKER_HOST'];
   process.env['DOCKER_HOST'] = `unix://${join(dir, 'no-daemon.sock')}`;
   try {
-    const results = await prepullImages(['sweb.eval.x86_64.a__b-1:latest', 'gp-test/built:1', 'sweb.eval.x86_64.a__b-1:latest'], { buildOnly: ['gp-test/built:1'] });
+    const results = await prepullImages(['sweb.eval.x86_64.a__b-1:latest', 'gp-test/built:1', 'sweb.eval.x86_64.a__b-1:latest'], {
+      buildOnly: ['gp-test/built:1'],
+    });
     assert.deepEqual(
       results.map((r) => [r.image, r.status, r.attempts]),
       [
@@ -206,7 +216,10 @@ test('pre-pulls a list of build-only images without a daemon, and names the daem
         ['gp-test/built:1', 'build-only', 0],
       ],
     );
-    await assert.rejects(prepullImages(['gp-test/pulled:1']), (error: Error & { code?: string }) => error.code === 'daemon-unreachable' && error.message.includes('no-daemon.sock'));
+    await assert.rejects(
+      prepullImages(['gp-test/pulled:1']),
+      (error: Error & { code?: string }) => error.code === 'daemon-unreachable' && error.message.includes('no-daemon.sock'),
+    );
     const io = capture();
     assert.equal(await imagesPrepull(['gp-test/pulled:1'], io), 1);
     assert.match(io.errors.join('\n'), /^Docker daemon not reachable at unix:\/\/.*no-daemon\.sock/);

@@ -161,7 +161,16 @@ test('hashes file names, modes and contents so that no two file sets collide', (
   const a = hashInputs([{ name: 'a', content: 'bc' }]);
   assert.notEqual(hashInputs([{ name: 'ab', content: 'c' }]), a);
   assert.notEqual(hashInputs([{ name: 'a', content: 'bc', mode: 0o755 }]), a);
-  assert.equal(hashInputs([{ name: 'b', content: '' }, { name: 'a', content: 'bc' }]), hashInputs([{ name: 'a', content: 'bc' }, { name: 'b', content: '' }]));
+  assert.equal(
+    hashInputs([
+      { name: 'b', content: '' },
+      { name: 'a', content: 'bc' },
+    ]),
+    hashInputs([
+      { name: 'a', content: 'bc' },
+      { name: 'b', content: '' },
+    ]),
+  );
   assert.notEqual(hashInputs([{ name: 'a', content: 'bc' }], { mirror: 'x' }), a);
 });
 
@@ -220,16 +229,19 @@ test('packs the sample context with the Dockerfile and the repository, leaving P
   const files = await readContextFiles(dir);
   const tar = await packContext(files);
   const entries = await tarEntries(tar);
-  assert.deepEqual([...entries.keys()], [
-    'Dockerfile',
-    'sample_repo/.gitignore',
-    'sample_repo/app/__init__.py',
-    'sample_repo/app/calc.py',
-    'sample_repo/run.sh',
-    'sample_repo/tests/__init__.py',
-    'sample_repo/tests/test_calc.py',
-    'sample_repo/tests/test_calc_unittest.py',
-  ]);
+  assert.deepEqual(
+    [...entries.keys()],
+    [
+      'Dockerfile',
+      'sample_repo/.gitignore',
+      'sample_repo/app/__init__.py',
+      'sample_repo/app/calc.py',
+      'sample_repo/run.sh',
+      'sample_repo/tests/__init__.py',
+      'sample_repo/tests/test_calc.py',
+      'sample_repo/tests/test_calc_unittest.py',
+    ],
+  );
   assert.equal(entries.get('sample_repo/run.sh')?.mode, 0o755);
   assert.equal(entries.get('sample_repo/app/calc.py')?.mode, 0o644);
   assert.equal(entries.get('Dockerfile')?.mtime, 0);
@@ -250,7 +262,10 @@ test('the sample bug sits on the line the sample dataset points its failure fram
   assert.equal(task.sandbox.docker_image, imageTags.sample);
   const lines = readFileSync(join(sampleDir, 'sample_repo', frame.path), 'utf8').split('\n');
   assert.equal(lines[frame.lineno - 1], '    return lhs - rhs');
-  const enclosing = lines.slice(0, frame.lineno).reverse().find((line) => line.startsWith('def '));
+  const enclosing = lines
+    .slice(0, frame.lineno)
+    .reverse()
+    .find((line) => line.startsWith('def '));
   assert.equal(enclosing, `def ${frame.function}(lhs, rhs):`);
   assert.equal(lines[10], '    return lhs * rhs', 'mul returns on line 11, where the mul task points');
 });

@@ -16,10 +16,11 @@ function shape(source: YamlSource, withEnds = true): string[] {
   const walk = (n: unknown) => {
     const node = n as Node | null;
     if (node?.range) out.push(`${(withEnds ? node.range : node.range.slice(0, 2)).join(',')}${isScalar(node) ? `=${String(node.value)}` : ''}`);
-    if (isMap(node)) for (const p of node.items) {
-      walk(p.key);
-      walk(p.value);
-    }
+    if (isMap(node))
+      for (const p of node.items) {
+        walk(p.key);
+        walk(p.value);
+      }
     else if (node && 'items' in node && Array.isArray((node as { items: unknown[] }).items)) (node as { items: unknown[] }).items.forEach(walk);
   };
   walk(source.doc.contents);
@@ -74,7 +75,42 @@ function walkEdits(
 
 test('patching a scalar edit gives exactly what a full parse gives', () => {
   const random = rng(7);
-  const replacements = ['0', '7', '12', '2.5', '-1', '+5', '0x1F', '0o17', '.inf', '-.Inf', '.nan', '~', 'yes', 'True', 'NULL', '1_000', 'true', 'x', 'grpo', '1e-5', '', ' ', ':', '#', '\n', 'null', '[', "'", '- ', '-', '-\r', '---', '?', '\t'];
+  const replacements = [
+    '0',
+    '7',
+    '12',
+    '2.5',
+    '-1',
+    '+5',
+    '0x1F',
+    '0o17',
+    '.inf',
+    '-.Inf',
+    '.nan',
+    '~',
+    'yes',
+    'True',
+    'NULL',
+    '1_000',
+    'true',
+    'x',
+    'grpo',
+    '1e-5',
+    '',
+    ' ',
+    ':',
+    '#',
+    '\n',
+    'null',
+    '[',
+    "'",
+    '- ',
+    '-',
+    '-\r',
+    '---',
+    '?',
+    '\t',
+  ];
   const edit = (text: string) => {
     const at = Math.floor(random() * text.length);
     const len = Math.floor(random() * 3);

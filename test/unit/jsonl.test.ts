@@ -57,7 +57,10 @@ test('reports duplicate task ids on the second and later lines, pointing at the 
   const text = [task('a'), task('b'), task('a'), task('a')].join('\n');
   const report = validateJsonl(text);
   const dups = report.findings.filter((f) => f.code === 'task/duplicate-id');
-  assert.deepEqual(dups.map((f) => f.line), [2, 3]);
+  assert.deepEqual(
+    dups.map((f) => f.line),
+    [2, 3],
+  );
   assert.ok(dups.every((f) => f.severity === 'error' && f.relatedLines?.[0]?.line === 0));
   const second = text.split('\n')[2] ?? '';
   assert.equal(second.slice(dups[0]?.start, dups[0]?.end), '"a"');
@@ -79,7 +82,10 @@ test('reports bytes that are not UTF-8, from text and from disk, but not a real 
   assert.equal(fromText.findings.find((f) => f.code === 'jsonl/encoding')?.start, 13);
   const bad = Buffer.concat([Buffer.from(task('a').slice(0, 13)), Buffer.from([0xff, 0xfe]), Buffer.from(task('a').slice(13)), Buffer.from('\n')]);
   const badReport = await validateJsonlFile(file('bad-utf8.jsonl', bad));
-  assert.deepEqual(badReport.findings.map((f) => f.code), ['jsonl/encoding']);
+  assert.deepEqual(
+    badReport.findings.map((f) => f.code),
+    ['jsonl/encoding'],
+  );
   assert.match(badReport.findings[0]?.message ?? '', /not valid UTF-8/);
   const genuine = await validateJsonlFile(file('real-fffd.jsonl', `${task('a\ufffd')}\n`));
   assert.deepEqual(genuine.findings, []);
@@ -119,7 +125,10 @@ test('handles a line over 1 MB: valid, broken at its end, and deeply nested', ()
 test('skips a line longer than the limit when streaming from disk', async () => {
   const path = file('too-long.jsonl', `${task('a')}\n${'y'.repeat(5000)}\n${task('b')}\n`);
   const report = await validateJsonlFile(path, { maxLineBytes: 1000 });
-  assert.deepEqual(report.findings.map((f: JsonlFinding) => [f.line, f.code]), [[1, 'jsonl/line-too-long']]);
+  assert.deepEqual(
+    report.findings.map((f: JsonlFinding) => [f.line, f.code]),
+    [[1, 'jsonl/line-too-long']],
+  );
   assert.equal(report.summary.tasks, 2);
   assert.equal(report.summary.lines, 3);
 });
@@ -133,7 +142,13 @@ test('revalidates only the lines whose text changed', () => {
   lines[1] = task('c', { max_steps: 5 });
   const second = service.validate('file:///t.jsonl', lines.join('\n'), first.lines);
   assert.equal(service.linesValidated, 5, 'only the edited line is validated again');
-  assert.deepEqual(second.diagnostics.map((d) => [d.range.start.line, d.code]), [[2, 'task/duplicate-id'], [3, 'task/schema']]);
+  assert.deepEqual(
+    second.diagnostics.map((d) => [d.range.start.line, d.code]),
+    [
+      [2, 'task/duplicate-id'],
+      [3, 'task/schema'],
+    ],
+  );
   lines.splice(0, 0, '');
   service.validate('file:///t.jsonl', lines.join('\n'), second.lines);
   assert.equal(service.linesValidated, 6, 'inserting a blank line re-uses every other result');
@@ -163,7 +178,10 @@ test('offers quick fixes that rewrite the line for the legacy shape and aliases'
   const actions = service.codeActions('file:///q.jsonl', text, all, diagnostics);
   const rewrite = actions.find((a) => a.title.includes('nested `sandbox`'));
   const newLegacy = rewrite?.edit?.changes?.['file:///q.jsonl']?.[0]?.newText ?? '';
-  assert.deepEqual(validateLine(newLegacy).findings.map((f) => `${f.code} ${f.path.join('.')}`), ['task/host-mount sandbox.mounts.0.host']);
+  assert.deepEqual(
+    validateLine(newLegacy).findings.map((f) => `${f.code} ${f.path.join('.')}`),
+    ['task/host-mount sandbox.mounts.0.host'],
+  );
   const rename = actions.find((a) => a.title === 'Rename `func` to `function`');
   const renamed = rename?.edit?.changes?.['file:///q.jsonl']?.[0];
   assert.equal(renamed?.range.start.line, 1);
@@ -204,11 +222,16 @@ test('gp dataset validate exits 0 for clean files and prints a summary', async (
 test('gp dataset validate counts duplicate ids, rows without an image, unknown keys, bad lines and build-only images', async () => {
   const row = (id: string, image: string | undefined, extra = '') =>
     `{"task_id": "${id}", "sandbox": {${image === undefined ? '' : `"docker_image": "${image}", `}"workdir": "/testbed"}${extra}}`;
-  const text = [row('a', 'sweb.eval.x86_64.a:latest'), row('a', 'img:1'), row('b', undefined), row('c', 'img:1', ', "colour": 1'), '{"task_id": ', '[1]'].join('\n');
+  const text = [row('a', 'sweb.eval.x86_64.a:latest'), row('a', 'img:1'), row('b', undefined), row('c', 'img:1', ', "colour": 1'), '{"task_id": ', '[1]'].join(
+    '\n',
+  );
   const path = file('counts.jsonl', `${text}\n`);
   const c = capture();
   assert.equal(await datasetValidate([path], {}, c.io), 1);
-  assert.match(c.out.at(-1) ?? '', /^ {2}1 duplicate id, 1 row without an image, 1 unknown key, 1 line of invalid JSON, 0 lines not UTF-8; 2 images, 1 build-only\.$/);
+  assert.match(
+    c.out.at(-1) ?? '',
+    /^ {2}1 duplicate id, 1 row without an image, 1 unknown key, 1 line of invalid JSON, 0 lines not UTF-8; 2 images, 1 build-only\.$/,
+  );
   const json = capture();
   await datasetValidate([path], { json: true }, json.io);
   const parsed = JSON.parse(json.out.join('\n')) as { counts: Record<string, number> }[];
@@ -237,7 +260,14 @@ test('gp dataset validate exits 2 when a file cannot be read, limits problems, a
   assert.equal(await datasetValidate([many], { json: true }, json.io), 1);
   const parsed = JSON.parse(json.out.join('\n')) as { file: string; summary: { errors: number }; findings: { line: number; column: number }[] }[];
   assert.equal(parsed[0]?.summary.errors, 3);
-  assert.deepEqual(parsed[0]?.findings.map((f) => [f.line, f.column]), [[1, 1], [2, 1], [3, 1]]);
+  assert.deepEqual(
+    parsed[0]?.findings.map((f) => [f.line, f.column]),
+    [
+      [1, 1],
+      [2, 1],
+      [3, 1],
+    ],
+  );
 });
 
 test('offers no whole-line rewrite that would round a large integer', async () => {
@@ -249,11 +279,21 @@ test('offers no whole-line rewrite that would round a large integer', async () =
 });
 
 test('fixes on a legacy row rewrite the whole normalised entry', () => {
-  const legacy = JSON.stringify({ task_id: 'l1', docker_image: 'sweb.eval.x86_64.django__django-1', instance: { mounts: ['repo:/repo'], commands: { test: 'pytest' } } });
+  const legacy = JSON.stringify({
+    task_id: 'l1',
+    docker_image: 'sweb.eval.x86_64.django__django-1',
+    instance: { mounts: ['repo:/repo'], commands: { test: 'pytest' } },
+  });
   const result = validateLine(legacy);
   const rebased = result.findings.filter((f) => f.code !== 'task/legacy-shape' && f.fixes.length > 0);
   assert.ok(rebased.length > 0, 'the workdir of a sweb.eval image is checked on the normalised entry');
-  for (const f of rebased) for (const fix of f.fixes) assert.deepEqual(fix.edits.map((e) => e.op), ['replaceRoot'], `${f.code}: ${fix.title}`);
+  for (const f of rebased)
+    for (const fix of f.fixes)
+      assert.deepEqual(
+        fix.edits.map((e) => e.op),
+        ['replaceRoot'],
+        `${f.code}: ${fix.title}`,
+      );
 });
 
 test('splits lines at a lone carriage return as the editor does', () => {
@@ -263,8 +303,14 @@ test('splits lines at a lone carriage return as the editor does', () => {
 test('the editor gives an empty dataset one jsonl/empty note and a binary one a single jsonl/not-text error', () => {
   const service = new JsonlService({ validateLine, validateFile: validateJsonlFile });
   const empty = service.validate('file:///d/empty.jsonl', '\n  \n').diagnostics;
-  assert.deepEqual(empty.map((d) => d.code), ['jsonl/empty']);
+  assert.deepEqual(
+    empty.map((d) => d.code),
+    ['jsonl/empty'],
+  );
   const binary = `${'{"task_id": "a"}\n'}${String.fromCharCode(0)}${randomBytes(2048).toString('latin1')}`;
   const found = service.validate('file:///d/binary.jsonl', binary).diagnostics;
-  assert.deepEqual(found.map((d) => d.code), ['jsonl/not-text']);
+  assert.deepEqual(
+    found.map((d) => d.code),
+    ['jsonl/not-text'],
+  );
 });

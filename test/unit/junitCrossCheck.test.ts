@@ -58,7 +58,10 @@ function repository(): string {
   return dir;
 }
 
-async function runIn(files: Record<string, string>, command = 'python3 -m pytest -rA -p no:cacheprovider tests/test_calc.py'): Promise<{ record: TestRunRecord; output: string }> {
+async function runIn(
+  files: Record<string, string>,
+  command = 'python3 -m pytest -rA -p no:cacheprovider tests/test_calc.py',
+): Promise<{ record: TestRunRecord; output: string }> {
   const dir = repository();
   const task = taskEntrySchema.parse({
     task_id: `junit-${count}`,
@@ -166,10 +169,24 @@ test('a conftest.py that removes the report at exit makes the run not gradable',
 
 test('a report that is not XML, or lists a passed test as skipped, turns the test to failed', () => {
   assert.throws(() => parseJunitReport('<testsuites><testsuite>'), /not well-formed XML/);
-  const xml = '<?xml version="1.0"?><testsuites><testsuite name="pytest"><testcase classname="tests.test_calc" name="test_add"><skipped type="pytest.skip" message="x"/></testcase><testcase classname="tests.test_calc" name="test_x"><skipped type="pytest.xfail" message="y"/></testcase></testsuite></testsuites>';
+  const xml =
+    '<?xml version="1.0"?><testsuites><testsuite name="pytest"><testcase classname="tests.test_calc" name="test_add"><skipped type="pytest.skip" message="x"/></testcase><testcase classname="tests.test_calc" name="test_x"><skipped type="pytest.xfail" message="y"/></testcase></testsuite></testsuites>';
   const report = parseJunitReport(xml);
-  const checked = crossCheck(new Map([['tests/test_calc.py::test_add', 'PASSED'], ['tests/test_calc.py::test_x', 'XFAIL'], ['tests/test_calc.py::test_gone', 'PASSED']]), report);
-  assert.deepEqual(checked.mismatches.map((m) => [m.test, m.report]), [['tests/test_calc.py::test_add', 'skipped'], ['tests/test_calc.py::test_gone', 'absent']]);
+  const checked = crossCheck(
+    new Map([
+      ['tests/test_calc.py::test_add', 'PASSED'],
+      ['tests/test_calc.py::test_x', 'XFAIL'],
+      ['tests/test_calc.py::test_gone', 'PASSED'],
+    ]),
+    report,
+  );
+  assert.deepEqual(
+    checked.mismatches.map((m) => [m.test, m.report]),
+    [
+      ['tests/test_calc.py::test_add', 'skipped'],
+      ['tests/test_calc.py::test_gone', 'absent'],
+    ],
+  );
   assert.equal(checked.tests.get('tests/test_calc.py::test_x'), 'XFAIL');
   assert.equal(checked.tests.get('tests/test_calc.py::test_add'), 'FAILED');
   assert.ok(!existsSync(join(root, 'never')));

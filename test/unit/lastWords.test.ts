@@ -8,13 +8,16 @@ import { gradeTask, lastWords } from '../../server/src/testing/runTests.js';
 import { taskEntrySchema } from '../../server/src/tasks/index.js';
 
 test('the last line that is not a marker, with control characters escaped and a long line cut', () => {
-  assert.equal(lastWords('>>>>> Start Test Output\n>>>>> End Test Output\n>>>>> Test Exit Code: 1\n/r/.tox/py39/bin/python: No module named pytest\n\n'), '; the output ends: "/r/.tox/py39/bin/python: No module named pytest"');
+  assert.equal(
+    lastWords('>>>>> Start Test Output\n>>>>> End Test Output\n>>>>> Test Exit Code: 1\n/r/.tox/py39/bin/python: No module named pytest\n\n'),
+    '; the output ends: "/r/.tox/py39/bin/python: No module named pytest"',
+  );
   assert.equal(lastWords('boom \u001b[2J\u0007\n'), '; the output ends: "boom \\x1b[2J\\x07"');
   assert.match(lastWords(`${'x'.repeat(500)}\n`), /^; the output ends: "x{200}…"$/);
   assert.equal(lastWords('\n>>>>> End Test Output\n'), '');
 });
 
-test('a SWE-bench grade that is not gradable ends its reason with the output\'s last line', () => {
+test("a SWE-bench grade that is not gradable ends its reason with the output's last line", () => {
   const task = taskEntrySchema.parse({
     task_id: 't',
     repo: 'sphinx-doc/sphinx',

@@ -5,7 +5,16 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { datasetOfExperiment, datasetsAfterExperimentChange, defaultExperiment, experimentDescription, isTestFixture, offeredFiles, taskCount, type DatasetFile } from '../../extension/src/launchDefaults.js';
+import {
+  datasetOfExperiment,
+  datasetsAfterExperimentChange,
+  defaultExperiment,
+  experimentDescription,
+  isTestFixture,
+  offeredFiles,
+  taskCount,
+  type DatasetFile,
+} from '../../extension/src/launchDefaults.js';
 
 const root = '/work/clone';
 const file = (rel: string) => ({ path: `${root}/${rel}`, rel });
@@ -20,29 +29,51 @@ const experiments = [
 
 void describe('the experiment a launch starts from', () => {
   test('is the experiment open in the editor, even when another was launched last', () => {
-    assert.equal(defaultExperiment(offeredFiles(experiments), `${root}/configs/experiments/planner_8g.yaml`, `${root}/configs/experiments/sample.yaml`), `${root}/configs/experiments/planner_8g.yaml`);
+    assert.equal(
+      defaultExperiment(offeredFiles(experiments), `${root}/configs/experiments/planner_8g.yaml`, `${root}/configs/experiments/sample.yaml`),
+      `${root}/configs/experiments/planner_8g.yaml`,
+    );
   });
 
   test('is the last launched with no editor open', () => {
-    assert.equal(defaultExperiment(offeredFiles(experiments), undefined, `${root}/configs/experiments/embedded_model.yaml`), `${root}/configs/experiments/embedded_model.yaml`);
+    assert.equal(
+      defaultExperiment(offeredFiles(experiments), undefined, `${root}/configs/experiments/embedded_model.yaml`),
+      `${root}/configs/experiments/embedded_model.yaml`,
+    );
   });
 
   test('is the sample, not the first alphabetically, when nothing was launched or the last one is gone', () => {
     assert.equal(defaultExperiment(offeredFiles(experiments), undefined, undefined), `${root}/configs/experiments/sample.yaml`);
-    assert.equal(defaultExperiment(offeredFiles(experiments), undefined, `${root}/configs/experiments/deleted.yaml`), `${root}/configs/experiments/sample.yaml`);
+    assert.equal(
+      defaultExperiment(offeredFiles(experiments), undefined, `${root}/configs/experiments/deleted.yaml`),
+      `${root}/configs/experiments/sample.yaml`,
+    );
   });
 
   test('is the shallowest sample when there are several, and the first offered when there is none', () => {
     const two = [file('configs/a/b/sample.yaml'), file('configs/sample.yml'), file('configs/z.yaml')];
     assert.equal(defaultExperiment(two, undefined, undefined), `${root}/configs/sample.yml`);
-    assert.equal(defaultExperiment([file('configs/b.yaml'), file('configs/a.yaml')].sort((a, b) => a.rel.localeCompare(b.rel)), undefined, undefined), `${root}/configs/a.yaml`);
+    assert.equal(
+      defaultExperiment(
+        [file('configs/b.yaml'), file('configs/a.yaml')].sort((a, b) => a.rel.localeCompare(b.rel)),
+        undefined,
+        undefined,
+      ),
+      `${root}/configs/a.yaml`,
+    );
     assert.equal(defaultExperiment([], undefined, undefined), undefined);
   });
 });
 
 void describe('test fixtures', () => {
   test('are files under a test, tests, fixtures, __fixtures__ or testdata folder of the workspace', () => {
-    for (const rel of ['test/e2e/fixtures/workbench/datasets/sample/tasks.jsonl', 'tests/data/datasets/a.jsonl', 'pkg/__fixtures__/datasets/a.jsonl', 'go/testdata/configs/x.yaml', 'Fixtures\\datasets\\a.jsonl']) {
+    for (const rel of [
+      'test/e2e/fixtures/workbench/datasets/sample/tasks.jsonl',
+      'tests/data/datasets/a.jsonl',
+      'pkg/__fixtures__/datasets/a.jsonl',
+      'go/testdata/configs/x.yaml',
+      'Fixtures\\datasets\\a.jsonl',
+    ]) {
       assert.equal(isTestFixture(rel), true, rel);
     }
   });
@@ -54,9 +85,19 @@ void describe('test fixtures', () => {
   });
 
   test('are never offered, unless already chosen, and the offer is sorted by path', () => {
-    const listed = [dataset('test/e2e/fixtures/workspace/datasets/tasks.jsonl', 3), dataset('datasets/samples.jsonl', 7), dataset('datasets/sample/tasks.jsonl', 3)];
-    assert.deepEqual(offeredFiles(listed).map((f) => f.rel), ['datasets/sample/tasks.jsonl', 'datasets/samples.jsonl']);
-    assert.deepEqual(offeredFiles(listed, [`${root}/test/e2e/fixtures/workspace/datasets/tasks.jsonl`]).map((f) => f.rel), ['datasets/sample/tasks.jsonl', 'datasets/samples.jsonl', 'test/e2e/fixtures/workspace/datasets/tasks.jsonl']);
+    const listed = [
+      dataset('test/e2e/fixtures/workspace/datasets/tasks.jsonl', 3),
+      dataset('datasets/samples.jsonl', 7),
+      dataset('datasets/sample/tasks.jsonl', 3),
+    ];
+    assert.deepEqual(
+      offeredFiles(listed).map((f) => f.rel),
+      ['datasets/sample/tasks.jsonl', 'datasets/samples.jsonl'],
+    );
+    assert.deepEqual(
+      offeredFiles(listed, [`${root}/test/e2e/fixtures/workspace/datasets/tasks.jsonl`]).map((f) => f.rel),
+      ['datasets/sample/tasks.jsonl', 'datasets/samples.jsonl', 'test/e2e/fixtures/workspace/datasets/tasks.jsonl'],
+    );
   });
 });
 

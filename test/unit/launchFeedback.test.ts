@@ -26,12 +26,19 @@ const now = Date.UTC(2026, 10, 26, 12);
 
 describe('the notice when a run ends', () => {
   test('a finished run says how many episodes resolved and offers its report, log and a re-launch', () => {
-    assert.deepEqual(runEndNotice(run, now), { severity: 'info', text: 'Rollout sample-rollout-20261126T110000Z finished: 7 of 10 resolved', actions: ['Open Report', 'Show Log', 'Re-launch'] });
+    assert.deepEqual(runEndNotice(run, now), {
+      severity: 'info',
+      text: 'Rollout sample-rollout-20261126T110000Z finished: 7 of 10 resolved',
+      actions: ['Open Report', 'Show Log', 'Re-launch'],
+    });
   });
 
   test('a run whose every episode ended with an error gives its reason and offers the Problems panel, not a report it never wrote', () => {
     const reason = 'every episode ended with an error (first: Task swe-1 has no local_repo, so the local backend cannot run it.)';
-    const failed = runEndNotice({ ...run, state: 'failed', episodes: { total: 1, finished: 1, resolved: 0, errored: 1 }, hasReport: false, exitReason: reason }, now);
+    const failed = runEndNotice(
+      { ...run, state: 'failed', episodes: { total: 1, finished: 1, resolved: 0, errored: 1 }, hasReport: false, exitReason: reason },
+      now,
+    );
     assert.equal(failed.severity, 'error');
     assert.equal(failed.text, `Rollout sample-rollout-20261126T110000Z failed after 1 of 1 episode: ${reason}`);
     assert.deepEqual(failed.actions, ['Show Log', 'Re-launch', 'Show Problems']);
@@ -47,12 +54,22 @@ describe('the notice when a run ends', () => {
   });
 
   test('an interrupted run is a warning', () => {
-    assert.equal(runEndNotice({ ...run, state: 'interrupted', episodes: { total: 45, finished: 12, resolved: 3, errored: 0 } }, now).text, 'Rollout sample-rollout-20261126T110000Z was interrupted after 12 of 45 episodes');
+    assert.equal(
+      runEndNotice({ ...run, state: 'interrupted', episodes: { total: 45, finished: 12, resolved: 3, errored: 0 } }, now).text,
+      'Rollout sample-rollout-20261126T110000Z was interrupted after 12 of 45 episodes',
+    );
   });
 
   test('a launch that exited before its run reported says so, with Go to Error for the place its first error names and no Problems button (issue 37)', () => {
     const reason = 'datasets/bad.jsonl:1:1 task_id: Invalid input: expected string, received number';
-    const failed: EndedRun = { ...run, state: 'failed', episodes: { total: 0, finished: 0, resolved: 0, errored: 0 }, hasReport: false, relaunchable: false, exitReason: reason };
+    const failed: EndedRun = {
+      ...run,
+      state: 'failed',
+      episodes: { total: 0, finished: 0, resolved: 0, errored: 0 },
+      hasReport: false,
+      relaunchable: false,
+      exitReason: reason,
+    };
     const notice = runEndNotice(failed, now, { file: '/ws/datasets/bad.jsonl' });
     assert.equal(notice.text, `Rollout sample-rollout-20261126T110000Z failed before it started: ${reason}`);
     assert.deepEqual(notice.actions, ['Go to Error', 'Show Log']);
@@ -61,7 +78,10 @@ describe('the notice when a run ends', () => {
   });
 
   test('a training run that finished offers its metrics page under the run’s one name, its label', () => {
-    const trained = runEndNotice({ ...run, name: 'train_smoke-train-20261126-113005', kind: 'train', hasReport: false, hasMetrics: true, episodes: null }, Date.UTC(2026, 10, 26, 12));
+    const trained = runEndNotice(
+      { ...run, name: 'train_smoke-train-20261126-113005', kind: 'train', hasReport: false, hasMetrics: true, episodes: null },
+      Date.UTC(2026, 10, 26, 12),
+    );
     assert.match(trained.text, /^Training train_smoke (\d+ \w+ )?\d\d:\d\d:05 finished$/);
     assert.deepEqual(trained.actions, ['Show Metrics', 'Show Log', 'Re-launch']);
   });
@@ -73,7 +93,18 @@ describe('the notice when a run ends', () => {
   });
 });
 
-const draft: NewRunLaunch = { kind: 'rollout', config: '/ws/configs/broken.yaml', taskFiles: ['/ws/datasets/swe.jsonl'], tasks: [], agent: null, backend: null, parallel: null, attempts: null, sets: [], cwd: '/ws' };
+const draft: NewRunLaunch = {
+  kind: 'rollout',
+  config: '/ws/configs/broken.yaml',
+  taskFiles: ['/ws/datasets/swe.jsonl'],
+  tasks: [],
+  agent: null,
+  backend: null,
+  parallel: null,
+  attempts: null,
+  sets: [],
+  cwd: '/ws',
+};
 const rel = (p: string) => p.replace('/ws/', '');
 const finding = (message: string, line: number) => ({ severity: 'error' as const, message, file: '/ws/configs/broken.yaml', line, character: 11, flag: null });
 const okValues = {
@@ -89,10 +120,13 @@ const brokenPlan: LaunchPlanResult = {
   cwd: '/ws',
   runDir: '',
   refused: null,
-  findings: [finding("schema/enum: sandbox.backend must be one of \"auto\", \"docker\", \"local\", not 'dockr'. Did you mean 'docker'?", 1), finding('schema/range: rollout.parallel is 0 but must be ≥ 1, ≤ 256.', 3)],
+  findings: [
+    finding('schema/enum: sandbox.backend must be one of "auto", "docker", "local", not \'dockr\'. Did you mean \'docker\'?', 1),
+    finding('schema/range: rollout.parallel is 0 but must be ≥ 1, ≤ 256.', 3),
+  ],
   values: {
     agent: { value: 'rule', from: 'file', error: null },
-    backend: { value: 'dockr', from: 'file', error: "sandbox.backend must be one of \"auto\", \"docker\", \"local\", not 'dockr'. Did you mean 'docker'?" },
+    backend: { value: 'dockr', from: 'file', error: 'sandbox.backend must be one of "auto", "docker", "local", not \'dockr\'. Did you mean \'docker\'?' },
     parallel: { value: '0', from: 'file', error: 'rollout.parallel is 0 but must be ≥ 1, ≤ 256.' },
     attempts: { value: '1', from: 'default', error: null },
     dataset: { value: null, from: 'default', error: null },
@@ -110,17 +144,28 @@ describe('the launch review list', () => {
       '$(error) broken.yaml:4:12 | schema/range',
       '$(circle-slash) Start rollout | blocked by 2 errors',
     ]);
-    assert.deepEqual(rows.slice(1, 3).map((r) => ('detail' in r ? r.detail : '')), ["sandbox.backend must be one of \"auto\", \"docker\", \"local\", not 'dockr'. Did you mean 'docker'?", 'rollout.parallel is 0 but must be ≥ 1, ≤ 256.']);
+    assert.deepEqual(
+      rows.slice(1, 3).map((r) => ('detail' in r ? r.detail : '')),
+      ['sandbox.backend must be one of "auto", "docker", "local", not \'dockr\'. Did you mean \'docker\'?', 'rollout.parallel is 0 but must be ≥ 1, ≤ 256.'],
+    );
     const backend = rows.find((r) => r.kind === 'value' && r.key === 'backend');
     assert.deepEqual(backend && 'description' in backend ? [backend.label, backend.description] : [], ['$(error) Backend', 'dockr (from the config)']);
     const parallel = rows.find((r) => r.kind === 'value' && r.key === 'parallel');
     assert.equal(parallel && 'description' in parallel ? parallel.description : '', '0 (from the config)');
-    assert.equal(blockedMessage(brokenPlan.findings, rel), "Launch blocked: the config has 2 errors. First (configs/broken.yaml:2:12): schema/enum: sandbox.backend must be one of \"auto\", \"docker\", \"local\", not 'dockr'. Did you mean 'docker'?");
+    assert.equal(
+      blockedMessage(brokenPlan.findings, rel),
+      'Launch blocked: the config has 2 errors. First (configs/broken.yaml:2:12): schema/enum: sandbox.backend must be one of "auto", "docker", "local", not \'dockr\'. Did you mean \'docker\'?',
+    );
   });
 
   test('counts and names the tasks that cannot run on the chosen backend, after the start row', () => {
     const okPlan: LaunchPlanResult = { ...brokenPlan, findings: [], values: okValues };
-    const blocked = (id: string, line: number) => ({ taskId: id, file: '/ws/datasets/swe.jsonl', line, readiness: { backend: 'local' as const, imagePresent: null, problem: { code: 'no-local-repo' as const, reason: `Task ${id} has no local_repo` } } });
+    const blocked = (id: string, line: number) => ({
+      taskId: id,
+      file: '/ws/datasets/swe.jsonl',
+      line,
+      readiness: { backend: 'local' as const, imagePresent: null, problem: { code: 'no-local-repo' as const, reason: `Task ${id} has no local_repo` } },
+    });
     const preflight: TaskPreflightResult = { total: 10, blocked: [blocked('a', 0), blocked('b', 1), blocked('c', 2), blocked('d', 3)], problems: [] };
     const rows = labelled(reviewRows({ draft, plan: okPlan, preflight, preflightBackend: 'local', rel }));
     assert.equal(rows[0], '$(play) Start rollout | ');

@@ -41,13 +41,29 @@ test('a new run carries only the values that were chosen, with paths relative to
   const root = workspace();
   assert.deepEqual(newRunArgs(run(root)), ['datasets/tasks.jsonl', '--config', 'configs/x.yaml']);
   assert.deepEqual(newRunArgs(run(root, { agent: 'model', backend: 'docker', parallel: 3, attempts: 2, tasks: ['a', 'b'], sets: ['env.max_steps=4'] })), [
-    'datasets/tasks.jsonl', '--config', 'configs/x.yaml', '--agent', 'model', '--backend', 'docker', '--parallel', '3', '--attempts', '2', '--task', 'a', '--task', 'b', '--set', 'env.max_steps=4',
+    'datasets/tasks.jsonl',
+    '--config',
+    'configs/x.yaml',
+    '--agent',
+    'model',
+    '--backend',
+    'docker',
+    '--parallel',
+    '3',
+    '--attempts',
+    '2',
+    '--task',
+    'a',
+    '--task',
+    'b',
+    '--set',
+    'env.max_steps=4',
   ]);
   assert.ok(!newRunArgs(run(root, { kind: 'eval', attempts: 2 })).includes('--attempts'), 'evaluation runs one attempt');
   assert.deepEqual(newRunArgs(run(root, { taskFiles: ['/elsewhere/t.jsonl'] })).slice(0, 1), ['/elsewhere/t.jsonl']);
 });
 
-test('the plan names the run folder under the config\'s output_dir and locates a flag\'s error on the flag', async () => {
+test("the plan names the run folder under the config's output_dir and locates a flag's error on the flag", async () => {
   const root = workspace();
   const plan = await planLaunch({ mode: 'new', run: run(root, { sets: ['env.step_penalty=-0.5'] }) }, new Date('2026-11-23T10:00:00Z'));
   assert.equal(plan.refused, null);
@@ -72,11 +88,34 @@ test('resume keeps the recorded arguments and adds the folder; re-launch swaps i
   const layout = runLayout(dir);
   mkdirSync(dir, { recursive: true });
   writeFileSync(layout.resolvedConfig, 'experiment:\n  name: x\nsandbox:\n  backend: local\n');
-  await writeLaunchRecord(layout.launch, { command: 'rollout', args: ['datasets/tasks.jsonl', '--config', 'configs/x.yaml', '--run-name', 'old', '--parallel', '2'], cwd: root, agent: 'rule', written_at: 'now' });
-  const status = { state: 'interrupted' as const, command: 'gp rollout', pid: 1, host: hostname(), started_at: 'x', episodes: { total: 3, finished: 1, resolved: 1, errored: 0 } };
+  await writeLaunchRecord(layout.launch, {
+    command: 'rollout',
+    args: ['datasets/tasks.jsonl', '--config', 'configs/x.yaml', '--run-name', 'old', '--parallel', '2'],
+    cwd: root,
+    agent: 'rule',
+    written_at: 'now',
+  });
+  const status = {
+    state: 'interrupted' as const,
+    command: 'gp rollout',
+    pid: 1,
+    host: hostname(),
+    started_at: 'x',
+    episodes: { total: 3, finished: 1, resolved: 1, errored: 0 },
+  };
   await writeStatus(layout.status, status);
   const resume = await planLaunch({ mode: 'resume', dir });
-  assert.deepEqual(resume.args, ['rollout', 'datasets/tasks.jsonl', '--config', 'configs/x.yaml', '--parallel', '2', '--run-dir', 'outputs/x-rollout-1', '--resume']);
+  assert.deepEqual(resume.args, [
+    'rollout',
+    'datasets/tasks.jsonl',
+    '--config',
+    'configs/x.yaml',
+    '--parallel',
+    '2',
+    '--run-dir',
+    'outputs/x-rollout-1',
+    '--resume',
+  ]);
   const relaunch = await planLaunch({ mode: 'relaunch', dir });
   assert.equal(relaunch.refused, null);
   assert.deepEqual(relaunch.args.slice(0, 5), ['rollout', 'datasets/tasks.jsonl', '--parallel', '2', '--config']);
@@ -98,7 +137,14 @@ test('a run without a launch record, and a folder that is not a run, are refused
   // A verification resumes by its own command, which never takes --resume.
   const verification = join(root, 'outputs', 'verify');
   mkdirSync(verification, { recursive: true });
-  await writeStatus(runLayout(verification).status, { state: 'interrupted', command: `gp dataset verify datasets/a.jsonl --repeat 2 --run-dir ${verification}`, pid: 1, host: 'h', started_at: '2026-11-26T00:00:00Z', episodes: { total: 2, finished: 1, resolved: 1, errored: 0 } });
+  await writeStatus(runLayout(verification).status, {
+    state: 'interrupted',
+    command: `gp dataset verify datasets/a.jsonl --repeat 2 --run-dir ${verification}`,
+    pid: 1,
+    host: 'h',
+    started_at: '2026-11-26T00:00:00Z',
+    episodes: { total: 2, finished: 1, resolved: 1, errored: 0 },
+  });
   const refused = (await planLaunch({ mode: 'resume', dir: verification })).refused ?? '';
   assert.match(refused, /run gp dataset verify datasets\/a\.jsonl --repeat 2 --run-dir \S+ again in a terminal: tasks with a verdict are not run again/);
   assert.doesNotMatch(refused, /--resume/);
@@ -114,7 +160,19 @@ test('a verification runs gp dataset verify on the file, as one argument whateve
   assert.equal(plan.refused, null);
   assert.equal(plan.command, 'dataset verify');
   assert.match(plan.runDir, new RegExp(`^${root}/outputs/[\\w.-]+-verify-20261123-100000$`));
-  assert.deepEqual(plan.args, ['dataset', 'verify', "datasets/it's $(touch x).jsonl", '--repeat', '3', '--parallel', '2', '--backend', 'local', '--run-dir', plan.runDir.slice(root.length + 1)]);
+  assert.deepEqual(plan.args, [
+    'dataset',
+    'verify',
+    "datasets/it's $(touch x).jsonl",
+    '--repeat',
+    '3',
+    '--parallel',
+    '2',
+    '--backend',
+    'local',
+    '--run-dir',
+    plan.runDir.slice(root.length + 1),
+  ]);
   assert.match(plan.display, /^gp dataset verify 'datasets\/it'\\''s \$\(touch x\)\.jsonl' --repeat 3/);
   mkdirSync(plan.runDir, { recursive: true });
   const again = await planLaunch({ mode: 'verify', verify: { ...verify, parallel: null, backend: null } }, now);
@@ -133,16 +191,55 @@ test('run-folder and config flags are dropped in both of their spellings; displa
 
 test('the Runs view describes a run and an episode in one line', () => {
   const summary: RunSummary = {
-    dir: '/r/x', name: 'x', root: '/r', state: 'running', stale: false, kind: 'rollout', command: 'gp rollout t.jsonl', agent: 'rule',
-    episodes: { total: 10, finished: 4, resolved: 3, errored: 1 }, backend: null, model: null, nodes: [], startedAt: '2026-11-23T10:00:00.000Z', endedAt: null, exitReason: null,
-    problem: null, hasReport: false, hasLog: true,
-    hasMetrics: false, relaunchable: true,
+    dir: '/r/x',
+    name: 'x',
+    root: '/r',
+    state: 'running',
+    stale: false,
+    kind: 'rollout',
+    command: 'gp rollout t.jsonl',
+    agent: 'rule',
+    episodes: { total: 10, finished: 4, resolved: 3, errored: 1 },
+    backend: null,
+    model: null,
+    nodes: [],
+    startedAt: '2026-11-23T10:00:00.000Z',
+    endedAt: null,
+    exitReason: null,
+    problem: null,
+    hasReport: false,
+    hasLog: true,
+    hasMetrics: false,
+    relaunchable: true,
   };
   assert.equal(describeRun(summary, Date.parse('2026-11-23T10:01:05.000Z')), '4/10 · 3 resolved · 1 errored · running · 1m 05s · rollout · rule');
   assert.equal(durationOf({ ...summary, state: 'finished', endedAt: '2026-11-23T12:05:00.000Z' }, 0), '2h 05m');
-  assert.equal(describeRun({ ...summary, kind: 'verify', agent: null, command: 'gp dataset verify t.jsonl', episodes: { total: 7, finished: 7, resolved: 6, errored: 1 }, state: 'finished', endedAt: '2026-11-23T10:00:09.000Z' }, 0), '6/7 certified · 1 not certified · finished · 9s · verify');
+  assert.equal(
+    describeRun(
+      {
+        ...summary,
+        kind: 'verify',
+        agent: null,
+        command: 'gp dataset verify t.jsonl',
+        episodes: { total: 7, finished: 7, resolved: 6, errored: 1 },
+        state: 'finished',
+        endedAt: '2026-11-23T10:00:09.000Z',
+      },
+      0,
+    ),
+    '6/7 certified · 1 not certified · finished · 9s · verify',
+  );
   assert.equal(describeRun({ ...summary, state: 'unknown', problem: 'status.json is not JSON' }, 0), 'status.json is not JSON');
-  const ep = { episodeId: 't#2', taskId: 't', state: 'interrupted' as const, steps: 2, totalReward: 0, terminationReason: 'interrupted', sandboxHost: null, trajectory: '/r/x/t.jsonl' };
+  const ep = {
+    episodeId: 't#2',
+    taskId: 't',
+    state: 'interrupted' as const,
+    steps: 2,
+    totalReward: 0,
+    terminationReason: 'interrupted',
+    sandboxHost: null,
+    trajectory: '/r/x/t.jsonl',
+  };
   assert.equal(describeEpisode(ep), 'interrupted · reward 0.00 · 2 steps');
   assert.equal(describeEpisode({ ...ep, state: 'unresolved', terminationReason: 'max_steps', steps: 1 }), 'unresolved · reward 0.00 · 1 step · max steps');
   assert.equal(describeEpisodeHost(ep), null);
@@ -150,16 +247,45 @@ test('the Runs view describes a run and an episode in one line', () => {
 });
 
 test('the Runs view names the Ray node of an episode a sandbox host ran, and a run spread over several nodes says so', () => {
-  const ep = { episodeId: 't', taskId: 't', state: 'resolved' as const, steps: 4, totalReward: 1, terminationReason: 'submitted', sandboxHost: { id: 'host-a', node: 'worker-1' }, trajectory: '/r/x/t.jsonl' };
+  const ep = {
+    episodeId: 't',
+    taskId: 't',
+    state: 'resolved' as const,
+    steps: 4,
+    totalReward: 1,
+    terminationReason: 'submitted',
+    sandboxHost: { id: 'host-a', node: 'worker-1' },
+    trajectory: '/r/x/t.jsonl',
+  };
   assert.equal(describeEpisode(ep), 'resolved · reward 1.00 · 4 steps · node worker-1');
   assert.equal(describeEpisodeHost(ep), 'Ray node worker-1 (sandbox host host-a)');
   // A Ray node id is 56 hex digits: the row shows its first 8, as Ray's dashboard does.
   const rayId = 'a3f9c2e1'.repeat(7);
   assert.equal(describeEpisode({ ...ep, sandboxHost: { id: 'host-b', node: rayId } }), 'resolved · reward 1.00 · 4 steps · node a3f9c2e1…');
   const run: RunSummary = {
-    dir: '/r/x', name: 'x', root: '/r', state: 'finished', stale: false, kind: 'eval', command: 'gp eval t.jsonl', agent: 'rule',
-    episodes: { total: 3, finished: 3, resolved: 2, errored: 0 }, backend: null, model: null, nodes: [{ node: 'worker-1', episodes: 2 }, { node: 'worker-2', episodes: 1 }],
-    startedAt: '2026-11-23T10:00:00.000Z', endedAt: '2026-11-23T10:00:30.000Z', exitReason: null, problem: null, hasReport: true, hasLog: false, hasMetrics: false, relaunchable: true,
+    dir: '/r/x',
+    name: 'x',
+    root: '/r',
+    state: 'finished',
+    stale: false,
+    kind: 'eval',
+    command: 'gp eval t.jsonl',
+    agent: 'rule',
+    episodes: { total: 3, finished: 3, resolved: 2, errored: 0 },
+    backend: null,
+    model: null,
+    nodes: [
+      { node: 'worker-1', episodes: 2 },
+      { node: 'worker-2', episodes: 1 },
+    ],
+    startedAt: '2026-11-23T10:00:00.000Z',
+    endedAt: '2026-11-23T10:00:30.000Z',
+    exitReason: null,
+    problem: null,
+    hasReport: true,
+    hasLog: false,
+    hasMetrics: false,
+    relaunchable: true,
   };
   assert.equal(describeRun(run, 0), '2/3 resolved · finished · 30s · on 2 nodes · eval · rule');
   assert.equal(describeNodes(run), 'worker-1 (2 episodes), worker-2 (1 episode)');

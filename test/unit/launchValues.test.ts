@@ -20,7 +20,19 @@ before(() => {
 });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
-const run = (config: string, over: Partial<NewRunLaunch> = {}): NewRunLaunch => ({ kind: 'rollout', config: join(dir, config), taskFiles: [join(dir, 'tasks.jsonl')], tasks: [], agent: null, backend: null, parallel: null, attempts: null, sets: [], cwd: dir, ...over });
+const run = (config: string, over: Partial<NewRunLaunch> = {}): NewRunLaunch => ({
+  kind: 'rollout',
+  config: join(dir, config),
+  taskFiles: [join(dir, 'tasks.jsonl')],
+  tasks: [],
+  agent: null,
+  backend: null,
+  parallel: null,
+  attempts: null,
+  sets: [],
+  cwd: dir,
+  ...over,
+});
 
 test('a misspelt backend and a parallel of 0 are shown as written, each with its error, not as the defaults', async () => {
   const plan = await planLaunch({ mode: 'new', run: run('broken.yaml') });

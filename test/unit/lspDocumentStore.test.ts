@@ -30,7 +30,10 @@ test('keeps each document its own state', () => {
   assert.equal(store.get(uri)?.kind, 'experiment');
   assert.equal(store.get('file:///ws/datasets/t.jsonl')?.check, undefined);
   assert.equal(store.get(uri)?.lines.size, 0);
-  assert.deepEqual(store.all().map((d) => d.uri), [uri, 'file:///ws/datasets/t.jsonl']);
+  assert.deepEqual(
+    store.all().map((d) => d.uri),
+    [uri, 'file:///ws/datasets/t.jsonl'],
+  );
 });
 
 test('drops everything about a document when it closes and hands back its last state', () => {

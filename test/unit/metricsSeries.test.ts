@@ -42,13 +42,25 @@ const lines: MetricsLine[] = [
 ];
 
 test('draws one point per step, the latest attempt’s value for a step done twice', () => {
-  assert.deepEqual(verlSeries(lines, 'critic/score/mean').map((p) => [p.step, p.value]), [[1, 0.5], [2, 0.9]]);
+  assert.deepEqual(
+    verlSeries(lines, 'critic/score/mean').map((p) => [p.step, p.value]),
+    [
+      [1, 0.5],
+      [2, 0.9],
+    ],
+  );
   assert.deepEqual(verlSeries(lines, 'actor/ppo_kl'), []);
 });
 
 test('puts each episode in the first step logged after it ended', () => {
   // Step 1: a and b (1 of 2); step 2 (its last line at 7 s): c and d, after step 1's line (1 of 2).
-  assert.deepEqual(resolvedRateSeries(lines).map((p) => [p.step, p.value]), [[1, 0.5], [2, 0.5]]);
+  assert.deepEqual(
+    resolvedRateSeries(lines).map((p) => [p.step, p.value]),
+    [
+      [1, 0.5],
+      [2, 0.5],
+    ],
+  );
   const totals = totalsOf(lines);
   assert.deepEqual([totals.steps, totals.episodes, totals.resolved, totals.meanTotalReward, totals.firstTime], [2, 4, 2, 0.5, t0 + 1000]);
 });
@@ -70,5 +82,11 @@ test('the parse-failure rate per step counts the replies of the episodes that en
     { source: 'env', ts: at(6), episode_id: 'd', task_id: 't', total_reward: 1, resolved: true, steps: 2, env_ms: 10, replies: 2, parse_failures: 0 },
     { source: 'verl', ts: at(7), attempt: 1, step: 3, data: {} },
   ];
-  assert.deepEqual(parseFailureSeries(withReplies).map((p) => [p.step, p.value]), [[1, 0.5], [3, 0]]);
+  assert.deepEqual(
+    parseFailureSeries(withReplies).map((p) => [p.step, p.value]),
+    [
+      [1, 0.5],
+      [3, 0],
+    ],
+  );
 });

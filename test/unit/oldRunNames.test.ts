@@ -28,11 +28,15 @@ function rename(line: Line, old: string, name: string): Line {
 
 /** Rewrites each line of `path` with `change`. */
 function rewrite(path: string, change: (line: Line) => Line): void {
-  const lines = readFileSync(path, 'utf8').trim().split('\n').map((l) => change(JSON.parse(l) as Line));
+  const lines = readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => change(JSON.parse(l) as Line));
   writeFileSync(path, lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
 }
 
-const withGroupMember = (line: Line): Line => (typeof line['training'] === 'object' && line['training'] !== null ? { ...line, training: rename(line['training'] as Line, 'member', 'group_member') } : line);
+const withGroupMember = (line: Line): Line =>
+  typeof line['training'] === 'object' && line['training'] !== null ? { ...line, training: rename(line['training'] as Line, 'member', 'group_member') } : line;
 
 function oldFolder(): string {
   const dir = join(root, 'old', 'run');
@@ -63,7 +67,11 @@ async function views(dir: string): Promise<unknown> {
   const group = resolveGroup(index.all(), { kind: 'step', step: 1, taskId: 't1', groupId: null });
   assert.ok(typeof group !== 'string', String(group));
   const groupView = await buildGroupView(dir, group, { estimator: 'grpo', normByStd: true, assumed: null });
-  const trajectories = await Promise.all(readdirSync(join(dir, 'trajectories')).sort().map(async (file) => (await readTrajectory(join(dir, 'trajectories', file)))?.start?.training));
+  const trajectories = await Promise.all(
+    readdirSync(join(dir, 'trajectories'))
+      .sort()
+      .map(async (file) => (await readTrajectory(join(dir, 'trajectories', file)))?.start?.training),
+  );
   const seen = { metrics, summary: summariseMetrics(metrics.records), chunk, samples, indexProblems, episodes: index.all(), groupView, trajectories };
   return JSON.parse(JSON.stringify(seen).replaceAll(dir, '<run>'));
 }
@@ -77,17 +85,36 @@ test('the old names are read as the new: returns, the mean return, each episodeâ
   const dir = oldFolder();
   const metrics = await readMetrics(runLayout(dir).metrics);
   assert.deepEqual(metrics.problems, []);
-  assert.deepEqual(metrics.records.flatMap((l) => (l.source === 'env' ? [l.total_reward] : [])), [1, -0.5, 1]);
+  assert.deepEqual(
+    metrics.records.flatMap((l) => (l.source === 'env' ? [l.total_reward] : [])),
+    [1, -0.5, 1],
+  );
   assert.equal(summariseMetrics(metrics.records).meanTotalReward, 0.5);
   const samples = await readStepSamples(dir, 1);
   assert.deepEqual(samples.problems, []);
-  assert.deepEqual(samples.samples?.episodes.map((e) => e.total_reward), [-0.5, 1, 1]);
+  assert.deepEqual(
+    samples.samples?.episodes.map((e) => e.total_reward),
+    [-0.5, 1, 1],
+  );
   const index = new RunEpisodeIndex(dir);
   assert.deepEqual(await index.refresh(), []);
-  assert.deepEqual(index.all().map((e) => [e.taskId, e.group?.group_member, e.totalReward]), [['t1', 0, 1], ['t1', 1, -0.5], ['t2', 0, 1]]);
+  assert.deepEqual(
+    index.all().map((e) => [e.taskId, e.group?.group_member, e.totalReward]),
+    [
+      ['t1', 0, 1],
+      ['t1', 1, -0.5],
+      ['t2', 0, 1],
+    ],
+  );
   const group = resolveGroup(index.all(), { kind: 'step', step: 1, taskId: 't1', groupId: null });
   assert.ok(typeof group !== 'string', String(group));
   const view = await buildGroupView(dir, group, { estimator: 'grpo', normByStd: true, assumed: null });
   assert.ok(view.ok, JSON.stringify(view));
-  assert.deepEqual(view.columns.map((c) => [c.groupMember, c.totalReward]), [[0, 1], [1, -0.5]]);
+  assert.deepEqual(
+    view.columns.map((c) => [c.groupMember, c.totalReward]),
+    [
+      [0, 1],
+      [1, -0.5],
+    ],
+  );
 });

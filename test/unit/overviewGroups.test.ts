@@ -13,9 +13,15 @@ test('groups every Verl setting under its section once, in the table’s order, 
   assert.deepEqual(groups.flatMap((g) => g.rows.map((r) => r.setting.key)).sort(), settings.map((s) => s.key).sort());
   for (const g of groups) for (const r of g.rows) assert.equal(`${g.section}.${r.rest}`, r.setting.key);
   const paths = groups.find((g) => g.section === 'paths');
-  assert.ok(paths?.rows.some((r) => r.rest === 'dataset_train'), JSON.stringify(paths));
+  assert.ok(
+    paths?.rows.some((r) => r.rest === 'dataset_train'),
+    JSON.stringify(paths),
+  );
   const logging = groups.find((g) => g.section === 'logging');
-  assert.ok(logging?.rows.some((r) => r.rest === 'wandb.run_name'), 'a deeper key keeps its inner dots');
+  assert.ok(
+    logging?.rows.some((r) => r.rest === 'wandb.run_name'),
+    'a deeper key keeps its inner dots',
+  );
 });
 
 test('a key without a dot is a section of its own', () => {

@@ -42,7 +42,8 @@ test('the page’s applyFix message is validated: a well-formed one passes, a ma
     { type: 'applyFix', code: choice.code, range: { start: { line: -1, character: 0 }, end: range.end }, title: 't' },
     { type: 'applyFix', code: 7, range, title: 't' },
     { type: 'applyEdit', range, newText: 'rm -rf /' },
-  ]) assert.equal(webviewMessageSchema.safeParse(bad).success, false, JSON.stringify(bad));
+  ])
+    assert.equal(webviewMessageSchema.safeParse(bad).success, false, JSON.stringify(bad));
 });
 
 test('a blocked launch offers the preferred fix of its first error’s diagnostic, matched by line and by the launch’s `<code>: <message>`', () => {

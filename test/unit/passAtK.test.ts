@@ -24,7 +24,10 @@ test('pass@k is averaged over the tasks, for k = 1 and the usual steps up to the
     { n: 12, c: 0 },
     { n: 10, c: 10 },
   ]);
-  assert.deepEqual(table.map((r) => r.k), [1, 2, 3, 5, 10]);
+  assert.deepEqual(
+    table.map((r) => r.k),
+    [1, 2, 3, 5, 10],
+  );
   const one = table[0];
   assert.ok(one && Math.abs(one.value - (0.3 + 0 + 1) / 3) < 1e-12);
   assert.ok(table.every((r) => r.tasks === 3));
@@ -33,6 +36,22 @@ test('pass@k is averaged over the tasks, for k = 1 and the usual steps up to the
 });
 
 test('with one attempt per task there is no pass@k table, and tasks the infrastructure failed are left out', () => {
-  assert.deepEqual(passAtKTable([{ n: 1, c: 1 }, { n: 1, c: 0 }]), []);
-  assert.deepEqual(passAtKTable([{ n: 3, c: 1 }, { n: 0, c: 0 }]).map((r) => [r.k, r.tasks]), [[1, 1], [2, 1], [3, 1]]);
+  assert.deepEqual(
+    passAtKTable([
+      { n: 1, c: 1 },
+      { n: 1, c: 0 },
+    ]),
+    [],
+  );
+  assert.deepEqual(
+    passAtKTable([
+      { n: 3, c: 1 },
+      { n: 0, c: 0 },
+    ]).map((r) => [r.k, r.tasks]),
+    [
+      [1, 1],
+      [2, 1],
+      [3, 1],
+    ],
+  );
 });

@@ -24,7 +24,11 @@ const scratch = mkdtempSync(join(tmpdir(), 'gp-patch-images-'));
 after(() => rmSync(scratch, { recursive: true, force: true }));
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' } });
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@e', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@e' },
+  });
 }
 
 /** A repository with `before` committed and `after` in the working tree; returns git's diff of the two. */
@@ -69,7 +73,10 @@ describe('unified diffs from real git', () => {
     );
     const files = parseUnifiedDiff(diff);
     const by = (p: string) => files.find((f) => f.newPath === p || f.oldPath === p);
-    assert.deepEqual([by('fresh.py')?.status, by('gone.py')?.status, by('new/name.py')?.status, by('tail.py')?.status], ['added', 'deleted', 'renamed', 'modified']);
+    assert.deepEqual(
+      [by('fresh.py')?.status, by('gone.py')?.status, by('new/name.py')?.status, by('tail.py')?.status],
+      ['added', 'deleted', 'renamed', 'modified'],
+    );
     assert.equal(by('new/name.py')?.oldPath, 'old/name.py');
     assert.deepEqual(applyHunks('', by('fresh.py')?.hunks ?? []), { ok: true, text: 'hello\nworld\n' });
     assert.deepEqual(applyHunks('bye\n', by('gone.py')?.hunks ?? []), { ok: true, text: '' });
@@ -79,7 +86,10 @@ describe('unified diffs from real git', () => {
 
   test('a pre-image that does not match the hunk fails and says which line', () => {
     const [file] = parseUnifiedDiff(realDiff('mismatch', { 'a.py': lines(10) }, { 'a.py': lines(10, (i) => (i === 5 ? 'five' : undefined)) }));
-    const result = applyHunks(lines(10, (i) => (i === 5 ? 'not what the patch saw' : undefined)), file?.hunks ?? []);
+    const result = applyHunks(
+      lines(10, (i) => (i === 5 ? 'not what the patch saw' : undefined)),
+      file?.hunks ?? [],
+    );
     assert.equal(result.ok, false);
     assert.match(result.ok ? '' : result.reason, /line 5 is "not what the patch saw", but the patch expects "line 5"/);
   });
@@ -108,11 +118,20 @@ describe('pre-images kept by episodes running in parallel', () => {
   test('the same content kept at once by several episodes is written once, and every episode gets its hash', async () => {
     const run = join(scratch, 'parallel-run');
     const store = new PreimageStore(run);
-    const kept = await Promise.all(Array.from({ length: 8 }, (_, i) => store.record(`copy-${i}.py`, Buffer.from('def add(lhs, rhs):\n    return lhs - rhs\n'))));
+    const kept = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => store.record(`copy-${i}.py`, Buffer.from('def add(lhs, rhs):\n    return lhs - rhs\n'))),
+    );
     assert.equal(new Set(kept.map((p) => p.sha256)).size, 1);
-    assert.ok(kept.every((p) => p.sha256 !== null && p.skipped === undefined), JSON.stringify(kept));
+    assert.ok(
+      kept.every((p) => p.sha256 !== null && p.skipped === undefined),
+      JSON.stringify(kept),
+    );
     assert.deepEqual(readdirSync(join(run, 'preimages')).filter((f) => !f.startsWith('.')).length, 1);
-    assert.deepEqual(readdirSync(join(run, 'preimages')).filter((f) => f.startsWith('.')), [], 'no temporary file is left');
+    assert.deepEqual(
+      readdirSync(join(run, 'preimages')).filter((f) => f.startsWith('.')),
+      [],
+      'no temporary file is left',
+    );
   });
 
   test('two stores of one run (two processes, or a resumed run) writing the same content at once both succeed', async () => {
@@ -144,7 +163,7 @@ describe('patchImages', () => {
     return buildEpisodeModel(read);
   }
 
-  test("a repair candidate and the final patch rebuild app/calc.py before and after", async () => {
+  test('a repair candidate and the final patch rebuild app/calc.py before and after', async () => {
     const run = join(scratch, 'images-run');
     const model = await episodeWithPreimages(run, true);
     const repair = model.steps.find((s) => s.kind === 'repair');

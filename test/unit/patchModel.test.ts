@@ -50,14 +50,25 @@ test('parses a git diff into files, hunks and numbered lines, without the a/ and
     ],
   );
   const added = model.files[1]?.hunks[0]?.lines ?? [];
-  assert.deepEqual(added.map((l) => l.kind), ['add', 'add', 'note']);
+  assert.deepEqual(
+    added.map((l) => l.kind),
+    ['add', 'add', 'note'],
+  );
   assert.equal(fileSummary(model.files[1] ?? assert.fail('two files')), 'new file · +2 −0');
 });
 
 test('tells deleted and renamed files apart', () => {
-  const model = parseUnifiedDiff(['--- a/old.py', '+++ /dev/null', '@@ -1 +0,0 @@', '-gone', '--- a/x.py', '+++ b/y.py', '@@ -1 +1 @@', '-a', '+b', ''].join('\n'));
+  const model = parseUnifiedDiff(
+    ['--- a/old.py', '+++ /dev/null', '@@ -1 +0,0 @@', '-gone', '--- a/x.py', '+++ b/y.py', '@@ -1 +1 @@', '-a', '+b', ''].join('\n'),
+  );
   assert.ok(model.ok);
-  assert.deepEqual(model.files.map((f) => [f.path, f.status, f.from]), [['old.py', 'deleted', null], ['y.py', 'renamed', 'x.py']]);
+  assert.deepEqual(
+    model.files.map((f) => [f.path, f.status, f.from]),
+    [
+      ['old.py', 'deleted', null],
+      ['y.py', 'renamed', 'x.py'],
+    ],
+  );
   assert.equal(fileSummary(model.files[1] ?? assert.fail('two files')), 'renamed from x.py · +1 −1');
 });
 
@@ -78,8 +89,17 @@ test('line-range edits become one file per path, hunks in line order, the new te
   ]);
   assert.ok(model.ok);
   const [calc, other] = model.files;
-  assert.deepEqual(calc?.hunks.map((h) => h.header), ['lines 5–6 replaced by 2 lines (the old text is not in the edit)', 'line 9 replaced by 1 line (the old text is not in the edit)']);
-  assert.deepEqual(calc?.hunks[0]?.lines.map((l) => [l.kind, l.newLine, l.text]), [['add', 5, '    return a + b'], ['add', 6, '    # fixed']]);
+  assert.deepEqual(
+    calc?.hunks.map((h) => h.header),
+    ['lines 5–6 replaced by 2 lines (the old text is not in the edit)', 'line 9 replaced by 1 line (the old text is not in the edit)'],
+  );
+  assert.deepEqual(
+    calc?.hunks[0]?.lines.map((l) => [l.kind, l.newLine, l.text]),
+    [
+      ['add', 5, '    return a + b'],
+      ['add', 6, '    # fixed'],
+    ],
+  );
   assert.equal(calc?.firstLine, 5);
   assert.deepEqual([other?.hunks[0]?.header, other?.added, other?.removed], ['lines 2–3 deleted', 0, 2]);
 });
@@ -115,14 +135,27 @@ test('an episode that ended before its first step says how, never "No steps yet.
   const ended = emptyEpisodeMessage(
     header({
       cutShort: false,
-      outcome: { resolved: false, terminationReason: 'error', totalReward: 0, steps: 0, durationMs: 1200, error: 'sandbox: no local_repo for task t', patch: '' },
+      outcome: {
+        resolved: false,
+        terminationReason: 'error',
+        totalReward: 0,
+        steps: 0,
+        durationMs: 1200,
+        error: 'sandbox: no local_repo for task t',
+        patch: '',
+      },
       run: { name: 'r', state: 'failed', reason: '1 episode failed' },
     }),
   );
   assert.equal(ended.kind, 'ended');
   assert.equal(ended.title, 'The episode ended before its first step: error.');
   assert.deepEqual(ended.lines, ['Not resolved after 1.2 s', 'Failure: sandbox: no local_repo for task t', 'Run r failed: 1 episode failed']);
-  const noOutcome = emptyEpisodeMessage(header({ cutShort: false, outcome: { resolved: false, terminationReason: 'error', totalReward: 0, steps: 0, durationMs: 5, error: null, patch: '', noOutcome: 'daemon-lost: gone' } }));
+  const noOutcome = emptyEpisodeMessage(
+    header({
+      cutShort: false,
+      outcome: { resolved: false, terminationReason: 'error', totalReward: 0, steps: 0, durationMs: 5, error: null, patch: '', noOutcome: 'daemon-lost: gone' },
+    }),
+  );
   assert.ok(noOutcome.lines.some((l) => l.startsWith('No outcome (daemon-lost: gone)')));
   const crashed = emptyEpisodeMessage(header({ run: { name: 'r', state: 'interrupted', reason: 'its process (pid 7) is gone without recording an end' } }));
   assert.equal(crashed.kind, 'ended');
@@ -131,6 +164,10 @@ test('an episode that ended before its first step says how, never "No steps yet.
 });
 
 test('"No steps yet." stays for a live episode with no step', () => {
-  assert.deepEqual(emptyEpisodeMessage(header({ run: { name: 'r', state: 'running', reason: null } })), { kind: 'live', title: 'No steps yet.', lines: ['Run r is running; new steps appear as the episode writes them.'] });
+  assert.deepEqual(emptyEpisodeMessage(header({ run: { name: 'r', state: 'running', reason: null } })), {
+    kind: 'live',
+    title: 'No steps yet.',
+    lines: ['Run r is running; new steps appear as the episode writes them.'],
+  });
   assert.equal(emptyEpisodeMessage(header({})).kind, 'live');
 });

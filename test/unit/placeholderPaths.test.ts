@@ -16,7 +16,11 @@ async function check(text: string, argv: string[] = []): Promise<{ findings: rea
   return { findings: loaded.resolution.findings, text };
 }
 
-const pathCodes = (fs: readonly LocatedFinding[]) => fs.filter((f) => f.path[0] === 'paths').map((f) => `${f.code} ${f.path.join('.')}`).sort();
+const pathCodes = (fs: readonly LocatedFinding[]) =>
+  fs
+    .filter((f) => f.path[0] === 'paths')
+    .map((f) => `${f.code} ${f.path.join('.')}`)
+    .sort();
 
 test('a config that names no path says nothing about the default dataset and model paths', async () => {
   const { findings } = await check('rollout:\n  agent: model\nbackends:\n  planner_backend: embedded\n');
@@ -37,7 +41,10 @@ test('beside a named training set, the default validation set gp train would rea
   assert.ok(val !== undefined, JSON.stringify(findings.map((f) => f.code)));
   assert.match(val.message, /^paths\.dataset_val is not set, so its default applies: .*datasets\/r2e_gym\/val\.jsonl/);
   assert.equal(text.slice(val.range.start, val.range.end), 'paths');
-  assert.ok(val.fixes.some((x) => /dataset_val to null/.test(x.title)), JSON.stringify(val.fixes));
+  assert.ok(
+    val.fixes.some((x) => /dataset_val to null/.test(x.title)),
+    JSON.stringify(val.fixes),
+  );
 });
 
 test('a path set by a flag counts as named, so the flag is blamed for it', async () => {
@@ -45,5 +52,8 @@ test('a path set by a flag counts as named, so the flag is blamed for it', async
   const train = findings.find((f) => f.code === 'preflight/path-missing' && f.path[1] === 'dataset_train');
   assert.equal(train?.flag, '--dataset nowhere.jsonl');
   // The flag names a path, so the default validation set is reported too, as a default.
-  assert.ok(findings.some((f) => f.path[1] === 'dataset_val' && /is not set/.test(f.message)), JSON.stringify(findings.map((f) => f.message)));
+  assert.ok(
+    findings.some((f) => f.path[1] === 'dataset_val' && /is not set/.test(f.message)),
+    JSON.stringify(findings.map((f) => f.message)),
+  );
 });

@@ -95,7 +95,10 @@ describe('preflight: tensor parallelism', () => {
   void test('rejects a planner tensor parallel size larger than the GPUs and offers to lower it', () => {
     const bad = config({ parallel: { tensor_parallel_planner: 2 } });
     const f = assertRule(bad, 'preflight/tp-exceeds-gpus', 'error', ['parallel', 'tensor_parallel_planner']);
-    assert.deepEqual(f.related.map((r) => r.path), [['resources', 'num_gpus']]);
+    assert.deepEqual(
+      f.related.map((r) => r.path),
+      [['resources', 'num_gpus']],
+    );
     assert.deepEqual(preferred(f).edits, [{ op: 'set', path: ['parallel', 'tensor_parallel_planner'], value: 1 }]);
     assertSilent(config({ resources: { num_gpus: 2, ray_num_gpus: 2 }, parallel: { tensor_parallel_planner: 2 } }), 'preflight/tp-exceeds-gpus');
   });
@@ -111,10 +114,13 @@ describe('preflight: tensor parallelism', () => {
       backends: { cgm_backend: 'openai', cgm_endpoint: 'http://localhost:8000/v1' },
     });
     const f = assertRule(bad, 'preflight/tp-exceeds-gpus', 'error', ['parallel', 'tensor_parallel_planner']);
-    assert.deepEqual(preferred(f).edits.map((e) => (e.op === 'set' ? [e.path.join('.'), e.value] : [])), [
-      ['resources.num_gpus', 1],
-      ['resources.ray_num_gpus', 1],
-    ]);
+    assert.deepEqual(
+      preferred(f).edits.map((e) => (e.op === 'set' ? [e.path.join('.'), e.value] : [])),
+      [
+        ['resources.num_gpus', 1],
+        ['resources.ray_num_gpus', 1],
+      ],
+    );
   });
 
   void test('ignores the tensor parallel size of a model served over an endpoint', () => {
@@ -150,7 +156,10 @@ describe('preflight: shared devices', () => {
     const codes = (c: ExperimentConfig) => preflight(c).map((f) => f.code);
     const sample = config({ rollout: { agent: 'rule' }, sandbox: { backend: 'local' } });
     assert.ok(!codes(sample).includes('preflight/shared-devices'), codes(sample).join(' '));
-    assert.ok(codes(config({ rollout: { agent: 'rule' }, sandbox: { backend: 'docker' } })).includes('preflight/shared-devices'), 'a training config in containers keeps it');
+    assert.ok(
+      codes(config({ rollout: { agent: 'rule' }, sandbox: { backend: 'docker' } })).includes('preflight/shared-devices'),
+      'a training config in containers keeps it',
+    );
     assert.ok(codes(config({ rollout: { agent: 'model' }, sandbox: { backend: 'local' } })).includes('preflight/shared-devices'), 'a model agent keeps it');
     const tooBig = config({ rollout: { agent: 'rule' }, sandbox: { backend: 'local' }, parallel: { tensor_parallel_planner: 2 } });
     assert.ok(codes(tooBig).includes('preflight/tp-exceeds-gpus'), 'an error about the same settings still shows');
@@ -206,7 +215,13 @@ describe('preflight: device maps', () => {
   void test('reports two bad indices separately, and one fix clears both', () => {
     const bad = config({ backends: { device_map_cgm: [1, 2] } });
     const found = withCode(preflight(bad), 'preflight/device-index-out-of-range');
-    assert.deepEqual(found.map((f) => f.path), [['backends', 'device_map_cgm', 0], ['backends', 'device_map_cgm', 1]]);
+    assert.deepEqual(
+      found.map((f) => f.path),
+      [
+        ['backends', 'device_map_cgm', 0],
+        ['backends', 'device_map_cgm', 1],
+      ],
+    );
     const [first] = found;
     assert.ok(first);
     assertSilent(applyConfigEdits(bad, preferred(first).edits), 'preflight/device-index-out-of-range');
@@ -261,7 +276,10 @@ describe('preflight: Verl batches', () => {
     // The alternative raises the group size instead: 4 × 2 = 8 episodes.
     const byN = f.fixes.find((x) => x.preferred !== true);
     assert.deepEqual(byN?.edits, [{ op: 'set', path: ['training', 'rollout_n'], value: 2 }]);
-    assertSilent(config({ resources: { num_gpus: 8, ray_num_gpus: 8 }, training: { train_batch_size: 4, rollout_n: 2 } }), 'preflight/batch-not-divisible-by-gpus');
+    assertSilent(
+      config({ resources: { num_gpus: 8, ray_num_gpus: 8 }, training: { train_batch_size: 4, rollout_n: 2 } }),
+      'preflight/batch-not-divisible-by-gpus',
+    );
   });
 
   void test('keeps the proposed batch a multiple of the mini-batch', () => {
@@ -275,7 +293,10 @@ describe('preflight: Verl batches', () => {
   void test('warns that GRPO with one episode per task has zero advantage and offers a group of two', () => {
     const bad = config({ training: { adv_estimator: 'grpo', rollout_n: 1 } });
     const f = assertRule(bad, 'preflight/group-size-one', 'warning', ['training', 'rollout_n']);
-    assert.deepEqual(f.related.map((r) => r.path), [['training', 'adv_estimator']]);
+    assert.deepEqual(
+      f.related.map((r) => r.path),
+      [['training', 'adv_estimator']],
+    );
     assert.deepEqual(preferred(f).edits, [{ op: 'set', path: ['training', 'rollout_n'], value: 2 }]);
     assertRule(config({ training: { adv_estimator: 'rloo', rollout_n: 1 } }), 'preflight/group-size-one', 'warning', ['training', 'rollout_n']);
     assertSilent(config({ training: { adv_estimator: 'gae', rollout_n: 1 } }), 'preflight/group-size-one');
@@ -296,7 +317,10 @@ describe('preflight: Ray budgets', () => {
       parallel: { replicas: 3 },
     });
     const f = assertRule(bad, 'preflight/ray-gpu-budget', 'error', ['resources', 'ray_num_gpus']);
-    assert.deepEqual(f.related.map((r) => r.path), [['parallel', 'replicas']]);
+    assert.deepEqual(
+      f.related.map((r) => r.path),
+      [['parallel', 'replicas']],
+    );
   });
 
   void test('rejects a Ray CPU budget below four CPUs per rollout worker and offers to raise it', () => {
@@ -319,11 +343,17 @@ describe('preflight: rewards', () => {
   void test('rejects negative step and timeout penalties, each on its own key', () => {
     const bad = config({ env: { step_penalty: -0.05, timeout_penalty: -0.5 } });
     const found = withCode(preflight(bad), 'preflight/negative-penalty');
-    assert.deepEqual(found.map((f) => f.path), [['env', 'step_penalty'], ['env', 'timeout_penalty']]);
-    assert.deepEqual(found.map((f) => (f.fixes[0] === undefined ? '' : f.fixes[0].title)), [
-      'Flip the sign: set env.step_penalty to 0.05',
-      'Flip the sign: set env.timeout_penalty to 0.5',
-    ]);
+    assert.deepEqual(
+      found.map((f) => f.path),
+      [
+        ['env', 'step_penalty'],
+        ['env', 'timeout_penalty'],
+      ],
+    );
+    assert.deepEqual(
+      found.map((f) => (f.fixes[0] === undefined ? '' : f.fixes[0].title)),
+      ['Flip the sign: set env.step_penalty to 0.05', 'Flip the sign: set env.timeout_penalty to 0.5'],
+    );
     assertSilent(config({ env: { failure_penalty: 1, step_penalty: 0, timeout_penalty: 0.5 } }), 'preflight/negative-penalty');
   });
 });
@@ -332,7 +362,10 @@ describe('preflight: logging', () => {
   void test('warns when Verl logs to W&B while W&B is disabled and offers to enable it', () => {
     const bad = config({ logging: { log_backend: 'wandb', wandb: { enabled: false } } });
     const f = assertRule(bad, 'preflight/wandb-backend-disabled', 'warning', ['logging', 'log_backend']);
-    assert.deepEqual(f.related.map((r) => r.path), [['logging', 'wandb', 'enabled']]);
+    assert.deepEqual(
+      f.related.map((r) => r.path),
+      [['logging', 'wandb', 'enabled']],
+    );
     assertSilent(config({ logging: { log_backend: 'wandb', wandb: { enabled: true } } }), 'preflight/wandb-backend-disabled');
   });
 
@@ -348,7 +381,10 @@ describe('preflight: backends', () => {
   void test('rejects an openai planner backend without an endpoint and offers to serve it locally', () => {
     const bad = config({ backends: { planner_backend: 'openai' } });
     const f = assertRule(bad, 'preflight/endpoint-missing', 'error', ['backends', 'planner_backend']);
-    assert.deepEqual(f.related.map((r) => r.path), [['backends', 'planner_endpoint']]);
+    assert.deepEqual(
+      f.related.map((r) => r.path),
+      [['backends', 'planner_endpoint']],
+    );
     const withUrl = f.fixes.find((x) => x.preferred !== true);
     assert.ok(withUrl);
     assertSilent(applyConfigEdits(bad, withUrl.edits), 'preflight/endpoint-missing');
@@ -362,7 +398,10 @@ describe('preflight: backends', () => {
 
 describe('the embedded model', () => {
   test('its context must hold the prompt budget and the reply', () => {
-    const bad = config({ backends: { planner_backend: 'embedded', embedded_context_size: 4096 }, planner_sampling: { max_input_tokens: 4096, max_new_tokens: 512 } });
+    const bad = config({
+      backends: { planner_backend: 'embedded', embedded_context_size: 4096 },
+      planner_sampling: { max_input_tokens: 4096, max_new_tokens: 512 },
+    });
     const f = assertRule(bad, 'preflight/context-too-small', 'error', ['backends', 'embedded_context_size']);
     assert.match(f.message, /4608 tokens/);
     assertSilent(config({ backends: { planner_backend: 'embedded' } }), 'preflight/context-too-small');

@@ -83,7 +83,10 @@ describe('preflightDisk: paths', () => {
     assert.ok(f);
     assert.equal(f.severity, 'error');
     assert.match(f.message, /points to the folder .*datasets, but a dataset is a JSONL file .* it holds `train\.jsonl`\. Name one of its files\./);
-    assert.deepEqual(f.fixes.map((x) => [x.title, x.preferred]), [['Use `datasets/train.jsonl`', true]]);
+    assert.deepEqual(
+      f.fixes.map((x) => [x.title, x.preferred]),
+      [['Use `datasets/train.jsonl`', true]],
+    );
     assert.deepEqual(await withCode(applyConfigEdits(bad, f.fixes[0]?.edits ?? []), 'preflight/path-is-folder'), []);
     assert.deepEqual(await withCode(config({ paths: { planner_model: 'models/broken' } }), 'preflight/path-is-folder'), [], 'a model is a folder');
   });
@@ -100,14 +103,20 @@ describe('preflightDisk: paths', () => {
 
   void test('warns about a missing model folder under an existing local folder', async () => {
     const found = await withCode(config({ paths: { planner_model: 'models/Qwen3-14B' } }), 'preflight/path-missing');
-    assert.deepEqual(found.map((f) => [f.severity, f.path]), [['warning', ['paths', 'planner_model']]]);
+    assert.deepEqual(
+      found.map((f) => [f.severity, f.path]),
+      [['warning', ['paths', 'planner_model']]],
+    );
   });
 
   void test('treats a missing owner/name model as a Hugging Face name, as information', async () => {
     const cfg = config({ paths: { planner_model: 'Qwen/Qwen3-14B' } });
     assert.deepEqual(await withCode(cfg, 'preflight/path-missing'), []);
     const found = await withCode(cfg, 'preflight/model-not-local');
-    assert.deepEqual(found.map((f) => [f.severity, f.path]), [['info', ['paths', 'planner_model']]]);
+    assert.deepEqual(
+      found.map((f) => [f.severity, f.path]),
+      [['info', ['paths', 'planner_model']]],
+    );
   });
 
   void test('does not check the path of a model served over an endpoint', async () => {
@@ -124,7 +133,10 @@ describe('preflightDisk: paths', () => {
       check: () => Promise.reject(new Error('disk on fire')),
     };
     const found = await runDiskRules(config(), base, [broken]);
-    assert.deepEqual(found.map((f) => f.code), ['preflight/internal']);
+    assert.deepEqual(
+      found.map((f) => f.code),
+      ['preflight/internal'],
+    );
     assert.match(found[0]?.message ?? '', /broken-disk.*disk on fire/);
   });
 });
@@ -142,7 +154,11 @@ describe('preflightDisk: GPU memory estimate', () => {
     assert.match(f.message, /14\.8B parameters.*27\.5 GiB weights/);
     assert.deepEqual(
       f.related.map((r) => r.path),
-      [['parallel', 'tensor_parallel_planner'], ['backends', 'dtype'], ['backends', 'max_gpu_memory']],
+      [
+        ['parallel', 'tensor_parallel_planner'],
+        ['backends', 'dtype'],
+        ['backends', 'max_gpu_memory'],
+      ],
     );
   });
 
@@ -166,7 +182,10 @@ describe('preflightDisk: GPU memory estimate', () => {
 
   void test('explains why there is no estimate when config.json is malformed', async () => {
     const found = await withCode(config({ paths: { planner_model: 'models/broken' } }), 'preflight/memory-estimate-unavailable');
-    assert.deepEqual(found.map((f) => [f.severity, f.path]), [['info', ['paths', 'planner_model']]]);
+    assert.deepEqual(
+      found.map((f) => [f.severity, f.path]),
+      [['info', ['paths', 'planner_model']]],
+    );
     assert.match(found[0]?.message ?? '', /not valid JSON/);
   });
 });
@@ -175,7 +194,13 @@ test('prompt files that do not exist, or are folders, are errors naming the key'
   await writeFile(join(base, 'system.txt'), 'You fix bugs.');
   const cfg = config({ prompts: { system: 'system.txt', reply_format: 'missing.txt', few_shot: 'datasets' } });
   const findings = (await preflightDisk(cfg, base)).filter((f) => f.code === 'preflight/prompt-file-missing');
-  assert.deepEqual(findings.map((f) => f.path), [['prompts', 'reply_format'], ['prompts', 'few_shot']]);
+  assert.deepEqual(
+    findings.map((f) => f.path),
+    [
+      ['prompts', 'reply_format'],
+      ['prompts', 'few_shot'],
+    ],
+  );
   assert.ok(findings.every((f) => f.severity === 'error'));
   assert.match(findings[0]?.message ?? '', /missing\.txt, which does not exist/);
   assert.match(findings[1]?.message ?? '', /is a folder/);

@@ -6,14 +6,7 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  countParameters,
-  estimateGpuMemory,
-  GIB,
-  parseMemorySize,
-  parseModelShape,
-  type ModelShape,
-} from '../../server/src/config/memoryEstimate.js';
+import { countParameters, estimateGpuMemory, GIB, parseMemorySize, parseModelShape, type ModelShape } from '../../server/src/config/memoryEstimate.js';
 
 const fixtures = join(__dirname, '..', 'fixtures', 'models');
 

@@ -36,7 +36,10 @@ test('a version is found as pythonX.Y and must report that version; a missing on
   assert.ok(found.version.startsWith(`${minor}.`), found.version);
   await assert.rejects(findInterpreter('9.9'), /No Python interpreter for python_env\.python "9\.9" on this machine \(tried python9\.9\)/);
   await assert.rejects(findInterpreter('/nowhere/python'), /tried \/nowhere\/python/);
-  await assert.rejects(resolvePythonEnv({ python: 'python3', packages: [], requirements: join(dir, 'missing.txt') }), /Cannot read python_env\.requirements .*missing\.txt/);
+  await assert.rejects(
+    resolvePythonEnv({ python: 'python3', packages: [], requirements: join(dir, 'missing.txt') }),
+    /Cannot read python_env\.requirements .*missing\.txt/,
+  );
 });
 
 test('a src layout puts src first on PYTHONPATH, a flat one the root, and the task can say otherwise', () => {

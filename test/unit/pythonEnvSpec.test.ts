@@ -11,7 +11,12 @@ import { fixtureJsonl } from '../support/fixtures.js';
 
 test('a pinned pip line: the conda Python version and every pin', () => {
   const env = pythonEnvFromSpec({
-    env_script_list: ['source /opt/miniconda3/bin/activate', 'conda create -n testbed python=3.9  -y', 'conda activate testbed', 'python -m pip install attrs==23.1.0 pytest==7.4.0 numpy==1.25.2'],
+    env_script_list: [
+      'source /opt/miniconda3/bin/activate',
+      'conda create -n testbed python=3.9  -y',
+      'conda activate testbed',
+      'python -m pip install attrs==23.1.0 pytest==7.4.0 numpy==1.25.2',
+    ],
   });
   assert.deepEqual(env, { python: '3.9', packages: ['attrs==23.1.0', 'pytest==7.4.0', 'numpy==1.25.2'] });
 });
@@ -32,12 +37,21 @@ test('a requirements heredoc, then more pip lines; options, comments and editabl
 });
 
 test('conda packages on the create line become pip requirements, a later pin wins', () => {
-  const env = pythonEnvFromSpec({ env_script_list: ['conda create -n testbed python=3.6 numpy scipy=1.5 cython pytest -y', 'python -m pip install cython numpy==1.19.2'] });
+  const env = pythonEnvFromSpec({
+    env_script_list: ['conda create -n testbed python=3.6 numpy scipy=1.5 cython pytest -y', 'python -m pip install cython numpy==1.19.2'],
+  });
   assert.deepEqual(env, { python: '3.6', packages: ['numpy==1.19.2', 'scipy==1.5.*', 'cython', 'pytest'] });
 });
 
 test('an environment.yml is reported as conda-only rather than guessed', () => {
-  const env = pythonEnvFromSpec({ env_script_list: ["cat <<'EOF_1' > environment.yml\nname: testbed\nEOF_1", 'conda create -c conda-forge -n testbed python=3.10 -y', 'conda env update -f environment.yml', 'python -m pip install numpy==1.23.0'] });
+  const env = pythonEnvFromSpec({
+    env_script_list: [
+      "cat <<'EOF_1' > environment.yml\nname: testbed\nEOF_1",
+      'conda create -c conda-forge -n testbed python=3.10 -y',
+      'conda env update -f environment.yml',
+      'python -m pip install numpy==1.23.0',
+    ],
+  });
   assert.equal(env?.incomplete, 'conda-environment-file');
   assert.equal(env?.python, '3.10');
 });
@@ -59,7 +73,14 @@ test('requirement lines keep markers and drop trailing comments', () => {
 });
 
 test('the local backend drops conda activation lines and only those', () => {
-  const script = ['. /opt/miniconda3/bin/activate && conda activate testbed', 'source /opt/miniconda3/bin/activate', 'conda activate testbed', 'git apply -v - <<EOF', 'pytest -rA tests/x.py', 'echo done && conda activate testbed'].join('\n');
+  const script = [
+    '. /opt/miniconda3/bin/activate && conda activate testbed',
+    'source /opt/miniconda3/bin/activate',
+    'conda activate testbed',
+    'git apply -v - <<EOF',
+    'pytest -rA tests/x.py',
+    'echo done && conda activate testbed',
+  ].join('\n');
   const out = withoutCondaActivation(script);
   assert.equal(out.removed, 3);
   assert.equal(out.command, ['git apply -v - <<EOF', 'pytest -rA tests/x.py', 'echo done && conda activate testbed'].join('\n'));

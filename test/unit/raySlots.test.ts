@@ -53,7 +53,10 @@ test('--slots gives the number, and config flags change the sandbox as a launch 
   assert.match(given.out.join('\n'), /sandbox slots: 6 \(given with --slots\)\n.*\n {2}ray start --resources '\{"gp_sandbox_slots": 6\}'/);
   const flagged = io();
   assert.equal(await raySlots(['--set', 'sandbox.memory=8GiB', '--set', 'sandbox.cpus=0.5'], flagged.io, dir, { cpus: 16, memoryBytes: 128 * GiB }), 0);
-  assert.match(flagged.out.join('\n'), /one sandbox counts as 0\.5 CPUs \(sandbox\.cpus 0\.5\) and 8 GiB.*\nsandbox slots: 14 \(limited by memory: 128 GiB less 16 GiB kept for the node, 8 GiB per sandbox\)/);
+  assert.match(
+    flagged.out.join('\n'),
+    /one sandbox counts as 0\.5 CPUs \(sandbox\.cpus 0\.5\) and 8 GiB.*\nsandbox slots: 14 \(limited by memory: 128 GiB less 16 GiB kept for the node, 8 GiB per sandbox\)/,
+  );
 });
 
 test('a machine with no room for a sandbox says so instead of advertising zero', async () => {

@@ -42,16 +42,35 @@ test('the code graph is fitted whole: the tighter of width and height decides, n
 });
 
 test('a smoothed chart’s headline is its bold line’s last value, with the recorded value beside it', () => {
-  const points = [{ y: 1, step: 1 }, { y: 1, step: 2 }, { y: 0.5, step: 3 }];
+  const points = [
+    { y: 1, step: 1 },
+    { y: 1, step: 2 },
+    { y: 0.5, step: 3 },
+  ];
   const headline = chartHeadline(points, 0.6);
   assert.ok(headline !== undefined);
-  assert.equal(headline.value, smoothEma(points.map((p) => p.y), 0.6).at(-1));
+  assert.equal(
+    headline.value,
+    smoothEma(
+      points.map((p) => p.y),
+      0.6,
+    ).at(-1),
+  );
   assert.ok(headline.value > 0.5 && headline.value < 1, `smoothed ${headline.value}`);
   assert.deepEqual([headline.smoothed, headline.raw, headline.step], [true, 0.5, 3]);
 });
 
 test('an unsmoothed chart’s headline is the recorded value, and no point gives no headline', () => {
-  assert.deepEqual(chartHeadline([{ y: 0.2, step: 4 }, { y: 0.7, step: 5 }], 0), { value: 0.7, smoothed: false, raw: 0.7, step: 5 });
+  assert.deepEqual(
+    chartHeadline(
+      [
+        { y: 0.2, step: 4 },
+        { y: 0.7, step: 5 },
+      ],
+      0,
+    ),
+    { value: 0.7, smoothed: false, raw: 0.7, step: 5 },
+  );
   // A constant line's smoothed end is its value: nothing to tell apart.
   assert.equal(chartHeadline([{ y: 0.5 }, { y: 0.5 }], 0.9)?.smoothed, false);
   assert.equal(chartHeadline([], 0.6), undefined);

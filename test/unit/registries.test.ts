@@ -77,7 +77,11 @@ test('a fake sandbox backend registered alone is opened by openSandbox, judged b
   assert.deepEqual(sandbox.choice, { requested: 'fake', backend: 'fake' });
 
   const source = { task: 't2', backend: 'fake' } as unknown as SandboxSource;
-  assert.deepEqual(await taskReadiness(source, noEngine), { backend: 'fake', imagePresent: null, problem: { code: 'no-local-repo', reason: 'the fake backend cannot run t2' } });
+  assert.deepEqual(await taskReadiness(source, noEngine), {
+    backend: 'fake',
+    imagePresent: null,
+    problem: { code: 'no-local-repo', reason: 'the fake backend cannot run t2' },
+  });
 
   const reaper = containerReaper(configWith({ backend: 'fake' }), 'run-a');
   assert.ok(reaper !== undefined, 'a backend with containers gets a reaper');
@@ -89,8 +93,16 @@ test('a fake sandbox backend registered alone is opened by openSandbox, judged b
   const node = { cpus: 16, memoryBytes: 128 * GiB };
   assert.deepEqual(sandboxSlots(node, configWith({ backend: 'fake' }).sandbox), { slots: 3, limitedBy: 'cpus' });
   assert.deepEqual(shared, [4 * GiB], 'the fake was asked with the limits its sandboxes are opened with');
-  assert.deepEqual(sandboxSlots(node, configWith({ backend: 'auto' }).sandbox), { slots: 3, limitedBy: 'cpus' }, '`auto` may open the fake, so a slot fits its sandbox');
-  assert.deepEqual(sandboxSlots(node, configWith({ backend: 'docker' }).sandbox), { slots: 14, limitedBy: 'cpus' }, 'a named backend is sized by its own share');
+  assert.deepEqual(
+    sandboxSlots(node, configWith({ backend: 'auto' }).sandbox),
+    { slots: 3, limitedBy: 'cpus' },
+    '`auto` may open the fake, so a slot fits its sandbox',
+  );
+  assert.deepEqual(
+    sandboxSlots(node, configWith({ backend: 'docker' }).sandbox),
+    { slots: 14, limitedBy: 'cpus' },
+    'a named backend is sized by its own share',
+  );
 
   unregister();
   await assert.rejects(openSandbox(spec), /No sandbox backend is registered as fake/);
@@ -117,7 +129,12 @@ test('a fake dataset format registered alone is chosen by name by gp dataset pre
 
   const dir = mkdtempSync(join(tmpdir(), 'gp-registries-'));
   const rows = join(dir, 'rows.jsonl');
-  writeFileSync(rows, `${r2eShapedRows(3).map((r) => JSON.stringify(r)).join('\n')}\n`);
+  writeFileSync(
+    rows,
+    `${r2eShapedRows(3)
+      .map((r) => JSON.stringify(r))
+      .join('\n')}\n`,
+  );
   const out = join(dir, 'out');
   const errs: string[] = [];
   const io = { out: (_l: string) => undefined, err: (l: string) => errs.push(l) };
@@ -132,7 +149,10 @@ test('a fake dataset format registered alone is chosen by name by gp dataset pre
   unregister();
   errs.length = 0;
   assert.equal(await runCli(['dataset', 'prepare', 'fake-rows', '--from', rows, '--out', out], io, dir), 2);
-  assert.ok(errs.some((l) => l.includes('name the dataset kind: r2e-gym, swebench or harbor, not "fake-rows"')), errs.join('\n'));
+  assert.ok(
+    errs.some((l) => l.includes('name the dataset kind: r2e-gym, swebench or harbor, not "fake-rows"')),
+    errs.join('\n'),
+  );
 });
 
 test('a fake agent registered alone is built by the launch factory for a config that names it', (t) => {
@@ -167,7 +187,11 @@ test('a fake patch model registered alone is built for a config whose cgm_protoc
   });
   t.after(unregister);
 
-  const task = taskEntrySchema.parse({ task_id: 't4', issue: { id: 'i4', title: 'An issue', body: 'Fix it.' }, sandbox: { backend: 'local', workdir: '/testbed', local_repo: '.' } });
+  const task = taskEntrySchema.parse({
+    task_id: 't4',
+    issue: { id: 'i4', title: 'An issue', body: 'Fix it.' },
+    sandbox: { backend: 'local', workdir: '/testbed', local_repo: '.' },
+  });
   const deps = episodeDepsFromConfig(configWith({ patchModel: 'fake' }), 'run-c', mkdtempSync(join(tmpdir(), 'gp-registries-run-')));
   assert.deepEqual(endpoints, ['fake at http://127.0.0.1:9/cgm']);
   assert.equal(deps.envOptions(task).patchModel, fakeModel);

@@ -45,7 +45,12 @@ test('a replay answers each patch-model repair as the recording did: candidates,
   const base = { patchModel: { name: 'configured-cgm', generate: () => Promise.resolve([]) } } as unknown as Parameters<typeof recorded.options>[0];
   const options = recorded.options(base);
   const repairStep = (last: Record<string, unknown>) =>
-    ({ record: { action: { type: 'repair', plan: '', apply: true, focus_ids: [] }, observation: { last: { kind: 'repair', source: 'patch-model', apply: true, applied: false, candidates: [], diff: '', ...last } } } }) as unknown as Parameters<typeof recorded.prepare>[0];
+    ({
+      record: {
+        action: { type: 'repair', plan: '', apply: true, focus_ids: [] },
+        observation: { last: { kind: 'repair', source: 'patch-model', apply: true, applied: false, candidates: [], diff: '', ...last } },
+      },
+    }) as unknown as Parameters<typeof recorded.prepare>[0];
   recorded.prepare(repairStep({ candidates: [{ index: 0, diff: 'diff --git a/x b/x\n', summary: 'fix' }] }));
   assert.equal(options.patchModel, recorded, 'the recording stands in for the configured model');
   assert.deepEqual(await recorded.generate(), [{ diff: 'diff --git a/x b/x\n', summary: 'fix' }]);

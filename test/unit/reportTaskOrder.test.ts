@@ -16,17 +16,37 @@ const task = (taskId: string, graded: number, resolved: number, reward: number |
   episodes: [],
 });
 
-const tasks = [task('repo__x-10', 2, 1, 0.5, 'tests failed'), task('repo__x-9', 2, 2, 1), task('repo__x-100', 0, 0, null), task('repo__x-2', 2, 0, -1, 'hit the step limit')];
+const tasks = [
+  task('repo__x-10', 2, 1, 0.5, 'tests failed'),
+  task('repo__x-9', 2, 2, 1),
+  task('repo__x-100', 0, 0, null),
+  task('repo__x-2', 2, 0, -1, 'hit the step limit'),
+];
 
 test('sorting by a number puts the largest first when descending and blanks last either way', () => {
-  assert.deepEqual(sortTasks(tasks, { key: 'reward', direction: 'descending' }).map((t) => t.taskId), ['repo__x-9', 'repo__x-10', 'repo__x-2', 'repo__x-100']);
-  assert.deepEqual(sortTasks(tasks, { key: 'reward', direction: 'ascending' }).map((t) => t.taskId), ['repo__x-2', 'repo__x-10', 'repo__x-9', 'repo__x-100']);
+  assert.deepEqual(
+    sortTasks(tasks, { key: 'reward', direction: 'descending' }).map((t) => t.taskId),
+    ['repo__x-9', 'repo__x-10', 'repo__x-2', 'repo__x-100'],
+  );
+  assert.deepEqual(
+    sortTasks(tasks, { key: 'reward', direction: 'ascending' }).map((t) => t.taskId),
+    ['repo__x-2', 'repo__x-10', 'repo__x-9', 'repo__x-100'],
+  );
 });
 
 test('ids sort with their numbers as numbers, and outcome by the share resolved', () => {
-  assert.deepEqual(sortTasks(tasks, { key: 'task', direction: 'ascending' }).map((t) => t.taskId), ['repo__x-2', 'repo__x-9', 'repo__x-10', 'repo__x-100']);
-  assert.deepEqual(sortTasks(tasks, { key: 'outcome', direction: 'descending' }).map((t) => t.outcome), ['resolved', 'mixed', 'unresolved', 'no-outcome']);
-  assert.deepEqual(sortTasks(tasks, { key: 'reason', direction: 'ascending' }).map((t) => t.failureReason), ['hit the step limit', 'tests failed', null, null]);
+  assert.deepEqual(
+    sortTasks(tasks, { key: 'task', direction: 'ascending' }).map((t) => t.taskId),
+    ['repo__x-2', 'repo__x-9', 'repo__x-10', 'repo__x-100'],
+  );
+  assert.deepEqual(
+    sortTasks(tasks, { key: 'outcome', direction: 'descending' }).map((t) => t.outcome),
+    ['resolved', 'mixed', 'unresolved', 'no-outcome'],
+  );
+  assert.deepEqual(
+    sortTasks(tasks, { key: 'reason', direction: 'ascending' }).map((t) => t.failureReason),
+    ['hit the step limit', 'tests failed', null, null],
+  );
 });
 
 test('a click on the sorted column flips it; another column starts ascending', () => {
@@ -45,5 +65,6 @@ test('an id breaks only after its boundaries, and its pieces put back are the id
 
 test('a kept sort is read back, and anything else in the page state is no sort', () => {
   assert.deepEqual(parseSort({ key: 'reward', direction: 'descending' }), { key: 'reward', direction: 'descending' });
-  for (const bad of [undefined, null, 'reward', { key: 'episodes', direction: 'ascending' }, { key: 'task', direction: 'up' }]) assert.equal(parseSort(bad), null);
+  for (const bad of [undefined, null, 'reward', { key: 'episodes', direction: 'ascending' }, { key: 'task', direction: 'up' }])
+    assert.equal(parseSort(bad), null);
 });

@@ -14,7 +14,18 @@ import { buildReport } from '../../server/src/rollout/index.js';
 import { readReportView, reportView } from '../../server/src/views/index.js';
 
 function end(episode: string, task: string, extra: Partial<TrajectoryEnd>): TrajectoryEnd {
-  return { type: 'end', episode_id: episode, task_id: task, resolved: false, steps: 4, total_reward: 0, termination_reason: 'submitted', duration_ms: 1000, patch: '', ...extra };
+  return {
+    type: 'end',
+    episode_id: episode,
+    task_id: task,
+    resolved: false,
+    steps: 4,
+    total_reward: 0,
+    termination_reason: 'submitted',
+    duration_ms: 1000,
+    patch: '',
+    ...extra,
+  };
 }
 
 const episodes = [
@@ -38,7 +49,18 @@ const report = buildReport({
 
 test('the summary head: resolved x of y over the episodes that ran, infrastructure failures counted apart', () => {
   const view = reportView('/runs/rollout-1', report, 'rollout');
-  assert.deepEqual(view.summary, { graded: 5, resolved: 2, resolvedRate: 0.4, planned: 7, infrastructure: 1, notRun: 1, meanSteps: 4, meanDurationMs: 1440, suspectedHacks: 0, passAtK: [{ k: 1, value: 0.375, tasks: 4 }] });
+  assert.deepEqual(view.summary, {
+    graded: 5,
+    resolved: 2,
+    resolvedRate: 0.4,
+    planned: 7,
+    infrastructure: 1,
+    notRun: 1,
+    meanSteps: 4,
+    meanDurationMs: 1440,
+    suspectedHacks: 0,
+    passAtK: [{ k: 1, value: 0.375, tasks: 4 }],
+  });
   assert.equal(view.command, 'rollout');
   assert.equal(view.state, 'failed');
 });
@@ -57,23 +79,36 @@ test('one row per task with its attempts, outcome, means and first failure, and 
   );
   const add = view.tasks[0];
   assert.equal(add?.failureReason, 'hit the step limit after 6 steps, no passing submit');
-  assert.deepEqual(add?.episodes.map((e) => [e.episodeId, e.trajectory, e.outcome]), [
-    ['add#1', '/runs/rollout-1/trajectories/add_1.jsonl', 'resolved'],
-    ['add#2', '/runs/rollout-1/trajectories/add_2.jsonl', 'unresolved'],
-  ]);
+  assert.deepEqual(
+    add?.episodes.map((e) => [e.episodeId, e.trajectory, e.outcome]),
+    [
+      ['add#1', '/runs/rollout-1/trajectories/add_1.jsonl', 'resolved'],
+      ['add#2', '/runs/rollout-1/trajectories/add_2.jsonl', 'unresolved'],
+    ],
+  );
   // The infrastructure's failure is the row's reason only because nothing of the task ran to its end; its outcome stays "no outcome".
   const pow = view.tasks[4];
   assert.equal(pow?.failureReason, 'no outcome: daemon-lost: Docker went away');
   assert.equal(pow?.episodes[0]?.outcome, 'no-outcome');
   // An attempt's trajectory is named after the episode (protocol/episodeName.ts).
   assert.equal(pow?.episodes[0]?.trajectory, '/runs/rollout-1/trajectories/pow#1.jsonl');
-  assert.deepEqual(view.infrastructure.map((f) => [f.taskId, f.code, f.cause]), [['pow', 'daemon-lost', 'Docker went away']]);
+  assert.deepEqual(
+    view.infrastructure.map((f) => [f.taskId, f.code, f.cause]),
+    [['pow', 'daemon-lost', 'Docker went away']],
+  );
 });
 
 test('unresolved episodes grouped by how they ended, the largest group first, each reason with its tasks', () => {
   const view = reportView('/runs/rollout-1', report, null);
   assert.deepEqual(view.failureGroups, [
-    { group: 'Hit the step limit', count: 2, reasons: [{ reason: 'hit the step limit after 6 steps, no passing submit', tasks: ['add'] }, { reason: 'hit the step limit after 5 steps, no passing submit', tasks: ['sub'] }] },
+    {
+      group: 'Hit the step limit',
+      count: 2,
+      reasons: [
+        { reason: 'hit the step limit after 6 steps, no passing submit', tasks: ['add'] },
+        { reason: 'hit the step limit after 5 steps, no passing submit', tasks: ['sub'] },
+      ],
+    },
     { group: 'Error', count: 1, reasons: [{ reason: 'error: sandbox: no local_repo', tasks: ['mul'] }] },
   ]);
 });
@@ -116,8 +151,15 @@ test('a missing, broken or hostile report.json is a message naming the file and 
   assert.ok(!field.ok && field.message.includes('field total'), !field.ok ? field.message : '');
   const hostile = join(dir, 'hostile');
   await mkdir(hostile);
-  await writeFile(join(hostile, 'report.json'), JSON.stringify({ ...report, tasks: report.tasks.map((t, i) => (i === 0 ? { ...t, trajectory: '../../../etc/passwd' } : t)) }));
+  await writeFile(
+    join(hostile, 'report.json'),
+    JSON.stringify({ ...report, tasks: report.tasks.map((t, i) => (i === 0 ? { ...t, trajectory: '../../../etc/passwd' } : t)) }),
+  );
   const read = await readReportView(hostile);
   assert.ok(read.ok);
-  assert.deepEqual(read.report.tasks[0]?.episodes.map((e) => e.episodeId), ['add#2'], 'a trajectory outside the run folder is not offered as a link');
+  assert.deepEqual(
+    read.report.tasks[0]?.episodes.map((e) => e.episodeId),
+    ['add#2'],
+    'a trajectory outside the run folder is not offered as a link',
+  );
 });

@@ -15,7 +15,12 @@ import type { Sandbox, TreeFile } from '../../server/src/sandbox/index.js';
 import { taskEntrySchema, type TaskEntry } from '../../server/src/tasks/index.js';
 
 export function testTask(id: string, extra: Record<string, unknown> = {}): TaskEntry {
-  return taskEntrySchema.parse({ task_id: id, sandbox: { local_repo: '/nowhere', workdir: '/testbed' }, issue: { title: `fix ${id}`, body: 'it is broken' }, ...extra });
+  return taskEntrySchema.parse({
+    task_id: id,
+    sandbox: { local_repo: '/nowhere', workdir: '/testbed' },
+    issue: { title: `fix ${id}`, body: 'it is broken' },
+    ...extra,
+  });
 }
 
 export function plannedTasks(ids: readonly string[]): PlannedTask[] {
@@ -145,8 +150,18 @@ export function observation(taskId: string, step: number, done: boolean, last?: 
 
 function submitResult(resolved: boolean, notGradable?: string, suspectedHacks?: SuspectedHack[]): ActionResult {
   const counts = { PASSED: resolved ? 2 : 1, FAILED: resolved ? 0 : 1, ERROR: 0, SKIPPED: 0, XFAIL: 0, XPASS: 0 };
-  const grade: TestGrade = notGradable !== undefined ? { kind: 'invalid', reason: notGradable } : { kind: 'log', passed: resolved, reason: resolved ? 'all 2 tests passed' : '1 test(s) failed or errored' };
-  return { kind: 'submit', resolved, tests: { passed: resolved, counts, failing: resolved ? [] : ['t::x'], tail: '', duration_ms: 3 }, grade, patch: '--- a\n+++ b\n', ...(suspectedHacks === undefined ? {} : { suspected_hacks: suspectedHacks }) };
+  const grade: TestGrade =
+    notGradable !== undefined
+      ? { kind: 'invalid', reason: notGradable }
+      : { kind: 'log', passed: resolved, reason: resolved ? 'all 2 tests passed' : '1 test(s) failed or errored' };
+  return {
+    kind: 'submit',
+    resolved,
+    tests: { passed: resolved, counts, failing: resolved ? [] : ['t::x'], tail: '', duration_ms: 3 },
+    grade,
+    patch: '--- a\n+++ b\n',
+    ...(suspectedHacks === undefined ? {} : { suspected_hacks: suspectedHacks }),
+  };
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

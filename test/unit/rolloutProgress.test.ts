@@ -10,7 +10,18 @@ const spec = { episodeId: 'x', task: plannedTasks(['x'])[0]?.task, attempt: 1, b
 
 function result(id: string, extra: Partial<TrajectoryEnd> = {}): EpisodeResult {
   return {
-    end: { type: 'end', episode_id: id, task_id: id, resolved: true, steps: 4, total_reward: 1, termination_reason: 'submitted', duration_ms: 12_300, patch: '', ...extra },
+    end: {
+      type: 'end',
+      episode_id: id,
+      task_id: id,
+      resolved: true,
+      steps: 4,
+      total_reward: 1,
+      termination_reason: 'submitted',
+      duration_ms: 12_300,
+      patch: '',
+      ...extra,
+    },
     trajectory: `trajectories/${id}.jsonl`,
     instanceReport: undefined,
   };
@@ -67,5 +78,8 @@ test('the bar fits the terminal width and the ETA waits for a first finished epi
   assert.ok(renderBar(state, 40).length <= 39);
   assert.equal(eta({ ...state, doneHere: 2, done: 5 }), 162_500);
   assert.equal(formatDuration(3_725_000), '1:02:05');
-  assert.equal(renderFinished(1, 2, result('z', { resolved: false, termination_reason: 'error', error: 'boom', steps: 0, duration_ms: 1200 }).end), '[1/2] z not resolved (error) in 0 steps, 1.2 s: error: boom');
+  assert.equal(
+    renderFinished(1, 2, result('z', { resolved: false, termination_reason: 'error', error: 'boom', steps: 0, duration_ms: 1200 }).end),
+    '[1/2] z not resolved (error) in 0 steps, 1.2 s: error: boom',
+  );
 });

@@ -5,7 +5,18 @@ import { runReportSchema, type TrajectoryEnd } from '../../server/src/protocol/r
 import { buildReport, failureReason } from '../../server/src/rollout/index.js';
 
 function end(id: string, extra: Partial<TrajectoryEnd>): TrajectoryEnd {
-  return { type: 'end', episode_id: id, task_id: id, resolved: false, steps: 4, total_reward: 0, termination_reason: 'submitted', duration_ms: 1000, patch: '', ...extra };
+  return {
+    type: 'end',
+    episode_id: id,
+    task_id: id,
+    resolved: false,
+    steps: 4,
+    total_reward: 0,
+    termination_reason: 'submitted',
+    duration_ms: 1000,
+    patch: '',
+    ...extra,
+  };
 }
 
 const swebenchGrade = (f2pFail: string[], p2pFail: string[]): TrajectoryEnd['grade'] => ({
@@ -60,9 +71,15 @@ test('failure reasons name the failing tests, the limit hit or the error', () =>
     'tests failed: FAIL_TO_PASS still failing: 1, 2, 3 and 2 more',
   );
   assert.equal(failureReason(end('a', { termination_reason: 'max_steps', steps: 8 })), 'hit the step limit after 8 steps, no passing submit');
-  assert.equal(failureReason(end('a', { termination_reason: 'episode_timeout', steps: 3 })), 'the episode ran past env.episode_timeout after 3 steps, no passing submit');
+  assert.equal(
+    failureReason(end('a', { termination_reason: 'episode_timeout', steps: 3 })),
+    'the episode ran past env.episode_timeout after 3 steps, no passing submit',
+  );
   assert.equal(failureReason(end('a', { termination_reason: 'error', error: 'Docker daemon not reachable' })), 'error: Docker daemon not reachable');
-  assert.equal(failureReason(end('a', { grade: { kind: 'log', passed: false, reason: '2 test(s) failed or errored' } })), 'tests failed: 2 test(s) failed or errored');
+  assert.equal(
+    failureReason(end('a', { grade: { kind: 'log', passed: false, reason: '2 test(s) failed or errored' } })),
+    'tests failed: 2 test(s) failed or errored',
+  );
   assert.equal(failureReason(end('a', { resolved: true })), undefined);
 });
 
@@ -98,18 +115,39 @@ test('a model agent’s run counts its own steps, parse failures by code, fallba
   assert.equal(m.resolved_by_model_alone, 1);
   assert.equal(m.resolved_with_fallback, 1);
   assert.equal(report.resolved, 2, 'the resolved count itself is unchanged; the model figures sit beside it');
-  assert.deepEqual(report.tasks.map((t) => t.model?.fallback_steps), [0, 2, 0]);
+  assert.deepEqual(
+    report.tasks.map((t) => t.model?.fallback_steps),
+    [0, 2, 0],
+  );
   // A rule-agent run has no model figures at all.
-  const rule = buildReport({ run: 'r', agent: 'rule', dataset: 'd.jsonl', createdAt: new Date(0), episodes: [{ end: end('x', {}), trajectory: 't', instanceReport: undefined }] });
+  const rule = buildReport({
+    run: 'r',
+    agent: 'rule',
+    dataset: 'd.jsonl',
+    createdAt: new Date(0),
+    episodes: [{ end: end('x', {}), trajectory: 't', instanceReport: undefined }],
+  });
   assert.equal(rule.model, undefined);
 });
 
-test('a Harbor verifier\'s reward reaches the report, and a reward below 1 is the failure said', () => {
-  const verifier = (reward: number): TrajectoryEnd['grade'] => ({ kind: 'verifier', reward, rewards: { reward }, from: 'reward.txt', resolved: reward >= 1, exitCode: reward >= 1 ? 0 : 1 });
-  const episodes = [end('pass', { resolved: true, grade: verifier(1), total_reward: 0.9 }), end('fail', { grade: verifier(0.25), total_reward: 0.15 })].map((e) => ({ end: e, trajectory: `trajectories/${e.episode_id}.jsonl`, instanceReport: undefined }));
+test("a Harbor verifier's reward reaches the report, and a reward below 1 is the failure said", () => {
+  const verifier = (reward: number): TrajectoryEnd['grade'] => ({
+    kind: 'verifier',
+    reward,
+    rewards: { reward },
+    from: 'reward.txt',
+    resolved: reward >= 1,
+    exitCode: reward >= 1 ? 0 : 1,
+  });
+  const episodes = [end('pass', { resolved: true, grade: verifier(1), total_reward: 0.9 }), end('fail', { grade: verifier(0.25), total_reward: 0.15 })].map(
+    (e) => ({ end: e, trajectory: `trajectories/${e.episode_id}.jsonl`, instanceReport: undefined }),
+  );
   const report = runReportSchema.parse(buildReport({ run: 'r', agent: 'scripted', dataset: 'harbor.jsonl', createdAt: new Date(0), episodes }));
-  assert.deepEqual(report.tasks.map((t) => t.verifier_reward), [1, 0.25]);
+  assert.deepEqual(
+    report.tasks.map((t) => t.verifier_reward),
+    [1, 0.25],
+  );
   assert.equal(report.tasks[0]?.failure_reason, undefined);
-  assert.equal(report.tasks[1]?.failure_reason, 'tests failed: the verifier\'s reward is 0.25 (reward.txt); 1 or more resolves the task');
+  assert.equal(report.tasks[1]?.failure_reason, "tests failed: the verifier's reward is 0.25 (reward.txt); 1 or more resolves the task");
   assert.equal(report.resolved, 1);
 });

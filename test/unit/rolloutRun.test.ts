@@ -35,7 +35,10 @@ function options(dir: string, doubles: Doubles, extra: Partial<RolloutOptions> =
 }
 
 function lines(path: string) {
-  return readFileSync(path, 'utf8').trim().split('\n').map((l) => trajectoryLineSchema.parse(JSON.parse(l)));
+  return readFileSync(path, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => trajectoryLineSchema.parse(JSON.parse(l)));
 }
 
 const episodeContext = (dir: string, signal = new AbortController().signal) => ({ runDir: dir, signal, track: () => undefined });
@@ -47,9 +50,15 @@ test('an episode writes a start line, one step line per action with timings, and
   assert.ok(spec);
   const result = await runEpisode(spec, doubles.deps, episodeContext(dir));
   const all = lines(join(dir, result.trajectory));
-  assert.deepEqual(all.map((l) => l.type), ['start', 'step', 'step', 'step', 'end']);
+  assert.deepEqual(
+    all.map((l) => l.type),
+    ['start', 'step', 'step', 'step', 'end'],
+  );
   const steps = all.filter((l) => l.type === 'step');
-  assert.deepEqual(steps.map((s) => s.step), [1, 2, 3]);
+  assert.deepEqual(
+    steps.map((s) => s.step),
+    [1, 2, 3],
+  );
   for (const s of steps) assert.ok(s.timings.agent_ms >= 15, `agent_ms ${s.timings.agent_ms} measures the agent's 20 ms`);
   assert.equal(steps[2]?.timings.task_commands_ms, 3);
   assert.equal(result.end.resolved, true);
@@ -91,7 +100,10 @@ test('a sandbox that does not open gives a trajectory with only an end line sayi
   assert.ok(spec);
   const result = await runEpisode(spec, doubles.deps, episodeContext(dir));
   const all = lines(join(dir, result.trajectory));
-  assert.deepEqual(all.map((l) => l.type), ['end']);
+  assert.deepEqual(
+    all.map((l) => l.type),
+    ['end'],
+  );
   assert.equal(result.end.termination_reason, 'error');
   assert.match(result.end.error ?? '', /image graph-planner\/x is missing/);
 });
@@ -146,19 +158,31 @@ test('status.json, events.jsonl and report.json describe the run and validate', 
   const status = runStatusSchema.parse(JSON.parse(readFileSync(layout.status, 'utf8')));
   assert.equal(status.state, 'finished');
   assert.deepEqual(status.episodes, { total: 4, finished: 4, resolved: 2, errored: 0 });
-  const events = readFileSync(layout.events, 'utf8').trim().split('\n').map((l) => runEventSchema.parse(JSON.parse(l)));
+  const events = readFileSync(layout.events, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => runEventSchema.parse(JSON.parse(l)));
   assert.equal(events[0]?.kind, 'run-start');
   assert.equal(events.at(-1)?.kind, 'run-end');
   assert.equal(events.filter((e) => e.kind === 'episode-end').length, 4);
   const report = runReportSchema.parse(JSON.parse(readFileSync(layout.report, 'utf8')));
-  assert.deepEqual(report.tasks.map((t) => t.episode_id), ['t1#1', 't1#2', 't2#1', 't2#2']);
+  assert.deepEqual(
+    report.tasks.map((t) => t.episode_id),
+    ['t1#1', 't1#2', 't2#1', 't2#2'],
+  );
   assert.equal(report.resolved_rate, 0.5);
   assert.match(report.tasks[2]?.failure_reason ?? '', /tests failed: 1 test\(s\) failed/);
 });
 
 test('a submit with suspected reward hacking carries its evidence; the end line, report.json and the report page count it', async () => {
   const dir = runDir();
-  const evidence = { kind: 'runner-internals' as const, path: 'app/calc.py', line: 4, evidence: 'import _pytest.runner', rule: "names pytest's private package _pytest" };
+  const evidence = {
+    kind: 'runner-internals' as const,
+    path: 'app/calc.py',
+    line: 4,
+    evidence: 'import _pytest.runner',
+    rule: "names pytest's private package _pytest",
+  };
   const doubles = testDeps((id) => (id === 'hacky' ? { suspectedHacks: [evidence, { ...evidence, kind: 'git' as const, line: 5 }] } : {}));
   await runRollout(planEpisodes(plannedTasks(['hacky', 'honest']), 1), options(dir, doubles));
   const layout = runLayout(dir);
@@ -174,11 +198,20 @@ test('a submit with suspected reward hacking carries its evidence; the end line,
   const honestEnd = lines(trajectory('honest')).at(-1);
   assert.ok(honestEnd?.type === 'end' && honestEnd.suspected_hacks === undefined, 'an honest episode carries no count');
   assert.equal(report.suspected_hacks, 1, 'report.json counts the episodes with suspected hacks');
-  assert.deepEqual(report.tasks.map((t) => [t.task_id, t.suspected_hacks]), [['hacky', 2], ['honest', undefined]]);
+  assert.deepEqual(
+    report.tasks.map((t) => [t.task_id, t.suspected_hacks]),
+    [
+      ['hacky', 2],
+      ['honest', undefined],
+    ],
+  );
   const view = await readReportView(dir);
   assert.ok(view.ok);
   assert.equal(view.report.summary.suspectedHacks, 1);
-  assert.deepEqual(view.report.tasks.map((t) => t.episodes.map((e) => e.suspectedHacks)), [[2], [0]]);
+  assert.deepEqual(
+    view.report.tasks.map((t) => t.episodes.map((e) => e.suspectedHacks)),
+    [[2], [0]],
+  );
 });
 
 test('resume keeps finished episodes byte for byte and redoes a torn and a missing one', async () => {
@@ -193,8 +226,14 @@ test('resume keeps finished episodes byte for byte and redoes a torn and a missi
   writeFileSync(layout.trajectory('b'), `${bLines.slice(0, 2).join('\n')}\n{"type":"step","ste`);
 
   const selection = await selectEpisodes(plan, dir);
-  assert.deepEqual(selection.finished.map((f) => f.end.episode_id), ['a']);
-  assert.deepEqual(selection.toRun.map((s) => s.episodeId), ['b', 'c']);
+  assert.deepEqual(
+    selection.finished.map((f) => f.end.episode_id),
+    ['a'],
+  );
+  assert.deepEqual(
+    selection.toRun.map((s) => s.episodeId),
+    ['b', 'c'],
+  );
   assert.deepEqual(selection.restarted, ['b']);
 
   const second = testDeps();
@@ -207,7 +246,10 @@ test('resume keeps finished episodes byte for byte and redoes a torn and a missi
   assert.ok(b?.end, 'b finished this time');
   assert.equal(result.resumed, 1);
   assert.equal(result.report.total, 3);
-  const events = readFileSync(layout.events, 'utf8').trim().split('\n').map((l) => runEventSchema.parse(JSON.parse(l)));
+  const events = readFileSync(layout.events, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => runEventSchema.parse(JSON.parse(l)));
   const lastStart = events.filter((e) => e.kind === 'run-start').at(-1);
   assert.equal(lastStart?.kind === 'run-start' ? lastStart.resumed : -1, 1, 'run-start counts the resumed episodes');
 });
@@ -225,7 +267,10 @@ test('an interrupt stops new episodes, ends running ones through env.abort, clos
   assert.equal(result.state, 'interrupted');
   assert.equal(doubles.occupancy.opened, 2, 'no episode started after the interrupt');
   assert.equal(doubles.occupancy.open, 0, 'every sandbox was closed');
-  assert.deepEqual(doubles.envs.map((e) => e.aborts), [['interrupted'], ['interrupted']]);
+  assert.deepEqual(
+    doubles.envs.map((e) => e.aborts),
+    [['interrupted'], ['interrupted']],
+  );
   const status = runStatusSchema.parse(JSON.parse(readFileSync(runLayout(dir).status, 'utf8')));
   assert.equal(status.state, 'interrupted');
   assert.equal(result.notFinished.length, 6);
@@ -247,7 +292,10 @@ test('a run where every episode errors ends failed and says why', async () => {
 
 test('attempts give episode ids task#n, each with its own trajectory file', () => {
   const plan = planEpisodes(plannedTasks(['x y']), 3);
-  assert.deepEqual(plan.map((p) => p.episodeId), ['x y#1', 'x y#2', 'x y#3']);
+  assert.deepEqual(
+    plan.map((p) => p.episodeId),
+    ['x y#1', 'x y#2', 'x y#3'],
+  );
   const files = plan.map((p) => runLayout('/r').trajectoryRelative(p.episodeId));
   assert.equal(new Set(files).size, 3);
   for (const f of files) assert.match(f, /^trajectories\/[A-Za-z0-9._-]+\.jsonl$/);
@@ -291,7 +339,13 @@ test('an interrupted run counts what ran and what did not in status.json, report
 
 test('a finished run says so in its report and keeps the plain totals line', async () => {
   const dir = runDir();
-  const result = await runRollout(planEpisodes(plannedTasks(['a', 'b']), 1), options(dir, testDeps(() => ({ steps: 0 }))));
+  const result = await runRollout(
+    planEpisodes(plannedTasks(['a', 'b']), 1),
+    options(
+      dir,
+      testDeps(() => ({ steps: 0 })),
+    ),
+  );
   assert.deepEqual([result.report.state, result.report.planned, result.report.not_finished], ['finished', 2, 0]);
   assert.match(totalsLine(result.report), /^2\/2 resolved \(100\.0%\), mean/);
 });
@@ -313,11 +367,14 @@ test('a fall-back of auto to local is recorded per episode, summed in status.jso
   assert.deepEqual(status.backend, summary);
   const start = lines(runLayout(dir).trajectory('b'))[0];
   assert.deepEqual(start?.type === 'start' ? [start.backend, start.backend_fallback] : undefined, ['local', fallback]);
-  const events = readFileSync(runLayout(dir).events, 'utf8').trim().split('\n').map((l) => runEventSchema.parse(JSON.parse(l)));
+  const events = readFileSync(runLayout(dir).events, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => runEventSchema.parse(JSON.parse(l)));
   assert.equal(events.filter((e) => e.kind === 'warning' && e.message.includes('fell back')).length, 1);
   assert.equal(
     backendLine(summary),
-    'backend: local (auto fell back: no Docker daemon at unix:///nonexistent (connect ENOENT /nonexistent); commands run on this host without a container\'s CPU and process limits, and without network or file isolation where bubblewrap cannot run)',
+    "backend: local (auto fell back: no Docker daemon at unix:///nonexistent (connect ENOENT /nonexistent); commands run on this host without a container's CPU and process limits, and without network or file isolation where bubblewrap cannot run)",
   );
 });
 
@@ -325,10 +382,25 @@ test('a resumed run counts the backends of the episodes an earlier process finis
   const dir = runDir();
   const plan = planEpisodes(plannedTasks(['a', 'b']), 1);
   const fallback = { code: 'image-missing' as const, reason: 'the Docker daemon at unix:///var/run/docker.sock has no image x' };
-  await runRollout(plan.slice(0, 1), options(dir, testDeps(() => ({ steps: 0, fallback }))));
-  const result = await runRollout(plan, options(dir, testDeps(() => ({ steps: 0 }))));
+  await runRollout(
+    plan.slice(0, 1),
+    options(
+      dir,
+      testDeps(() => ({ steps: 0, fallback })),
+    ),
+  );
+  const result = await runRollout(
+    plan,
+    options(
+      dir,
+      testDeps(() => ({ steps: 0 })),
+    ),
+  );
   assert.deepEqual(result.report.backend, { episodes: { docker: 0, local: 2 }, fallbacks: [{ ...fallback, episodes: 1 }] });
-  assert.match(backendLine(result.report.backend ?? { episodes: { docker: 0, local: 0 }, fallbacks: [] }), /^backend: local \(auto fell back: the Docker daemon .* has no image x \(1 episode\); commands run on this host/);
+  assert.match(
+    backendLine(result.report.backend ?? { episodes: { docker: 0, local: 0 }, fallbacks: [] }),
+    /^backend: local \(auto fell back: the Docker daemon .* has no image x \(1 episode\); commands run on this host/,
+  );
 });
 
 test('a resumed run removes what its dead owners left, even when no episode of theirs was cut short', async () => {
@@ -338,8 +410,11 @@ test('a resumed run removes what its dead owners left, even when no episode of t
   const doubles = testDeps();
   await runRollout(planEpisodes(plannedTasks(['a']), 1), options(dir, doubles));
   const calls: boolean[] = [];
-  const resumed = await runRollout(planEpisodes(plannedTasks(['a', 'b']), 1), options(dir, testDeps(), { reapContainers: async (includeLive) => (calls.push(includeLive), includeLive ? 0 : 1) }));
-  assert.deepEqual(calls, [false, true], 'the dead owners\' containers at the start, every container of the run at the end');
+  const resumed = await runRollout(
+    planEpisodes(plannedTasks(['a', 'b']), 1),
+    options(dir, testDeps(), { reapContainers: async (includeLive) => (calls.push(includeLive), includeLive ? 0 : 1) }),
+  );
+  assert.deepEqual(calls, [false, true], "the dead owners' containers at the start, every container of the run at the end");
   assert.ok(resumed.warnings.includes('removed 1 container(s) an earlier process of this run left behind'), resumed.warnings.join('\n'));
 });
 
@@ -347,9 +422,16 @@ test('a submit whose tests cannot be graded ends the episode as an infrastructur
   const dir = runDir();
   const doubles = testDeps((id) => (id === 'broken' ? { notGradable: 'pytest collected no tests (exit code 5): the tests never ran' } : {}));
   const result = await runRollout(planEpisodes(plannedTasks(['broken', 'good']), 1), options(dir, doubles));
-  assert.deepEqual(result.finished.map((f) => f.end.task_id), ['good'], 'only the gradable episode is an outcome');
+  assert.deepEqual(
+    result.finished.map((f) => f.end.task_id),
+    ['good'],
+    'only the gradable episode is an outcome',
+  );
   assert.equal(result.report.total, 1);
-  assert.deepEqual(result.report.infrastructure_failures?.map((f) => [f.task_id, f.code, f.cause]), [['broken', 'not-gradable', 'pytest collected no tests (exit code 5): the tests never ran']]);
+  assert.deepEqual(
+    result.report.infrastructure_failures?.map((f) => [f.task_id, f.code, f.cause]),
+    [['broken', 'not-gradable', 'pytest collected no tests (exit code 5): the tests never ran']],
+  );
   const end = (await readTrajectory(join(dir, 'trajectories', 'broken.jsonl')))?.end;
   assert.equal(end?.termination_reason, 'error');
   assert.match(end?.error ?? '', /^not gradable: pytest collected no tests/);

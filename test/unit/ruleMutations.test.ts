@@ -10,7 +10,10 @@ function lines(window: { path: string; start: number; text: string }, limit = 50
 test('operators inside strings, comments and docstrings are never mutated', () => {
   const text = ['def f(a, b):', '    """Return a - b, or a < b."""', '    s = "x - y"  # a - b', '    return a'].join('\n');
   const out = lines({ path: 'm.py', start: 1, text });
-  assert.ok(out.every((l) => !l.includes('"""Return a + b') && !l.includes('"x + y"') && !l.includes('# a + b')), out.join('\n'));
+  assert.ok(
+    out.every((l) => !l.includes('"""Return a + b') && !l.includes('"x + y"') && !l.includes('# a + b')),
+    out.join('\n'),
+  );
 });
 
 test('a multi-line docstring is skipped until it closes', () => {

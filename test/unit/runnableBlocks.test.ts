@@ -47,7 +47,10 @@ test('finds the sh blocks marked runnable, with the line of their opening fence,
 });
 
 test('a malformed timeout names the file and line of its block', () => {
-  assert.throws(() => runnableBlocks('text\n\n```sh runnable timeout=soon\nls\n```\n', 'docs/x.md'), /docs\/x\.md:3: sh runnable timeout=soon: timeout= needs a whole number of seconds/);
+  assert.throws(
+    () => runnableBlocks('text\n\n```sh runnable timeout=soon\nls\n```\n', 'docs/x.md'),
+    /docs\/x\.md:3: sh runnable timeout=soon: timeout= needs a whole number of seconds/,
+  );
   assert.equal(runnableInfo('sh'), undefined);
   assert.equal(runnableInfo('shell runnable'), undefined);
 });
@@ -55,7 +58,10 @@ test('a malformed timeout names the file and line of its block', () => {
 test('a block that fails reports its file and line, its exit status, the block and the end of its output', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'gp-blocks-'));
   try {
-    const [ok, failing] = runnableBlocks('```sh runnable\necho fine\n```\n\nSome text.\n\n```sh runnable\necho first\nfalse\necho never\n```\n', 'docs/page.md');
+    const [ok, failing] = runnableBlocks(
+      '```sh runnable\necho fine\n```\n\nSome text.\n\n```sh runnable\necho first\nfalse\necho never\n```\n',
+      'docs/page.md',
+    );
     assert.ok(ok && failing);
     const good = await runBlock(ok, dir, dir);
     assert.equal(good.code, 0);
@@ -63,7 +69,10 @@ test('a block that fails reports its file and line, its exit status, the block a
     const bad = await runBlock(failing, dir, dir);
     assert.equal(bad.code, 1, 'bash -e stops at the first command that fails');
     assert.equal(bad.output, 'first\n');
-    assert.match(describeFailure(failing, bad), /^docs\/page\.md:7: the runnable block exited 1 after \d+\.\d s\.\n--- block ---\necho first\nfalse\necho never\n--- output \(last 40 lines\) ---\nfirst$/);
+    assert.match(
+      describeFailure(failing, bad),
+      /^docs\/page\.md:7: the runnable block exited 1 after \d+\.\d s\.\n--- block ---\necho first\nfalse\necho never\n--- output \(last 40 lines\) ---\nfirst$/,
+    );
     const [piped] = runnableBlocks('```sh runnable\nfalse | cat\n```\n', 'p.md');
     assert.ok(piped);
     assert.equal((await runBlock(piped, dir, dir)).code, 1, 'a failure inside a pipeline fails the block');

@@ -105,7 +105,10 @@ test('events are appended, never rewritten: 100 concurrent appends give 100 whol
   await Promise.all(Array.from({ length: 100 }, (_, i) => log.append({ kind: 'episode-start', episode_id: `e${i}`, task_id: `t${i}` })));
   const text = readFileSync(log.path, 'utf8');
   assert.ok(text.startsWith(before), 'the earlier content is untouched');
-  const records = text.trim().split('\n').map((l) => runEventSchema.parse(JSON.parse(l)));
+  const records = text
+    .trim()
+    .split('\n')
+    .map((l) => runEventSchema.parse(JSON.parse(l)));
   assert.equal(records.length, 101);
   assert.deepEqual(new Set(records.slice(1).map((r) => (r.kind === 'episode-start' ? r.episode_id : ''))).size, 100);
 });
@@ -181,14 +184,14 @@ test('trajectory file names are filename-safe and distinct for ids that differ o
   assert.match(episodeFileName('task#0'), /^task_0-[0-9a-f]{8}\.jsonl$/, 'attempts count from 1');
 });
 
-test('a run folder an earlier version wrote keeps its attempts\' trajectory names, and a new one gets the episode\'s name', () => {
+test("a run folder an earlier version wrote keeps its attempts' trajectory names, and a new one gets the episode's name", () => {
   const d = dir();
   mkdirSync(join(d, 'trajectories'));
   const legacy = legacyEpisodeFileName('t#2');
   assert.match(legacy, /^t_2-[0-9a-f]{8}\.jsonl$/);
   assert.equal(runLayout(d).trajectory('t#2'), join(d, 'trajectories', 't#2.jsonl'), 'nothing on disk: the new name');
   writeFileSync(join(d, 'trajectories', legacy), '');
-  assert.equal(runLayout(d).trajectory('t#2'), join(d, 'trajectories', legacy), 'only the old file: it is the episode\'s');
+  assert.equal(runLayout(d).trajectory('t#2'), join(d, 'trajectories', legacy), "only the old file: it is the episode's");
   assert.equal(runLayout(d).trajectoryRelative('t#2'), join('trajectories', legacy));
   writeFileSync(join(d, 'trajectories', 't#2.jsonl'), '');
   assert.equal(runLayout(d).trajectory('t#2'), join(d, 'trajectories', 't#2.jsonl'), 'both: the new name wins');
@@ -202,7 +205,7 @@ test('the instance report writer puts each report where the layout says, whateve
   }
 });
 
-test('an id such as .. or . never names a folder outside reports/ or the run\'s own report.json (issue 21)', async () => {
+test("an id such as .. or . never names a folder outside reports/ or the run's own report.json (issue 21)", async () => {
   const d = dir();
   writeFileSync(join(d, 'report.json'), '{"run": "kept"}\n');
   const names = ['..', '.', '...', '../report', '.hidden'].map(instanceFolderName);
@@ -229,7 +232,10 @@ test('listRuns finds runs newest first with their status, marks a dead running o
   writeFileSync(runLayout(join(out, 'resolved-only')).resolvedConfig, 'x: 1\n');
   await mk('unrelated');
   const runs = await listRuns(out);
-  assert.deepEqual(runs.map((r) => r.name), ['live', 'crashed', 'old', 'resolved-only']);
+  assert.deepEqual(
+    runs.map((r) => r.name),
+    ['live', 'crashed', 'old', 'resolved-only'],
+  );
   assert.equal(runs.find((r) => r.name === 'crashed')?.stale, true);
   assert.equal(runs.find((r) => r.name === 'live')?.stale, false);
   assert.equal(runs.find((r) => r.name === 'resolved-only')?.problem, 'no status.json');
@@ -239,8 +245,30 @@ test('listRuns finds runs newest first with their status, marks a dead running o
 test('the layout names every file and folder of a run inside the run directory', () => {
   const layout = runLayout('/runs/r1');
   assert.deepEqual(
-    [layout.resolvedConfig, layout.status, layout.events, layout.trajectories, layout.report, layout.reports, layout.tests, layout.testRuns, layout.metrics, layout.runLog],
-    ['resolved_config.yaml', 'status.json', 'events.jsonl', 'trajectories', 'report.json', 'reports', 'tests', 'test_runs.jsonl', 'metrics.jsonl', 'run.log'].map((n) => join('/runs/r1', n)),
+    [
+      layout.resolvedConfig,
+      layout.status,
+      layout.events,
+      layout.trajectories,
+      layout.report,
+      layout.reports,
+      layout.tests,
+      layout.testRuns,
+      layout.metrics,
+      layout.runLog,
+    ],
+    [
+      'resolved_config.yaml',
+      'status.json',
+      'events.jsonl',
+      'trajectories',
+      'report.json',
+      'reports',
+      'tests',
+      'test_runs.jsonl',
+      'metrics.jsonl',
+      'run.log',
+    ].map((n) => join('/runs/r1', n)),
   );
   assert.equal(layout.testLogRelative('sympy__sympy-20590', '2026-11-23T09:41:25.123Z', 'ab12'), join('tests', 'sympy__sympy-20590-20261123-094125-ab12.log'));
   assert.match(layout.testLogRelative('org/repo#3', '2026-11-23T09:41:25.123Z', 'ab12'), /^tests\/org_repo_3-[0-9a-f]{8}-20261123-094125-ab12\.log$/);
@@ -268,7 +296,10 @@ test('recording a test run writes its log and SWE-bench report and appends one c
   const written = await recordTestRun(d, { record, output: '1 passed\n' });
   const again = await recordTestRun(d, { record, output: 'again\n' });
   assert.equal(record.logPath, undefined, "the caller's record is not changed");
-  const lines = readFileSync(runLayout(d).testRuns, 'utf8').trim().split('\n').map((l) => testRunRecordSchema.parse(JSON.parse(l)));
+  const lines = readFileSync(runLayout(d).testRuns, 'utf8')
+    .trim()
+    .split('\n')
+    .map((l) => testRunRecordSchema.parse(JSON.parse(l)));
   assert.deepEqual(lines, [written, again]);
   assert.notEqual(written.logPath, again.logPath, 'two runs in the same second keep separate logs');
   assert.equal(readFileSync(join(d, written.logPath ?? ''), 'utf8'), '1 passed\n');

@@ -18,7 +18,15 @@ after(() => {
 });
 
 function status(state: string, pid: number, extra: Record<string, unknown> = {}): string {
-  return JSON.stringify({ state, command: 'gp rollout tasks.jsonl', pid, host: hostname(), started_at: '2026-11-23T10:00:00.000Z', episodes: { total: 10, finished: 4, resolved: 3, errored: 0 }, ...extra });
+  return JSON.stringify({
+    state,
+    command: 'gp rollout tasks.jsonl',
+    pid,
+    host: hostname(),
+    started_at: '2026-11-23T10:00:00.000Z',
+    episodes: { total: 10, finished: 4, resolved: 3, errored: 0 },
+    ...extra,
+  });
 }
 
 function makeRun(name: string, statusText: string | undefined): string {
@@ -100,16 +108,46 @@ test('gp runs commands answer usage errors with their usage line', async () => {
 });
 
 test('gp runs show puts a model run’s figures beside its resolved count: its own steps, parse failures, fallback and what it resolved alone', async () => {
-  const model = { model_steps: 5, parse_failures: { 'extra-text': 2 }, fallback_steps: 2, calls: 7, prompt_tokens: 7000, completion_tokens: 300, generation_ms: 14_000, fallback_enabled: true, steps: 9, parse_failure_rate: 2 / 7, model_step_share: 5 / 9, resolved_by_model_alone: 1, resolved_with_fallback: 1 };
+  const model = {
+    model_steps: 5,
+    parse_failures: { 'extra-text': 2 },
+    fallback_steps: 2,
+    calls: 7,
+    prompt_tokens: 7000,
+    completion_tokens: 300,
+    generation_ms: 14_000,
+    fallback_enabled: true,
+    steps: 9,
+    parse_failure_rate: 2 / 7,
+    model_step_share: 5 / 9,
+    resolved_by_model_alone: 1,
+    resolved_with_fallback: 1,
+  };
   const dir = makeRun('modelrun', status('finished', deadPid, { ended_at: '2026-11-23T10:05:00.000Z', model }));
   writeFileSync(
     join(dir, 'report.json'),
-    JSON.stringify({ run: 'modelrun', agent: 'model', dataset: 'd.jsonl', created_at: '2026-11-23T10:05:00.000Z', total: 2, resolved: 2, resolved_rate: 1, mean_steps: 4.5, mean_duration_ms: 1000, termination_reasons: { submitted: 2 }, tasks: [], model }),
+    JSON.stringify({
+      run: 'modelrun',
+      agent: 'model',
+      dataset: 'd.jsonl',
+      created_at: '2026-11-23T10:05:00.000Z',
+      total: 2,
+      resolved: 2,
+      resolved_rate: 1,
+      mean_steps: 4.5,
+      mean_duration_ms: 1000,
+      termination_reasons: { submitted: 2 },
+      tasks: [],
+      model,
+    }),
   );
   const r = await gp('runs', 'show', 'modelrun', '--root', '.');
   assert.equal(r.code, 0, r.err);
   assert.match(r.out, /report: +2 of 2 resolved/);
-  assert.match(r.out, /model: 5\/9 steps from its own replies \(55\.6%\), 2\/7 replies failed to parse \(extra-text 2\), fallback took 2 steps; resolved by the model alone: 1; with the fallback's help: 1/);
+  assert.match(
+    r.out,
+    /model: 5\/9 steps from its own replies \(55\.6%\), 2\/7 replies failed to parse \(extra-text 2\), fallback took 2 steps; resolved by the model alone: 1; with the fallback's help: 1/,
+  );
 });
 
 test('gp runs show lists the episodes by task, each attempt under its one name and in order, whatever order they ended in', async () => {
@@ -119,13 +157,31 @@ test('gp runs show lists the episodes by task, each attempt under its one name a
     { ts, kind: 'episode-start', episode_id: id, task_id: task },
     { ts, kind: 'episode-end', episode_id: id, task_id: task, resolved, steps: 3, total_reward: resolved ? 1 : 0, termination_reason: reason, duration_ms: 10 },
   ];
-  const events = [...ended('calc#10', 'calc', true), ...ended('calc#2', 'calc', false, 'max_steps'), ...ended('alone', 'alone', true), ...ended('calc#1', 'calc', true), { ts, kind: 'episode-start', episode_id: 'bad\u001b[2Jid', task_id: 'bad\u001b[2Jid' }];
+  const events = [
+    ...ended('calc#10', 'calc', true),
+    ...ended('calc#2', 'calc', false, 'max_steps'),
+    ...ended('alone', 'alone', true),
+    ...ended('calc#1', 'calc', true),
+    { ts, kind: 'episode-start', episode_id: 'bad\u001b[2Jid', task_id: 'bad\u001b[2Jid' },
+  ];
   writeFileSync(join(dir, 'events.jsonl'), events.map((e) => JSON.stringify(e)).join('\n') + '\n');
   const r = await gp('runs', 'show', 'attempts', '--root', '.');
   assert.equal(r.code, 0);
-  const table = r.out.slice(r.out.indexOf('episodes by task:')).split('\n').slice(1, 8).map((l) => l.trim().replace(/\s+/g, ' '));
-  assert.deepEqual(table, ['EPISODE RESULT STEPS REWARD', 'alone resolved 3 1.00', 'bad\\x1b[2Jid running - -', 'calc 2/3 resolved', 'calc#1 resolved 3 1.00', 'calc#2 unresolved (max_steps) 3 0.00', 'calc#10 resolved 3 1.00']);
-  assert.equal(r.out.includes('\u001b'), false, 'an id\'s control characters are shown, never sent');
+  const table = r.out
+    .slice(r.out.indexOf('episodes by task:'))
+    .split('\n')
+    .slice(1, 8)
+    .map((l) => l.trim().replace(/\s+/g, ' '));
+  assert.deepEqual(table, [
+    'EPISODE RESULT STEPS REWARD',
+    'alone resolved 3 1.00',
+    'bad\\x1b[2Jid running - -',
+    'calc 2/3 resolved',
+    'calc#1 resolved 3 1.00',
+    'calc#2 unresolved (max_steps) 3 0.00',
+    'calc#10 resolved 3 1.00',
+  ]);
+  assert.equal(r.out.includes('\u001b'), false, "an id's control characters are shown, never sent");
   const json = JSON.parse((await gp('runs', 'show', 'attempts', '--root', '.', '--json')).out) as { episodes: { episodeId: string }[] };
   assert.equal(json.episodes.length, 5);
 });

@@ -13,14 +13,20 @@ test('reads only what was appended since the last read, holding back a line with
   const tail = new EventTail(path);
   assert.deepEqual(await tail.read(), { events: [], problems: [], restarted: false, missing: true });
   writeFileSync(path, start('a'));
-  assert.deepEqual((await tail.read()).events.map((e) => e.kind === 'episode-start' && e.episode_id), ['a']);
+  assert.deepEqual(
+    (await tail.read()).events.map((e) => e.kind === 'episode-start' && e.episode_id),
+    ['a'],
+  );
   const b = start('b');
   appendFileSync(path, b.slice(0, 20));
   const partial = await tail.read();
   assert.deepEqual(partial.events, [], 'half a line is not an event yet');
   assert.deepEqual(partial.problems, [], 'nor a problem');
   appendFileSync(path, b.slice(20) + start('c'));
-  assert.deepEqual((await tail.read()).events.map((e) => e.kind === 'episode-start' && e.episode_id), ['b', 'c']);
+  assert.deepEqual(
+    (await tail.read()).events.map((e) => e.kind === 'episode-start' && e.episode_id),
+    ['b', 'c'],
+  );
   assert.deepEqual((await tail.read()).events, [], 'nothing new, nothing read');
 });
 
@@ -37,7 +43,10 @@ test('names a bad line by its number and goes on; starts again when the file got
   writeFileSync(path, start('z'));
   const again = await tail.read();
   assert.equal(again.restarted, true);
-  assert.deepEqual(again.events.map((e) => e.kind === 'episode-start' && e.episode_id), ['z']);
+  assert.deepEqual(
+    again.events.map((e) => e.kind === 'episode-start' && e.episode_id),
+    ['z'],
+  );
   rmSync(dir, { recursive: true, force: true });
   assert.equal((await tail.read()).missing, true);
 });
@@ -54,5 +63,8 @@ test('a new file in the place of the old one (a new run in the folder) is read f
   renameSync(join(dir, 'next.jsonl'), path);
   const read = await tail.read();
   assert.equal(read.restarted, true);
-  assert.deepEqual(read.events.map((e) => e.kind === 'episode-start' && e.episode_id), ['x', 'y']);
+  assert.deepEqual(
+    read.events.map((e) => e.kind === 'episode-start' && e.episode_id),
+    ['x', 'y'],
+  );
 });

@@ -12,8 +12,22 @@ import type { EpisodeSummary, RunSummary } from '../../server/src/protocol/runsV
 // Local times are read in UTC here (Node reads TZ again when it changes), so the expected labels are the same on every machine.
 process.env['TZ'] = 'UTC';
 
-function episode(episodeId: string, taskId: string, state: EpisodeSummary['state'], totalReward: number | null = state === 'resolved' ? 1 : state === 'running' ? null : 0): EpisodeSummary {
-  return { episodeId, taskId, state, steps: state === 'running' ? null : 4, totalReward, terminationReason: state === 'running' ? null : 'submitted', sandboxHost: null, trajectory: `/w/outputs/run-a/trajectories/${episodeId}.jsonl` };
+function episode(
+  episodeId: string,
+  taskId: string,
+  state: EpisodeSummary['state'],
+  totalReward: number | null = state === 'resolved' ? 1 : state === 'running' ? null : 0,
+): EpisodeSummary {
+  return {
+    episodeId,
+    taskId,
+    state,
+    steps: state === 'running' ? null : 4,
+    totalReward,
+    terminationReason: state === 'running' ? null : 'submitted',
+    sandboxHost: null,
+    trajectory: `/w/outputs/run-a/trajectories/${episodeId}.jsonl`,
+  };
 }
 
 test('a run whose tasks ran once each lists its episodes, sorted by task', () => {
@@ -23,10 +37,19 @@ test('a run whose tasks ran once each lists its episodes, sorted by task', () =>
 });
 
 test('a run with several attempts per task lists tasks, each with its attempts in order, however they arrived', () => {
-  const arrived = [episode('t2#2', 't2', 'resolved'), episode('t10#1', 't10', 'unresolved'), episode('t2#10', 't2', 'running'), episode('t2#1', 't2', 'resolved'), episode('t10#2', 't10', 'error')];
+  const arrived = [
+    episode('t2#2', 't2', 'resolved'),
+    episode('t10#1', 't10', 'unresolved'),
+    episode('t2#10', 't2', 'running'),
+    episode('t2#1', 't2', 'resolved'),
+    episode('t10#2', 't10', 'error'),
+  ];
   const children = runChildren(arrived);
   assert.equal(children.grouped, true);
-  assert.deepEqual(children.grouped ? children.tasks.map((t) => [t.taskId, t.episodes.map((e) => e.episodeId)]) : [], [['t2', ['t2#1', 't2#2', 't2#10']], ['t10', ['t10#1', 't10#2']]]);
+  assert.deepEqual(children.grouped ? children.tasks.map((t) => [t.taskId, t.episodes.map((e) => e.episodeId)]) : [], [
+    ['t2', ['t2#1', 't2#2', 't2#10']],
+    ['t10', ['t10#1', 't10#2']],
+  ]);
 });
 
 test('a task row says how many attempts were resolved, their mean reward and what still runs, with an icon for the mix', () => {
@@ -43,7 +66,11 @@ test('a task row says how many attempts were resolved, their mean reward and wha
   assert.equal(taskIcon(none).id, 'circle-slash');
 });
 
-const found = (run: string, ep: EpisodeSummary | undefined, stem = ep?.episodeId ?? 'x'): FoundTrajectory => ({ path: `/w/outputs/${run}/trajectories/${stem}.jsonl`, run, episode: ep });
+const found = (run: string, ep: EpisodeSummary | undefined, stem = ep?.episodeId ?? 'x'): FoundTrajectory => ({
+  path: `/w/outputs/${run}/trajectories/${stem}.jsonl`,
+  run,
+  episode: ep,
+});
 
 test('the Compare picker names each episode as the Runs view does, with its outcome, sorted by task then attempt, newest run first', () => {
   const items = [
@@ -54,16 +81,23 @@ test('the Compare picker names each episode as the Runs view does, with its outc
   ];
   const { sameTask, rest } = pickerEntries(items, undefined, Date.parse('2026-11-26T18:00:00.000Z'));
   assert.deepEqual(sameTask, []);
-  assert.deepEqual(rest.map((e) => `${e.label} | ${e.description}`), [
-    '$(pass-filled) a#2 | resolved · reward 1.00 · 4 steps · run-2026-11-26',
-    '$(error) a#2 | error · reward 0.00 · 4 steps · run-2026-11-25',
-    '$(circle-slash) a#10 | unresolved · reward 0.00 · 4 steps · run-2026-11-26',
-    '$(pass-filled) b#1 | resolved · reward 1.00 · 4 steps · run-2026-11-25',
-  ]);
+  assert.deepEqual(
+    rest.map((e) => `${e.label} | ${e.description}`),
+    [
+      '$(pass-filled) a#2 | resolved · reward 1.00 · 4 steps · run-2026-11-26',
+      '$(error) a#2 | error · reward 0.00 · 4 steps · run-2026-11-25',
+      '$(circle-slash) a#10 | unresolved · reward 0.00 · 4 steps · run-2026-11-26',
+      '$(pass-filled) b#1 | resolved · reward 1.00 · 4 steps · run-2026-11-25',
+    ],
+  );
 });
 
 test('the Compare picker names a run as the Runs view labels it', () => {
-  const [entry] = pickerEntries([found('attempts-rollout-20261126-112343', episode('a#1', 'a', 'resolved'))], undefined, Date.parse('2026-11-26T18:00:00.000Z')).rest;
+  const [entry] = pickerEntries(
+    [found('attempts-rollout-20261126-112343', episode('a#1', 'a', 'resolved'))],
+    undefined,
+    Date.parse('2026-11-26T18:00:00.000Z'),
+  ).rest;
   assert.equal(entry?.description, 'resolved · reward 1.00 · 4 steps · attempts 11:23:43');
 });
 
@@ -71,8 +105,15 @@ test('comparing with an episode puts the other attempts at its task first and le
   const first = found('r', episode('a#1', 'a', 'resolved'));
   const items = [first, found('r', episode('b#1', 'b', 'resolved')), found('r', episode('a#2', 'a', 'running')), found('old', undefined, 'a_3-0cc26b3c')];
   const { sameTask, rest } = pickerEntries(items, first, Date.parse('2026-11-26T18:00:00.000Z'));
-  assert.deepEqual(sameTask.map((e) => e.label), ['$(sync) a#2', '$(file) a_3-0cc26b3c'], 'a file an older version named is known by its stem, under its task');
-  assert.deepEqual(rest.map((e) => e.label), ['$(pass-filled) b#1']);
+  assert.deepEqual(
+    sameTask.map((e) => e.label),
+    ['$(sync) a#2', '$(file) a_3-0cc26b3c'],
+    'a file an older version named is known by its stem, under its task',
+  );
+  assert.deepEqual(
+    rest.map((e) => e.label),
+    ['$(pass-filled) b#1'],
+  );
 });
 
 test('a run is labelled by its experiment and the local time of its default stamp, so its state and result fit beside it', () => {
@@ -111,16 +152,64 @@ test('a tooltip’s times are local, as the labels are, not the UTC ISO stamps t
 });
 
 test('a run that failed before any episode was planned says why in its row, not 0/0 resolved (issue 37)', () => {
-  const run: RunSummary = { dir: '/w/outputs/b', name: 'b', root: '/w/outputs', state: 'failed', stale: false, kind: 'rollout', command: 'gp rollout bad.jsonl', agent: null, episodes: { total: 0, finished: 0, resolved: 0, errored: 0 }, backend: null, model: null, nodes: [], startedAt: '2026-11-27T17:47:35Z', endedAt: '2026-11-27T17:47:37Z', exitReason: 'bad.jsonl:1:1 task_id: Invalid input', problem: null, hasReport: false, hasLog: true, hasMetrics: false, relaunchable: false };
+  const run: RunSummary = {
+    dir: '/w/outputs/b',
+    name: 'b',
+    root: '/w/outputs',
+    state: 'failed',
+    stale: false,
+    kind: 'rollout',
+    command: 'gp rollout bad.jsonl',
+    agent: null,
+    episodes: { total: 0, finished: 0, resolved: 0, errored: 0 },
+    backend: null,
+    model: null,
+    nodes: [],
+    startedAt: '2026-11-27T17:47:35Z',
+    endedAt: '2026-11-27T17:47:37Z',
+    exitReason: 'bad.jsonl:1:1 task_id: Invalid input',
+    problem: null,
+    hasReport: false,
+    hasLog: true,
+    hasMetrics: false,
+    relaunchable: false,
+  };
   assert.equal(describeRun(run, Date.now()), 'failed · 2s · rollout · bad.jsonl:1:1 task_id: Invalid input');
-  assert.equal(describeRun({ ...run, state: 'finished', episodes: { total: 2, finished: 2, resolved: 1, errored: 0 }, exitReason: null }, Date.now()), '1/2 resolved · finished · 2s · rollout');
+  assert.equal(
+    describeRun({ ...run, state: 'finished', episodes: { total: 2, finished: 2, resolved: 1, errored: 0 }, exitReason: null }, Date.now()),
+    '1/2 resolved · finished · 2s · rollout',
+  );
 });
 
 test('a run with no episode says why in its place: still starting, a verification, or ended before any began with its reason', () => {
-  const base: RunSummary = { dir: '/w/outputs/b', name: 'b', root: '/w/outputs', state: 'running', stale: false, kind: 'rollout', command: 'gp rollout bad.jsonl', agent: null, episodes: null, backend: null, model: null, nodes: [], startedAt: '2026-11-27T17:47:35Z', endedAt: null, exitReason: null, problem: null, hasReport: false, hasLog: true, hasMetrics: false, relaunchable: false };
+  const base: RunSummary = {
+    dir: '/w/outputs/b',
+    name: 'b',
+    root: '/w/outputs',
+    state: 'running',
+    stale: false,
+    kind: 'rollout',
+    command: 'gp rollout bad.jsonl',
+    agent: null,
+    episodes: null,
+    backend: null,
+    model: null,
+    nodes: [],
+    startedAt: '2026-11-27T17:47:35Z',
+    endedAt: null,
+    exitReason: null,
+    problem: null,
+    hasReport: false,
+    hasLog: true,
+    hasMetrics: false,
+    relaunchable: false,
+  };
   assert.equal(noEpisodeText(base), 'No episode has started yet.');
   assert.match(noEpisodeText({ ...base, kind: 'verify' }), /A verification runs no episodes/);
-  assert.equal(noEpisodeText({ ...base, state: 'failed', exitReason: 'bad.jsonl:1:1\ntask_id: Invalid input' }), 'It ended before any episode started: bad.jsonl:1:1 task_id: Invalid input');
+  assert.equal(
+    noEpisodeText({ ...base, state: 'failed', exitReason: 'bad.jsonl:1:1\ntask_id: Invalid input' }),
+    'It ended before any episode started: bad.jsonl:1:1 task_id: Invalid input',
+  );
   assert.equal(noEpisodeText({ ...base, state: 'interrupted' }), 'It was interrupted before any episode started');
   assert.ok(!noEpisodeText({ ...base, state: 'failed', exitReason: 'x\u001b[31mred' }).includes('\u001b'), 'no control code reaches the tree');
 });

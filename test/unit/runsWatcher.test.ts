@@ -31,7 +31,16 @@ function status(extra: Partial<RunStatus> = {}): RunStatus {
 const event = (e: Record<string, unknown>) => `${JSON.stringify({ ts: '2026-11-23T10:00:01.000Z', ...e })}\n`;
 const start = (id: string) => event({ kind: 'episode-start', episode_id: id, task_id: id });
 const end = (id: string, resolved: boolean) =>
-  event({ kind: 'episode-end', episode_id: id, task_id: id, resolved, steps: 4, total_reward: resolved ? 1 : -0.2, termination_reason: 'submitted', duration_ms: 10 });
+  event({
+    kind: 'episode-end',
+    episode_id: id,
+    task_id: id,
+    resolved,
+    steps: 4,
+    total_reward: resolved ? 1 : -0.2,
+    termination_reason: 'submitted',
+    duration_ms: 10,
+  });
 
 /** A watcher whose changes are collected, with a way to wait for the next one that passes a test. */
 function watcher(options: { livenessMs?: number } = {}) {
@@ -65,7 +74,10 @@ test('lists runs newest first, says what is wrong with bad ones, and skips folde
     if (s) await writeStatus(runLayout(join(r, name)).status, s);
     return runLayout(join(r, name));
   };
-  const done = await mk('done', status({ state: 'finished', started_at: '2026-11-23T09:00:00.000Z', episodes: { total: 2, finished: 2, resolved: 1, errored: 0 } }));
+  const done = await mk(
+    'done',
+    status({ state: 'finished', started_at: '2026-11-23T09:00:00.000Z', episodes: { total: 2, finished: 2, resolved: 1, errored: 0 } }),
+  );
   writeFileSync(done.events, start('a') + end('a', true) + start('b') + end('b', false));
   await writeLaunchRecord(done.launch, { command: 'rollout', args: ['tasks.jsonl'], cwd: r, agent: 'rule', written_at: '2026-11-23T09:00:00.000Z' });
   const corrupt = await mk('corrupt');
@@ -77,8 +89,14 @@ test('lists runs newest first, says what is wrong with bad ones, and skips folde
   const { w } = watcher();
   await w.setRoots([r, join(r, 'missing-root')]);
   const listed = await w.list();
-  assert.deepEqual(listed.roots, [{ path: r, exists: true }, { path: join(r, 'missing-root'), exists: false }]);
-  assert.deepEqual(listed.runs.map((x) => x.name), ['done', 'cut', 'corrupt']);
+  assert.deepEqual(listed.roots, [
+    { path: r, exists: true },
+    { path: join(r, 'missing-root'), exists: false },
+  ]);
+  assert.deepEqual(
+    listed.runs.map((x) => x.name),
+    ['done', 'cut', 'corrupt'],
+  );
   const [d, c, bad] = listed.runs;
   assert.equal(d?.state, 'finished');
   assert.equal(d?.kind, 'rollout');
@@ -90,7 +108,13 @@ test('lists runs newest first, says what is wrong with bad ones, and skips folde
   assert.equal(bad?.state, 'unknown');
   assert.match(bad?.problem ?? '', /status\.json is not JSON/);
   const eps = await w.episodes(d?.dir ?? '');
-  assert.deepEqual(eps.episodes.map((e) => [e.episodeId, e.state, e.totalReward]), [['a', 'resolved', 1], ['b', 'unresolved', -0.2]]);
+  assert.deepEqual(
+    eps.episodes.map((e) => [e.episodeId, e.state, e.totalReward]),
+    [
+      ['a', 'resolved', 1],
+      ['b', 'unresolved', -0.2],
+    ],
+  );
   assert.equal(eps.episodes[0]?.trajectory, done.trajectory('a'));
   w.dispose();
 });
@@ -105,19 +129,28 @@ test('while watching, an appended event reaches the listener with only that epis
   await w.setRoots([r]);
   await w.list();
   const before = await w.episodes(layout.dir);
-  assert.deepEqual(before.episodes.map((e) => e.state), ['running']);
+  assert.deepEqual(
+    before.episodes.map((e) => e.state),
+    ['running'],
+  );
   await w.watch(true);
   const got = next((c) => c.episodes.some((e) => e.dir === layout.dir), 'the episode end');
   appendFileSync(layout.events, end('a', true));
   const change = await got;
-  assert.deepEqual(change.episodes[0]?.episodes.map((e) => [e.episodeId, e.state]), [['a', 'resolved']]);
+  assert.deepEqual(
+    change.episodes[0]?.episodes.map((e) => [e.episodeId, e.state]),
+    [['a', 'resolved']],
+  );
   // Half a line is held back until its newline arrives.
   const line = start('b');
   appendFileSync(layout.events, line.slice(0, 30));
   await new Promise((res) => setTimeout(res, 100));
   const whole = next((c) => c.episodes.some((e) => e.episodes.some((ep) => ep.episodeId === 'b')), 'episode b');
   appendFileSync(layout.events, line.slice(30));
-  assert.deepEqual((await whole).episodes[0]?.episodes.map((e) => [e.episodeId, e.state]), [['b', 'running']]);
+  assert.deepEqual(
+    (await whole).episodes[0]?.episodes.map((e) => [e.episodeId, e.state]),
+    [['b', 'running']],
+  );
   // A status change comes as a changed summary.
   const finished = next((c) => c.changed.some((s) => s.state === 'finished'), 'the finished state');
   await writeStatus(layout.status, status({ state: 'finished', episodes: { total: 3, finished: 3, resolved: 1, errored: 0 } }));
@@ -133,15 +166,33 @@ test('episodes a sandbox host ran keep its Ray node to the end, and the run coun
   await writeStatus(layout.status, status({ state: 'finished', episodes: { total: 4, finished: 3, resolved: 2, errored: 0 } }));
   const onHost = (id: string, node: string) => event({ kind: 'episode-start', episode_id: id, task_id: id, sandbox_host: { id: `host-${node}`, node } });
   // Episode c started on worker-2 and, after a resume, again on worker-1: its latest start counts.
-  writeFileSync(layout.events, onHost('a', 'worker-1') + end('a', true) + onHost('b', 'worker-2') + end('b', false) + onHost('c', 'worker-2') + onHost('c', 'worker-1') + end('c', true) + start('d'));
+  writeFileSync(
+    layout.events,
+    onHost('a', 'worker-1') +
+      end('a', true) +
+      onHost('b', 'worker-2') +
+      end('b', false) +
+      onHost('c', 'worker-2') +
+      onHost('c', 'worker-1') +
+      end('c', true) +
+      start('d'),
+  );
   const { w } = watcher();
   await w.setRoots([r]);
   const [run] = (await w.list()).runs;
-  assert.deepEqual(run?.nodes, [{ node: 'worker-1', episodes: 2 }, { node: 'worker-2', episodes: 1 }]);
+  assert.deepEqual(run?.nodes, [
+    { node: 'worker-1', episodes: 2 },
+    { node: 'worker-2', episodes: 1 },
+  ]);
   const eps = await w.episodes(layout.dir);
   assert.deepEqual(
     eps.episodes.map((e) => [e.episodeId, e.state, e.sandboxHost?.node ?? null]),
-    [['a', 'resolved', 'worker-1'], ['b', 'unresolved', 'worker-2'], ['c', 'resolved', 'worker-1'], ['d', 'running', null]],
+    [
+      ['a', 'resolved', 'worker-1'],
+      ['b', 'unresolved', 'worker-2'],
+      ['c', 'resolved', 'worker-1'],
+      ['d', 'running', null],
+    ],
   );
   assert.deepEqual(eps.episodes[0]?.sandboxHost, { id: 'host-worker-1', node: 'worker-1' });
   w.dispose();
@@ -182,7 +233,10 @@ test('a running run whose process dies without a word turns interrupted, and its
   const change = await interrupted;
   assert.equal(change.changed[0]?.stale, true);
   assert.match(change.changed[0]?.problem ?? '', /is gone without ending the run/);
-  assert.deepEqual(change.episodes[0]?.episodes.map((e) => e.state), ['interrupted']);
+  assert.deepEqual(
+    change.episodes[0]?.episodes.map((e) => e.state),
+    ['interrupted'],
+  );
   await w.watch(false);
   w.dispose();
 });

@@ -46,7 +46,10 @@ test('the capacity preflight warns with the numbers, and says when the cluster i
   const c = experimentConfigSchema.parse({ training: { train_batch_size: 16, rollout_n: 4 } });
   const short = capacityFinding(c, 'train', { slots: 24, nodes: 3 });
   assert.equal(short?.severity, 'warning');
-  assert.match(short?.message ?? '', /64 episodes run at once \(training\.train_batch_size 16 × training\.rollout_n 4\), but the cluster offers 24 sandbox slots on 3 nodes: 40 wait/);
+  assert.match(
+    short?.message ?? '',
+    /64 episodes run at once \(training\.train_batch_size 16 × training\.rollout_n 4\), but the cluster offers 24 sandbox slots on 3 nodes: 40 wait/,
+  );
   assert.deepEqual(short?.path, ['training', 'train_batch_size']);
   assert.equal(capacityFinding(c, 'train', { slots: 64, nodes: 2 }), undefined);
   assert.equal(capacityFinding(c, 'eval', undefined)?.code, 'preflight/sandbox-capacity-unknown');
@@ -55,14 +58,17 @@ test('the capacity preflight warns with the numbers, and says when the cluster i
 test('the capacity preflight says how to offer slots when no node of the cluster has any', () => {
   const none = capacityFinding(config, 'eval', { slots: 0, nodes: 0 });
   assert.equal(none?.code, 'preflight/sandbox-capacity');
-  assert.match(none?.message ?? '', /no node of the cluster offers sandbox slots \(none has the Ray resource gp_sandbox_slots\)\. Start each node .* `gp ray slots`/);
+  assert.match(
+    none?.message ?? '',
+    /no node of the cluster offers sandbox slots \(none has the Ray resource gp_sandbox_slots\)\. Start each node .* `gp ray slots`/,
+  );
 });
 
 function host(id: string, node: string, slots: number, busy: number, images: string[] = [], alive = true): HostState {
   return { id, node, slots, busy, alive, images: new Set(images) };
 }
 
-test('routing: the worker\'s node first, then a host with the image, then the least loaded; never a full or dead host', () => {
+test("routing: the worker's node first, then a host with the image, then the least loaded; never a full or dead host", () => {
   const hosts = [host('a', 'n1', 4, 3), host('b', 'n2', 8, 2, ['img:1']), host('c', 'n3', 4, 0), host('d', 'n4', 4, 0, ['img:1'], false)];
   const local = chooseHost(hosts, { workerNode: 'n1', image: 'img:1' });
   assert.equal(local?.host.id, 'a');
@@ -71,7 +77,10 @@ test('routing: the worker\'s node first, then a host with the image, then the le
   assert.deepEqual([chooseHost(hosts, {})?.host.id, chooseHost(hosts, {})?.reason], ['c', 'least-loaded']);
   // A full worker node falls through to the image, then to load; a dead host never gets one.
   const full = [host('a', 'n1', 2, 2), host('d', 'n4', 4, 0, ['img:1'], false), host('e', 'n5', 4, 1)];
-  assert.deepEqual([chooseHost(full, { workerNode: 'n1', image: 'img:1' })?.host.id, chooseHost(full, { workerNode: 'n1', image: 'img:1' })?.reason], ['e', 'least-loaded']);
+  assert.deepEqual(
+    [chooseHost(full, { workerNode: 'n1', image: 'img:1' })?.host.id, chooseHost(full, { workerNode: 'n1', image: 'img:1' })?.reason],
+    ['e', 'least-loaded'],
+  );
   assert.equal(chooseHost([host('a', 'n1', 1, 1), host('d', 'n4', 4, 0, [], false)], {}), undefined, 'no free slot: the episode waits');
   assert.deepEqual(clusterSlots(hosts), { slots: 16, busy: 5, hosts: 3 });
 });

@@ -56,7 +56,12 @@ test('MarkerScanner finds a marker split across every possible chunk boundary', 
   for (let cut = 1; cut < stream.length; cut++) {
     const data: Buffer[] = [];
     let value: string | undefined;
-    const scanner = new MarkerScanner(marker, 0x1f, (c) => data.push(Buffer.from(c)), (v) => (value = v));
+    const scanner = new MarkerScanner(
+      marker,
+      0x1f,
+      (c) => data.push(Buffer.from(c)),
+      (v) => (value = v),
+    );
     scanner.push(stream.subarray(0, cut));
     scanner.push(stream.subarray(cut));
     assert.equal(Buffer.concat(data).toString('latin1'), 'hello ', `cut at ${cut}`);
@@ -67,7 +72,12 @@ test('MarkerScanner finds a marker split across every possible chunk boundary', 
 
 test('MarkerScanner passes output that only resembles the marker', () => {
   const data: Buffer[] = [];
-  const scanner = new MarkerScanner('\x1eGPabcE7:', 0x1f, (c) => data.push(Buffer.from(c)), () => assert.fail('no marker'));
+  const scanner = new MarkerScanner(
+    '\x1eGPabcE7:',
+    0x1f,
+    (c) => data.push(Buffer.from(c)),
+    () => assert.fail('no marker'),
+  );
   const input = '\x1eGPabcE8:1\x1f and \x1eGP' + 'x'.repeat(20);
   scanner.push(Buffer.from(input, 'latin1'));
   assert.equal(scanner.finished, false);
@@ -113,7 +123,8 @@ test('unquoteGitPath decodes git C-style quoting', () => {
 });
 
 test('rejectedHunks reads the file and line from git apply --check errors', () => {
-  const stderr = 'Checking patch app/calc.py...\nerror: while searching for:\nerror: patch failed: app/calc.py:6\nerror: app/calc.py: patch does not apply\nerror: new.py: already exists in working directory\n';
+  const stderr =
+    'Checking patch app/calc.py...\nerror: while searching for:\nerror: patch failed: app/calc.py:6\nerror: app/calc.py: patch does not apply\nerror: new.py: already exists in working directory\n';
   assert.deepEqual(rejectedHunks(stderr), [
     { path: 'app/calc.py', line: 6, message: 'the hunk does not match the file at this line' },
     { path: 'new.py', message: 'already exists in working directory' },

@@ -21,7 +21,10 @@ test('without the model the provider answers undefined, says why once, and rank 
   assert.equal(await provider(graph), undefined);
   assert.equal(await provider(await buildCodeGraphFromFiles([{ path: 'b.py', text: 'x = 1\n' }])), undefined);
   assert.equal(lines.length, 1, lines.join('\n'));
-  assert.match(lines[0] ?? '', /^semantic search is off: .*gp-no-model-.* \(hints come from anchors and BM25; scripts\/setup-embedding-model\.sh installs the model\)$/);
+  assert.match(
+    lines[0] ?? '',
+    /^semantic search is off: .*gp-no-model-.* \(hints come from anchors and BM25; scripts\/setup-embedding-model\.sh installs the model\)$/,
+  );
   const ranking = await graph.rank({ title: 'add() subtracts', body: '' });
   assert.deepEqual(ranking.retrievers, ['anchors', 'bm25', 'text']);
   assert.equal(semanticProvider('off'), undefined);
@@ -30,13 +33,15 @@ test('without the model the provider answers undefined, says why once, and rank 
 test('queued builds run one after another, in order, and a failed one does not stop the next', async () => {
   const { afterQueued } = await import('../../server/src/launch/semanticSearch.js');
   const events: string[] = [];
-  const slow = (name: string, ms: number, fail = false) => async () => {
-    events.push(`start ${name}`);
-    await new Promise((resolve) => setTimeout(resolve, ms));
-    events.push(`end ${name}`);
-    if (fail) throw new Error(name);
-    return name;
-  };
+  const slow =
+    (name: string, ms: number, fail = false) =>
+    async () => {
+      events.push(`start ${name}`);
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      events.push(`end ${name}`);
+      if (fail) throw new Error(name);
+      return name;
+    };
   const a = afterQueued(slow('a', 30, true));
   const b = afterQueued(slow('b', 5));
   const c = afterQueued(slow('c', 1));

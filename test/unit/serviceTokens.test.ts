@@ -33,7 +33,11 @@ interface Reply {
 }
 
 async function call(url: string, path: string, body: unknown): Promise<Reply> {
-  const answer = await fetch(`${url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: typeof body === 'string' ? body : JSON.stringify(body) });
+  const answer = await fetch(`${url}${path}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
   return { status: answer.status, body: (await answer.json()) as Reply['body'] };
 }
 
@@ -75,7 +79,10 @@ async function runTurnsAndCheck(url: string, runDir: string, key: string): Promi
     turns.map((t) => t.tokens),
     'each step holds the tokens sent with its reply, as they came',
   );
-  assert.deepEqual(trajectory.steps.map((s) => s.response), turns.map((t) => t.reply));
+  assert.deepEqual(
+    trajectory.steps.map((s) => s.response),
+    turns.map((t) => t.reply),
+  );
   assert.deepEqual(wholePrompts(trajectory.steps), prompts);
 }
 
@@ -119,12 +126,20 @@ describe('the environment service records a training step’s tokens', () => {
       // Nothing of the refused bodies advanced the episode: turn 1 is still the one it waits for.
       const first = await call(url, `${path}/step`, { turn: 1, reply: explore, tokens: { prompt_token_ids: [1, 2], completion_token_ids: [3] } });
       assert.equal(first.status, 200, JSON.stringify(first.body));
-      const tooFar = await call(url, `${path}/step`, { turn: 2, reply: explore, tokens: { prompt_delta: { kept: 4, token_ids: [9] }, completion_token_ids: [3] } });
+      const tooFar = await call(url, `${path}/step`, {
+        turn: 2,
+        reply: explore,
+        tokens: { prompt_delta: { kept: 4, token_ids: [9] }, completion_token_ids: [3] },
+      });
       assert.equal(tooFar.status, 400);
       assert.match(tooFar.body.error?.message ?? '', /^tokens\.prompt_delta\.kept: 4 is more than the 3 tokens of the previous turn's prompt and completion/);
       // A step without tokens is recorded without them, and a change cannot follow it.
       assert.equal((await call(url, `${path}/step`, { turn: 2, reply: explore })).status, 200);
-      const orphan = await call(url, `${path}/step`, { turn: 3, reply: explore, tokens: { prompt_delta: { kept: 0, token_ids: [9] }, completion_token_ids: [3] } });
+      const orphan = await call(url, `${path}/step`, {
+        turn: 3,
+        reply: explore,
+        tokens: { prompt_delta: { kept: 0, token_ids: [9] }, completion_token_ids: [3] },
+      });
       assert.equal(orphan.status, 400);
       assert.match(orphan.body.error?.message ?? '', /the turn before sent no prompt tokens/);
       assert.equal((await call(url, `${path}/close`, { reason: 'max_steps' })).status, 200);
@@ -165,7 +180,18 @@ describe('through a sandbox host', () => {
     const registry = await pool.start();
     const spec = hostSpecSchema.parse({ run_name: 'tokens', registry, config_text: '', tasks_text: '', episode_deadline_ms: 60_000, cli: ['node'] });
     const doubles = testDeps(() => ({ steps: 5 }));
-    const host = new SandboxHost({ spec, node: 'node-a', slots: 2, listen: '127.0.0.1', scratch: join(dir, 'host-scratch'), tasks, depsFor: () => doubles.deps, images: () => Promise.resolve([]), reap: () => Promise.resolve(0), log: () => undefined });
+    const host = new SandboxHost({
+      spec,
+      node: 'node-a',
+      slots: 2,
+      listen: '127.0.0.1',
+      scratch: join(dir, 'host-scratch'),
+      tasks,
+      depsFor: () => doubles.deps,
+      images: () => Promise.resolve([]),
+      reap: () => Promise.resolve(0),
+      log: () => undefined,
+    });
     const runDir = join(dir, 'front');
     const front = new EnvService({ runDir, tasks, deps: doubles.deps, maxOpen: 2, episodeDeadlineMs: 60_000, hosts: pool, token });
     try {
@@ -175,7 +201,11 @@ describe('through a sandbox host', () => {
       await runTurnsAndCheck(url, runDir, 'through-host');
       // The host checks a change against the turn before, and its 400 reaches the client as it came.
       const path = await episode(url, 'through-host-refused');
-      const refused = await call(url, `${path}/step`, { turn: 1, reply: explore, tokens: { prompt_delta: { kept: 0, token_ids: [1] }, completion_token_ids: [2] } });
+      const refused = await call(url, `${path}/step`, {
+        turn: 1,
+        reply: explore,
+        tokens: { prompt_delta: { kept: 0, token_ids: [1] }, completion_token_ids: [2] },
+      });
       assert.equal(refused.status, 400);
       assert.equal(refused.body.error?.code, 'invalid-body');
       assert.match(refused.body.error?.message ?? '', /^tokens\.prompt_delta: turn 1/);
@@ -191,7 +221,11 @@ describe('through a sandbox host', () => {
 describe('wholePrompts', () => {
   test('a change after a step without tokens, or keeping more than there was, is not read back', () => {
     const first: StepTokens = { prompt_token_ids: [1], completion_token_ids: [2] };
-    assert.deepEqual(wholePrompts([{ tokens: first }, {}, { tokens: { prompt_delta: { kept: 1, token_ids: [3] }, completion_token_ids: [4] } }]), [[1], undefined, undefined]);
+    assert.deepEqual(wholePrompts([{ tokens: first }, {}, { tokens: { prompt_delta: { kept: 1, token_ids: [3] }, completion_token_ids: [4] } }]), [
+      [1],
+      undefined,
+      undefined,
+    ]);
     assert.deepEqual(wholePrompts([{ tokens: first }, { tokens: { prompt_delta: { kept: 3, token_ids: [3] }, completion_token_ids: [4] } }]), [[1], undefined]);
     assert.deepEqual(wholePrompts([{ tokens: first }, { tokens: { prompt_delta: { kept: 0, token_ids: [3] }, completion_token_ids: [4] } }]), [[1], [3]]);
   });

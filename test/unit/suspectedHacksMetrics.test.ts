@@ -12,7 +12,13 @@ import { stepRow, viewOfStep } from '../../server/src/episodes/index.js';
 import { withStepFigures } from '../../server/src/trainer/stepFigures.js';
 import { runnerTamperedSeries, suspectedHacksSeries, totalsOf } from '../../webview/src/metrics/series.js';
 
-const verl = (step: number, ts: string, data: Record<string, number> = {}): VerlMetricsLine => ({ source: 'verl', ts, attempt: 1, step, data: { 'critic/score/mean': 0.5, ...data } });
+const verl = (step: number, ts: string, data: Record<string, number> = {}): VerlMetricsLine => ({
+  source: 'verl',
+  ts,
+  attempt: 1,
+  step,
+  data: { 'critic/score/mean': 0.5, ...data },
+});
 
 test("a step's line counts the step's episodes with suspected reward hacking, zero included, and keeps Verl's keys", () => {
   const ended = [{ suspected_hacks: 3 }, {}, { suspected_hacks: 1 }, { suspected_hacks: undefined }];
@@ -28,7 +34,10 @@ test("a step's line counts the step's episodes whose runner was tampered with (m
   assert.equal(line.data[runnerTamperedKey], 2);
   assert.equal(line.data[suspectedHacksKey], 1);
   assert.equal(withStepFigures(verl(5, '2025-01-01T00:01:00Z'), [{}]).data[runnerTamperedKey], 0);
-  assert.deepEqual(runnerTamperedSeries([line]).map((p) => p.value), [2]);
+  assert.deepEqual(
+    runnerTamperedSeries([line]).map((p) => p.value),
+    [2],
+  );
 });
 
 test('the metrics page charts the count per step and counts the flagged episodes of the run', () => {
@@ -40,7 +49,13 @@ test('the metrics page charts the count per step and counts the flagged episodes
     // A line from before the count was recorded has no point rather than a zero.
     verl(3, '2025-01-01T00:02:00Z'),
   ];
-  assert.deepEqual(suspectedHacksSeries(lines).map((p) => [p.step, p.value]), [[1, 1], [2, 0]]);
+  assert.deepEqual(
+    suspectedHacksSeries(lines).map((p) => [p.step, p.value]),
+    [
+      [1, 1],
+      [2, 0],
+    ],
+  );
   assert.equal(totalsOf(lines).suspectedHacks, 1);
 });
 
@@ -50,10 +65,17 @@ test("the viewer's row of a flagged submit carries the count its badge shows", (
     step: 3,
     action: { type: 'submit' },
     observation: {
-      task_id: 't', step: 3, max_steps: 8, issue: { title: '', body: '' }, done: true,
+      task_id: 't',
+      step: 3,
+      max_steps: 8,
+      issue: { title: '', body: '' },
+      done: true,
       memory: { nodes: [], edges: 0, notes: [], size: { nodes: 0, edges: 0, note_tokens: 0 }, limits: { nodes: 1, edges: 1, note_tokens: 1 } },
       last: {
-        kind: 'submit', resolved: true, patch: '', grade: { kind: 'log', passed: true, reason: 'ok' },
+        kind: 'submit',
+        resolved: true,
+        patch: '',
+        grade: { kind: 'log', passed: true, reason: 'ok' },
         tests: { passed: true, counts: { PASSED: 1, FAILED: 0, ERROR: 0, SKIPPED: 0, XFAIL: 0, XPASS: 0 }, failing: [], tail: '', duration_ms: 1 },
         suspected_hacks: [{ kind: 'network', path: 'app/calc.py', line: 2, evidence: 'import socket', rule: 'opens a socket' }],
       },

@@ -9,7 +9,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { cloneFileReaders } from '../../server/src/datasets/prepare.js';
-import { condaToPip, mergeRequirements, pythonEnvFromTable, setupFromTable, swebenchSpecTable, type TableEnv } from '../../server/src/datasets/swebenchTable.js';
+import {
+  condaToPip,
+  mergeRequirements,
+  pythonEnvFromTable,
+  setupFromTable,
+  swebenchSpecTable,
+  type TableEnv,
+} from '../../server/src/datasets/swebenchTable.js';
 
 function env(repo: string, version: string, files: Record<string, string> = {}): TableEnv {
   const found = pythonEnvFromTable(repo, version, { commit: 'c0ffee', readFile: (_commit, path) => files[path] });
@@ -22,13 +29,27 @@ test('the table records the swebench release it was generated from, its hash and
   assert.equal(table.swebench.version, '4.1.0');
   assert.match(table.swebench.sha256, /^[0-9a-f]{64}$/);
   assert.equal(table.swebench.license, 'MIT');
-  for (const repo of ['sqlfluff/sqlfluff', 'marshmallow-code/marshmallow', 'pvlib/pvlib-python', 'pylint-dev/astroid', 'pyvista/pyvista', 'pydicom/pydicom', 'astropy/astropy', 'scikit-learn/scikit-learn', 'django/django', 'sympy/sympy']) {
+  for (const repo of [
+    'sqlfluff/sqlfluff',
+    'marshmallow-code/marshmallow',
+    'pvlib/pvlib-python',
+    'pylint-dev/astroid',
+    'pyvista/pyvista',
+    'pydicom/pydicom',
+    'astropy/astropy',
+    'scikit-learn/scikit-learn',
+    'django/django',
+    'sympy/sympy',
+  ]) {
     assert.ok(Object.keys(table.repos[repo] ?? {}).length > 0, repo);
   }
 });
 
 test('sqlfluff reads requirements_dev.txt (and the file it includes) from the clone, and installs itself so its rules load through entry points', () => {
-  const e = env('sqlfluff/sqlfluff', '0.6', { 'requirements_dev.txt': '-r requirements.txt\n# tools\nflake8\npytest<8\n-e .\n', 'requirements.txt': 'click>=7.1\ncolorama>=0.3\n' });
+  const e = env('sqlfluff/sqlfluff', '0.6', {
+    'requirements_dev.txt': '-r requirements.txt\n# tools\nflake8\npytest<8\n-e .\n',
+    'requirements.txt': 'click>=7.1\ncolorama>=0.3\n',
+  });
   assert.equal(e.python, '3.9');
   assert.deepEqual(e.packages, ['click>=7.1', 'colorama>=0.3', 'flake8', 'pytest<8', 'setuptools<82', 'wheel']);
   assert.deepEqual(e.setup, ['python -m pip install -e .']);
@@ -39,7 +60,10 @@ test('sqlfluff reads requirements_dev.txt (and the file it includes) from the cl
 test('without a clone, a requirements-file spec says which file at which commit it needs and how to give it', () => {
   const found = pythonEnvFromTable('sqlfluff/sqlfluff', '0.6', { commit: 'c0ffee' });
   assert.equal(found.ok, false);
-  assert.match(found.ok ? '' : found.message, /requirements_dev\.txt at the instance's environment_setup_commit.*--repos DIR \(a folder named sqlfluff__sqlfluff\)/);
+  assert.match(
+    found.ok ? '' : found.message,
+    /requirements_dev\.txt at the instance's environment_setup_commit.*--repos DIR \(a folder named sqlfluff__sqlfluff\)/,
+  );
   const absent = pythonEnvFromTable('sqlfluff/sqlfluff', '0.6', { commit: 'c0ffee', readFile: () => undefined });
   assert.match(absent.ok ? '' : absent.message, /has no requirements_dev\.txt at commit c0ffee/);
 });
@@ -86,7 +110,18 @@ test('astropy keeps its exact pins (setuptools==68.0.0 stays), and runs its pypr
 
 test('scikit-learn: a bare name after a pin keeps the pin, a bare setuptools gets the bound that keeps pkg_resources, and the build runs without isolation', () => {
   const e = env('scikit-learn/scikit-learn', '1.3');
-  assert.deepEqual(e.packages, ['numpy==1.19.2', 'scipy==1.5.2', 'cython==3.0.10', 'pytest', 'pandas<2.0.0', 'matplotlib<3.9.0', 'setuptools<82', 'joblib', 'threadpoolctl', 'wheel']);
+  assert.deepEqual(e.packages, [
+    'numpy==1.19.2',
+    'scipy==1.5.2',
+    'cython==3.0.10',
+    'pytest',
+    'pandas<2.0.0',
+    'matplotlib<3.9.0',
+    'setuptools<82',
+    'joblib',
+    'threadpoolctl',
+    'wheel',
+  ]);
   assert.deepEqual(e.setup, ['python -m pip install -v --no-use-pep517 --no-build-isolation -e .']);
 });
 
@@ -125,7 +160,11 @@ test('environment.yml repositories, unknown repositories and versions say precis
 });
 
 test('install steps alone, for environments that come from a harness spec or --env-specs', () => {
-  assert.deepEqual(setupFromTable('pylint-dev/astroid', '2.10'), { setup: ['python -m pip install -e .'], skipped: [], source: 'swebench==4.1.0 pylint-dev/astroid 2.10' });
+  assert.deepEqual(setupFromTable('pylint-dev/astroid', '2.10'), {
+    setup: ['python -m pip install -e .'],
+    skipped: [],
+    source: 'swebench==4.1.0 pylint-dev/astroid 2.10',
+  });
   assert.equal(setupFromTable('nobody/nothing', '1.0'), undefined);
 });
 

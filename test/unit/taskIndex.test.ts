@@ -58,7 +58,10 @@ test('filters by id or repository, in any case, and pages through the matches', 
   assert.equal(rest.tasks.length, 14);
   assert.equal(rest.next, null);
   const byId = await cache.page(file, 0, 500, 'task-0424');
-  assert.deepEqual(byId.tasks.map((t) => t.taskId), Array.from({ length: 10 }, (_, i) => `task-0424${i}`));
+  assert.deepEqual(
+    byId.tasks.map((t) => t.taskId),
+    Array.from({ length: 10 }, (_, i) => `task-0424${i}`),
+  );
   assert.equal((await cache.page(file, 0, 10, '  ')).matching, 5000, 'a blank filter is no filter');
   assert.equal((await cache.page(file, 0, 10, 'nothing like it')).matching, 0);
   assert.equal(cache.builds, 1);
@@ -82,13 +85,29 @@ test('counts invalid lines as the diagnostics do: broken JSON, schema errors and
   const dir = scratch();
   const file = join(dir, 'mixed.jsonl');
   const noImage = JSON.stringify({ task_id: 'no-image', sandbox: { workdir: '/testbed' } });
-  const local = JSON.stringify({ task_id: 'local', sandbox: { workdir: '/repo', backend: 'local', local_repo: '../repo', r2e_ds_json: 'instances/local.json' } });
+  const local = JSON.stringify({
+    task_id: 'local',
+    sandbox: { workdir: '/repo', backend: 'local', local_repo: '../repo', r2e_ds_json: 'instances/local.json' },
+  });
   writeFileSync(file, ['\ufeff' + taskLine(0), '', '{"task_id": broken', taskLine(0), noImage, local, '   ', taskLine(1)].join('\r\n'));
   const index = await new TaskIndexCache().get(file);
-  assert.deepEqual(index.tasks.map((t) => `${t.line}:${t.taskId}`), ['0:task-00000', '5:local', '7:task-00001']);
+  assert.deepEqual(
+    index.tasks.map((t) => `${t.line}:${t.taskId}`),
+    ['0:task-00000', '5:local', '7:task-00001'],
+  );
   assert.equal(index.invalid, 3, 'the broken line, the duplicate id and the task without an image');
   assert.equal(index.tasks.length, (await validateJsonlFile(file)).summary.tasks, 'the same count as the diagnostics from disk');
-  assert.deepEqual(index.tasks[1], { taskId: 'local', line: 5, title: null, repo: null, image: null, localRepo: '../repo', instance: 'instances/local.json', certification: null, source: { backend: 'local', local_repo: '../repo' } });
+  assert.deepEqual(index.tasks[1], {
+    taskId: 'local',
+    line: 5,
+    title: null,
+    repo: null,
+    image: null,
+    localRepo: '../repo',
+    instance: 'instances/local.json',
+    certification: null,
+    source: { backend: 'local', local_repo: '../repo' },
+  });
 });
 
 test('a file that is not text is one invalid line, and a file that cannot be read rejects', async () => {
@@ -102,7 +121,13 @@ test('a file that is not text is one invalid line, and a file that cannot be rea
 
 test('a legacy flat row is normalised before its fields are read', async () => {
   const file = join(scratch(), 'legacy.jsonl');
-  writeFileSync(file, `${JSON.stringify({ task_id: 'old', docker_image: 'graph-planner/repoenv-sample:latest', repo: 'a/b', instance: { commands: ['pytest -k failing'] } })}\n`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ task_id: 'old', docker_image: 'graph-planner/repoenv-sample:latest', repo: 'a/b', instance: { commands: ['pytest -k failing'] } })}\n`,
+  );
   const index = await new TaskIndexCache().get(file);
-  assert.deepEqual(index.tasks.map((t) => [t.taskId, t.image, t.repo]), [['old', 'graph-planner/repoenv-sample:latest', 'a/b']]);
+  assert.deepEqual(
+    index.tasks.map((t) => [t.taskId, t.image, t.repo]),
+    [['old', 'graph-planner/repoenv-sample:latest', 'a/b']],
+  );
 });

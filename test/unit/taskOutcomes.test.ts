@@ -13,7 +13,17 @@ interface End {
 }
 
 function endLine({ task, ts, resolved = false, reason = 'submitted' }: End): string {
-  const event = { ts, kind: 'episode-end', episode_id: `${task}#1`, task_id: task, resolved, steps: 3, total_reward: resolved ? 1 : 0, termination_reason: reason, duration_ms: 10 };
+  const event = {
+    ts,
+    kind: 'episode-end',
+    episode_id: `${task}#1`,
+    task_id: task,
+    resolved,
+    steps: 3,
+    total_reward: resolved ? 1 : 0,
+    termination_reason: reason,
+    duration_ms: 10,
+  };
   return `${JSON.stringify(event)}\n`;
 }
 
@@ -30,7 +40,11 @@ const scratch = () => mkdtempSync(join(tmpdir(), 'gp-outcomes-'));
 
 test('the latest episode end of a task wins across runs, whichever run is read first', async () => {
   const root = scratch();
-  const older = run(root, 'b-older', endLine({ task: 't1', ts: '2026-11-01T10:00:00.000Z', resolved: true }) + endLine({ task: 't2', ts: '2026-11-01T10:00:01.000Z' }));
+  const older = run(
+    root,
+    'b-older',
+    endLine({ task: 't1', ts: '2026-11-01T10:00:00.000Z', resolved: true }) + endLine({ task: 't2', ts: '2026-11-01T10:00:01.000Z' }),
+  );
   const newer = run(root, 'a-newer', endLine({ task: 't1', ts: '2026-11-02T10:00:00.000Z', reason: 'error' }));
   const outcomes = new TaskOutcomes();
   const first = await outcomes.refresh([root]);
@@ -72,8 +86,14 @@ test('a corrupt run is skipped with a problem and the others still count', async
   const { problems } = await outcomes.refresh([root, join(root, 'no-such-root')]);
   assert.deepEqual(outcomes.latest('t1'), { outcome: 'resolved', run: good, ts: '2026-11-01T10:00:00.000Z' });
   assert.equal(problems.length, 3, problems.join('\n'));
-  assert.ok(problems.some((p) => p.startsWith(join(root, 'garbage')) && p.includes('events.jsonl:1: not JSON')), problems.join('\n'));
-  assert.ok(problems.some((p) => p.startsWith(broken)), problems.join('\n'));
+  assert.ok(
+    problems.some((p) => p.startsWith(join(root, 'garbage')) && p.includes('events.jsonl:1: not JSON')),
+    problems.join('\n'),
+  );
+  assert.ok(
+    problems.some((p) => p.startsWith(broken)),
+    problems.join('\n'),
+  );
   rmSync(root, { recursive: true, force: true });
 });
 

@@ -69,7 +69,10 @@ test('warns that SWE-bench rows point at /repo while their images keep the repos
   assert.equal(f.severity, 'warning');
   assert.equal(line.slice(f.start, f.end), '"workdir"', 'the warning sits on the key it is about');
   const fixed = applyJsonEdits(JSON.parse(line), f.fixes[0]?.edits ?? []);
-  assert.deepEqual(validateLine(JSON.stringify(fixed)).findings.map((x) => x.code), ['task/legacy-backend']);
+  assert.deepEqual(
+    validateLine(JSON.stringify(fixed)).findings.map((x) => x.code),
+    ['task/legacy-backend'],
+  );
 });
 
 test('emits a JSON Schema that forbids unknown keys and describes every field', () => {
@@ -135,7 +138,9 @@ test('reads the flat legacy row of the seed documents with a warning and a fix t
   assert.match(f.message, /commands\.build/);
   const edit = f.fixes[0]?.edits[0];
   assert.equal(edit?.op, 'replaceRoot');
-  const value = applyJsonEdits(applyJsonEdits(JSON.parse(line), f.fixes[0]?.edits ?? []), [{ op: 'set', path: ['task_id'], value: 'R2E-Gym__R2E-Gym-Lite:train:00042' }]);
+  const value = applyJsonEdits(applyJsonEdits(JSON.parse(line), f.fixes[0]?.edits ?? []), [
+    { op: 'set', path: ['task_id'], value: 'R2E-Gym__R2E-Gym-Lite:train:00042' },
+  ]);
   const task = taskEntrySchema.parse(value);
   assert.equal(task.sandbox.docker_image, 'graph-planner/repoenv-sample:latest');
   assert.equal(task.sandbox.workdir, '/workspace');
@@ -144,7 +149,10 @@ test('reads the flat legacy row of the seed documents with a warning and a fix t
   assert.deepEqual(task.sandbox.env, { PYTHONPATH: '.' });
   assert.equal(task.max_steps, 40);
   // What is left is the warning every host mount gets.
-  assert.deepEqual(validateLine(JSON.stringify(value)).findings.map((x) => x.code), ['task/host-mount']);
+  assert.deepEqual(
+    validateLine(JSON.stringify(value)).findings.map((x) => x.code),
+    ['task/host-mount'],
+  );
 });
 
 test('gives a legacy row without mounts the /repo workdir', () => {
@@ -201,7 +209,12 @@ test('reports a missing image unless a local repository is given', () => {
 
 test('warns when a converted task graded from a local copy names no base commit, and not for our own samples', async () => {
   const { validateLine } = await import('../../server/src/tasks/index.js');
-  const converted = { task_id: 'astroid-1', sandbox: { workdir: '/testbed', local_repo: '../astroid', swebench_spec: { repo: 'pylint-dev/astroid' } }, issue: { title: 'x' }, FAIL_TO_PASS: ['t'] };
+  const converted = {
+    task_id: 'astroid-1',
+    sandbox: { workdir: '/testbed', local_repo: '../astroid', swebench_spec: { repo: 'pylint-dev/astroid' } },
+    issue: { title: 'x' },
+    FAIL_TO_PASS: ['t'],
+  };
   const codes = (value: unknown) => validateLine(JSON.stringify(value)).findings.map((f) => f.code);
   assert.ok(codes(converted).includes('task/no-base-commit'));
   assert.ok(!codes({ ...converted, sandbox: { ...converted.sandbox, base_commit: 'a1b2c3d' } }).includes('task/no-base-commit'));
@@ -211,13 +224,23 @@ test('warns when a converted task graded from a local copy names no base commit,
 
 test('warns when a SWE-bench task graded from a local copy names no python_env', async () => {
   const { validateLine } = await import('../../server/src/tasks/index.js');
-  const task = { task_id: 'flask-1', sandbox: { workdir: '/testbed', local_repo: '../flask', base_commit: 'a1b2c3d', swebench_spec: { repo: 'pallets/flask' } }, FAIL_TO_PASS: ['t'] };
+  const task = {
+    task_id: 'flask-1',
+    sandbox: { workdir: '/testbed', local_repo: '../flask', base_commit: 'a1b2c3d', swebench_spec: { repo: 'pallets/flask' } },
+    FAIL_TO_PASS: ['t'],
+  };
   const codes = (value: unknown) => validateLine(JSON.stringify(value)).findings.map((f) => f.code);
   assert.ok(codes(task).includes('task/no-python-env'));
   assert.ok(!codes({ ...task, sandbox: { ...task.sandbox, python_env: { packages: ['pytest==7.4.0'] } } }).includes('task/no-python-env'));
   const { local_repo: _local, ...inImage } = task.sandbox;
-  assert.ok(!codes({ ...task, sandbox: { ...inImage, docker_image: 'sweb.eval.x86_64.flask-1:latest' } }).includes('task/no-python-env'), 'the image has its own environment');
+  assert.ok(
+    !codes({ ...task, sandbox: { ...inImage, docker_image: 'sweb.eval.x86_64.flask-1:latest' } }).includes('task/no-python-env'),
+    'the image has its own environment',
+  );
   const { swebench_spec: _spec, ...noSpec } = task.sandbox;
-  assert.ok(codes({ ...task, data_source: 'princeton-nlp/SWE-bench_Lite', sandbox: noSpec }).includes('task/no-python-env'), 'a Lite row has no spec but is a SWE-bench task');
+  assert.ok(
+    codes({ ...task, data_source: 'princeton-nlp/SWE-bench_Lite', sandbox: noSpec }).includes('task/no-python-env'),
+    'a Lite row has no spec but is a SWE-bench task',
+  );
   assert.ok(!codes({ ...task, sandbox: noSpec }).includes('task/no-python-env'), 'a hand-written task is not warned');
 });

@@ -15,7 +15,10 @@ import {
 } from '../../server/src/testing/index.js';
 import { decodeTestList } from '../../server/src/tasks/index.js';
 
-interface Instance { readonly instance_id: string; readonly gold: GoldTests }
+interface Instance {
+  readonly instance_id: string;
+  readonly gold: GoldTests;
+}
 
 function loadInstances(): Map<string, Instance> {
   const result = new Map<string, Instance>();
@@ -93,14 +96,20 @@ test('counts a skipped FAIL_TO_PASS test as a failure but a skipped PASS_TO_PASS
   const [f2p] = gold.FAIL_TO_PASS;
   const [p2p] = gold.PASS_TO_PASS;
   assert.ok(f2p !== undefined && p2p !== undefined);
-  const tests = new Map<string, TestStatus>([[f2p, 'SKIPPED'], [p2p, 'SKIPPED']]);
+  const tests = new Map<string, TestStatus>([
+    [f2p, 'SKIPPED'],
+    [p2p, 'SKIPPED'],
+  ]);
   const status = gradeTests(tests, { FAIL_TO_PASS: [f2p], PASS_TO_PASS: [p2p] });
   assert.deepEqual(status.FAIL_TO_PASS, { success: [], failure: [f2p] });
   assert.deepEqual(status.PASS_TO_PASS, { success: [p2p], failure: [] });
 });
 
 test('grades FAIL_TO_FAIL and PASS_TO_FAIL only when those lists are given', () => {
-  const tests = new Map<string, TestStatus>([['t.py::a', 'FAILED'], ['t.py::b', 'PASSED']]);
+  const tests = new Map<string, TestStatus>([
+    ['t.py::a', 'FAILED'],
+    ['t.py::b', 'PASSED'],
+  ]);
   const status = gradeTests(tests, { FAIL_TO_PASS: [], PASS_TO_PASS: [], FAIL_TO_FAIL: ['t.py::a'], PASS_TO_FAIL: ['t.py::b'] });
   assert.deepEqual(status.FAIL_TO_FAIL, { success: [], failure: ['t.py::a'] });
   assert.deepEqual(status.PASS_TO_FAIL, { success: ['t.py::b'], failure: [] });
@@ -108,7 +117,11 @@ test('grades FAIL_TO_FAIL and PASS_TO_FAIL only when those lists are given', () 
 });
 
 test('reports partial resolution when only some FAIL_TO_PASS tests pass and no PASS_TO_PASS test regresses', () => {
-  const tests = new Map<string, TestStatus>([['a', 'PASSED'], ['b', 'ERROR'], ['c', 'XFAIL']]);
+  const tests = new Map<string, TestStatus>([
+    ['a', 'PASSED'],
+    ['b', 'ERROR'],
+    ['c', 'XFAIL'],
+  ]);
   assert.equal(resolutionStatus(gradeTests(tests, { FAIL_TO_PASS: ['a', 'b'], PASS_TO_PASS: ['c'] })), 'RESOLVED_PARTIAL');
 });
 
@@ -146,7 +159,10 @@ test('a gold id SWE-bench stored cut short takes the status of the log ids it be
 });
 
 test('does not match the older and newer Django spellings of a test name to each other, as the harness does not', () => {
-  const tests = new Map<string, TestStatus>([['test_x (app.tests.T.test_x)', 'PASSED'], ['test_y (app.tests.T)', 'FAILED']]);
+  const tests = new Map<string, TestStatus>([
+    ['test_x (app.tests.T.test_x)', 'PASSED'],
+    ['test_y (app.tests.T)', 'FAILED'],
+  ]);
   assert.equal(lookupStatus(tests, 'test_x (app.tests.T)'), undefined);
   assert.equal(lookupStatus(tests, 'test_x (app.tests.T.test_x)'), 'PASSED');
   assert.equal(testFailed(tests, 'test_y (app.tests.T.test_y)'), true);

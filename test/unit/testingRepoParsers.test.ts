@@ -76,7 +76,8 @@ SKIPPED [1] tests/lint/unittest_lint.py:774: Need 2 or more cores
 });
 
 test('matplotlib: mouse buttons in ids are written as numbers, as the harness writes them', () => {
-  const log = '=========================== short test summary info ============================\nPASSED lib/matplotlib/tests/test_widgets.py::test_span_selector_press[MouseButton.LEFT]\nFAILED lib/matplotlib/tests/test_widgets.py::test_span_selector_press[MouseButton.RIGHT] - assert 0\n==================== 1 failed, 1 passed in 1.02s ====================';
+  const log =
+    '=========================== short test summary info ============================\nPASSED lib/matplotlib/tests/test_widgets.py::test_span_selector_press[MouseButton.LEFT]\nFAILED lib/matplotlib/tests/test_widgets.py::test_span_selector_press[MouseButton.RIGHT] - assert 0\n==================== 1 failed, 1 passed in 1.02s ====================';
   const { parser, parsed } = parseTestOutput(log, 'matplotlib/matplotlib');
   assert.equal(parser, 'matplotlib');
   assert.deepEqual(Object.fromEntries(parsed.tests), {
@@ -86,7 +87,8 @@ test('matplotlib: mouse buttons in ids are written as numbers, as the harness wr
 });
 
 test('astropy, scikit-learn and sphinx (pytest_v2): colour codes are dropped from ids and statuses', () => {
-  const log = '\u001b[1m=========================== short test summary info ============================\u001b[0m\n\u001b[32mPASSED\u001b[0m astropy/io/fits/tests/test_header.py::TestHeaderFunctions::test_card_constructor_default_args\n\u001b[31mFAILED\u001b[0m sklearn/tests/test_base.py::test_clone - ValueError\n\u001b[31m==================== 1 failed, 1 passed in 0.20s ====================\u001b[0m';
+  const log =
+    '\u001b[1m=========================== short test summary info ============================\u001b[0m\n\u001b[32mPASSED\u001b[0m astropy/io/fits/tests/test_header.py::TestHeaderFunctions::test_card_constructor_default_args\n\u001b[31mFAILED\u001b[0m sklearn/tests/test_base.py::test_clone - ValueError\n\u001b[31m==================== 1 failed, 1 passed in 0.20s ====================\u001b[0m';
   for (const repo of ['astropy/astropy', 'scikit-learn/scikit-learn', 'sphinx-doc/sphinx']) {
     const { parsed } = parseTestOutput(log, repo);
     assert.deepEqual(Object.fromEntries(parsed.tests), {
@@ -97,7 +99,8 @@ test('astropy, scikit-learn and sphinx (pytest_v2): colour codes are dropped fro
 });
 
 test('django: the runner’s verbose lines, by the unittest parser', () => {
-  const log = 'test_attribute_name_not_python_keyword (inspectdb.tests.InspectDBTestCase) ... ok\ntest_foreign_key_to_field (inspectdb.tests.InspectDBTestCase) ... FAIL\n\n----------------------------------------------------------------------\nRan 2 tests in 0.101s\n\nFAILED (failures=1)';
+  const log =
+    'test_attribute_name_not_python_keyword (inspectdb.tests.InspectDBTestCase) ... ok\ntest_foreign_key_to_field (inspectdb.tests.InspectDBTestCase) ... FAIL\n\n----------------------------------------------------------------------\nRan 2 tests in 0.101s\n\nFAILED (failures=1)';
   const { parser, parsed } = parseTestOutput(log, 'django/django');
   assert.equal(parser, 'unittest');
   assert.equal(parsed.tests.get('test_attribute_name_not_python_keyword (inspectdb.tests.InspectDBTestCase)'), 'PASSED');
@@ -114,9 +117,19 @@ test('every repository the harness lists has a format, and names are matched as 
 
 test('pylint-6528: tests a single core skips are neither passed nor failed, so they cause no false regression', async () => {
   const { gradeTests, resolutionStatus } = await import('../../server/src/testing/grade.js');
-  const skipped = ['tests/lint/unittest_lint.py::test_custom_should_analyze_file', 'tests/lint/unittest_lint.py::test_multiprocessing[1]', 'tests/lint/unittest_lint.py::test_multiprocessing[2]', 'tests/test_self.py::TestRunTC::test_jobs_score'];
+  const skipped = [
+    'tests/lint/unittest_lint.py::test_custom_should_analyze_file',
+    'tests/lint/unittest_lint.py::test_multiprocessing[1]',
+    'tests/lint/unittest_lint.py::test_multiprocessing[2]',
+    'tests/test_self.py::TestRunTC::test_jobs_score',
+  ];
   const f2p = ['tests/lint/unittest_lint.py::test_recursive_ignore[--ignore-ignored_subdirectory]', 'tests/test_self.py::TestRunTC::test_ignore_recursive'];
-  const log = [...f2p.map((t) => `${t} PASSED`), ...skipped.map((t) => `${t} SKIPPED [1] Need 2 or more cores`), 'SKIPPED [1] tests/lint/unittest_lint.py:774: Need 2 or more cores', '2 failed, 171 passed, 4 skipped, 1 xfailed'].join('\n');
+  const log = [
+    ...f2p.map((t) => `${t} PASSED`),
+    ...skipped.map((t) => `${t} SKIPPED [1] Need 2 or more cores`),
+    'SKIPPED [1] tests/lint/unittest_lint.py:774: Need 2 or more cores',
+    '2 failed, 171 passed, 4 skipped, 1 xfailed',
+  ].join('\n');
   const { parsed } = parseTestOutput(log, 'pylint-dev/pylint');
   for (const t of skipped) assert.equal(parsed.tests.get(t), 'SKIPPED', t);
   assert.equal(parsed.tests.has('[1]'), false);

@@ -17,14 +17,18 @@ test('the bound is the longest timer Node holds', () => {
 });
 
 test('a task row whose episode_timeout no timer can hold is an error on that key', () => {
-  const row = '{"task_id":"a","repo":"x/y","episode_timeout":99999999999999,"sandbox":{"local_repo":"/r","workdir":"/w","test_command":"pytest"},"FAIL_TO_PASS":["t"]}';
+  const row =
+    '{"task_id":"a","repo":"x/y","episode_timeout":99999999999999,"sandbox":{"local_repo":"/r","workdir":"/w","test_command":"pytest"},"FAIL_TO_PASS":["t"]}';
   const report = validateJsonl(`${row}\n`);
   const finding = report.findings.find((f) => f.severity === 'error' && /episode_timeout/.test(f.message));
   assert.ok(finding !== undefined, JSON.stringify(report.findings));
   // Lines count from 0 here; the CLI prints them from 1 (`huge.jsonl:1:51`).
   assert.equal(finding.line, 0);
   assert.equal(row.slice(finding.start, finding.start + '"episode_timeout"'.length), '"episode_timeout"');
-  assert.equal(validateJsonl(`${row.replace('99999999999999', String(maxTimerSeconds))}\n`).findings.filter((f) => /episode_timeout/.test(f.message)).length, 0);
+  assert.equal(
+    validateJsonl(`${row.replace('99999999999999', String(maxTimerSeconds))}\n`).findings.filter((f) => /episode_timeout/.test(f.message)).length,
+    0,
+  );
 });
 
 test('an experiment config whose test_timeout no timer can hold is an error at its line', () => {

@@ -27,12 +27,29 @@ test('refuses a real local launch on a machine without a visible GPU, and offers
     return;
   }
   assert.match(problems[0] ?? '', /no GPU is visible.*--ray ADDRESS.*--smoke/);
-  assert.deepEqual(await trainPreflight(experimentConfigSchema.parse({ training: { rollout_n: 2 } }), { smoke: false, ray: true }), [], 'a Ray cluster brings its own GPUs');
+  assert.deepEqual(
+    await trainPreflight(experimentConfigSchema.parse({ training: { rollout_n: 2 } }), { smoke: false, ray: true }),
+    [],
+    'a Ray cluster brings its own GPUs',
+  );
 });
 
 test('gp train --dry-run prints the Verl command line with the run’s overrides and starts nothing', async () => {
   const { io: cli, out, err } = io();
-  const code = await runCli(['train', 'configs/experiments/planner_debug.yaml', '--smoke', '--dry-run', '--tasks', 'datasets/sample/tasks.jsonl', '--run-dir', '/tmp/gp-dry-run-never-written'], cli, resolve('.'));
+  const code = await runCli(
+    [
+      'train',
+      'configs/experiments/planner_debug.yaml',
+      '--smoke',
+      '--dry-run',
+      '--tasks',
+      'datasets/sample/tasks.jsonl',
+      '--run-dir',
+      '/tmp/gp-dry-run-never-written',
+    ],
+    cli,
+    resolve('.'),
+  );
   assert.equal(code, 0, err.join('\n'));
   const text = out.join('\n');
   assert.match(text, /-m \\\n {2}graph_planner_verl\.smoke\.run/);
@@ -51,7 +68,22 @@ test('gp train reports usage errors with the usage line and exit 2', async () =>
 test('gp train refuses fewer tasks than one batch before starting anything', async () => {
   const { io: cli, err } = io();
   // --ray to an address nothing answers: the launch needs no local GPU, and the cluster's slots are only a warning.
-  const code = await runCli(['train', '--ray', '127.0.0.1:9', '--dry-run', '--tasks', 'datasets/sample/tasks.jsonl', '--set', 'training.train_batch_size=8', '--set', 'training.rollout_n=2'], cli, resolve('.'));
+  const code = await runCli(
+    [
+      'train',
+      '--ray',
+      '127.0.0.1:9',
+      '--dry-run',
+      '--tasks',
+      'datasets/sample/tasks.jsonl',
+      '--set',
+      'training.train_batch_size=8',
+      '--set',
+      'training.rollout_n=2',
+    ],
+    cli,
+    resolve('.'),
+  );
   assert.equal(code, 2);
   assert.match(err.join('\n'), /3 training task\(s\), fewer than training.train_batch_size \(8\)/);
 });
@@ -59,20 +91,30 @@ test('gp train refuses fewer tasks than one batch before starting anything', asy
 test('the documented smoke command (docs/training.md, the walkthrough’s Train step) passes every check on the sample tasks: the smoke trains one task per step in a group of two, whatever the config’s batch', async () => {
   const { io: cli, out, err } = io();
   // The documented command, plus --dry-run so that nothing starts (the integration test runs it whole).
-  const code = await runCli(['train', '--smoke', '--tasks', 'datasets/sample/tasks.jsonl', '--dry-run', '--run-dir', '/tmp/gp-dry-run-never-written'], cli, resolve('.'));
+  const code = await runCli(
+    ['train', '--smoke', '--tasks', 'datasets/sample/tasks.jsonl', '--dry-run', '--run-dir', '/tmp/gp-dry-run-never-written'],
+    cli,
+    resolve('.'),
+  );
   assert.equal(code, 0, err.join('\n'));
   const args = out.join('\n').split(' \\\n  ');
   assert.ok(args.includes(`data.train_batch_size=${smokeBatch.trainBatchSize}`), args.join(' '));
   assert.ok(args.includes(`actor_rollout_ref.rollout.n=${smokeBatch.rolloutN}`), args.join(' '));
   const big = experimentConfigSchema.parse({ training: { train_batch_size: 64, rollout_n: 8, ppo_mini_batch_size: 16 } });
   assert.deepEqual(
-    ['train_batch_size', 'rollout_n', 'ppo_mini_batch_size'].map((k) => smokeConfig(big, 'scripted').training[k as 'train_batch_size' | 'rollout_n' | 'ppo_mini_batch_size']),
+    ['train_batch_size', 'rollout_n', 'ppo_mini_batch_size'].map(
+      (k) => smokeConfig(big, 'scripted').training[k as 'train_batch_size' | 'rollout_n' | 'ppo_mini_batch_size'],
+    ),
     [1, 2, null],
   );
   assert.equal(big.training.train_batch_size, 64, 'the config itself is left as it was');
   assert.equal(smokeConfig(big, 'scripted', new Set(['training.rollout_n'])).training.rollout_n, 8, 'a group size set on the command line wins');
   const { io: cli8, out: out8, err: err8 } = io();
-  const code8 = await runCli(['train', '--smoke', '--tasks', 'datasets/sample/tasks.jsonl', '--dry-run', '--run-dir', '/tmp/gp-dry-run-never-written', '--set', 'training.rollout_n=8'], cli8, resolve('.'));
+  const code8 = await runCli(
+    ['train', '--smoke', '--tasks', 'datasets/sample/tasks.jsonl', '--dry-run', '--run-dir', '/tmp/gp-dry-run-never-written', '--set', 'training.rollout_n=8'],
+    cli8,
+    resolve('.'),
+  );
   assert.equal(code8, 0, err8.join('\n'));
   const args8 = out8.join('\n').split(' \\\n  ');
   assert.ok(args8.includes('actor_rollout_ref.rollout.n=8') && args8.includes(`data.train_batch_size=${smokeBatch.trainBatchSize}`), args8.join(' '));
@@ -80,7 +122,22 @@ test('the documented smoke command (docs/training.md, the walkthrough’s Train 
 
 test('the smoke’s default policy is the real model: its driver flags, short episodes, its budgets and the entropy term before the user’s overrides', async () => {
   const { io: cli, out, err } = io();
-  const code = await runCli(['train', 'configs/experiments/planner_debug.yaml', '--smoke', '--dry-run', '--tasks', 'datasets/sample/tasks.jsonl', '--run-dir', '/tmp/gp-dry-run-never-written', '--set', 'verl_overrides={"actor_rollout_ref.actor.entropy_coeff": 0.5}'], cli, resolve('.'));
+  const code = await runCli(
+    [
+      'train',
+      'configs/experiments/planner_debug.yaml',
+      '--smoke',
+      '--dry-run',
+      '--tasks',
+      'datasets/sample/tasks.jsonl',
+      '--run-dir',
+      '/tmp/gp-dry-run-never-written',
+      '--set',
+      'verl_overrides={"actor_rollout_ref.actor.entropy_coeff": 0.5}',
+    ],
+    cli,
+    resolve('.'),
+  );
   assert.equal(code, 0, err.join('\n'));
   const args = out.join('\n').split(' \\\n  ');
   const after = (flag: string): string | undefined => args[args.indexOf(flag) + 1];
@@ -96,7 +153,22 @@ test('the smoke’s default policy is the real model: its driver flags, short ep
 
 test('--smoke-policy scripted runs the rule agent’s smoke with the tiny model and its budgets', async () => {
   const { io: cli, out, err } = io();
-  const code = await runCli(['train', 'configs/experiments/planner_debug.yaml', '--smoke', '--smoke-policy', 'scripted', '--dry-run', '--tasks', 'datasets/sample/tasks.jsonl', '--run-dir', '/tmp/gp-dry-run-never-written'], cli, resolve('.'));
+  const code = await runCli(
+    [
+      'train',
+      'configs/experiments/planner_debug.yaml',
+      '--smoke',
+      '--smoke-policy',
+      'scripted',
+      '--dry-run',
+      '--tasks',
+      'datasets/sample/tasks.jsonl',
+      '--run-dir',
+      '/tmp/gp-dry-run-never-written',
+    ],
+    cli,
+    resolve('.'),
+  );
   assert.equal(code, 0, err.join('\n'));
   const text = out.join('\n');
   assert.match(text, /--policy \\\n {2}scripted/);
@@ -127,6 +199,9 @@ test('a model smoke whose GGUF file is missing is refused before anything starts
   const settings = { ...smokeSettings('model', 1), languageModel: '/nonexistent/SmolLM2-135M-Instruct.Q4_1.gguf' };
   const problems = await trainPreflight(config, { smoke: true, ray: false, smokeSettings: settings });
   assert.equal(problems.length, 1);
-  assert.match(problems[0] ?? '', /\/nonexistent\/SmolLM2-135M-Instruct\.Q4_1\.gguf, which is missing: run bash scripts\/setup-language-model\.sh, or choose --smoke-policy scripted/);
+  assert.match(
+    problems[0] ?? '',
+    /\/nonexistent\/SmolLM2-135M-Instruct\.Q4_1\.gguf, which is missing: run bash scripts\/setup-language-model\.sh, or choose --smoke-policy scripted/,
+  );
   assert.deepEqual(await trainPreflight(config, { smoke: true, ray: false, smokeSettings: { ...settings, policy: 'scripted' } }), []);
 });

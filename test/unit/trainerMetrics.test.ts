@@ -27,7 +27,13 @@ test('copies complete file-logger lines with their step, attempt and numeric val
   assert.deepEqual(lines[0], { ...lines[0], source: 'verl', attempt: 2, step: 1, data: { 'critic/score/mean': 0.5 } });
   appendFileSync(file, 'ore/mean": 0.75}}\n');
   await tail.poll();
-  assert.deepEqual(lines.map((l) => (l.source === 'verl' ? [l.step, l.data['critic/score/mean']] : [])), [[1, 0.5], [2, 0.75]]);
+  assert.deepEqual(
+    lines.map((l) => (l.source === 'verl' ? [l.step, l.data['critic/score/mean']] : [])),
+    [
+      [1, 0.5],
+      [2, 0.75],
+    ],
+  );
   assert.deepEqual(tail.steps, [1, 2]);
   assert.deepEqual(warnings, [], 'Python writes NaN, which is not JSON: the line is kept without it');
 });
@@ -37,7 +43,10 @@ test('skips a line that is not Verl’s shape, naming the file and line', async 
   writeFileSync(file, 'not json\n{"steps": 3}\n{"step": 4, "data": {"x": 1}}\n');
   const { tail, lines, warnings } = tailOf(file);
   await tail.stop();
-  assert.deepEqual(lines.map((l) => (l.source === 'verl' ? l.step : -1)), [4]);
+  assert.deepEqual(
+    lines.map((l) => (l.source === 'verl' ? l.step : -1)),
+    [4],
+  );
   assert.equal(warnings.length, 2);
   assert.match(warnings[0] ?? '', /b\.jsonl:1: not JSON/);
   assert.match(warnings[1] ?? '', /b\.jsonl:2: not a Verl file-logger line/);
@@ -58,7 +67,11 @@ test('reads a file that was truncated from its start again, and says so', async 
 test('the watchdog fires once when nothing has happened for its limit, and not before', () => {
   let now = 0;
   const fired: number[] = [];
-  const dog = new Watchdog(1000, (quiet) => fired.push(quiet), () => now);
+  const dog = new Watchdog(
+    1000,
+    (quiet) => fired.push(quiet),
+    () => now,
+  );
   now = 900;
   dog.check();
   dog.touch();

@@ -57,7 +57,13 @@ test('applies verl_overrides last, so a user’s value wins over the table', () 
   const c = config({ training: { rollout_n: 4 }, verl_overrides: { actor_rollout_ref: { rollout: { n: 16 } }, trainer: { val_before_train: true } } });
   const all = verlOverrides(c, { paths, runName: 'r' });
   const rolloutN = all.filter((o) => o.key === 'actor_rollout_ref.rollout.n');
-  assert.deepEqual(rolloutN.map((o) => [o.source, o.value]), [['table', 4], ['user', 16]]);
+  assert.deepEqual(
+    rolloutN.map((o) => [o.source, o.value]),
+    [
+      ['table', 4],
+      ['user', 16],
+    ],
+  );
   assert.equal(all.at(-1)?.source, 'user');
   const [table, user] = rolloutN;
   assert.ok(table !== undefined && user !== undefined);

@@ -27,7 +27,10 @@ function io() {
 
 test('a resolved episode: step kinds, rewards, running return and outcome', () => {
   const model = buildEpisodeModel(parseTrajectory(readFileSync(resolved, 'utf8')));
-  assert.deepEqual(model.steps.map((s) => s.kind), ['expand', 'read', 'repair', 'submit']);
+  assert.deepEqual(
+    model.steps.map((s) => s.kind),
+    ['expand', 'read', 'repair', 'submit'],
+  );
   assert.equal(model.cutShort, false);
   assert.equal(model.end?.resolved, true);
   assert.equal(model.steps.at(-1)?.cumulative, model.end?.total_reward);
@@ -59,7 +62,10 @@ test('gp trajectory show prints the task, a block per step and the outcome; --st
   const { io: b, out: one } = io();
   assert.equal(await trajectoryShow([resolved, '--step', '2'], b, process.cwd(), true), 0);
   assert.ok(!one.some((l) => l.includes('step 1  ')), 'only the chosen step');
-  assert.ok(one.some((l) => l.includes('\u001b[1mstep 2\u001b[0m')), 'colours on a terminal');
+  assert.ok(
+    one.some((l) => l.includes('\u001b[1mstep 2\u001b[0m')),
+    'colours on a terminal',
+  );
   const { io: c, err } = io();
   assert.equal(await trajectoryShow([resolved, '--step', '9'], c, process.cwd(), false), 1);
   assert.match(err.join('\n'), /has no step 9 \(it has 4\)/);
@@ -83,12 +89,18 @@ test('gp trajectory show names the Ray node and sandbox host of an episode a hos
   assert.doesNotMatch(local[1] ?? '', /node/);
 });
 
-test('the ATIF export passes the format\'s rules and keeps reward, return and outcome', async () => {
+test("the ATIF export passes the format's rules and keeps reward, return and outcome", async () => {
   const model = buildEpisodeModel(parseTrajectory(readFileSync(resolved, 'utf8')));
   const atif = toAtif(model, { version: '0.1.0' });
   assert.equal(atif.schema_version, 'ATIF-v1.7');
-  assert.deepEqual(atif.steps.map((s) => s.source), ['user', 'agent', 'agent', 'agent', 'agent']);
-  assert.deepEqual(atif.steps.map((s) => s.tool_calls?.[0]?.function_name), [undefined, 'explore', 'explore', 'repair', 'submit']);
+  assert.deepEqual(
+    atif.steps.map((s) => s.source),
+    ['user', 'agent', 'agent', 'agent', 'agent'],
+  );
+  assert.deepEqual(
+    atif.steps.map((s) => s.tool_calls?.[0]?.function_name),
+    [undefined, 'explore', 'explore', 'repair', 'submit'],
+  );
   assert.equal(atif.steps[4]?.extra?.['return'], 1);
   // The rule agent called no model: ATIF v1.7 says so with llm_call_count 0, and then no metrics or reasoning.
   assert.ok(atif.steps.slice(1).every((s) => s.llm_call_count === 0 && s.metrics === undefined && s.reasoning_content === undefined));
@@ -125,15 +137,29 @@ test('search finds every occurrence in replies, actions and observations, and st
 
 test('two episodes align on the moves they share; differing and missing steps stand out', () => {
   const a = buildEpisodeModel(parseTrajectory(readFileSync(resolved, 'utf8')));
-  assert.ok(alignEpisodes(a, a).every((r) => r.same && r.left === r.right), 'an episode aligns with itself step for step');
+  assert.ok(
+    alignEpisodes(a, a).every((r) => r.same && r.left === r.right),
+    'an episode aligns with itself step for step',
+  );
   const b = buildEpisodeModel(parseTrajectory(readFileSync(unresolved, 'utf8')));
   const rows = alignEpisodes(a, b);
   assert.equal(rows.filter((r) => r.left !== undefined).length, a.steps.length, 'every left step appears once');
   assert.equal(rows.filter((r) => r.right !== undefined).length, b.steps.length, 'every right step appears once');
-  assert.ok(rows.some((r) => !r.same), 'two different tasks differ somewhere');
+  assert.ok(
+    rows.some((r) => !r.same),
+    'two different tasks differ somewhere',
+  );
   // One step dropped from a copy: the rest still align and the gap is on that row.
   const lines = readFileSync(resolved, 'utf8').trim().split('\n');
   const shorter = buildEpisodeModel(parseTrajectory([lines[0], lines[1], ...lines.slice(3)].join('\n')));
   const gapRows = alignEpisodes(a, shorter);
-  assert.deepEqual(gapRows.map((r) => [r.left?.step ?? null, r.right?.step ?? null, r.same]), [[1, 1, true], [2, null, false], [3, 3, true], [4, 4, true]]);
+  assert.deepEqual(
+    gapRows.map((r) => [r.left?.step ?? null, r.right?.step ?? null, r.same]),
+    [
+      [1, 1, true],
+      [2, null, false],
+      [3, 3, true],
+      [4, 4, true],
+    ],
+  );
 });

@@ -82,15 +82,33 @@ test('the applier reads git-quoted, spaced and /dev/null headers as the files gi
 
 test('the guard, the SWE-bench script, the viewer and git name the same files as the applier', () => {
   assert.deepEqual(patchPaths(gitDiff), { paths: everyPath, refused: undefined });
-  assert.deepEqual(patchChanges(gitDiff).map((c) => `${c.kind} ${c.path}`), [`add ${added}`, 'modify app/späce.py', `modify ${quoted}`, 'modify app/with space.py', 'delete old.py']);
+  assert.deepEqual(
+    patchChanges(gitDiff).map((c) => `${c.kind} ${c.path}`),
+    [`add ${added}`, 'modify app/späce.py', `modify ${quoted}`, 'modify app/with space.py', 'delete old.py'],
+  );
   assert.deepEqual(diffPaths(gitDiff), everyPath);
   assert.deepEqual(diffModifiedPaths(gitDiff), everyPath.slice(1));
   assert.deepEqual(diffAddedPaths(gitDiff), [added]);
   const viewer = viewerModel(gitDiff);
   assert.ok(viewer.ok, 'the viewer draws the diff');
-  assert.deepEqual(viewer.files.map((f) => [f.path, f.status]), [[added, 'added'], ['app/späce.py', 'modified'], [quoted, 'modified'], ['app/with space.py', 'modified'], ['old.py', 'deleted']]);
+  assert.deepEqual(
+    viewer.files.map((f) => [f.path, f.status]),
+    [
+      [added, 'added'],
+      ['app/späce.py', 'modified'],
+      [quoted, 'modified'],
+      ['app/with space.py', 'modified'],
+      ['old.py', 'deleted'],
+    ],
+  );
   const numstat = execFileSync('git', ['apply', '--numstat', '-z', '-'], { input: gitDiff, encoding: 'utf8' });
-  assert.deepEqual(numstat.split('\0').filter((s) => s !== '').map((s) => s.split('\t').slice(2).join('\t')), everyPath);
+  assert.deepEqual(
+    numstat
+      .split('\0')
+      .filter((s) => s !== '')
+      .map((s) => s.split('\t').slice(2).join('\t')),
+    everyPath,
+  );
 });
 
 test('the guard keeps each hunk on the path the applier reads, so focus windows on those files let it through', () => {

@@ -35,7 +35,13 @@ function task(extra: Record<string, unknown> = {}): TaskEntry {
     task_id: 'no-base',
     issue: { title: 'add subtracts', body: '' },
     FAIL_TO_PASS: ['tests/test_calc.py::test_add'],
-    sandbox: { workdir: '/testbed', local_repo: repo, backend: 'local', test_command: `git checkout ${buggy} tests/test_calc.py\npython -m pytest -rA tests/test_calc.py`, ...extra },
+    sandbox: {
+      workdir: '/testbed',
+      local_repo: repo,
+      backend: 'local',
+      test_command: `git checkout ${buggy} tests/test_calc.py\npython -m pytest -rA tests/test_calc.py`,
+      ...extra,
+    },
   });
 }
 
@@ -47,7 +53,11 @@ test('the commits a test command checks files out at are read from it', () => {
 test('a working copy at a commit the task does not name is refused, saying what to set', async () => {
   await assert.rejects(
     openSandbox(sandboxSpecForTask(task(), { ...defaultSandboxOptions(), baseDir: root })),
-    (error: unknown) => error instanceof SandboxError && error.code === 'base-unknown' && error.message.includes(`is on ${fixed.slice(0, 12)}`) && error.message.includes(`Set sandbox.base_commit to ${buggy}`),
+    (error: unknown) =>
+      error instanceof SandboxError &&
+      error.code === 'base-unknown' &&
+      error.message.includes(`is on ${fixed.slice(0, 12)}`) &&
+      error.message.includes(`Set sandbox.base_commit to ${buggy}`),
   );
 });
 

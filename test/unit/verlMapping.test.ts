@@ -1,12 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  experimentConfigSchema,
-  flattenVerlOverrides,
-  overridesVerlKey,
-  verlMappedFields,
-  verlOverrideLeaves,
-} from '../../server/src/config/index.js';
+import { experimentConfigSchema, flattenVerlOverrides, overridesVerlKey, verlMappedFields, verlOverrideLeaves } from '../../server/src/config/index.js';
 import { getAt } from '../../server/src/util/keyPath.js';
 
 const defaults = experimentConfigSchema.parse({});

@@ -40,7 +40,11 @@ function titleActions(view: string): { command: string; inline: boolean; when: s
  * each maybe negated: two exclude each other when one requires a key the other requires to be false.
  */
 function excludeEachOther(a: string, b: string): boolean {
-  const literals = (when: string) => when.split('&&').map((l) => l.trim()).filter((l) => l !== '');
+  const literals = (when: string) =>
+    when
+      .split('&&')
+      .map((l) => l.trim())
+      .filter((l) => l !== '');
   return literals(a).some((l) => literals(b).includes(l.startsWith('!') ? l.slice(1) : `!${l}`));
 }
 
@@ -78,8 +82,14 @@ describe('view title actions', () => {
 
   test('the Runs view keeps Start Rollout, Re-run Last and Refresh in the bar and puts evaluation and training in the menu', () => {
     const actions = titleActions(viewIds.runs);
-    assert.deepEqual(actions.filter((a) => a.inline).map((a) => a.command), [commandIds.startRollout, commandIds.rerunLast, 'graphPlanner.runs.refresh']);
-    assert.deepEqual(actions.filter((a) => !a.inline).map((a) => a.command), [commandIds.startEvaluation, commandIds.startTraining]);
+    assert.deepEqual(
+      actions.filter((a) => a.inline).map((a) => a.command),
+      [commandIds.startRollout, commandIds.rerunLast, 'graphPlanner.runs.refresh'],
+    );
+    assert.deepEqual(
+      actions.filter((a) => !a.inline).map((a) => a.command),
+      [commandIds.startEvaluation, commandIds.startTraining],
+    );
   });
 
   test('look-alike icons are one shape', () => {
@@ -93,7 +103,8 @@ describe('empty views', () => {
     for (const view of Object.values(viewIds)) {
       const whens = manifest.contributes.viewsWelcome.filter((w) => w.view === view).map((w) => (w.when ?? '').trim());
       for (const [i, a] of whens.entries()) {
-        for (const b of whens.slice(i + 1)) assert.ok(a !== '' && b !== '' && excludeEachOther(a, b), `${view}: '${a}' and '${b}' can both hold, so both texts would show`);
+        for (const b of whens.slice(i + 1))
+          assert.ok(a !== '' && b !== '' && excludeEachOther(a, b), `${view}: '${a}' and '${b}' can both hold, so both texts would show`);
       }
     }
   });

@@ -18,7 +18,16 @@ function record(fields: Record<string, unknown>, signer = key.key): string {
 }
 
 function result(stdout: string, stderr: string): ExecResult {
-  return { exitCode: 0, stdout, stderr, durationMs: 1, timedOut: false, truncated: false, stdoutBytes: Buffer.byteLength(stdout), stderrBytes: Buffer.byteLength(stderr) };
+  return {
+    exitCode: 0,
+    stdout,
+    stderr,
+    durationMs: 1,
+    timedOut: false,
+    truncated: false,
+    stdoutBytes: Buffer.byteLength(stdout),
+    stderrBytes: Buffer.byteLength(stderr),
+  };
 }
 
 const start = record({ event: 'start' });
@@ -62,7 +71,10 @@ test('names what changed, and a runner loaded from the repository', () => {
   assert.equal(verdict.state, 'tampered');
   assert.match(verdict.reason ?? '', /_pytest\.reports\.TestReport\.__init__/);
   const inside = record({ event: 'armed', blocked: [], inside: ['pytest from pytest.py'] });
-  assert.match(witnessVerdict(takeWitnessRecords(result(`${start}${inside}${cleanEnd}`, ''), key).records, 0, direct).reason ?? '', /inside the repository or before the witness \(pytest from pytest.py\)/);
+  assert.match(
+    witnessVerdict(takeWitnessRecords(result(`${start}${inside}${cleanEnd}`, ''), key).records, 0, direct).reason ?? '',
+    /inside the repository or before the witness \(pytest from pytest.py\)/,
+  );
 });
 
 test('pytest without the witness plugin is tampered', () => {

@@ -47,7 +47,11 @@ function findingItem(f: OverviewFinding, actions: FindingActions): HTMLElement {
 function fixButton(f: OverviewFinding, fix: OverviewFix, actions: FindingActions): HTMLElement {
   const button = el(
     'button',
-    { class: `fix${fix.preferred ? ' preferred' : ''}`, attrs: { 'data-code': f.code }, title: `Quick fix: ${fix.title} (as the editor's light bulb applies it)` },
+    {
+      class: `fix${fix.preferred ? ' preferred' : ''}`,
+      attrs: { 'data-code': f.code },
+      title: `Quick fix: ${fix.title} (as the editor's light bulb applies it)`,
+    },
     fix.title,
   );
   button.addEventListener('click', () => actions.applyFix(f, fix));

@@ -24,10 +24,19 @@ export function gpuSection(gpus: GpuLayout): HTMLElement {
       gpus.sharedGpus.length > 0 && el('li', { class: 'shared-note' }, `Planner and CGM share GPU ${gpus.sharedGpus.join(', ')}.`),
       gpus.sharedByTrainer && el('li', { class: 'shared-note' }, 'Planner and CGM do not fit side by side, so the trainer places them on the same GPUs.'),
       gpus.missingGpus.length > 0 &&
-        el('li', { class: 'short' }, `The device maps name GPU ${gpus.missingGpus.join(', ')}, which a node with ${plural(gpus.gpusPerNode, 'GPU')} does not have.`),
+        el(
+          'li',
+          { class: 'short' },
+          `The device maps name GPU ${gpus.missingGpus.join(', ')}, which a node with ${plural(gpus.gpusPerNode, 'GPU')} does not have.`,
+        ),
     ),
     el('h3', {}, 'Ray budgets'),
-    el('ul', { class: 'facts' }, budget('ray_num_gpus', gpus.rayGpus, 'trainer GPUs or planner replicas'), budget('ray_num_cpus', gpus.rayCpus, '4 per rollout worker')),
+    el(
+      'ul',
+      { class: 'facts' },
+      budget('ray_num_gpus', gpus.rayGpus, 'trainer GPUs or planner replicas'),
+      budget('ray_num_cpus', gpus.rayCpus, '4 per rollout worker'),
+    ),
   );
 }
 

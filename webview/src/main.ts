@@ -32,12 +32,19 @@ function render(message: HostMessage): Node[] {
 
 function overviewNodes(file: string, overview: ExperimentOverview): Node[] {
   const count = (s: string) => overview.findings.filter((f) => f.severity === s).length;
-  const badge = (n: number, noun: string): (Node | string)[] => [el('vscode-badge', { attrs: { variant: 'counter' } }, String(n)), ` ${noun}${n === 1 ? '' : 's'} `];
+  const badge = (n: number, noun: string): (Node | string)[] => [
+    el('vscode-badge', { attrs: { variant: 'counter' } }, String(n)),
+    ` ${noun}${n === 1 ? '' : 's'} `,
+  ];
   const counts = el('p', { class: 'counts' }, ...badge(count('error'), 'error'), ...badge(count('warning'), 'warning'), ...badge(count('info'), 'note'));
   const top = el('header', {}, ...header(file), el('p', { class: 'hint' }, 'What a launch of this file would get; it follows your edits.'), counts);
   if (!overview.parsed) {
     const reason = overview.reason ?? 'The document does not parse.';
-    return [top, el('div', { class: 'banner', attrs: { role: 'alert', id: 'not-parsed' } }, `${file} does not parse. ${reason}`), findingsSection(overview.findings, actions)];
+    return [
+      top,
+      el('div', { class: 'banner', attrs: { role: 'alert', id: 'not-parsed' } }, `${file} does not parse. ${reason}`),
+      findingsSection(overview.findings, actions),
+    ];
   }
   // Two columns side by side when the panel is wide, one after the other when it is not (styles.ts):
   // what to fix and where the GPUs go first, then the long list of settings.

@@ -29,5 +29,7 @@ export function stepTextNodes(texts: StepTexts | null | undefined): HTMLElement[
   if (texts === null || texts === undefined) return [];
   const block = (part: keyof StepTexts, text: string | null, label: string): HTMLElement | null =>
     text === null ? null : el('div', { class: `step-text ${part}`, title: `${label}: ${text}`, attrs: { 'data-part': part } }, text);
-  return [block('thought', texts.thought, 'Thought'), block('result', texts.result, 'Result'), block('observation', texts.observation, 'Observation')].filter((b): b is HTMLElement => b !== null);
+  return [block('thought', texts.thought, 'Thought'), block('result', texts.result, 'Result'), block('observation', texts.observation, 'Observation')].filter(
+    (b): b is HTMLElement => b !== null,
+  );
 }

@@ -54,7 +54,13 @@ function settingRow(rest: string, s: VerlSetting, reveal: Reveal): HTMLElement {
       'dd',
       {},
       el('code', { class: `value${s.overridden ? ' overridden' : ''}` }, ...breakable(s.value)),
-      el('span', { class: 'meta' }, el('span', { class: 'maps-to', title: 'The Verl/Hydra key it is passed as' }, '→ ', el('code', {}, ...breakable(s.mapsTo))), source, overridden),
+      el(
+        'span',
+        { class: 'meta' },
+        el('span', { class: 'maps-to', title: 'The Verl/Hydra key it is passed as' }, '→ ', el('code', {}, ...breakable(s.mapsTo))),
+        source,
+        overridden,
+      ),
     ),
   );
 }

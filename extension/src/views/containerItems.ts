@@ -78,7 +78,13 @@ export function containerLabel(container: ContainerInfo): string {
  * names its Ray node before the image (`· node worker-2 ·`).
  */
 export function containerDescription(container: ContainerInfo, now: number): string {
-  const parts = [container.state, ...(container.ownerAlive ? [] : ['owner gone']), formatAge(container.created, now), ...(container.node === undefined ? [] : [`node ${shortNodeName(container.node)}`]), container.image];
+  const parts = [
+    container.state,
+    ...(container.ownerAlive ? [] : ['owner gone']),
+    formatAge(container.created, now),
+    ...(container.node === undefined ? [] : [`node ${shortNodeName(container.node)}`]),
+    container.image,
+  ];
   return parts.join(' · ');
 }
 
@@ -161,7 +167,10 @@ export function reapQuestion(containers: readonly ContainerInfo[]): string | und
  * The containers the view shows: with the "this workspace's runs" filter on, those whose run folder
  * the server found under the workspace's run roots (`inWorkspace`); the others are counted as hidden.
  */
-export function filterContainers(containers: readonly ContainerInfo[], workspaceOnly: boolean): { readonly shown: readonly ContainerInfo[]; readonly hidden: number } {
+export function filterContainers(
+  containers: readonly ContainerInfo[],
+  workspaceOnly: boolean,
+): { readonly shown: readonly ContainerInfo[]; readonly hidden: number } {
   if (!workspaceOnly) return { shown: containers, hidden: 0 };
   const shown = containers.filter((c) => c.inWorkspace === true);
   return { shown, hidden: containers.length - shown.length };

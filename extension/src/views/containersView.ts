@@ -15,7 +15,16 @@ import * as vscode from 'vscode';
 import { viewCommands, viewContextKeys, viewIds } from '../contributions.js';
 import type { ExtensionState } from '../extensionState.js';
 import { errorMessage } from '../errors.js';
-import { containerAction, containersChanged, containersList, containersReap, containersWatch, type ContainerInfo, type ContainersListResult, sendRequest } from '../serverMessages.js';
+import {
+  containerAction,
+  containersChanged,
+  containersList,
+  containersReap,
+  containersWatch,
+  type ContainerInfo,
+  type ContainersListResult,
+  sendRequest,
+} from '../serverMessages.js';
 import {
   containerContextValue,
   containerDescription,
@@ -119,7 +128,11 @@ class ContainerTextProvider implements vscode.TextDocumentContentProvider, vscod
 
   async open(info: ContainerInfo, action: TextAction): Promise<void> {
     const name = `${containerLabel(info).replace(/[^\w.-]+/g, '_')}-${info.id.slice(0, 12)}`;
-    const uri = vscode.Uri.from({ scheme: containerTextScheme, path: `/${name}.${action === 'logs' ? 'log' : 'json'}`, query: new URLSearchParams({ id: info.id, action }).toString() });
+    const uri = vscode.Uri.from({
+      scheme: containerTextScheme,
+      path: `/${name}.${action === 'logs' ? 'log' : 'json'}`,
+      query: new URLSearchParams({ id: info.id, action }).toString(),
+    });
     if (vscode.workspace.textDocuments.some((d) => d.uri.toString() === uri.toString())) this.changed.fire(uri);
     const document = await vscode.workspace.openTextDocument(uri);
     await vscode.window.showTextDocument(document, { preview: true });
@@ -251,10 +264,22 @@ export class ContainersView implements vscode.Disposable {
       vscode.commands.registerCommand(viewCommands.containersReap.id, () => this.reap()),
       vscode.commands.registerCommand(viewCommands.containersShowAll.id, () => this.setWorkspaceOnly(false)),
       vscode.commands.registerCommand(viewCommands.containersShowWorkspace.id, () => this.setWorkspaceOnly(true)),
-      vscode.commands.registerCommand(viewCommands.containerShell.id, onContainer((info) => Promise.resolve(openShell(info)))),
-      vscode.commands.registerCommand(viewCommands.containerLogs.id, onContainer((info) => this.texts.open(info, 'logs'))),
-      vscode.commands.registerCommand(viewCommands.containerInspect.id, onContainer((info) => this.texts.open(info, 'inspect'))),
-      vscode.commands.registerCommand(viewCommands.containerStop.id, onContainer((info) => this.act(info, 'stop'))),
+      vscode.commands.registerCommand(
+        viewCommands.containerShell.id,
+        onContainer((info) => Promise.resolve(openShell(info))),
+      ),
+      vscode.commands.registerCommand(
+        viewCommands.containerLogs.id,
+        onContainer((info) => this.texts.open(info, 'logs')),
+      ),
+      vscode.commands.registerCommand(
+        viewCommands.containerInspect.id,
+        onContainer((info) => this.texts.open(info, 'inspect')),
+      ),
+      vscode.commands.registerCommand(
+        viewCommands.containerStop.id,
+        onContainer((info) => this.act(info, 'stop')),
+      ),
       vscode.commands.registerCommand(
         viewCommands.containerRemove.id,
         onContainer(async (info) => {
@@ -269,7 +294,9 @@ export class ContainersView implements vscode.Disposable {
   private async act(info: ContainerInfo, action: 'stop' | 'remove'): Promise<void> {
     const client = await this.extensionState.currentClient();
     if (client === undefined) throw new Error(notRunning);
-    const result = await vscode.window.withProgress({ location: { viewId: viewIds.containers } }, () => sendRequest(client, containerAction, { id: info.id, action }));
+    const result = await vscode.window.withProgress({ location: { viewId: viewIds.containers } }, () =>
+      sendRequest(client, containerAction, { id: info.id, action }),
+    );
     this.extensionState.log.info(`Containers view: ${result.message}`);
     if (!result.ok) void vscode.window.showWarningMessage(`Graph Planner: ${result.message}`);
   }

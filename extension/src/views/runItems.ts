@@ -9,7 +9,21 @@ import * as vscode from 'vscode';
 import { episodeName } from '../../../server/src/protocol/episodeName.js';
 import { viewCommands } from '../contributions.js';
 import type { EpisodeSummary, RunSummary } from '../serverMessages.js';
-import { describeEpisode, describeEpisodeHost, describeNodes, describeRun, describeTask, durationOf, episodeStateIcons, localTime, runIcon, runKindOf, runLabel, taskIcon, type TaskAttempts } from './runsText.js';
+import {
+  describeEpisode,
+  describeEpisodeHost,
+  describeNodes,
+  describeRun,
+  describeTask,
+  durationOf,
+  episodeStateIcons,
+  localTime,
+  runIcon,
+  runKindOf,
+  runLabel,
+  taskIcon,
+  type TaskAttempts,
+} from './runsText.js';
 
 /** A row of the Runs view: a run, a task of a run, an episode, or a line saying why there is nothing. */
 export type RunsNode =
@@ -50,12 +64,24 @@ function modelRow(m: NonNullable<RunSummary['model']>): string {
 
 function runTooltip(run: RunSummary): vscode.MarkdownString {
   const md = new vscode.MarkdownString(undefined, true);
-  md.appendMarkdown(`$(${runKindOf(run.kind).icon}) **${runLabel(run.name, Date.now())}** — ${runKindOf(run.kind).noun.toLowerCase()}, ${run.state}${run.stale ? ' (its process is gone)' : ''}\n\n`);
+  md.appendMarkdown(
+    `$(${runKindOf(run.kind).icon}) **${runLabel(run.name, Date.now())}** — ${runKindOf(run.kind).noun.toLowerCase()}, ${run.state}${run.stale ? ' (its process is gone)' : ''}\n\n`,
+  );
   if (run.command !== null) md.appendCodeblock(run.command, 'shell');
   const rows: [string, string | null][] = [
     ['Agent', run.agent],
-    ['Episodes', run.episodes === null ? null : `${run.episodes.finished} of ${run.episodes.total} finished, ${run.episodes.resolved} resolved, ${run.episodes.errored} errored`],
-    ['Backend', run.backend === null ? null : `docker ${run.backend.episodes.docker}, local ${run.backend.episodes.local}${run.backend.fallbacks.length > 0 ? ` (fell back: ${run.backend.fallbacks.map((f) => f.reason).join('; ')})` : ''}`],
+    [
+      'Episodes',
+      run.episodes === null
+        ? null
+        : `${run.episodes.finished} of ${run.episodes.total} finished, ${run.episodes.resolved} resolved, ${run.episodes.errored} errored`,
+    ],
+    [
+      'Backend',
+      run.backend === null
+        ? null
+        : `docker ${run.backend.episodes.docker}, local ${run.backend.episodes.local}${run.backend.fallbacks.length > 0 ? ` (fell back: ${run.backend.fallbacks.map((f) => f.reason).join('; ')})` : ''}`,
+    ],
     ['Model', run.model === null ? null : modelRow(run.model)],
     ['Ray nodes', describeNodes(run)],
     // A training run's metrics are TensorBoard event files too (runs/tensorboardEvents.ts).

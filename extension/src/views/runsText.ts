@@ -140,7 +140,8 @@ export function describeEpisode(ep: EpisodeSummary): string {
   const parts: string[] = [ep.state];
   if (ep.totalReward !== null) parts.push(`reward ${ep.totalReward.toFixed(2)}`);
   if (ep.steps !== null) parts.push(`${ep.steps} ${ep.steps === 1 ? 'step' : 'steps'}`);
-  if (ep.terminationReason !== null && ep.terminationReason !== 'submitted' && ep.terminationReason !== ep.state) parts.push(ep.terminationReason.replace(/_/g, ' '));
+  if (ep.terminationReason !== null && ep.terminationReason !== 'submitted' && ep.terminationReason !== ep.state)
+    parts.push(ep.terminationReason.replace(/_/g, ' '));
   // An attempt's name (`task#2`) and a training episode's (`task-<group>-<key>`) say their task; any other is followed by it.
   const name = episodeName(ep);
   if (name !== ep.taskId && !name.startsWith(`${ep.taskId}#`) && !name.startsWith(`${ep.taskId}-`)) parts.push(ep.taskId);
@@ -199,7 +200,8 @@ export function taskIcon(task: TaskAttempts): { readonly id: string; readonly co
  * (`protocol/episodeName.ts`). Grouped under a row per task once some task has more than one
  * episode; otherwise the episodes themselves, since a task row would only repeat its one episode.
  */
-export type RunChildren = { readonly grouped: false; readonly episodes: readonly EpisodeSummary[] } | { readonly grouped: true; readonly tasks: readonly TaskAttempts[] };
+export type RunChildren =
+  { readonly grouped: false; readonly episodes: readonly EpisodeSummary[] } | { readonly grouped: true; readonly tasks: readonly TaskAttempts[] };
 
 export function runChildren(episodes: readonly EpisodeSummary[]): RunChildren {
   const tasks = groupByTask(episodes);

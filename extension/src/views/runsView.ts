@@ -13,7 +13,17 @@ import { launch, onDidLaunch } from '../launchFlow.js';
 import { showEpisodeGroup } from '../episodeGroup.js';
 import { showRunMetrics } from '../metricsPanel.js';
 import { openReportJson, showRunReport } from '../reportPanel.js';
-import { runAction, runEpisodes, runsChanged, runsList, runsWatch, type EpisodeSummary, type RunsChanged, type RunSummary, sendRequest } from '../serverMessages.js';
+import {
+  runAction,
+  runEpisodes,
+  runsChanged,
+  runsList,
+  runsWatch,
+  type EpisodeSummary,
+  type RunsChanged,
+  type RunSummary,
+  sendRequest,
+} from '../serverMessages.js';
 import { episodeItem, runItem, taskItem, type RunsNode as Node } from './runItems.js';
 import { noEpisodeText, runChildren, type RunChildren, type TaskAttempts } from './runsText.js';
 
@@ -95,7 +105,9 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     this.episodes.set(node.dir, map);
     this.grouping.delete(node.dir);
     const children = this.childrenOf(node.dir);
-    const nodes: Node[] = children.grouped ? children.tasks.map((t) => this.taskNode(node.dir, t.taskId)) : children.episodes.map((e) => this.episodeNode(node.dir, e.episodeId));
+    const nodes: Node[] = children.grouped
+      ? children.tasks.map((t) => this.taskNode(node.dir, t.taskId))
+      : children.episodes.map((e) => this.episodeNode(node.dir, e.episodeId));
     if (result.problem !== null) nodes.unshift({ kind: 'message', text: `⚠ ${result.problem}` });
     if (nodes.length === 0) nodes.push({ kind: 'message', text: noEpisodeText(this.runs.get(node.dir)) });
     return nodes;
@@ -121,7 +133,9 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   /** A task's attempts in a run, in order, as far as the view knows them. */
   private taskAttempts(dir: string, taskId: string): TaskAttempts {
     const children = this.childrenOf(dir);
-    const episodes = children.grouped ? (children.tasks.find((t) => t.taskId === taskId)?.episodes ?? []) : children.episodes.filter((e) => e.taskId === taskId);
+    const episodes = children.grouped
+      ? (children.tasks.find((t) => t.taskId === taskId)?.episodes ?? [])
+      : children.episodes.filter((e) => e.taskId === taskId);
     return { taskId, episodes };
   }
 
@@ -359,7 +373,11 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
           const r = run(arg);
           if (r === undefined) return;
           const del = 'Delete';
-          const choice = await vscode.window.showWarningMessage(`Delete the run ${r.name}?`, { modal: true, detail: `Its folder ${r.dir} and everything in it (trajectories, report, logs) is removed.` }, del);
+          const choice = await vscode.window.showWarningMessage(
+            `Delete the run ${r.name}?`,
+            { modal: true, detail: `Its folder ${r.dir} and everything in it (trajectories, report, logs) is removed.` },
+            del,
+          );
           if (choice !== del) return;
           const result = await sendRequest(client, runAction, { dir: r.dir, action: 'remove' });
           if (!result.ok) void vscode.window.showWarningMessage(result.message);

@@ -37,7 +37,13 @@ export function fileTooltip(file: TaskFileSummary): string {
  * `hasInstance` when the task names an instance file that exists, then its outcome.
  */
 export function taskContextValue(item: TaskItem): string {
-  return ['task', ...(item.instanceFile === null ? [] : ['hasInstance']), `outcome-${item.outcome}`, ...(item.certification === null ? [] : [`cert-${item.certification.status}`]), ...(item.readiness.problem === null ? [] : ['cannotRun'])].join(' ');
+  return [
+    'task',
+    ...(item.instanceFile === null ? [] : ['hasInstance']),
+    `outcome-${item.outcome}`,
+    ...(item.certification === null ? [] : [`cert-${item.certification.status}`]),
+    ...(item.readiness.problem === null ? [] : ['cannotRun']),
+  ].join(' ');
 }
 
 export const fileContextValue = 'taskFile';
@@ -80,7 +86,8 @@ export function taskIcon(item: TaskItem): { readonly id: string; readonly color:
 /** Where the task runs here, for the tooltip: the backend, whether its image is on the engine, or what stops it. */
 export function readinessLine(readiness: TaskReadiness): string {
   if (readiness.problem !== null) return `Cannot run here: ${readiness.problem.reason}`;
-  const image = readiness.imagePresent === true ? ' (its image is on this engine)' : readiness.imagePresent === false ? ' (its image is not on this engine)' : '';
+  const image =
+    readiness.imagePresent === true ? ' (its image is on this engine)' : readiness.imagePresent === false ? ' (its image is not on this engine)' : '';
   return `Runs on: ${readiness.backend ?? 'unknown'}${image}`;
 }
 
@@ -112,7 +119,8 @@ const certificationMeanings: Record<CertificationStatus, string> = {
   'gold-fails': 'its gold patch does not resolve it',
   'empty-passes': 'it resolves with no patch at all',
   'gold-does-not-apply': 'its gold patch does not apply at the base commit',
-  'gold-protected': 'its gold patch changes what the grader reads (its tests, the runner\'s configuration, package metadata, a shadowing module); verify with --allow-protected if the fix really needs it',
+  'gold-protected':
+    "its gold patch changes what the grader reads (its tests, the runner's configuration, package metadata, a shadowing module); verify with --allow-protected if the fix really needs it",
   'not-gradable': 'a run of its tests could not be graded',
   'no-gold': 'nothing to certify it with',
   'cannot-run': 'its sandbox could not be opened',
@@ -158,11 +166,15 @@ function testList(names: readonly string[], limit = 8): string {
  */
 export function certificationTooltip(c: TaskCertification, shownPath: (path: string) => string = (p) => p): string[] {
   const repeats = c.repeats > 1 ? `, in each of ${c.repeats} runs` : '';
-  const lines = [`**Certification: ${escapeMarkdown(certificationLabels[c.status])}** — ${escapeMarkdown(certificationMeanings[c.status])}${escapeMarkdown(repeats)}`];
+  const lines = [
+    `**Certification: ${escapeMarkdown(certificationLabels[c.status])}** — ${escapeMarkdown(certificationMeanings[c.status])}${escapeMarkdown(repeats)}`,
+  ];
   if (c.reason !== null) lines.push(`Why: ${escapeMarkdown(c.reason)}`);
-  if (c.flaky.length > 0) lines.push(`Flaky tests (${c.flaky.length}${c.status === 'flaky' || c.source === 'row' ? ', left out of grading' : ''}): ${testList(c.flaky)}`);
+  if (c.flaky.length > 0)
+    lines.push(`Flaky tests (${c.flaky.length}${c.status === 'flaky' || c.source === 'row' ? ', left out of grading' : ''}): ${testList(c.flaky)}`);
   if (c.failing.length > 0) lines.push(`Failing with the gold patch (${c.failing.length}): ${testList(c.failing)}`);
-  if (c.passingWithoutFix.length > 0) lines.push(`${escapeMarkdown('FAIL_TO_PASS')} tests passing without the fix (${c.passingWithoutFix.length}): ${testList(c.passingWithoutFix)}`);
+  if (c.passingWithoutFix.length > 0)
+    lines.push(`${escapeMarkdown('FAIL_TO_PASS')} tests passing without the fix (${c.passingWithoutFix.length}): ${testList(c.passingWithoutFix)}`);
   const where = c.source === 'row' ? `the row’s certification, from ${shownPath(c.run)}` : `${shownPath(c.run)}${c.running ? ' (still running)' : ''}`;
   lines.push(`Verified ${escapeMarkdown(shownTime(c.at))} by ${escapeMarkdown(where)}`);
   return lines;
@@ -200,8 +212,12 @@ export function taskTooltip(item: TaskItem, file: string, shownPath: (path: stri
     ['Latest outcome', item.outcomeRun === null ? outcomeLabels[item.outcome] : `${outcomeLabels[item.outcome]} in ${item.outcomeRun}`],
   ];
   const lines = rows.filter((row): row is [string, string] => row[1] !== null).map(([name, value]) => `${name}: ${escapeMarkdown(value)}`);
-  const certification = item.certification === null ? ['Certification: not verified (Verify Tasks… on its file runs gp dataset verify)'] : certificationTooltip(item.certification, shownPath);
-  const readiness = item.readiness.problem === null ? escapeMarkdown(readinessLine(item.readiness)) : `$(circle-slash) ${escapeMarkdown(readinessLine(item.readiness))}`;
+  const certification =
+    item.certification === null
+      ? ['Certification: not verified (Verify Tasks… on its file runs gp dataset verify)']
+      : certificationTooltip(item.certification, shownPath);
+  const readiness =
+    item.readiness.problem === null ? escapeMarkdown(readinessLine(item.readiness)) : `$(circle-slash) ${escapeMarkdown(readinessLine(item.readiness))}`;
   return [`**${escapeMarkdown(item.taskId)}**`, '', ...lines, readiness, '', ...certification].join('  \n');
 }
 

@@ -213,7 +213,10 @@ class TasksProvider implements vscode.TreeDataProvider<Node>, vscode.Disposable 
     // Checked against the one contract (protocol/tasksView.ts): a server of another version says so here, not as a broken row.
     const { taskPageResultSchema } = await messageSchemas();
     const parsed = taskPageResultSchema.safeParse(await sendRequest(client, taskPage, { path, offset, limit, filter: this.filter }));
-    if (!parsed.success) throw new Error(`The server's tasks of ${vscode.workspace.asRelativePath(path)} do not match this extension (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'}); restart the server.`);
+    if (!parsed.success)
+      throw new Error(
+        `The server's tasks of ${vscode.workspace.asRelativePath(path)} do not match this extension (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'}); restart the server.`,
+      );
     const page = parsed.data;
     return { items: page.tasks, matching: page.matching, next: page.next };
   }
@@ -249,7 +252,10 @@ function taskItem(node: TaskNode): vscode.TreeItem {
   item.id = `${file}\u0000${task.line}\u0000${task.taskId}`;
   item.description = taskDescription(task);
   // Theme icons in the tooltip ($(circle-slash)) render; the task's own text is escaped by taskTooltip.
-  item.tooltip = new vscode.MarkdownString(taskTooltip(task, vscode.workspace.asRelativePath(file), (p) => vscode.workspace.asRelativePath(p)), true);
+  item.tooltip = new vscode.MarkdownString(
+    taskTooltip(task, vscode.workspace.asRelativePath(file), (p) => vscode.workspace.asRelativePath(p)),
+    true,
+  );
   item.contextValue = taskContextValue(task);
   const icon = taskIcon(task);
   item.iconPath = new vscode.ThemeIcon(icon.id, new vscode.ThemeColor(icon.color));
@@ -297,7 +303,10 @@ async function copyId(node: TaskNode): Promise<void> {
 async function pickPatch(taskId: string, file: string): Promise<string | null | undefined> {
   const none = 'Run without a patch';
   const choose = 'Choose a patch file…';
-  const picked = await vscode.window.showQuickPick([none, choose], { title: `Run the tests of ${taskId}`, placeHolder: 'Apply a patch to the repository before the tests run?' });
+  const picked = await vscode.window.showQuickPick([none, choose], {
+    title: `Run the tests of ${taskId}`,
+    placeHolder: 'Apply a patch to the repository before the tests run?',
+  });
   if (picked === undefined) return undefined;
   if (picked === none) return null;
   const uris = await vscode.window.showOpenDialog({
@@ -313,7 +322,12 @@ async function runTests(extensionState: ExtensionState, node: TaskNode): Promise
   const patch = await pickPatch(node.item.taskId, node.file);
   if (patch === undefined) return;
   const cwd = vscode.workspace.getWorkspaceFolder(vscode.Uri.file(node.file))?.uri.fsPath ?? dirname(node.file);
-  runGpInTerminal(extensionState, { name: taskTerminalName(node.item.taskId), cwd, icon: 'beaker', args: taskTestArgs({ file: node.file, taskId: node.item.taskId, patch }) });
+  runGpInTerminal(extensionState, {
+    name: taskTerminalName(node.item.taskId),
+    cwd,
+    icon: 'beaker',
+    args: taskTestArgs({ file: node.file, taskId: node.item.taskId, patch }),
+  });
 }
 
 /** Registers the Tasks view and its commands; disposing the result removes them. */
@@ -347,8 +361,14 @@ export function registerTasksView(extensionState: ExtensionState): vscode.Dispos
     }),
     vscode.commands.registerCommand(viewCommands.tasksClearFilter.id, () => provider.setFilter(null)),
     vscode.commands.registerCommand(loadMoreCommand, (path: unknown) => (typeof path === 'string' ? provider.loadMore(path) : undefined)),
-    vscode.commands.registerCommand(viewCommands.taskRun.id, onTask((node) => launchOneTask(node.file, node.item.taskId))),
-    vscode.commands.registerCommand(viewCommands.taskTest.id, onTask((node) => runTests(extensionState, node))),
+    vscode.commands.registerCommand(
+      viewCommands.taskRun.id,
+      onTask((node) => launchOneTask(node.file, node.item.taskId)),
+    ),
+    vscode.commands.registerCommand(
+      viewCommands.taskTest.id,
+      onTask((node) => runTests(extensionState, node)),
+    ),
     vscode.commands.registerCommand(viewCommands.taskGoTo.id, onTask(goToLine)),
     vscode.commands.registerCommand(viewCommands.taskOpenInstance.id, onTask(openInstance)),
     vscode.commands.registerCommand(viewCommands.taskCopyId.id, onTask(copyId)),

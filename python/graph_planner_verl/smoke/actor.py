@@ -109,7 +109,12 @@ def actor_update(model, optimizer, batch, config) -> UpdateResult:
     loss.backward()
     grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), float(actor_config.get("grad_clip", 1.0) or 1.0))
     optimizer.step()
-    metrics: dict[str, float] = {"actor/pg_loss": float(pg_loss.detach()), "actor/grad_norm": float(grad_norm), "actor/lr": optimizer.param_groups[0]["lr"], "actor/entropy": float(entropy.detach())}
+    metrics: dict[str, float] = {
+        "actor/pg_loss": float(pg_loss.detach()),
+        "actor/grad_norm": float(grad_norm),
+        "actor/lr": optimizer.param_groups[0]["lr"],
+        "actor/entropy": float(entropy.detach()),
+    }
     for key, value in (pg_metrics or {}).items():
         metrics[key if key.startswith("actor/") else f"actor/{key}"] = float(value.detach() if torch.is_tensor(value) else value)
     return UpdateResult(metrics=metrics, old_log_probs=old, view=view)

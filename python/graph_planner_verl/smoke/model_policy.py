@@ -68,7 +68,10 @@ class ModelPolicyClient:
     @property
     def sampled(self) -> dict[str, list[Sampled]]:
         """This step's prompts and replies as token ids, with their log-probabilities, for recorded_tokens.py's check."""
-        return {episode: [Sampled(prompt_ids=list(g.prompt_ids), token_ids=list(g.token_ids), log_probs=list(g.log_probs)) for g in gens] for episode, gens in self.totals.replies.items()}
+        return {
+            episode: [Sampled(prompt_ids=list(g.prompt_ids), token_ids=list(g.token_ids), log_probs=list(g.log_probs)) for g in gens]
+            for episode, gens in self.totals.replies.items()
+        }
 
     @property
     def replies(self) -> dict[str, list[str]]:
@@ -118,4 +121,6 @@ class ModelPolicyClient:
         logits = torch.stack(out.logits, dim=1)[0].float() / effective_temperature(sampling_params)
         chosen = torch.tensor(token_ids, dtype=torch.long)
         log_probs = torch.log_softmax(logits, dim=-1).gather(-1, chosen.unsqueeze(-1)).squeeze(-1).tolist()
-        return Generation(prompt_ids=prompt_ids, token_ids=token_ids, log_probs=log_probs, weights_version=self.weights_version, seconds=time.perf_counter() - started)
+        return Generation(
+            prompt_ids=prompt_ids, token_ids=token_ids, log_probs=log_probs, weights_version=self.weights_version, seconds=time.perf_counter() - started
+        )

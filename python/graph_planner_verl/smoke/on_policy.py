@@ -55,14 +55,26 @@ def check_replies(batch, generations: dict[str, list[Any]], tokenizer, run_dir: 
         sampled = [g.token_ids for g in generations.get(episode, [])]
         tokens = [batch.batch["responses"][i][a:b].tolist() for a, b in runs]
         if tokens != sampled:
-            failures.append({"sample": i, "check": "mask-1 tokens are the tokens the model sampled", "detail": {"runs": [len(t) for t in tokens], "sampled": [len(t) for t in sampled]}})
+            failures.append(
+                {
+                    "sample": i,
+                    "check": "mask-1 tokens are the tokens the model sampled",
+                    "detail": {"runs": [len(t) for t in tokens], "sampled": [len(t) for t in sampled]},
+                }
+            )
             continue
         recorded = trajectory_responses(run_dir, episode)
         decoded = [tokenizer.decode(t, skip_special_tokens=True) for t in tokens]
         # The last reply is not sent when it spends the response budget (agent_loop.py), so the
         # trajectory may hold one reply fewer than the model sampled, never a different one.
         if decoded[: len(recorded)] != recorded or len(decoded) - len(recorded) not in (0, 1):
-            failures.append({"sample": i, "check": "mask-1 tokens decode to the replies the trajectory holds", "detail": {"decoded": [d[:200] for d in decoded], "recorded": [r[:200] for r in recorded]}})
+            failures.append(
+                {
+                    "sample": i,
+                    "check": "mask-1 tokens decode to the replies the trajectory holds",
+                    "detail": {"decoded": [d[:200] for d in decoded], "recorded": [r[:200] for r in recorded]},
+                }
+            )
     return failures
 
 

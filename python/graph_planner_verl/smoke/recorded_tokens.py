@@ -54,7 +54,10 @@ def check_recorded_tokens(batch, sampled: dict[str, list[Sampled]], run_dir: str
         elif [t["completion_token_ids"] for t in tokens] != [s.token_ids for s in expected]:
             problem = {"completion_token_ids": [len(t["completion_token_ids"]) for t in tokens], "sampled": [len(s.token_ids) for s in expected]}
         elif whole_prompts(tokens) != [s.prompt_ids for s in expected]:
-            problem = {"prompts_read_back": [len(p) if p is not None else None for p in whole_prompts(tokens)], "prompts_given": [len(s.prompt_ids) for s in expected]}
+            problem = {
+                "prompts_read_back": [len(p) if p is not None else None for p in whole_prompts(tokens)],
+                "prompts_given": [len(s.prompt_ids) for s in expected],
+            }
         elif [t.get("logprobs") for t in tokens] != [s.log_probs for s in expected]:
             problem = {"logprobs_recorded": [len(t.get("logprobs") or []) for t in tokens], "logprobs_returned": [len(s.log_probs or []) for s in expected]}
         if problem is not None:

@@ -89,19 +89,33 @@ def check_step(batch, policy, tokenizer, n: int, groups: int) -> list[dict[str, 
         decoded = decoded_replies(responses[i], mask[i], tokenizer)
         expected = list(policy.replies.get(episode, []))
         if decoded != expected:
-            failures.append({"sample": i, "check": "mask-1 tokens decode to the replies", "detail": {"decoded": [d[:200] for d in decoded], "expected": [e[:200] for e in expected]}})
+            failures.append(
+                {
+                    "sample": i,
+                    "check": "mask-1 tokens decode to the replies",
+                    "detail": {"decoded": [d[:200] for d in decoded], "expected": [e[:200] for e in expected]},
+                }
+            )
         valid = int(batch.batch["attention_mask"][i, -responses.shape[-1] :].sum())
         nonzero = torch.nonzero(scores[i]).flatten().tolist()
         total_reward = float(fields.get("total_reward", 0.0))
         if abs(float(scores[i, valid - 1]) - total_reward) > 1e-6 or any(p != valid - 1 for p in nonzero):
-            failures.append({"sample": i, "check": "reward on the last valid token equals the return", "detail": {"valid": valid, "nonzero": nonzero, "total_reward": total_reward}})
+            failures.append(
+                {
+                    "sample": i,
+                    "check": "reward on the last valid token equals the return",
+                    "detail": {"valid": valid, "nonzero": nonzero, "total_reward": total_reward},
+                }
+            )
         if float(advantages[i][mask[i] == 0].abs().sum()) != 0.0:
             failures.append({"sample": i, "check": "advantages are zero where the mask is 0"})
     sizes = {}
     for uid in uids:
         sizes[uid] = sizes.get(uid, 0) + 1
     if len(sizes) != groups or any(size != n for size in sizes.values()):
-        failures.append({"check": "one GRPO group per task of size n", "detail": {"groups": len(sizes), "expected_groups": groups, "sizes": sorted(sizes.values()), "n": n}})
+        failures.append(
+            {"check": "one GRPO group per task of size n", "detail": {"groups": len(sizes), "expected_groups": groups, "sizes": sorted(sizes.values()), "n": n}}
+        )
     return failures
 
 
@@ -167,9 +181,17 @@ async def run(args) -> int:
     on_policy = args.policy == "model"
     # The initial weights, kept to show that a later step's replies come from the updated ones.
     initial = copy.deepcopy(model).eval() if on_policy else None
-    policy = ModelPolicyClient(model, tokenizer, max_new_tokens=args.max_new_tokens) if on_policy else ScriptedPolicyClient(EnvServiceClient(ServiceAddress.from_file()), tokenizer)
+    policy = (
+        ModelPolicyClient(model, tokenizer, max_new_tokens=args.max_new_tokens)
+        if on_policy
+        else ScriptedPolicyClient(EnvServiceClient(ServiceAddress.from_file()), tokenizer)
+    )
     worker = AgentLoopWorker(config, llm_client=policy)
-    optimizer = torch.optim.AdamW(model.parameters(), lr=float(config.actor_rollout_ref.actor.optim.lr), weight_decay=float(config.actor_rollout_ref.actor.optim.get("weight_decay", 0.0) or 0.0))
+    optimizer = torch.optim.AdamW(
+        model.parameters(),
+        lr=float(config.actor_rollout_ref.actor.optim.lr),
+        weight_decay=float(config.actor_rollout_ref.actor.optim.get("weight_decay", 0.0) or 0.0),
+    )
     tracker = Tracking(project_name=config.trainer.project_name, experiment_name=config.trainer.experiment_name, default_backend=list(config.trainer.logger))
     n = int(config.actor_rollout_ref.rollout.n)
     report: dict[str, Any] = {"policy": args.policy, "model_path": model_path, "steps": [], "ok": True}
@@ -242,7 +264,11 @@ def on_policy_step(args, batch, policy, tokenizer, update, model, initial, befor
     failures.extend(problems)
     first = next(iter(policy.totals.replies.values()), [])
     # The exact prompt of the step's first reply, so a benchmark can time the bare model on the same input.
-    figures: dict[str, Any] = {"weights_version": policy.weights_version, "log_prob_gap_sampling_weights": same, "first_prompt_ids": first[0].prompt_ids if first else []}
+    figures: dict[str, Any] = {
+        "weights_version": policy.weights_version,
+        "log_prob_gap_sampling_weights": same,
+        "first_prompt_ids": first[0].prompt_ids if first else [],
+    }
     if step > 1:
         other, problems = check_not_initial(batch, update.view, initial, temperature)
         failures.extend(problems)

@@ -79,10 +79,23 @@ export function createCgmHttpModel(options: CgmHttpOptions): PatchModel {
       });
       const parsed = cgmGenerateResponseSchema.safeParse(answer.body);
       if (!parsed.success) {
-        throw new ModelClientError('bad-response', `CGM endpoint ${options.endpoint} answered without a patch.edits list`, answer.attempts, answer.status, options.endpoint);
+        throw new ModelClientError(
+          'bad-response',
+          `CGM endpoint ${options.endpoint} answered without a patch.edits list`,
+          answer.attempts,
+          answer.status,
+          options.endpoint,
+        );
       }
       const one = candidateFromPayload(parsed.data, { maxEdits: request.constraints.max_edits, fallbackSummary: request.plan, defaultSummary: 'codefuse-cgm' });
-      if (!one.ok) throw new ModelClientError('bad-response', `CGM endpoint ${options.endpoint} produced no usable edits: ${one.reason}`, answer.attempts, answer.status, options.endpoint);
+      if (!one.ok)
+        throw new ModelClientError(
+          'bad-response',
+          `CGM endpoint ${options.endpoint} produced no usable edits: ${one.reason}`,
+          answer.attempts,
+          answer.status,
+          options.endpoint,
+        );
       return [one.candidate];
     },
   };
@@ -112,7 +125,12 @@ export const cgmPatchSchema: Record<string, unknown> = {
           minItems: 1,
           items: {
             type: 'object',
-            properties: { path: { type: 'string' }, start: { type: 'integer', minimum: 1 }, end: { type: 'integer', minimum: 1 }, new_text: { type: 'string' } },
+            properties: {
+              path: { type: 'string' },
+              start: { type: 'integer', minimum: 1 },
+              end: { type: 'integer', minimum: 1 },
+              new_text: { type: 'string' },
+            },
             required: ['path', 'start', 'end', 'new_text'],
             additionalProperties: false,
           },
@@ -128,7 +146,9 @@ export const cgmPatchSchema: Record<string, unknown> = {
 };
 
 function cgmResponseFormat(dialect: StructuredOutput): ResponseFormat {
-  return dialect === 'json_schema' ? { type: 'json_schema', json_schema: { name: 'cgm_patch', schema: cgmPatchSchema, strict: true } } : { type: 'json_object', schema: cgmPatchSchema };
+  return dialect === 'json_schema'
+    ? { type: 'json_schema', json_schema: { name: 'cgm_patch', schema: cgmPatchSchema, strict: true } }
+    : { type: 'json_object', schema: cgmPatchSchema };
 }
 
 export function createCgmChatModel(options: CgmChatOptions): PatchModel {

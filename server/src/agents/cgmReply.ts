@@ -125,7 +125,10 @@ export function candidateFromPayload(payload: Json, options: CgmReplyOptions = {
   }
   const { edits: usable, dropped } = normalizeEdits(edits, options.maxEdits);
   if (usable.length === 0) {
-    return { ok: false, reason: edits.length === 0 ? 'the reply has an empty edits list' : `none of its ${edits.length} edit(s) is usable (${dropped.slice(0, 3).join('; ')})` };
+    return {
+      ok: false,
+      reason: edits.length === 0 ? 'the reply has an empty edits list' : `none of its ${edits.length} edit(s) is usable (${dropped.slice(0, 3).join('; ')})`,
+    };
   }
   return { ok: true, candidate: { edits: usable, summary } };
 }

@@ -98,7 +98,10 @@ async function mustExist(path: string, what: string): Promise<void> {
   try {
     await stat(path);
   } catch {
-    throw new EmbeddedModelError('not-installed', `the embedded ${what} is not installed: ${path} does not exist. Install it once per machine with: ${embeddedSetupCommand}`);
+    throw new EmbeddedModelError(
+      'not-installed',
+      `the embedded ${what} is not installed: ${path} does not exist. Install it once per machine with: ${embeddedSetupCommand}`,
+    );
   }
 }
 
@@ -132,12 +135,16 @@ export async function startEmbeddedModel(options: EmbeddedModelOptions): Promise
   const installed = embeddedModelPaths(env);
   const modelPath = options.model ?? installed.model;
   const python = options.python ?? installed.python;
-  if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1)) throw new EmbeddedModelError('bad-option', `threads must be a positive integer, not ${options.threads}`);
+  if (options.threads !== undefined && (!Number.isInteger(options.threads) || options.threads < 1))
+    throw new EmbeddedModelError('bad-option', `threads must be a positive integer, not ${options.threads}`);
   await mustExist(modelPath, options.model === undefined ? 'model' : 'model file');
   await mustExist(python, 'model server');
   const sha256 = await fileSha256(modelPath);
   if (options.model === undefined && sha256 !== embeddedModelSha256) {
-    throw new EmbeddedModelError('hash-mismatch', `${modelPath} has sha256 ${sha256}, not the pinned ${embeddedModelSha256}; it is damaged or replaced. Delete it and run: ${embeddedSetupCommand}`);
+    throw new EmbeddedModelError(
+      'hash-mismatch',
+      `${modelPath} has sha256 ${sha256}, not the pinned ${embeddedModelSha256}; it is damaged or replaced. Delete it and run: ${embeddedSetupCommand}`,
+    );
   }
   const port = options.port !== undefined && options.port > 0 ? options.port : await freePort();
   const apiKey = options.apiKey ?? randomBytes(24).toString('hex');
@@ -153,7 +160,16 @@ export async function startEmbeddedModel(options: EmbeddedModelOptions): Promise
     // logits_all is the server's default and keeps a vocabulary-wide row of logits for every prompt
     // token, which only prompt log-probabilities need; without it a call ran about 20% slower than
     // llama.cpp driven directly (bench/modelFigures.ts, model-server-tokens-per-s).
-    models: [{ model: modelPath, model_alias: model, n_ctx: options.contextSize, logits_all: false, ...(options.threads === undefined ? {} : { n_threads: options.threads, n_threads_batch: options.threads }), verbose: false }],
+    models: [
+      {
+        model: modelPath,
+        model_alias: model,
+        n_ctx: options.contextSize,
+        logits_all: false,
+        ...(options.threads === undefined ? {} : { n_threads: options.threads, n_threads_batch: options.threads }),
+        verbose: false,
+      },
+    ],
   };
   await writeFile(configFile, JSON.stringify(settings), { mode: 0o600 });
   const childEnv: NodeJS.ProcessEnv = { ...env };
@@ -188,11 +204,17 @@ export async function startEmbeddedModel(options: EmbeddedModelOptions): Promise
   try {
     for (;;) {
       if (exitMessage !== undefined) {
-        throw new EmbeddedModelError('exited', `${exitMessage} before it answered. ${python.endsWith('/bin/python') ? `A broken or partial build is rebuilt by deleting ${python.slice(0, -'/bin/python'.length)} and running ${embeddedSetupCommand}; if` : 'If'} it says the address is in use, give another --port, or none so that a free one is chosen${lastLines() ? `. Its last output:\n${lastLines()}` : '.'}`);
+        throw new EmbeddedModelError(
+          'exited',
+          `${exitMessage} before it answered. ${python.endsWith('/bin/python') ? `A broken or partial build is rebuilt by deleting ${python.slice(0, -'/bin/python'.length)} and running ${embeddedSetupCommand}; if` : 'If'} it says the address is in use, give another --port, or none so that a free one is chosen${lastLines() ? `. Its last output:\n${lastLines()}` : '.'}`,
+        );
       }
       if (await answers(baseUrl, apiKey)) break;
       if (Date.now() > deadline) {
-        throw new EmbeddedModelError('start-timeout', `the embedded model server did not answer on ${baseUrl} within ${Math.round((options.startTimeoutMs ?? 120_000) / 1000)} s; the machine may be too busy to load the model: try again when it is quieter, or give it fewer threads${lastLines() ? `. Its last output:\n${lastLines()}` : '.'}`);
+        throw new EmbeddedModelError(
+          'start-timeout',
+          `the embedded model server did not answer on ${baseUrl} within ${Math.round((options.startTimeoutMs ?? 120_000) / 1000)} s; the machine may be too busy to load the model: try again when it is quieter, or give it fewer threads${lastLines() ? `. Its last output:\n${lastLines()}` : '.'}`,
+        );
       }
       await sleep(200);
     }

@@ -8,12 +8,49 @@
 export type { Agent, AgentDecision, AgentFactory } from './agent.js';
 export { RuleAgent, createRuleAgent } from './ruleAgent.js';
 export { mutationCandidates, type SourceWindow } from './mutations.js';
-export { parseActionText, parseToolCall, parseToolCalls, renderAction, renderToolCall, describeProtocolError, stripWrappers, type ParseResult, type ToolCallInput } from './replyFormat.js';
+export {
+  parseActionText,
+  parseToolCall,
+  parseToolCalls,
+  renderAction,
+  renderToolCall,
+  describeProtocolError,
+  stripWrappers,
+  type ParseResult,
+  type ToolCallInput,
+} from './replyFormat.js';
 export { plannerTools, actionParametersSchema } from './toolSchemas.js';
-export { exampleTurns, plannerSystemPrompt, plannerInstructions, textReplyFormat, jsonReplyFormat, examplesSection, assemblePlannerPrompt, cgmSystemPrompt, cgmUserPrompt } from './prompts.js';
+export {
+  exampleTurns,
+  plannerSystemPrompt,
+  plannerInstructions,
+  textReplyFormat,
+  jsonReplyFormat,
+  examplesSection,
+  assemblePlannerPrompt,
+  cgmSystemPrompt,
+  cgmUserPrompt,
+} from './prompts.js';
 export { parseJsonReply, renderJsonReply, jsonReplySchema, responseFormatFor, type StructuredOutput } from './jsonReply.js';
-export { startEmbeddedModel, embeddedModelPaths, embeddedModelFile, embeddedModelSha256, embeddedSetupCommand, EmbeddedModelError, type EmbeddedModelServer, type EmbeddedModelOptions } from './embeddedModel.js';
-export { createChatClient, type ChatClient, type ChatClientOptions, type ChatCompletion, type ChatChoice, type ToolCall, type CompleteOptions } from './openaiClient.js';
+export {
+  startEmbeddedModel,
+  embeddedModelPaths,
+  embeddedModelFile,
+  embeddedModelSha256,
+  embeddedSetupCommand,
+  EmbeddedModelError,
+  type EmbeddedModelServer,
+  type EmbeddedModelOptions,
+} from './embeddedModel.js';
+export {
+  createChatClient,
+  type ChatClient,
+  type ChatClientOptions,
+  type ChatCompletion,
+  type ChatChoice,
+  type ToolCall,
+  type CompleteOptions,
+} from './openaiClient.js';
 export { ModelClientError, modelClientErrorCodes, type ModelClientErrorCode } from './retry.js';
 export { budgetedObservation, createModelAgent, type ModelAgentOptions } from './modelAgent.js';
 export { createCgmHttpModel, createCgmChatModel, cgmGenerateBody, type CgmHttpOptions, type CgmChatOptions } from './cgmClient.js';

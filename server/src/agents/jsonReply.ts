@@ -43,7 +43,9 @@ export function jsonReplySchema(): Record<string, unknown> {
     additionalProperties: false,
   });
   return {
-    oneOf: actionTypes.flatMap((type) => (type === 'explore' ? exploreArguments().map((args) => branch(type, args)) : [branch(type, actionParametersSchema(type))])),
+    oneOf: actionTypes.flatMap((type) =>
+      type === 'explore' ? exploreArguments().map((args) => branch(type, args)) : [branch(type, actionParametersSchema(type))],
+    ),
   };
 }
 
@@ -65,7 +67,10 @@ export function parseJsonReply(reply: string): ParseResult {
     return { ok: false, error: protocolError('invalid-json-param', cut, hint) };
   }
   if (!isRecord(value) || typeof value['function'] !== 'string') {
-    return { ok: false, error: protocolError('missing-function-tag', 'the JSON reply has no "function" naming an action', `${hint} ACTION is one of ${actionTypes.join(', ')}.`) };
+    return {
+      ok: false,
+      error: protocolError('missing-function-tag', 'the JSON reply has no "function" naming an action', `${hint} ACTION is one of ${actionTypes.join(', ')}.`),
+    };
   }
   const args = value['arguments'];
   if (args !== undefined && !isRecord(args)) return { ok: false, error: protocolError('invalid-json-param', '"arguments" is not a JSON object', hint) };

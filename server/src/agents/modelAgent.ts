@@ -210,7 +210,12 @@ export function createModelAgent(options: ModelAgentOptions): Agent {
     return parseActionText(completion.content);
   }
 
-  async function fallBack(observation: Observation, signal: AbortSignal, reason: string, extra: Pick<AgentDecision, 'response' | 'model' | 'parseFailure'>): Promise<AgentDecision | undefined> {
+  async function fallBack(
+    observation: Observation,
+    signal: AbortSignal,
+    reason: string,
+    extra: Pick<AgentDecision, 'response' | 'model' | 'parseFailure'>,
+  ): Promise<AgentDecision | undefined> {
     if (!options.fallback) return undefined;
     fallbackAgent ??= options.fallback();
     const decision = await fallbackAgent.act(observation, signal);
@@ -224,7 +229,12 @@ export function createModelAgent(options: ModelAgentOptions): Agent {
     for (let retried = false; ; retried = true) {
       const messages = fitToBudget(trimHistory(history, keep, head), budgetChars, head);
       try {
-        const completion = await options.client.complete(messages, { signal, stop, ...(tools ? { tools } : {}), ...(responseFormat ? { responseFormat } : {}) });
+        const completion = await options.client.complete(messages, {
+          signal,
+          stop,
+          ...(tools ? { tools } : {}),
+          ...(responseFormat ? { responseFormat } : {}),
+        });
         return { completion, trimmed: history.length - messages.length };
       } catch (error) {
         if (retried || !(error instanceof ModelClientError) || !promptTooLong(error)) throw error;

@@ -37,7 +37,8 @@ function tokenMutations(line: string, tokens: readonly Token[]): Array<{ text: s
   tokens.forEach((token, i) => {
     const before = tokens[i - 1];
     const after = tokens[i + 1];
-    const swapTo = (to: string, length = token.text.length) => out.push({ text: replaceAt(line, token.col, length, to), summary: `\`${token.text}\` → \`${to}\`` });
+    const swapTo = (to: string, length = token.text.length) =>
+      out.push({ text: replaceAt(line, token.col, length, to), summary: `\`${token.text}\` → \`${to}\`` });
     if (token.kind === 'op') {
       if (arithmetic[token.text] && endsOperand(before)) for (const to of arithmetic[token.text] ?? []) swapTo(to);
       for (const to of augmented[token.text] ?? []) swapTo(to);
@@ -115,7 +116,9 @@ function bracketMutations(line: string, tokens: readonly Token[]): Array<{ text:
   tokens.forEach((token, i) => {
     const prev = tokens[i - 1];
     if (token.text === '(' && prev?.kind === 'name' && !['if', 'while', 'return', 'and', 'or', 'not', 'in', 'def', 'class'].includes(prev.text)) {
-      const ranges = argumentRanges(line, token.col)?.map((r) => trimmed(line, r)).filter(([a, b]) => b > a);
+      const ranges = argumentRanges(line, token.col)
+        ?.map((r) => trimmed(line, r))
+        .filter(([a, b]) => b > a);
       if (ranges === undefined) return;
       const positional = ranges.filter(([a, b]) => !/^\*|^[A-Za-z_]\w*\s*=(?!=)/.test(line.slice(a, b)));
       for (let x = 0; x < positional.length; x++) {
@@ -124,12 +127,17 @@ function bracketMutations(line: string, tokens: readonly Token[]): Array<{ text:
           const [a2, b2] = positional[y] as [number, number];
           const first = line.slice(a1, b1);
           const second = line.slice(a2, b2);
-          out.push({ text: line.slice(0, a1) + second + line.slice(b1, a2) + first + line.slice(b2), summary: `swapped arguments ${x + 1} and ${y + 1} of ${prev.text}()` });
+          out.push({
+            text: line.slice(0, a1) + second + line.slice(b1, a2) + first + line.slice(b2),
+            summary: `swapped arguments ${x + 1} and ${y + 1} of ${prev.text}()`,
+          });
         }
       }
       if (prev.text === 'range' || prev.text === 'len') {
         const last = ranges.at(-1);
-        if (last !== undefined) for (const delta of [' + 1', ' - 1']) out.push({ text: line.slice(0, last[1]) + delta + line.slice(last[1]), summary: `${prev.text}() bound${delta}` });
+        if (last !== undefined)
+          for (const delta of [' + 1', ' - 1'])
+            out.push({ text: line.slice(0, last[1]) + delta + line.slice(last[1]), summary: `${prev.text}() bound${delta}` });
       }
     }
     if (token.text === '[' && prev !== undefined && endsOperand(prev)) {

@@ -113,7 +113,13 @@ export function createChatClient(options: ChatClientOptions): ChatClient {
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
         const where = issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'unexpected shape';
-        throw new ModelClientError('bad-response', `chat endpoint ${url} answered with a body that is not a chat completion (${where})`, answer.attempts, answer.status, url);
+        throw new ModelClientError(
+          'bad-response',
+          `chat endpoint ${url} answered with a body that is not a chat completion (${where})`,
+          answer.attempts,
+          answer.status,
+          url,
+        );
       }
       const choices: ChatChoice[] = parsed.data.choices.map((choice) => ({
         content: choice.message.content ?? '',

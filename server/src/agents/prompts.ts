@@ -45,10 +45,24 @@ ACTION is one of explore, memory, repair, submit, noop; the arguments are its pa
 
 /** One valid reply per action, in the order a typical episode takes them; a test parses each rendering. */
 export const exampleActions: readonly Action[] = [
-  { type: 'explore', thought: 'The failing test calls add; look it up.', op: 'find', anchors: [{ kind: 'function', text: 'add' }, { kind: 'file', text: 'app/calc.py' }] },
+  {
+    type: 'explore',
+    thought: 'The failing test calls add; look it up.',
+    op: 'find',
+    anchors: [
+      { kind: 'function', text: 'add' },
+      { kind: 'file', text: 'app/calc.py' },
+    ],
+  },
   { type: 'explore', thought: 'Read the function before changing it.', op: 'read', nodes: ['func:app/calc.py#add'] },
   { type: 'memory', thought: 'Keep the candidates of the last expand.', target: 'explore', intent: 'commit' },
-  { type: 'repair', thought: 'add subtracts instead of adding.', plan: '1) In add, return a + b instead of a - b.\n2) Leave the signature unchanged.', focus_ids: ['func:app/calc.py#add'], apply: true },
+  {
+    type: 'repair',
+    thought: 'add subtracts instead of adding.',
+    plan: '1) In add, return a + b instead of a - b.\n2) Leave the signature unchanged.',
+    focus_ids: ['func:app/calc.py#add'],
+    apply: true,
+  },
   { type: 'submit', thought: 'The failing tests pass now.' },
   { type: 'noop', thought: 'Nothing to do this step.' },
 ].map((example) => actionSchema.parse(example));
@@ -64,7 +78,12 @@ Failure frame: app/greet.py:2 in greet
 The issue points at: file:app/greet.py, func:app/greet.py#greet, file:tests/test_greet.py
 Working memory: 0/200 nodes, 0/1000 edges, notes 0/2000 tokens`;
 
-export const exampleReply: Action = actionSchema.parse({ type: 'explore', thought: 'The issue points at greet; read it first.', op: 'read', nodes: ['func:app/greet.py#greet'] });
+export const exampleReply: Action = actionSchema.parse({
+  type: 'explore',
+  thought: 'The issue points at greet; read it first.',
+  op: 'read',
+  nodes: ['func:app/greet.py#greet'],
+});
 
 /** The example turns, the reply written as the model should write it. */
 export function exampleTurns(render: (action: Action) => string): Array<{ role: 'user'; content: string } | { role: 'assistant'; content: string }> {
@@ -81,11 +100,18 @@ export function examplesSection(render: (action: Action) => string): string {
 
 /** The system message: instructions, reply format and examples, each a paragraph of its own. */
 export function assemblePlannerPrompt(parts: { readonly instructions: string; readonly replyFormat: string; readonly examples: string }): string {
-  return [parts.instructions, parts.replyFormat, parts.examples].map((p) => p.trim()).filter((p) => p !== '').join('\n\n');
+  return [parts.instructions, parts.replyFormat, parts.examples]
+    .map((p) => p.trim())
+    .filter((p) => p !== '')
+    .join('\n\n');
 }
 
 /** Today's planner system prompt for the reply text format: the default of every `prompts` file. */
-export const plannerSystemPrompt = assemblePlannerPrompt({ instructions: plannerInstructions, replyFormat: textReplyFormat, examples: examplesSection(renderAction) });
+export const plannerSystemPrompt = assemblePlannerPrompt({
+  instructions: plannerInstructions,
+  replyFormat: textReplyFormat,
+  examples: examplesSection(renderAction),
+});
 
 /** The original CGM instruction (docs/original-system.md#d3-cgm-formats), used as the system prompt and as the user-side instruction. */
 export const cgmSystemPrompt =

@@ -14,13 +14,7 @@
  * action back so that parsing the rendering gives the action again; the model agent uses it to
  * record steps it did not write itself.
  */
-import {
-  actionSchemas,
-  actionTypes,
-  type Action,
-  type ActionType,
-  type ProtocolError,
-} from '../protocol/actions.js';
+import { actionSchemas, actionTypes, type Action, type ActionType, type ProtocolError } from '../protocol/actions.js';
 import { closest } from '../util/closest.js';
 import { contract, decodeText, decodeValue, errorFromIssues, protocolError, type Decoded } from './replyParams.js';
 import { errorMessage } from '../util/errors.js';
@@ -35,7 +29,6 @@ export interface ToolCallInput {
 
 const actionList = actionTypes.join(', ');
 const replyHint = 'Reply with exactly one <function=ACTION>…</function> block and nothing outside it; put your reasoning in the thought parameter.';
-
 
 function isActionType(name: string): name is ActionType {
   return (actionTypes as readonly string[]).includes(name);
@@ -86,13 +79,18 @@ function scanValue(text: string, start: number, name: string): { value: string; 
     const close = rest.search(/<\/param\s*>/i);
     const cdata = rest.indexOf(cdataOpen);
     if (close < 0 && cdata < 0) {
-      return protocolError('extra-text', `parameter '${name}' is not closed with </param>`, 'Close every parameter with </param>; use CDATA for text that contains markup.');
+      return protocolError(
+        'extra-text',
+        `parameter '${name}' is not closed with </param>`,
+        'Close every parameter with </param>; use CDATA for text that contains markup.',
+      );
     }
     if (cdata >= 0 && (close < 0 || cdata < close)) {
       pieces.push({ cdata: false, text: rest.slice(0, cdata) });
       const from = pos + cdata + cdataOpen.length;
       const to = text.indexOf(cdataClose, from);
-      if (to < 0) return protocolError('invalid-param', `parameter '${name}': <![CDATA[ is not closed with ]]>`, 'End every CDATA section with ]]> before </param>.');
+      if (to < 0)
+        return protocolError('invalid-param', `parameter '${name}': <![CDATA[ is not closed with ]]>`, 'End every CDATA section with ]]> before </param>.');
       pieces.push({ cdata: true, text: text.slice(from, to) });
       pos = to + cdataClose.length;
       continue;
@@ -100,7 +98,14 @@ function scanValue(text: string, start: number, name: string): { value: string; 
     pieces.push({ cdata: false, text: rest.slice(0, close) });
     const closing = /^<\/param\s*>/i.exec(rest.slice(close))?.[0] ?? '</param>';
     const end = pos + close + closing.length;
-    if (!pieces.some((p) => p.cdata)) return { value: pieces.map((p) => p.text).join('').trim(), end };
+    if (!pieces.some((p) => p.cdata))
+      return {
+        value: pieces
+          .map((p) => p.text)
+          .join('')
+          .trim(),
+        end,
+      };
     // Whitespace around CDATA sections is layout; the sections themselves are verbatim.
     const first = pieces[0];
     const last = pieces[pieces.length - 1];
@@ -141,15 +146,44 @@ function scanBlock(reply: string): Scan {
     }
     if (rest === '') return { ok: false, error: protocolError('missing-function-tag', 'missing </function> terminator', 'End the block with </function>.') };
     if (/^<function\s*=/i.test(rest)) {
-      return { ok: false, error: protocolError('invalid-multi-block', 'a second <function=…> block starts inside the first', 'Reply with exactly one <function=…> block per turn; close it with </function>.') };
+      return {
+        ok: false,
+        error: protocolError(
+          'invalid-multi-block',
+          'a second <function=…> block starts inside the first',
+          'Reply with exactly one <function=…> block per turn; close it with </function>.',
+        ),
+      };
     }
     if (/^<parameter\s*=/i.test(rest)) {
-      return { ok: false, error: protocolError('extra-text', `'${excerpt(rest)}' is not a parameter of this protocol`, 'Write parameters as <param name="KEY">VALUE</param>, not <parameter=KEY>.') };
+      return {
+        ok: false,
+        error: protocolError(
+          'extra-text',
+          `'${excerpt(rest)}' is not a parameter of this protocol`,
+          'Write parameters as <param name="KEY">VALUE</param>, not <parameter=KEY>.',
+        ),
+      };
     }
-    return { ok: false, error: protocolError('extra-text', `text inside the block that is not a <param>: '${excerpt(rest)}'`, `${replyHint} Inside the block, write only <param name="KEY">VALUE</param> elements.`) };
+    return {
+      ok: false,
+      error: protocolError(
+        'extra-text',
+        `text inside the block that is not a <param>: '${excerpt(rest)}'`,
+        `${replyHint} Inside the block, write only <param name="KEY">VALUE</param> elements.`,
+      ),
+    };
   }
   const after = text.slice(pos);
-  if (openTag.test(after)) return { ok: false, error: protocolError('invalid-multi-block', 'the reply contains more than one <function=…> block', 'Reply with exactly one <function=…> block per turn; you will see its result before the next one.') };
+  if (openTag.test(after))
+    return {
+      ok: false,
+      error: protocolError(
+        'invalid-multi-block',
+        'the reply contains more than one <function=…> block',
+        'Reply with exactly one <function=…> block per turn; you will see its result before the next one.',
+      ),
+    };
   if (after.trim() !== '') return { ok: false, error: protocolError('extra-text', `text after </function>: '${excerpt(after)}'`, replyHint) };
   return { ok: true, name, params };
 }
@@ -173,7 +207,14 @@ function buildAction(type: ActionType, params: ReadonlyArray<{ name: string; dec
     if (spec === undefined) {
       const names = Object.keys(allowed);
       const guess = closest(name, names);
-      return { ok: false, error: protocolError('unknown-param', `${type} has no parameter '${name}'${guess ? ` (did you mean ${guess}?)` : ''}`, `${type} takes only: ${names.join(', ')}.`) };
+      return {
+        ok: false,
+        error: protocolError(
+          'unknown-param',
+          `${type} has no parameter '${name}'${guess ? ` (did you mean ${guess}?)` : ''}`,
+          `${type} takes only: ${names.join(', ')}.`,
+        ),
+      };
     }
     const earlier = given.get(spec.field);
     if (earlier !== undefined) {
@@ -194,7 +235,11 @@ function buildAction(type: ActionType, params: ReadonlyArray<{ name: string; dec
   if (action.type === 'repair' && action.plan.trim() === '' && action.patches === undefined) {
     return {
       ok: false,
-      error: protocolError('missing-required-param', 'repair needs a subplan: the steps the patch model should carry out', 'Add <param name="subplan"><![CDATA[1) …\n2) …]]></param> saying what to change and where.'),
+      error: protocolError(
+        'missing-required-param',
+        'repair needs a subplan: the steps the patch model should carry out',
+        'Add <param name="subplan"><![CDATA[1) …\n2) …]]></param> saying what to change and where.',
+      ),
     };
   }
   return { ok: true, action };
@@ -208,7 +253,10 @@ export function parseActionText(reply: string): ParseResult {
   const type = scan.name;
   return buildAction(
     type,
-    scan.params.map((p) => ({ name: p.name, decode: (name: string) => decodeText(name, contract[type][name] ?? { field: name, kind: 'text', example: '' }, p.value) })),
+    scan.params.map((p) => ({
+      name: p.name,
+      decode: (name: string) => decodeText(name, contract[type][name] ?? { field: name, kind: 'text', example: '' }, p.value),
+    })),
   );
 }
 
@@ -220,11 +268,25 @@ function toolArguments(call: ToolCallInput): { ok: true; args: Record<string, un
       args = JSON.parse(args) as unknown;
     } catch (error) {
       const reason = errorMessage(error);
-      return { ok: false, error: protocolError('invalid-json-param', `the arguments of tool call '${call.name}' are not valid JSON: ${reason}`, 'Send the tool arguments as one JSON object.') };
+      return {
+        ok: false,
+        error: protocolError(
+          'invalid-json-param',
+          `the arguments of tool call '${call.name}' are not valid JSON: ${reason}`,
+          'Send the tool arguments as one JSON object.',
+        ),
+      };
     }
   }
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    return { ok: false, error: protocolError('invalid-json-param', `the arguments of tool call '${call.name}' are not a JSON object`, 'Send the tool arguments as one JSON object.') };
+    return {
+      ok: false,
+      error: protocolError(
+        'invalid-json-param',
+        `the arguments of tool call '${call.name}' are not a JSON object`,
+        'Send the tool arguments as one JSON object.',
+      ),
+    };
   }
   return { ok: true, args: args as Record<string, unknown> };
 }
@@ -238,16 +300,30 @@ export function parseToolCall(call: ToolCallInput): ParseResult {
   const entries = Object.entries(parsed.args);
   return buildAction(
     name,
-    entries.map(([key, value]) => ({ name: key.toLowerCase(), decode: (n: string) => decodeValue(n, contract[name][n] ?? { field: n, kind: 'text', example: '' }, value) })),
+    entries.map(([key, value]) => ({
+      name: key.toLowerCase(),
+      decode: (n: string) => decodeValue(n, contract[name][n] ?? { field: n, kind: 'text', example: '' }, value),
+    })),
   );
 }
 
 /** Parses the tool calls of one reply: exactly one is an action. */
 export function parseToolCalls(calls: readonly ToolCallInput[]): ParseResult {
   const [first, ...more] = calls;
-  if (first === undefined) return { ok: false, error: protocolError('missing-function-tag', 'the reply contains no tool call', 'Call exactly one of the tools explore, memory, repair, submit or noop.') };
+  if (first === undefined)
+    return {
+      ok: false,
+      error: protocolError('missing-function-tag', 'the reply contains no tool call', 'Call exactly one of the tools explore, memory, repair, submit or noop.'),
+    };
   if (more.length > 0) {
-    return { ok: false, error: protocolError('invalid-multi-block', `the reply contains ${calls.length} tool calls`, 'Call exactly one tool per turn; you will see its result before the next one.') };
+    return {
+      ok: false,
+      error: protocolError(
+        'invalid-multi-block',
+        `the reply contains ${calls.length} tool calls`,
+        'Call exactly one tool per turn; you will see its result before the next one.',
+      ),
+    };
   }
   return parseToolCall(first);
 }
@@ -275,7 +351,8 @@ function renderJson(value: unknown): string {
  */
 const defaults = new Map<ActionType, Record<string, unknown>>(
   actionTypes.map((type) => {
-    const shape = (actionSchemas[type] as unknown as { shape?: Record<string, { safeParse: (v: unknown) => { success: boolean; data?: unknown } }> }).shape ?? {};
+    const shape =
+      (actionSchemas[type] as unknown as { shape?: Record<string, { safeParse: (v: unknown) => { success: boolean; data?: unknown } }> }).shape ?? {};
     const found: Record<string, unknown> = {};
     for (const [field, schema] of Object.entries(shape)) {
       const parsed = schema.safeParse(undefined);
@@ -325,7 +402,9 @@ export function renderAction(action: Action): string {
 
 /** Writes an action as an OpenAI tool call; `parseToolCall(renderToolCall(a))` gives `a` back. */
 export function renderToolCall(action: Action): { name: ActionType; arguments: string } {
-  const args = Object.fromEntries(Object.entries(action).filter(([field, value]) => field !== 'type' && value !== undefined && !isDefault(action.type, field, value)));
+  const args = Object.fromEntries(
+    Object.entries(action).filter(([field, value]) => field !== 'type' && value !== undefined && !isDefault(action.type, field, value)),
+  );
   return { name: action.type, arguments: JSON.stringify(args) };
 }
 

@@ -7,13 +7,7 @@
  * error, not `true`.
  */
 import type { z } from 'zod';
-import {
-  exploreActionSchema,
-  memoryActionSchema,
-  type ActionType,
-  type ProtocolError,
-  type ProtocolErrorCode,
-} from '../protocol/actions.js';
+import { exploreActionSchema, memoryActionSchema, type ActionType, type ProtocolError, type ProtocolErrorCode } from '../protocol/actions.js';
 import { isRecord } from '../util/isRecord.js';
 import { errorMessage } from '../util/errors.js';
 
@@ -106,7 +100,11 @@ function invalid(name: string, spec: ParamSpec, got: string): Decoded {
   const shown = got.length > 60 ? `${got.slice(0, 57)}...` : got;
   return {
     ok: false,
-    error: protocolError('invalid-param', `parameter '${name}' must be ${expectedText(spec)}, got '${shown}'`, `Write ${name} as ${expectedText(spec)}, e.g. <param name="${name}">${spec.example}</param>.`),
+    error: protocolError(
+      'invalid-param',
+      `parameter '${name}' must be ${expectedText(spec)}, got '${shown}'`,
+      `Write ${name} as ${expectedText(spec)}, e.g. <param name="${name}">${spec.example}</param>.`,
+    ),
   };
 }
 
@@ -123,7 +121,11 @@ function parseJson(name: string, spec: ParamSpec, text: string): Decoded {
     const reason = errorMessage(error);
     return {
       ok: false,
-      error: protocolError('invalid-json-param', `parameter '${name}' is not valid JSON: ${reason}`, `Write ${name} as JSON, e.g. <param name="${name}">${spec.example}</param>.`),
+      error: protocolError(
+        'invalid-json-param',
+        `parameter '${name}' is not valid JSON: ${reason}`,
+        `Write ${name} as JSON, e.g. <param name="${name}">${spec.example}</param>.`,
+      ),
     };
   }
 }

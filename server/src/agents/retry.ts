@@ -91,14 +91,22 @@ async function attemptOnce(url: string, body: string, options: PostJsonOptions):
         return { kind: 'ok', body: JSON.parse(text) as unknown, status };
       } catch {
         const bodyExcerpt = serverErrorText(text);
-        return { kind: 'fail', code: 'bad-response', message: `${options.what} ${url} answered HTTP ${status} with a body that is not JSON: ${bodyExcerpt}`, status, bodyExcerpt };
+        return {
+          kind: 'fail',
+          code: 'bad-response',
+          message: `${options.what} ${url} answered HTTP ${status} with a body that is not JSON: ${bodyExcerpt}`,
+          status,
+          bodyExcerpt,
+        };
       }
     }
     const bodyExcerpt = serverErrorText(text);
     const message = `${options.what} ${url} answered HTTP ${status}: ${bodyExcerpt}`;
     if (status === 429) {
       const waitMs = retryAfterMs(response.headers.get('retry-after'));
-      return waitMs === undefined ? { kind: 'retry', code: 'rate-limited', message, status, bodyExcerpt } : { kind: 'retry', code: 'rate-limited', message, status, waitMs, bodyExcerpt };
+      return waitMs === undefined
+        ? { kind: 'retry', code: 'rate-limited', message, status, bodyExcerpt }
+        : { kind: 'retry', code: 'rate-limited', message, status, waitMs, bodyExcerpt };
     }
     if (status >= 500) return { kind: 'retry', code: 'http-5xx', message, status, bodyExcerpt };
     return { kind: 'fail', code: 'http-4xx', message, status, bodyExcerpt };
@@ -124,6 +132,7 @@ export async function postJson(url: string, payload: unknown, options: PostJsonO
       throw new ModelClientError(outcome.code, `${outcome.message}${suffix}`, attempt, outcome.status, url, outcome.bodyExcerpt);
     }
     const waitMs = outcome.waitMs !== undefined ? Math.min(outcome.waitMs, backoffCap(options)) : backoffDelay(attempt - 1, options, options.random);
-    if (!(await waitToRetry(waitMs, options.signal))) throw new ModelClientError('aborted', `the request to ${options.what} ${url} was cancelled while waiting to retry`, attempt, undefined, url);
+    if (!(await waitToRetry(waitMs, options.signal)))
+      throw new ModelClientError('aborted', `the request to ${options.what} ${url} was cancelled while waiting to retry`, attempt, undefined, url);
   }
 }

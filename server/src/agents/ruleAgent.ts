@@ -114,7 +114,13 @@ export class RuleAgent implements Agent {
   private locate(obs: Observation): Action {
     const hints = obs.hints ?? [];
     if (hints.length > 0) {
-      this.rank(hints.map((id) => ({ id, path: id.replace(/^\w+:/, '').replace(/#.*$/, ''), kind: id.startsWith('method:') ? 'method' : id.startsWith('func:') ? 'function' : 'other' })));
+      this.rank(
+        hints.map((id) => ({
+          id,
+          path: id.replace(/^\w+:/, '').replace(/#.*$/, ''),
+          kind: id.startsWith('method:') ? 'method' : id.startsWith('func:') ? 'function' : 'other',
+        })),
+      );
       return { type: 'explore', op: 'expand', anchors: [], nodes: hints.slice(0, 4), hop: 1, limit: 8, thought: 'Expand around what the issue points at.' };
     }
     // The whole issue: the graph's search weighs its words, so nothing is cut to fit.
@@ -151,7 +157,10 @@ export class RuleAgent implements Agent {
       path: s.path,
       start: s.start,
       // A snippet cut for length ends with a marker line that is not source.
-      text: s.text.split('\n').slice(0, s.end - s.start + 1).join('\n'),
+      text: s.text
+        .split('\n')
+        .slice(0, s.end - s.start + 1)
+        .join('\n'),
       ...(frame?.line !== undefined && frame.path === s.path && frame.line >= s.start && frame.line <= s.end ? { focusLine: frame.line } : {}),
     }));
     const patches = mutationCandidates(windows, candidatesPerRepair);
@@ -160,7 +169,14 @@ export class RuleAgent implements Agent {
       return this.phase === 'read' ? this.readNext(obs.max_steps - obs.step) : { type: 'submit', thought: 'No mutation applies here.' };
     }
     const plan = ['Try single-token mutations in:', ...this.snippets.map((s) => `- ${s.node_id} (${s.path}:${s.start}-${s.end})`)].join('\n');
-    return { type: 'repair', apply: true, plan, focus_ids: this.snippets.map((s) => s.node_id), patches, thought: `Trying ${patches.length === 1 ? 'one mutation (#1)' : `${patches.length} mutations, #1–#${patches.length} in the order listed`}; the first that makes the tests pass is kept and the rest are not tried.` };
+    return {
+      type: 'repair',
+      apply: true,
+      plan,
+      focus_ids: this.snippets.map((s) => s.node_id),
+      patches,
+      thought: `Trying ${patches.length === 1 ? 'one mutation (#1)' : `${patches.length} mutations, #1–#${patches.length} in the order listed`}; the first that makes the tests pass is kept and the rest are not tried.`,
+    };
   }
 }
 

@@ -5,10 +5,7 @@
  * only adds the words a model reads.
  */
 import { z } from 'zod';
-import {
-  actionSchemas,
-  type ActionType,
-} from '../protocol/actions.js';
+import { actionSchemas, type ActionType } from '../protocol/actions.js';
 import type { ChatTool } from '../protocol/modelApi.js';
 import { isRecord } from '../util/isRecord.js';
 
@@ -18,7 +15,8 @@ const descriptions: Record<ActionType, { tool: string; params: Record<string, st
     params: {
       thought: 'Your reasoning for this step.',
       op: 'find: look the anchors up; expand: propose neighbours (needs anchors or nodes); read: show the source of nodes (needs nodes).',
-      anchors: 'Where to start: objects {kind, text} or {id}; kind is file (a path), class, function, method, symbol (any definition) or text (free-text search). Needed for find.',
+      anchors:
+        'Where to start: objects {kind, text} or {id}; kind is file (a path), class, function, method, symbol (any definition) or text (free-text search). Needed for find.',
       nodes: 'Node ids exactly as the observations show them, e.g. "func:app/calc.py#add". Needed for read.',
       hop: 'Expand: how many hops from each anchor (0-2).',
       limit: 'Expand: most candidates per anchor; read: most nodes read.',

@@ -44,7 +44,14 @@ export const configResolveUsage = `gp config resolve FILE [--print-config] [conf
       the config has errors.`;
 
 /** The options of `gp config check` besides the config flags, which are parsed first. */
-export const configCheckOptions = { fix: { type: 'boolean' }, json: { type: 'boolean' }, 'no-disk': { type: 'boolean' }, 'max-problems': { type: 'string' }, ray: { type: 'string' }, for: { type: 'string' } } as const;
+export const configCheckOptions = {
+  fix: { type: 'boolean' },
+  json: { type: 'boolean' },
+  'no-disk': { type: 'boolean' },
+  'max-problems': { type: 'string' },
+  ray: { type: 'string' },
+  for: { type: 'string' },
+} as const;
 
 /** `gp config resolve` takes the config flags only. */
 export const configResolveOptions = {} as const;
@@ -65,7 +72,8 @@ export function parseCheckArgs(argv: readonly string[], io: Io, cwd: string): { 
   const v = args.values;
   const capacityFor = capacityCommands.find((c) => c === (v.for ?? 'train'));
   if (capacityFor === undefined) args.errors.push(`--for takes ${capacityCommands.join(', ')}, not ${JSON.stringify(v.for)}.`);
-  if (v.for !== undefined && v.ray === undefined) args.errors.push('--for needs --ray ADDRESS: it names the command whose capacity is checked on that cluster.');
+  if (v.for !== undefined && v.ray === undefined)
+    args.errors.push('--for needs --ray ADDRESS: it names the command whose capacity is checked on that cluster.');
   if (args.errors.length > 0) {
     usageError(checkCommand, io, args.errors);
     return undefined;
@@ -157,7 +165,12 @@ export async function configResolve(argv: readonly string[], io: Io, cwd: string
     io.err(`${file}: not resolved; fix the errors above.`);
     return 1;
   }
-  const run = planRunFolder(resolution.config, { command, now: new Date(), commandLine: ['gp', 'config', 'resolve', ...argv].join(' '), ignored: resolution.ignored });
+  const run = planRunFolder(resolution.config, {
+    command,
+    now: new Date(),
+    commandLine: ['gp', 'config', 'resolve', ...argv].join(' '),
+    ignored: resolution.ignored,
+  });
   if (parsed.flags.printConfig) {
     io.out(renderConfigYaml(run.config));
     return 0;
@@ -165,4 +178,3 @@ export async function configResolve(argv: readonly string[], io: Io, cwd: string
   io.out(await writeResolvedConfig(run, loaded.path ?? file));
   return 0;
 }
-

@@ -16,7 +16,9 @@ export function formatConfigFinding(file: string, resolution: Pick<Resolution, '
 
 /** Findings in document order, then those a flag set, in the order the flags were given. */
 export function sortedFindings(findings: readonly LocatedFinding[]): LocatedFinding[] {
-  return [...findings].sort((a, b) => (a.flag === undefined ? 0 : 1) - (b.flag === undefined ? 0 : 1) || (a.flag === undefined ? a.range.start - b.range.start : 0));
+  return [...findings].sort(
+    (a, b) => (a.flag === undefined ? 0 : 1) - (b.flag === undefined ? 0 : 1) || (a.flag === undefined ? a.range.start - b.range.start : 0),
+  );
 }
 
 /** Prints the errors and warnings to stderr (a launch has no use for information and hints). */

@@ -16,7 +16,12 @@ export const containersListUsage = `gp containers list [--all] [--run NAME] [--j
 
 export const containersListOptions = { all: { type: 'boolean' }, run: { type: 'string' }, json: { type: 'boolean' } } as const;
 
-export const containersReapOptions = { 'dry-run': { type: 'boolean' }, run: { type: 'string' }, 'include-live': { type: 'boolean' }, json: { type: 'boolean' } } as const;
+export const containersReapOptions = {
+  'dry-run': { type: 'boolean' },
+  run: { type: 'string' },
+  'include-live': { type: 'boolean' },
+  json: { type: 'boolean' },
+} as const;
 
 export const containersReapUsage = `gp containers reap [--dry-run] [--run NAME] [--include-live] [--json]
       Remove containers whose owning process is gone (orphans of crashed runs).`;
@@ -56,7 +61,10 @@ export function containerTable(containers: readonly ContainerInfo[], now: number
   const node = (c: ContainerInfo) => (withNode ? [c.node ?? '-'] : []);
   // The episode's name, as the Runs view and the Containers view give it; the task where no episode is labelled.
   const header = ['ID', 'RUN', 'EPISODE', ...(withNode ? ['NODE'] : []), 'STATE', 'OWNER', 'AGE'];
-  return formatTable([header, ...containers.map((c) => [c.id.slice(0, 12), c.run, containerName(c), ...node(c), c.state, owner(c), formatAge(c.created, now)])]);
+  return formatTable([
+    header,
+    ...containers.map((c) => [c.id.slice(0, 12), c.run, containerName(c), ...node(c), c.state, owner(c), formatAge(c.created, now)]),
+  ]);
 }
 
 /** `gp containers list [--all] [--run NAME] [--json]` */
@@ -72,7 +80,8 @@ export async function containersList(args: readonly string[], io: Io): Promise<n
     return 1;
   }
   if (json === true) io.out(JSON.stringify(containers, null, 2));
-  else if (containers.length === 0) io.out(all === true ? 'No graph-planner containers.' : 'No running graph-planner containers (--all shows stopped ones too).');
+  else if (containers.length === 0)
+    io.out(all === true ? 'No graph-planner containers.' : 'No running graph-planner containers (--all shows stopped ones too).');
   else for (const line of containerTable(containers)) io.out(line);
   return 0;
 }
@@ -105,7 +114,8 @@ export async function containersReap(args: readonly string[], io: Io): Promise<n
   let options: ReapOptions;
   if (includeLive) {
     // Without a run this would remove every live container on the engine, other people's included.
-    if (run === undefined) return usageError(io, 'containers reap', '--include-live needs --run NAME: it removes that run\'s containers even while their owner runs.');
+    if (run === undefined)
+      return usageError(io, 'containers reap', "--include-live needs --run NAME: it removes that run's containers even while their owner runs.");
     options = { dryRun, run, includeLive };
   } else options = run === undefined ? { dryRun } : { dryRun, run };
   let result: ReapResult;

@@ -117,8 +117,12 @@ export async function datasetValidate(files: string[], opts: DatasetValidateOpti
       continue;
     }
     if (hidden > 0) io.out(moreProblems(hidden));
-    io.out(`${file}: ${plural(summary.lines, 'line')}, ${plural(summary.tasks, 'task')}, ${plural(summary.errors, 'error')}, ${plural(summary.warnings, 'warning')}.`);
-    io.out(`  ${plural(counts.duplicateIds, 'duplicate id')}, ${plural(counts.missingImages, 'row')} without an image, ${plural(counts.unknownKeys, 'unknown key')}, ${plural(counts.invalidJson, 'line')} of invalid JSON, ${plural(counts.nonUtf8, 'line')} not UTF-8; ${plural(counts.images, 'image')}, ${counts.buildOnlyImages} build-only.`);
+    io.out(
+      `${file}: ${plural(summary.lines, 'line')}, ${plural(summary.tasks, 'task')}, ${plural(summary.errors, 'error')}, ${plural(summary.warnings, 'warning')}.`,
+    );
+    io.out(
+      `  ${plural(counts.duplicateIds, 'duplicate id')}, ${plural(counts.missingImages, 'row')} without an image, ${plural(counts.unknownKeys, 'unknown key')}, ${plural(counts.invalidJson, 'line')} of invalid JSON, ${plural(counts.nonUtf8, 'line')} not UTF-8; ${plural(counts.images, 'image')}, ${counts.buildOnlyImages} build-only.`,
+    );
   }
   if (opts.json) io.out(JSON.stringify(reports, null, 2));
   return unreadable ? 2 : anyError ? 1 : 0;

@@ -137,7 +137,11 @@ function parse(argv: readonly string[], cwd: string): { ok: true; value: Parsed 
     kind,
     // Rows read from files are labelled by the files unless --dataset says what they are: the
     // default hub id would claim, say, SWE-bench Verified for rows of any origin.
-    dataset: v.dataset ?? (v.from !== undefined || extra.length > 0 ? `local/${basename([...(v.from ?? []), ...extra][0] ?? 'rows').replace(/\.(parquet|jsonl?)$/i, '')}` : d.dataset),
+    dataset:
+      v.dataset ??
+      (v.from !== undefined || extra.length > 0
+        ? `local/${basename([...(v.from ?? []), ...extra][0] ?? 'rows').replace(/\.(parquet|jsonl?)$/i, '')}`
+        : d.dataset),
     split: v.split ?? d.split,
     config: v.config,
     from: [...(v.from ?? []), ...extra].map((f) => resolve(cwd, f)),
@@ -169,7 +173,10 @@ async function download(p: Parsed, progress: LineProgress, io: Io, signal: Abort
   const available = config === undefined ? [] : (listing.splits.get(config) ?? []);
   const picked = pickSplit(p.split, available);
   if (config === undefined || picked === undefined) {
-    throw new PrepareError(`${p.dataset} has no split ${JSON.stringify(p.split)}${config === undefined ? '' : ` in config ${config}`}; it has ${available.join(', ') || 'no parquet files'}. Pass --split.`, 'dataset/no-split');
+    throw new PrepareError(
+      `${p.dataset} has no split ${JSON.stringify(p.split)}${config === undefined ? '' : ` in config ${config}`}; it has ${available.join(', ') || 'no parquet files'}. Pass --split.`,
+      'dataset/no-split',
+    );
   }
   if (picked.fellBack) io.err(`gp dataset prepare: ${p.dataset} has no split ${p.split}; using ${picked.split} instead.`);
   if (listing.partial) io.err(`gp dataset prepare: Hugging Face converted ${p.dataset} only partially to parquet; some rows are missing from what it serves.`);
@@ -187,7 +194,9 @@ async function download(p: Parsed, progress: LineProgress, io: Io, signal: Abort
   progress.done();
   const resumed = downloaded.filter((f) => f.resumedFrom > 0).length;
   const cached = downloaded.filter((f) => f.alreadyComplete).length;
-  io.err(`gp dataset prepare: ${plural(downloaded.length, 'parquet file')} of ${p.dataset}/${picked.split} in ${join(p.cacheDir, p.dataset)} (${cached} already there, ${resumed} resumed).`);
+  io.err(
+    `gp dataset prepare: ${plural(downloaded.length, 'parquet file')} of ${p.dataset}/${picked.split} in ${join(p.cacheDir, p.dataset)} (${cached} already there, ${resumed} resumed).`,
+  );
   return { files: downloaded.map((f) => f.path), split: picked.split };
 }
 
@@ -199,8 +208,11 @@ function summary(report: PrepareReport): string[] {
   }
   for (const [note, n] of Object.entries(report.notes)) lines.push(`  note ${n} × ${note}`);
   for (const problem of report.python_env_problems ?? []) lines.push(`  no python_env for ${plural(problem.tasks, 'task')}: ${problem.message}`);
-  for (const o of report.outputs) lines.push(`Wrote ${o.tasks} (${plural(o.rows, 'task')}) and ${o.manifest} (${plural(o.images, 'image')}, ${o.build_only} build-only).`);
-  lines.push(`Wrote ${plural(report.instances, 'instance file')}${report.gold_predictions === undefined ? '' : ` and the gold patches to ${report.gold_predictions} (for evaluation only)`}.`);
+  for (const o of report.outputs)
+    lines.push(`Wrote ${o.tasks} (${plural(o.rows, 'task')}) and ${o.manifest} (${plural(o.images, 'image')}, ${o.build_only} build-only).`);
+  lines.push(
+    `Wrote ${plural(report.instances, 'instance file')}${report.gold_predictions === undefined ? '' : ` and the gold patches to ${report.gold_predictions} (for evaluation only)`}.`,
+  );
   return lines;
 }
 
@@ -221,7 +233,11 @@ function readEnvSpecs(file: string): Map<string, SpecPythonEnv> {
     }
   });
   const specs = envSpecsFrom(rows);
-  if (specs.size === 0) throw new PrepareError(`${file} has no row with a swebench_spec holding repo, version and env_script_list; --env-specs needs converted SWE-bench tasks or harness rows.`, 'dataset/env-specs');
+  if (specs.size === 0)
+    throw new PrepareError(
+      `${file} has no row with a swebench_spec holding repo, version and env_script_list; --env-specs needs converted SWE-bench tasks or harness rows.`,
+      'dataset/env-specs',
+    );
   return specs;
 }
 
@@ -257,7 +273,9 @@ export async function datasetPrepare(argv: readonly string[], io: Io, cwd: strin
       ...(signal ? { signal } : {}),
       onProgress: (s) => {
         const fraction = s.rowsTotal ? s.rowsRead / s.rowsTotal : undefined;
-        progress.update(`${fraction === undefined ? '' : `${bar(fraction)} `}converting: ${s.rowsRead}${s.rowsTotal ? `/${s.rowsTotal}` : ''} rows, ${s.converted} tasks, ${s.skipped} skipped`);
+        progress.update(
+          `${fraction === undefined ? '' : `${bar(fraction)} `}converting: ${s.rowsRead}${s.rowsTotal ? `/${s.rowsTotal}` : ''} rows, ${s.converted} tasks, ${s.skipped} skipped`,
+        );
       },
     };
     const report = await prepareDataset(options);
@@ -266,7 +284,9 @@ export async function datasetPrepare(argv: readonly string[], io: Io, cwd: strin
     else for (const line of summary(report)) io.out(line);
     // A specification file that fits none of the rows leaves every environment to be written by hand: say so.
     if (envSpecs !== undefined && report.converted > 0 && (report.notes['python-env-from-specs'] ?? 0) === 0) {
-      io.err(`warning: --env-specs ${p.envSpecs ?? ''} matched none of the ${plural(report.converted, 'converted row')} (by repository and version); their tasks have no python_env from it. Check that the file covers these repositories and versions.`);
+      io.err(
+        `warning: --env-specs ${p.envSpecs ?? ''} matched none of the ${plural(report.converted, 'converted row')} (by repository and version); their tasks have no python_env from it. Check that the file covers these repositories and versions.`,
+      );
     }
     return report.converted === 0 ? 1 : 0;
   } catch (error) {

@@ -61,7 +61,8 @@ function verdictLine(v: TaskVerdict): string {
   const why = v.reason === undefined ? '' : `: ${v.reason}`;
   // Where our grading is stricter than the harness's, the line says by which rule (docs/upstream-contracts.md#where-we-are-stricter).
   const stricter = v.strictness === undefined ? '' : ` (stricter than the harness: ${v.strictness.join(', ')})`;
-  const allowed = v.protected_paths === undefined || v.status === 'gold-protected' ? '' : ` (allowed protected paths: ${v.protected_paths.map((f) => f.path).join(', ')})`;
+  const allowed =
+    v.protected_paths === undefined || v.status === 'gold-protected' ? '' : ` (allowed protected paths: ${v.protected_paths.map((f) => f.path).join(', ')})`;
   return `${v.task_id} (line ${v.line}): ${v.status}${why}${stricter}${allowed}${runs === '' ? '' : ` [${runs}; ${(v.duration_ms / 1000).toFixed(1)} s]`}${v.environment === undefined ? '' : ` in ${v.environment}`}`;
 }
 
@@ -81,7 +82,10 @@ export async function datasetVerify(argv: readonly string[], io: Io, cwd: string
   if (errors.length > 0 || file === undefined) return usageError(command, io, errors);
 
   const configFile = values.config ?? configFlags.flags.configFile;
-  const loadedConfig = await loadTestCommandConfig({ command: 'gp dataset verify', flags: configFlags.flags, config: values.config, backend: values.backend, cwd, nothingDone: 'nothing was verified' }, io);
+  const loadedConfig = await loadTestCommandConfig(
+    { command: 'gp dataset verify', flags: configFlags.flags, config: values.config, backend: values.backend, cwd, nothingDone: 'nothing was verified' },
+    io,
+  );
   if (typeof loadedConfig === 'number') return loadedConfig;
   const { config } = loadedConfig;
 
@@ -102,7 +106,10 @@ export async function datasetVerify(argv: readonly string[], io: Io, cwd: string
   }
   const gold = goldFile === undefined ? { patches: new Map<string, string>(), problems: [] } : await readGoldPatches(goldFile);
   for (const p of gold.problems) io.err(p);
-  if (goldFile === undefined) io.err(`gp dataset verify: no gold patches: give --gold PREDICTIONS, or put gold_predictions_${basename(path).replace(/\.jsonl$/, '')}.jsonl beside ${file}; every task will be no-gold.`);
+  if (goldFile === undefined)
+    io.err(
+      `gp dataset verify: no gold patches: give --gold PREDICTIONS, or put gold_predictions_${basename(path).replace(/\.jsonl$/, '')}.jsonl beside ${file}; every task will be no-gold.`,
+    );
   const loaded = await loadTasks(path);
   for (const p of loaded.problems) io.err(p);
   const wanted = values.task ?? [];
@@ -115,11 +122,18 @@ export async function datasetVerify(argv: readonly string[], io: Io, cwd: string
     .filter((t) => wanted.length === 0 || wanted.includes(t.task.task_id))
     .map((t) => ({ task: t.task, line: t.line, gold: gold.patches.get(t.task.task_id) }));
   if (items.length === 0) {
-    io.err(`gp dataset verify: no task of ${file} can run${loaded.problems.length > 0 ? ` (${plural(loaded.problems.length, 'problem')} above)` : ''}; nothing was verified.`);
+    io.err(
+      `gp dataset verify: no task of ${file} can run${loaded.problems.length > 0 ? ` (${plural(loaded.problems.length, 'problem')} above)` : ''}; nothing was verified.`,
+    );
     return 1;
   }
 
-  const planned = planRunFolder(config, { command: 'verify', now: new Date(), commandLine: ['gp', 'dataset', 'verify', ...argv].join(' '), ignored: loadedConfig.ignored });
+  const planned = planRunFolder(config, {
+    command: 'verify',
+    now: new Date(),
+    commandLine: ['gp', 'dataset', 'verify', ...argv].join(' '),
+    ignored: loadedConfig.ignored,
+  });
   const run = values['run-dir'] === undefined ? planned : moveRunFolder(planned, resolve(cwd, values['run-dir']));
   const parallel = parallelFlag ?? config.rollout.parallel;
   const options = sandboxOptionsFromConfig(config.sandbox, run.name);
@@ -177,12 +191,27 @@ export async function datasetVerify(argv: readonly string[], io: Io, cwd: string
       await mkdir(dirname(outFile), { recursive: true });
       certifiedCount = await writeCertifiedDataset(outFile, inputs, relative(dirname(outFile), run.dir) || '.', dirname(path));
     }
-    if (values.json) io.out(JSON.stringify({ run_dir: run.dir, state: result.state, counts: result.counts, verdicts: result.verdicts, ...(outFile === undefined ? {} : { certified_dataset: outFile, certified: certifiedCount }) }, null, 2));
+    if (values.json)
+      io.out(
+        JSON.stringify(
+          {
+            run_dir: run.dir,
+            state: result.state,
+            counts: result.counts,
+            verdicts: result.verdicts,
+            ...(outFile === undefined ? {} : { certified_dataset: outFile, certified: certifiedCount }),
+          },
+          null,
+          2,
+        ),
+      );
     const counts = Object.entries(result.counts)
       .filter(([, n]) => n > 0)
       .map(([status, n]) => `${n} ${status}`)
       .join(', ');
-    say(`${plural(result.verdicts.length, 'task')} verified (${counts || 'none'})${result.resumed > 0 ? `, ${result.resumed} from an earlier run` : ''}; verdicts in ${relative(cwd, run.layout.verdicts)}`);
+    say(
+      `${plural(result.verdicts.length, 'task')} verified (${counts || 'none'})${result.resumed > 0 ? `, ${result.resumed} from an earlier run` : ''}; verdicts in ${relative(cwd, run.layout.verdicts)}`,
+    );
     if (outFile !== undefined && certifiedCount !== undefined) say(`certified dataset: ${relative(cwd, outFile)} (${plural(certifiedCount, 'task')})`);
     const resume = `gp dataset verify ${file} --run-dir ${relative(cwd, run.dir) || '.'}`;
     if (result.state === 'interrupted') {

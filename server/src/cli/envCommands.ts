@@ -45,7 +45,13 @@ export const envBuildUsage = `gp env build FILE [--task ID]... [--parallel N] [-
 
 const command = { name: 'env build', usage: envBuildUsage };
 
-export const envBuildOptions = { task: { type: 'string', multiple: true }, parallel: { type: 'string' }, docker: { type: 'boolean' }, force: { type: 'boolean' }, json: { type: 'boolean' } } as const;
+export const envBuildOptions = {
+  task: { type: 'string', multiple: true },
+  parallel: { type: 'string' },
+  docker: { type: 'boolean' },
+  force: { type: 'boolean' },
+  json: { type: 'boolean' },
+} as const;
 
 interface Planned {
   env: ResolvedPythonEnv;
@@ -59,7 +65,8 @@ export async function envBuild(argv: readonly string[], io: Io, cwd: string): Pr
   const file = positionals[0];
   if (file === undefined || positionals.length > 1) errors.push('name one dataset file.');
   const parallel = intFlag('--parallel', values.parallel, errors, 1) ?? 1;
-  if (parallel > availableParallelism()) errors.push(`--parallel ${parallel} is more than this machine's ${availableParallelism()} CPUs; builds compile and unpack, so more at once only contend.`);
+  if (parallel > availableParallelism())
+    errors.push(`--parallel ${parallel} is more than this machine's ${availableParallelism()} CPUs; builds compile and unpack, so more at once only contend.`);
   if (errors.length > 0 || file === undefined) return usageError(command, io, errors);
   const path = resolve(cwd, file);
   const fileProblem = taskFileProblem(path, file);
@@ -145,7 +152,15 @@ export async function envBuild(argv: readonly string[], io: Io, cwd: string): Pr
   return failed > 0 ? 1 : 0;
 }
 
-async function taskImage(docker: Docker, task: TaskEntry, envTag: string, baseDir: string, force: boolean, io: Io, results: Array<Record<string, unknown>>): Promise<number> {
+async function taskImage(
+  docker: Docker,
+  task: TaskEntry,
+  envTag: string,
+  baseDir: string,
+  force: boolean,
+  io: Io,
+  results: Array<Record<string, unknown>>,
+): Promise<number> {
   const box = task.sandbox;
   if (box.docker_image === undefined || box.local_repo === undefined) {
     io.out(`  ${task.task_id}: no task image (it needs both docker_image and local_repo); ${envTag} has its environment`);

@@ -8,7 +8,10 @@ import type { BuiltEnv } from '../sandbox/index.js';
 /** Lines for one environment: a heading, then indented details. */
 export function envReport(built: BuiltEnv): string[] {
   const r = built.record;
-  const took = built.status === 'built' ? `built in ${r.seconds.toFixed(1)} s` : `already built (${built.seconds.toFixed(2)} s to find; it took ${r.seconds.toFixed(1)} s on ${r.builtAt.slice(0, 10)})`;
+  const took =
+    built.status === 'built'
+      ? `built in ${r.seconds.toFixed(1)} s`
+      : `already built (${built.seconds.toFixed(2)} s to find; it took ${r.seconds.toFixed(1)} s on ${r.builtAt.slice(0, 10)})`;
   const tools = Object.entries(r.toolchain)
     .map(([name, version]) => `${name} ${version}`)
     .join(', ');

@@ -14,7 +14,12 @@ export const episodeRowLimit = 100;
 
 function episodeRow(ep: EpisodeSummary, indent: boolean): string[] {
   const reason = ep.terminationReason !== null && ep.terminationReason !== 'submitted' && ep.terminationReason !== ep.state ? ` (${ep.terminationReason})` : '';
-  return [`${indent ? '  ' : ''}${visibleText(episodeName(ep))}`, visibleText(`${ep.state}${reason}`), ep.steps === null ? '-' : String(ep.steps), ep.totalReward === null ? '-' : ep.totalReward.toFixed(2)];
+  return [
+    `${indent ? '  ' : ''}${visibleText(episodeName(ep))}`,
+    visibleText(`${ep.state}${reason}`),
+    ep.steps === null ? '-' : String(ep.steps),
+    ep.totalReward === null ? '-' : ep.totalReward.toFixed(2),
+  ];
 }
 
 /**
@@ -37,5 +42,9 @@ export function episodeLines(episodes: readonly EpisodeSummary[]): string[] {
     printed += Math.min(task.episodes.length, room);
   }
   const left = episodes.length - printed;
-  return ['episodes by task:', ...formatTable(rows).map((l) => `  ${l.trimEnd()}`), ...(left > 0 ? [`  … ${left} more (gp runs show --json lists every one)`] : [])];
+  return [
+    'episodes by task:',
+    ...formatTable(rows).map((l) => `  ${l.trimEnd()}`),
+    ...(left > 0 ? [`  … ${left} more (gp runs show --json lists every one)`] : []),
+  ];
 }

@@ -17,7 +17,11 @@ export function formatOf(episode: ForeignEpisode): string {
 
 export function foreignHeader(e: ForeignEpisode, file: string, paint: Paint): string[] {
   const lines = [paint(1, `${v(e.taskId ?? e.episodeId ?? file)}  ${formatOf(e)}, read-only`)];
-  const facts = [e.agent !== null && `agent ${v(e.agent)}`, e.episodeId !== null && e.episodeId !== e.taskId && `id ${v(e.episodeId)}`, e.startedAt !== null && `started ${v(e.startedAt)}`].filter((x): x is string => typeof x === 'string');
+  const facts = [
+    e.agent !== null && `agent ${v(e.agent)}`,
+    e.episodeId !== null && e.episodeId !== e.taskId && `id ${v(e.episodeId)}`,
+    e.startedAt !== null && `started ${v(e.startedAt)}`,
+  ].filter((x): x is string => typeof x === 'string');
   if (facts.length > 0) lines.push(facts.join(' · '));
   if (e.issue !== null) lines.push(`task: ${v(e.issue.title)}`);
   for (const lack of e.format.lacks) lines.push(paint(90, v(lack)));
@@ -28,13 +32,20 @@ export function foreignHeader(e: ForeignEpisode, file: string, paint: Paint): st
 const sourceColours: Record<ForeignStep['source'], number> = { system: 90, user: 35, agent: 36 };
 
 export function foreignStepBlock(s: ForeignStep, whole: boolean, paint: Paint): string[] {
-  const figures = [s.reward === null ? 'no reward recorded' : `reward ${s.reward.toFixed(2)}`, s.durationMs === null ? '' : `${Math.round(s.durationMs)} ms`, s.timestamp ?? ''].filter((x) => x !== '');
+  const figures = [
+    s.reward === null ? 'no reward recorded' : `reward ${s.reward.toFixed(2)}`,
+    s.durationMs === null ? '' : `${Math.round(s.durationMs)} ms`,
+    s.timestamp ?? '',
+  ].filter((x) => x !== '');
   const lines = [`${paint(1, `step ${s.step}`)}  ${paint(sourceColours[s.source], s.source)}  ${v(foreignSummary(s))}  ${paint(90, figures.join('  '))}`];
   for (const p of s.problems) lines.push(`  ${paint(33, `breaks the format: ${v(p)}`)}`);
   if (s.copiedContext) lines.push('  copied context (from an earlier trajectory)');
   if (s.reasoning !== null && s.reasoning !== '') lines.push('  reasoning:', ...clipped(s.reasoning, whole, s.step, paint));
   if (s.message !== '') lines.push('  message:', ...clipped(s.message, whole, s.step, paint));
-  for (const c of s.toolCalls) lines.push(`  tool call ${v(c.name)}${c.id === null ? '' : ` (${v(c.id)})`}: ${v(typeof c.arguments === 'string' ? c.arguments : (JSON.stringify(c.arguments) ?? ''))}`);
+  for (const c of s.toolCalls)
+    lines.push(
+      `  tool call ${v(c.name)}${c.id === null ? '' : ` (${v(c.id)})`}: ${v(typeof c.arguments === 'string' ? c.arguments : (JSON.stringify(c.arguments) ?? ''))}`,
+    );
   for (const r of s.results) {
     lines.push(`  observation${r.callId === null ? '' : ` of ${v(r.callId)}`}:`, ...clipped(r.content, whole, s.step, paint));
     if (r.subagents.length > 0) lines.push(`    subagent trajectory: ${r.subagents.map(v).join(', ')}`);

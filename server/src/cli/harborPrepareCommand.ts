@@ -33,7 +33,8 @@ function summary(report: PrepareReport): string[] {
   const shown = report.skipped_examples.length;
   if (report.skipped > shown) lines.push(`  … and ${report.skipped - shown} more (prepare_report.json counts them by reason)`);
   for (const [note, n] of Object.entries(report.notes)) lines.push(`  note ${n} × ${note}`);
-  for (const o of report.outputs) lines.push(`Wrote ${o.tasks} (${plural(o.rows, 'task')}) and ${o.manifest} (${plural(o.images, 'image')} to build: gp images build --tasks ${o.tasks}).`);
+  for (const o of report.outputs)
+    lines.push(`Wrote ${o.tasks} (${plural(o.rows, 'task')}) and ${o.manifest} (${plural(o.images, 'image')} to build: gp images build --tasks ${o.tasks}).`);
   return lines;
 }
 
@@ -61,9 +62,11 @@ export async function harborPrepare(argv: readonly string[], io: Io, cwd: string
   const split = values.split ?? 'test';
   if (!/^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(split)) errors.push(`--split names a file; use letters, digits, '_', '.' or '-', not ${JSON.stringify(split)}.`);
   const namespace = values['image-namespace'];
-  if (namespace !== undefined && !/^[a-z0-9]+(?:[._/-][a-z0-9]+)*$/.test(namespace)) errors.push(`--image-namespace must be lower case letters, digits and . _ / -, not ${JSON.stringify(namespace)}.`);
+  if (namespace !== undefined && !/^[a-z0-9]+(?:[._/-][a-z0-9]+)*$/.test(namespace))
+    errors.push(`--image-namespace must be lower case letters, digits and . _ / -, not ${JSON.stringify(namespace)}.`);
   const baseImage = values['base-image'];
-  if (baseImage !== undefined && !imageReference.test(baseImage)) errors.push(`--base-image needs an image reference such as graph-planner/base:latest, not ${JSON.stringify(baseImage)}.`);
+  if (baseImage !== undefined && !imageReference.test(baseImage))
+    errors.push(`--base-image needs an image reference such as graph-planner/base:latest, not ${JSON.stringify(baseImage)}.`);
   const limit = intFlag('--limit', values.limit, errors);
   const maxSteps = intFlag('--max-steps', values['max-steps'], errors);
   if (errors.length > 0 || dir === undefined) return usageError(command, io, errors);

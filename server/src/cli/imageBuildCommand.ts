@@ -51,7 +51,8 @@ function parseBuildArgs(args: readonly string[]): BuildRequest | string {
   const only: ImageSelector[] = [];
   for (const positional of parsed.positionals) {
     const name = imageSelectorSchema.safeParse(positional);
-    if (!name.success) return `unknown image '${positional}'; choose from base, sample, samples (every folder of docker/samples/) or sample-<name> (one of them).`;
+    if (!name.success)
+      return `unknown image '${positional}'; choose from base, sample, samples (every folder of docker/samples/) or sample-<name> (one of them).`;
     if (!only.includes(name.data)) only.push(name.data);
   }
   const mirror = parsed.values.mirror;

@@ -59,7 +59,11 @@ function usageError(io: Io, command: 'images manifest' | 'images prepull', messa
 }
 
 function describe(collection: ImageCollection): string {
-  const parts = [plural(collection.images.length, 'image'), `${collection.buildOnly.length} build-only`, `${plural(collection.missing.length, 'row')} without an image`];
+  const parts = [
+    plural(collection.images.length, 'image'),
+    `${collection.buildOnly.length} build-only`,
+    `${plural(collection.missing.length, 'row')} without an image`,
+  ];
   if (collection.malformed.length > 0) parts.push(plural(collection.malformed.length, 'malformed line'));
   return parts.join(', ');
 }

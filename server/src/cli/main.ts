@@ -12,7 +12,6 @@ import { installInterrupt, type Interrupt } from './interrupt.js';
 import { exitStatus, programExits, type Io } from './output.js';
 import { terminalProgressSink, type ProgressSink } from './progress.js';
 
-
 /** What differs between `gp` as a program and `runCli` inside a test: Ctrl-C and the terminal. */
 export interface CliHost {
   /** Installs the Ctrl-C handling for an `interruptible` command; absent in tests, which keep their signals. */
@@ -137,4 +136,3 @@ if (require.main === module) {
     },
   );
 }
-

@@ -16,7 +16,13 @@ export const modelServeUsage = `gp model serve [--port N] [--ctx TOKENS] [--thre
       environment variable --api-key-env names. --model serves another GGUF file instead. Stops
       cleanly on Ctrl-C.`;
 
-export const modelServeOptions = { port: { type: 'string' }, ctx: { type: 'string' }, threads: { type: 'string' }, model: { type: 'string' }, 'api-key-env': { type: 'string' } } as const;
+export const modelServeOptions = {
+  port: { type: 'string' },
+  ctx: { type: 'string' },
+  threads: { type: 'string' },
+  model: { type: 'string' },
+  'api-key-env': { type: 'string' },
+} as const;
 
 const command = { name: 'model serve', usage: modelServeUsage };
 
@@ -58,9 +64,12 @@ export async function modelServe(argv: readonly string[], io: Io, signal: AbortS
   io.out(`model:    ${server.modelPath}`);
   io.out(`sha256:   ${server.sha256}`);
   io.out(`serving:  ${server.baseUrl} (model "${server.model}", context ${server.contextSize} tokens, ${server.threads ?? 'all'} threads, pid ${server.pid})`);
-  io.out(keyEnv === undefined ? `api key:  ${server.apiKey} (send it as Authorization: Bearer; it changes on every start)` : `api key:  the value of $${keyEnv}`);
+  io.out(
+    keyEnv === undefined ? `api key:  ${server.apiKey} (send it as Authorization: Bearer; it changes on every start)` : `api key:  the value of $${keyEnv}`,
+  );
   io.out('Press Ctrl-C to stop.');
-  const stopped = signal === undefined ? new Promise<void>(() => undefined) : new Promise<void>((done) => signal.addEventListener('abort', () => done(), { once: true }));
+  const stopped =
+    signal === undefined ? new Promise<void>(() => undefined) : new Promise<void>((done) => signal.addEventListener('abort', () => done(), { once: true }));
   await Promise.race([stopped, server.exited]);
   if (ended !== undefined) {
     io.err(`gp model serve: ${ended}`);

@@ -105,7 +105,14 @@ export class RolloutProgress implements RolloutObserver {
   }
 
   state(): ProgressState {
-    return { total: this.total, done: this.done, doneHere: this.doneHere, resolved: this.resolved, running: this.running, elapsedMs: this.now() - this.started };
+    return {
+      total: this.total,
+      done: this.done,
+      doneHere: this.doneHere,
+      resolved: this.resolved,
+      running: this.running,
+      elapsedMs: this.now() - this.started,
+    };
   }
 
   runStarted(info: { total: number; alreadyFinished: number }): void {

@@ -75,7 +75,8 @@ function report(count: SlotCount, machine: NodeResources, sandbox: ExperimentCon
 
 function printText(count: SlotCount, machine: NodeResources, sandbox: ExperimentConfig['sandbox'], io: Io): void {
   const share = slotShare(sandbox);
-  const memory = share.memoryBytes === undefined ? 'memory not counted (sandbox.memory null)' : `${gib(share.memoryBytes)} (sandbox.memory ${sandbox.memory ?? ''})`;
+  const memory =
+    share.memoryBytes === undefined ? 'memory not counted (sandbox.memory null)' : `${gib(share.memoryBytes)} (sandbox.memory ${sandbox.memory ?? ''})`;
   io.out(`this machine: ${cpus(machine.cpus)}, ${gib(machine.memoryBytes)} of memory`);
   io.out(`one sandbox counts as ${cpus(share.cpus)} (sandbox.cpus ${sandbox.cpus ?? 'null'}) and ${memory}`);
   io.out(`sandbox slots: ${count.slots} (${reasonLine(count, machine, sandbox)})`);

@@ -25,7 +25,9 @@ export function nodeSummary(line: NodePrepullLine): string[] {
   if (line.results === null) return [`${nodeName(line)}: could not pre-pull: ${line.error ?? `exit code ${line.exit_code}`}`];
   const count = (status: string) => line.results?.filter((r) => r.status === status).length ?? 0;
   const head = `${nodeName(line)}: ${plural(line.results.length, 'image')}: ${count('pulled')} pulled, ${count('present')} already present, ${count('failed')} failed, ${count('build-only')} build-only`;
-  const failures = line.results.filter((r) => r.status === 'failed').map((r) => `  ${r.image}: failed: ${r.error ?? 'unknown error'} (${plural(r.attempts, 'attempt')})`);
+  const failures = line.results
+    .filter((r) => r.status === 'failed')
+    .map((r) => `  ${r.image}: failed: ${r.error ?? 'unknown error'} (${plural(r.attempts, 'attempt')})`);
   return [head, ...failures];
 }
 
@@ -38,7 +40,9 @@ export async function prepullOnCluster(request: ClusterPrepullRequest, io: Io): 
   const adapter = adapterDir();
   const cli = cliCommand();
   if (adapter === undefined || cli === undefined) {
-    io.err('gp images prepull --ray: the Python adapter (python/graph_planner_verl) or dist/cli.js is not part of this installation; run gp from a built clone of the repository.');
+    io.err(
+      'gp images prepull --ray: the Python adapter (python/graph_planner_verl) or dist/cli.js is not part of this installation; run gp from a built clone of the repository.',
+    );
     return 2;
   }
   const cluster = await readClusterSlots(request.ray);
@@ -47,7 +51,9 @@ export async function prepullOnCluster(request: ClusterPrepullRequest, io: Io): 
     return 1;
   }
   if (cluster.cluster.nodes === 0) {
-    io.err('gp images prepull --ray: no alive node of the cluster offers sandboxes (none has the Ray resource gp_sandbox_slots); start each node that runs sandboxes with the --resources argument `gp ray slots` prints.');
+    io.err(
+      'gp images prepull --ray: no alive node of the cluster offers sandboxes (none has the Ray resource gp_sandbox_slots); start each node that runs sandboxes with the --resources argument `gp ray slots` prints.',
+    );
     return 1;
   }
   const say = request.json ? io.err : io.out;
@@ -71,7 +77,9 @@ export async function prepullOnCluster(request: ClusterPrepullRequest, io: Io): 
     if (request.json) io.out(JSON.stringify({ nodes: result.nodes, unanswered: result.unanswered }, null, 2));
     else {
       const failed = result.nodes.reduce((n, node) => n + (node.results?.filter((r) => r.status === 'failed').length ?? 0), 0);
-      io.out(`Pre-pull on ${plural(cluster.cluster.nodes, 'node')}: ${result.nodes.filter((n) => n.results !== null).length} answered, ${result.nodes.filter((n) => n.results === null).length + result.unanswered.length} could not pre-pull; ${plural(failed, 'image')} failed.`);
+      io.out(
+        `Pre-pull on ${plural(cluster.cluster.nodes, 'node')}: ${result.nodes.filter((n) => n.results !== null).length} answered, ${result.nodes.filter((n) => n.results === null).length + result.unanswered.length} could not pre-pull; ${plural(failed, 'image')} failed.`,
+      );
     }
     if (result.state === 'interrupted') return 130;
     return clusterPrepullOk(result.nodes, result.unanswered) ? 0 : 1;

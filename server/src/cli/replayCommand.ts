@@ -39,11 +39,15 @@ export async function trajectoryReplay(argv: readonly string[], io: Io, cwd: str
     return 3;
   }
   const shown = (p: string) => relative(cwd, p) || p;
-  if (!json) io.out(`Replaying ${model.start?.episode_id ?? file} (task ${setup.task.task.task_id} from ${setup.task.source}) with ${shown(setup.configFile)} on the ${model.start?.backend ?? '?'} backend`);
+  if (!json)
+    io.out(
+      `Replaying ${model.start?.episode_id ?? file} (task ${setup.task.task.task_id} from ${setup.task.source}) with ${shown(setup.configFile)} on the ${model.start?.backend ?? '?'} backend`,
+    );
   let report: ReplayReport;
   try {
     report = await replayEpisode(model, setup.task, setup.deps, (step) => {
-      if (!json) io.out(`  step ${String(step.step).padStart(3)}  ${step.summary.slice(0, 60).padEnd(60)}  ${step.difference === undefined ? 'same' : 'DIFFERS'}`);
+      if (!json)
+        io.out(`  step ${String(step.step).padStart(3)}  ${step.summary.slice(0, 60).padEnd(60)}  ${step.difference === undefined ? 'same' : 'DIFFERS'}`);
     });
   } catch (error) {
     io.err(`gp trajectory replay: the replay failed: ${errorMessage(error)}`);

@@ -7,7 +7,26 @@
  */
 import { resolve } from 'node:path';
 import { parseConfigFlags } from '../config/index.js';
-import { checkAgentConfig, containerReaper, embeddedLine, episodeDepsFromConfig, loadConfig, loadPlannerPrompt, startModelServers, type ModelServers, type ModelSetup, type PlannerPrompt, loadRolloutTasks, moveRunFolder, newestUnfinishedRun, planRunFolder, rolloutFlagOverrides, rolloutOptions, writeResolvedConfig, type RunFolder } from '../launch/index.js';
+import {
+  checkAgentConfig,
+  containerReaper,
+  embeddedLine,
+  episodeDepsFromConfig,
+  loadConfig,
+  loadPlannerPrompt,
+  startModelServers,
+  type ModelServers,
+  type ModelSetup,
+  type PlannerPrompt,
+  loadRolloutTasks,
+  moveRunFolder,
+  newestUnfinishedRun,
+  planRunFolder,
+  rolloutFlagOverrides,
+  rolloutOptions,
+  writeResolvedConfig,
+  type RunFolder,
+} from '../launch/index.js';
 import { planEpisodes, runRollout, type EpisodeDeps, type PlannedTask, type RolloutResult } from '../rollout/index.js';
 import { adapterDir, cliCommand, trainerPython, hostEpisodeRunner, startSandboxHosts, type SandboxHosts } from '../cluster/index.js';
 import { LineAppender } from '../util/appendLines.js';
@@ -178,14 +197,27 @@ function resumeCommand(command: RolloutCommand, argv: readonly string[], runDir:
   return ['gp', command, ...withoutRunFolderFlags(argv), '--run-dir', displayPath(runDir, cwd), '--resume'].join(' ');
 }
 
-export async function rolloutCommand(command: RolloutCommand, argv: readonly string[], io: Io, cwd: string, runtime: RolloutRuntime = processRuntime()): Promise<number> {
+export async function rolloutCommand(
+  command: RolloutCommand,
+  argv: readonly string[],
+  io: Io,
+  cwd: string,
+  runtime: RolloutRuntime = processRuntime(),
+): Promise<number> {
   const p = parseRolloutArgs(command, argv, io);
   if (p === undefined) return 2;
   const resolved = await resolveRun(command, argv, p, io, cwd);
   if (resolved === undefined) return 2;
   const run = await chooseRunDir(command, p, resolved, io, cwd);
   if (run === undefined) return 2;
-  const loaded = await loadRolloutTasks({ files: p.files, taskIds: p.tasks, limit: p.limit, cwd, command: `gp ${command}`, allowedMountRoots: run.config.sandbox.allowed_mount_roots });
+  const loaded = await loadRolloutTasks({
+    files: p.files,
+    taskIds: p.tasks,
+    limit: p.limit,
+    cwd,
+    command: `gp ${command}`,
+    allowedMountRoots: run.config.sandbox.allowed_mount_roots,
+  });
   if (!loaded.ok) {
     for (const m of loaded.problems) io.err(m);
     return 2;
@@ -204,7 +236,8 @@ export async function rolloutCommand(command: RolloutCommand, argv: readonly str
   if (p.ray === undefined) {
     try {
       servers = await startModelServers(run.config, {
-        onUnexpectedExit: (message) => io.err(`warning: ${message}. Episodes that still need it end as infrastructure failures (model-unreachable); --resume runs them again.`),
+        onUnexpectedExit: (message) =>
+          io.err(`warning: ${message}. Episodes that still need it end as infrastructure failures (model-unreachable); --resume runs them again.`),
       });
     } catch (error) {
       io.err(`gp ${command}: ${errorMessage(error)}`);
@@ -213,13 +246,33 @@ export async function rolloutCommand(command: RolloutCommand, argv: readonly str
     if (servers.embedded !== undefined) (p.json ? io.err : io.out)(embeddedLine(servers.embedded));
   }
   try {
-    return await launchRollout(command, argv, p, run, loaded.tasks, { ...(servers === undefined ? {} : { servers }), ...(prompt === undefined ? {} : { prompt }) }, io, cwd, runtime);
+    return await launchRollout(
+      command,
+      argv,
+      p,
+      run,
+      loaded.tasks,
+      { ...(servers === undefined ? {} : { servers }), ...(prompt === undefined ? {} : { prompt }) },
+      io,
+      cwd,
+      runtime,
+    );
   } finally {
     await servers?.close();
   }
 }
 
-async function launchRollout(command: RolloutCommand, argv: readonly string[], p: Parsed, run: RunFolder, tasks: readonly PlannedTask[], models: ModelSetup, io: Io, cwd: string, runtime: RolloutRuntime): Promise<number> {
+async function launchRollout(
+  command: RolloutCommand,
+  argv: readonly string[],
+  p: Parsed,
+  run: RunFolder,
+  tasks: readonly PlannedTask[],
+  models: ModelSetup,
+  io: Io,
+  cwd: string,
+  runtime: RolloutRuntime,
+): Promise<number> {
   let deps;
   try {
     deps = episodeDepsFromConfig(run.config, run.name, run.dir, models);
@@ -261,7 +314,17 @@ function machineFailure(command: RolloutCommand, error: unknown, io: Io): number
   return 75;
 }
 
-async function lockedRollout(command: RolloutCommand, argv: readonly string[], p: Parsed, run: RunFolder, tasks: readonly PlannedTask[], deps: EpisodeDeps, io: Io, cwd: string, runtime: RolloutRuntime): Promise<number> {
+async function lockedRollout(
+  command: RolloutCommand,
+  argv: readonly string[],
+  p: Parsed,
+  run: RunFolder,
+  tasks: readonly PlannedTask[],
+  deps: EpisodeDeps,
+  io: Io,
+  cwd: string,
+  runtime: RolloutRuntime,
+): Promise<number> {
   await writeResolvedConfig(run, p.configFile === undefined ? '(defaults)' : resolve(cwd, p.configFile));
   // How the run was launched, so the editor (or a person) can resume it or launch it again.
   await writeLaunchRecord(run.layout.launch, { command, args: [...argv], cwd, agent: run.config.rollout.agent, written_at: isoTimestamp(new Date()) });
@@ -328,7 +391,12 @@ async function lockedRollout(command: RolloutCommand, argv: readonly string[], p
   // sandbox did not open, its base commit is missing) makes the evaluation fail, not look smaller.
   const couldNotRun = result.report.tasks.filter((t) => t.termination_reason === 'error');
   if (command === 'eval' && couldNotRun.length > 0) {
-    io.err(`gp eval: ${couldNotRun.length} of ${result.report.total} task(s) could not run: ${couldNotRun.slice(0, 5).map((t) => `${t.task_id} (${t.failure_reason ?? 'error'})`).join('; ')}${couldNotRun.length > 5 ? '; …' : ''}`);
+    io.err(
+      `gp eval: ${couldNotRun.length} of ${result.report.total} task(s) could not run: ${couldNotRun
+        .slice(0, 5)
+        .map((t) => `${t.task_id} (${t.failure_reason ?? 'error'})`)
+        .join('; ')}${couldNotRun.length > 5 ? '; …' : ''}`,
+    );
     return 1;
   }
   return 0;
@@ -347,16 +415,24 @@ function printSummary(command: RolloutCommand, result: RolloutResult, runDir: st
   io.out(`run dir: ${displayPath(runDir, cwd)}  report: ${displayPath(runLayout(runDir).report, cwd)}`);
 }
 
-
 /**
  * `gp eval --ray`: the run's sandbox hosts on the cluster (cluster/sandboxHostsJob.ts), their
  * output in the run's log; undefined, after saying why, when they could not start.
  */
-async function startHostsFor(ray: string, listen: string, run: RunFolder, tasks: readonly PlannedTask[], signal: AbortSignal, io: Io): Promise<SandboxHosts | undefined> {
+async function startHostsFor(
+  ray: string,
+  listen: string,
+  run: RunFolder,
+  tasks: readonly PlannedTask[],
+  signal: AbortSignal,
+  io: Io,
+): Promise<SandboxHosts | undefined> {
   const adapter = adapterDir();
   const cli = cliCommand();
   if (adapter === undefined || cli === undefined) {
-    io.err('gp eval --ray: the Python adapter (python/graph_planner_verl) or dist/cli.js is not part of this installation; run gp from a built clone of the repository.');
+    io.err(
+      'gp eval --ray: the Python adapter (python/graph_planner_verl) or dist/cli.js is not part of this installation; run gp from a built clone of the repository.',
+    );
     return undefined;
   }
   const log = new LineAppender(run.layout.runLog, 'terminate');

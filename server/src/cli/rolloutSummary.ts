@@ -23,14 +23,16 @@ function outcomeWord(t: TaskOutcome): string {
 /** A row per episode, by task then attempt (`protocol/episodeName.ts`), whatever order they ended in. */
 export function episodeTable(report: RunReport, runDir: string, cwd: string): string[] {
   const ref = (t: TaskOutcome) => ({ episodeId: t.episode_id, taskId: t.task_id });
-  const rows = [...report.tasks].sort((a, b) => compareEpisodes(ref(a), ref(b))).map((t) => [
-    episodeName(ref(t)),
-    outcomeWord(t),
-    String(t.steps),
-    t.total_reward.toFixed(2),
-    `${(t.duration_ms / 1000).toFixed(1)} s`,
-    displayPath(join(runDir, t.trajectory), cwd),
-  ]);
+  const rows = [...report.tasks]
+    .sort((a, b) => compareEpisodes(ref(a), ref(b)))
+    .map((t) => [
+      episodeName(ref(t)),
+      outcomeWord(t),
+      String(t.steps),
+      t.total_reward.toFixed(2),
+      `${(t.duration_ms / 1000).toFixed(1)} s`,
+      displayPath(join(runDir, t.trajectory), cwd),
+    ]);
   return formatTable([['EPISODE', 'RESULT', 'STEPS', 'REWARD', 'TIME', 'TRAJECTORY'], ...rows]);
 }
 
@@ -77,14 +79,16 @@ export function fallbackNotice(fallback: BackendFallback): string {
  */
 export function backendLine(summary: BackendSummary): string {
   const counted = sandboxBackendNames.filter((name) => summary.episodes[name] > 0);
-  const used = counted.length > 1 ? counted.map((name) => `${name} for ${plural(summary.episodes[name], 'episode')}`).join(', ') : (counted[0] ?? 'none (no sandbox opened)');
+  const used =
+    counted.length > 1
+      ? counted.map((name) => `${name} for ${plural(summary.episodes[name], 'episode')}`).join(', ')
+      : (counted[0] ?? 'none (no sandbox opened)');
   // `auto` falls back to the local backend only, so a reason that concerns every local episode needs no count.
   const local = summary.episodes.local;
   if (summary.fallbacks.length === 0) return `backend: ${used}`;
   const reasons = summary.fallbacks.map((f) => (f.episodes === local ? f.reason : `${f.reason} (${plural(f.episodes, 'episode')})`));
   return `backend: ${used} (auto fell back: ${reasons.join('; ')}; ${localBackendLoss})`;
 }
-
 
 /** SWE-bench's harness summary, with a line of why for every unresolved instance. */
 export function evalSummary(report: RunReport, runDir: string, cwd: string): string[] {

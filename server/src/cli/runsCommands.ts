@@ -6,7 +6,20 @@
  */
 import { basename, resolve } from 'node:path';
 import { experimentConfigSchema } from '../config/index.js';
-import { EpisodeFold, effectiveState, findRun, listRuns, readEvents, readMetrics, readReport, removeRun, summariseMetrics, runLayout, stopRun, type RunListing } from '../runs/index.js';
+import {
+  EpisodeFold,
+  effectiveState,
+  findRun,
+  listRuns,
+  readEvents,
+  readMetrics,
+  readReport,
+  removeRun,
+  summariseMetrics,
+  runLayout,
+  stopRun,
+  type RunListing,
+} from '../runs/index.js';
 import { episodeLines } from './episodeList.js';
 import { parseCommandArgs, usageError, type CommandUsage } from './args.js';
 import { formatAge, formatTable } from './containerCommands.js';
@@ -48,7 +61,14 @@ function progress(run: RunListing): string {
 
 function runRow(run: RunListing, now: number): string[] {
   const state = run.status === undefined ? `unreadable: ${run.problem ?? '?'}` : effectiveState(run);
-  return [run.name, state, progress(run), String(run.status?.episodes.resolved ?? '-'), run.status === undefined ? '-' : formatAge(run.status.started_at, now), run.status?.command ?? ''];
+  return [
+    run.name,
+    state,
+    progress(run),
+    String(run.status?.episodes.resolved ?? '-'),
+    run.status === undefined ? '-' : formatAge(run.status.started_at, now),
+    run.status?.command ?? '',
+  ];
 }
 
 export async function runsList(argv: readonly string[], io: Io, cwd: string): Promise<number> {
@@ -59,7 +79,13 @@ export async function runsList(argv: readonly string[], io: Io, cwd: string): Pr
   const runs: RunListing[] = [];
   for (const root of rootsOf(args.values)) runs.push(...(await listRuns(resolve(cwd, root))));
   if (args.values.json === true) {
-    io.out(JSON.stringify(runs.map((r) => ({ ...r, state: effectiveState(r) })), null, 2));
+    io.out(
+      JSON.stringify(
+        runs.map((r) => ({ ...r, state: effectiveState(r) })),
+        null,
+        2,
+      ),
+    );
     return 0;
   }
   if (runs.length === 0) {
@@ -74,7 +100,13 @@ export async function runsList(argv: readonly string[], io: Io, cwd: string): Pr
 type OneRun = { readonly exit: number } | { readonly run: RunListing; readonly values: Readonly<Record<string, unknown>> };
 
 /** Parses `RUN [--root DIR]...` plus `extra` options and finds the run; prints why when it cannot. */
-async function oneRun(command: CommandUsage, argv: readonly string[], extra: Readonly<Record<string, { type: 'string' | 'boolean' }>>, io: Io, cwd: string): Promise<OneRun> {
+async function oneRun(
+  command: CommandUsage,
+  argv: readonly string[],
+  extra: Readonly<Record<string, { type: 'string' | 'boolean' }>>,
+  io: Io,
+  cwd: string,
+): Promise<OneRun> {
   const args = parseCommandArgs(command, argv, { ...rootOption, ...extra }, io);
   if (!args.ok) return { exit: args.exit };
   const ref = args.positionals[0];
@@ -103,11 +135,14 @@ export async function runsShow(argv: readonly string[], io: Io, cwd: string): Pr
   }
   const s = run.status;
   io.out(`run:      ${run.name} (${run.dir})`);
-  io.out(`state:    ${s === undefined ? `unreadable: ${run.problem ?? '?'}` : effectiveState(run)}${run.stale ? ` (its status says running, but process ${s?.pid ?? '?'} is gone)` : ''}`);
+  io.out(
+    `state:    ${s === undefined ? `unreadable: ${run.problem ?? '?'}` : effectiveState(run)}${run.stale ? ` (its status says running, but process ${s?.pid ?? '?'} is gone)` : ''}`,
+  );
   if (s !== undefined) {
     io.out(`command:  ${s.command}`);
     io.out(`started:  ${s.started_at}${s.ended_at === undefined ? '' : `, ended ${s.ended_at}`}`);
-    const infrastructure = s.episodes.infrastructure === undefined ? '' : `, ${s.episodes.infrastructure} failed by the infrastructure (not counted; --resume runs them again)`;
+    const infrastructure =
+      s.episodes.infrastructure === undefined ? '' : `, ${s.episodes.infrastructure} failed by the infrastructure (not counted; --resume runs them again)`;
     io.out(`episodes: ${s.episodes.finished} of ${s.episodes.total} finished, ${s.episodes.resolved} resolved, ${s.episodes.errored} errored${infrastructure}`);
     if (s.exit_reason !== undefined) io.out(`reason:   ${s.exit_reason}`);
   }
@@ -115,7 +150,8 @@ export async function runsShow(argv: readonly string[], io: Io, cwd: string): Pr
   // The model figures beside the resolved count, so a rate a fallback padded is never read alone.
   const model = report?.model ?? s?.model;
   if (report !== undefined && model !== undefined) modelLines(report).forEach((l) => io.out(l));
-  else if (model !== undefined && s !== undefined) io.out(`model:    ${model.model_steps}/${model.steps} steps from its own replies so far; resolved by the model alone: ${model.resolved_by_model_alone}`);
+  else if (model !== undefined && s !== undefined)
+    io.out(`model:    ${model.model_steps}/${model.steps} steps from its own replies so far; resolved by the model alone: ${model.resolved_by_model_alone}`);
   episodeLines(episodes).forEach((l) => io.out(l));
   io.out(`config:   ${layout.resolvedConfig}`);
   io.out(`events:   ${layout.events}`);
@@ -137,7 +173,8 @@ export async function runsStop(argv: readonly string[], io: Io, cwd: string): Pr
   if (!('run' in got)) return got.exit;
   const rawWait = got.values['wait'];
   const wait = rawWait === undefined ? 30 : Number(rawWait);
-  if (typeof wait !== 'number' || !Number.isFinite(wait) || wait < 0) return usageError(command, io, [`--wait needs a number of seconds, not '${String(rawWait)}'.`]);
+  if (typeof wait !== 'number' || !Number.isFinite(wait) || wait < 0)
+    return usageError(command, io, [`--wait needs a number of seconds, not '${String(rawWait)}'.`]);
   const result = await stopRun(got.run, wait * 1000);
   const name = basename(got.run.dir);
   switch (result.kind) {
@@ -151,7 +188,9 @@ export async function runsStop(argv: readonly string[], io: Io, cwd: string): Pr
       io.err(`gp runs stop: ${name} runs on ${result.host}; stop it there.`);
       return 1;
     case 'still-running':
-      io.err(`gp runs stop: ${name} got the interrupt but is still ending after ${result.waitedMs / 1000} s; it keeps closing its sandboxes (gp runs show ${name} tells when it is done).`);
+      io.err(
+        `gp runs stop: ${name} got the interrupt but is still ending after ${result.waitedMs / 1000} s; it keeps closing its sandboxes (gp runs show ${name} tells when it is done).`,
+      );
       return 1;
   }
 }
@@ -183,7 +222,9 @@ async function showMetrics(path: string, json: boolean, io: Io): Promise<number>
   const last = summary.lastStep;
   io.out(`steps:    ${summary.steps}${last === undefined ? '' : ` (latest: step ${last.step} of attempt ${last.attempt}, ${last.ts})`}`);
   const rate = summary.resolvedRate === undefined ? '-' : `${(100 * summary.resolvedRate).toFixed(1)}%`;
-  io.out(`episodes: ${summary.episodes}, ${summary.resolved} resolved (${rate}), mean return ${summary.meanTotalReward === undefined ? '-' : summary.meanTotalReward.toFixed(3)}`);
+  io.out(
+    `episodes: ${summary.episodes}, ${summary.resolved} resolved (${rate}), mean return ${summary.meanTotalReward === undefined ? '-' : summary.meanTotalReward.toFixed(3)}`,
+  );
   const width = Math.max(0, ...summary.latest.map(([k]) => k.length));
   for (const [key, value] of summary.latest) io.out(`  ${key.padEnd(width)}  ${formatMetric(value)}`);
   return 0;

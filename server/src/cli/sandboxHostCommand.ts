@@ -87,13 +87,25 @@ export async function sandboxHostCommand(argv: readonly string[], io: Io): Promi
   const tasksFile = join(scratch, 'tasks.jsonl');
   await writeFile(configFile, spec.config_text, { mode: 0o600 });
   await writeFile(tasksFile, spec.tasks_text, { mode: 0o600 });
-  const loaded = await loadConfig({ file: configFile, flags: { configFile: undefined, yamlOnly: false, printConfig: false, overrides: [] }, cwd: scratch, disk: false });
+  const loaded = await loadConfig({
+    file: configFile,
+    flags: { configFile: undefined, yamlOnly: false, printConfig: false, overrides: [] },
+    cwd: scratch,
+    disk: false,
+  });
   if (loaded.kind === 'unreadable' || loaded.resolution.config === undefined) {
     io.err(`sandbox host: the run's config does not load: ${loaded.kind === 'unreadable' ? loaded.message : 'it has errors'}`);
     return 2;
   }
   const config = loaded.resolution.config;
-  const tasks = await loadRolloutTasks({ files: [tasksFile], taskIds: [], limit: undefined, cwd: scratch, command: 'gp sandbox host', allowedMountRoots: config.sandbox.allowed_mount_roots });
+  const tasks = await loadRolloutTasks({
+    files: [tasksFile],
+    taskIds: [],
+    limit: undefined,
+    cwd: scratch,
+    command: 'gp sandbox host',
+    allowedMountRoots: config.sandbox.allowed_mount_roots,
+  });
   if (!tasks.ok) {
     io.err(`sandbox host: the run's tasks do not load: ${tasks.problems.join(' ')}`);
     return 2;
@@ -110,7 +122,8 @@ export async function sandboxHostCommand(argv: readonly string[], io: Io): Promi
     depsFor: (runDir) => episodeDepsFromConfig(config, spec.run_name, runDir, {}, node),
     ...(spec.scripted_policy ? { scriptedPolicy: scriptedSmokePolicy } : {}),
     images: () => imagesPresent(images),
-    reap: async (includeLive) => (await reapContainers(includeLive ? { run: spec.run_name, includeLive: true, ownOnly: true } : { run: spec.run_name })).removed.length,
+    reap: async (includeLive) =>
+      (await reapContainers(includeLive ? { run: spec.run_name, includeLive: true, ownOnly: true } : { run: spec.run_name })).removed.length,
     log: (line) => io.err(line),
     onShutdown: () => shutdown('the front door asked it to'),
   });

@@ -15,7 +15,16 @@ import { backendLine, fallbackNotice } from './rolloutSummary.js';
 import { loadTasks, taskFileProblem, type TaskEntry } from '../tasks/index.js';
 import { recordTestRun, runLayout, writeInstanceReport } from '../runs/index.js';
 import type { GraderFinding } from '../protocol/graderSurface.js';
-import { describeFindings, gradeInstance, gradePassed, graderFacts, graderFindingsOfPatch, graderTaskSurface, runTaskTests, type TestRun } from '../testing/index.js';
+import {
+  describeFindings,
+  gradeInstance,
+  gradePassed,
+  graderFacts,
+  graderFindingsOfPatch,
+  graderTaskSurface,
+  runTaskTests,
+  type TestRun,
+} from '../testing/index.js';
 import { loadTestCommandConfig } from './testCommandConfig.js';
 import { compactUtcStamp } from '../util/time.js';
 import { backendFlagUsage, parseCommandArgs, usageError } from './args.js';
@@ -65,7 +74,12 @@ function describeRun(run: TestRun): string[] {
   const check = r.crossCheck;
   const witness =
     check?.state === 'disagreed'
-      ? [`  pytest's JUnit report disagrees with the log on ${plural(check.mismatchCount, 'test')}, graded failed: ${check.mismatches.slice(0, 3).map((m) => `${m.test} (log ${m.log}, report ${m.report})`).join('; ')}${check.mismatchCount > 3 ? '; …' : ''}`]
+      ? [
+          `  pytest's JUnit report disagrees with the log on ${plural(check.mismatchCount, 'test')}, graded failed: ${check.mismatches
+            .slice(0, 3)
+            .map((m) => `${m.test} (log ${m.log}, report ${m.report})`)
+            .join('; ')}${check.mismatchCount > 3 ? '; …' : ''}`,
+        ]
       : check?.state === 'not-written'
         ? [`  note: ${check.reason ?? 'no JUnit report'}`]
         : [];
@@ -83,7 +97,14 @@ function describeRefusal(taskId: string, findings: readonly GraderFinding[], jso
 }
 
 /** Applies the patch (if any), runs and records the task's tests; 1 when the task did not pass, else 0. */
-async function applyAndTest(sandbox: Sandbox, task: TaskEntry, patch: string | null, runDir: string, how: { json: boolean; timeoutMs: number }, io: Io): Promise<number> {
+async function applyAndTest(
+  sandbox: Sandbox,
+  task: TaskEntry,
+  patch: string | null,
+  runDir: string,
+  how: { json: boolean; timeoutMs: number },
+  io: Io,
+): Promise<number> {
   const applied = patch === null ? undefined : await sandbox.applyPatch(patch);
   if (applied !== undefined) io.out(`  patch: ${applied.message}`);
   if (patch !== null && applied?.applied === false) {
@@ -119,7 +140,10 @@ export async function taskTest(args: readonly string[], io: Io, cwd: string): Pr
   if (timeout !== undefined && !(timeout > 0)) errors.push('--timeout needs a positive number of seconds.');
   if (values.config !== undefined && configFlags.flags.configFile !== undefined) errors.push('give the config once, with --config or --config-file.');
   if (errors.length > 0 || file === undefined) return usageError(command, io, errors);
-  const loadedConfig = await loadTestCommandConfig({ command: 'gp task test', flags: configFlags.flags, config: values.config, backend: values.backend, cwd, nothingDone: 'no task was run' }, io);
+  const loadedConfig = await loadTestCommandConfig(
+    { command: 'gp task test', flags: configFlags.flags, config: values.config, backend: values.backend, cwd, nothingDone: 'no task was run' },
+    io,
+  );
   if (typeof loadedConfig === 'number') return loadedConfig;
   const { config } = loadedConfig;
   let patch: string | null = null;
@@ -129,7 +153,9 @@ export async function taskTest(args: readonly string[], io: Io, cwd: string): Pr
       patch = readFileSync(resolve(cwd, values.patch), 'utf8');
     } catch (error) {
       const folder = typeof error === 'object' && error !== null && 'code' in error && error.code === 'EISDIR';
-      io.err(`gp task test: --patch ${values.patch}: ${folder ? 'is a folder; pass a patch file (a unified diff)' : `cannot read it (${errorMessage(error)})`}.`);
+      io.err(
+        `gp task test: --patch ${values.patch}: ${folder ? 'is a folder; pass a patch file (a unified diff)' : `cannot read it (${errorMessage(error)})`}.`,
+      );
       return 2;
     }
   }
@@ -143,7 +169,9 @@ export async function taskTest(args: readonly string[], io: Io, cwd: string): Pr
   for (const p of loaded.problems) io.err(p);
   // A row the schema refused is a task that cannot run: never "0 passed, 0 not" and exit 0.
   if (loaded.tasks.length === 0) {
-    io.err(`gp task test: no task of ${file} can run${loaded.problems.length > 0 ? ` (${plural(loaded.problems.length, 'problem')} above)` : ' (the file has no tasks)'}; nothing was tested.`);
+    io.err(
+      `gp task test: no task of ${file} can run${loaded.problems.length > 0 ? ` (${plural(loaded.problems.length, 'problem')} above)` : ' (the file has no tasks)'}; nothing was tested.`,
+    );
     return 1;
   }
   const wanted = values.task ?? [];
@@ -189,7 +217,14 @@ export async function taskTest(args: readonly string[], io: Io, cwd: string): Pr
           failed++;
         } else {
           if (findings.length > 0) io.out(`  allowed protected paths (--allow-protected): ${describeFindings(findings).join('; ')}`);
-          failed += await applyAndTest(current, task, patch, runDir, { json: values.json === true, timeoutMs: testTimeoutMs(task, timeout, options.testTimeoutMs) }, io);
+          failed += await applyAndTest(
+            current,
+            task,
+            patch,
+            runDir,
+            { json: values.json === true, timeoutMs: testTimeoutMs(task, timeout, options.testTimeoutMs) },
+            io,
+          );
         }
       } catch (error) {
         if (!(error instanceof SandboxError)) throw error;

@@ -59,7 +59,8 @@ async function buildRecipes(docker: Docker, tasks: readonly TaskEntry[], baseDir
 export async function taskImagesBuild(command: CommandUsage, file: string, rest: readonly string[], io: Io, cwd: string): Promise<number> {
   const parsed = parseCommandArgs(command, rest, { task: { type: 'string', multiple: true }, force: { type: 'boolean' }, json: { type: 'boolean' } }, io);
   if (!parsed.ok) return parsed.exit;
-  if (parsed.positionals.length > 0) return usageError(command, io, [`unexpected ${parsed.positionals.join(' ')}; --tasks builds the images of one dataset file.`]);
+  if (parsed.positionals.length > 0)
+    return usageError(command, io, [`unexpected ${parsed.positionals.join(' ')}; --tasks builds the images of one dataset file.`]);
   const path = resolve(cwd, file);
   const fileProblem = taskFileProblem(path, file);
   if (fileProblem !== undefined) {

@@ -21,9 +21,18 @@ export interface TestCommandConfigRequest {
 }
 
 /** The resolved config (and the overrides `--yaml-only` ignored), or the exit code (2) after saying why there is none. */
-export async function loadTestCommandConfig(request: TestCommandConfigRequest, io: Io): Promise<{ config: ExperimentConfig; ignored: readonly Override[] } | number> {
+export async function loadTestCommandConfig(
+  request: TestCommandConfigRequest,
+  io: Io,
+): Promise<{ config: ExperimentConfig; ignored: readonly Override[] } | number> {
   // `--backend` is an override of `sandbox.backend`, checked by the config schema like any other.
-  const flags = request.backend === undefined ? request.flags : { ...request.flags, overrides: [...request.flags.overrides, { flag: `--backend ${request.backend}`, path: ['sandbox', 'backend'], value: request.backend }] };
+  const flags =
+    request.backend === undefined
+      ? request.flags
+      : {
+          ...request.flags,
+          overrides: [...request.flags.overrides, { flag: `--backend ${request.backend}`, path: ['sandbox', 'backend'], value: request.backend }],
+        };
   const configFile = request.config ?? request.flags.configFile;
   // Without a YAML the defaults' placeholder paths are not worth a disk check (as in gp rollout).
   const configLoad = await loadConfig({ file: configFile, flags, cwd: request.cwd, disk: configFile !== undefined });

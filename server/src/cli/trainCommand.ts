@@ -5,7 +5,16 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseConfigFlags, type ExperimentConfig } from '../config/index.js';
-import { containerReaper, episodeDepsFromConfig, loadConfig, loadPlannerPrompt, loadRolloutTasks, moveRunFolder, planRunFolder, writeResolvedConfig } from '../launch/index.js';
+import {
+  containerReaper,
+  episodeDepsFromConfig,
+  loadConfig,
+  loadPlannerPrompt,
+  loadRolloutTasks,
+  moveRunFolder,
+  planRunFolder,
+  writeResolvedConfig,
+} from '../launch/index.js';
 import type { PlannedTask } from '../rollout/index.js';
 import { runTraining, trainerArgv, smokeConfig, smokePolicies, smokeSettings, type SmokePolicy, type SmokeSettings } from '../trainer/index.js';
 import { adapterDir, cliCommand, trainerPython, visibleGpus } from '../cluster/index.js';
@@ -75,21 +84,39 @@ export async function trainPreflight(config: ExperimentConfig, mode: { smoke: bo
   const problems: string[] = [];
   const n = config.training.rollout_n;
   if (['grpo', 'rloo'].includes(config.training.adv_estimator) && n < 2) {
-    problems.push(`training.rollout_n is ${n}: ${config.training.adv_estimator} compares episodes of the same task, so with one per task every advantage is zero. Set training.rollout_n to 2 or more.`);
+    problems.push(
+      `training.rollout_n is ${n}: ${config.training.adv_estimator} compares episodes of the same task, so with one per task every advantage is zero. Set training.rollout_n to 2 or more.`,
+    );
   }
   const model = mode.smokeSettings?.policy === 'model' ? mode.smokeSettings.languageModel : undefined;
   if (model !== undefined && !existsSync(model)) {
-    problems.push(`the smoke's model policy starts from ${model}, which is missing: run bash scripts/setup-language-model.sh, or choose --smoke-policy scripted.`);
+    problems.push(
+      `the smoke's model policy starts from ${model}, which is missing: run bash scripts/setup-language-model.sh, or choose --smoke-policy scripted.`,
+    );
   }
   if (!mode.smoke && !mode.ray && (await visibleGpus()) === 0) {
-    problems.push('no GPU is visible (nvidia-smi -L lists none): Verl rolls out with vLLM, which needs one, and would hang without a word. Run on a GPU machine, submit to a cluster with --ray ADDRESS, or check the installation with --smoke.');
+    problems.push(
+      'no GPU is visible (nvidia-smi -L lists none): Verl rolls out with vLLM, which needs one, and would hang without a word. Run on a GPU machine, submit to a cluster with --ray ADDRESS, or check the installation with --smoke.',
+    );
   }
   return problems;
 }
 
-async function tasksOf(files: readonly string[], p: { task: readonly string[]; limit: number | undefined; allowedMountRoots: readonly string[] }, cwd: string, io: Io): Promise<PlannedTask[] | undefined> {
+async function tasksOf(
+  files: readonly string[],
+  p: { task: readonly string[]; limit: number | undefined; allowedMountRoots: readonly string[] },
+  cwd: string,
+  io: Io,
+): Promise<PlannedTask[] | undefined> {
   if (files.length === 0) return [];
-  const loaded = await loadRolloutTasks({ files: [...files], taskIds: [...p.task], limit: p.limit, cwd, command: 'gp train', allowedMountRoots: p.allowedMountRoots });
+  const loaded = await loadRolloutTasks({
+    files: [...files],
+    taskIds: [...p.task],
+    limit: p.limit,
+    cwd,
+    command: 'gp train',
+    allowedMountRoots: p.allowedMountRoots,
+  });
   if (!loaded.ok) {
     loaded.problems.forEach((m) => io.err(m));
     return undefined;
@@ -128,12 +155,21 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
   await printCapacityPreflight({ label: configFile ?? 'gp train', resolution, command: 'train', ray: v.ray, noteWhenUnknown: smoke === undefined }, io);
   // A dry run starts nothing, so a model file that is not installed yet does not stop it.
   const checkModel = smoke !== undefined && v['dry-run'] !== true;
-  const problems = await trainPreflight(resolution.config, { smoke: smoke !== undefined, ray: v.ray !== undefined, ...(checkModel ? { smokeSettings: smoke } : {}) });
+  const problems = await trainPreflight(resolution.config, {
+    smoke: smoke !== undefined,
+    ray: v.ray !== undefined,
+    ...(checkModel ? { smokeSettings: smoke } : {}),
+  });
   if (problems.length > 0) {
     problems.forEach((m) => io.err(`${configFile ?? 'gp train'}: error train/preflight: ${m}`));
     return 2;
   }
-  let run = planRunFolder(smoke ? smokeConfig(resolution.config, smoke.policy, new Set(resolution.applied.map((o) => o.path.join('.')))) : resolution.config, { command: 'train', now: new Date(), commandLine: ['gp', 'train', ...argv].join(' '), ignored: resolution.ignored });
+  let run = planRunFolder(smoke ? smokeConfig(resolution.config, smoke.policy, new Set(resolution.applied.map((o) => o.path.join('.')))) : resolution.config, {
+    command: 'train',
+    now: new Date(),
+    commandLine: ['gp', 'train', ...argv].join(' '),
+    ignored: resolution.ignored,
+  });
   if (v['run-dir'] !== undefined) run = moveRunFolder(run, resolve(cwd, v['run-dir']));
   const allowedMountRoots = run.config.sandbox.allowed_mount_roots;
   const selection = { task: v.task ?? [], limit, allowedMountRoots };
@@ -143,7 +179,9 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
   const valTasks = await tasksOf(valFiles, { task: [], limit, allowedMountRoots }, cwd, io);
   if (trainTasks === undefined || valTasks === undefined) return 2;
   if (trainTasks.length < run.config.training.train_batch_size) {
-    io.err(`gp train: ${trainTasks.length} training task(s), fewer than training.train_batch_size (${run.config.training.train_batch_size}); add tasks or lower the batch size.`);
+    io.err(
+      `gp train: ${trainTasks.length} training task(s), fewer than training.train_batch_size (${run.config.training.train_batch_size}); add tasks or lower the batch size.`,
+    );
     return 2;
   }
   const adapter = adapterDir();

@@ -78,7 +78,9 @@ export async function loadEpisode(command: CommandUsage, file: string, io: Io, c
   const opened = await loadOpened(command, file, io, cwd);
   if (opened === undefined) return undefined;
   if (opened.kind === 'foreign') {
-    io.err(`gp ${command.name}: ${file} is a ${formatOf(opened.episode)} trajectory; this command works on Graph Planner episodes (gp trajectory show reads it).`);
+    io.err(
+      `gp ${command.name}: ${file} is a ${formatOf(opened.episode)} trajectory; this command works on Graph Planner episodes (gp trajectory show reads it).`,
+    );
     return undefined;
   }
   return opened.model;
@@ -107,7 +109,19 @@ export async function trajectoryShow(argv: readonly string[], io: Io, cwd: strin
     return 1;
   }
   if (args.values.json === true) {
-    io.out(JSON.stringify({ start: model.start, steps: chosen.map(({ record, ...view }) => ({ ...view, record })), end: model.end, cutShort: model.cutShort, problems: model.problems }, null, 2));
+    io.out(
+      JSON.stringify(
+        {
+          start: model.start,
+          steps: chosen.map(({ record, ...view }) => ({ ...view, record })),
+          end: model.end,
+          cutShort: model.cutShort,
+          problems: model.problems,
+        },
+        null,
+        2,
+      ),
+    );
     return 0;
   }
   for (const line of header(model, paint)) io.out(line);
@@ -123,7 +137,13 @@ function showForeign(episode: ForeignEpisode, file: string, step: number | undef
     return 1;
   }
   if (json) {
-    io.out(JSON.stringify({ format: episode.format, taskId: episode.taskId, episodeId: episode.episodeId, agent: episode.agent, steps: chosen, problems: episode.problems }, null, 2));
+    io.out(
+      JSON.stringify(
+        { format: episode.format, taskId: episode.taskId, episodeId: episode.episodeId, agent: episode.agent, steps: chosen, problems: episode.problems },
+        null,
+        2,
+      ),
+    );
     return 0;
   }
   for (const line of foreignHeader(episode, file, paint)) io.out(line);
@@ -144,7 +164,12 @@ function header(model: EpisodeModel, paint: Paint): string[] {
   if (s === undefined) return [paint(33, 'no start line: the task and agent are unknown')];
   return [
     // The episode's one name (protocol/episodeName.ts); an attempt's says its task, so the task follows only the others.
-    paint(1, episodeAttempt({ episodeId: s.episode_id, taskId: s.task_id }) === null ? `${v(episodeName({ episodeId: s.episode_id, taskId: s.task_id }))}  task ${v(s.task_id)}` : v(episodeName({ episodeId: s.episode_id, taskId: s.task_id }))),
+    paint(
+      1,
+      episodeAttempt({ episodeId: s.episode_id, taskId: s.task_id }) === null
+        ? `${v(episodeName({ episodeId: s.episode_id, taskId: s.task_id }))}  task ${v(s.task_id)}`
+        : v(episodeName({ episodeId: s.episode_id, taskId: s.task_id })),
+    ),
     `agent ${v(s.agent)} · backend ${s.backend}${s.backend_fallback === undefined ? '' : ` (fell back: ${v(s.backend_fallback.reason)})`}${s.sandbox_host === undefined ? '' : ` · node ${v(s.sandbox_host.node)} (host ${v(s.sandbox_host.id)})`} · at most ${s.max_steps} steps · started ${s.started_at}`,
     `issue: ${v(s.observation.issue.title)}`,
     '',
@@ -169,7 +194,8 @@ function stepBlock(view: StepView, whole: boolean, paint: Paint): string[] {
   const text = v(r.observation.text);
   const shown = whole ? text.split('\n') : text.split('\n').slice(0, 6);
   lines.push('  observation:', ...indent(shown.join('\n')));
-  if (!whole && text.split('\n').length > shown.length) lines.push(paint(90, `    … ${text.split('\n').length - shown.length} more lines (--step ${view.step} shows them)`));
+  if (!whole && text.split('\n').length > shown.length)
+    lines.push(paint(90, `    … ${text.split('\n').length - shown.length} more lines (--step ${view.step} shows them)`));
   lines.push('');
   return lines;
 }
@@ -193,7 +219,8 @@ export async function trajectoryExport(argv: readonly string[], io: Io, cwd: str
   const args = parseCommandArgs(command, argv, trajectoryExportOptions, io);
   if (!args.ok) return args.exit;
   if (args.positionals.length !== 1) args.errors.push('name one trajectory file.');
-  if (args.values.format !== 'atif') args.errors.push(args.values.format === undefined ? 'give --format atif.' : `--format ${args.values.format} is not known; the one format is atif.`);
+  if (args.values.format !== 'atif')
+    args.errors.push(args.values.format === undefined ? 'give --format atif.' : `--format ${args.values.format} is not known; the one format is atif.`);
   if (args.errors.length > 0) return usageError(command, io, args.errors);
   const file = args.positionals[0] ?? '';
   const model = await loadEpisode(command, file, io, cwd);

@@ -13,7 +13,19 @@ import { createHash, randomBytes } from 'node:crypto';
 import { chmod, mkdir, rm } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { closeBodySchema, createEpisodeBodySchema, stepBodyMaxBytes, stepBodySchema, type CloseBody, type CloseReply, type CreateEpisodeBody, type CreateEpisodeReply, type HealthReply, type PolicyReply, type ServiceFile } from '../protocol/envService.js';
+import {
+  closeBodySchema,
+  createEpisodeBodySchema,
+  stepBodyMaxBytes,
+  stepBodySchema,
+  type CloseBody,
+  type CloseReply,
+  type CreateEpisodeBody,
+  type CreateEpisodeReply,
+  type HealthReply,
+  type PolicyReply,
+  type ServiceFile,
+} from '../protocol/envService.js';
 import type { HostCloseReply } from '../protocol/sandboxHosts.js';
 import type { SandboxHostRef, TrainingGroup, TrajectoryEnd } from '../protocol/runs.js';
 import type { Agent } from '../agents/index.js';
@@ -111,7 +123,11 @@ export class EnvService {
 
   /** Listens, writes the service file (0600) and returns it. */
   async start(): Promise<ServiceFile> {
-    const file: ServiceFile = { url: await listenJson(this.server, this.options.host ?? '127.0.0.1', this.options.port ?? 0), token: this.token, pid: process.pid };
+    const file: ServiceFile = {
+      url: await listenJson(this.server, this.options.host ?? '127.0.0.1', this.options.port ?? 0),
+      token: this.token,
+      pid: process.pid,
+    };
     const path = join(this.options.runDir, serviceFileName);
     await mkdir(this.options.runDir, { recursive: true });
     // Created 0600, so the token is never readable by others, not even for a moment.
@@ -152,7 +168,11 @@ export class EnvService {
       routes: [
         { method: 'GET', path: '/health', answer: () => ({ ok: true, open: this.openEpisodes }) satisfies HealthReply },
         ...extra,
-        { method: 'GET', path: '/episodes/:episode_id/policy', answer: async (_req, { episode_id: id = '' }) => ({ reply: await this.episode(id).policy() }) satisfies PolicyReply },
+        {
+          method: 'GET',
+          path: '/episodes/:episode_id/policy',
+          answer: async (_req, { episode_id: id = '' }) => ({ reply: await this.episode(id).policy() }) satisfies PolicyReply,
+        },
         {
           method: 'POST',
           path: '/episodes',
@@ -287,50 +307,79 @@ export class EnvService {
     const known = this.byClientKey.get(request.client_key);
     const existing = known === undefined ? undefined : this.episodes.get(known);
     if (existing !== undefined) return existing.started(0);
-    if (known !== undefined && this.retired.has(known)) throw new EpisodeConflict('episode-ended', `the episode of this client key (${known}) has ended and was closed; use a new client key for a new episode`);
+    if (known !== undefined && this.retired.has(known))
+      throw new EpisodeConflict('episode-ended', `the episode of this client key (${known}) has ended and was closed; use a new client key for a new episode`);
     const planned = this.options.tasks.get(request.task_id);
     if (planned === undefined) throw new HttpError(404, 'no-such-task', `no task ${request.task_id} in this run's tasks`);
-    if (this.openEpisodes >= this.options.maxOpen) throw new HttpError(429, 'too-many-episodes', `${this.options.maxOpen} episodes are open; close one or retry in ${retryAfterSeconds} s`);
+    if (this.openEpisodes >= this.options.maxOpen)
+      throw new HttpError(429, 'too-many-episodes', `${this.options.maxOpen} episodes are open; close one or retry in ${retryAfterSeconds} s`);
     const episodeId = episodeIdOfRequest(request);
     const deadline = Date.now() + this.options.episodeDeadlineMs;
     const member = request.group_member ?? this.groupMember(request.group_id);
     // Only an episode whose agent loop named its GRPO group is a training group's member.
     const group: TrainingGroup | undefined = request.group_id === undefined ? undefined : { group_id: request.group_id, group_member: member };
     const onEnded = (result: { end: TrajectoryEnd } | undefined): void => {
-        clearTimeout(this.deadlines.get(episodeId));
-        this.deadlines.delete(episodeId);
-        // An episode that ended without its client closing it (its deadline, a lost client) is
-        // retired after a grace period, so it does not hold its state for the rest of the run.
-        setTimeout(() => {
-          const held = this.episodes.get(episodeId);
-          if (held !== undefined && !this.closing) void this.closeAndRetire(episodeId, held, 'interrupted').catch(() => undefined);
-        }, unclosedGraceMs).unref();
-        const end = result?.end;
-        if (end !== undefined) {
-          this.options.onEpisodeEnd?.(end);
-          // The step is asked for first (the trainer reads the metrics written so far), so the
-          // event is appended once it is known; close() waits for these appends.
-          const appended = Promise.resolve(this.options.trainingStep?.())
-            .then((step) => {
-              const training = group === undefined ? undefined : { ...group, ...(step === undefined ? {} : { step }) };
-              return this.events.append({ kind: 'episode-end', episode_id: end.episode_id, task_id: end.task_id, resolved: end.resolved, steps: end.steps, total_reward: end.total_reward, termination_reason: end.termination_reason, duration_ms: end.duration_ms, ...(end.infrastructure === undefined ? {} : { infrastructure: end.infrastructure }), ...(training === undefined ? {} : { training }) });
-            })
-            .catch((error: unknown) => this.options.log?.(`Environment service: events.jsonl: ${errorMessage(error)}`))
-            .finally(() => this.endEvents.delete(appended));
-          this.endEvents.add(appended);
-        }
+      clearTimeout(this.deadlines.get(episodeId));
+      this.deadlines.delete(episodeId);
+      // An episode that ended without its client closing it (its deadline, a lost client) is
+      // retired after a grace period, so it does not hold its state for the rest of the run.
+      setTimeout(() => {
+        const held = this.episodes.get(episodeId);
+        if (held !== undefined && !this.closing) void this.closeAndRetire(episodeId, held, 'interrupted').catch(() => undefined);
+      }, unclosedGraceMs).unref();
+      const end = result?.end;
+      if (end !== undefined) {
+        this.options.onEpisodeEnd?.(end);
+        // The step is asked for first (the trainer reads the metrics written so far), so the
+        // event is appended once it is known; close() waits for these appends.
+        const appended = Promise.resolve(this.options.trainingStep?.())
+          .then((step) => {
+            const training = group === undefined ? undefined : { ...group, ...(step === undefined ? {} : { step }) };
+            return this.events.append({
+              kind: 'episode-end',
+              episode_id: end.episode_id,
+              task_id: end.task_id,
+              resolved: end.resolved,
+              steps: end.steps,
+              total_reward: end.total_reward,
+              termination_reason: end.termination_reason,
+              duration_ms: end.duration_ms,
+              ...(end.infrastructure === undefined ? {} : { infrastructure: end.infrastructure }),
+              ...(training === undefined ? {} : { training }),
+            });
+          })
+          .catch((error: unknown) => this.options.log?.(`Environment service: events.jsonl: ${errorMessage(error)}`))
+          .finally(() => this.endEvents.delete(appended));
+        this.endEvents.add(appended);
+      }
     };
     let episode: Episode;
     if (this.options.hosts !== undefined) {
       // The front door of a cluster's sandbox hosts: the episode runs where routing puts it, and
       // the group's member number travels with it, so a group spread over hosts stays one group.
-      const lease = this.options.hosts.tryAcquire({ ...(request.worker_node === undefined ? {} : { workerNode: request.worker_node }), ...(planned.task.sandbox.docker_image === undefined ? {} : { image: planned.task.sandbox.docker_image }) });
+      const lease = this.options.hosts.tryAcquire({
+        ...(request.worker_node === undefined ? {} : { workerNode: request.worker_node }),
+        ...(planned.task.sandbox.docker_image === undefined ? {} : { image: planned.task.sandbox.docker_image }),
+      });
       if (lease === undefined) {
         const { hosts, slots } = this.options.hosts.summary();
-        throw new HttpError(429, 'no-free-slot', `every sandbox slot is taken (${slots} on ${hosts} host${hosts === 1 ? '' : 's'}); retry in ${retryAfterSeconds} s`);
+        throw new HttpError(
+          429,
+          'no-free-slot',
+          `every sandbox slot is taken (${slots} on ${hosts} host${hosts === 1 ? '' : 's'}); retry in ${retryAfterSeconds} s`,
+        );
       }
       const pool = this.options.hosts;
-      episode = new RemoteEpisode({ episodeId, taskId: request.task_id, lease, body: { ...request, group_member: member, episode_id: episodeId }, runDir: this.options.runDir, onEnded, reportLost: (error) => pool.reportLost(lease.host, error), ...(this.options.log === undefined ? {} : { log: this.options.log }) });
+      episode = new RemoteEpisode({
+        episodeId,
+        taskId: request.task_id,
+        lease,
+        body: { ...request, group_member: member, episode_id: episodeId },
+        runDir: this.options.runDir,
+        onEnded,
+        reportLost: (error) => pool.reportLost(lease.host, error),
+        ...(this.options.log === undefined ? {} : { log: this.options.log }),
+      });
     } else {
       const runDir = this.options.episodeRunDir?.(episodeId) ?? this.options.runDir;
       const deps = typeof this.options.deps === 'function' ? this.options.deps(runDir) : this.options.deps;
@@ -349,7 +398,13 @@ export class EnvService {
     this.episodes.set(episodeId, episode);
     this.byClientKey.set(request.client_key, episodeId);
     const host = episode.sandboxHost;
-    await this.events.append({ kind: 'episode-start', episode_id: episodeId, task_id: request.task_id, ...(host === undefined ? {} : { sandbox_host: host }), ...(group === undefined ? {} : { training: group }) });
+    await this.events.append({
+      kind: 'episode-start',
+      episode_id: episodeId,
+      task_id: request.task_id,
+      ...(host === undefined ? {} : { sandbox_host: host }),
+      ...(group === undefined ? {} : { training: group }),
+    });
     this.deadlines.set(
       episodeId,
       setTimeout(() => {

@@ -55,7 +55,15 @@ export class HostClient {
     if (early !== undefined) throw new HostLostError(`${this.name}: ${early}`);
     let answer: HttpAnswer;
     try {
-      answer = await httpCall({ method: call.method, url: new URL(call.path, this.url), token: this.token, body: call.body, timeoutMs: call.timeoutMs, signal: call.signal, maxBytes: maxReplyBytes });
+      answer = await httpCall({
+        method: call.method,
+        url: new URL(call.path, this.url),
+        token: this.token,
+        body: call.body,
+        timeoutMs: call.timeoutMs,
+        signal: call.signal,
+        maxBytes: maxReplyBytes,
+      });
     } catch (error) {
       if (error instanceof HttpTransportError && error.code === 'answer-cut') throw new HostLostError(`${this.name}: the answer was cut (${error.message})`);
       throw new HostLostError(`${this.name}: ${abortReason(call.signal) ?? errorMessage(error)}`);
@@ -69,10 +77,19 @@ export class HostClient {
     }
     if (status < 200 || status >= 300) {
       const error = serviceErrorSchema.safeParse(value);
-      throw new HostHttpError(status, error.success ? error.data.error.code : 'host-error', error.success ? error.data.error.message : `${this.name} answered ${status}`);
+      throw new HostHttpError(
+        status,
+        error.success ? error.data.error.code : 'host-error',
+        error.success ? error.data.error.message : `${this.name} answered ${status}`,
+      );
     }
     const parsed = call.schema.safeParse(value);
-    if (!parsed.success) throw new HostHttpError(502, 'bad-host-reply', `${this.name} answered ${call.method} ${call.path} with a body that does not match its contract: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`);
+    if (!parsed.success)
+      throw new HostHttpError(
+        502,
+        'bad-host-reply',
+        `${this.name} answered ${call.method} ${call.path} with a body that does not match its contract: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`,
+      );
     return parsed.data;
   }
 }

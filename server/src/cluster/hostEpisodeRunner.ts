@@ -24,7 +24,10 @@ export interface HostEpisodeRunnerOptions {
 /** How long an interrupted episode's host gets to end it and answer before its records are given up. */
 const stopGraceMs = 70_000;
 
-export function hostEpisodeRunner(pool: HostPool, options: HostEpisodeRunnerOptions): (spec: EpisodeSpec, episodeContext: EpisodeContext) => Promise<EpisodeResult> {
+export function hostEpisodeRunner(
+  pool: HostPool,
+  options: HostEpisodeRunnerOptions,
+): (spec: EpisodeSpec, episodeContext: EpisodeContext) => Promise<EpisodeResult> {
   return async (spec, episodeContext) => {
     // Each running episode listens for the run's interrupt: more than Node's default ten at once is expected.
     setMaxListeners(0, episodeContext.signal);
@@ -36,11 +39,20 @@ export function hostEpisodeRunner(pool: HostPool, options: HostEpisodeRunnerOpti
       try {
         lease = await pool.acquire(image === undefined ? {} : { image }, episodeContext.signal);
       } catch (error) {
-        return endedHere(options.runDir, spec, startedAt, episodeContext.signal.aborted ? { reason: 'interrupted', cause: 'interrupted before a sandbox slot was free' } : { reason: 'error', cause: String(error), lost: true });
+        return endedHere(
+          options.runDir,
+          spec,
+          startedAt,
+          episodeContext.signal.aborted
+            ? { reason: 'interrupted', cause: 'interrupted before a sandbox slot was free' }
+            : { reason: 'error', cause: String(error), lost: true },
+        );
       }
       const held = lease;
       const stopOnAbort = (): void => {
-        void held.host.client.call({ method: 'POST', path: `/runs/${encodeURIComponent(spec.episodeId)}/stop`, schema: z.object({ ok: z.literal(true) }), timeoutMs: 10_000 }).catch(() => undefined);
+        void held.host.client
+          .call({ method: 'POST', path: `/runs/${encodeURIComponent(spec.episodeId)}/stop`, schema: z.object({ ok: z.literal(true) }), timeoutMs: 10_000 })
+          .catch(() => undefined);
       };
       episodeContext.signal.addEventListener('abort', stopOnAbort, { once: true });
       const giveUp = new AbortController();
@@ -48,9 +60,19 @@ export function hostEpisodeRunner(pool: HostPool, options: HostEpisodeRunnerOpti
       held.host.lost.addEventListener('abort', onLost, { once: true });
       let graceTimer: NodeJS.Timeout | undefined;
       if (episodeContext.signal.aborted) stopOnAbort();
-      episodeContext.signal.addEventListener('abort', () => (graceTimer = setTimeout(() => giveUp.abort(new Error('the host did not answer after the episode was stopped')), stopGraceMs)), { once: true });
+      episodeContext.signal.addEventListener(
+        'abort',
+        () => (graceTimer = setTimeout(() => giveUp.abort(new Error('the host did not answer after the episode was stopped')), stopGraceMs)),
+        { once: true },
+      );
       try {
-        const reply = await held.host.client.call({ method: 'POST', path: '/runs', body: { episode_id: spec.episodeId, task_id: spec.task.task_id, attempt: spec.attempt }, schema: runEpisodeReplySchema, signal: giveUp.signal });
+        const reply = await held.host.client.call({
+          method: 'POST',
+          path: '/runs',
+          body: { episode_id: spec.episodeId, task_id: spec.task.task_id, attempt: spec.attempt },
+          schema: runEpisodeReplySchema,
+          signal: giveUp.signal,
+        });
         await writeEpisodeFiles(options.runDir, reply.files);
         if (reply.backend !== undefined) episodeContext.sandboxOpened?.(reply.backend);
         const end: TrajectoryEnd = { type: 'end', ...reply.end };
@@ -61,7 +83,10 @@ export function hostEpisodeRunner(pool: HostPool, options: HostEpisodeRunnerOpti
         if (!episodeContext.signal.aborted) pool.reportLost(held.host, error);
         if (episodeContext.signal.aborted) break;
         const again = attempt < options.retries;
-        await episodeContext.warn?.(`${held.host.name} was lost while running it (${error.message.replace(`${held.host.name}: `, '')}); ${again ? 'it runs again on another host' : 'it ends as an infrastructure failure (host-lost) and a resume runs it again'}`, spec.episodeId);
+        await episodeContext.warn?.(
+          `${held.host.name} was lost while running it (${error.message.replace(`${held.host.name}: `, '')}); ${again ? 'it runs again on another host' : 'it ends as an infrastructure failure (host-lost) and a resume runs it again'}`,
+          spec.episodeId,
+        );
       } finally {
         clearTimeout(graceTimer);
         episodeContext.signal.removeEventListener('abort', stopOnAbort);
@@ -69,12 +94,24 @@ export function hostEpisodeRunner(pool: HostPool, options: HostEpisodeRunnerOpti
         held.release();
       }
     }
-    return endedHere(options.runDir, spec, startedAt, episodeContext.signal.aborted ? { reason: 'interrupted', cause: `interrupted; its host did not answer (${lost})` } : { reason: 'error', cause: lost, lost: true });
+    return endedHere(
+      options.runDir,
+      spec,
+      startedAt,
+      episodeContext.signal.aborted
+        ? { reason: 'interrupted', cause: `interrupted; its host did not answer (${lost})` }
+        : { reason: 'error', cause: lost, lost: true },
+    );
   };
 }
 
 /** An episode that ended without its host's records: an end line written here says how. */
-async function endedHere(runDir: string, spec: EpisodeSpec, startedAt: number, how: { reason: 'interrupted' | 'error'; cause: string; lost?: boolean }): Promise<EpisodeResult> {
+async function endedHere(
+  runDir: string,
+  spec: EpisodeSpec,
+  startedAt: number,
+  how: { reason: 'interrupted' | 'error'; cause: string; lost?: boolean },
+): Promise<EpisodeResult> {
   const end: TrajectoryEnd = {
     type: 'end',
     episode_id: spec.episodeId,

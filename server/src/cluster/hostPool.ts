@@ -127,7 +127,9 @@ export class HostPool {
     const name = `host ${registration.id} (node ${registration.node.slice(0, 12)})`;
     const host: PoolHost = { registration, client: new HostClient(registration.url, registration.token, name), lost: controller.signal, name };
     this.entries.set(registration.id, { host, controller, images: new Set(registration.images), busy: 0, alive: true, failures: 0 });
-    this.options.log?.(`sandbox host ${registration.id} on node ${registration.node.slice(0, 12)}: ${registration.slots} slot(s), ${registration.images.length} image(s) (${registration.url})`);
+    this.options.log?.(
+      `sandbox host ${registration.id} on node ${registration.node.slice(0, 12)}: ${registration.slots} slot(s), ${registration.images.length} image(s) (${registration.url})`,
+    );
     this.wake();
     return host;
   }
@@ -154,7 +156,14 @@ export class HostPool {
 
   /** The hosts as routing sees them. */
   states(): HostState[] {
-    return [...this.entries.values()].map((e) => ({ id: e.host.registration.id, node: e.host.registration.node, slots: e.host.registration.slots, busy: e.busy, alive: e.alive, images: e.images }));
+    return [...this.entries.values()].map((e) => ({
+      id: e.host.registration.id,
+      node: e.host.registration.node,
+      slots: e.host.registration.slots,
+      busy: e.busy,
+      alive: e.alive,
+      images: e.images,
+    }));
   }
 
   summary(): { slots: number; busy: number; hosts: number } {
@@ -233,7 +242,8 @@ export class HostPool {
             if (error instanceof HostHttpError) return;
             entry.failures++;
             const refused = /ECONNREFUSED|ECONNRESET|EHOSTUNREACH/.test(errorMessage(error));
-            if (refused || entry.failures >= missesAllowed) this.markLost(entry.host.registration.id, `its health check failed (${errorMessage(error).replace(`${entry.host.name}: `, '')})`);
+            if (refused || entry.failures >= missesAllowed)
+              this.markLost(entry.host.registration.id, `its health check failed (${errorMessage(error).replace(`${entry.host.name}: `, '')})`);
           }
         }),
     );

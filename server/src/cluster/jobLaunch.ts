@@ -144,7 +144,10 @@ export async function launchRayJob(launch: RayLaunch): Promise<TrainerHandle & {
         const limit = launch.unreachableMs ?? 300_000;
         if (Date.now() - unanswered >= limit) {
           lines.flush();
-          return { ok: false, reason: `Ray job ${submissionId}: the dashboard at ${client.address} did not answer for ${Math.round(limit / 1000)} s (${errorMessage(error)}); the cluster may be gone` };
+          return {
+            ok: false,
+            reason: `Ray job ${submissionId}: the dashboard at ${client.address} did not answer for ${Math.round(limit / 1000)} s (${errorMessage(error)}); the cluster may be gone`,
+          };
         }
         launch.onLine(`gp: could not read Ray job ${submissionId}: ${errorMessage(error)} (retrying)`);
         continue;

@@ -29,7 +29,8 @@ export { HttpError };
  * anything else a 500 `internal`, a `ForeignHttpError` too (its status is another server's answer).
  */
 function errorReply(error: unknown): { status: number; body: ServiceError } {
-  if (error instanceof HttpError && !(error instanceof ForeignHttpError) && error.status !== undefined) return { status: error.status, body: { error: { code: error.code, message: error.message } } };
+  if (error instanceof HttpError && !(error instanceof ForeignHttpError) && error.status !== undefined)
+    return { status: error.status, body: { error: { code: error.code, message: error.message } } };
   return { status: 500, body: { error: { code: 'internal', message: errorMessage(error) } } };
 }
 
@@ -100,7 +101,11 @@ function matchPath(segments: readonly string[], parts: readonly string[]): Recor
     try {
       params[segment.slice(1)] = decodeURIComponent(part);
     } catch {
-      throw new HttpError(400, 'bad-path', `the ${segment.slice(1).replaceAll('_', ' ')} in the path is not valid percent-encoding (${part.slice(0, 80)}); encode it with encodeURIComponent`);
+      throw new HttpError(
+        400,
+        'bad-path',
+        `the ${segment.slice(1).replaceAll('_', ' ')} in the path is not valid percent-encoding (${part.slice(0, 80)}); encode it with encodeURIComponent`,
+      );
     }
   }
   return params;

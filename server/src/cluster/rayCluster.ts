@@ -51,10 +51,12 @@ export async function readClusterSlots(address: string, options: ReadClusterOpti
     return { ok: false, message: `${JSON.stringify(address)} is not a Ray dashboard address (${errorMessage(error)}); give --ray http://HOST:8265` };
   }
   const where = `the Ray cluster at ${client.address}`;
-  const advice = "check that --ray names the head's dashboard (http://HOST:8265, as ray start --head prints it) and that the cluster is up (ray status on the head)";
+  const advice =
+    "check that --ray names the head's dashboard (http://HOST:8265, as ray start --head prints it) and that the cluster is up (ray status on the head)";
   try {
     const reply = await client.get(rayNodesPath, rayNodesReplySchema);
-    if (!reply.result) return { ok: false, message: `cannot read the nodes of ${where}: its state API answered ${JSON.stringify(reply.msg ?? 'no result')}; ${advice}` };
+    if (!reply.result)
+      return { ok: false, message: `cannot read the nodes of ${where}: its state API answered ${JSON.stringify(reply.msg ?? 'no result')}; ${advice}` };
     return { ok: true, cluster: clusterSlotsOf(reply.data.result.result) };
   } catch (error) {
     // A request that got no answer already says what to check (rayJobs.ts).

@@ -117,7 +117,8 @@ export class RayJobsClient {
       throw new RayJobsError(0, `${method} ${url.href}: ${errorMessage(error)}; is a Ray head running there (ray start --head) with its dashboard reachable?`);
     }
     const { status, text } = answer;
-    if (status < 200 || status >= 300) throw new RayJobsError(status, `${method} ${url.pathname} answered ${status}: ${text.trim().slice(0, 500) || answer.statusMessage}`);
+    if (status < 200 || status >= 300)
+      throw new RayJobsError(status, `${method} ${url.pathname} answered ${status}: ${text.trim().slice(0, 500) || answer.statusMessage}`);
     let value: unknown;
     try {
       value = JSON.parse(text);
@@ -125,7 +126,11 @@ export class RayJobsClient {
       throw new RayJobsError(status, `${method} ${url.pathname} answered ${status} with a body that is not JSON: ${text.slice(0, 200)}`);
     }
     const parsed = schema.safeParse(value);
-    if (!parsed.success) throw new RayJobsError(status, `${method} ${url.pathname} answered an unexpected body (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? ''}); is ${this.base.origin} a Ray dashboard of version 2.60?`);
+    if (!parsed.success)
+      throw new RayJobsError(
+        status,
+        `${method} ${url.pathname} answered an unexpected body (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? ''}); is ${this.base.origin} a Ray dashboard of version 2.60?`,
+      );
     return parsed.data;
   }
 }

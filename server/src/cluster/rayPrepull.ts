@@ -49,7 +49,11 @@ export function parseNodePrepullLine(line: string): { kind: 'node'; node: NodePr
     return { kind: 'malformed', message: `a node's prepull line is not JSON (${errorMessage(error)})` };
   }
   const parsed = nodePrepullLineSchema.safeParse(value);
-  if (!parsed.success) return { kind: 'malformed', message: `a node's prepull line is not what node_prepull.py prints (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? ''})` };
+  if (!parsed.success)
+    return {
+      kind: 'malformed',
+      message: `a node's prepull line is not what node_prepull.py prints (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? ''})`,
+    };
   return { kind: 'node', node: parsed.data };
 }
 
@@ -87,5 +91,10 @@ export async function runRayPrepull(options: RayPrepullOptions): Promise<RayPrep
   const answered = new Set(nodes.map((n) => n.node_id));
   const unanswered = options.nodes.filter((n) => !answered.has(n.node_id));
   if (options.signal?.aborted === true) return { state: 'interrupted', reason: 'interrupted: the Ray job was stopped', nodes, unanswered };
-  return { state: end.ok ? 'finished' : 'failed', reason: end.ok ? `${nodes.length} node(s) answered` : `the Ray job failed: ${end.reason}`, nodes, unanswered };
+  return {
+    state: end.ok ? 'finished' : 'failed',
+    reason: end.ok ? `${nodes.length} node(s) answered` : `the Ray job failed: ${end.reason}`,
+    nodes,
+    unanswered,
+  };
 }

@@ -64,7 +64,9 @@ export class RemoteEpisode implements Episode {
   }
 
   async started(deadline: number): Promise<CreateEpisodeReply> {
-    const reply = await this.call(() => this.host.call({ method: 'POST', path: '/episodes', body: this.options.body, schema: createEpisodeReplySchema, signal: this.options.lease.host.lost }));
+    const reply = await this.call(() =>
+      this.host.call({ method: 'POST', path: '/episodes', body: this.options.body, schema: createEpisodeReplySchema, signal: this.options.lease.host.lost }),
+    );
     // The host keeps the id the body gave; the front door's deadline is the one the client keeps.
     return { ...reply, deadline };
   }
@@ -72,7 +74,9 @@ export class RemoteEpisode implements Episode {
   /** Passes the reply and the policy's tokens behind it on to the host, which records them in the step. */
   step(turn: number, reply: string, tokens?: StepTokens): Promise<StepReply> {
     const body: StepBody = { turn, reply, ...(tokens === undefined ? {} : { tokens }) };
-    const run = this.chain.then(() => this.call(() => this.host.call({ method: 'POST', path: path(this.id, 'step'), body, schema: stepReplySchema, signal: this.options.lease.host.lost })));
+    const run = this.chain.then(() =>
+      this.call(() => this.host.call({ method: 'POST', path: path(this.id, 'step'), body, schema: stepReplySchema, signal: this.options.lease.host.lost })),
+    );
     this.chain = run.catch(() => undefined);
     return run.then((answer) => {
       if (answer.done) this.done = true;
@@ -81,7 +85,9 @@ export class RemoteEpisode implements Episode {
   }
 
   policy(): Promise<string> {
-    return this.call(() => this.host.call({ method: 'GET', path: path(this.id, 'policy'), schema: policyReplySchema, signal: this.options.lease.host.lost })).then((r) => r.reply);
+    return this.call(() =>
+      this.host.call({ method: 'GET', path: path(this.id, 'policy'), schema: policyReplySchema, signal: this.options.lease.host.lost }),
+    ).then((r) => r.reply);
   }
 
   /**
@@ -99,7 +105,9 @@ export class RemoteEpisode implements Episode {
     let answer: HostCloseReply | undefined;
     let failure: unknown;
     try {
-      answer = await this.call(() => this.host.call({ method: 'POST', path: path(this.id, 'close'), body: { reason }, schema: hostCloseReplySchema, signal: this.options.lease.host.lost }));
+      answer = await this.call(() =>
+        this.host.call({ method: 'POST', path: path(this.id, 'close'), body: { reason }, schema: hostCloseReplySchema, signal: this.options.lease.host.lost }),
+      );
     } catch (error) {
       failure = error;
     }
@@ -144,7 +152,10 @@ export class RemoteEpisode implements Episode {
   }
 
   private lostConflict(): EpisodeConflict {
-    return new EpisodeConflict('episode-failed', `episode ${this.id} reached no outcome because the infrastructure failed (host-lost: ${this.lostEnd?.infrastructure?.cause ?? 'the sandbox host was lost'})`);
+    return new EpisodeConflict(
+      'episode-failed',
+      `episode ${this.id} reached no outcome because the infrastructure failed (host-lost: ${this.lostEnd?.infrastructure?.cause ?? 'the sandbox host was lost'})`,
+    );
   }
 
   /** The host is gone, and with it what the episode wrote there: its end line says so. */
@@ -172,7 +183,9 @@ export class RemoteEpisode implements Episode {
     };
     this.lostEnd = end;
     const { type: _type, ...line } = end;
-    await TrajectoryWriter.endOnly(runLayout(this.options.runDir).trajectory(this.id), line).catch((error: unknown) => this.options.log?.(`episode ${this.id}: its end line could not be written: ${errorMessage(error)}`));
+    await TrajectoryWriter.endOnly(runLayout(this.options.runDir).trajectory(this.id), line).catch((error: unknown) =>
+      this.options.log?.(`episode ${this.id}: its end line could not be written: ${errorMessage(error)}`),
+    );
     this.options.lease.release();
     this.announce({ end });
   }

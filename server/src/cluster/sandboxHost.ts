@@ -82,7 +82,14 @@ export class SandboxHost {
       host: this.options.listen,
       log: this.options.log,
       ...(this.options.scriptedPolicy === undefined ? {} : { scriptedPolicy: this.options.scriptedPolicy }),
-      ...(spec.prompt === undefined ? {} : { prompt: { systemPrompt: spec.prompt.system_prompt, ...(spec.prompt.observation_budget === undefined ? {} : { observationBudget: spec.prompt.observation_budget }) } }),
+      ...(spec.prompt === undefined
+        ? {}
+        : {
+            prompt: {
+              systemPrompt: spec.prompt.system_prompt,
+              ...(spec.prompt.observation_budget === undefined ? {} : { observationBudget: spec.prompt.observation_budget }),
+            },
+          }),
       routes: this.routes(),
     });
     const file = await this.service.start();
@@ -102,7 +109,15 @@ export class SandboxHost {
   }
 
   private async register(file: ServiceFile): Promise<void> {
-    const body: HostRegistration = { id: this.id, node: this.options.node, url: file.url, token: file.token, slots: this.options.slots, images: await this.options.images(), pid: process.pid };
+    const body: HostRegistration = {
+      id: this.id,
+      node: this.options.node,
+      url: file.url,
+      token: file.token,
+      slots: this.options.slots,
+      images: await this.options.images(),
+      pid: process.pid,
+    };
     const registry = this.options.spec.registry;
     const client = new HostClient(registry.url, registry.token, "the front door's registry");
     for (let attempt = 1; ; attempt++) {
@@ -111,7 +126,8 @@ export class SandboxHost {
         this.options.log(`sandbox host ${this.id} on node ${this.options.node}: registered at ${registry.url} with ${this.options.slots} slot(s)`);
         return;
       } catch (error) {
-        if (attempt > registerRetries.retries) throw new Error(`the front door's registry at ${registry.url} did not take this host after ${attempt} tries: ${errorMessage(error)}`);
+        if (attempt > registerRetries.retries)
+          throw new Error(`the front door's registry at ${registry.url} did not take this host after ${attempt} tries: ${errorMessage(error)}`);
         await waitToRetry(backoffDelay(attempt - 1, registerRetries));
       }
     }
@@ -147,7 +163,8 @@ export class SandboxHost {
     const planned = this.options.tasks.get(body.task_id);
     if (planned === undefined) throw new HttpError(404, 'no-such-task', `no task ${body.task_id} in this run's tasks`);
     if (this.whole.has(body.episode_id)) throw new HttpError(409, 'episode-running', `episode ${body.episode_id} already runs on this host`);
-    if (this.whole.size + (this.service?.openEpisodes ?? 0) >= this.options.slots) throw new HttpError(429, 'too-many-episodes', `this host's ${this.options.slots} slot(s) are taken`);
+    if (this.whole.size + (this.service?.openEpisodes ?? 0) >= this.options.slots)
+      throw new HttpError(429, 'too-many-episodes', `this host's ${this.options.slots} slot(s) are taken`);
     const controller = new AbortController();
     this.whole.set(body.episode_id, controller);
     const dir = this.episodeDir(body.episode_id);
@@ -158,11 +175,23 @@ export class SandboxHost {
       const result = await runEpisode(
         { episodeId: body.episode_id, task: planned.task, attempt: body.attempt, baseDir: planned.baseDir, source: planned.source },
         this.options.depsFor(dir),
-        { runDir: dir, signal: controller.signal, track: (work) => tracked.push(work.catch(() => undefined)), sandboxHost: this.ref, sandboxOpened: (choice) => (backend = choice) },
+        {
+          runDir: dir,
+          signal: controller.signal,
+          track: (work) => tracked.push(work.catch(() => undefined)),
+          sandboxHost: this.ref,
+          sandboxOpened: (choice) => (backend = choice),
+        },
       );
       await Promise.all(tracked);
       const { type: _type, ...end } = result.end;
-      return { end, trajectory: result.trajectory, ...(result.instanceReport === undefined ? {} : { instance_report: result.instanceReport }), ...(backend === undefined ? {} : { backend }), files: await collectEpisodeFiles(dir) };
+      return {
+        end,
+        trajectory: result.trajectory,
+        ...(result.instanceReport === undefined ? {} : { instance_report: result.instanceReport }),
+        ...(backend === undefined ? {} : { backend }),
+        files: await collectEpisodeFiles(dir),
+      };
     } finally {
       this.whole.delete(body.episode_id);
       await rm(dir, { recursive: true, force: true });

@@ -62,7 +62,14 @@ export async function startSandboxHosts(options: SandboxHostsOptions): Promise<S
     // Paths in a task are relative to its file; the hosts read the tasks elsewhere, so they become absolute.
     tasks_text: options.tasks.map((t) => JSON.stringify(withAbsolutePaths(t.task, t.baseDir))).join('\n') + '\n',
     scripted_policy: options.scriptedPolicy,
-    ...(options.prompt === undefined ? {} : { prompt: { system_prompt: options.prompt.systemPrompt, ...(options.prompt.observationBudget === undefined ? {} : { observation_budget: options.prompt.observationBudget }) } }),
+    ...(options.prompt === undefined
+      ? {}
+      : {
+          prompt: {
+            system_prompt: options.prompt.systemPrompt,
+            ...(options.prompt.observationBudget === undefined ? {} : { observation_budget: options.prompt.observationBudget }),
+          },
+        }),
     episode_deadline_ms: options.episodeDeadlineMs,
     cli: options.cli,
     listen: options.listen === '127.0.0.1' || options.listen === 'localhost' ? 'loopback' : 'node',
@@ -118,7 +125,9 @@ export async function startSandboxHosts(options: SandboxHostsOptions): Promise<S
     }
     if (Date.now() >= deadline) {
       await stop();
-      throw new Error(`${pool.summary().hosts} of ${expected ?? '?'} sandbox host(s) registered within ${Math.round((options.startTimeoutMs ?? 180_000) / 1000)} s; see the run's log for the hosts' output`);
+      throw new Error(
+        `${pool.summary().hosts} of ${expected ?? '?'} sandbox host(s) registered within ${Math.round((options.startTimeoutMs ?? 180_000) / 1000)} s; see the run's log for the hosts' output`,
+      );
     }
     await pool.waitForHosts((expected ?? 1) > pool.summary().hosts ? pool.summary().hosts + 1 : 1, 500, options.signal);
   }

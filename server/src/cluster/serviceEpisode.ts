@@ -108,7 +108,13 @@ export class ServiceEpisode implements Episode {
       openEnv: async (task, sandbox, envOptions) => this.tap(await options.deps.openEnv(task, sandbox, envOptions)),
     };
     const tracked: Promise<unknown>[] = [];
-    this.ended = runEpisode(options.spec, deps, { runDir: options.runDir, signal: this.controller.signal, track: (work) => tracked.push(work), ...(options.sandboxHost === undefined ? {} : { sandboxHost: options.sandboxHost }), ...(options.training === undefined ? {} : { training: options.training }) })
+    this.ended = runEpisode(options.spec, deps, {
+      runDir: options.runDir,
+      signal: this.controller.signal,
+      track: (work) => tracked.push(work),
+      ...(options.sandboxHost === undefined ? {} : { sandboxHost: options.sandboxHost }),
+      ...(options.training === undefined ? {} : { training: options.training }),
+    })
       .then(async (result) => {
         await Promise.allSettled(tracked);
         return result;
@@ -128,7 +134,13 @@ export class ServiceEpisode implements Episode {
   async started(deadline: number): Promise<CreateEpisodeReply> {
     try {
       const first = await this.question.promise;
-      return { episode_id: this.id, system_prompt: this.prompt?.systemPrompt ?? plannerSystemPrompt, observation: budgetedObservation(first.text, this.prompt?.observationBudget), max_steps: this.maxSteps, deadline };
+      return {
+        episode_id: this.id,
+        system_prompt: this.prompt?.systemPrompt ?? plannerSystemPrompt,
+        observation: budgetedObservation(first.text, this.prompt?.observationBudget),
+        max_steps: this.maxSteps,
+        deadline,
+      };
     } catch {
       const result = await this.ended;
       throw new EpisodeConflict('episode-failed', `episode ${this.id} could not start: ${result?.end.error ?? 'its sandbox or environment failed'}`);
@@ -161,14 +173,25 @@ export class ServiceEpisode implements Episode {
     // An episode the infrastructure failed has no reward to train on: the client gets an error, and
     // the agent loop masks the sample instead of learning from a return the task never earned.
     const infrastructure = result.end.infrastructure;
-    if (infrastructure !== undefined) throw new EpisodeConflict('episode-failed', `episode ${this.id} reached no outcome because the infrastructure failed (${infrastructure.code}: ${infrastructure.cause})`);
-    return { episode_id: this.id, total_reward: result.end.total_reward, resolved: result.end.resolved, steps: result.end.steps, termination_reason: result.end.termination_reason };
+    if (infrastructure !== undefined)
+      throw new EpisodeConflict(
+        'episode-failed',
+        `episode ${this.id} reached no outcome because the infrastructure failed (${infrastructure.code}: ${infrastructure.cause})`,
+      );
+    return {
+      episode_id: this.id,
+      total_reward: result.end.total_reward,
+      resolved: result.end.resolved,
+      steps: result.end.steps,
+      termination_reason: result.end.termination_reason,
+    };
   }
 
   /** The scripted policy's reply to the observation the episode waits on (smoke runs only). */
   policy(): Promise<string> {
     const policy = this.scriptedPolicy;
-    if (policy === undefined) return Promise.reject(new EpisodeConflict('no-policy', 'this service has no scripted policy; it serves one only for gp train --smoke'));
+    if (policy === undefined)
+      return Promise.reject(new EpisodeConflict('no-policy', 'this service has no scripted policy; it serves one only for gp train --smoke'));
     const turn = this.lastTurn + 1;
     const known = this.policyReplies.get(turn);
     if (known !== undefined) return known;
@@ -246,8 +269,18 @@ export class ServiceEpisode implements Episode {
     if (tokens?.prompt_token_ids !== undefined) return tokens.prompt_token_ids.length;
     const delta = tokens?.prompt_delta;
     if (delta === undefined) return undefined;
-    if (this.contextTokens === undefined) throw new HttpError(400, 'invalid-body', `tokens.prompt_delta: turn ${this.lastTurn + 1} of episode ${this.id} tells its prompt as a change, but the turn before sent no prompt tokens; send this prompt whole as tokens.prompt_token_ids`);
-    if (delta.kept > this.contextTokens) throw new HttpError(400, 'invalid-body', `tokens.prompt_delta.kept: ${delta.kept} is more than the ${this.contextTokens} tokens of the previous turn's prompt and completion`);
+    if (this.contextTokens === undefined)
+      throw new HttpError(
+        400,
+        'invalid-body',
+        `tokens.prompt_delta: turn ${this.lastTurn + 1} of episode ${this.id} tells its prompt as a change, but the turn before sent no prompt tokens; send this prompt whole as tokens.prompt_token_ids`,
+      );
+    if (delta.kept > this.contextTokens)
+      throw new HttpError(
+        400,
+        'invalid-body',
+        `tokens.prompt_delta.kept: ${delta.kept} is more than the ${this.contextTokens} tokens of the previous turn's prompt and completion`,
+      );
     return delta.kept + delta.token_ids.length;
   }
 

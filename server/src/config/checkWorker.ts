@@ -24,7 +24,8 @@ export interface CheckRequest {
   readonly baseDir: string;
 }
 
-export type CheckReply = { readonly id: number; readonly ok: true; readonly findings: LocatedFinding[] } | { readonly id: number; readonly ok: false; readonly message: string };
+export type CheckReply =
+  { readonly id: number; readonly ok: true; readonly findings: LocatedFinding[] } | { readonly id: number; readonly ok: false; readonly message: string };
 
 export type OffThreadResult = { readonly kind: 'checked'; readonly findings: LocatedFinding[] } | { readonly kind: 'superseded' };
 

@@ -14,7 +14,6 @@ import type { YamlSource } from './yamlSource.js';
 /** Most changed lines handled one by one before a full parse is cheaper. */
 export const maxChangedLines = 16;
 
-
 /** A validated scalar change, ready to be applied. */
 interface Patch {
   readonly region: Region;
@@ -90,7 +89,6 @@ function changedRegions(old: string, text: string): Region[] | undefined {
   return regions;
 }
 
-
 function scalarPatch(prev: YamlSource, region: Region): Patch | undefined {
   if (/[\r\uFFFD]/.test(region.added)) return undefined;
   const found = scalarValueAt(prev.doc.contents, region.start, region.oldEnd, []);
@@ -162,4 +160,3 @@ function shiftRange(range: [number, number, number], moved: (x: number) => numbe
   range[1] = moved(range[1]);
   range[2] = moved(range[2]);
 }
-

@@ -56,7 +56,7 @@ export const configFlagHelp = [
   '--run-name NAME           logging.wandb.run_name (the run folder name)',
   '--output-dir DIR          logging.output_dir',
   '--wandb-offline           logging.wandb.offline = true',
-  '--allow-mount-root DIR    sandbox.allowed_mount_roots (repeatable; replaces the config\'s list)',
+  "--allow-mount-root DIR    sandbox.allowed_mount_roots (repeatable; replaces the config's list)",
   '--set KEY=VALUE           any key, e.g. --set training.lr=1e-5 (VALUE is read as YAML)',
 ];
 
@@ -89,8 +89,7 @@ export function parseConfigFlags(argv: readonly string[]): ParsedFlags {
     else if (name === '--allow-mount-root') {
       const v = takeValue();
       if (v !== undefined) mountRoots.push(v);
-    }
-    else if (name === '--set') {
+    } else if (name === '--set') {
       const v = takeValue();
       if (v !== undefined) {
         const parsed = parseSet(v);
@@ -112,7 +111,8 @@ export function parseConfigFlags(argv: readonly string[]): ParsedFlags {
     } else rest.push(arg);
   }
   // Repeated, the flag gives one list: the roots a person allowed for this launch.
-  if (mountRoots.length > 0) overrides.push({ flag: mountRoots.map((r) => `--allow-mount-root ${r}`).join(' '), path: ['sandbox', 'allowed_mount_roots'], value: mountRoots });
+  if (mountRoots.length > 0)
+    overrides.push({ flag: mountRoots.map((r) => `--allow-mount-root ${r}`).join(' '), path: ['sandbox', 'allowed_mount_roots'], value: mountRoots });
   return { flags: { configFile, yamlOnly, printConfig, overrides }, rest, errors };
 }
 

@@ -36,7 +36,12 @@ export function capacityFinding(config: ExperimentConfig, command: 'train' | 'ev
   const { episodes, why } = concurrentEpisodes(config, command);
   const path: KeyPath = command === 'train' ? ['training', 'train_batch_size'] : ['rollout', 'parallel'];
   if (cluster === undefined) {
-    return finding({ code: 'preflight/sandbox-capacity-unknown', severity: 'info', message: `${episodes} episodes run at once (${why}); without a Ray address the cluster's sandbox slots are not known, so whether they fit was not checked.`, path });
+    return finding({
+      code: 'preflight/sandbox-capacity-unknown',
+      severity: 'info',
+      message: `${episodes} episodes run at once (${why}); without a Ray address the cluster's sandbox slots are not known, so whether they fit was not checked.`,
+      path,
+    });
   }
   if (episodes <= cluster.slots) return undefined;
   if (cluster.nodes === 0) {

@@ -52,22 +52,19 @@ const paths = z
       'Training tasks (JSONL, one task per line). Relative paths resolve against the project folder.',
       { maps_to: 'data.train_files', path_kind: 'tasks-file' },
     ),
-    dataset_val: meta(
-      z.string().nullable().default('datasets/r2e_gym/val.jsonl'),
-      'Validation tasks (JSONL); null to train without validation.',
-      { maps_to: 'data.val_files', path_kind: 'tasks-file' },
-    ),
+    dataset_val: meta(z.string().nullable().default('datasets/r2e_gym/val.jsonl'), 'Validation tasks (JSONL); null to train without validation.', {
+      maps_to: 'data.val_files',
+      path_kind: 'tasks-file',
+    }),
     planner_model: meta(
       z.string().min(1).default('models/Qwen3-14B'),
       'Planner model: a local folder with config.json and weights, or a model name the backend serves.',
       { maps_to: 'actor_rollout_ref.model.path', path_kind: 'folder' },
     ),
     planner_tokenizer: meta(z.string().nullable().default(null), 'Planner tokenizer folder; null uses the model folder.', { path_kind: 'folder' }),
-    cgm_model: meta(
-      z.string().min(1).default('models/CodeFuse-CGM'),
-      'CGM patch model: a local folder or a model name the backend serves.',
-      { path_kind: 'folder' },
-    ),
+    cgm_model: meta(z.string().min(1).default('models/CodeFuse-CGM'), 'CGM patch model: a local folder or a model name the backend serves.', {
+      path_kind: 'folder',
+    }),
     cgm_tokenizer: meta(z.string().nullable().default(null), 'CGM tokenizer folder; null uses the model folder.', { path_kind: 'folder' }),
   })
   .meta({ description: 'Where datasets and models live.' });
@@ -78,7 +75,7 @@ const backends = z
   .strictObject({
     planner_backend: meta(
       z.enum(['local', 'openai', 'embedded']).default('local'),
-      'How the planner is served: `local` loads it in the trainer (vLLM through Verl), `openai` calls an OpenAI-compatible endpoint, `embedded` starts the small CPU model this machine\'s setup installed (`gp model serve`) for the run and stops it after; it checks a pipeline end to end, it does not solve tasks. With planner_endpoint set, the endpoint is used instead.',
+      "How the planner is served: `local` loads it in the trainer (vLLM through Verl), `openai` calls an OpenAI-compatible endpoint, `embedded` starts the small CPU model this machine's setup installed (`gp model serve`) for the run and stops it after; it checks a pipeline end to end, it does not solve tasks. With planner_endpoint set, the endpoint is used instead.",
     ),
     cgm_backend: meta(
       z.enum(['local', 'openai', 'embedded']).default('local'),
@@ -91,35 +88,37 @@ const backends = z
       'Model name sent to the planner endpoint; null uses the last folder of paths.planner_model.',
     ),
     planner_api_key_env: meta(
-      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'use an environment variable name').default('PLANNER_MODEL_API_KEY'),
-      'Environment variable holding the planner endpoint\'s API key (the key itself never goes in the YAML); unset sends no key.',
+      z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'use an environment variable name')
+        .default('PLANNER_MODEL_API_KEY'),
+      "Environment variable holding the planner endpoint's API key (the key itself never goes in the YAML); unset sends no key.",
     ),
     cgm_protocol: meta(
       z.enum(patchModelNames).default('generate'),
-      'How the CGM endpoint is called: `generate` posts the CGM service\'s JSON body to the endpoint URL, `chat` uses OpenAI-compatible chat completions under it.',
+      "How the CGM endpoint is called: `generate` posts the CGM service's JSON body to the endpoint URL, `chat` uses OpenAI-compatible chat completions under it.",
     ),
     cgm_model_name: meta(z.string().min(1).nullable().default(null), 'Model name sent to the CGM endpoint; null uses the last folder of paths.cgm_model.'),
     cgm_api_key_env: meta(
-      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'use an environment variable name').default('CGM_API_KEY'),
-      'Environment variable holding the CGM endpoint\'s API key; unset sends no key.',
+      z
+        .string()
+        .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'use an environment variable name')
+        .default('CGM_API_KEY'),
+      "Environment variable holding the CGM endpoint's API key; unset sends no key.",
     ),
     embedded_model: meta(
       z.string().min(1).nullable().default(null),
       'The GGUF file the embedded backend serves; null uses the one scripts/setup-language-model.sh installed (SmolLM2-135M-Instruct, in $GP_LANGUAGE_MODEL_DIR).',
     ),
-    embedded_context_size: meta(posInt().min(512).max(131072).default(8192), 'Context window of the embedded model: the prompt and the reply together.', { unit: 'tokens' }),
+    embedded_context_size: meta(posInt().min(512).max(131072).default(8192), 'Context window of the embedded model: the prompt and the reply together.', {
+      unit: 'tokens',
+    }),
     embedded_threads: meta(posInt().max(1024).nullable().default(null), 'CPU threads of the embedded model; null uses every core.'),
     request_timeout: meta(timerSeconds().default(120), 'Time limit of one request to a model endpoint.', { unit: 's' }),
     request_retries: meta(nonNegInt().max(20).default(3), 'Retries of a model request after a timeout, HTTP 429 or 5xx, with exponential backoff.'),
     dtype: meta(z.enum(dtypes).default('bf16'), 'Weight dtype of the served models; also used by the GPU memory estimate.'),
-    device_map_planner: meta(
-      z.array(nonNegInt()).default([]),
-      'GPU indices the planner uses on each node; empty lets the trainer place it.',
-    ),
-    device_map_cgm: meta(
-      z.array(nonNegInt()).default([]),
-      'GPU indices CGM uses on each node; it may overlap the planner map on a single-GPU debug run.',
-    ),
+    device_map_planner: meta(z.array(nonNegInt()).default([]), 'GPU indices the planner uses on each node; empty lets the trainer place it.'),
+    device_map_cgm: meta(z.array(nonNegInt()).default([]), 'GPU indices CGM uses on each node; it may overlap the planner map on a single-GPU debug run.'),
     max_gpu_memory: meta(
       z.string().regex(memorySizePattern, 'use a size such as 80GiB or 40GB').nullable().default(null),
       'Memory of one GPU, such as `80GiB`; the memory estimate compares against it (null assumes 80GiB).',
@@ -144,10 +143,10 @@ const plannerSampling = z
       maps_to: 'data.max_response_length',
     }),
     max_input_tokens: meta(posInt().default(4096), 'Longest planner prompt.', { unit: 'tokens', maps_to: 'data.max_prompt_length' }),
-    stop: meta(z.array(z.string()).default([]), 'Stop strings for planner replies (the model agent adds the reply format\'s own terminator, `</function>`).'),
+    stop: meta(z.array(z.string()).default([]), "Stop strings for planner replies (the model agent adds the reply format's own terminator, `</function>`)."),
     structured_output: meta(
       z.enum(['off', 'json_schema', 'json_object']).default('off'),
-      'Constrain `gp rollout` and `gp eval` replies to the actions\' JSON Schema: `json_schema` is OpenAI\'s, vLLM\'s and SGLang\'s `response_format`, `json_object` is llama.cpp\'s (the embedded backend takes either). The model then replies with one JSON object instead of the reply text format. Training never uses it.',
+      "Constrain `gp rollout` and `gp eval` replies to the actions' JSON Schema: `json_schema` is OpenAI's, vLLM's and SGLang's `response_format`, `json_object` is llama.cpp's (the embedded backend takes either). The model then replies with one JSON object instead of the reply text format. Training never uses it.",
     ),
     stop_ids: meta(z.array(nonNegInt()).default([]), 'Stop token ids for planner replies.'),
   })
@@ -166,22 +165,19 @@ const cgmGeneration = z
 
 const training = z
   .strictObject({
-    adv_estimator: meta(
-      z.enum(['grpo', 'rloo', 'reinforce_plus_plus', 'gae', 'remax']).default('grpo'),
-      'Advantage estimator Verl uses.',
-      { maps_to: 'algorithm.adv_estimator' },
-    ),
+    adv_estimator: meta(z.enum(['grpo', 'rloo', 'reinforce_plus_plus', 'gae', 'remax']).default('grpo'), 'Advantage estimator Verl uses.', {
+      maps_to: 'algorithm.adv_estimator',
+    }),
     total_epochs: meta(posInt().default(1), 'Passes over the training tasks.', { maps_to: 'trainer.total_epochs' }),
     train_batch_size: meta(posInt().default(4), 'Tasks (prompts) per training step.', { unit: 'tasks', maps_to: 'data.train_batch_size' }),
     rollout_n: meta(posInt().default(4), 'Episodes sampled per task in one step (the GRPO group size).', {
       unit: 'episodes',
       maps_to: 'actor_rollout_ref.rollout.n',
     }),
-    ppo_mini_batch_size: meta(
-      posInt().nullable().default(null),
-      'Tasks per PPO mini-batch; null uses train_batch_size (one update per step).',
-      { unit: 'tasks', maps_to: 'actor_rollout_ref.actor.ppo_mini_batch_size' },
-    ),
+    ppo_mini_batch_size: meta(posInt().nullable().default(null), 'Tasks per PPO mini-batch; null uses train_batch_size (one update per step).', {
+      unit: 'tasks',
+      maps_to: 'actor_rollout_ref.actor.ppo_mini_batch_size',
+    }),
     grad_accum_steps: meta(
       posInt().default(1),
       'Gradient accumulation steps per PPO mini-batch; gp train derives actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu from it.',
@@ -219,19 +215,12 @@ const env = z
     ),
     step_penalty: meta(z.number().default(0.0), 'Subtracted per action. A non-negative magnitude.'),
     timeout_penalty: meta(z.number().default(0.0), 'Subtracted when an episode hits a limit. A non-negative magnitude.'),
-    repo_op_limit: meta(
-      posInt().nullable().default(null),
-      'Most repository operations (explore, repair, submit) per episode; null is unlimited.',
-    ),
+    repo_op_limit: meta(posInt().nullable().default(null), 'Most repository operations (explore, repair, submit) per episode; null is unlimited.'),
     step_timeout: meta(timerSeconds().default(600), 'Time one environment step may take; the episode ends with step_timeout after it.', { unit: 's' }),
-    episode_timeout: meta(
-      timerSeconds().default(3600),
-      'Time one episode may take, agent included; it ends with episode_timeout after it.',
-      { unit: 's' },
-    ),
+    episode_timeout: meta(timerSeconds().default(3600), 'Time one episode may take, agent included; it ends with episode_timeout after it.', { unit: 's' }),
     semantic_search: meta(
       z.enum(['auto', 'off']).default('auto'),
-      'Whether the issue\'s hints fuse a sentence-embedding retriever with BM25: `auto` when the model is installed (scripts/setup-embedding-model.sh; the first episode on new code embeds its definitions once, about 200 a second, then they are cached), `off` for BM25 and anchors alone.',
+      "Whether the issue's hints fuse a sentence-embedding retriever with BM25: `auto` when the model is installed (scripts/setup-embedding-model.sh; the first episode on new code embeds its definitions once, about 200 a second, then they are cached), `off` for BM25 and anchors alone.",
     ),
     memory_nodes: meta(posInt().default(200), 'Most nodes in the working subgraph; a memory commit beyond it is refused.'),
     memory_edges: meta(posInt().default(1000), 'Most edges in the working subgraph.'),
@@ -241,9 +230,12 @@ const env = z
     max_repair_candidates: meta(posInt().max(1000).default(64), 'Most candidates one repair tries, each applied and tested.'),
     protected_paths: meta(
       z.enum(['refuse', 'penalise', 'allow']).default('refuse'),
-      'Whether a repair may change a file the grader depends on: any conftest.py, the test settings (pytest.ini, tox.ini, setup.cfg, pyproject.toml, noxfile.py), sitecustomize.py, .pth files and the task\'s own test files. `refuse` turns the candidate away with the file named (the step shows it); `penalise` lets it through and takes env.protected_penalty off the submit\'s reward; `allow` lets it through. A submitted patch that changes such a file is flagged in the trajectory whatever this says.',
+      "Whether a repair may change a file the grader depends on: any conftest.py, the test settings (pytest.ini, tox.ini, setup.cfg, pyproject.toml, noxfile.py), sitecustomize.py, .pth files and the task's own test files. `refuse` turns the candidate away with the file named (the step shows it); `penalise` lets it through and takes env.protected_penalty off the submit's reward; `allow` lets it through. A submitted patch that changes such a file is flagged in the trajectory whatever this says.",
     ),
-    protected_penalty: meta(z.number().min(0).default(1), 'With protected_paths: penalise, what a submit loses when its patch changes a protected file (a magnitude, subtracted).'),
+    protected_penalty: meta(
+      z.number().min(0).default(1),
+      'With protected_paths: penalise, what a submit loses when its patch changes a protected file (a magnitude, subtracted).',
+    ),
     disable_cgm_synthesis: meta(z.boolean().default(false), 'Let the rule fallback write patches instead of CGM.'),
     apply_patches: meta(z.boolean().default(true), 'Apply repairs in the sandbox (false returns candidate diffs only).'),
     docker_manifest: meta(z.string().nullable().default(null), 'Image manifest to pre-pull; null derives it from the datasets.'),
@@ -267,19 +259,23 @@ const sandbox = z
     ),
     cpus: meta(z.number().gt(0).max(1024).nullable().default(2), 'CPUs one sandbox may use (Docker only); null for no limit.'),
     pids: meta(posInt().nullable().default(1024), 'Most processes in one sandbox (Docker only); null for no limit.'),
-    command_timeout: meta(timerSeconds().default(900), 'Time limit of one command in a sandbox (exploration commands, patch applies, diffs and every other git operation); the command is killed after it. Test runs have their own limit, test_timeout.', { unit: 's' }),
-    test_timeout: meta(timerSeconds().default(1800), 'Time limit of one run of a task\'s tests.', { unit: 's' }),
+    command_timeout: meta(
+      timerSeconds().default(900),
+      'Time limit of one command in a sandbox (exploration commands, patch applies, diffs and every other git operation); the command is killed after it. Test runs have their own limit, test_timeout.',
+      { unit: 's' },
+    ),
+    test_timeout: meta(timerSeconds().default(1800), "Time limit of one run of a task's tests.", { unit: 's' }),
     output_limit: meta(
       z.string().regex(memorySizePattern, 'use a size such as 1MiB').default('1MiB'),
       'Output kept per stream of one command; the rest is counted and dropped with a marker.',
     ),
     capabilities: meta(
       z.array(z.enum(containerCapabilities)).default([]),
-      'Linux capabilities a task container keeps; all others are dropped, and no process in it can gain privileges (`no-new-privileges`). Empty suffices for test runs, patches and git (measured on the samples and SWE-bench-style images); add `DAC_OVERRIDE` when a task writes into a mounted folder another user owns. Only Docker\'s default capabilities may be named.',
+      "Linux capabilities a task container keeps; all others are dropped, and no process in it can gain privileges (`no-new-privileges`). Empty suffices for test runs, patches and git (measured on the samples and SWE-bench-style images); add `DAC_OVERRIDE` when a task writes into a mounted folder another user owns. Only Docker's default capabilities may be named.",
     ),
     unknown_base: meta(
       z.enum(['refuse', 'warn']).default('refuse'),
-      'A task without sandbox.base_commit whose test command checks its tests out at a commit (SWE-bench\'s eval scripts do) must run on that commit: on any other, a copy that already holds the fix would grade an empty patch as resolved. `refuse` stops the task with what to set; `warn` runs it with a warning.',
+      "A task without sandbox.base_commit whose test command checks its tests out at a commit (SWE-bench's eval scripts do) must run on that commit: on any other, a copy that already holds the fix would grade an empty patch as resolved. `refuse` stops the task with what to set; `warn` runs it with a warning.",
     ),
     allowed_mount_roots: meta(
       z.array(z.string().min(1)).default([]),
@@ -296,7 +292,7 @@ const rollout = z
     ),
     fallback_to_rule: meta(
       z.boolean().default(false),
-      'When the model\'s reply cannot be parsed or its endpoint refuses the request, let the rule agent take that step (the reason is recorded, and the summary and report.json count those steps and the resolved episodes that needed them apart from the model\'s own). Off by default so that no evaluation is padded; an unreachable endpoint is an infrastructure failure either way.',
+      "When the model's reply cannot be parsed or its endpoint refuses the request, let the rule agent take that step (the reason is recorded, and the summary and report.json count those steps and the resolved episodes that needed them apart from the model's own). Off by default so that no evaluation is padded; an unreachable endpoint is an infrastructure failure either way.",
     ),
     parallel: meta(posInt().max(256).default(2), 'Episodes run at once.'),
     attempts: meta(posInt().max(100).default(1), 'Episodes per task.'),
@@ -307,13 +303,19 @@ const prompts = z
   .strictObject({
     system: meta(
       z.string().min(1).nullable().default(null),
-      'A text file with the planner\'s system prompt: its role, the actions and their parameters (the reply format and the examples follow it); null uses the built-in text.',
+      "A text file with the planner's system prompt: its role, the actions and their parameters (the reply format and the examples follow it); null uses the built-in text.",
     ),
-    reply_format: meta(z.string().min(1).nullable().default(null), 'A text file with the reply format\'s instructions; null uses the built-in text for the format in use (text blocks, or JSON with structured output).'),
-    few_shot: meta(z.string().min(1).nullable().default(null), 'A text file with example replies, sent after the reply format; null uses one built-in example per action.'),
+    reply_format: meta(
+      z.string().min(1).nullable().default(null),
+      "A text file with the reply format's instructions; null uses the built-in text for the format in use (text blocks, or JSON with structured output).",
+    ),
+    few_shot: meta(
+      z.string().min(1).nullable().default(null),
+      'A text file with example replies, sent after the reply format; null uses one built-in example per action.',
+    ),
     example_turns: meta(
       z.boolean().default(true),
-      'In `gp rollout` and `gp eval`, send one example exchange (a made-up observation and a valid reply) as chat turns before the first observation: small models copy a turn\'s format far more readily than a description of it.',
+      "In `gp rollout` and `gp eval`, send one example exchange (a made-up observation and a valid reply) as chat turns before the first observation: small models copy a turn's format far more readily than a description of it.",
     ),
     observation_budget: meta(
       posInt().min(200).nullable().default(null),
@@ -321,7 +323,10 @@ const prompts = z
       { unit: 'characters' },
     ),
   })
-  .meta({ description: 'The planner model\'s prompt, from files an experiment can point at: `gp rollout` and `gp eval` send it, and in training the environment service tells the agent loop to (always in the reply text format); paths resolve against the working folder.' });
+  .meta({
+    description:
+      "The planner model's prompt, from files an experiment can point at: `gp rollout` and `gp eval` send it, and in training the environment service tells the agent loop to (always in the reply text format); paths resolve against the working folder.",
+  });
 
 const parallel = z
   .strictObject({
@@ -359,7 +364,11 @@ const wandb = z
     project: meta(z.string().min(1).default('graph-planner'), 'W&B project.', { maps_to: 'trainer.project_name' }),
     entity: meta(z.string().nullable().default(null), 'W&B team or user; null uses your default.'),
     run_name: meta(
-      z.string().regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, dot, dash and underscore').nullable().default(null),
+      z
+        .string()
+        .regex(/^[A-Za-z0-9._-]+$/, 'use letters, digits, dot, dash and underscore')
+        .nullable()
+        .default(null),
       'Run name and run folder name; null uses `<experiment.name>-<command>-<timestamp>`.',
       { maps_to: 'trainer.experiment_name' },
     ),

@@ -17,7 +17,6 @@ import { duplicateKeys } from './duplicateKeys.js';
 
 const maxAliasCount = 200;
 
-
 function shiftNode(node: unknown, by: (x: number) => number): void {
   eachNode(node, (n) => {
     if (n.range) n.range = [by(n.range[0]), by(n.range[1]), by(n.range[2])];
@@ -98,7 +97,15 @@ export function reparseSection(prev: YamlSource, text: string): YamlSource | und
   if (root.items.some((p) => !isScalar(p.key) || p.key.type !== 'PLAIN' || p.key.value === null || p.key.value === '' || !p.key.range)) return undefined;
   const piece = parseDocument(section, yamlParseOptions);
   const contents = piece.contents;
-  if (piece.errors.length || piece.warnings.length || duplicateKeys(piece).length > 0 || !isMap(contents) || contents.flow === true || contents.items.length !== 1) return undefined;
+  if (
+    piece.errors.length ||
+    piece.warnings.length ||
+    duplicateKeys(piece).length > 0 ||
+    !isMap(contents) ||
+    contents.flow === true ||
+    contents.items.length !== 1
+  )
+    return undefined;
   const newPair = contents.items[0] as Pair<unknown, unknown>;
   if (!isScalar(newPair.key) || (newPair.key as Node).range?.[0] !== 0 || hasCrossLinks(contents)) return undefined;
   const newKey = String(newPair.key.value);

@@ -26,9 +26,16 @@ function hasNoSettings(source: YamlSource): boolean {
  */
 export function wholeFileFinding(source: YamlSource): LocatedFinding | undefined {
   const kind = classifyText(source.text);
-  if (kind.kind === 'not-text') return whole('config/not-text', 'error', describeNotText(kind.problem, 'an experiment YAML'), kind.problem.charOffset, source.text.length);
+  if (kind.kind === 'not-text')
+    return whole('config/not-text', 'error', describeNotText(kind.problem, 'an experiment YAML'), kind.problem.charOffset, source.text.length);
   if (hasNoSettings(source)) {
-    return whole('config/empty', 'info', 'The file sets nothing, so every setting takes its default (`gp config resolve FILE --print-config` shows them).', 0, source.text.length);
+    return whole(
+      'config/empty',
+      'info',
+      'The file sets nothing, so every setting takes its default (`gp config resolve FILE --print-config` shows them).',
+      0,
+      source.text.length,
+    );
   }
   return undefined;
 }

@@ -202,4 +202,3 @@ export function validateAgainstSchema(value: unknown): SchemaValidation {
   }
   return { findings, invalidPaths };
 }
-

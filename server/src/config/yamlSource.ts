@@ -46,11 +46,17 @@ export function parseYamlSource(text: string): YamlSource {
   // Only the first document counts: an experiment is one mapping.
   const doc = parseDocument(text, { ...yamlParseOptions, lineCounter });
   const problems: SyntaxProblem[] = [];
-  for (const e of doc.errors) problems.push({ code: 'yaml/syntax', message: cleanMessage(e.message), range: { start: e.pos[0], end: e.pos[1] }, severity: 'error' });
+  for (const e of doc.errors)
+    problems.push({ code: 'yaml/syntax', message: cleanMessage(e.message), range: { start: e.pos[0], end: e.pos[1] }, severity: 'error' });
   const duplicates = duplicateKeys(doc);
   for (const d of duplicates) {
     const line = lineCounter.linePos(d.first[0]).line;
-    problems.push({ code: 'yaml/duplicate-key', message: `Map keys must be unique: \`${d.key}\` is already defined on line ${line}.`, range: { start: d.range[0], end: d.range[1] }, severity: 'error' });
+    problems.push({
+      code: 'yaml/duplicate-key',
+      message: `Map keys must be unique: \`${d.key}\` is already defined on line ${line}.`,
+      range: { start: d.range[0], end: d.range[1] },
+      severity: 'error',
+    });
   }
   for (const w of doc.warnings) {
     const tag = w.code === 'TAG_RESOLVE_FAILED' ? /Unresolved tag: (\S+)/.exec(w.message)?.[1] : undefined;

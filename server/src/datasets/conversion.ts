@@ -43,10 +43,13 @@ export function instanceRelativePath(safeTaskId: string): string {
 export function titleFromText(text: string, max = 100): string {
   // Line by line from the top: issue texts run to kilobytes and the title is near the start.
   let line = '';
-  for (let start = 0; start <= text.length; ) {
+  for (let start = 0; start <= text.length;) {
     const end = text.indexOf('\n', start);
     const raw = text.slice(start, end === -1 ? text.length : end);
-    const cleaned = raw.replace(/^\s*(#+|\*\*|title:)\s*/i, '').replace(/\*\*$/, '').trim();
+    const cleaned = raw
+      .replace(/^\s*(#+|\*\*|title:)\s*/i, '')
+      .replace(/\*\*$/, '')
+      .trim();
     if (cleaned.length > 0 && !/^\[\/?ISSUE\]$/i.test(cleaned)) {
       line = cleaned;
       break;

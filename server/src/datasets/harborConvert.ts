@@ -23,7 +23,8 @@ export function unsupportedFeature(task: HarborTask): string | undefined {
   const c = task.config;
   const environment = c.environment as Record<string, unknown> | undefined;
   if ((c.environment?.gpus ?? 0) > 0) return `[environment] gpus = ${c.environment?.gpus}: Graph Planner's sandboxes have no GPUs`;
-  if (c.verifier?.environment_mode === 'separate') return '[verifier] environment_mode = "separate": the verifier runs in the agent\'s sandbox here, as in Harbor\'s shared mode';
+  if (c.verifier?.environment_mode === 'separate')
+    return '[verifier] environment_mode = "separate": the verifier runs in the agent\'s sandbox here, as in Harbor\'s shared mode';
   const os = environment?.['os'];
   if (os !== undefined && os !== 'linux') return `[environment] os = ${JSON.stringify(os)}: Graph Planner's sandboxes are Linux`;
   if (Array.isArray((c as Record<string, unknown>)['steps'])) return '[[steps]]: multi-step tasks are not supported; convert each step to a task of its own';
@@ -41,10 +42,15 @@ const imageReference = /^[a-z0-9][a-z0-9._/:@-]*$/i;
  */
 export function invalidValue(task: HarborTask): string | undefined {
   const image = task.config.environment?.docker_image;
-  if (image !== undefined && !imageReference.test(image)) return `[environment] docker_image = ${JSON.stringify(image)} is not an image reference; name an image such as python:3.11-slim`;
-  for (const [table, env] of [['environment', (task.config.environment as Record<string, unknown> | undefined)?.['env']], ['verifier', (task.config.verifier as Record<string, unknown> | undefined)?.['env']]] as const) {
+  if (image !== undefined && !imageReference.test(image))
+    return `[environment] docker_image = ${JSON.stringify(image)} is not an image reference; name an image such as python:3.11-slim`;
+  for (const [table, env] of [
+    ['environment', (task.config.environment as Record<string, unknown> | undefined)?.['env']],
+    ['verifier', (task.config.verifier as Record<string, unknown> | undefined)?.['env']],
+  ] as const) {
     const bad = Object.keys(stringTable(env)).find((name) => !variableName.test(name));
-    if (bad !== undefined) return `[${table}.env] ${JSON.stringify(bad)} is not a shell variable name (letters, digits and _, not starting with a digit); rename it`;
+    if (bad !== undefined)
+      return `[${table}.env] ${JSON.stringify(bad)} is not a shell variable name (letters, digits and _, not starting with a digit); rename it`;
   }
   return undefined;
 }
@@ -60,7 +66,12 @@ export function harborTaskId(task: HarborTask, folderName: string): { id: string
 
 /** An image name Docker accepts: lower case, `[a-z0-9._-]`, with a short hash when the id had to change. */
 export function harborImageTag(taskId: string, namespace = 'graph-planner'): string {
-  const slug = taskId.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^[._-]+|[._-]+$/g, '').slice(0, 80) || 'task';
+  const slug =
+    taskId
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, '-')
+      .replace(/^[._-]+|[._-]+$/g, '')
+      .slice(0, 80) || 'task';
   const hash = slug === taskId ? '' : `-${createHash('sha256').update(taskId).digest('hex').slice(0, 8)}`;
   return `${namespace}/harbor-${slug}${hash}:latest`;
 }

@@ -42,7 +42,8 @@ export async function checkTaskFolder(dir: string, limits: CopyLimits = defaultC
       if (info.isSymbolicLink()) {
         const target = await realpath(full).catch(() => undefined);
         if (target === undefined) return `${full} is a symbolic link that points nowhere; replace it with the file it should be`;
-        if (!isWithin(target, root)) return `${full} is a symbolic link to ${target}, outside the task folder; a task's files must be inside its folder (copy the file in instead of linking to it)`;
+        if (!isWithin(target, root))
+          return `${full} is a symbolic link to ${target}, outside the task folder; a task's files must be inside its folder (copy the file in instead of linking to it)`;
         info = await stat(full);
       }
       if (info.isDirectory()) {
@@ -51,7 +52,8 @@ export async function checkTaskFolder(dir: string, limits: CopyLimits = defaultC
         continue;
       }
       if (!info.isFile()) return `${full} is neither a file nor a folder (a device, socket or pipe); remove it from the task folder`;
-      if (info.size > limits.fileBytes) return `${full} is ${mib(info.size)}, more than the ${mib(limits.fileBytes)} one file of a task may be; keep large data out of the task folder`;
+      if (info.size > limits.fileBytes)
+        return `${full} is ${mib(info.size)}, more than the ${mib(limits.fileBytes)} one file of a task may be; keep large data out of the task folder`;
       total += info.size;
       files.push(rel);
       if (files.length > limits.files) return `${dir} holds more than ${limits.files} files; is it a task folder?`;

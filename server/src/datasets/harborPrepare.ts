@@ -41,11 +41,16 @@ export interface HarborPrepareOptions {
 
 /** The task folders of `dir`: itself when it holds a task.toml, else its folders (hidden ones left out), by name. */
 export async function harborTaskFolders(dir: string): Promise<string[]> {
-  if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new PrepareError(`${dir} is not a folder; name a folder of Harbor task folders (each with task.toml, instruction.md, environment/ and tests/).`, 'dataset/no-folder');
+  if (!existsSync(dir) || !statSync(dir).isDirectory())
+    throw new PrepareError(
+      `${dir} is not a folder; name a folder of Harbor task folders (each with task.toml, instruction.md, environment/ and tests/).`,
+      'dataset/no-folder',
+    );
   if (existsSync(join(dir, 'task.toml'))) return [dir];
   const entries = await readdir(dir, { withFileTypes: true });
   const folders = entries.filter((e) => e.isDirectory() && !e.name.startsWith('.')).map((e) => join(dir, e.name));
-  if (folders.length === 0) throw new PrepareError(`${dir} holds no task folders; a Harbor dataset is a folder of task folders, each with a task.toml.`, 'dataset/no-tasks');
+  if (folders.length === 0)
+    throw new PrepareError(`${dir} holds no task folders; a Harbor dataset is a folder of task folders, each with a task.toml.`, 'dataset/no-tasks');
   return folders.sort();
 }
 
@@ -55,7 +60,12 @@ type Read = { ok: true; task: HarborTask; files: readonly string[] } | { ok: fal
 async function readFolder(folder: string, limits: CopyLimits): Promise<Read> {
   const checked = await checkTaskFolder(folder, limits);
   if (!checked.ok) return { ok: false, reason: 'unsafe-harbor-task', message: checked.problem };
-  if (!checked.files.includes('task.toml')) return { ok: false, reason: 'invalid-harbor-task', message: `${join(folder, 'task.toml')}: missing; a Harbor task folder has a task.toml beside its instruction.md` };
+  if (!checked.files.includes('task.toml'))
+    return {
+      ok: false,
+      reason: 'invalid-harbor-task',
+      message: `${join(folder, 'task.toml')}: missing; a Harbor task folder has a task.toml beside its instruction.md`,
+    };
   const read = await readHarborTask(folder);
   if (!read.ok) return { ok: false, reason: 'invalid-harbor-task', message: read.problems.join('; ') };
   const invalid = invalidValue(read.task);
@@ -101,7 +111,11 @@ export async function prepareHarborDataset(options: HarborPrepareOptions): Promi
         const invalid = schemaErrors(converted.task)?.[0];
         if (invalid !== undefined) {
           await rm(join(staging, 'harbor', named.id), { recursive: true, force: true });
-          tally.skip(folder, 'invalid-task', `The converted task is not valid at ${invalid.instancePath || 'the top level'}: ${invalid.message ?? 'unknown problem'}.`);
+          tally.skip(
+            folder,
+            'invalid-task',
+            `The converted task is not valid at ${invalid.instancePath || 'the top level'}: ${invalid.message ?? 'unknown problem'}.`,
+          );
           continue;
         }
         ids.set(named.id, folder);
@@ -124,7 +138,16 @@ export async function prepareHarborDataset(options: HarborPrepareOptions): Promi
       effective_split: options.split,
       sources: [{ file: options.dir, rows: tally.rowsRead }],
       ...tally.reportFields(),
-      outputs: [{ split: options.split, tasks: join(options.outDir, tasksFile), manifest: join(options.outDir, manifest), rows: tally.converted, images: images.length, build_only: images.length }],
+      outputs: [
+        {
+          split: options.split,
+          tasks: join(options.outDir, tasksFile),
+          manifest: join(options.outDir, manifest),
+          rows: tally.converted,
+          images: images.length,
+          build_only: images.length,
+        },
+      ],
       instances: tally.converted,
       duration_ms: Date.now() - started,
     });
@@ -147,7 +170,14 @@ interface Staged {
 }
 
 /** Copies the task folder into staging, makes its local working directory and converts it. */
-async function stageTask(staging: string, folder: string, task: HarborTask, files: readonly string[], id: string, options: HarborPrepareOptions): Promise<Staged> {
+async function stageTask(
+  staging: string,
+  folder: string,
+  task: HarborTask,
+  files: readonly string[],
+  id: string,
+  options: HarborPrepareOptions,
+): Promise<Staged> {
   const base = join(staging, 'harbor', id);
   await copyTaskFiles(folder, join(base, 'task'), files);
   const workdirFolder = join(base, 'workdir');
@@ -161,10 +191,14 @@ async function stageTask(staging: string, folder: string, task: HarborTask, file
     // A prebuilt image only: its recipe is that image, with the sandbox's layer added when it is built.
     dockerfile = relative('image', 'Dockerfile');
     await mkdir(join(base, 'image'), { recursive: true });
-    await writeFile(join(base, 'image', 'Dockerfile'), `# Written by gp dataset prepare harbor: the task's prebuilt [environment] docker_image.\nFROM ${task.config.environment?.docker_image ?? ''}\n`);
+    await writeFile(
+      join(base, 'image', 'Dockerfile'),
+      `# Written by gp dataset prepare harbor: the task's prebuilt [environment] docker_image.\nFROM ${task.config.environment?.docker_image ?? ''}\n`,
+    );
   }
   const { workdir } = harborWorkdir(task, facts);
-  const mirrored = facts === undefined ? { missing: ['the prebuilt image\'s files'] } : await mirrorWorkdir(facts, join(base, 'task', 'environment'), workdir, workdirFolder);
+  const mirrored =
+    facts === undefined ? { missing: ["the prebuilt image's files"] } : await mirrorWorkdir(facts, join(base, 'task', 'environment'), workdir, workdirFolder);
   const final = convertHarborTask({
     task,
     id,

@@ -22,10 +22,16 @@ export const harborTaskTomlSchema = z
   .object({
     schema_version: z.string().optional(),
     version: z.string().optional(),
-    task: z.object({ name: z.string().min(1).optional(), description: z.string().optional() }).passthrough().optional(),
+    task: z
+      .object({ name: z.string().min(1).optional(), description: z.string().optional() })
+      .passthrough()
+      .optional(),
     metadata: z.record(z.string(), z.unknown()).optional(),
     agent: z.object({ timeout_sec: seconds.optional() }).passthrough().optional(),
-    verifier: z.object({ timeout_sec: seconds.optional(), environment_mode: z.enum(['shared', 'separate']).optional() }).passthrough().optional(),
+    verifier: z
+      .object({ timeout_sec: seconds.optional(), environment_mode: z.enum(['shared', 'separate']).optional() })
+      .passthrough()
+      .optional(),
     environment: z
       .object({
         docker_image: z.string().min(1).optional(),
@@ -75,7 +81,9 @@ export async function readHarborTask(dir: string): Promise<HarborTaskRead> {
       else {
         for (const issue of parsed.error.issues.slice(0, 5)) {
           const at = tomlKeyPosition(text, issue.path as (string | number)[]);
-          problems.push(`${tomlPath}${at === undefined ? '' : `:${at.line}:${at.column}`}: ${issue.path.join('.')}: ${issue.message}; fix the value or remove the key`);
+          problems.push(
+            `${tomlPath}${at === undefined ? '' : `:${at.line}:${at.column}`}: ${issue.path.join('.')}: ${issue.message}; fix the value or remove the key`,
+          );
         }
       }
     } catch (error) {
@@ -91,8 +99,12 @@ export async function readHarborTask(dir: string): Promise<HarborTaskRead> {
   if (!existsSync(verifier)) problems.push(`${verifier}: missing; the verifier writes the task's reward, so a task without it cannot be graded`);
   const dockerfile = join(dir, 'environment', 'Dockerfile');
   const hasDockerfile = existsSync(dockerfile);
-  if (config !== undefined && !hasDockerfile && config.environment?.docker_image === undefined) problems.push(`${dir}: neither environment/Dockerfile nor [environment] docker_image in task.toml; name the image the task runs in`);
+  if (config !== undefined && !hasDockerfile && config.environment?.docker_image === undefined)
+    problems.push(`${dir}: neither environment/Dockerfile nor [environment] docker_image in task.toml; name the image the task runs in`);
   const solution = join(dir, 'solution', 'solve.sh');
   if (problems.length > 0 || config === undefined || instruction === undefined) return { ok: false, problems };
-  return { ok: true, task: { dir, config, instruction, dockerfile: hasDockerfile ? dockerfile : undefined, verifier, solution: existsSync(solution) ? solution : undefined } };
+  return {
+    ok: true,
+    task: { dir, config, instruction, dockerfile: hasDockerfile ? dockerfile : undefined, verifier, solution: existsSync(solution) ? solution : undefined },
+  };
 }

@@ -57,7 +57,11 @@ export async function mirrorWorkdir(facts: DockerfileFacts, context: string, wor
       }
       const into = join(target, ...relativeDest.split('/').filter((p) => p !== ''));
       // Docker copies a folder's contents, and a file into a folder when the destination says so.
-      const to = info.isDirectory() ? into : intoFolder || (await lstat(into).catch(() => undefined))?.isDirectory() === true ? join(into, basename(from)) : into;
+      const to = info.isDirectory()
+        ? into
+        : intoFolder || (await lstat(into).catch(() => undefined))?.isDirectory() === true
+          ? join(into, basename(from))
+          : into;
       await mkdir(info.isDirectory() ? to : join(to, '..'), { recursive: true });
       await cp(from, to, { recursive: true });
       copied.push(source);

@@ -69,7 +69,11 @@ async function sizeOf(path: string): Promise<number | undefined> {
 /** Rejects names that would write outside `outDir`: they come from a server's answer. */
 function safeSegment(segment: string, ref: ParquetFileRef): string {
   if (segment === '' || segment === '.' || segment === '..' || /[/\\\0]/.test(segment)) {
-    throw new HubError('bad-response', `The listing of dataset "${ref.dataset}" names a file part "${segment}" that is not a plain file or folder name; refusing to write it.`, ref.url);
+    throw new HubError(
+      'bad-response',
+      `The listing of dataset "${ref.dataset}" names a file part "${segment}" that is not a plain file or folder name; refusing to write it.`,
+      ref.url,
+    );
   }
   return segment;
 }
@@ -96,7 +100,10 @@ function rangeStart(response: Response): number | undefined {
 }
 
 /** A signal that fires on the caller's abort or when `stallTimeoutMs` pass without `touch()`. */
-function stallGuard(signal: AbortSignal | undefined, stallTimeoutMs: number): { signal: AbortSignal; touch: () => void; stalled: () => boolean; dispose: () => void } {
+function stallGuard(
+  signal: AbortSignal | undefined,
+  stallTimeoutMs: number,
+): { signal: AbortSignal; touch: () => void; stalled: () => boolean; dispose: () => void } {
   const controller = new AbortController();
   let stalled = false;
   let timer: NodeJS.Timeout | undefined;
@@ -152,7 +159,11 @@ async function writeBody(job: FileJob, hub: HubResponse, offset: number, guard: 
     if (error instanceof HubError) throw error;
     if (job.signal?.aborted === true) throw networkError(error, hub.url, job.signal);
     const why = guard.stalled() ? `no data arrived for ${job.stallTimeoutMs} ms` : describeCause(error);
-    throw new HubError('network', `The transfer of ${job.label} from ${shown(hub.url)} broke after ${received} of ${job.ref.size} bytes (${why}); what arrived is kept in ${job.part}, and the next attempt resumes from there.`, hub.url);
+    throw new HubError(
+      'network',
+      `The transfer of ${job.label} from ${shown(hub.url)} broke after ${received} of ${job.ref.size} bytes (${why}); what arrived is kept in ${job.part}, and the next attempt resumes from there.`,
+      hub.url,
+    );
   } finally {
     await handle.close().catch(() => undefined);
   }
@@ -196,7 +207,7 @@ async function transfer(job: FileJob, offset: number): Promise<TransferOutcome> 
 /** Fetches until the `.part` is whole, resuming after transient failures; returns the offset the last request started at. */
 async function fill(job: FileJob, retries: number, backoffMs: number): Promise<number> {
   let restarted = false;
-  for (let tries = 0; ; ) {
+  for (let tries = 0; ;) {
     if (job.signal?.aborted === true) throw new HubError('aborted', `The download of ${job.label} was cancelled; run it again to resume.`, job.ref.url);
     let offset = (await sizeOf(job.part)) ?? 0;
     if (offset > job.ref.size) {
@@ -207,7 +218,8 @@ async function fill(job: FileJob, retries: number, backoffMs: number): Promise<n
     try {
       const outcome = await transfer(job, offset);
       if (outcome.kind === 'done') return outcome.startedAt;
-      if (restarted) throw new HubError('bad-response', `${job.ref.url} refused the byte range of ${job.label} twice; delete ${job.part} and try again.`, job.ref.url);
+      if (restarted)
+        throw new HubError('bad-response', `${job.ref.url} refused the byte range of ${job.label} twice; delete ${job.part} and try again.`, job.ref.url);
       restarted = true;
       await rm(job.part, { force: true });
     } catch (error) {

@@ -88,7 +88,11 @@ export function describeCause(error: unknown): string {
 export function networkError(error: unknown, url: string, signal: AbortSignal | undefined): HubError {
   if (error instanceof HubError) return error;
   if (signal?.aborted === true) return new HubError('aborted', `The request to ${shown(url)} was cancelled.`, url);
-  return new HubError('network', `Could not reach ${shown(url)}: ${describeCause(error)}. Check the network connection (and HF_ENDPOINT, if set), then try again.`, url);
+  return new HubError(
+    'network',
+    `Could not reach ${shown(url)}: ${describeCause(error)}. Check the network connection (and HF_ENDPOINT, if set), then try again.`,
+    url,
+  );
 }
 
 /**
@@ -135,13 +139,28 @@ export function statusError(status: number, hub: HubResponse, context: RequestCo
   const what = subject(context);
   const at = `HTTP ${status} from ${shown(url)}`;
   if ((status === 401 || status === 403) && !tokenSent && hub.chain.length > 1 && new URL(url).origin !== new URL(hub.chain[0] ?? url).origin) {
-    return new HubError(status === 401 ? 'unauthorized' : 'forbidden', `The download link for ${what} was refused (${at}); such links expire, so list the files again and re-run.`, url, status);
+    return new HubError(
+      status === 401 ? 'unauthorized' : 'forbidden',
+      `The download link for ${what} was refused (${at}); such links expire, so list the files again and re-run.`,
+      url,
+      status,
+    );
   }
   if (status === 401 && !tokenSent) {
-    return new HubError('unauthorized', `Hugging Face refused ${what} without a token (${at}): the dataset is gated or private. Set HF_TOKEN to a read token of an account that has access (for a gated dataset, accept its terms on its page first), then try again.`, url, status);
+    return new HubError(
+      'unauthorized',
+      `Hugging Face refused ${what} without a token (${at}): the dataset is gated or private. Set HF_TOKEN to a read token of an account that has access (for a gated dataset, accept its terms on its page first), then try again.`,
+      url,
+      status,
+    );
   }
   if (status === 401) {
-    return new HubError('unauthorized', `Hugging Face refused the token for ${what} (${at}): the token in HF_TOKEN is invalid or expired. Create a read token at https://huggingface.co/settings/tokens and set HF_TOKEN to it.`, url, status);
+    return new HubError(
+      'unauthorized',
+      `Hugging Face refused the token for ${what} (${at}): the token in HF_TOKEN is invalid or expired. Create a read token at https://huggingface.co/settings/tokens and set HF_TOKEN to it.`,
+      url,
+      status,
+    );
   }
   if (status === 403) {
     const advice = tokenSent
@@ -151,9 +170,19 @@ export function statusError(status: number, hub: HubResponse, context: RequestCo
   }
   if (status === 404) {
     const config = context.config !== undefined ? ' and the config name' : '';
-    return new HubError('not-found', `Hugging Face has no ${what} (${at}). Check the dataset id (owner/name, as on its huggingface.co page)${config}.`, url, status);
+    return new HubError(
+      'not-found',
+      `Hugging Face has no ${what} (${at}). Check the dataset id (owner/name, as on its huggingface.co page)${config}.`,
+      url,
+      status,
+    );
   }
-  return new HubError('bad-response', `Hugging Face answered ${at} for ${what}.${status >= 500 ? ' The service may be down; try again later.' : ''}`, url, status);
+  return new HubError(
+    'bad-response',
+    `Hugging Face answered ${at} for ${what}.${status >= 500 ? ' The service may be down; try again later.' : ''}`,
+    url,
+    status,
+  );
 }
 
 /** Runs `attempt` again after transient failures, with exponential backoff, until `retries` are spent. */
@@ -172,4 +201,3 @@ export async function withRetries<T>(attempt: () => Promise<T>, retries: number,
 export async function backoff(tries: number, backoffMs: number, signal: AbortSignal | undefined, url: string): Promise<void> {
   if (!(await waitToRetry(backoffDelay(tries, { backoffMs }), signal))) throw new HubError('aborted', `The request to ${url} was cancelled.`, url);
 }
-

@@ -96,13 +96,19 @@ async function getJson(url: string, context: ListContext): Promise<{ ok: true; b
   const hub = await hubFetch(url, { token: context.token, headers: { accept: 'application/json' }, signal: context.signal });
   if (!hub.response.ok) {
     await hub.response.body?.cancel();
-    return { ok: false, error: statusError(hub.response.status, hub, { dataset: context.dataset, ...(context.config !== undefined ? { config: context.config } : {}) }) };
+    return {
+      ok: false,
+      error: statusError(hub.response.status, hub, { dataset: context.dataset, ...(context.config !== undefined ? { config: context.config } : {}) }),
+    };
   }
   try {
     return { ok: true, body: (await hub.response.json()) as unknown };
   } catch (error) {
     if (context.signal?.aborted === true) throw networkError(error, url, context.signal);
-    return { ok: false, error: new HubError('bad-response', `${url} did not answer JSON for dataset "${context.dataset}"; check HF_ENDPOINT.`, url, hub.response.status) };
+    return {
+      ok: false,
+      error: new HubError('bad-response', `${url} did not answer JSON for dataset "${context.dataset}"; check HF_ENDPOINT.`, url, hub.response.status),
+    };
   }
 }
 
@@ -159,7 +165,12 @@ async function describeFile(url: string, config: string, split: string, context:
       if (!hub.response.ok) throw statusError(hub.response.status, hub, { dataset: context.dataset, config, file });
       const size = Number(hub.response.headers.get('content-length') ?? Number.NaN);
       if (!Number.isSafeInteger(size) || size < 0) {
-        throw new HubError('bad-response', `HEAD ${shown(hub.url)} gave no Content-Length for ${file} of dataset "${context.dataset}", so its size is unknown.`, hub.url, hub.response.status);
+        throw new HubError(
+          'bad-response',
+          `HEAD ${shown(hub.url)} gave no Content-Length for ${file} of dataset "${context.dataset}", so its size is unknown.`,
+          hub.url,
+          hub.response.status,
+        );
       }
       // The viewer names files `0000.parquet` while the Hub API names them `0.parquet`; the name at
       // the end of the redirects is the viewer's, so both listings put a file at the same path.

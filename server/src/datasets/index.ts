@@ -14,7 +14,17 @@ export { verlRowFor } from './register.js';
 export { withAbsolutePaths } from './taskPaths.js';
 export { registerDataset, readVerlRows, RegisterError, type RegisterOptions, type RegisterResult } from './register.js';
 export { convertR2eRow } from './r2eConvert.js';
-export { datasetConverter, datasetConverters, registerDatasetConverter, rowConverter, type ConverterDefaults, type ConvertSetup, type DatasetConverter, type FolderConverter, type RowConverter } from './converters.js';
+export {
+  datasetConverter,
+  datasetConverters,
+  registerDatasetConverter,
+  rowConverter,
+  type ConverterDefaults,
+  type ConvertSetup,
+  type DatasetConverter,
+  type FolderConverter,
+  type RowConverter,
+} from './converters.js';
 export { convertSwebenchRow } from './swebenchConvert.js';
 export { envSpecsFrom, envSpecKey, pythonEnvFromSpec, type SpecPythonEnv } from './swebenchEnv.js';
 export type { SplitRule } from './splits.js';

@@ -28,7 +28,11 @@ function lineAndColumn(text: string, offset: number): { line: number; column: nu
 
 async function jsonBytes(file: string, size: number, gzip: boolean, signal: AbortSignal | undefined): Promise<Buffer> {
   const tooLarge = () =>
-    new DatasetInputError('dataset/too-large', { file }, `holds more than ${maxJsonBytes / 1024 / 1024} MiB of JSON, which is read whole; convert it to JSONL (one object per line), which is read as a stream.`);
+    new DatasetInputError(
+      'dataset/too-large',
+      { file },
+      `holds more than ${maxJsonBytes / 1024 / 1024} MiB of JSON, which is read whole; convert it to JSONL (one object per line), which is read as a stream.`,
+    );
   if (!gzip && size > maxJsonBytes) throw tooLarge();
   let bytes: Buffer;
   try {
@@ -42,7 +46,11 @@ async function jsonBytes(file: string, size: number, gzip: boolean, signal: Abor
     return await promisify(gunzip)(bytes, { maxOutputLength: maxJsonBytes });
   } catch (error) {
     if (errorCode(error) === 'ERR_BUFFER_TOO_LARGE') throw tooLarge();
-    throw new DatasetInputError('dataset/corrupt-gzip', { file }, `the gzip data is damaged or cut short (${errorMessage(error)}). Download or compress the file again.`);
+    throw new DatasetInputError(
+      'dataset/corrupt-gzip',
+      { file },
+      `the gzip data is damaged or cut short (${errorMessage(error)}). Download or compress the file again.`,
+    );
   }
 }
 
@@ -92,6 +100,11 @@ export async function readJson(file: string, size: number, gzip: boolean, signal
   return list.map((item, index): SourceItem => {
     const place: SourcePlace = { file, item: index };
     if (isRecord(item)) return { kind: 'row', value: item, place };
-    return { kind: 'problem', place, code: 'dataset/not-an-object', message: `Item ${index} of ${listName} is ${describeValue(item)}; each item must be one JSON object.` };
+    return {
+      kind: 'problem',
+      place,
+      code: 'dataset/not-an-object',
+      message: `Item ${index} of ${listName} is ${describeValue(item)}; each item must be one JSON object.`,
+    };
   });
 }

@@ -8,7 +8,17 @@ import { createReadStream } from 'node:fs';
 import { addAbortSignal, pipeline, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { findSyntaxError } from '../tasks/index.js';
-import { columnOfByte, DatasetInputError, describeValue, errorCode, firstInvalidUtf8, isAbort, utf8Hint, type SourceItem, type SourcePlace } from './sourceItems.js';
+import {
+  columnOfByte,
+  DatasetInputError,
+  describeValue,
+  errorCode,
+  firstInvalidUtf8,
+  isAbort,
+  utf8Hint,
+  type SourceItem,
+  type SourcePlace,
+} from './sourceItems.js';
 import { isRecord } from '../util/isRecord.js';
 import { errorMessage } from '../util/errors.js';
 
@@ -72,7 +82,13 @@ class LineSplitter {
 function lineItem(piece: LinePiece, file: string, line: number, limit: number): SourceItem | undefined {
   const place: SourcePlace = { file, line };
   if (piece.kind === 'too-long') {
-    return { kind: 'problem', place, column: 1, code: 'dataset/line-too-long', message: `The line is longer than ${limit} bytes and was not read; a dataset row should be far smaller. Check that the file has one JSON object per line.` };
+    return {
+      kind: 'problem',
+      place,
+      column: 1,
+      code: 'dataset/line-too-long',
+      message: `The line is longer than ${limit} bytes and was not read; a dataset row should be far smaller. Check that the file has one JSON object per line.`,
+    };
   }
   let bytes = piece.bytes;
   if (bytes.length > 0 && bytes[bytes.length - 1] === 0x0d) bytes = bytes.subarray(0, bytes.length - 1);
@@ -80,7 +96,13 @@ function lineItem(piece: LinePiece, file: string, line: number, limit: number): 
   if (!isUtf8(bytes)) {
     const offset = firstInvalidUtf8(bytes);
     const shown = (bytes[offset] ?? 0).toString(16).toUpperCase().padStart(2, '0');
-    return { kind: 'problem', place, column: columnOfByte(bytes, offset), code: 'dataset/non-utf8', message: `The line is not valid UTF-8 (byte 0x${shown} at byte ${offset + 1} of the line). ${utf8Hint}` };
+    return {
+      kind: 'problem',
+      place,
+      column: columnOfByte(bytes, offset),
+      code: 'dataset/non-utf8',
+      message: `The line is not valid UTF-8 (byte 0x${shown} at byte ${offset + 1} of the line). ${utf8Hint}`,
+    };
   }
   const text = bytes.toString('utf8');
   if (text.trim() === '') return undefined;
@@ -91,7 +113,13 @@ function lineItem(piece: LinePiece, file: string, line: number, limit: number): 
     // V8's messages often carry no position, so the scanner finds the offending character.
     const syntax = findSyntaxError(text);
     const column = (syntax?.offset ?? 0) + 1;
-    return { kind: 'problem', place, column, code: 'dataset/invalid-json', message: `The line is not valid JSON: ${syntax?.message ?? errorMessage(error)} Fix the line or remove it.` };
+    return {
+      kind: 'problem',
+      place,
+      column,
+      code: 'dataset/invalid-json',
+      message: `The line is not valid JSON: ${syntax?.message ?? errorMessage(error)} Fix the line or remove it.`,
+    };
   }
   if (!isRecord(value)) {
     const column = text.length - text.trimStart().length + 1;

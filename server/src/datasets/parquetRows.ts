@@ -96,7 +96,11 @@ function guardedBuffer(inner: AsyncBuffer, file: string, signal: AbortSignal | u
       const bytes = await inner.slice(start, end);
       const wanted = (end ?? inner.byteLength) - start;
       if (bytes.byteLength < wanted) {
-        throw new DatasetInputError('dataset/truncated', { file }, `the file became shorter while it was read (is a download still writing to it?). Wait for it to finish, then run again.`);
+        throw new DatasetInputError(
+          'dataset/truncated',
+          { file },
+          `the file became shorter while it was read (is a download still writing to it?). Wait for it to finish, then run again.`,
+        );
       }
       return bytes;
     },
@@ -117,17 +121,33 @@ async function checkEnds(buffer: AsyncBuffer, file: string, size: number): Promi
   }
   if (!head.startsWith(magic)) {
     if (head.startsWith('version https://git-lfs')) {
-      throw new DatasetInputError('dataset/not-parquet', { file }, 'is a Git LFS pointer, not the data. Run `git lfs pull` in its repository, or download the dataset with `gp dataset prepare`.');
+      throw new DatasetInputError(
+        'dataset/not-parquet',
+        { file },
+        'is a Git LFS pointer, not the data. Run `git lfs pull` in its repository, or download the dataset with `gp dataset prepare`.',
+      );
     }
-    throw new DatasetInputError('dataset/not-parquet', { file }, `does not start with the parquet magic bytes PAR1, so it is not a parquet file. ${damagedHint} If it holds JSONL or JSON, give it that extension.`);
+    throw new DatasetInputError(
+      'dataset/not-parquet',
+      { file },
+      `does not start with the parquet magic bytes PAR1, so it is not a parquet file. ${damagedHint} If it holds JSONL or JSON, give it that extension.`,
+    );
   }
   const tail = await buffer.slice(size - 8, size);
   if (text(tail.slice(4)) !== magic) {
-    throw new DatasetInputError('dataset/truncated', { file }, `ends without the parquet footer, so the file is truncated (${size} bytes) or not parquet. ${truncatedHint}`);
+    throw new DatasetInputError(
+      'dataset/truncated',
+      { file },
+      `ends without the parquet footer, so the file is truncated (${size} bytes) or not parquet. ${truncatedHint}`,
+    );
   }
   const metadataLength = new DataView(tail).getUint32(0, true);
   if (metadataLength > size - minimumSize) {
-    throw new DatasetInputError('dataset/truncated', { file }, `its footer says the metadata is ${metadataLength} bytes, more than the file holds (${size} bytes): the file is truncated or damaged. ${damagedHint}`);
+    throw new DatasetInputError(
+      'dataset/truncated',
+      { file },
+      `its footer says the metadata is ${metadataLength} bytes, more than the file holds (${size} bytes): the file is truncated or damaged. ${damagedHint}`,
+    );
   }
   return metadataLength;
 }
@@ -147,7 +167,8 @@ function groupsOf(metadata: FileMetaData, file: string, dataEnd: number): Group[
     for (const chunk of group.columns) {
       const meta = chunk.meta_data;
       const place: SourcePlace = { file, rowGroup: index };
-      if (meta === undefined) throw new DatasetInputError('dataset/corrupt-parquet', place, `a column of row group ${index} has no metadata, so the file is damaged. ${damagedHint}`);
+      if (meta === undefined)
+        throw new DatasetInputError('dataset/corrupt-parquet', place, `a column of row group ${index} has no metadata, so the file is damaged. ${damagedHint}`);
       // The same start hyparquet reads from: the dictionary page when there is one.
       const start = Number(meta.dictionary_page_offset || meta.data_page_offset);
       const end = start + Number(meta.total_compressed_size);
@@ -173,9 +194,17 @@ function groupError(error: unknown, file: string, group: Group): DatasetInputErr
   const place: SourcePlace = { file, rowGroup: group.index };
   const rows = `row group ${group.index} (rows ${group.rowStart}–${group.rowEnd - 1})`;
   if (/unsupported|not supported|no compressor/i.test(detail)) {
-    return new DatasetInputError('dataset/unsupported-parquet', place, `${rows} uses something this reader does not support (${detail}). Re-save the file with pyarrow or pandas using snappy or zstd compression.`);
+    return new DatasetInputError(
+      'dataset/unsupported-parquet',
+      place,
+      `${rows} uses something this reader does not support (${detail}). Re-save the file with pyarrow or pandas using snappy or zstd compression.`,
+    );
   }
-  return new DatasetInputError('dataset/corrupt-parquet', place, `${rows} cannot be decoded (${detail}): the file is damaged or truncated; the rows before this group were read. ${damagedHint}`);
+  return new DatasetInputError(
+    'dataset/corrupt-parquet',
+    place,
+    `${rows} cannot be decoded (${detail}): the file is damaged or truncated; the rows before this group were read. ${damagedHint}`,
+  );
 }
 
 /**
@@ -183,7 +212,13 @@ function groupError(error: unknown, file: string, group: Group): DatasetInputErr
  * group is decoded, so the earlier groups' rows are yielded first and then the iteration throws a
  * `DatasetInputError` naming the group.
  */
-async function* readGroups(buffer: AsyncBuffer, metadata: FileMetaData, groups: readonly Group[], file: string, signal: AbortSignal | undefined): AsyncGenerator<SourceItem> {
+async function* readGroups(
+  buffer: AsyncBuffer,
+  metadata: FileMetaData,
+  groups: readonly Group[],
+  file: string,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<SourceItem> {
   for (const group of groups) {
     throwIfAborted(signal, file);
     let rows: Record<string, unknown>[];
@@ -218,7 +253,11 @@ export async function openParquetSource(file: string, size: number, signal?: Abo
   } catch (error) {
     if (error instanceof DatasetInputError) throw error;
     const detail = errorMessage(error);
-    throw new DatasetInputError('dataset/corrupt-parquet', { file }, `its metadata cannot be read (${detail}): the file is damaged or truncated. ${damagedHint}`);
+    throw new DatasetInputError(
+      'dataset/corrupt-parquet',
+      { file },
+      `its metadata cannot be read (${detail}): the file is damaged or truncated. ${damagedHint}`,
+    );
   }
   const groups = groupsOf(metadata, file, size - 8 - metadataLength);
   const columns = parquetSchema(metadata).children.map((child) => child.element.name);

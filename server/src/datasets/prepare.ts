@@ -10,12 +10,7 @@ import { createReadStream, existsSync, rmSync, writeFileSync } from 'node:fs';
 import { rename, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import {
-  prepareReportSchema,
-  type ConversionNote,
-  type PrepareReport,
-  type SkipReason,
-} from '../protocol/datasetPrepare.js';
+import { prepareReportSchema, type ConversionNote, type PrepareReport, type SkipReason } from '../protocol/datasetPrepare.js';
 import type { TaskEntryInput } from '../tasks/index.js';
 import { schemaErrors } from '../tasks/index.js';
 import type { ConvertContext } from './conversion.js';
@@ -116,7 +111,14 @@ export function cloneFileReaders(reposDir: string | undefined): (repo: string) =
       const key = `${clone}\0${commit}\0${path}`;
       if (!texts.has(key)) {
         try {
-          texts.set(key, execFileSync('git', ['-C', clone, 'show', `${commit}:${path}`], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], maxBuffer: 16 * 1024 * 1024 }));
+          texts.set(
+            key,
+            execFileSync('git', ['-C', clone, 'show', `${commit}:${path}`], {
+              encoding: 'utf8',
+              stdio: ['ignore', 'pipe', 'ignore'],
+              maxBuffer: 16 * 1024 * 1024,
+            }),
+          );
         } catch {
           texts.set(key, undefined);
         }
@@ -242,7 +244,12 @@ async function convertSources(options: PrepareOptions, staging: string): Promise
   return { tally, instanceIds, splits: splits.result(), sourceRows, gold: gold.lines };
 
   async function take(row: Record<string, unknown>, place: string): Promise<void> {
-    const convertContext: ConvertContext = { dataset: options.dataset, split: options.effectiveSplit, place, ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}) };
+    const convertContext: ConvertContext = {
+      dataset: options.dataset,
+      split: options.effectiveSplit,
+      place,
+      ...(options.maxSteps !== undefined ? { maxSteps: options.maxSteps } : {}),
+    };
     const result = rowConverter(options.kind).convert(row, convertContext, { options, repoFiles });
     if (result.kind === 'skip') {
       tally.skip(place, result.reason, result.message);
@@ -263,7 +270,11 @@ async function convertSources(options: PrepareOptions, staging: string): Promise
     // The same compiled schema as `gp dataset validate` and the editor, so what prepare writes validates there.
     const invalid = schemaErrors(result.task)?.[0];
     if (invalid !== undefined) {
-      tally.skip(place, 'invalid-task', `The converted task is not valid at ${invalid.instancePath || 'the top level'}: ${invalid.message ?? 'unknown problem'}.`);
+      tally.skip(
+        place,
+        'invalid-task',
+        `The converted task is not valid at ${invalid.instancePath || 'the top level'}: ${invalid.message ?? 'unknown problem'}.`,
+      );
       return;
     }
     firstPlace.set(id, place);
@@ -350,7 +361,14 @@ export async function prepareDataset(options: PrepareOptions): Promise<PrepareRe
       effective_split: options.effectiveSplit,
       sources: converted.sourceRows,
       ...tally.reportFields(),
-      outputs: splits.map((s) => ({ split: s.name, tasks: join(options.outDir, `${s.name}.jsonl`), manifest: join(options.outDir, manifestName(s.name)), rows: s.rows, images: s.images.length, build_only: s.buildOnly.length })),
+      outputs: splits.map((s) => ({
+        split: s.name,
+        tasks: join(options.outDir, `${s.name}.jsonl`),
+        manifest: join(options.outDir, manifestName(s.name)),
+        rows: s.rows,
+        images: s.images.length,
+        build_only: s.buildOnly.length,
+      })),
       instances: kept.size,
       ...(tally.envProblems.size > 0 ? { python_env_problems: [...tally.envProblems].map(([message, tasks]) => ({ message, tasks })) } : {}),
       ...(converted.gold > 0 ? { gold_predictions: join(options.outDir, goldName) } : {}),

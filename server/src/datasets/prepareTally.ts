@@ -22,8 +22,22 @@ export class PrepareTally {
   }
 
   /** The report's counting fields, as `prepareReportSchema` names them. */
-  reportFields(): { rows_read: number; converted: number; skipped: number; skipped_by_reason: Partial<Record<SkipReason, number>>; skipped_examples: { place: string; reason: SkipReason; message: string }[]; notes: Partial<Record<ConversionNote, number>> } {
-    return { rows_read: this.rowsRead, converted: this.converted, skipped: this.skipped, skipped_by_reason: this.skippedByReason, skipped_examples: this.examples, notes: this.notes };
+  reportFields(): {
+    rows_read: number;
+    converted: number;
+    skipped: number;
+    skipped_by_reason: Partial<Record<SkipReason, number>>;
+    skipped_examples: { place: string; reason: SkipReason; message: string }[];
+    notes: Partial<Record<ConversionNote, number>>;
+  } {
+    return {
+      rows_read: this.rowsRead,
+      converted: this.converted,
+      skipped: this.skipped,
+      skipped_by_reason: this.skippedByReason,
+      skipped_examples: this.examples,
+      notes: this.notes,
+    };
   }
 
   note(notes: readonly ConversionNote[]): void {

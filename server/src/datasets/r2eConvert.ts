@@ -20,9 +20,28 @@ import { canonicalJson, safeId, sha256Hex } from './stableIds.js';
 
 /** The original's task id fallbacks (docs/original-system.md#g2-r2e-gym-conversion), in order; R2E-Gym's own rows have none of them. */
 const idPaths = [
-  'task_id', 'instance_id', 'id', 'task.task_id', 'task.instance_id', 'task.id', 'gym_config.task_id', 'gym_config.instance_id',
-  'metadata.task_id', 'metadata.instance_id', 'metadata.id', 'issue.id', 'issue.issue_id', 'problem.id', 'problem.task_id',
-  'ds.task.task_id', 'ds.task.id', 'task.metadata.task_id', 'config.task_id', 'ds.task_id', 'ds.instance_id', 'ds.id',
+  'task_id',
+  'instance_id',
+  'id',
+  'task.task_id',
+  'task.instance_id',
+  'task.id',
+  'gym_config.task_id',
+  'gym_config.instance_id',
+  'metadata.task_id',
+  'metadata.instance_id',
+  'metadata.id',
+  'issue.id',
+  'issue.issue_id',
+  'problem.id',
+  'problem.task_id',
+  'ds.task.task_id',
+  'ds.task.id',
+  'task.metadata.task_id',
+  'config.task_id',
+  'ds.task_id',
+  'ds.instance_id',
+  'ds.id',
 ];
 
 const imagePaths = ['gym_config.docker_image', 'gym_config.image_name', 'gym_config.docker.image', 'docker_image', 'image_name', 'ds.docker_image'];
@@ -64,7 +83,7 @@ export function issueText(statement: string): string {
  * patch under evaluation.
  */
 export const r2eTestCommand =
-  "if [ -d /r2e_tests ] && [ ! -e r2e_tests ]; then ln -s /r2e_tests r2e_tests && echo r2e_tests >> .git/info/exclude; fi\nbash run_tests.sh";
+  'if [ -d /r2e_tests ] && [ ! -e r2e_tests ]; then ln -s /r2e_tests r2e_tests && echo r2e_tests >> .git/info/exclude; fi\nbash run_tests.sh';
 
 type Expected = { ok: true; map: Record<string, string> | undefined } | { ok: false; message: string };
 
@@ -108,7 +127,11 @@ export function convertR2eRow(source: Row, convertContext: ConvertContext): Conv
   if (expected.map === undefined) notes.push('no-expected-output');
   const repo = firstString(row, repoPaths)?.value;
   const commit = firstString(row, commitPaths)?.value;
-  const maxSteps = positiveInt(valueAt(row, 'max_steps')) ?? positiveInt(valueAt(row, 'task.max_steps')) ?? positiveInt(valueAt(row, 'gym_config.max_steps')) ?? convertContext.maxSteps;
+  const maxSteps =
+    positiveInt(valueAt(row, 'max_steps')) ??
+    positiveInt(valueAt(row, 'task.max_steps')) ??
+    positiveInt(valueAt(row, 'gym_config.max_steps')) ??
+    convertContext.maxSteps;
   const ownCommand = nonEmpty(valueAt(row, 'test_command')) ?? nonEmpty(valueAt(row, 'gym_config.test_command'));
   const testCommand = ownCommand ?? r2eTestCommand;
   const requiresBuild = isBuildOnlyImageName(image);

@@ -128,7 +128,10 @@ function checkNames(options: RegisterOptions): void {
   throw new RegisterError(
     'dataset/invalid-name',
     bad
-      .map((key) => `The ${key} ${JSON.stringify(options[key])} cannot be used: it becomes part of a path under ${options.root}, so use only letters, digits, "_", "." and "-" (e.g. graph_planner_repoenv, train).`)
+      .map(
+        (key) =>
+          `The ${key} ${JSON.stringify(options[key])} cannot be used: it becomes part of a path under ${options.root}, so use only letters, digits, "_", "." and "-" (e.g. graph_planner_repoenv, train).`,
+      )
       .join(' '),
   );
 }
@@ -139,7 +142,10 @@ function duplicateProblems(file: string, tasks: readonly LoadedTask[]): string[]
   for (const { task, line } of tasks) {
     const first = firstLineOf.get(task.task_id);
     if (first === undefined) firstLineOf.set(task.task_id, line);
-    else problems.push(`${file}:${line}:1 task_id ${JSON.stringify(task.task_id)} is also the id of line ${first}; every task_id must be unique, because rLLM and the run reports name episodes by it.`);
+    else
+      problems.push(
+        `${file}:${line}:1 task_id ${JSON.stringify(task.task_id)} is also the id of line ${first}; every task_id must be unique, because rLLM and the run reports name episodes by it.`,
+      );
   }
   return problems;
 }
@@ -160,10 +166,18 @@ async function readTasks(file: string): Promise<LoadedTask[]> {
   const problems = [...loaded.problems, ...duplicates].sort((a, b) => lineOf(a) - lineOf(b));
   if (loaded.problems.length > 0) {
     const n = loaded.problems.length;
-    throw new RegisterError('dataset/invalid-tasks', `${file} has ${n} invalid row${n === 1 ? '' : 's'}; fix ${n === 1 ? 'it' : 'them'} (gp dataset validate ${file} lists every problem) and register again.`, problems);
+    throw new RegisterError(
+      'dataset/invalid-tasks',
+      `${file} has ${n} invalid row${n === 1 ? '' : 's'}; fix ${n === 1 ? 'it' : 'them'} (gp dataset validate ${file} lists every problem) and register again.`,
+      problems,
+    );
   }
   if (duplicates.length > 0) {
-    throw new RegisterError('dataset/duplicate-task-id', `${file} uses ${duplicates.length} task_id${duplicates.length === 1 ? '' : 's'} more than once; give each task its own id and register again.`, problems);
+    throw new RegisterError(
+      'dataset/duplicate-task-id',
+      `${file} uses ${duplicates.length} task_id${duplicates.length === 1 ? '' : 's'} more than once; give each task its own id and register again.`,
+      problems,
+    );
   }
   if (loaded.tasks.length === 0) {
     throw new RegisterError('dataset/empty', `${file} holds no tasks, so there is nothing to register.`, [`${file}:1:1 no tasks`]);
@@ -207,7 +221,10 @@ async function readRegistry(path: string): Promise<DatasetRegistry | undefined> 
   const parsed = datasetRegistrySchema.safeParse(value);
   if (parsed.success) return parsed.data;
   const problems = parsed.error.issues.slice(0, 20).map((issue) => {
-    const found = locate(text, issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)));
+    const found = locate(
+      text,
+      issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),
+    );
     const where = issue.path.length > 0 ? issue.path.join('.') : 'the registry';
     return `${path}:${lineCol(text, found.key?.start ?? found.value.start)} ${where}: ${issue.message}`;
   });
@@ -287,7 +304,6 @@ function tempPathFor(path: string): string {
   return `${path}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`;
 }
 
-
 /** Removes temporary files next to `path` left by registrations that crashed. */
 async function removeStaleTemps(path: string): Promise<void> {
   const base = `${path.slice(dirname(path).length + 1)}.tmp-`;
@@ -310,7 +326,9 @@ async function writeSynced(path: string, data: string): Promise<void> {
 /** Removes the folders `mkdir` created, deepest first, stopping at the first that is not empty. */
 async function removeCreated(created: string | undefined, dir: string): Promise<void> {
   if (created === undefined) return;
-  const depth = relative(created, dir).split(sep).filter((part) => part !== '').length;
+  const depth = relative(created, dir)
+    .split(sep)
+    .filter((part) => part !== '').length;
   let current = dir;
   for (let i = 0; i <= depth; i++) {
     try {
@@ -327,7 +345,9 @@ function asRegisterError(error: unknown, verlPath: string): RegisterError {
   if (error instanceof RegisterError) return error;
   const errno = error as NodeJS.ErrnoException;
   if (typeof errno.code === 'string' && typeof errno.syscall === 'string') {
-    return new RegisterError('dataset/write-failed', `Could not write ${verlPath} or the registry: ${errno.message}`, [`${errno.path ?? verlPath}:1:1 ${errno.code}`]);
+    return new RegisterError('dataset/write-failed', `Could not write ${verlPath} or the registry: ${errno.message}`, [
+      `${errno.path ?? verlPath}:1:1 ${errno.code}`,
+    ]);
   }
   throw error;
 }

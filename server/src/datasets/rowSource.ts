@@ -19,7 +19,6 @@ import { errorMessage } from '../util/errors.js';
 
 export { DatasetInputError, formatSourcePlace, type RowSource, type SourceItem, type SourcePlace } from './sourceItems.js';
 
-
 /**
  * The JSONL checker's limit (`tasks/jsonlFile.ts`), repeated rather than imported because that
  * module compiles the task schema when it loads, which a plain row reader does not need.
@@ -55,11 +54,20 @@ async function fileSize(file: string): Promise<number> {
     const code = errorCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') {
       const where = isAbsolute(file) ? '' : ` (looked for ${resolve(file)})`;
-      throw new DatasetInputError('dataset/not-found', { file }, `no such file${where}. Check the path, or run \`gp dataset prepare\` to download the dataset.`);
+      throw new DatasetInputError(
+        'dataset/not-found',
+        { file },
+        `no such file${where}. Check the path, or run \`gp dataset prepare\` to download the dataset.`,
+      );
     }
     throw new DatasetInputError('dataset/unreadable', { file }, `cannot be read (${errorMessage(error)}). Check the path and its permissions.`);
   }
-  if (!info.isFile()) throw new DatasetInputError('dataset/not-a-file', { file }, `is ${info.isDirectory() ? 'a folder' : 'not a regular file'}; pass a .parquet, .jsonl or .json file.`);
+  if (!info.isFile())
+    throw new DatasetInputError(
+      'dataset/not-a-file',
+      { file },
+      `is ${info.isDirectory() ? 'a folder' : 'not a regular file'}; pass a .parquet, .jsonl or .json file.`,
+    );
   return info.size;
 }
 

@@ -12,7 +12,6 @@ import { processAlive } from '../util/processAlive.js';
 
 const prefix = '.prepare-';
 
-
 /** Removes staging folders left in `outDir` by processes that no longer run. */
 export async function removeStaleStaging(outDir: string): Promise<void> {
   let names: string[];
@@ -81,4 +80,3 @@ export async function commitStaging(staging: string, outDir: string, files: read
   }
   await rm(staging, { recursive: true, force: true });
 }
-

@@ -29,8 +29,14 @@ import { pythonEnvFromTable, setupFromTable, type RepoFileReader } from './swebe
 
 const idPaths = ['instance_id', 'task_id', 'id'];
 const imagePaths = [
-  'docker_image', 'image_name', 'metadata.docker_image', 'metadata.image_name', 'environment.docker_image', 'environment.image',
-  'environment.image_name', 'sandbox.docker_image',
+  'docker_image',
+  'image_name',
+  'metadata.docker_image',
+  'metadata.image_name',
+  'environment.docker_image',
+  'environment.image',
+  'environment.image_name',
+  'sandbox.docker_image',
 ];
 const statementPaths = ['problem_statement', 'description', 'issue.body', 'issue.description'];
 
@@ -53,7 +59,13 @@ type TaskPythonEnv = NonNullable<TaskEntryInput['sandbox']['python_env']>;
  * install and the steps that cannot run come from the tables in every case, since the other two
  * sources leave the install out.
  */
-function taskPythonEnv(row: Row, spec: Record<string, unknown> | undefined, repo: string | undefined, version: string | undefined, options: SwebenchOptions): { env?: TaskPythonEnv; notes: ConversionNote[]; problem?: string } {
+function taskPythonEnv(
+  row: Row,
+  spec: Record<string, unknown> | undefined,
+  repo: string | undefined,
+  version: string | undefined,
+  options: SwebenchOptions,
+): { env?: TaskPythonEnv; notes: ConversionNote[]; problem?: string } {
   const notes: ConversionNote[] = [];
   const fromSpecs = spec === undefined && repo !== undefined && version !== undefined ? options.envSpecs?.get(envSpecKey(repo, version)) : undefined;
   const given = pythonEnvFromSpec(spec) ?? fromSpecs;
@@ -78,12 +90,18 @@ function taskPythonEnv(row: Row, spec: Record<string, unknown> | undefined, repo
   // An environment of SWE-bench's specification resolves what it leaves unpinned as of the day the
   // harness built it (specDates.ts), so building it next year gives what the harness had.
   if (env !== undefined && repo !== undefined && version !== undefined) env = { ...env, as_of: specDate(repo, version).date };
-  if (env === undefined || repo === undefined || version === undefined || options.noSpecTable === true) return { ...(env === undefined ? {} : { env }), notes, ...(problem === undefined ? {} : { problem }) };
+  if (env === undefined || repo === undefined || version === undefined || options.noSpecTable === true)
+    return { ...(env === undefined ? {} : { env }), notes, ...(problem === undefined ? {} : { problem }) };
   const steps = setupFromTable(repo, version);
   if (steps !== undefined) {
     if (steps.setup.length > 0) notes.push('python-env-setup');
     if (steps.skipped.length > 0) notes.push('python-env-steps-skipped');
-    env = { ...env, ...(steps.setup.length > 0 ? { setup: steps.setup } : {}), ...(steps.skipped.length > 0 ? { skipped: steps.skipped } : {}), source: env.source ?? `${steps.source} (install steps only)` };
+    env = {
+      ...env,
+      ...(steps.setup.length > 0 ? { setup: steps.setup } : {}),
+      ...(steps.skipped.length > 0 ? { skipped: steps.skipped } : {}),
+      source: env.source ?? `${steps.source} (install steps only)`,
+    };
   }
   return { env, notes };
 }
@@ -104,7 +122,10 @@ type Lists = { ok: true; f2p?: string[]; p2p?: string[] } | { ok: false; message
 
 function goldLists(row: Row): Lists {
   const out: { f2p?: string[]; p2p?: string[] } = {};
-  for (const [key, field] of [['f2p', 'FAIL_TO_PASS'], ['p2p', 'PASS_TO_PASS']] as const) {
+  for (const [key, field] of [
+    ['f2p', 'FAIL_TO_PASS'],
+    ['p2p', 'PASS_TO_PASS'],
+  ] as const) {
     const raw = row[field];
     if (raw === undefined || raw === null) continue;
     const decoded = decodeTestList(raw, field);
@@ -129,7 +150,10 @@ export function convertSwebenchRow(row: Row, convertContext: ConvertContext, opt
   const spec = specOf(row);
   const fromSpec = spec === undefined ? {} : parseEvalScript(Array.isArray(spec['eval_script_list']) ? spec['eval_script_list'] : []);
   const repo = nonEmpty(row['repo']) ?? nonEmpty(spec?.['repo']);
-  const image = firstString(row, imagePaths)?.value ?? environmentImage(row) ?? swebenchImageName(id, options.imageNamespace === undefined ? {} : { namespace: options.imageNamespace });
+  const image =
+    firstString(row, imagePaths)?.value ??
+    environmentImage(row) ??
+    swebenchImageName(id, options.imageNamespace === undefined ? {} : { namespace: options.imageNamespace });
   const requiresBuild = isBuildOnlyImageName(image) || valueAt(row, 'sandbox.requires_build') === true;
   const baseCommit = nonEmpty(row['base_commit']) ?? nonEmpty(row['commit']) ?? fromSpec.baseCommit;
   const testPatch = firstText(row, ['test_patch']) ?? fromSpec.testPatch;
@@ -207,7 +231,14 @@ export function convertSwebenchRow(row: Row, convertContext: ConvertContext, opt
     ...(lists.p2p !== undefined ? { PASS_TO_PASS: lists.p2p } : {}),
     ...(spec !== undefined ? { swebench_spec: spec } : {}),
   };
-  return { kind: 'task', task, instance, notes, ...(goldPatch !== undefined ? { goldPatch } : {}), ...(pythonEnv.problem === undefined ? {} : { envProblem: pythonEnv.problem }) };
+  return {
+    kind: 'task',
+    task,
+    instance,
+    notes,
+    ...(goldPatch !== undefined ? { goldPatch } : {}),
+    ...(pythonEnv.problem === undefined ? {} : { envProblem: pythonEnv.problem }),
+  };
 }
 
 /** SWE-bench as `gp dataset prepare swebench` reads it (`converters.ts`), with the original's defaults (docs/original-system.md#g5-split-fallbacks). */

@@ -78,7 +78,14 @@ export function pythonEnvFromSpec(spec: Record<string, unknown> | undefined): Sp
   }
   // The same requirement named twice (conda's list, then pip's pin) keeps the later, stricter one.
   const byName = new Map<string, string>();
-  for (const requirement of out.packages) byName.set(requirement.split(/[<>=!~;[ ]/)[0]?.toLowerCase().replace(/_/g, '-') ?? requirement, requirement);
+  for (const requirement of out.packages)
+    byName.set(
+      requirement
+        .split(/[<>=!~;[ ]/)[0]
+        ?.toLowerCase()
+        .replace(/_/g, '-') ?? requirement,
+      requirement,
+    );
   out.packages = [...byName.values()];
   return out.python === undefined && out.packages.length === 0 && out.incomplete === undefined ? undefined : out;
 }
@@ -100,7 +107,8 @@ export function envSpecsFrom(rows: Iterable<unknown>): Map<string, SpecPythonEnv
     if (typeof row !== 'object' || row === null) continue;
     const record = row as Record<string, unknown>;
     const sandbox = record['sandbox'];
-    const spec = (typeof sandbox === 'object' && sandbox !== null ? (sandbox as Record<string, unknown>)['swebench_spec'] : undefined) ?? record['swebench_spec'];
+    const spec =
+      (typeof sandbox === 'object' && sandbox !== null ? (sandbox as Record<string, unknown>)['swebench_spec'] : undefined) ?? record['swebench_spec'];
     if (typeof spec !== 'object' || spec === null) continue;
     const { repo, version } = spec as Record<string, unknown>;
     if (typeof repo !== 'string' || typeof version !== 'string') continue;

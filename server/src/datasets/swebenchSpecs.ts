@@ -74,8 +74,8 @@ export function repoTestCommand(repo: string | undefined): { command: string; kn
   return known === undefined ? { command: 'pytest -rA', known: false } : { command: known, known: true };
 }
 
-const startMarker = ">>>>> Start Test Output";
-const endMarker = ">>>>> End Test Output";
+const startMarker = '>>>>> Start Test Output';
+const endMarker = '>>>>> End Test Output';
 
 /** The parts of a harness `eval_script_list` (the original's `swebench_spec`, docs/original-system.md#g3-swe-bench-conversion) that grading needs. */
 export interface EvalScriptParts {
@@ -92,7 +92,13 @@ export function parseEvalScript(lines: readonly unknown[]): EvalScriptParts {
   const text = lines.filter((l): l is string => typeof l === 'string');
   const start = text.findIndex((l) => l.includes(startMarker));
   const end = text.findIndex((l, i) => i > start && l.includes(endMarker));
-  const between = start >= 0 && end > start ? text.slice(start + 1, end).join('\n').trim() : '';
+  const between =
+    start >= 0 && end > start
+      ? text
+          .slice(start + 1, end)
+          .join('\n')
+          .trim()
+      : '';
   let testPatch: string | undefined;
   for (const line of text) {
     const m = /^git apply [^\n]*<<'?(\w+)'?\n([\s\S]*)\n\1\s*$/.exec(line);

@@ -70,7 +70,8 @@ export interface TableEnv {
   requirementsFile?: string;
 }
 
-export type TableLookup = { ok: true; env: TableEnv } | { ok: false; code: 'unknown-repo' | 'unknown-version' | 'conda-environment-file' | 'requirements-unreadable'; message: string };
+export type TableLookup =
+  { ok: true; env: TableEnv } | { ok: false; code: 'unknown-repo' | 'unknown-version' | 'conda-environment-file' | 'requirements-unreadable'; message: string };
 
 /** Conda's `x=1.2` (any 1.2.x) as pip's `x==1.2.*`; `x==1.2`, ranges and bare names stay. */
 export function condaToPip(word: string): string {
@@ -151,9 +152,10 @@ function requirementsFromClone(repo: string, commit: string, read: RepoFileReade
 
 /** Why a `pre_install` step cannot run in a working copy on this machine, or undefined when it can. */
 export function unrunnableStep(step: string): string | undefined {
-  if (/(^|&&\s*|;\s*)(sudo\s+)?(apt-get|apt|yum|dnf)\s/.test(step)) return 'installs system packages (needs root); install them on this machine by hand, or use the SWE-bench image';
+  if (/(^|&&\s*|;\s*)(sudo\s+)?(apt-get|apt|yum|dnf)\s/.test(step))
+    return 'installs system packages (needs root); install them on this machine by hand, or use the SWE-bench image';
   if (/\blocale-gen\b|\/etc\//.test(step)) return 'configures the system (needs root)';
-  if (/\b(wget|curl)\b|^[A-Z_]+=/.test(step)) return 'downloads and builds a third-party library into the image (matplotlib\'s qhull); use the SWE-bench image';
+  if (/\b(wget|curl)\b|^[A-Z_]+=/.test(step)) return "downloads and builds a third-party library into the image (matplotlib's qhull); use the SWE-bench image";
   return undefined;
 }
 
@@ -172,7 +174,12 @@ export function pythonEnvFromTable(repo: string, version: string, options: Table
   const versions = table.repos[repo];
   if (versions === undefined) return { ok: false, code: 'unknown-repo', message: `${tableVersion(table)}'s specification tables have no repository ${repo}.` };
   const spec = versions[version];
-  if (spec === undefined) return { ok: false, code: 'unknown-version', message: `${tableVersion(table)}'s specification tables have no version ${version} of ${repo} (they have ${Object.keys(versions).join(', ')}).` };
+  if (spec === undefined)
+    return {
+      ok: false,
+      code: 'unknown-version',
+      message: `${tableVersion(table)}'s specification tables have no version ${version} of ${repo} (they have ${Object.keys(versions).join(', ')}).`,
+    };
   const python = spec.python ?? '3.9';
   let base: string[] = [];
   let requirementsFile: string | undefined;
@@ -194,7 +201,11 @@ export function pythonEnvFromTable(repo: string, version: string, options: Table
     }
     const found = requirementsFromClone(repo, options.commit, options.readFile, table);
     if (found === undefined) {
-      return { ok: false, code: 'requirements-unreadable', message: `${source}: the clone of ${repo} has no ${paths} at commit ${options.commit} (git show ${options.commit}:<path> failed); fetch that commit into the clone.` };
+      return {
+        ok: false,
+        code: 'requirements-unreadable',
+        message: `${source}: the clone of ${repo} has no ${paths} at commit ${options.commit} (git show ${options.commit}:<path> failed); fetch that commit into the clone.`,
+      };
     }
     base = found.packages;
     requirementsFile = found.path;
@@ -224,7 +235,11 @@ function setupSteps(repo: string, spec: SwebenchSpec, table: SwebenchSpecTable):
 }
 
 /** Only the install steps of `repo` at `version`, for an environment that came from elsewhere (a harness spec, --env-specs). */
-export function setupFromTable(repo: string, version: string, table: SwebenchSpecTable = swebenchSpecTable()): { setup: string[]; skipped: string[]; source: string } | undefined {
+export function setupFromTable(
+  repo: string,
+  version: string,
+  table: SwebenchSpecTable = swebenchSpecTable(),
+): { setup: string[]; skipped: string[]; source: string } | undefined {
   const spec = table.repos[repo]?.[version];
   return spec === undefined ? undefined : { ...setupSteps(repo, spec, table), source: `${tableVersion(table)} ${repo} ${version}` };
 }

@@ -74,11 +74,7 @@ export interface WriteVerlOptions {
  * stays bounded by the group, and flushes the file to disk before returning. The caller chooses a
  * temporary path and renames it: a failure here can leave a partial file behind.
  */
-export async function writeVerlParquet(
-  path: string,
-  rows: AsyncIterable<VerlRow> | Iterable<VerlRow>,
-  options: WriteVerlOptions = {},
-): Promise<void> {
+export async function writeVerlParquet(path: string, rows: AsyncIterable<VerlRow> | Iterable<VerlRow>, options: WriteVerlOptions = {}): Promise<void> {
   const extra = options.extraTextColumns ?? [];
   const [root, ...rest] = verlParquetSchema;
   await parquetWriteRows({

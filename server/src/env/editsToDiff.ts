@@ -29,7 +29,8 @@ export function applyLineEdits(path: string, text: string, edits: readonly Edit[
   for (let i = 0; i < ordered.length; i++) {
     const edit = ordered[i] as Edit;
     const next = ordered[i + 1];
-    if (edit.end < edit.start) return { ok: false, error: { code: 'range-invalid', message: `${path}: edit ${edit.start}-${edit.end} ends before it starts.` } };
+    if (edit.end < edit.start)
+      return { ok: false, error: { code: 'range-invalid', message: `${path}: edit ${edit.start}-${edit.end} ends before it starts.` } };
     if (edit.start > lines.length + 1 || edit.end > Math.max(lines.length, edit.start)) {
       return { ok: false, error: { code: 'range-invalid', message: `${path}: edit ${edit.start}-${edit.end} is outside the file's ${lines.length} lines.` } };
     }

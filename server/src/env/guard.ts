@@ -48,7 +48,10 @@ function protectedRefusal(changes: readonly PatchChange[], settings: GuardSettin
   if (settings.protectedPaths === 'allow' || settings.protectedPaths === 'penalise') return undefined;
   const finding = protectedFindings(changes, settings)[0];
   if (finding === undefined) return undefined;
-  return { code: 'protected-path', message: `${where}${finding.path} is protected (${finding.rule}): ${finding.reason}, so changing it could change the grade rather than the code. Fix the code under test instead (env.protected_paths: allow lets such edits through).` };
+  return {
+    code: 'protected-path',
+    message: `${where}${finding.path} is protected (${finding.rule}): ${finding.reason}, so changing it could change the grade rather than the code. Fix the code under test instead (env.protected_paths: allow lets such edits through).`,
+  };
 }
 
 /** Checks line-range edits; undefined when they pass. */
@@ -62,9 +65,13 @@ export function guardEdits(edits: readonly Edit[], windows: readonly Window[], s
     if (guarded !== undefined) return guarded;
     if (edit.end < edit.start) return { code: 'range-invalid', message: `edit ${i}: range ${edit.start}-${edit.end} ends before it starts.` };
     const lines = edit.end - edit.start + 1;
-    if (lines > settings.maxLinesPerEdit) return { code: 'edit-too-large', message: `edit ${i} replaces ${lines} lines; the limit is ${settings.maxLinesPerEdit}.` };
+    if (lines > settings.maxLinesPerEdit)
+      return { code: 'edit-too-large', message: `edit ${i} replaces ${lines} lines; the limit is ${settings.maxLinesPerEdit}.` };
     if (settings.requireFocusWindows && windows.length > 0 && !inside(edit, windows)) {
-      return { code: 'outside-focus', message: `edit ${i} (${edit.path}:${edit.start}-${edit.end}) is outside every focus window; name the node in focus_ids.` };
+      return {
+        code: 'outside-focus',
+        message: `edit ${i} (${edit.path}:${edit.start}-${edit.end}) is outside every focus window; name the node in focus_ids.`,
+      };
     }
   }
   return undefined;
@@ -73,7 +80,11 @@ export function guardEdits(edits: readonly Edit[], windows: readonly Window[], s
 /** Hunk ranges of a unified diff in the old file (the new one, for an added file), per path, read as the applier reads them. */
 function hunkRanges(diff: string): Array<{ path: string; start: number; end: number }> {
   return parseUnifiedDiff(diff).flatMap((file) =>
-    file.hunks.map((hunk) => ({ path: file.oldPath ?? file.newPath ?? '', start: Math.max(1, hunk.oldStart), end: Math.max(hunk.oldStart, hunk.oldStart + hunk.oldLines - 1) })),
+    file.hunks.map((hunk) => ({
+      path: file.oldPath ?? file.newPath ?? '',
+      start: Math.max(1, hunk.oldStart),
+      end: Math.max(hunk.oldStart, hunk.oldStart + hunk.oldLines - 1),
+    })),
   );
 }
 
@@ -88,7 +99,8 @@ export function guardDiff(diff: string, windows: readonly Window[], settings: Gu
     // Context lines widen a hunk by up to three lines on each side, so windows are widened alike.
     const wide = windows.map((w) => ({ ...w, start: Math.max(1, w.start - 3), end: w.end + 3 }));
     const outside = hunkRanges(diff).find((h) => !inside(h, wide));
-    if (outside !== undefined) return { code: 'outside-focus', message: `a hunk at ${outside.path}:${outside.start}-${outside.end} is outside every focus window.` };
+    if (outside !== undefined)
+      return { code: 'outside-focus', message: `a hunk at ${outside.path}:${outside.start}-${outside.end} is outside every focus window.` };
   }
   return undefined;
 }

@@ -49,33 +49,77 @@ const lineRules: readonly LineRule[] = [
   {
     kind: 'runner-internals',
     rule: 'names a pytest hook that sees or rewrites test results',
-    pattern: /\bpytest_(?:runtest_\w+|report_\w+|terminal_summary|sessionstart|sessionfinish|collection_modifyitems|collectreport|itemcollected|configure|unconfigure|plugin_registered|load_initial_conftests|cmdline_\w+|plugins)\b/,
+    pattern:
+      /\bpytest_(?:runtest_\w+|report_\w+|terminal_summary|sessionstart|sessionfinish|collection_modifyitems|collectreport|itemcollected|configure|unconfigure|plugin_registered|load_initial_conftests|cmdline_\w+|plugins)\b/,
     own: pytestOwn,
   },
-  { kind: 'runner-internals', rule: "reaches pytest's reports or plugin manager", pattern: /\b(?:TestReport|CallInfo|pluginmanager|PytestPluginManager)\b|\bconfig\.hook\b|\.hook\.pytest_/, own: pytestOwn },
+  {
+    kind: 'runner-internals',
+    rule: "reaches pytest's reports or plugin manager",
+    pattern: /\b(?:TestReport|CallInfo|pluginmanager|PytestPluginManager)\b|\bconfig\.hook\b|\.hook\.pytest_/,
+    own: pytestOwn,
+  },
   {
     kind: 'runner-internals',
     rule: "reaches unittest's result object or runner",
-    pattern: /\b(?:TestResult|TextTestResult|addFailure|addError|addSkip|addExpectedFailure|addUnexpectedSuccess|addSuccess|wasSuccessful)\b|\bTestCase\.run\b|\bunittest\.(?:case|result|runner|main|suite|loader)\b/,
+    pattern:
+      /\b(?:TestResult|TextTestResult|addFailure|addError|addSkip|addExpectedFailure|addUnexpectedSuccess|addSuccess|wasSuccessful)\b|\bTestCase\.run\b|\bunittest\.(?:case|result|runner|main|suite|loader)\b/,
     own: ['unittest'],
   },
-  { kind: 'runner-internals', rule: 'rewrites sys.modules, so an import gets another module', pattern: /\bsys\.modules\s*\[[^\]]*\]\s*=(?!=)|\bdel\s+sys\.modules\b|\bsys\.modules\.(?:pop|update|setdefault|clear|__setitem__|__delitem__)\s*\(/ },
-  { kind: 'runner-internals', rule: 'rewrites builtins, which every module of the run sees', pattern: /\b(?:builtins|__builtins__)\.\w+\s*=(?!=)|\b__builtins__\s*\[[^\]]*\]\s*=(?!=)|\bsetattr\(\s*(?:builtins|__builtins__)\b/ },
-  { kind: 'runner-internals', rule: "walks the garbage collector's objects, where the runner's own are", pattern: /\bgc\.get_(?:objects|referrers|referents)\b/ },
-  { kind: 'runner-internals', rule: "inspects or traces the caller's frames, where the runner's state is", pattern: /\bsys\._getframe\b|\binspect\.(?:currentframe|stack|getouterframes)\b|\bf_back\b|\b(?:sys|threading)\.set(?:trace|profile)\b/ },
+  {
+    kind: 'runner-internals',
+    rule: 'rewrites sys.modules, so an import gets another module',
+    pattern: /\bsys\.modules\s*\[[^\]]*\]\s*=(?!=)|\bdel\s+sys\.modules\b|\bsys\.modules\.(?:pop|update|setdefault|clear|__setitem__|__delitem__)\s*\(/,
+  },
+  {
+    kind: 'runner-internals',
+    rule: 'rewrites builtins, which every module of the run sees',
+    pattern: /\b(?:builtins|__builtins__)\.\w+\s*=(?!=)|\b__builtins__\s*\[[^\]]*\]\s*=(?!=)|\bsetattr\(\s*(?:builtins|__builtins__)\b/,
+  },
+  {
+    kind: 'runner-internals',
+    rule: "walks the garbage collector's objects, where the runner's own are",
+    pattern: /\bgc\.get_(?:objects|referrers|referents)\b/,
+  },
+  {
+    kind: 'runner-internals',
+    rule: "inspects or traces the caller's frames, where the runner's state is",
+    pattern: /\bsys\._getframe\b|\binspect\.(?:currentframe|stack|getouterframes)\b|\bf_back\b|\b(?:sys|threading)\.set(?:trace|profile)\b/,
+  },
   { kind: 'runner-internals', rule: 'ends the process at once, before the runner reports', pattern: /\bos\._exit\s*\(/ },
   { kind: 'runner-internals', rule: 'runs code at exit, after the tests and before the report is read', pattern: /\batexit\.register\b/ },
-  { kind: 'git', rule: 'uses a git library (GitPython, pygit2, dulwich)', pattern: /\bimport\s+(?:git|pygit2|dulwich)\b|\bfrom\s+(?:git|pygit2|dulwich)(?:\.\w+)*\s+import\b/ },
+  {
+    kind: 'git',
+    rule: 'uses a git library (GitPython, pygit2, dulwich)',
+    pattern: /\bimport\s+(?:git|pygit2|dulwich)\b|\bfrom\s+(?:git|pygit2|dulwich)(?:\.\w+)*\s+import\b/,
+  },
   { kind: 'git', rule: "names the repository's .git folder, where later commits can be", pattern: /\.git\/|(['"])\.git\1|\bGIT_DIR\b/ },
-  { kind: 'network', rule: 'opens a socket', pattern: /\bimport\s+socket\b|\bfrom\s+socket\s+import\b|\bsocket\.(?:socket|create_connection|create_server|getaddrinfo)\b/, own: networkOwn },
+  {
+    kind: 'network',
+    rule: 'opens a socket',
+    pattern: /\bimport\s+socket\b|\bfrom\s+socket\s+import\b|\bsocket\.(?:socket|create_connection|create_server|getaddrinfo)\b/,
+    own: networkOwn,
+  },
   { kind: 'network', rule: 'fetches a URL', pattern: /\burllib\.request\b|\burlopen\s*\(|\burllib2\b|\burlretrieve\b/, own: networkOwn },
-  { kind: 'network', rule: 'speaks HTTP', pattern: /\bhttp\.client\b|\bHTTPS?Connection\s*\(|\bimport\s+(?:requests|httpx|aiohttp|urllib3)\b|\bfrom\s+(?:requests|httpx|aiohttp|urllib3)\b(?:\.\w+)*\s+import\b|\b(?:requests|httpx)\.(?:get|post|put|patch|delete|head|request|Session|Client|AsyncClient)\s*\(/, own: networkOwn },
-  { kind: 'network', rule: 'uses a network protocol library', pattern: /\b(?:ftplib|smtplib|telnetlib|poplib|imaplib|paramiko)\b|\bxmlrpc\.client\b/, own: networkOwn },
+  {
+    kind: 'network',
+    rule: 'speaks HTTP',
+    pattern:
+      /\bhttp\.client\b|\bHTTPS?Connection\s*\(|\bimport\s+(?:requests|httpx|aiohttp|urllib3)\b|\bfrom\s+(?:requests|httpx|aiohttp|urllib3)\b(?:\.\w+)*\s+import\b|\b(?:requests|httpx)\.(?:get|post|put|patch|delete|head|request|Session|Client|AsyncClient)\s*\(/,
+    own: networkOwn,
+  },
+  {
+    kind: 'network',
+    rule: 'uses a network protocol library',
+    pattern: /\b(?:ftplib|smtplib|telnetlib|poplib|imaplib|paramiko)\b|\bxmlrpc\.client\b/,
+    own: networkOwn,
+  },
   { kind: 'process-env', rule: "reads /proc, where other processes' environments and command lines are", pattern: /\/proc\// },
   {
     kind: 'process-env',
     rule: 'reads the whole environment, secrets included, rather than one variable',
-    pattern: /\bos\.environb?\.(?:items|keys|values)\s*\(|\b(?:dict|list|str|repr|print|sorted|json\.dumps|pprint|set|tuple)\(\s*os\.environb?\s*[,)]|\bfor\s+\w+(?:\s*,\s*\w+)?\s+in\s+os\.environb?\b|\*\*os\.environb?\b/,
+    pattern:
+      /\bos\.environb?\.(?:items|keys|values)\s*\(|\b(?:dict|list|str|repr|print|sorted|json\.dumps|pprint|set|tuple)\(\s*os\.environb?\s*[,)]|\bfor\s+\w+(?:\s*,\s*\w+)?\s+in\s+os\.environb?\b|\*\*os\.environb?\b/,
   },
 ];
 
@@ -151,7 +195,8 @@ function fileSignals(path: string, language: 'python' | 'shell', lines: readonly
   const startsProcesses = code.some((l) => spawns.test(l.code));
   for (const { line, text, code: c } of code) {
     const match = (startsProcesses ? gitWord.exec(c) : null) ?? (language === 'shell' ? shellGit.exec(c) : null);
-    if (match !== null) out.push({ kind: 'git', path, line, evidence: evidenceOf(text, match.index), rule: 'runs git, which can read history the working copy should not have' });
+    if (match !== null)
+      out.push({ kind: 'git', path, line, evidence: evidenceOf(text, match.index), rule: 'runs git, which can read history the working copy should not have' });
   }
   return out;
 }
@@ -166,7 +211,13 @@ export function graderSurfaceEvidence(patch: string, settings: GuardSettings): S
     const path = finding.path;
     const file = files.find((f) => f.newPath === path || f.oldPath === path);
     const first = file === undefined ? undefined : addedLines(file)[0];
-    return { kind: 'grader-surface', path, ...(first === undefined ? {} : { line: first.line }), evidence: visibleLine(path).slice(0, evidenceChars), rule: `${finding.rule}: ${finding.reason}` };
+    return {
+      kind: 'grader-surface',
+      path,
+      ...(first === undefined ? {} : { line: first.line }),
+      evidence: visibleLine(path).slice(0, evidenceChars),
+      rule: `${finding.rule}: ${finding.reason}`,
+    };
   });
 }
 

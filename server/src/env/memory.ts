@@ -87,8 +87,10 @@ export class WorkingMemory {
 
   /** Adds the latest explore findings (and the graph edges among memory nodes) to the subgraph. */
   commitExplore(findings: ExploreFindings | undefined, scope: Scope): MemoryResult {
-    if (findings === undefined) return this.refused('commit', 'explore', { code: 'missing-explore', message: 'nothing explored yet: run explore find or expand first.' });
-    if (findings.nodes.length === 0) return this.refused('commit', 'explore', { code: 'empty-explore', message: 'the latest explore found nothing to commit.' });
+    if (findings === undefined)
+      return this.refused('commit', 'explore', { code: 'missing-explore', message: 'nothing explored yet: run explore find or expand first.' });
+    if (findings.nodes.length === 0)
+      return this.refused('commit', 'explore', { code: 'empty-explore', message: 'the latest explore found nothing to commit.' });
     const fresh = findings.nodes.filter((n) => !this.nodeMap.has(n.id));
     const members = new Set([...this.nodeMap.keys(), ...fresh.map((n) => n.id)]);
     const newEdges = new Map<string, GraphEdge>();
@@ -106,38 +108,61 @@ export class WorkingMemory {
     const exceeded = this.overBudget(projected);
     if (exceeded.length > 0) {
       const detail = exceeded.map((k) => `${k} ${projected[k]} > ${this.limits[k]}`).join(', ');
-      return this.refused('commit', 'explore', { code: 'over-budget', message: `the commit would exceed the memory budget (${detail}); delete a record or commit a smaller explore.` });
+      return this.refused('commit', 'explore', {
+        code: 'over-budget',
+        message: `the commit would exceed the memory budget (${detail}); delete a record or commit a smaller explore.`,
+      });
     }
     for (const node of fresh) this.nodeMap.set(node.id, node);
     for (const [key, edge] of newEdges) this.edgeMap.set(key, edge);
     this.addNote(scope, noteText, noteTokens);
     const tag = `${scope}:${++this.commits}`;
     this.records.push({ tag, scope, nodeIds: fresh.map((n) => n.id), edgeKeys: [...newEdges.keys()] });
-    return this.result({ ok: true, intent: 'commit', target: 'explore', added: { nodes: fresh.length, edges: newEdges.size, notes: 1 }, removed: { nodes: 0, edges: 0, notes: 0 }, tag });
+    return this.result({
+      ok: true,
+      intent: 'commit',
+      target: 'explore',
+      added: { nodes: fresh.length, edges: newEdges.size, notes: 1 },
+      removed: { nodes: 0, edges: 0, notes: 0 },
+      tag,
+    });
   }
 
   /** Keeps a note of the latest non-explore observation (rendered as one line by the caller). */
   commitObservation(summary: string | undefined, scope: Scope): MemoryResult {
-    if (summary === undefined) return this.refused('commit', 'observation', { code: 'missing-observation', message: 'there is no observation to keep yet: repair or submit first.' });
-    if (summary.trim() === '') return this.refused('commit', 'observation', { code: 'empty-observation', message: 'the latest observation has nothing to keep.' });
+    if (summary === undefined)
+      return this.refused('commit', 'observation', { code: 'missing-observation', message: 'there is no observation to keep yet: repair or submit first.' });
+    if (summary.trim() === '')
+      return this.refused('commit', 'observation', { code: 'empty-observation', message: 'the latest observation has nothing to keep.' });
     const tokens = estimateTokens(summary);
     const projected = { ...this.size, note_tokens: this.size.note_tokens + tokens };
     if (this.overBudget(projected).length > 0) {
-      return this.refused('commit', 'observation', { code: 'over-budget', message: `the note would exceed the note budget (${projected.note_tokens} > ${this.limits.note_tokens} tokens); delete a note first.` });
+      return this.refused('commit', 'observation', {
+        code: 'over-budget',
+        message: `the note would exceed the note budget (${projected.note_tokens} > ${this.limits.note_tokens} tokens); delete a note first.`,
+      });
     }
     const id = this.addNote(scope, summary, tokens);
-    return this.result({ ok: true, intent: 'commit', target: 'observation', added: { nodes: 0, edges: 0, notes: 1 }, removed: { nodes: 0, edges: 0, notes: 0 }, tag: `note:${id}` });
+    return this.result({
+      ok: true,
+      intent: 'commit',
+      target: 'observation',
+      added: { nodes: 0, edges: 0, notes: 1 },
+      removed: { nodes: 0, edges: 0, notes: 0 },
+      tag: `note:${id}`,
+    });
   }
 
   /** Removes what a commit record added: `selector` is its tag, or `latest` / absent for the last one of the scope. */
   deleteExplore(selector: string | undefined, scope: Scope): MemoryResult {
     const index =
-      selector === undefined || selector === 'latest'
-        ? lastIndex(this.records, (r) => r.scope === scope)
-        : this.records.findIndex((r) => r.tag === selector);
+      selector === undefined || selector === 'latest' ? lastIndex(this.records, (r) => r.scope === scope) : this.records.findIndex((r) => r.tag === selector);
     const record = this.records[index];
     if (record === undefined) {
-      const message = selector === undefined || selector === 'latest' ? `no explore commit in scope ${scope} to delete.` : `no commit tagged ${selector}; tags look like ${scope}:1.`;
+      const message =
+        selector === undefined || selector === 'latest'
+          ? `no explore commit in scope ${scope} to delete.`
+          : `no commit tagged ${selector}; tags look like ${scope}:1.`;
       return this.refused('delete', 'explore', { code: 'nothing-to-delete', message });
     }
     this.records.splice(index, 1);
@@ -149,7 +174,14 @@ export class WorkingMemory {
         edges += 1;
       }
     }
-    return this.result({ ok: true, intent: 'delete', target: 'explore', added: { nodes: 0, edges: 0, notes: 0 }, removed: { nodes: record.nodeIds.length, edges, notes: 0 }, tag: record.tag });
+    return this.result({
+      ok: true,
+      intent: 'delete',
+      target: 'explore',
+      added: { nodes: 0, edges: 0, notes: 0 },
+      removed: { nodes: record.nodeIds.length, edges, notes: 0 },
+      tag: record.tag,
+    });
   }
 
   /** Removes a note: `selector` is its number (or `note:N`), or `latest` / absent for the last one of the scope. */
@@ -159,9 +191,20 @@ export class WorkingMemory {
       wanted === undefined || wanted === 'latest'
         ? lastIndex(this.noteList, (n) => n.scope === scope)
         : this.noteList.findIndex((n) => String(n.id) === wanted);
-    if (index < 0) return this.refused('delete', 'observation', { code: 'nothing-to-delete', message: `no note ${wanted ?? 'in scope ' + scope}; notes are numbered as the observation lists them.` });
+    if (index < 0)
+      return this.refused('delete', 'observation', {
+        code: 'nothing-to-delete',
+        message: `no note ${wanted ?? 'in scope ' + scope}; notes are numbered as the observation lists them.`,
+      });
     const [note] = this.noteList.splice(index, 1);
-    return this.result({ ok: true, intent: 'delete', target: 'observation', added: { nodes: 0, edges: 0, notes: 0 }, removed: { nodes: 0, edges: 0, notes: 1 }, tag: `note:${note?.id ?? ''}` });
+    return this.result({
+      ok: true,
+      intent: 'delete',
+      target: 'observation',
+      added: { nodes: 0, edges: 0, notes: 0 },
+      removed: { nodes: 0, edges: 0, notes: 1 },
+      tag: `note:${note?.id ?? ''}`,
+    });
   }
 
   /** Drops nodes the graph no longer has (after a repair re-parsed files) and refreshes the others. */

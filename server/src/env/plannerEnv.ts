@@ -186,7 +186,12 @@ class Env implements PlannerEnv {
     const plain = (result: ActionResult) => ({ result, taskCommandsMs: 0, timedOut: false });
     switch (action.type) {
       case 'explore': {
-        const result = action.op === 'find' ? find(this.graph, action) : action.op === 'expand' ? expand(this.graph, action, new Set(this.memory.nodes().map((n) => n.id))) : read(this.graph, action);
+        const result =
+          action.op === 'find'
+            ? find(this.graph, action)
+            : action.op === 'expand'
+              ? expand(this.graph, action, new Set(this.memory.nodes().map((n) => n.id)))
+              : read(this.graph, action);
         if (result.kind === 'find') this.latestExplore = { nodes: result.nodes };
         if (result.kind === 'expand') this.latestExplore = { nodes: result.candidates };
         return plain(result);
@@ -204,16 +209,30 @@ class Env implements PlannerEnv {
 
   private remember(action: Extract<Action, { type: 'memory' }>): ActionResult {
     if (action.target === 'explore') {
-      return action.intent === 'commit' ? this.memory.commitExplore(this.latestExplore, action.scope) : this.memory.deleteExplore(action.selector, action.scope);
+      return action.intent === 'commit'
+        ? this.memory.commitExplore(this.latestExplore, action.scope)
+        : this.memory.deleteExplore(action.selector, action.scope);
     }
-    return action.intent === 'commit' ? this.memory.commitObservation(this.latestObservation, action.scope) : this.memory.deleteObservation(action.selector, action.scope);
+    return action.intent === 'commit'
+      ? this.memory.commitObservation(this.latestObservation, action.scope)
+      : this.memory.deleteObservation(action.selector, action.scope);
   }
 
   private async repair(action: RepairAction, deadline: number): Promise<{ result: ActionResult; taskCommandsMs: number; timedOut: boolean }> {
     const knownDiff = this.knownDiff;
     this.knownDiff = undefined;
     const outcome = await repair(
-      { sandbox: this.sandbox, task: this.task, graph: this.graph, memory: this.memory, options: this.options, issue: issueOf(this.task), signal: this.controller.signal, deadline, knownDiff },
+      {
+        sandbox: this.sandbox,
+        task: this.task,
+        graph: this.graph,
+        memory: this.memory,
+        options: this.options,
+        issue: issueOf(this.task),
+        signal: this.controller.signal,
+        deadline,
+        knownDiff,
+      },
       action,
     );
     this.knownDiff = outcome.result.diff;
@@ -239,7 +258,13 @@ class Env implements PlannerEnv {
     // the disk); the episode waits for it before the step's trajectory line (`settled`).
     const recorded = this.options.recordTestRun?.(run);
     // Caught at once, so a failed write is never an unhandled rejection; `settled` rethrows it.
-    if (recorded !== undefined) this.pending.push(recorded.then(() => undefined, (error: unknown) => void (this.writeFailure ??= { error })));
+    if (recorded !== undefined)
+      this.pending.push(
+        recorded.then(
+          () => undefined,
+          (error: unknown) => void (this.writeFailure ??= { error }),
+        ),
+      );
     this.lastGrade = run.record.grade;
     this.knownDiff = patch;
     // Flagged whatever the policy: a graded patch that changes what the grader reads is worth seeing.
@@ -265,7 +290,10 @@ class Env implements PlannerEnv {
    * a failed outcome that says why, never a pass and never "not gradable" (which training masks).
    */
   private refusedSubmit(patch: string, findings: readonly GraderFinding[]): { result: ActionResult; taskCommandsMs: number; timedOut: boolean } {
-    const named = findings.slice(0, 3).map((f) => `${f.path} (${f.rule}: ${f.reason})`).join('; ');
+    const named = findings
+      .slice(0, 3)
+      .map((f) => `${f.path} (${f.rule}: ${f.reason})`)
+      .join('; ');
     const reason = `refused: the submitted patch changes what the grader reads: ${named}${findings.length > 3 ? `; and ${findings.length - 3} more` : ''}. Repairs cannot make such changes, so code run by the tests wrote them; no tests were run.`;
     const grade: TestGrade = { kind: 'log', passed: false, reason };
     this.lastGrade = grade;
@@ -318,7 +346,13 @@ class Env implements PlannerEnv {
       issue: issueOf(this.task),
       ...(frame?.path === undefined
         ? {}
-        : { failure_frame: { path: frame.path, ...(frame.lineno === undefined ? {} : { line: frame.lineno }), ...(frame.function === undefined ? {} : { function: frame.function }) } }),
+        : {
+            failure_frame: {
+              path: frame.path,
+              ...(frame.lineno === undefined ? {} : { line: frame.lineno }),
+              ...(frame.function === undefined ? {} : { function: frame.function }),
+            },
+          }),
       hints: this.hints,
       hint_retrievers: this.hintRetrievers,
       ...(last === undefined ? {} : { last }),
@@ -339,6 +373,9 @@ class Env implements PlannerEnv {
 export async function openPlannerEnv(task: TaskEntry, sandbox: Sandbox, options: EnvOptions): Promise<PlannerEnv> {
   // The grader-surface rule needs the environment's module names and the repository's base files;
   // both are read while the graph is built, and the environment's once per environment.
-  const [graph, facts] = await Promise.all([buildCodeGraph(sandbox), options.guard.facts === undefined ? graderFacts(sandbox) : Promise.resolve(options.guard.facts)]);
+  const [graph, facts] = await Promise.all([
+    buildCodeGraph(sandbox),
+    options.guard.facts === undefined ? graderFacts(sandbox) : Promise.resolve(options.guard.facts),
+  ]);
   return new Env(task, sandbox, graph, { ...options, guard: { ...options.guard, facts } });
 }

@@ -9,7 +9,10 @@ import { candidateFate, candidateNumber, repairHeadline } from '../protocol/repa
 const bodyLimit = 2000;
 
 function testLine(tests: TestSummary): string {
-  const counts = Object.entries(tests.counts).filter(([, n]) => n > 0).map(([s, n]) => `${n} ${s.toLowerCase()}`).join(', ');
+  const counts = Object.entries(tests.counts)
+    .filter(([, n]) => n > 0)
+    .map(([s, n]) => `${n} ${s.toLowerCase()}`)
+    .join(', ');
   const failing = tests.failing.length > 0 ? `; failing: ${tests.failing.slice(0, 5).join(', ')}` : '';
   // A run that cannot be graded is named as such: its counts (all passed, for a rewritten runner) say nothing.
   if (tests.not_gradable !== undefined) return `tests not gradable: ${tests.not_gradable} (${counts || 'no tests found'})`;
@@ -32,7 +35,9 @@ export function renderResult(result: ActionResult): string[] {
     case 'expand':
       return [
         `Last action: expand → ${result.candidates.length} candidate(s) (commit them with memory to keep them)`,
-        ...result.candidates.map((c) => `  ${c.id}${c.test ? ' [test]' : ''}  ${c.path}:${c.span.start}-${c.span.end}  score ${c.score.toFixed(2)} (${c.reasons.join(', ')})`),
+        ...result.candidates.map(
+          (c) => `  ${c.id}${c.test ? ' [test]' : ''}  ${c.path}:${c.span.start}-${c.span.end}  score ${c.score.toFixed(2)} (${c.reasons.join(', ')})`,
+        ),
         ...(result.unmatched.length > 0 ? [`  no match for: ${result.unmatched.join(', ')}`] : []),
       ];
     case 'read':
@@ -51,14 +56,20 @@ export function renderResult(result: ActionResult): string[] {
         : `Last action: repair (${result.apply ? 'apply' : 'candidates only'}) → ${repairHeadline(result)}${result.applied || !result.apply ? '' : '; the repository is unchanged'}`;
       const lines = [head];
       for (const c of result.candidates.slice(0, 8)) {
-        const status = c.error ? `${candidateFate(c, result.kept) === 'not-tried' ? 'not tried' : 'refused'}: ${c.error.code}: ${c.error.message}` : c.tests ? testLine(c.tests) : 'not tried';
+        const status = c.error
+          ? `${candidateFate(c, result.kept) === 'not-tried' ? 'not tried' : 'refused'}: ${c.error.code}: ${c.error.message}`
+          : c.tests
+            ? testLine(c.tests)
+            : 'not tried';
         lines.push(`  candidate ${candidateNumber(c.index)}${c.summary ? ` (${c.summary})` : ''}: ${status}`);
       }
       if (result.candidates.length > 8) lines.push(`  … ${result.candidates.length - 8} more candidate(s)`);
       const kept = result.kept === undefined ? undefined : result.candidates[result.kept];
       const shown = kept ?? result.candidates.find((c) => c.tests && !c.tests.passed);
       if (shown?.tests && !shown.tests.passed && shown.tests.tail) lines.push('  test output (end):', ...shown.tests.tail.split('\n').map((l) => `    ${l}`));
-      if (!result.apply) for (const c of result.candidates.slice(0, 3)) lines.push(`  diff of candidate ${candidateNumber(c.index)}:`, ...c.diff.split('\n').map((l) => `    ${l}`));
+      if (!result.apply)
+        for (const c of result.candidates.slice(0, 3))
+          lines.push(`  diff of candidate ${candidateNumber(c.index)}:`, ...c.diff.split('\n').map((l) => `    ${l}`));
       return lines;
     }
     case 'submit':
@@ -75,10 +86,17 @@ export function renderResult(result: ActionResult): string[] {
 /** The full text of an observation (without the `text` field itself). */
 export function renderObservation(obs: Omit<Observation, 'text'>): string {
   const left = obs.max_steps - obs.step;
-  const body = obs.issue.body.length > bodyLimit ? `${obs.issue.body.slice(0, bodyLimit)}\n[… ${obs.issue.body.length - bodyLimit} more characters]` : obs.issue.body;
-  const lines = [`Task ${obs.task_id} · step ${obs.step}/${obs.max_steps} · ${left} step(s) left${obs.done ? ' · episode over' : ''}`, `Issue: ${obs.issue.title}`];
+  const body =
+    obs.issue.body.length > bodyLimit ? `${obs.issue.body.slice(0, bodyLimit)}\n[… ${obs.issue.body.length - bodyLimit} more characters]` : obs.issue.body;
+  const lines = [
+    `Task ${obs.task_id} · step ${obs.step}/${obs.max_steps} · ${left} step(s) left${obs.done ? ' · episode over' : ''}`,
+    `Issue: ${obs.issue.title}`,
+  ];
   if (body.trim() !== '') lines.push(body);
-  if (obs.failure_frame) lines.push(`Failure frame: ${obs.failure_frame.path}${obs.failure_frame.line ? `:${obs.failure_frame.line}` : ''}${obs.failure_frame.function ? ` in ${obs.failure_frame.function}` : ''}`);
+  if (obs.failure_frame)
+    lines.push(
+      `Failure frame: ${obs.failure_frame.path}${obs.failure_frame.line ? `:${obs.failure_frame.line}` : ''}${obs.failure_frame.function ? ` in ${obs.failure_frame.function}` : ''}`,
+    );
   if (obs.hints && obs.hints.length > 0) lines.push(`The issue points at: ${obs.hints.join(', ')}`);
   lines.push('');
   if (obs.last) lines.push(...renderResult(obs.last), '');

@@ -56,7 +56,10 @@ const maxFileChars = 40_000;
 function focusNodes(repairContext: RepairContext, action: RepairAction): GraphNode[] {
   const named = action.focus_ids.map((id) => repairContext.graph.node(id)).filter((n): n is GraphNode => n !== undefined);
   if (named.length > 0 || action.focus_ids.length > 0) return named;
-  return repairContext.memory.nodes().filter((n) => n.kind === 'function' || n.kind === 'method').slice(-5);
+  return repairContext.memory
+    .nodes()
+    .filter((n) => n.kind === 'function' || n.kind === 'method')
+    .slice(-5);
 }
 
 function windowsOf(nodes: readonly GraphNode[]): Window[] {
@@ -86,8 +89,10 @@ function patchRequest(repairContext: RepairContext, action: RepairAction, focus:
 async function candidatesFor(repairContext: RepairContext, action: RepairAction, focus: readonly GraphNode[]): Promise<PatchCandidate[] | StepError> {
   if (action.patches !== undefined) return action.patches;
   const model = repairContext.options.patchModel;
-  if (model === undefined) return { code: 'no-patch-model', message: 'no patch model is configured (set backends.cgm_endpoint), and the repair carries no patches.' };
-  if (focus.length === 0) return { code: 'no-focus', message: 'name the nodes to change in focus_ids (ids from the observations), or commit them to memory first.' };
+  if (model === undefined)
+    return { code: 'no-patch-model', message: 'no patch model is configured (set backends.cgm_endpoint), and the repair carries no patches.' };
+  if (focus.length === 0)
+    return { code: 'no-focus', message: 'name the nodes to change in focus_ids (ids from the observations), or commit them to memory first.' };
   try {
     const found = await model.generate(patchRequest(repairContext, action, focus), repairContext.signal);
     return found.length > 0 ? found : { code: 'cgm-empty', message: `${model.name} returned no candidate.` };
@@ -97,14 +102,21 @@ async function candidatesFor(repairContext: RepairContext, action: RepairAction,
 }
 
 /** A candidate as a guarded diff, or why it was refused. */
-async function toDiff(repairContext: RepairContext, candidate: PatchCandidate, windows: readonly Window[]): Promise<{ diff: string } | { error: StepError; diff: string }> {
+async function toDiff(
+  repairContext: RepairContext,
+  candidate: PatchCandidate,
+  windows: readonly Window[],
+): Promise<{ diff: string } | { error: StepError; diff: string }> {
   if ('diff' in candidate) {
     const refused = guardDiff(candidate.diff, windows, repairContext.options.guard);
     return refused ? { error: refused, diff: candidate.diff } : { diff: candidate.diff };
   }
   const refused = guardEdits(candidate.edits, windows, repairContext.options.guard);
   if (refused) return { error: refused, diff: '' };
-  const converted = await editsToDiff(candidate.edits, async (path) => repairContext.graph.fileText(path) ?? (await readOrUndefined(repairContext.sandbox, path)));
+  const converted = await editsToDiff(
+    candidate.edits,
+    async (path) => repairContext.graph.fileText(path) ?? (await readOrUndefined(repairContext.sandbox, path)),
+  );
   return converted.ok ? { diff: converted.diff } : { error: converted.error, diff: '' };
 }
 
@@ -159,7 +171,8 @@ export async function repair(repairContext: RepairContext, action: RepairAction)
   const source = action.patches === undefined ? 'patch-model' : 'action';
   const base = { kind: 'repair' as const, apply: action.apply, source: source as RepairResult['source'] };
   const current = async () => repairContext.knownDiff ?? (await repairContext.sandbox.diff());
-  if (!Array.isArray(found)) return { result: { ...base, applied: false, candidates: [], diff: await current(), error: found }, taskCommandsMs: 0, changed: [], timedOut: false };
+  if (!Array.isArray(found))
+    return { result: { ...base, applied: false, candidates: [], diff: await current(), error: found }, taskCommandsMs: 0, changed: [], timedOut: false };
   const windows = windowsOf(focus);
   const outcomes: CandidateOutcome[] = [];
   const before = action.apply ? await current() : '';
@@ -198,7 +211,10 @@ export async function repair(repairContext: RepairContext, action: RepairAction)
     const applied = await repairContext.sandbox.applyPatch(converted.diff);
     if (!applied.applied) {
       const rejected = applied.rejected.map((r) => `${r.path}${r.line === undefined ? '' : `:${r.line}`}`).join(', ');
-      outcome.error = { code: applied.refused === undefined ? 'apply-failed' : 'path-outside-repo', message: `${applied.refused ?? applied.message}${rejected ? ` (${rejected})` : ''}` };
+      outcome.error = {
+        code: applied.refused === undefined ? 'apply-failed' : 'path-outside-repo',
+        message: `${applied.refused ?? applied.message}${rejected ? ` (${rejected})` : ''}`,
+      };
       continue;
     }
     // A Harbor task's verifier is hidden from the agent and runs once, at submit, as in Harbor
@@ -210,7 +226,10 @@ export async function repair(repairContext: RepairContext, action: RepairAction)
     }
     // The candidate is the patch under evaluation; grading reads only that there is one, so the
     // sandbox is not asked for a diff it would take a round trip to compute.
-    const run = await runTaskTests(repairContext.sandbox, repairContext.task, { timeoutMs: Math.min(repairContext.options.limits.testTimeoutMs, remaining), patch: converted.diff });
+    const run = await runTaskTests(repairContext.sandbox, repairContext.task, {
+      timeoutMs: Math.min(repairContext.options.limits.testTimeoutMs, remaining),
+      patch: converted.diff,
+    });
     taskCommandsMs += run.record.durationMs;
     outcome.tests = summariseTests(run);
     if (outcome.tests.passed) {
@@ -223,6 +242,13 @@ export async function repair(repairContext: RepairContext, action: RepairAction)
   // Without a kept candidate the repository is as the step found it: untouched, or restored to
   // `before` after each candidate that failed (restore throws when it cannot put it back).
   const diff = kept !== undefined ? await repairContext.sandbox.diff() : action.apply ? before : await current();
-  const result: RepairResult = { ...base, applied: kept !== undefined, proposed: found.length, candidates: outcomes, diff, ...(kept === undefined ? {} : { kept }) };
+  const result: RepairResult = {
+    ...base,
+    applied: kept !== undefined,
+    proposed: found.length,
+    candidates: outcomes,
+    diff,
+    ...(kept === undefined ? {} : { kept }),
+  };
   return { result, taskCommandsMs, changed, timedOut };
 }

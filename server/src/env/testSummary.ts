@@ -5,7 +5,9 @@ import { gradePassed, type TestRun } from '../testing/index.js';
 const tailChars = 2000;
 
 export function summariseTests(run: TestRun): TestSummary {
-  const failing = Object.entries(run.record.tests).filter(([, s]) => s === 'FAILED' || s === 'ERROR').map(([name]) => name);
+  const failing = Object.entries(run.record.tests)
+    .filter(([, s]) => s === 'FAILED' || s === 'ERROR')
+    .map(([name]) => name);
   const tail = run.output.length > tailChars ? run.output.slice(-tailChars) : run.output;
   const grade = run.record.grade;
   return {

@@ -79,7 +79,11 @@ async function readFrom(handle: FileHandle, entry: Entry, size: number): Promise
   bytes = bytes.subarray(0, bytesRead);
   const lastNewline = bytes.lastIndexOf(0x0a);
   const complete = lastNewline < 0 ? '' : bytes.subarray(0, lastNewline + 1).toString('utf8');
-  entry.torn = bytes.subarray(lastNewline + 1).toString('utf8').trim() !== '';
+  entry.torn =
+    bytes
+      .subarray(lastNewline + 1)
+      .toString('utf8')
+      .trim() !== '';
   entry.consumed += lastNewline + 1;
   const lines = complete.split('\n');
   lines.pop();

@@ -53,7 +53,8 @@ export function buildEpisodeModel(read: TrajectoryRead): EpisodeModel {
 /** One step's view; `before` is the return up to the step before it. */
 export function viewOfStep(record: TrajectoryStep, before: number): StepView {
   const last = record.observation.last;
-  const error = last !== undefined && 'error' in last && last.error !== undefined && last.kind !== 'protocol-error' ? `${last.error.code}: ${last.error.message}` : null;
+  const error =
+    last !== undefined && 'error' in last && last.error !== undefined && last.kind !== 'protocol-error' ? `${last.error.code}: ${last.error.message}` : null;
   return {
     step: record.step,
     kind: kindOf(record.action),
@@ -81,7 +82,14 @@ function summaryOf(record: TrajectoryStep): string {
   switch (a.type) {
     case 'explore': {
       const targets = [...a.anchors.map((x) => x.text ?? x.id ?? JSON.stringify(x)), ...a.nodes];
-      const found = last?.kind === 'find' ? `: ${last.nodes.length} nodes` : last?.kind === 'expand' ? `: ${last.candidates.length} candidates` : last?.kind === 'read' ? `: ${last.snippets.length} snippets` : '';
+      const found =
+        last?.kind === 'find'
+          ? `: ${last.nodes.length} nodes`
+          : last?.kind === 'expand'
+            ? `: ${last.candidates.length} candidates`
+            : last?.kind === 'read'
+              ? `: ${last.snippets.length} snippets`
+              : '';
       return `${a.op} ${targets.slice(0, 3).join(', ')}${targets.length > 3 ? ` (+${targets.length - 3})` : ''}${found}`;
     }
     case 'memory':
@@ -93,7 +101,9 @@ function summaryOf(record: TrajectoryStep): string {
       return `repair ${proposed} candidate${proposed === 1 ? '' : 's'} (${last.source}), ${kept}`;
     }
     case 'submit':
-      return last?.kind === 'submit' ? `submit: ${last.resolved ? 'resolved' : 'not resolved'} (${last.tests.counts.PASSED} passed, ${last.tests.counts.FAILED + last.tests.counts.ERROR} failed)` : 'submit';
+      return last?.kind === 'submit'
+        ? `submit: ${last.resolved ? 'resolved' : 'not resolved'} (${last.tests.counts.PASSED} passed, ${last.tests.counts.FAILED + last.tests.counts.ERROR} failed)`
+        : 'submit';
     case 'noop':
       return 'noop';
   }

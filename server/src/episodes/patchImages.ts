@@ -40,29 +40,44 @@ export async function patchImages(trajectory: string, model: EpisodeModel, ref: 
   return { ok: true, title: found.title, passed: found.passed, diff: found.diff, files };
 }
 
-type Found = { ok: true; title: string; passed: boolean | null; diff: string; preimages: ReadonlyMap<string, Preimage>; notKept?: string } | { ok: false; message: string };
+type Found =
+  | { ok: true; title: string; passed: boolean | null; diff: string; preimages: ReadonlyMap<string, Preimage>; notKept?: string }
+  | { ok: false; message: string };
 
 function findPatch(model: EpisodeModel, ref: PatchRef): Found {
   if (ref.step === null) {
     if (model.end === undefined) return { ok: false, message: 'The episode has no final patch yet: it has not ended.' };
     if (model.end.patch === '') return { ok: false, message: 'The episode ended without changing the repository.' };
-    return { ok: true, title: `Final patch · ${model.end.resolved ? 'resolved' : 'not resolved'}`, passed: model.end.resolved, diff: model.end.patch, preimages: firstPreimages(model) };
+    return {
+      ok: true,
+      title: `Final patch · ${model.end.resolved ? 'resolved' : 'not resolved'}`,
+      passed: model.end.resolved,
+      diff: model.end.patch,
+      preimages: firstPreimages(model),
+    };
   }
   const view = model.steps.find((s) => s.step === ref.step);
   const last = view?.record.observation.last;
   if (last?.kind !== 'repair') return { ok: false, message: `Step ${ref.step} is not a repair step.` };
   const candidate = last.candidates.find((c) => c.index === (ref.candidate ?? last.kept ?? 0));
   if (candidate === undefined) return { ok: false, message: `Step ${ref.step} has no candidate #${(ref.candidate ?? 0) + 1}.` };
-  if (candidate.diff === '') return { ok: false, message: `Candidate #${candidate.index + 1} of step ${ref.step} has no diff${candidate.error === undefined ? '' : ` (${candidate.error.code}: ${candidate.error.message})`}.` };
+  if (candidate.diff === '')
+    return {
+      ok: false,
+      message: `Candidate #${candidate.index + 1} of step ${ref.step} has no diff${candidate.error === undefined ? '' : ` (${candidate.error.code}: ${candidate.error.message})`}.`,
+    };
   const passed = candidate.tests?.passed ?? null;
-  const outcome = candidate.error !== undefined ? `refused (${candidate.error.code})` : passed === null ? 'not tried' : passed ? 'tests passed' : 'tests failed';
+  const outcome =
+    candidate.error !== undefined ? `refused (${candidate.error.code})` : passed === null ? 'not tried' : passed ? 'tests passed' : 'tests failed';
   return {
     ok: true,
     title: `Step ${ref.step} · candidate #${candidate.index + 1} · ${outcome}`,
     passed,
     diff: candidate.diff,
     preimages: new Map((candidate.preimages ?? []).map((p) => [p.path, p])),
-    ...(candidate.error !== undefined && candidate.preimages === undefined ? { notKept: `candidate #${candidate.index + 1} was refused before it was tried (${candidate.error.code}), so its files were not kept` } : {}),
+    ...(candidate.error !== undefined && candidate.preimages === undefined
+      ? { notKept: `candidate #${candidate.index + 1} was refused before it was tried (${candidate.error.code}), so its files were not kept` }
+      : {}),
   };
 }
 
@@ -77,18 +92,34 @@ function firstPreimages(model: EpisodeModel): Map<string, Preimage> {
   return first;
 }
 
-async function fileImage(runDir: string, file: ReturnType<typeof parseUnifiedDiff>[number], preimages: ReadonlyMap<string, Preimage>, notKept: string | undefined): Promise<PatchFileImage> {
+async function fileImage(
+  runDir: string,
+  file: ReturnType<typeof parseUnifiedDiff>[number],
+  preimages: ReadonlyMap<string, Preimage>,
+  notKept: string | undefined,
+): Promise<PatchFileImage> {
   const base = { oldPath: file.oldPath, newPath: file.newPath, status: file.status };
   const name = file.newPath ?? file.oldPath ?? '(unnamed)';
   if (file.binary) return { ...base, before: null, after: null, problem: `${name} is a binary change; only the diff can be shown.` };
   let before = '';
   if (file.oldPath !== null) {
     const pre = preimages.get(file.oldPath);
-    if (pre === undefined) return { ...base, before: null, after: null, problem: notKept !== undefined ? `${notKept}.` : `the run recorded no pre-image of ${file.oldPath} (trajectories written before pre-images were kept have none).` };
+    if (pre === undefined)
+      return {
+        ...base,
+        before: null,
+        after: null,
+        problem:
+          notKept !== undefined
+            ? `${notKept}.`
+            : `the run recorded no pre-image of ${file.oldPath} (trajectories written before pre-images were kept have none).`,
+      };
     if (pre.skipped !== undefined) return { ...base, before: null, after: null, problem: `the pre-image of ${file.oldPath} was not kept: ${pre.skipped}.` };
-    if (pre.sha256 === null) return { ...base, before: null, after: null, problem: `${file.oldPath} did not exist before this patch, yet the patch changes it.` };
+    if (pre.sha256 === null)
+      return { ...base, before: null, after: null, problem: `${file.oldPath} did not exist before this patch, yet the patch changes it.` };
     const content = await readPreimage(runDir, pre.sha256);
-    if (content === undefined) return { ...base, before: null, after: null, problem: `the pre-image of ${file.oldPath} is missing from ${runDir}/preimages (deleted?).` };
+    if (content === undefined)
+      return { ...base, before: null, after: null, problem: `the pre-image of ${file.oldPath} is missing from ${runDir}/preimages (deleted?).` };
     before = content.toString('utf8');
   }
   const applied = applyHunks(before, file.hunks);

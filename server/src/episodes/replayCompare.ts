@@ -72,7 +72,14 @@ function firstDifference(recorded: unknown, replayed: unknown, path: string): Di
     }
     return undefined;
   }
-  if (recorded !== null && replayed !== null && typeof recorded === 'object' && typeof replayed === 'object' && !Array.isArray(recorded) && !Array.isArray(replayed)) {
+  if (
+    recorded !== null &&
+    replayed !== null &&
+    typeof recorded === 'object' &&
+    typeof replayed === 'object' &&
+    !Array.isArray(recorded) &&
+    !Array.isArray(replayed)
+  ) {
     const a = recorded as Record<string, unknown>;
     const b = replayed as Record<string, unknown>;
     for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
@@ -88,7 +95,8 @@ function firstDifference(recorded: unknown, replayed: unknown, path: string): Di
 export function compareStep(recorded: StepRecord, replayed: StepRecord): Difference | undefined {
   if (Math.abs(recorded.reward - replayed.reward) > 1e-9) return { where: 'reward', recorded: String(recorded.reward), replayed: String(replayed.reward) };
   if (recorded.done !== replayed.done) return { where: 'done', recorded: String(recorded.done), replayed: String(replayed.done) };
-  if (recorded.terminationReason !== replayed.terminationReason) return { where: 'termination reason', recorded: recorded.terminationReason ?? '(none)', replayed: replayed.terminationReason ?? '(none)' };
+  if (recorded.terminationReason !== replayed.terminationReason)
+    return { where: 'termination reason', recorded: recorded.terminationReason ?? '(none)', replayed: replayed.terminationReason ?? '(none)' };
   const { text: recordedText, ...recordedData } = recorded.observation;
   const { text: replayedText, ...replayedData } = replayed.observation;
   const structured = firstDifference(normalise(recordedData), normalise(replayedData), 'observation');

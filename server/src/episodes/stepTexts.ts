@@ -34,11 +34,19 @@ function resultText(view: StepView): string | null {
   if (last === undefined) return null;
   switch (last.kind) {
     case 'find':
-      return `${last.nodes.length} node${last.nodes.length === 1 ? '' : 's'}: ${last.nodes.slice(0, 6).map((n) => n.id).join(', ')}${last.unmatched.length > 0 ? ` · not found: ${last.unmatched.join(', ')}` : ''}`;
+      return `${last.nodes.length} node${last.nodes.length === 1 ? '' : 's'}: ${last.nodes
+        .slice(0, 6)
+        .map((n) => n.id)
+        .join(', ')}${last.unmatched.length > 0 ? ` · not found: ${last.unmatched.join(', ')}` : ''}`;
     case 'expand':
-      return `${last.candidates.length} candidate${last.candidates.length === 1 ? '' : 's'}: ${last.candidates.slice(0, 6).map((n) => n.id).join(', ')}`;
+      return `${last.candidates.length} candidate${last.candidates.length === 1 ? '' : 's'}: ${last.candidates
+        .slice(0, 6)
+        .map((n) => n.id)
+        .join(', ')}`;
     case 'read':
-      return [...last.snippets.map((s) => `${s.path}:${s.start}-${s.end}`), ...(last.missing.length > 0 ? [`missing: ${last.missing.join(', ')}`] : [])].join(', ');
+      return [...last.snippets.map((s) => `${s.path}:${s.start}-${s.end}`), ...(last.missing.length > 0 ? [`missing: ${last.missing.join(', ')}`] : [])].join(
+        ', ',
+      );
     case 'memory':
       return `${last.intent} ${last.target}: ${last.ok ? 'done' : `refused${last.error === undefined ? '' : ` (${last.error.code})`}`}`;
     case 'repair':

@@ -11,7 +11,15 @@
  * `graph_planner`, so that reading our own export back (`ourEpisodeOfAtif`) rebuilds the episode the
  * viewer showed. Every export is checked against the schema of the version it names.
  */
-import { atifExportVersion, atifOwnEpisodeSchema, atifOwnKey, atifOwnStepSchema, atifTrajectorySchema, type AtifStep, type AtifTrajectory } from '../protocol/atif.js';
+import {
+  atifExportVersion,
+  atifOwnEpisodeSchema,
+  atifOwnKey,
+  atifOwnStepSchema,
+  atifTrajectorySchema,
+  type AtifStep,
+  type AtifTrajectory,
+} from '../protocol/atif.js';
 import type { TrajectoryStep } from '../protocol/runs.js';
 import { isRecord } from '../util/isRecord.js';
 import { type EpisodeModel, type StepView, wholePrompts } from '../episodes/index.js';
@@ -41,17 +49,31 @@ export function toAtif(model: EpisodeModel, options: AtifOptions): AtifTrajector
     schema_version: atifExportVersion,
     session_id: episodeId,
     trajectory_id: episodeId,
-    agent: { name: `graph-planner-${start?.agent ?? 'agent'}`, version: options.version, extra: { backend: start?.backend, max_steps: start?.max_steps, rewards: start?.rewards } },
+    agent: {
+      name: `graph-planner-${start?.agent ?? 'agent'}`,
+      version: options.version,
+      extra: { backend: start?.backend, max_steps: start?.max_steps, rewards: start?.rewards },
+    },
     steps,
     ...(model.cutShort ? { notes: 'The trajectory has no end line: the episode was still running or its process died; the outcome is unknown.' } : {}),
     final_metrics: {
       total_steps: model.steps.length,
       extra: {
         task_id: start?.task_id ?? end?.task_id,
-        ...(end === undefined ? {} : { resolved: end.resolved, total_reward: end.total_reward, termination_reason: end.termination_reason, duration_ms: end.duration_ms, patch: end.patch }),
+        ...(end === undefined
+          ? {}
+          : {
+              resolved: end.resolved,
+              total_reward: end.total_reward,
+              termination_reason: end.termination_reason,
+              duration_ms: end.duration_ms,
+              patch: end.patch,
+            }),
       },
     },
-    extra: { [atifOwnKey]: { ...(start === undefined ? {} : { start }), ...(end === undefined ? {} : { end }), torn: model.torn, problems: [...model.problems] } },
+    extra: {
+      [atifOwnKey]: { ...(start === undefined ? {} : { start }), ...(end === undefined ? {} : { end }), torn: model.torn, problems: [...model.problems] },
+    },
   };
   return atifTrajectorySchema.parse(trajectory);
 }

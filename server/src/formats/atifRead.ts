@@ -19,23 +19,43 @@ export function readAtif(doc: JsonDocument): OpenedEpisode {
   const version = str(root['schema_version']);
   const known = atifMinor(version) !== undefined;
   const checked = atifTrajectorySchema.safeParse(doc.value);
-  const issues = (checked.success ? [] : checked.error.issues).map((i) => ({ path: i.path.filter((p): p is string | number => typeof p !== 'symbol'), message: i.message }));
+  const issues = (checked.success ? [] : checked.error.issues).map((i) => ({
+    path: i.path.filter((p): p is string | number => typeof p !== 'symbol'),
+    message: i.message,
+  }));
   const placed = issues.map((i) => ({ path: i.path, text: located(doc, i.path, i.message) }));
   const problems = [...doc.syntaxErrors.map((e) => `not valid JSON: ${e}`), ...placed.map((p) => p.text)];
   const own = ourEpisodeOfAtif(doc.value);
   if (own !== undefined) {
     const model = buildEpisodeModel({ ...own, problems: [...own.problems, ...problems] });
-    return { kind: 'ours', model, format: { name: 'atif', version: version ?? 'unknown', lacks: [], facts: ['written by gp trajectory export: every step of the Graph Planner episode is kept whole'], submission: null } };
+    return {
+      kind: 'ours',
+      model,
+      format: {
+        name: 'atif',
+        version: version ?? 'unknown',
+        lacks: [],
+        facts: ['written by gp trajectory export: every step of the Graph Planner episode is kept whole'],
+        submission: null,
+      },
+    };
   }
   const stepProblems = problemsByStep(placed, ['steps']);
   const steps = arr(root['steps']).map((raw, i) => atifStep(raw, i, stepProblems.get(i) ?? []));
   const agent = rec(root['agent']);
   const firstUser = steps.find((s) => s.source === 'user');
   const episode: ForeignEpisode = {
-    format: { name: 'atif', version: known && version !== null ? version : `${version ?? 'no schema_version'} (read as ${atifVersions.at(-1) ?? ''})`, lacks: lacksOf(steps), facts: factsOf(root), submission: null },
+    format: {
+      name: 'atif',
+      version: known && version !== null ? version : `${version ?? 'no schema_version'} (read as ${atifVersions.at(-1) ?? ''})`,
+      lacks: lacksOf(steps),
+      facts: factsOf(root),
+      submission: null,
+    },
     taskId: str(rec(root['extra'])?.['task_id']),
     episodeId: str(root['trajectory_id']) ?? str(root['session_id']),
-    agent: agent === null ? null : [str(agent['name']), str(agent['version']), str(agent['model_name'])].filter((x) => x !== null && x !== '').join(' ') || null,
+    agent:
+      agent === null ? null : [str(agent['name']), str(agent['version']), str(agent['model_name'])].filter((x) => x !== null && x !== '').join(' ') || null,
     startedAt: steps.find((s) => s.timestamp !== null)?.timestamp ?? null,
     issue: firstUser === undefined ? null : issueOf(firstUser.message),
     steps,
@@ -94,9 +114,14 @@ function atifStep(raw: unknown, index: number, problems: string[]): ForeignStep 
 function lacksOf(steps: readonly ForeignStep[]): string[] {
   const lacks: string[] = [];
   if (steps.every((s) => s.reward === null)) lacks.push('No rewards: ATIF has no reward field, and this file’s extras carry none.');
-  else if (steps.some((s) => s.source === 'agent' && s.reward === null)) lacks.push('Rewards only where a step’s extras carry one: ATIF itself has no reward field.');
+  else if (steps.some((s) => s.source === 'agent' && s.reward === null))
+    lacks.push('Rewards only where a step’s extras carry one: ATIF itself has no reward field.');
   lacks.push('No outcome: ATIF does not say whether the task was resolved.');
-  lacks.push(steps.some((s) => s.timestamp !== null) ? 'No step durations: ATIF records when a step happened, not how long it took.' : 'No times: this file records no time stamps.');
+  lacks.push(
+    steps.some((s) => s.timestamp !== null)
+      ? 'No step durations: ATIF records when a step happened, not how long it took.'
+      : 'No times: this file records no time stamps.',
+  );
   return lacks;
 }
 
@@ -104,7 +129,11 @@ function factsOf(root: Record<string, unknown>): string[] {
   const facts: string[] = [];
   const m = rec(root['final_metrics']);
   if (m !== null) {
-    const tokens = [num(m['total_prompt_tokens']) !== null && `${num(m['total_prompt_tokens'])} prompt`, num(m['total_completion_tokens']) !== null && `${num(m['total_completion_tokens'])} completion`, num(m['total_cached_tokens']) !== null && `${num(m['total_cached_tokens'])} cached`].filter(Boolean);
+    const tokens = [
+      num(m['total_prompt_tokens']) !== null && `${num(m['total_prompt_tokens'])} prompt`,
+      num(m['total_completion_tokens']) !== null && `${num(m['total_completion_tokens'])} completion`,
+      num(m['total_cached_tokens']) !== null && `${num(m['total_cached_tokens'])} cached`,
+    ].filter(Boolean);
     if (tokens.length > 0) facts.push(`tokens: ${tokens.join(', ')}`);
     const cost = num(m['total_cost_usd']);
     if (cost !== null) facts.push(`cost $${cost.toFixed(4)}`);

@@ -49,7 +49,11 @@ export function chatSteps(messages: readonly unknown[], reading: ChatReading): F
       });
       const thought = str(m['thought']) ?? str(m['reasoning_content']);
       // SWE-agent repeats the reply's text as its thought; shown once.
-      step = { ...step, reasoning: thought === null || thought.trim() === content.text.trim() ? null : thought, toolCalls: named.length > 0 ? named : (reading.actionsOf?.(m) ?? []) };
+      step = {
+        ...step,
+        reasoning: thought === null || thought.trim() === content.text.trim() ? null : thought,
+        toolCalls: named.length > 0 ? named : (reading.actionsOf?.(m) ?? []),
+      };
     }
     steps.push(reading.enrich?.(step, m) ?? step);
   });

@@ -90,7 +90,10 @@ export function openDocument(text: string, path: string): OpenedEpisode {
   const doc = readJsonDocument(text);
   const name = basename(path);
   const format = foreignFormatOf(doc.value);
-  if (format === undefined) throw new TrajectoryFormatError(`${name} is not a trajectory the viewer reads${doc.syntaxErrors.length > 0 ? ` (${doc.syntaxErrors[0]})` : ''}. It reads ${formatsRead}.`);
+  if (format === undefined)
+    throw new TrajectoryFormatError(
+      `${name} is not a trajectory the viewer reads${doc.syntaxErrors.length > 0 ? ` (${doc.syntaxErrors[0]})` : ''}. It reads ${formatsRead}.`,
+    );
   try {
     return format === 'atif' ? readAtif(doc) : format === 'swe-agent' ? readSweAgent(doc, name) : readMiniSweAgent(doc, name);
   } catch (error) {

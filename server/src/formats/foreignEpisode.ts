@@ -74,7 +74,10 @@ export function foreignRows(episode: ForeignEpisode): StepRow[] {
 export function foreignSummary(step: ForeignStep): string {
   const calls = step.toolCalls.map((c) => `${c.name}${argumentsLine(c.arguments)}`);
   const said = firstLine(step.message) || firstLine(step.reasoning ?? '') || (step.media.length > 0 ? `[${step.media.map((m) => m.kind).join(', ')}]` : '');
-  const text = calls.length > 0 ? calls.join('; ') : said || (step.results.length > 0 ? `(${step.results.length} result${step.results.length === 1 ? '' : 's'})` : '(empty)');
+  const text =
+    calls.length > 0
+      ? calls.join('; ')
+      : said || (step.results.length > 0 ? `(${step.results.length} result${step.results.length === 1 ? '' : 's'})` : '(empty)');
   return `${step.copiedContext ? '(copied) ' : ''}${text}`.slice(0, 200);
 }
 
@@ -98,7 +101,12 @@ export function foreignSearchFields(step: ForeignStep): [SearchField, string][] 
   return [
     ['reply', step.message],
     ['thought', step.reasoning ?? ''],
-    ['action', step.toolCalls.length === 0 ? '' : step.toolCalls.map((c) => `${c.name} ${typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments)}`).join('\n')],
+    [
+      'action',
+      step.toolCalls.length === 0
+        ? ''
+        : step.toolCalls.map((c) => `${c.name} ${typeof c.arguments === 'string' ? c.arguments : JSON.stringify(c.arguments)}`).join('\n'),
+    ],
     ['observation', step.results.map((r) => r.content).join('\n')],
   ];
 }

@@ -27,7 +27,8 @@ export function contentOf(content: unknown): { text: string; media: ForeignStep[
     if (p === null) continue;
     if (typeof p['text'] === 'string') texts.push(p['text']);
     const source = rec(p['source']);
-    if ((p['type'] === 'image' || p['type'] === 'audio') && source !== null) media.push({ kind: p['type'], mediaType: str(source['media_type']) ?? 'unknown', path: str(source['path']) ?? '' });
+    if ((p['type'] === 'image' || p['type'] === 'audio') && source !== null)
+      media.push({ kind: p['type'], mediaType: str(source['media_type']) ?? 'unknown', path: str(source['path']) ?? '' });
     // OpenAI's image parts name a URL; it is named, never fetched.
     const url = rec(p['image_url']);
     if (p['type'] === 'image_url' && url !== null) media.push({ kind: 'image', mediaType: 'image', path: str(url['url'])?.slice(0, 200) ?? '' });
@@ -67,7 +68,10 @@ export function located(doc: JsonDocument, path: readonly (string | number)[], m
 }
 
 /** A problem of step `index` of a list at `listPath`, added to that step's own list too. */
-export function problemsByStep(problems: readonly { path: readonly (string | number)[]; text: string }[], listPath: readonly (string | number)[]): Map<number, string[]> {
+export function problemsByStep(
+  problems: readonly { path: readonly (string | number)[]; text: string }[],
+  listPath: readonly (string | number)[],
+): Map<number, string[]> {
   const byStep = new Map<number, string[]>();
   for (const p of problems) {
     if (p.path.length <= listPath.length || !listPath.every((seg, i) => p.path[i] === seg)) continue;

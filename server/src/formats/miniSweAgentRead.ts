@@ -36,7 +36,9 @@ export function readMiniSweAgent(doc: JsonDocument, fileName: string): OpenedEpi
       version: bare ? 'a list of messages (the oldest shape)' : (format ?? 'messages without trajectory_format'),
       lacks: [
         'No rewards: mini-swe-agent records none, per step or per episode.',
-        bare ? 'No outcome: this oldest shape keeps only the messages (no exit status, no submission, no cost).' : 'No outcome: mini-swe-agent records its exit status and the submission, not whether the tests passed.',
+        bare
+          ? 'No outcome: this oldest shape keeps only the messages (no exit status, no submission, no cost).'
+          : 'No outcome: mini-swe-agent records its exit status and the submission, not whether the tests passed.',
         timed ? 'No step durations: only when each reply came.' : 'No times: this file records no time stamps.',
       ],
       facts: agentInfoFacts(info),
@@ -77,4 +79,3 @@ function enrich(step: ForeignStep, message: Record<string, unknown>): ForeignSte
     extra: Object.keys(rest).length === 0 ? null : boundedRecord(rest),
   };
 }
-

@@ -10,8 +10,7 @@ import { foreignRows, foreignSearchFields, type ForeignEpisode } from './foreign
 
 export type OpenedEpisode =
   /** `format` is set when our episode was read from another format (our ATIF export). */
-  | { readonly kind: 'ours'; readonly model: EpisodeModel; readonly format?: EpisodeFormat }
-  | { readonly kind: 'foreign'; readonly episode: ForeignEpisode };
+  { readonly kind: 'ours'; readonly model: EpisodeModel; readonly format?: EpisodeFormat } | { readonly kind: 'foreign'; readonly episode: ForeignEpisode };
 
 export function openedHeader(file: string, opened: OpenedEpisode): EpisodeHeader {
   if (opened.kind === 'ours') {
@@ -52,7 +51,9 @@ export function openedRows(opened: OpenedEpisode, from = 0): StepRow[] {
 /** The full records of the steps asked for, in step order. */
 export function openedRecords(opened: OpenedEpisode, steps: Iterable<number>): EpisodeStepRecord[] {
   const wanted = new Set(steps);
-  return opened.kind === 'ours' ? opened.model.steps.filter((s) => wanted.has(s.step)).map((s) => s.record) : opened.episode.steps.filter((s) => wanted.has(s.step));
+  return opened.kind === 'ours'
+    ? opened.model.steps.filter((s) => wanted.has(s.step)).map((s) => s.record)
+    : opened.episode.steps.filter((s) => wanted.has(s.step));
 }
 
 export function searchOpened(opened: OpenedEpisode, query: string, options: SearchOptions = {}): SearchMatch[] {

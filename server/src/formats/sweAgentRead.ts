@@ -29,7 +29,10 @@ export function readSweAgent(doc: JsonDocument, fileName: string): OpenedEpisode
   } else {
     // The system prompt and the issue: the history's messages before the first action.
     const firstAction = history.findIndex((h) => rec(h)?.['role'] === 'assistant');
-    const preamble = chatSteps(firstAction < 0 ? history : history.slice(0, firstAction), { listPath: 'history', problems: problemsByStep(issues, ['history']) });
+    const preamble = chatSteps(firstAction < 0 ? history : history.slice(0, firstAction), {
+      listPath: 'history',
+      problems: problemsByStep(issues, ['history']),
+    });
     const byStep = problemsByStep(issues, ['trajectory']);
     steps = [...preamble, ...trajectory.map((raw, i) => trajectoryStep(raw, i, preamble.length + i + 1, byStep.get(i) ?? []))];
   }
@@ -38,7 +41,10 @@ export function readSweAgent(doc: JsonDocument, fileName: string): OpenedEpisode
   const episode: ForeignEpisode = {
     format: {
       name: 'swe-agent',
-      version: trajectory === undefined ? '.traj (history only: a demonstration)' : `.traj${str(info['swe_agent_version']) === null ? '' : ` (SWE-agent ${str(info['swe_agent_version'])})`}`,
+      version:
+        trajectory === undefined
+          ? '.traj (history only: a demonstration)'
+          : `.traj${str(info['swe_agent_version']) === null ? '' : ` (SWE-agent ${str(info['swe_agent_version'])})`}`,
       lacks: [
         'No rewards: SWE-agent records none, per step or per episode.',
         'No outcome: SWE-agent records its exit status and the submitted patch, not whether the tests passed.',
@@ -86,4 +92,3 @@ function commandCall(action: string): ForeignStep['toolCalls'][number] {
   const name = trimmed.split(/\s+/, 1)[0] ?? trimmed;
   return { id: null, name, arguments: trimmed.slice(name.length).trim() };
 }
-

@@ -243,7 +243,9 @@ export class PythonCodeGraph implements CodeGraph, GraphView {
       if (!stale.has(path) && [...names].some((n) => mentions.has(n))) stale.add(path);
     }
     const exists = new Set(records.map((r) => r.parse.path));
-    const folders = paths.filter((p) => before.existed.has(p) !== exists.has(p) || p.endsWith('__init__.py')).map((p) => (posix.dirname(p) === '.' ? '' : `${posix.dirname(p)}/`));
+    const folders = paths
+      .filter((p) => before.existed.has(p) !== exists.has(p) || p.endsWith('__init__.py'))
+      .map((p) => (posix.dirname(p) === '.' ? '' : `${posix.dirname(p)}/`));
     for (const dir of folders) for (const other of this.index.files.keys()) if (other.startsWith(dir)) stale.add(other);
     return stale;
   }

@@ -94,13 +94,16 @@ function shippedModelDir(from: string): string | undefined {
 /** The embedder, or why there is none; never throws. */
 export async function loadEmbedder(options: EmbedderOptions = {}): Promise<LoadedEmbedder> {
   const maxTokens = options.maxTokens ?? defaultMaxTokens;
-  if (!Number.isInteger(maxTokens) || maxTokens < 2 || maxTokens > positions) return { unavailable: `maxTokens must be an integer from 2 to ${positions}, got ${maxTokens}` };
+  if (!Number.isInteger(maxTokens) || maxTokens < 2 || maxTokens > positions)
+    return { unavailable: `maxTokens must be an integer from 2 to ${positions}, got ${maxTokens}` };
   const batchSize = options.batchSize ?? defaultBatchSize;
   if (!Number.isInteger(batchSize) || batchSize < 1) return { unavailable: `batchSize must be a positive integer, got ${batchSize}` };
   const searched = modelSearchPath(options);
   const dir = searched.find((candidate) => existsSync(join(candidate, embeddingModel.modelFile)));
   if (dir === undefined) {
-    return { unavailable: `the embedding model is not installed: no ${embeddingModel.modelFile} in ${searched.join(' or ')} (see resources/embedding-model/README.md)` };
+    return {
+      unavailable: `the embedding model is not installed: no ${embeddingModel.modelFile} in ${searched.join(' or ')} (see resources/embedding-model/README.md)`,
+    };
   }
   let ort: typeof Ort;
   try {
@@ -162,7 +165,8 @@ async function readModelFiles(dir: string): Promise<{ model: Uint8Array; tokeniz
     return { unavailable: `model file ${tokenizerPath} missing or unreadable: ${errorMessage(error)}` };
   }
   const sha256 = createHash('sha256').update(model).digest('hex');
-  if (sha256 !== embeddingModel.sha256) return { unavailable: `${modelPath} is not the pinned ${embeddingModel.id} (sha256 ${sha256}, expected ${embeddingModel.sha256})` };
+  if (sha256 !== embeddingModel.sha256)
+    return { unavailable: `${modelPath} is not the pinned ${embeddingModel.id} (sha256 ${sha256}, expected ${embeddingModel.sha256})` };
   const parsed = parseTokenizerJson(tokenizerText);
   if ('error' in parsed) return { unavailable: `${tokenizerPath}: ${parsed.error}` };
   return { model, tokenizer: parsed.tokenizer };

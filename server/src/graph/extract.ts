@@ -91,8 +91,21 @@ export class PythonSyntax {
     this.comment = one('comment');
     this.imports = ids(['import_statement', 'import_from_statement']);
     this.containers = ids([
-      'module', 'block', 'if_statement', 'elif_clause', 'else_clause', 'try_statement', 'except_clause', 'except_group_clause',
-      'finally_clause', 'with_statement', 'for_statement', 'while_statement', 'match_statement', 'case_clause', 'ERROR',
+      'module',
+      'block',
+      'if_statement',
+      'elif_clause',
+      'else_clause',
+      'try_statement',
+      'except_clause',
+      'except_group_clause',
+      'finally_clause',
+      'with_statement',
+      'for_statement',
+      'while_statement',
+      'match_statement',
+      'case_clause',
+      'ERROR',
     ]);
   }
 }
@@ -243,7 +256,9 @@ class Walker {
       draft.bases = parentheses === '' ? [] : baseNames(parentheses);
     } else {
       const returns = header?.returnType ?? '';
-      draft.signature = oneLine(`${header?.isAsync === true ? 'async ' : ''}def ${draft.name}${parentheses === '' ? '()' : parentheses}${returns === '' ? '' : ` -> ${returns}`}`);
+      draft.signature = oneLine(
+        `${header?.isAsync === true ? 'async ' : ''}def ${draft.name}${parentheses === '' ? '()' : parentheses}${returns === '' ? '' : ` -> ${returns}`}`,
+      );
     }
   }
 

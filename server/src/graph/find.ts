@@ -58,7 +58,10 @@ export function findFiles(view: GraphView, text: string): GraphNode[] {
 
 /** Definitions a name names exactly: by qualified name, by `module.qualname`, by `path::Qual::name`, by own name. */
 export function findDefinitions(view: GraphView, text: string, kind: DefinitionKind | undefined): GraphNode[] {
-  const cleaned = text.trim().replace(/\(.*\)?$/, '').replace(/^`|`$/g, '');
+  const cleaned = text
+    .trim()
+    .replace(/\(.*\)?$/, '')
+    .replace(/^`|`$/g, '');
   const out: GraphNode[] = [];
   const inFile = (path: string, qual: string) => {
     for (const n of view.definitionsIn(path)) if (kindMatches(n, kind) && view.qualifiedName(n) === qual) out.push(n);
@@ -110,7 +113,10 @@ export function findNodes(view: GraphView, anchor: Anchor, limit: number): Graph
   if (anchor.kind === 'file') {
     const files = findFiles(view, text);
     if (files.length > 0) return unique(files, limit);
-    return unique(searched().flatMap((n) => view.node(`file:${n.path}`) ?? []), limit);
+    return unique(
+      searched().flatMap((n) => view.node(`file:${n.path}`) ?? []),
+      limit,
+    );
   }
   const kind = anchor.kind === 'symbol' ? undefined : anchor.kind;
   const exact = findDefinitions(view, text, kind);

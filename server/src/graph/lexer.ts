@@ -158,6 +158,14 @@ function chainText(text: string, from: number, to: number): string {
 /** `super` for `super().m(`, else `?`: the receiver before the dot at `dotIndex` is an expression. */
 function receiverOf(text: string, dotIndex: number): string {
   const k = skipBlanksBack(text, dotIndex);
-  if (k >= 0 && text.charCodeAt(k) === closeParen && text.slice(Math.max(0, k - 6), k + 1).replace(/\s+/g, '').endsWith('super()')) return 'super';
+  if (
+    k >= 0 &&
+    text.charCodeAt(k) === closeParen &&
+    text
+      .slice(Math.max(0, k - 6), k + 1)
+      .replace(/\s+/g, '')
+      .endsWith('super()')
+  )
+    return 'super';
   return '?';
 }

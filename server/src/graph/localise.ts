@@ -50,7 +50,9 @@ class Collector {
     this.seen.add(node.id);
     this.ids.push(node.id);
     this.evidence.push(this.current);
-    this.anchors.push(node.kind === 'file' ? { kind: 'file', text: node.path, id: node.id } : { kind: node.kind, text: this.view.qualifiedName(node), id: node.id });
+    this.anchors.push(
+      node.kind === 'file' ? { kind: 'file', text: node.path, id: node.id } : { kind: node.kind, text: this.view.qualifiedName(node), id: node.id },
+    );
   }
 
   /** Files anchored so far, which make a same-named definition there the likelier one. */

@@ -43,7 +43,10 @@ export class ModuleMap {
       const slash = path.indexOf('/');
       if (slash > 0) folders.add(path.slice(0, slash));
     }
-    const extra = [...folders].filter((f) => f !== 'src' && !this.paths.has(`${f}/__init__.py`)).sort().map((f) => `${f}/`);
+    const extra = [...folders]
+      .filter((f) => f !== 'src' && !this.paths.has(`${f}/__init__.py`))
+      .sort()
+      .map((f) => `${f}/`);
     this.rootsCache = ['', 'src/', ...extra];
     return this.rootsCache;
   }

@@ -42,7 +42,9 @@ export function locateWasm(which: keyof typeof wasmFiles, from: string = __dirna
     if (existsSync(candidate)) return candidate;
     if (dirname(dir) === dir) break;
   }
-  throw new Error(`Cannot find ${file}: it should be next to the bundle (${beside}) or in node_modules/${pkg}. Rebuild with npm run build, or reinstall the dependencies.`);
+  throw new Error(
+    `Cannot find ${file}: it should be next to the bundle (${beside}) or in node_modules/${pkg}. Rebuild with npm run build, or reinstall the dependencies.`,
+  );
 }
 
 export interface PythonParser {

@@ -87,11 +87,31 @@ export async function rankIssue(view: GraphView, issue: IssueText, options: Rank
   const anchorWeight = new Map<string, number>();
   located.nodeIds.forEach((id, i) => anchorWeight.set(id, evidenceWeight[located.evidence[i] ?? 'word']));
   lists.push(['anchors', located.nodeIds.flatMap((id) => view.node(id) ?? [])]);
-  lists.push(['bm25', view.search(query, pool * 2).map((hit) => hit.node).filter(keep).slice(0, pool)]);
-  lists.push(['text', view.searchFileText(query, pool * 2).flatMap((path) => view.node(`file:${path}`) ?? []).filter(keep).slice(0, pool)]);
+  lists.push([
+    'bm25',
+    view
+      .search(query, pool * 2)
+      .map((hit) => hit.node)
+      .filter(keep)
+      .slice(0, pool),
+  ]);
+  lists.push([
+    'text',
+    view
+      .searchFileText(query, pool * 2)
+      .flatMap((path) => view.node(`file:${path}`) ?? [])
+      .filter(keep)
+      .slice(0, pool),
+  ]);
   if (options.semantic !== undefined) {
     const near = await options.semantic.nearest(query, pool * 2);
-    lists.push(['embeddings', near.flatMap((hit) => view.node(hit.id) ?? []).filter(keep).slice(0, pool)]);
+    lists.push([
+      'embeddings',
+      near
+        .flatMap((hit) => view.node(hit.id) ?? [])
+        .filter(keep)
+        .slice(0, pool),
+    ]);
   }
 
   const fused = new Map<string, RankedNode>();

@@ -156,7 +156,11 @@ export class Resolver {
     }
     if (path.endsWith('/__init__.py') || path === '__init__.py') {
       const dir = path.slice(0, path.length - '__init__.py'.length);
-      const sub = this.index.modules.has(`${dir}${name}.py`) ? `${dir}${name}.py` : this.index.modules.has(`${dir}${name}/__init__.py`) ? `${dir}${name}/__init__.py` : undefined;
+      const sub = this.index.modules.has(`${dir}${name}.py`)
+        ? `${dir}${name}.py`
+        : this.index.modules.has(`${dir}${name}/__init__.py`)
+          ? `${dir}${name}/__init__.py`
+          : undefined;
       if (sub !== undefined) return { path: sub, def: -1 };
     }
     return undefined;

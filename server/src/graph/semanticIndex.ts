@@ -25,7 +25,13 @@ export interface SemanticIndexOptions {
 /** The text that stands for a node: path words, qualified name (from the id), signature, docstring. */
 export function describeNode(node: GraphNode): string {
   const parts = [node.path.replace(/\.py$/, '').replace(/[/_]/g, ' ')];
-  if (node.kind !== 'file') parts.push(node.id.replace(/^\w+:[^#]*#/, '').replace(/@\d+$/, '').replace(/_/g, ' '));
+  if (node.kind !== 'file')
+    parts.push(
+      node.id
+        .replace(/^\w+:[^#]*#/, '')
+        .replace(/@\d+$/, '')
+        .replace(/_/g, ' '),
+    );
   if (node.signature !== undefined) parts.push(node.signature);
   if (node.docstring !== undefined) parts.push(node.docstring);
   return parts.join(' · ');
@@ -54,11 +60,19 @@ export class NodeEmbeddings implements SemanticIndex {
     const matrix = new Float32Array(nodes.length * dims);
     for (let start = 0; start < nodes.length; start += chunk) {
       const slice = nodes.slice(start, start + chunk);
-      const vectors = await embedCached(store, embedder, slice.map((n) => ({ text: describeNode(n) })));
+      const vectors = await embedCached(
+        store,
+        embedder,
+        slice.map((n) => ({ text: describeNode(n) })),
+      );
       vectors.forEach((v, i) => matrix.set(v, (start + i) * dims));
       options.onProgress?.(Math.min(nodes.length, start + chunk), nodes.length);
     }
-    return new NodeEmbeddings(embedder, nodes.map((n) => n.id), matrix);
+    return new NodeEmbeddings(
+      embedder,
+      nodes.map((n) => n.id),
+      matrix,
+    );
   }
 
   async nearest(query: string, limit: number): Promise<Array<{ id: string; score: number }>> {

@@ -231,7 +231,7 @@ function wordPieces(word: string, vocab: ReadonlyMap<string, number>, options: W
   const chars = Array.from(word);
   if (chars.length > options.maxInputCharsPerWord) return undefined;
   const ids: number[] = [];
-  for (let start = 0; start < chars.length; ) {
+  for (let start = 0; start < chars.length;) {
     let end = chars.length;
     let id: number | undefined;
     for (; end > start; end--) {
@@ -340,7 +340,8 @@ export function parseTokenizerJson(text: string): { tokenizer: WordPieceTokenize
     // special tokens are all matched raw, and that is what is supported.
     specialTokens: json.added_tokens.filter((t) => !t.normalized).map((t) => t.content),
   };
-  if (json.added_tokens.some((t) => t.normalized)) return { error: 'tokenizer.json has added tokens matched after normalisation, which this tokenizer does not support' };
+  if (json.added_tokens.some((t) => t.normalized))
+    return { error: 'tokenizer.json has added tokens matched after normalisation, which this tokenizer does not support' };
   try {
     return { tokenizer: new WordPieceTokenizer(new Map(Object.entries(json.model.vocab)), options) };
   } catch (error) {

@@ -79,7 +79,9 @@ export function goldSourcesFor(trajectory: string, model: EpisodeModel, sub: Exp
     }
     return found;
   };
-  const recorded = [...sub.nodes.values()].flatMap((n): DefinitionSpan[] => (n.kind === 'file' || n.span === null ? [] : [{ id: n.id, kind: n.kind, path: n.path, span: n.span }]));
+  const recorded = [...sub.nodes.values()].flatMap((n): DefinitionSpan[] =>
+    n.kind === 'file' || n.span === null ? [] : [{ id: n.id, kind: n.kind, path: n.path, span: n.span }],
+  );
   return { texts, recorded, ...(source.parse === undefined ? {} : { parse: source.parse }) };
 }
 
@@ -89,10 +91,16 @@ async function withEditsAndGold(sub: ExploredSubgraph, sources: GoldSources, gol
   for (const { step, diff } of sub.diffs) {
     const changed = await changedNodes(diff, sources);
     for (const path of changed.files) additions.push({ id: nodeIdOf('file', path, ''), met: { how: 'edited', step } });
-    for (const f of changed.functions) additions.push({ id: f.id, met: { how: 'edited', step }, ...(f.span === null ? {} : { full: { kind: f.kind, name: f.id.split(/[#.]/).pop() ?? f.id, path: f.path, span: f.span } }) });
+    for (const f of changed.functions)
+      additions.push({
+        id: f.id,
+        met: { how: 'edited', step },
+        ...(f.span === null ? {} : { full: { kind: f.kind, name: f.id.split(/[#.]/).pop() ?? f.id, path: f.path, span: f.span } }),
+      });
   }
   for (const path of gold?.files ?? []) additions.push({ id: nodeIdOf('file', path, '') });
-  for (const f of gold?.functions ?? []) additions.push({ id: f.id, ...(f.span === null ? {} : { full: { kind: f.kind, name: f.id.split(/[#.]/).pop() ?? f.id, path: f.path, span: f.span } }) });
+  for (const f of gold?.functions ?? [])
+    additions.push({ id: f.id, ...(f.span === null ? {} : { full: { kind: f.kind, name: f.id.split(/[#.]/).pop() ?? f.id, path: f.path, span: f.span } }) });
   return addNodes(sub, additions);
 }
 
@@ -114,7 +122,10 @@ export async function localiseEpisode(trajectory: string, model: EpisodeModel, s
   const goldIds = new Map<string, CodeGraphNode['gold']>();
   for (const path of gold?.files ?? []) goldIds.set(nodeIdOf('file', path, ''), 'diff-header');
   for (const f of gold?.functions ?? []) goldIds.set(f.id, f.evidence);
-  const unreadable = gold !== undefined && gold.files.length === 0 && gold.created.length === 0 ? [`The gold patch${source.source === null ? '' : ` in ${source.source}`} names no file; is it a unified diff?`] : [];
+  const unreadable =
+    gold !== undefined && gold.files.length === 0 && gold.created.length === 0
+      ? [`The gold patch${source.source === null ? '' : ` in ${source.source}`} names no file; is it a unified diff?`]
+      : [];
   const notes = [...(source.note === null ? [] : [source.note]), ...(gold?.notes ?? []), ...unreadable];
   const summary: GoldSummary = {
     source: source.source,
@@ -127,7 +138,13 @@ export async function localiseEpisode(trajectory: string, model: EpisodeModel, s
 
 /** Whether the episode did more with a node than see it in passing. */
 function engaged(n: ExploredNode): boolean {
-  return n.first.found !== undefined || n.first.expanded !== undefined || n.first.read !== undefined || n.first.remembered !== undefined || n.first.edited !== undefined;
+  return (
+    n.first.found !== undefined ||
+    n.first.expanded !== undefined ||
+    n.first.read !== undefined ||
+    n.first.remembered !== undefined ||
+    n.first.edited !== undefined
+  );
 }
 
 /**
@@ -161,7 +178,9 @@ function label(n: ExploredNode): string {
  * contained (an expansion may have recorded it first; what it walked is the same edge).
  */
 function parentsOf(sub: ExploredSubgraph, among: (id: string) => boolean): Map<string, string> {
-  return new Map(sub.edges.filter((e) => e.kind === 'contains' && among(e.src) && among(e.dst) && containerCandidates(e.dst).includes(e.src)).map((e) => [e.dst, e.src]));
+  return new Map(
+    sub.edges.filter((e) => e.kind === 'contains' && among(e.src) && among(e.dst) && containerCandidates(e.dst).includes(e.src)).map((e) => [e.dst, e.src]),
+  );
 }
 
 /** The earliest step at which the episode met a node or anything inside it (files are ordered by it). */
@@ -174,7 +193,12 @@ function firstMet(nodes: readonly ExploredNode[], parents: ReadonlyMap<string, s
   return met;
 }
 
-export async function episodeCodeGraph(trajectory: string, model: EpisodeModel, source: EpisodeGoldSource, limit = defaultDrawnNodes): Promise<EpisodeCodeGraph> {
+export async function episodeCodeGraph(
+  trajectory: string,
+  model: EpisodeModel,
+  source: EpisodeGoldSource,
+  limit = defaultDrawnNodes,
+): Promise<EpisodeCodeGraph> {
   const local = await localiseEpisode(trajectory, model, source);
   const { subgraph, goldIds } = local;
   const drawn = chooseDrawn(subgraph, goldIds, Math.min(Math.max(1, limit), maxDrawnNodes));

@@ -81,7 +81,14 @@ class Builder {
     if (node === undefined) {
       const parts = parseNodeId(id);
       if (parts === undefined && full === undefined) return undefined;
-      node = { id, kind: full?.kind ?? parts?.kind ?? 'file', name: full?.name ?? (parts === undefined ? id : nodeNameOf(parts)), path: full?.path ?? parts?.path ?? '', span: full?.span ?? null, first: {} };
+      node = {
+        id,
+        kind: full?.kind ?? parts?.kind ?? 'file',
+        name: full?.name ?? (parts === undefined ? id : nodeNameOf(parts)),
+        path: full?.path ?? parts?.path ?? '',
+        span: full?.span ?? null,
+        first: {},
+      };
       this.nodes.set(id, node);
     } else if (full !== undefined && node.span === null) {
       node.kind = full.kind;
@@ -136,7 +143,12 @@ function takeStep(b: Builder, record: TrajectoryStep, diffs: Array<{ step: numbe
     case 'read':
       for (const snippet of last.snippets) {
         const parts = parseNodeId(snippet.node_id);
-        b.meet(snippet.node_id, 'read', s, parts === undefined ? undefined : { kind: parts.kind, name: nodeNameOf(parts), path: snippet.path, span: { start: snippet.start, end: snippet.end } });
+        b.meet(
+          snippet.node_id,
+          'read',
+          s,
+          parts === undefined ? undefined : { kind: parts.kind, name: nodeNameOf(parts), path: snippet.path, span: { start: snippet.start, end: snippet.end } },
+        );
       }
       break;
     case 'repair':
@@ -194,7 +206,10 @@ export function exploredSubgraph(model: EpisodeModel): ExploredSubgraph {
  * The subgraph with more nodes (the gold nodes, the nodes an edit was placed in), each joined to its
  * containers like the rest; `met` records how the episode met it, if it did.
  */
-export function addNodes(sub: ExploredSubgraph, additions: ReadonlyArray<{ readonly id: string; readonly full?: NodeInfo; readonly met?: { readonly how: Encounter; readonly step: number } }>): ExploredSubgraph {
+export function addNodes(
+  sub: ExploredSubgraph,
+  additions: ReadonlyArray<{ readonly id: string; readonly full?: NodeInfo; readonly met?: { readonly how: Encounter; readonly step: number } }>,
+): ExploredSubgraph {
   const b = Builder.from(sub);
   for (const a of additions) {
     if (a.met === undefined) b.node(a.id, a.full);

@@ -119,7 +119,10 @@ export async function changedNodes(diff: string, sources: GoldSources): Promise<
       // No source and no recorded span holds these lines: the hunk headers are all that is left.
       const named = file.hunks.map((h) => fromHunkHeader(h.context, file.path, sources.recorded)).filter((n) => n !== undefined);
       for (const n of named) if (!functions.has(n.id)) functions.set(n.id, { id: n.id, kind: n.kind, path: file.path, span: null, evidence: 'hunk-header' });
-      if (named.length === 0) notes.push(`${file.path}: ${unplaced} changed line${unplaced === 1 ? '' : 's'} could not be placed in a definition (no source before the fix, no recorded span, no definition in the hunk header).`);
+      if (named.length === 0)
+        notes.push(
+          `${file.path}: ${unplaced} changed line${unplaced === 1 ? '' : 's'} could not be placed in a definition (no source before the fix, no recorded span, no definition in the hunk header).`,
+        );
     }
   }
   if (places.created.length > 0) notes.push(`The patch creates ${places.created.join(', ')}, which no episode could have found.`);

@@ -13,7 +13,12 @@ import type { Gold } from './goldNodes.js';
 import { qualifiedKey } from './nodeIds.js';
 
 function counts(gold: readonly string[], seen: ReadonlySet<string>, read: ReadonlySet<string>, edited: ReadonlySet<string>): RecallCounts {
-  return { gold: gold.length, seen: gold.filter((g) => seen.has(g)).length, read: gold.filter((g) => read.has(g)).length, edited: gold.filter((g) => edited.has(g)).length };
+  return {
+    gold: gold.length,
+    seen: gold.filter((g) => seen.has(g)).length,
+    read: gold.filter((g) => read.has(g)).length,
+    edited: gold.filter((g) => edited.has(g)).length,
+  };
 }
 
 /** The episode's recall; null when the gold names neither a file nor a definition. */
@@ -28,7 +33,8 @@ export function episodeRecall(nodes: Iterable<ExploredNode>, gold: Gold): Episod
   // A read of a file or a class returns the lines of what it contains: those definitions were read too.
   for (const g of gold.functions) {
     const span = g.span;
-    if (span !== null && read.some((r) => r.path === g.path && r.span !== null && r.span.start <= span.start && span.end <= r.span.end)) readKeys.add(qualifiedKey(g.id) ?? g.id);
+    if (span !== null && read.some((r) => r.path === g.path && r.span !== null && r.span.start <= span.start && span.end <= r.span.end))
+      readKeys.add(qualifiedKey(g.id) ?? g.id);
   }
   const goldKeys = gold.functions.flatMap((f) => qualifiedKey(f.id) ?? []);
   return {

@@ -42,12 +42,29 @@ export class RunEpisodeIndex {
     }
     for (const e of read.events) {
       if (e.kind === 'episode-start') {
-        this.episodes.set(e.episode_id, { episodeId: e.episode_id, taskId: e.task_id, order: this.started++, group: e.training, step: undefined, state: 'running', totalReward: null });
+        this.episodes.set(e.episode_id, {
+          episodeId: e.episode_id,
+          taskId: e.task_id,
+          order: this.started++,
+          group: e.training,
+          step: undefined,
+          state: 'running',
+          totalReward: null,
+        });
       } else if (e.kind === 'episode-end') {
         const before = this.episodes.get(e.episode_id);
-        const state = e.termination_reason === 'error' ? 'error' : e.termination_reason === 'interrupted' ? 'interrupted' : e.resolved ? 'resolved' : 'unresolved';
+        const state =
+          e.termination_reason === 'error' ? 'error' : e.termination_reason === 'interrupted' ? 'interrupted' : e.resolved ? 'resolved' : 'unresolved';
         const group = e.training === undefined ? before?.group : { group_id: e.training.group_id, group_member: e.training.group_member };
-        this.episodes.set(e.episode_id, { episodeId: e.episode_id, taskId: e.task_id, order: before?.order ?? this.started++, group, step: e.training?.step, state, totalReward: e.total_reward });
+        this.episodes.set(e.episode_id, {
+          episodeId: e.episode_id,
+          taskId: e.task_id,
+          order: before?.order ?? this.started++,
+          group,
+          step: e.training?.step,
+          state,
+          totalReward: e.total_reward,
+        });
       } else if (e.kind === 'run-end') {
         for (const [id, ep] of this.episodes) if (ep.state === 'running') this.episodes.set(id, { ...ep, state: 'interrupted' });
       }
@@ -135,12 +152,16 @@ export function resolveGroup(episodes: readonly IndexedEpisode[], selection: Gro
       return stepGroup(step, ep.group.group_id);
     }
     case 'step': {
-      if (steps.length === 0) return groups.size === 0 ? 'The run has no training episodes with a GRPO group (only `gp train` records them).' : 'No GRPO group of the run has a known training step yet.';
+      if (steps.length === 0)
+        return groups.size === 0
+          ? 'The run has no training episodes with a GRPO group (only `gp train` records them).'
+          : 'No GRPO group of the run has a known training step yet.';
       const step = selection.step ?? (steps.at(-1) as number);
       const ofStep = [...groups].filter(([id]) => stepOfGroup.get(id) === step);
       if (ofStep.length === 0) return `No GRPO group ended in training step ${step}; the run's steps with groups are ${steps.join(', ')}.`;
       const named = selection.groupId === null ? undefined : ofStep.find(([id]) => id === selection.groupId);
-      const ofTask = selection.taskId === null ? undefined : ofStep.filter(([, m]) => m[0]?.taskId === selection.taskId).sort(([a], [b]) => (a < b ? -1 : 1))[0];
+      const ofTask =
+        selection.taskId === null ? undefined : ofStep.filter(([, m]) => m[0]?.taskId === selection.taskId).sort(([a], [b]) => (a < b ? -1 : 1))[0];
       const first = [...ofStep].sort(([a, ma], [b, mb]) => (ma[0]?.taskId ?? '').localeCompare(mb[0]?.taskId ?? '') || (a < b ? -1 : 1))[0];
       const chosen = named ?? ofTask ?? first;
       if (chosen === undefined) return `No GRPO group ended in training step ${step}.`;
@@ -153,5 +174,7 @@ export function resolveGroup(episodes: readonly IndexedEpisode[], selection: Gro
 function taskChoices(episodes: readonly IndexedEpisode[]): GroupChoice[] {
   const tasks = new Map<string, IndexedEpisode[]>();
   for (const ep of episodes) tasks.set(ep.taskId, [...(tasks.get(ep.taskId) ?? []), ep]);
-  return [...tasks].map(([taskId, m]) => ({ groupId: null, taskId, size: m.length, meanReward: meanReward(m) })).sort((a, b) => a.taskId.localeCompare(b.taskId));
+  return [...tasks]
+    .map(([taskId, m]) => ({ groupId: null, taskId, size: m.length, meanReward: meanReward(m) }))
+    .sort((a, b) => a.taskId.localeCompare(b.taskId));
 }

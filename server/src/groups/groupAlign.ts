@@ -50,7 +50,13 @@ export function alignGroup(models: readonly EpisodeModel[], reference: number): 
   const rows: GroupAlignedRow[] = [];
   slots.forEach((slot, i) => {
     const depth = Math.max(0, ...slot.inserted.map((steps) => steps.length));
-    for (let k = 0; k < depth; k++) rows.push(rowOf(slot.inserted.map((steps) => steps[k]), undefined));
+    for (let k = 0; k < depth; k++)
+      rows.push(
+        rowOf(
+          slot.inserted.map((steps) => steps[k]),
+          undefined,
+        ),
+      );
     if (i < ref.steps.length) rows.push(rowOf(slot.aligned, ref.steps[i]));
   });
   return rows;

@@ -91,13 +91,18 @@ export async function buildGroupView(dir: string, group: ResolvedGroup, settings
 }
 
 function modelProblem(model: EpisodeModel, state: GroupColumn['state']): string | null {
-  const parts = [...(model.cutShort && state !== 'running' ? ['its trajectory has no end line'] : []), ...(model.torn ? ['its last line is torn'] : []), ...model.problems.slice(0, 2)];
+  const parts = [
+    ...(model.cutShort && state !== 'running' ? ['its trajectory has no end line'] : []),
+    ...(model.torn ? ['its last line is torn'] : []),
+    ...model.problems.slice(0, 2),
+  ];
   return parts.length === 0 ? null : parts.join('; ');
 }
 
 function advantageNote(group: ResolvedGroup, settings: AdvantageSettings, missing: number): string | null {
   const notes = [
-    missing > 0 && `${missing} of the ${group.members.length} rollouts ${missing === 1 ? 'has' : 'have'} no reward yet, so no advantage is shown until every one has ended.`,
+    missing > 0 &&
+      `${missing} of the ${group.members.length} rollouts ${missing === 1 ? 'has' : 'have'} no reward yet, so no advantage is shown until every one has ended.`,
     !group.isTrainingGroup && 'These episodes are not one GRPO group of a training step: the advantage is what GRPO would give them as one group.',
     settings.estimator !== 'grpo' && `This run trained with the ${settings.estimator} estimator; the advantage shown is GRPO's, not the one Verl used.`,
     !settings.normByStd && 'norm_adv_by_std_in_grpo is off in this run’s config: the advantage is r − mean, not divided by the standard deviation.',

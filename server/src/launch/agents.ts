@@ -37,7 +37,9 @@ export interface ModelSetup {
 /** Refuses a config whose model agent has nowhere to send requests, before anything starts. */
 export function checkAgentConfig(config: ExperimentConfig): void {
   if (!agentUsesModel(config.rollout.agent) || config.backends.planner_endpoint !== null || embeddedRoles(config).planner) return;
-  throw new AgentConfigError('rollout.agent is `model` but backends.planner_endpoint is not set: give the OpenAI-compatible base URL (e.g. http://127.0.0.1:8000/v1), set backends.planner_backend to embedded to run the small model this machine\'s setup installed, or use --agent rule.');
+  throw new AgentConfigError(
+    "rollout.agent is `model` but backends.planner_endpoint is not set: give the OpenAI-compatible base URL (e.g. http://127.0.0.1:8000/v1), set backends.planner_backend to embedded to run the small model this machine's setup installed, or use --agent rule.",
+  );
 }
 
 /** The model-free rule agent. */

@@ -23,7 +23,8 @@ export function episodeDepsFromConfig(config: ExperimentConfig, runName: string,
   return {
     // The episode's label tells two attempts' containers apart in the Containers view, and the run
     // folder's tells the workspace's runs from other ones (a test suite's, another checkout's).
-    openSandbox: (spec) => openSandbox(sandboxSpecForTask(spec.task, { ...sandboxOptions, baseDir: spec.baseDir, episode: spec.episodeId, runDir: resolve(runDir) })),
+    openSandbox: (spec) =>
+      openSandbox(sandboxSpecForTask(spec.task, { ...sandboxOptions, baseDir: spec.baseDir, episode: spec.episodeId, runDir: resolve(runDir) })),
     envOptions: (task) => envOptionsFromConfig(config, task, extra),
     openEnv: openPlannerEnv,
     makeAgent: agentFactoryFromConfig(config, models),

@@ -45,7 +45,8 @@ export class EpisodeGoldFinder {
     const none = (note: string): EpisodeGoldSource => ({ patch: undefined, source: null, note, parse: parseDefinitions });
     if (start === undefined) return none('The trajectory has no start line, so its task is unknown.');
     const candidates = await this.taskFiles(trajectory, start);
-    if (candidates.length === 0) return none('The task file of this episode is unknown: the trajectory does not name it and the run has no launch.json naming one.');
+    if (candidates.length === 0)
+      return none('The task file of this episode is unknown: the trajectory does not name it and the run has no launch.json naming one.');
     for (const file of candidates) {
       let read: TaskFileRead;
       try {
@@ -61,8 +62,15 @@ export class EpisodeGoldFinder {
       const repositoryText = repositoryReader(task, dirname(file));
       const patch = read.gold?.patches.get(start.task_id);
       const base = { parse: parseDefinitions, ...(repositoryText === undefined ? {} : { repositoryText }) };
-      if (read.goldFile === undefined) return { ...base, patch: undefined, source: null, note: `No gold patches beside ${file} (gold_predictions_<split>.jsonl, as gp dataset prepare writes them).` };
-      if (patch === undefined || patch.trim() === '') return { ...base, patch: undefined, source: read.goldFile, note: `${read.goldFile} has no gold patch for ${start.task_id}.` };
+      if (read.goldFile === undefined)
+        return {
+          ...base,
+          patch: undefined,
+          source: null,
+          note: `No gold patches beside ${file} (gold_predictions_<split>.jsonl, as gp dataset prepare writes them).`,
+        };
+      if (patch === undefined || patch.trim() === '')
+        return { ...base, patch: undefined, source: read.goldFile, note: `${read.goldFile} has no gold patch for ${start.task_id}.` };
       return { ...base, patch, source: read.goldFile, note: null };
     }
     // A row that does not validate may be the task: its problem says what to fix.

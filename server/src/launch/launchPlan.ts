@@ -77,8 +77,10 @@ export async function planLaunch(spec: LaunchSpec, now: Date = new Date()): Prom
   }
   const { record } = read;
   if (spec.mode === 'resume') {
-    if (run.status !== undefined && statusIsLive(run.status)) return refused(record.command, `${basename(dir)} is still running (pid ${run.status.pid}); it cannot be resumed twice.`, dir);
-    if (run.status?.state === 'finished') return refused(record.command, `${basename(dir)} finished; every episode has ended, so there is nothing to resume. Re-launch it to run it again.`, dir);
+    if (run.status !== undefined && statusIsLive(run.status))
+      return refused(record.command, `${basename(dir)} is still running (pid ${run.status.pid}); it cannot be resumed twice.`, dir);
+    if (run.status?.state === 'finished')
+      return refused(record.command, `${basename(dir)} finished; every episode has ended, so there is nothing to resume. Re-launch it to run it again.`, dir);
     if (record.command === 'train') return planTrainAgain(record, dir, true, now);
     return planArgs(record.command, withoutRunFolderFlags(record.args), record.cwd, { now, fresh: false, resumeDir: dir });
   }

@@ -32,7 +32,10 @@ export function embeddedRoles(config: ExperimentConfig): { planner: boolean; cgm
   };
 }
 
-export async function startModelServers(config: ExperimentConfig, options: { env?: NodeJS.ProcessEnv; onUnexpectedExit?: (message: string) => void } = {}): Promise<ModelServers> {
+export async function startModelServers(
+  config: ExperimentConfig,
+  options: { env?: NodeJS.ProcessEnv; onUnexpectedExit?: (message: string) => void } = {},
+): Promise<ModelServers> {
   const roles = embeddedRoles(config);
   if (!roles.planner && !roles.cgm) return { close: () => Promise.resolve() };
   const b = config.backends;

@@ -6,7 +6,16 @@
  */
 import { readFile } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { assemblePlannerPrompt, examplesSection, exampleTurns, jsonReplyFormat, plannerInstructions, renderAction, renderJsonReply, textReplyFormat } from '../agents/index.js';
+import {
+  assemblePlannerPrompt,
+  examplesSection,
+  exampleTurns,
+  jsonReplyFormat,
+  plannerInstructions,
+  renderAction,
+  renderJsonReply,
+  textReplyFormat,
+} from '../agents/index.js';
 import type { ExperimentConfig } from '../config/index.js';
 import type { ChatMessage } from '../protocol/modelApi.js';
 import { errorMessage } from '../util/errors.js';
@@ -30,16 +39,24 @@ export class PromptFileError extends Error {
  */
 const charsPerToken = 3;
 
-async function part(key: 'system' | 'reply_format' | 'few_shot', file: string | null, builtIn: string, baseDir: string): Promise<{ text: string; source: string }> {
+async function part(
+  key: 'system' | 'reply_format' | 'few_shot',
+  file: string | null,
+  builtIn: string,
+  baseDir: string,
+): Promise<{ text: string; source: string }> {
   if (file === null) return { text: builtIn, source: 'built-in' };
   const path = isAbsolute(file) ? file : resolve(baseDir, file);
   try {
     const text = await readFile(path, 'utf8');
-    if (text.trim() === '') throw new PromptFileError(`prompts.${key}: ${path} is empty; write the text into it, or set prompts.${key} to null for the built-in text.`);
+    if (text.trim() === '')
+      throw new PromptFileError(`prompts.${key}: ${path} is empty; write the text into it, or set prompts.${key} to null for the built-in text.`);
     return { text, source: path };
   } catch (error) {
     if (error instanceof PromptFileError) throw error;
-    throw new PromptFileError(`prompts.${key}: cannot read ${path} (${errorMessage(error)}); correct the path, or set prompts.${key} to null for the built-in text.`);
+    throw new PromptFileError(
+      `prompts.${key}: cannot read ${path} (${errorMessage(error)}); correct the path, or set prompts.${key} to null for the built-in text.`,
+    );
   }
 }
 
@@ -58,8 +75,13 @@ export async function loadPlannerPrompt(config: ExperimentConfig, baseDir: strin
   const estimate = Math.ceil(systemPrompt.length / charsPerToken);
   const observation = files.observation_budget === null ? 0 : Math.ceil(files.observation_budget / charsPerToken);
   if (estimate + observation > budget) {
-    const what = observation > 0 ? `the system prompt (about ${estimate} tokens) and one observation (prompts.observation_budget, about ${observation} tokens)` : `the system prompt (about ${estimate} tokens)`;
-    throw new PromptFileError(`${what} do not fit planner_sampling.max_input_tokens (${budget}); shorten the prompt files, lower prompts.observation_budget, or raise max_input_tokens.`);
+    const what =
+      observation > 0
+        ? `the system prompt (about ${estimate} tokens) and one observation (prompts.observation_budget, about ${observation} tokens)`
+        : `the system prompt (about ${estimate} tokens)`;
+    throw new PromptFileError(
+      `${what} do not fit planner_sampling.max_input_tokens (${budget}); shorten the prompt files, lower prompts.observation_budget, or raise max_input_tokens.`,
+    );
   }
   return {
     systemPrompt,

@@ -26,7 +26,8 @@ export interface ReplayRequest {
   readonly cwd: string;
 }
 
-export type ReplaySetup = { readonly ok: true; readonly task: PlannedTask; readonly deps: ReplayDeps; readonly configFile: string } | { readonly ok: false; readonly message: string };
+export type ReplaySetup =
+  { readonly ok: true; readonly task: PlannedTask; readonly deps: ReplayDeps; readonly configFile: string } | { readonly ok: false; readonly message: string };
 
 export async function replaySetup(request: ReplayRequest): Promise<ReplaySetup> {
   const { model } = request;
@@ -41,7 +42,11 @@ export async function replaySetup(request: ReplayRequest): Promise<ReplaySetup> 
   else if (launch.ok && launch.record.command !== 'train') files = taskFilesOf(launch.record.args);
   // A training run's record names its config first and its tasks by flag: the task file is asked for, as before it kept one.
   else return { ok: false, message: `${runDir} has ${launch.ok ? 'a training run’s launch record' : launch.reason}; name the task file with --tasks FILE.` };
-  if (!existsSync(layout.resolvedConfig)) return { ok: false, message: `${runDir} has no resolved_config.yaml, so the config of the run is unknown; only run folders written by gp rollout or gp eval (which write it) can be replayed.` };
+  if (!existsSync(layout.resolvedConfig))
+    return {
+      ok: false,
+      message: `${runDir} has no resolved_config.yaml, so the config of the run is unknown; only run folders written by gp rollout or gp eval (which write it) can be replayed.`,
+    };
   // The run's own config, on the backend the episode ran on: a replay compares like with like. A
   // recording whose hints did not use embeddings is replayed without them too, even where the model
   // is installed now (one that did use them diverges, saying so, where the model is missing).
@@ -58,8 +63,19 @@ export async function replaySetup(request: ReplayRequest): Promise<ReplaySetup> 
   });
   if (configLoad.kind === 'unreadable') return { ok: false, message: `${configLoad.file}: ${configLoad.message}` };
   const config = configLoad.resolution.config;
-  if (config === undefined) return { ok: false, message: `${layout.resolvedConfig} does not resolve: ${configLoad.resolution.findings.find((f) => f.severity === 'error')?.message ?? 'errors'}` };
-  const loaded = await loadRolloutTasks({ files, taskIds: [taskId], limit: undefined, cwd: request.tasksFile === undefined ? cwd : request.cwd, command: 'gp trajectory replay', allowedMountRoots: config.sandbox.allowed_mount_roots });
+  if (config === undefined)
+    return {
+      ok: false,
+      message: `${layout.resolvedConfig} does not resolve: ${configLoad.resolution.findings.find((f) => f.severity === 'error')?.message ?? 'errors'}`,
+    };
+  const loaded = await loadRolloutTasks({
+    files,
+    taskIds: [taskId],
+    limit: undefined,
+    cwd: request.tasksFile === undefined ? cwd : request.cwd,
+    command: 'gp trajectory replay',
+    allowedMountRoots: config.sandbox.allowed_mount_roots,
+  });
   if (!loaded.ok) return { ok: false, message: loaded.problems.join('\n') };
   const task = loaded.tasks[0];
   if (task === undefined) return { ok: false, message: `no task ${taskId} in ${files.join(', ')}.` };

@@ -57,7 +57,9 @@ export async function loadRolloutTasks(selection: TaskSelection): Promise<Loaded
   const limited = selection.limit === undefined ? chosen : chosen.slice(0, selection.limit);
   if (limited.length === 0) return { ok: false, problems: [`${selection.command}: ${selection.files.join(', ')} has no tasks to run.`] };
   const refused = limited.flatMap(({ task, baseDir, source }) =>
-    refusedMounts(normaliseMounts(task.sandbox.mounts, baseDir), selection.allowedMountRoots).map((r) => `${source}:1 task ${visibleLine(task.task_id)}: ${r.reason}.`),
+    refusedMounts(normaliseMounts(task.sandbox.mounts, baseDir), selection.allowedMountRoots).map(
+      (r) => `${source}:1 task ${visibleLine(task.task_id)}: ${r.reason}.`,
+    ),
   );
   if (refused.length > 0) return { ok: false, problems: refused };
   return { ok: true, tasks: limited };
@@ -65,6 +67,8 @@ export async function loadRolloutTasks(selection: TaskSelection): Promise<Loaded
 
 /** The newest run under `outputDir` that `command` started and that did not finish, for `--resume`. */
 export async function newestUnfinishedRun(outputDir: string, command: string): Promise<RunListing | undefined> {
-  const candidates = (await listRuns(outputDir)).filter((r) => r.status !== undefined && r.status.state !== 'finished' && r.status.command.startsWith(`${command} `));
+  const candidates = (await listRuns(outputDir)).filter(
+    (r) => r.status !== undefined && r.status.state !== 'finished' && r.status.command.startsWith(`${command} `),
+  );
   return candidates[0];
 }

@@ -8,7 +8,11 @@ import type { SandboxBackendName } from '../protocol/index.js';
 import type { SandboxLimits } from '../protocol/sandbox.js';
 import type { TaskSandboxOptions } from '../sandbox/index.js';
 
-export type LaunchSandboxOptions = TaskSandboxOptions & { readonly commandTimeoutMs: number; readonly outputLimitBytes: number; readonly testTimeoutMs: number };
+export type LaunchSandboxOptions = TaskSandboxOptions & {
+  readonly commandTimeoutMs: number;
+  readonly outputLimitBytes: number;
+  readonly testTimeoutMs: number;
+};
 
 /** The limits each sandbox is opened with: `sandbox.memory`, `sandbox.cpus` and `sandbox.pids`. */
 export function sandboxLimitsFromConfig(config: ExperimentConfig['sandbox']): SandboxLimits {

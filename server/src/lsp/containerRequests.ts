@@ -77,7 +77,8 @@ export function registerContainerRequests(server: ServerContext, options: Contai
   /** The backend's list, each container marked with whether its run folder is the workspace's. */
   const list = async (): Promise<ContainersListResult> => {
     const result = await backend.list();
-    if (!result.daemon.reachable || !result.containers.some((c) => c.runDir !== undefined)) return { ...result, containers: result.containers.map((c) => ({ ...c, inWorkspace: false })) };
+    if (!result.daemon.reachable || !result.containers.some((c) => c.runDir !== undefined))
+      return { ...result, containers: result.containers.map((c) => ({ ...c, inWorkspace: false })) };
     const roots = (await runRootsOf(server)).map((r) => r.path);
     return { ...result, containers: result.containers.map((c) => ({ ...c, inWorkspace: c.runDir !== undefined && underRunRoots(c.runDir, roots) })) };
   };

@@ -30,7 +30,16 @@ import {
   type EpisodeStepsResult,
 } from '../protocol/index.js';
 import { alignEpisodes, episodeHeader, EpisodeWatch, patchImages, recordedSource, runOfTrajectory, stepRow, stepTexts } from '../episodes/index.js';
-import { EpisodeDocuments, openedHeader, openedRecords, openedRows, openedStepCount, searchOpened, TrajectoryFormatError, type OpenedEpisode } from '../formats/index.js';
+import {
+  EpisodeDocuments,
+  openedHeader,
+  openedRecords,
+  openedRows,
+  openedStepCount,
+  searchOpened,
+  TrajectoryFormatError,
+  type OpenedEpisode,
+} from '../formats/index.js';
 import { errorMessage } from '../util/errors.js';
 import type { ServerContext } from './context.js';
 
@@ -85,7 +94,8 @@ export function registerEpisodeRequests(server: ServerContext): EpisodeWatch {
   connection.onRequest(episodePatchRequest, async (raw: unknown): Promise<EpisodePatchResult> => {
     const { path, step, candidate } = episodePatchParamsSchema.parse(raw);
     const opened = await openedOf(files, path);
-    if (opened.kind !== 'ours') return { ok: false, message: 'Patches are shown for Graph Planner episodes only; this trajectory is in another tool’s format.' };
+    if (opened.kind !== 'ours')
+      return { ok: false, message: 'Patches are shown for Graph Planner episodes only; this trajectory is in another tool’s format.' };
     return patchImages(path, opened.model, { step, candidate });
   });
 
@@ -97,7 +107,11 @@ export function registerEpisodeRequests(server: ServerContext): EpisodeWatch {
       const [x, y] = await Promise.all([fresh.load(left), fresh.load(right)]);
       // Steps align on our actions; another tool's trajectory has none (our own ATIF export does).
       const foreign = [x, y].find((d) => d.opened.kind === 'foreign')?.opened;
-      if (foreign?.kind === 'foreign') return { ok: false, message: `The episodes cannot be compared: comparing reads Graph Planner episodes, and one is a ${formatLabel(foreign.episode.format)} trajectory.` };
+      if (foreign?.kind === 'foreign')
+        return {
+          ok: false,
+          message: `The episodes cannot be compared: comparing reads Graph Planner episodes, and one is a ${formatLabel(foreign.episode.format)} trajectory.`,
+        };
       if (x.opened.kind !== 'ours' || y.opened.kind !== 'ours') return { ok: false, message: 'The episodes cannot be compared.' };
       const a = x.opened;
       const b = y.opened;

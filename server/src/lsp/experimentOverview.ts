@@ -28,27 +28,13 @@ import {
 } from '../config/index.js';
 import { getAt, hasAt } from '../util/keyPath.js';
 import { offeredFixes } from './yamlCodeActions.js';
-import type {
-  ExperimentOverview,
-  GpuLayout,
-  KeyPath,
-  ModelPlacement,
-  OverviewFinding,
-  OverviewRange,
-  VerlOverride,
-  VerlSetting,
-} from '../protocol/index.js';
+import type { ExperimentOverview, GpuLayout, KeyPath, ModelPlacement, OverviewFinding, OverviewRange, VerlOverride, VerlSetting } from '../protocol/index.js';
 
 /**
  * `extraFindings` are findings the caller has located beside the check (the disk rules' results,
  * when they are current). `version` is the document version, or null for a file read from disk.
  */
-export function experimentOverview(
-  check: ConfigCheck,
-  uri: string,
-  version: number | null,
-  extraFindings: readonly LocatedFinding[] = [],
-): ExperimentOverview {
+export function experimentOverview(check: ConfigCheck, uri: string, version: number | null, extraFindings: readonly LocatedFinding[] = []): ExperimentOverview {
   const lines = TextDocument.create(uri, 'yaml', 0, check.source.text);
   const toRange = (r: OffsetRange): OverviewRange => ({ start: lines.positionAt(r.start), end: lines.positionAt(r.end) });
   const all = [...check.findings, ...extraFindings];

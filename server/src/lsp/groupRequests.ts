@@ -34,7 +34,10 @@ export function registerGroupRequests(server: ServerContext): void {
     try {
       const index = indexOf(run);
       const problems = await index.refresh();
-      if (problems.length > 0) server.connection.console.warn(`Group view: ${problems.length} lines of ${runLayout(run).events} are not events and were left out (${problems.slice(0, 2).join('; ')}).`);
+      if (problems.length > 0)
+        server.connection.console.warn(
+          `Group view: ${problems.length} lines of ${runLayout(run).events} are not events and were left out (${problems.slice(0, 2).join('; ')}).`,
+        );
       const group = resolveGroup(index.all(), selection);
       if (typeof group === 'string') return { ok: false, message: group };
       return await buildGroupView(run, group, await advantageSettings(run));
@@ -54,7 +57,11 @@ export async function advantageSettings(run: string): Promise<AdvantageSettings>
   try {
     config = parse(await readFile(runLayout(run).resolvedConfig, 'utf8'));
   } catch (error) {
-    return { estimator: 'grpo', normByStd: true, assumed: `The run’s resolved_config.yaml cannot be read (${errorMessage(error)}); Verl’s defaults are assumed.` };
+    return {
+      estimator: 'grpo',
+      normByStd: true,
+      assumed: `The run’s resolved_config.yaml cannot be read (${errorMessage(error)}); Verl’s defaults are assumed.`,
+    };
   }
   const training = isRecord(config) && isRecord(config['training']) ? config['training'] : {};
   const leaves = verlOverrideLeaves(isRecord(config) ? config['verl_overrides'] : undefined);

@@ -39,5 +39,10 @@ export function jsonlFixAll(uri: string, lines: readonly string[], diagnostics: 
   const edits = rowEdits(lines, fixesByRow);
   if (edits.length === 0) return undefined;
   const rows = edits.length === 1 ? '1 row' : `${edits.length} rows`;
-  return { title: `Fix all dataset problems that have a fix (${rows})`, kind: CodeActionKind.SourceFixAll, diagnostics: fixed, edit: { changes: { [uri]: edits } } };
+  return {
+    title: `Fix all dataset problems that have a fix (${rows})`,
+    kind: CodeActionKind.SourceFixAll,
+    diagnostics: fixed,
+    edit: { changes: { [uri]: edits } },
+  };
 }

@@ -12,6 +12,10 @@ export function registerMetricsRequests(server: ServerContext): void {
     const { dir, fromByte } = runMetricsParamsSchema.parse(raw);
     const [chunk, run] = await Promise.all([readMetricsFrom(runLayout(dir).metrics, fromByte), readRun(dir)]);
     const state = run === undefined ? 'unknown' : effectiveState(run);
-    return { name: basename(dir), state: state === 'running' || state === 'finished' || state === 'failed' || state === 'interrupted' ? state : 'unknown', ...chunk };
+    return {
+      name: basename(dir),
+      state: state === 'running' || state === 'finished' || state === 'failed' || state === 'interrupted' ? state : 'unknown',
+      ...chunk,
+    };
   });
 }

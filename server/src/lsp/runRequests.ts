@@ -62,7 +62,10 @@ export class RunRequests {
       const now = this.watchers.size > 0;
       if (watching) await this.updateRoots();
       await this.watcher.watch(now);
-      if (now !== before) connection.console.log(now ? `Runs: watching ${this.roots.join(', ')} (for ${[...this.watchers].join(' and ')}).` : 'Runs: nothing asks for them; no longer watching runs.');
+      if (now !== before)
+        connection.console.log(
+          now ? `Runs: watching ${this.roots.join(', ')} (for ${[...this.watchers].join(' and ')}).` : 'Runs: nothing asks for them; no longer watching runs.',
+        );
       return null;
     });
     connection.onRequest(runEpisodesRequest, (raw: unknown): Promise<RunEpisodesResult> => this.watcher.episodes(runEpisodesParamsSchema.parse(raw).dir));
@@ -100,12 +103,24 @@ export class RunRequests {
       const plan = await launch.plan(launchSpecSchema.parse(raw));
       if (plan.refused !== null) return { ok: false, reason: plan.refused, findings: [] };
       const errors = plan.findings.filter((f) => f.severity === 'error');
-      if (errors.length > 0) return { ok: false, reason: `the config has ${errors.length === 1 ? 'an error' : `${errors.length} errors`}; nothing was started.`, findings: plan.findings };
+      if (errors.length > 0)
+        return {
+          ok: false,
+          reason: `the config has ${errors.length === 1 ? 'an error' : `${errors.length} errors`}; nothing was started.`,
+          findings: plan.findings,
+        };
       try {
         const started = await launch.start(plan);
         this.server.connection.console.log(`Launched ${plan.display} (pid ${started.pid}) in ${plan.cwd}; output in ${started.logFile}`);
         this.server.background(started.ended.then((end) => this.reportExit(plan.runDir, started.pid, end)));
-        return { ok: true, pid: started.pid, runDir: plan.runDir, logFile: started.logFile, display: plan.display, kind: plan.command === 'dataset verify' ? 'verify' : plan.command };
+        return {
+          ok: true,
+          pid: started.pid,
+          runDir: plan.runDir,
+          logFile: started.logFile,
+          display: plan.display,
+          kind: plan.command === 'dataset verify' ? 'verify' : plan.command,
+        };
       } catch (error) {
         return { ok: false, reason: `gp could not be started: ${errorMessage(error)}`, findings: [] };
       }
@@ -119,8 +134,20 @@ export class RunRequests {
    */
   private async reportExit(runDir: string, pid: number, end: LaunchEnd): Promise<void> {
     const run = (await this.watcher.reread(runDir)) ?? null;
-    const payload: LaunchExited = { runDir, pid, code: end.code, signal: end.signal, reported: end.reported, run, error: end.error, exitedAt: end.at, sentAt: Date.now() };
-    this.server.connection.console.log(`Launch in ${runDir} (pid ${pid}) exited ${end.signal ?? `with status ${end.code ?? '?'}`}${end.reported ? '' : `, before its run reported: ${end.error?.message ?? 'no error printed'}`}`);
+    const payload: LaunchExited = {
+      runDir,
+      pid,
+      code: end.code,
+      signal: end.signal,
+      reported: end.reported,
+      run,
+      error: end.error,
+      exitedAt: end.at,
+      sentAt: Date.now(),
+    };
+    this.server.connection.console.log(
+      `Launch in ${runDir} (pid ${pid}) exited ${end.signal ?? `with status ${end.code ?? '?'}`}${end.reported ? '' : `, before its run reported: ${end.error?.message ?? 'no error printed'}`}`,
+    );
     await this.server.connection.sendNotification(launchExitedNotification, payload);
   }
 

@@ -32,7 +32,11 @@ export async function runRootsOf(server: ServerContext): Promise<RunRoot[]> {
     const settings = await server.settings.get(URI.file(folder).toString());
     add(resolve(folder, defaultOutputDir), 'the default logging.output_dir');
     for (const extra of settings.runRoots) add(isAbsolute(extra) ? extra : resolve(folder, extra), 'the graphPlanner.runRoots setting');
-    const experiments = await findWorkspaceFiles([folder], (n) => n.endsWith('.yaml') || n.endsWith('.yml'), (p) => classify(p, settings) === 'experiment');
+    const experiments = await findWorkspaceFiles(
+      [folder],
+      (n) => n.endsWith('.yaml') || n.endsWith('.yml'),
+      (p) => classify(p, settings) === 'experiment',
+    );
     for (const file of experiments) {
       const outputDir = await outputDirOf(server, file);
       if (outputDir !== undefined) add(resolve(server.workspace.baseDirOf(URI.file(file).toString()), outputDir), file);

@@ -5,7 +5,14 @@
  * rules). The Tasks view's pages ask the same question of each row (`readinessOf`).
  */
 import { dirname } from 'node:path';
-import { taskPreflightParamsSchema, taskPreflightRequest, type BlockedTask, type SandboxBackendName, type TaskPreflightResult, type TaskReadiness } from '../protocol/index.js';
+import {
+  taskPreflightParamsSchema,
+  taskPreflightRequest,
+  type BlockedTask,
+  type SandboxBackendName,
+  type TaskPreflightResult,
+  type TaskReadiness,
+} from '../protocol/index.js';
 import { liveEngine, taskReadiness, taskSource, type DockerEngineView, type SandboxError, type TaskSourceFields } from '../sandbox/index.js';
 import { loadTasks } from '../tasks/index.js';
 import { errorMessage } from '../util/errors.js';
@@ -22,7 +29,13 @@ export function preflightScope(server: ServerContext): PreflightScope {
 }
 
 /** Where one task of `file` would run with `backend` (null: its own), and what stops it. */
-export function readinessOf(scope: PreflightScope, file: string, taskId: string, box: TaskSourceFields, backend: SandboxBackendName | null): Promise<TaskReadiness> {
+export function readinessOf(
+  scope: PreflightScope,
+  file: string,
+  taskId: string,
+  box: TaskSourceFields,
+  backend: SandboxBackendName | null,
+): Promise<TaskReadiness> {
   return taskReadiness(taskSource(taskId, box, { backend: backend ?? undefined, baseDir: dirname(file) }), scope.engine, scope.envs);
 }
 
@@ -43,7 +56,8 @@ export function registerTaskPreflight(server: ServerContext): void {
         continue;
       }
       // Invalid rows are the dataset diagnostics' to report; the launch's own preflight refuses them.
-      if (loaded.problems.length > 0) problems.push(`${file} has ${loaded.problems.length} invalid row${loaded.problems.length === 1 ? '' : 's'}; the first: ${loaded.problems[0] ?? ''}`);
+      if (loaded.problems.length > 0)
+        problems.push(`${file} has ${loaded.problems.length} invalid row${loaded.problems.length === 1 ? '' : 's'}; the first: ${loaded.problems[0] ?? ''}`);
       const chosen = loaded.tasks.filter(({ task }) => wanted.size === 0 || wanted.has(task.task_id));
       total += chosen.length;
       const answers = await Promise.all(chosen.map(({ task }) => readinessOf(scope, file, task.task_id, task.sandbox, params.backend)));

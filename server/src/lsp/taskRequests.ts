@@ -96,7 +96,13 @@ async function datasetFiles(server: ServerContext): Promise<string[]> {
   const found: string[] = [];
   for (const folder of server.workspace.paths) {
     const settings = await server.settings.get(URI.file(folder).toString());
-    found.push(...(await findWorkspaceFiles([folder], (name) => name.endsWith('.jsonl'), (path) => classify(path, settings) === 'dataset')));
+    found.push(
+      ...(await findWorkspaceFiles(
+        [folder],
+        (name) => name.endsWith('.jsonl'),
+        (path) => classify(path, settings) === 'dataset',
+      )),
+    );
   }
   return [...new Set(found)];
 }

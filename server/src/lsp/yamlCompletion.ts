@@ -13,7 +13,6 @@ export function completeYaml(text: string, offset: number, existing: unknown): C
   return [];
 }
 
-
 function escapeSnippet(s: string): string {
   return s.replace(/[$}\\]/g, (c) => `\\${c}`);
 }

@@ -18,7 +18,6 @@ export function hoverYaml(check: ConfigCheck, offset: number): Hover | null {
   return { contents: { kind: MarkupKind.Markdown, value: fieldMarkdown(path.join('.') || name, node, effective) } };
 }
 
-
 function effectiveValue(config: unknown, path: KeyPath, written: unknown): { value: unknown; fromDefault: boolean } | undefined {
   const value = getAt(config, path);
   if (value === undefined) return undefined;

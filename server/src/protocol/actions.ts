@@ -103,13 +103,7 @@ export const actionSchemas = {
   noop: noopActionSchema,
 } as const;
 
-export const actionSchema = z.discriminatedUnion('type', [
-  exploreActionSchema,
-  memoryActionSchema,
-  repairActionSchema,
-  submitActionSchema,
-  noopActionSchema,
-]);
+export const actionSchema = z.discriminatedUnion('type', [exploreActionSchema, memoryActionSchema, repairActionSchema, submitActionSchema, noopActionSchema]);
 export type Action = z.infer<typeof actionSchema>;
 export type ActionType = Action['type'];
 export const actionTypes = ['explore', 'memory', 'repair', 'submit', 'noop'] as const satisfies readonly ActionType[];

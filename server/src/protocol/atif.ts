@@ -31,7 +31,15 @@ const count = z.number().int().min(0).nullish();
 
 const imageTypes = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'] as const;
 /** Harbor normalises these common aliases on read (docs/field-formats.md, the v1.8 row). */
-const audioAliases: Record<string, string> = { 'audio/mp3': 'audio/mpeg', 'audio/x-wav': 'audio/wav', 'audio/wave': 'audio/wav', 'audio/x-flac': 'audio/flac', 'audio/m4a': 'audio/mp4', 'audio/x-m4a': 'audio/mp4', 'audio/x-aiff': 'audio/aiff' };
+const audioAliases: Record<string, string> = {
+  'audio/mp3': 'audio/mpeg',
+  'audio/x-wav': 'audio/wav',
+  'audio/wave': 'audio/wav',
+  'audio/x-flac': 'audio/flac',
+  'audio/m4a': 'audio/mp4',
+  'audio/x-m4a': 'audio/mp4',
+  'audio/x-aiff': 'audio/aiff',
+};
 const audioTypes = ['audio/wav', 'audio/mpeg', 'audio/mp4', 'audio/aac', 'audio/ogg', 'audio/flac', 'audio/webm', 'audio/aiff'] as const;
 
 export const atifContentPartSchema = z.discriminatedUnion('type', [
@@ -215,18 +223,21 @@ function stepIssues(step: Obj | undefined, index: number, minor: number, version
   const add = (path: (string | number)[], message: string): void => void issues.push({ path, message });
   const late = (path: (string | number)[], since: number): void => add(path, `${String(path.at(-1))} arrived in ATIF-v1.${since}; this file says ${version}`);
   const source = step['source'];
-  if (typeof step['step_id'] === 'number' && step['step_id'] !== index + 1) add(['step_id'], `step ids count from 1 in order; expected ${index + 1}, got ${step['step_id']}`);
+  if (typeof step['step_id'] === 'number' && step['step_id'] !== index + 1)
+    add(['step_id'], `step ids count from 1 in order; expected ${index + 1}, got ${step['step_id']}`);
   if (source === 'system' || source === 'user') {
     for (const key of ['model_name', 'reasoning_effort', 'reasoning_content', 'tool_calls', 'metrics']) {
       if (present(step, key)) add([key], `${key} is for agent steps only (this step's source is ${source})`);
     }
   }
-  if (minor < 2 && source === 'system' && present(step, 'observation')) add(['observation'], `an observation on a system step arrived in ATIF-v1.2; this file says ${version}`);
+  if (minor < 2 && source === 'system' && present(step, 'observation'))
+    add(['observation'], `an observation on a system step arrived in ATIF-v1.2; this file says ${version}`);
   for (const [field, since] of Object.entries(stepSince)) if (minor < since && present(step, field)) late([field], since);
   const metrics = obj(step['metrics']);
   for (const [field, since] of Object.entries(metricsSince)) if (minor < since && present(metrics, field)) late(['metrics', field], since);
   if (step['llm_call_count'] === 0 && source === 'agent') {
-    for (const key of ['metrics', 'reasoning_content']) if (present(step, key)) add([key], `llm_call_count 0 says no model was called, so ${key} must be absent`);
+    for (const key of ['metrics', 'reasoning_content'])
+      if (present(step, key)) add([key], `llm_call_count 0 says no model was called, so ${key} must be absent`);
   }
   issues.push(...contentIssues(step['message'], ['message'], minor, version));
   const calls = new Set<unknown>();
@@ -247,7 +258,8 @@ function stepIssues(step: Obj | undefined, index: number, minor: number, version
       const refAt = [...at, 'subagent_trajectory_ref', j];
       if (ref === undefined) return;
       if (minor < 7) {
-        if (typeof ref['session_id'] !== 'string') add([...refAt, 'session_id'], `a subagent reference needs a session_id before ATIF-v1.7; this file says ${version}`);
+        if (typeof ref['session_id'] !== 'string')
+          add([...refAt, 'session_id'], `a subagent reference needs a session_id before ATIF-v1.7; this file says ${version}`);
         if (present(ref, 'trajectory_id')) late([...refAt, 'trajectory_id'], 7);
       } else if (typeof ref['trajectory_id'] !== 'string' && typeof ref['trajectory_path'] !== 'string') {
         add(refAt, 'a subagent reference needs a trajectory_id or a trajectory_path');
@@ -260,7 +272,10 @@ function stepIssues(step: Obj | undefined, index: number, minor: number, version
 function contentIssues(content: unknown, path: (string | number)[], minor: number, version: string): AtifIssue[] {
   if (!Array.isArray(content)) return [];
   if (minor < 6) return [{ path, message: `a list of content parts arrived in ATIF-v1.6; this file says ${version} (text only)` }];
-  if (minor < 8) return content.flatMap((part, i) => (obj(part)?.['type'] === 'audio' ? [{ path: [...path, i, 'type'], message: `audio content arrived in ATIF-v1.8; this file says ${version}` }] : []));
+  if (minor < 8)
+    return content.flatMap((part, i) =>
+      obj(part)?.['type'] === 'audio' ? [{ path: [...path, i, 'type'], message: `audio content arrived in ATIF-v1.8; this file says ${version}` }] : [],
+    );
   return [];
 }
 

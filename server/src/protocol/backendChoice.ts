@@ -30,7 +30,8 @@ export type BackendChoice = z.infer<typeof backendChoiceSchema>;
  * runs on this host without CPU or process limits (memory is limited with `ulimit -v` only), and
  * where bubblewrap cannot run, without network or file isolation either (sandbox/bubblewrap.ts).
  */
-export const localBackendLoss = 'commands run on this host without a container\'s CPU and process limits, and without network or file isolation where bubblewrap cannot run';
+export const localBackendLoss =
+  "commands run on this host without a container's CPU and process limits, and without network or file isolation where bubblewrap cannot run";
 
 /**
  * Said once per process, the first time a local sandbox opens: what the local backend isolates

@@ -15,5 +15,7 @@ export function timerSeconds(): z.ZodNumber {
   return z
     .number()
     .gt(0)
-    .max(maxTimerSeconds, { message: `must be at most ${maxTimerSeconds} seconds (24.8 days), the longest time limit the runtime can hold; a longer one would fire at once` });
+    .max(maxTimerSeconds, {
+      message: `must be at most ${maxTimerSeconds} seconds (24.8 days), the longest time limit the runtime can hold; a longer one would fire at once`,
+    });
 }

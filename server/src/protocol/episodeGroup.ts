@@ -9,7 +9,6 @@ import { z } from 'zod';
 import { stepRowSchema } from './episodeView.js';
 import { stepTextsSchema } from './stepTexts.js';
 
-
 /** Which episodes: a training step's group of one task, the group of one episode, or every episode of a task. */
 export const groupSelectionSchema = z.discriminatedUnion('kind', [
   /** A training step's GRPO group; `step: null` takes the latest step, `taskId: null` its first group. */

@@ -76,7 +76,12 @@ export const episodeFormatSchema = z.object({
 });
 export type EpisodeFormat = z.infer<typeof episodeFormatSchema>;
 
-const formatNames: Record<TrajectoryFormatName, string> = { 'graph-planner': 'Graph Planner', atif: 'ATIF', 'swe-agent': 'SWE-agent', 'mini-swe-agent': 'mini-swe-agent' };
+const formatNames: Record<TrajectoryFormatName, string> = {
+  'graph-planner': 'Graph Planner',
+  atif: 'ATIF',
+  'swe-agent': 'SWE-agent',
+  'mini-swe-agent': 'mini-swe-agent',
+};
 
 /** How the viewer's badge and `gp trajectory show` name a file's format: `ATIF-v1.7`, `SWE-agent .traj`. */
 export function formatLabel(format: EpisodeFormat): string {
@@ -280,9 +285,7 @@ export const episodeCompareResultSchema = z.discriminatedUnion('ok', [
 export type EpisodeCompareResult = z.infer<typeof episodeCompareResultSchema>;
 
 /** Extension → compare webview. */
-export const compareHostMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('comparison'), comparison: episodeCompareResultSchema }),
-]);
+export const compareHostMessageSchema = z.discriminatedUnion('type', [z.object({ type: z.literal('comparison'), comparison: episodeCompareResultSchema })]);
 export type CompareHostMessage = z.infer<typeof compareHostMessageSchema>;
 
 /**
@@ -314,4 +317,3 @@ export const episodeHostMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('selectStep'), step: z.number().int() }),
 ]);
 export type EpisodeHostMessage = z.infer<typeof episodeHostMessageSchema>;
-

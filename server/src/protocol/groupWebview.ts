@@ -7,7 +7,12 @@ import { discriminatedUnion, int, literal, maxLength, minimum, nullable, object,
 export const groupWebviewMessageSchema = discriminatedUnion('type', [
   object({ type: literal('ready') }),
   /** Show another step's group, or another group of the step (`step: null` is the latest). */
-  object({ type: literal('selectStep'), step: nullable(int().check(minimum(0))), taskId: nullable(string().check(maxLength(1000))), groupId: nullable(string().check(maxLength(1000))) }),
+  object({
+    type: literal('selectStep'),
+    step: nullable(int().check(minimum(0))),
+    taskId: nullable(string().check(maxLength(1000))),
+    groupId: nullable(string().check(maxLength(1000))),
+  }),
   /** Show every episode of a task in the run. */
   object({ type: literal('selectTask'), taskId: string().check(maxLength(1000)) }),
   /** Open a column's episode in the trajectory viewer at one of its steps (`step: null` at its start). */

@@ -75,20 +75,23 @@ export const stepSamplesLineSchema = z.object({
   total: z.number().int().min(0),
   episodes: z.array(
     // `total_reward` was `return` in runs written before issue 38.
-    withOldNames({ return: 'total_reward' }, z.object({
-      episode_id: z.string(),
-      task_id: z.string(),
-      total_reward: z.number(),
-      resolved: z.boolean(),
-      steps: z.number().int(),
-      termination_reason: z.string(),
-      /** Signals of suspected reward hacking its submit recorded (env/hackSignals.ts); absent when none. */
-      suspected_hacks: z.number().int().min(1).optional(),
-      /** Set when it ended not gradable because its runner was tampered with (masked in the update). */
-      runner_tampered: z.literal(true).optional(),
-      /** Relative to the run folder. */
-      trajectory: z.string(),
-    })),
+    withOldNames(
+      { return: 'total_reward' },
+      z.object({
+        episode_id: z.string(),
+        task_id: z.string(),
+        total_reward: z.number(),
+        resolved: z.boolean(),
+        steps: z.number().int(),
+        termination_reason: z.string(),
+        /** Signals of suspected reward hacking its submit recorded (env/hackSignals.ts); absent when none. */
+        suspected_hacks: z.number().int().min(1).optional(),
+        /** Set when it ended not gradable because its runner was tampered with (masked in the update). */
+        runner_tampered: z.literal(true).optional(),
+        /** Relative to the run folder. */
+        trajectory: z.string(),
+      }),
+    ),
   ),
 });
 export type StepSamplesLine = z.infer<typeof stepSamplesLineSchema>;

@@ -31,5 +31,8 @@ export const metricsFigureNames = {
   runResolvedRate: { label: 'resolved rate (whole run)', definition: 'Resolved episodes over all episodes that ended in the run.' },
   stepResolvedRate: { label: 'resolved rate', definition: 'Resolved episodes over the episodes that ended in the training step.' },
   latest: { label: 'at step', definition: 'The latest training step’s value as recorded, not smoothed.' },
-  smoothedLatest: { label: 'smoothed', definition: 'The bold line’s last value: the latest training step’s value smoothed as the Smoothing slider sets (the moving average TensorBoard draws).' },
+  smoothedLatest: {
+    label: 'smoothed',
+    definition: 'The bold line’s last value: the latest training step’s value smoothed as the Smoothing slider sets (the moving average TensorBoard draws).',
+  },
 } as const;

@@ -35,7 +35,10 @@ export type ChatMessage = z.infer<typeof chatMessageSchema>;
  * `json_object` with the schema beside the type, and turns it into a grammar.
  */
 export const responseFormatSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('json_schema'), json_schema: z.object({ name: z.string().min(1), schema: z.record(z.string(), z.unknown()), strict: z.boolean().optional() }) }),
+  z.object({
+    type: z.literal('json_schema'),
+    json_schema: z.object({ name: z.string().min(1), schema: z.record(z.string(), z.unknown()), strict: z.boolean().optional() }),
+  }),
   z.object({ type: z.literal('json_object'), schema: z.record(z.string(), z.unknown()).optional() }),
 ]);
 export type ResponseFormat = z.infer<typeof responseFormatSchema>;

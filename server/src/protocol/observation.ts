@@ -51,7 +51,14 @@ export type TestSummary = z.infer<typeof testSummarySchema>;
  * after its sandbox is gone. `sha256` is null when the file did not exist (the patch adds it);
  * `skipped` says why the content was not kept (too large, unreadable).
  */
-export const preimageSchema = z.object({ path: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(), skipped: z.string().optional() });
+export const preimageSchema = z.object({
+  path: z.string(),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .nullable(),
+  skipped: z.string().optional(),
+});
 export type Preimage = z.infer<typeof preimageSchema>;
 
 /** What trying one repair candidate did. */

@@ -18,7 +18,7 @@ export function candidateNumber(index: number): string {
 export function candidateRanges(indices: readonly number[]): string {
   const sorted = [...new Set(indices)].sort((a, b) => a - b);
   const runs: string[] = [];
-  for (let i = 0; i < sorted.length; ) {
+  for (let i = 0; i < sorted.length;) {
     let j = i;
     while (j + 1 < sorted.length && (sorted[j + 1] ?? 0) === (sorted[j] ?? 0) + 1) j++;
     const from = sorted[i] ?? 0;

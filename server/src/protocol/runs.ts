@@ -78,7 +78,11 @@ export const trajectoryStartSchema = z.object({
 });
 
 /** A token id: an index into the policy's vocabulary. */
-const tokenIdSchema = z.number().int('a token id is a whole number').min(0, 'a token id is never negative').max(2 ** 31 - 1, 'a token id is below 2^31');
+const tokenIdSchema = z
+  .number()
+  .int('a token id is a whole number')
+  .min(0, 'a token id is never negative')
+  .max(2 ** 31 - 1, 'a token id is below 2^31');
 
 /**
  * A turn's prompt told as a change to the turn before it: the previous turn's prompt followed by
@@ -154,7 +158,16 @@ export const trajectoryStepSchema = z.object({
  * result: a resume runs the episode again, the resolved rate leaves it out and reports it beside
  * the rate, and the command exits non-zero.
  */
-export const infrastructureCodes = ['daemon-lost', 'sandbox-lost', 'disk-full', 'out-of-memory', 'io', 'model-unreachable', 'not-gradable', 'host-lost'] as const;
+export const infrastructureCodes = [
+  'daemon-lost',
+  'sandbox-lost',
+  'disk-full',
+  'out-of-memory',
+  'io',
+  'model-unreachable',
+  'not-gradable',
+  'host-lost',
+] as const;
 export const infrastructureFailureSchema = z.object({
   code: z.enum(infrastructureCodes),
   /** The failure as the failing part reported it. */

@@ -27,9 +27,7 @@ export const runSummarySchema = z.object({
   /** The command line as recorded by the run. */
   command: z.string().nullable(),
   agent: z.string().nullable(),
-  episodes: z
-    .object({ total: z.number().int(), finished: z.number().int(), resolved: z.number().int(), errored: z.number().int() })
-    .nullable(),
+  episodes: z.object({ total: z.number().int(), finished: z.number().int(), resolved: z.number().int(), errored: z.number().int() }).nullable(),
   backend: backendSummarySchema.nullable(),
   /** A model agent's figures so far: its own steps, parse failures, fallbacks, resolved alone. */
   model: modelSummarySchema.nullable(),

@@ -66,7 +66,10 @@ export const pythonEnvRequestSchema = z.object({
   requirements: z.string().min(1).optional(),
   pythonpath: z.array(z.string()).optional(),
   /** The day unpinned packages are resolved as of (`YYYY-MM-DD`); absent: the day of the build. Part of the key. */
-  asOf: z.string().regex(/^\d{4}-\d{2}-\d{2}$/).optional(),
+  asOf: z
+    .string()
+    .regex(/^\d{4}-\d{2}-\d{2}$/)
+    .optional(),
   /**
    * Commands the local backend runs in each working copy when it opens (the repository's own
    * install), in a venv of the working copy layered on the shared one; not part of the key.
@@ -104,7 +107,22 @@ export const dockerSocketPaths = ['/var/run/docker.sock', '/run/docker.sock'] as
  * The capabilities Docker gives a container by default. A task container drops all of them; a user
  * may give back some of these (`sandbox.capabilities`), never one beyond Docker's defaults.
  */
-export const containerCapabilities = ['CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'SETGID', 'SETUID', 'SETPCAP', 'NET_BIND_SERVICE', 'NET_RAW', 'SYS_CHROOT', 'MKNOD', 'AUDIT_WRITE', 'SETFCAP'] as const;
+export const containerCapabilities = [
+  'CHOWN',
+  'DAC_OVERRIDE',
+  'FOWNER',
+  'FSETID',
+  'KILL',
+  'SETGID',
+  'SETUID',
+  'SETPCAP',
+  'NET_BIND_SERVICE',
+  'NET_RAW',
+  'SYS_CHROOT',
+  'MKNOD',
+  'AUDIT_WRITE',
+  'SETFCAP',
+] as const;
 export const containerCapabilitySchema = z.enum(containerCapabilities);
 export type ContainerCapability = z.infer<typeof containerCapabilitySchema>;
 

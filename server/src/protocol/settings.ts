@@ -14,12 +14,7 @@ export const settingsSchema = z.object({
     .array(z.string())
     .default(['**/datasets/**/*.jsonl'])
     .meta({ description: 'Glob patterns of dataset JSONL files that Graph Planner checks.' }),
-  validationDelayMs: z
-    .int()
-    .min(0)
-    .max(2000)
-    .default(15)
-    .meta({ description: 'Debounce after an edit before diagnostics are recomputed, in milliseconds.' }),
+  validationDelayMs: z.int().min(0).max(2000).default(15).meta({ description: 'Debounce after an edit before diagnostics are recomputed, in milliseconds.' }),
   preflightDiskChecks: z
     .boolean()
     .default(true)
@@ -34,17 +29,11 @@ export const settingsSchema = z.object({
     .nullable()
     .default(null)
     .meta({ description: 'Path of a language server bundle to run instead of the one shipped with the extension (for development).' }),
-  runRoots: z
-    .array(z.string())
-    .default([])
-    .meta({
-      description:
-        'More folders that hold run folders, for the Runs view and task outcomes (absolute, or relative to the workspace folder). The `logging.output_dir` of every experiment in the workspace is always included.',
-    }),
-  codeLens: z
-    .boolean()
-    .default(true)
-    .meta({ description: 'Show `▶ Rollout · ▶ Evaluate` above the first key of an experiment YAML.' }),
+  runRoots: z.array(z.string()).default([]).meta({
+    description:
+      'More folders that hold run folders, for the Runs view and task outcomes (absolute, or relative to the workspace folder). The `logging.output_dir` of every experiment in the workspace is always included.',
+  }),
+  codeLens: z.boolean().default(true).meta({ description: 'Show `▶ Rollout · ▶ Evaluate` above the first key of an experiment YAML.' }),
   trace: z
     .enum(['off', 'messages', 'verbose'])
     .default('off')

@@ -34,7 +34,9 @@ export const sweAgentTrajectorySchema = z
   .looseObject({
     environment: z.string().optional(),
     trajectory: z.array(sweAgentStepSchema).optional(),
-    history: z.array(chatMessageSchema.extend({ message_type: z.string().optional(), thought: z.string().optional(), action: z.string().nullish() })).optional(),
+    history: z
+      .array(chatMessageSchema.extend({ message_type: z.string().optional(), thought: z.string().optional(), action: z.string().nullish() }))
+      .optional(),
     info: z
       .looseObject({
         exit_status: z.string().nullish(),

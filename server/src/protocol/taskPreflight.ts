@@ -13,7 +13,15 @@ import { openedBackendSchema, sandboxBackendSchema } from './sandbox.js';
  * no image, no daemon, or an image the engine does not hold; the local backend and no local
  * repository, a repository that is not on this machine, or a Python environment not built.
  */
-export const readinessCodeSchema = z.enum(['no-source', 'no-image', 'daemon-unreachable', 'image-missing', 'no-local-repo', 'local-repo-missing', 'env-not-built']);
+export const readinessCodeSchema = z.enum([
+  'no-source',
+  'no-image',
+  'daemon-unreachable',
+  'image-missing',
+  'no-local-repo',
+  'local-repo-missing',
+  'env-not-built',
+]);
 export type ReadinessCode = z.infer<typeof readinessCodeSchema>;
 
 /** Where a task would run on this machine, whether its image is there, and what stops it. */

@@ -4,22 +4,15 @@
  * (`swebench/harness/grading.py::get_eval_report`), and the R2E-Gym reward comparison. Nothing
  * here is emitted to `schemas/`; these schemas check reports that we read back or receive.
  */
-import { z } from "zod";
-import { backendFallbackSchema } from "./backendChoice.js";
-import { openedBackendSchema } from "./sandbox.js";
+import { z } from 'zod';
+import { backendFallbackSchema } from './backendChoice.js';
+import { openedBackendSchema } from './sandbox.js';
 
 /**
  * Statuses a parsed test can have. SWE-bench knows the first five; `XPASS` (a test marked as an
  * expected failure that passed) is kept apart so that it is never mistaken for a pass.
  */
-export const testStatuses = [
-  "PASSED",
-  "FAILED",
-  "ERROR",
-  "SKIPPED",
-  "XFAIL",
-  "XPASS",
-] as const;
+export const testStatuses = ['PASSED', 'FAILED', 'ERROR', 'SKIPPED', 'XFAIL', 'XPASS'] as const;
 export const testStatusSchema = z.enum(testStatuses);
 export type TestStatus = z.infer<typeof testStatusSchema>;
 
@@ -60,11 +53,7 @@ export const swebenchReportSchema = z.record(z.string(), instanceReportSchema);
 export type SwebenchReport = z.infer<typeof swebenchReportSchema>;
 
 /** SWE-bench's resolution levels; only `RESOLVED_FULL` makes `resolved` true. */
-export const resolutionStatusSchema = z.enum([
-  "RESOLVED_FULL",
-  "RESOLVED_PARTIAL",
-  "RESOLVED_NO",
-]);
+export const resolutionStatusSchema = z.enum(['RESOLVED_FULL', 'RESOLVED_PARTIAL', 'RESOLVED_NO']);
 export type ResolutionStatus = z.infer<typeof resolutionStatusSchema>;
 
 /** Why an R2E-style comparison gave no reward, test by test, so that a person can see the cause. */
@@ -93,10 +82,10 @@ export type R2eGrade = z.infer<typeof r2eGradeSchema>;
  * that wrote no usable reward, or ran out of time, is an `invalid` grade instead, never a zero.
  */
 export const verifierGradeSchema = z.object({
-  kind: z.literal("verifier"),
+  kind: z.literal('verifier'),
   reward: z.number(),
   rewards: z.record(z.string(), z.number()),
-  from: z.enum(["reward.json", "reward.txt"]),
+  from: z.enum(['reward.json', 'reward.txt']),
   resolved: z.boolean(),
   exitCode: z.number().int().nullable(),
 });
@@ -119,21 +108,21 @@ export type VerifierGrade = z.infer<typeof verifierGradeSchema>;
  *   forged witness record, or the witness go silent before the run's end.
  */
 export const strictnessRules = [
-  "time-limit",
-  "pytest-no-outcome",
-  "run-exit-status",
-  "task-tests-absent",
-  "junit-report",
-  "unknown-status",
-  "runner-tampered",
+  'time-limit',
+  'pytest-no-outcome',
+  'run-exit-status',
+  'task-tests-absent',
+  'junit-report',
+  'unknown-status',
+  'runner-tampered',
 ] as const;
 export const strictnessRuleSchema = z.enum(strictnessRules);
 export type StrictnessRule = z.infer<typeof strictnessRuleSchema>;
 
 /** How a test run was graded: SWE-bench lists, an R2E expected map, a Harbor verifier's reward, or only the log itself. */
-export const testGradeSchema = z.discriminatedUnion("kind", [
+export const testGradeSchema = z.discriminatedUnion('kind', [
   z.object({
-    kind: z.literal("swebench"),
+    kind: z.literal('swebench'),
     resolution: resolutionStatusSchema,
     report: instanceReportSchema,
     /** The harness's own resolution of the same log, when a strictness rule made ours differ. */
@@ -141,12 +130,12 @@ export const testGradeSchema = z.discriminatedUnion("kind", [
     /** The strictness rules that changed a test's outcome from the harness's; absent when none did. */
     strictness: z.array(strictnessRuleSchema).optional(),
   }),
-  z.object({ kind: z.literal("r2e"), grade: r2eGradeSchema }),
+  z.object({ kind: z.literal('r2e'), grade: r2eGradeSchema }),
   verifierGradeSchema,
-  z.object({ kind: z.literal("log"), passed: z.boolean(), reason: z.string() }),
+  z.object({ kind: z.literal('log'), passed: z.boolean(), reason: z.string() }),
   /** Not gradable; `rule` names our strictness rule when the harness would have graded the log, and is absent when the harness would not have either. */
   z.object({
-    kind: z.literal("invalid"),
+    kind: z.literal('invalid'),
     reason: z.string(),
     rule: strictnessRuleSchema.optional(),
   }),
@@ -161,14 +150,7 @@ export type TestGrade = z.infer<typeof testGradeSchema>;
  * The log parser a test run's output was read with (server/src/testing/repoLogFormats.ts);
  * `verifier` for a Harbor task, whose log is not parsed: its reward file grades it.
  */
-export const testParserNameSchema = z.enum([
-  "pytest",
-  "unittest",
-  "pytest-options",
-  "matplotlib",
-  "sympy",
-  "verifier",
-]);
+export const testParserNameSchema = z.enum(['pytest', 'unittest', 'pytest-options', 'matplotlib', 'sympy', 'verifier']);
 export type TestParserName = z.infer<typeof testParserNameSchema>;
 
 /**
@@ -178,27 +160,13 @@ export type TestParserName = z.infer<typeof testParserNameSchema>;
  * so the log was graded alone) or `not-used` (the command chooses its own report).
  */
 export const testCrossCheckSchema = z.object({
-  report: z.literal("junit"),
-  state: z.enum([
-    "agreed",
-    "disagreed",
-    "missing",
-    "unreadable",
-    "not-written",
-    "not-used",
-  ]),
+  report: z.literal('junit'),
+  state: z.enum(['agreed', 'disagreed', 'missing', 'unreadable', 'not-written', 'not-used']),
   mismatches: z.array(
     z.object({
       test: z.string(),
       log: testStatusSchema,
-      report: z.enum([
-        "passed",
-        "failed",
-        "error",
-        "skipped",
-        "xfail",
-        "absent",
-      ]),
+      report: z.enum(['passed', 'failed', 'error', 'skipped', 'xfail', 'absent']),
     }),
   ),
   /** All mismatches; the list keeps the first 50. */
@@ -212,26 +180,26 @@ export type TestCrossCheck = z.infer<typeof testCrossCheckSchema>;
  * `parse_log_pytest`); server/src/testing/harnessParsers.ts ports each one.
  */
 export const harnessParserNames = [
-  "parse_log_pytest",
-  "parse_log_pytest_options",
-  "parse_log_django",
-  "parse_log_pytest_v2",
-  "parse_log_seaborn",
-  "parse_log_sympy",
-  "parse_log_matplotlib",
-  "parse_log_astroid",
-  "parse_log_flask",
-  "parse_log_marshmallow",
-  "parse_log_pvlib",
-  "parse_log_pyvista",
-  "parse_log_sqlfluff",
-  "parse_log_xarray",
-  "parse_log_pydicom",
-  "parse_log_requests",
-  "parse_log_pylint",
-  "parse_log_astropy",
-  "parse_log_scikit",
-  "parse_log_sphinx",
+  'parse_log_pytest',
+  'parse_log_pytest_options',
+  'parse_log_django',
+  'parse_log_pytest_v2',
+  'parse_log_seaborn',
+  'parse_log_sympy',
+  'parse_log_matplotlib',
+  'parse_log_astroid',
+  'parse_log_flask',
+  'parse_log_marshmallow',
+  'parse_log_pvlib',
+  'parse_log_pyvista',
+  'parse_log_sqlfluff',
+  'parse_log_xarray',
+  'parse_log_pydicom',
+  'parse_log_requests',
+  'parse_log_pylint',
+  'parse_log_astropy',
+  'parse_log_scikit',
+  'parse_log_sphinx',
 ] as const;
 export const harnessParserNameSchema = z.enum(harnessParserNames);
 export type HarnessParserName = z.infer<typeof harnessParserNameSchema>;
@@ -244,9 +212,9 @@ export type HarnessParserName = z.infer<typeof harnessParserNameSchema>;
  */
 export const witnessRecordSchema = z.object({
   run: z.string(),
-  event: z.enum(["start", "armed", "end"]),
+  event: z.enum(['start', 'armed', 'end']),
   pid: z.number().int(),
-  runner: z.enum(["pytest", "unittest"]),
+  runner: z.enum(['pytest', 'unittest']),
   blocked: z.array(z.string()).optional(),
   inside: z.array(z.string()).optional(),
   armed: z.boolean().optional(),
@@ -271,10 +239,10 @@ export type WitnessRecord = z.infer<typeof witnessRecordSchema>;
  *   PYTEST_ADDOPTS or PYTHONPATH, runs tox, or the runner is the repository's own, as sympy's).
  */
 export const runnerWitnessSchema = z.object({
-  state: z.enum(["clean", "tampered", "not-started", "cut", "not-requested"]),
+  state: z.enum(['clean', 'tampered', 'not-started', 'cut', 'not-requested']),
   reason: z.string().optional(),
   /** Which runner took the key. */
-  runner: z.enum(["pytest", "unittest"]).optional(),
+  runner: z.enum(['pytest', 'unittest']).optional(),
   started: z.boolean(),
   /** Whether it took its fingerprints before the repository's code ran. */
   armed: z.boolean(),
@@ -292,7 +260,7 @@ export const runnerWitnessSchema = z.object({
 export type RunnerWitness = z.infer<typeof runnerWitnessSchema>;
 
 export const testRunRecordSchema = z.object({
-  kind: z.literal("test_run"),
+  kind: z.literal('test_run'),
   task: z.string(),
   backend: openedBackendSchema,
   /** Why `sandbox.backend: auto` ran the tests on the local backend; absent when they ran where asked. */

@@ -160,7 +160,13 @@ export function parseUnifiedDiff(diff: string): FileDiff[] {
     hunk = undefined;
     const header = hunkLine.exec(line);
     if (header !== null) {
-      const h = { oldStart: Number(header[1]), oldLines: header[2] === undefined ? 1 : Number(header[2]), newStart: Number(header[3]), newLines: header[4] === undefined ? 1 : Number(header[4]), context: header[5] ?? '' };
+      const h = {
+        oldStart: Number(header[1]),
+        oldLines: header[2] === undefined ? 1 : Number(header[2]),
+        newStart: Number(header[3]),
+        newLines: header[4] === undefined ? 1 : Number(header[4]),
+        context: header[5] ?? '',
+      };
       hunk = { lines: [], oldLeft: h.oldLines, newLeft: h.newLines };
       (current ?? start()).hunks.push({ ...h, lines: hunk.lines });
       continue;

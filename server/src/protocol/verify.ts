@@ -24,7 +24,18 @@ import { strictnessRuleSchema } from './testReport.js';
  * - `cannot-run`: its sandbox cannot be opened (a missing environment, an unknown base: `reason`);
  * - `infrastructure`: the machine failed (the Docker daemon went away); a resume runs it again.
  */
-export const verdictStatuses = ['certified', 'flaky', 'gold-fails', 'empty-passes', 'gold-does-not-apply', 'gold-protected', 'not-gradable', 'no-gold', 'cannot-run', 'infrastructure'] as const;
+export const verdictStatuses = [
+  'certified',
+  'flaky',
+  'gold-fails',
+  'empty-passes',
+  'gold-does-not-apply',
+  'gold-protected',
+  'not-gradable',
+  'no-gold',
+  'cannot-run',
+  'infrastructure',
+] as const;
 export const verdictStatusSchema = z.enum(verdictStatuses);
 export type VerdictStatus = z.infer<typeof verdictStatusSchema>;
 

@@ -8,7 +8,14 @@
  * outcome of its task. The sandbox is closed on every path.
  */
 import { basename, resolve } from 'node:path';
-import { maxRecordedGraphEdges, trajectorySchemaVersion, type InfrastructureFailure, type SandboxHostRef, type TrainingGroup, type TrajectoryEnd } from '../protocol/runs.js';
+import {
+  maxRecordedGraphEdges,
+  trajectorySchemaVersion,
+  type InfrastructureFailure,
+  type SandboxHostRef,
+  type TrainingGroup,
+  type TrajectoryEnd,
+} from '../protocol/runs.js';
 import type { BackendChoice } from '../protocol/backendChoice.js';
 import type { Observation, TerminationReason } from '../protocol/observation.js';
 import type { AgentFactory, Agent } from '../agents/index.js';
@@ -92,7 +99,16 @@ function taskFileOf(spec: EpisodeSpec): { task_file?: { path: string; line: numb
 export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, episodeContext: EpisodeContext): Promise<EpisodeResult> {
   const layout = runLayout(episodeContext.runDir);
   const startedAt = Date.now();
-  const progress: Progress = { actions: 0, lines: 0, totalReward: 0, last: undefined, reason: undefined, error: undefined, infrastructure: undefined, model: undefined };
+  const progress: Progress = {
+    actions: 0,
+    lines: 0,
+    totalReward: 0,
+    last: undefined,
+    reason: undefined,
+    error: undefined,
+    infrastructure: undefined,
+    model: undefined,
+  };
   let sandbox: Sandbox | undefined;
   let env: PlannerEnv | undefined;
   let writer: TrajectoryWriter | undefined;
@@ -220,7 +236,13 @@ async function endFromOutside(env: PlannerEnv | undefined, writer: TrajectoryWri
   }
 }
 
-async function endLine(spec: EpisodeSpec, env: PlannerEnv | undefined, sandbox: Sandbox | undefined, progress: Progress, startedAt: number): Promise<TrajectoryEnd> {
+async function endLine(
+  spec: EpisodeSpec,
+  env: PlannerEnv | undefined,
+  sandbox: Sandbox | undefined,
+  progress: Progress,
+  startedAt: number,
+): Promise<TrajectoryEnd> {
   const last = progress.last?.observation.last;
   const submit = last?.kind === 'submit' ? last : undefined;
   const grade = submit?.grade ?? env?.grade;
@@ -258,7 +280,9 @@ async function endLine(spec: EpisodeSpec, env: PlannerEnv | undefined, sandbox: 
     ...(progress.infrastructure === undefined ? {} : { infrastructure: progress.infrastructure }),
     ...(progress.model === undefined ? {} : { model: progress.model }),
     ...(submit?.suspected_hacks === undefined ? {} : { suspected_hacks: submit.suspected_hacks.length }),
-    ...(recorded === undefined || recorded.edges.length === 0 ? {} : { graph_edges: recorded.edges, ...(recorded.truncated ? { graph_edges_truncated: true as const } : {}) }),
+    ...(recorded === undefined || recorded.edges.length === 0
+      ? {}
+      : { graph_edges: recorded.edges, ...(recorded.truncated ? { graph_edges_truncated: true as const } : {}) }),
   };
 }
 
@@ -272,7 +296,12 @@ async function writeInstanceReportFor(spec: EpisodeSpec, end: TrajectoryEnd, run
   const graded = spec.task.FAIL_TO_PASS !== undefined || spec.task.PASS_TO_PASS !== undefined;
   // An interrupted episode, or one the infrastructure failed, runs again: neither was evaluated.
   if (!graded || end.termination_reason === 'interrupted' || end.infrastructure !== undefined) return undefined;
-  const report = gradeInstance({ patch: end.patch === '' ? null : end.patch, patchApplied: false, tests: new Map(), gold: { FAIL_TO_PASS: [], PASS_TO_PASS: [] } });
+  const report = gradeInstance({
+    patch: end.patch === '' ? null : end.patch,
+    patchApplied: false,
+    tests: new Map(),
+    gold: { FAIL_TO_PASS: [], PASS_TO_PASS: [] },
+  });
   return writeInstanceReport(runDir, spec.episodeId, report);
 }
 

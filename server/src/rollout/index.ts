@@ -6,7 +6,17 @@
 export { planEpisodes, episodeId, type EpisodeSpec, type PlannedTask } from './plan.js';
 export { runEpisode, type EpisodeDeps, type EpisodeContext, type EpisodeResult } from './episode.js';
 export { runRollout, selectEpisodes, type RolloutOptions, type RolloutObserver, type RolloutResult, type ResumeSelection } from './run.js';
-export { buildReport, reportFromOutcomes, failureReason, gradeFailure, interruptedSummary, taskOutcome, type FinishedEpisode, type InfrastructureFailed, type ReportInput } from './report.js';
+export {
+  buildReport,
+  reportFromOutcomes,
+  failureReason,
+  gradeFailure,
+  interruptedSummary,
+  taskOutcome,
+  type FinishedEpisode,
+  type InfrastructureFailed,
+  type ReportInput,
+} from './report.js';
 export { describeInfrastructure, infrastructureFailure } from './infrastructure.js';
 export { BackendTally } from './backends.js';
 export { EpisodeStop, Stopped, type StopReason } from './stop.js';

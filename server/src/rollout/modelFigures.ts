@@ -7,7 +7,15 @@ import type { AgentDecision } from '../agents/index.js';
 import type { ModelSummary, ModelUsage } from '../protocol/modelUsage.js';
 import type { TaskOutcome } from '../protocol/runs.js';
 
-export const emptyModelUsage: ModelUsage = { model_steps: 0, parse_failures: {}, fallback_steps: 0, calls: 0, prompt_tokens: 0, completion_tokens: 0, generation_ms: 0 };
+export const emptyModelUsage: ModelUsage = {
+  model_steps: 0,
+  parse_failures: {},
+  fallback_steps: 0,
+  calls: 0,
+  prompt_tokens: 0,
+  completion_tokens: 0,
+  generation_ms: 0,
+};
 
 /**
  * Whether a decision came from a model at all: a model agent's call, or a raw reply (training's

@@ -47,7 +47,12 @@ export interface ReplayReport {
   readonly originalMs: number | undefined;
 }
 
-export async function replayEpisode(model: EpisodeModel, planned: PlannedTask, deps: ReplayDeps, onStep: (step: ReplayedStep) => void = () => undefined): Promise<ReplayReport> {
+export async function replayEpisode(
+  model: EpisodeModel,
+  planned: PlannedTask,
+  deps: ReplayDeps,
+  onStep: (step: ReplayedStep) => void = () => undefined,
+): Promise<ReplayReport> {
   const started = performance.now();
   const sandbox = await deps.openSandbox(planned);
   let replayed = 0;

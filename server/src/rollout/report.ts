@@ -158,7 +158,9 @@ export function reportFromOutcomes(input: Omit<ReportInput, 'episodes'>, tasks: 
     ...(input.backend === undefined ? {} : { backend: input.backend }),
     tasks: [...tasks],
     ...(model === undefined ? {} : { model }),
-    ...(input.infrastructure === undefined || input.infrastructure.length === 0 ? {} : { infrastructure_failures: input.infrastructure.map((f) => ({ ...f })) }),
+    ...(input.infrastructure === undefined || input.infrastructure.length === 0
+      ? {}
+      : { infrastructure_failures: input.infrastructure.map((f) => ({ ...f })) }),
     ...(tampered === 0 ? {} : { runner_tampered: tampered }),
   };
 }

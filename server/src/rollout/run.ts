@@ -155,7 +155,9 @@ export async function runRollout(episodes: readonly EpisodeSpec[], options: Roll
   const record = (event: RunEventInput) => events.append(event).catch((error: unknown) => writeFailed(error, `${layout.events} (${event.kind})`));
   const warn = async (message: string, episodeId?: string) => {
     warnings.push(episodeId === undefined ? message : `${episodeId}: ${message}`);
-    await events.append({ kind: 'warning', message, ...(episodeId === undefined ? {} : { episode_id: episodeId }) }).catch((error: unknown) => writeFailed(error, layout.events));
+    await events
+      .append({ kind: 'warning', message, ...(episodeId === undefined ? {} : { episode_id: episodeId }) })
+      .catch((error: unknown) => writeFailed(error, layout.events));
   };
   const noteInfrastructure = (spec: EpisodeSpec, failure: InfrastructureFailure) => {
     infrastructure.set(spec.episodeId, { task_id: spec.task.task_id, episode_id: spec.episodeId, ...failure });
@@ -190,7 +192,12 @@ export async function runRollout(episodes: readonly EpisodeSpec[], options: Roll
   await record({ kind: 'run-start', command: options.command, total: episodes.length, resumed: selection.finished.length });
   for (const id of selection.restarted) {
     const earlier = selection.retried.get(id);
-    await warn(earlier === undefined ? 'its earlier attempt did not finish (interrupted or cut short); it starts again from scratch' : `its earlier attempt failed for a reason of the infrastructure (${describeInfrastructure(earlier)}); it runs again`, id);
+    await warn(
+      earlier === undefined
+        ? 'its earlier attempt did not finish (interrupted or cut short); it starts again from scratch'
+        : `its earlier attempt failed for a reason of the infrastructure (${describeInfrastructure(earlier)}); it runs again`,
+      id,
+    );
   }
   // Any earlier process of this run may have left a container, even one whose episode left no
   // trajectory yet: killed between creating a container and starting it (which no lifeline
@@ -274,7 +281,18 @@ export async function runRollout(episodes: readonly EpisodeSpec[], options: Roll
   const failedByInfrastructure = episodes.flatMap((e) => infrastructure.get(e.episodeId) ?? []);
   const backend = backends.summary();
   const ended = verdict({ interrupted: options.signal.aborted, halted, finished, notFinished: notFinished.length, infrastructure: failedByInfrastructure });
-  const report = buildReport({ run: options.runName, agent: options.agent, dataset: options.dataset, createdAt: new Date(), episodes: finished, state: ended.state, planned: episodes.length, backend, infrastructure: failedByInfrastructure, fallbackEnabled: options.fallbackEnabled ?? false });
+  const report = buildReport({
+    run: options.runName,
+    agent: options.agent,
+    dataset: options.dataset,
+    createdAt: new Date(),
+    episodes: finished,
+    state: ended.state,
+    planned: episodes.length,
+    backend,
+    infrastructure: failedByInfrastructure,
+    fallbackEnabled: options.fallbackEnabled ?? false,
+  });
   let { state, reason } = ended;
   try {
     await writeReport(layout.report, report);
@@ -315,12 +333,18 @@ function verdict(input: VerdictInput): { state: RolloutResult['state']; reason: 
     return { state: 'interrupted', reason: interruptedSummary(ran) };
   }
   if (input.halted !== undefined) {
-    return { state: 'failed', reason: `stopped because ${describeInfrastructure(input.halted)}: ${notFinished} episode(s) did not reach an outcome; free space and resume the run to run them` };
+    return {
+      state: 'failed',
+      reason: `stopped because ${describeInfrastructure(input.halted)}: ${notFinished} episode(s) did not reach an outcome; free space and resume the run to run them`,
+    };
   }
   if (infrastructure.length > 0) {
     const first = infrastructure[0];
     const why = first === undefined ? '' : ` (first: ${first.task_id}: ${describeInfrastructure(first)})`;
-    return { state: 'failed', reason: `${infrastructure.length} episode(s) reached no outcome because the infrastructure failed${why}; they are not counted, and a resume runs them again` };
+    return {
+      state: 'failed',
+      reason: `${infrastructure.length} episode(s) reached no outcome because the infrastructure failed${why}; they are not counted, and a resume runs them again`,
+    };
   }
   const errors = finished.filter((f) => f.end.termination_reason === 'error');
   if (notFinished > 0) return { state: 'failed', reason: `${notFinished} episode(s) could not be recorded` };

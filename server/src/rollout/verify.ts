@@ -80,14 +80,19 @@ function isInfrastructure(error: unknown): string | undefined {
 }
 
 /** Runs one task's verification in one sandbox; never throws for the task's own failures. */
-async function verifyOne(item: VerifyTask, options: VerifyOptions, track: (sandbox: Sandbox | undefined) => void): Promise<Omit<TaskVerdict, 'kind' | 'task_id' | 'line' | 'started_at' | 'duration_ms' | 'repeats'>> {
+async function verifyOne(
+  item: VerifyTask,
+  options: VerifyOptions,
+  track: (sandbox: Sandbox | undefined) => void,
+): Promise<Omit<TaskVerdict, 'kind' | 'task_id' | 'line' | 'started_at' | 'duration_ms' | 'repeats'>> {
   const { task, gold } = item;
   const fail = decodeTestList(task.FAIL_TO_PASS ?? [], 'FAIL_TO_PASS');
   const pass = decodeTestList(task.PASS_TO_PASS ?? [], 'PASS_TO_PASS');
   const none = { flaky: [], failing: [], passing_without_fix: [], runs: [] };
   if (!fail.ok || !pass.ok) return { ...none, status: 'no-gold', reason: !fail.ok ? fail.message : !pass.ok ? pass.message : '' };
   if (fail.tests.length === 0) return { ...none, status: 'no-gold', reason: 'the task has no FAIL_TO_PASS tests, so no run can show that a fix is needed' };
-  if (gold === undefined || gold.trim() === '') return { ...none, status: 'no-gold', reason: 'the dataset has no gold patch for this task (give one with --gold)' };
+  if (gold === undefined || gold.trim() === '')
+    return { ...none, status: 'no-gold', reason: 'the dataset has no gold patch for this task (give one with --gold)' };
   let sandbox: Sandbox | undefined;
   const runs: TaskVerdict['runs'] = [];
   const graded: GradedRun[] = [];
@@ -98,7 +103,12 @@ async function verifyOne(item: VerifyTask, options: VerifyOptions, track: (sandb
     const findings = graderFindingsOfPatch(gold, graderTaskSurface(task), await (options.facts ?? graderFacts)(sandbox));
     const noted = findings.length === 0 ? {} : { protected_paths: findings };
     if (findings.length > 0 && options.allowProtected !== true) {
-      return { ...none, ...noted, status: 'gold-protected', reason: `the gold patch changes what the grader reads: ${describeFindings(findings).join('; ')}. If the fix really needs it, verify again with --allow-protected (the verdict then lists these paths)` };
+      return {
+        ...none,
+        ...noted,
+        status: 'gold-protected',
+        reason: `the gold patch changes what the grader reads: ${describeFindings(findings).join('; ')}. If the fix really needs it, verify again with --allow-protected (the verdict then lists these paths)`,
+      };
     }
     for (let repeat = 1; repeat <= options.repeats; repeat++) {
       for (const patch of ['empty', 'gold'] as const) {
@@ -106,7 +116,8 @@ async function verifyOne(item: VerifyTask, options: VerifyOptions, track: (sandb
         await sandbox.reset();
         if (patch === 'gold') {
           const applied = await sandbox.applyPatch(gold);
-          if (!applied.applied) return { ...none, runs, status: 'gold-does-not-apply', reason: `the gold patch does not apply at the base commit: ${applied.message}` };
+          if (!applied.applied)
+            return { ...none, runs, status: 'gold-does-not-apply', reason: `the gold patch does not apply at the base commit: ${applied.message}` };
         }
         // The empty run is graded as a submission of nothing ('' rather than SWE-bench's None, which would never resolve).
         const run = await runTaskTests(sandbox, task, { patch: patch === 'gold' ? gold : '', timeoutMs: options.testTimeoutMs });
@@ -123,7 +134,13 @@ async function verifyOne(item: VerifyTask, options: VerifyOptions, track: (sandb
         });
       }
     }
-    return { ...verdictOf(graded, fail.tests, pass.tests), ...noted, runs, backend: sandbox.backend, ...(sandbox.environment === undefined ? {} : { environment: sandbox.environment }) };
+    return {
+      ...verdictOf(graded, fail.tests, pass.tests),
+      ...noted,
+      runs,
+      backend: sandbox.backend,
+      ...(sandbox.environment === undefined ? {} : { environment: sandbox.environment }),
+    };
   } catch (error) {
     const infrastructure = isInfrastructure(error);
     if (infrastructure !== undefined) return { ...none, runs, status: 'infrastructure', reason: `${infrastructure}: ${errorMessage(error)}` };
@@ -166,7 +183,14 @@ export async function verifyTasks(items: readonly VerifyTask[], options: VerifyO
     };
   };
   const startedAt = isoTimestamp();
-  const status = new StatusFile(layout.status, { state: 'running', command: options.command, pid: process.pid, host: hostname(), started_at: startedAt, episodes: counts() });
+  const status = new StatusFile(layout.status, {
+    state: 'running',
+    command: options.command,
+    pid: process.pid,
+    host: hostname(),
+    started_at: startedAt,
+    episodes: counts(),
+  });
   await status.write();
   await record({ kind: 'run-start', command: options.command, total: items.length, resumed, dataset: options.dataset });
   options.observer?.runStarted?.({ total: items.length, alreadyDone: resumed, toRun: toRun.length });
@@ -192,7 +216,15 @@ export async function verifyTasks(items: readonly VerifyTask[], options: VerifyO
       });
       // A task cut short by the interrupt has no verdict: a resume runs it.
       if (options.signal.aborted) break;
-      const verdict: TaskVerdict = { kind: 'verdict', task_id: item.task.task_id, line: item.line, repeats: options.repeats, started_at: startedIso, duration_ms: Date.now() - started, ...fields };
+      const verdict: TaskVerdict = {
+        kind: 'verdict',
+        task_id: item.task.task_id,
+        line: item.line,
+        repeats: options.repeats,
+        started_at: startedIso,
+        duration_ms: Date.now() - started,
+        ...fields,
+      };
       await writer.append(verdict);
       verdicts.set(item.task.task_id, verdict);
       await status.write().catch((error: unknown) => warnings.push(`${layout.status} could not be written: ${errorMessage(error)}`));
@@ -209,13 +241,25 @@ export async function verifyTasks(items: readonly VerifyTask[], options: VerifyO
   const byStatus = tally(ordered);
   const state = options.signal.aborted ? 'interrupted' : byStatus.infrastructure > 0 ? 'failed' : 'finished';
   const endedAt = isoTimestamp();
-  const reason = state === 'failed' ? `${byStatus.infrastructure} task(s) failed for a reason of the machine; a resume runs them again` : state === 'interrupted' ? 'interrupted' : undefined;
+  const reason =
+    state === 'failed'
+      ? `${byStatus.infrastructure} task(s) failed for a reason of the machine; a resume runs them again`
+      : state === 'interrupted'
+        ? 'interrupted'
+        : undefined;
   status.status.state = state;
   status.status.ended_at = endedAt;
   status.status.episodes = counts();
   if (reason !== undefined) status.status.exit_reason = reason;
   await status.write();
-  const summary: VerificationSummary = { dataset: options.dataset, tasks: items.length, repeats: options.repeats, counts: byStatus, started_at: startedAt, ended_at: endedAt };
+  const summary: VerificationSummary = {
+    dataset: options.dataset,
+    tasks: items.length,
+    repeats: options.repeats,
+    counts: byStatus,
+    started_at: startedAt,
+    ended_at: endedAt,
+  };
   await writeVerificationSummary(options.runDir, summary);
   await record({ kind: 'run-end', state, ...(reason === undefined ? {} : { reason }) });
   await events.flush();

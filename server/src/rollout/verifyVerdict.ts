@@ -86,10 +86,15 @@ function verdictOfRuns(runs: readonly GradedRun[], fail: readonly string[], pass
   const none = { flaky: [], failing: [], passing_without_fix: [] };
   const invalid = runs.find((r) => r.grade.kind === 'invalid');
   if (invalid !== undefined && invalid.grade.kind === 'invalid') {
-    return { ...none, status: 'not-gradable', reason: `the run with ${invalid.patch === 'gold' ? 'the gold patch' : 'no patch'} (repeat ${invalid.repeat}) is not gradable: ${invalid.grade.reason}` };
+    return {
+      ...none,
+      status: 'not-gradable',
+      reason: `the run with ${invalid.patch === 'gold' ? 'the gold patch' : 'no patch'} (repeat ${invalid.repeat}) is not gradable: ${invalid.grade.reason}`,
+    };
   }
   const other = runs.find((r) => r.grade.kind !== 'swebench');
-  if (other !== undefined) return { ...none, status: 'not-gradable', reason: `the task is graded as ${other.grade.kind}, not by FAIL_TO_PASS and PASS_TO_PASS lists` };
+  if (other !== undefined)
+    return { ...none, status: 'not-gradable', reason: `the task is graded as ${other.grade.kind}, not by FAIL_TO_PASS and PASS_TO_PASS lists` };
   const gold = outcomes(runs, 'gold');
   const empty = outcomes(runs, 'empty');
   const flakySet = new Set([...changing(gold), ...changing(empty)]);
@@ -100,7 +105,9 @@ function verdictOfRuns(runs: readonly GradedRun[], fail: readonly string[], pass
   const base = { flaky, failing, passing_without_fix: passingWithoutFix };
   if (failing.length > 0) {
     const errored = erroredBeforeRunning(runs, failing);
-    const erroredCount = errored.filter((test) => runs.some((r) => r.patch === 'gold' && r.tests !== undefined && lookupStatus(new Map(Object.entries(r.tests)), test) === 'ERROR')).length;
+    const erroredCount = errored.filter((test) =>
+      runs.some((r) => r.patch === 'gold' && r.tests !== undefined && lookupStatus(new Map(Object.entries(r.tests)), test) === 'ERROR'),
+    ).length;
     const absent = errored.length - erroredCount;
     const parts = [
       ...(erroredCount === 0 ? [] : [`${erroredCount} errored in collection or setup (ERROR)`]),
@@ -120,7 +127,12 @@ function verdictOfRuns(runs: readonly GradedRun[], fail: readonly string[], pass
   // With no patch the task must not resolve: some kept FAIL_TO_PASS test must fail every time.
   const emptyResolves = keptFail.every((t) => (empty.get(t) ?? []).some((x) => x)) && kept(pass).every((t) => !(empty.get(t) ?? []).some((x) => !x));
   if (emptyResolves) return { ...base, status: 'empty-passes', reason: 'the task resolves with no patch at all: its FAIL_TO_PASS tests already pass' };
-  if (flaky.length > 0) return { ...base, status: 'flaky', reason: `${flaky.length} test(s) changed outcome between identical runs and are left out of grading: ${flaky.slice(0, 3).join(', ')}${flaky.length > 3 ? ', …' : ''}` };
+  if (flaky.length > 0)
+    return {
+      ...base,
+      status: 'flaky',
+      reason: `${flaky.length} test(s) changed outcome between identical runs and are left out of grading: ${flaky.slice(0, 3).join(', ')}${flaky.length > 3 ? ', …' : ''}`,
+    };
   return { ...base, status: 'certified' };
 }
 

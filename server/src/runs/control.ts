@@ -62,7 +62,10 @@ export type RemoveResult = { readonly ok: true } | { readonly ok: false; readonl
 /** Deletes a run's folder; refused while the run is live (stop it first). */
 export async function removeRun(run: RunListing): Promise<RemoveResult> {
   if (run.status !== undefined && statusIsLive(run.status)) {
-    return { ok: false, reason: `${basename(run.dir)} is still running (pid ${run.status.pid} on ${run.status.host}); stop it first (gp runs stop ${basename(run.dir)})` };
+    return {
+      ok: false,
+      reason: `${basename(run.dir)} is still running (pid ${run.status.pid} on ${run.status.host}); stop it first (gp runs stop ${basename(run.dir)})`,
+    };
   }
   // The process outlives its final status for a moment and may still write a file (atomic writes
   // add a temporary entry beside their target) while the folder is emptied: rm then fails with

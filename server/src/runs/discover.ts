@@ -24,7 +24,6 @@ export interface RunListing {
   readonly hasReport: boolean;
 }
 
-
 /** Whether a `running` status belongs to a process that still runs here (other hosts count as alive). */
 export function statusIsLive(status: RunStatus): boolean {
   return status.state === 'running' && (status.host !== hostname() || processAlive(status.pid));

@@ -34,7 +34,10 @@ async function filesUnder(root: string, dir: string): Promise<string[]> {
 
 /** Everything one episode's folder holds that belongs in a run folder, as files to send. */
 export async function collectEpisodeFiles(episodeDir: string): Promise<EpisodeFile[]> {
-  const paths = [...(await Promise.all(episodeFolders.map((f) => filesUnder(episodeDir, join(episodeDir, f))))).flat(), ...(existsSync(join(episodeDir, testRunsName)) ? [testRunsName] : [])];
+  const paths = [
+    ...(await Promise.all(episodeFolders.map((f) => filesUnder(episodeDir, join(episodeDir, f))))).flat(),
+    ...(existsSync(join(episodeDir, testRunsName)) ? [testRunsName] : []),
+  ];
   return Promise.all(paths.sort().map(async (path) => ({ path, data: (await readFile(join(episodeDir, path))).toString('base64') })));
 }
 
@@ -52,7 +55,8 @@ export function refusedPath(path: string): string | undefined {
   if (path.startsWith('/')) return 'is absolute';
   const parts = path.split('/');
   if (parts.some((p) => p === '' || p === '.' || p === '..')) return 'has an empty, `.` or `..` segment';
-  if (!(episodeFolders as readonly string[]).includes(parts[0] ?? '') || parts.length < 2) return `is not inside ${episodeFolders.join('/, ')}/ or ${testRunsName}`;
+  if (!(episodeFolders as readonly string[]).includes(parts[0] ?? '') || parts.length < 2)
+    return `is not inside ${episodeFolders.join('/, ')}/ or ${testRunsName}`;
   return undefined;
 }
 
@@ -65,9 +69,11 @@ export async function writeEpisodeFiles(runDir: string, files: readonly EpisodeF
   const testRuns: TestRunRecord[] = [];
   for (const file of files) {
     const why = refusedPath(file.path);
-    if (why !== undefined) throw new TransferError(`an episode file's path ${JSON.stringify(file.path.slice(0, 200))} ${why}; nothing of this episode was written`);
+    if (why !== undefined)
+      throw new TransferError(`an episode file's path ${JSON.stringify(file.path.slice(0, 200))} ${why}; nothing of this episode was written`);
     const text = (): string => Buffer.from(file.data, 'base64').toString('utf8');
-    const problem = (problems: readonly string[]): TransferError | undefined => (problems.length > 0 ? new TransferError(`${file.path} of an episode: ${problems[0] ?? ''}; nothing of this episode was written`) : undefined);
+    const problem = (problems: readonly string[]): TransferError | undefined =>
+      problems.length > 0 ? new TransferError(`${file.path} of an episode: ${problems[0] ?? ''}; nothing of this episode was written`) : undefined;
     if (file.path === testRunsName) {
       const parsed = parseJsonLines(text(), testRunRecordSchema);
       const refused = problem(parsed.problems);

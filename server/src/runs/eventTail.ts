@@ -121,7 +121,8 @@ export class JsonLinesTail<T> {
       }
       const parsed = this.schema.safeParse(value);
       if (parsed.success) records.push(parsed.data);
-      else problems.push(`${this.name}:${this.line}: ${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'not a valid record'}`);
+      else
+        problems.push(`${this.name}:${this.line}: ${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'not a valid record'}`);
     }
     this.pending = Buffer.from(bytes.subarray(start));
     return { records, problems };

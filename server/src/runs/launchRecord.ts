@@ -13,7 +13,8 @@ export async function writeLaunchRecord(path: string, record: RunLaunchRecord): 
   await writeFileAtomic(path, `${JSON.stringify(checkRecord(runLaunchRecordSchema, record, path), null, 2)}\n`);
 }
 
-export type LaunchRecordRead = { readonly ok: true; readonly record: RunLaunchRecord } | { readonly ok: false; readonly reason: string; readonly missing: boolean };
+export type LaunchRecordRead =
+  { readonly ok: true; readonly record: RunLaunchRecord } | { readonly ok: false; readonly reason: string; readonly missing: boolean };
 
 export async function readLaunchRecord(path: string): Promise<LaunchRecordRead> {
   let text: string;

@@ -161,7 +161,8 @@ export function legacyEpisodeFileName(episodeId: string): string {
 function trajectoryRelative(dir: string, episodeId: string): string {
   const name = episodeFileName(episodeId);
   const legacy = legacyEpisodeFileName(episodeId);
-  if (legacy === name || existsSync(join(dir, names.trajectories, name)) || !existsSync(join(dir, names.trajectories, legacy))) return join(names.trajectories, name);
+  if (legacy === name || existsSync(join(dir, names.trajectories, name)) || !existsSync(join(dir, names.trajectories, legacy)))
+    return join(names.trajectories, name);
   return join(names.trajectories, legacy);
 }
 

@@ -37,7 +37,8 @@ export class PreimageStore {
   /** Records `content` as the pre-image of `path`; `undefined` content means the file did not exist. */
   async record(path: string, content: Buffer | undefined): Promise<Preimage> {
     if (content === undefined) return { path, sha256: null };
-    if (content.length > this.limits.maxFileBytes) return { path, sha256: null, skipped: `${content.length} bytes is over the ${this.limits.maxFileBytes}-byte cap for one pre-image` };
+    if (content.length > this.limits.maxFileBytes)
+      return { path, sha256: null, skipped: `${content.length} bytes is over the ${this.limits.maxFileBytes}-byte cap for one pre-image` };
     const sha256 = createHash('sha256').update(content).digest('hex');
     if (this.known.has(sha256)) return { path, sha256 };
     // One keeping per content at a time: parallel episodes often keep the same file at once. The
@@ -47,9 +48,11 @@ export class PreimageStore {
       keeping = this.keep(sha256, content);
       this.writing.set(sha256, keeping);
       const settled = keeping;
-      void settled.finally(() => {
-        if (this.writing.get(sha256) === settled) this.writing.delete(sha256);
-      }).catch(() => undefined);
+      void settled
+        .finally(() => {
+          if (this.writing.get(sha256) === settled) this.writing.delete(sha256);
+        })
+        .catch(() => undefined);
     }
     const skipped = await keeping;
     return skipped === undefined ? { path, sha256 } : { path, sha256: null, skipped };

@@ -75,7 +75,14 @@ export class RunLock {
    */
   static async acquire(path: string, command: string): Promise<RunLockResult> {
     const start = processStart(process.pid);
-    const record: RunLockRecord = { pid: process.pid, host: hostname(), ...(start === undefined ? {} : { process_start: start }), command, locked_at: isoTimestamp(new Date()), nonce: randomBytes(8).toString('hex') };
+    const record: RunLockRecord = {
+      pid: process.pid,
+      host: hostname(),
+      ...(start === undefined ? {} : { process_start: start }),
+      command,
+      locked_at: isoTimestamp(new Date()),
+      nonce: randomBytes(8).toString('hex'),
+    };
     const draft = `${path}.${process.pid}.${record.nonce}.tmp`;
     await writeFile(draft, `${JSON.stringify(record)}\n`, { mode: 0o644 });
     let broke: RunLockRecord | undefined;

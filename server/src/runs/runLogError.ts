@@ -35,12 +35,23 @@ export function firstLogError(text: string, cwd: string): LogError | null {
       const f = frame.exec(line)?.groups;
       if (f !== undefined) lastFrame = { file: f['file'] ?? '', line: Number(f['line']) };
       const err = line.startsWith(' ') ? undefined : pythonError.exec(line)?.groups;
-      if (err !== undefined) return { message: clip(line), file: lastFrame === undefined ? null : where(lastFrame.file), line: lastFrame === undefined ? null : lastFrame.line - 1, character: lastFrame === undefined ? null : 0 };
+      if (err !== undefined)
+        return {
+          message: clip(line),
+          file: lastFrame === undefined ? null : where(lastFrame.file),
+          line: lastFrame === undefined ? null : lastFrame.line - 1,
+          character: lastFrame === undefined ? null : 0,
+        };
       continue;
     }
     const place = located.exec(line)?.groups;
     if (place !== undefined && !notAnError.test(place['message'] ?? '')) {
-      return { message: clip(line), file: where(place['file'] ?? ''), line: Number(place['line']) - 1, character: place['col'] === undefined ? 0 : Number(place['col']) - 1 };
+      return {
+        message: clip(line),
+        file: where(place['file'] ?? ''),
+        line: Number(place['line']) - 1,
+        character: place['col'] === undefined ? 0 : Number(place['col']) - 1,
+      };
     }
     if (place === undefined && saysError.test(line) && fallback === null) fallback = { message: clip(line), file: null, line: null, character: null };
   }

@@ -25,8 +25,16 @@ export function summarizeRun({ listing, root, launch, problems, nodes }: Summary
   const layout = runLayout(listing.dir);
   const state = status === undefined ? 'unknown' : listing.stale ? 'interrupted' : status.state;
   const statusProblem =
-    listing.problem === undefined ? undefined : listing.problem === 'no status.json' ? 'no status.json yet (the run has not started, or gp config resolve wrote this folder)' : listing.problem;
-  const allProblems = [...(statusProblem === undefined ? [] : [statusProblem]), ...(listing.stale ? [`its process (pid ${status?.pid ?? '?'}) is gone without ending the run`] : []), ...problems];
+    listing.problem === undefined
+      ? undefined
+      : listing.problem === 'no status.json'
+        ? 'no status.json yet (the run has not started, or gp config resolve wrote this folder)'
+        : listing.problem;
+  const allProblems = [
+    ...(statusProblem === undefined ? [] : [statusProblem]),
+    ...(listing.stale ? [`its process (pid ${status?.pid ?? '?'}) is gone without ending the run`] : []),
+    ...problems,
+  ];
   return {
     dir: listing.dir,
     name: listing.name,
@@ -74,14 +82,33 @@ export class EpisodeFold {
     for (const e of events) {
       let next: EpisodeSummary | undefined;
       if (e.kind === 'episode-start') {
-        next = { episodeId: e.episode_id, taskId: e.task_id, state: 'running', steps: null, totalReward: null, terminationReason: null, sandboxHost: e.sandbox_host ?? null, trajectory: layout.trajectory(e.episode_id) };
+        next = {
+          episodeId: e.episode_id,
+          taskId: e.task_id,
+          state: 'running',
+          steps: null,
+          totalReward: null,
+          terminationReason: null,
+          sandboxHost: e.sandbox_host ?? null,
+          trajectory: layout.trajectory(e.episode_id),
+        };
       } else if (e.kind === 'episode-end') {
-        const state = e.termination_reason === 'error' ? 'error' : e.termination_reason === 'interrupted' ? 'interrupted' : e.resolved ? 'resolved' : 'unresolved';
+        const state =
+          e.termination_reason === 'error' ? 'error' : e.termination_reason === 'interrupted' ? 'interrupted' : e.resolved ? 'resolved' : 'unresolved';
         // The end event does not repeat the host; the start's stays with the episode, and so does
         // its trajectory's path, which the layout may have had to ask the disk for (an older run's name).
         const started = this.episodes.get(e.episode_id);
         const sandboxHost = started?.sandboxHost ?? null;
-        next = { episodeId: e.episode_id, taskId: e.task_id, state, steps: e.steps, totalReward: e.total_reward, terminationReason: e.termination_reason, sandboxHost, trajectory: started?.trajectory ?? layout.trajectory(e.episode_id) };
+        next = {
+          episodeId: e.episode_id,
+          taskId: e.task_id,
+          state,
+          steps: e.steps,
+          totalReward: e.total_reward,
+          terminationReason: e.termination_reason,
+          sandboxHost,
+          trajectory: started?.trajectory ?? layout.trajectory(e.episode_id),
+        };
       } else if (e.kind === 'run-end') {
         // Episodes still marked running when the run ended were cut off with it.
         for (const ep of this.episodes.values()) if (ep.state === 'running') this.set({ ...ep, state: 'interrupted' }, changed);

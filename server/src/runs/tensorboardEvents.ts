@@ -103,7 +103,9 @@ export class TensorBoardWriter {
 
   /** Writes the step's numeric values as scalars, tagged with their names (Verl's `critic/score/mean`, …). */
   scalars(step: number, values: Readonly<Record<string, number>>, wallTimeS: number = Date.now() / 1000): Promise<void> {
-    this.started ??= mkdir(this.dir, { recursive: true }).then(() => appendFile(this.path, encodeRecord(encodeEvent(wallTimeS, 0, { fileVersion: 'brain.Event:2' }))));
+    this.started ??= mkdir(this.dir, { recursive: true }).then(() =>
+      appendFile(this.path, encodeRecord(encodeEvent(wallTimeS, 0, { fileVersion: 'brain.Event:2' }))),
+    );
     const started = this.started;
     // One record per call, in call order: appends never interleave, and one failed write (a full
     // disk) fails its own call, not every later one.

@@ -6,13 +6,7 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import {
-  trajectoryLineSchema,
-  trajectoryStartSchema,
-  type TrajectoryEnd,
-  type TrajectoryStart,
-  type TrajectoryStep,
-} from '../protocol/runs.js';
+import { trajectoryLineSchema, trajectoryStartSchema, type TrajectoryEnd, type TrajectoryStart, type TrajectoryStep } from '../protocol/runs.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
 import { JsonLinesWriter, parseJsonLines, toJsonLine } from './jsonLines.js';
 

@@ -52,7 +52,8 @@ export function projectPage(project: string, files: readonly IndexFile[], cutoff
     .map((f) => {
       const hash = f.hashes?.['sha256'];
       const href = hash === undefined ? f.url : `${f.url.split('#')[0] ?? f.url}#sha256=${hash}`;
-      const requires = typeof f['requires-python'] === 'string' && f['requires-python'] !== '' ? ` data-requires-python="${escapeHtml(f['requires-python'])}"` : '';
+      const requires =
+        typeof f['requires-python'] === 'string' && f['requires-python'] !== '' ? ` data-requires-python="${escapeHtml(f['requires-python'])}"` : '';
       const yanked = f.yanked === undefined || f.yanked === false ? '' : ` data-yanked="${escapeHtml(typeof f.yanked === 'string' ? f.yanked : '')}"`;
       return `<a href="${escapeHtml(href)}"${requires}${yanked}>${escapeHtml(f.filename)}</a><br/>`;
     });
@@ -89,7 +90,12 @@ function startIndex(day: string, upstream: string): Promise<AsOfIndex> {
       found = fetchPage(project, upstream, cutoff);
       pages.set(project, found);
       // A failure is not kept: the next request asks the upstream index again.
-      found.then((r) => { if (r.status >= 500) pages.delete(project); }, () => pages.delete(project));
+      found.then(
+        (r) => {
+          if (r.status >= 500) pages.delete(project);
+        },
+        () => pages.delete(project),
+      );
     }
     return found;
   };
@@ -120,7 +126,10 @@ async function fetchPage(project: string, upstream: string, cutoff: string): Pro
   if (!reply.ok) return { status: 502, body: `${upstream} answered ${reply.status} for ${project}\n` };
   const type = reply.headers.get('content-type') ?? '';
   if (!type.includes('json')) {
-    return { status: 502, body: `${upstream} does not serve the JSON simple API (PEP 691) with upload times, so its files cannot be dated; use an index that does (PyPI does)\n` };
+    return {
+      status: 502,
+      body: `${upstream} does not serve the JSON simple API (PEP 691) with upload times, so its files cannot be dated; use an index that does (PyPI does)\n`,
+    };
   }
   const data = (await reply.json()) as { files?: IndexFile[] };
   return { status: 200, body: projectPage(project, data.files ?? [], cutoff) };

@@ -150,7 +150,9 @@ export function foldersToShow(env: NodeJS.ProcessEnv, extra: readonly (string | 
 /** The prefix of the interpreter a venv was made from (`home =` in its pyvenv.cfg, one level up). */
 export function venvBasePrefix(venv: string): string | undefined {
   try {
-    const line = readFileSync(join(venv, 'pyvenv.cfg'), 'utf8').split('\n').find((l) => /^home\s*=/.test(l));
+    const line = readFileSync(join(venv, 'pyvenv.cfg'), 'utf8')
+      .split('\n')
+      .find((l) => /^home\s*=/.test(l));
     const bin = line?.replace(/^home\s*=\s*/, '').trim();
     return bin === undefined || bin === '' ? undefined : dirname(bin);
   } catch {

@@ -15,7 +15,8 @@ import { DockerFrameParser } from './dockerStream.js';
 import { dockerErrorMessage } from './images/imageError.js';
 
 /** What to do when the daemon does not answer; the view's welcome text says the same at more length. */
-export const daemonHint = 'Start Docker (`sudo systemctl start docker`, or `dockerd`), point DOCKER_HOST at a running engine, or run episodes on the local backend (`sandbox.backend: local`).';
+export const daemonHint =
+  'Start Docker (`sudo systemctl start docker`, or `dockerd`), point DOCKER_HOST at a running engine, or run episodes on the local backend (`sandbox.backend: local`).';
 
 export interface ContainerServiceOptions {
   /** Only this run's containers (tests on a shared engine); every run of ours by default. */
@@ -112,7 +113,10 @@ export class ContainerService implements ContainerBackend {
     const kept = result.kept.length;
     if (removed + failed === 0) return { removed, failed, message: `No orphaned container (${plural(kept, 'container')} with a live owner kept).` };
     const failures = result.failed.map((f) => `${f.container.name || f.container.id.slice(0, 12)}: ${f.error}`).join('; ');
-    const message = failed === 0 ? `Removed ${plural(removed, 'orphaned container')}.` : `Removed ${plural(removed, 'orphaned container')}; ${failed} could not be removed (${failures}).`;
+    const message =
+      failed === 0
+        ? `Removed ${plural(removed, 'orphaned container')}.`
+        : `Removed ${plural(removed, 'orphaned container')}; ${failed} could not be removed (${failures}).`;
     return { removed, failed, message };
   }
 
@@ -129,7 +133,11 @@ export class ContainerService implements ContainerBackend {
   }
 
   private async logs(container: Docker.Container, info: Docker.ContainerInspectInfo, name: string): Promise<ContainerActionResult> {
-    const raw = await withDeadline(container.logs({ stdout: true, stderr: true, tail: this.logLines, follow: false }), this.timeoutMs, 'no answer from the Docker daemon');
+    const raw = await withDeadline(
+      container.logs({ stdout: true, stderr: true, tail: this.logLines, follow: false }),
+      this.timeoutMs,
+      'no answer from the Docker daemon',
+    );
     // Without a TTY, Docker multiplexes stdout and stderr in frames; with one, it is plain text.
     let text: string;
     if (info.Config.Tty) text = raw.toString('utf8');

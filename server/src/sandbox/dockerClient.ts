@@ -67,8 +67,5 @@ export async function dockerAvailable(timeoutMs = 2_000): Promise<boolean> {
 
 /** The error a sandbox raises when no daemon answers; the launch preflight says the same (taskReadiness.ts). */
 export function unreachable(where: string, reason: string): SandboxError {
-  return new SandboxError(
-    `Docker daemon not reachable at ${where} (${reason}): start it, set DOCKER_HOST, or use --backend local.`,
-    'daemon-unreachable',
-  );
+  return new SandboxError(`Docker daemon not reachable at ${where} (${reason}): start it, set DOCKER_HOST, or use --backend local.`, 'daemon-unreachable');
 }

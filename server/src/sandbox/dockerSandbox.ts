@@ -47,12 +47,20 @@ async function removeContainer(container: Docker.Container): Promise<void> {
 }
 
 function slug(text: string): string {
-  return text.replace(/[^a-zA-Z0-9_.-]+/g, '-').replace(/^[-.]+/, '').slice(0, 40) || 'task';
+  return (
+    text
+      .replace(/[^a-zA-Z0-9_.-]+/g, '-')
+      .replace(/^[-.]+/, '')
+      .slice(0, 40) || 'task'
+  );
 }
 
 /** A task without an image cannot run on this backend; the launch preflight says the same (taskReadiness.ts). */
 export function noImageError(task: string): SandboxError {
-  return new SandboxError(`Task ${task} has no docker_image, so the docker backend cannot run it. Give it an image, or a local_repo and --backend local.`, 'no-source');
+  return new SandboxError(
+    `Task ${task} has no docker_image, so the docker backend cannot run it. Give it an image, or a local_repo and --backend local.`,
+    'no-source',
+  );
 }
 
 /** An image the engine does not hold, and how to get it; the launch preflight says the same (taskReadiness.ts). */
@@ -146,7 +154,8 @@ export class DockerSandbox extends GitSandbox implements Sandbox {
     const sandbox = new DockerSandbox(docker, container, lifeline, spec, name);
     try {
       await container.start();
-      if (spec.baseCommit !== undefined) await checkOutBase(sandbox, spec.baseCommit, { task: spec.task, repo: `${spec.image ?? 'the image'}:${spec.workdir}`, backend: 'docker' });
+      if (spec.baseCommit !== undefined)
+        await checkOutBase(sandbox, spec.baseCommit, { task: spec.task, repo: `${spec.image ?? 'the image'}:${spec.workdir}`, backend: 'docker' });
       sandbox.base = await gradingBase(sandbox, spec, spec.workdir, `${spec.image ?? 'the image'}:${spec.workdir}`);
     } catch (error) {
       await sandbox.close();
@@ -229,7 +238,10 @@ export class DockerSandbox extends GitSandbox implements Sandbox {
     } catch (inspectError) {
       if (statusCode(inspectError) === 404) {
         // The engine removes a container as soon as it stops (lifeline.ts), so this is the usual case.
-        return new SandboxError(`Container ${this.name} stopped while running ${what} and was removed. Its work is lost; open a new sandbox.`, 'container-gone');
+        return new SandboxError(
+          `Container ${this.name} stopped while running ${what} and was removed. Its work is lost; open a new sandbox.`,
+          'container-gone',
+        );
       }
     }
     return new SandboxError(`The command session of ${this.name} ended while running ${what} (${error.message}); the next command opens a new one.`, 'io');
@@ -244,9 +256,13 @@ export class DockerSandbox extends GitSandbox implements Sandbox {
    */
   async readFile(path: string): Promise<Buffer> {
     const full = this.resolve(path);
-    const read = await this.exec(['sh', '-c', 'test -f "$1" && test ! -L "$1" || exit 3; exec base64 -w 0 -- "$1"', 'sh', full], { maxOutputBytes: sessionReadLimitBytes, timeoutMs: 60_000 });
+    const read = await this.exec(['sh', '-c', 'test -f "$1" && test ! -L "$1" || exit 3; exec base64 -w 0 -- "$1"', 'sh', full], {
+      maxOutputBytes: sessionReadLimitBytes,
+      timeoutMs: 60_000,
+    });
     if (read.exitCode === 0 && !read.truncated) return Buffer.from(read.stdout, 'base64');
-    if (read.exitCode === 3 && (await this.exec(['test', '-e', full])).exitCode !== 0) throw new SandboxError(`No such file or directory in sandbox ${this.name}: ${full}`, 'io');
+    if (read.exitCode === 3 && (await this.exec(['test', '-e', full])).exitCode !== 0)
+      throw new SandboxError(`No such file or directory in sandbox ${this.name}: ${full}`, 'io');
     return this.readFileArchive(full);
   }
 
@@ -302,7 +318,11 @@ export class DockerSandbox extends GitSandbox implements Sandbox {
   async listFiles(dir = '.'): Promise<string[]> {
     const r = await this.exec(['find', '.', '-path', './.git', '-prune', '-o', '-type', 'f', '-print0'], { cwd: dir, maxOutputBytes: 64 * 1024 * 1024 });
     if (r.exitCode !== 0) throw new SandboxError(`Cannot list ${this.resolve(dir)} in sandbox ${this.name}: ${r.stderr.trim()}`, 'io');
-    return r.stdout.split('\0').filter((p) => p.length > 0).map((p) => p.replace(/^\.\//, '')).sort();
+    return r.stdout
+      .split('\0')
+      .filter((p) => p.length > 0)
+      .map((p) => p.replace(/^\.\//, ''))
+      .sort();
   }
 
   async readTree(dir = '.', options: ReadTreeOptions = {}): Promise<TreeFile[]> {

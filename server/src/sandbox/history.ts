@@ -31,9 +31,14 @@ export function historiesRoot(): string {
 
 function git(args: readonly string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((done) => {
-    execFile('git', [...args], { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } }, (error, stdout, stderr) => {
-      done({ code: error === null ? 0 : typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : 1, stdout, stderr });
-    });
+    execFile(
+      'git',
+      [...args],
+      { cwd, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: { ...process.env, GIT_TERMINAL_PROMPT: '0' } },
+      (error, stdout, stderr) => {
+        done({ code: error === null ? 0 : typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : 1, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -65,42 +70,56 @@ export async function historyUpTo(source: string, commits: readonly string[]): P
   const real = await realpath(source);
   let ids = await fullIds(real, commits);
   if (ids.length === 0) ids = await fullIds(real, ['HEAD']);
-  if (ids.length === 0) throw new SandboxError(`${source} has no commit to start from (an empty repository, or none of ${commits.join(', ')} is in it).`, 'base-missing');
-  const key = createHash('sha256').update(JSON.stringify({ v: 1, source: real, ids })).digest('hex').slice(0, 24);
+  if (ids.length === 0)
+    throw new SandboxError(`${source} has no commit to start from (an empty repository, or none of ${commits.join(', ')} is in it).`, 'base-missing');
+  const key = createHash('sha256')
+    .update(JSON.stringify({ v: 1, source: real, ids }))
+    .digest('hex')
+    .slice(0, 24);
   const root = historiesRoot();
   const dir = join(root, `${key}.git`);
   const done = join(dir, 'gp-history-complete');
   if (existsSync(done)) return dir;
   await mkdir(root, { recursive: true });
-  return withFileLock(dir, async () => {
-    if (existsSync(done)) return dir;
-    const staging = `${dir}.partial-${process.pid}`;
-    await rm(staging, { recursive: true, force: true });
-    try {
-      await gitOk(['init', '--bare', '--quiet', staging], root, 'Making a history copy');
-      // Commits by id: the source side must allow wanting a commit that no ref names.
-      const refspecs = ids.map((id, i) => `${id}:refs/heads/${i === 0 ? 'base' : `named-${i}`}`);
-      const tags = new Set<string>();
-      for (const id of ids) for (const tag of (await gitOk(['tag', '--merged', id], real, 'Listing the tags of the base')).split('\n')) if (tag.trim() !== '') tags.add(tag.trim());
-      const tagSpecs = [...tags].map((tag) => `refs/tags/${tag}:refs/tags/${tag}`);
-      // In chunks, so a repository with thousands of tags stays within the argument limit.
-      const all = [...refspecs, ...tagSpecs];
-      for (let i = 0; i < all.length; i += 500) {
-        await gitOk(['-c', 'uploadpack.allowAnySHA1InWant=true', 'fetch', '--quiet', '--no-tags', '--update-shallow', '--', real, ...all.slice(i, i + 500)], staging, `Copying the history of ${source} up to its base`);
-      }
-      await gitOk(['symbolic-ref', 'HEAD', 'refs/heads/base'], staging, 'Pointing the history copy at its base');
-      await rm(join(staging, 'FETCH_HEAD'), { force: true });
-      await rm(join(staging, 'logs'), { recursive: true, force: true });
-      await writeFile(join(staging, 'gp-history-complete'), `${JSON.stringify({ source: real, commits: ids, tags: tags.size })}\n`);
-      await rename(staging, dir);
-      return dir;
-    } catch (error) {
+  return withFileLock(
+    dir,
+    async () => {
+      if (existsSync(done)) return dir;
+      const staging = `${dir}.partial-${process.pid}`;
       await rm(staging, { recursive: true, force: true });
-      throw error;
-    }
-    // Copying a large history (Django's) takes a minute on two cores; a second sandbox of the same
-    // task waits for it rather than making it again.
-  }, { timeoutMs: 30 * 60_000 });
+      try {
+        await gitOk(['init', '--bare', '--quiet', staging], root, 'Making a history copy');
+        // Commits by id: the source side must allow wanting a commit that no ref names.
+        const refspecs = ids.map((id, i) => `${id}:refs/heads/${i === 0 ? 'base' : `named-${i}`}`);
+        const tags = new Set<string>();
+        for (const id of ids)
+          for (const tag of (await gitOk(['tag', '--merged', id], real, 'Listing the tags of the base')).split('\n'))
+            if (tag.trim() !== '') tags.add(tag.trim());
+        const tagSpecs = [...tags].map((tag) => `refs/tags/${tag}:refs/tags/${tag}`);
+        // In chunks, so a repository with thousands of tags stays within the argument limit.
+        const all = [...refspecs, ...tagSpecs];
+        for (let i = 0; i < all.length; i += 500) {
+          await gitOk(
+            ['-c', 'uploadpack.allowAnySHA1InWant=true', 'fetch', '--quiet', '--no-tags', '--update-shallow', '--', real, ...all.slice(i, i + 500)],
+            staging,
+            `Copying the history of ${source} up to its base`,
+          );
+        }
+        await gitOk(['symbolic-ref', 'HEAD', 'refs/heads/base'], staging, 'Pointing the history copy at its base');
+        await rm(join(staging, 'FETCH_HEAD'), { force: true });
+        await rm(join(staging, 'logs'), { recursive: true, force: true });
+        await writeFile(join(staging, 'gp-history-complete'), `${JSON.stringify({ source: real, commits: ids, tags: tags.size })}\n`);
+        await rename(staging, dir);
+        return dir;
+      } catch (error) {
+        await rm(staging, { recursive: true, force: true });
+        throw error;
+      }
+      // Copying a large history (Django's) takes a minute on two cores; a second sandbox of the same
+      // task waits for it rather than making it again.
+    },
+    { timeoutMs: 30 * 60_000 },
+  );
 }
 
 /**
@@ -109,8 +128,8 @@ export async function historyUpTo(source: string, commits: readonly string[]): P
  * commit the sandbox's own resets pass through).
  */
 export async function forgetOrigin(workingCopy: string): Promise<void> {
-  await gitOk(['remote', 'remove', 'origin'], workingCopy, 'Removing the working copy\'s remote');
+  await gitOk(['remote', 'remove', 'origin'], workingCopy, "Removing the working copy's remote");
   // With logAllRefUpdates off, git appends only to reflogs that exist, so the clone's are removed.
-  await gitOk(['config', 'core.logAllRefUpdates', 'false'], workingCopy, 'Turning off the working copy\'s reflog');
+  await gitOk(['config', 'core.logAllRefUpdates', 'false'], workingCopy, "Turning off the working copy's reflog");
   await rm(join(workingCopy, '.git', 'logs'), { recursive: true, force: true });
 }

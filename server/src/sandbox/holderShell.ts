@@ -40,7 +40,11 @@ export class HolderShell extends ScriptSession {
    * so every mount is made. Undefined when bwrap fails or says nothing in 10 s.
    */
   static async start(bwrap: string, args: readonly string[], env: Record<string, string>): Promise<HolderShell | undefined> {
-    const child = spawn(bwrap, [...args, '--info-fd', '3', '--', 'bash', '--noprofile', '--norc'], { detached: true, stdio: ['pipe', 'pipe', 'pipe', 'pipe'], env }) as unknown as ChildProcessWithoutNullStreams & { stdio: unknown[] };
+    const child = spawn(bwrap, [...args, '--info-fd', '3', '--', 'bash', '--noprofile', '--norc'], {
+      detached: true,
+      stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+      env,
+    }) as unknown as ChildProcessWithoutNullStreams & { stdio: unknown[] };
     const info = child.stdio[3] as NodeJS.ReadableStream | null;
     const nonce = randomBytes(8).toString('hex');
     child.stdin.write(`printf 'ready-${nonce}\\n'\n`);
@@ -88,7 +92,7 @@ export class HolderShell extends ScriptSession {
 const holderDriver = {
   prologue: [
     '__gp_job=',
-    "__gp_kill() { [ -n \"$__gp_job\" ] && kill -KILL -- -\"$__gp_job\"; local p; for p in /proc/[0-9]*; do p=${p#/proc/}; [ \"$p\" != 1 ] && [ \"$p\" != $$ ] && kill -KILL \"$p\"; done; }",
+    '__gp_kill() { [ -n "$__gp_job" ] && kill -KILL -- -"$__gp_job"; local p; for p in /proc/[0-9]*; do p=${p#/proc/}; [ "$p" != 1 ] && [ "$p" != $$ ] && kill -KILL "$p"; done; }',
     'trap __gp_kill USR1',
   ],
   inJob: 'trap - USR1; ',

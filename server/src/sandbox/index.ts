@@ -5,17 +5,60 @@
  * host folders a task may mount, a task's Python environment and images, readiness before opening,
  * and the Docker side of the Containers view (listing, events, reaping).
  */
-export { SandboxError, backendChoiceOf, type Sandbox, type Command, type ExecOptions, type OutputChunk, type ReadTreeOptions, type TreeFile } from './sandbox.js';
+export {
+  SandboxError,
+  backendChoiceOf,
+  type Sandbox,
+  type Command,
+  type ExecOptions,
+  type OutputChunk,
+  type ReadTreeOptions,
+  type TreeFile,
+} from './sandbox.js';
 export { connectDocker, dockerAvailable, dockerLocation, reachDocker, type DockerReach } from './dockerClient.js';
 export { DockerSandbox } from './dockerSandbox.js';
 export { LocalSandbox } from './localSandbox.js';
 export { localIsolation, isolationSwitch, type LocalIsolation } from './bubblewrap.js';
 export { refusedMounts } from './mountPolicy.js';
-export { openSandbox, chooseBackend, liveEngine, taskSource, sandboxSpecForTask, normaliseMounts, pythonEnvRequestOf, taskLimits, type DockerEngineView, type EngineReach, type SandboxSource, type TaskSandboxOptions, type TaskSourceFields } from './openSandbox.js';
+export {
+  openSandbox,
+  chooseBackend,
+  liveEngine,
+  taskSource,
+  sandboxSpecForTask,
+  normaliseMounts,
+  pythonEnvRequestOf,
+  taskLimits,
+  type DockerEngineView,
+  type EngineReach,
+  type SandboxSource,
+  type TaskSandboxOptions,
+  type TaskSourceFields,
+} from './openSandbox.js';
 export { taskReadiness } from './taskReadiness.js';
-export { backendsFor, containerBackends, registerSandboxBackend, sandboxBackend, slotShareFor, type BackendContainers, type ReadinessProbe, type ReadinessProblem, type SandboxBackend } from './backends.js';
+export {
+  backendsFor,
+  containerBackends,
+  registerSandboxBackend,
+  sandboxBackend,
+  slotShareFor,
+  type BackendContainers,
+  type ReadinessProbe,
+  type ReadinessProblem,
+  type SandboxBackend,
+} from './backends.js';
 export { nodeReserve, slotsFor, steadyShare, type NodeResources, type SlotCount, type SlotShare } from './slots.js';
-export { findInterpreter, resolvePythonEnv, pythonEnvsRoot, envPaths, builtEnvRecord, hasSrcLayout, pythonPathFolders, type Interpreter, type ResolvedPythonEnv } from './pythonEnv.js';
+export {
+  findInterpreter,
+  resolvePythonEnv,
+  pythonEnvsRoot,
+  envPaths,
+  builtEnvRecord,
+  hasSrcLayout,
+  pythonPathFolders,
+  type Interpreter,
+  type ResolvedPythonEnv,
+} from './pythonEnv.js';
 export { buildPythonEnv, type BuildEnvOptions, type BuiltEnv } from './pythonEnvBuild.js';
 export { patchChanges, patchPaths, unsafePathReason, type PatchChange } from './patchPaths.js';
 export { shellQuote } from './commandScript.js';

@@ -68,7 +68,10 @@ async function makeWorkingCopy(source: string, target: string, base: string | un
   await hostGit(['init', '--quiet'], target);
   await hostGit(['add', '-A'], target);
   // An empty folder is a valid start (a Harbor task whose agent writes every file), so the base may be an empty commit.
-  await hostGit(['-c', 'user.name=graph-planner', '-c', 'user.email=graph-planner@localhost', 'commit', '--quiet', '--no-verify', '--allow-empty', '-m', 'base'], target);
+  await hostGit(
+    ['-c', 'user.name=graph-planner', '-c', 'user.email=graph-planner@localhost', 'commit', '--quiet', '--no-verify', '--allow-empty', '-m', 'base'],
+    target,
+  );
 }
 
 /**
@@ -80,9 +83,18 @@ async function makeWorkingCopy(source: string, target: string, base: string | un
  * Why the local backend cannot run a task from its repository: it names none, or the folder is not
  * on this machine. Opening a local sandbox and the launch preflight (taskReadiness.ts) both ask it.
  */
-export function localRepoProblem(spec: Pick<SandboxSpec, 'task' | 'localRepo'>): { readonly code: 'no-local-repo' | 'local-repo-missing'; readonly error: SandboxError } | undefined {
+export function localRepoProblem(
+  spec: Pick<SandboxSpec, 'task' | 'localRepo'>,
+): { readonly code: 'no-local-repo' | 'local-repo-missing'; readonly error: SandboxError } | undefined {
   const source = spec.localRepo;
-  if (!source) return { code: 'no-local-repo', error: new SandboxError(`Task ${spec.task} has no local_repo, so the local backend cannot run it. Give it a local_repo, or run it with --backend docker.`, 'no-source') };
+  if (!source)
+    return {
+      code: 'no-local-repo',
+      error: new SandboxError(
+        `Task ${spec.task} has no local_repo, so the local backend cannot run it. Give it a local_repo, or run it with --backend docker.`,
+        'no-source',
+      ),
+    };
   if (!existsSync(source) || !statSync(source).isDirectory()) {
     return { code: 'local-repo-missing', error: new SandboxError(`local_repo ${source} of task ${spec.task} is not a folder on this machine.`, 'no-source') };
   }
@@ -94,7 +106,12 @@ export function localRepoProblem(spec: Pick<SandboxSpec, 'task' | 'localRepo'>):
  * its interpreter or requirements are missing). Opening a local sandbox and the launch preflight
  * (taskReadiness.ts) both ask it, so they agree on what "built" means.
  */
-export async function builtPythonEnv(request: PythonEnvRequest, task: string): Promise<{ readonly ok: true; readonly key: string; readonly root: string; readonly record: PythonEnvRecord } | { readonly ok: false; readonly error: SandboxError }> {
+export async function builtPythonEnv(
+  request: PythonEnvRequest,
+  task: string,
+): Promise<
+  { readonly ok: true; readonly key: string; readonly root: string; readonly record: PythonEnvRecord } | { readonly ok: false; readonly error: SandboxError }
+> {
   let env;
   try {
     env = await resolvePythonEnv(request);
@@ -145,13 +162,22 @@ async function builtEnvVariables(request: PythonEnvRequest, task: string, root: 
   const site = (venv: string) => join(venv, 'lib', `python${minor}`, 'site-packages');
   const shared = [site(paths.venv)];
   const folders = [built.root, venvBasePrefix(paths.venv), process.env['GP_UV_DIR'] ?? join(homedir(), '.cache', 'graph-planner', `uv-${uvVersion}`)];
-  if (request.setup === undefined || request.setup.length === 0) return { variables: pythonEnvVariables(paths.bin, paths.venv, [...pythonPath, ...shared], process.env), asOf, words, folders };
+  if (request.setup === undefined || request.setup.length === 0)
+    return { variables: pythonEnvVariables(paths.bin, paths.venv, [...pythonPath, ...shared], process.env), asOf, words, folders };
   // The repository's own install goes into a venv of this working copy's (pythonEnvOverlay.ts),
   // with the shared environment's bin after the overlay's on PATH.
   const overlay = await makeOverlayVenv(paths, join(home, 'venv'));
   const path = process.env['PATH'];
   const sites = [site(overlay.venv), ...shared];
-  return { variables: pythonEnvVariables(overlay.bin, overlay.venv, [...pythonPath, ...sites], { ...process.env, PATH: path === undefined || path === '' ? paths.bin : `${paths.bin}${delimiter}${path}` }), asOf, words, folders };
+  return {
+    variables: pythonEnvVariables(overlay.bin, overlay.venv, [...pythonPath, ...sites], {
+      ...process.env,
+      PATH: path === undefined || path === '' ? paths.bin : `${paths.bin}${delimiter}${path}`,
+    }),
+    asOf,
+    words,
+    folders,
+  };
 }
 
 /** The repository setup's pip cache: the user's, so the second working copy of a repository installs from it. */
@@ -191,9 +217,23 @@ async function runSetup(sandbox: LocalSandbox, commands: readonly string[], task
   }
   const status = await sandbox.exec(['git', 'status', '--porcelain']);
   if (status.exitCode !== 0 || status.stdout.trim() === '') return undefined;
-  for (const args of [['add', '-A'], ['-c', 'user.name=graph-planner', '-c', 'user.email=graph-planner@localhost', 'commit', '-q', '--no-verify', '-m', 'graph-planner: repository setup (python_env.setup)']]) {
+  for (const args of [
+    ['add', '-A'],
+    [
+      '-c',
+      'user.name=graph-planner',
+      '-c',
+      'user.email=graph-planner@localhost',
+      'commit',
+      '-q',
+      '--no-verify',
+      '-m',
+      'graph-planner: repository setup (python_env.setup)',
+    ],
+  ]) {
     const r = await sandbox.exec(['git', ...args]);
-    if (r.exitCode !== 0) throw new SandboxError(`Task ${task}: committing what its setup commands changed failed (git ${args.join(' ')}): ${r.stderr.trim()}`, 'io');
+    if (r.exitCode !== 0)
+      throw new SandboxError(`Task ${task}: committing what its setup commands changed failed (git ${args.join(' ')}): ${r.stderr.trim()}`, 'io');
   }
   const head = await sandbox.exec(['git', 'rev-parse', 'HEAD']);
   return head.stdout.trim();
@@ -262,7 +302,11 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
       }
       // Started last, once the folders commands need are known; until then each command had a bwrap of its own.
       if (isolation.kind === 'bubblewrap') {
-        sandbox.shell = await HolderShell.start(isolation.bwrap, bubblewrapArgs(sandbox.layout({ network: spec.network, writable: [] })), { ...sandbox.commandEnvironment(), ...sandbox.pythonVariables, ...spec.env });
+        sandbox.shell = await HolderShell.start(isolation.bwrap, bubblewrapArgs(sandbox.layout({ network: spec.network, writable: [] })), {
+          ...sandbox.commandEnvironment(),
+          ...sandbox.pythonVariables,
+          ...spec.env,
+        });
       }
     } catch (error) {
       await rm(home, { recursive: true, force: true });
@@ -319,7 +363,10 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
     const inside = real !== undefined && roots.some((root) => isWithin(real, root));
     if (!inside) {
       const where = real === undefined ? 'through a symbolic link that points nowhere' : `to ${real}`;
-      throw new SandboxError(`Cannot ${purpose} ${path}: it leads outside the working copy ${this.root} (${where}); the local backend keeps the engine's reads and writes inside it.`, 'invalid');
+      throw new SandboxError(
+        `Cannot ${purpose} ${path}: it leads outside the working copy ${this.root} (${where}); the local backend keeps the engine's reads and writes inside it.`,
+        'invalid',
+      );
     }
     if (purpose === 'write' && existing === full && (await lstat(full)).isSymbolicLink()) {
       throw new SandboxError(`Cannot write ${path}: it is a symbolic link, and the write would land where it points; remove the link first.`, 'invalid');
@@ -343,7 +390,14 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
 
   /** What a command may see and write under bubblewrap. */
   private layout(access: { network: boolean; writable: readonly string[] }): BubblewrapLayout {
-    return { sandboxDir: dirname(this.root), tmp: join(dirname(this.root), 'tmp'), network: access.network, readOnly: this.shown, writable: access.writable, userHome: homedir() };
+    return {
+      sandboxDir: dirname(this.root),
+      tmp: join(dirname(this.root), 'tmp'),
+      network: access.network,
+      readOnly: this.shown,
+      writable: access.writable,
+      userHome: homedir(),
+    };
   }
 
   /** The allow-listed environment every command starts from, and under bubblewrap its /tmp. */
@@ -364,7 +418,10 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
       const r = await shell.run(script, { timeoutMs: options.timeoutMs ?? this.spec.commandTimeoutMs, maxOutputBytes: limit, onOutput: options.onOutput });
       return execResultOf(r, started);
     } catch (error) {
-      throw new SandboxError(`The local sandbox's session stopped while running \`${describeCommand(command)}\` (${(error as Error).message}); open a new sandbox.`, 'io');
+      throw new SandboxError(
+        `The local sandbox's session stopped while running \`${describeCommand(command)}\` (${(error as Error).message}); open a new sandbox.`,
+        'io',
+      );
     }
   }
 
@@ -376,7 +433,8 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
     const memory = this.spec.limits.memoryBytes;
     const script = commandScript({ command, cwd: this.resolve(options.cwd ?? '.'), env: options.env, memoryKiB: memory === null ? undefined : memory / 1024 });
     const shell = this.shell;
-    if (shell !== undefined && shell.alive && access.network === this.spec.network && access.writable.length === 0) return this.runInShell(shell, command, script, options, limit);
+    if (shell !== undefined && shell.alive && access.network === this.spec.network && access.writable.length === 0)
+      return this.runInShell(shell, command, script, options, limit);
     const started = performance.now();
     // `detached` makes the child a process-group leader, so a timeout can kill its whole tree.
     // Under bubblewrap, killing the group kills bwrap (or, in the holder, nsenter and unshare), and
@@ -475,7 +533,6 @@ export class LocalSandbox extends GitSandbox implements Sandbox {
     this.shell?.close();
     await rm(dirname(this.root), { recursive: true, force: true });
   }
-
 }
 
 let warned = false;

@@ -71,7 +71,11 @@ export function refuseMount(mount: MountSpec, allowedRoots: readonly string[], e
   const roots = allowedRoots.map(realPath);
   if (roots.some((root) => isWithin(host, root))) return undefined;
   const how = roots.length === 0 ? 'no host folder is allowed' : `the allowed roots are ${roots.join(', ')}`;
-  return { mount, never: false, reason: `mounting ${shown} is refused: ${how}. If you trust this dataset, add the folder to sandbox.allowed_mount_roots or pass --allow-mount-root ${host}` };
+  return {
+    mount,
+    never: false,
+    reason: `mounting ${shown} is refused: ${how}. If you trust this dataset, add the folder to sandbox.allowed_mount_roots or pass --allow-mount-root ${host}`,
+  };
 }
 
 /** Every refused mount of a sandbox, in the order the task gives them. */
@@ -80,7 +84,11 @@ export function refusedMounts(mounts: readonly MountSpec[], allowedRoots: readon
 }
 
 /** Throws before anything is created when a sandbox's mounts are not all allowed. */
-export function assertMountsAllowed(spec: { readonly task: string; readonly mounts: readonly MountSpec[]; readonly allowedMountRoots: readonly string[] }): void {
+export function assertMountsAllowed(spec: {
+  readonly task: string;
+  readonly mounts: readonly MountSpec[];
+  readonly allowedMountRoots: readonly string[];
+}): void {
   const refused = refusedMounts(spec.mounts, spec.allowedMountRoots);
   if (refused.length === 0) return;
   throw new SandboxError(`Task ${spec.task}: ${refused.map((r) => r.reason).join('; ')}.`, 'mount-refused');

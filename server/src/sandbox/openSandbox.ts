@@ -5,7 +5,16 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import type { BackendChoice, BackendFallback } from '../protocol/backendChoice.js';
-import { legacyDockerBackends, sandboxSpecSchema, type ContainerCapability, type MountSpec, type PythonEnvRequest, type SandboxBackendName, type SandboxLimits, type SandboxSpec } from '../protocol/sandbox.js';
+import {
+  legacyDockerBackends,
+  sandboxSpecSchema,
+  type ContainerCapability,
+  type MountSpec,
+  type PythonEnvRequest,
+  type SandboxBackendName,
+  type SandboxLimits,
+  type SandboxSpec,
+} from '../protocol/sandbox.js';
 // Only the task's type: the sandbox folder depends on protocol/ alone at run time (ARCHITECTURE.md §2).
 import type { TaskEntry } from '../tasks/index.js';
 import { sandboxBackend } from './backends.js';
@@ -97,7 +106,11 @@ export type TaskSourceFields = Pick<TaskEntry['sandbox'], 'backend' | 'docker_im
  * against the dataset's folder and the Python environment. The spec of a sandbox and the launch
  * preflight (taskReadiness.ts) are both built from it.
  */
-export function taskSource(taskId: string, box: TaskSourceFields, options: { readonly backend?: SandboxBackendName | undefined; readonly baseDir?: string | undefined }): SandboxSource {
+export function taskSource(
+  taskId: string,
+  box: TaskSourceFields,
+  options: { readonly backend?: SandboxBackendName | undefined; readonly baseDir?: string | undefined },
+): SandboxSource {
   const baseDir = options.baseDir ?? process.cwd();
   const own = legacyDockerBackends.has(box.backend) ? 'docker' : (box.backend as SandboxBackendName);
   return {
@@ -149,7 +162,9 @@ export function sandboxSpecForTask(task: TaskEntry, options: TaskSandboxOptions)
 export interface DockerEngineView {
   reach(): Promise<EngineReach>;
 }
-export type EngineReach = { readonly ok: true; readonly where: string; hasImage(image: string): Promise<boolean> } | { readonly ok: false; readonly where: string; readonly cause: string };
+export type EngineReach =
+  | { readonly ok: true; readonly where: string; hasImage(image: string): Promise<boolean> }
+  | { readonly ok: false; readonly where: string; readonly cause: string };
 
 /** The engine at DOCKER_HOST (or the default socket), pinged with a 3 s deadline on first use. */
 export function liveEngine(): DockerEngineView {
@@ -165,10 +180,23 @@ export function liveEngine(): DockerEngineView {
         const hasImage = async (image: string): Promise<boolean> => {
           if (image.includes('@') || image.startsWith('sha256:')) {
             let held = inspected.get(image);
-            if (held === undefined) inspected.set(image, (held = r.docker.getImage(image).inspect().then(() => true, () => false)));
+            if (held === undefined)
+              inspected.set(
+                image,
+                (held = r.docker
+                  .getImage(image)
+                  .inspect()
+                  .then(
+                    () => true,
+                    () => false,
+                  )),
+              );
             return held;
           }
-          tags ??= r.docker.listImages().then((list) => new Set(list.flatMap((i) => i.RepoTags ?? [])), () => new Set<string>());
+          tags ??= r.docker.listImages().then(
+            (list) => new Set(list.flatMap((i) => i.RepoTags ?? [])),
+            () => new Set<string>(),
+          );
           return (await tags).has(imageReference(image));
         };
         return { ok: true, where: r.where, hasImage };
@@ -204,7 +232,8 @@ export async function chooseBackend(spec: SandboxSource, engine: DockerEngineVie
   const reached = await engine.reach();
   if (!reached.ok) return spec.localRepo ? local({ code: 'daemon-unreachable', reason: `no Docker daemon at ${reached.where} (${reached.cause})` }) : docker;
   // A reachable daemon without the task's image cannot run it; the local copy can, if there is one.
-  if (spec.localRepo && !(await reached.hasImage(spec.image))) return local({ code: 'image-missing', reason: `the Docker daemon at ${reached.where} has no image ${spec.image}` });
+  if (spec.localRepo && !(await reached.hasImage(spec.image)))
+    return local({ code: 'image-missing', reason: `the Docker daemon at ${reached.where} has no image ${spec.image}` });
   return docker;
 }
 

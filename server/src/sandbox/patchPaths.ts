@@ -16,7 +16,8 @@ export interface PatchPaths {
 
 /** Why one path is unsafe, or undefined. */
 export function unsafePathReason(path: string): string | undefined {
-  if (path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path)) return `${path} is an absolute path; patches may only name files inside the repository, relative to its root`;
+  if (path.startsWith('/') || /^[A-Za-z]:[\\/]/.test(path))
+    return `${path} is an absolute path; patches may only name files inside the repository, relative to its root`;
   const segments = path.split(/[\\/]/);
   if (segments.includes('..')) return `${path} leaves the repository through '..'; name files relative to the repository root`;
   if (segments[0] === '.git') return `${path} is inside .git; patches may not change git's own files`;
@@ -51,7 +52,16 @@ export interface PatchChange {
 function fileChange(file: FileDiff): PatchChange | undefined {
   const path = file.newPath ?? file.oldPath;
   if (path === null) return undefined;
-  const kind: PatchChange['kind'] = file.copiedFrom !== null ? 'copy' : file.status === 'renamed' ? 'rename' : file.status === 'added' ? 'add' : file.status === 'deleted' ? 'delete' : 'modify';
+  const kind: PatchChange['kind'] =
+    file.copiedFrom !== null
+      ? 'copy'
+      : file.status === 'renamed'
+        ? 'rename'
+        : file.status === 'added'
+          ? 'add'
+          : file.status === 'deleted'
+            ? 'delete'
+            : 'modify';
   const from = kind === 'copy' ? file.copiedFrom : kind === 'rename' ? file.oldPath : null;
   return { kind, path, ...(from === null ? {} : { from }), ...(file.mode === null ? {} : { mode: file.mode }), link: file.mode === '120000' };
 }

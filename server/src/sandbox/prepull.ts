@@ -78,7 +78,10 @@ async function pullOnce(docker: Docker, reference: string, timeoutMs: number): P
     // A stream cut short without an error event would otherwise read as success.
     if (!(await isPresent(docker, reference))) throw new Error('the pull ended but the image is not in the local store');
   } catch (error) {
-    if (controller.signal.aborted) throw new Error(`no complete pull within ${timeoutMs < 1000 ? `${timeoutMs} ms` : `${timeoutMs / 1000} s`}; allow more time (--timeout) for large images`);
+    if (controller.signal.aborted)
+      throw new Error(
+        `no complete pull within ${timeoutMs < 1000 ? `${timeoutMs} ms` : `${timeoutMs / 1000} s`}; allow more time (--timeout) for large images`,
+      );
     throw error;
   } finally {
     clearTimeout(timer);

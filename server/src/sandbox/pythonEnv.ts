@@ -47,7 +47,7 @@ export function envPaths(root: string, key: string): { dir: string; venv: string
 function run(file: string, args: readonly string[], timeoutMs = 20_000): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((done) => {
     execFile(file, args, { timeout: timeoutMs, encoding: 'utf8' }, (error, stdout, stderr) => {
-      const code = error === null ? 0 : typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : null;
+      const code = error === null ? 0 : typeof (error as { code?: unknown }).code === 'number' ? (error as { code: number }).code : null;
       done({ code, stdout, stderr });
     });
   });
@@ -100,11 +100,7 @@ export function forgetInterpreters(): void {
 
 async function lookUpInterpreter(python: string): Promise<Interpreter> {
   const isVersion = /^\d+(\.\d+){0,2}$/.test(python);
-  const candidates = isAbsolute(python)
-    ? [python]
-    : isVersion
-      ? [`python${python.split('.').slice(0, 2).join('.')}`, ...pyenvCandidates(python)]
-      : [python];
+  const candidates = isAbsolute(python) ? [python] : isVersion ? [`python${python.split('.').slice(0, 2).join('.')}`, ...pyenvCandidates(python)] : [python];
   const tried: string[] = [];
   for (const candidate of candidates) {
     const found = await ask(candidate);
@@ -131,15 +127,31 @@ export async function resolvePythonEnv(request: PythonEnvRequest): Promise<Resol
   let requirements: ResolvedPythonEnv['requirements'];
   if (request.requirements !== undefined) {
     const text = await readFile(request.requirements, 'utf8').catch((error: unknown) => {
-      throw new SandboxError(`Cannot read python_env.requirements ${request.requirements}: ${(error as Error).message}. Fix the path (relative paths resolve against the task file's folder).`, 'env-missing');
+      throw new SandboxError(
+        `Cannot read python_env.requirements ${request.requirements}: ${(error as Error).message}. Fix the path (relative paths resolve against the task file's folder).`,
+        'env-missing',
+      );
     });
     requirements = { path: request.requirements, text, sha256: createHash('sha256').update(text).digest('hex') };
   }
   // Version 2: environments are resolved by uv as of a day, which is part of what they are built
   // from; an environment of version 1 (today's pip, whatever day it ran) is never reused for one.
-  const identity = JSON.stringify({ v: 2, python: interpreter.version, arch: process.arch, packages: request.packages, requirements: requirements?.sha256 ?? null, asOf: request.asOf ?? null });
+  const identity = JSON.stringify({
+    v: 2,
+    python: interpreter.version,
+    arch: process.arch,
+    packages: request.packages,
+    requirements: requirements?.sha256 ?? null,
+    asOf: request.asOf ?? null,
+  });
   const key = `py${interpreter.version.split('.').slice(0, 2).join('')}-${createHash('sha256').update(identity).digest('hex').slice(0, 16)}`;
-  return { key, interpreter, packages: request.packages, ...(requirements === undefined ? {} : { requirements }), ...(request.asOf === undefined ? {} : { asOf: request.asOf }) };
+  return {
+    key,
+    interpreter,
+    packages: request.packages,
+    ...(requirements === undefined ? {} : { requirements }),
+    ...(request.asOf === undefined ? {} : { asOf: request.asOf }),
+  };
 }
 
 /** The record of a built environment, or undefined when it was never built or its build did not finish. */

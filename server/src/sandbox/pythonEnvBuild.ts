@@ -53,7 +53,11 @@ export interface BuiltEnv {
 }
 
 /** Runs one command, streaming its lines; resolves with the exit code and the last lines. */
-function stream(file: string, args: readonly string[], options: { onLine?: (line: string) => void; timeoutMs: number }): Promise<{ code: number | null; tail: string[] }> {
+function stream(
+  file: string,
+  args: readonly string[],
+  options: { onLine?: (line: string) => void; timeoutMs: number },
+): Promise<{ code: number | null; tail: string[] }> {
   return new Promise((done, fail) => {
     const child = spawn(file, args, { stdio: ['ignore', 'pipe', 'pipe'], env: toolEnv() });
     const tail: string[] = [];
@@ -83,7 +87,10 @@ function stream(file: string, args: readonly string[], options: { onLine?: (line
 }
 
 function failure(what: string, env: ResolvedPythonEnv, tail: readonly string[]): SandboxError {
-  const last = tail.filter((l) => l.trim() !== '').slice(-12).join('\n');
+  const last = tail
+    .filter((l) => l.trim() !== '')
+    .slice(-12)
+    .join('\n');
   return new SandboxError(
     `${what} for Python environment ${env.key} (Python ${env.interpreter.version}: ${[...env.packages, ...(env.requirements ? [`-r ${env.requirements.path}`] : [])].join(' ') || 'no packages'}). ` +
       `Check the package names and versions (an old pin may have no release for Python ${env.interpreter.version}, and a pin released after the day the environment resolves as of, ${asOfFor(env).day}, is not seen: raise python_env.as_of), and that the package index is reachable (UV_INDEX_URL or PIP_INDEX_URL).\n${last}`,
@@ -112,7 +119,9 @@ function today(): string {
 
 /** The day an environment resolves as of, and why (the record says both). */
 export function asOfFor(env: ResolvedPythonEnv): { day: string; why: string } {
-  return env.asOf === undefined ? { day: today(), why: 'the day it was built (the task names no python_env.as_of)' } : { day: env.asOf, why: 'python_env.as_of of its tasks' };
+  return env.asOf === undefined
+    ? { day: today(), why: 'the day it was built (the task names no python_env.as_of)' }
+    : { day: env.asOf, why: 'python_env.as_of of its tasks' };
 }
 
 /** Where every environment under a root keeps the wheels uv downloaded and built: shared, so a package is fetched once per machine. */
@@ -133,7 +142,11 @@ export async function buildPythonEnv(env: ResolvedPythonEnv, options: BuildEnvOp
   // builds would interleave, and the first one's result is what the second wanted anyway.
   return withFileLock(paths.dir, () => buildUnlocked(env, options, paths, started), {
     timeoutMs: 0,
-    busy: (owner) => new SandboxError(`Python environment ${env.key} is being built by process ${owner ?? 'unknown'}; wait for it to finish, then run this again.`, 'env-missing'),
+    busy: (owner) =>
+      new SandboxError(
+        `Python environment ${env.key} is being built by process ${owner ?? 'unknown'}; wait for it to finish, then run this again.`,
+        'env-missing',
+      ),
   });
 }
 
@@ -214,13 +227,23 @@ export async function ensureWheelhouse(env: BuiltEnv, options: { force?: boolean
   await mkdir(env.paths.wheels, { recursive: true });
   const pinned = join(env.paths.wheels, 'pinned.txt');
   await writeFileAtomic(pinned, `${env.record.installed.join('\n')}\n`);
-  const wheel = await stream(join(env.paths.bin, 'python'), ['-m', 'pip', 'wheel', '--no-deps', '--wheel-dir', env.paths.wheels, '--progress-bar', 'off', '-r', pinned], {
-    timeoutMs: options.timeoutMs ?? 30 * 60_000,
-    ...(options.onLine ? { onLine: options.onLine } : {}),
-  });
+  const wheel = await stream(
+    join(env.paths.bin, 'python'),
+    ['-m', 'pip', 'wheel', '--no-deps', '--wheel-dir', env.paths.wheels, '--progress-bar', 'off', '-r', pinned],
+    {
+      timeoutMs: options.timeoutMs ?? 30 * 60_000,
+      ...(options.onLine ? { onLine: options.onLine } : {}),
+    },
+  );
   if (wheel.code !== 0) {
     await rm(env.paths.wheels, { recursive: true, force: true });
-    throw new SandboxError(`pip could not make the wheelhouse of Python environment ${env.key} for its image:\n${wheel.tail.filter((l) => l.trim() !== '').slice(-12).join('\n')}`, 'env-missing');
+    throw new SandboxError(
+      `pip could not make the wheelhouse of Python environment ${env.key} for its image:\n${wheel.tail
+        .filter((l) => l.trim() !== '')
+        .slice(-12)
+        .join('\n')}`,
+      'env-missing',
+    );
   }
   await writeFileAtomic(done, '');
 }

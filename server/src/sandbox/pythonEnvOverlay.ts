@@ -33,7 +33,13 @@ function python(bin: string, args: readonly string[], timeoutMs = 120_000): Prom
   return new Promise((done, fail) => {
     execFile(join(bin, 'python'), args, { timeout: timeoutMs, encoding: 'utf8', env: { ...process.env, PYTHONNOUSERSITE: '1' } }, (error, stdout, stderr) => {
       if (error === null) done(stdout);
-      else fail(new SandboxError(`${join(bin, 'python')} ${args.join(' ')} failed: ${(stderr || error.message).trim().split('\n').slice(-5).join('\n')}`, 'env-missing'));
+      else
+        fail(
+          new SandboxError(
+            `${join(bin, 'python')} ${args.join(' ')} failed: ${(stderr || error.message).trim().split('\n').slice(-5).join('\n')}`,
+            'env-missing',
+          ),
+        );
     });
   });
 }

@@ -49,7 +49,12 @@ export async function headCommit(host: RepoHost, workdir: string): Promise<strin
  * an empty patch as resolved. Such a copy is refused (`sandbox.unknown_base: refuse`, the default)
  * or run with a warning.
  */
-export async function gradingBase(host: RepoHost, spec: Pick<SandboxSpec, 'baseCommit' | 'namedCommits' | 'unknownBase' | 'task'>, workdir: string, repo: string): Promise<string> {
+export async function gradingBase(
+  host: RepoHost,
+  spec: Pick<SandboxSpec, 'baseCommit' | 'namedCommits' | 'unknownBase' | 'task'>,
+  workdir: string,
+  repo: string,
+): Promise<string> {
   if (spec.baseCommit !== undefined) return spec.baseCommit;
   const head = await headCommit(host, workdir);
   const named = spec.namedCommits;
@@ -67,7 +72,11 @@ export async function gradingBase(host: RepoHost, spec: Pick<SandboxSpec, 'baseC
  * copy without the commit would fail later in ways that look like the agent's fault (the test
  * command's `git checkout <base> -- <tests>` fails, so every repair "does not apply").
  */
-export async function checkOutBase(host: RepoHost, base: string, where: { readonly task: string; readonly repo: string; readonly backend: OpenedBackendName }): Promise<void> {
+export async function checkOutBase(
+  host: RepoHost,
+  base: string,
+  where: { readonly task: string; readonly repo: string; readonly backend: OpenedBackendName },
+): Promise<void> {
   const found = await git(host, ['cat-file', '-e', `${base}^{commit}`]);
   if (found.exitCode !== 0) {
     const shallow = (await git(host, ['rev-parse', '--is-shallow-repository'])).stdout.trim() === 'true';
@@ -75,7 +84,10 @@ export async function checkOutBase(host: RepoHost, base: string, where: { readon
       where.backend === 'local'
         ? `Fetch the history into ${where.repo} (${shallow ? 'it is a shallow clone: git fetch --unshallow' : `git fetch origin ${base}`}), or point the task's local_repo at a full clone.`
         : `Build the image ${where.repo} from a clone that has it, or run the task on the local backend with a full clone as local_repo.`;
-    throw new SandboxError(`Task ${where.task}: its base commit ${base} (sandbox.base_commit) is not in ${where.repo}${shallow ? ', a shallow clone' : ''}, so the task cannot start from its code. ${fix}`, 'base-missing');
+    throw new SandboxError(
+      `Task ${where.task}: its base commit ${base} (sandbox.base_commit) is not in ${where.repo}${shallow ? ', a shallow clone' : ''}, so the task cannot start from its code. ${fix}`,
+      'base-missing',
+    );
   }
   await resetToBase(host, base);
 }
@@ -164,10 +176,20 @@ export async function applyPatch(host: RepoHost, diff: string): Promise<PatchRes
     };
   }
   if (result.exitCode === 11 && inline !== undefined) {
-    return { applied: false, files: paths, rejected: [], message: `The patch could not be written to ${file} in the sandbox, so nothing was changed: ${result.stderr.trim()}` };
+    return {
+      applied: false,
+      files: paths,
+      rejected: [],
+      message: `The patch could not be written to ${file} in the sandbox, so nothing was changed: ${result.stderr.trim()}`,
+    };
   }
   if (result.exitCode !== 0) {
-    return { applied: false, files: paths, rejected: rejectedHunks(result.stderr), message: `git apply failed after its check passed: ${result.stderr.trim()}` };
+    return {
+      applied: false,
+      files: paths,
+      rejected: rejectedHunks(result.stderr),
+      message: `git apply failed after its check passed: ${result.stderr.trim()}`,
+    };
   }
   return { applied: true, files: paths, rejected: [], message: `Applied to ${paths.join(', ')}.` };
 }
@@ -181,8 +203,14 @@ export async function diffSinceBase(host: RepoHost, base: string): Promise<strin
   const git = `git -c core.quotePath=false`;
   // One command for the three git steps and the clean-up (a round trip each would cost more than
   // the work); a failing step says which on stderr and exits with its own code.
-  const steps = [`read-tree ${shellQuote(base)}`, 'add -A'].map((step) => `${git} ${step} || { rc=$?; echo "graph-planner: git ${step} failed" >&2; rm -f -- ${index}; exit $rc; }`);
-  const script = [`export GIT_INDEX_FILE=${index}`, ...steps, `${git} diff --cached --binary --no-color --no-ext-diff ${shellQuote(base)}; rc=$?; rm -f -- ${index}; exit $rc`].join('\n');
+  const steps = [`read-tree ${shellQuote(base)}`, 'add -A'].map(
+    (step) => `${git} ${step} || { rc=$?; echo "graph-planner: git ${step} failed" >&2; rm -f -- ${index}; exit $rc; }`,
+  );
+  const script = [
+    `export GIT_INDEX_FILE=${index}`,
+    ...steps,
+    `${git} diff --cached --binary --no-color --no-ext-diff ${shellQuote(base)}; rc=$?; rm -f -- ${index}; exit $rc`,
+  ].join('\n');
   const r = await host.exec(script, { maxOutputBytes: bigOutput });
   if (r.exitCode !== 0) throw failure('Computing the diff', ['git', 'diff', base], r);
   return r.stdout;

@@ -119,8 +119,18 @@ export abstract class ScriptSession {
       };
       const marker = `\x1eGP${this.nonce}E${id}:`;
       const pending: Pending = {
-        stdout: new MarkerScanner(marker, terminator, (c) => stdout.push(c), (v) => settle(v)),
-        stderr: new MarkerScanner(marker, terminator, (c) => stderr.push(c), (v) => settle(v)),
+        stdout: new MarkerScanner(
+          marker,
+          terminator,
+          (c) => stdout.push(c),
+          (v) => settle(v),
+        ),
+        stderr: new MarkerScanner(
+          marker,
+          terminator,
+          (c) => stderr.push(c),
+          (v) => settle(v),
+        ),
         settle,
       };
       this.pending = pending;

@@ -53,7 +53,8 @@ export function slotsFor(node: NodeResources, share: SlotShare, override?: numbe
   if (override !== undefined) return { slots: Math.max(0, Math.floor(override)), limitedBy: 'override' };
   const reserve = nodeReserve(node);
   const byCpu = Math.floor(Math.max(0, node.cpus - reserve.cpus) / share.cpus);
-  const byMemory = share.memoryBytes === undefined ? Number.POSITIVE_INFINITY : Math.floor(Math.max(0, node.memoryBytes - reserve.memoryBytes) / share.memoryBytes);
+  const byMemory =
+    share.memoryBytes === undefined ? Number.POSITIVE_INFINITY : Math.floor(Math.max(0, node.memoryBytes - reserve.memoryBytes) / share.memoryBytes);
   return byMemory < byCpu ? { slots: byMemory, limitedBy: 'memory' } : { slots: byCpu, limitedBy: 'cpus' };
 }
 

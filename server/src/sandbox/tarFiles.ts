@@ -51,11 +51,7 @@ export async function extractFiles(stream: Readable, options: ExtractOptions): P
     let name = header.name.replace(/^\.\//, '');
     if (options.stripFirst) name = name.includes('/') ? name.slice(name.indexOf('/') + 1) : '';
     const wanted =
-      header.type === 'file' &&
-      name !== '' &&
-      (header.size ?? 0) <= options.maxFileBytes &&
-      !name.split('/').includes('.git') &&
-      options.include(name);
+      header.type === 'file' && name !== '' && (header.size ?? 0) <= options.maxFileBytes && !name.split('/').includes('.git') && options.include(name);
     if (!wanted) {
       entry.resume();
       continue;

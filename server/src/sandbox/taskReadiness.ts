@@ -17,7 +17,11 @@ import { SandboxError } from './sandbox.js';
  * preflight, so the daemon is reached once and each image asked about once; `envs` likewise keeps
  * each Python environment's answer, since many tasks share one.
  */
-export async function taskReadiness(source: SandboxSource, engine: DockerEngineView, envs: Map<string, Promise<SandboxError | undefined>> = new Map()): Promise<TaskReadiness> {
+export async function taskReadiness(
+  source: SandboxSource,
+  engine: DockerEngineView,
+  envs: Map<string, Promise<SandboxError | undefined>> = new Map(),
+): Promise<TaskReadiness> {
   const reached = source.image === undefined ? undefined : await engine.reach();
   const imagePresent = source.image === undefined || reached === undefined || !reached.ok ? null : await reached.hasImage(source.image);
   let backend: OpenedBackendName;

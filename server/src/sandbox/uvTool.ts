@@ -15,12 +15,16 @@ export const uvVersion = '0.13.9';
 export function uvBinary(): string {
   const given = process.env['GP_UV'];
   if (given !== undefined && given !== '') {
-    if (!existsSync(given)) throw new SandboxError(`GP_UV names ${given}, which does not exist. Point it at a uv binary, or unset it and run scripts/setup-uv.sh.`, 'env-missing');
+    if (!existsSync(given))
+      throw new SandboxError(`GP_UV names ${given}, which does not exist. Point it at a uv binary, or unset it and run scripts/setup-uv.sh.`, 'env-missing');
     return given;
   }
   const pinned = join(process.env['GP_UV_DIR'] ?? join(homedir(), '.cache', 'graph-planner', `uv-${uvVersion}`), 'uv');
   if (!existsSync(pinned)) {
-    throw new SandboxError(`uv ${uvVersion}, which builds Python environments, is not installed (looked for ${pinned}). Run \`bash scripts/setup-uv.sh\` from the Graph Planner repository (it fetches the pinned wheel from PyPI), then run this again.`, 'env-missing');
+    throw new SandboxError(
+      `uv ${uvVersion}, which builds Python environments, is not installed (looked for ${pinned}). Run \`bash scripts/setup-uv.sh\` from the Graph Planner repository (it fetches the pinned wheel from PyPI), then run this again.`,
+      'env-missing',
+    );
   }
   return pinned;
 }

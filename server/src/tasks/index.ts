@@ -3,7 +3,16 @@
  * line with positions, loading task files (and saying what is wrong with a path given as one), the
  * paged index the Tasks view reads, and the rules for a task's image name and gold test lists.
  */
-export { taskEntrySchema, taskEntryJsonSchema, sandboxBackends, legacyDockerBackends, suggestedTaskId, taskIdProblem, type TaskEntry, type TaskEntryInput } from './schema.js';
+export {
+  taskEntrySchema,
+  taskEntryJsonSchema,
+  sandboxBackends,
+  legacyDockerBackends,
+  suggestedTaskId,
+  taskIdProblem,
+  type TaskEntry,
+  type TaskEntryInput,
+} from './schema.js';
 export { normalizeTask, legacyToCanonical, isLegacyShape, legacyDefaultWorkdir, type Normalized } from './normalize.js';
 export { validateLine, maxFindingsPerLine, type LineFinding, type LineResult, type LineOptions, type RelatedLine } from './lineValidator.js';
 export { validateJsonl, splitLines, DatasetCheck, type JsonlFinding, type JsonlReport, type JsonlSummary, type JsonlOptions } from './jsonl.js';

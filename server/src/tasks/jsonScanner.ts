@@ -223,7 +223,7 @@ function scanScalar(t: string, p: number): number | SyntaxProblem {
     if (numberPattern.test(t)) return numberPattern.lastIndex;
     return { offset: p, message: 'Invalid number.' };
   }
-  if (c === "'") return { offset: p, message: "Strings must use double quotes, not single quotes." };
+  if (c === "'") return { offset: p, message: 'Strings must use double quotes, not single quotes.' };
   return { offset: p, message: `Expected a value but found ${describeChar(t, p)}.` };
 }
 
@@ -254,7 +254,10 @@ export function findSyntaxError(t: string, from = 0): SyntaxProblem | undefined 
         continue;
       } else continue;
     } else if (c === RBRACE || c === RBRACKET) {
-      return { offset: p, message: open.length > 0 ? `Unexpected ${describeChar(t, p)}: remove the trailing comma before it.` : `Unexpected ${describeChar(t, p)}.` };
+      return {
+        offset: p,
+        message: open.length > 0 ? `Unexpected ${describeChar(t, p)}: remove the trailing comma before it.` : `Unexpected ${describeChar(t, p)}.`,
+      };
     } else {
       const end = scanScalar(t, p);
       if (typeof end !== 'number') return end;
@@ -265,7 +268,9 @@ export function findSyntaxError(t: string, from = 0): SyntaxProblem | undefined 
       p = skipWs(t, p);
       const top = open[open.length - 1];
       if (top === undefined) {
-        return p < t.length ? { offset: p, message: `Unexpected ${describeChar(t, p)} after the JSON value; each line must hold exactly one value.` } : undefined;
+        return p < t.length
+          ? { offset: p, message: `Unexpected ${describeChar(t, p)} after the JSON value; each line must hold exactly one value.` }
+          : undefined;
       }
       const d = t.charCodeAt(p);
       const close = top === LBRACE ? RBRACE : RBRACKET;

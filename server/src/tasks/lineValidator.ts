@@ -108,7 +108,11 @@ function place(text: string, offset: number, findings: readonly Finding[]): Line
   }
   if (findings.length > maxFindingsPerLine) {
     const more = findings.length - maxFindingsPerLine;
-    kept.push({ ...finding({ code: 'task/too-many-problems', severity: 'warning', message: `${more} more problems on this line are not shown.`, path: [] }), start: offset, end: offset + text.length });
+    kept.push({
+      ...finding({ code: 'task/too-many-problems', severity: 'warning', message: `${more} more problems on this line are not shown.`, path: [] }),
+      start: offset,
+      end: offset + text.length,
+    });
   }
   return kept;
 }
@@ -138,7 +142,11 @@ function syntaxResult(text: string, offset: number, error: unknown, badByte: num
   const start = Math.min(problem.offset, text.length);
   const end = Math.min(start + 1, text.length);
   const findings: LineFinding[] = [
-    { ...finding({ code: 'jsonl/syntax', severity: 'error', message: `Invalid JSON at column ${start + offset + 1}: ${problem.message}`, path: [] }), start: start + offset, end: end + offset },
+    {
+      ...finding({ code: 'jsonl/syntax', severity: 'error', message: `Invalid JSON at column ${start + offset + 1}: ${problem.message}`, path: [] }),
+      start: start + offset,
+      end: end + offset,
+    },
   ];
   if (badByte >= 0) findings.push(encodingFinding(text, badByte, offset));
   return result('invalid', findings, undefined);
@@ -158,7 +166,9 @@ export function validateLine(line: string, options: LineOptions = {}): LineResul
   }
   if (badByte < 0 && isValidTask(value)) {
     const semantic = semanticFindings(value);
-    return semantic.length === 0 ? { kind: 'entry', findings: none, taskId: taskIdOf(value), hasError: false } : result('entry', place(text, offset, semantic), taskIdOf(value));
+    return semantic.length === 0
+      ? { kind: 'entry', findings: none, taskId: taskIdOf(value), hasError: false }
+      : result('entry', place(text, offset, semantic), taskIdOf(value));
   }
   const normalized = normalizeTask(value);
   const errors = schemaErrors(normalized.value);

@@ -157,7 +157,10 @@ export function legacyToCanonical(row: Record<string, unknown>): { value: Record
 
 function legacyFinding(row: Record<string, unknown>, canonical: Record<string, unknown>, dropped: readonly string[], workdir: string): Finding {
   const where = 'instance' in row ? 'instance' : 'docker_image';
-  const droppedNote = dropped.length > 0 ? ` ${dropped.map((d) => `\`${d}\``).join(', ')} ha${dropped.length === 1 ? 's' : 've'} no equivalent and ${dropped.length === 1 ? 'is' : 'are'} dropped.` : '';
+  const droppedNote =
+    dropped.length > 0
+      ? ` ${dropped.map((d) => `\`${d}\``).join(', ')} ha${dropped.length === 1 ? 's' : 've'} no equivalent and ${dropped.length === 1 ? 'is' : 'are'} dropped.`
+      : '';
   return finding({
     code: 'task/legacy-shape',
     severity: 'warning',

@@ -16,7 +16,12 @@ import { formatKeyPath, getAt } from '../util/keyPath.js';
 type SchemaNode = Record<string, unknown>;
 
 function pointerSegments(pointer: string): string[] {
-  return pointer === '' ? [] : pointer.slice(1).split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  return pointer === ''
+    ? []
+    : pointer
+        .slice(1)
+        .split('/')
+        .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
 }
 
 /** The schema node at an ajv schema path such as `#/properties/sandbox/required` minus `drop` trailing segments. */
@@ -138,7 +143,14 @@ function unknownKeyFinding(error: ErrorObject, value: unknown): Finding {
       const target = [...home.path, key];
       hint = ` It belongs in \`${home.path.length === 0 ? 'the top level' : formatKeyPath(home.path)}\`: did you mean \`${formatKeyPath(target)}\`?`;
       if (!(isRecord(homeValue) && key in homeValue)) {
-        fixes.push({ title: `Move \`${key}\` to \`${formatKeyPath(target)}\``, preferred: true, edits: [{ op: 'remove', path }, { op: 'set', path: target, value: getAt(value, path) }] });
+        fixes.push({
+          title: `Move \`${key}\` to \`${formatKeyPath(target)}\``,
+          preferred: true,
+          edits: [
+            { op: 'remove', path },
+            { op: 'set', path: target, value: getAt(value, path) },
+          ],
+        });
       }
     }
   }
@@ -207,7 +219,9 @@ function valueMessage(error: ErrorObject, data: unknown, node: SchemaNode | unde
     case 'anyOf':
     case 'oneOf': {
       const branches = node?.[error.keyword];
-      const types = Array.isArray(branches) ? branches.map((b) => (isRecord(b) ? typeWords[String(b['type'])] : undefined)).filter((t): t is string => t !== undefined) : [];
+      const types = Array.isArray(branches)
+        ? branches.map((b) => (isRecord(b) ? typeWords[String(b['type'])] : undefined)).filter((t): t is string => t !== undefined)
+        : [];
       return `must be ${[...new Set(types)].join(' or ') || 'a different kind of value'}, not ${describeValue(data)}`;
     }
     default:

@@ -35,7 +35,9 @@ function workdirMismatch(image: string, workdir: string): Finding {
       'commands would run in a folder without the repository (the original converter wrote `/repo`).',
     cause: `\`sandbox.workdir\` is \`${workdir}\` with a SWE-bench image, which keeps the repository in \`${swebenchWorkdir}\`; commands would run in a folder without the repository.`,
     path: ['sandbox', 'workdir'],
-    fixes: [{ title: `Set the workdir to \`${swebenchWorkdir}\``, preferred: true, edits: [{ op: 'set', path: ['sandbox', 'workdir'], value: swebenchWorkdir }] }],
+    fixes: [
+      { title: `Set the workdir to \`${swebenchWorkdir}\``, preferred: true, edits: [{ op: 'set', path: ['sandbox', 'workdir'], value: swebenchWorkdir }] },
+    ],
   };
 }
 
@@ -70,7 +72,7 @@ function noPythonEnv(): Finding {
     code: 'task/no-python-env',
     severity: 'warning',
     message:
-      'The task is a SWE-bench task with a local_repo but no `sandbox.python_env`: on the local backend its tests run with the host\'s Python, pytest and packages, which can grade a correct patch as unresolved or the other way round. Convert the row again with `gp dataset prepare swebench --from FILE --repos DIR`: rows without a harness spec get their python_env from SWE-bench\'s own specification tables by repository and version (with the repository\'s install as python_env.setup, and --repos for repositories whose packages are a requirements file), and the summary says what it could not make. Then run `gp env build`.',
+      "The task is a SWE-bench task with a local_repo but no `sandbox.python_env`: on the local backend its tests run with the host's Python, pytest and packages, which can grade a correct patch as unresolved or the other way round. Convert the row again with `gp dataset prepare swebench --from FILE --repos DIR`: rows without a harness spec get their python_env from SWE-bench's own specification tables by repository and version (with the repository's install as python_env.setup, and --repos for repositories whose packages are a requirements file), and the summary says what it could not make. Then run `gp env build`.",
     path: ['sandbox'],
     target: 'key',
   };
@@ -137,7 +139,8 @@ export function semanticFindings(value: unknown): Finding[] {
   const converted = sandbox['swebench_spec'] !== undefined || sandbox['r2e_ds_json'] !== undefined;
   if (graded && converted && typeof sandbox['local_repo'] === 'string' && sandbox['base_commit'] === undefined) out.push(noBaseCommit());
   // The same task's tests, run from the local clone, would use the host's Python and packages.
-  const fromSwebench = sandbox['swebench_spec'] !== undefined || (isRecord(value) && typeof value['data_source'] === 'string' && /swe-?bench/i.test(value['data_source']));
+  const fromSwebench =
+    sandbox['swebench_spec'] !== undefined || (isRecord(value) && typeof value['data_source'] === 'string' && /swe-?bench/i.test(value['data_source']));
   if (graded && fromSwebench && typeof sandbox['local_repo'] === 'string' && sandbox['python_env'] === undefined) out.push(noPythonEnv());
   return out;
 }

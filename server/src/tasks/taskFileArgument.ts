@@ -41,12 +41,23 @@ export function taskFileProblem(path: string, shown: string): string | undefined
   } catch (error) {
     const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
     if (code !== 'ENOENT' && code !== 'ENOTDIR') return `${shown}: cannot read it (${errorMessage(error)}).`;
-    const near = closest(basename(path), listed(dirname(path)).filter(isTaskFile).map((e) => e.name));
+    const near = closest(
+      basename(path),
+      listed(dirname(path))
+        .filter(isTaskFile)
+        .map((e) => e.name),
+    );
     return `${shown}: no such file.${near === undefined ? '' : ` Did you mean ${join(dirname(shown), near)}?`}`;
   }
   if (!isFolder) return undefined;
-  const files = listed(path).filter(isTaskFile).map((e) => e.name).sort();
+  const files = listed(path)
+    .filter(isTaskFile)
+    .map((e) => e.name)
+    .sort();
   if (files.length === 0) return `${shown} is a folder with no task file (.jsonl) in it; pass a task file.`;
   const more = files.length > namedFiles ? ` and ${files.length - namedFiles} more` : '';
-  return `${shown} is a folder; pass one of its task files: ${files.slice(0, namedFiles).map((f) => inside(shown, f)).join(', ')}${more}.`;
+  return `${shown} is a folder; pass one of its task files: ${files
+    .slice(0, namedFiles)
+    .map((f) => inside(shown, f))
+    .join(', ')}${more}.`;
 }

@@ -41,8 +41,15 @@ const titleLength = 120;
  * non-blank line of its body (SWE-bench's problem statement), control characters shown as escapes
  * so it cannot act on a terminal or reorder a row, cut to `titleLength`.
  */
-export function taskTitle(issue: { readonly title?: string | undefined; readonly body?: string | undefined; readonly description?: string | undefined } | undefined): string | null {
-  const text = issue?.title?.trim() || (issue?.body ?? issue?.description ?? '').split('\n').map((l) => l.trim()).find((l) => l !== '');
+export function taskTitle(
+  issue: { readonly title?: string | undefined; readonly body?: string | undefined; readonly description?: string | undefined } | undefined,
+): string | null {
+  const text =
+    issue?.title?.trim() ||
+    (issue?.body ?? issue?.description ?? '')
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l !== '');
   if (text === undefined || text === '') return null;
   const line = visibleLine(text.replace(/\s+/g, ' '));
   return line.length > titleLength ? `${line.slice(0, titleLength - 1).trimEnd()}…` : line;

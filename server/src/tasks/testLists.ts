@@ -6,8 +6,7 @@
 import { errorMessage } from '../util/errors.js';
 
 export type TestListResult =
-  | { readonly ok: true; readonly tests: readonly string[] }
-  | { readonly ok: false; readonly code: 'testing/test-list'; readonly message: string };
+  { readonly ok: true; readonly tests: readonly string[] } | { readonly ok: false; readonly code: 'testing/test-list'; readonly message: string };
 
 function failure(message: string): TestListResult {
   return { ok: false, code: 'testing/test-list', message };

@@ -53,7 +53,8 @@ export function emptyDatasetFinding(): JsonlFinding {
     ...finding({
       code: 'jsonl/empty',
       severity: 'warning',
-      message: 'The file has no tasks: it is empty or only blank lines. Write one task per line, each a JSON object (docs/reference/configuration.md, "Dataset task entry", lists the keys).',
+      message:
+        'The file has no tasks: it is empty or only blank lines. Write one task per line, each a JSON object (docs/reference/configuration.md, "Dataset task entry", lists the keys).',
       path: [],
     }),
     line: 0,

@@ -69,4 +69,3 @@ export function gradeR2e(log: ParsedTestLog, expected: ReadonlyMap<string, strin
   const reward = parsed.size === expected.size && !comparedMiss && mismatched.length === 0 ? 1 : 0;
   return { reward, missing, unexpected, mismatched, noSummary: !log.complete };
 }
-

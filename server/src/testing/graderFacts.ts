@@ -107,7 +107,10 @@ export async function askEnvironment(sandbox: Sandbox): Promise<FactsAnswer> {
 /** The repository's files at the sandbox's base commit, or undefined when git cannot list them. */
 export async function baseFiles(sandbox: Sandbox): Promise<ReadonlySet<string> | undefined> {
   try {
-    const result = await sandbox.exec(['git', 'ls-tree', '-r', '-z', '--name-only', sandbox.baseCommit], { timeoutMs: 60_000, maxOutputBytes: 64 * 1024 * 1024 });
+    const result = await sandbox.exec(['git', 'ls-tree', '-r', '-z', '--name-only', sandbox.baseCommit], {
+      timeoutMs: 60_000,
+      maxOutputBytes: 64 * 1024 * 1024,
+    });
     if (result.exitCode !== 0) return undefined;
     return new Set(result.stdout.split('\0').filter((p) => p !== ''));
   } catch {

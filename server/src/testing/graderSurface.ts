@@ -118,17 +118,28 @@ interface SurfaceFacts {
 
 function surfaceFacts(task: GraderTaskSurface, facts: GraderFacts): SurfaceFacts {
   const tests = new Map<string, string>();
-  for (const f of testPackageInits(task)) tests.set(f, 'it is the package of the task\'s tests: every runner imports it before the test module, and unittest\'s discovery calls a load_tests it defines');
-  for (const f of task.commandFiles) tests.set(f, 'the task\'s test command names it');
-  for (const f of task.testPatchFiles) tests.set(f, 'the task\'s test patch writes it');
-  for (const f of task.testFiles) tests.set(f, 'it holds the task\'s own tests');
+  for (const f of testPackageInits(task))
+    tests.set(
+      f,
+      "it is the package of the task's tests: every runner imports it before the test module, and unittest's discovery calls a load_tests it defines",
+    );
+  for (const f of task.commandFiles) tests.set(f, "the task's test command names it");
+  for (const f of task.testPatchFiles) tests.set(f, "the task's test patch writes it");
+  for (const f of task.testFiles) tests.set(f, "it holds the task's own tests");
   const env = facts.environment;
   const pytest = env?.pytest ?? null;
   const configNames = new Set(['conftest.py', ...(pytest === null || pytest.config_names.length === 0 ? pytestEightConfigNames : pytest.config_names)]);
-  const configSource = pytest === null ? 'pytest reads it as configuration (the names pytest 8 reads: the environment has no pytest to ask)' : `pytest ${pytest.version}, installed in the task's environment, reads its configuration from it`;
+  const configSource =
+    pytest === null
+      ? 'pytest reads it as configuration (the names pytest 8 reads: the environment has no pytest to ask)'
+      : `pytest ${pytest.version}, installed in the task's environment, reads its configuration from it`;
   const names =
     env === undefined
-      ? { stdlib: shippedStdlibNames, installed: new Set<string>(), note: ` (the shipped standard-library list: ${facts.why ?? 'the environment could not be asked'})` }
+      ? {
+          stdlib: shippedStdlibNames,
+          installed: new Set<string>(),
+          note: ` (the shipped standard-library list: ${facts.why ?? 'the environment could not be asked'})`,
+        }
       : { stdlib: new Set(env.stdlib), installed: new Set(env.installed), note: '' };
   const baseFiles = facts.baseFiles;
   const roots = pathRoots(task, baseFiles).map((root) => ({ root, had: baseFiles === undefined ? undefined : baseNames(root, baseFiles) }));
@@ -138,11 +149,11 @@ function surfaceFacts(task: GraderTaskSurface, facts: GraderFacts): SurfaceFacts
 function metadataReason(path: string): string | undefined {
   const name = basename(path);
   const segments = path.split('/');
-  if (name.endsWith('.pth')) return 'Python\'s site module runs the import lines of a .pth file at start-up, before any test';
+  if (name.endsWith('.pth')) return "Python's site module runs the import lines of a .pth file at start-up, before any test";
   if (segments.some((s) => s.endsWith('.dist-info') || s.endsWith('.egg-info')) || name.endsWith('.egg-link') || name === 'entry_points.txt') {
     return 'it is package metadata: pytest loads the plugins that metadata on the path registers (entry-point group pytest11) before any test, and the repository is on the path';
   }
-  if (name.startsWith('__editable__')) return 'it is an editable install\'s hook, which Python runs at start-up to map imports';
+  if (name.startsWith('__editable__')) return "it is an editable install's hook, which Python runs at start-up to map imports";
   return undefined;
 }
 
@@ -158,8 +169,10 @@ function shadowReason(path: string, adds: boolean, surface: SurfaceFacts): strin
     const isNew = had === undefined ? adds : !had.has(name);
     if (!isNew) continue;
     const where = root === '.' ? 'the repository root' : `${root}/`;
-    if (surface.names.stdlib.has(name)) return `it adds a module ${name} at ${where}, which is on the test run's path before the standard library, so it would be imported instead of the standard library's ${name}${surface.names.note}`;
-    if (surface.names.installed.has(name)) return `it adds a module ${name} at ${where}, which is on the test run's path before site-packages, so it would be imported instead of ${name} installed in the task's environment`;
+    if (surface.names.stdlib.has(name))
+      return `it adds a module ${name} at ${where}, which is on the test run's path before the standard library, so it would be imported instead of the standard library's ${name}${surface.names.note}`;
+    if (surface.names.installed.has(name))
+      return `it adds a module ${name} at ${where}, which is on the test run's path before site-packages, so it would be imported instead of ${name} installed in the task's environment`;
   }
   return undefined;
 }
@@ -169,10 +182,13 @@ function findingFor(path: string, adds: boolean, surface: SurfaceFacts): GraderF
   const clean = path.replace(/^\.\//, '');
   const name = basename(clean);
   const test = surface.tests.get(clean);
-  if (test !== undefined) return { path: clean, rule: 'task-tests', reason: `${test}, so changing, renaming, deleting or linking it changes what is graded rather than the code` };
-  if (name === 'conftest.py') return { path: clean, rule: 'runner-config', reason: 'pytest loads every conftest.py beside or above the tests it collects, before any test runs' };
+  if (test !== undefined)
+    return { path: clean, rule: 'task-tests', reason: `${test}, so changing, renaming, deleting or linking it changes what is graded rather than the code` };
+  if (name === 'conftest.py')
+    return { path: clean, rule: 'runner-config', reason: 'pytest loads every conftest.py beside or above the tests it collects, before any test runs' };
   if (surface.configNames.has(name)) return { path: clean, rule: 'runner-config', reason: surface.configSource };
-  if (name === 'sitecustomize.py' || name === 'usercustomize.py') return { path: clean, rule: 'startup-hook', reason: 'Python\'s site module imports it at start-up, before any test' };
+  if (name === 'sitecustomize.py' || name === 'usercustomize.py')
+    return { path: clean, rule: 'startup-hook', reason: "Python's site module imports it at start-up, before any test" };
   const metadata = metadataReason(clean);
   if (metadata !== undefined) return { path: clean, rule: 'package-metadata', reason: metadata };
   const shadow = shadowReason(clean, adds, surface);

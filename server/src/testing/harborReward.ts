@@ -29,7 +29,8 @@ export function harborReward(files: { readonly json?: string | undefined; readon
       return { ok: false, reason: `/logs/verifier/reward.json is not JSON (${error instanceof Error ? error.message : String(error)})` };
     }
     if (finite(value)) return { ok: true, reward: value, rewards: { reward: value }, from: 'reward.json' };
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) return { ok: false, reason: '/logs/verifier/reward.json holds neither a number nor an object of named numbers' };
+    if (typeof value !== 'object' || value === null || Array.isArray(value))
+      return { ok: false, reason: '/logs/verifier/reward.json holds neither a number nor an object of named numbers' };
     const entries = Object.entries(value as Record<string, unknown>);
     const bad = entries.find(([, v]) => !finite(v));
     if (bad !== undefined) return { ok: false, reason: `/logs/verifier/reward.json: ${JSON.stringify(bad[0]).slice(0, 80)} is not a finite number` };
@@ -38,7 +39,13 @@ export function harborReward(files: { readonly json?: string | undefined; readon
     if (named !== undefined) return { ok: true, reward: named, rewards, from: 'reward.json' };
     const only = entries.length === 1 ? entries[0] : undefined;
     if (only !== undefined) return { ok: true, reward: only[1] as number, rewards, from: 'reward.json' };
-    return { ok: false, reason: entries.length === 0 ? '/logs/verifier/reward.json names no reward' : `/logs/verifier/reward.json names ${entries.length} rewards and none is called "reward", so which is the episode's is not known` };
+    return {
+      ok: false,
+      reason:
+        entries.length === 0
+          ? '/logs/verifier/reward.json names no reward'
+          : `/logs/verifier/reward.json names ${entries.length} rewards and none is called "reward", so which is the episode's is not known`,
+    };
   }
   if (files.text !== undefined) {
     const text = files.text.trim();

@@ -74,17 +74,25 @@ async function readTestsFolder(dir: string): Promise<{ ok: true; files: HostFile
   try {
     entries = await readdir(dir, { recursive: true, withFileTypes: true });
   } catch (error) {
-    return { ok: false, reason: `the verifier's folder ${dir} cannot be read (${(error as Error).message}); prepare the task again with gp dataset prepare harbor` };
+    return {
+      ok: false,
+      reason: `the verifier's folder ${dir} cannot be read (${(error as Error).message}); prepare the task again with gp dataset prepare harbor`,
+    };
   }
   for (const entry of entries) {
     const full = join(entry.parentPath, entry.name);
     const path = relative(dir, full).split(sep).join('/');
     if (entry.isDirectory()) continue;
     // A link could carry any file of this machine into the sandbox and its log.
-    if (!entry.isFile()) return { ok: false, reason: `${full} in the verifier's folder is not a regular file (a symbolic link or a device); the verifier's files must be plain files` };
+    if (!entry.isFile())
+      return {
+        ok: false,
+        reason: `${full} in the verifier's folder is not a regular file (a symbolic link or a device); the verifier's files must be plain files`,
+      };
     const info = await lstat(full);
     bytes += info.size;
-    if (files.length >= testsFolderFiles || bytes > testsFolderBytes) return { ok: false, reason: `the verifier's folder ${dir} holds more than ${testsFolderFiles} files or ${testsFolderBytes / 1024 / 1024} MiB` };
+    if (files.length >= testsFolderFiles || bytes > testsFolderBytes)
+      return { ok: false, reason: `the verifier's folder ${dir} holds more than ${testsFolderFiles} files or ${testsFolderBytes / 1024 / 1024} MiB` };
     files.push({ path, content: await readFile(full), mode: info.mode & 0o777 });
   }
   if (!files.some((f) => f.path === 'test.sh')) return { ok: false, reason: `the verifier's folder ${dir} has no test.sh` };
@@ -119,11 +127,18 @@ async function readRewardFiles(sandbox: Sandbox, logs: string): Promise<{ json?:
     `for n in reward.json reward.txt; do f=${shellQuote(dir)}/$n; if [ -L "$f" ]; then echo "$n link"; elif [ -f "$f" ]; then echo "$n $(wc -c < "$f")"; elif [ -e "$f" ]; then echo "$n other"; fi; done`,
     { timeoutMs: 60_000 },
   );
-  if (probe.exitCode !== 0) return { problem: `the reward files in ${dir} could not be looked at (${probe.stderr.trim() || `exit ${probe.exitCode ?? 'killed'}`})` };
+  if (probe.exitCode !== 0)
+    return { problem: `the reward files in ${dir} could not be looked at (${probe.stderr.trim() || `exit ${probe.exitCode ?? 'killed'}`})` };
   const found: { json?: string; text?: string; problem?: string } = {};
-  for (const line of probe.stdout.trim().split('\n').filter((l) => l !== '')) {
+  for (const line of probe.stdout
+    .trim()
+    .split('\n')
+    .filter((l) => l !== '')) {
     const [name = '', what = ''] = line.split(' ');
-    if (what === 'link' || what === 'other') return { problem: `/logs/verifier/${name} is not a regular file (${what === 'link' ? 'a symbolic link' : 'a folder or device'}), so it is not read as a reward` };
+    if (what === 'link' || what === 'other')
+      return {
+        problem: `/logs/verifier/${name} is not a regular file (${what === 'link' ? 'a symbolic link' : 'a folder or device'}), so it is not read as a reward`,
+      };
     if (Number(what) > rewardFileBytes) return { problem: `/logs/verifier/${name} holds ${what} bytes, more than a reward (${rewardFileBytes} bytes at most)` };
     const content = (await sandbox.readFile(`${dir}/${name}`)).toString('utf8');
     if (name === 'reward.json') found.json = content;
@@ -144,7 +159,11 @@ export interface VerifierOptions {
 }
 
 /** Runs the task's verifier in `sandbox` and grades the run by the reward it wrote. */
-export async function runHarborVerifier(sandbox: Sandbox, task: TaskEntry, options: VerifierOptions): Promise<{ record: TestRunRecord; parsed: ParsedTestLog; output: string }> {
+export async function runHarborVerifier(
+  sandbox: Sandbox,
+  task: TaskEntry,
+  options: VerifierOptions,
+): Promise<{ record: TestRunRecord; parsed: ParsedTestLog; output: string }> {
   const startedAt = isoTimestamp();
   const started = performance.now();
   const roots = verifierRoots(sandbox);
@@ -166,17 +185,26 @@ export async function runHarborVerifier(sandbox: Sandbox, task: TaskEntry, optio
     tests: {},
     grade,
   });
-  const refuse = (reason: string) => ({ record: record({ kind: 'invalid', reason }), parsed: noTests, output: `graph-planner: the verifier did not run: ${reason}\n` });
+  const refuse = (reason: string) => ({
+    record: record({ kind: 'invalid', reason }),
+    parsed: noTests,
+    output: `graph-planner: the verifier did not run: ${reason}\n`,
+  });
   const dir = sandbox.spec.verifierTests;
   if (dir === undefined || task.verifier === undefined) return refuse('the task names no verifier folder (verifier.tests)');
   const local = runsOnHost(sandbox.backend);
   if (local && ![roots.tests, roots.logs, roots.workdir].every((p) => plainPath.test(p))) {
-    return refuse(`the local backend rewrites the verifier's absolute paths into ${roots.workdir}, which holds characters a script would need quoted; set TMPDIR to a plain path or run the task with --backend docker`);
+    return refuse(
+      `the local backend rewrites the verifier's absolute paths into ${roots.workdir}, which holds characters a script would need quoted; set TMPDIR to a plain path or run the task with --backend docker`,
+    );
   }
   const read = await readTestsFolder(dir);
   if (!read.ok) return refuse(read.reason);
   // Harbor deletes the reward files before a run, so a reward left earlier is never read as this run's.
-  const prepare = await sandbox.exec(`rm -rf -- ${shellQuote(roots.tests)} ${shellQuote(`${roots.logs}/verifier`)} && mkdir -p -- ${shellQuote(roots.tests)} ${shellQuote(`${roots.logs}/verifier`)} ${shellQuote(`${roots.logs}/agent`)}`, { timeoutMs: 60_000 });
+  const prepare = await sandbox.exec(
+    `rm -rf -- ${shellQuote(roots.tests)} ${shellQuote(`${roots.logs}/verifier`)} && mkdir -p -- ${shellQuote(roots.tests)} ${shellQuote(`${roots.logs}/verifier`)} ${shellQuote(`${roots.logs}/agent`)}`,
+    { timeoutMs: 60_000 },
+  );
   if (prepare.exitCode !== 0) return refuse(`the verifier's folders could not be made (${prepare.stderr.trim() || `exit ${prepare.exitCode ?? 'killed'}`})`);
   for (const file of placedFiles(read.files, roots, task.sandbox.workdir, local)) await sandbox.writeFile(file.path, file.content, file.mode);
   const ran = await sandbox.exec(command, { timeoutMs: options.timeoutMs, maxOutputBytes: verifierLogBytes, env: task.verifier.env });
@@ -184,15 +212,30 @@ export async function runHarborVerifier(sandbox: Sandbox, task: TaskEntry, optio
   const run = { exitCode: ran.exitCode, timedOut: ran.timedOut, truncated: ran.truncated };
   if (ran.timedOut) {
     const seconds = Math.round(options.timeoutMs / 1000);
-    return { record: record({ kind: 'invalid', reason: `the verifier did not finish within its time limit (${seconds} s, verifier.timeout_sec)` }, run), parsed: noTests, output };
+    return {
+      record: record({ kind: 'invalid', reason: `the verifier did not finish within its time limit (${seconds} s, verifier.timeout_sec)` }, run),
+      parsed: noTests,
+      output,
+    };
   }
   const files = await readRewardFiles(sandbox, roots.logs);
-  for (const [name, text] of [['reward.json', files.json], ['reward.txt', files.text]] as const) {
-    if (text !== undefined) output += `${output.endsWith('\n') || output === '' ? '' : '\n'}--- /logs/verifier/${name} ---\n${text}${text.endsWith('\n') ? '' : '\n'}`;
+  for (const [name, text] of [
+    ['reward.json', files.json],
+    ['reward.txt', files.text],
+  ] as const) {
+    if (text !== undefined)
+      output += `${output.endsWith('\n') || output === '' ? '' : '\n'}--- /logs/verifier/${name} ---\n${text}${text.endsWith('\n') ? '' : '\n'}`;
   }
   if (files.problem !== undefined) return { record: record({ kind: 'invalid', reason: files.problem }, run), parsed: noTests, output };
   const reward = harborReward({ json: files.json, text: files.text });
   if (!reward.ok) return { record: record({ kind: 'invalid', reason: reward.reason }, run), parsed: noTests, output };
-  const grade: TestGrade = { kind: 'verifier', reward: reward.reward, rewards: { ...reward.rewards }, from: reward.from, resolved: reward.reward >= 1, exitCode: ran.exitCode };
+  const grade: TestGrade = {
+    kind: 'verifier',
+    reward: reward.reward,
+    rewards: { ...reward.rewards },
+    from: reward.from,
+    resolved: reward.reward >= 1,
+    exitCode: ran.exitCode,
+  };
   return { record: record(grade, run), parsed: noTests, output };
 }

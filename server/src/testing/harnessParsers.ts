@@ -65,7 +65,10 @@ export function isHarnessParser(name: string): name is HarnessParserName {
 
 /** The harness's name for a repository may come with an owner in another case, a `.git` suffix or GitHub's address. */
 export function repoKey(repo: string): string {
-  return repo.toLowerCase().replace(/\.git$/, '').replace(/^https?:\/\/github\.com\//, '');
+  return repo
+    .toLowerCase()
+    .replace(/\.git$/, '')
+    .replace(/^https?:\/\/github\.com\//, '');
 }
 
 /** The parser the harness uses for a repository, or undefined when its table does not list it. */

@@ -14,7 +14,17 @@ export { gradeR2e, r2eKey, toR2eStatuses, decodeExpectedOutput, type ExpectedOut
 export { extractTestOutput, logsEval, testExitCode, universalNewlines, type LogsEval, type TestOutputResult } from './swebenchLog.js';
 export { gradeSwebench, harnessView, type HarnessView } from './swebenchGrade.js';
 export { harnessParserOf, harnessParsers, repoHarnessParsers, runHarnessParser, isHarnessParser, type HarnessParserName } from './harnessParsers.js';
-export { runTaskTests, parseTestOutput, gradeTask, harnessViewOf, type GradeInput, gradePassed, defaultTestCommand, type RunTestsOptions, type TestRun } from './runTests.js';
+export {
+  runTaskTests,
+  parseTestOutput,
+  gradeTask,
+  harnessViewOf,
+  type GradeInput,
+  gradePassed,
+  defaultTestCommand,
+  type RunTestsOptions,
+  type TestRun,
+} from './runTests.js';
 export { parseSympyLog, looksLikeSympyRunner } from './parseSympy.js';
 export { logFormatOf, normaliseOptionId, parseLogAs, repoLogFormats, type LogFormat } from './repoLogFormats.js';
 export { harborReward, type HarborReward } from './harborReward.js';

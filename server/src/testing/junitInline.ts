@@ -64,7 +64,10 @@ function seconds(text: string | undefined): number {
 function cutLog(text: string, totalBytes: number, limit: number): { text: string; cut: boolean } {
   const bytes = Buffer.from(text, 'utf8');
   if (totalBytes <= limit && bytes.length <= limit) return { text, cut: false };
-  return { text: `${bytes.subarray(0, limit).toString('utf8')}\n[graph-planner: output truncated, ${totalBytes - limit} more bytes dropped (limit ${limit} bytes per stream)]\n`, cut: true };
+  return {
+    text: `${bytes.subarray(0, limit).toString('utf8')}\n[graph-planner: output truncated, ${totalBytes - limit} more bytes dropped (limit ${limit} bytes per stream)]\n`,
+    cut: true,
+  };
 }
 
 /** The command's own result: its stdout (without the report) and its stderr, each cut at the log's limit. */

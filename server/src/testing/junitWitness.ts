@@ -57,12 +57,25 @@ interface RunFacts {
 export async function readJunitWitness(sandbox: Sandbox, request: JunitRequest | undefined, facts: RunFacts, inline?: InlineReport): Promise<JunitWitness> {
   const usesReport = pytestParsers.has(facts.parser);
   if (request === undefined) {
-    return usesReport ? { record: { report: 'junit', state: 'not-used', mismatches: [], mismatchCount: 0, reason: 'the test command chooses its own JUnit report or PYTEST_ADDOPTS' } } : {};
+    return usesReport
+      ? {
+          record: {
+            report: 'junit',
+            state: 'not-used',
+            mismatches: [],
+            mismatchCount: 0,
+            reason: 'the test command chooses its own JUnit report or PYTEST_ADDOPTS',
+          },
+        }
+      : {};
   }
   // The path is an argument, never part of the script's text.
   const read =
     inline === undefined
-      ? await sandbox.exec(['sh', '-c', 'cat -- "$1"; status=$?; rm -f -- "$1"; exit $status', 'sh', request.path], { timeoutMs: 60_000, maxOutputBytes: 64 * 1024 * 1024 })
+      ? await sandbox.exec(['sh', '-c', 'cat -- "$1"; status=$?; rm -f -- "$1"; exit $status', 'sh', request.path], {
+          timeoutMs: 60_000,
+          maxOutputBytes: 64 * 1024 * 1024,
+        })
       : { exitCode: inline.exitCode, stdout: inline.text, truncated: false };
   if (!usesReport) return {};
   if (read.exitCode !== 0 || read.stdout === '') {
@@ -71,10 +84,18 @@ export async function readJunitWitness(sandbox: Sandbox, request: JunitRequest |
       const reason = `pytest's JUnit report was ${announced ? 'announced in the log but is gone' : 'not written'} though the test command runs pytest itself: something in the run removed the report or pytest's junitxml plugin, so the log cannot be checked`;
       return { record: { report: 'junit', state: 'missing', mismatches: [], mismatchCount: 0, reason }, notGradable: reason };
     }
-    return { record: { report: 'junit', state: 'not-written', mismatches: [], mismatchCount: 0, reason: 'pytest wrote no report: the test command does not pass PYTEST_ADDOPTS on to it (tox?), so the log was graded alone' } };
+    return {
+      record: {
+        report: 'junit',
+        state: 'not-written',
+        mismatches: [],
+        mismatchCount: 0,
+        reason: 'pytest wrote no report: the test command does not pass PYTEST_ADDOPTS on to it (tox?), so the log was graded alone',
+      },
+    };
   }
   if (read.truncated) {
-    const reason = 'pytest\'s JUnit report is larger than 64 MiB and could not be read whole';
+    const reason = "pytest's JUnit report is larger than 64 MiB and could not be read whole";
     return { record: { report: 'junit', state: 'unreadable', mismatches: [], mismatchCount: 0, reason }, notGradable: reason };
   }
   let report;

@@ -13,7 +13,16 @@ const failureRule = /^_+ (.*\.py):(\S*) _+$/;
 const resultLine = /^(test_\S*)\s+(ok|F|E|f|s|w|X|x)\s*$/;
 const finished = /^=+ tests finished: .* =+$/;
 
-const statusOf: Record<string, TestStatus | undefined> = { ok: 'PASSED', F: 'FAILED', E: 'ERROR', f: 'XFAIL', s: 'SKIPPED', w: 'SKIPPED', X: 'XPASS', x: 'XFAIL' };
+const statusOf: Record<string, TestStatus | undefined> = {
+  ok: 'PASSED',
+  F: 'FAILED',
+  E: 'ERROR',
+  f: 'XFAIL',
+  s: 'SKIPPED',
+  w: 'SKIPPED',
+  X: 'XPASS',
+  x: 'XFAIL',
+};
 
 export function parseSympyLog(log: string): ParsedTestLog {
   const tests = new Map<string, TestStatus>();

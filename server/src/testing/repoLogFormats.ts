@@ -27,11 +27,14 @@ function formatOfParser(parser: HarnessParserName): LogFormat {
   if (parser === 'parse_log_django') return 'django';
   if (parser === 'parse_log_sympy') return 'sympy';
   if (parser === 'parse_log_matplotlib') return 'matplotlib';
-  if (parser === 'parse_log_pytest_options' || parser === 'parse_log_pydicom' || parser === 'parse_log_requests' || parser === 'parse_log_pylint') return 'pytest-options';
+  if (parser === 'parse_log_pytest_options' || parser === 'parse_log_pydicom' || parser === 'parse_log_requests' || parser === 'parse_log_pylint')
+    return 'pytest-options';
   return 'pytest';
 }
 
-export const repoLogFormats: Readonly<Record<string, LogFormat>> = Object.fromEntries(Object.entries(repoHarnessParsers).map(([repo, parser]) => [repo, formatOfParser(parser)]));
+export const repoLogFormats: Readonly<Record<string, LogFormat>> = Object.fromEntries(
+  Object.entries(repoHarnessParsers).map(([repo, parser]) => [repo, formatOfParser(parser)]),
+);
 
 export function logFormatOf(repo: string | undefined): LogFormat | undefined {
   const parser = harnessParserOf(repo);

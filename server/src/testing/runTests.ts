@@ -125,7 +125,12 @@ export function gradeTask(task: TaskEntry, run: GradeInput, patch: string | null
     if (!f2p.ok) return { kind: 'invalid', reason: f2p.message };
     if (!p2p.ok) return { kind: 'invalid', reason: p2p.message };
     const gold = { FAIL_TO_PASS: f2p.tests, PASS_TO_PASS: p2p.tests };
-    const grade = gradeSwebench({ view: harnessViewOf(task, run.output, run.exitCode, run.command), gold, patch, ...(run.witnessed === undefined ? {} : { witnessed: run.witnessed }) });
+    const grade = gradeSwebench({
+      view: harnessViewOf(task, run.output, run.exitCode, run.command),
+      gold,
+      patch,
+      ...(run.witnessed === undefined ? {} : { witnessed: run.witnessed }),
+    });
     return grade.kind === 'invalid' ? { ...grade, reason: `${grade.reason}${lastWords(run.output)}` } : grade;
   }
   const section = testSection(run.output);
@@ -168,7 +173,7 @@ export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: R
   const command = conda.command;
   const noEnvironment =
     conda.removed > 0 && task.sandbox.python_env === undefined
-      ? 'the test command activates SWE-bench\'s conda environment, which the local backend does not have, and the task names no python_env: its tests would run with the host\'s Python and packages. Give the task a python_env (then gp env build) or run it on the docker backend.'
+      ? "the test command activates SWE-bench's conda environment, which the local backend does not have, and the task names no python_env: its tests would run with the host's Python and packages. Give the task a python_env (then gp env build) or run it on the docker backend."
       : undefined;
   const startedAt = isoTimestamp();
   // No bytecode is written: Python trusts a .pyc whose recorded source mtime (whole seconds) and
@@ -185,26 +190,37 @@ export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: R
   const watched = witness === undefined ? command : withWitness(command, witness, sandbox.privateScripts === true);
   // The report is printed by the test command's own script, after the tests (junitInline.ts).
   const marker = junit === undefined ? undefined : inlineMarker();
-  const ran = await sandbox.exec(junit === undefined || marker === undefined ? watched : withInlineReport(watched, junit, marker, runsOnHost(sandbox.backend)), {
-    timeoutMs: options.timeoutMs,
-    maxOutputBytes: testLogBytes + (junit === undefined ? 0 : inlineReportBytes),
-    env: { PYTHONDONTWRITEBYTECODE: '1', ...witness?.env, ...(pytestOptions === '' ? {} : { PYTEST_ADDOPTS: pytestOptions }) },
-  });
+  const ran = await sandbox.exec(
+    junit === undefined || marker === undefined ? watched : withInlineReport(watched, junit, marker, runsOnHost(sandbox.backend)),
+    {
+      timeoutMs: options.timeoutMs,
+      maxOutputBytes: testLogBytes + (junit === undefined ? 0 : inlineReportBytes),
+      env: { PYTHONDONTWRITEBYTECODE: '1', ...witness?.env, ...(pytestOptions === '' ? {} : { PYTEST_ADDOPTS: pytestOptions }) },
+    },
+  );
   // The witness's records come out before anything reads the log.
   const taken = witness === undefined ? undefined : takeWitnessRecords(ran, witness);
   const unwatched = taken?.result ?? ran;
   const split = marker === undefined ? { result: unwatched } : takeInlineReport(unwatched, marker, testLogBytes);
   const result = split.result;
   const watch: RunnerWitness =
-    witnessAsk.kind === 'skipped' ? witnessAsk.record : witnessVerdict(taken?.records ?? [], taken?.forged ?? 0, { runsRunnerDirectly: runsRunnerDirectly(command), timedOut: result.timedOut });
-  const output = result.stderr.length > 0 ? `${result.stdout}${result.stdout.endsWith('\n') || result.stdout === '' ? '' : '\n'}${result.stderr}` : result.stdout;
+    witnessAsk.kind === 'skipped'
+      ? witnessAsk.record
+      : witnessVerdict(taken?.records ?? [], taken?.forged ?? 0, { runsRunnerDirectly: runsRunnerDirectly(command), timedOut: result.timedOut });
+  const output =
+    result.stderr.length > 0 ? `${result.stdout}${result.stdout.endsWith('\n') || result.stdout === '' ? '' : '\n'}${result.stderr}` : result.stdout;
   // A SWE-bench eval script brackets its tests with markers; people read what is between them.
   const section = testSection(output);
   const { parser, parsed } = parseTestOutput(section.ok ? section.output : output, task.repo);
   const exitCode = result.timedOut ? null : result.exitCode;
   const view = harnessViewOf(task, output, exitCode, given);
   // pytest's own report, read back and removed whether or not this parser uses it; it checks what grading reads.
-  const junitCheck: JunitWitness = await readJunitWitness(sandbox, junit, { output, command, parser, repo: task.repo, tests: view.eval.found ? view.eval.tests : new Map() }, split.report);
+  const junitCheck: JunitWitness = await readJunitWitness(
+    sandbox,
+    junit,
+    { output, command, parser, repo: task.repo, tests: view.eval.found ? view.eval.tests : new Map() },
+    split.report,
+  );
   // Without an explicit patch, the change under test is whatever differs from the base commit.
   const patch = options.patch === undefined ? await sandbox.diff() : options.patch;
   const graded = gradeTask(task, { output, exitCode, command: given, ...(junitCheck.tests === undefined ? {} : { witnessed: junitCheck.tests }) }, patch);

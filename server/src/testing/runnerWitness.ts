@@ -56,7 +56,11 @@ function witnessSources(): ReadonlyArray<readonly [string, string]> {
 /** pytest or unittest started by the command itself (not through tox or a script of its own). */
 export function runsRunnerDirectly(command: string): boolean {
   if (/(^|[\s;&|(])tox(\s|$)/.test(command)) return false;
-  return /(^|[\s;&|(])(python[\d.]*\s+-m\s+)?(pytest|py\.test)(\s|$)/.test(command) || /(^|[\s;&|(])python[\d.]*\s+-m\s+unittest(\s|$)/.test(command) || /(^|[\s;&|(/])runtests\.py(\s|$)/.test(command);
+  return (
+    /(^|[\s;&|(])(python[\d.]*\s+-m\s+)?(pytest|py\.test)(\s|$)/.test(command) ||
+    /(^|[\s;&|(])python[\d.]*\s+-m\s+unittest(\s|$)/.test(command) ||
+    /(^|[\s;&|(/])runtests\.py(\s|$)/.test(command)
+  );
 }
 
 /**
@@ -66,7 +70,7 @@ export function runsRunnerDirectly(command: string): boolean {
  */
 export function witnessRequest(sandbox: Sandbox, command: string, repo: string | undefined, format: string | undefined): WitnessAsk {
   const skipped = (reason: string): WitnessAsk => ({ kind: 'skipped', record: witnessNotRequested(reason) });
-  if (format === 'sympy') return skipped('sympy\'s test runner is part of the repository under test, so there is no runner of ours to watch');
+  if (format === 'sympy') return skipped("sympy's test runner is part of the repository under test, so there is no runner of ours to watch");
   if (/\bPYTEST_ADDOPTS\b|\bPYTHONPATH\b/.test(command)) return skipped('the test command sets its own PYTEST_ADDOPTS or PYTHONPATH');
   if (/(^|[\s;&|(])tox(\s|$)/.test(command)) return skipped('the test command runs tox, which passes only some variables on');
   const run = randomBytes(9).toString('hex');

@@ -45,7 +45,26 @@ const pytestNoOutcome: Readonly<Record<number, string>> = {
   4: 'pytest could not start the run (a usage error, or a conftest.py that failed to import)',
   5: 'pytest collected no tests',
 };
-const pytestParsers: ReadonlySet<HarnessParserName> = new Set(['parse_log_pytest', 'parse_log_pytest_options', 'parse_log_matplotlib', 'parse_log_pytest_v2', 'parse_log_seaborn', 'parse_log_astroid', 'parse_log_flask', 'parse_log_marshmallow', 'parse_log_pvlib', 'parse_log_pyvista', 'parse_log_sqlfluff', 'parse_log_xarray', 'parse_log_pydicom', 'parse_log_requests', 'parse_log_pylint', 'parse_log_astropy', 'parse_log_scikit', 'parse_log_sphinx']);
+const pytestParsers: ReadonlySet<HarnessParserName> = new Set([
+  'parse_log_pytest',
+  'parse_log_pytest_options',
+  'parse_log_matplotlib',
+  'parse_log_pytest_v2',
+  'parse_log_seaborn',
+  'parse_log_astroid',
+  'parse_log_flask',
+  'parse_log_marshmallow',
+  'parse_log_pvlib',
+  'parse_log_pyvista',
+  'parse_log_sqlfluff',
+  'parse_log_xarray',
+  'parse_log_pydicom',
+  'parse_log_requests',
+  'parse_log_pylint',
+  'parse_log_astropy',
+  'parse_log_scikit',
+  'parse_log_sphinx',
+]);
 
 /** The first rule by which a log the harness grades is not gradable for us, with why. */
 function notGradable(view: HarnessView, tests: StatusMap, taskTests: readonly string[]): { rule: StrictnessRule; reason: string } | undefined {
@@ -55,7 +74,10 @@ function notGradable(view: HarnessView, tests: StatusMap, taskTests: readonly st
   if (exit !== undefined && noOutcome !== undefined) return { rule: 'pytest-no-outcome', reason: `${noOutcome} (exit code ${exit}): the tests never ran` };
   const failing = [...tests.values()].some((s) => s === 'FAILED' || s === 'ERROR');
   if (exit !== undefined && exit !== 0 && tests.size > 0 && !failing) {
-    return { rule: 'run-exit-status', reason: `the test command exited with ${exit} but its log reports no failing test, so the log does not describe the run (output printed by the code under test, such as a conftest.py?)` };
+    return {
+      rule: 'run-exit-status',
+      reason: `the test command exited with ${exit} but its log reports no failing test, so the log does not describe the run (output printed by the code under test, such as a conftest.py?)`,
+    };
   }
   if (taskTests.length > 0 && taskTests.every((id) => resolveCase(tests, id) === undefined)) {
     return { rule: 'task-tests-absent', reason: `none of the task's ${taskTests.length} tests appears in the log: the run did not reach them` };

@@ -53,7 +53,8 @@ function parse(parser: HarnessParserName, text: string): StatusMap {
 export function logsEval(content: string, parser: HarnessParserName): LogsEval {
   const marker = failureMarkers.find((m) => content.includes(m));
   if (marker !== undefined) return { found: false, reason: `the log says "${marker}", so its tests were not run to completion` };
-  if (!content.includes(startMarker) || !content.includes(endMarker)) return { found: false, reason: `the log lacks the "${startMarker}" or the "${endMarker}" marker that eval.sh writes around the tests` };
+  if (!content.includes(startMarker) || !content.includes(endMarker))
+    return { found: false, reason: `the log lacks the "${startMarker}" or the "${endMarker}" marker that eval.sh writes around the tests` };
   // `content.split(START)[1].split(END)[0]`: up to a second start marker, then up to the first end marker.
   const sliced = (content.split(startMarker)[1] ?? '').split(endMarker)[0] ?? '';
   let tests: StatusMap;
@@ -62,14 +63,23 @@ export function logsEval(content: string, parser: HarnessParserName): LogsEval {
     // Results printed outside the markers (stdout and stderr interleaved) are read from the whole log.
     if (tests.size === 0) tests = parse(parser, content);
   } catch (error) {
-    if (error instanceof HarnessParserCrash) return { found: false, reason: `the harness's ${parser} fails on this log (${error.message}), so the harness reports the instance as an error`, crashed: true };
+    if (error instanceof HarnessParserCrash)
+      return {
+        found: false,
+        reason: `the harness's ${parser} fails on this log (${error.message}), so the harness reports the instance as an error`,
+        crashed: true,
+      };
     throw error;
   }
-  if (tests.size === 0 && !suiteRan.test(content)) return { found: false, reason: 'no test result was found in the log and nothing in it shows that the tests ran' };
+  if (tests.size === 0 && !suiteRan.test(content))
+    return { found: false, reason: 'no test result was found in the log and nothing in it shows that the tests ran' };
   const exitCode = testExitCode(content);
   const failing = [...tests.values()].some((s) => s === 'FAILED' || s === 'ERROR');
   if (exitCode !== undefined && exitCode !== 0 && tests.size > 0 && !failing) {
-    return { found: false, reason: `the tests exited with ${exitCode} but the log reports no failing test, so the log does not describe the run (output printed by the code under test?)` };
+    return {
+      found: false,
+      reason: `the tests exited with ${exitCode} but the log reports no failing test, so the log does not describe the run (output printed by the code under test?)`,
+    };
   }
   return { found: true, tests };
 }
@@ -88,7 +98,11 @@ export function extractTestOutput(log: string): TestOutputResult {
   const marker = failureMarkers.find((m) => log.includes(m));
   if (marker !== undefined) return { ok: false, code: 'testing/log-invalid', message: `The log says "${marker}", so its tests were not run to completion.` };
   if (!log.includes(startMarker) || !log.includes(endMarker)) {
-    return { ok: false, code: 'testing/log-invalid', message: `The log lacks the "${startMarker}" / "${endMarker}" markers that eval.sh writes around the tests.` };
+    return {
+      ok: false,
+      code: 'testing/log-invalid',
+      message: `The log lacks the "${startMarker}" / "${endMarker}" markers that eval.sh writes around the tests.`,
+    };
   }
   const between = (log.split(startMarker)[1] ?? '').split(endMarker)[0] ?? '';
   return { ok: true, output: between.trim() === '' ? log : between, exitCode: recordedExitCode(log) };

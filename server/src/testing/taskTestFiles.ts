@@ -86,7 +86,10 @@ export function filesOfTestCommand(command: string): string[] {
   const { script, documents } = splitHereDocuments(command);
   for (const document of documents) for (const path of patchPaths(document).paths) out.add(path);
   for (const segment of script.split(/[\n;&|()]+/)) {
-    const words = segment.trim().split(/\s+/).map((w) => w.replace(/^['"]|['"]$/g, ''));
+    const words = segment
+      .trim()
+      .split(/\s+/)
+      .map((w) => w.replace(/^['"]|['"]$/g, ''));
     const first = words.find((w) => !/^\w+=/.test(w));
     if (first !== undefined && first.includes('/') && !first.startsWith('/') && !first.startsWith('-') && !first.includes('$')) out.add(clean(first));
     for (const word of words) {

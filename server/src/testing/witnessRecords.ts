@@ -75,7 +75,18 @@ export interface RunnerFacts {
 }
 
 function empty(state: RunnerWitness['state'], reason?: string): RunnerWitness {
-  return { state, ...(reason === undefined ? {} : { reason }), started: false, armed: false, ended: false, blockedPlugins: [], changed: [], changedCount: 0, inside: [], forged: 0 };
+  return {
+    state,
+    ...(reason === undefined ? {} : { reason }),
+    started: false,
+    armed: false,
+    ended: false,
+    blockedPlugins: [],
+    changed: [],
+    changedCount: 0,
+    inside: [],
+    forged: 0,
+  };
 }
 
 /** The witness's state for a run that did not ask for it, with why. */
@@ -88,7 +99,9 @@ function tampering(start: WitnessRecord, armed: WitnessRecord | undefined, end: 
   const inside = armed?.inside ?? [];
   if (inside.length > 0) return `the runner was loaded from inside the repository or before the witness (${inside.join(', ')})`;
   if (end === undefined) {
-    return facts.timedOut ? undefined : `the witness in ${start.runner}'s process (pid ${start.pid}) started but never reported its end: the process was ended without exiting normally (os._exit, a signal) or the witness's channel was closed`;
+    return facts.timedOut
+      ? undefined
+      : `the witness in ${start.runner}'s process (pid ${start.pid}) started but never reported its end: the process was ended without exiting normally (os._exit, a signal) or the witness's channel was closed`;
   }
   if (start.runner === 'pytest' && end.plugin !== true) return 'pytest ran without the witness plugin (was it disabled with -p no:gp_witness?)';
   const count = end.changedCount ?? 0;
@@ -115,11 +128,19 @@ export function witnessVerdict(records: readonly WitnessRecord[], forged: number
   }
   if (start === undefined) {
     return facts.runsRunnerDirectly
-      ? empty('tampered', 'the test command runs the test runner itself but the witness never started: the runner was shadowed or the witness was kept from loading')
-      : empty(facts.timedOut ? 'cut' : 'not-started', facts.timedOut ? 'the run reached its time limit' : 'no process of the command started pytest or unittest with the witness (the command does not start them itself)');
+      ? empty(
+          'tampered',
+          'the test command runs the test runner itself but the witness never started: the runner was shadowed or the witness was kept from loading',
+        )
+      : empty(
+          facts.timedOut ? 'cut' : 'not-started',
+          facts.timedOut
+            ? 'the run reached its time limit'
+            : 'no process of the command started pytest or unittest with the witness (the command does not start them itself)',
+        );
   }
   if (starts.length > 1 || new Set(records.map((r) => r.pid)).size > 1) {
-    return { ...verdictOf(start, records, facts), state: 'tampered', reason: 'more than one process reported with the run\'s one-time key' };
+    return { ...verdictOf(start, records, facts), state: 'tampered', reason: "more than one process reported with the run's one-time key" };
   }
   return verdictOf(start, records, facts);
 }

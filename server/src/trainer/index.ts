@@ -8,5 +8,15 @@ export { agentLoopName, hydraArgument, hydraValue, microBatchPerGpu, verlOverrid
 export { MetricsTail } from './metricsTail.js';
 export { Watchdog } from './watchdog.js';
 export { runTraining, trainerArgv, trainPaths, type TrainRunOptions, type TrainRunResult } from './trainRun.js';
-export { languageModelFile, modelSmoke, smokeBatch, smokeConfig, smokeLengths, smokePolicies, smokeSettings, type SmokePolicy, type SmokeSettings } from './smoke.js';
+export {
+  languageModelFile,
+  modelSmoke,
+  smokeBatch,
+  smokeConfig,
+  smokeLengths,
+  smokePolicies,
+  smokeSettings,
+  type SmokePolicy,
+  type SmokeSettings,
+} from './smoke.js';
 export { scriptedSmokePolicy } from './smoke.js';

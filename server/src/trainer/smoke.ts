@@ -53,7 +53,10 @@ function cacheDir(): string {
 /** The GGUF file scripts/setup-language-model.sh installs (in $GP_LANGUAGE_MODEL_DIR when set). */
 export function languageModelFile(): string {
   const dir = process.env['GP_LANGUAGE_MODEL_DIR'];
-  return join(dir !== undefined && dir !== '' ? dir : join(homedir(), '.cache', 'graph-planner', 'models', 'smollm2-135m-instruct-q4_1'), 'SmolLM2-135M-Instruct.Q4_1.gguf');
+  return join(
+    dir !== undefined && dir !== '' ? dir : join(homedir(), '.cache', 'graph-planner', 'models', 'smollm2-135m-instruct-q4_1'),
+    'SmolLM2-135M-Instruct.Q4_1.gguf',
+  );
 }
 
 export function smokeSettings(policy: SmokePolicy, steps: number): SmokeSettings {
@@ -95,7 +98,10 @@ export function smokeOverrides(policy: SmokePolicy): VerlOverride[] {
 
 /** The smoke driver's arguments (python/graph_planner_verl/smoke/run.py). */
 export function smokeDriverArgs(runDir: string, smoke: SmokeSettings): string[] {
-  const policy = smoke.policy === 'model' ? ['--policy', 'model', '--language-model', smoke.languageModel, '--max-new-tokens', String(modelSmoke.maxNewTokens)] : ['--policy', 'scripted'];
+  const policy =
+    smoke.policy === 'model'
+      ? ['--policy', 'model', '--language-model', smoke.languageModel, '--max-new-tokens', String(modelSmoke.maxNewTokens)]
+      : ['--policy', 'scripted'];
   return ['-m', 'graph_planner_verl.smoke.run', '--run-dir', runDir, '--steps', String(smoke.steps), ...policy, '--'];
 }
 

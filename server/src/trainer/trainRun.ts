@@ -14,7 +14,19 @@ import type { EpisodeDeps, PlannedTask } from '../rollout/index.js';
 import { EventLog, JsonLinesWriter, TensorBoardWriter, type RunLayout } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
 import { isoTimestamp } from '../util/time.js';
-import { EnvService, serviceFileName, startSandboxHosts, type SandboxHosts, type ServicePrompt, RayJobsClient, launchLocal, launchRayJob, raySubmissionId, shellCommand, type TrainerHandle } from '../cluster/index.js';
+import {
+  EnvService,
+  serviceFileName,
+  startSandboxHosts,
+  type SandboxHosts,
+  type ServicePrompt,
+  RayJobsClient,
+  launchLocal,
+  launchRayJob,
+  raySubmissionId,
+  shellCommand,
+  type TrainerHandle,
+} from '../cluster/index.js';
 import { MetricsTail } from './metricsTail.js';
 import { RunRecord } from './runRecord.js';
 import { scriptedSmokePolicy, smokeDriverArgs, smokeLengths, smokeOverrides, type SmokeSettings } from './smoke.js';
@@ -98,7 +110,10 @@ export function trainerArgv(config: ExperimentConfig, launch: TrainerLaunch): st
 /** 1 for a fresh run; one more than the last attempt's metrics file for a resumed one. */
 async function nextAttempt(dir: string): Promise<number> {
   const names = await readdir(dir).catch(() => [] as string[]);
-  const numbers = names.map((n) => /^attempt-(\d+)\.jsonl$/.exec(n)?.[1]).filter((n): n is string => n !== undefined).map(Number);
+  const numbers = names
+    .map((n) => /^attempt-(\d+)\.jsonl$/.exec(n)?.[1])
+    .filter((n): n is string => n !== undefined)
+    .map(Number);
   return Math.max(0, ...numbers) + 1;
 }
 
@@ -129,7 +144,10 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
   let stopReason: { state: 'failed' | 'interrupted'; reason: string } | undefined;
   // Created now so every line, metric and episode counts; started once the trainer is.
   const watchdog = new Watchdog(options.stallMs, (quiet) => {
-    stopReason = { state: 'failed', reason: `stalled: no log line, metric or episode for ${Math.round(quiet / 1000)} s; the trainer was stopped (is a GPU visible to it?)` };
+    stopReason = {
+      state: 'failed',
+      reason: `stalled: no log line, metric or episode for ${Math.round(quiet / 1000)} s; the trainer was stopped (is a GPU visible to it?)`,
+    };
     options.log(`gp train: ${stopReason.reason}`);
     void handle?.stop();
   });
@@ -215,13 +233,32 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
       if (end.resolved) counts.resolved++;
       const hacks = end.suspected_hacks === undefined ? {} : { suspected_hacks: end.suspected_hacks };
       const tampered = end.infrastructure?.rule === 'runner-tampered' ? { runner_tampered: true as const } : {};
-      const sampled = { episode_id: end.episode_id, task_id: end.task_id, total_reward: end.total_reward, resolved: end.resolved, steps: end.steps, termination_reason: end.termination_reason, ...hacks, trajectory: layout.trajectoryRelative(end.episode_id) };
+      const sampled = {
+        episode_id: end.episode_id,
+        task_id: end.task_id,
+        total_reward: end.total_reward,
+        resolved: end.resolved,
+        steps: end.steps,
+        termination_reason: end.termination_reason,
+        ...hacks,
+        trajectory: layout.trajectoryRelative(end.episode_id),
+      };
       void catchUp().then(() => stepEnds.push({ ...sampled, ...tampered }));
       const failures = Object.values(end.model?.parse_failures ?? {}).reduce((a, b) => a + b, 0);
       const replies = end.model === undefined ? undefined : { replies: end.model.model_steps + failures, parse_failures: failures };
-      void appendMetric({ source: 'env', ts: isoTimestamp(new Date()), episode_id: end.episode_id, task_id: end.task_id, total_reward: end.total_reward, resolved: end.resolved, steps: end.steps, env_ms: end.duration_ms, ...replies, ...hacks, ...tampered }).catch(
-        (error: unknown) => options.log(`metrics.jsonl: ${errorMessage(error)}`),
-      );
+      void appendMetric({
+        source: 'env',
+        ts: isoTimestamp(new Date()),
+        episode_id: end.episode_id,
+        task_id: end.task_id,
+        total_reward: end.total_reward,
+        resolved: end.resolved,
+        steps: end.steps,
+        env_ms: end.duration_ms,
+        ...replies,
+        ...hacks,
+        ...tampered,
+      }).catch((error: unknown) => options.log(`metrics.jsonl: ${errorMessage(error)}`));
       void record.status('running').catch(() => undefined);
     },
   });

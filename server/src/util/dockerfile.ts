@@ -92,7 +92,15 @@ export function dockerfileFacts(text: string): DockerfileFacts {
       } else workdir = posix.resolve(workdir ?? '/', path);
     } else if (keyword === 'COPY' || keyword === 'ADD') {
       const dest = args.at(-1);
-      if (dest !== undefined && args.length >= 2) copies.push({ line: line + 1, keyword, sources: args.slice(0, -1), dest, workdir: workdirUnknown ? undefined : (workdir ?? '/'), flags: flagNames(instruction) });
+      if (dest !== undefined && args.length >= 2)
+        copies.push({
+          line: line + 1,
+          keyword,
+          sources: args.slice(0, -1),
+          dest,
+          workdir: workdirUnknown ? undefined : (workdir ?? '/'),
+          flags: flagNames(instruction),
+        });
     } else if (keyword === 'RUN') runs += 1;
   }
   return { bases, workdir, workdirUnknown, copies, runs };

@@ -70,7 +70,9 @@ export function httpCall(call: HttpCall): Promise<HttpAnswer> {
         else chunks.push(chunk);
       });
       res.on('error', (error) => reject(new HttpTransportError('answer-cut', errorMessage(error), call.url)));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, statusMessage: res.statusMessage ?? '', headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, statusMessage: res.statusMessage ?? '', headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }),
+      );
     });
     if (call.timeoutMs !== undefined) req.setTimeout(call.timeoutMs, () => req.destroy(new Error(`no answer in ${call.timeoutMs} ms`)));
     req.on('error', (error) => reject(new HttpTransportError('no-answer', errorMessage(error), call.url)));

@@ -35,7 +35,8 @@ export function applyHunks(before: string, hunks: readonly HunkToApply[]): Apply
         continue;
       }
       const actual = source[at];
-      if (actual !== line.text) return { ok: false, reason: `line ${at + 1} is ${JSON.stringify(actual ?? '(end of file)')}, but the patch expects ${JSON.stringify(line.text)}` };
+      if (actual !== line.text)
+        return { ok: false, reason: `line ${at + 1} is ${JSON.stringify(actual ?? '(end of file)')}, but the patch expects ${JSON.stringify(line.text)}` };
       at++;
       if (line.mark === ' ') {
         out.push(actual);
@@ -48,7 +49,10 @@ export function applyHunks(before: string, hunks: readonly HunkToApply[]): Apply
     lastHasNewline = endsWithNewline;
   } else if (hunks.length > 0) {
     // The last hunk reached the end of the file: its markers decide the final newline.
-    const lastLine = hunks.at(-1)?.lines.filter((l) => l.mark !== '-').at(-1);
+    const lastLine = hunks
+      .at(-1)
+      ?.lines.filter((l) => l.mark !== '-')
+      .at(-1);
     lastHasNewline = lastLine === undefined ? endsWithNewline : !lastLine.noNewline;
   }
   if (out.length === 0) return { ok: true, text: '' };

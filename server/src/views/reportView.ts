@@ -37,7 +37,13 @@ function mean(values: readonly number[]): number | null {
 
 export function reportView(dir: string, report: RunReport, command: string | null): RunReportView {
   const layout = runLayout(dir);
-  const infrastructure = (report.infrastructure_failures ?? []).map((f) => ({ taskId: f.task_id, episodeId: f.episode_id, code: f.code, cause: f.cause, trajectory: layout.trajectory(f.episode_id) }));
+  const infrastructure = (report.infrastructure_failures ?? []).map((f) => ({
+    taskId: f.task_id,
+    episodeId: f.episode_id,
+    code: f.code,
+    cause: f.cause,
+    trajectory: layout.trajectory(f.episode_id),
+  }));
   const order: string[] = [];
   const byTask = new Map<string, { graded: TaskOutcome[]; failed: typeof infrastructure }>();
   const entry = (taskId: string) => {
@@ -56,7 +62,9 @@ export function reportView(dir: string, report: RunReport, command: string | nul
     const episodes: ReportEpisode[] = [
       ...graded.flatMap((t): ReportEpisode[] => {
         const trajectory = inside(dir, t.trajectory);
-        return trajectory === undefined ? [] : [{ episodeId: t.episode_id, trajectory, outcome: t.resolved ? 'resolved' : 'unresolved', suspectedHacks: t.suspected_hacks ?? 0 }];
+        return trajectory === undefined
+          ? []
+          : [{ episodeId: t.episode_id, trajectory, outcome: t.resolved ? 'resolved' : 'unresolved', suspectedHacks: t.suspected_hacks ?? 0 }];
       }),
       ...failed.map((f): ReportEpisode => ({ episodeId: f.episodeId, trajectory: f.trajectory, outcome: 'no-outcome', suspectedHacks: 0 })),
     ];
@@ -70,7 +78,12 @@ export function reportView(dir: string, report: RunReport, command: string | nul
       reward: mean(graded.map((t) => t.total_reward)),
       steps: mean(graded.map((t) => t.steps)),
       durationMs: graded.length === 0 ? null : graded.reduce((n, t) => n + t.duration_ms, 0),
-      failureReason: firstFailure !== undefined ? (firstFailure.failure_reason ?? firstFailure.termination_reason) : graded.length === 0 && failed[0] !== undefined ? `no outcome: ${failed[0].code}: ${failed[0].cause}` : null,
+      failureReason:
+        firstFailure !== undefined
+          ? (firstFailure.failure_reason ?? firstFailure.termination_reason)
+          : graded.length === 0 && failed[0] !== undefined
+            ? `no outcome: ${failed[0].code}: ${failed[0].cause}`
+            : null,
       episodes,
     };
   });
@@ -128,7 +141,11 @@ export async function readReportView(dir: string): Promise<RunReportResult> {
     text = await readFile(layout.report, 'utf8');
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT') return { ok: false, message: `${layout.report} does not exist: the run has not written its report yet (it is still running, or it stopped before the end). Show Run Log says why; a resume finishes it.` };
+    if (code === 'ENOENT')
+      return {
+        ok: false,
+        message: `${layout.report} does not exist: the run has not written its report yet (it is still running, or it stopped before the end). Show Run Log says why; a resume finishes it.`,
+      };
     if (code === 'EISDIR') return { ok: false, message: `${layout.report} is a folder, not the run's report.` };
     return { ok: false, message: `${layout.report} cannot be read: ${errorMessage(error)}` };
   }
@@ -141,7 +158,10 @@ export async function readReportView(dir: string): Promise<RunReportResult> {
   const parsed = runReportSchema.safeParse(value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return { ok: false, message: `${layout.report}: field ${issue?.path.join('.') || '(top)'}: ${issue?.message ?? 'invalid'}. It is not a report gp wrote; open it as text.` };
+    return {
+      ok: false,
+      message: `${layout.report}: field ${issue?.path.join('.') || '(top)'}: ${issue?.message ?? 'invalid'}. It is not a report gp wrote; open it as text.`,
+    };
   }
   const launch = await readLaunchRecord(layout.launch);
   return { ok: true, report: reportView(dir, parsed.data, launch.ok ? launch.record.command : null) };

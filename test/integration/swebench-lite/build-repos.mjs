@@ -112,7 +112,9 @@ async function sdistFile(sdist, cacheDir, log) {
   try {
     response = await globalThis.fetch(sdist.url);
   } catch (error) {
-    throw new Error(`cannot download ${sdist.url} (${error.cause?.message ?? error.message}); put ${sdist.filename} in $GP_SWEBENCH_SDIST_DIR to build offline`);
+    throw new Error(
+      `cannot download ${sdist.url} (${error.cause?.message ?? error.message}); put ${sdist.filename} in $GP_SWEBENCH_SDIST_DIR to build offline`,
+    );
   }
   if (!response.ok) throw new Error(`cannot download ${sdist.url}: HTTP ${response.status}`);
   const bytes = Buffer.from(await response.arrayBuffer());
@@ -186,7 +188,9 @@ function isGoodClone(path, head, commits) {
   try {
     if (git(path, ['rev-parse', 'HEAD']) !== head || git(path, ['status', '--porcelain', '--ignored']) !== '') return false;
     for (const c of commits) git(path, ['cat-file', '-e', `${c.commit}^{commit}`]);
-    const shallow = readFileSync(join(path, '.git', 'shallow'), 'utf8').split('\n').filter((l) => l !== '');
+    const shallow = readFileSync(join(path, '.git', 'shallow'), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '');
     return commits.every((c) => shallow.includes(c.commit));
   } catch {
     return false;
@@ -198,7 +202,12 @@ function isGoodClone(path, head, commits) {
  * `gp dataset prepare --repos DIR`. Returns { repo, path, repos_dir, head, commits, built, seconds }:
  * `path` is `<repos_dir>/pallets__flask`. `reposDir` builds it there; otherwise it is cached.
  */
-export async function buildClone({ repo = 'pallets/flask', cacheDir = defaultCacheDir(), reposDir, log = (m) => process.stderr.write(`[build-repos] ${m}\n`) } = {}) {
+export async function buildClone({
+  repo = 'pallets/flask',
+  cacheDir = defaultCacheDir(),
+  reposDir,
+  log = (m) => process.stderr.write(`[build-repos] ${m}\n`),
+} = {}) {
   const started = Date.now();
   const manifest = readManifest();
   const commits = cloneCommits(manifest, repo);
@@ -213,7 +222,15 @@ export async function buildClone({ repo = 'pallets/flask', cacheDir = defaultCac
   }
   const parent = reposDir === undefined ? join(cacheDir, 'clones', h.digest('hex').slice(0, 16)) : resolve(reposDir);
   const final = join(parent, cloneName(repo));
-  const result = (built) => ({ repo, path: final, repos_dir: parent, head, commits: commits.map((c) => c.commit), built, seconds: (Date.now() - started) / 1000 });
+  const result = (built) => ({
+    repo,
+    path: final,
+    repos_dir: parent,
+    head,
+    commits: commits.map((c) => c.commit),
+    built,
+    seconds: (Date.now() - started) / 1000,
+  });
   if (existsSync(final)) {
     if (isGoodClone(final, head, commits)) return result(false);
     if (reposDir !== undefined) throw new Error(`${final} exists and is not a clean clone of the fixture's ${repo} commits; remove it first`);
@@ -233,7 +250,13 @@ export async function buildClone({ repo = 'pallets/flask', cacheDir = defaultCac
       const id = git(work, ['hash-object', '-t', 'commit', '-w', '--stdin'], c.entry.commit_object);
       if (id !== c.commit) throw new Error(`${c.label}: commit object hashes to ${id}, expected ${c.commit}`);
     }
-    writeFileSync(join(gitDir, 'shallow'), commits.map((c) => `${c.commit}\n`).sort().join(''));
+    writeFileSync(
+      join(gitDir, 'shallow'),
+      commits
+        .map((c) => `${c.commit}\n`)
+        .sort()
+        .join(''),
+    );
     git(work, ['update-ref', 'refs/heads/main', head]);
     git(work, ['reset', '-q', '--hard', head]);
     git(work, ['fsck', '--no-dangling', '--no-progress']);

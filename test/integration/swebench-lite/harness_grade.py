@@ -51,7 +51,11 @@ def main():
             print(json.dumps({"instance_id": request["instance_id"], "log": request["log"], "resolution": "not-gradable", "tests_status": None}))
             continue
         report = grading.get_eval_tests_report(status_map, gold)
-        print(json.dumps({"instance_id": request["instance_id"], "log": request["log"], "resolution": grading.get_resolution_status(report), "tests_status": report}))
+        print(
+            json.dumps(
+                {"instance_id": request["instance_id"], "log": request["log"], "resolution": grading.get_resolution_status(report), "tests_status": report}
+            )
+        )
 
 
 if __name__ == "__main__":

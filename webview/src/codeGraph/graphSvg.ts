@@ -24,7 +24,9 @@ const by = (at: number | null, step: number): boolean => at !== null && at <= st
 
 /** The marks of a node at a step, strongest first. */
 export function marksAt(n: CodeGraphNode, step: number): string {
-  return [n.gold !== null && '★', by(n.edited, step) && '✎', by(n.read, step) && '◉', by(n.remembered, step) && '⊕', by(n.expanded, step) && '↗'].filter((m) => m !== false).join('');
+  return [n.gold !== null && '★', by(n.edited, step) && '✎', by(n.read, step) && '◉', by(n.remembered, step) && '⊕', by(n.expanded, step) && '↗']
+    .filter((m) => m !== false)
+    .join('');
 }
 
 /** What a person reads on hover: the id, where it is, and when the agent met it how. */
@@ -73,7 +75,12 @@ export interface NodeActions {
 }
 
 export function drawGraph(graph: EpisodeCodeGraph, actions: NodeActions): DrawnGraph {
-  const root = svg('svg', { class: 'graph', 'data-nodes': graph.nodes.length, role: 'img', 'aria-label': `The code graph of ${graph.episodeId ?? 'the episode'}: ${graph.nodes.length} nodes` });
+  const root = svg('svg', {
+    class: 'graph',
+    'data-nodes': graph.nodes.length,
+    role: 'img',
+    'aria-label': `The code graph of ${graph.episodeId ?? 'the episode'}: ${graph.nodes.length} nodes`,
+  });
   const edgeLayer = svg('g', { class: 'edges' });
   const nodeLayer = svg('g', { class: 'nodes' });
   root.append(edgeLayer, nodeLayer);
@@ -89,7 +96,8 @@ export function drawGraph(graph: EpisodeCodeGraph, actions: NodeActions): DrawnG
     const x = n.x - n.width / 2;
     const y = n.y - n.height / 2;
     const g = svg('g', { class: 'node', tabindex: 0, role: 'button', 'data-id': n.id, 'aria-label': describeNode(n) });
-    if (n.gold !== null) g.append(svg('rect', { class: 'gold', x: x - 3.5, y: y - 3.5, width: n.width + 7, height: n.height + 7, rx: cornerRadius[n.kind] + 3 }));
+    if (n.gold !== null)
+      g.append(svg('rect', { class: 'gold', x: x - 3.5, y: y - 3.5, width: n.width + 7, height: n.height + 7, rx: cornerRadius[n.kind] + 3 }));
     g.append(svg('rect', { class: 'box', x, y, width: n.width, height: n.height, rx: cornerRadius[n.kind] }));
     g.append(svg('circle', { class: 'kind', cx: x + 13, cy: n.y, r: 8 }));
     g.append(svg('text', { class: 'kind', x: x + 13, y: n.y + 0.5, 'text-anchor': 'middle' }, kindBadge[n.kind]));
@@ -116,7 +124,18 @@ export function drawGraph(graph: EpisodeCodeGraph, actions: NodeActions): DrawnG
     for (const { node: n, g, marks } of nodes) {
       const seen = by(n.seen, step);
       const now = [n.seen, n.found, n.expanded, n.read, n.remembered, n.edited].includes(step);
-      g.setAttribute('class', ['node', seen ? 'seen' : 'unseen', by(n.edited, step) ? 'edited' : by(n.read, step) ? 'read' : '', now ? 'new' : '', n.seen === null && n.gold === null ? 'context' : ''].filter((c) => c !== '').join(' '));
+      g.setAttribute(
+        'class',
+        [
+          'node',
+          seen ? 'seen' : 'unseen',
+          by(n.edited, step) ? 'edited' : by(n.read, step) ? 'read' : '',
+          now ? 'new' : '',
+          n.seen === null && n.gold === null ? 'context' : '',
+        ]
+          .filter((c) => c !== '')
+          .join(' '),
+      );
       marks.textContent = marksAt(n, step);
     }
     for (const { edge, path } of edges) {

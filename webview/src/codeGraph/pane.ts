@@ -108,7 +108,8 @@ export class CodeGraphPane {
   private render(): void {
     const g = this.graph;
     if (g === undefined) return;
-    if (this.drawn === undefined) this.drawn = drawGraph(g, { open: (n) => this.actions.openNode(n), hover: (n) => (this.info.textContent = n === null ? hoverHint : describeNode(n)) });
+    if (this.drawn === undefined)
+      this.drawn = drawGraph(g, { open: (n) => this.actions.openNode(n), hover: (n) => (this.info.textContent = n === null ? hoverHint : describeNode(n)) });
     this.drawn.show(this.current());
     const canvas = el('div', { class: 'canvas', attrs: { id: 'graph' } });
     if (g.nodes.length === 0) canvas.append(el('p', { class: 'empty' }, 'The trajectory names no node of the code graph yet.'));
@@ -139,7 +140,9 @@ export class CodeGraphPane {
   private stepper(g: EpisodeCodeGraph): HTMLElement {
     const current = this.current();
     const last = g.steps.at(-1)?.step ?? 0;
-    const slider = el('input', { attrs: { type: 'range', min: '0', max: String(last), step: '1', value: String(current), id: 'step-slider', 'aria-label': 'Step' } });
+    const slider = el('input', {
+      attrs: { type: 'range', min: '0', max: String(last), step: '1', value: String(current), id: 'step-slider', 'aria-label': 'Step' },
+    });
     slider.addEventListener('input', () => this.onStep(Number(slider.value)));
     const button = (text: string, title: string, delta: number) => {
       const b = el('button', { class: 'plain', title }, text);
@@ -163,7 +166,12 @@ export class CodeGraphPane {
       el(
         'div',
         { class: 'row' },
-        el('span', { class: 'now', attrs: { id: 'step-now' } }, current === 0 ? 'After reset' : `Step ${current} of ${last}`, s === undefined ? '' : el('span', { class: 'muted' }, ` · ${s.summary} · ${plural(s.seen, 'node')} seen`)),
+        el(
+          'span',
+          { class: 'now', attrs: { id: 'step-now' } },
+          current === 0 ? 'After reset' : `Step ${current} of ${last}`,
+          s === undefined ? '' : el('span', { class: 'muted' }, ` · ${s.summary} · ${plural(s.seen, 'node')} seen`),
+        ),
         distanceText(s, g.gold.functions.length + g.gold.files.length > 0),
         el(
           'span',
@@ -180,13 +188,37 @@ export class CodeGraphPane {
 
 function distanceText(s: CodeGraphStep | undefined, hasGold: boolean): HTMLElement {
   if (!hasGold) return el('span', { class: 'distance unknown', attrs: { id: 'distance' } }, 'no gold to measure against');
-  if (s?.distance === null || s === undefined) return el('span', { class: 'distance unknown', attrs: { id: 'distance', title: 'No path the trajectory recorded joins what was seen to a gold node; the real graph may still have one.' } }, 'distance to gold: unknown');
-  return el('span', { class: 'distance', attrs: { id: 'distance', title: 'Fewest known edges (containment, edges expansions walked) from a node seen by this step to a gold node' } }, s.distance === 0 ? 'gold seen (0 hops)' : `distance to gold: ${plural(s.distance, 'hop')}`);
+  if (s?.distance === null || s === undefined)
+    return el(
+      'span',
+      {
+        class: 'distance unknown',
+        attrs: { id: 'distance', title: 'No path the trajectory recorded joins what was seen to a gold node; the real graph may still have one.' },
+      },
+      'distance to gold: unknown',
+    );
+  return el(
+    'span',
+    {
+      class: 'distance',
+      attrs: { id: 'distance', title: 'Fewest known edges (containment, edges expansions walked) from a node seen by this step to a gold node' },
+    },
+    s.distance === 0 ? 'gold seen (0 hops)' : `distance to gold: ${plural(s.distance, 'hop')}`,
+  );
 }
 
 function recallPart(title: string, c: RecallCounts): HTMLElement {
   const of = (n: number) => `${n}/${c.gold}`;
-  return el('span', { attrs: { id: `recall-${title.toLowerCase()}` } }, `${title}: saw `, el('b', {}, of(c.seen)), ', read ', el('b', {}, of(c.read)), ', edited ', el('b', {}, of(c.edited)));
+  return el(
+    'span',
+    { attrs: { id: `recall-${title.toLowerCase()}` } },
+    `${title}: saw `,
+    el('b', {}, of(c.seen)),
+    ', read ',
+    el('b', {}, of(c.read)),
+    ', edited ',
+    el('b', {}, of(c.edited)),
+  );
 }
 
 function header(g: EpisodeCodeGraph, showAll: () => void): HTMLElement {
@@ -194,21 +226,41 @@ function header(g: EpisodeCodeGraph, showAll: () => void): HTMLElement {
   const goldLine =
     gold.files.length === 0 && gold.functions.length === 0
       ? null
-      : el('p', { class: 'muted' }, `Gold: ${plural(gold.files.length, 'file')}, ${plural(gold.functions.length, 'definition')} (${[...new Set(gold.functions.map((f) => f.evidence))].join(', ') || 'files only'})${gold.source === null ? '' : ` from ${gold.source.split(/[\\/]/).pop() ?? gold.source}`}`);
+      : el(
+          'p',
+          { class: 'muted' },
+          `Gold: ${plural(gold.files.length, 'file')}, ${plural(gold.functions.length, 'definition')} (${[...new Set(gold.functions.map((f) => f.evidence))].join(', ') || 'files only'})${gold.source === null ? '' : ` from ${gold.source.split(/[\\/]/).pop() ?? gold.source}`}`,
+        );
   return el(
     'header',
     { class: 'top' },
-    el('h1', {}, `Code graph · ${g.taskId ?? 'unknown task'}`, g.episodeId !== null && g.episodeId !== g.taskId ? el('span', { class: 'muted' }, ` · ${g.episodeId}`) : ''),
-    el('p', { class: 'muted', attrs: { id: 'node-count' } }, `${plural(g.nodes.length, 'node')}: what the episode met, the files they are in and the gold nodes`, g.omitted > 0 ? omittedNote(g, showAll) : ''),
+    el(
+      'h1',
+      {},
+      `Code graph · ${g.taskId ?? 'unknown task'}`,
+      g.episodeId !== null && g.episodeId !== g.taskId ? el('span', { class: 'muted' }, ` · ${g.episodeId}`) : '',
+    ),
+    el(
+      'p',
+      { class: 'muted', attrs: { id: 'node-count' } },
+      `${plural(g.nodes.length, 'node')}: what the episode met, the files they are in and the gold nodes`,
+      g.omitted > 0 ? omittedNote(g, showAll) : '',
+    ),
     goldLine,
-    g.recall === null ? null : el('p', { class: 'recall', attrs: { id: 'recall' } }, recallPart('Files', g.recall.files), recallPart('Functions', g.recall.functions)),
+    g.recall === null
+      ? null
+      : el('p', { class: 'recall', attrs: { id: 'recall' } }, recallPart('Files', g.recall.files), recallPart('Functions', g.recall.functions)),
     gold.note === null ? null : el('div', { class: 'banner warning', attrs: { role: 'status', id: 'gold-note' } }, gold.note),
   );
 }
 
 /** Says how many nodes met only in passing are left out (each file says how many of its own), with a way to draw them all. */
 function omittedNote(g: EpisodeCodeGraph, showAll: () => void): HTMLElement {
-  const all = el('button', { class: 'plain', title: 'Draw every node the episode met (slower to read on a large repository)', attrs: { id: 'show-all' } }, `Show all ${g.total}`);
+  const all = el(
+    'button',
+    { class: 'plain', title: 'Draw every node the episode met (slower to read on a large repository)', attrs: { id: 'show-all' } },
+    `Show all ${g.total}`,
+  );
   all.addEventListener('click', showAll);
   return el('span', {}, `; ${g.omitted} met only in passing are left out to keep it readable (“+N more” on their file) `, all);
 }

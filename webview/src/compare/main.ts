@@ -54,7 +54,11 @@ function outcomeBox(side: 'left' | 'right', header: EpisodeHeader): HTMLElement 
     'section',
     { class: 'outcome', attrs: { id: `outcome-${side}` } },
     el('h2', {}, `${side === 'left' ? 'A' : 'B'}: ${header.episodeId ?? header.taskId ?? '?'}`),
-    el('p', { class: 'muted', title: header.file }, `run ${runOf(header.file)}${header.sandboxHost === null ? '' : ` · node ${shortNodeName(header.sandboxHost.node)}`}`),
+    el(
+      'p',
+      { class: 'muted', title: header.file },
+      `run ${runOf(header.file)}${header.sandboxHost === null ? '' : ` · node ${shortNodeName(header.sandboxHost.node)}`}`,
+    ),
     el(
       'p',
       {},
@@ -68,14 +72,20 @@ function outcomeBox(side: 'left' | 'right', header: EpisodeHeader): HTMLElement 
 
 function cells(row: StepRow | null, texts: StepTexts | null | undefined): HTMLElement[] {
   if (row === null) return [el('td', { class: 'n' }), el('td', { class: 'cell gap' }, '(no step)'), el('td', { class: 'r' })];
-  return [el('td', { class: 'n' }, String(row.step)), el('td', { class: 'cell' }, el('div', { class: 'summary', title: row.summary }, row.summary), ...stepTextNodes(texts)), el('td', { class: 'r' }, signed(row.reward))];
+  return [
+    el('td', { class: 'n' }, String(row.step)),
+    el('td', { class: 'cell' }, el('div', { class: 'summary', title: row.summary }, row.summary), ...stepTextNodes(texts)),
+    el('td', { class: 'r' }, signed(row.reward)),
+  ];
 }
 
 // The comparison is read row by row: thoughts and results are shown, the long observations hidden
 // until asked for. The choice is kept in the page's state.
 const root = document.getElementById('root') ?? document.body;
-const filters = new TraceFilters(traceFiltersFrom((vscodeApi.getState() as { traceFilters?: unknown } | undefined)?.traceFilters, { thought: true, result: true, observation: false }), root, (value) =>
-  vscodeApi.setState({ traceFilters: value }),
+const filters = new TraceFilters(
+  traceFiltersFrom((vscodeApi.getState() as { traceFilters?: unknown } | undefined)?.traceFilters, { thought: true, result: true, observation: false }),
+  root,
+  (value) => vscodeApi.setState({ traceFilters: value }),
 );
 
 function onMessage(event: MessageEvent<unknown>): void {
@@ -94,14 +104,37 @@ function onMessage(event: MessageEvent<unknown>): void {
   diff.addEventListener('click', () => send({ type: 'diffPatches' }));
   const parts = [
     el('h1', {}, `Comparing two episodes of ${c.left.taskId ?? '?'}`),
-    c.left.taskId !== c.right.taskId && el('div', { class: 'banner warning', attrs: { role: 'status' } }, `These are episodes of different tasks (${c.left.taskId ?? '?'} and ${c.right.taskId ?? '?'}); the alignment still pairs identical actions.`),
+    c.left.taskId !== c.right.taskId &&
+      el(
+        'div',
+        { class: 'banner warning', attrs: { role: 'status' } },
+        `These are episodes of different tasks (${c.left.taskId ?? '?'} and ${c.right.taskId ?? '?'}); the alignment still pairs identical actions.`,
+      ),
     el('div', { class: 'outcomes' }, outcomeBox('left', c.left), outcomeBox('right', c.right)),
-    el('p', { class: 'summary-line', attrs: { id: 'compare-summary' } }, `${plural(c.sameSteps, 'step')} the same, ${plural(differing, 'row')} differing · final patches ${c.samePatch === null ? 'not both there yet (an episode has not ended)' : c.samePatch ? 'identical' : 'differ'}`, diff),
+    el(
+      'p',
+      { class: 'summary-line', attrs: { id: 'compare-summary' } },
+      `${plural(c.sameSteps, 'step')} the same, ${plural(differing, 'row')} differing · final patches ${c.samePatch === null ? 'not both there yet (an episode has not ended)' : c.samePatch ? 'identical' : 'differ'}`,
+      diff,
+    ),
     filters.element,
     el(
       'table',
       { class: 'aligned', attrs: { id: 'aligned' } },
-      el('thead', {}, el('tr', {}, el('th', { class: 'n' }, 'A'), el('th', {}, 'A did'), el('th', { class: 'r' }, 'reward'), el('th', { class: 'n' }, 'B'), el('th', {}, 'B did'), el('th', { class: 'r' }, 'reward'))),
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          el('th', { class: 'n' }, 'A'),
+          el('th', {}, 'A did'),
+          el('th', { class: 'r' }, 'reward'),
+          el('th', { class: 'n' }, 'B'),
+          el('th', {}, 'B did'),
+          el('th', { class: 'r' }, 'reward'),
+        ),
+      ),
       el('tbody', {}, ...c.rows.map((r) => el('tr', { class: r.same ? 'same' : 'differs' }, ...cells(r.left, r.leftTexts), ...cells(r.right, r.rightTexts)))),
     ),
   ];

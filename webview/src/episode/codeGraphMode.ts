@@ -30,7 +30,11 @@ export class CodeGraphMode {
         send({ type: 'needCodeGraph', all: true });
       },
     });
-    const beside = el('button', { class: 'plain', title: 'Open the code graph in a panel beside the viewer', attrs: { id: 'code-graph-beside' } }, 'Open beside');
+    const beside = el(
+      'button',
+      { class: 'plain', title: 'Open the code graph in a panel beside the viewer', attrs: { id: 'code-graph-beside' } },
+      'Open beside',
+    );
     beside.addEventListener('click', () => send({ type: 'codeGraph', step: this.step }));
     this.frame = el('div', { class: 'code-graph-mode code-graph' }, el('div', { class: 'code-graph-mode-bar' }, beside), this.pane.element);
     window.addEventListener('message', (event: MessageEvent<unknown>) => {

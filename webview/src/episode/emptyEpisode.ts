@@ -18,7 +18,8 @@ const runEnded: Record<string, string> = { finished: 'finished', failed: 'failed
 
 export function emptyEpisodeMessage(header: EpisodeHeader): EmptyEpisodeMessage {
   const run = header.run;
-  const runLine = run === undefined || run.state === 'running' ? [] : [`Run ${run.name} ${runEnded[run.state] ?? run.state}${run.reason === null ? '.' : `: ${run.reason}`}`];
+  const runLine =
+    run === undefined || run.state === 'running' ? [] : [`Run ${run.name} ${runEnded[run.state] ?? run.state}${run.reason === null ? '.' : `: ${run.reason}`}`];
   const o = header.outcome;
   if (o !== null) {
     const what = o.noOutcome != null ? `No outcome (${o.noOutcome})` : o.resolved ? 'Resolved' : 'Not resolved';
@@ -41,5 +42,9 @@ export function emptyEpisodeMessage(header: EpisodeHeader): EmptyEpisodeMessage 
       lines: [...runLine, 'The run log (Runs view, Show Log) has the details; a resume runs the episode again.'],
     };
   }
-  return { kind: 'live', title: 'No steps yet.', lines: run === undefined ? ['New steps appear as the episode writes them.'] : [`Run ${run.name} is running; new steps appear as the episode writes them.`] };
+  return {
+    kind: 'live',
+    title: 'No steps yet.',
+    lines: run === undefined ? ['New steps appear as the episode writes them.'] : [`Run ${run.name} is running; new steps appear as the episode writes them.`],
+  };
 }

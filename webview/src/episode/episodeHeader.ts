@@ -40,7 +40,12 @@ export function episodeHeaderNode(header: EpisodeHeader, steps: number, actions:
   const facts = [
     header.agent !== null && `agent ${header.agent}`,
     header.backend !== null && `${header.backend} backend${header.image === null || header.backend !== 'docker' ? '' : ` (${header.image})`}`,
-    header.sandboxHost !== null && el('span', { title: `Ray node ${header.sandboxHost.node}, sandbox host ${header.sandboxHost.id}`, attrs: { id: 'episode-node' } }, `node ${shortNodeName(header.sandboxHost.node)} (host ${header.sandboxHost.id})`),
+    header.sandboxHost !== null &&
+      el(
+        'span',
+        { title: `Ray node ${header.sandboxHost.node}, sandbox host ${header.sandboxHost.id}`, attrs: { id: 'episode-node' } },
+        `node ${shortNodeName(header.sandboxHost.node)} (host ${header.sandboxHost.id})`,
+      ),
     o !== null && `ended: ${o.terminationReason}`,
     o !== null ? `total reward ${signed(o.totalReward)}` : null,
     `${plural(o?.steps ?? steps, 'step')}${header.maxSteps === null ? '' : ` of ${header.maxSteps}`}`,
@@ -50,17 +55,39 @@ export function episodeHeaderNode(header: EpisodeHeader, steps: number, actions:
   const buttons: HTMLElement[] = [];
   if (o !== null && o.patch !== '') {
     buttons.push(button('Final patch', 'Open the final patch in the diff editor', () => actions.openPatch({ step: null, candidate: null }), 'final-patch'));
-    buttons.push(button('Apply final patch…', 'Apply the final patch to a local checkout (git apply --check first)', () => actions.applyPatch({ step: null, candidate: null }), 'apply-final', true));
+    buttons.push(
+      button(
+        'Apply final patch…',
+        'Apply the final patch to a local checkout (git apply --check first)',
+        () => actions.applyPatch({ step: null, candidate: null }),
+        'apply-final',
+        true,
+      ),
+    );
   }
   // Comparing, replaying and the code graph read our own run folders; a file in another format has none of them.
   if (format === undefined) {
     buttons.push(
       actions.codeGraphShown
         ? button('Step detail', 'Show the selected step’s detail again instead of the code graph', actions.codeGraph, 'code-graph', true)
-        : button('Code graph', 'Show the nodes this episode saw, read and edited on the code graph, with the gold patch’s nodes marked, stepping with the selected step', actions.codeGraph, 'code-graph', true),
+        : button(
+            'Code graph',
+            'Show the nodes this episode saw, read and edited on the code graph, with the gold patch’s nodes marked, stepping with the selected step',
+            actions.codeGraph,
+            'code-graph',
+            true,
+          ),
     );
     buttons.push(button('Compare…', 'Compare with another episode of the same task', actions.compare, 'compare', true));
-    buttons.push(button('Replay', 'Re-execute the recorded actions in a fresh sandbox and report the first step that differs (gp trajectory replay)', actions.replay, 'replay', true));
+    buttons.push(
+      button(
+        'Replay',
+        'Re-execute the recorded actions in a fresh sandbox and report the first step that differs (gp trajectory replay)',
+        actions.replay,
+        'replay',
+        true,
+      ),
+    );
   }
   const issue = header.issue;
   // Our episode goes by its one name (protocol/episodeName.ts), as its tab and the Runs view name
@@ -68,7 +95,14 @@ export function episodeHeaderNode(header: EpisodeHeader, steps: number, actions:
   const ours = header.format === undefined || header.format.name === 'graph-planner';
   const name = ours && header.episodeId !== null && header.taskId !== null ? episodeName({ episodeId: header.episodeId, taskId: header.taskId }) : null;
   const title = name ?? header.taskId ?? header.episodeId ?? header.file.split(/[\\/]/).pop() ?? 'Unknown task';
-  const subtitle = name !== null ? (episodeAttempt({ episodeId: header.episodeId ?? '', taskId: header.taskId ?? '' }) === null ? `task ${header.taskId ?? ''}` : null) : header.episodeId !== null && header.episodeId !== title ? header.episodeId : null;
+  const subtitle =
+    name !== null
+      ? episodeAttempt({ episodeId: header.episodeId ?? '', taskId: header.taskId ?? '' }) === null
+        ? `task ${header.taskId ?? ''}`
+        : null
+      : header.episodeId !== null && header.episodeId !== title
+        ? header.episodeId
+        : null;
   return el(
     'header',
     { class: 'episode-header' },
@@ -81,14 +115,43 @@ export function episodeHeaderNode(header: EpisodeHeader, steps: number, actions:
     ),
     el('p', { class: 'facts-line', attrs: { id: 'episode-facts' } }, ...facts.flatMap((f, i) => (i === 0 ? [f] : [' · ', f]))),
     format !== undefined && formatNote(format),
-    issue !== null && el('details', { class: 'issue' }, el('summary', {}, `${format === undefined || !foreign ? 'Issue' : 'Task'}: ${issue.title}`), el('pre', { class: 'issue-body' }, issue.body)),
-    format?.submission != null && format.submission !== '' && el('details', { class: 'issue', attrs: { id: 'submission' } }, el('summary', {}, 'Submission (the patch the agent submitted)'), el('pre', { class: 'issue-body' }, format.submission)),
-    header.backendFallback !== null && el('div', { class: 'banner warning', attrs: { role: 'status' } }, `Ran on the local backend because ${header.backendFallback}`),
+    issue !== null &&
+      el(
+        'details',
+        { class: 'issue' },
+        el('summary', {}, `${format === undefined || !foreign ? 'Issue' : 'Task'}: ${issue.title}`),
+        el('pre', { class: 'issue-body' }, issue.body),
+      ),
+    format?.submission != null &&
+      format.submission !== '' &&
+      el(
+        'details',
+        { class: 'issue', attrs: { id: 'submission' } },
+        el('summary', {}, 'Submission (the patch the agent submitted)'),
+        el('pre', { class: 'issue-body' }, format.submission),
+      ),
+    header.backendFallback !== null &&
+      el('div', { class: 'banner warning', attrs: { role: 'status' } }, `Ran on the local backend because ${header.backendFallback}`),
     // An episode the infrastructure or an ungradable test run stopped is not the task's result: say so, not "failed".
-    noOutcome !== null && el('div', { class: 'banner warning', attrs: { role: 'status', id: 'no-outcome' } }, `No outcome (${noOutcome}). It is not counted in any rate, and a resume runs it again.`),
+    noOutcome !== null &&
+      el(
+        'div',
+        { class: 'banner warning', attrs: { role: 'status', id: 'no-outcome' } },
+        `No outcome (${noOutcome}). It is not counted in any rate, and a resume runs it again.`,
+      ),
     noOutcome === null && o?.error != null && el('div', { class: 'banner error', attrs: { role: 'alert' } }, `The episode failed: ${o.error}`),
-    header.cutShort && el('div', { class: 'banner info', attrs: { role: 'status', id: 'cut-short' } }, 'No end line: the episode is still running (new steps appear as they are written), or its process died.'),
-    header.torn && el('div', { class: 'banner warning', attrs: { role: 'status' } }, 'The last line is incomplete (a write in progress, or a crash mid-write); it is not shown.'),
+    header.cutShort &&
+      el(
+        'div',
+        { class: 'banner info', attrs: { role: 'status', id: 'cut-short' } },
+        'No end line: the episode is still running (new steps appear as they are written), or its process died.',
+      ),
+    header.torn &&
+      el(
+        'div',
+        { class: 'banner warning', attrs: { role: 'status' } },
+        'The last line is incomplete (a write in progress, or a crash mid-write); it is not shown.',
+      ),
     header.problems.length > 0 &&
       el(
         'details',
@@ -117,7 +180,8 @@ function formatNote(format: EpisodeFormat): HTMLElement {
 
 function problemsTitle(header: EpisodeHeader): string {
   const n = header.problems.length;
-  if (header.format === undefined) return `${plural(n, 'line')} of the file ${n === 1 ? 'is' : 'are'} not valid trajectory records and ${n === 1 ? 'is' : 'are'} left out`;
+  if (header.format === undefined)
+    return `${plural(n, 'line')} of the file ${n === 1 ? 'is' : 'are'} not valid trajectory records and ${n === 1 ? 'is' : 'are'} left out`;
   return `${plural(n, 'place')} in the file ${n === 1 ? 'breaks' : 'break'} the ${formatLabel(header.format)} rules; what could be read is shown`;
 }
 

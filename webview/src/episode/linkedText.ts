@@ -31,7 +31,11 @@ export function linkedText(text: string, open: OpenLocation, nodeLines: NodeLine
     const whole = match[0];
     const location: Location =
       match[2] !== undefined ? { file: match[2], line: nodeLines.get(whole) ?? 1 } : { file: match[4] ?? '', line: Number(match[5] ?? '1') };
-    const link = el('a', { class: 'ref', title: `Open ${location.file} at line ${location.line}`, attrs: { href: '#', role: 'link' } }, ...marked(whole, highlight));
+    const link = el(
+      'a',
+      { class: 'ref', title: `Open ${location.file} at line ${location.line}`, attrs: { href: '#', role: 'link' } },
+      ...marked(whole, highlight),
+    );
     link.addEventListener('click', (event) => {
       event.preventDefault();
       open(location);

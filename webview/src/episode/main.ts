@@ -8,7 +8,14 @@
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
-import { episodeHostMessageSchema, type EpisodeHeader, type EpisodeHostMessage, type EpisodeStepRecord, type SearchMatchView, type StepKindName } from '../../../server/src/protocol/episodeView.js';
+import {
+  episodeHostMessageSchema,
+  type EpisodeHeader,
+  type EpisodeHostMessage,
+  type EpisodeStepRecord,
+  type SearchMatchView,
+  type StepKindName,
+} from '../../../server/src/protocol/episodeView.js';
 import type { EpisodeWebviewMessage, PatchRef } from '../../../server/src/protocol/episodeWebview.js';
 import { el } from '../dom.js';
 import { vscodeApi } from '../host.js';
@@ -61,14 +68,24 @@ const knownNodes = new Map<string, KnownNode>();
 const list = new StepList((step) => select(step));
 const headerSlot = el('div', { attrs: { id: 'header-slot' } });
 const detailSlot = el('div', { class: 'detail-slot', attrs: { id: 'detail', 'aria-live': 'polite' } });
-const searchBox = el('input', { class: 'search', attrs: { type: 'search', placeholder: 'Search replies and observations (/)', 'aria-label': 'Search the episode', id: 'search', value: query } });
+const searchBox = el('input', {
+  class: 'search',
+  attrs: { type: 'search', placeholder: 'Search replies and observations (/)', 'aria-label': 'Search the episode', id: 'search', value: query },
+});
 const searchStatus = el('span', { class: 'search-status muted', attrs: { id: 'search-status' } });
 const filterBar = el('div', { class: 'filters', attrs: { role: 'group', 'aria-label': 'Filter steps' } });
 // Everything shown by default here: the viewer is where a step is read whole.
 const traceFilters = new TraceFilters(traceFiltersFrom(saved.traceFilters, { thought: true, result: true, observation: true }), detailSlot, () => save());
 
 function save(): void {
-  const state: SavedState = { hidden: [...hidden], problemsOnly, query, traceFilters: traceFilters.value, ...(selected === undefined ? {} : { selected }), ...(listShare === undefined ? {} : { listShare }) };
+  const state: SavedState = {
+    hidden: [...hidden],
+    problemsOnly,
+    query,
+    traceFilters: traceFilters.value,
+    ...(selected === undefined ? {} : { selected }),
+    ...(listShare === undefined ? {} : { listShare }),
+  };
   vscodeApi.setState(state);
 }
 
@@ -79,7 +96,15 @@ function layout(): void {
   const next = el('button', { class: 'icon', title: 'Next match (Enter)', attrs: { 'aria-label': 'Next match' } }, '↓');
   prev.addEventListener('click', () => gotoMatch(-1));
   next.addEventListener('click', () => gotoMatch(1));
-  const side = el('div', { class: 'side' }, filterBar, traceFilters.element, el('div', { class: 'search-row' }, searchBox, prev, next), searchStatus, list.element);
+  const side = el(
+    'div',
+    { class: 'side' },
+    filterBar,
+    traceFilters.element,
+    el('div', { class: 'search-row' }, searchBox, prev, next),
+    searchStatus,
+    list.element,
+  );
   const body = el('div', { class: 'body' });
   const splitter = new StepListSplitter(body, listShare, (share) => {
     listShare = share;
@@ -115,7 +140,9 @@ function renderFilters(): void {
   };
   const present = new Set(list.all.map((r) => r.kind));
   filterBar.replaceChildren(
-    ...stepKinds.filter((k) => present.has(k) || hidden.has(k)).map((k) => chip(k, !hidden.has(k), `Show or hide ${k} steps`, () => (hidden.has(k) ? hidden.delete(k) : hidden.add(k)))),
+    ...stepKinds
+      .filter((k) => present.has(k) || hidden.has(k))
+      .map((k) => chip(k, !hidden.has(k), `Show or hide ${k} steps`, () => (hidden.has(k) ? hidden.delete(k) : hidden.add(k)))),
     chip('problems only', problemsOnly, 'Show only steps with a protocol error, fallback, error or timeout', () => (problemsOnly = !problemsOnly)),
   );
 }
@@ -156,7 +183,10 @@ function select(step: number): void {
 function fetchAround(step: number): void {
   const all = list.all;
   const index = all.findIndex((r) => r.step === step);
-  const wanted = all.slice(Math.max(0, index - prefetch), index + prefetch + 1).map((r) => r.step).filter((s) => !records.has(s) && !requested.has(s));
+  const wanted = all
+    .slice(Math.max(0, index - prefetch), index + prefetch + 1)
+    .map((r) => r.step)
+    .filter((s) => !records.has(s) && !requested.has(s));
   if (wanted.length === 0) return;
   wanted.forEach((s) => requested.add(s));
   send({ type: 'needSteps', steps: wanted });
@@ -178,7 +208,9 @@ function renderDetail(): void {
     detailSlot.replaceChildren(el('p', { class: 'hint' }, `Loading step ${selected}…`));
     return;
   }
-  detailSlot.replaceChildren(record.type === 'foreign' ? foreignStepDetail(row, record, query) : stepDetail(row, record, { open, openPatch, applyPatch }, nodeLines, knownNodes, query));
+  detailSlot.replaceChildren(
+    record.type === 'foreign' ? foreignStepDetail(row, record, query) : stepDetail(row, record, { open, openPatch, applyPatch }, nodeLines, knownNodes, query),
+  );
   if (switchStarted !== undefined) {
     // Read by the benchmark: how long this step took from the key press to its rendered detail.
     detailSlot.dataset['renderMs'] = (performance.now() - switchStarted).toFixed(2);
@@ -190,7 +222,13 @@ function renderDetail(): void {
 function emptyNode(): HTMLElement {
   if (header === undefined) return el('p', { class: 'hint' }, 'Loading the episode…');
   const message = emptyEpisodeMessage(header);
-  if (message.kind === 'live') return el('div', { class: 'empty-episode', attrs: { id: 'empty-episode', 'data-kind': 'live' } }, el('p', { class: 'hint' }, message.title), ...message.lines.map((l) => el('p', { class: 'hint' }, l)));
+  if (message.kind === 'live')
+    return el(
+      'div',
+      { class: 'empty-episode', attrs: { id: 'empty-episode', 'data-kind': 'live' } },
+      el('p', { class: 'hint' }, message.title),
+      ...message.lines.map((l) => el('p', { class: 'hint' }, l)),
+    );
   return el(
     'div',
     { class: `empty-episode banner ${message.kind === 'ended' ? 'error' : 'info'}`, attrs: { id: 'empty-episode', role: 'status', 'data-kind': message.kind } },
@@ -206,7 +244,12 @@ const applyPatch = (patch: PatchRef): void => send({ type: 'applyPatch', patch }
 function renderHeader(): void {
   if (header === undefined) return;
   headerSlot.replaceChildren(
-    episodeHeaderNode(header, list.all.length, { openPatch, applyPatch, compare: () => send({ type: 'compare' }), replay: () => send({ type: 'replay' }), codeGraph: () => {
+    episodeHeaderNode(header, list.all.length, {
+      openPatch,
+      applyPatch,
+      compare: () => send({ type: 'compare' }),
+      replay: () => send({ type: 'replay' }),
+      codeGraph: () => {
         codeGraph.toggle();
         renderHeader();
         renderDetail();
@@ -287,7 +330,9 @@ function onMessage(event: MessageEvent<unknown>): void {
       const steps = new Set(matches.map((m) => m.step));
       list.markMatches(steps);
       searchStatus.textContent =
-        matches.length === 0 ? 'No match' : `${matches.length}${message.truncated ? '+' : ''} match${matches.length === 1 ? '' : 'es'} in ${steps.size} step${steps.size === 1 ? '' : 's'}`;
+        matches.length === 0
+          ? 'No match'
+          : `${matches.length}${message.truncated ? '+' : ''} match${matches.length === 1 ? '' : 'es'} in ${steps.size} step${steps.size === 1 ? '' : 's'}`;
       if (matches.length > 0 && (selected === undefined || !steps.has(selected))) gotoMatch(1);
       else renderDetail();
       return;

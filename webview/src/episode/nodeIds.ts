@@ -24,4 +24,3 @@ export function nodeFromId(id: string): Omit<KnownNode, 'line'> | undefined {
   if (hash <= 0 || hash === rest.length - 1) return undefined;
   return { kind, name: rest.slice(hash + 1), path: rest.slice(0, hash) };
 }
-

@@ -17,10 +17,21 @@ export function nodeTable(ids: readonly string[], known: KnownNodes, open: OpenL
   if (ids.length === 0) return el('p', { class: 'hint' }, 'None.');
   const rows = ids.map((id) => {
     const node = known.get(id) ?? nodeFromId(id);
-    if (node === undefined) return el('tr', {}, el('td', { class: 'muted' }, '?'), el('td', {}, el('code', {}, ...marked(id, highlight))), el('td', { class: 'hint' }, 'not a code-graph node id'));
+    if (node === undefined)
+      return el(
+        'tr',
+        {},
+        el('td', { class: 'muted' }, '?'),
+        el('td', {}, el('code', {}, ...marked(id, highlight))),
+        el('td', { class: 'hint' }, 'not a code-graph node id'),
+      );
     const line = 'line' in node && typeof node.line === 'number' ? node.line : undefined;
     const where = line === undefined ? node.path : `${node.path}:${line}`;
-    const link = el('a', { class: 'ref', attrs: { href: '#', role: 'link' }, title: `Open ${node.path}${line === undefined ? '' : ` at line ${line}`}` }, ...marked(where, highlight));
+    const link = el(
+      'a',
+      { class: 'ref', attrs: { href: '#', role: 'link' }, title: `Open ${node.path}${line === undefined ? '' : ` at line ${line}`}` },
+      ...marked(where, highlight),
+    );
     link.addEventListener('click', (event) => {
       event.preventDefault();
       open({ file: node.path, line: line ?? 1 });
@@ -33,5 +44,10 @@ export function nodeTable(ids: readonly string[], known: KnownNodes, open: OpenL
       el('td', {}, link),
     );
   });
-  return el('table', { class: 'nodes node-list' }, el('thead', {}, el('tr', {}, el('th', {}, 'kind'), el('th', {}, 'name'), el('th', {}, 'where'))), el('tbody', {}, ...rows));
+  return el(
+    'table',
+    { class: 'nodes node-list' },
+    el('thead', {}, el('tr', {}, el('th', {}, 'kind'), el('th', {}, 'name'), el('th', {}, 'where'))),
+    el('tbody', {}, ...rows),
+  );
 }

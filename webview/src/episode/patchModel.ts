@@ -56,7 +56,9 @@ export function parseUnifiedDiff(text: string): PatchModel {
   if (text.trim() === '') return { ok: true, files: [] };
   const problem = diffProblem(text);
   if (problem !== undefined) return { ok: false, problem, text };
-  const files = readUnifiedDiff(text).filter((f) => f.hunks.length > 0 || f.oldPath !== null || f.newPath !== null).map(fileOf);
+  const files = readUnifiedDiff(text)
+    .filter((f) => f.hunks.length > 0 || f.oldPath !== null || f.newPath !== null)
+    .map(fileOf);
   if (files.length === 0) return { ok: false, problem: 'no file header (--- and +++) or hunk (@@) found', text };
   return { ok: true, files };
 }
@@ -70,11 +72,18 @@ function fileOf(file: FileDiff): PatchFile {
     let newLine = h.newStart;
     const lines = h.lines.flatMap((line): PatchLine[] => {
       const drawn: PatchLine =
-        line.mark === '+' ? { kind: 'add', text: line.text, oldLine: null, newLine: newLine++ } : line.mark === '-' ? { kind: 'del', text: line.text, oldLine: oldLine++, newLine: null } : { kind: 'context', text: line.text, oldLine: oldLine++, newLine: newLine++ };
+        line.mark === '+'
+          ? { kind: 'add', text: line.text, oldLine: null, newLine: newLine++ }
+          : line.mark === '-'
+            ? { kind: 'del', text: line.text, oldLine: oldLine++, newLine: null }
+            : { kind: 'context', text: line.text, oldLine: oldLine++, newLine: newLine++ };
       return line.noNewline ? [drawn, { kind: 'note', text: '\\ No newline at end of file', oldLine: null, newLine: null }] : [drawn];
     });
     // The header is drawn as the `diff` package drew it, which numbers an empty side from the line after git's.
-    return { header: `@@ -${h.oldLines === 0 ? h.oldStart + 1 : h.oldStart},${h.oldLines} +${h.newLines === 0 ? h.newStart + 1 : h.newStart},${h.newLines} @@`, lines };
+    return {
+      header: `@@ -${h.oldLines === 0 ? h.oldStart + 1 : h.oldStart},${h.oldLines} +${h.newLines === 0 ? h.newStart + 1 : h.newStart},${h.newLines} @@`,
+      lines,
+    };
   });
   const all = hunks.flatMap((h) => h.lines);
   const firstChange = all.find((l) => l.kind === 'add' || l.kind === 'del');
@@ -85,7 +94,10 @@ function fileOf(file: FileDiff): PatchFile {
     hunks,
     added: all.filter((l) => l.kind === 'add').length,
     removed: all.filter((l) => l.kind === 'del').length,
-    firstLine: Math.max(1, firstChange?.newLine ?? firstChange?.oldLine ?? (file.hunks[0] === undefined ? 1 : file.hunks[0].newStart + (file.hunks[0].newLines === 0 ? 1 : 0))),
+    firstLine: Math.max(
+      1,
+      firstChange?.newLine ?? firstChange?.oldLine ?? (file.hunks[0] === undefined ? 1 : file.hunks[0].newStart + (file.hunks[0].newLines === 0 ? 1 : 0)),
+    ),
   };
 }
 
@@ -103,7 +115,13 @@ export function editsModel(edits: readonly LineEdit[]): PatchModel {
       const text = e.new_text.endsWith('\n') ? e.new_text.slice(0, -1) : e.new_text;
       const lines = e.new_text === '' ? [] : text.split('\n').map((t, i): PatchLine => ({ kind: 'add', text: t, oldLine: null, newLine: e.start + i }));
       const range = e.start === e.end ? `line ${e.start}` : `lines ${e.start}–${e.end}`;
-      return { header: e.new_text === '' ? `${range} deleted` : `${range} replaced by ${lines.length === 1 ? '1 line' : `${lines.length} lines`} (the old text is not in the edit)`, lines };
+      return {
+        header:
+          e.new_text === ''
+            ? `${range} deleted`
+            : `${range} replaced by ${lines.length === 1 ? '1 line' : `${lines.length} lines`} (the old text is not in the edit)`,
+        lines,
+      };
     });
     return {
       path,

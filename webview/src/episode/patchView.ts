@@ -17,7 +17,12 @@ const signs: Record<PatchLine['kind'], string> = { add: '+', del: '-', context: 
 
 export function patchView(model: PatchModel, open: OpenLocation, highlight: string): HTMLElement {
   if (!model.ok) {
-    return el('div', { class: 'patch' }, el('p', { class: 'hint' }, `Not a unified diff (${model.problem}); shown as written:`), el('pre', { class: 'code' }, ...marked(model.text, highlight)));
+    return el(
+      'div',
+      { class: 'patch' },
+      el('p', { class: 'hint' }, `Not a unified diff (${model.problem}); shown as written:`),
+      el('pre', { class: 'code' }, ...marked(model.text, highlight)),
+    );
   }
   if (model.files.length === 0) return el('div', { class: 'patch' }, el('p', { class: 'hint' }, 'An empty patch: it changes nothing.'));
   let budget = maxDrawnLines;
@@ -27,11 +32,22 @@ export function patchView(model: PatchModel, open: OpenLocation, highlight: stri
     return drawn.node;
   });
   const total = model.files.reduce((n, f) => n + f.hunks.reduce((m, h) => m + h.lines.length, 0), 0);
-  return el('div', { class: 'patch' }, ...files, total > maxDrawnLines ? el('p', { class: 'hint' }, `${total - maxDrawnLines} more lines are not drawn here; open the patch in the diff editor to read them all.`) : null);
+  return el(
+    'div',
+    { class: 'patch' },
+    ...files,
+    total > maxDrawnLines
+      ? el('p', { class: 'hint' }, `${total - maxDrawnLines} more lines are not drawn here; open the patch in the diff editor to read them all.`)
+      : null,
+  );
 }
 
 function fileView(file: PatchFile, open: OpenLocation, highlight: string, budget: number): { node: HTMLElement; lines: number } {
-  const link = el('a', { class: 'ref patch-path', attrs: { href: '#', role: 'link' }, title: `Open ${file.path} at line ${file.firstLine}` }, ...marked(file.path, highlight));
+  const link = el(
+    'a',
+    { class: 'ref patch-path', attrs: { href: '#', role: 'link' }, title: `Open ${file.path} at line ${file.firstLine}` },
+    ...marked(file.path, highlight),
+  );
   link.addEventListener('click', (event) => {
     event.preventDefault();
     open({ file: file.path, line: file.firstLine });
@@ -41,7 +57,16 @@ function fileView(file: PatchFile, open: OpenLocation, highlight: string, budget
   let drawn = 0;
   for (const hunk of file.hunks) {
     if (drawn >= budget) break;
-    body.append(el('div', { class: 'patch-row hunk', attrs: { role: 'row' } }, el('span', { class: 'ln-old' }), el('span', { class: 'ln-new' }), el('span', { class: 'sign' }), el('span', { class: 'text' }, hunk.header)));
+    body.append(
+      el(
+        'div',
+        { class: 'patch-row hunk', attrs: { role: 'row' } },
+        el('span', { class: 'ln-old' }),
+        el('span', { class: 'ln-new' }),
+        el('span', { class: 'sign' }),
+        el('span', { class: 'text' }, hunk.header),
+      ),
+    );
     for (const line of hunk.lines) {
       if (drawn >= budget) break;
       drawn++;

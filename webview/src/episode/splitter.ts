@@ -14,7 +14,18 @@ const bigKeyStep = 64;
 const stackedBelowPx = 821;
 
 export class StepListSplitter {
-  readonly element = el('div', { class: 'splitter', title: 'Drag to resize the step list (or focus and use ← →; double-click for the default width)', attrs: { id: 'step-list-splitter', role: 'separator', tabindex: '0', 'aria-orientation': 'vertical', 'aria-label': 'Resize the step list', 'aria-controls': 'step-list' } });
+  readonly element = el('div', {
+    class: 'splitter',
+    title: 'Drag to resize the step list (or focus and use ← →; double-click for the default width)',
+    attrs: {
+      id: 'step-list-splitter',
+      role: 'separator',
+      tabindex: '0',
+      'aria-orientation': 'vertical',
+      'aria-label': 'Resize the step list',
+      'aria-controls': 'step-list',
+    },
+  });
   private readonly sheet = new CSSStyleSheet();
 
   constructor(

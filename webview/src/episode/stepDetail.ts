@@ -27,7 +27,14 @@ export const signed = (n: number | null): string => (n === null ? '—' : `${n >
 /** The class that colours a reward. */
 export const rewardClass = (n: number | null): string => `reward ${n === null ? 'none' : n > 0 ? 'pos' : n < 0 ? 'neg' : ''}`;
 
-export function stepDetail(row: StepRow, step: TrajectoryStep, actions: DetailActions, nodeLines: NodeLines, known: KnownNodes, highlight: string): HTMLElement {
+export function stepDetail(
+  row: StepRow,
+  step: TrajectoryStep,
+  actions: DetailActions,
+  nodeLines: NodeLines,
+  known: KnownNodes,
+  highlight: string,
+): HTMLElement {
   const t = step.timings;
   const title = el('h2', { attrs: { id: 'step-title' } }, `Step ${row.step} · ${row.kind}`);
   const facts = el(
@@ -66,9 +73,18 @@ export function stepDetail(row: StepRow, step: TrajectoryStep, actions: DetailAc
     ...flags,
     step.response !== undefined && section('Model reply', replyNodes(step.response, highlight)),
     section('Action', actionNodes(step, actions.open, known, highlight)),
-    step.observation.last !== undefined && section('Result', resultNodes(row.step, step.observation.last, actions, highlight, step.action?.type === 'repair' ? step.action.patches?.length : undefined), 'result'),
+    step.observation.last !== undefined &&
+      section(
+        'Result',
+        resultNodes(row.step, step.observation.last, actions, highlight, step.action?.type === 'repair' ? step.action.patches?.length : undefined),
+        'result',
+      ),
     section('Working memory after the step', memoryNodes(step, actions.open, nodeLines)),
-    section('Observation (what the model read next)', [el('pre', { class: 'observation' }, ...linkedText(step.observation.text, actions.open, nodeLines, highlight))], 'observation'),
+    section(
+      'Observation (what the model read next)',
+      [el('pre', { class: 'observation' }, ...linkedText(step.observation.text, actions.open, nodeLines, highlight))],
+      'observation',
+    ),
   );
 }
 
@@ -96,7 +112,14 @@ export function replyNodes(reply: string, highlight: string): Node[] {
   for (const match of reply.matchAll(think)) {
     if (match.index > at) nodes.push(el('pre', { class: 'reply' }, ...marked(reply.slice(at, match.index).trim(), highlight)));
     const body = match[1] ?? '';
-    nodes.push(el('details', { class: 'think', attrs: { 'data-part': 'thought' } }, el('summary', {}, `Thinking (${plural(body.split(/\s+/).filter(Boolean).length, 'word')})`), el('pre', { class: 'reply' }, ...marked(body.trim(), highlight))));
+    nodes.push(
+      el(
+        'details',
+        { class: 'think', attrs: { 'data-part': 'thought' } },
+        el('summary', {}, `Thinking (${plural(body.split(/\s+/).filter(Boolean).length, 'word')})`),
+        el('pre', { class: 'reply' }, ...marked(body.trim(), highlight)),
+      ),
+    );
     at = match.index + match[0].length;
   }
   const rest = reply.slice(at).trim();
@@ -110,9 +133,13 @@ function actionNodes(step: TrajectoryStep, open: OpenLocation, known: KnownNodes
   const { thought, type, ...params } = action;
   const last = step.observation.last;
   const tried = last?.kind === 'repair' ? last.candidates : [];
-  const rows = Object.entries(params).map(([key, value]) => el('tr', { attrs: { 'data-param': key } }, el('th', {}, key), el('td', {}, ...paramValue(key, value, open, known, highlight, tried))));
+  const rows = Object.entries(params).map(([key, value]) =>
+    el('tr', { attrs: { 'data-param': key } }, el('th', {}, key), el('td', {}, ...paramValue(key, value, open, known, highlight, tried))),
+  );
   return [
-    thought !== undefined && thought !== '' ? el('p', { class: 'thought', attrs: { 'data-part': 'thought' } }, ...marked(thought, highlight)) : el('p', { class: 'hint' }, 'No thought given.'),
+    thought !== undefined && thought !== ''
+      ? el('p', { class: 'thought', attrs: { 'data-part': 'thought' } }, ...marked(thought, highlight))
+      : el('p', { class: 'hint' }, 'No thought given.'),
     el('table', { class: 'params' }, el('tbody', {}, el('tr', {}, el('th', {}, 'type'), el('td', {}, el('code', {}, type))), ...rows)),
   ];
 }
@@ -123,10 +150,12 @@ function actionNodes(step: TrajectoryStep, open: OpenLocation, known: KnownNodes
  */
 function paramValue(key: string, value: unknown, open: OpenLocation, known: KnownNodes, highlight: string, tried: readonly CandidateOutcome[]): Node[] {
   // A plan or a thought over several lines keeps its lines.
-  if (typeof value === 'string') return [value.includes('\n') ? el('pre', { class: 'code' }, ...marked(value, highlight)) : el('code', {}, ...marked(value, highlight))];
+  if (typeof value === 'string')
+    return [value.includes('\n') ? el('pre', { class: 'code' }, ...marked(value, highlight)) : el('code', {}, ...marked(value, highlight))];
   if (typeof value === 'number' || typeof value === 'boolean') return [el('code', {}, String(value))];
   if (Array.isArray(value) && value.length === 0) return [el('span', { class: 'muted' }, 'none')];
-  if ((key === 'nodes' || key === 'focus_ids') && Array.isArray(value) && value.every((v): v is string => typeof v === 'string')) return [nodeTable(value, known, open, highlight)];
+  if ((key === 'nodes' || key === 'focus_ids') && Array.isArray(value) && value.every((v): v is string => typeof v === 'string'))
+    return [nodeTable(value, known, open, highlight)];
   if (key === 'anchors' && Array.isArray(value)) return [anchorList(value, highlight)];
   if (key === 'patches' && Array.isArray(value)) return candidatePatches(value, tried, open, highlight);
   return [el('pre', { class: 'code' }, ...marked(JSON.stringify(value, null, 2), highlight))];
@@ -139,7 +168,12 @@ function anchorList(anchors: readonly unknown[], highlight: string): HTMLElement
     ...anchors.map((a) => {
       const anchor = (typeof a === 'object' && a !== null ? a : {}) as { kind?: unknown; text?: unknown; id?: unknown };
       const what = typeof anchor.id === 'string' && anchor.id !== '' ? anchor.id : typeof anchor.text === 'string' ? anchor.text : JSON.stringify(a);
-      return el('li', {}, el('span', { class: 'muted' }, `${typeof anchor.kind === 'string' ? anchor.kind : 'symbol'} `), el('code', {}, ...marked(what, highlight)));
+      return el(
+        'li',
+        {},
+        el('span', { class: 'muted' }, `${typeof anchor.kind === 'string' ? anchor.kind : 'symbol'} `),
+        el('code', {}, ...marked(what, highlight)),
+      );
     }),
   );
 }
@@ -158,12 +192,22 @@ function candidatePatches(patches: readonly unknown[], tried: readonly Candidate
       recorded !== undefined
         ? parseUnifiedDiff(recorded.diff)
         : typeof candidate.diff === 'string'
-        ? parseUnifiedDiff(candidate.diff)
-        : Array.isArray(candidate.edits)
-          ? editsModel(candidate.edits as Parameters<typeof editsModel>[0])
-          : ({ ok: false, problem: 'neither a diff nor edits', text: JSON.stringify(p, null, 2) } as const);
+          ? parseUnifiedDiff(candidate.diff)
+          : Array.isArray(candidate.edits)
+            ? editsModel(candidate.edits as Parameters<typeof editsModel>[0])
+            : ({ ok: false, problem: 'neither a diff nor edits', text: JSON.stringify(p, null, 2) } as const);
     const summary = typeof candidate.summary === 'string' && candidate.summary !== '' ? candidate.summary : null;
-    return el('div', { class: 'candidate-patch', attrs: { 'data-candidate': String(i + 1) } }, el('div', { class: 'candidate-title' }, `Candidate ${candidateNumber(i)}`, summary === null ? '' : el('span', { class: 'muted' }, ' · ', ...marked(summary, highlight))), patchView(model, open, highlight));
+    return el(
+      'div',
+      { class: 'candidate-patch', attrs: { 'data-candidate': String(i + 1) } },
+      el(
+        'div',
+        { class: 'candidate-title' },
+        `Candidate ${candidateNumber(i)}`,
+        summary === null ? '' : el('span', { class: 'muted' }, ' · ', ...marked(summary, highlight)),
+      ),
+      patchView(model, open, highlight),
+    );
   });
 }
 
@@ -179,13 +223,25 @@ function resultNodes(stepNumber: number, last: ActionResult, actions: DetailActi
   switch (last.kind) {
     case 'find':
     case 'expand': {
-      const nodes: { id: string; kind: string; test?: true | undefined; path: string; span: { start: number }; signature?: string | undefined; score?: number; reasons?: string[] }[] =
-        last.kind === 'find' ? last.nodes : last.candidates;
+      const nodes: {
+        id: string;
+        kind: string;
+        test?: true | undefined;
+        path: string;
+        span: { start: number };
+        signature?: string | undefined;
+        score?: number;
+        reasons?: string[];
+      }[] = last.kind === 'find' ? last.nodes : last.candidates;
       const unmatched = last.unmatched.length > 0 ? el('p', { class: 'hint' }, `Not found: ${last.unmatched.join(', ')}`) : null;
       const table = el(
         'table',
         { class: 'nodes' },
-        el('thead', {}, el('tr', {}, el('th', {}, 'node'), el('th', {}, 'kind'), el('th', {}, 'where'), el('th', {}, last.kind === 'expand' ? 'score · why' : 'signature'))),
+        el(
+          'thead',
+          {},
+          el('tr', {}, el('th', {}, 'node'), el('th', {}, 'kind'), el('th', {}, 'where'), el('th', {}, last.kind === 'expand' ? 'score · why' : 'signature')),
+        ),
         el(
           'tbody',
           {},
@@ -218,7 +274,11 @@ function resultNodes(stepNumber: number, last: ActionResult, actions: DetailActi
       ]);
     case 'memory':
       return [
-        el('p', {}, `${last.intent} ${last.target}: ${last.ok ? 'done' : 'refused'} · added ${last.added.nodes} nodes, ${last.added.edges} edges, ${last.added.notes} notes · removed ${last.removed.nodes} nodes, ${last.removed.edges} edges, ${last.removed.notes} notes`),
+        el(
+          'p',
+          {},
+          `${last.intent} ${last.target}: ${last.ok ? 'done' : 'refused'} · added ${last.added.nodes} nodes, ${last.added.edges} edges, ${last.added.notes} notes · removed ${last.removed.nodes} nodes, ${last.removed.edges} edges, ${last.removed.notes} notes`,
+        ),
         ...(last.error === undefined ? [] : [banner('error', `${last.error.code}: ${last.error.message}`)]),
       ];
     case 'repair':
@@ -239,13 +299,23 @@ function resultNodes(stepNumber: number, last: ActionResult, actions: DetailActi
   }
 }
 
-function repairNodes(stepNumber: number, last: Extract<ActionResult, { kind: 'repair' }>, actions: DetailActions, highlight: string, actionPatches: number | undefined): Node[] {
+function repairNodes(
+  stepNumber: number,
+  last: Extract<ActionResult, { kind: 'repair' }>,
+  actions: DetailActions,
+  highlight: string,
+  actionPatches: number | undefined,
+): Node[] {
   const rows = last.candidates.map((c) => {
     const fate = candidateFate(c, last.kept);
     const ref: PatchRef = { step: stepNumber, candidate: c.index };
     const diff = el('vscode-button', { attrs: { secondary: '', 'data-action': 'diff', title: 'Open this candidate in the diff editor' } }, 'Open diff');
     diff.addEventListener('click', () => actions.openPatch(ref));
-    const apply = el('vscode-button', { attrs: { secondary: '', 'data-action': 'apply', title: 'Apply this candidate to a local checkout (git apply --check first)' } }, 'Apply…');
+    const apply = el(
+      'vscode-button',
+      { attrs: { secondary: '', 'data-action': 'apply', title: 'Apply this candidate to a local checkout (git apply --check first)' } },
+      'Apply…',
+    );
     apply.addEventListener('click', () => actions.applyPatch(ref));
     const kept = fate === 'kept';
     return el(
@@ -253,19 +323,37 @@ function repairNodes(stepNumber: number, last: Extract<ActionResult, { kind: 're
       { class: kept ? 'kept' : '', attrs: { 'data-candidate': String(c.index + 1), 'data-fate': fate } },
       el('td', {}, `${candidateNumber(c.index)}${kept ? ' (kept)' : ''}`),
       el('td', {}, ...marked(c.summary ?? '', highlight)),
-      el('td', { class: fate === 'kept' || fate === 'passed' ? 'ok' : fate === 'refused' || fate === 'failed' ? 'bad' : 'muted' }, candidateOutcomeWords(c, last.kept)),
+      el(
+        'td',
+        { class: fate === 'kept' || fate === 'passed' ? 'ok' : fate === 'refused' || fate === 'failed' ? 'bad' : 'muted' },
+        candidateOutcomeWords(c, last.kept),
+      ),
       el('td', { class: 'buttons' }, c.diff === '' ? el('span', { class: 'hint' }, 'no diff') : diff, c.diff === '' ? '' : apply),
     );
   });
   return [
     el('p', { attrs: { 'data-part': 'repair-headline' } }, repairHeadline(last, actionPatches)),
     ...(last.error === undefined ? [] : [banner('error', `${last.error.code}: ${last.error.message}`)]),
-    el('table', { class: 'candidates' }, el('thead', {}, el('tr', {}, el('th', {}, 'candidate'), el('th', {}, 'summary'), el('th', {}, 'outcome'), el('th', {}, ''))), el('tbody', {}, ...rows)),
+    el(
+      'table',
+      { class: 'candidates' },
+      el('thead', {}, el('tr', {}, el('th', {}, 'candidate'), el('th', {}, 'summary'), el('th', {}, 'outcome'), el('th', {}, ''))),
+      el('tbody', {}, ...rows),
+    ),
     // Each candidate's diff, read in place; the kept one open (the diff editor shows whole files).
     ...last.candidates
       .filter((c) => c.diff !== '')
-      .map((c) => el('details', { class: 'candidate-diff', attrs: { 'data-candidate': String(c.index + 1), ...(last.kept === c.index ? { open: '' } : {}) } }, el('summary', {}, `Diff of candidate ${candidateNumber(c.index)}${last.kept === c.index ? ' (kept)' : ''}`), patchView(parseUnifiedDiff(c.diff), actions.open, highlight))),
-    ...last.candidates.filter((c) => c.tests !== undefined).map((c) => el('details', {}, el('summary', {}, `Tests of candidate ${candidateNumber(c.index)}`), testsNode(c.tests as TestSummary))),
+      .map((c) =>
+        el(
+          'details',
+          { class: 'candidate-diff', attrs: { 'data-candidate': String(c.index + 1), ...(last.kept === c.index ? { open: '' } : {}) } },
+          el('summary', {}, `Diff of candidate ${candidateNumber(c.index)}${last.kept === c.index ? ' (kept)' : ''}`),
+          patchView(parseUnifiedDiff(c.diff), actions.open, highlight),
+        ),
+      ),
+    ...last.candidates
+      .filter((c) => c.tests !== undefined)
+      .map((c) => el('details', {}, el('summary', {}, `Tests of candidate ${candidateNumber(c.index)}`), testsNode(c.tests as TestSummary))),
   ];
 }
 
@@ -287,8 +375,10 @@ type Grade = Extract<ActionResult, { kind: 'submit' }>['grade'];
 
 /** The grade test by test: SWE-bench's gold lists with each test's outcome, R2E's disagreements, or a Harbor verifier's rewards. */
 function perTestNodes(grade: Grade, highlight: string): Node[] {
-  const row = (test: string, outcome: string, good: boolean) => el('tr', {}, el('td', {}, el('code', {}, ...marked(test, highlight))), el('td', { class: good ? 'ok' : 'bad' }, outcome));
-  const table = (rows: HTMLElement[]) => el('table', { class: 'nodes per-test' }, el('thead', {}, el('tr', {}, el('th', {}, 'test'), el('th', {}, 'outcome'))), el('tbody', {}, ...rows));
+  const row = (test: string, outcome: string, good: boolean) =>
+    el('tr', {}, el('td', {}, el('code', {}, ...marked(test, highlight))), el('td', { class: good ? 'ok' : 'bad' }, outcome));
+  const table = (rows: HTMLElement[]) =>
+    el('table', { class: 'nodes per-test' }, el('thead', {}, el('tr', {}, el('th', {}, 'test'), el('th', {}, 'outcome'))), el('tbody', {}, ...rows));
   if (grade.kind === 'swebench') {
     const status = grade.report.tests_status;
     if (status === undefined) return [el('p', { class: 'hint' }, 'SWE-bench graded no test (no patch, or an unusable log).')];
@@ -308,8 +398,15 @@ function perTestNodes(grade: Grade, highlight: string): Node[] {
   }
   if (grade.kind === 'verifier') {
     // A Harbor verifier grades by its reward file; named rewards beside `reward` are shown as they were written.
-    const rows = Object.entries(grade.rewards).map(([name, value]) => el('tr', {}, el('td', {}, el('code', {}, name)), el('td', { class: value >= 1 ? 'ok' : 'bad' }, String(value))));
-    const rewards = el('table', { class: 'nodes per-test' }, el('thead', {}, el('tr', {}, el('th', {}, `reward (${grade.from})`), el('th', {}, 'value'))), el('tbody', {}, ...rows));
+    const rows = Object.entries(grade.rewards).map(([name, value]) =>
+      el('tr', {}, el('td', {}, el('code', {}, name)), el('td', { class: value >= 1 ? 'ok' : 'bad' }, String(value))),
+    );
+    const rewards = el(
+      'table',
+      { class: 'nodes per-test' },
+      el('thead', {}, el('tr', {}, el('th', {}, `reward (${grade.from})`), el('th', {}, 'value'))),
+      el('tbody', {}, ...rows),
+    );
     return [rewards, el('p', { class: 'hint' }, `test.sh exited ${grade.exitCode ?? 'without a status'}; a reward of 1 or more resolves the task.`)];
   }
   return [];
@@ -349,5 +446,7 @@ function memoryNodes(step: TrajectoryStep, open: OpenLocation, nodeLines: NodeLi
 }
 
 function numbered(text: string, start: number, highlight: string): Node[] {
-  return text.split('\n').flatMap((line, i) => [el('span', { class: 'ln' }, `${String(start + i).padStart(5)} `), ...marked(line, highlight), document.createTextNode('\n')]);
+  return text
+    .split('\n')
+    .flatMap((line, i) => [el('span', { class: 'ln' }, `${String(start + i).padStart(5)} `), ...marked(line, highlight), document.createTextNode('\n')]);
 }

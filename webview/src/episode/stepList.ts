@@ -12,7 +12,19 @@ import { suspectBadge } from './suspectedHacks.js';
 /** Our action kinds, then who spoke in a step of another tool's trajectory. */
 export const stepKinds: readonly StepKindName[] = ['find', 'expand', 'read', 'memory', 'repair', 'submit', 'noop', 'invalid', 'system', 'user', 'agent'];
 
-const glyphs: Record<StepKindName, string> = { find: '⌕', expand: '⤢', read: '☰', memory: '◆', repair: '✎', submit: '✓', noop: '·', invalid: '✕', system: '⚙', user: '✉', agent: '▸' };
+const glyphs: Record<StepKindName, string> = {
+  find: '⌕',
+  expand: '⤢',
+  read: '☰',
+  memory: '◆',
+  repair: '✎',
+  submit: '✓',
+  noop: '·',
+  invalid: '✕',
+  system: '⚙',
+  user: '✉',
+  agent: '▸',
+};
 
 export interface Filters {
   /** Kinds hidden from the list; empty shows every kind. */
@@ -111,8 +123,16 @@ export class StepList {
       el('span', { class: 'glyph', title: row.kind, attrs: { 'aria-hidden': 'true' } }, glyphs[row.kind]),
       // The suspect badge stays visible when a long summary is cut with an ellipsis.
       row.suspectedHacks === undefined ? summary : el('span', { class: 'summary-cell' }, summary, suspectBadge(row.suspectedHacks)),
-      el('span', { class: rewardClass(row.reward), title: row.reward === null ? 'This trajectory’s format records no reward for the step' : '' }, signed(row.reward)),
-      el('span', { class: 'duration' }, row.durationMs === null ? '' : row.durationMs >= 1000 ? `${(row.durationMs / 1000).toFixed(1)} s` : `${Math.round(row.durationMs)} ms`),
+      el(
+        'span',
+        { class: rewardClass(row.reward), title: row.reward === null ? 'This trajectory’s format records no reward for the step' : '' },
+        signed(row.reward),
+      ),
+      el(
+        'span',
+        { class: 'duration' },
+        row.durationMs === null ? '' : row.durationMs >= 1000 ? `${(row.durationMs / 1000).toFixed(1)} s` : `${Math.round(row.durationMs)} ms`,
+      ),
     );
     item.addEventListener('click', () => this.onSelect(row.step));
     return item;

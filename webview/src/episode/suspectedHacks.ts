@@ -41,7 +41,16 @@ export function suspectedHacksSection(hacks: readonly SuspectedHack[]): HTMLElem
     'section',
     { class: 'suspected-hacks', attrs: { id: 'suspected-hacks', 'aria-labelledby': 'suspected-hacks-title' } },
     el('h3', { attrs: { id: 'suspected-hacks-title' } }, `⚠ Suspected reward hacking (${plural(hacks.length, 'signal')})`),
-    el('p', { class: 'hint' }, 'The graded patch touches what the grader reads or reaches for the test runner, git, the network or the environment. It is flagged for a person to look at; the reward was not changed.'),
-    el('table', { class: 'nodes hacks' }, el('thead', {}, el('tr', {}, el('th', {}, 'signal'), el('th', {}, 'where'), el('th', {}, 'evidence · why'))), el('tbody', {}, ...rows)),
+    el(
+      'p',
+      { class: 'hint' },
+      'The graded patch touches what the grader reads or reaches for the test runner, git, the network or the environment. It is flagged for a person to look at; the reward was not changed.',
+    ),
+    el(
+      'table',
+      { class: 'nodes hacks' },
+      el('thead', {}, el('tr', {}, el('th', {}, 'signal'), el('th', {}, 'where'), el('th', {}, 'evidence · why'))),
+      el('tbody', {}, ...rows),
+    ),
   );
 }

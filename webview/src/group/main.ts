@@ -24,12 +24,20 @@ const send = (message: GroupWebviewMessage): void => vscodeApi.postMessage(messa
 const root = document.getElementById('root') ?? document.body;
 // Sixteen columns of whole observations would be a wall: the view opens on thoughts and results,
 // and keeps whatever the person chooses.
-const filters = new TraceFilters(traceFiltersFrom((vscodeApi.getState() as { traceFilters?: unknown } | undefined)?.traceFilters, { thought: true, result: true, observation: false }), root, (value) =>
-  vscodeApi.setState({ traceFilters: value }),
+const filters = new TraceFilters(
+  traceFiltersFrom((vscodeApi.getState() as { traceFilters?: unknown } | undefined)?.traceFilters, { thought: true, result: true, observation: false }),
+  root,
+  (value) => vscodeApi.setState({ traceFilters: value }),
 );
 
 const fixed = (n: number | null, digits = 2): string => (n === null ? '–' : n.toFixed(digits));
-const stateLabel: Record<GroupColumn['state'], string> = { running: 'running', resolved: 'resolved', unresolved: 'not resolved', error: 'error', interrupted: 'interrupted' };
+const stateLabel: Record<GroupColumn['state'], string> = {
+  running: 'running',
+  resolved: 'resolved',
+  unresolved: 'not resolved',
+  error: 'error',
+  interrupted: 'interrupted',
+};
 
 function selectors(g: Group): HTMLElement {
   const parts: HTMLElement[] = [];
@@ -38,11 +46,26 @@ function selectors(g: Group): HTMLElement {
     const go = (step: number | undefined): void => {
       if (step !== undefined) send({ type: 'selectStep', step, taskId: g.taskId, groupId: null });
     };
-    const prev = el('vscode-button', { attrs: { secondary: '', id: 'prev-step', ...(at <= 0 ? { disabled: '' } : {}) }, title: 'The same task’s group one training step earlier' }, '‹');
-    const next = el('vscode-button', { attrs: { secondary: '', id: 'next-step', ...(at < 0 || at >= g.steps.length - 1 ? { disabled: '' } : {}) }, title: 'The same task’s group one training step later' }, '›');
+    const prev = el(
+      'vscode-button',
+      { attrs: { secondary: '', id: 'prev-step', ...(at <= 0 ? { disabled: '' } : {}) }, title: 'The same task’s group one training step earlier' },
+      '‹',
+    );
+    const next = el(
+      'vscode-button',
+      {
+        attrs: { secondary: '', id: 'next-step', ...(at < 0 || at >= g.steps.length - 1 ? { disabled: '' } : {}) },
+        title: 'The same task’s group one training step later',
+      },
+      '›',
+    );
     prev.addEventListener('click', () => go(g.steps[at - 1]));
     next.addEventListener('click', () => go(g.steps[at + 1]));
-    const steps = el('select', { attrs: { id: 'step-select', 'aria-label': 'Training step' } }, ...g.steps.map((s) => el('option', { attrs: { value: String(s), ...(s === g.step ? { selected: '' } : {}) } }, `step ${s}`)));
+    const steps = el(
+      'select',
+      { attrs: { id: 'step-select', 'aria-label': 'Training step' } },
+      ...g.steps.map((s) => el('option', { attrs: { value: String(s), ...(s === g.step ? { selected: '' } : {}) } }, `step ${s}`)),
+    );
     steps.addEventListener('change', () => go(Number(steps.value)));
     parts.push(el('span', { class: 'label' }, 'Training step'), prev, steps, next);
   }
@@ -51,7 +74,13 @@ function selectors(g: Group): HTMLElement {
     const choice = el(
       'select',
       { attrs: { id: 'group-select', 'aria-label': g.step === null ? 'Task' : 'Group of this step' } },
-      ...g.choices.map((c, i) => el('option', { attrs: { value: String(i), ...(i === current ? { selected: '' } : {}) } }, `${c.taskId} · ${plural(c.size, 'rollout')} · mean reward ${fixed(c.meanReward)}`)),
+      ...g.choices.map((c, i) =>
+        el(
+          'option',
+          { attrs: { value: String(i), ...(i === current ? { selected: '' } : {}) } },
+          `${c.taskId} · ${plural(c.size, 'rollout')} · mean reward ${fixed(c.meanReward)}`,
+        ),
+      ),
     );
     choice.addEventListener('change', () => {
       const c = g.choices[Number(choice.value)];
@@ -73,7 +102,11 @@ function summary(g: Group): HTMLElement {
     g.divergence === null
       ? el('span', {}, 'the rollouts never diverge')
       : (() => {
-          const b = el('a', { class: 'ref', attrs: { href: '#', id: 'goto-divergence' }, title: 'Scroll to the first row where the rollouts differ' }, `first divergence on row ${g.divergence + 1}`);
+          const b = el(
+            'a',
+            { class: 'ref', attrs: { href: '#', id: 'goto-divergence' }, title: 'Scroll to the first row where the rollouts differ' },
+            `first divergence on row ${g.divergence + 1}`,
+          );
           b.addEventListener('click', (e) => {
             e.preventDefault();
             document.getElementById('divergence')?.scrollIntoView({ block: 'center', inline: 'nearest' });
@@ -107,7 +140,13 @@ function columnHead(c: GroupColumn, index: number, reference: number, taskId: st
       title: `${episodeName({ episodeId: c.episodeId, taskId })}${c.terminationReason === null ? '' : ` · ${c.terminationReason}`}${c.problem === null ? '' : `\n${c.problem}`}\nClick to open it in the trajectory viewer.`,
       attrs: { scope: 'col', tabindex: '0', role: 'button', 'data-column': String(index) },
     },
-    el('div', { class: 'col-title' }, el('strong', {}, columnName(c, index, taskId)), index === reference ? el('span', { class: 'muted' }, ' reference') : '', el('span', { class: `state ${c.state === 'resolved' ? 'resolved' : c.state === 'running' ? 'running' : 'unresolved'}` }, stateLabel[c.state])),
+    el(
+      'div',
+      { class: 'col-title' },
+      el('strong', {}, columnName(c, index, taskId)),
+      index === reference ? el('span', { class: 'muted' }, ' reference') : '',
+      el('span', { class: `state ${c.state === 'resolved' ? 'resolved' : c.state === 'running' ? 'running' : 'unresolved'}` }, stateLabel[c.state]),
+    ),
     el(
       'div',
       { class: 'col-figures' },
@@ -138,8 +177,18 @@ function cell(c: GroupCell | null, column: number): HTMLElement {
   const problem = r.protocolError ?? r.error ?? r.fallback;
   const td = el(
     'td',
-    { class: `cell kind-${r.kind}${c.differs ? ' differs' : ''}${problem !== null ? ' problem' : ''}`, title: `Step ${r.step}: ${r.summary}${problem === null ? '' : `\n${problem}`}\nClick to open it in the trajectory viewer.`, attrs: { tabindex: '0', role: 'button', 'data-step': String(r.step) } },
-    el('div', { class: 'cell-head' }, el('span', { class: 'kind' }, r.kind), el('span', { class: 'muted' }, ` s${r.step}`), r.reward === null || r.reward === 0 ? null : el('span', { class: `rw ${r.reward > 0 ? 'pos' : 'neg'}` }, signed(r.reward))),
+    {
+      class: `cell kind-${r.kind}${c.differs ? ' differs' : ''}${problem !== null ? ' problem' : ''}`,
+      title: `Step ${r.step}: ${r.summary}${problem === null ? '' : `\n${problem}`}\nClick to open it in the trajectory viewer.`,
+      attrs: { tabindex: '0', role: 'button', 'data-step': String(r.step) },
+    },
+    el(
+      'div',
+      { class: 'cell-head' },
+      el('span', { class: 'kind' }, r.kind),
+      el('span', { class: 'muted' }, ` s${r.step}`),
+      r.reward === null || r.reward === 0 ? null : el('span', { class: `rw ${r.reward > 0 ? 'pos' : 'neg'}` }, signed(r.reward)),
+    ),
     el('div', { class: 'summary' }, r.summary),
     ...stepTextNodes(c.texts),
   );
@@ -148,17 +197,35 @@ function cell(c: GroupCell | null, column: number): HTMLElement {
 }
 
 function table(g: Group): HTMLElement {
-  const head = el('tr', {}, el('th', { class: 'rowhead corner', attrs: { scope: 'col' } }, 'row'), ...g.columns.map((c, i) => columnHead(c, i, g.reference, g.taskId)));
+  const head = el(
+    'tr',
+    {},
+    el('th', { class: 'rowhead corner', attrs: { scope: 'col' } }, 'row'),
+    ...g.columns.map((c, i) => columnHead(c, i, g.reference, g.taskId)),
+  );
   const body = g.rows.map((row, i) => {
     const diverges = i === g.divergence;
     return el(
       'tr',
       { class: `${row.same ? 'same' : 'differs'}${diverges ? ' divergence' : ''}`, attrs: diverges ? { id: 'divergence' } : {} },
-      el('th', { class: 'rowhead', attrs: { scope: 'row' }, title: diverges ? 'The rollouts first do different things on this row' : row.same ? 'Every rollout did the same here' : 'The rollouts differ here' }, String(i + 1), diverges ? el('div', { class: 'diverge-mark' }, 'diverges') : null),
+      el(
+        'th',
+        {
+          class: 'rowhead',
+          attrs: { scope: 'row' },
+          title: diverges ? 'The rollouts first do different things on this row' : row.same ? 'Every rollout did the same here' : 'The rollouts differ here',
+        },
+        String(i + 1),
+        diverges ? el('div', { class: 'diverge-mark' }, 'diverges') : null,
+      ),
       ...row.cells.map((c, column) => cell(c, column)),
     );
   });
-  return el('div', { class: 'scroller', attrs: { id: 'group-scroller' } }, el('table', { class: `group cols-${Math.min(g.columns.length, 32)}`, attrs: { id: 'group-table' } }, el('thead', {}, head), el('tbody', {}, ...body)));
+  return el(
+    'div',
+    { class: 'scroller', attrs: { id: 'group-scroller' } },
+    el('table', { class: `group cols-${Math.min(g.columns.length, 32)}`, attrs: { id: 'group-table' } }, el('thead', {}, head), el('tbody', {}, ...body)),
+  );
 }
 
 function render(g: EpisodeGroupResult): void {
@@ -172,11 +239,21 @@ function render(g: EpisodeGroupResult): void {
       'header',
       { class: 'group-header' },
       el('h1', {}, title),
-      el('p', { class: 'muted' }, `run ${g.run.name}${g.groupId === null ? '' : ` · group ${g.groupId.length > 12 ? `${g.groupId.slice(0, 8)}…` : g.groupId}`}`),
+      el(
+        'p',
+        { class: 'muted' },
+        `run ${g.run.name}${g.groupId === null ? '' : ` · group ${g.groupId.length > 12 ? `${g.groupId.slice(0, 8)}…` : g.groupId}`}`,
+      ),
       selectors(g),
       summary(g),
       g.advantage.note === null ? null : el('div', { class: 'banner warning', attrs: { role: 'status', id: 'advantage-note' } }, g.advantage.note),
-      g.leftOut === 0 ? null : el('div', { class: 'banner', attrs: { role: 'status' } }, `${plural(g.leftOut, 'more rollout')} of this group ${g.leftOut === 1 ? 'is' : 'are'} not shown; ${g.leftOut === 1 ? 'its reward counts' : 'their rewards count'} in the advantage.`),
+      g.leftOut === 0
+        ? null
+        : el(
+            'div',
+            { class: 'banner', attrs: { role: 'status' } },
+            `${plural(g.leftOut, 'more rollout')} of this group ${g.leftOut === 1 ? 'is' : 'are'} not shown; ${g.leftOut === 1 ? 'its reward counts' : 'their rewards count'} in the advantage.`,
+          ),
       filters.element,
     ),
     table(g),

@@ -65,7 +65,13 @@ function whereOf(point: ChartPoint, formatX: (x: number) => string): string {
 function headlineNode(h: Headline, label: string, format: (y: number) => string): HTMLElement {
   const recorded = metricsFigureNames.latest;
   const where = h.step !== undefined ? `${recorded.label} ${h.step} ` : 'latest ';
-  if (!h.smoothed) return el('span', { class: 'latest', title: `${label}: ${recorded.definition}` }, el('span', { class: 'latest-where' }, where), el('span', { class: 'latest-value' }, format(h.raw)));
+  if (!h.smoothed)
+    return el(
+      'span',
+      { class: 'latest', title: `${label}: ${recorded.definition}` },
+      el('span', { class: 'latest-where' }, where),
+      el('span', { class: 'latest-value' }, format(h.raw)),
+    );
   const smoothed = metricsFigureNames.smoothedLatest;
   return el(
     'span',
@@ -86,9 +92,19 @@ function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Record<string,
 export function lineChart(spec: ChartSpec): HTMLElement {
   const width = Math.max(280, Math.round(spec.width));
   const drawn = spec.series.filter((s) => s.points.length > 0);
-  const smoothed = drawn.map((s) => smoothEma(s.points.map((p) => p.y), spec.smoothing));
+  const smoothed = drawn.map((s) =>
+    smoothEma(
+      s.points.map((p) => p.y),
+      spec.smoothing,
+    ),
+  );
   const headline = chartHeadline(drawn[0]?.points ?? [], spec.smoothing);
-  const head = el('div', { class: 'chart-head' }, el('h3', {}, spec.title), headline === undefined ? null : headlineNode(headline, drawn[0]?.label ?? '', spec.formatLatest));
+  const head = el(
+    'div',
+    { class: 'chart-head' },
+    el('h3', {}, spec.title),
+    headline === undefined ? null : headlineNode(headline, drawn[0]?.label ?? '', spec.formatLatest),
+  );
   const box = el('section', { class: 'chart', attrs: { id: `chart-${spec.id}`, 'data-points': String(drawn.reduce((n, s) => n + s.points.length, 0)) } }, head);
   if (drawn.length === 0) {
     box.append(el('p', { class: 'empty' }, spec.empty));
@@ -124,10 +140,18 @@ export function lineChart(spec: ChartSpec): HTMLElement {
     chart.append(svg('polyline', { class: `raw s${i % 4}`, points: raw }));
     chart.append(svg('polyline', { class: `smooth s${i % 4}`, points: smooth }));
     // A lone point has no line to show; a dot marks it.
-    if (series.points.length === 1 && series.points[0] !== undefined) chart.append(svg('circle', { class: `dot s${i % 4}`, cx: px(series.points[0].x), cy: py(smoothed[i]?.[0] ?? series.points[0].y), r: 3.5 }));
+    if (series.points.length === 1 && series.points[0] !== undefined)
+      chart.append(svg('circle', { class: `dot s${i % 4}`, cx: px(series.points[0].x), cy: py(smoothed[i]?.[0] ?? series.points[0].y), r: 3.5 }));
   });
   const readout = el('div', { class: 'readout', attrs: { 'aria-live': 'polite', id: `readout-${spec.id}` } });
-  const idle = () => readout.replaceChildren(el('span', { class: 'hint' }, spec.onPick === undefined ? 'Point at the chart for the values.' : 'Point at the chart for the values; click a step for its episodes.'));
+  const idle = () =>
+    readout.replaceChildren(
+      el(
+        'span',
+        { class: 'hint' },
+        spec.onPick === undefined ? 'Point at the chart for the values.' : 'Point at the chart for the values; click a step for its episodes.',
+      ),
+    );
   idle();
   const guide = svg('line', { class: 'guide', x1: 0, x2: 0, y1: pad.top, y2: height - pad.bottom, visibility: 'hidden' });
   const marks = drawn.map((_, i) => svg('circle', { class: `mark s${i % 4}`, cx: 0, cy: 0, r: 3.5, visibility: 'hidden' }));
@@ -156,7 +180,14 @@ export function lineChart(spec: ChartSpec): HTMLElement {
       mark.setAttribute('cy', String(py(point.y)));
       mark.setAttribute('visibility', 'visible');
       if (parts.length === 0) parts.push(el('span', { class: 'where' }, whereOf(point, spec.formatX)));
-      parts.push(el('span', { class: `key s${i % 4}` }, `${series.label} ${spec.formatLatest(point.y)}`, spec.smoothing > 0 ? el('span', { class: 'muted' }, ` (smoothed ${spec.formatLatest(smooth)})`) : ''));
+      parts.push(
+        el(
+          'span',
+          { class: `key s${i % 4}` },
+          `${series.label} ${spec.formatLatest(point.y)}`,
+          spec.smoothing > 0 ? el('span', { class: 'muted' }, ` (smoothed ${spec.formatLatest(smooth)})`) : '',
+        ),
+      );
     });
     readout.replaceChildren(...parts);
   });

@@ -18,7 +18,10 @@ export interface Headline {
 export function chartHeadline(points: readonly { readonly y: number; readonly step?: number }[], smoothing: number): Headline | undefined {
   const last = points.at(-1);
   if (last === undefined) return undefined;
-  const line = smoothEma(points.map((p) => p.y), smoothing);
+  const line = smoothEma(
+    points.map((p) => p.y),
+    smoothing,
+  );
   const value = line.at(-1) ?? last.y;
   return { value, smoothed: smoothing > 0 && value !== last.y, raw: last.y, step: last.step };
 }

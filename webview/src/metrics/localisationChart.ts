@@ -32,7 +32,20 @@ const percent = (y: number): string => `${(100 * y).toFixed(0)}%`;
 function chart(id: string, title: string, level: 'files' | 'functions', r: RunLocalisationResult): HTMLElement {
   const groups = r.groups.filter((g) => g.step !== null && (level === 'files' ? g.scoredFiles : g.scoredFunctions) > 0);
   const series = (['seen', 'read', 'edited'] as const).map((how) => ({ label: how, points: groups.map((g) => ({ x: g.step ?? 0, y: g[level][how] })) }));
-  return lineChart({ id, title, series, smoothing: 0, formatX: (x) => (Number.isInteger(x) ? String(x) : ''), formatY: percent, formatLatest: percent, width, yRange: [-0.04, 1.04], xTitle: 'training step', yTitle: 'recall', empty: 'No sampled episode of a training step has gold to score yet.' });
+  return lineChart({
+    id,
+    title,
+    series,
+    smoothing: 0,
+    formatX: (x) => (Number.isInteger(x) ? String(x) : ''),
+    formatY: percent,
+    formatLatest: percent,
+    width,
+    yRange: [-0.04, 1.04],
+    xTitle: 'training step',
+    yTitle: 'recall',
+    empty: 'No sampled episode of a training step has gold to score yet.',
+  });
 }
 
 function figures(r: RunLocalisationResult): HTMLElement {
@@ -42,13 +55,25 @@ function figures(r: RunLocalisationResult): HTMLElement {
       {},
       el('td', {}, g.step === null ? 'run' : `step ${g.step}`),
       el('td', {}, String(g.episodes)),
-      ...(['files', 'functions'] as const).flatMap((level) => (['seen', 'read', 'edited'] as const).map((how) => el('td', {}, (level === 'files' ? g.scoredFiles : g.scoredFunctions) === 0 ? '–' : percent(g[level][how])))),
+      ...(['files', 'functions'] as const).flatMap((level) =>
+        (['seen', 'read', 'edited'] as const).map((how) =>
+          el('td', {}, (level === 'files' ? g.scoredFiles : g.scoredFunctions) === 0 ? '–' : percent(g[level][how])),
+        ),
+      ),
     ),
   );
   return el(
     'table',
     { class: 'data localisation-table', attrs: { id: 'localisation-table' } },
-    el('thead', {}, el('tr', {}, ...['', 'episodes', 'files seen', 'files read', 'files edited', 'functions seen', 'functions read', 'functions edited'].map((h) => el('th', {}, h)))),
+    el(
+      'thead',
+      {},
+      el(
+        'tr',
+        {},
+        ...['', 'episodes', 'files seen', 'files read', 'files edited', 'functions seen', 'functions read', 'functions edited'].map((h) => el('th', {}, h)),
+      ),
+    ),
     el('tbody', {}, ...rows),
   );
 }
@@ -58,14 +83,30 @@ function draw(): void {
   if (r === undefined) return;
   const training = r.groups.some((g) => g.step !== null);
   const scored = r.episodes - r.withoutGold;
-  const note = el('p', { class: 'summary' }, `Localisation against the gold patches: ${plural(r.episodes, 'episode')} read, ${scored} with gold${training ? ' (each training step’s sampled episodes)' : ''}.`, r.problems.length === 0 ? '' : ` ${r.problems.slice(0, 3).join('; ')}`);
+  const note = el(
+    'p',
+    { class: 'summary' },
+    `Localisation against the gold patches: ${plural(r.episodes, 'episode')} read, ${scored} with gold${training ? ' (each training step’s sampled episodes)' : ''}.`,
+    r.problems.length === 0 ? '' : ` ${r.problems.slice(0, 3).join('; ')}`,
+  );
   const lastScored = [...r.groups].reverse().find((g) => g.step !== null && g.scoredFiles + g.scoredFunctions > 0);
   // The three lines often coincide (an episode that edits a gold function has read and seen it), so the last step's figures are spelled out.
   const latest =
     lastScored === undefined
       ? null
-      : el('p', { class: 'summary', attrs: { id: 'localisation-latest' } }, `Step ${lastScored.step ?? ''}: files seen ${percent(lastScored.files.seen)}, read ${percent(lastScored.files.read)}, edited ${percent(lastScored.files.edited)}; functions seen ${percent(lastScored.functions.seen)}, read ${percent(lastScored.functions.read)}, edited ${percent(lastScored.functions.edited)}.`);
-  const body = training ? el('div', { class: 'charts' }, chart('recall-files', 'Gold files the episodes reached', 'files', r), chart('recall-functions', 'Gold functions the episodes reached', 'functions', r)) : figures(r);
+      : el(
+          'p',
+          { class: 'summary', attrs: { id: 'localisation-latest' } },
+          `Step ${lastScored.step ?? ''}: files seen ${percent(lastScored.files.seen)}, read ${percent(lastScored.files.read)}, edited ${percent(lastScored.files.edited)}; functions seen ${percent(lastScored.functions.seen)}, read ${percent(lastScored.functions.read)}, edited ${percent(lastScored.functions.edited)}.`,
+        );
+  const body = training
+    ? el(
+        'div',
+        { class: 'charts' },
+        chart('recall-files', 'Gold files the episodes reached', 'files', r),
+        chart('recall-functions', 'Gold functions the episodes reached', 'functions', r),
+      )
+    : figures(r);
   section.replaceChildren(el('h2', {}, 'Localisation recall'), note, ...(training && latest !== null ? [latest] : []), body);
 }
 

@@ -35,7 +35,16 @@ let problems: string[] = [];
 const samples = new StepSamplesSection();
 
 /** What each chart draws: Verl's keys (the first that has points is the headline) or a derived series. */
-const charts: readonly { id: string; title: string; yTitle: string; keys?: readonly [string, string][]; derived?: 'resolved' | 'parse-failures' | 'suspected-hacks'; percent?: boolean; unit?: string; empty?: string }[] = [
+const charts: readonly {
+  id: string;
+  title: string;
+  yTitle: string;
+  keys?: readonly [string, string][];
+  derived?: 'resolved' | 'parse-failures' | 'suspected-hacks';
+  percent?: boolean;
+  unit?: string;
+  empty?: string;
+}[] = [
   { id: 'reward', title: 'Reward (mean episode return)', yTitle: 'mean return', keys: [['critic/score/mean', 'mean']] },
   { id: 'resolved', title: 'Resolved rate per step', yTitle: 'resolved / ended', derived: 'resolved', percent: true },
   { id: 'parse', title: 'Replies that failed to parse', yTitle: 'share of replies', derived: 'parse-failures', percent: true },
@@ -46,9 +55,35 @@ const charts: readonly { id: string; title: string; yTitle: string; keys?: reado
     derived: 'suspected-hacks',
     empty: 'This run did not count suspected reward hacks (it predates the count).',
   },
-  { id: 'length', title: 'Response length (tokens)', yTitle: 'tokens', keys: [['response_length/mean', 'mean'], ['response_length/max', 'max']] },
-  { id: 'kl', title: 'KL to the rollout policy', yTitle: 'KL', keys: [['actor/ppo_kl', 'PPO KL'], ['actor/kl_loss', 'KL loss']] },
-  { id: 'timing', title: 'Step time', yTitle: 'seconds', keys: [['timing_s/step', 'step'], ['timing_s/gen', 'rollout'], ['timing_s/update_actor', 'update']], unit: 's' },
+  {
+    id: 'length',
+    title: 'Response length (tokens)',
+    yTitle: 'tokens',
+    keys: [
+      ['response_length/mean', 'mean'],
+      ['response_length/max', 'max'],
+    ],
+  },
+  {
+    id: 'kl',
+    title: 'KL to the rollout policy',
+    yTitle: 'KL',
+    keys: [
+      ['actor/ppo_kl', 'PPO KL'],
+      ['actor/kl_loss', 'KL loss'],
+    ],
+  },
+  {
+    id: 'timing',
+    title: 'Step time',
+    yTitle: 'seconds',
+    keys: [
+      ['timing_s/step', 'step'],
+      ['timing_s/gen', 'rollout'],
+      ['timing_s/update_actor', 'update'],
+    ],
+    unit: 's',
+  },
 ];
 
 function formatNumber(v: number): string {
@@ -87,7 +122,11 @@ function render(): void {
   const rate =
     totals.resolvedRate === undefined
       ? ''
-      : el('span', { attrs: { id: 'run-resolved-rate' }, title: metricsFigureNames.runResolvedRate.definition }, ` · ${metricsFigureNames.runResolvedRate.label} ${(100 * totals.resolvedRate).toFixed(0)}%`);
+      : el(
+          'span',
+          { attrs: { id: 'run-resolved-rate' }, title: metricsFigureNames.runResolvedRate.definition },
+          ` · ${metricsFigureNames.runResolvedRate.label} ${(100 * totals.resolvedRate).toFixed(0)}%`,
+        );
   const header = el(
     'header',
     { class: 'top' },
@@ -101,7 +140,16 @@ function render(): void {
       totals.meanTotalReward === undefined ? '' : ` · mean return ${formatNumber(totals.meanTotalReward)}`,
       totals.suspectedHacks === 0
         ? ''
-        : el('span', { class: 'suspect', attrs: { id: 'run-suspected-hacks' }, title: 'Episodes whose submitted patch touched what the grader reads or reached for the test runner, git, the network or the environment: a flag to look at, not a verdict; the reward is unchanged.' }, ` · ⚠ ${plural(totals.suspectedHacks, 'episode')} with suspected reward hacking`),
+        : el(
+            'span',
+            {
+              class: 'suspect',
+              attrs: { id: 'run-suspected-hacks' },
+              title:
+                'Episodes whose submitted patch touched what the grader reads or reached for the test runner, git, the network or the environment: a flag to look at, not a verdict; the reward is unchanged.',
+            },
+            ` · ⚠ ${plural(totals.suspectedHacks, 'episode')} with suspected reward hacking`,
+          ),
     ),
   );
   const axisButtons = (['step', 'time'] as const).map((axis) => {
@@ -113,7 +161,9 @@ function render(): void {
     });
     return b;
   });
-  const slider = el('input', { attrs: { type: 'range', min: '0', max: '0.99', step: '0.01', value: String(view.smoothing), id: 'smoothing', 'aria-label': 'Smoothing' } });
+  const slider = el('input', {
+    attrs: { type: 'range', min: '0', max: '0.99', step: '0.01', value: String(view.smoothing), id: 'smoothing', 'aria-label': 'Smoothing' },
+  });
   slider.addEventListener('input', () => {
     view.smoothing = Number(slider.value);
     vscodeApi.setState(view);
@@ -133,7 +183,14 @@ function render(): void {
     el('span', { class: 'spacer' }),
     log,
   );
-  const banner = problems.length === 0 ? null : el('div', { class: 'banner' }, `${plural(problems.length, 'line')} of metrics.jsonl could not be read and are left out: ${problems.slice(0, 3).join('; ')}`);
+  const banner =
+    problems.length === 0
+      ? null
+      : el(
+          'div',
+          { class: 'banner' },
+          `${plural(problems.length, 'line')} of metrics.jsonl could not be read and are left out: ${problems.slice(0, 3).join('; ')}`,
+        );
   const grid = el(
     'div',
     { class: 'charts' },

@@ -91,19 +91,40 @@ export class StepSamplesSection {
     const steps = r?.steps ?? [];
     const head = el('div', { class: 'samples-head' }, el('h2', {}, line === null ? 'Sampled episodes per step' : `Sampled episodes of step ${line.step}`));
     if (steps.length > 0) {
-      const select = el('select', { attrs: { id: 'samples-step', 'aria-label': 'Training step' } }, ...steps.map((s) => el('option', { attrs: { value: String(s), ...(s === line?.step ? { selected: '' } : {}) } }, `step ${s}`)));
+      const select = el(
+        'select',
+        { attrs: { id: 'samples-step', 'aria-label': 'Training step' } },
+        ...steps.map((s) => el('option', { attrs: { value: String(s), ...(s === line?.step ? { selected: '' } : {}) } }, `step ${s}`)),
+      );
       select.addEventListener('change', () => this.pick(Number(select.value)));
       head.append(select);
-      if (this.picked !== null) head.append(link('follow the latest', 'Show each new step’s table as it arrives', () => {
-        this.picked = null;
-        send({ type: 'stepSamples', step: null });
-      }));
+      if (this.picked !== null)
+        head.append(
+          link('follow the latest', 'Show each new step’s table as it arrives', () => {
+            this.picked = null;
+            send({ type: 'stepSamples', step: null });
+          }),
+        );
     }
     head.append(el('span', { class: 'spacer' }));
-    if (line !== null) head.append(link('Open the GRPO groups of this step', 'Every rollout of a task side by side, with rewards and advantages', () => send({ type: 'openGroup', step: line.step, taskId: null }), { id: 'samples-open-group' }));
+    if (line !== null)
+      head.append(
+        link(
+          'Open the GRPO groups of this step',
+          'Every rollout of a task side by side, with rewards and advantages',
+          () => send({ type: 'openGroup', step: line.step, taskId: null }),
+          { id: 'samples-open-group' },
+        ),
+      );
     const body =
       line === null
-        ? el('p', { class: 'muted' }, r === undefined ? 'Reading the sample tables…' : 'No sample table yet: a training run writes one per step to step_samples.jsonl, when the step’s metrics arrive.')
+        ? el(
+            'p',
+            { class: 'muted' },
+            r === undefined
+              ? 'Reading the sample tables…'
+              : 'No sample table yet: a training run writes one per step to step_samples.jsonl, when the step’s metrics arrive.',
+          )
         : this.table(line);
     this.element.replaceChildren(head, body);
   }
@@ -118,18 +139,44 @@ export class StepSamplesSection {
         el('td', { class: e.resolved ? 'ok' : '' }, e.resolved ? 'resolved' : 'not resolved'),
         el('td', { class: 'num' }, String(e.steps)),
         el('td', {}, e.termination_reason),
-        el('td', {}, link('trajectory', `Open ${e.trajectory} in the trajectory viewer`, () => send({ type: 'openSample', episodeId: e.episode_id }))),
-        el('td', {}, link('group', `The GRPO group of ${e.task_id} at step ${line.step}`, () => send({ type: 'openGroup', step: line.step, taskId: e.task_id }))),
+        el(
+          'td',
+          {},
+          link('trajectory', `Open ${e.trajectory} in the trajectory viewer`, () => send({ type: 'openSample', episodeId: e.episode_id })),
+        ),
+        el(
+          'td',
+          {},
+          link('group', `The GRPO group of ${e.task_id} at step ${line.step}`, () => send({ type: 'openGroup', step: line.step, taskId: e.task_id })),
+        ),
       ),
     );
     return el(
       'div',
       {},
-      el('p', { class: 'muted' }, `${plural(line.episodes.length, 'episode')} of the ${line.total} that ended in this step (attempt ${line.attempt}), spread over their returns: the worst and the best are always in.`),
+      el(
+        'p',
+        { class: 'muted' },
+        `${plural(line.episodes.length, 'episode')} of the ${line.total} that ended in this step (attempt ${line.attempt}), spread over their returns: the worst and the best are always in.`,
+      ),
       el(
         'table',
         { class: 'samples-table', attrs: { id: 'samples-table' } },
-        el('thead', {}, el('tr', {}, el('th', {}, 'task'), el('th', { class: 'num' }, 'reward'), el('th', {}, 'outcome'), el('th', { class: 'num' }, 'steps'), el('th', {}, 'termination'), el('th', {}, ''), el('th', {}, ''))),
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            el('th', {}, 'task'),
+            el('th', { class: 'num' }, 'reward'),
+            el('th', {}, 'outcome'),
+            el('th', { class: 'num' }, 'steps'),
+            el('th', {}, 'termination'),
+            el('th', {}, ''),
+            el('th', {}, ''),
+          ),
+        ),
         el('tbody', {}, ...rows),
       ),
     );

@@ -25,7 +25,12 @@ function button(label: string, title: string, id: string, onClick: () => void, s
 }
 
 function tile(value: string, label: string, id: string, extra = '', title?: string): HTMLElement {
-  return el('div', { class: `tile ${extra}`, attrs: { id }, ...(title === undefined ? {} : { title }) }, el('div', { class: 'value' }, value), el('div', { class: 'label' }, label));
+  return el(
+    'div',
+    { class: `tile ${extra}`, attrs: { id }, ...(title === undefined ? {} : { title }) },
+    el('div', { class: 'value' }, value),
+    el('div', { class: 'label' }, label),
+  );
 }
 
 /**
@@ -47,13 +52,25 @@ function passAtKTiles(r: RunReportView): HTMLElement[] {
 function head(r: RunReportView): HTMLElement {
   const s = r.summary;
   const what = r.command === 'eval' ? 'Evaluation' : r.command === 'rollout' ? 'Rollout' : 'Run';
-  const facts = [`agent ${r.agent}`, `dataset ${r.dataset}`, `written ${r.createdAt.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC')}`, r.state === null ? '' : `run ${r.state}`].filter((f) => f !== '');
+  const facts = [
+    `agent ${r.agent}`,
+    `dataset ${r.dataset}`,
+    `written ${r.createdAt.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC')}`,
+    r.state === null ? '' : `run ${r.state}`,
+  ].filter((f) => f !== '');
   const tiles = [
     tile(`${s.resolved} of ${s.graded}`, 'resolved (episodes that ran to their end)', 'tile-resolved'),
     tile(s.resolvedRate === null ? '—' : percent(s.resolvedRate), 'resolved rate = resolved / ran to their end', 'tile-rate'),
     ...passAtKTiles(r),
-    s.infrastructure > 0 && tile(String(s.infrastructure), `infrastructure ${s.infrastructure === 1 ? 'failure' : 'failures'}: no outcome, not in the rate`, 'tile-infra', 'infra'),
-    s.suspectedHacks > 0 && tile(String(s.suspectedHacks), `${s.suspectedHacks === 1 ? 'episode' : 'episodes'} with suspected reward hacking: look at the marked episodes before trusting the rate`, 'tile-hacks', 'hacks'),
+    s.infrastructure > 0 &&
+      tile(String(s.infrastructure), `infrastructure ${s.infrastructure === 1 ? 'failure' : 'failures'}: no outcome, not in the rate`, 'tile-infra', 'infra'),
+    s.suspectedHacks > 0 &&
+      tile(
+        String(s.suspectedHacks),
+        `${s.suspectedHacks === 1 ? 'episode' : 'episodes'} with suspected reward hacking: look at the marked episodes before trusting the rate`,
+        'tile-hacks',
+        'hacks',
+      ),
     s.notRun > 0 && tile(String(s.notRun), `of ${s.planned} planned did not run`, 'tile-not-run'),
     s.meanSteps !== null && tile(number(s.meanSteps), 'mean steps', 'tile-steps'),
     s.meanDurationMs !== null && tile(seconds(s.meanDurationMs), 'mean episode time', 'tile-time'),
@@ -65,7 +82,12 @@ function head(r: RunReportView): HTMLElement {
       'header',
       { class: 'top' },
       el('div', { class: 'titles' }, el('h1', {}, `${what} report · ${r.run}`), el('p', { class: 'facts' }, facts.join(' · '))),
-      el('span', { class: 'toolbar' }, button('Refresh', 'Read report.json again', 'refresh', () => send({ type: 'refresh' }), true), button('Open report.json', 'The raw report as gp wrote it', 'open-json', () => send({ type: 'openJson' }), true)),
+      el(
+        'span',
+        { class: 'toolbar' },
+        button('Refresh', 'Read report.json again', 'refresh', () => send({ type: 'refresh' }), true),
+        button('Open report.json', 'The raw report as gp wrote it', 'open-json', () => send({ type: 'openJson' }), true),
+      ),
     ),
     el('div', { class: 'tiles', attrs: { id: 'summary' } }, ...tiles),
     s.passAtK.length > 0 &&
@@ -100,11 +122,23 @@ function infrastructure(r: RunReportView): HTMLElement[] {
   if (r.infrastructure.length === 0) return [];
   return [
     el('h2', {}, 'Infrastructure failures (no outcome)'),
-    el('p', { class: 'hint' }, 'The machinery under these episodes failed, so they say nothing about the task or the agent: they are not in the rate, and a resume runs them again.'),
+    el(
+      'p',
+      { class: 'hint' },
+      'The machinery under these episodes failed, so they say nothing about the task or the agent: they are not in the rate, and a resume runs them again.',
+    ),
     el(
       'ul',
       { class: 'infra', attrs: { id: 'infra-failures' } },
-      ...r.infrastructure.map((f, i) => el('li', {}, el('code', {}, f.taskId), ` ${f.code}: ${f.cause} `, link('Open episode', `Open ${f.episodeId} in the trajectory viewer`, () => send({ type: 'openFailed', index: i }), { 'data-episode': f.episodeId }))),
+      ...r.infrastructure.map((f, i) =>
+        el(
+          'li',
+          {},
+          el('code', {}, f.taskId),
+          ` ${f.code}: ${f.cause} `,
+          link('Open episode', `Open ${f.episodeId} in the trajectory viewer`, () => send({ type: 'openFailed', index: i }), { 'data-episode': f.episodeId }),
+        ),
+      ),
     ),
   ];
 }
@@ -117,7 +151,13 @@ function keepSort(sort: TaskSort): void {
 function render(r: RunReportView): void {
   const root = document.getElementById('root');
   if (root === null) return;
-  root.replaceChildren(head(r), el('h2', {}, `Tasks (${r.tasks.length})`), taskTable(r, send, parseSort((vscodeApi.getState() as { sort?: unknown } | undefined)?.sort), keepSort), ...failureGroups(r), ...infrastructure(r));
+  root.replaceChildren(
+    head(r),
+    el('h2', {}, `Tasks (${r.tasks.length})`),
+    taskTable(r, send, parseSort((vscodeApi.getState() as { sort?: unknown } | undefined)?.sort), keepSort),
+    ...failureGroups(r),
+    ...infrastructure(r),
+  );
 }
 
 function renderProblem(message: string): void {
@@ -125,7 +165,11 @@ function renderProblem(message: string): void {
   if (root === null) return;
   root.replaceChildren(
     el('div', { class: 'banner error', attrs: { role: 'alert', id: 'report-problem' } }, message),
-    el('span', {}, button('Refresh', 'Read report.json again', 'refresh', () => send({ type: 'refresh' }), true)),
+    el(
+      'span',
+      {},
+      button('Refresh', 'Read report.json again', 'refresh', () => send({ type: 'refresh' }), true),
+    ),
   );
 }
 

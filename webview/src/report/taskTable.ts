@@ -9,8 +9,14 @@ import type { ReportWebviewMessage } from '../../../server/src/protocol/reportWe
 import { el, plural } from '../dom.js';
 import { idPieces, nextSort, sortTasks, type SortKey, type TaskSort } from './taskOrder.js';
 
-export const outcomeWords: Record<ReportTask['outcome'], string> = { resolved: 'resolved', unresolved: 'not resolved', mixed: 'partly resolved', 'no-outcome': 'no outcome' };
-export const seconds = (ms: number): string => (ms >= 60_000 ? `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s` : `${(ms / 1000).toFixed(1)} s`);
+export const outcomeWords: Record<ReportTask['outcome'], string> = {
+  resolved: 'resolved',
+  unresolved: 'not resolved',
+  mixed: 'partly resolved',
+  'no-outcome': 'no outcome',
+};
+export const seconds = (ms: number): string =>
+  ms >= 60_000 ? `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s` : `${(ms / 1000).toFixed(1)} s`;
 export const number = (n: number): string => (Number.isInteger(n) ? String(n) : n.toFixed(2));
 
 export function link(label: string, title: string, onClick: () => void, attrs: Record<string, string>): HTMLElement {
@@ -71,9 +77,14 @@ function row(t: ReportTask, send: (message: ReportWebviewMessage) => void): HTML
       'td',
       { class: 'episodes' },
       ...t.episodes.flatMap((e, i) => {
-        const open = link(t.episodes.length === 1 ? 'Open episode' : `#${i + 1}`, `Open ${e.episodeId} (${outcomeWords[e.outcome]}) in the trajectory viewer`, () => send({ type: 'openEpisode', taskId: t.taskId, index: i }), {
-          'data-episode': e.episodeId,
-        });
+        const open = link(
+          t.episodes.length === 1 ? 'Open episode' : `#${i + 1}`,
+          `Open ${e.episodeId} (${outcomeWords[e.outcome]}) in the trajectory viewer`,
+          () => send({ type: 'openEpisode', taskId: t.taskId, index: i }),
+          {
+            'data-episode': e.episodeId,
+          },
+        );
         return e.suspectedHacks === 0 ? [open] : [open, suspectBadge(e.episodeId, e.suspectedHacks)];
       }),
     ),
@@ -81,7 +92,12 @@ function row(t: ReportTask, send: (message: ReportWebviewMessage) => void): HTML
 }
 
 /** The table, sorted as `sort` says (the report's order when null); a header's click redraws it sorted by that column. */
-export function taskTable(r: RunReportView, send: (message: ReportWebviewMessage) => void, sort: TaskSort | null, onSort: (sort: TaskSort) => void): HTMLElement {
+export function taskTable(
+  r: RunReportView,
+  send: (message: ReportWebviewMessage) => void,
+  sort: TaskSort | null,
+  onSort: (sort: TaskSort) => void,
+): HTMLElement {
   if (r.tasks.length === 0) return el('p', { class: 'hint' }, 'No task ran to its end.');
   const holder = el('div', { class: 'table-scroll' });
   const header = (c: Column): HTMLElement => {
@@ -92,7 +108,12 @@ export function taskTable(r: RunReportView, send: (message: ReportWebviewMessage
     const th = el('th', { class: `${cls} sortable`, attrs: { scope: 'col', 'aria-sort': sorted ?? 'none', 'data-sort': key } });
     const next = nextSort(sort, key);
     const hint = `Sort by ${c.label}, ${next.direction}`;
-    const button = el('button', { class: 'sort', title: c.title === undefined ? hint : `${c.title}. ${hint}.` }, c.label, el('span', { class: 'arrow', attrs: { 'aria-hidden': 'true' } }, sorted === 'ascending' ? '▲' : sorted === 'descending' ? '▼' : '↕'));
+    const button = el(
+      'button',
+      { class: 'sort', title: c.title === undefined ? hint : `${c.title}. ${hint}.` },
+      c.label,
+      el('span', { class: 'arrow', attrs: { 'aria-hidden': 'true' } }, sorted === 'ascending' ? '▲' : sorted === 'descending' ? '▼' : '↕'),
+    );
     button.addEventListener('click', () => {
       onSort(next);
       const table = taskTable(r, send, next, onSort);
@@ -103,6 +124,13 @@ export function taskTable(r: RunReportView, send: (message: ReportWebviewMessage
     return th;
   };
   const tasks = sort === null ? r.tasks : sortTasks(r.tasks, sort);
-  holder.append(el('table', { class: 'tasks', attrs: { id: 'task-table' } }, el('thead', {}, el('tr', {}, ...columns.map(header))), el('tbody', {}, ...tasks.map((t) => row(t, send)))));
+  holder.append(
+    el(
+      'table',
+      { class: 'tasks', attrs: { id: 'task-table' } },
+      el('thead', {}, el('tr', {}, ...columns.map(header))),
+      el('tbody', {}, ...tasks.map((t) => row(t, send))),
+    ),
+  );
   return holder;
 }

@@ -70,10 +70,7 @@ export const gpuBatchRule: Rule = {
         message: `train_batch_size × rollout_n (${train} × ${n} = ${train * n} episodes) must be divisible by the ${describeGpus(config)}, which is Verl's minimal batch for FSDP. Set train_batch_size to ${trainFix} or rollout_n to ${nFix}.`,
         path: TRAIN_BATCH,
         related: [related(ROLLOUT_N, `${n} episodes per task`), related(NUM_GPUS, `${total} GPUs in all`)],
-        fixes: [
-          setFix(`Set train_batch_size to ${trainFix}`, [[TRAIN_BATCH, trainFix]], true),
-          setFix(`Set rollout_n to ${nFix}`, [[ROLLOUT_N, nFix]]),
-        ],
+        fixes: [setFix(`Set train_batch_size to ${trainFix}`, [[TRAIN_BATCH, trainFix]], true), setFix(`Set rollout_n to ${nFix}`, [[ROLLOUT_N, nFix]])],
       }),
     ];
   },

@@ -32,10 +32,7 @@ function outOfRange(config: ExperimentConfig, role: Role): Finding[] {
   // one never leaves a stale edit behind in the others.
   const fixes: Fix[] = [
     setFix(`Drop GPU ${[...new Set(bad)].join(', ')} from ${key}`, [[path, kept]], true),
-    raiseGpusFix(
-      config,
-      gpusPerNodeFor(config, (Math.max(...bad) + 1) * config.resources.num_nodes, config.parallel.tensor_parallel_planner),
-    ),
+    raiseGpusFix(config, gpusPerNodeFor(config, (Math.max(...bad) + 1) * config.resources.num_nodes, config.parallel.tensor_parallel_planner)),
   ];
   return map.flatMap((index, position) =>
     index < gpus

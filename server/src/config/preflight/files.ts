@@ -22,10 +22,7 @@ export async function existence(path: string): Promise<Existence> {
   }
 }
 
-export type JsonRead =
-  | { readonly kind: 'missing' }
-  | { readonly kind: 'error'; readonly reason: string }
-  | { readonly kind: 'ok'; readonly value: unknown };
+export type JsonRead = { readonly kind: 'missing' } | { readonly kind: 'error'; readonly reason: string } | { readonly kind: 'ok'; readonly value: unknown };
 
 /** Reads and parses a JSON file; a missing file is its own outcome because callers skip it. */
 export async function readJson(path: string): Promise<JsonRead> {

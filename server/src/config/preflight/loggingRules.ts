@@ -17,7 +17,8 @@ export const wandbBackendRule: Rule = {
       finding({
         code: 'preflight/wandb-backend-disabled',
         severity: 'warning',
-        message: 'log_backend is wandb but logging.wandb.enabled is false, so Verl logs to a W&B run that Graph Planner never set up (project, entity, offline mode). Enable W&B or pick another backend.',
+        message:
+          'log_backend is wandb but logging.wandb.enabled is false, so Verl logs to a W&B run that Graph Planner never set up (project, entity, offline mode). Enable W&B or pick another backend.',
         path: LOG_BACKEND,
         related: [related(WANDB_ENABLED, 'W&B is disabled here')],
         fixes: [

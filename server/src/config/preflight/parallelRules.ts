@@ -56,10 +56,7 @@ function checkTensorParallel(config: ExperimentConfig, role: 'planner' | 'cgm'):
         message: `Verl needs the total GPU count to be a multiple of tensor_parallel_planner, but ${describeGpus(config)} is not divisible by ${tp}. Use a divisor of ${total} such as ${nearest}.`,
         path,
         related: gpuRelated(config),
-        fixes: [
-          setFix(`Set ${key} to ${nearest}`, [[path, nearest]], true),
-          raiseGpusFix(config, gpusPerNodeFor(config, total, tp)),
-        ],
+        fixes: [setFix(`Set ${key} to ${nearest}`, [[path, nearest]], true), raiseGpusFix(config, gpusPerNodeFor(config, total, tp))],
       }),
     ];
   }
@@ -139,10 +136,7 @@ export const replicasRule: Rule = {
         message: `${replicas} planner replicas × tensor_parallel_planner ${tp} need ${replicas * tp} GPUs, but the run has ${describeGpus(config)}. Lower replicas to ${fit} or add GPUs.`,
         path: REPLICAS,
         related: [related(TP_PLANNER, `each replica uses ${tp} GPUs`), ...gpuRelated(config)],
-        fixes: [
-          setFix(`Lower replicas to ${fit}`, [[REPLICAS, fit]], true),
-          raiseGpusFix(config, gpusPerNodeFor(config, replicas * tp, tp)),
-        ],
+        fixes: [setFix(`Lower replicas to ${fit}`, [[REPLICAS, fit]], true), raiseGpusFix(config, gpusPerNodeFor(config, replicas * tp, tp))],
       }),
     ];
   },

@@ -72,8 +72,17 @@ const maxPathFixes = 5;
 
 /** A dataset path that names a folder: a finding naming the dataset files inside, each a fix. */
 async function folderFinding(item: Checked, resolved: string): Promise<Finding> {
-  const files = (await entries(resolved)).filter(isDatasetFile).map((e) => e.name).sort();
-  const inside = files.length === 0 ? 'it holds no .jsonl file' : `it holds ${files.slice(0, maxPathFixes).map((f) => `\`${f}\``).join(', ')}${files.length > maxPathFixes ? ` and ${files.length - maxPathFixes} more` : ''}`;
+  const files = (await entries(resolved))
+    .filter(isDatasetFile)
+    .map((e) => e.name)
+    .sort();
+  const inside =
+    files.length === 0
+      ? 'it holds no .jsonl file'
+      : `it holds ${files
+          .slice(0, maxPathFixes)
+          .map((f) => `\`${f}\``)
+          .join(', ')}${files.length > maxPathFixes ? ` and ${files.length - maxPathFixes} more` : ''}`;
   return finding({
     code: 'preflight/path-is-folder',
     severity: 'error',
@@ -99,7 +108,12 @@ async function closestExisting(item: Checked, baseDir: string): Promise<string |
     const segment = segments[i] as string; // i < segments.length.
     const last = i === segments.length - 1;
     const options = (await entries(at)).filter((e) => (!last ? e.isDirectory() : item.isModel ? e.isDirectory() : isDatasetFile(e)));
-    const name = options.some((e) => e.name === segment) ? segment : closest(segment, options.map((e) => e.name));
+    const name = options.some((e) => e.name === segment)
+      ? segment
+      : closest(
+          segment,
+          options.map((e) => e.name),
+        );
     if (name === undefined) return undefined;
     at = join(at, name);
   }

@@ -94,8 +94,7 @@ const sideSuite = /[-/](security|updates|backports|proposed-updates)$/;
  */
 export function pickMirror(sources: readonly AptSource[], suite: string): { uri: string; signedBy?: string } | undefined {
   const binary = sources.filter((s) => s.enabled && s.types.includes('deb') && s.uris.some((u) => usableUri.test(u)));
-  const chosen =
-    binary.find((s) => s.suites.includes(suite)) ?? binary.find((s) => s.suites.some((name) => !sideSuite.test(name)));
+  const chosen = binary.find((s) => s.suites.includes(suite)) ?? binary.find((s) => s.suites.some((name) => !sideSuite.test(name)));
   if (chosen === undefined) return undefined;
   const uri = chosen.uris.find((u) => usableUri.test(u));
   if (uri === undefined) return undefined;

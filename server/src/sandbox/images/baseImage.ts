@@ -141,7 +141,10 @@ interface Tools {
 function preflight(): Tools {
   const debootstrap = findExecutable('debootstrap');
   if (debootstrap === undefined) {
-    throw new ImageBuildError('debootstrap is not installed: apt-get install debootstrap (the base image is built from Debian packages, not pulled).', 'missing-tool');
+    throw new ImageBuildError(
+      'debootstrap is not installed: apt-get install debootstrap (the base image is built from Debian packages, not pulled).',
+      'missing-tool',
+    );
   }
   if (typeof process.getuid === 'function' && process.getuid() !== 0) {
     throw new ImageBuildError(

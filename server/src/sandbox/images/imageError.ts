@@ -5,15 +5,7 @@
 import { errorMessage } from '../../util/errors.js';
 
 /** Why an image build failed, with a message a person can act on. */
-export type ImageBuildErrorCode =
-  | 'needs-root'
-  | 'missing-tool'
-  | 'no-mirror'
-  | 'recipe'
-  | 'bootstrap'
-  | 'import'
-  | 'build'
-  | 'base-missing';
+export type ImageBuildErrorCode = 'needs-root' | 'missing-tool' | 'no-mirror' | 'recipe' | 'bootstrap' | 'import' | 'build' | 'base-missing';
 
 /**
  * A build that could not be done. `buildImages` turns it into a `failed` result, so callers see a

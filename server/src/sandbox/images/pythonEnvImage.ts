@@ -35,8 +35,15 @@ export function pythonEnvImageTag(key: string): string {
 }
 
 /** Builds `graph-planner/pyenv:<key>` from the environment's wheelhouse. */
-export async function buildPythonEnvImage(docker: Docker, env: BuiltEnv, options: { force?: boolean; onProgress?: (line: string) => void } = {}): Promise<BuildOutcome & { tag: string }> {
-  await ensureWheelhouse(env, { ...(options.force === undefined ? {} : { force: options.force }), ...(options.onProgress === undefined ? {} : { onLine: options.onProgress }) });
+export async function buildPythonEnvImage(
+  docker: Docker,
+  env: BuiltEnv,
+  options: { force?: boolean; onProgress?: (line: string) => void } = {},
+): Promise<BuildOutcome & { tag: string }> {
+  await ensureWheelhouse(env, {
+    ...(options.force === undefined ? {} : { force: options.force }),
+    ...(options.onProgress === undefined ? {} : { onLine: options.onProgress }),
+  });
   const wheels = (await readdir(env.paths.wheels)).filter((n) => n.endsWith('.whl'));
   const pip = wheels.find((n) => /^pip-.*\.whl$/.test(n));
   if (pip === undefined) throw new ImageBuildError(`The wheelhouse of ${env.key} has no pip wheel: run \`gp env build --force\` for it.`, 'recipe');
@@ -96,13 +103,16 @@ export async function buildTaskImage(docker: Docker, input: TaskImageInput): Pro
       const history = await historyUpTo(input.repo, input.commit === undefined ? [] : [input.commit]);
       await execFileAsync('git', ['-C', history, 'bundle', 'create', join(context, 'repo.bundle'), '--all'], { maxBuffer: 16 * 1024 * 1024 });
     } catch (error) {
-      throw new ImageBuildError(`Cannot bundle the repository ${input.repo} for ${input.tag}: ${(error as Error).message.split('\n')[0] ?? ''}. local_repo must be a git repository with at least one commit.`, 'recipe');
+      throw new ImageBuildError(
+        `Cannot bundle the repository ${input.repo} for ${input.tag}: ${(error as Error).message.split('\n')[0] ?? ''}. local_repo must be a git repository with at least one commit.`,
+        'recipe',
+      );
     }
     const workdir = input.workdir.replace(/\/+$/, '');
     const pythonPath = input.pythonPath.map((p) => posix.join(workdir, p)).join(':');
     const checkout = input.commit === undefined ? '' : ` && git -C ${shellQuote(workdir)} checkout -q ${shellQuote(input.commit)}`;
     const dockerfile = [
-      '# Written by gp env build: a task\'s repository on top of its Python environment.',
+      "# Written by gp env build: a task's repository on top of its Python environment.",
       `FROM ${input.envTag}`,
       'COPY repo.bundle /tmp/repo.bundle',
       `RUN git clone -q /tmp/repo.bundle ${shellQuote(workdir)}${checkout} && git -C ${shellQuote(workdir)} remote remove origin && git -C ${shellQuote(workdir)} config core.logAllRefUpdates false && rm -rf ${shellQuote(posix.join(workdir, '.git', 'logs'))} /tmp/repo.bundle`,

@@ -39,13 +39,15 @@ export interface RecipeImageInput {
  */
 export function sandboxLayer(workdir: string): string {
   const dir = shellQuote(workdir);
-  const noGit = shellQuote('graph-planner: this image has no git, which the sandbox needs to diff the agent\'s work; install git in the Dockerfile, or prepare the task with --base-image graph-planner/base:latest');
+  const noGit = shellQuote(
+    "graph-planner: this image has no git, which the sandbox needs to diff the agent's work; install git in the Dockerfile, or prepare the task with --base-image graph-planner/base:latest",
+  );
   return [
     '',
-    '# Added by graph-planner (gp images build --tasks): git and a first commit of the working directory, which the sandbox diffs the agent\'s work against.',
+    "# Added by graph-planner (gp images build --tasks): git and a first commit of the working directory, which the sandbox diffs the agent's work against.",
     'USER root',
     `RUN command -v git >/dev/null 2>&1 || { echo ${noGit} >&2; exit 1; } \\`,
-    '  && git config --system --add safe.directory \'*\' \\',
+    "  && git config --system --add safe.directory '*' \\",
     `  && mkdir -p ${dir} && cd ${dir} \\`,
     '  && { git rev-parse --is-inside-work-tree >/dev/null 2>&1 || git init -q; } \\',
     '  && git add -A \\',
@@ -63,21 +65,36 @@ export async function buildRecipeImage(docker: Docker, input: RecipeImageInput):
   // Both go into lines of the Dockerfile, so a line break in either would add instructions of its own.
   // eslint-disable-next-line no-control-regex -- Matching control characters is the point here.
   if (!input.workdir.startsWith('/') || /[\u0000-\u001f\u007f]/.test(input.workdir)) {
-    throw new ImageBuildError(`Task ${input.task}: its workdir ${JSON.stringify(input.workdir)} is not an absolute path without control characters, so it cannot go into a Dockerfile.`, 'recipe');
+    throw new ImageBuildError(
+      `Task ${input.task}: its workdir ${JSON.stringify(input.workdir)} is not an absolute path without control characters, so it cannot go into a Dockerfile.`,
+      'recipe',
+    );
   }
   if (input.baseImage !== undefined && !imageReference.test(input.baseImage)) {
-    throw new ImageBuildError(`Task ${input.task}: its image_recipe.base_image ${JSON.stringify(input.baseImage)} is not an image reference such as graph-planner/base:latest.`, 'recipe');
+    throw new ImageBuildError(
+      `Task ${input.task}: its image_recipe.base_image ${JSON.stringify(input.baseImage)} is not an image reference such as graph-planner/base:latest.`,
+      'recipe',
+    );
   }
   let original: string;
   try {
     original = await readFile(input.dockerfile, 'utf8');
   } catch (error) {
-    throw new ImageBuildError(`Cannot read the Dockerfile ${input.dockerfile} of task ${input.task}: ${(error as Error).message}. Prepare the task again (gp dataset prepare harbor).`, 'recipe');
+    throw new ImageBuildError(
+      `Cannot read the Dockerfile ${input.dockerfile} of task ${input.task}: ${(error as Error).message}. Prepare the task again (gp dataset prepare harbor).`,
+      'recipe',
+    );
   }
   const bases = dockerfileFacts(original).bases;
   if (bases.length === 0) throw new ImageBuildError(`${input.dockerfile}: no FROM names an image, so there is nothing to build on.`, 'recipe');
   const recipe = `${input.baseImage === undefined ? original : replaceBaseImages(original, input.baseImage)}${original.endsWith('\n') ? '' : '\n'}${sandboxLayer(input.workdir)}`;
-  const missing = input.baseImage === undefined ? await missingBases(docker, bases.map((b) => b.image)) : [];
+  const missing =
+    input.baseImage === undefined
+      ? await missingBases(
+          docker,
+          bases.map((b) => b.image),
+        )
+      : [];
   const context = await mkdtemp(join(tmpdir(), 'gp-recipe-image-'));
   try {
     const folder = join(context, basename(dirname(input.dockerfile)) || 'context');
@@ -94,7 +111,10 @@ export async function buildRecipeImage(docker: Docker, input: RecipeImageInput):
   } catch (error) {
     // A base this engine lacks had to be pulled; say what to do where nothing can be.
     if (error instanceof ImageBuildError && missing.length > 0) {
-      throw new ImageBuildError(`${error.message} (the Dockerfile starts FROM ${missing.join(', ')}, which this Docker engine does not have: pull it, or prepare the task with --base-image IMAGE to build on a local image such as graph-planner/base:latest)`, error.code);
+      throw new ImageBuildError(
+        `${error.message} (the Dockerfile starts FROM ${missing.join(', ')}, which this Docker engine does not have: pull it, or prepare the task with --base-image IMAGE to build on a local image such as graph-planner/base:latest)`,
+        error.code,
+      );
     }
     throw error;
   } finally {
