@@ -20,7 +20,17 @@ import { after, before, describe, it } from 'node:test';
 import type { Frame, FrameLocator, Page } from 'playwright-core';
 import { stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
-import { acceptQuickPick, chooseFromContextMenu, expandRow, quickPickRows, runRowLabel, showView, viewPane, waitForRow, widenSideBar } from './views.js';
+import {
+  acceptQuickPick,
+  chooseFromContextMenu,
+  clickTitleAction,
+  expandRow,
+  quickPickRows,
+  runRowLabel,
+  showView,
+  waitForRow,
+  widenSideBar,
+} from './views.js';
 import { finishedTrainingRun, startTrainingSession } from './trainingRuns.js';
 import { screenshotThemes } from './themes.js';
 import { done, pending, waitFor } from './wait.js';
@@ -94,8 +104,7 @@ async function attemptsGroup(s: Session, attempts: number): Promise<FrameLocator
   await showView(s.page, 'Runs');
   await waitForRow(s.page, 'Runs', `${run} in the Runs view`, (r) => r.label === run && /(^| · )finished\b/.test(r.description));
   // Only this run open, so its first episode is the one row of that name (an earlier attempts run names its episodes alike).
-  await viewPane(s.page, 'Runs').hover();
-  await viewPane(s.page, 'Runs').locator('.pane-header .action-label[aria-label="Collapse All"]').click({ timeout: 10_000 });
+  await clickTitleAction(s.page, 'Runs', 'Collapse All');
   await expandRow(s.page, 'Runs', run);
   await chooseFromContextMenu(s.page, 'Runs', first, 'Show Episode Group');
   const page = visibleWebview(s.page);

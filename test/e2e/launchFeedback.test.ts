@@ -24,13 +24,13 @@ import { currentTheme, screenshotThemes, setTheme, type ThemeKind } from './them
 import {
   acceptQuickPick,
   clickInlineAction,
+  clickTitleAction,
   expandRow,
   isTaskFileRow,
   quickPickRows,
-  taskFileRow,
   runRowLabel,
   showView,
-  viewPane,
+  taskFileRow,
   viewRows,
   waitForNotification,
   waitForRow,
@@ -212,8 +212,7 @@ void describe('Feedback around a launch in VS Code (code-server + Chromium)', ()
         writeUnrunnable(s);
         await showView(s.page, 'Tasks');
         // A folder made while the editor runs may reach the file watcher late; a person would refresh.
-        await viewPane(s.page, 'Tasks').hover();
-        await viewPane(s.page, 'Tasks').locator('.pane-header .action-label[aria-label="Refresh Tasks"]').click({ timeout: 10_000 });
+        await clickTitleAction(s.page, 'Tasks', 'Refresh Tasks');
         await waitForRow(s.page, 'Tasks', 'the SWE-bench file', (r) => isTaskFileRow(r, 'datasets/swe/tasks.jsonl'), { timeoutMs: 60_000 });
         await expandRow(s.page, 'Tasks', taskFileRow('datasets/swe/tasks.jsonl'));
         await expandRow(s.page, 'Tasks', taskFileRow('datasets/sample/tasks.jsonl')).catch(() => undefined);

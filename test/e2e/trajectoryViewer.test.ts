@@ -30,12 +30,12 @@ import { currentTheme, screenshotThemes, setTheme } from './themes.js';
 import {
   acceptQuickPick,
   chooseFromContextMenu,
+  clickTitleAction,
   expandRow,
   rowLocator,
   runRowLabel,
   showView,
   terminalText,
-  viewPane,
   waitForRow,
   widenSideBar,
 } from './views.js';
@@ -595,8 +595,7 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
         timeoutMs: 30_000,
       });
       // Only this run open, so its sample-calc-add is the one row of that name.
-      await viewPane(s.page, 'Runs').hover();
-      await viewPane(s.page, 'Runs').locator('.pane-header .action-label[aria-label="Collapse All"]').click({ timeout: 10_000 });
+      await clickTitleAction(s.page, 'Runs', 'Collapse All');
       await expandRow(s.page, 'Runs', runRowLabel(run));
       const short = (node: string) => `node ${node.slice(0, 8)}…`;
       await waitForRow(s.page, 'Runs', 'sample-calc-add on the first node', (r) => r.label === 'sample-calc-add' && r.description.endsWith(short(rayNodes[0])));

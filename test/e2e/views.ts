@@ -119,6 +119,19 @@ export async function expandRow(page: Page, view: ViewName, name: RowName): Prom
   if ((await row.getAttribute('aria-expanded')) === 'false') await page.keyboard.press('ArrowRight');
 }
 
+/**
+ * Clicks the view's title action with this label, then moves the pointer off the title bar: the
+ * action's tooltip (or the tooltip of the action that takes its place, as a toggle does) would
+ * otherwise stay over the first rows and take the next click meant for one of them.
+ */
+export async function clickTitleAction(page: Page, view: ViewName, action: string): Promise<void> {
+  const pane = viewPane(page, view);
+  await pane.hover();
+  await pane.locator(`.pane-header .action-label[aria-label="${action}"]`).click({ timeout: 10_000 });
+  await page.mouse.move(0, 0);
+  await page.locator('.context-view .hover-contents').waitFor({ state: 'hidden', timeout: 10_000 });
+}
+
 /** Hovers the row and clicks its inline action with this title. */
 export async function clickInlineAction(page: Page, view: ViewName, label: RowName, action: string): Promise<void> {
   const row = rowLocator(page, view, label);

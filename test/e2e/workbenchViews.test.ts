@@ -25,16 +25,17 @@ import {
   acceptQuickPick,
   chooseFromContextMenu,
   clickInlineAction,
+  clickTitleAction,
   expandRow,
   formatRows,
   isTaskFileRow,
+  type RowFit,
   rowFits,
   rowLocator,
-  taskFileRow,
-  type RowFit,
   type RowName,
   runRowLabel,
   showView,
+  taskFileRow,
   terminalText,
   viewPane,
   viewRows,
@@ -308,8 +309,7 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
   void it('(i) the Tasks filter keeps the matching tasks and says so; clearing it brings the rest back', scenarioTimeout, async () => {
     await scenario('i-task-filter', async (s) => {
       await showView(s.page, 'Tasks');
-      await viewPane(s.page, 'Tasks').hover();
-      await viewPane(s.page, 'Tasks').locator('.pane-header .action-label[aria-label="Filter Tasks…"]').click({ timeout: 10_000 });
+      await clickTitleAction(s.page, 'Tasks', 'Filter Tasks…');
       await s.page.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 10_000 });
       await s.page.keyboard.type('unittest');
       await s.page.keyboard.press('Enter');
@@ -324,8 +324,7 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
         return pending(formatRows(rows));
       });
       await screenshot(s.page, 'views-i-task-filter');
-      await viewPane(s.page, 'Tasks').hover();
-      await viewPane(s.page, 'Tasks').locator('.pane-header .action-label[aria-label="Clear Task Filter"]').click({ timeout: 10_000 });
+      await clickTitleAction(s.page, 'Tasks', 'Clear Task Filter');
       await waitFor('the three tasks again', async () => {
         const rows = await viewRows(s.page, 'Tasks');
         if (rows.filter((r) => r.level === 2).length === 3) return done(true);
@@ -393,8 +392,7 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
         });
         await showView(s.page, 'Runs');
         // Runs an earlier scenario left open (one has 45 episodes) would push this run's row out of the list's view.
-        await viewPane(s.page, 'Runs').hover();
-        await viewPane(s.page, 'Runs').locator('.pane-header .action-label[aria-label="Collapse All"]').click({ timeout: 10_000 });
+        await clickTitleAction(s.page, 'Runs', 'Collapse All');
         await expandRow(s.page, 'Runs', runRowLabel(run));
         await waitForRow(s.page, 'Runs', `the episodes of ${run}`, (r) => r.level === 2 && r.label === 'sample-calc-add-unittest');
         // A hovered row shows its inline actions over its text; the pointer rests away from the side bar while rows are measured.
@@ -453,8 +451,7 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
 
         await showView(s.page, 'Tasks');
         // A folder made while the editor runs may reach the file watcher late; a person would refresh.
-        await viewPane(s.page, 'Tasks').hover();
-        await viewPane(s.page, 'Tasks').locator('.pane-header .action-label[aria-label="Refresh Tasks"]').click({ timeout: 10_000 });
+        await clickTitleAction(s.page, 'Tasks', 'Refresh Tasks');
         await waitForRow(
           s.page,
           'Tasks',
@@ -553,15 +550,13 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
         await waitForRow(s.page, 'Containers', `the group of run ${run}`, (r) => r.label === runRowLabel(run), { timeoutMs: 30_000 });
         assert.ok(!(await viewRows(s.page, 'Containers')).some((r) => r.label === runRowLabel(other)), 'the other checkout’s run is hidden');
         await screenshotThemes(s, 'views-h-containers-filtered');
-        await viewPane(s.page, 'Containers').hover();
-        await viewPane(s.page, 'Containers').locator(`.pane-header .action-label[aria-label="Show Every Run's Containers"]`).click({ timeout: 10_000 });
+        await clickTitleAction(s.page, 'Containers', "Show Every Run's Containers");
         await waitForRow(s.page, 'Containers', 'the other checkout’s run once every run is shown', (r) => r.label === runRowLabel(other), {
           timeoutMs: 30_000,
         });
         assert.equal(await description(), "every run's containers");
         await screenshot(s.page, 'views-h-containers-all');
-        await viewPane(s.page, 'Containers').hover();
-        await viewPane(s.page, 'Containers').locator(`.pane-header .action-label[aria-label="Show Only This Workspace's Runs"]`).click({ timeout: 10_000 });
+        await clickTitleAction(s.page, 'Containers', "Show Only This Workspace's Runs");
         await waitFor('the other run hidden again', async () =>
           (await viewRows(s.page, 'Containers')).some((r) => r.label === runRowLabel(other)) ? pending('still shown') : done(true),
         );
@@ -583,8 +578,7 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
           (r) => r.label === 'live-task' && !/owner gone/.test(r.description) && r.description.includes(`· node ${node.slice(0, 8)}… ·`),
         );
         await screenshot(s.page, 'views-h-containers');
-        await viewPane(s.page, 'Containers').hover();
-        await viewPane(s.page, 'Containers').locator('.pane-header .action-label[aria-label="Reap Orphaned Containers"]').click({ timeout: 10_000 });
+        await clickTitleAction(s.page, 'Containers', 'Reap Orphaned Containers');
         const confirm = s.page.locator('.monaco-dialog-box .monaco-button', { hasText: 'Remove' }).first();
         await confirm.waitFor({ state: 'visible', timeout: 10_000 });
         await confirm.click();
