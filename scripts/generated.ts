@@ -5,6 +5,7 @@
  */
 import { envServiceBodies } from '../server/src/protocol/envService.js';
 import { trajectoryLineSchema } from '../server/src/protocol/runs.js';
+import { oldNamesRegistry, type OldNames } from '../server/src/protocol/oldNames.js';
 import { z } from 'zod';
 import { buildExperimentJsonSchema, describeRange, formatValue, sectionSchemas, typesOf, type JsonSchemaNode } from '../server/src/config/index.js';
 import { settingsSchema } from '../server/src/protocol/settings.js';
@@ -19,9 +20,29 @@ export function taskSchemaText(): string {
   return `${JSON.stringify({ ...taskEntryJsonSchema(), $id: 'https://graph-planner.dev/schemas/task.schema.json' }, null, 2)}\n`;
 }
 
+/** An object's JSON Schema with each new key of `oldNames` spelt as it was before the rename. */
+function underOldNames(schema: Record<string, unknown>, oldNames: OldNames): Record<string, unknown> {
+  const oldOf = new Map(Object.entries(oldNames).map(([old, name]) => [name, old]));
+  const properties = Object.entries((schema.properties ?? {}) as Record<string, unknown>).map(([key, value]) => [oldOf.get(key) ?? key, value]);
+  const required = ((schema.required ?? []) as string[]).map((key) => oldOf.get(key) ?? key);
+  return { ...schema, properties: Object.fromEntries(properties), required, deprecated: true };
+}
+
+/**
+ * A schema wrapped in `withOldNames` is emitted as either spelling, the current one first, because
+ * our readers open run folders written before the rename and a tool outside should accept them too.
+ */
+function acceptOldNames(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
+  const renames = oldNamesRegistry.get(ctx.zodSchema as z.ZodType);
+  if (renames === undefined || ctx.jsonSchema.type !== 'object') return;
+  const current = { ...ctx.jsonSchema };
+  for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
+  ctx.jsonSchema.anyOf = [current, underOldNames(current, renames.oldNames)];
+}
+
 /** One line of `trajectories/<episode>.jsonl` (start, step or end), for tools outside this repository. */
 export function trajectorySchemaText(): string {
-  const schema = z.toJSONSchema(trajectoryLineSchema, { io: 'output', unrepresentable: 'any', reused: 'ref' });
+  const schema = z.toJSONSchema(trajectoryLineSchema, { io: 'output', unrepresentable: 'any', reused: 'ref', override: acceptOldNames });
   return `${JSON.stringify({ ...schema, $id: 'https://graph-planner.dev/schemas/trajectory.schema.json', title: 'Graph Planner trajectory line' }, null, 2)}\n`;
 }
 

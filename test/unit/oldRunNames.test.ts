@@ -10,6 +10,7 @@ import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 
 import { buildGroupView, resolveGroup, RunEpisodeIndex } from '../../server/src/groups/index.js';
 import { readMetrics, readMetricsFrom, readTrajectory, runLayout, summariseMetrics } from '../../server/src/runs/index.js';
@@ -117,4 +118,28 @@ test('the old names are read as the new: returns, the mean return, each episodeâ
       [1, -0.5],
     ],
   );
+});
+
+test('the emitted trajectory schema accepts every line of a trajectory under the old names and the new, and a misspelt name under neither', () => {
+  // An outside tool validates with schemas/trajectory.schema.json alone, as this test does with ajv.
+  const validate = new Ajv2020({ strict: false }).compile(JSON.parse(readFileSync('schemas/trajectory.schema.json', 'utf8')) as object);
+  const linesOf = (dir: string) =>
+    readdirSync(join(dir, 'trajectories')).flatMap((file) =>
+      readFileSync(join(dir, 'trajectories', file), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Line),
+    );
+  for (const dir of [oldFolder(), newFolder()]) {
+    const lines = linesOf(dir);
+    assert.ok(
+      lines.some((l) => typeof l['training'] === 'object'),
+      'the fixture has a training group',
+    );
+    for (const line of lines) assert.ok(validate(line), `${dir}: ${JSON.stringify(validate.errors)}`);
+  }
+  const start = linesOf(oldFolder()).find((l) => typeof l['training'] === 'object');
+  assert.ok(start !== undefined);
+  assert.equal(validate({ ...start, training: rename(start['training'] as Line, 'member', 'group_membr') }), false);
+  assert.equal(validate({ ...start, training: { ...(start['training'] as Line), group_member: 0 } }), false, 'both spellings at once');
 });

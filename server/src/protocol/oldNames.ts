@@ -23,7 +23,13 @@ function renamed(value: unknown, oldNames: OldNames): unknown {
   return copy;
 }
 
+/**
+ * The renames of each wrapped schema, so the JSON Schemas we emit for tools outside this repository
+ * (scripts/generated.ts) accept a line written under the old names too, as our own readers do.
+ */
+export const oldNamesRegistry = z.registry<{ oldNames: OldNames }>();
+
 /** `schema`, reading each of `oldNames`' old keys under its new name when the new one is absent. */
 export function withOldNames<S extends z.ZodType>(oldNames: OldNames, schema: S) {
-  return z.preprocess((value) => renamed(value, oldNames), schema);
+  return z.preprocess((value) => renamed(value, oldNames), schema).register(oldNamesRegistry, { oldNames });
 }
