@@ -23,8 +23,8 @@ export function taskSchemaText(): string {
 /** An object's JSON Schema with each new key of `oldNames` spelt as it was before the rename. */
 function underOldNames(schema: Record<string, unknown>, oldNames: OldNames): Record<string, unknown> {
   const oldOf = new Map(Object.entries(oldNames).map(([old, name]) => [name, old]));
-  const properties = Object.entries((schema.properties ?? {}) as Record<string, unknown>).map(([key, value]) => [oldOf.get(key) ?? key, value]);
-  const required = ((schema.required ?? []) as string[]).map((key) => oldOf.get(key) ?? key);
+  const properties = Object.entries((schema['properties'] ?? {}) as Record<string, unknown>).map(([key, value]) => [oldOf.get(key) ?? key, value]);
+  const required = ((schema['required'] ?? []) as string[]).map((key) => oldOf.get(key) ?? key);
   return { ...schema, properties: Object.fromEntries(properties), required, deprecated: true };
 }
 
@@ -34,10 +34,10 @@ function underOldNames(schema: Record<string, unknown>, oldNames: OldNames): Rec
  */
 function acceptOldNames(ctx: { zodSchema: unknown; jsonSchema: Record<string, unknown> }): void {
   const renames = oldNamesRegistry.get(ctx.zodSchema as z.ZodType);
-  if (renames === undefined || ctx.jsonSchema.type !== 'object') return;
+  if (renames === undefined || ctx.jsonSchema['type'] !== 'object') return;
   const current = { ...ctx.jsonSchema };
   for (const key of Object.keys(ctx.jsonSchema)) delete ctx.jsonSchema[key];
-  ctx.jsonSchema.anyOf = [current, underOldNames(current, renames.oldNames)];
+  ctx.jsonSchema['anyOf'] = [current, underOldNames(current, renames.oldNames)];
 }
 
 /** One line of `trajectories/<episode>.jsonl` (start, step or end), for tools outside this repository. */

@@ -31,5 +31,7 @@ export const oldNamesRegistry = z.registry<{ oldNames: OldNames }>();
 
 /** `schema`, reading each of `oldNames`' old keys under its new name when the new one is absent. */
 export function withOldNames<S extends z.ZodType>(oldNames: OldNames, schema: S) {
-  return z.preprocess((value) => renamed(value, oldNames), schema).register(oldNamesRegistry, { oldNames });
+  const wrapped = z.preprocess((value) => renamed(value, oldNames), schema);
+  oldNamesRegistry.add(wrapped as z.ZodType, { oldNames });
+  return wrapped;
 }
