@@ -229,6 +229,10 @@ describe('the environment service', () => {
         return undefined;
       })();
       assert.equal(ended?.termination_reason, 'interrupted', 'ended by the service at its deadline');
+      // The end line is written before the episode's tracked work (its sandbox's close) settles, and
+      // the episode counts as open until then (server/src/cluster/serviceEpisode.ts), so the count is
+      // read once that work has had its time.
+      for (let waited = 0; waited < 10_000 && svc.openEpisodes > 0; waited += 100) await new Promise((r) => setTimeout(r, 100));
       assert.equal(svc.openEpisodes, 0);
     } finally {
       await svc.close();

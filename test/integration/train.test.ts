@@ -203,6 +203,7 @@ describe('gp train with Verl 0.9.1 and Ray 2.60', () => {
   test('every example config translates into overrides Verl’s own Hydra config accepts', async () => {
     const configs = readdirSync('configs/experiments').filter((f) => f.endsWith('.yaml'));
     assert.ok(configs.length >= 4);
+    const translated = [];
     for (const file of configs) {
       const loaded = await loadConfig({ file: join('configs/experiments', file), flags: { overrides: [] } as never, cwd: root, disk: false });
       assert.equal(loaded.kind, 'resolved', file);
@@ -221,14 +222,30 @@ describe('gp train with Verl 0.9.1 and Ray 2.60', () => {
       const keysFile = join(dir, `${file}.keys.json`);
       writeFileSync(argsFile, JSON.stringify(overrides.map(hydraArgument)));
       writeFileSync(keysFile, JSON.stringify(overrides.map((o) => o.key)));
-      const composed = spawnSync(python, ['test/python/compose_verl_config.py', argsFile, keysFile], { cwd: root, encoding: 'utf8', timeout: 120_000 });
-      assert.equal(composed.status, 0, `${file}: Verl's Hydra config refused the overrides:\n${composed.stderr.slice(-2000)}`);
-      const values = JSON.parse(composed.stdout.trim().split('\n').pop() ?? '{}') as Record<string, unknown>;
+      translated.push({ file, config, overrides, argsFile, keysFile });
+    }
+    // One Python process composes every config's overrides, since importing Verl takes seconds.
+    const composed = spawnSync(python, ['test/python/compose_verl_config.py', ...translated.flatMap((t) => [t.argsFile, t.keysFile])], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 300_000,
+    });
+    assert.equal(composed.status, 0, composed.stderr.slice(-2000));
+    const answers = composed.stdout
+      .trim()
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as { values?: Record<string, unknown>; error?: string });
+    assert.equal(answers.length, translated.length, composed.stdout.slice(-2000));
+    translated.forEach(({ file, config, overrides }, i) => {
+      const answer = answers[i];
+      assert.equal(answer?.error, undefined, `${file}: Verl's Hydra config refused the overrides:\n${answer?.error ?? ''}`);
+      const values = answer?.values ?? {};
       // Hydra read back every value as we meant it (numbers as numbers, lists as lists, paths intact).
       for (const o of overrides) assert.deepEqual(values[o.key], o.value, `${file}: ${o.key}`);
       assert.equal(values['algorithm.adv_estimator'], config.training.adv_estimator);
       assert.ok((values['trainer.logger'] as string[]).includes('file'), `${file}: the file logger is always on`);
-    }
+    });
   });
 
   test('gp train --smoke runs Verl’s agent loop, GRPO and one actor update through our environment', async () => {

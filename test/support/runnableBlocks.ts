@@ -5,7 +5,7 @@
  * own documents are the only input, so running their text with bash is the point, not a risk.
  */
 import { spawn, execFileSync } from 'node:child_process';
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import MarkdownIt from 'markdown-it';
@@ -52,10 +52,12 @@ export function runnableBlocks(markdown: string, file: string): RunnableBlock[] 
 }
 
 /**
- * A fresh copy of the repository as a clone would have it (its tracked files, and new files that
- * git does not ignore, so a page is tested before it is committed), with `node_modules` linked
- * from the repository and a `gp` on the PATH that runs this copy's sources. Returns the copy's
- * root and the folder to put first on the PATH.
+ * A fresh copy of the repository as a clone would have it after `npm ci` and `npm run build` (its
+ * tracked files, and new files that git does not ignore, so a page is tested before it is
+ * committed), with `node_modules` linked from the repository, the built bundles copied into its
+ * `dist/`, and a `gp` on the PATH that is that copy's `dist/cli.js`, as the README has it. The built
+ * CLI rather than the sources under tsx, because compiling them took about two seconds of every
+ * `gp` a block runs. Returns the copy's root and the folder to put first on the PATH.
  */
 export function freshCopy(repo: string): { root: string; bin: string } {
   const root = mkdtempSync(join(tmpdir(), 'gp-docs-'));
@@ -72,13 +74,30 @@ export function freshCopy(repo: string): { root: string; bin: string } {
     }
   }
   symlinkSync(join(repo, 'node_modules'), join(root, 'node_modules'));
+  copyBuilt(repo, root);
   const bin = join(root, '.gp-bin');
   mkdirSync(bin);
   const gp = join(bin, 'gp');
-  // tsx is found through the copy's node_modules from any folder below the copy's root.
-  writeFileSync(gp, `#!/bin/sh\nexec ${shellWord(process.execPath)} --import tsx ${shellWord(join(root, 'server', 'src', 'cli', 'main.ts'))} "$@"\n`);
+  writeFileSync(gp, `#!/bin/sh\nexec ${shellWord(process.execPath)} ${shellWord(join(root, 'dist', 'cli.js'))} "$@"\n`);
   chmodSync(gp, 0o755);
   return { root, bin };
+}
+
+/**
+ * The bundles and the parser's WebAssembly from the repository's `dist/` into the copy's (copied,
+ * not linked, so the CLI finds the copy's own files from where it runs); the source maps and the
+ * packaged extension are left out. The CLI must be built at least as late as its newest source.
+ */
+function copyBuilt(repo: string, root: string): void {
+  const dist = join(repo, 'dist');
+  const cli = join(dist, 'cli.js');
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run npm run build first`);
+  const built = statSync(cli).mtimeMs;
+  const sources = readdirSync(join(repo, 'server', 'src'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.ts'));
+  const newer = sources.find((f) => statSync(join(repo, 'server', 'src', f)).mtimeMs > built);
+  if (newer !== undefined) throw new Error(`server/src/${newer} is newer than dist/cli.js: run npm run build first`);
+  mkdirSync(join(root, 'dist'));
+  for (const name of readdirSync(dist)) if (/\.(js|wasm)$/.test(name)) copyFileSync(join(dist, name), join(root, 'dist', name));
 }
 
 /** A path as one single-quoted shell word. */
