@@ -77,7 +77,9 @@ if (files.length === 0) {
 // code-server, the integration layer shares one Docker Engine, and the in-memory LSP tests are
 // quick enough that parallelism would buy little on two cores.
 const started = new Date().toISOString();
-run(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...files], {
+// A test without a limit of its own fails after 20 minutes (the longest has 15), so a hang names
+// its test instead of using up CI's whole time.
+run(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=1200000', '--test-reporter=spec', ...files], {
   env: { ...process.env, GP_TEST: '1' },
 });
 // The suite must end with none of our containers left: any container labelled by the engine and
