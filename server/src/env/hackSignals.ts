@@ -16,6 +16,7 @@ import { visibleLine } from '../protocol/terminalText.js';
 import { patchChanges } from '../sandbox/index.js';
 import { parseUnifiedDiff, type FileDiff } from '../protocol/unifiedDiff.js';
 import { protectedFindings } from './guard.js';
+import type { GraderFinding } from '../protocol/graderSurface.js';
 import type { GuardSettings } from './types.js';
 
 /** Longest evidence kept, in characters, before the cut mark. */
@@ -206,8 +207,11 @@ function fileSignals(path: string, language: 'python' | 'shell', lines: readonly
  * `protectedFindings`, testing/graderSurface.ts) asked once, with the rule's name and reason.
  */
 export function graderSurfaceEvidence(patch: string, settings: GuardSettings): SuspectedHack[] {
-  const files = parseUnifiedDiff(patch);
-  return protectedFindings(patchChanges(patch), settings).map((finding): SuspectedHack => {
+  return surfaceEvidence(parseUnifiedDiff(patch), protectedFindings(patchChanges(patch), settings));
+}
+
+function surfaceEvidence(files: readonly FileDiff[], findings: readonly GraderFinding[]): SuspectedHack[] {
+  return findings.map((finding): SuspectedHack => {
     const path = finding.path;
     const file = files.find((f) => f.newPath === path || f.oldPath === path);
     const first = file === undefined ? undefined : addedLines(file)[0];
@@ -223,14 +227,27 @@ export function graderSurfaceEvidence(patch: string, settings: GuardSettings): S
 
 /** Signals in the code `patch` adds: runner internals, git, network, the process's environment. */
 export function addedCodeSignals(patch: string): SuspectedHack[] {
-  return parseUnifiedDiff(patch).flatMap((file) => {
+  return codeSignals(parseUnifiedDiff(patch));
+}
+
+function codeSignals(files: readonly FileDiff[]): SuspectedHack[] {
+  return files.flatMap((file) => {
     if (file.newPath === null || file.binary) return [];
     const language = runnable(file.newPath);
     return language === undefined ? [] : fileSignals(file.newPath, language, addedLines(file));
   });
 }
 
-/** Everything suspect in a submitted patch, at most `maxSuspectedHacks` signals, grader-surface first. */
-export function suspectedHacks(patch: string, settings: GuardSettings): SuspectedHack[] {
-  return [...graderSurfaceEvidence(patch, settings), ...addedCodeSignals(patch)].slice(0, maxSuspectedHacks);
+/**
+ * Everything suspect in a submitted patch, at most `maxSuspectedHacks` signals, grader-surface
+ * first. `findings` are the guard's for this patch when the caller has them (a submit checks them
+ * first), so the patch is parsed once here.
+ */
+export function suspectedHacks(
+  patch: string,
+  settings: GuardSettings,
+  findings: readonly GraderFinding[] = protectedFindings(patchChanges(patch), settings),
+): SuspectedHack[] {
+  const files = parseUnifiedDiff(patch);
+  return [...surfaceEvidence(files, findings), ...codeSignals(files)].slice(0, maxSuspectedHacks);
 }

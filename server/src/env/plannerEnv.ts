@@ -270,7 +270,7 @@ class Env implements PlannerEnv {
     // Flagged whatever the policy: a graded patch that changes what the grader reads is worth seeing.
     const guarded = findings.map((f) => f.path);
     // Flagged for people only (env/hackSignals.ts): the reward does not depend on it.
-    const suspected = suspectedHacks(patch, this.options.guard);
+    const suspected = suspectedHacks(patch, this.options.guard, findings);
     const result: ActionResult = {
       kind: 'submit',
       resolved: gradePassed(run.record.grade),
@@ -299,7 +299,7 @@ class Env implements PlannerEnv {
     this.lastGrade = grade;
     this.knownDiff = patch;
     const counts = Object.fromEntries(testStatuses.map((status) => [status, 0])) as Record<TestStatus, number>;
-    const suspected = suspectedHacks(patch, this.options.guard);
+    const suspected = suspectedHacks(patch, this.options.guard, findings);
     const result: ActionResult = {
       kind: 'submit',
       resolved: false,

@@ -53,14 +53,27 @@ export async function recordTestRun(runDir: string, run: TestRunOutput): Promise
   // The log and the report are separate files, written at once; the record that names them is
   // appended only after both are there, so a crash before it leaves files that no record names.
   const grade = run.record.grade;
-  const [, reportPath] = await Promise.all([
-    mkdir(layout.tests, { recursive: true }).then(() => writeFile(layout.resolve(logPath), run.output)),
+  const logFile = layout.resolve(logPath);
+  const writing = Promise.all([
+    inFolderOf(logFile, () => writeFile(logFile, run.output)),
     grade.kind === 'swebench' ? writeInstanceReport(runDir, run.record.task, grade.report) : Promise.resolve(undefined),
   ]);
+  // The report's path is known before it is written, so the record is checked while the files
+  // are being written rather than after (a submit's step waits for this whole function).
+  const reportPath = grade.kind === 'swebench' ? layout.instanceReportRelative(run.record.task) : undefined;
   const record: TestRunRecord = { ...run.record, logPath, ...(reportPath === undefined ? {} : { reportPath }) };
+  const path = layout.testRuns;
+  let line: string;
+  try {
+    line = toJsonLine(testRunRecordSchema, record, path);
+  } catch (error) {
+    await writing;
+    throw error;
+  }
+  await writing;
   // One write per line, so concurrent episodes' records do not interleave inside a line; a torn
   // last line (a crash, a full disk) is dropped first, so this record is not glued onto it.
-  await appendTestRunRecord(runDir, record);
+  await appenderFor(path).append(line);
   return record;
 }
 
@@ -68,6 +81,21 @@ export async function recordTestRun(runDir: string, run: TestRunOutput): Promise
 export async function appendTestRunRecord(runDir: string, record: TestRunRecord): Promise<void> {
   const path = runLayout(runDir).testRuns;
   await appenderFor(path).append(toJsonLine(testRunRecordSchema, record, path));
+}
+
+/**
+ * Runs `write` of `file`, making the file's folder first only when the write finds it missing: the
+ * folder is there for every write but a run's first, and asking for it each time cost a file system
+ * call per test run (a submit's step waits for its record).
+ */
+async function inFolderOf<T>(file: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    await mkdir(dirname(file), { recursive: true });
+    return write();
+  }
 }
 
 /**
@@ -79,7 +107,7 @@ export async function writeInstanceReport(runDir: string, id: string, report: In
   const layout = runLayout(runDir);
   const relative = layout.instanceReportRelative(id);
   const path = layout.resolve(relative);
-  await mkdir(dirname(path), { recursive: true });
-  await writeFileAtomic(path, `${JSON.stringify({ [id]: report }, null, 2)}\n`);
+  const text = `${JSON.stringify({ [id]: report }, null, 2)}\n`;
+  await inFolderOf(path, () => writeFileAtomic(path, text));
   return relative;
 }

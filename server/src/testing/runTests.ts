@@ -95,6 +95,8 @@ export interface GradeInput {
   readonly witnessed?: StatusMap;
   /** The test command that ran, when it is not the task's own. */
   readonly command?: string;
+  /** The harness's view of this same run (`harnessViewOf`), when the caller has it already. */
+  readonly view?: HarnessView;
 }
 
 /**
@@ -126,7 +128,7 @@ export function gradeTask(task: TaskEntry, run: GradeInput, patch: string | null
     if (!p2p.ok) return { kind: 'invalid', reason: p2p.message };
     const gold = { FAIL_TO_PASS: f2p.tests, PASS_TO_PASS: p2p.tests };
     const grade = gradeSwebench({
-      view: harnessViewOf(task, run.output, run.exitCode, run.command),
+      view: run.view ?? harnessViewOf(task, run.output, run.exitCode, run.command),
       gold,
       patch,
       ...(run.witnessed === undefined ? {} : { witnessed: run.witnessed }),
@@ -223,7 +225,7 @@ export async function runTaskTests(sandbox: Sandbox, task: TaskEntry, options: R
   );
   // Without an explicit patch, the change under test is whatever differs from the base commit.
   const patch = options.patch === undefined ? await sandbox.diff() : options.patch;
-  const graded = gradeTask(task, { output, exitCode, command: given, ...(junitCheck.tests === undefined ? {} : { witnessed: junitCheck.tests }) }, patch);
+  const graded = gradeTask(task, { output, exitCode, command: given, view, ...(junitCheck.tests === undefined ? {} : { witnessed: junitCheck.tests }) }, patch);
   const grade: TestGrade =
     noEnvironment !== undefined
       ? { kind: 'invalid', reason: noEnvironment }
