@@ -16,7 +16,7 @@ import { metricsLineSchema, stepSamplesLineSchema, type MetricsLine } from '../.
 import { runEventSchema, type TrajectoryStep } from '../../server/src/protocol/runs.js';
 import { readTrajectory } from '../../server/src/runs/index.js';
 import { wholePrompts } from '../../server/src/episodes/index.js';
-import { hydraArgument, verlOverrides } from '../../server/src/trainer/index.js';
+import { hydraArgument, realOutcomeEstimator, verlOverrides } from '../../server/src/trainer/index.js';
 import { trainerPython } from '../../server/src/cluster/index.js';
 
 const root = resolve('.');
@@ -243,7 +243,8 @@ describe('gp train with Verl 0.9.1 and Ray 2.60', () => {
       const values = answer?.values ?? {};
       // Hydra read back every value as we meant it (numbers as numbers, lists as lists, paths intact).
       for (const o of overrides) assert.deepEqual(values[o.key], o.value, `${file}: ${o.key}`);
-      assert.equal(values['algorithm.adv_estimator'], config.training.adv_estimator);
+      assert.equal(values['algorithm.adv_estimator'], config.training.adv_estimator === 'grpo' ? realOutcomeEstimator : config.training.adv_estimator);
+      assert.equal(values['algorithm.failed_members'], config.training.failed_members);
       assert.ok((values['trainer.logger'] as string[]).includes('file'), `${file}: the file logger is always on`);
     });
   });

@@ -1,7 +1,17 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { test } from 'node:test';
 import { experimentConfigSchema, type ExperimentConfig } from '../../server/src/config/index.js';
-import { hydraArgument, hydraValue, microBatchPerGpu, verlOverrides, type TrainPaths } from '../../server/src/trainer/index.js';
+import {
+  estimatorModule,
+  hydraArgument,
+  hydraValue,
+  microBatchPerGpu,
+  realOutcomeEstimator,
+  verlOverrides,
+  type TrainPaths,
+} from '../../server/src/trainer/index.js';
 
 const paths: TrainPaths = {
   trainFiles: '/runs/r/data/train.parquet',
@@ -94,4 +104,27 @@ test('adds the ray.init key Verl’s config does not declare instead of overridi
   const gpus = all.find((o) => o.key === 'ray_kwargs.ray_init.num_gpus');
   assert.ok(gpus);
   assert.match(hydraArgument(gpus), /^\+ray_kwargs\.ray_init\.num_gpus=/);
+});
+
+test('runs grpo as GRPO over real outcomes and passes failed_members as a key added to Verl’s algorithm section', () => {
+  assert.equal(valueOf(config(), 'algorithm.adv_estimator'), realOutcomeEstimator);
+  assert.equal(valueOf(config({ training: { adv_estimator: 'rloo' } }), 'algorithm.adv_estimator'), 'rloo', 'other estimators are Verl’s own');
+  assert.equal(valueOf(config(), 'algorithm.failed_members'), 'exclude');
+  const all = verlOverrides(config({ training: { failed_members: 'drop_group' } }), { paths, runName: 'r' });
+  const rule = all.find((o) => o.key === 'algorithm.failed_members');
+  assert.ok(rule);
+  assert.deepEqual([rule.source, rule.field], ['table', 'training.failed_members']);
+  assert.equal(hydraArgument(rule), '+algorithm.failed_members=drop_group');
+  const estimator = all.find((o) => o.key === 'algorithm.adv_estimator');
+  assert.ok(estimator);
+  assert.equal(hydraArgument(estimator), `algorithm.adv_estimator=${realOutcomeEstimator}`);
+});
+
+test('a user’s verl_overrides estimator wins, so Verl’s own GRPO stays one override away', () => {
+  assert.equal(valueOf(config({ verl_overrides: { algorithm: { adv_estimator: 'grpo' } } }), 'algorithm.adv_estimator'), 'grpo');
+});
+
+test('the module gp train names in VERL_USE_EXTERNAL_MODULES registers the estimator under the name it passes', () => {
+  const file = join('python', ...estimatorModule.split('.')) + '.py';
+  assert.match(readFileSync(file, 'utf8'), new RegExp(`^ESTIMATOR_NAME = "${realOutcomeEstimator}"$`, 'm'));
 });

@@ -5,8 +5,8 @@ policy's model at ``actor_rollout_ref.model.path`` when it is missing (the real 
 from its GGUF file, language_model.py, or the tiny random model, tiny_model.py), and for each step
 runs Verl's real pieces on CPU: ``RLHFDataset`` and its collate, ``AgentLoopWorker.generate_sequences``
 with our agent loop (registered through the agent-loop YAML file) against the environment service,
-GRPO ``compute_advantage``, one actor update with Verl's loss (actor.py), ``compute_data_metrics``
-and the ``Tracking`` file logger. Only Verl's LLM server is replaced: by the model itself sampling
+``compute_advantage`` with GRPO over real outcomes (real_outcome_grpo.py), one actor update with
+Verl's loss (actor.py), ``compute_data_metrics`` and the ``Tracking`` file logger. Only Verl's LLM server is replaced: by the model itself sampling
 with the weights the update changes (model_policy.py), or by the rule agent's replies
 (scripted_policy.py). The update is a plain loop around Verl's loss because Verl's FSDP workers
 need GPUs.
@@ -163,12 +163,13 @@ def phase(seconds: float, tokens: int) -> dict[str, float]:
 async def run(args) -> int:
     from verl import DataProto
     from verl.experimental.agent_loop.agent_loop import AgentLoopWorker
-    from verl.trainer.ppo.core_algos import AdvantageEstimator
     from verl.trainer.ppo.metric_utils import compute_data_metrics, compute_timing_metrics
     from verl.trainer.ppo.ray_trainer import compute_advantage
     from verl.utils import hf_tokenizer
     from verl.utils.tracking import Tracking
 
+    # Registers gp train's estimator with Verl (real_outcome_grpo.py) in this process, which computes the advantages.
+    from .. import real_outcome_grpo  # noqa: F401
     from ..service_client import EnvServiceClient, ServiceAddress, close_sessions
     from .model_policy import ModelPolicyClient
     from .scripted_policy import ScriptedPolicyClient
@@ -212,7 +213,8 @@ async def run(args) -> int:
         began = time.perf_counter()
         batch = compute_advantage(
             batch,
-            adv_estimator=AdvantageEstimator(config.algorithm.adv_estimator),
+            # By name, as Verl's trainer passes it: a registered estimator is no member of Verl's enum.
+            adv_estimator=config.algorithm.adv_estimator,
             num_repeat=n,
             norm_adv_by_std_in_grpo=bool(config.algorithm.norm_adv_by_std_in_grpo),
             config=config.algorithm,

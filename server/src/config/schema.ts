@@ -165,9 +165,16 @@ const cgmGeneration = z
 
 const training = z
   .strictObject({
-    adv_estimator: meta(z.enum(['grpo', 'rloo', 'reinforce_plus_plus', 'gae', 'remax']).default('grpo'), 'Advantage estimator Verl uses.', {
-      maps_to: 'algorithm.adv_estimator',
-    }),
+    adv_estimator: meta(
+      z.enum(['grpo', 'rloo', 'reinforce_plus_plus', 'gae', 'remax']).default('grpo'),
+      'Advantage estimator Verl uses; gp train runs grpo as GRPO over real outcomes (grpo_real_outcomes), which leaves episodes without an outcome out of their group (failed_members).',
+      { maps_to: 'algorithm.adv_estimator' },
+    ),
+    failed_members: meta(
+      z.enum(['exclude', 'drop_group']).default('exclude'),
+      'What GRPO does with a group member that reached no outcome (infrastructure failure, host lost, not gradable): exclude leaves it out of its group’s mean and standard deviation with advantage 0 (a group left with fewer than two outcomes gets 0); drop_group gives the whole group 0.',
+      { maps_to: 'algorithm.failed_members' },
+    ),
     total_epochs: meta(posInt().default(1), 'Passes over the training tasks.', { maps_to: 'trainer.total_epochs' }),
     train_batch_size: meta(posInt().default(4), 'Tasks (prompts) per training step.', { unit: 'tasks', maps_to: 'data.train_batch_size' }),
     rollout_n: meta(posInt().default(4), 'Episodes sampled per task in one step (the GRPO group size).', {

@@ -4,7 +4,17 @@
  * `metrics.jsonl` with each step's samples and figures, the stall watchdog, and the run record of a
  * trainer-driven run. Episodes reach the trainer through `cluster/`'s environment service.
  */
-export { agentLoopName, hydraArgument, hydraValue, microBatchPerGpu, verlOverrides, type TrainPaths, type VerlOverride } from './verlOverrides.js';
+export {
+  agentLoopName,
+  estimatorModule,
+  hydraArgument,
+  hydraValue,
+  microBatchPerGpu,
+  realOutcomeEstimator,
+  verlOverrides,
+  type TrainPaths,
+  type VerlOverride,
+} from './verlOverrides.js';
 export { MetricsTail } from './metricsTail.js';
 export { Watchdog } from './watchdog.js';
 export { runTraining, trainerArgv, trainPaths, type TrainRunOptions, type TrainRunResult } from './trainRun.js';

@@ -30,7 +30,7 @@ import {
 import { MetricsTail } from './metricsTail.js';
 import { RunRecord } from './runRecord.js';
 import { scriptedSmokePolicy, smokeDriverArgs, smokeLengths, smokeOverrides, type SmokeSettings } from './smoke.js';
-import { agentLoopName, hydraArgument, verlOverrides, type TrainPaths } from './verlOverrides.js';
+import { agentLoopName, estimatorModule, hydraArgument, verlOverrides, type TrainPaths } from './verlOverrides.js';
 import { sampleByTotalReward } from './stepSamples.js';
 import { withStepFigures } from './stepFigures.js';
 import { Watchdog } from './watchdog.js';
@@ -268,6 +268,8 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
     PYTHONPATH: [options.adapterDir, process.env['PYTHONPATH']].filter((p) => p !== undefined && p !== '').join(':'),
     GP_ENV_SERVICE_FILE: join(runDir, serviceFileName),
     VERL_FILE_LOGGER_PATH: loggerFile,
+    // Every process that imports Verl registers our advantage estimator (verlOverrides.ts).
+    VERL_USE_EXTERNAL_MODULES: [estimatorModule, process.env['VERL_USE_EXTERNAL_MODULES']].filter((m) => m !== undefined && m !== '').join(','),
   };
   const argv = trainerArgv(config, options);
 

@@ -33,6 +33,19 @@ export interface VerlOverrideOptions {
 /** The name our agent loop is registered under; the training parquet's `agent_name` column. */
 export const agentLoopName = 'graph_planner';
 
+/**
+ * The estimator `training.adv_estimator: grpo` runs as: Verl's GRPO over the group members that
+ * reached an outcome (python/graph_planner_verl/real_outcome_grpo.py, docs/training.md#failed-members).
+ */
+export const realOutcomeEstimator = 'grpo_real_outcomes';
+
+/**
+ * The module that registers it with Verl. Verl 0.9.1 imports the modules named in
+ * `VERL_USE_EXTERNAL_MODULES` whenever it is imported, so the trainer's environment names this one
+ * and the estimator is registered in whichever process computes the advantages.
+ */
+export const estimatorModule = 'graph_planner_verl.real_outcome_grpo';
+
 /** One override with where it came from, so `gp train --dry-run` can explain each line. */
 export interface VerlOverride {
   readonly key: string;
@@ -67,6 +80,8 @@ function tableValue(config: ExperimentConfig, mapsTo: string, value: unknown, op
       return options.lengths?.prompt ?? value;
     case 'data.max_response_length':
       return options.lengths?.response ?? value;
+    case 'algorithm.adv_estimator':
+      return value === 'grpo' ? realOutcomeEstimator : value;
     case 'trainer.logger':
       return loggers(config);
     case 'trainer.experiment_name':
@@ -117,10 +132,11 @@ export function verlOverrides(config: ExperimentConfig, options: VerlOverrideOpt
 }
 
 /**
- * Keys Verl 0.9.1's config does not declare but passes on: `main_ppo` calls `ray.init(**ray_init)`,
- * which takes `num_gpus`, so Hydra must be told to add it (`+`), not to override it.
+ * Keys Verl 0.9.1's config does not declare but passes on, so Hydra must be told to add them (`+`),
+ * not to override them: `main_ppo` calls `ray.init(**ray_init)`, which takes `num_gpus`, and Verl
+ * hands its `algorithm` section to a registered estimator, which reads `failed_members`.
  */
-const addedKeys = new Set(['ray_kwargs.ray_init.num_gpus']);
+const addedKeys = new Set(['ray_kwargs.ray_init.num_gpus', 'algorithm.failed_members']);
 
 /**
  * One override as a Hydra command-line argument. Table and run keys must exist in Verl's config
