@@ -101,6 +101,10 @@ async function quickInputItems(page: Page): Promise<string[]> {
  */
 async function pickFirstQuickInputRow(page: Page, key: string, text: string, what: string, accept: (row: string) => boolean): Promise<void> {
   await openQuickInput(page, key);
+  // The widget can show before its input has the keyboard, and keys typed then go to whatever had
+  // it: a focused webview reads letters as its shortcuts ('e', 'r' move the trajectory viewer's
+  // step), which once moved the code-graph scenario's viewer off the step it checks.
+  await page.locator(`${quickInput} .quick-input-box input`).focus({ timeout: 10_000 });
   await page.keyboard.type(text);
   const picked = await waitFor(what, async () => {
     const items = await quickInputItems(page);
