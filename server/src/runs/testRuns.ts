@@ -58,22 +58,12 @@ export async function recordTestRun(runDir: string, run: TestRunOutput): Promise
     inFolderOf(logFile, () => writeFile(logFile, run.output)),
     grade.kind === 'swebench' ? writeInstanceReport(runDir, run.record.task, grade.report) : Promise.resolve(undefined),
   ]);
-  // The report's path is known before it is written, so the record is checked while the files
-  // are being written rather than after (a submit's step waits for this whole function).
   const reportPath = grade.kind === 'swebench' ? layout.instanceReportRelative(run.record.task) : undefined;
   const record: TestRunRecord = { ...run.record, logPath, ...(reportPath === undefined ? {} : { reportPath }) };
-  const path = layout.testRuns;
-  let line: string;
-  try {
-    line = toJsonLine(testRunRecordSchema, record, path);
-  } catch (error) {
-    await writing;
-    throw error;
-  }
   await writing;
   // One write per line, so concurrent episodes' records do not interleave inside a line; a torn
   // last line (a crash, a full disk) is dropped first, so this record is not glued onto it.
-  await appenderFor(path).append(line);
+  await appendTestRunRecord(runDir, record);
   return record;
 }
 
