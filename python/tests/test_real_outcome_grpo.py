@@ -148,3 +148,13 @@ def test_importing_verl_with_gp_trains_environment_registers_it():
     ran = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
     assert ran.returncode == 0, ran.stderr[-2000:]
     assert ran.stdout.strip().endswith("graph_planner_verl.real_outcome_grpo")
+
+
+def test_the_shared_cases_are_what_the_estimator_computes():
+    """test/fixtures/grpo-real-outcomes/cases.json, which the group view's tests read, is still
+    what the estimator gives; rewrite it with real_outcome_cases.py after a deliberate change."""
+    import json
+
+    from real_outcome_cases import FIXTURE, cases
+
+    assert json.loads((FIXTURE / "cases.json").read_text()) == cases()

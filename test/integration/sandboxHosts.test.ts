@@ -4,7 +4,9 @@
  * eight episodes at once spread over both nodes' hosts (the trajectories and the containers'
  * `graph-planner.node` labels say which), one node's host killed mid-run (its episodes run again
  * on a live host, the run finishes, nothing is left behind), and `gp train --smoke --ray` whose
- * eight episodes of one step run on both nodes. Both nodes share this machine's Docker daemon, so
+ * eight episodes of one step run on both nodes, and again with one node's host killed mid-step (its
+ * members reach no outcome: masked, left out of their GRPO group, counted in the step's line, shown
+ * so by the group view with the trainer's own advantages). Both nodes share this machine's Docker daemon, so
  * the containers are real; the speed-up of a second machine is not (bench/ says so). Needs the
  * trainer environment (python/setup.sh), the built CLI and the sample images (npm test prepares them).
  */
@@ -16,6 +18,9 @@ import { join, resolve } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { runCli } from '../../server/src/cli/main.js';
 import { runReportSchema } from '../../server/src/protocol/runs.js';
+import { metricsLineSchema, noOutcomeKey, stepSamplesLineSchema } from '../../server/src/protocol/metrics.js';
+import { buildGroupView, realOutcomeAdvantages, resolveGroup, RunEpisodeIndex } from '../../server/src/groups/index.js';
+import { advantageSettings } from '../../server/src/lsp/groupRequests.js';
 import { readEvents, readTrajectory } from '../../server/src/runs/index.js';
 import { listContainers, processAlive } from '../../server/src/sandbox/index.js';
 import { trainerPython, RayJobsClient } from '../../server/src/cluster/index.js';
@@ -218,5 +223,114 @@ describe('sandbox hosts on a real two-node Ray cluster', () => {
       'no Ray job left running',
     );
     await assertNothingLeft('smoke-hosts', runDir);
+  });
+
+  test('a host killed in a smoke step: its members reach no outcome, are masked and left out, and the rest’s advantages are over the rest', async () => {
+    const run = 'smoke-host-lost';
+    const runDir = join(dir, run);
+    const { io: cli, out, err } = io();
+    const worker = cluster.nodes.find((n) => !n.head)?.nodeId ?? '';
+    const args = [
+      'train',
+      'configs/experiments/planner_debug.yaml',
+      '--smoke',
+      '--smoke-policy',
+      'scripted',
+      '--tasks',
+      'datasets/sample/tasks.jsonl',
+      '--task',
+      'sample-calc-add',
+      '--run-dir',
+      runDir,
+      '--stall-timeout',
+      '300',
+      '--set',
+      'training.rollout_n=8',
+      '--ray',
+      cluster.address,
+    ];
+    const running = runCli(args, cli, root);
+    let killed = 0;
+    for (let i = 0; i < 3000 && killed === 0; i++) {
+      const onWorker = (await listContainers({ run }).catch(() => [])).filter((c) => c.node === worker && c.state === 'running');
+      if (onWorker.length >= 1) {
+        const pid = Number(
+          spawnSync('pgrep', ['-f', `sandbox host --spec - --node ${worker}`], { encoding: 'utf8' })
+            .stdout.trim()
+            .split('\n')[0],
+        );
+        assert.ok(pid > 0, 'the worker node’s host process is found');
+        process.kill(pid, 'SIGKILL');
+        killed = pid;
+      }
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(killed > 0, 'a member ran on the worker node’s host');
+    const code = await running;
+    const log = readFileSync(join(runDir, 'run.log'), 'utf8');
+    assert.equal(code, 0, `${out.join('\n')}\n${err.slice(-40).join('\n')}\n${log.slice(-3000)}`);
+    assert.match(log, /passed every check/);
+    assert.match(log, /sample\(s\) reached no outcome \(the infrastructure failed them\): masked, advantage 0/);
+
+    // The trainer's own numbers (smoke/checks.json): the lost members masked with advantage 0.
+    const checks = JSON.parse(readFileSync(join(runDir, 'smoke', 'checks.json'), 'utf8')) as {
+      ok: boolean;
+      steps: { samples: { episode_id: string; model_tokens: number; advantage: number; no_outcome: boolean; score: number }[] }[];
+    };
+    const samples = checks.steps[0]?.samples ?? [];
+    assert.equal(samples.length, 8);
+    const lost = samples.filter((s) => s.no_outcome);
+    const kept = samples.filter((s) => !s.no_outcome);
+    assert.ok(lost.length >= 1 && kept.length >= 2, `lost ${lost.length}, kept ${kept.length}`);
+    for (const s of lost) assert.deepEqual([s.model_tokens, s.advantage], [0, 0], s.episode_id);
+
+    // The run's records: each lost member's end names the lost host; the step's line counts them.
+    const ends = (await readEvents(join(runDir, 'events.jsonl'))).records.flatMap((e) => (e.kind === 'episode-end' ? [e] : []));
+    const lostIds = new Set(ends.filter((e) => e.infrastructure?.code === 'host-lost').map((e) => e.episode_id));
+    assert.deepEqual(new Set(lost.map((s) => s.episode_id)), lostIds, 'the masked samples are the episodes whose host was lost');
+    const metrics = readFileSync(join(runDir, 'metrics.jsonl'), 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => metricsLineSchema.parse(JSON.parse(l)));
+    const stepLine = metrics.find((m) => m.source === 'verl');
+    assert.equal(stepLine?.source === 'verl' ? stepLine.data[noOutcomeKey] : undefined, lost.length);
+    assert.deepEqual(
+      new Set(metrics.flatMap((m) => (m.source === 'env' && m.no_outcome !== undefined ? [`${m.episode_id}:${m.no_outcome}`] : []))),
+      new Set([...lostIds].map((id) => `${id}:host-lost`)),
+    );
+    const table = stepSamplesLineSchema.parse(JSON.parse(readFileSync(join(runDir, 'step_samples.jsonl'), 'utf8').trim().split('\n')[0] ?? ''));
+    for (const e of table.episodes) assert.equal(e.no_outcome, lostIds.has(e.episode_id) ? 'host-lost' : undefined, e.episode_id);
+
+    // The group view shows what the trainer used: the lost members left out with advantage 0, the
+    // others' advantages over the rest, equal to the trainer's.
+    const index = new RunEpisodeIndex(runDir);
+    await index.refresh();
+    const group = resolveGroup(index.all(), { kind: 'step', step: 1, taskId: null, groupId: null });
+    assert.ok(typeof group !== 'string', String(group));
+    const settings = await advantageSettings(runDir);
+    assert.deepEqual([settings.estimator, settings.failedMembers], ['grpo_real_outcomes', 'exclude']);
+    const view = await buildGroupView(runDir, group, settings);
+    assert.ok(view.ok, JSON.stringify(view));
+    assert.equal(view.columns.length, 8);
+    const trainer = new Map(samples.map((s) => [s.episode_id, s.advantage]));
+    for (const c of view.columns) {
+      assert.deepEqual([c.noOutcome, c.counted], lostIds.has(c.episodeId) ? ['host-lost', false] : [null, true], c.episodeId);
+      assert.ok(
+        Math.abs((c.advantage ?? Number.NaN) - (trainer.get(c.episodeId) ?? Number.NaN)) < 1e-5,
+        `${c.episodeId}: view ${c.advantage}, trainer ${trainer.get(c.episodeId)}`,
+      );
+    }
+    const rest = view.columns.filter((c) => c.noOutcome === null);
+    const overRest = realOutcomeAdvantages(
+      rest.map((c) => c.totalReward ?? Number.NaN),
+      rest.map(() => true),
+      { normByStd: true, rule: 'exclude' },
+    );
+    assert.deepEqual(
+      rest.map((c) => c.advantage),
+      overRest.advantages,
+    );
+    assert.match(view.advantage.note ?? '', /reached no outcome \(host-lost\)/);
+    await assertNothingLeft(run, runDir);
   });
 });

@@ -16,7 +16,8 @@ import { metricsLineSchema, stepSamplesLineSchema, type MetricsLine } from '../.
 import { runEventSchema, type TrajectoryStep } from '../../server/src/protocol/runs.js';
 import { readTrajectory } from '../../server/src/runs/index.js';
 import { wholePrompts } from '../../server/src/episodes/index.js';
-import { hydraArgument, realOutcomeEstimator, verlOverrides } from '../../server/src/trainer/index.js';
+import { hydraArgument, verlOverrides } from '../../server/src/trainer/index.js';
+import { realOutcomeEstimator } from '../../server/src/protocol/noOutcome.js';
 import { trainerPython } from '../../server/src/cluster/index.js';
 
 const root = resolve('.');

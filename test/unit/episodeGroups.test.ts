@@ -10,10 +10,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 
-import { alignGroup, buildGroupView, firstDivergence, grpoAdvantages, resolveGroup, RunEpisodeIndex } from '../../server/src/groups/index.js';
+import {
+  alignGroup,
+  buildGroupView,
+  firstDivergence,
+  grpoAdvantages,
+  realOutcomeAdvantages,
+  resolveGroup,
+  RunEpisodeIndex,
+} from '../../server/src/groups/index.js';
 import { buildEpisodeModel, stepTexts, type EpisodeModel } from '../../server/src/episodes/index.js';
 import { parseTrajectory, type RunEventInput } from '../../server/src/runs/index.js';
 import { fixturePath } from '../support/fixtures.js';
+import { advantageSettings } from '../../server/src/lsp/groupRequests.js';
+import type { AdvantageSettings } from '../../server/src/groups/index.js';
 
 const lines = readFileSync(fixturePath('trajectories/sample-calc-add.jsonl'), 'utf8').trim().split('\n');
 const records = lines.map((l) => JSON.parse(l) as Record<string, unknown>);
@@ -223,7 +233,7 @@ test('the view of a group: rewards and advantages per column, aligned rows with 
   await index.refresh();
   const group = resolveGroup(index.all(), { kind: 'step', step: 3, taskId: null, groupId: null });
   assert.ok(typeof group !== 'string');
-  const view = await buildGroupView(dir, group, { estimator: 'grpo', normByStd: true, assumed: null });
+  const view = await buildGroupView(dir, group, { estimator: 'grpo', normByStd: true, failedMembers: null, assumed: null });
   assert.ok(view.ok);
   assert.deepEqual(
     view.columns.map((c) => [c.episodeId, c.groupMember, c.totalReward]),
@@ -247,11 +257,183 @@ test('the view of a group: rewards and advantages per column, aligned rows with 
   );
   assert.equal(view.rows[0]?.cells[0]?.texts.thought, 'Expand around what the issue points at.');
   assert.equal(view.advantage.note, null);
-  const dr = await buildGroupView(dir, group, { estimator: 'grpo', normByStd: false, assumed: null });
+  const dr = await buildGroupView(dir, group, { estimator: 'grpo', normByStd: false, failedMembers: null, assumed: null });
   assert.ok(dr.ok);
   assert.match(dr.advantage.note ?? '', /norm_adv_by_std_in_grpo is off/);
   assert.deepEqual(
     dr.columns.map((c) => c.advantage),
     [1 - 1 / 3, -1 / 3, -1 / 3],
   );
+});
+
+interface SharedCase {
+  readonly name: string;
+  readonly rule: 'exclude' | 'drop_group';
+  readonly norm: boolean;
+  readonly rows: readonly [number, boolean, string][];
+  readonly advantages: readonly number[];
+}
+
+test('GRPO over real outcomes gives each shared case the advantages the Python estimator computed for it', () => {
+  // cases.json is written by python/tests/real_outcome_cases.py with the real estimator, and a
+  // Python test checks it still matches: the group view shows what the trainer used.
+  const { cases } = JSON.parse(readFileSync(fixturePath('grpo-real-outcomes/cases.json'), 'utf8')) as { cases: SharedCase[] };
+  assert.ok(cases.length >= 10);
+  for (const c of cases) {
+    const byGroup = new Map<string, number[]>();
+    c.rows.forEach(([, , uid], row) => byGroup.set(uid, [...(byGroup.get(uid) ?? []), row]));
+    const got: number[] = Array.from({ length: c.rows.length }, () => Number.NaN);
+    for (const rows of byGroup.values()) {
+      const { advantages } = realOutcomeAdvantages(
+        rows.map((r) => c.rows[r]?.[0] ?? 0),
+        rows.map((r) => c.rows[r]?.[1] ?? false),
+        { normByStd: c.norm, rule: c.rule },
+      );
+      rows.forEach((r, i) => (got[r] = advantages[i] ?? Number.NaN));
+    }
+    got.forEach((a, i) => assert.ok(Math.abs(a - (c.advantages[i] ?? Number.NaN)) < 2e-6, `${c.name}, row ${i}: ${a} against ${c.advantages[i]}`));
+  }
+});
+
+test('a group without failures gets exactly plain GRPO’s numbers; a failure is left out, or drops the group, by the rule', () => {
+  const rewards = [1, 0, 0.5, 1];
+  const all = [true, true, true, true];
+  assert.deepEqual(
+    realOutcomeAdvantages(rewards, all, { normByStd: true, rule: 'exclude' }).advantages,
+    grpoAdvantages(rewards, { normByStd: true }).advantages,
+  );
+  assert.deepEqual(
+    realOutcomeAdvantages(rewards, all, { normByStd: true, rule: 'drop_group' }).advantages,
+    grpoAdvantages(rewards, { normByStd: true }).advantages,
+  );
+  // The issue's example: three resolved and one lost host. Plain GRPO credits the three with +0.5.
+  const lost = realOutcomeAdvantages([1, 1, 1, 0], [true, true, true, false], { normByStd: false, rule: 'exclude' });
+  assert.deepEqual([lost.advantages, lost.mean, lost.counted], [[0, 0, 0, 0], 1, [true, true, true, false]]);
+  assert.deepEqual(grpoAdvantages([1, 1, 1, 0], { normByStd: false }).advantages, [0.25, 0.25, 0.25, -0.75]);
+  const dropped = realOutcomeAdvantages([1, 0, 1, 0], [true, true, true, false], { normByStd: true, rule: 'drop_group' });
+  assert.deepEqual([dropped.advantages, dropped.mean, dropped.counted], [[0, 0, 0, 0], null, [false, false, false, false]]);
+  const one = realOutcomeAdvantages([1, 0, 0], [true, false, false], { normByStd: true, rule: 'exclude' });
+  assert.deepEqual([one.advantages, one.mean], [[0, 0, 0], null], 'one outcome has nothing to be compared with');
+});
+
+function groupWithFailures(): string {
+  const dir = runWithEvents([
+    ...[0, 1, 2, 3].map((m) => ({ kind: 'episode-start' as const, episode_id: `e${m}`, task_id: 't', training: { group_id: 'g', group_member: m } })),
+    ended('e0', 't', 1, { group_id: 'g', group_member: 0, step: 1 }),
+    ended('e1', 't', 0, { group_id: 'g', group_member: 1, step: 1 }),
+    ended('e2', 't', 0.5, { group_id: 'g', group_member: 2, step: 1 }),
+    {
+      ...ended('e3', 't', -0.1, { group_id: 'g', group_member: 3, step: 1 }),
+      termination_reason: 'error',
+      infrastructure: { code: 'host-lost', cause: 'node-b stopped answering' },
+    } as RunEventInput,
+  ]);
+  return dir;
+}
+
+test('the group view leaves a member without an outcome out of its group’s figures and says why, under the run’s rule', async () => {
+  const dir = groupWithFailures();
+  const index = new RunEpisodeIndex(dir);
+  await index.refresh();
+  const group = resolveGroup(index.all(), { kind: 'step', step: 1, taskId: null, groupId: null });
+  assert.ok(typeof group !== 'string');
+  assert.deepEqual(
+    group.members.map((m) => m.noOutcome),
+    [null, null, null, 'host-lost'],
+  );
+  const view = await buildGroupView(dir, group, { estimator: 'grpo_real_outcomes', normByStd: true, failedMembers: 'exclude', assumed: null });
+  assert.ok(view.ok);
+  const expected = grpoAdvantages([1, 0, 0.5], { normByStd: true });
+  assert.deepEqual(
+    view.columns.map((c) => [c.noOutcome, c.counted, c.totalReward]),
+    [
+      [null, true, 1],
+      [null, true, 0],
+      [null, true, 0.5],
+      ['host-lost', false, 0],
+    ],
+    'the trainer was given 0 for the lost member',
+  );
+  assert.deepEqual(
+    view.columns.map((c) => c.advantage),
+    [...expected.advantages, 0],
+  );
+  assert.deepEqual([view.advantage.mean, view.advantage.std, view.advantage.failedMembers], [expected.mean, expected.std, 'exclude']);
+  assert.match(view.advantage.note ?? '', /1 of the 4 rollouts reached no outcome \(host-lost\): it is left out of the group’s mean and standard deviation/);
+
+  const dropped = await buildGroupView(dir, group, { estimator: 'grpo_real_outcomes', normByStd: true, failedMembers: 'drop_group', assumed: null });
+  assert.ok(dropped.ok);
+  assert.deepEqual([dropped.columns.map((c) => [c.advantage, c.counted]), dropped.advantage.mean], [[0, 1, 2, 3].map(() => [0, false]), null]);
+  assert.match(dropped.advantage.note ?? '', /drop_group: the whole group contributes nothing/);
+
+  // A run from before GRPO over real outcomes trained with Verl's plain GRPO, which counted the 0.
+  const plain = await buildGroupView(dir, group, { estimator: 'grpo', normByStd: true, failedMembers: null, assumed: null });
+  assert.ok(plain.ok);
+  assert.deepEqual(
+    plain.columns.map((c) => c.advantage),
+    grpoAdvantages([1, 0, 0.5, 0], { normByStd: true }).advantages,
+  );
+  assert.match(plain.advantage.note ?? '', /plain grpo, which counted it as reward 0/);
+});
+
+test('a member closed as interrupted, or still running when the run ended, reached no outcome', async () => {
+  const dir = runWithEvents([
+    ...[0, 1, 2].map((m) => ({ kind: 'episode-start' as const, episode_id: `e${m}`, task_id: 't', training: { group_id: 'g', group_member: m } })),
+    ended('e0', 't', 1, { group_id: 'g', group_member: 0, step: 1 }),
+    { ...ended('e1', 't', 0, { group_id: 'g', group_member: 1, step: 1 }), termination_reason: 'interrupted' } as RunEventInput,
+    { kind: 'run-end', state: 'failed' },
+  ]);
+  const index = new RunEpisodeIndex(dir);
+  await index.refresh();
+  const group = resolveGroup(index.all(), { kind: 'step', step: 1, taskId: null, groupId: null });
+  assert.ok(typeof group !== 'string');
+  assert.deepEqual(
+    group.members.map((m) => [m.state, m.noOutcome]),
+    [
+      ['resolved', null],
+      ['interrupted', 'interrupted'],
+      ['interrupted', 'interrupted'],
+    ],
+  );
+  const view = await buildGroupView(dir, group, { estimator: 'grpo_real_outcomes', normByStd: true, failedMembers: 'exclude', assumed: null });
+  assert.ok(view.ok);
+  assert.deepEqual(
+    view.columns.map((c) => c.advantage),
+    [0, 0, 0],
+  );
+  assert.match(
+    view.advantage.note ?? '',
+    /2 of the 3 rollouts reached no outcome \(interrupted\); with fewer than two outcomes left the group contributes nothing/,
+  );
+});
+
+test('the run’s estimator and rule come from its resolved config; a config without failed_members predates them and ran plain GRPO', async () => {
+  const settingsOf = async (yaml: string | null): Promise<AdvantageSettings> => {
+    const dir = mkdtempSync(join(tmpdir(), 'gp-groups-config-'));
+    if (yaml !== null) writeFileSync(join(dir, 'resolved_config.yaml'), yaml);
+    return advantageSettings(dir);
+  };
+  assert.deepEqual(await settingsOf('training:\n  adv_estimator: grpo\n  failed_members: drop_group\n'), {
+    estimator: 'grpo_real_outcomes',
+    normByStd: true,
+    failedMembers: 'drop_group',
+    assumed: null,
+  });
+  assert.deepEqual(await settingsOf('training:\n  adv_estimator: grpo\n'), { estimator: 'grpo', normByStd: true, failedMembers: null, assumed: null });
+  assert.deepEqual(
+    await settingsOf(
+      'training:\n  adv_estimator: grpo\n  failed_members: exclude\nverl_overrides:\n  algorithm:\n    adv_estimator: grpo\n    norm_adv_by_std_in_grpo: false\n',
+    ),
+    { estimator: 'grpo', normByStd: false, failedMembers: null, assumed: null },
+    'verl_overrides naming Verl’s own grpo wins',
+  );
+  assert.deepEqual(await settingsOf('training:\n  adv_estimator: rloo\n  failed_members: exclude\n'), {
+    estimator: 'rloo',
+    normByStd: true,
+    failedMembers: null,
+    assumed: null,
+  });
+  const missing = await settingsOf(null);
+  assert.deepEqual([missing.estimator, missing.failedMembers], ['grpo_real_outcomes', 'exclude']);
+  assert.match(missing.assumed ?? '', /cannot be read/);
 });

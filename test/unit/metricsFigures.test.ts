@@ -20,9 +20,9 @@ const env = (s: number, resolved: boolean): MetricsLine => ({
 });
 const step = (s: number, n: number): MetricsLine => ({ source: 'verl', ts: at(s), attempt: 1, step: n, data: {} });
 
-test('the resolved rate is resolved over the episodes that ended, and has no value with none', () => {
-  assert.deepEqual(resolvedRate([{ resolved: true }, { resolved: false }, { resolved: true }]), { resolved: 2, ended: 3, rate: 2 / 3 });
-  assert.deepEqual(resolvedRate([]), { resolved: 0, ended: 0, rate: undefined });
+test('the resolved rate is resolved over the episodes that ended with an outcome, and has no value with none', () => {
+  assert.deepEqual(resolvedRate([{ resolved: true }, { resolved: false }, { resolved: true }]), { resolved: 2, ended: 3, noOutcome: 0, rate: 2 / 3 });
+  assert.deepEqual(resolvedRate([]), { resolved: 0, ended: 0, noOutcome: 0, rate: undefined });
 });
 
 test('the page header, the CLI and the per-step chart use that one definition; the whole run and the last step are different figures', () => {

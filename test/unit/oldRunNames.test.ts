@@ -67,7 +67,7 @@ async function views(dir: string): Promise<unknown> {
   const indexProblems = await index.refresh();
   const group = resolveGroup(index.all(), { kind: 'step', step: 1, taskId: 't1', groupId: null });
   assert.ok(typeof group !== 'string', String(group));
-  const groupView = await buildGroupView(dir, group, { estimator: 'grpo', normByStd: true, assumed: null });
+  const groupView = await buildGroupView(dir, group, { estimator: 'grpo', normByStd: true, failedMembers: null, assumed: null });
   const trajectories = await Promise.all(
     readdirSync(join(dir, 'trajectories'))
       .sort()
@@ -109,7 +109,7 @@ test('the old names are read as the new: returns, the mean return, each episodeâ
   );
   const group = resolveGroup(index.all(), { kind: 'step', step: 1, taskId: 't1', groupId: null });
   assert.ok(typeof group !== 'string', String(group));
-  const view = await buildGroupView(dir, group, { estimator: 'grpo', normByStd: true, assumed: null });
+  const view = await buildGroupView(dir, group, { estimator: 'grpo', normByStd: true, failedMembers: null, assumed: null });
   assert.ok(view.ok, JSON.stringify(view));
   assert.deepEqual(
     view.columns.map((c) => [c.groupMember, c.totalReward]),

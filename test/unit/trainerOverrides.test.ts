@@ -3,15 +3,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { experimentConfigSchema, type ExperimentConfig } from '../../server/src/config/index.js';
-import {
-  estimatorModule,
-  hydraArgument,
-  hydraValue,
-  microBatchPerGpu,
-  realOutcomeEstimator,
-  verlOverrides,
-  type TrainPaths,
-} from '../../server/src/trainer/index.js';
+import { estimatorModule, hydraArgument, hydraValue, microBatchPerGpu, verlOverrides, type TrainPaths } from '../../server/src/trainer/index.js';
+import { realOutcomeEstimator } from '../../server/src/protocol/noOutcome.js';
 
 const paths: TrainPaths = {
   trainFiles: '/runs/r/data/train.parquet',

@@ -71,7 +71,16 @@ def decoded_replies(responses, mask, tokenizer) -> list[str]:
     return [tokenizer.decode(responses[a:b].tolist(), skip_special_tokens=True) for a, b in mask_runs(mask)]
 
 
-def check_step(batch, policy, tokenizer, n: int, groups: int) -> list[dict[str, Any]]:
+# How the environment service refuses an episode the infrastructure failed (serviceEpisode.ts and
+# remoteEpisode.ts): such a sample is the estimator's to leave out, not a failure of the smoke.
+NO_OUTCOME = "reached no outcome because the infrastructure failed"
+
+
+def no_outcome(fields: dict[str, Any]) -> bool:
+    return NO_OUTCOME in str(fields.get("env_failure", ""))
+
+
+def check_step(batch, policy, tokenizer, n: int, groups: int, algorithm) -> list[dict[str, Any]]:
     """The properties the issue asks the smoke to prove, per sample; each entry says what held."""
     failures = []
     responses = batch.batch["responses"]
@@ -82,6 +91,11 @@ def check_step(batch, policy, tokenizer, n: int, groups: int) -> list[dict[str, 
     uids = batch.non_tensor_batch["uid"]
     for i in range(len(batch)):
         fields = fields_of(batch, i)
+        if no_outcome(fields):
+            # The infrastructure failed it (a lost sandbox host): it must teach nothing.
+            if int(mask[i].sum()) != 0 or float(advantages[i].abs().sum()) != 0.0:
+                failures.append({"sample": i, "check": "a sample without an outcome is masked with advantage 0", "detail": fields["env_failure"]})
+            continue
         if fields.get("env_failure"):
             failures.append({"sample": i, "check": "environment", "detail": fields["env_failure"]})
             continue
@@ -109,6 +123,7 @@ def check_step(batch, policy, tokenizer, n: int, groups: int) -> list[dict[str, 
             )
         if float(advantages[i][mask[i] == 0].abs().sum()) != 0.0:
             failures.append({"sample": i, "check": "advantages are zero where the mask is 0"})
+    failures.extend(check_real_outcome_advantages(batch, algorithm))
     sizes = {}
     for uid in uids:
         sizes[uid] = sizes.get(uid, 0) + 1
@@ -116,6 +131,26 @@ def check_step(batch, policy, tokenizer, n: int, groups: int) -> list[dict[str, 
         failures.append(
             {"check": "one GRPO group per task of size n", "detail": {"groups": len(sizes), "expected_groups": groups, "sizes": sorted(sizes.values()), "n": n}}
         )
+    return failures
+
+
+def check_real_outcome_advantages(batch, algorithm) -> list[dict[str, Any]]:
+    """The trainer used GRPO over real outcomes (real_outcome_grpo.py), registered through Verl's
+    registry in this process: the batch's advantages are what it computes, which differ from Verl's
+    plain GRPO as soon as a member has no outcome; and some group had two outcomes to compare."""
+    from ..real_outcome_grpo import ESTIMATOR_NAME, compute_real_outcome_grpo_advantage, outcome_rows
+
+    mask = batch.batch["response_mask"]
+    uids = batch.non_tensor_batch["uid"]
+    failures = []
+    if str(algorithm.adv_estimator) == ESTIMATOR_NAME:
+        expected, _ = compute_real_outcome_grpo_advantage(batch.batch["token_level_rewards"], mask, uids, config=algorithm)
+        gap = float((expected - batch.batch["advantages"]).abs().max())
+        if gap > 1e-6:
+            failures.append({"check": "advantages are GRPO over real outcomes", "detail": {"max_abs_gap": gap}})
+    kept = outcome_rows(mask, uids, str(algorithm.get("failed_members", "exclude") or "exclude"))
+    if not bool(kept.any()):
+        failures.append({"check": "some GRPO group has two outcomes to compare", "detail": {"outcomes": int((mask.sum(dim=-1) > 0).sum())}})
     return failures
 
 
@@ -135,7 +170,9 @@ def samples_of(batch, tokenizer) -> list[dict[str, Any]]:
                 "model_tokens": int(mask.sum()),
                 "env_tokens": int((batch.batch["attention_mask"][i, -mask.shape[-1] :] - mask).sum()),
                 "score": float(batch.batch["rm_scores"][i].sum()),
-                "advantage": float(batch.batch["advantages"][i][mask == 1].mean()) if int(mask.sum()) else 0.0,
+                # A masked sample's largest advantage, which must be 0: a wrong one shows here.
+                "advantage": float(batch.batch["advantages"][i][mask == 1].mean()) if int(mask.sum()) else float(batch.batch["advantages"][i].abs().max()),
+                "no_outcome": no_outcome(fields),
                 "decoded_model_tokens": "".join(decoded_replies(batch.batch["responses"][i], mask, tokenizer)),
             }
         )
@@ -228,7 +265,7 @@ async def run(args) -> int:
         metrics = {**compute_data_metrics(batch, use_critic=False), **compute_timing_metrics(batch, timing), **update.metrics}
         metrics["training/global_step"] = step
         tracker.log(data={k: float(v) for k, v in metrics.items() if isinstance(v, (int, float, np.floating, np.integer))}, step=step)
-        failures = check_step(batch, policy, tokenizer, n, groups)
+        failures = check_step(batch, policy, tokenizer, n, groups, config.algorithm)
         failures.extend(check_recorded_tokens(batch, policy.sampled, args.run_dir))
         entry: dict[str, Any] = {"step": step, "failures": failures, "samples": samples_of(batch, tokenizer), "metrics_keys": sorted(metrics)}
         if on_policy:
@@ -255,6 +292,9 @@ async def run(args) -> int:
             for failure in step["failures"]:
                 print(f"smoke check failed at step {step['step']}: {json.dumps(failure, default=str)[:800]}", file=sys.stderr)
         return 3
+    left_out = sum(1 for step in report["steps"] for sample in step["samples"] if sample["no_outcome"])
+    if left_out:
+        print(f"smoke: {left_out} sample(s) reached no outcome (the infrastructure failed them): masked, advantage 0, left out of their group")
     print(f"smoke: {args.steps} step(s) passed every check; see {os.path.join(out, 'checks.json')}")
     return 0
 

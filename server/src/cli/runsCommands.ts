@@ -223,7 +223,7 @@ async function showMetrics(path: string, json: boolean, io: Io): Promise<number>
   io.out(`steps:    ${summary.steps}${last === undefined ? '' : ` (latest: step ${last.step} of attempt ${last.attempt}, ${last.ts})`}`);
   const rate = summary.resolvedRate === undefined ? '-' : `${(100 * summary.resolvedRate).toFixed(1)}%`;
   io.out(
-    `episodes: ${summary.episodes}, ${summary.resolved} resolved (${rate}), mean return ${summary.meanTotalReward === undefined ? '-' : summary.meanTotalReward.toFixed(3)}`,
+    `episodes: ${summary.episodes}, ${summary.resolved} resolved (${rate}), mean return ${summary.meanTotalReward === undefined ? '-' : summary.meanTotalReward.toFixed(3)}${summary.noOutcome === 0 ? '' : `; ${summary.noOutcome} without an outcome (infrastructure failures, left out of the rate and of training)`}`,
   );
   const width = Math.max(0, ...summary.latest.map(([k]) => k.length));
   for (const [key, value] of summary.latest) io.out(`  ${key.padEnd(width)}  ${formatMetric(value)}`);

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { timerSeconds } from '../protocol/durations.js';
 import { agentNames, patchModelNames } from '../protocol/agentNames.js';
 import { containerCapabilities, sandboxBackendSchema } from '../protocol/sandbox.js';
+import { failedMemberRules } from '../protocol/noOutcome.js';
 
 /** Extra metadata that the JSON Schema carries for hover and the generated reference. */
 export interface FieldMeta {
@@ -171,7 +172,7 @@ const training = z
       { maps_to: 'algorithm.adv_estimator' },
     ),
     failed_members: meta(
-      z.enum(['exclude', 'drop_group']).default('exclude'),
+      z.enum(failedMemberRules).default('exclude'),
       'What GRPO does with a group member that reached no outcome (infrastructure failure, host lost, not gradable): exclude leaves it out of its group’s mean and standard deviation with advantage 0 (a group left with fewer than two outcomes gets 0); drop_group gives the whole group 0.',
       { maps_to: 'algorithm.failed_members' },
     ),

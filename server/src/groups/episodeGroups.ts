@@ -8,6 +8,7 @@
  */
 import type { GroupChoice, GroupSelection } from '../protocol/episodeGroup.js';
 import { episodeAttempt } from '../protocol/episodeName.js';
+import { noOutcomeReason } from '../protocol/noOutcome.js';
 import type { TrainingGroup } from '../protocol/runs.js';
 import { EventTail, runLayout } from '../runs/index.js';
 
@@ -22,6 +23,8 @@ export interface IndexedEpisode {
   readonly state: 'running' | 'resolved' | 'unresolved' | 'error' | 'interrupted';
   /** Its return from its end event; null while it runs. */
   readonly totalReward: number | null;
+  /** Why it reached no outcome (protocol/noOutcome.ts); null when it reached one or still runs. */
+  readonly noOutcome: string | null;
 }
 
 export class RunEpisodeIndex {
@@ -50,6 +53,7 @@ export class RunEpisodeIndex {
           step: undefined,
           state: 'running',
           totalReward: null,
+          noOutcome: null,
         });
       } else if (e.kind === 'episode-end') {
         const before = this.episodes.get(e.episode_id);
@@ -64,9 +68,11 @@ export class RunEpisodeIndex {
           step: e.training?.step,
           state,
           totalReward: e.total_reward,
+          noOutcome: noOutcomeReason(e),
         });
       } else if (e.kind === 'run-end') {
-        for (const [id, ep] of this.episodes) if (ep.state === 'running') this.episodes.set(id, { ...ep, state: 'interrupted' });
+        // A member still running when the run ended never reached the trainer with an outcome.
+        for (const [id, ep] of this.episodes) if (ep.state === 'running') this.episodes.set(id, { ...ep, state: 'interrupted', noOutcome: 'interrupted' });
       }
     }
     return read.problems;

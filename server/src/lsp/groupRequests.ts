@@ -8,6 +8,7 @@ import { readFile } from 'node:fs/promises';
 import { parse } from 'yaml';
 import { verlOverrideLeaves } from '../config/index.js';
 import { episodeGroupParamsSchema, episodeGroupRequest, type EpisodeGroupResult } from '../protocol/episodeGroup.js';
+import { failedMemberRules, realOutcomeEstimator } from '../protocol/noOutcome.js';
 import { buildGroupView, resolveGroup, RunEpisodeIndex, type AdvantageSettings } from '../groups/index.js';
 import { runLayout } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
@@ -48,9 +49,11 @@ export function registerGroupRequests(server: ServerContext): void {
 }
 
 /**
- * The run's advantage estimator and `norm_adv_by_std_in_grpo`, from its resolved config: the
- * config's `training.adv_estimator`, unless `verl_overrides` sets Verl's keys itself. Verl's
- * defaults (GRPO, divided by the standard deviation) when the config cannot be read.
+ * The run's advantage estimator, `norm_adv_by_std_in_grpo` and rule for members without an
+ * outcome, from its resolved config: `training.adv_estimator: grpo` ran as GRPO over real outcomes
+ * with `training.failed_members`, unless `verl_overrides` sets Verl's keys itself; a run whose
+ * config has no `failed_members` predates it and ran Verl's plain GRPO. Verl's defaults under
+ * `gp train` when the config cannot be read.
  */
 export async function advantageSettings(run: string): Promise<AdvantageSettings> {
   let config: unknown;
@@ -58,15 +61,24 @@ export async function advantageSettings(run: string): Promise<AdvantageSettings>
     config = parse(await readFile(runLayout(run).resolvedConfig, 'utf8'));
   } catch (error) {
     return {
-      estimator: 'grpo',
+      estimator: realOutcomeEstimator,
       normByStd: true,
-      assumed: `The run’s resolved_config.yaml cannot be read (${errorMessage(error)}); Verl’s defaults are assumed.`,
+      failedMembers: 'exclude',
+      assumed: `The run’s resolved_config.yaml cannot be read (${errorMessage(error)}); gp train’s defaults are assumed.`,
     };
   }
   const training = isRecord(config) && isRecord(config['training']) ? config['training'] : {};
   const leaves = verlOverrideLeaves(isRecord(config) ? config['verl_overrides'] : undefined);
   const override = (key: string): unknown => leaves.find((l) => l.key === key)?.value;
-  const estimator = override('algorithm.adv_estimator') ?? training['adv_estimator'];
+  const configured = training['adv_estimator'] ?? 'grpo';
+  const rule = override('algorithm.failed_members') ?? training['failed_members'];
+  const known = failedMemberRules.find((r) => r === rule);
+  const estimator = override('algorithm.adv_estimator') ?? (configured === 'grpo' && known !== undefined ? realOutcomeEstimator : configured);
   const norm = override('algorithm.norm_adv_by_std_in_grpo');
-  return { estimator: typeof estimator === 'string' ? estimator : 'grpo', normByStd: norm !== false && norm !== 'false', assumed: null };
+  return {
+    estimator: typeof estimator === 'string' ? estimator : 'grpo',
+    normByStd: norm !== false && norm !== 'false',
+    failedMembers: estimator === realOutcomeEstimator ? (known ?? 'exclude') : null,
+    assumed: null,
+  };
 }

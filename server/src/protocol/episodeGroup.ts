@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { stepRowSchema } from './episodeView.js';
+import { failedMemberRules } from './noOutcome.js';
 import { stepTextsSchema } from './stepTexts.js';
 
 /** Which episodes: a training step's group of one task, the group of one episode, or every episode of a task. */
@@ -36,6 +37,13 @@ export const groupColumnSchema = z.object({
   totalReward: z.number().nullable(),
   /** Its GRPO advantage within the group; null until every member has a reward. */
   advantage: z.number().nullable(),
+  /**
+   * Why it reached no outcome (`host-lost`, `not-gradable`, `interrupted`, …: protocol/noOutcome.ts);
+   * null when it reached one or still runs. Such a member was masked in the update.
+   */
+  noOutcome: z.string().nullable(),
+  /** It counts in the group's mean and standard deviation (false: left out, or its group dropped). */
+  counted: z.boolean(),
   steps: z.number().int(),
   terminationReason: z.string().nullable(),
   /** What is wrong with its trajectory (cut short, unreadable lines); null when nothing. */
@@ -61,11 +69,14 @@ export type GroupRow = z.infer<typeof groupRowSchema>;
 
 /** How the advantages were computed, said on the page (docs/upstream-contracts.md#grpo-advantage). */
 export const groupAdvantageSchema = z.object({
-  /** The run's advantage estimator (`grpo` outside training, where it is what GRPO would say). */
+  /** The run's advantage estimator as Verl ran it (`grpo_real_outcomes` for `training.adv_estimator: grpo` since issue 39). */
   estimator: z.string(),
+  /** What GRPO over real outcomes did with members that reached no outcome; null under Verl's plain GRPO, which counts them as reward 0. */
+  failedMembers: z.enum(failedMemberRules).nullable(),
   /** Divided by the group's standard deviation (Verl's `algorithm.norm_adv_by_std_in_grpo`). */
   normByStd: z.boolean(),
   epsilon: z.number(),
+  /** Over the members that count; null while one runs, or when none counts (the group contributes nothing). */
   mean: z.number().nullable(),
   std: z.number().nullable(),
   /** Something a reader must know about these figures (a running member, another estimator); null when nothing. */

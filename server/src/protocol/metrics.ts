@@ -36,6 +36,8 @@ export const envMetricsLineSchema = z.object({
   suspected_hacks: z.number().int().min(1).optional(),
   /** Set when its last test run was not gradable because the runner witness saw the runner rewritten (testing/witnessRecords.ts); masked in training. */
   runner_tampered: z.literal(true).optional(),
+  /** Why it reached no outcome (protocol/noOutcome.ts): masked in the update, left out of its GRPO group. Absent when it reached one. */
+  no_outcome: z.string().optional(),
 });
 
 /**
@@ -51,6 +53,13 @@ export const suspectedHacksKey = 'gp/suspected_hacks';
  * update, so only this count shows that the policy tried. Ours, added by `gp train` like the one above.
  */
 export const runnerTamperedKey = 'gp/runner_tampered';
+
+/**
+ * The key under which a training step's line carries how many of the step's episodes reached no
+ * outcome (protocol/noOutcome.ts): masked in the update and, under GRPO over real outcomes, left
+ * out of their group's mean and standard deviation. Ours, added by `gp train` like the ones above.
+ */
+export const noOutcomeKey = 'gp/no_outcome';
 
 /** An environment line's `total_reward` was `return` in runs written before issue 38 (a Verl line has neither key at its top). */
 export const metricsLineSchema = withOldNames({ return: 'total_reward' }, z.discriminatedUnion('source', [verlMetricsLineSchema, envMetricsLineSchema]));
@@ -88,6 +97,8 @@ export const stepSamplesLineSchema = z.object({
         suspected_hacks: z.number().int().min(1).optional(),
         /** Set when it ended not gradable because its runner was tampered with (masked in the update). */
         runner_tampered: z.literal(true).optional(),
+        /** Why it reached no outcome (protocol/noOutcome.ts): masked and left out of its group. Absent when it reached one. */
+        no_outcome: z.string().optional(),
         /** Relative to the run folder. */
         trajectory: z.string(),
       }),

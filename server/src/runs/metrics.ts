@@ -44,10 +44,14 @@ export interface MetricsSummary {
   readonly lastStep: VerlMetricsLine | undefined;
   /** Headline keys with their latest values, in `headlineMetrics` order. */
   readonly latest: readonly (readonly [string, number])[];
+  /** Episodes that ended with an outcome. */
   readonly episodes: number;
   readonly resolved: number;
+  /** Episodes that ended without one (protocol/noOutcome.ts), counted beside the rate. */
+  readonly noOutcome: number;
   /** The whole run's resolved rate, as protocol/metricsFigures.ts defines it for the metrics page too. */
   readonly resolvedRate: number | undefined;
+  /** Over the episodes with an outcome. */
   readonly meanTotalReward: number | undefined;
 }
 
@@ -61,7 +65,7 @@ export function summariseMetrics(lines: readonly MetricsLine[]): MetricsSummary 
     const value = line?.data[key];
     if (value !== undefined) latest.push([key, value]);
   }
-  const totals = env.map((e) => e.total_reward);
+  const totals = env.filter((e) => e.no_outcome === undefined).map((e) => e.total_reward);
   const rate = resolvedRate(env);
   return {
     steps: new Set(verl.map((l) => `${l.attempt}:${l.step}`)).size,
@@ -69,6 +73,7 @@ export function summariseMetrics(lines: readonly MetricsLine[]): MetricsSummary 
     latest,
     episodes: rate.ended,
     resolved: rate.resolved,
+    noOutcome: rate.noOutcome,
     resolvedRate: rate.rate,
     meanTotalReward: totals.length === 0 ? undefined : totals.reduce((a, b) => a + b, 0) / totals.length,
   };

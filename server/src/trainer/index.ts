@@ -10,7 +10,6 @@ export {
   hydraArgument,
   hydraValue,
   microBatchPerGpu,
-  realOutcomeEstimator,
   verlOverrides,
   type TrainPaths,
   type VerlOverride,

@@ -6,12 +6,13 @@
  * runner was tampered with (testing/witnessRecords.ts). Written into the step's own line, the count
  * reaches TensorBoard and every reader of Verl's keys with the step it belongs to.
  */
-import { runnerTamperedKey, suspectedHacksKey, type VerlMetricsLine } from '../protocol/metrics.js';
+import { noOutcomeKey, runnerTamperedKey, suspectedHacksKey, type VerlMetricsLine } from '../protocol/metrics.js';
 
 /** What a step's figures read of one of its ended episodes. */
 export interface EndedFigures {
   readonly suspected_hacks?: number | undefined;
   readonly runner_tampered?: boolean | undefined;
+  readonly no_outcome?: string | undefined;
 }
 
 /**
@@ -21,5 +22,6 @@ export interface EndedFigures {
 export function withStepFigures(line: VerlMetricsLine, ended: readonly EndedFigures[]): VerlMetricsLine {
   const suspected = ended.filter((e) => (e.suspected_hacks ?? 0) > 0).length;
   const tampered = ended.filter((e) => e.runner_tampered === true).length;
-  return { ...line, data: { ...line.data, [suspectedHacksKey]: suspected, [runnerTamperedKey]: tampered } };
+  const noOutcome = ended.filter((e) => e.no_outcome !== undefined).length;
+  return { ...line, data: { ...line.data, [suspectedHacksKey]: suspected, [runnerTamperedKey]: tampered, [noOutcomeKey]: noOutcome } };
 }

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import type { ExperimentConfig } from '../config/index.js';
 import { verlRowFor, writeTrainingParquet, type TrainingRow } from '../datasets/index.js';
 import { metricsLineSchema, stepSamplesLineSchema, type MetricsLine, type StepSamplesLine } from '../protocol/metrics.js';
+import { noOutcomeReason } from '../protocol/noOutcome.js';
 import type { EpisodeDeps, PlannedTask } from '../rollout/index.js';
 import { EventLog, JsonLinesWriter, TensorBoardWriter, type RunLayout } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
@@ -233,6 +234,8 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
       if (end.resolved) counts.resolved++;
       const hacks = end.suspected_hacks === undefined ? {} : { suspected_hacks: end.suspected_hacks };
       const tampered = end.infrastructure?.rule === 'runner-tampered' ? { runner_tampered: true as const } : {};
+      const failed = noOutcomeReason(end);
+      const noOutcome = failed === null ? {} : { no_outcome: failed };
       const sampled = {
         episode_id: end.episode_id,
         task_id: end.task_id,
@@ -243,7 +246,7 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
         ...hacks,
         trajectory: layout.trajectoryRelative(end.episode_id),
       };
-      void catchUp().then(() => stepEnds.push({ ...sampled, ...tampered }));
+      void catchUp().then(() => stepEnds.push({ ...sampled, ...tampered, ...noOutcome }));
       const failures = Object.values(end.model?.parse_failures ?? {}).reduce((a, b) => a + b, 0);
       const replies = end.model === undefined ? undefined : { replies: end.model.model_steps + failures, parse_failures: failures };
       void appendMetric({
@@ -258,6 +261,7 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
         ...replies,
         ...hacks,
         ...tampered,
+        ...noOutcome,
       }).catch((error: unknown) => options.log(`metrics.jsonl: ${errorMessage(error)}`));
       void record.status('running').catch(() => undefined);
     },

@@ -7,6 +7,7 @@
  */
 import { verlMappedFields, verlOverrideLeaves, type ExperimentConfig } from '../config/index.js';
 import { getAt } from '../util/keyPath.js';
+import { realOutcomeEstimator } from '../protocol/noOutcome.js';
 
 /** Where the run's files are, as absolute paths on the machine the trainer runs on. */
 export interface TrainPaths {
@@ -32,12 +33,6 @@ export interface VerlOverrideOptions {
 
 /** The name our agent loop is registered under; the training parquet's `agent_name` column. */
 export const agentLoopName = 'graph_planner';
-
-/**
- * The estimator `training.adv_estimator: grpo` runs as: Verl's GRPO over the group members that
- * reached an outcome (python/graph_planner_verl/real_outcome_grpo.py, docs/training.md#failed-members).
- */
-export const realOutcomeEstimator = 'grpo_real_outcomes';
 
 /**
  * The module that registers it with Verl. Verl 0.9.1 imports the modules named in

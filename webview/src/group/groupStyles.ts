@@ -43,6 +43,7 @@ th.col.reference { box-shadow: inset 0 2px 0 var(--vscode-focusBorder); }
 .adv.pos b, .rw.pos { color: var(--vscode-testing-iconPassed, var(--vscode-charts-green)); }
 .adv.neg b, .rw.neg { color: var(--vscode-testing-iconFailed, var(--vscode-errorForeground)); }
 .col-meta { font-weight: normal; font-size: 0.88em; margin-top: 2px; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.col-no-outcome { font-weight: normal; font-size: 0.85em; color: var(--vscode-editorWarning-foreground); margin-top: 2px; }
 .col-problem { font-weight: normal; font-size: 0.85em; color: var(--vscode-editorWarning-foreground); margin-top: 2px; }
 td.cell { cursor: pointer; }
 td.cell.differs { background: color-mix(in srgb, var(--vscode-charts-orange) 13%, transparent); }

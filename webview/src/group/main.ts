@@ -116,9 +116,22 @@ function summary(g: Group): HTMLElement {
   return el(
     'p',
     { class: 'group-summary', attrs: { id: 'group-summary' } },
-    `${plural(g.columns.length + g.leftOut, 'rollout')} · reward mean ${fixed(a.mean)}, std ${fixed(a.std)} · advantage ${formula}, as Verl’s ${a.estimator === 'grpo' ? 'GRPO' : 'GRPO (not this run’s estimator)'} · aligned on rollout ${columnName(g.columns[g.reference], g.reference, g.taskId)} · `,
+    `${plural(g.columns.length + g.leftOut, 'rollout')} · reward mean ${fixed(a.mean)}, std ${fixed(a.std)}${over(g)} · advantage ${formula}, ${estimatorLabel(a)} · aligned on rollout ${columnName(g.columns[g.reference], g.reference, g.taskId)} · `,
     divergence,
   );
+}
+
+/** Whose rewards the mean and standard deviation are over, when not every rollout's. */
+function over(g: Group): string {
+  const counted = g.columns.filter((c) => c.counted).length;
+  if (counted === g.columns.length || g.leftOut > 0) return '';
+  return counted === 0 ? ' (no rollout counts)' : ` over the ${plural(counted, 'outcome')}`;
+}
+
+/** The estimator as the run's trainer ran it (docs/training.md#failed-members). */
+function estimatorLabel(a: Group['advantage']): string {
+  if (a.failedMembers !== null) return `as GRPO over real outcomes (failed members: ${a.failedMembers.replace('_', ' ')})`;
+  return a.estimator === 'grpo' ? 'as Verl’s GRPO' : 'as Verl’s GRPO (not this run’s estimator)';
 }
 
 /**
@@ -151,9 +164,25 @@ function columnHead(c: GroupColumn, index: number, reference: number, taskId: st
       'div',
       { class: 'col-figures' },
       el('span', { class: 'figure' }, 'reward ', el('b', {}, c.totalReward === null ? '–' : signed(c.totalReward))),
-      el('span', { class: `figure adv ${adv === null ? '' : adv > 0 ? 'pos' : adv < 0 ? 'neg' : ''}` }, 'adv ', el('b', {}, adv === null ? '–' : signed(adv))),
+      el(
+        'span',
+        {
+          class: `figure adv ${adv === null ? '' : adv > 0 ? 'pos' : adv < 0 ? 'neg' : ''}`,
+          ...(c.counted ? {} : { title: 'Not counted in the group’s mean and standard deviation; its advantage is 0.' }),
+        },
+        'adv ',
+        el('b', {}, adv === null ? '–' : signed(adv)),
+        c.counted || adv === null ? '' : el('span', { class: 'muted' }, ' left out'),
+      ),
     ),
     el('div', { class: 'col-meta muted' }, `${plural(c.steps, 'step')}${c.terminationReason === null ? '' : ` · ${c.terminationReason}`}`),
+    c.noOutcome === null
+      ? null
+      : el(
+          'div',
+          { class: 'col-no-outcome', title: 'It reached no outcome: its sample was masked in the update and given reward 0.' },
+          `no outcome: ${c.noOutcome}`,
+        ),
     c.problem === null ? null : el('div', { class: 'col-problem' }, `⚠ ${c.problem}`),
   );
   activate(head, () => send({ type: 'openStep', column: index, step: null }));

@@ -15,7 +15,16 @@ import { vscodeApi } from '../host.js';
 import { lineChart, type ChartSeries } from './chart.js';
 import { adoptMetricsStyles } from './metricsStyles.js';
 import { localisationSection } from './localisationChart.js';
-import { parseFailureSeries, resolvedRateSeries, runnerTamperedSeries, suspectedHacksSeries, totalsOf, verlSeries, type Point } from './series.js';
+import {
+  noOutcomeSeries,
+  parseFailureSeries,
+  resolvedRateSeries,
+  runnerTamperedSeries,
+  suspectedHacksSeries,
+  totalsOf,
+  verlSeries,
+  type Point,
+} from './series.js';
 import { StepSamplesSection } from './stepSamples.js';
 
 const send = (message: MetricsWebviewMessage): void => vscodeApi.postMessage(message);
@@ -40,7 +49,7 @@ const charts: readonly {
   title: string;
   yTitle: string;
   keys?: readonly [string, string][];
-  derived?: 'resolved' | 'parse-failures' | 'suspected-hacks';
+  derived?: 'resolved' | 'parse-failures' | 'suspected-hacks' | 'no-outcome';
   percent?: boolean;
   unit?: string;
   empty?: string;
@@ -54,6 +63,13 @@ const charts: readonly {
     yTitle: 'episodes flagged',
     derived: 'suspected-hacks',
     empty: 'This run did not count suspected reward hacks (it predates the count).',
+  },
+  {
+    id: 'no-outcome',
+    title: 'Episodes without an outcome per step',
+    yTitle: 'episodes left out',
+    derived: 'no-outcome',
+    empty: 'This run did not count episodes without an outcome (it predates the count).',
   },
   {
     id: 'length',
@@ -138,6 +154,17 @@ function render(): void {
       ` · ${plural(totals.steps, 'step')} · ${plural(totals.episodes, 'episode')} ended, ${totals.resolved} resolved`,
       rate,
       totals.meanTotalReward === undefined ? '' : ` · mean return ${formatNumber(totals.meanTotalReward)}`,
+      totals.noOutcome === 0
+        ? ''
+        : el(
+            'span',
+            {
+              attrs: { id: 'run-no-outcome' },
+              title:
+                'Episodes the infrastructure failed (a lost sandbox host, a test run that could not be graded, an interrupted episode): masked in the update, left out of their GRPO group and of the resolved rate.',
+            },
+            ` · ${plural(totals.noOutcome, 'episode')} without an outcome`,
+          ),
       totals.suspectedHacks === 0
         ? ''
         : el(
@@ -205,7 +232,9 @@ function render(): void {
                   { label: 'episodes flagged', points: toXY(suspectedHacksSeries(lines)) },
                   { label: 'runner tampered (masked)', points: toXY(runnerTamperedSeries(lines)) },
                 ]
-              : (c.keys ?? []).map(([key, label]) => ({ label, points: toXY(verlSeries(lines, key)) }));
+              : c.derived === 'no-outcome'
+                ? [{ label: 'masked, left out of their group', points: toXY(noOutcomeSeries(lines)) }]
+                : (c.keys ?? []).map(([key, label]) => ({ label, points: toXY(verlSeries(lines, key)) }));
       return lineChart({
         id: c.id,
         title: c.title,

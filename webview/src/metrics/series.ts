@@ -4,7 +4,14 @@
  * value), and the resolved rate of each step's episodes, which the environment service reports as
  * they end (an episode belongs to the first step logged after it ended).
  */
-import { runnerTamperedKey, suspectedHacksKey, type EnvMetricsLine, type MetricsLine, type VerlMetricsLine } from '../../../server/src/protocol/metrics.js';
+import {
+  noOutcomeKey,
+  runnerTamperedKey,
+  suspectedHacksKey,
+  type EnvMetricsLine,
+  type MetricsLine,
+  type VerlMetricsLine,
+} from '../../../server/src/protocol/metrics.js';
 import { resolvedRate } from '../../../server/src/protocol/metricsFigures.js';
 
 export interface Point {
@@ -78,6 +85,14 @@ export function runnerTamperedSeries(lines: readonly MetricsLine[]): Point[] {
   return verlSeries(lines, runnerTamperedKey);
 }
 
+/**
+ * How many of each step's episodes reached no outcome (`gp/no_outcome`, protocol/noOutcome.ts):
+ * masked in the update and left out of their GRPO group. Runs from before it was counted have no point.
+ */
+export function noOutcomeSeries(lines: readonly MetricsLine[]): Point[] {
+  return verlSeries(lines, noOutcomeKey);
+}
+
 export interface RunTotals {
   readonly steps: number;
   readonly episodes: number;
@@ -88,19 +103,23 @@ export interface RunTotals {
   readonly firstTime: number | undefined;
   /** Episodes whose submit recorded suspected reward hacking. */
   readonly suspectedHacks: number;
+  /** Episodes that reached no outcome: beside the rate, not in it. */
+  readonly noOutcome: number;
 }
 
 export function totalsOf(lines: readonly MetricsLine[]): RunTotals {
   const env = lines.filter((l): l is EnvMetricsLine => l.source === 'env');
   const times = lines.map((l) => Date.parse(l.ts)).filter((t) => Number.isFinite(t));
   const rate = resolvedRate(env);
+  const outcomes = env.filter((e) => e.no_outcome === undefined);
   return {
     steps: stepsOf(lines).length,
     episodes: rate.ended,
     resolved: rate.resolved,
     resolvedRate: rate.rate,
-    meanTotalReward: env.length === 0 ? undefined : env.reduce((a, e) => a + e.total_reward, 0) / env.length,
+    meanTotalReward: outcomes.length === 0 ? undefined : outcomes.reduce((a, e) => a + e.total_reward, 0) / outcomes.length,
     firstTime: times.length === 0 ? undefined : Math.min(...times),
     suspectedHacks: env.filter((e) => e.suspected_hacks !== undefined).length,
+    noOutcome: rate.noOutcome,
   };
 }

@@ -23,6 +23,7 @@ table.samples-table { width: 100%; border-collapse: collapse; margin-top: 6px; f
 table.samples-table th { text-align: left; font-weight: 600; padding: 3px 8px; border-bottom: 1px solid var(--vscode-panel-border, #8886); }
 table.samples-table td { padding: 3px 8px; border-bottom: 1px solid var(--vscode-panel-border, #8883); }
 table.samples-table td.num, table.samples-table th.num { text-align: right; }
+table.samples-table td.no-outcome { color: var(--vscode-editorWarning-foreground); }
 table.samples-table td.ok { color: var(--vscode-testing-iconPassed, var(--vscode-charts-green)); }
 .samples a { color: var(--vscode-textLink-foreground); text-decoration: none; cursor: pointer; }
 .samples a:hover { text-decoration: underline; }
@@ -138,7 +139,11 @@ export class StepSamplesSection {
         el('td', { class: 'num' }, e.total_reward.toFixed(2)),
         el('td', { class: e.resolved ? 'ok' : '' }, e.resolved ? 'resolved' : 'not resolved'),
         el('td', { class: 'num' }, String(e.steps)),
-        el('td', {}, e.termination_reason),
+        el(
+          'td',
+          e.no_outcome === undefined ? {} : { class: 'no-outcome', title: 'No outcome: masked in the update and left out of its GRPO group.' },
+          e.no_outcome === undefined ? e.termination_reason : `${e.termination_reason} · no outcome (${e.no_outcome})`,
+        ),
         el(
           'td',
           {},
