@@ -3,7 +3,7 @@
  * then run one training attempt (trainer/trainRun.ts) and say how it ended.
  */
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseConfigFlags, type ExperimentConfig } from '../config/index.js';
 import {
   containerReaper,
@@ -16,9 +16,21 @@ import {
   writeResolvedConfig,
 } from '../launch/index.js';
 import type { PlannedTask } from '../rollout/index.js';
-import { runTraining, trainerArgv, smokeConfig, smokePolicies, smokeSettings, type SmokePolicy, type SmokeSettings } from '../trainer/index.js';
+import {
+  canaryConfig,
+  canaryDefaults,
+  canarySettings,
+  runTraining,
+  trainerArgv,
+  smokeConfig,
+  smokePolicies,
+  smokeSettings,
+  writeCanaryFamily,
+  type SmokePolicy,
+  type SmokeSettings,
+} from '../trainer/index.js';
 import { adapterDir, cliCommand, trainerPython, visibleGpus } from '../cluster/index.js';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import { RunLock, writeLaunchRecord } from '../runs/index.js';
 import { isoTimestamp } from '../util/time.js';
 import { errorMessage } from '../util/errors.js';
@@ -30,7 +42,8 @@ import { intFlag, type Io } from './output.js';
 import { displayPath } from './rolloutSummary.js';
 
 export const trainUsage = `gp train [CONFIG] [--config YAML] [--tasks FILE]... [--val-tasks FILE]... [--task ID]... [--limit N]
-          [--smoke [--steps N] [--smoke-policy model|scripted]] [--ray ADDRESS] [--python PATH] [--stall-timeout S]
+          [--smoke [--steps N] [--smoke-policy model|scripted]] [--canary [--steps N] [--seeds N]]
+          [--ray ADDRESS] [--python PATH] [--stall-timeout S]
           [--service-host HOST] [--run-name NAME | --run-dir DIR] [--dry-run]
       Train the planner with Verl's GRPO through our environment: writes the training parquet
       files, starts the environment service (token in <run>/env_service.json, 0600), and runs
@@ -44,6 +57,12 @@ export const trainUsage = `gp train [CONFIG] [--config YAML] [--tasks FILE]... [
       and <run>/smoke/checks.json records the checks and the time of generation, environment and
       update. --smoke-policy scripted answers with the rule agent instead, through a tiny model
       built here: deterministic, and quicker.
+      --canary answers "does this pipeline learn?" on CPU (about half an hour on two cores):
+      SmolLM2-135M-Instruct trained with GRPO through our environment on tasks whose fix is one
+      operator, beside a control run from the same seeds and data whose update is off, the same
+      held-out tasks scored before and after; it prints "learned: ..." or "did not learn: ..."
+      with the run-to-run spread over --seeds seeds (default 2), --steps steps each (default 20),
+      and exits 0 when it learned, 4 when it did not. The metrics page shows both runs' curves.
       A run that shows no log line, metric or episode for --stall-timeout seconds (default 600)
       is stopped. --service-host binds the environment service to another address than
       127.0.0.1 (a cluster interface, when Verl's workers run on other nodes; the token is still
@@ -61,6 +80,8 @@ export const trainOptions = {
   task: { type: 'string', multiple: true },
   limit: { type: 'string' },
   smoke: { type: 'boolean' },
+  canary: { type: 'boolean' },
+  seeds: { type: 'string' },
   steps: { type: 'string' },
   'smoke-policy': { type: 'string' },
   ray: { type: 'string' },
@@ -133,13 +154,19 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
   if (args.positionals.length > 1) errors.push('name one experiment config.');
   const configFile = v.config ?? args.positionals[0] ?? config.flags.configFile;
   const limit = intFlag('--limit', v.limit, errors);
-  const steps = intFlag('--steps', v.steps, errors) ?? 1;
+  const canaryRun = v.canary === true;
+  const steps = intFlag('--steps', v.steps, errors) ?? (canaryRun ? canaryDefaults.steps : 1);
+  const seeds = intFlag('--seeds', v.seeds, errors) ?? canaryDefaults.seeds;
   const stallS = intFlag('--stall-timeout', v['stall-timeout'], errors) ?? 600;
-  if (v.steps !== undefined && v.smoke !== true) errors.push('--steps is for --smoke; a real run takes training.total_steps or total_epochs.');
+  if (v.steps !== undefined && v.smoke !== true && !canaryRun)
+    errors.push('--steps is for --smoke and --canary; a real run takes training.total_steps or total_epochs.');
+  if (v.seeds !== undefined && !canaryRun) errors.push('--seeds is for --canary.');
+  if (canaryRun && (v.smoke === true || v.ray !== undefined || v.tasks !== undefined || v['val-tasks'] !== undefined || v.task !== undefined))
+    errors.push('--canary runs on this machine on its own task family: leave out --smoke, --ray, --tasks, --val-tasks and --task.');
   const policy = smokePolicyFlag(v['smoke-policy'], v.smoke === true, errors);
   if (errors.length > 0) return usageError(usage, io, errors);
 
-  const loaded = await loadConfig({ file: configFile, flags: config.flags, cwd, disk: configFile !== undefined && v.smoke !== true });
+  const loaded = await loadConfig({ file: configFile, flags: config.flags, cwd, disk: configFile !== undefined && v.smoke !== true && !canaryRun });
   if (loaded.kind === 'unreadable') {
     io.err(`${loaded.file}: ${loaded.message}.`);
     return 2;
@@ -154,17 +181,23 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
   // The sandbox capacity against the cluster's slots; a smoke's two episodes need no note locally.
   await printCapacityPreflight({ label: configFile ?? 'gp train', resolution, command: 'train', ray: v.ray, noteWhenUnknown: smoke === undefined }, io);
   // A dry run starts nothing, so a model file that is not installed yet does not stop it.
-  const checkModel = smoke !== undefined && v['dry-run'] !== true;
+  const checkModel = (smoke !== undefined || canaryRun) && v['dry-run'] !== true;
   const problems = await trainPreflight(resolution.config, {
-    smoke: smoke !== undefined,
+    smoke: smoke !== undefined || canaryRun,
     ray: v.ray !== undefined,
-    ...(checkModel ? { smokeSettings: smoke } : {}),
+    ...(checkModel ? { smokeSettings: smoke ?? smokeSettings('model', steps) } : {}),
   });
   if (problems.length > 0) {
     problems.forEach((m) => io.err(`${configFile ?? 'gp train'}: error train/preflight: ${m}`));
     return 2;
   }
-  let run = planRunFolder(smoke ? smokeConfig(resolution.config, smoke.policy, new Set(resolution.applied.map((o) => o.path.join('.')))) : resolution.config, {
+  const setOnCommandLine = new Set(resolution.applied.map((o) => o.path.join('.')));
+  const runConfig = smoke
+    ? smokeConfig(resolution.config, smoke.policy, setOnCommandLine)
+    : canaryRun
+      ? canaryConfig(resolution.config, setOnCommandLine)
+      : resolution.config;
+  let run = planRunFolder(runConfig, {
     command: 'train',
     now: new Date(),
     commandLine: ['gp', 'train', ...argv].join(' '),
@@ -173,8 +206,13 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
   if (v['run-dir'] !== undefined) run = moveRunFolder(run, resolve(cwd, v['run-dir']));
   const allowedMountRoots = run.config.sandbox.allowed_mount_roots;
   const selection = { task: v.task ?? [], limit, allowedMountRoots };
-  const trainFiles = v.tasks ?? [run.config.paths.dataset_train];
-  const valFiles = v['val-tasks'] ?? (v.tasks === undefined && run.config.paths.dataset_val !== null ? [run.config.paths.dataset_val] : []);
+  // The canary writes its task family into the run folder: the held-out tasks are the validation set.
+  const family = canaryRun ? await writeCanaryFamily(join(run.dir, 'canary')) : undefined;
+  const canary = family === undefined ? undefined : canarySettings(steps, seeds, family.specFile);
+  const trainFiles = family ? [family.trainFile] : (v.tasks ?? [run.config.paths.dataset_train]);
+  const valFiles = family
+    ? [family.heldOutFile]
+    : (v['val-tasks'] ?? (v.tasks === undefined && run.config.paths.dataset_val !== null ? [run.config.paths.dataset_val] : []));
   const trainTasks = await tasksOf(trainFiles, selection, cwd, io);
   const valTasks = await tasksOf(valFiles, { task: [], limit, allowedMountRoots }, cwd, io);
   if (trainTasks === undefined || valTasks === undefined) return 2;
@@ -196,7 +234,12 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
     return 2;
   }
   if (v['dry-run'] === true) {
-    io.out([python, ...trainerArgv(run.config, { runName: run.name, runDir: run.dir, adapterDir: adapter, ...(smoke ? { smoke } : {}) })].join(' \\\n  '));
+    io.out(
+      [
+        python,
+        ...trainerArgv(run.config, { runName: run.name, runDir: run.dir, adapterDir: adapter, ...(smoke ? { smoke } : {}), ...(canary ? { canary } : {}) }),
+      ].join(' \\\n  '),
+    );
     return 0;
   }
   let deps;
@@ -247,6 +290,7 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
       python,
       adapterDir: adapter,
       ...(smoke ? { smoke } : {}),
+      ...(canary ? { canary } : {}),
       ...(v.ray === undefined ? {} : { ray: v.ray }),
       stallMs: stallS * 1000,
       ...(v['service-host'] === undefined ? {} : { serviceHost: v['service-host'] }),
@@ -258,10 +302,26 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
     });
     io.out(`${result.state}: ${result.reason}`);
     io.out(`steps: ${result.steps}  episodes: ${result.episodes.total} (${result.episodes.resolved} resolved)  run dir: ${displayPath(run.dir, cwd)}`);
+    if (canary !== undefined && result.state === 'finished') return canaryExit(run.dir, io);
     return result.state === 'finished' ? 0 : result.state === 'interrupted' ? 130 : 1;
   } finally {
     interrupt.dispose();
     process.removeListener('SIGHUP', onHangUp);
     await lock.release().catch(() => undefined);
+  }
+}
+
+/**
+ * The canary's exit code from its verdict (`<run>/canary/verdict.json`, written by the driver): 0
+ * when it learned, 4 when it did not; the verdict line itself is in the driver's output.
+ */
+async function canaryExit(runDir: string, io: Io): Promise<number> {
+  try {
+    const verdict = JSON.parse(await readFile(join(runDir, 'canary', 'verdict.json'), 'utf8')) as { learned?: unknown; line?: unknown };
+    if (typeof verdict.line === 'string') io.out(verdict.line);
+    return verdict.learned === true ? 0 : 4;
+  } catch (error) {
+    io.err(`gp train --canary: the driver wrote no verdict (${errorMessage(error)}).`);
+    return 1;
   }
 }

@@ -29,3 +29,4 @@ export {
   type SmokeSettings,
 } from './smoke.js';
 export { scriptedSmokePolicy } from './smoke.js';
+export { canaryConfig, canaryDefaults, canarySettings, writeCanaryFamily, type CanaryFamily, type CanarySettings, type CanaryTaskSpec } from './canary.js';

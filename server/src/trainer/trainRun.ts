@@ -30,6 +30,7 @@ import {
 } from '../cluster/index.js';
 import { MetricsTail } from './metricsTail.js';
 import { RunRecord } from './runRecord.js';
+import { canaryDriverArgs, canaryLengths, canaryOverrides, type CanarySettings } from './canary.js';
 import { scriptedSmokePolicy, smokeDriverArgs, smokeLengths, smokeOverrides, type SmokeSettings } from './smoke.js';
 import { agentLoopName, estimatorModule, hydraArgument, verlOverrides, type TrainPaths } from './verlOverrides.js';
 import { sampleByTotalReward } from './stepSamples.js';
@@ -55,6 +56,8 @@ export interface TrainRunOptions {
   readonly adapterDir: string;
   /** CPU smoke run (smoke.ts): its policy, its model folder and its steps. */
   readonly smoke?: SmokeSettings;
+  /** The learning canary on CPU (canary.ts): its steps, seeds and task family. */
+  readonly canary?: CanarySettings;
   /** Ray dashboard address: run the trainer as a Ray job there. */
   readonly ray?: string;
   readonly stallMs: number;
@@ -81,14 +84,14 @@ export interface TrainRunResult {
   readonly episodes: { readonly total: number; readonly resolved: number };
 }
 
-type TrainerLaunch = Pick<TrainRunOptions, 'runName' | 'runDir' | 'adapterDir' | 'smoke'>;
+type TrainerLaunch = Pick<TrainRunOptions, 'runName' | 'runDir' | 'adapterDir' | 'smoke' | 'canary'>;
 
 /** Where the run's files are for Verl: the training parquet, the model, the agent loop, checkpoints and dumps. */
 export function trainPaths(config: ExperimentConfig, launch: TrainerLaunch): TrainPaths {
   return {
     trainFiles: join(launch.runDir, 'data', 'train.parquet'),
     valFiles: join(launch.runDir, 'data', 'val.parquet'),
-    modelPath: launch.smoke?.modelDir ?? config.paths.planner_model,
+    modelPath: launch.smoke?.modelDir ?? launch.canary?.modelDir ?? config.paths.planner_model,
     agentLoopConfig: join(launch.adapterDir, 'graph_planner_verl', 'agent_loop.yaml'),
     checkpointDir: join(launch.runDir, 'checkpoints'),
     rolloutDumpDir: join(launch.runDir, 'rollouts'),
@@ -98,13 +101,13 @@ export function trainPaths(config: ExperimentConfig, launch: TrainerLaunch): Tra
 /** The trainer's arguments after the interpreter: Verl's main_ppo, or the smoke driver, and the Hydra overrides. */
 export function trainerArgv(config: ExperimentConfig, launch: TrainerLaunch): string[] {
   const paths = trainPaths(config, launch);
-  const smoke = launch.smoke;
-  const overrides = verlOverrides(config, { paths, runName: launch.runName, ...(smoke ? { lengths: smokeLengths[smoke.policy] } : {}) });
-  if (smoke) {
-    const user = overrides.findIndex((o) => o.source === 'user');
-    overrides.splice(user === -1 ? overrides.length : user, 0, ...smokeOverrides(smoke.policy));
-  }
-  const module = smoke ? smokeDriverArgs(launch.runDir, smoke) : ['-m', 'verl.trainer.main_ppo'];
+  const { smoke, canary } = launch;
+  const lengths = smoke ? smokeLengths[smoke.policy] : canary ? canaryLengths : undefined;
+  const overrides = verlOverrides(config, { paths, runName: launch.runName, ...(lengths === undefined ? {} : { lengths }) });
+  const added = smoke ? smokeOverrides(smoke.policy) : canary ? canaryOverrides() : [];
+  const user = overrides.findIndex((o) => o.source === 'user');
+  overrides.splice(user === -1 ? overrides.length : user, 0, ...added);
+  const module = smoke ? smokeDriverArgs(launch.runDir, smoke) : canary ? canaryDriverArgs(launch.runDir, canary) : ['-m', 'verl.trainer.main_ppo'];
   return [...module, ...overrides.map(hydraArgument)];
 }
 
@@ -216,7 +219,7 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
     tasks,
     deps: options.deps,
     // A smoke step's episodes all run at once, so the cap is one step's worth; a real run keeps the config's.
-    maxOpen: options.smoke ? config.training.train_batch_size * config.training.rollout_n : config.parallel.parallel_agents,
+    maxOpen: options.smoke || options.canary ? config.training.train_batch_size * config.training.rollout_n : config.parallel.parallel_agents,
     episodeDeadlineMs,
     host: options.serviceHost ?? '127.0.0.1',
     ...(hosts === undefined ? {} : { hosts: hosts.pool }),

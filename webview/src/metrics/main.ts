@@ -53,7 +53,30 @@ const charts: readonly {
   percent?: boolean;
   unit?: string;
   empty?: string;
+  /** Shown only when the run logged one of its keys (the canary's charts, on a canary run). */
+  onlyWhenLogged?: boolean;
 }[] = [
+  {
+    // gp train --canary (server/src/trainer/canary.ts): the trained run and its control side by side.
+    id: 'canary',
+    title: 'Canary: return per step, trained against control',
+    yTitle: 'mean return',
+    keys: [
+      ['canary/trained/train_return', 'trained'],
+      ['canary/control/train_return', 'control (update off)'],
+    ],
+    onlyWhenLogged: true,
+  },
+  {
+    id: 'canary-held-out',
+    title: 'Canary: held-out return after each seed',
+    yTitle: 'mean return',
+    keys: [
+      ['canary/trained/held_out', 'trained'],
+      ['canary/control/held_out', 'control (update off)'],
+    ],
+    onlyWhenLogged: true,
+  },
   { id: 'reward', title: 'Reward (mean episode return)', yTitle: 'mean return', keys: [['critic/score/mean', 'mean']] },
   { id: 'resolved', title: 'Resolved rate per step', yTitle: 'resolved / ended', derived: 'resolved', percent: true },
   { id: 'parse', title: 'Replies that failed to parse', yTitle: 'share of replies', derived: 'parse-failures', percent: true },
@@ -221,36 +244,38 @@ function render(): void {
   const grid = el(
     'div',
     { class: 'charts' },
-    ...charts.map((c) => {
-      const series: ChartSeries[] =
-        c.derived === 'resolved'
-          ? [{ label: 'resolved', points: toXY(resolvedRateSeries(lines)) }]
-          : c.derived === 'parse-failures'
-            ? [{ label: 'failed to parse', points: toXY(parseFailureSeries(lines)) }]
-            : c.derived === 'suspected-hacks'
-              ? [
-                  { label: 'episodes flagged', points: toXY(suspectedHacksSeries(lines)) },
-                  { label: 'runner tampered (masked)', points: toXY(runnerTamperedSeries(lines)) },
-                ]
-              : c.derived === 'no-outcome'
-                ? [{ label: 'masked, left out of their group', points: toXY(noOutcomeSeries(lines)) }]
-                : (c.keys ?? []).map(([key, label]) => ({ label, points: toXY(verlSeries(lines, key)) }));
-      return lineChart({
-        id: c.id,
-        title: c.title,
-        series,
-        smoothing: view.smoothing,
-        formatX: view.axis === 'step' ? (x) => (Number.isInteger(x) ? String(x) : '') : formatDuration,
-        formatY: c.percent === true ? (y) => `${(100 * y).toFixed(0)}%` : (y) => `${formatTick(y)}${c.unit ?? ''}`,
-        formatLatest: c.percent === true ? (y) => `${(100 * y).toFixed(0)}%` : (y) => `${formatNumber(y)}${c.unit ?? ''}`,
-        width,
-        xTitle: view.axis === 'step' ? 'training step' : 'wall time since the first line (h:mm:ss)',
-        yTitle: c.yTitle,
-        empty: totals.steps === 0 ? 'Waiting for the first training step…' : (c.empty ?? 'Verl did not log this in this run.'),
-        // Clicking a step shows its sampled episodes below.
-        ...(view.axis === 'step' ? { onPick: (x: number) => samples.pick(Math.round(x)) } : {}),
-      });
-    }),
+    ...charts
+      .filter((c) => c.onlyWhenLogged !== true || (c.keys ?? []).some(([key]) => verlSeries(lines, key).length > 0))
+      .map((c) => {
+        const series: ChartSeries[] =
+          c.derived === 'resolved'
+            ? [{ label: 'resolved', points: toXY(resolvedRateSeries(lines)) }]
+            : c.derived === 'parse-failures'
+              ? [{ label: 'failed to parse', points: toXY(parseFailureSeries(lines)) }]
+              : c.derived === 'suspected-hacks'
+                ? [
+                    { label: 'episodes flagged', points: toXY(suspectedHacksSeries(lines)) },
+                    { label: 'runner tampered (masked)', points: toXY(runnerTamperedSeries(lines)) },
+                  ]
+                : c.derived === 'no-outcome'
+                  ? [{ label: 'masked, left out of their group', points: toXY(noOutcomeSeries(lines)) }]
+                  : (c.keys ?? []).map(([key, label]) => ({ label, points: toXY(verlSeries(lines, key)) }));
+        return lineChart({
+          id: c.id,
+          title: c.title,
+          series,
+          smoothing: view.smoothing,
+          formatX: view.axis === 'step' ? (x) => (Number.isInteger(x) ? String(x) : '') : formatDuration,
+          formatY: c.percent === true ? (y) => `${(100 * y).toFixed(0)}%` : (y) => `${formatTick(y)}${c.unit ?? ''}`,
+          formatLatest: c.percent === true ? (y) => `${(100 * y).toFixed(0)}%` : (y) => `${formatNumber(y)}${c.unit ?? ''}`,
+          width,
+          xTitle: view.axis === 'step' ? 'training step' : 'wall time since the first line (h:mm:ss)',
+          yTitle: c.yTitle,
+          empty: totals.steps === 0 ? 'Waiting for the first training step…' : (c.empty ?? 'Verl did not log this in this run.'),
+          // Clicking a step shows its sampled episodes below.
+          ...(view.axis === 'step' ? { onPick: (x: number) => samples.pick(Math.round(x)) } : {}),
+        });
+      }),
   );
   root.replaceChildren(header, controls, ...(banner === null ? [] : [banner]), grid, samples.element, localisationSection(width));
   samples.placed();

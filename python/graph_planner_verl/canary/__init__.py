@@ -1,0 +1,1 @@
+"""The learning canary (``gp train --canary``): does this pipeline learn? See run.py."""
