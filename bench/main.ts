@@ -4,7 +4,7 @@
  * its reason, never filled with a number. The exit code is 0 whatever the figures say: a benchmark
  * reports, it is not a test.
  *
- * Options: `--only yaml,yaml-scale,jsonl,activation,sandbox,graph,rollout,launch,launch-exit,datasets,tasks,runs,idle,trajectory,code-graph,service,smoke,model,localisation,env,verify,hosts,host-step`, `--edits N` (default 60), `--warmup N` (20),
+ * Options: `--only yaml,yaml-scale,jsonl,activation,sandbox,graph,rollout,launch,launch-exit,datasets,tasks,runs,idle,trajectory,code-graph,service,smoke,model,localisation,env,verify,hosts,host-step,canary` (`canary` runs only when named), `--edits N` (default 60), `--warmup N` (20),
  * `--sessions N` (7), `--activation-sessions N` (5 code-server sessions), `--localisation-repos a,b` (every
  * repository), `--localisation-limit N` (every instance), `--no-embeddings` (localisation without the semantic retriever).
  */
@@ -27,6 +27,7 @@ import { benchPythonEnv } from './envFigures.js';
 import { benchRollout } from './rolloutFigures.js';
 import { benchService } from './serviceFigures.js';
 import { benchSmoke } from './smokeFigures.js';
+import { benchCanary } from './canaryFigures.js';
 import { benchModel } from './modelFigures.js';
 import { benchTasks } from './taskFigures.js';
 import { benchVerify } from './verifyFigures.js';
@@ -170,6 +171,8 @@ async function main(): Promise<void> {
   if (wanted('verify')) await guard('verify', () => benchVerify(log));
   if (wanted('hosts')) await guard('hosts', () => benchHosts(log));
   if (wanted('host-step')) await guard('host-step', () => benchHostStep(log));
+  // About an hour and a half on two cores: only when named (canaryFigures.ts).
+  if (options.only?.has('canary') === true) await guard('canary', () => benchCanary(log));
 
   const results = outcomes.flatMap((o) => o.results);
   const notMeasured = outcomes.flatMap((o) => o.notMeasured);

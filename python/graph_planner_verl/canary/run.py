@@ -44,6 +44,8 @@ BREAKS = ("negate-advantages", "zero-mask", "withhold-reward")
 SUBMIT = '<function=submit>\n<param name="thought">Grade the fix.</param>\n</function>'
 # Episodes the driver keeps open at once (the service's cap is one step's worth).
 OPEN_AT_ONCE = 4
+# Rows per forward and backward pass of the update: a whole step at once needs gigabytes of activations on CPU.
+MICRO_BATCH = 8
 
 
 def first_operator(reply: str) -> Optional[str]:
@@ -253,7 +255,7 @@ class Canary:
             if self.broken == "zero-mask":
                 batch.batch["response_mask"] = torch.zeros_like(batch.batch["response_mask"])
             began = time.perf_counter()
-            update = actor_update(arm.model, arm.optimizer, batch, self.config)
+            update = actor_update(arm.model, arm.optimizer, batch, self.config, micro_batch=MICRO_BATCH)
             figures.update(update.metrics)
             figures["canary/update_s"] = time.perf_counter() - began
             figures["critic/score/mean"] = figures[f"canary/{arm.name}/train_return"]

@@ -76,48 +76,76 @@ class UpdateResult:
     view: ResponseView
 
 
-def actor_update(model, optimizer, batch, config) -> UpdateResult:
-    """One policy-gradient step with Verl's loss (``get_policy_loss_fn``) on the batch's responses."""
+def actor_update(model, optimizer, batch, config, micro_batch: int | None = None) -> UpdateResult:
+    """One policy-gradient step with Verl's loss (``get_policy_loss_fn``) on the batch's responses.
+
+    With ``micro_batch``, the rows go through the model that many at a time and their gradients
+    add up before the one optimizer step, as Verl's ``ppo_micro_batch_size_per_gpu`` does: each
+    chunk's loss is weighted by its share of the batch's response tokens (``token-mean``) or rows
+    (the ``seq-mean`` modes), so the step is the same as one pass over the whole batch.
+    """
     from verl.trainer.ppo.core_algos import agg_loss, get_policy_loss_fn
     from verl.utils.config import omega_conf_to_dataclass
     from verl.utils.torch_functional import entropy_from_logits, logprobs_from_logits
 
-    view = response_view(batch)
-    advantages = batch.batch["advantages"][:, : view.length]
+    whole = response_view(batch)
+    advantages_all = batch.batch["advantages"][:, : whole.length]
     temperature = rollout_temperature(config)
-    model.train()
-    optimizer.zero_grad()
-    logits = response_logits(model, view, temperature)
-    current = logprobs_from_logits(logits, view.responses)
-    # This is the batch's only update and the weights are still those that produced the responses,
-    # so the old log-probabilities are this pass's own, detached: a second forward pass would
-    # compute the same numbers at a third more of the update's time.
-    old = current.detach()
     actor_config = config.actor_rollout_ref.actor
     loss_mode = actor_config.policy_loss.get("loss_mode", "vanilla")
-    pg_loss, pg_metrics = get_policy_loss_fn(loss_mode)(
-        old_log_prob=old,
-        log_prob=current,
-        advantages=advantages,
-        response_mask=view.response_mask,
-        loss_agg_mode=actor_config.loss_agg_mode,
-        config=omega_conf_to_dataclass(actor_config),
-    )
-    entropy = agg_loss(entropy_from_logits(logits), view.response_mask, actor_config.loss_agg_mode)
+    agg_mode = actor_config.loss_agg_mode
     entropy_coeff = float(actor_config.get("entropy_coeff", 0.0) or 0.0)
-    loss = pg_loss - entropy_coeff * entropy
-    loss.backward()
+    rows = whole.input_ids.shape[0]
+    step = rows if not micro_batch or micro_batch >= rows or agg_mode not in ("token-mean", "seq-mean-token-mean", "seq-mean-token-sum") else micro_batch
+    total_tokens = float(whole.response_mask.sum())
+    model.train()
+    optimizer.zero_grad()
+    olds = []
+    figures: dict[str, float] = {"actor/pg_loss": 0.0, "actor/entropy": 0.0}
+    pg_metrics: dict[str, Any] = {}
+    for start in range(0, rows, step):
+        part = slice(start, start + step)
+        view = ResponseView(
+            input_ids=whole.input_ids[part],
+            attention_mask=whole.attention_mask[part],
+            position_ids=whole.position_ids[part],
+            responses=whole.responses[part],
+            response_mask=whole.response_mask[part],
+            length=whole.length,
+        )
+        if step == rows:
+            weight = 1.0
+        elif agg_mode == "token-mean":
+            weight = float(view.response_mask.sum()) / total_tokens if total_tokens > 0 else 0.0
+        else:
+            weight = view.input_ids.shape[0] / rows
+        logits = response_logits(model, view, temperature)
+        current = logprobs_from_logits(logits, view.responses)
+        # This is the batch's only update and the weights are still those that produced the responses,
+        # so the old log-probabilities are this pass's own, detached: a second forward pass would
+        # compute the same numbers at a third more of the update's time.
+        old = current.detach()
+        olds.append(old)
+        pg_loss, pg_metrics = get_policy_loss_fn(loss_mode)(
+            old_log_prob=old,
+            log_prob=current,
+            advantages=advantages_all[part],
+            response_mask=view.response_mask,
+            loss_agg_mode=agg_mode,
+            config=omega_conf_to_dataclass(actor_config),
+        )
+        entropy = agg_loss(entropy_from_logits(logits), view.response_mask, agg_mode)
+        loss = (pg_loss - entropy_coeff * entropy) * weight
+        if weight > 0:
+            loss.backward()
+        figures["actor/pg_loss"] += float(pg_loss.detach()) * weight
+        figures["actor/entropy"] += float(entropy.detach()) * weight
     grad_norm = torch.nn.utils.clip_grad_norm_(model.parameters(), float(actor_config.get("grad_clip", 1.0) or 1.0))
     optimizer.step()
-    metrics: dict[str, float] = {
-        "actor/pg_loss": float(pg_loss.detach()),
-        "actor/grad_norm": float(grad_norm),
-        "actor/lr": optimizer.param_groups[0]["lr"],
-        "actor/entropy": float(entropy.detach()),
-    }
+    metrics: dict[str, float] = {**figures, "actor/grad_norm": float(grad_norm), "actor/lr": optimizer.param_groups[0]["lr"]}
     for key, value in (pg_metrics or {}).items():
         metrics[key if key.startswith("actor/") else f"actor/{key}"] = float(value.detach() if torch.is_tensor(value) else value)
-    return UpdateResult(metrics=metrics, old_log_probs=old, view=view)
+    return UpdateResult(metrics=metrics, old_log_probs=torch.cat(olds, dim=0), view=whole)
 
 
 def parameter_snapshot(model: Any) -> list[torch.Tensor]:
