@@ -7,14 +7,15 @@
  * in the trajectory viewer at that step, whose own filters hide its observation. Show Step Samples
  * shows the step's sample table; a click on a chart picks the step it shows, and a sample's group
  * link opens the same view. Eight attempts of one task in a `gp rollout` make eight columns, which
- * scroll sideways under a row column that stays (Show Episode Group on one of them). Needs the
+ * scroll sideways under a row column that stays (Show Episode Group on one of them); one of four
+ * without an outcome is marked and left out of the figures. Needs the
  * trainer environment (python/setup.sh). Saves `group-*.png` to `test-artifacts/e2e/`.
  *
  * Run: `bash python/setup.sh && bash test/e2e/setup.sh && npm run package && node --import tsx --test test/e2e/groupView.test.ts`.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Frame, FrameLocator, Page } from 'playwright-core';
@@ -96,9 +97,13 @@ function attemptsRun(s: Session, attempts: number): string {
   return first;
 }
 
-/** Runs `attempts` attempts of one task (`attemptsRun`), then opens their group from the Runs view as a person does (Show Episode Group). */
-async function attemptsGroup(s: Session, attempts: number): Promise<FrameLocator> {
+/**
+ * Runs `attempts` attempts of one task (`attemptsRun`), lets `prepare` change the run folder, then
+ * opens their group from the Runs view as a person does (Show Episode Group).
+ */
+async function attemptsGroup(s: Session, attempts: number, prepare?: (runDir: string) => void): Promise<FrameLocator> {
   const first = attemptsRun(s, attempts);
+  prepare?.(join(s.workspace, `outputs/attempts-${attempts}`));
   const run = `attempts-${attempts}`;
   await runCommand(s.page, 'View: Close All Editors');
   await showView(s.page, 'Runs');
@@ -290,6 +295,31 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
       assert.ok(stays.scrolled, 'eight columns are wider than the page');
       assert.equal(stays.after, stays.before, 'the row column is sticky');
       await screenshot(s.page, 'group-d-eight-scrolled');
+    });
+  });
+
+  void it('a rollout without an outcome is marked, given advantage 0 and left out of the figures (Show Episode Group)', { timeout: 300_000 }, async () => {
+    await scenarios.run('group-no-outcome', async (s) => {
+      // The last attempt's end says its sandbox host was lost, as a training member's does when its
+      // node dies (test/integration/sandboxHosts.test.ts makes one for real on a Ray cluster); the
+      // test writes that into a real rollout's events so the view can be looked at here.
+      const page = await attemptsGroup(s, 4, (runDir) => {
+        const file = join(runDir, 'events.jsonl');
+        const events = readFileSync(file, 'utf8')
+          .split('\n')
+          .filter((l) => l.trim() !== '')
+          .map((l) => JSON.parse(l) as Record<string, unknown>);
+        const last = events.filter((e) => e['kind'] === 'episode-end').at(-1);
+        assert.ok(last !== undefined);
+        Object.assign(last, { resolved: false, termination_reason: 'error', infrastructure: { code: 'host-lost', cause: 'node-b stopped answering' } });
+        writeFileSync(file, `${events.map((e) => JSON.stringify(e)).join('\n')}\n`);
+      });
+      assert.equal(await page.locator('th.col').count(), 4);
+      assert.deepEqual(await page.locator('th.col .col-no-outcome').allTextContents(), ['no outcome: host-lost']);
+      assert.match((await page.locator('#advantage-note').textContent()) ?? '', /1 of the 4 rollouts reached no outcome \(host-lost\): it is left out/);
+      assert.match((await page.locator('#group-summary').textContent()) ?? '', /over the 3 outcomes · advantage .* as GRPO over real outcomes \(failed members: exclude\)/);
+      assert.match((await page.locator('th.col').nth(3).locator('.adv').textContent()) ?? '', /adv\s*±0\.00\s*left out/);
+      await screenshotThemes(s, 'group-f-no-outcome', ['light', 'dark']);
     });
   });
 });
