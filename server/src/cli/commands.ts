@@ -327,13 +327,20 @@ export const commands: readonly Command[] = [
     defaults: {
       tasks: 'paths.dataset_train',
       'val-tasks': 'paths.dataset_val (none when --tasks is given)',
-      steps: '1',
+      steps: '1 (--smoke), 20 (--canary)',
+      seeds: '2',
       'smoke-policy': 'model',
       'stall-timeout': '600',
       'service-host': '127.0.0.1',
       python: '$GP_TRAINER_PYTHON, else the environment python/setup.sh built, else python3',
     },
-    exits: [ok('training finished'), failed('training failed or stalled'), exitStatus.usageOrConfig, exitStatus.interrupted],
+    exits: [
+      ok('training finished; with --canary, it learned'),
+      failed('training failed or stalled'),
+      exitStatus.usageOrConfig,
+      { code: 4, meaning: '--canary finished and did not learn' },
+      exitStatus.interrupted,
+    ],
     run: (argv, invocation) => trainCommand(argv, invocation.io, invocation.cwd),
   },
   // A sandbox host stops when its standard input closes or on SIGTERM/SIGINT, and cleans up first.

@@ -61,8 +61,8 @@ export const trainUsage = `gp train [CONFIG] [--config YAML] [--tasks FILE]... [
       SmolLM2-135M-Instruct trained with GRPO through our environment on tasks whose fix is one
       operator, beside a control run from the same seeds and data whose update is off, the same
       held-out tasks scored before and after; it prints "learned: ..." or "did not learn: ..."
-      with the run-to-run spread over --seeds seeds (default 2), --steps steps each (default 20),
-      and exits 0 when it learned, 4 when it did not. The metrics page shows both runs' curves.
+      with the run-to-run spread over --seeds seeds (default 2), --steps steps each (default 20).
+      The metrics page shows both runs' curves.
       A run that shows no log line, metric or episode for --stall-timeout seconds (default 600)
       is stopped. --service-host binds the environment service to another address than
       127.0.0.1 (a cluster interface, when Verl's workers run on other nodes; the token is still
