@@ -317,7 +317,10 @@ void describe('The GRPO group view of a smoke training step (code-server + Chrom
       assert.equal(await page.locator('th.col').count(), 4);
       assert.deepEqual(await page.locator('th.col .col-no-outcome').allTextContents(), ['no outcome: host-lost']);
       assert.match((await page.locator('#advantage-note').textContent()) ?? '', /1 of the 4 rollouts reached no outcome \(host-lost\): it is left out/);
-      assert.match((await page.locator('#group-summary').textContent()) ?? '', /over the 3 outcomes · advantage .* as GRPO over real outcomes \(failed members: exclude\)/);
+      assert.match(
+        (await page.locator('#group-summary').textContent()) ?? '',
+        /over the 3 outcomes · advantage .* as GRPO over real outcomes \(failed members: exclude\)/,
+      );
       assert.match((await page.locator('th.col').nth(3).locator('.adv').textContent()) ?? '', /adv\s*±0\.00\s*left out/);
       await screenshotThemes(s, 'group-f-no-outcome', ['light', 'dark']);
     });

@@ -7,6 +7,7 @@
  */
 import { parquetWriteFile } from 'hyparquet-writer';
 import { fixtureJsonl, swebenchLiteFixture } from './fixtures.js';
+import { seededRandom } from '../../server/src/util/seededRandom.js';
 
 /** The column types the fixtures need: strings, 64-bit integers, booleans and lists of strings. */
 export type FixtureColumnType = 'STRING' | 'INT64' | 'BOOLEAN' | 'STRING_LIST';
@@ -98,18 +99,6 @@ export const r2eColumns: readonly FixtureColumn[] = [
 
 const r2eRepos = ['pandas', 'numpy', 'pillow', 'orange3', 'aiohttp', 'tornado', 'scrapy', 'pyramid', 'datalad', 'coveragepy'];
 
-/** A small deterministic generator (mulberry32), so fixture rows are the same on every machine. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 /**
  * `count` R2E-Gym-shaped rows with realistic sizes (a few kilobytes of issue text, commit content
  * and test results each). Row `i` is the same for any `count`, and every row has a distinct
@@ -118,7 +107,7 @@ function random(seed: number): () => number {
 export function r2eShapedRows(count: number, seed = 7): Record<string, unknown>[] {
   const rows: Record<string, unknown>[] = [];
   for (let i = 0; i < count; i++) {
-    const next = random(seed * 1_000_003 + i);
+    const next = seededRandom(seed * 1_000_003 + i);
     const repo = r2eRepos[i % r2eRepos.length] ?? 'pandas';
     const commit = Array.from({ length: 40 }, () => Math.floor(next() * 16).toString(16)).join('');
     const file = `${repo}/core/module_${Math.floor(next() * 50)}.py`;

@@ -179,7 +179,10 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
   }
   const smoke = v.smoke === true ? smokeSettings(policy, steps) : undefined;
   // The sandbox capacity against the cluster's slots; a smoke's or the canary's episodes need no note locally.
-  await printCapacityPreflight({ label: configFile ?? 'gp train', resolution, command: 'train', ray: v.ray, noteWhenUnknown: smoke === undefined && !canaryRun }, io);
+  await printCapacityPreflight(
+    { label: configFile ?? 'gp train', resolution, command: 'train', ray: v.ray, noteWhenUnknown: smoke === undefined && !canaryRun },
+    io,
+  );
   // A dry run starts nothing, so a model file that is not installed yet does not stop it.
   const checkModel = (smoke !== undefined || canaryRun) && v['dry-run'] !== true;
   const problems = await trainPreflight(resolution.config, {

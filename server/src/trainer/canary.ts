@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import type { ExperimentConfig } from '../config/index.js';
 import type { VerlOverride } from './verlOverrides.js';
 import { languageModelFile, smokeSettings } from './smoke.js';
+import { seededRandom } from '../util/seededRandom.js';
 
 /** The operators of the family, each with what the function should compute. */
 const operators = [
@@ -64,18 +65,6 @@ export interface CanaryFamily {
   readonly specFile: string;
 }
 
-/** A small seeded generator (mulberry32), so a seed gives the same family on every machine. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 function pick<T>(next: () => number, items: readonly T[]): T {
   return items[Math.floor(next() * items.length)] as T;
 }
@@ -109,7 +98,7 @@ function draw(next: () => number, names: readonly string[], prefix: string, coun
  * `held_out.jsonl` in our task format, and `canary.json`, the prompt and the token's place per task.
  */
 export async function writeCanaryFamily(dir: string, seed = 1): Promise<CanaryFamily> {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const train = draw(next, trainNames, 'canary-train', canaryDefaults.trainTasks);
   const heldOut = draw(next, heldOutNames, 'canary-held-out', canaryDefaults.heldOutTasks);
   const specs: Record<string, CanaryTaskSpec> = {};
