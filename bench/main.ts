@@ -171,7 +171,7 @@ async function main(): Promise<void> {
   if (wanted('verify')) await guard('verify', () => benchVerify(log));
   if (wanted('hosts')) await guard('hosts', () => benchHosts(log));
   if (wanted('host-step')) await guard('host-step', () => benchHostStep(log));
-  // About an hour and a half on two cores: only when named (canaryFigures.ts).
+  // About two hours on two cores: only when named (canaryFigures.ts).
   if (options.only?.has('canary') === true) await guard('canary', () => benchCanary(log));
 
   const results = outcomes.flatMap((o) => o.results);

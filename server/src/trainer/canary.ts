@@ -44,7 +44,8 @@ export const canaryDefaults = {
   /** Tasks per step and samples per task: one GRPO group of eight per task. */
   trainBatchSize: 4,
   rolloutN: 8,
-  lr: 2e-5,
+  /** AdamW's learning rate: at 2e-5 two seeds rose at different steps and 20 steps caught them mid-rise (docs/benchmarks.md, "The learning canary"). */
+  lr: 5e-5,
   /** The canary's reply is an operator; a longer one is cut here. */
   maxNewTokens: 12,
 } as const;
