@@ -90,3 +90,39 @@ def test_verl_computes_the_canary_advantages_with_gp_trains_estimator():
     assert float(advantages[2].abs().sum()) == 0.0, "the member without an outcome teaches nothing"
     assert float(advantages[0, 0]) > 0 > float(advantages[1, 0])
     assert np.isclose(float(advantages[0, 0]), float(advantages[3, 0]))
+
+
+def test_an_update_in_micro_batches_is_the_update_in_one_pass(tiny_tokenizer):
+    """The canary's update adds up micro-batches' gradients, each weighted by its share of the
+    response tokens (token-mean), so the weights move as one pass over the whole batch moves them."""
+    import copy
+
+    from omegaconf import OmegaConf
+    from transformers import AutoModelForCausalLM
+    from verl.trainer.ppo.ray_trainer import compute_advantage
+
+    from graph_planner_verl import real_outcome_grpo  # noqa: F401
+    from graph_planner_verl.smoke.actor import actor_update
+    from graph_planner_verl.smoke.run import compose_config
+
+    torch.manual_seed(0)
+    rows, length = 6, 5
+    batch_in = sampled(rows, length)
+    batch_in.responses = torch.randint(5, 200, (rows, length))
+    batch_in.prompts = torch.randint(5, 200, (rows, 3))
+    batch = training_batch(batch_in, [1.0, 0.0, 1.0, 0.0, 0.5, 1.0], ["a", "a", "a", "b", "b", "b"])
+    algorithm = OmegaConf.create({"adv_estimator": "grpo_real_outcomes", "norm_adv_by_std_in_grpo": True, "failed_members": "exclude"})
+    batch = compute_advantage(batch, adv_estimator="grpo_real_outcomes", num_repeat=3, norm_adv_by_std_in_grpo=True, config=algorithm)
+    config = compose_config(
+        ["actor_rollout_ref.actor.loss_agg_mode=token-mean", "actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=2", "actor_rollout_ref.rollout.n=3"]
+    )
+    model = AutoModelForCausalLM.from_pretrained(tiny_tokenizer.name_or_path, dtype=torch.float32)
+    moved = []
+    for micro in (None, 2):
+        copy_of = copy.deepcopy(model)
+        optimizer = torch.optim.SGD(copy_of.parameters(), lr=1.0)
+        update = actor_update(copy_of, optimizer, batch, config, micro_batch=micro)
+        assert update.old_log_probs.shape[0] == rows
+        moved.append([p.detach().clone() for p in copy_of.parameters()])
+    gap = max(float((a - b).abs().max()) for a, b in zip(*moved))
+    assert gap < 1e-5, f"micro-batches moved the weights {gap} away from one pass"
