@@ -96,6 +96,29 @@ async function startNodes(runDir: string): Promise<Map<string, number>> {
   return starts;
 }
 
+/** `gp train --smoke` with the scripted policy, one step of eight members of one task, as a job on the cluster. */
+function smokeOnCluster(runDir: string, address: string): string[] {
+  return [
+    'train',
+    'configs/experiments/planner_debug.yaml',
+    '--smoke',
+    '--smoke-policy',
+    'scripted',
+    '--tasks',
+    'datasets/sample/tasks.jsonl',
+    '--task',
+    'sample-calc-add',
+    '--run-dir',
+    runDir,
+    '--stall-timeout',
+    '300',
+    '--set',
+    'training.rollout_n=8',
+    '--ray',
+    address,
+  ];
+}
+
 describe('sandbox hosts on a real two-node Ray cluster', () => {
   let cluster: TwoNodeCluster;
   let tasks: string;
@@ -176,25 +199,7 @@ describe('sandbox hosts on a real two-node Ray cluster', () => {
   test('gp train --smoke --ray runs one step’s eight episodes on both nodes’ hosts through the front door', async () => {
     const runDir = join(dir, 'smoke-hosts');
     const { io: cli, out, err } = io();
-    const args = [
-      'train',
-      'configs/experiments/planner_debug.yaml',
-      '--smoke',
-      '--smoke-policy',
-      'scripted',
-      '--tasks',
-      'datasets/sample/tasks.jsonl',
-      '--task',
-      'sample-calc-add',
-      '--run-dir',
-      runDir,
-      '--stall-timeout',
-      '300',
-      '--set',
-      'training.rollout_n=8',
-      '--ray',
-      cluster.address,
-    ];
+    const args = smokeOnCluster(runDir, cluster.address);
     const code = await runCli(args, cli, root);
     assert.equal(code, 0, `${out.join('\n')}\n${err.slice(-40).join('\n')}`);
     assert.match(out.join('\n'), /finished: the trainer ended: Ray job SUCCEEDED/);
@@ -230,25 +235,7 @@ describe('sandbox hosts on a real two-node Ray cluster', () => {
     const runDir = join(dir, run);
     const { io: cli, out, err } = io();
     const worker = cluster.nodes.find((n) => !n.head)?.nodeId ?? '';
-    const args = [
-      'train',
-      'configs/experiments/planner_debug.yaml',
-      '--smoke',
-      '--smoke-policy',
-      'scripted',
-      '--tasks',
-      'datasets/sample/tasks.jsonl',
-      '--task',
-      'sample-calc-add',
-      '--run-dir',
-      runDir,
-      '--stall-timeout',
-      '300',
-      '--set',
-      'training.rollout_n=8',
-      '--ray',
-      cluster.address,
-    ];
+    const args = smokeOnCluster(runDir, cluster.address);
     const running = runCli(args, cli, root);
     let killed = 0;
     for (let i = 0; i < 3000 && killed === 0; i++) {

@@ -191,19 +191,17 @@ class Canary:
 
     async def returns(self, task_ids: list[str], sampled: Sampled, label: str) -> tuple[list[Optional[float]], list[str]]:
         """Each reply's return from the environment, and its GRPO group (one per task and label)."""
-        groups = [f"{label}-{task_ids[row // self.n_of(sampled, task_ids)]}" for row in range(len(sampled.replies))]
+        # The replies come task by task, the same number for each (``sample``'s repeat_interleave).
+        per_task = len(sampled.replies) // len(task_ids)
+        tasks = [task_ids[row // per_task] for row in range(len(sampled.replies))]
+        groups = [f"{label}-{task}" for task in tasks]
 
         async def one(row: int) -> Optional[float]:
-            task = task_ids[row // self.n_of(sampled, task_ids)]
             async with self.gate:
                 self.keys += 1
-                return await run_episode(self.client, task, groups[row], f"{label}-{self.keys}", self.spec["tasks"][task], sampled.replies[row])
+                return await run_episode(self.client, tasks[row], groups[row], f"{label}-{self.keys}", self.spec["tasks"][tasks[row]], sampled.replies[row])
 
         return list(await asyncio.gather(*(one(row) for row in range(len(sampled.replies))))), groups
-
-    @staticmethod
-    def n_of(sampled: Sampled, task_ids: list[str]) -> int:
-        return len(sampled.replies) // len(task_ids)
 
     def generate(self, model, task_ids: list[str], n: int, seed: int) -> Sampled:
         prompts = [self.spec["tasks"][t]["prompt"] for t in task_ids]

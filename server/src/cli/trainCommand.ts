@@ -101,7 +101,10 @@ function smokePolicyFlag(value: string | undefined, smoke: boolean, errors: stri
 }
 
 /** The rules a training launch adds to the config's own preflight. */
-export async function trainPreflight(config: ExperimentConfig, mode: { smoke: boolean; ray: boolean; smokeSettings?: SmokeSettings }): Promise<string[]> {
+export async function trainPreflight(
+  config: ExperimentConfig,
+  mode: { smoke: boolean; ray: boolean; smokeSettings?: SmokeSettings; canary?: boolean },
+): Promise<string[]> {
   const problems: string[] = [];
   const n = config.training.rollout_n;
   if (['grpo', 'rloo'].includes(config.training.adv_estimator) && n < 2) {
@@ -112,7 +115,9 @@ export async function trainPreflight(config: ExperimentConfig, mode: { smoke: bo
   const model = mode.smokeSettings?.policy === 'model' ? mode.smokeSettings.languageModel : undefined;
   if (model !== undefined && !existsSync(model)) {
     problems.push(
-      `the smoke's model policy starts from ${model}, which is missing: run bash scripts/setup-language-model.sh, or choose --smoke-policy scripted.`,
+      mode.canary === true
+        ? `the canary trains ${model}, which is missing: run bash scripts/setup-language-model.sh.`
+        : `the smoke's model policy starts from ${model}, which is missing: run bash scripts/setup-language-model.sh, or choose --smoke-policy scripted.`,
     );
   }
   if (!mode.smoke && !mode.ray && (await visibleGpus()) === 0) {
@@ -189,6 +194,7 @@ export async function trainCommand(argv: readonly string[], io: Io, cwd: string)
     smoke: smoke !== undefined || canaryRun,
     ray: v.ray !== undefined,
     ...(checkModel ? { smokeSettings: smoke ?? smokeSettings('model', steps) } : {}),
+    canary: canaryRun,
   });
   if (problems.length > 0) {
     problems.forEach((m) => io.err(`${configFile ?? 'gp train'}: error train/preflight: ${m}`));
@@ -324,7 +330,7 @@ async function canaryExit(runDir: string, io: Io): Promise<number> {
     if (typeof verdict.line === 'string') io.out(verdict.line);
     return verdict.learned === true ? 0 : 4;
   } catch (error) {
-    io.err(`gp train --canary: the driver wrote no verdict (${errorMessage(error)}).`);
+    io.err(`gp train --canary: the driver wrote no verdict (${errorMessage(error)}); its output is in ${join(runDir, 'run.log')}.`);
     return 1;
   }
 }
