@@ -51,6 +51,11 @@ class SandboxHostActor:
 
     def serve(self) -> int:
         code = self.process.wait()
+        if code == 0:
+            # The host ended because it was asked to (the front door's shutdown at the run's end, or
+            # SIGTERM): a host restarted now would start and register while the job is being ended,
+            # and be killed with it before it could remove its scratch folder.
+            return 0
         # The host ended without being asked (killed, crashed): this actor ends as well, so Ray
         # restarts it and a new host registers for the node.
         print(f"gp sandbox hosts: the host process exited with {code}; its actor ends so Ray can restart it", flush=True)

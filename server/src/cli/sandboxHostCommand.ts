@@ -140,13 +140,12 @@ export async function sandboxHostCommand(argv: readonly string[], io: Io): Promi
     await host.start();
   } catch (error) {
     io.err(`sandbox host: ${errorMessage(error)}`);
-    await host.stop().catch(() => undefined);
+    await host.stop(() => rm(scratch, { recursive: true, force: true })).catch(() => undefined);
     return 1;
   }
   const why = await stopped;
   io.err(`sandbox host ${host.id}: stopping (${why})`);
-  await host.stop();
-  await rm(scratch, { recursive: true, force: true });
+  await host.stop(() => rm(scratch, { recursive: true, force: true }));
   // The lifeline is no longer needed; left open, it would keep the process waiting.
   process.stdin.destroy();
   return 0;

@@ -150,12 +150,13 @@ export class EnvService {
    * Stops taking requests, ends every open episode (closing its sandbox), stops listening and
    * removes the service file, so no client finds a service that is gone.
    */
-  async close(): Promise<void> {
+  async close(beforeListenerCloses?: () => Promise<void>): Promise<void> {
     this.closing = true;
     this.deadlines.forEach((t) => clearTimeout(t));
     await Promise.allSettled([...this.episodes.values()].map((e) => e.abort()));
     await Promise.allSettled([...this.endEvents]);
     await this.events.flush();
+    await beforeListenerCloses?.().catch(() => undefined);
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
     await rm(join(this.options.runDir, serviceFileName), { force: true });
   }

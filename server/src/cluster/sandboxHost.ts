@@ -97,15 +97,24 @@ export class SandboxHost {
     return file;
   }
 
-  /** Ends every episode, closes their sandboxes, removes the run's containers left on this node and the scratch folder. */
-  async stop(): Promise<void> {
+  /**
+   * Ends every episode, closes their sandboxes, removes the run's containers left on this node, the
+   * scratch folder and whatever `cleanUp` removes, all before the listener closes: the front door
+   * takes a closed listener as the host's end and then ends the Ray job, whose actor may take this
+   * process with it, so nothing may be left to do once the listener is gone.
+   */
+  async stop(cleanUp?: () => Promise<void>): Promise<void> {
     if (this.stopping) return;
     this.stopping = true;
     this.whole.forEach((c) => c.abort());
-    await this.service?.close();
-    const removed = await this.options.reap(true).catch(() => 0);
-    if (removed > 0) this.options.log(`sandbox host: removed ${removed} container(s) of this run at its end`);
-    await rm(this.options.scratch, { recursive: true, force: true });
+    const last = async (): Promise<void> => {
+      const removed = await this.options.reap(true).catch(() => 0);
+      if (removed > 0) this.options.log(`sandbox host: removed ${removed} container(s) of this run at its end`);
+      await rm(this.options.scratch, { recursive: true, force: true });
+      await cleanUp?.();
+    };
+    if (this.service === undefined) await last();
+    else await this.service.close(last);
   }
 
   private async register(file: ServiceFile): Promise<void> {
