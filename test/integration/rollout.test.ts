@@ -3,7 +3,9 @@
  * agent: the sample tasks in containers and on local working copies, every trajectory line checked
  * against the protocol's schema; a rollout killed with SIGKILL mid-run and resumed; a rollout
  * stopped with SIGINT. The kill and interrupt tests run the built CLI (`node dist/cli.js`) as a
- * separate process, as a person would; `node scripts/build.mjs` builds it first.
+ * separate process, as a person would; `node scripts/build.mjs` builds it first. The sample
+ * episodes' ATIF exports are checked with the `atif` package's validator
+ * (test/support/formatConformance.ts), so the trainer environment must be built.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -13,6 +15,7 @@ import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import Docker from 'dockerode';
 import { runGp, type GpResult } from '../support/cli.js';
+import { formatVerdicts } from '../support/formatConformance.js';
 import { swebenchReportSchema } from '../../server/src/protocol/index.js';
 import {
   runEventSchema,
@@ -103,6 +106,16 @@ test('rolls out the sample tasks with the rule agent in containers; every trajec
     ['rollout', [sampleTasks, '--backend', 'docker', '--run-dir', runDir, '--parallel', '2'], root, 'rule'],
   );
   assert.deepEqual(await containersOf(basenameOf(runDir)), []);
+  // The format's own validator (the atif package) accepts each fresh episode's ATIF export (issue 40).
+  const exports = await Promise.all(
+    report.tasks.map(async (t) => {
+      const out = join(runDir, `${t.episode_id}.atif.json`);
+      const exported = await gp('trajectory', 'export', join(runDir, t.trajectory), '--format', 'atif', '--out', out);
+      assert.equal(exported.code, 0, exported.err);
+      return out;
+    }),
+  );
+  for (const v of formatVerdicts('atif', exports, root)) assert.equal(v.ok, true, `${v.file}: ${v.error ?? ''}`);
 });
 
 test('gp eval on the local backend (the built CLI) prints the SWE-bench-style summary and writes per-instance reports', () => {

@@ -1,0 +1,104 @@
+/**
+ * Our ATIF export read by the format's own code (issue 40, item 3): the `atif` package's Pydantic
+ * models (ATIF v1.8, pinned in python/requirements.txt) validate `gp trajectory export --format
+ * atif` of every sample trajectory, including one cut short; on the field's own ATIF examples the
+ * package and our reader (protocol/atif.ts) agree on which are valid; and exports broken on purpose
+ * are refused, so the check can fail. The rollout test (rollout.test.ts) checks the exports of
+ * freshly run episodes the same way. Needs the trainer environment (bash python/setup.sh).
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join, resolve } from 'node:path';
+import { after, test } from 'node:test';
+import { runCli } from '../../server/src/cli/main.js';
+import { atifTrajectorySchema } from '../../server/src/protocol/atif.js';
+import { fixturePath } from '../support/fixtures.js';
+import { formatVerdicts } from '../support/formatConformance.js';
+
+const root = resolve('.');
+const dir = mkdtempSync(join(tmpdir(), 'gp-conformance-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+
+/** `gp trajectory export FILE --format atif` into the test's folder; the exported file's path. */
+async function exportAtif(file: string): Promise<string> {
+  const out = join(dir, `${basename(file, '.jsonl')}.atif.json`);
+  const err: string[] = [];
+  const code = await runCli(['trajectory', 'export', file, '--format', 'atif', '--out', out], { out: () => undefined, err: (l) => err.push(l) }, root);
+  assert.equal(code, 0, err.join('\n'));
+  return out;
+}
+
+const sampleTrajectories = (): string[] =>
+  readdirSync(fixturePath('trajectories'))
+    .filter((n) => n.endsWith('.jsonl'))
+    .map((n) => join(fixturePath('trajectories'), n));
+
+test("atif's validator accepts our export of every sample trajectory, and of one cut short", async () => {
+  const files = sampleTrajectories();
+  assert.ok(files.length >= 2, 'the sample trajectories are there');
+  // A trajectory whose process died: no end line, which the export says in its notes.
+  const first = files[0] ?? '';
+  const cut = join(dir, `cut-short-${basename(first)}`);
+  const lines = readFileSync(first, 'utf8').trimEnd().split('\n');
+  writeFileSync(cut, `${lines.slice(0, -1).join('\n')}\n`);
+  const exports = await Promise.all([...files, cut].map(exportAtif));
+  const verdicts = formatVerdicts('atif', exports, root);
+  for (const v of verdicts) assert.equal(v.ok, true, `${v.file}: ${v.error ?? ''}`);
+  // Each export has the steps our schema reads in it, step for step.
+  for (const [i, v] of verdicts.entries()) {
+    const ours = atifTrajectorySchema.parse(JSON.parse(readFileSync(exports[i] ?? '', 'utf8')));
+    assert.equal(v.steps, ours.steps.length, v.file);
+  }
+});
+
+test("on the field's ATIF examples, atif's validator and our reader agree on which are valid", () => {
+  const examples = readdirSync(fixturePath('formats/atif')).map((n) => join(fixturePath('formats/atif'), n));
+  const verdicts = formatVerdicts('atif', examples, root);
+  for (const v of verdicts) {
+    const ours = atifTrajectorySchema.safeParse(JSON.parse(readFileSync(v.file, 'utf8'))).success;
+    assert.equal(ours, v.ok, `${basename(v.file)}: atif says ${v.ok ? 'valid' : `invalid (${v.error ?? ''})`}, ours ${ours ? 'valid' : 'invalid'}`);
+  }
+  assert.deepEqual(
+    verdicts.map((v) => v.ok),
+    examples.map((f) => !f.includes('.invalid-')),
+    'the examples named invalid are the ones refused',
+  );
+});
+
+test('exports broken on purpose are refused by atif, so the check can fail', async () => {
+  const good = JSON.parse(readFileSync(await exportAtif(sampleTrajectories()[0] ?? ''), 'utf8')) as {
+    steps: { step_id: number; tool_calls?: { arguments: unknown }[] }[];
+    [key: string]: unknown;
+  };
+  const broken: Record<string, (t: typeof good) => void> = {
+    'step ids out of order': (t) => {
+      const second = t.steps[1];
+      if (second !== undefined) second.step_id = 7;
+    },
+    'tool call arguments as a list': (t) => {
+      const call = t.steps.find((s) => (s.tool_calls ?? []).length > 0)?.tool_calls?.[0];
+      assert.ok(call !== undefined, 'the sample has a tool call');
+      call.arguments = ['fast'];
+    },
+    'a field the format does not have': (t) => {
+      t['graph_planner'] = { step: 1 };
+    },
+    'no schema version': (t) => {
+      delete t['schema_version'];
+    },
+  };
+  const files = Object.entries(broken).map(([name, breakIt], i) => {
+    const copy = structuredClone(good);
+    breakIt(copy);
+    const file = join(dir, `broken-${i}.atif.json`);
+    writeFileSync(file, JSON.stringify(copy));
+    return { name, file };
+  });
+  const verdicts = formatVerdicts(
+    'atif',
+    files.map((f) => f.file),
+    root,
+  );
+  for (const [i, v] of verdicts.entries()) assert.equal(v.ok, false, `atif accepted an export with ${files[i]?.name ?? ''}`);
+});
