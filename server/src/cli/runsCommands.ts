@@ -4,7 +4,8 @@
  * this file parses arguments and prints. Exit codes: 0 when it worked, 1 when the run could not be
  * found, stopped or removed, 2 for a usage error.
  */
-import { basename, resolve } from 'node:path';
+import { readdir } from 'node:fs/promises';
+import { basename, extname, join, resolve } from 'node:path';
 import { experimentConfigSchema } from '../config/index.js';
 import {
   EpisodeFold,
@@ -14,12 +15,16 @@ import {
   readEvents,
   readMetrics,
   readReport,
+  readTrajectory,
   removeRun,
   summariseMetrics,
   runLayout,
   stopRun,
   type RunListing,
 } from '../runs/index.js';
+import { buildEpisodeModel, type EpisodeModel } from '../episodes/index.js';
+import { inspectEvalZip, inspectExport, inspectJson } from '../formats/index.js';
+import { writeFileAtomic } from '../util/atomicWrite.js';
 import { episodeLines } from './episodeList.js';
 import { parseCommandArgs, usageError, type CommandUsage } from './args.js';
 import { formatAge, formatTable } from './containerCommands.js';
@@ -42,6 +47,12 @@ export const runsStopUsage = `gp runs stop RUN [--root DIR]... [--wait S]
       wait up to S seconds (default 30) for it to close its sandboxes and record its state.`;
 export const runsRmUsage = `gp runs rm RUN [--root DIR]...
       Delete a run's folder; refused while the run is running (stop it first).`;
+export const runsExportUsage = `gp runs export RUN --format inspect [--out FILE] [--root DIR]...
+      Write the run's episodes as an Inspect AI evaluation log: one sample per episode (the task
+      is the sample, its attempts are epochs), with the conversation, each action as a tool call
+      and its observation as the result, the outcome as a score and our records in the sample's
+      metadata. FILE ending in .json writes Inspect's JSON log; otherwise a .eval log
+      (default: <run>/<run name>.eval).`;
 
 const rootOption = { root: { type: 'string', multiple: true } } as const;
 
@@ -49,6 +60,7 @@ export const runsListOptions = { ...rootOption, json: { type: 'boolean' } } as c
 export const runsShowOptions = { ...rootOption, json: { type: 'boolean' }, metrics: { type: 'boolean' } } as const;
 export const runsStopOptions = { ...rootOption, wait: { type: 'string' } } as const;
 export const runsRmOptions = rootOption;
+export const runsExportOptions = { ...rootOption, format: { type: 'string' }, out: { type: 'string' } } as const;
 
 function rootsOf(values: { root?: string[] | undefined }): string[] {
   return values.root ?? [defaultRoot];
@@ -234,4 +246,33 @@ function formatMetric(value: number): string {
   if (Number.isInteger(value)) return String(value);
   const abs = Math.abs(value);
   return abs !== 0 && (abs < 1e-3 || abs >= 1e6) ? value.toExponential(3) : value.toFixed(4);
+}
+
+export async function runsExport(argv: readonly string[], io: Io, cwd: string, version: string): Promise<number> {
+  const command: CommandUsage = { name: 'runs export', usage: runsExportUsage };
+  const got = await oneRun(command, argv, runsExportOptions, io, cwd);
+  if (!('run' in got)) return got.exit;
+  const format = got.values['format'];
+  if (format !== 'inspect')
+    return usageError(command, io, [format === undefined ? 'give --format inspect.' : `--format ${String(format)} is not known; the one format is inspect.`]);
+  const { run } = got;
+  const folder = runLayout(run.dir).trajectories;
+  const names = (await readdir(folder).catch(() => [] as string[])).filter((n) => n.endsWith('.jsonl')).sort();
+  const models: EpisodeModel[] = [];
+  for (const name of names) {
+    const read = await readTrajectory(join(folder, name));
+    if (read === undefined) io.err(`warning: ${join(folder, name)} could not be read and is left out.`);
+    else models.push(buildEpisodeModel(read));
+  }
+  // Attempts of a task become its epochs in the order they started.
+  models.sort((a, b) => (a.start?.started_at ?? '').localeCompare(b.start?.started_at ?? '') || (a.start?.episode_id ?? '').localeCompare(b.start?.episode_id ?? ''));
+  const log = inspectExport(models, { runName: run.name, version });
+  const outValue = got.values['out'];
+  const out = typeof outValue === 'string' ? resolve(cwd, outValue) : join(run.dir, `${basename(run.dir)}.eval`);
+  await writeFileAtomic(out, extname(out) === '.json' ? inspectJson(log) : inspectEvalZip(log));
+  const scored = log.header.results?.scores[0];
+  io.out(
+    `wrote ${out}: ${log.samples.length} sample(s) of ${log.header.eval.dataset.samples ?? 0} task(s), ${scored?.scored_samples ?? 0} scored, accuracy ${(scored?.metrics['accuracy']?.value ?? 0).toFixed(3)}`,
+  );
+  return 0;
 }
