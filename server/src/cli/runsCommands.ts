@@ -265,7 +265,9 @@ export async function runsExport(argv: readonly string[], io: Io, cwd: string, v
     else models.push(buildEpisodeModel(read));
   }
   // Attempts of a task become its epochs in the order they started.
-  models.sort((a, b) => (a.start?.started_at ?? '').localeCompare(b.start?.started_at ?? '') || (a.start?.episode_id ?? '').localeCompare(b.start?.episode_id ?? ''));
+  models.sort(
+    (a, b) => (a.start?.started_at ?? '').localeCompare(b.start?.started_at ?? '') || (a.start?.episode_id ?? '').localeCompare(b.start?.episode_id ?? ''),
+  );
   const log = inspectExport(models, { runName: run.name, version });
   const outValue = got.values['out'];
   const out = typeof outValue === 'string' ? resolve(cwd, outValue) : join(run.dir, `${basename(run.dir)}.eval`);

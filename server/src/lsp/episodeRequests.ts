@@ -52,10 +52,10 @@ export function registerEpisodeRequests(server: ServerContext): EpisodeWatch {
   const watch = new EpisodeWatch((path) => server.background(connection.sendNotification(episodeChangedNotification, { path })));
 
   connection.onRequest(episodeOpenRequest, async (raw: unknown): Promise<EpisodeOpenResult> => {
-    const { path, knownSteps } = episodeOpenParamsSchema.parse(raw);
+    const { path, knownSteps, sample } = episodeOpenParamsSchema.parse(raw);
     try {
       const started = performance.now();
-      const { opened, rewritten } = await files.load(path);
+      const { opened, rewritten } = await files.load(path, sample);
       const ms = performance.now() - started;
       const total = openedStepCount(opened);
       // A long read is worth a line in the log: it is what a person waits for when opening an episode.
@@ -74,13 +74,13 @@ export function registerEpisodeRequests(server: ServerContext): EpisodeWatch {
   });
 
   connection.onRequest(episodeStepsRequest, async (raw: unknown): Promise<EpisodeStepsResult> => {
-    const { path, steps } = episodeStepsParamsSchema.parse(raw);
-    return { steps: openedRecords(await openedOf(files, path), steps) };
+    const { path, steps, sample } = episodeStepsParamsSchema.parse(raw);
+    return { steps: openedRecords(await openedOf(files, path, sample), steps) };
   });
 
   connection.onRequest(episodeSearchRequest, async (raw: unknown): Promise<EpisodeSearchResult> => {
-    const { path, query, caseSensitive } = episodeSearchParamsSchema.parse(raw);
-    const matches = searchOpened(await openedOf(files, path), query, { caseSensitive, limit: searchLimit + 1 });
+    const { path, query, caseSensitive, sample } = episodeSearchParamsSchema.parse(raw);
+    const matches = searchOpened(await openedOf(files, path, sample), query, { caseSensitive, limit: searchLimit + 1 });
     return { matches: matches.slice(0, searchLimit), truncated: matches.length > searchLimit };
   });
 
@@ -149,6 +149,6 @@ export function registerEpisodeRequests(server: ServerContext): EpisodeWatch {
  * The episode as last loaded for a viewer; otherwise (a restored diff or source tab whose viewer is
  * closed) read once and not kept, so only episodes a viewer holds stay in memory.
  */
-async function openedOf(files: EpisodeDocuments, path: string): Promise<OpenedEpisode> {
-  return files.cached(path) ?? (await new EpisodeDocuments().load(path)).opened;
+async function openedOf(files: EpisodeDocuments, path: string, sample?: string): Promise<OpenedEpisode> {
+  return files.cached(path, sample) ?? (await new EpisodeDocuments().load(path, sample)).opened;
 }

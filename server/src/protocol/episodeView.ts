@@ -56,7 +56,7 @@ export const episodeOutcomeSchema = z.object({
 });
 
 /** The trajectory formats the viewer reads (docs/field-formats.md). */
-export const trajectoryFormatNameSchema = z.enum(['graph-planner', 'atif', 'swe-agent', 'mini-swe-agent']);
+export const trajectoryFormatNameSchema = z.enum(['graph-planner', 'atif', 'swe-agent', 'mini-swe-agent', 'inspect']);
 export type TrajectoryFormatName = z.infer<typeof trajectoryFormatNameSchema>;
 
 /**
@@ -73,6 +73,12 @@ export const episodeFormatSchema = z.object({
   facts: z.array(z.string()),
   /** The patch the agent submitted, when the file records one. */
   submission: z.string().nullable(),
+  /**
+   * A file of many episodes (an Inspect AI log's samples): each one's key and how the viewer names
+   * it, and the key of the one shown. Absent for a file of one episode.
+   */
+  samples: z.array(z.object({ key: z.string().max(1000), label: z.string().max(1000) })).optional(),
+  sample: z.string().max(1000).optional(),
 });
 export type EpisodeFormat = z.infer<typeof episodeFormatSchema>;
 
@@ -81,6 +87,7 @@ const formatNames: Record<TrajectoryFormatName, string> = {
   atif: 'ATIF',
   'swe-agent': 'SWE-agent',
   'mini-swe-agent': 'mini-swe-agent',
+  inspect: 'Inspect AI',
 };
 
 /** How the viewer's badge and `gp trajectory show` name a file's format: `ATIF-v1.7`, `SWE-agent .traj`. */
@@ -135,7 +142,9 @@ export type EpisodeHeader = z.infer<typeof episodeHeaderSchema>;
 
 /** Request: the header and the step rows after the first `knownSteps`. */
 export const episodeOpenRequest = 'graphPlanner/episode/open';
-export const episodeOpenParamsSchema = z.object({ path: z.string(), knownSteps: z.number().int().min(0).default(0) });
+/** `sample`: which episode of a file of many (an Inspect log's sample key); the first when absent. */
+const sampleParam = { sample: z.string().max(1000).optional() };
+export const episodeOpenParamsSchema = z.object({ path: z.string(), knownSteps: z.number().int().min(0).default(0), ...sampleParam });
 export type EpisodeOpenParams = z.input<typeof episodeOpenParamsSchema>;
 export const episodeOpenResultSchema = z.discriminatedUnion('ok', [
   z.object({
@@ -202,7 +211,7 @@ export type EpisodeStepRecord = z.infer<typeof episodeStepRecordSchema>;
 
 /** Request: the full records of some steps (the selected one and its neighbours). */
 export const episodeStepsRequest = 'graphPlanner/episode/steps';
-export const episodeStepsParamsSchema = z.object({ path: z.string(), steps: z.array(z.number().int()).max(200) });
+export const episodeStepsParamsSchema = z.object({ path: z.string(), steps: z.array(z.number().int()).max(200), ...sampleParam });
 export const episodeStepsResultSchema = z.object({ steps: z.array(episodeStepRecordSchema) });
 export type EpisodeStepsResult = z.infer<typeof episodeStepsResultSchema>;
 
@@ -212,7 +221,7 @@ export type SearchMatchView = z.infer<typeof searchMatchSchema>;
 
 /** Request: every occurrence of a text in the episode's replies, thoughts, actions and observations. */
 export const episodeSearchRequest = 'graphPlanner/episode/search';
-export const episodeSearchParamsSchema = z.object({ path: z.string(), query: z.string().max(1000), caseSensitive: z.boolean().default(false) });
+export const episodeSearchParamsSchema = z.object({ path: z.string(), query: z.string().max(1000), caseSensitive: z.boolean().default(false), ...sampleParam });
 export const episodeSearchResultSchema = z.object({ matches: z.array(searchMatchSchema), truncated: z.boolean() });
 export type EpisodeSearchResult = z.infer<typeof episodeSearchResultSchema>;
 

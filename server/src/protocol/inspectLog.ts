@@ -134,7 +134,9 @@ export const inspectLogSchema = z.looseObject({
   eval: inspectEvalSpecSchema,
   plan: record.optional(),
   results: z.looseObject({ total_samples: z.number().int(), completed_samples: z.number().int(), scores: z.array(inspectEvalScoreSchema) }).nullish(),
-  stats: z.looseObject({ started_at: z.string().optional(), completed_at: z.string().optional(), model_usage: z.record(z.string(), inspectUsageSchema).optional() }).optional(),
+  stats: z
+    .looseObject({ started_at: z.string().optional(), completed_at: z.string().optional(), model_usage: z.record(z.string(), inspectUsageSchema).optional() })
+    .optional(),
   error: inspectErrorSchema.nullish(),
   samples: z.array(inspectSampleSchema).nullish(),
 });
