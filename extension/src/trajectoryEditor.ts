@@ -84,6 +84,8 @@ class TrajectoryPanel {
   private pendingStep: number | undefined;
   /** Messages for a page that has not said `ready` yet (its script is still loading). */
   private queued: EpisodeHostMessage[] | undefined = [];
+  /** The sample shown of a file of many (an Inspect log); the file's first while undefined. */
+  private sample: string | undefined;
 
   constructor(
     private readonly extensionState: ExtensionState,
@@ -127,6 +129,10 @@ class TrajectoryPanel {
 
   reveal(): void {
     this.panel.reveal();
+  }
+
+  private sampleParam(): { sample?: string } {
+    return this.sample === undefined ? {} : { sample: this.sample };
   }
 
   selectStep(step: number): void {
@@ -176,7 +182,7 @@ class TrajectoryPanel {
         return;
       }
       try {
-        const result = await sendRequest(client, episodeOpen, { path: this.path, knownSteps: this.knownSteps });
+        const result = await sendRequest(client, episodeOpen, { path: this.path, knownSteps: this.knownSteps, ...this.sampleParam() });
         if (generation !== this.generation) return;
         if (!result.ok) {
           this.post({ type: 'unavailable', reason: result.message });
@@ -246,13 +252,18 @@ class TrajectoryPanel {
       }
       case 'needSteps': {
         if (client === undefined) return;
-        const result = await sendRequest(client, episodeSteps, { path: this.path, steps: message.steps });
+        const result = await sendRequest(client, episodeSteps, { path: this.path, steps: message.steps, ...this.sampleParam() });
         this.post({ type: 'steps', steps: result.steps });
         return;
       }
       case 'search': {
         if (client === undefined) return;
-        const result = await sendRequest(client, episodeSearch, { path: this.path, query: message.query, caseSensitive: message.caseSensitive });
+        const result = await sendRequest(client, episodeSearch, {
+          path: this.path,
+          query: message.query,
+          caseSensitive: message.caseSensitive,
+          ...this.sampleParam(),
+        });
         this.post({ type: 'searchResult', query: message.query, matches: result.matches, truncated: result.truncated });
         return;
       }
@@ -279,6 +290,10 @@ class TrajectoryPanel {
         return;
       case 'needCodeGraph':
         await this.postCodeGraph(message.all);
+        return;
+      case 'chooseSample':
+        this.sample = message.key;
+        this.startOver();
         return;
       case 'timing':
         this.extensionState.log.info(`Trajectory viewer: ${message.what} of ${basename(this.path)} in ${message.ms.toFixed(1)} ms`);

@@ -38,11 +38,16 @@ export function registerTrajectoryPrompt(state: vscode.Memento): vscode.Disposab
   return vscode.window.onDidChangeActiveTextEditor(check);
 }
 
-const formatWords: Record<SniffedTrajectoryFormat, string> = { atif: 'an ATIF', 'swe-agent': 'a SWE-agent', 'mini-swe-agent': 'a mini-swe-agent' };
+const formatWords: Record<SniffedTrajectoryFormat, string> = {
+  atif: 'an ATIF trajectory',
+  'swe-agent': 'a SWE-agent trajectory',
+  'mini-swe-agent': 'a mini-swe-agent trajectory',
+  inspect: 'an Inspect AI evaluation log',
+};
 
 /** The notice's words: `run.json looks like an ATIF trajectory…`. */
 export function trajectoryPromptText(fileName: string, format: SniffedTrajectoryFormat): string {
-  return `${fileName} looks like ${formatWords[format]} trajectory. The Trajectory Viewer shows it step by step.`;
+  return `${fileName} looks like ${formatWords[format]}. The Trajectory Viewer shows it step by step.`;
 }
 
 async function offer(uri: vscode.Uri, format: SniffedTrajectoryFormat, state: vscode.Memento): Promise<void> {

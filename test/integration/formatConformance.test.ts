@@ -1,10 +1,13 @@
 /**
- * Our ATIF export read by the format's own code (issue 40, item 3): the `atif` package's Pydantic
- * models (ATIF v1.8, pinned in python/requirements.txt) validate `gp trajectory export --format
- * atif` of every sample trajectory, including one cut short; on the field's own ATIF examples the
- * package and our reader (protocol/atif.ts) agree on which are valid; and exports broken on purpose
- * are refused, so the check can fail. The rollout test (rollout.test.ts) checks the exports of
- * freshly run episodes the same way. Needs the trainer environment (bash python/setup.sh).
+ * Our exports read by the formats' own code (issue 40, item 3). ATIF: the `atif` package's
+ * Pydantic models (ATIF v1.8) validate `gp trajectory export --format atif` of every sample
+ * trajectory, including one cut short; on the field's own ATIF examples the package and our reader
+ * (protocol/atif.ts) agree on which are valid. Inspect AI: `inspect_ai.log.read_eval_log` reads
+ * `gp runs export --format inspect` (`.eval` and `.json`) back with every sample's id, epoch,
+ * score, messages, tool calls, metadata and error as we wrote them, and the accuracy we computed.
+ * Exports broken on purpose are refused by both, so the checks can fail. Both packages are pinned
+ * in python/requirements.txt; the rollout test (rollout.test.ts) checks the ATIF exports of freshly
+ * run episodes the same way. Needs the trainer environment (bash python/setup.sh).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -12,6 +15,10 @@ import { tmpdir } from 'node:os';
 import { basename, join, resolve } from 'node:path';
 import { after, test } from 'node:test';
 import { runCli } from '../../server/src/cli/main.js';
+import { buildEpisodeModel } from '../../server/src/episodes/index.js';
+import { inspectEvalZip, inspectExport, inspectJson } from '../../server/src/formats/index.js';
+import { inspectScorerName } from '../../server/src/protocol/inspectLog.js';
+import { parseTrajectory } from '../../server/src/runs/index.js';
 import { atifTrajectorySchema } from '../../server/src/protocol/atif.js';
 import { fixturePath } from '../support/fixtures.js';
 import { formatVerdicts } from '../support/formatConformance.js';
@@ -101,4 +108,82 @@ test('exports broken on purpose are refused by atif, so the check can fail', asy
     root,
   );
   for (const [i, v] of verdicts.entries()) assert.equal(v.ok, false, `atif accepted an export with ${files[i]?.name ?? ''}`);
+});
+
+/** The sample trajectories as a run's episodes (a second attempt of the first, cut short), exported to Inspect. */
+function inspectLogOfSamples() {
+  const texts = sampleTrajectories().map((f) => readFileSync(f, 'utf8'));
+  const first = texts[0] ?? '';
+  const cutShort = `${first.trimEnd().split('\n').slice(0, -1).join('\n')}\n`;
+  const models = [...texts, cutShort].map((t) => buildEpisodeModel(parseTrajectory(t)));
+  return inspectExport(models, { runName: 'conformance', version: '0.1.0' });
+}
+
+test("Inspect's read_eval_log reads our .eval and .json exports back with every sample as we wrote it", () => {
+  const log = inspectLogOfSamples();
+  const evalFile = join(dir, 'conformance.eval');
+  const jsonFile = join(dir, 'conformance.json');
+  writeFileSync(evalFile, inspectEvalZip(log));
+  writeFileSync(jsonFile, inspectJson(log));
+  const verdicts = formatVerdicts('inspect', [evalFile, jsonFile], root);
+  for (const v of verdicts) {
+    assert.equal(v.ok, true, `${v.file}: ${v.error ?? ''}`);
+    assert.equal(v.status, 'success');
+    assert.equal(v.task, 'conformance');
+    assert.equal(v.accuracy, log.header.results?.scores[0]?.metrics['accuracy']?.value);
+    const read = new Map((v.samples ?? []).map((s) => [`${s.id}#${s.epoch}`, s]));
+    assert.equal(read.size, log.samples.length, `${v.file}: every sample read`);
+    for (const s of log.samples) {
+      const got = read.get(`${s.id}#${s.epoch}`);
+      assert.ok(got !== undefined, `${v.file}: sample ${s.id} epoch ${s.epoch}`);
+      assert.deepEqual(got.scores, Object.fromEntries(Object.entries(s.scores ?? {}).map(([k, x]) => [k, x.value])));
+      assert.deepEqual(
+        got.roles,
+        (s.messages ?? []).map((m) => m.role),
+      );
+      assert.equal(
+        got.tool_calls,
+        (s.messages ?? []).reduce((n, m) => n + (m.role === 'assistant' ? (m.tool_calls?.length ?? 0) : 0), 0),
+      );
+      assert.deepEqual(got.metadata, ['graph_planner']);
+      assert.equal(got.error, s.error?.message ?? null);
+    }
+  }
+  // The cut-short attempt is the only one without a score, and says why.
+  const unscored = (verdicts[0]?.samples ?? []).filter((s) => Object.keys(s.scores).length === 0);
+  assert.deepEqual(
+    unscored.map((s) => [s.epoch, s.error?.startsWith('no outcome:')]),
+    [[2, true]],
+  );
+  assert.ok((verdicts[0]?.samples ?? []).some((s) => s.scores[inspectScorerName] === 'C'));
+});
+
+test('Inspect exports broken on purpose are refused by read_eval_log, so the check can fail', () => {
+  const log = inspectLogOfSamples();
+  const broken: Record<string, (doc: Record<string, unknown>) => void> = {
+    'an epoch that is not a number': (doc) => {
+      const samples = doc['samples'] as Record<string, unknown>[];
+      if (samples[0] !== undefined) samples[0]['epoch'] = 'one';
+    },
+    'a message role Inspect does not have': (doc) => {
+      const messages = (doc['samples'] as { messages: Record<string, unknown>[] }[])[0]?.messages;
+      if (messages?.[1] !== undefined) messages[1]['role'] = 'robot';
+    },
+    'no model in the log’s eval': (doc) => {
+      delete (doc['eval'] as Record<string, unknown>)['model'];
+    },
+  };
+  const files = Object.entries(broken).map(([name, breakIt], i) => {
+    const doc = JSON.parse(inspectJson(log)) as Record<string, unknown>;
+    breakIt(doc);
+    const file = join(dir, `broken-${i}.json`);
+    writeFileSync(file, JSON.stringify(doc));
+    return { name, file };
+  });
+  const verdicts = formatVerdicts(
+    'inspect',
+    files.map((f) => f.file),
+    root,
+  );
+  for (const [i, v] of verdicts.entries()) assert.equal(v.ok, false, `read_eval_log accepted an export with ${files[i]?.name ?? ''}`);
 });

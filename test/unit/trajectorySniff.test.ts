@@ -7,10 +7,10 @@ import { foreignFormatOf } from '../../server/src/formats/trajectoryFormat.js';
 
 const formats = 'test/fixtures/formats';
 
-test('every real ATIF, SWE-agent and mini-swe-agent file is told from its first characters as the full read tells it', () => {
+test('every real ATIF, SWE-agent, mini-swe-agent and Inspect JSON file is told from its first characters as the full read tells it', () => {
   let checked = 0;
-  for (const folder of ['atif', 'swe-agent', 'mini-swe-agent']) {
-    for (const name of readdirSync(join(formats, folder))) {
+  for (const folder of ['atif', 'swe-agent', 'mini-swe-agent', 'inspect']) {
+    for (const name of readdirSync(join(formats, folder)).filter((n) => /\.(json|traj)$/.test(n))) {
       const text = readFileSync(join(formats, folder, name), 'utf8');
       assert.equal(sniffTrajectoryFormat(text.slice(0, sniffChars)), foreignFormatOf(JSON.parse(text)), name);
       checked++;

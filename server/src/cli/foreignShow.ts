@@ -24,6 +24,12 @@ export function foreignHeader(e: ForeignEpisode, file: string, paint: Paint): st
   ].filter((x): x is string => typeof x === 'string');
   if (facts.length > 0) lines.push(facts.join(' · '));
   if (e.issue !== null) lines.push(`task: ${v(e.issue.title)}`);
+  const samples = e.format.samples ?? [];
+  if (samples.length > 1) {
+    const shown = samples.findIndex((s) => s.key === e.format.sample);
+    lines.push(`sample ${shown + 1} of ${samples.length}; --sample KEY shows another:`);
+    for (const s of samples) lines.push(`  ${s.key === e.format.sample ? '*' : ' '} ${v(s.key)}  ${paint(90, v(s.label))}`);
+  }
   for (const lack of e.format.lacks) lines.push(paint(90, v(lack)));
   lines.push('');
   return lines;

@@ -119,6 +119,12 @@ if (require.main === module) {
     if (warning.code?.startsWith('GP_') === true) io.err(`warning: ${warning.message}`);
     else for (const print of nodePrinters) print(warning);
   });
+  // A reader that stops early (`gp trajectory show FILE | head`) closes the pipe: the output is no
+  // longer wanted, which is no error, so gp ends quietly as other command-line tools do.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
   runCli(process.argv.slice(2), io, process.cwd(), { interrupt: processInterrupt, ...(progress ? { progress } : {}) }).then(
     (code) => {
       process.exitCode = code;

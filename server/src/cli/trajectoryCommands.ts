@@ -6,9 +6,18 @@
  * no episode, 2 for a usage error.
  */
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { buildEpisodeModel, type EpisodeModel, type StepView } from '../episodes/index.js';
-import { looksLikeOurJsonl, openDocument, toAtif, TrajectoryFormatError, type ForeignEpisode, type OpenedEpisode } from '../formats/index.js';
+import {
+  looksLikeOurJsonl,
+  looksLikeZip,
+  openDocument,
+  readInspectEval,
+  toAtif,
+  TrajectoryFormatError,
+  type ForeignEpisode,
+  type OpenedEpisode,
+} from '../formats/index.js';
 import { parseTrajectory } from '../runs/index.js';
 import { episodeAttempt, episodeName } from '../protocol/episodeName.js';
 import { visibleText } from '../protocol/terminalText.js';
@@ -18,14 +27,16 @@ import { parseCommandArgs, usageError, type CommandUsage } from './args.js';
 import { intFlag, type Io } from './output.js';
 import { foreignHeader, foreignStepBlock, foreignSummaryLine, formatOf } from './foreignShow.js';
 
-export const trajectoryShowUsage = `gp trajectory show FILE [--step N] [--json]
+export const trajectoryShowUsage = `gp trajectory show FILE [--step N] [--sample KEY] [--json]
       An episode from its trajectory (trajectories/<episode>.jsonl): the task, agent and
       outcome, then one block per step (action, reward and return, time, what went wrong,
       and the observation the agent saw next), ending with a summary line. --step N shows
       that step whole. A trajectory without its end line is shown as cut short. Other tools'
       trajectories are shown the same way, read-only: ATIF (v1.0 to v1.8), SWE-agent .traj
-      and mini-swe-agent .traj.json, told apart by their content, with what their format
-      does not record said and where the file breaks its format's rules on stderr.`;
+      and mini-swe-agent .traj.json, and Inspect AI logs (.eval or .json), told apart by their
+      content, with what their format does not record said and where the file breaks its
+      format's rules on stderr. An Inspect log holds many samples: the first is shown, the
+      others are listed, and --sample KEY (<id>_epoch_<n>) shows another.`;
 export const trajectoryExportUsage = `gp trajectory export FILE --format atif [--out FILE]
       The episode in the Agent Trajectory Interchange Format (ATIF-v1.7), checked against the
       format's rules, to stdout or written atomically to --out. Token ids and log-probabilities
@@ -43,21 +54,22 @@ type Paint = (code: number, text: string) => string;
  * The trajectory in FILE, in whichever format it is (told from its content); the file's problems
  * go to stderr. Undefined, with the reason on stderr, when it cannot be read or holds no episode.
  */
-export async function loadOpened(command: CommandUsage, file: string, io: Io, cwd: string): Promise<OpenedEpisode | undefined> {
+export async function loadOpened(command: CommandUsage, file: string, io: Io, cwd: string, sample?: string): Promise<OpenedEpisode | undefined> {
   const path = resolve(cwd, file);
-  let text;
+  let bytes: Buffer;
   try {
-    text = await readFile(path, 'utf8');
+    bytes = await readFile(path);
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
     io.err(missing ? `gp ${command.name}: ${file} does not exist.` : `gp ${command.name}: cannot read ${file} (${errorMessage(error)}).`);
     return undefined;
   }
+  const text = looksLikeZip(bytes) ? '' : bytes.toString('utf8');
   let opened: OpenedEpisode;
-  if (looksLikeOurJsonl(text) || path.endsWith('.jsonl')) opened = { kind: 'ours', model: buildEpisodeModel(parseTrajectory(text)) };
+  if (!looksLikeZip(bytes) && (looksLikeOurJsonl(text) || path.endsWith('.jsonl'))) opened = { kind: 'ours', model: buildEpisodeModel(parseTrajectory(text)) };
   else {
     try {
-      opened = openDocument(text, path);
+      opened = looksLikeZip(bytes) ? readInspectEval(bytes, basename(path), sample) : openDocument(text, path, sample);
     } catch (error) {
       if (!(error instanceof TrajectoryFormatError)) throw error;
       io.err(`gp ${command.name}: ${visibleText(error.message)}`);
@@ -86,7 +98,7 @@ export async function loadEpisode(command: CommandUsage, file: string, io: Io, c
   return opened.model;
 }
 
-export const trajectoryShowOptions = { step: { type: 'string' }, json: { type: 'boolean' } } as const;
+export const trajectoryShowOptions = { step: { type: 'string' }, sample: { type: 'string' }, json: { type: 'boolean' } } as const;
 
 export const trajectoryExportOptions = { format: { type: 'string' }, out: { type: 'string' } } as const;
 
@@ -98,8 +110,16 @@ export async function trajectoryShow(argv: readonly string[], io: Io, cwd: strin
   if (args.positionals.length !== 1) args.errors.push('name one trajectory file.');
   if (args.errors.length > 0) return usageError(command, io, args.errors);
   const file = args.positionals[0] ?? '';
-  const opened = await loadOpened(command, file, io, cwd);
+  const opened = await loadOpened(command, file, io, cwd, args.values.sample);
   if (opened === undefined) return 1;
+  const format = opened.kind === 'foreign' ? opened.episode.format : opened.format;
+  if (args.values.sample !== undefined && format?.sample !== args.values.sample) {
+    const keys = (format?.samples ?? []).map((s) => visibleText(s.key));
+    io.err(
+      `gp trajectory show: ${file} has no sample ${visibleText(args.values.sample)}${keys.length === 0 ? ' (it holds one episode)' : `; its samples: ${keys.slice(0, 20).join(', ')}${keys.length > 20 ? ', …' : ''}`}.`,
+    );
+    return 1;
+  }
   const paint: Paint = colour ? (code, text) => `\u001b[${code}m${text}\u001b[0m` : (_code, text) => text;
   if (opened.kind === 'foreign') return showForeign(opened.episode, file, step, args.values.json === true, io, paint);
   const model = opened.model;

@@ -3,5 +3,6 @@ export { toAtif, ourEpisodeOfAtif, type AtifOptions } from './atifExport.js';
 export { EpisodeDocuments, TrajectoryFormatError, openDocument, type OpenedLoad } from './episodeDocuments.js';
 export { openedHeader, openedRecords, openedRows, openedStepCount, searchOpened, type OpenedEpisode } from './openedEpisode.js';
 export { foreignRows, foreignSummary, type ForeignEpisode } from './foreignEpisode.js';
-export { foreignFormatOf, formatsRead, looksLikeOurJsonl } from './trajectoryFormat.js';
+export { foreignFormatOf, formatsRead, looksLikeOurJsonl, looksLikeZip } from './trajectoryFormat.js';
+export { inspectSampleKey, readInspectEval } from './inspectRead.js';
 export { inspectEvalZip, inspectExport, inspectJson, inspectSample, inspectSampleMember, type InspectExport } from './inspectExport.js';

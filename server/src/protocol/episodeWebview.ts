@@ -29,6 +29,8 @@ export const episodeWebviewMessageSchema = discriminatedUnion('type', [
   object({ type: literal('needCodeGraph'), all: boolean() }),
   /** The selected step changed; an open code-graph view of the episode follows it. */
   object({ type: literal('selected'), step: int().check(minimum(0)) }),
+  /** Show another episode of a file of many (an Inspect log's sample, by the key the header listed). */
+  object({ type: literal('chooseSample'), key: string().check(maxLength(1000)) }),
   /** How long the page took to show something, for the benchmark and the log. */
   object({ type: literal('timing'), what: enumOf(['firstRender', 'stepSwitch']), ms: number() }),
 ]);

@@ -16,6 +16,8 @@ export interface HeaderActions {
   readonly compare: () => void;
   readonly replay: () => void;
   readonly codeGraph: () => void;
+  /** Show another episode of a file of many (an Inspect log's sample). */
+  readonly chooseSample: (key: string) => void;
   /** Whether the code-graph pane is shown in place of the step's detail. */
   readonly codeGraphShown: boolean;
 }
@@ -113,6 +115,7 @@ export function episodeHeaderNode(header: EpisodeHeader, steps: number, actions:
       el('span', { class: `state ${state[0]}`, attrs: { id: 'episode-state' } }, state[1] ?? ''),
       el('span', { class: 'toolbar' }, ...buttons),
     ),
+    (format?.samples?.length ?? 0) > 1 && format !== undefined && samplePicker(format, actions.chooseSample),
     el('p', { class: 'facts-line', attrs: { id: 'episode-facts' } }, ...facts.flatMap((f, i) => (i === 0 ? [f] : [' · ', f]))),
     format !== undefined && formatNote(format),
     issue !== null &&
@@ -160,6 +163,32 @@ export function episodeHeaderNode(header: EpisodeHeader, steps: number, actions:
         el('ul', {}, ...header.problems.slice(0, 50).map((p) => el('li', {}, p))),
         header.problems.length > 50 ? el('p', { class: 'hint' }, `and ${header.problems.length - 50} more`) : '',
       ),
+  );
+}
+
+/** A file of many episodes (an Inspect log's samples): which one is shown, and the others to choose from. */
+function samplePicker(format: EpisodeFormat, choose: (key: string) => void): HTMLElement {
+  const samples = format.samples ?? [];
+  const shown = Math.max(
+    0,
+    samples.findIndex((s) => s.key === format.sample),
+  );
+  const select = el(
+    'select',
+    { attrs: { id: 'sample-picker', 'aria-label': 'Sample of the log to show' } },
+    ...samples.map((s, i) => {
+      const option = el('option', { attrs: { value: s.key } }, s.label);
+      if (i === shown) option.setAttribute('selected', '');
+      return option;
+    }),
+  ) as HTMLSelectElement;
+  select.addEventListener('change', () => choose(select.value));
+  return el(
+    'div',
+    { class: 'sample-row' },
+    el('label', { attrs: { for: 'sample-picker' } }, 'Sample'),
+    select,
+    el('span', { class: 'muted' }, `${shown + 1} of ${samples.length}`),
   );
 }
 

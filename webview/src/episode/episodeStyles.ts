@@ -34,6 +34,9 @@ a.ref:focus-visible, button:focus-visible { outline: 1px solid var(--vscode-focu
 .format-note summary { cursor: pointer; }
 .format-note ul { margin: 4px 0 2px; padding-left: 20px; }
 .facts-line { margin: 4px 0; color: var(--vscode-descriptionForeground); }
+.sample-row { display: flex; align-items: center; gap: 8px; margin: 6px 0 2px; }
+.sample-row select { min-width: 16em; max-width: 100%; padding: 3px 6px; font: inherit; color: var(--vscode-dropdown-foreground); background: var(--vscode-dropdown-background); border: 1px solid var(--vscode-dropdown-border, var(--vscode-contrastBorder, transparent)); border-radius: 2px; }
+.sample-row select:focus { outline: 1px solid var(--vscode-focusBorder); outline-offset: -1px; }
 details.issue summary { cursor: pointer; }
 .issue-body { padding: 6px 10px; border-left: 2px solid var(--vscode-panel-border, var(--vscode-descriptionForeground)); }
 .banner { border-left: 3px solid var(--vscode-editorInfo-foreground); padding: 6px 10px; margin: 6px 0; }

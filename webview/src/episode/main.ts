@@ -254,6 +254,11 @@ function renderHeader(): void {
         renderHeader();
         renderDetail();
       },
+      chooseSample: (key) => {
+        // Another sample is another episode: its steps are read afresh, from the first.
+        selected = undefined;
+        send({ type: 'chooseSample', key });
+      },
       codeGraphShown: codeGraph.active,
     }),
   );
