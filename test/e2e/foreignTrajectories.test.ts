@@ -7,8 +7,10 @@
  * keyboard and searches like our own episodes, its submission in the header; (d) an ATIF file under
  * the name Harbor gives it (`trajectory.json`, no viewer by default) opens as text and then in the
  * viewer through "Graph Planner: Open Trajectory…"; (e) an ATIF file named `run.json` opened as text
- * gets a notice offering the viewer (ordinary JSON none), whose button opens it there. Screenshots of
- * (a) and (c) in both themes, (e)'s notice and viewer in light, dark and high contrast.
+ * gets a notice offering the viewer (ordinary JSON none), whose button opens it there; (f) an
+ * Inspect AI `.eval` log (Inspect's own, zstd inside) opens at its first sample with its score, and
+ * the sample picker shows another. Screenshots of (a), (c) and (f) in both themes, (e)'s notice and
+ * viewer in light, dark and high contrast.
  */
 import assert from 'node:assert/strict';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
@@ -80,6 +82,7 @@ void describe('Other tools\u2019 trajectories in the viewer (code-server + Chrom
           'test/fixtures/formats/atif/letta-tool-calls.v1.7.json': 'others/letta-tool-calls.atif.json',
           'test/fixtures/formats/atif/letta-cleanup.v1.7.invalid-arguments.json': 'others/letta-cleanup.atif.json',
           'test/fixtures/formats/swe-agent/6e44b9__sweagenttestrepo-1c2844.traj': 'others/6e44b9__sweagenttestrepo-1c2844.traj',
+          'test/fixtures/formats/inspect/tiny.eval': 'others/logs/tiny.eval',
         },
       });
       // The name Harbor gives an ATIF file, which no viewer claims by default.
@@ -215,6 +218,40 @@ void describe('Other tools\u2019 trajectories in the viewer (code-server + Chrom
       const tabs = (await s.page.locator('.part.editor .tab').allTextContents()).filter((t) => t.includes('run.json'));
       assert.equal(tabs.length, 1, `the viewer took the text editor's place: ${tabs.join(' | ')}`);
       await screenshotThemes(s, 'formats-e-prompt-viewer');
+    });
+  });
+
+  void it('(f) an Inspect AI .eval log opens at its first sample with its score, and the sample picker shows another', scenarioTimeout, async () => {
+    await scenario('f-inspect', async (s) => {
+      await quickOpen(s.page, 'others/logs/tiny.eval');
+      const frame = visibleWebview(s.page);
+      await waitFor('the first sample of the Inspect log in the viewer', async () => {
+        const rows = await rowCount(frame);
+        const state = await text(frame, '#episode-state');
+        return rows === 3 && state === 'Inspect AI log v2 (.eval)' ? done(true) : pending(`${rows} rows, state "${state}"`);
+      });
+      assert.match(await text(frame, '#episode-facts'), /score includes: C \(The answer is 2\.\)/);
+      assert.match(
+        await text(frame, '#format-lacks summary'),
+        /^Read-only, from Inspect AI log v2 \(\.eval\)\. Not recorded: per-step rewards · step durations$/,
+      );
+      const picker = frame.locator('#sample-picker');
+      assert.deepEqual(await picker.locator('option').allTextContents(), ['add-one-and-one · epoch 1 · C', 'say-hello · epoch 1 · I']);
+      await frame.locator('#step-list .step[data-step="2"]').click();
+      await waitFor('step 2 with its tool call and the tool’s answer', async () => {
+        const detail = await text(frame, '#detail');
+        return /Tool call\s*add/.test(detail) && /Observation\s*from for_tool_call_\S+?2$/.test(detail) ? done(true) : pending(detail.slice(0, 200));
+      });
+      await bothThemes(s, 'formats-f-inspect');
+      await picker.selectOption('say-hello_epoch_1');
+      await waitFor('the second sample, its own steps and score', async () => {
+        const rows = await rowCount(frame);
+        const facts = await text(frame, '#episode-facts');
+        return rows === 2 && /score includes: I/.test(facts) ? done(true) : pending(`${rows} rows, facts "${facts}"`);
+      });
+      assert.equal(await frame.locator('#sample-picker').inputValue(), 'say-hello_epoch_1');
+      assert.match(await text(frame, '.sample-row'), /2 of 2/);
+      await screenshot(s.page, 'formats-f-inspect-second-sample');
     });
   });
 });

@@ -19,11 +19,12 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import { minStepListPx } from '../../webview/src/episode/stepListWidth.js';
+import { fixturePath, fixtureText } from '../support/fixtures.js';
 import { repoRoot, startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
 import { currentTheme, screenshotThemes, setTheme } from './themes.js';
@@ -825,6 +826,7 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       const hacks = page.locator('#chart-hacks');
       await hacks.scrollIntoViewIfNeeded();
       assert.equal(await hacks.locator('svg').count(), 1, 'the suspected reward hacks chart is drawn');
+      assert.equal(await page.locator('#chart-canary, #chart-canary-held-out').count(), 0, 'a run that is not a canary has no canary charts');
       await screenshotThemes(s, 'trajectory-l-metrics-suspected-hacks');
     });
   });
@@ -902,4 +904,38 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       });
     },
   );
+
+  void it("(o) a learning canary's metrics page draws the trained run and its control together", scenarioTimeout, async () => {
+    await scenario('o-canary', async (s) => {
+      await runCommand(s.page, 'View: Close All Editors');
+      // The metrics of a real `gp train --canary` run (test/fixtures/README.md): two seeds of 20
+      // steps, every episode's line, the held-out scores after each seed.
+      const staging = join(s.workspace, '.canary-run');
+      cpSync(fixturePath('runs/canary'), staging, { recursive: true });
+      rmSync(join(staging, 'metrics.jsonl.gz'));
+      writeFileSync(join(staging, 'metrics.jsonl'), fixtureText('runs/canary/metrics.jsonl'));
+      renameSync(staging, join(s.workspace, 'outputs', 'canary-run'));
+      await showView(s.page, 'Runs');
+      await waitForRow(s.page, 'Runs', 'canary-run in the Runs view', (r) => r.label === 'canary-run');
+      await chooseFromContextMenu(s.page, 'Runs', 'canary-run', 'Show Metrics');
+      const page = await webviewWith(s.page, '#chart-canary svg', 'the metrics page with the canary chart');
+      // The canary's charts come first, each with the trained run and the control as two named lines.
+      const ids = await page.locator('section.chart').evaluateAll((boxes) => boxes.map((b) => b.id));
+      assert.deepEqual(ids.slice(0, 2), ['chart-canary', 'chart-canary-held-out']);
+      for (const id of ['chart-canary', 'chart-canary-held-out']) {
+        assert.deepEqual(await page.locator(`#${id} .legend .key`).allTextContents(), ['trained', 'control (update off)'], id);
+        assert.equal(await page.locator(`#${id} svg`).count(), 1, `${id} is drawn`);
+      }
+      // The headline is the trained run's last step: seed 2's step 20 is the run's step 40.
+      assert.match((await page.locator('#chart-canary .latest .latest-raw').textContent()) ?? '', /at step 40/);
+      // Where each seed starts again is said, and the held-out points are drawn as they were scored.
+      assert.equal(await page.locator('#note-canary').textContent(), 'Each seed trains a fresh model from the start: steps 1–20 are seed 1, 21–40 seed 2.');
+      assert.match((await page.locator('#note-canary-held-out').textContent()) ?? '', /scored once per seed/);
+      assert.match((await page.locator('#chart-canary-held-out .latest .latest-value').textContent()) ?? '', /^0\.938$/);
+      // The run's episodes count: 2,800 ended over both arms and the held-out scorings.
+      assert.match((await page.locator('#run-resolved-rate').textContent()) ?? '', /resolved rate \(whole run\) 28%/);
+      await page.locator('#chart-canary').scrollIntoViewIfNeeded();
+      await screenshotThemes(s, 'trajectory-o-canary');
+    });
+  });
 });

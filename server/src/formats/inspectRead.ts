@@ -206,7 +206,8 @@ function readSample(
   const episode: ForeignEpisode = {
     format,
     taskId: typeof s['id'] === 'string' || typeof s['id'] === 'number' ? String(s['id']) : null,
-    episodeId: chosen.label === '' ? null : `${chosen.key}`,
+    // The title is the sample id and the facts give its epoch; the key would only repeat them.
+    episodeId: null,
     agent: [str(spec['model']), str(rec(arr(rec(root['plan'])?.['steps'])[0])?.['solver'])].filter((x) => x !== null).join(' · ') || null,
     startedAt: str(s['started_at']),
     issue: firstUser === undefined ? issueFromInput(s['input']) : issueOf(firstUser.message),

@@ -49,6 +49,8 @@ export interface ChartSpec {
   /** The axes' titles: `training step`, `mean return`. */
   readonly xTitle: string;
   readonly yTitle: string;
+  /** A sentence under the legend on how to read the chart (the canary's seeds), when it needs one. */
+  readonly note?: string;
 }
 
 /** `step 12 · 14:03:21`: where a point is, as the readout says it. */
@@ -207,6 +209,7 @@ export function lineChart(spec: ChartSpec): HTMLElement {
   }
   box.append(chart);
   if (drawn.length > 1) box.append(el('div', { class: 'legend' }, ...drawn.map((s, i) => el('span', { class: `key s${i % 4}` }, s.label))));
+  if (spec.note !== undefined) box.append(el('p', { class: 'chart-note', attrs: { id: `note-${spec.id}` } }, spec.note));
   box.append(readout);
   return box;
 }

@@ -55,6 +55,10 @@ const charts: readonly {
   empty?: string;
   /** Shown only when the run logged one of its keys (the canary's charts, on a canary run). */
   onlyWhenLogged?: boolean;
+  /** Drawn without smoothing whatever the slider says: a few points that are not a time series. */
+  raw?: boolean;
+  /** A sentence on how to read the chart, from the run's lines. */
+  note?: (lines: readonly MetricsLine[]) => string | undefined;
 }[] = [
   {
     // gp train --canary (server/src/trainer/canary.ts): the trained run and its control side by side.
@@ -66,6 +70,7 @@ const charts: readonly {
       ['canary/control/train_return', 'control (update off)'],
     ],
     onlyWhenLogged: true,
+    note: (all) => canarySeedsNote(all),
   },
   {
     id: 'canary-held-out',
@@ -76,6 +81,8 @@ const charts: readonly {
       ['canary/control/held_out', 'control (update off)'],
     ],
     onlyWhenLogged: true,
+    raw: true,
+    note: () => 'The held-out tasks are scored once per seed, after its last step; the points are not smoothed.',
   },
   { id: 'reward', title: 'Reward (mean episode return)', yTitle: 'mean return', keys: [['critic/score/mean', 'mean']] },
   { id: 'resolved', title: 'Resolved rate per step', yTitle: 'resolved / ended', derived: 'resolved', percent: true },
@@ -264,7 +271,8 @@ function render(): void {
           id: c.id,
           title: c.title,
           series,
-          smoothing: view.smoothing,
+          smoothing: c.raw === true ? 0 : view.smoothing,
+          ...(c.note?.(lines) === undefined ? {} : { note: c.note(lines) }),
           formatX: view.axis === 'step' ? (x) => (Number.isInteger(x) ? String(x) : '') : formatDuration,
           formatY: c.percent === true ? (y) => `${(100 * y).toFixed(0)}%` : (y) => `${formatTick(y)}${c.unit ?? ''}`,
           formatLatest: c.percent === true ? (y) => `${(100 * y).toFixed(0)}%` : (y) => `${formatNumber(y)}${c.unit ?? ''}`,
@@ -279,6 +287,26 @@ function render(): void {
   );
   root.replaceChildren(header, controls, ...(banner === null ? [] : [banner]), grid, samples.element, localisationSection(width));
   samples.placed();
+}
+
+/**
+ * `Each seed trains a fresh model: steps 1–20 are seed 1, 21–40 seed 2.`: the canary numbers its
+ * seeds' steps on, so a drop where a seed starts is the fresh model, not a collapse.
+ */
+function canarySeedsNote(all: readonly MetricsLine[]): string | undefined {
+  const ranges = new Map<number, [number, number]>();
+  for (const line of all) {
+    if (line.source !== 'verl') continue;
+    const seed = line.data['canary/seed'];
+    if (typeof seed !== 'number') continue;
+    const range = ranges.get(seed);
+    ranges.set(seed, range === undefined ? [line.step, line.step] : [Math.min(range[0], line.step), Math.max(range[1], line.step)]);
+  }
+  if (ranges.size < 2) return undefined;
+  const parts = [...ranges.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .map(([seed, [from, to]], i) => `${i === 0 ? 'steps ' : ''}${from}–${to} ${i === 0 ? 'are ' : ''}seed ${seed + 1}`);
+  return `Each seed trains a fresh model from the start: ${parts.join(', ')}.`;
 }
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {

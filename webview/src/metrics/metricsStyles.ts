@@ -53,6 +53,7 @@ body.vscode-high-contrast .chart polyline.raw, body.vscode-high-contrast-light .
 .readout .key.s1::before { background: var(--vscode-charts-orange); }
 .readout .key.s2::before { background: var(--vscode-charts-green); }
 .readout .key.s3::before { background: var(--vscode-charts-purple); }
+.chart-note { margin: 0 0 4px 70px; font-size: 0.9em; color: var(--vscode-descriptionForeground); }
 .legend { display: flex; gap: 14px; font-size: 0.9em; color: var(--vscode-descriptionForeground); padding: 2px 0 4px 70px; }
 .legend .key::before { content: ''; display: inline-block; width: 14px; height: 3px; margin-right: 5px; vertical-align: middle; background: currentColor; }
 .legend .key { color: var(--vscode-descriptionForeground); }
