@@ -16,10 +16,12 @@ import { runCli } from '../../server/src/cli/main.js';
 import { buildEpisodeModel } from '../../server/src/episodes/index.js';
 import {
   EpisodeDocuments,
+  inspectEvalZip,
   inspectExport,
   openedHeader,
   openedRecords,
   openedRows,
+  readInspectEval,
   TrajectoryFormatError,
   type OpenedEpisode,
 } from '../../server/src/formats/index.js';
@@ -197,6 +199,21 @@ test('a truncated .eval is refused with the reason; a .json log with a broken sa
   // A log for which no sample exists says so rather than showing nothing.
   writeFileSync(join(dir, 'empty.json'), JSON.stringify({ ...doc, samples: [] }));
   await assert.rejects(open(join(dir, 'empty.json')), /an Inspect log without samples/);
+});
+
+test('a member that inflates past the limit is refused, deflated or zstd, rather than read into memory', async () => {
+  // Our export deflates; Inspect's own log uses zstd. With the limit below one member's size, both are refused by name.
+  const exported = inspectEvalZip(inspectExport(episodes().slice(0, 1), { runName: 'bomb', version: '0.1.0' }));
+  assert.throws(
+    () => readInspectEval(exported, 'bomb.eval', undefined, 64),
+    (error: unknown) => error instanceof TrajectoryFormatError && /summaries\.json: it decompresses to more than 0 MiB/.test(error.message),
+  );
+  assert.throws(
+    () => readInspectEval(readFileSync(inspectDir('tiny.eval')), 'tiny.eval', undefined, 256),
+    (error: unknown) => error instanceof TrajectoryFormatError && /it decompresses to more than/.test(error.message),
+  );
+  // The same files under the real limit read as before.
+  assert.equal(readInspectEval(exported, 'bomb.eval').kind, 'ours');
 });
 
 test('gp trajectory show lists a log’s samples, shows the one asked for, and refuses a key the log does not have', async () => {

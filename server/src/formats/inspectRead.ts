@@ -10,8 +10,8 @@
  * scores, error and token usage are the episode's facts. A sample we exported ourselves carries
  * our records in `metadata.graph_planner` and is read back as our episode.
  */
-import { strFromU8, Unzip, UnzipInflate, type UnzipDecoder, type UnzipFile } from 'fflate';
-import { decompress as zstdDecompress } from 'fzstd';
+import { Unzip, UnzipInflate, type UnzipDecoder, type UnzipFile } from 'fflate';
+import { Decompress as ZstdStream } from 'fzstd';
 import type { EpisodeFormat } from '../protocol/episodeView.js';
 import { inspectEvalMembers, inspectLogSchema, inspectOwnKey, inspectSampleSchema } from '../protocol/inspectLog.js';
 import { trajectoryEndSchema, trajectoryStartSchema, trajectoryStepSchema } from '../protocol/runs.js';
@@ -31,34 +31,46 @@ export function inspectSampleKey(id: string | number, epoch: number): string {
   return `${String(id).replace(/[/\\\0]/g, '_')}_epoch_${epoch}`;
 }
 
-/** fflate's streaming unzip decodes deflate itself; this teaches it zstd, whole member at a time. */
+/**
+ * The most a member may hold once decompressed. A log's members are JSON a viewer can show; a
+ * member that inflates past this (a zip bomb, or a log no viewer could hold) is refused rather
+ * than allowed to take the server's memory.
+ */
+export const inspectMemberLimit = 512 * 1024 * 1024;
+
+const mib = (bytes: number): string => `${Math.round(bytes / 1024 / 1024)} MiB`;
+
+/** fflate's streaming unzip decodes deflate itself; this teaches it zstd, the output counted as it comes. */
 class UnzipZstd implements UnzipDecoder {
   static compression = zstdMethod;
-  private chunks: Uint8Array[] = [];
+  /** Set by `zipMembers` for the read under way (fflate makes its decoders itself). */
+  static limit = inspectMemberLimit;
   ondata: UnzipDecoder['ondata'] = () => undefined;
+  private produced = 0;
+  private failed = false;
+  private readonly zstd = new ZstdStream((chunk, final) => {
+    if (this.failed) return;
+    this.produced += chunk.length;
+    if (this.produced > UnzipZstd.limit) return this.fail(new Error(`it decompresses to more than ${mib(UnzipZstd.limit)}`));
+    this.ondata(null, new Uint8Array(chunk), final === true);
+  });
   push(data: Uint8Array, final: boolean): void {
-    this.chunks.push(data);
-    if (!final) return;
-    const whole = new Uint8Array(this.chunks.reduce((n, c) => n + c.length, 0));
-    let at = 0;
-    for (const c of this.chunks) {
-      whole.set(c, at);
-      at += c.length;
-    }
-    this.chunks = [];
-    let out: Uint8Array<ArrayBuffer>;
+    if (this.failed) return;
     try {
-      out = new Uint8Array(zstdDecompress(whole));
+      this.zstd.push(data, final);
     } catch (error) {
-      this.ondata(Object.assign(new Error(`zstd: ${error instanceof Error ? error.message : String(error)}`), { code: 0 }), new Uint8Array(0), true);
-      return;
+      this.fail(new Error(`zstd: ${error instanceof Error ? error.message : String(error)}`));
     }
-    this.ondata(null, out, true);
+  }
+  private fail(error: Error): void {
+    this.failed = true;
+    this.ondata(Object.assign(error, { code: 0 }), new Uint8Array(0), true);
   }
 }
 
 /** The members of a zip whose names `wanted` accepts, as text; the others are skipped unread. */
-function zipMembers(bytes: Uint8Array, wanted: (name: string) => boolean): Map<string, string> {
+function zipMembers(bytes: Uint8Array, wanted: (name: string) => boolean, limit: number): Map<string, string> {
+  UnzipZstd.limit = limit;
   const out = new Map<string, string>();
   const failures: string[] = [];
   const unzip = new Unzip();
@@ -66,14 +78,29 @@ function zipMembers(bytes: Uint8Array, wanted: (name: string) => boolean): Map<s
   unzip.register(UnzipZstd);
   unzip.onfile = (file: UnzipFile) => {
     if (!wanted(file.name)) return;
-    const chunks: Uint8Array[] = [];
+    const decoder = new TextDecoder('utf-8');
+    const parts: string[] = [];
+    let size = 0;
+    let done = false;
     file.ondata = (err, data, final) => {
+      if (done) return;
       if (err !== null) {
+        done = true;
         failures.push(`${file.name}: ${err.message}`);
         return;
       }
-      chunks.push(data);
-      if (final) out.set(file.name, chunks.map((c) => strFromU8(c)).join(''));
+      size += data.length;
+      if (size > limit) {
+        done = true;
+        failures.push(`${file.name}: it decompresses to more than ${mib(limit)}`);
+        file.terminate();
+        return;
+      }
+      parts.push(decoder.decode(data, { stream: !final }));
+      if (final) {
+        done = true;
+        out.set(file.name, parts.join(''));
+      }
     };
     try {
       file.start();
@@ -90,6 +117,9 @@ function zipMembers(bytes: Uint8Array, wanted: (name: string) => boolean): Map<s
   return out;
 }
 
+/** How many samples the viewer's picker lists. */
+const maxChoices = 5000;
+
 interface SampleChoice {
   readonly key: string;
   readonly label: string;
@@ -105,14 +135,17 @@ function choiceOf(summary: Record<string, unknown>): SampleChoice | undefined {
     .map((v) => (typeof v === 'object' ? JSON.stringify(v) : String(v)));
   const error = str(summary['error']);
   const outcome = error !== null ? 'error' : scores.length > 0 ? scores.join(', ') : 'not scored';
-  return { key: inspectSampleKey(id, epoch), label: `${String(id)} · epoch ${epoch} · ${outcome}` };
+  const key = inspectSampleKey(id, epoch);
+  // The viewer's messages bound these (protocol/episodeView.ts); an id no person could read is left out of the choices.
+  if (key.length > 1000) return undefined;
+  return { key, label: `${String(id).slice(0, 160)} · epoch ${epoch} · ${outcome.slice(0, 60)}` };
 }
 
 /** A `.eval` log: the header and summaries, then the one sample asked for (else the first). */
-export function readInspectEval(bytes: Uint8Array, name: string, sample?: string): OpenedEpisode {
+export function readInspectEval(bytes: Uint8Array, name: string, sample?: string, limit = inspectMemberLimit): OpenedEpisode {
   let members: Map<string, string>;
   try {
-    members = zipMembers(bytes, (n) => n === inspectEvalMembers.header || n === inspectEvalMembers.summaries);
+    members = zipMembers(bytes, (n) => n === inspectEvalMembers.header || n === inspectEvalMembers.summaries, limit);
   } catch (error) {
     throw new TrajectoryFormatError(`${name} is not a readable Inspect .eval log (${error instanceof Error ? error.message : String(error)}).`);
   }
@@ -127,7 +160,12 @@ export function readInspectEval(bytes: Uint8Array, name: string, sample?: string
   const chosen = choices.find((c) => c.key === sample) ?? choices[0];
   if (chosen === undefined) throw new TrajectoryFormatError(`${name} is an Inspect log without samples (its summaries.json lists none).`);
   const member = `${inspectEvalMembers.samplesDir}${chosen.key}.json`;
-  const text = zipMembers(bytes, (n) => n === member).get(member);
+  let text: string | undefined;
+  try {
+    text = zipMembers(bytes, (n) => n === member, limit).get(member);
+  } catch (error) {
+    throw new TrajectoryFormatError(`${name}: sample ${chosen.label} could not be read (${error instanceof Error ? error.message : String(error)}).`);
+  }
   if (text === undefined) throw new TrajectoryFormatError(`${name} lists sample ${chosen.label} but has no ${member}.`);
   const problems = headerText === undefined ? ['header.json is missing: the log was still being written, or its writer died'] : [];
   return readSample(readJsonDocument(text), [], header.value, choices, chosen, name, problems);
@@ -180,7 +218,8 @@ function readSample(
     ...(logCheck.success ? [] : logCheck.error.issues.map((i) => `the log's ${where(i.path).join('.') || 'root'}: ${i.message}`)),
     ...placed.map((p) => (at.length === 0 ? p.text : `${at.join('.')}.${p.text}`)),
   ];
-  const samples = choices.map((c) => ({ key: c.key, label: c.label }));
+  // The picker lists the first `maxChoices`; any other sample is still shown when asked for by its key.
+  const samples = choices.slice(0, maxChoices).map((c) => ({ key: c.key, label: c.label }));
   const format: EpisodeFormat = {
     name: 'inspect',
     version: `Inspect AI log v${num(root['version']) ?? '?'}${name.endsWith('.eval') ? ' (.eval)' : ' (.json)'}`,
