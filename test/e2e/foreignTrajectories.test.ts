@@ -242,7 +242,7 @@ void describe('Other tools\u2019 trajectories in the viewer (code-server + Chrom
         const detail = await text(frame, '#detail');
         return /Tool call\s*add/.test(detail) && /Observation\s*from for_tool_call_\S+?2$/.test(detail) ? done(true) : pending(detail.slice(0, 200));
       });
-      await bothThemes(s, 'formats-f-inspect');
+      await screenshotThemes(s, 'formats-f-inspect', ['light', 'dark']);
       await picker.selectOption('say-hello_epoch_1');
       await waitFor('the second sample, its own steps and score', async () => {
         const rows = await rowCount(frame);
