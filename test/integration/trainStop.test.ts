@@ -1,6 +1,7 @@
 /**
- * Stopping a training run: SIGTERM to `gp train` while episodes are open, and the watchdog
- * stopping a trainer that goes quiet. The trainer here is a TEST PEER, not Verl: a small Python
+ * Stopping a training run: SIGTERM to `gp train` while episodes are open, the watchdog
+ * stopping a trainer that goes quiet, and `gp train` killed outright (SIGKILL) taking its trainer
+ * with it through the lifeline (python/graph_planner_verl/lifeline.py). The trainer here is a TEST PEER, not Verl: a small Python
  * program (stdlib only) passed as --python that reads the service file as the real agent loop does,
  * opens an episode over HTTP with the token, says so, and then hangs, as Verl does on a machine it
  * cannot use (docs/trainer-bridge.md#installing). The service, sandboxes and run folder are real.
@@ -29,18 +30,24 @@ request = urllib.request.Request(service["url"] + "/episodes", data=json.dumps({
     headers={"Authorization": "Bearer " + service["token"], "Content-Type": "application/json"}, method="POST")
 episode = json.load(urllib.request.urlopen(request, timeout=120))
 if not quiet:
-    print("peer trainer: episode open " + episode["episode_id"], flush=True)
+    print("peer trainer: episode open " + episode["episode_id"] + " in process " + str(os.getpid()), flush=True)
 time.sleep(3600)
 `,
 );
 chmodSync(peerTrainer, 0o755);
+
+// TEST PEER for the trainer environment's Python as gp calls it: its first three arguments are
+// gp's `-m graph_planner_verl.lifeline --`, the rest Verl's, which the hanging peer stands in for.
+const lifelinePython = join(dir, 'lifeline-python');
+writeFileSync(lifelinePython, `#!/bin/sh\nexec python3 "$1" "$2" "$3" ${JSON.stringify(peerTrainer)}\n`);
+chmodSync(lifelinePython, 0o755);
 
 interface Finished {
   code: number | null;
   out: string;
 }
 
-function startTrain(runDir: string, extra: string[], env: NodeJS.ProcessEnv = {}) {
+function startTrain(runDir: string, extra: string[], env: NodeJS.ProcessEnv = {}, python = peerTrainer) {
   const child = spawn(
     process.execPath,
     [
@@ -55,7 +62,7 @@ function startTrain(runDir: string, extra: string[], env: NodeJS.ProcessEnv = {}
       '--run-dir',
       runDir,
       '--python',
-      peerTrainer,
+      python,
       ...extra,
     ],
     {
@@ -81,7 +88,21 @@ function startTrain(runDir: string, extra: string[], env: NodeJS.ProcessEnv = {}
         }
       }, 200);
     });
-  return { child, finished, saw };
+  return { child, finished, saw, output: () => out };
+}
+
+/** Whether a process runs (a zombie waiting for its parent has ended). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return false;
+  }
+  try {
+    return !/^\S+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
 }
 
 function containersOf(runName: string): string {
@@ -118,5 +139,21 @@ describe('stopping gp train', () => {
     assert.equal(status.state, 'failed');
     assert.match(status.exit_reason, /^stalled/);
     assert.equal(containersOf('stalled'), '');
+  });
+
+  test('SIGKILL to gp train ends its trainer too: the lifeline sees the pipe close', async () => {
+    const runDir = join(dir, 'sigkill');
+    const run = startTrain(runDir, [], {}, lifelinePython);
+    await run.saw(/peer trainer: episode open \S+ in process \d+/, 120_000);
+    const pid = Number(/peer trainer: episode open \S+ in process (\d+)/.exec(run.output())?.[1]);
+    assert.ok(Number.isInteger(pid) && pid > 0);
+    assert.ok(alive(pid), 'the trainer runs');
+    run.child.kill('SIGKILL');
+    await run.finished;
+    const deadline = Date.now() + 30_000;
+    while (alive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    assert.equal(alive(pid), false, 'the trainer outlived gp train');
+    // gp could not close the episode's sandbox; the next run's reaping, or this, removes it.
+    execFileSync('sh', ['-c', `docker rm -f $(docker ps -aq --filter label=graph-planner.run=sigkill) 2>/dev/null || true`]);
   });
 });

@@ -36,6 +36,12 @@ export interface TrainerHandle {
 export interface LocalLaunch {
   readonly command: string;
   readonly args: readonly string[];
+  /**
+   * The command is our trainer environment's Python: it runs under `graph_planner_verl.lifeline`,
+   * which ends the whole group when this process's pipe to it closes, so a `gp train` killed
+   * outright (SIGKILL) does not leave its trainer running.
+   */
+  readonly lifeline?: boolean;
   readonly env: NodeJS.ProcessEnv;
   readonly cwd: string;
   readonly onLine: (line: string) => void;
@@ -58,7 +64,12 @@ function splitLines(onLine: (line: string) => void): { push(chunk: string): void
 
 export function launchLocal(launch: LocalLaunch): TrainerHandle {
   // Its own process group, so a stop reaches Verl's workers and Ray's local processes too.
-  const child = spawn(launch.command, [...launch.args], { cwd: launch.cwd, env: launch.env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const args = launch.lifeline === true ? ['-m', 'graph_planner_verl.lifeline', '--', ...launch.args] : [...launch.args];
+  // The lifeline's end of the pipe is its standard input; nothing is ever written to it.
+  const child = spawn(launch.command, args, { cwd: launch.cwd, env: launch.env, detached: true, stdio: ['pipe', 'pipe', 'pipe'] });
+  // Without a lifeline the trainer reads nothing; its input is closed at once, as 'ignore' would.
+  if (launch.lifeline !== true) child.stdin.end();
+  child.stdin.on('error', () => undefined);
   const out = splitLines(launch.onLine);
   const err = splitLines(launch.onLine);
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => out.push(chunk));
@@ -66,6 +77,7 @@ export function launchLocal(launch: LocalLaunch): TrainerHandle {
   const ended = new Promise<TrainerEnd>((resolve) => {
     child.once('error', (error) => resolve({ ok: false, reason: `could not start ${launch.command}: ${errorMessage(error)}` }));
     child.once('close', (code, signal) => {
+      child.stdin.destroy();
       out.flush();
       err.flush();
       resolve(code === 0 ? { ok: true, reason: 'exit code 0' } : { ok: false, reason: signal !== null ? `killed by ${signal}` : `exit code ${code ?? '?'}` });

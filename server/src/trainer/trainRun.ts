@@ -292,7 +292,7 @@ export async function runTraining(options: TrainRunOptions): Promise<TrainRunRes
         onLine,
       });
     } else {
-      handle = launchLocal({ command: options.python, args: argv, env: { ...process.env, ...envVars }, cwd: runDir, onLine });
+      handle = launchLocal({ command: options.python, args: argv, lifeline: true, env: { ...process.env, ...envVars }, cwd: runDir, onLine });
     }
   } catch (error) {
     await service.close();
