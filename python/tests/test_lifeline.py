@@ -75,8 +75,9 @@ def test_the_trainer_ends_when_gp_is_gone_with_its_log_pipes_closed_too():
 
 
 def test_a_trainer_that_ignores_sigterm_is_killed_after_the_grace():
-    wrapper, trainer = start("signal.signal(signal.SIGTERM, signal.SIG_IGN)\ntime.sleep(120)", grace="1")
-    assert wrapper.stdin is not None
+    wrapper, trainer = start("signal.signal(signal.SIGTERM, signal.SIG_IGN)\nprint('ignoring', flush=True)\ntime.sleep(120)", grace="1")
+    assert wrapper.stdin is not None and wrapper.stdout is not None
+    assert wrapper.stdout.readline().strip() == b"ignoring"
     started = time.monotonic()
     wrapper.stdin.close()
     wrapper.wait(timeout=10)
