@@ -173,6 +173,11 @@ test('gp runs export writes .eval and .json logs that read back as the same epis
     }
   }
   assert.equal(await runCli(['runs', 'export', run, '--format', 'atif'], io, dir), 2, 'an unknown format is a usage error');
+  const empty = join(dir, 'outputs', 'empty-run');
+  mkdirSync(empty, { recursive: true });
+  writeFileSync(join(empty, 'status.json'), readFileSync(join(run, 'status.json')));
+  assert.equal(await runCli(['runs', 'export', empty, '--format', 'inspect'], io, dir), 1);
+  assert.match(err.join('\n'), /empty-run has no episodes yet/);
   assert.match(err.join('\n'), /--format atif is not known; the one format is inspect/);
 });
 

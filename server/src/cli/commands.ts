@@ -452,7 +452,7 @@ export const commands: readonly Command[] = [
     usage: runsExportUsage,
     options: runsExportOptions,
     defaults: { root: 'outputs', out: '<run>/<run name>.eval' },
-    exits: [ok('exported'), failed('no such run'), exitStatus.usage],
+    exits: [ok('exported'), failed('no such run, or it has no episodes'), exitStatus.usage],
     run: (argv, invocation) => runsExport(argv, invocation.io, invocation.cwd, gpVersion),
   },
   {

@@ -258,6 +258,10 @@ export async function runsExport(argv: readonly string[], io: Io, cwd: string, v
   const { run } = got;
   const folder = runLayout(run.dir).trajectories;
   const names = (await readdir(folder).catch(() => [] as string[])).filter((n) => n.endsWith('.jsonl')).sort();
+  if (names.length === 0) {
+    io.err(`gp runs export: ${run.name} has no episodes yet (nothing in ${folder}).`);
+    return 1;
+  }
   const models: EpisodeModel[] = [];
   for (const name of names) {
     const read = await readTrajectory(join(folder, name));
