@@ -158,6 +158,22 @@ test("Inspect's read_eval_log reads our .eval and .json exports back with every 
   assert.ok((verdicts[0]?.samples ?? []).some((s) => s.scores[inspectScorerName] === 'C'));
 });
 
+test('read_eval_log reads apart the samples of task ids that differ only where a path would (a/b, a_b)', () => {
+  const read = parseTrajectory(readFileSync(sampleTrajectories()[0] ?? '', 'utf8'));
+  const models = ['a/b', 'a_b'].map((task) =>
+    buildEpisodeModel({
+      ...read,
+      start: read.start === undefined ? undefined : { ...read.start, task_id: task },
+      end: read.end === undefined ? undefined : { ...read.end, task_id: task },
+    }),
+  );
+  const file = join(dir, 'ids.eval');
+  writeFileSync(file, inspectEvalZip(inspectExport(models, { runName: 'ids', version: '0.1.0' })));
+  const [verdict] = formatVerdicts('inspect', [file], root);
+  assert.equal(verdict?.ok, true, verdict?.error);
+  assert.deepEqual((verdict?.samples ?? []).map((s) => s.id).sort(), ['a/b', 'a_b']);
+});
+
 test('Inspect exports broken on purpose are refused by read_eval_log, so the check can fail', () => {
   const log = inspectLogOfSamples();
   const broken: Record<string, (doc: Record<string, unknown>) => void> = {

@@ -181,6 +181,23 @@ test('gp runs export writes .eval and .json logs that read back as the same epis
   assert.match(err.join('\n'), /--format atif is not known; the one format is inspect/);
 });
 
+test('task ids that differ only where a path would (a/b, a_b, ../x) get members of their own and read back apart', () => {
+  const models = ['a/b', 'a_b', '../x'].map((task) => {
+    const read = parseTrajectory(readFileSync(join(fixturePath('trajectories'), 'sample-calc-add.jsonl'), 'utf8'));
+    return buildEpisodeModel({
+      ...read,
+      start: read.start === undefined ? undefined : { ...read.start, task_id: task },
+      end: read.end === undefined ? undefined : { ...read.end, task_id: task },
+    });
+  });
+  const zip = inspectEvalZip(inspectExport(models, { runName: 'ids', version: '0.1.0' }));
+  for (const task of ['a/b', 'a_b', '../x']) {
+    const opened = readInspectEval(zip, 'ids.eval', `${task}_epoch_1`);
+    assert.equal(opened.kind, 'ours');
+    assert.equal(opened.kind === 'ours' ? opened.model.start?.task_id : '', task);
+  }
+});
+
 test('a truncated .eval is refused with the reason; a .json log with a broken sample shows it with its problems placed', async () => {
   const whole = readFileSync(inspectDir('tiny.eval'));
   const cut = join(dir, 'cut.eval');

@@ -4,5 +4,5 @@ export { EpisodeDocuments, TrajectoryFormatError, openDocument, type OpenedLoad 
 export { openedHeader, openedRecords, openedRows, openedStepCount, searchOpened, type OpenedEpisode } from './openedEpisode.js';
 export { foreignRows, foreignSummary, type ForeignEpisode } from './foreignEpisode.js';
 export { foreignFormatOf, formatsRead, looksLikeOurJsonl, looksLikeZip } from './trajectoryFormat.js';
-export { inspectSampleKey, readInspectEval } from './inspectRead.js';
+export { readInspectEval } from './inspectRead.js';
 export { inspectEvalZip, inspectExport, inspectJson, inspectSample, inspectSampleMember, type InspectExport } from './inspectExport.js';

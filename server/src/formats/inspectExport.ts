@@ -18,6 +18,7 @@ import {
   inspectEvalMembers,
   inspectLogSchema,
   inspectOwnKey,
+  inspectSampleMembers,
   inspectScorerName,
   type InspectLog,
   type InspectMessage,
@@ -204,7 +205,7 @@ export function inspectExport(models: readonly EpisodeModel[], options: InspectE
 
 /** A sample's member name in a `.eval` zip, as Inspect names it (`samples/<id>_epoch_<n>.json`), with path characters replaced. */
 export function inspectSampleMember(sample: Pick<InspectSample, 'id' | 'epoch'>): string {
-  return `${inspectEvalMembers.samplesDir}${String(sample.id).replace(/[/\\\0]/g, '_')}_epoch_${sample.epoch}.json`;
+  return inspectSampleMembers(sample.id, sample.epoch).ours;
 }
 
 /**

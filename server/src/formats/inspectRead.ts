@@ -13,7 +13,7 @@
 import { Unzip, UnzipInflate, type UnzipDecoder, type UnzipFile } from 'fflate';
 import { Decompress as ZstdStream } from 'fzstd';
 import type { EpisodeFormat } from '../protocol/episodeView.js';
-import { inspectEvalMembers, inspectLogSchema, inspectOwnKey, inspectSampleSchema } from '../protocol/inspectLog.js';
+import { inspectEvalMembers, inspectLogSchema, inspectOwnKey, inspectSampleKey, inspectSampleMembers, inspectSampleSchema } from '../protocol/inspectLog.js';
 import { trajectoryEndSchema, trajectoryStartSchema, trajectoryStepSchema } from '../protocol/runs.js';
 import { readJsonDocument, type JsonDocument } from '../util/jsonDocument.js';
 import { buildEpisodeModel } from '../episodes/index.js';
@@ -26,10 +26,6 @@ import { TrajectoryFormatError } from './trajectoryFormatError.js';
 /** Zip's method number for zstd, which Inspect's `.eval` writer uses. */
 const zstdMethod = 93;
 
-/** A sample's key: the stem of its member name, `<id>_epoch_<n>`. */
-export function inspectSampleKey(id: string | number, epoch: number): string {
-  return `${String(id).replace(/[/\\\0]/g, '_')}_epoch_${epoch}`;
-}
 
 /**
  * The most a member may hold once decompressed. A log's members are JSON a viewer can show; a
@@ -123,6 +119,8 @@ const maxChoices = 5000;
 interface SampleChoice {
   readonly key: string;
   readonly label: string;
+  /** The names its member may have in a `.eval` zip (Inspect's, ours). */
+  readonly members: readonly string[];
 }
 
 function choiceOf(summary: Record<string, unknown>): SampleChoice | undefined {
@@ -138,7 +136,8 @@ function choiceOf(summary: Record<string, unknown>): SampleChoice | undefined {
   const key = inspectSampleKey(id, epoch);
   // The viewer's messages bound these (protocol/episodeView.ts); an id no person could read is left out of the choices.
   if (key.length > 1000) return undefined;
-  return { key, label: `${String(id).slice(0, 160)} · epoch ${epoch} · ${outcome.slice(0, 60)}` };
+  const names = inspectSampleMembers(id, epoch);
+  return { key, label: `${String(id).slice(0, 160)} · epoch ${epoch} · ${outcome.slice(0, 60)}`, members: [names.inspect, names.ours] };
 }
 
 /** A `.eval` log: the header and summaries, then the one sample asked for (else the first). */
@@ -159,10 +158,11 @@ export function readInspectEval(bytes: Uint8Array, name: string, sample?: string
   const choices = summaries.flatMap((s) => choiceOf(s) ?? []);
   const chosen = choices.find((c) => c.key === sample) ?? choices[0];
   if (chosen === undefined) throw new TrajectoryFormatError(`${name} is an Inspect log without samples (its summaries.json lists none).`);
-  const member = `${inspectEvalMembers.samplesDir}${chosen.key}.json`;
+  const member = chosen.members[0] ?? '';
   let text: string | undefined;
   try {
-    text = zipMembers(bytes, (n) => n === member, limit).get(member);
+    const found = zipMembers(bytes, (n) => chosen.members.includes(n), limit);
+    text = chosen.members.map((m) => found.get(m)).find((t) => t !== undefined);
   } catch (error) {
     throw new TrajectoryFormatError(`${name}: sample ${chosen.label} could not be read (${error instanceof Error ? error.message : String(error)}).`);
   }
@@ -177,7 +177,7 @@ export function readInspectJson(doc: JsonDocument, name: string, sample?: string
   const samples = arr(root['samples']);
   const choices = samples.flatMap((s) => {
     const r = rec(s);
-    return r === null ? [] : [choiceOf(r) ?? { key: '', label: '' }];
+    return r === null ? [] : [choiceOf(r) ?? { key: '', label: '', members: [] }];
   });
   const index = Math.max(
     0,

@@ -145,6 +145,27 @@ export type InspectLog = z.infer<typeof inspectLogSchema>;
 /** The `.eval` zip's members: the log without samples, the samples one file each, their summaries. */
 export const inspectEvalMembers = { header: 'header.json', summaries: 'summaries.json', samplesDir: 'samples/' } as const;
 
+/** A sample's key, as Inspect names its member (`<id>_epoch_<n>`): the viewer and `--sample` choose samples by it. */
+export function inspectSampleKey(id: string | number, epoch: number): string {
+  return `${String(id)}_epoch_${epoch}`;
+}
+
+/**
+ * The member names a sample may have in a `.eval` zip: Inspect writes `samples/<id>_epoch_<n>.json`
+ * with the id as it is; we write the id with every character outside `[A-Za-z0-9._-]`
+ * percent-encoded, so that a task id holding `/` or a backslash names no folder of the zip and two
+ * ids never share a member.
+ */
+export function inspectSampleMembers(id: string | number, epoch: number): { readonly inspect: string; readonly ours: string } {
+  const encoded = String(id).replace(/[^A-Za-z0-9._-]/g, (c) =>
+    encodeURIComponent(c).replace(/[!'()*]/g, (x) => `%${x.charCodeAt(0).toString(16).toUpperCase()}`),
+  );
+  return {
+    inspect: `${inspectEvalMembers.samplesDir}${inspectSampleKey(id, epoch)}.json`,
+    ours: `${inspectEvalMembers.samplesDir}${encoded}_epoch_${epoch}.json`,
+  };
+}
+
 /** The key under a sample's `metadata` (and the log's `eval.metadata`) where our own records ride. */
 export const inspectOwnKey = 'graph_planner';
 /** The scorer our exports name: an episode's outcome as our environment graded it. */
