@@ -26,7 +26,6 @@ import { TrajectoryFormatError } from './trajectoryFormatError.js';
 /** Zip's method number for zstd, which Inspect's `.eval` writer uses. */
 const zstdMethod = 93;
 
-
 /**
  * The most a member may hold once decompressed. A log's members are JSON a viewer can show; a
  * member that inflates past this (a zip bomb, or a log no viewer could hold) is refused rather
