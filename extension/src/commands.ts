@@ -139,7 +139,7 @@ function mtimeOf(path: string): number {
  */
 async function openTrajectoryCommand(arg: unknown): Promise<void> {
   const active = vscode.window.activeTextEditor?.document.uri;
-  const editing = active?.scheme === 'file' && /\.(json|traj)$/.test(active.path) ? active : undefined;
+  const editing = active?.scheme === 'file' && /\.(json|traj|eval)$/.test(active.path) ? active : undefined;
   const uri = arg instanceof vscode.Uri ? arg : (editing ?? (await pickTrajectory('Open which trajectory?')));
   if (uri !== undefined) await vscode.commands.executeCommand('vscode.openWith', uri, trajectoryViewType);
 }
@@ -148,10 +148,10 @@ async function openTrajectoryCommand(arg: unknown): Promise<void> {
 async function pickTrajectory(title: string): Promise<vscode.Uri | undefined> {
   // Ours, and other tools' files by the names they are usually given (docs/field-formats.md); any other
   // JSON file opens through the explorer's or the editor's "Open Trajectory…", the server telling its format from its content.
-  const found = await vscode.workspace.findFiles('{**/trajectories/*.jsonl,**/*.traj,**/*.traj.json,**/*.atif.json}', '**/node_modules/**', 5000);
+  const found = await vscode.workspace.findFiles('{**/trajectories/*.jsonl,**/*.traj,**/*.traj.json,**/*.atif.json,**/*.eval}', '**/node_modules/**', 5000);
   if (found.length === 0) {
     void vscode.window.showInformationMessage(
-      'No trajectory in the workspace yet (trajectories/*.jsonl under a run folder, or *.traj, *.traj.json, *.atif.json); start a rollout first.',
+      'No trajectory in the workspace yet (trajectories/*.jsonl under a run folder, or *.traj, *.traj.json, *.atif.json, *.eval); start a rollout first.',
     );
     return undefined;
   }
@@ -160,7 +160,7 @@ async function pickTrajectory(title: string): Promise<vscode.Uri | undefined> {
       f.path
         .split('/')
         .pop()
-        ?.replace(/\.(jsonl|traj|traj\.json|atif\.json)$/, '') ?? f.path,
+        ?.replace(/\.(jsonl|traj|traj\.json|atif\.json|eval)$/, '') ?? f.path,
     description: vscode.workspace.asRelativePath(f),
     uri: f,
     mtime: mtimeOf(f.fsPath),

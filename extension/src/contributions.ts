@@ -70,7 +70,7 @@ export const activeFileKindContextKey = 'graphPlanner.activeFileKind';
 /** The scheme of the read-only documents that show a resolved experiment config. */
 export const resolvedConfigScheme = 'graph-planner-resolved';
 
-/** The view type of the trajectory viewer (a read-only custom editor for `trajectories/*.jsonl`, `*.traj`, `*.traj.json` and `*.atif.json`). */
+/** The view type of the trajectory viewer (a read-only custom editor for `trajectories/*.jsonl`, `*.traj`, `*.traj.json`, `*.atif.json` and `*.eval`). */
 export const trajectoryViewType = 'graphPlanner.trajectory';
 
 /** The view type of a training run's metrics page. */
