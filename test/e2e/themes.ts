@@ -7,7 +7,7 @@
 import type { Page } from 'playwright-core';
 import type { Session } from './harness.js';
 import { done, pending, waitFor } from './wait.js';
-import { screenshot } from './workbench.js';
+import { screenshot, typeIntoQuickInput } from './workbench.js';
 
 export type ThemeKind = 'light' | 'dark' | 'high-contrast';
 
@@ -32,14 +32,8 @@ export async function setTheme(s: Session, kind: ThemeKind): Promise<void> {
   // key chord opens it.
   await s.page.keyboard.press('Control+K');
   await s.page.keyboard.press('Control+T');
-  // Keys typed before the picker's input has the keyboard go to whatever had it: a focused
-  // trajectory viewer reads the 'k' of "Dark" as its previous-step key, which moved the step the
-  // viewer's scenarios (n), (c) and (d) check (CI: trajectoryViewer (d)).
-  const input = s.page.locator('.quick-input-widget .quick-input-box input');
-  await input.waitFor({ state: 'visible', timeout: 15_000 });
-  await input.focus({ timeout: 10_000 });
   // The list draws only the rows in view, so the picker is filtered by the theme's label first.
-  await s.page.keyboard.type(themes[kind].label);
+  await typeIntoQuickInput(s.page, themes[kind].label);
   // A row's aria-label is "<label>, <theme id>"; "Browse Additional Color Themes..." stays first.
   const row = s.page.locator(`.quick-input-widget .quick-input-list .monaco-list-row[aria-label$=", ${themes[kind].name}"]`).first();
   await row.waitFor({ state: 'visible', timeout: 20_000 });

@@ -99,13 +99,22 @@ async function quickInputItems(page: Page): Promise<string[]> {
  * Types `text` into the open quick input, waits until its first row satisfies `accept`, and
  * picks it with Enter (what a person does once the right entry is on top).
  */
+/**
+ * Types into the open quick input once its input has the keyboard. The widget can show before it
+ * does, and keys typed then go to whatever had it: a focused webview reads letters as its
+ * shortcuts ('e', 'r', 'k' move the trajectory viewer's step), which once moved the code-graph
+ * scenario's viewer, and the 'k' of a theme's name the trajectory viewer's, off the step checked.
+ */
+export async function typeIntoQuickInput(page: Page, text: string): Promise<void> {
+  const input = page.locator(`${quickInput} .quick-input-box input`);
+  await input.waitFor({ state: 'visible', timeout: 15_000 });
+  await input.focus({ timeout: 10_000 });
+  await page.keyboard.type(text);
+}
+
 async function pickFirstQuickInputRow(page: Page, key: string, text: string, what: string, accept: (row: string) => boolean): Promise<void> {
   await openQuickInput(page, key);
-  // The widget can show before its input has the keyboard, and keys typed then go to whatever had
-  // it: a focused webview reads letters as its shortcuts ('e', 'r' move the trajectory viewer's
-  // step), which once moved the code-graph scenario's viewer off the step it checks.
-  await page.locator(`${quickInput} .quick-input-box input`).focus({ timeout: 10_000 });
-  await page.keyboard.type(text);
+  await typeIntoQuickInput(page, text);
   const picked = await waitFor(what, async () => {
     const items = await quickInputItems(page);
     const first = items[0];

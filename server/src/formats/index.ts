@@ -5,4 +5,4 @@ export { openedHeader, openedRecords, openedRows, openedStepCount, searchOpened,
 export { foreignRows, foreignSummary, type ForeignEpisode } from './foreignEpisode.js';
 export { foreignFormatOf, formatsRead, looksLikeOurJsonl, looksLikeZip } from './trajectoryFormat.js';
 export { readInspectEval } from './inspectRead.js';
-export { inspectEvalZip, inspectExport, inspectJson, inspectSample, inspectSampleMember, type InspectExport } from './inspectExport.js';
+export { inspectEvalZip, inspectExport, inspectJson, type InspectExport } from './inspectExport.js';

@@ -84,7 +84,7 @@ function tokenUsage(model: EpisodeModel): InspectSample['model_usage'] {
 }
 
 /** One episode as a sample of `epoch`. */
-export function inspectSample(model: EpisodeModel, epoch: number): InspectSample {
+function inspectSample(model: EpisodeModel, epoch: number): InspectSample {
   const start = model.start;
   const end = model.end;
   const issue = start?.observation.text ?? '';
@@ -203,11 +203,6 @@ export function inspectExport(models: readonly EpisodeModel[], options: InspectE
   return { header: inspectLogSchema.parse(header), samples, summaries: samples.map(summaryOf) };
 }
 
-/** A sample's member name in a `.eval` zip, as Inspect names it (`samples/<id>_epoch_<n>.json`), with path characters replaced. */
-export function inspectSampleMember(sample: Pick<InspectSample, 'id' | 'epoch'>): string {
-  return inspectSampleMembers(sample.id, sample.epoch).ours;
-}
-
 /**
  * The `.eval` file's bytes: a zip of each sample, the summaries and the header. fflate writes the
  * zip's structure; each member is deflated by Node's zlib (level 1) and handed over whole with its
@@ -227,7 +222,7 @@ export function inspectEvalZip(log: InspectExport): Uint8Array {
     zip.add(file);
     file.ondata?.(null, deflateRawSync(raw, { level: 1 }), true);
   };
-  for (const s of log.samples) add(inspectSampleMember(s), JSON.stringify(s));
+  for (const s of log.samples) add(inspectSampleMembers(s.id, s.epoch).ours, JSON.stringify(s));
   add(inspectEvalMembers.summaries, JSON.stringify(log.summaries));
   add(inspectEvalMembers.header, JSON.stringify(log.header));
   zip.end();

@@ -218,7 +218,11 @@ function readSample(
     ...placed.map((p) => (at.length === 0 ? p.text : `${at.join('.')}.${p.text}`)),
   ];
   // The picker lists the first `maxChoices`; any other sample is still shown when asked for by its key.
-  const samples = choices.slice(0, maxChoices).map((c) => ({ key: c.key, label: c.label }));
+  // A sample without an id or epoch cannot be asked for again, so it is not offered.
+  const samples = choices
+    .filter((c) => c.key !== '')
+    .slice(0, maxChoices)
+    .map((c) => ({ key: c.key, label: c.label }));
   const format: EpisodeFormat = {
     name: 'inspect',
     version: `Inspect AI log v${num(root['version']) ?? '?'}${name.endsWith('.eval') ? ' (.eval)' : ' (.json)'}`,

@@ -55,7 +55,6 @@ export const inspectScoreSchema = z.looseObject({
   explanation: z.string().nullish(),
   metadata: record.nullish(),
 });
-export type InspectScore = z.infer<typeof inspectScoreSchema>;
 
 export const inspectUsageSchema = z.looseObject({
   input_tokens: z.number().int().min(0),
