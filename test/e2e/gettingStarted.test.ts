@@ -18,7 +18,7 @@ import { runStatusSchema } from '../../server/src/protocol/runs.js';
 import { startSession, stopSession, type Session } from './harness.js';
 import { runsNamed } from './runFolders.js';
 import { loggedMs, Scenarios } from './scenarios.js';
-import { runRowLabel, showView, terminalText, viewPane, waitForRow, widenSideBar } from './views.js';
+import { runRowLabel, showView, terminalText, waitForRow, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { openFile, runCommand, screenshot } from './workbench.js';
 
@@ -201,8 +201,10 @@ void describe('Getting Started walkthrough (code-server + Chromium)', () => {
       // activity-bar entry is there before the palette knows the view's commands.
       const activityItem = s.page.locator('.part.activitybar .action-label[aria-label^="Graph Planner"]');
       await activityItem.waitFor({ state: 'visible', timeout: 60_000 });
-      // The side bar comes back as it was; clicking the entry of a container already shown would close it.
-      if (!(await viewPane(s.page, 'Runs').isVisible())) await activityItem.click();
+      // The side bar comes back as it was, which may be with the Runs pane collapsed (no rows drawn)
+      // or another container shown; the view's own focus command expands and shows it either way, and
+      // the palette is waited on until it offers that command.
+      await showView(s.page, 'Runs');
       await waitForRow(s.page, 'Runs', 'the Runs view after the reload', (r) => r.label.startsWith('sample ') && r.description.endsWith('· rollout · rule'), {
         timeoutMs: 90_000,
       });
