@@ -46,10 +46,8 @@ test('a replay answers each patch-model repair as the recording did: candidates,
   const options = recorded.options(base);
   const repairStep = (last: Record<string, unknown>) =>
     ({
-      record: {
-        action: { type: 'repair', plan: '', apply: true, focus_ids: [] },
-        observation: { last: { kind: 'repair', source: 'patch-model', apply: true, applied: false, candidates: [], diff: '', ...last } },
-      },
+      action: { type: 'repair', plan: '', apply: true, focus_ids: [] },
+      observation: { last: { kind: 'repair', source: 'patch-model', apply: true, applied: false, candidates: [], diff: '', ...last } },
     }) as unknown as Parameters<typeof recorded.prepare>[0];
   recorded.prepare(repairStep({ candidates: [{ index: 0, diff: 'diff --git a/x b/x\n', summary: 'fix' }] }));
   assert.equal(options.patchModel, recorded, 'the recording stands in for the configured model');
@@ -60,6 +58,12 @@ test('a replay answers each patch-model repair as the recording did: candidates,
   await assert.rejects(recorded.generate(), /^Error: HTTP 503 from http:\/\/127\.0\.0\.1:9\/generate$/);
   recorded.prepare(repairStep({ error: { code: 'no-patch-model', message: 'no patch model is configured' } }));
   assert.equal(options.patchModel, undefined, 'no model, as when the episode ran');
+  // A fork's prefix: the recording answers until the prefix ends, the configured model after it.
+  let live = false;
+  const forked = recorded.options(base, () => live);
+  assert.equal(forked.patchModel, undefined, 'the recording still answers during the prefix');
+  live = true;
+  assert.equal(forked.patchModel, base.patchModel, 'the configured model answers once the fork goes on live');
 });
 
 test('object addresses, temporary folders and clock times are not differences; short hex numbers and dates are data (issue 21)', () => {

@@ -24,9 +24,22 @@ export interface AgentDecision {
   tokens?: StepTokens;
 }
 
+/** A step of a recorded episode as a fork's agent is told of it: what was done, or the reply that did not parse. */
+export interface RecordedDecision {
+  readonly action?: Action;
+  readonly protocolError?: ProtocolError;
+  readonly response?: string;
+}
+
 export interface Agent {
   readonly name: string;
   act(observation: Observation, signal: AbortSignal): Promise<AgentDecision>;
+  /**
+   * Takes in a step this agent did not choose (a fork's replayed prefix, rollout/forkPrefix.ts):
+   * the observation it would have acted on and what was done, so that it goes on from there as if
+   * it had taken the step itself. An agent without it cannot continue a recorded episode.
+   */
+  prime?(observation: Observation, recorded: RecordedDecision): void;
 }
 
 /** Makes a fresh agent for each episode. */

@@ -21,7 +21,7 @@ import type { Action } from '../protocol/actions.js';
 import type { ChatMessage, ChatToolCall } from '../protocol/modelApi.js';
 import type { ModelCall } from '../protocol/modelUsage.js';
 import type { Observation } from '../protocol/observation.js';
-import type { Agent, AgentDecision } from './agent.js';
+import type { Agent, AgentDecision, RecordedDecision } from './agent.js';
 import { parseJsonReply, renderJsonReply, responseFormatFor, type StructuredOutput } from './jsonReply.js';
 import type { ChatClient, ChatCompletion } from './openaiClient.js';
 import { parseActionText, parseToolCalls, renderAction, renderToolCall, type ParseResult } from './replyFormat.js';
@@ -246,6 +246,16 @@ export function createModelAgent(options: ModelAgentOptions): Agent {
 
   return {
     name: options.name ?? `model ${options.client.model}`,
+    /**
+     * A replayed step enters the history as the model should have written it, whoever took it;
+     * a reply that did not parse enters as written, so the protocol error that follows reads as
+     * it did in the recording.
+     */
+    prime(observation: Observation, recorded: RecordedDecision) {
+      addObservation(observation);
+      if (recorded.action !== undefined) recordAction(recorded.action);
+      else history.push({ role: 'assistant', content: recorded.response ?? '' });
+    },
     async act(observation, signal) {
       addObservation(observation);
       let completion: ChatCompletion;

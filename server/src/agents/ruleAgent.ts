@@ -7,7 +7,7 @@
  */
 import type { Action } from '../protocol/actions.js';
 import type { Observation, Snippet } from '../protocol/observation.js';
-import type { Agent, AgentDecision } from './agent.js';
+import type { Agent, AgentDecision, RecordedDecision } from './agent.js';
 import { mutationCandidates, type SourceWindow } from './mutations.js';
 
 /** Candidates one repair step may try; the environment's guard may lower it further. */
@@ -42,6 +42,25 @@ export class RuleAgent implements Agent {
 
   async act(observation: Observation): Promise<AgentDecision> {
     return { action: this.next(observation) };
+  }
+
+  /**
+   * Learns from a step another agent (or an earlier run) took, and keeps what that step itself
+   * would have changed here: the nodes it read are read, a search moves on to expanding, a submit
+   * ends. The results that come back move the phase on as they do after its own steps.
+   */
+  prime(observation: Observation, recorded: RecordedDecision): void {
+    this.learn(observation);
+    const action = recorded.action;
+    if (action === undefined) return;
+    if (action.type === 'submit') this.phase = 'submit';
+    if (action.type !== 'explore') return;
+    if (action.op === 'find') this.phase = 'expand';
+    else if (action.op === 'read') for (const id of action.nodes) this.read.add(id);
+    else if (action.op === 'expand' && this.phase === 'locate') {
+      this.rank(action.nodes.map((id) => ({ id, path: id.replace(/^\w+:/, '').replace(/#.*$/, ''), kind: kindOfId(id) })));
+      this.phase = 'expand';
+    }
   }
 
   private next(obs: Observation): Action {
@@ -118,7 +137,7 @@ export class RuleAgent implements Agent {
         hints.map((id) => ({
           id,
           path: id.replace(/^\w+:/, '').replace(/#.*$/, ''),
-          kind: id.startsWith('method:') ? 'method' : id.startsWith('func:') ? 'function' : 'other',
+          kind: kindOfId(id),
         })),
       );
       return { type: 'explore', op: 'expand', anchors: [], nodes: hints.slice(0, 4), hop: 1, limit: 8, thought: 'Expand around what the issue points at.' };
@@ -178,6 +197,11 @@ export class RuleAgent implements Agent {
       thought: `Trying ${patches.length === 1 ? 'one mutation (#1)' : `${patches.length} mutations, #1–#${patches.length} in the order listed`}; the first that makes the tests pass is kept and the rest are not tried.`,
     };
   }
+}
+
+/** A node's kind as its id tells it (`method:…`, `func:…`), for hints the graph has not described yet. */
+function kindOfId(id: string): string {
+  return id.startsWith('method:') ? 'method' : id.startsWith('func:') ? 'function' : 'other';
 }
 
 export function createRuleAgent(): Agent {

@@ -38,6 +38,7 @@ import {
   trajectoryShowUsage,
 } from './trajectoryCommands.js';
 import { trajectoryReplay, trajectoryReplayOptions, trajectoryReplayUsage } from './replayCommand.js';
+import { trajectoryFork, trajectoryForkOptions, trajectoryForkUsage } from './forkCommand.js';
 import { trainCommand, trainOptions, trainUsage } from './trainCommand.js';
 import { sandboxHostCommand, sandboxHostOptions, sandboxHostUsage } from './sandboxHostCommand.js';
 import {
@@ -82,6 +83,7 @@ export const commandGroups = {
   datasets: 'Datasets',
   images: 'Images',
   runs: 'Runs',
+  episodes: 'Episodes',
   server: 'Infrastructure',
 } as const;
 export type CommandGroup = keyof typeof commandGroups;
@@ -314,7 +316,7 @@ export const commands: readonly Command[] = [
     group: 'run',
     usage: rolloutUsageOf('eval').usage,
     configFlags: true,
-    options: without(rolloutOptions, ['attempts']),
+    options: without(rolloutOptions, ['attempts', 'fork-of', 'fork-step']),
     defaults: { agent: 'rollout.agent', parallel: 'rollout.parallel', backend: 'sandbox.backend', 'service-host': '127.0.0.1' },
     exits: rolloutExits(failed('a task could not run (its sandbox did not open), so a rate over fewer tasks never passes for the evaluation’s')),
     run: (argv, invocation) => rolloutCommand('eval', argv, invocation.io, invocation.cwd),
@@ -458,7 +460,7 @@ export const commands: readonly Command[] = [
   {
     noun: 'trajectory',
     verb: 'show',
-    group: 'runs',
+    group: 'episodes',
     usage: trajectoryShowUsage,
     options: trajectoryShowOptions,
     defaults: { step: 'every step, in short' },
@@ -468,7 +470,7 @@ export const commands: readonly Command[] = [
   {
     noun: 'trajectory',
     verb: 'export',
-    group: 'runs',
+    group: 'episodes',
     usage: trajectoryExportUsage,
     options: trajectoryExportOptions,
     defaults: { out: 'standard output' },
@@ -478,11 +480,21 @@ export const commands: readonly Command[] = [
   {
     noun: 'trajectory',
     verb: 'replay',
-    group: 'runs',
+    group: 'episodes',
     usage: trajectoryReplayUsage,
     options: trajectoryReplayOptions,
     exits: [ok('the replay reproduced the recording'), failed('a step diverged'), exitStatus.usage, { code: 3, meaning: 'the episode could not be replayed' }],
     run: (argv, invocation) => trajectoryReplay(argv, invocation.io, invocation.cwd),
+  },
+  {
+    noun: 'trajectory',
+    verb: 'fork',
+    group: 'episodes',
+    usage: trajectoryForkUsage,
+    options: trajectoryForkOptions,
+    defaults: { count: '1', agent: "the parent run's", config: "the parent run's resolved_config.yaml", 'run-dir': '<parent run>-fork-<stamp>' },
+    exits: rolloutExits(failed("every episode failed to run, or a fork's replay of its parent diverged")),
+    run: (argv, invocation) => trajectoryFork(argv, invocation.io, invocation.cwd),
   },
 ];
 

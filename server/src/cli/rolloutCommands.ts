@@ -12,6 +12,7 @@ import {
   containerReaper,
   embeddedLine,
   episodeDepsFromConfig,
+  checksDisk,
   loadConfig,
   loadPlannerPrompt,
   startModelServers,
@@ -24,10 +25,11 @@ import {
   planRunFolder,
   rolloutFlagOverrides,
   rolloutOptions,
+  loadForkPrefix,
   writeResolvedConfig,
   type RunFolder,
 } from '../launch/index.js';
-import { planEpisodes, runRollout, type EpisodeDeps, type PlannedTask, type RolloutResult } from '../rollout/index.js';
+import { planEpisodes, runRollout, type EpisodeDeps, type ForkPrefix, type PlannedTask, type RolloutResult } from '../rollout/index.js';
 import { adapterDir, cliCommand, trainerPython, hostEpisodeRunner, startSandboxHosts, type SandboxHosts } from '../cluster/index.js';
 import { LineAppender } from '../util/appendLines.js';
 import { RunLock, runLayout, withoutRunFolderFlags, writeLaunchRecord } from '../runs/index.js';
@@ -49,9 +51,11 @@ export type RolloutCommand = 'rollout' | 'eval';
 
 const flagsLine = `[--config YAML] [--agent ${agentNames.join('|')} [--fallback]] [--task ID]... [--limit N] [--parallel N]`;
 const runLine = `${backendFlagUsage} [--run-name NAME | --run-dir DIR] [--resume] [--max-steps N] [--json]`;
+const forkLine = '[--fork-of FILE --fork-step N]';
 
 export const rolloutUsage = `gp rollout FILE... ${flagsLine}
              [--attempts N] ${runLine}
+             ${forkLine}
       Run the agent on each task (x attempts) in its sandbox, --parallel at once (default
       rollout.parallel). Writes <output_dir>/<run>/: resolved_config.yaml, status.json,
       events.jsonl, trajectories/<episode>.jsonl, report.json. Re-running into an existing
@@ -66,6 +70,8 @@ export const rolloutUsage = `gp rollout FILE... ${flagsLine}
       that failed to parse and why, tokens and time. --fallback (rollout.fallback_to_rule) lets
       the rule agent take a step whose reply did not parse; its steps and the resolved episodes
       that needed it are counted apart ("resolved by the model alone: N").
+      --fork-of FILE --fork-step N makes each episode a fork of that recorded episode: its steps
+      1..N-1 replayed and checked against the recording first (what gp trajectory fork runs).
   gp eval FILE... ${flagsLine}
              ${runLine} [--ray ADDRESS [--service-host ADDRESS]]
       A rollout with one attempt per task that ends with a SWE-bench-style summary (resolved
@@ -116,10 +122,12 @@ interface Parsed {
   readonly json: boolean;
   readonly ray: string | undefined;
   readonly serviceHost: string | undefined;
+  /** `--fork-of FILE --fork-step N`: a fork's parent trajectory and first live step (launch/forkLaunch.ts). */
+  readonly fork: { readonly file: string; readonly step: number } | undefined;
 }
 
 /** Parses the arguments; undefined after printing the usage error. */
-function parseRolloutArgs(command: RolloutCommand, argv: readonly string[], io: Io): Parsed | undefined {
+function parseRolloutArgs(command: RolloutCommand, argv: readonly string[], io: Io, cwd: string): Parsed | undefined {
   const config = parseConfigFlags(argv);
   const usage = rolloutUsageOf(command);
   const parsed = parseCommandArgs(usage, config.rest, rolloutOptions, io);
@@ -135,6 +143,10 @@ function parseRolloutArgs(command: RolloutCommand, argv: readonly string[], io: 
   const limit = intFlag('--limit', v.limit, errors);
   if (v.ray !== undefined && command !== 'eval') errors.push('--ray is for gp eval; gp train --ray trains on a cluster.');
   if (v['service-host'] !== undefined && v.ray === undefined) errors.push('--service-host needs --ray ADDRESS.');
+  if ((v['fork-of'] === undefined) !== (v['fork-step'] === undefined)) errors.push('--fork-of FILE and --fork-step N go together.');
+  const forkStep = intFlag('--fork-step', v['fork-step'], errors);
+  if (v['fork-of'] !== undefined && command === 'eval') errors.push('a fork is a rollout: use gp trajectory fork, or gp rollout --fork-of.');
+  if (v['fork-of'] !== undefined && v.ray !== undefined) errors.push('a fork runs on this machine; --ray is not for forks.');
   if (errors.length > 0) {
     usageError(usage, io, errors);
     return undefined;
@@ -150,6 +162,7 @@ function parseRolloutArgs(command: RolloutCommand, argv: readonly string[], io: 
     json: v.json === true,
     ray: v.ray,
     serviceHost: v['service-host'],
+    fork: v['fork-of'] === undefined || forkStep === undefined ? undefined : { file: resolve(cwd, v['fork-of']), step: forkStep },
   };
 }
 
@@ -163,7 +176,7 @@ async function resolveRun(command: RolloutCommand, argv: readonly string[], p: P
   const label = p.configFile ?? `gp ${command}`;
   // The defaults' dataset and model paths are placeholders, so without a YAML the disk rules
   // would only report that they are missing.
-  const loaded = await loadConfig({ file: p.configFile, flags: p.flags, cwd, disk: p.configFile !== undefined });
+  const loaded = await loadConfig({ file: p.configFile, flags: p.flags, cwd, disk: checksDisk(p.configFile) });
   if (loaded.kind === 'unreadable') {
     io.err(`${loaded.file}: ${loaded.message}.`);
     return undefined;
@@ -204,7 +217,7 @@ export async function rolloutCommand(
   cwd: string,
   runtime: RolloutRuntime = processRuntime(),
 ): Promise<number> {
-  const p = parseRolloutArgs(command, argv, io);
+  const p = parseRolloutArgs(command, argv, io, cwd);
   if (p === undefined) return 2;
   const resolved = await resolveRun(command, argv, p, io, cwd);
   if (resolved === undefined) return 2;
@@ -222,6 +235,8 @@ export async function rolloutCommand(
     for (const m of loaded.problems) io.err(m);
     return 2;
   }
+  const fork = p.fork === undefined ? undefined : await forkOf(p.fork, loaded.tasks, io);
+  if (fork === null) return 2;
   let prompt: PlannerPrompt | undefined;
   try {
     checkAgentConfig(run.config);
@@ -251,7 +266,7 @@ export async function rolloutCommand(
       argv,
       p,
       run,
-      loaded.tasks,
+      { tasks: loaded.tasks, fork },
       { ...(servers === undefined ? {} : { servers }), ...(prompt === undefined ? {} : { prompt }) },
       io,
       cwd,
@@ -262,12 +277,39 @@ export async function rolloutCommand(
   }
 }
 
+/** What a rollout runs: its tasks, and a fork's prefix when it is one. */
+interface Planned {
+  readonly tasks: readonly PlannedTask[];
+  readonly fork: ForkPrefix | undefined;
+}
+
+/**
+ * A fork's prefix from its flags, checked against the tasks: a fork continues its parent's one
+ * task. Null after saying why it cannot run.
+ */
+async function forkOf(flags: { readonly file: string; readonly step: number }, tasks: readonly PlannedTask[], io: Io): Promise<ForkPrefix | null> {
+  const loaded = await loadForkPrefix(flags.file, flags.step);
+  if (!loaded.ok) {
+    io.err(`gp rollout: ${loaded.message}`);
+    return null;
+  }
+  const taskId = tasks[0]?.task.task_id;
+  const parentTask = loaded.prefix.taskId;
+  if (tasks.length !== 1 || taskId !== parentTask) {
+    io.err(
+      `gp rollout: a fork continues its parent's task ${parentTask}; the task files and --task select ${tasks.length === 1 ? `task ${taskId ?? '?'}` : `${tasks.length} tasks`}. Select it alone with --task ${parentTask}.`,
+    );
+    return null;
+  }
+  return loaded.prefix;
+}
+
 async function launchRollout(
   command: RolloutCommand,
   argv: readonly string[],
   p: Parsed,
   run: RunFolder,
-  tasks: readonly PlannedTask[],
+  planned: Planned,
   models: ModelSetup,
   io: Io,
   cwd: string,
@@ -295,7 +337,7 @@ async function launchRollout(
     return machineFailure(command, error, io);
   }
   try {
-    return await lockedRollout(command, argv, p, run, tasks, deps, io, cwd, runtime);
+    return await lockedRollout(command, argv, p, run, planned, deps, io, cwd, runtime);
   } catch (error) {
     return machineFailure(command, error, io);
   } finally {
@@ -319,7 +361,7 @@ async function lockedRollout(
   argv: readonly string[],
   p: Parsed,
   run: RunFolder,
-  tasks: readonly PlannedTask[],
+  planned: Planned,
   deps: EpisodeDeps,
   io: Io,
   cwd: string,
@@ -327,13 +369,21 @@ async function lockedRollout(
 ): Promise<number> {
   await writeResolvedConfig(run, p.configFile === undefined ? '(defaults)' : resolve(cwd, p.configFile));
   // How the run was launched, so the editor (or a person) can resume it or launch it again.
-  await writeLaunchRecord(run.layout.launch, { command, args: [...argv], cwd, agent: run.config.rollout.agent, written_at: isoTimestamp(new Date()) });
+  await writeLaunchRecord(run.layout.launch, {
+    command,
+    args: [...argv],
+    cwd,
+    agent: run.config.rollout.agent,
+    written_at: isoTimestamp(new Date()),
+    ...(planned.fork === undefined ? {} : { fork: planned.fork.parent }),
+  });
+  const { tasks } = planned;
   const say = p.json ? io.err : io.out;
   say(`run dir: ${displayPath(run.dir, cwd)}`);
 
   const config = run.config;
   const attempts = command === 'eval' ? 1 : config.rollout.attempts;
-  const episodes = planEpisodes(tasks, attempts);
+  const episodes = planEpisodes(tasks, attempts, planned.fork);
   const progress = new RolloutProgress(runtime.progress ?? { isTTY: false, write: (t) => io.err(t.replace(/\n$/, '')) });
   const controller = new AbortController();
   const reaper = containerReaper(config, run.name);

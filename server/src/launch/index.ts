@@ -4,8 +4,8 @@
  * episode. `env/`, `agents/` and `sandbox/` know nothing of configs; the CLI parses arguments and
  * prints, and everything in between is here.
  */
-export { loadConfig, type ConfigRequest, type LoadedConfig } from './loadConfig.js';
-export { moveRunFolder, planRunFolder, writeResolvedConfig, type RunFolder, type RunFolderRequest } from './runFolder.js';
+export { checksDisk, loadConfig, type ConfigRequest, type LoadedConfig } from './loadConfig.js';
+export { moveRunFolder, planRunFolder, unusedFolder, writeResolvedConfig, type RunFolder, type RunFolderRequest } from './runFolder.js';
 export { defaultSandboxOptions, sandboxLimitsFromConfig, sandboxOptionsFromConfig, type LaunchSandboxOptions } from './sandboxOptions.js';
 export { sandboxSlots, slotShare } from './sandboxSlots.js';
 export { effectiveMaxSteps, envOptionsFromConfig } from './envOptions.js';
@@ -21,3 +21,4 @@ export { startDetached, type GpCommand, type ProcessExit, type StartedRun } from
 export { settleLaunchExit, startFollowed, type ExitedLaunch, type FollowedLaunch, type SettledExit } from './launchExit.js';
 export { replaySetup, taskFilesOf, type ReplayRequest, type ReplaySetup } from './replaySetup.js';
 export { EpisodeGoldFinder, parseDefinitions } from './episodeGold.js';
+export { forkableSteps, forkPrefix, forkRolloutArgs, loadForkPrefix, readForkParent, type ForkArgs, type ForkRequest } from './forkLaunch.js';

@@ -5,8 +5,9 @@
  * read the file the same way, run the same checks once, and reach the same verdict on it.
  */
 import { readFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import { checkConfigDisk, resolveConfig, verdictOf, type ConfigFlags, type Resolution } from '../config/index.js';
+import { runLayout } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
 
 export interface ConfigRequest {
@@ -42,4 +43,13 @@ export async function loadConfig(request: ConfigRequest): Promise<LoadedConfig> 
   const disk = await checkConfigDisk(resolution, request.cwd);
   const findings = [...resolution.findings, ...disk];
   return { kind: 'resolved', path, resolution: { ...resolution, findings, verdict: verdictOf(findings) } };
+}
+
+/**
+ * Whether a launch from `file` checks the paths it names on the disk: a YAML a person wrote, yes; a
+ * run's `resolved_config.yaml` (a fork, a re-launch) writes out every path, the defaults' unused
+ * placeholders too, so checking them would warn of files the run never reads.
+ */
+export function checksDisk(file: string | undefined): boolean {
+  return file !== undefined && basename(file) !== basename(runLayout('/').resolvedConfig);
 }

@@ -20,6 +20,9 @@ export const rolloutOptions = {
   json: { type: 'boolean' },
   ray: { type: 'string' },
   'service-host': { type: 'string' },
+  /** A fork (launch/forkLaunch.ts): replay this trajectory's steps before `--fork-step`, then go on live. */
+  'fork-of': { type: 'string' },
+  'fork-step': { type: 'string' },
 } as const;
 
 export interface RolloutFlagValues {

@@ -6,7 +6,7 @@
  */
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
-import { basename, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { renderConfigYaml, type ExperimentConfig, type Override } from '../config/index.js';
 import { runLayout, type RunLayout } from '../runs/index.js';
 import { writeFileAtomic } from '../util/atomicWrite.js';
@@ -79,4 +79,11 @@ function defaultRunName(experiment: string, command: string, now: Date, outputDi
   let name = base;
   for (let i = 2; existsSync(join(outputDir, name)); i++) name = `${base}-${i}`;
   return name;
+}
+
+/** `dir`, or `dir-2`, `dir-3`, … when it is taken: a launch that must never write into an existing folder. */
+export function unusedFolder(dir: string): string {
+  let candidate = dir;
+  for (let i = 2; existsSync(candidate); i++) candidate = join(dirname(dir), `${basename(dir)}-${i}`);
+  return candidate;
 }

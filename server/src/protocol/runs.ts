@@ -43,6 +43,22 @@ export const trainingRefSchema = withOldNames(trainingGroupOldNames, trainingGro
 export type TrainingRef = z.infer<typeof trainingRefSchema>;
 
 /** The first line of a trajectory: what is being attempted, by whom, under which limits. */
+/**
+ * Where a forked episode came from (`gp trajectory fork`, docs/trajectory-viewer.md#continue-from-here):
+ * the parent's run folder, episode and trajectory file (absolute paths), and the step the fork
+ * continued from live. Steps 1..step−1 of the fork are the parent's, replayed and checked.
+ */
+export const trajectoryForkSchema = z.object({
+  /** The parent's run folder (absolute). */
+  run: z.string(),
+  episode_id: z.string(),
+  /** The parent's trajectory file (absolute). */
+  trajectory: z.string(),
+  /** The first step the fork took live (1-based). */
+  step: z.number().int().min(1),
+});
+export type TrajectoryFork = z.infer<typeof trajectoryForkSchema>;
+
 export const trajectoryStartSchema = z.object({
   type: z.literal('start'),
   schema_version: z.literal(trajectorySchemaVersion),
@@ -58,6 +74,8 @@ export const trajectoryStartSchema = z.object({
   sandbox_host: sandboxHostRefSchema.optional(),
   /** The GRPO group of a training episode (`gp train`); absent for rollouts and evaluations. */
   training: trainingGroupSchema.optional(),
+  /** The parent of a forked episode; absent for an episode that ran from its start. */
+  fork: trajectoryForkSchema.optional(),
   /**
    * The task file the task came from (absolute) and its line, so that a viewer can find what lies
    * beside it after the run (the gold patch of `gold_predictions_<split>.jsonl`, for the code-graph
@@ -148,6 +166,11 @@ export const trajectoryStepSchema = z.object({
   done: z.boolean(),
   termination_reason: terminationReasonSchema.optional(),
   timings: stepTimingsSchema,
+  /**
+   * A forked episode's step taken from its parent: the recorded action executed again and its
+   * outcome checked against the recording (the observation here is the one the fork's sandbox gave).
+   */
+  replayed: z.literal(true).optional(),
 });
 
 /**
@@ -196,6 +219,11 @@ export const trajectoryEndSchema = z.object({
   infrastructure: infrastructureFailureSchema.optional(),
   /** A model agent's calls and how its replies fared (absent for the rule agent). */
   model: modelUsageSchema.optional(),
+  /**
+   * A fork whose replay of its parent came out unlike the recording (step 0 is the reset): where,
+   * and both sides. The episode ended there with `error`; it continued nothing.
+   */
+  fork_divergence: z.object({ step: z.number().int().min(0), where: z.string(), recorded: z.string(), replayed: z.string() }).optional(),
   /**
    * How many signals of suspected reward hacking the submit that ended the episode recorded
    * (its `suspected_hacks`, env/hackSignals.ts); absent when there were none or no submit.
@@ -374,6 +402,8 @@ export const runLaunchRecordSchema = z.object({
   /** The agent the resolved config chose. */
   agent: z.string(),
   written_at: z.string(),
+  /** A fork's parent (`gp trajectory fork`), so the Runs view shows the fork under its parent episode. */
+  fork: trajectoryForkSchema.optional(),
 });
 export type RunLaunchRecord = z.infer<typeof runLaunchRecordSchema>;
 

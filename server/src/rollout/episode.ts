@@ -27,6 +27,7 @@ import { gradeInstance, gradePassed } from '../testing/index.js';
 import { withDeadline } from '../util/deadline.js';
 import type { EpisodeSpec } from './plan.js';
 import { EpisodeStop, Stopped, type StopReason } from './stop.js';
+import { checkForkAgent, checkForkReset, ForkDiverged, ForkPatchModels, replayForkPrefix } from './forkPrefix.js';
 import { infrastructureFailure } from './infrastructure.js';
 import { addModelStep, emptyModelUsage, isModelDecision } from './modelFigures.js';
 import type { ModelUsage } from '../protocol/modelUsage.js';
@@ -83,6 +84,8 @@ interface Progress {
   infrastructure: InfrastructureFailure | undefined;
   /** A model agent's calls and replies so far (undefined for agents without a model). */
   model: ModelUsage | undefined;
+  /** A fork's replayed step that differed from its parent's recording. */
+  forkDivergence: ForkDiverged | undefined;
 }
 
 /**
@@ -108,13 +111,17 @@ export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, episodeCo
     error: undefined,
     infrastructure: undefined,
     model: undefined,
+    forkDivergence: undefined,
   };
   let sandbox: Sandbox | undefined;
   let env: PlannerEnv | undefined;
   let writer: TrajectoryWriter | undefined;
   let stop: EpisodeStop | undefined;
   try {
-    const options = deps.envOptions(spec.task);
+    const configured = deps.envOptions(spec.task);
+    // A fork's environment hears the recording's patch model while its prefix replays.
+    const forkModels = spec.fork === undefined ? undefined : new ForkPatchModels();
+    const options = forkModels?.options(configured) ?? configured;
     stop = new EpisodeStop(episodeContext.signal, options.limits.episodeTimeoutMs);
     // A sandbox still opening when the episode stops is closed once it opens; the run waits for that.
     sandbox = await stop.race(deps.openSandbox(spec), (opening) => episodeContext.track(opening.then((late) => late.close())));
@@ -123,6 +130,10 @@ export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, episodeCo
     env = await stop.race(deps.openEnv(spec.task, sandbox, options));
     const first = await stop.race(env.reset());
     const agent = deps.makeAgent(spec.task);
+    if (spec.fork !== undefined) {
+      checkForkAgent(agent);
+      checkForkReset(spec.fork, first);
+    }
     writer = await TrajectoryWriter.begin(layout.trajectory(spec.episodeId), {
       schema_version: trajectorySchemaVersion,
       episode_id: spec.episodeId,
@@ -133,19 +144,23 @@ export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, episodeCo
       ...(sandbox.spec.image === undefined ? {} : { image: sandbox.spec.image }),
       ...(episodeContext.sandboxHost === undefined ? {} : { sandbox_host: episodeContext.sandboxHost }),
       ...(episodeContext.training === undefined ? {} : { training: episodeContext.training }),
+      ...(spec.fork === undefined ? {} : { fork: spec.fork.parent }),
       ...taskFileOf(spec),
       max_steps: env.maxSteps,
       rewards: options.rewards,
       started_at: isoTimestamp(new Date(startedAt)),
       observation: first,
     });
-    await actUntilDone(agent, env, writer, stop, progress, first);
+    const live =
+      spec.fork === undefined || forkModels === undefined ? first : await replayForkPrefix(spec.fork, agent, env, forkModels, writer, stop, progress, first);
+    await actUntilDone(agent, env, writer, stop, progress, live);
   } catch (error) {
     if (error instanceof Stopped) await endFromOutside(env, writer, error.reason, progress);
     else {
       progress.reason = 'error';
       progress.error = errorMessage(error);
       progress.infrastructure = infrastructureFailure(error);
+      if (error instanceof ForkDiverged) progress.forkDivergence = error;
     }
   } finally {
     stop?.dispose();
@@ -279,6 +294,7 @@ async function endLine(
     ...(progress.error === undefined ? {} : { error: progress.error }),
     ...(progress.infrastructure === undefined ? {} : { infrastructure: progress.infrastructure }),
     ...(progress.model === undefined ? {} : { model: progress.model }),
+    ...(progress.forkDivergence === undefined ? {} : { fork_divergence: { step: progress.forkDivergence.step, ...progress.forkDivergence.difference } }),
     ...(submit?.suspected_hacks === undefined ? {} : { suspected_hacks: submit.suspected_hacks.length }),
     ...(recorded === undefined || recorded.edges.length === 0
       ? {}

@@ -3,7 +3,7 @@
  * apart from outcomes, stopping, and the evaluation report; also replaying a recorded episode and
  * verifying a dataset (each task's tests with no patch and with its gold patch, into a verdict).
  */
-export { planEpisodes, episodeId, type EpisodeSpec, type PlannedTask } from './plan.js';
+export { planEpisodes, episodeId, type EpisodeSpec, type ForkPrefix, type PlannedTask } from './plan.js';
 export { runEpisode, type EpisodeDeps, type EpisodeContext, type EpisodeResult } from './episode.js';
 export { runRollout, selectEpisodes, type RolloutOptions, type RolloutObserver, type RolloutResult, type ResumeSelection } from './run.js';
 export {

@@ -9,6 +9,7 @@
  */
 import type { Action, PatchCandidate, ProtocolError } from '../protocol/actions.js';
 import type { Observation } from '../protocol/observation.js';
+import type { TrajectoryStep } from '../protocol/runs.js';
 import type { EnvOptions, PatchModel, PlannerEnv, StepOutcome } from '../env/index.js';
 import { compareStep, type Difference, type EpisodeModel, type StepView } from '../episodes/index.js';
 import type { Sandbox } from '../sandbox/index.js';
@@ -69,7 +70,7 @@ export async function replayEpisode(
     }
     for (const view of divergence === undefined ? model.steps : []) {
       const input = inputOf(view);
-      recorded.prepare(view);
+      recorded.prepare(view.record);
       let outcome: StepOutcome;
       if (input === undefined) {
         // A line without an action or a protocol error: the episode was ended from outside (a limit, an interrupt).
@@ -124,17 +125,20 @@ export class RecordedPatchModel implements PatchModel {
   private answer: (() => PatchCandidate[]) | undefined;
   private present = true;
 
-  /** The environment's options with this model in place of the configured one. */
-  options(base: EnvOptions): EnvOptions {
-    const model = (): PatchModel | undefined => (this.present ? this : undefined);
+  /**
+   * The environment's options with this model in place of the configured one; once `live` says
+   * so (a fork past its replayed prefix), the configured one again.
+   */
+  options(base: EnvOptions, live: () => boolean = () => false): EnvOptions {
+    const model = (): PatchModel | undefined => (live() ? base.patchModel : this.present ? this : undefined);
     return Object.defineProperty({ ...base }, 'patchModel', { get: model, enumerable: true });
   }
 
-  prepare(view: StepView): void {
-    const last = view.record.observation.last;
+  prepare(record: TrajectoryStep): void {
+    const last = record.observation.last;
     this.present = true;
     this.answer = undefined;
-    if (view.record.action?.type !== 'repair' || last?.kind !== 'repair' || last.source !== 'patch-model') return;
+    if (record.action?.type !== 'repair' || last?.kind !== 'repair' || last.source !== 'patch-model') return;
     const code = last.error?.code;
     const message = last.error?.message ?? '';
     if (code === 'no-patch-model') {
