@@ -4,7 +4,7 @@
  * its reason, never filled with a number. The exit code is 0 whatever the figures say: a benchmark
  * reports, it is not a test.
  *
- * Options: `--only yaml,yaml-scale,jsonl,activation,sandbox,graph,rollout,launch,launch-exit,datasets,tasks,runs,idle,trajectory,inspect,code-graph,service,smoke,model,localisation,env,verify,hosts,host-step,canary` (`canary` runs only when named), `--edits N` (default 60), `--warmup N` (20),
+ * Options: `--only yaml,yaml-scale,jsonl,activation,sandbox,graph,rollout,launch,launch-exit,datasets,tasks,runs,idle,trajectory,inspect,fork,code-graph,service,smoke,model,localisation,env,verify,hosts,host-step,canary` (`canary` runs only when named), `--edits N` (default 60), `--warmup N` (20),
  * `--sessions N` (7), `--activation-sessions N` (5 code-server sessions), `--localisation-repos a,b` (every
  * repository), `--localisation-limit N` (every instance), `--no-embeddings` (localisation without the semantic retriever).
  */
@@ -33,6 +33,7 @@ import { benchTasks } from './taskFigures.js';
 import { benchVerify } from './verifyFigures.js';
 import { benchRuns } from './runsFigures.js';
 import { benchInspectExport } from './inspectExportFigures.js';
+import { benchFork } from './forkFigures.js';
 import { benchIdle } from './idleFigures.js';
 import { benchTrajectory } from './trajectoryFigures.js';
 import { benchCodeGraph } from './codeGraphFigures.js';
@@ -164,6 +165,7 @@ async function main(): Promise<void> {
   if (wanted('idle')) await guard('idle', () => benchIdle(log));
   if (wanted('trajectory')) await guard('trajectory', () => benchTrajectory(log));
   if (wanted('inspect')) await guard('inspect', () => benchInspectExport(log));
+  if (wanted('fork')) await guard('fork', () => benchFork(log));
   if (wanted('code-graph')) await guard('code-graph', () => benchCodeGraph(log));
   if (wanted('service')) await guard('service', () => benchService(log));
   if (wanted('smoke')) await guard('smoke', () => benchSmoke(log));
