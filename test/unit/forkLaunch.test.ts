@@ -9,7 +9,9 @@ import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
-import { forkPrefix, forkRolloutArgs, forkableSteps, readForkParent } from '../../server/src/launch/index.js';
+import { parseArgs } from 'node:util';
+import { parseConfigFlags } from '../../server/src/config/index.js';
+import { forkPrefix, forkRolloutArgs, forkableSteps, readForkParent, rolloutOptions } from '../../server/src/launch/index.js';
 import { createModelAgent, RuleAgent } from '../../server/src/agents/index.js';
 import type { ChatClient } from '../../server/src/agents/index.js';
 import type { EpisodeModel } from '../../server/src/episodes/index.js';
@@ -88,8 +90,7 @@ test("a fork is a gp rollout of the parent's task under its run's resolved confi
   assert.ok(planned.ok, planned.ok ? '' : planned.message);
   assert.deepEqual(planned.args, [
     'tasks.jsonl',
-    '--task',
-    'sample-calc-add',
+    '--task=sample-calc-add',
     '--config',
     'parent/resolved_config.yaml',
     '--backend',
@@ -97,12 +98,10 @@ test("a fork is a gp rollout of the parent's task under its run's resolved confi
     // The recording's hints did not use embeddings, so the fork's do not either.
     '--set',
     'env.semantic_search=off',
-    '--agent',
-    'model',
+    '--agent=model',
     '--attempts',
     '4',
-    '--set',
-    'planner_sampling.temperature=0.7',
+    '--set=planner_sampling.temperature=0.7',
     '--fork-of',
     'parent/trajectories/sample-calc-add.jsonl',
     '--fork-step',
@@ -119,7 +118,7 @@ test("a fork is a gp rollout of the parent's task under its run's resolved confi
   // A config the person names replaces the run's, and with it the recorded backend.
   const own = await forkRolloutArgs({ trajectory, step: 2, count: 1, config: 'mine.yaml', cwd: dir, now: new Date() }, model);
   assert.ok(own.ok);
-  assert.deepEqual(own.args.slice(0, 5), ['tasks.jsonl', '--task', 'sample-calc-add', '--config', 'mine.yaml']);
+  assert.deepEqual(own.args.slice(0, 4), ['tasks.jsonl', '--task=sample-calc-add', '--config', 'mine.yaml']);
   assert.equal(own.args.includes('--backend'), false);
 });
 
@@ -198,4 +197,25 @@ test('the model agent told of the replayed steps has them in its history, as it 
   assert.deepEqual(roles.slice(-5), ['user', 'assistant', 'user', 'assistant', 'user'], 'each replayed step is an observation and a reply');
   assert.match(String(messages.at(-4)?.content), /expand/, 'the replayed action is written as the model writes actions');
   assert.equal(messages.at(-2)?.content, 'a reply that did not parse', 'a reply that did not parse stays as it was');
+});
+
+test("a recording's task id that looks like a flag stays the task id when the command line is read back", async () => {
+  const model = await parentModel();
+  assert.ok(model.start !== undefined);
+  const hostile: EpisodeModel = { ...model, start: { ...model.start, task_id: '--config=/etc/passwd' } };
+  writeFileSync(join(dir, 'tasks.jsonl'), '{}\n');
+  const run = parentRun('hostile', { command: 'rollout', args: ['tasks.jsonl'], cwd: dir, agent: 'rule', written_at: 'x' });
+  const planned = await forkRolloutArgs(
+    { trajectory: join(run, 'trajectories', 'sample-calc-add.jsonl'), step: 2, count: 1, sets: ['--run-name=x'], cwd: dir, now: new Date() },
+    hostile,
+  );
+  assert.ok(planned.ok);
+  const config = parseConfigFlags(planned.args);
+  const values = parseArgs({ args: config.rest, options: rolloutOptions, allowPositionals: true, strict: true }).values;
+  assert.deepEqual(values.task, ['--config=/etc/passwd']);
+  assert.equal(values.config, 'hostile/resolved_config.yaml');
+  assert.ok(
+    config.errors.some((e) => /--set/.test(e)) || config.flags.overrides.every((o) => !o.flag.startsWith('--run-name')),
+    'a --set value is never read as a flag of its own',
+  );
 });

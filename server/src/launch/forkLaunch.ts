@@ -151,20 +151,25 @@ export async function forkRolloutArgs(request: ForkRequest, model: EpisodeModel)
     request.runDir === undefined
       ? unusedFolder(join(dirname(parentRun), `${basename(parentRun)}-fork-${compactUtcStamp(request.now)}`))
       : resolve(request.cwd, request.runDir);
-  const path = (p: string) => shownPath(request.cwd, p);
+  // A path that begins with a dash would be read as a flag; `./` keeps it a path.
+  const path = (p: string) => {
+    const shown = shownPath(request.cwd, p);
+    return shown.startsWith('-') ? `./${shown}` : shown;
+  };
   const recordedEmbeddings = start.observation.hint_retrievers?.includes('embeddings') === true;
   const args = [
     path(taskFile),
-    '--task',
-    start.task_id,
+    // Values that come from a recording or a person are joined to their flag, so that one that
+    // begins with a dash is never read as a flag of its own.
+    `--task=${start.task_id}`,
     '--config',
     path(config),
     ...(request.config === undefined ? ['--backend', start.backend] : []),
     ...(request.config === undefined && !recordedEmbeddings ? ['--set', 'env.semantic_search=off'] : []),
-    ...(request.agent === undefined ? [] : ['--agent', request.agent]),
+    ...(request.agent === undefined ? [] : [`--agent=${request.agent}`]),
     '--attempts',
     String(request.count),
-    ...(request.sets ?? []).flatMap((s) => ['--set', s]),
+    ...(request.sets ?? []).map((s) => `--set=${s}`),
     '--fork-of',
     path(trajectory),
     '--fork-step',
