@@ -135,6 +135,8 @@ for (const backend of ['local', 'docker'] as const) {
         fork.steps.slice(0, 2).every((s) => s.model === undefined && s.tokens === undefined),
         'the replayed steps spent no model call',
       );
+      assert.equal(fork.end?.model?.replayed_steps, 2, 'the end says which steps no model of this episode took');
+      assert.match(r.out, new RegExp(`model: \\d+/${fork.steps.length - 2} steps from its own replies`), 'the model share is of the live steps');
     });
   });
 }

@@ -16,6 +16,7 @@ import { createModelAgent, RuleAgent } from '../../server/src/agents/index.js';
 import type { ChatClient } from '../../server/src/agents/index.js';
 import type { EpisodeModel } from '../../server/src/episodes/index.js';
 import type { ChatMessage } from '../../server/src/protocol/modelApi.js';
+import { summariseModel } from '../../server/src/rollout/modelFigures.js';
 
 const fixture = 'test/fixtures/trajectories/sample-calc-add.jsonl';
 const dir = mkdtempSync(join(tmpdir(), 'gp-fork-unit-'));
@@ -218,4 +219,13 @@ test("a recording's task id that looks like a flag stays the task id when the co
     config.errors.some((e) => /--set/.test(e)) || config.flags.overrides.every((o) => !o.flag.startsWith('--run-name')),
     'a --set value is never read as a flag of its own',
   );
+});
+
+test("a fork's replayed steps are not in its model's share: they were its parent's", () => {
+  const usage = { model_steps: 2, parse_failures: {}, fallback_steps: 0, calls: 2, prompt_tokens: 10, completion_tokens: 5, generation_ms: 100 };
+  const fork = summariseModel([{ resolved: false, steps: 6, model: { ...usage, replayed_steps: 2 } } as never], false);
+  const whole = summariseModel([{ resolved: false, steps: 6, model: usage } as never], false);
+  assert.equal(fork?.steps, 4);
+  assert.equal(fork?.model_step_share, 0.5);
+  assert.equal(whole?.steps, 6);
 });

@@ -40,6 +40,8 @@ export const modelUsageSchema = z.object({
   completion_tokens: count,
   /** Summed wall time of the calls. */
   generation_ms: z.number().min(0),
+  /** A fork's steps replayed from its parent, which no model of this episode took (rollout/forkPrefix.ts). */
+  replayed_steps: count.optional(),
 });
 export type ModelUsage = z.infer<typeof modelUsageSchema>;
 
@@ -50,7 +52,7 @@ export type ModelUsage = z.infer<typeof modelUsageSchema>;
 export const modelSummarySchema = modelUsageSchema.extend({
   /** Whether a fallback agent could take steps in this run (`rollout.fallback_to_rule`). */
   fallback_enabled: z.boolean(),
-  /** Steps of the episodes summed, the model's, the fallback's and the protocol errors'. */
+  /** Steps of the episodes summed, the model's, the fallback's and the protocol errors' (a fork's replayed steps are not counted). */
   steps: count,
   /** Replies that failed to parse, over the calls that came back. */
   parse_failure_rate: z.number().min(0).max(1),

@@ -84,6 +84,8 @@ interface Progress {
   infrastructure: InfrastructureFailure | undefined;
   /** A model agent's calls and replies so far (undefined for agents without a model). */
   model: ModelUsage | undefined;
+  /** Steps a fork replayed from its parent. */
+  replayed: number;
   /** A fork's replayed step that differed from its parent's recording. */
   forkDivergence: ForkDiverged | undefined;
 }
@@ -111,6 +113,7 @@ export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, episodeCo
     error: undefined,
     infrastructure: undefined,
     model: undefined,
+    replayed: 0,
     forkDivergence: undefined,
   };
   let sandbox: Sandbox | undefined;
@@ -293,7 +296,7 @@ async function endLine(
     ...(grade === undefined ? {} : { grade }),
     ...(progress.error === undefined ? {} : { error: progress.error }),
     ...(progress.infrastructure === undefined ? {} : { infrastructure: progress.infrastructure }),
-    ...(progress.model === undefined ? {} : { model: progress.model }),
+    ...(progress.model === undefined ? {} : { model: progress.replayed === 0 ? progress.model : { ...progress.model, replayed_steps: progress.replayed } }),
     ...(progress.forkDivergence === undefined ? {} : { fork_divergence: { step: progress.forkDivergence.step, ...progress.forkDivergence.difference } }),
     ...(submit?.suspected_hacks === undefined ? {} : { suspected_hacks: submit.suspected_hacks.length }),
     ...(recorded === undefined || recorded.edges.length === 0

@@ -37,6 +37,8 @@ export interface PrefixProgress {
   lines: number;
   totalReward: number;
   last: StepOutcome | undefined;
+  /** Steps replayed so far. */
+  replayed: number;
 }
 
 /** The patch model of a fork's environment: the recording's answers during the prefix, the configured model after it. */
@@ -105,6 +107,7 @@ export async function replayForkPrefix(
     if (difference !== undefined) throw new ForkDiverged(record.step, difference);
     progress.actions += 1;
     progress.lines += 1;
+    progress.replayed += 1;
     progress.totalReward += outcome.reward;
     progress.last = outcome;
     await writer.step({

@@ -67,7 +67,8 @@ export class ModelTotals {
       generation_ms: this.usage.generation_ms + m.generation_ms,
     };
     this.episodes++;
-    this.steps += task.steps;
+    // A fork's replayed steps were its parent's; the share is of the steps this model could take.
+    this.steps += Math.max(0, task.steps - (m.replayed_steps ?? 0));
     if (task.resolved && m.fallback_steps === 0) this.aloneResolved++;
     if (task.resolved && m.fallback_steps > 0) this.paddedResolved++;
   }
