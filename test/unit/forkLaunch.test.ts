@@ -229,3 +229,28 @@ test("a fork's replayed steps are not in its model's share: they were its parent
   assert.equal(fork?.model_step_share, 0.5);
   assert.equal(whole?.steps, 6);
 });
+
+test("gp trajectory show names a fork's parent, marks its replayed steps and says where a replay diverged", async () => {
+  const { runCli } = await import('../../server/src/cli/main.js');
+  const lines = (await import('node:fs'))
+    .readFileSync(fixture, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const fork = { run: '/runs/parent', episode_id: 'sample-calc-add', trajectory: '/runs/parent/trajectories/sample-calc-add.jsonl', step: 2 };
+  const forked = lines.map((l) => {
+    if (l['type'] === 'start') return { ...l, fork };
+    if (l['type'] === 'step' && l['step'] === 1) return { ...l, replayed: true };
+    if (l['type'] === 'end') return { ...l, fork_divergence: { step: 2, where: 'reward', recorded: '0.5', replayed: '0' } };
+    return l;
+  });
+  const file = join(dir, 'forked.jsonl');
+  writeFileSync(file, `${forked.map((l) => JSON.stringify(l)).join('\n')}\n`);
+  const out: string[] = [];
+  assert.equal(await runCli(['trajectory', 'show', file], { out: (l) => out.push(l), err: () => undefined }, dir), 0);
+  const text = out.join('\n');
+  assert.match(text, /fork of sample-calc-add \(\/runs\/parent\/trajectories\/sample-calc-add\.jsonl\) from step 2: steps 1\.\.1 replayed from it/);
+  assert.match(text, /step 1 [^\n]*\n {2}replayed from the fork's parent/);
+  assert.doesNotMatch(text, /step 2 [^\n]*\n {2}replayed from the fork's parent/);
+  assert.match(text, /the fork's replay diverged at step 2 \(reward\): recorded 0\.5; replayed 0/);
+});

@@ -191,6 +191,14 @@ function header(model: EpisodeModel, paint: Paint): string[] {
         : v(episodeName({ episodeId: s.episode_id, taskId: s.task_id })),
     ),
     `agent ${v(s.agent)} · backend ${s.backend}${s.backend_fallback === undefined ? '' : ` (fell back: ${v(s.backend_fallback.reason)})`}${s.sandbox_host === undefined ? '' : ` · node ${v(s.sandbox_host.node)} (host ${v(s.sandbox_host.id)})`} · at most ${s.max_steps} steps · started ${s.started_at}`,
+    ...(s.fork === undefined
+      ? []
+      : [
+          paint(
+            36,
+            `fork of ${v(s.fork.episode_id)} (${v(s.fork.trajectory)}) from step ${s.fork.step}${s.fork.step > 1 ? `: steps 1..${s.fork.step - 1} replayed from it` : ''}`,
+          ),
+        ]),
     `issue: ${v(s.observation.issue.title)}`,
     '',
   ];
@@ -204,6 +212,7 @@ function stepBlock(view: StepView, whole: boolean, paint: Paint): string[] {
     `${paint(1, `step ${view.step}`)}  ${paint(kindColours[view.kind], v(view.summary))}  reward ${view.reward.toFixed(2)} (return ${view.cumulative.toFixed(2)})  ${Math.round(view.durationMs)} ms`,
   ];
   const flag = (text: string) => lines.push(`  ${paint(31, text)}`);
+  if (r.replayed === true) lines.push(`  ${paint(90, "replayed from the fork's parent")}`);
   if (view.protocolError !== null) flag(`protocol error: ${v(view.protocolError)}`);
   if (view.fallback !== null) lines.push(`  ${paint(33, `fallback: ${v(view.fallback)}`)}`);
   if (view.error !== null) flag(`error: ${v(view.error)}`);
@@ -231,7 +240,11 @@ function summaryLine(model: EpisodeModel, paint: Paint): string {
     return paint(33, `cut short after ${model.steps.length} steps (no end line: still running, or its process died); return so far ${total.toFixed(2)}`);
   }
   const outcome = e.resolved ? paint(32, 'resolved') : paint(31, 'not resolved');
-  return `${outcome} · ${e.termination_reason} · reward ${e.total_reward.toFixed(2)} · ${e.steps} steps · ${(e.duration_ms / 1000).toFixed(1)} s${e.error === undefined ? '' : ` · ${v(e.error)}`}`;
+  const diverged =
+    e.fork_divergence === undefined
+      ? ''
+      : `\n${paint(31, `the fork's replay diverged at ${e.fork_divergence.step === 0 ? 'the reset' : `step ${e.fork_divergence.step}`} (${v(e.fork_divergence.where)}): recorded ${v(e.fork_divergence.recorded)}; replayed ${v(e.fork_divergence.replayed)}`)}`;
+  return `${outcome} · ${e.termination_reason} · reward ${e.total_reward.toFixed(2)} · ${e.steps} steps · ${(e.duration_ms / 1000).toFixed(1)} s${e.error === undefined ? '' : ` · ${v(e.error)}`}${diverged}`;
 }
 
 export async function trajectoryExport(argv: readonly string[], io: Io, cwd: string, version: string): Promise<number> {
