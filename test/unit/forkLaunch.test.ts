@@ -145,10 +145,13 @@ test('a fork whose parent run lacks what it needs says what to name', async () =
   assert.ok(!d.ok);
   assert.match(d.message, /has no resolved_config\.yaml, so its config is unknown; name one with --config YAML\./);
   const unreadable = join(dir, 'torn.jsonl');
-  writeFileSync(unreadable, '{"type":"start"\nnot json\n');
+  const [startLine, , ...rest] = (await import('node:fs')).readFileSync(fixture, 'utf8').trimEnd().split('\n');
+  writeFileSync(unreadable, `${[startLine, '{"type":"step", not json', ...rest].join('\n')}\n`);
   const e = await readForkParent(unreadable);
-  assert.ok(!e.ok);
-  assert.match(e.message, /torn\.jsonl: .*a fork replays the recording as it is, so it must read whole\./);
+  assert.ok(e.ok);
+  const f = forkPrefix(e.model, unreadable, 1);
+  assert.ok(!f.ok);
+  assert.match(f.message, /torn\.jsonl: line 2: .*a fork replays the recording as it is, so it must read whole\./);
 });
 
 test('the rule agent told of the replayed steps goes on from them instead of starting over', async () => {

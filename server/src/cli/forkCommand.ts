@@ -6,14 +6,15 @@
  * diverged (the summary says at which step and what differs).
  */
 import { readdir } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { agentNames } from '../protocol/agentNames.js';
-import { displayCommand, forkRolloutArgs, readForkParent } from '../launch/index.js';
+import { displayCommand, forkRolloutArgs } from '../launch/index.js';
 import { readTrajectory, runLayout } from '../runs/index.js';
 import { parseCommandArgs, usageError } from './args.js';
 import { intFlag, type Io } from './output.js';
 import { displayPath } from './rolloutSummary.js';
 import { processRuntime, rolloutCommand, type RolloutRuntime } from './rolloutCommands.js';
+import { loadEpisode } from './trajectoryCommands.js';
 
 export const trajectoryForkUsage = `gp trajectory fork FILE --step N [--count K] [--agent ${agentNames.join('|')} [--fallback]]
              [--config YAML] [--set KEY=VALUE]... [--tasks FILE] [--parallel N] [--run-dir DIR] [--json]
@@ -59,14 +60,12 @@ export async function trajectoryFork(argv: readonly string[], io: Io, cwd: strin
     args.errors.push(`--agent is one of ${agentNames.join(', ')}, not '${v.agent}'.`);
   if (args.errors.length > 0 || step === undefined) return usageError(command, io, args.errors);
   const file = args.positionals[0] ?? '';
-  const parent = await readForkParent(resolve(cwd, file));
-  if (!parent.ok) {
-    io.err(`gp trajectory fork: ${parent.message}`);
-    return 2;
-  }
+  // Another tool's trajectory is said to be one, and an unreadable file says why (loadEpisode).
+  const parent = await loadEpisode(command, file, io, cwd);
+  if (parent === undefined) return 2;
   const planned = await forkRolloutArgs(
     { trajectory: file, step, count, agent: v.agent, config: v.config, sets: v.set ?? [], tasksFile: v.tasks, runDir: v['run-dir'], cwd, now: new Date() },
-    parent.model,
+    parent,
   );
   if (!planned.ok) {
     io.err(`gp trajectory fork: ${planned.message}`);

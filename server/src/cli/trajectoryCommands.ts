@@ -91,7 +91,7 @@ export async function loadEpisode(command: CommandUsage, file: string, io: Io, c
   if (opened === undefined) return undefined;
   if (opened.kind === 'foreign') {
     io.err(
-      `gp ${command.name}: ${file} is a ${formatOf(opened.episode)} trajectory; this command works on Graph Planner episodes (gp trajectory show reads it).`,
+      `gp ${command.name}: ${file} is a trajectory in another tool's format (${formatOf(opened.episode)}); this command works on Graph Planner episodes (gp trajectory show reads it).`,
     );
     return undefined;
   }

@@ -71,6 +71,9 @@ export function forkableSteps(model: EpisodeModel): { readonly first: number; re
  */
 export function forkPrefix(model: EpisodeModel, trajectory: string, step: number): { ok: true; prefix: ForkPrefix } | { ok: false; message: string } {
   if (model.start === undefined) return { ok: false, message: `${trajectory} has no start line, so there is no episode to continue.` };
+  // A line that did not parse may be a step of the prefix: replaying around it would not be the parent.
+  const problem = model.problems[0];
+  if (problem !== undefined) return { ok: false, message: `${trajectory}: ${problem}; a fork replays the recording as it is, so it must read whole.` };
   const { first, last } = forkableSteps(model);
   if (!Number.isInteger(step) || step < first || step > last)
     return {
@@ -105,9 +108,6 @@ export async function readForkParent(trajectory: string): Promise<{ ok: true; mo
     return { ok: false, message: `${trajectory} cannot be read: ${errorMessage(error)}.` };
   }
   if (read === undefined) return { ok: false, message: `${trajectory} does not exist.` };
-  // A line that did not parse may be a step of the prefix: replaying around it would not be the parent.
-  const problem = read.problems[0];
-  if (problem !== undefined) return { ok: false, message: `${trajectory}: ${problem}; a fork replays the recording as it is, so it must read whole.` };
   return { ok: true, model: buildEpisodeModel(read) };
 }
 
