@@ -11,6 +11,8 @@ import type { LanguageClient } from 'vscode-languageclient/node';
 import { commandIds, commandTitles, trajectoryViewType, type CommandName } from './contributions.js';
 import { showCodeGraph } from './codeGraphPanel.js';
 import { compareEpisodes } from './episodeCompare.js';
+import { continueFromStep } from './forkFlow.js';
+import { activeTrajectoryStep } from './trajectoryEditor.js';
 import { runGpInTerminal } from './gpTerminal.js';
 import { showNotice, type ExtensionState } from './extensionState.js';
 import { checkResultNotice } from './notices.js';
@@ -92,6 +94,8 @@ export const commands: Record<CommandName, CommandFactory> = {
     whenRunning: (extensionState) => (arg) => replayEpisode(extensionState, arg),
     whenStopped: (extensionState) => (arg) => replayEpisode(extensionState, arg),
   },
+  // From the viewer's step (its button), or the palette while a viewer is active, at its selected step.
+  continueFromStep: { whenRunning: (extensionState, client) => (arg, step) => continueFromCommand(extensionState, client, arg, step) },
   // Getting Started and its steps (gettingStarted.ts); only the launch needs the server.
   openGettingStarted: { whenRunning: () => openGettingStarted, whenStopped: () => openGettingStarted },
   sampleOpenConfig: { whenRunning: () => openSampleConfig, whenStopped: () => openSampleConfig },
@@ -109,6 +113,16 @@ export const commands: Record<CommandName, CommandFactory> = {
 async function codeGraphCommand(extensionState: ExtensionState, arg: unknown, step: unknown): Promise<void> {
   const uri = arg instanceof vscode.Uri ? arg : await pickTrajectory('Show which episode on the code graph?');
   if (uri !== undefined) showCodeGraph(extensionState, uri, typeof step === 'number' && Number.isInteger(step) && step >= 0 ? step : undefined);
+}
+
+/** *Continue from Here…* on the step given, else on the active viewer's selected step. */
+async function continueFromCommand(extensionState: ExtensionState, client: LanguageClient, arg: unknown, step: unknown): Promise<void> {
+  const given = arg instanceof vscode.Uri && typeof step === 'number' && Number.isInteger(step) && step >= 1 ? { uri: arg, step } : activeTrajectoryStep();
+  if (given === undefined) {
+    void vscode.window.showInformationMessage('Open one of your episodes in the trajectory viewer and select a step to continue from.');
+    return;
+  }
+  await continueFromStep(extensionState, client, given.uri, given.step);
 }
 
 /** `gp trajectory replay` of the trajectory given (the viewer's), else one the person picks, in a terminal. */

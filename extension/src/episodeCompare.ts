@@ -5,6 +5,7 @@
  * open in the diff editor against each other. Messages from the page are validated; the page only
  * asks to open a step in the viewer or to diff the final patches.
  */
+import { randomUUID } from 'node:crypto';
 import { basename, dirname } from 'node:path';
 import * as vscode from 'vscode';
 import type { CompareWebviewMessage } from '../../server/src/protocol/episodeWebview.js';
@@ -13,10 +14,19 @@ import { episodeCompareViewType, patchScheme, trajectoryViewType } from './contr
 import type { ExtensionState } from './extensionState.js';
 import { errorMessage } from './errors.js';
 import { pickerEntries, type FoundTrajectory, type PickerEntry } from './episodePicker.js';
-import { episodeCompare, runEpisodes, runsList, type EpisodeSummary, sendRequest } from './serverMessages.js';
+import { episodeChanged, episodeCompare, episodeWatch, runEpisodes, runsList, type EpisodeSummary, sendRequest } from './serverMessages.js';
 import type { PatchActions } from './patchDiffs.js';
 import { newNonce, webviewHtml } from './webviewHtml.js';
 import { messageSchemas } from './messageSchemas.js';
+
+/**
+ * How a comparison opens: `alignAt`, the step the right episode forked from the left one at
+ * (docs/trajectory-viewer.md#continue-from-here), which the page scrolls to and marks; the
+ * comparison then follows both files as they grow, since a fork is compared while it still runs.
+ */
+export interface CompareOptions {
+  readonly alignAt?: number;
+}
 
 /** Asks for the second episode (when not given) and opens the comparison. */
 export async function compareEpisodes(
@@ -24,6 +34,7 @@ export async function compareEpisodes(
   patches: PatchActions,
   first: vscode.Uri | undefined,
   second?: vscode.Uri,
+  options: CompareOptions = {},
 ): Promise<void> {
   const left = first ?? (await pickTrajectory(extensionState, 'The first episode to compare', undefined));
   if (left === undefined) return;
@@ -31,7 +42,7 @@ export async function compareEpisodes(
   if (right === undefined) return;
   // Opened from a viewer, which is then the active editor: keep it rather than let the panel replace its preview tab.
   if (first !== undefined) await vscode.commands.executeCommand('workbench.action.keepEditor');
-  new ComparePanel(extensionState, patches, left, right);
+  new ComparePanel(extensionState, patches, left, right, options.alignAt ?? null);
 }
 
 /**
@@ -81,15 +92,23 @@ async function withEpisodes(extensionState: ExtensionState, paths: readonly stri
   return unique.map((path) => ({ path, run: basename(runDir(path)), episode: byFile.get(path) }));
 }
 
+/** Changes to a followed file within this window are one new comparison. */
+const followDelayMs = 300;
+
 class ComparePanel {
   private readonly panel: vscode.WebviewPanel;
   private latest: CompareHostMessage | undefined;
+  /** This panel's id in `episode/watch`, while it follows a fork's files. */
+  private readonly viewer = randomUUID();
+  private followTimer: NodeJS.Timeout | undefined;
+  private readonly disposables: vscode.Disposable[] = [];
 
   constructor(
     private readonly extensionState: ExtensionState,
     private readonly patches: PatchActions,
     private readonly left: vscode.Uri,
     private readonly right: vscode.Uri,
+    private readonly alignAt: number | null,
   ) {
     const dist = vscode.Uri.joinPath(extensionState.extension.extensionUri, 'dist');
     const title = `Compare ${basename(left.fsPath, '.jsonl')} ↔ ${basename(right.fsPath, '.jsonl')}`;
@@ -106,11 +125,48 @@ class ComparePanel {
       title,
       loading: 'Aligning the two episodes…',
     });
-    const subscription = webview.onDidReceiveMessage(
-      (raw: unknown) =>
-        void this.receive(raw).catch((error: unknown) => this.extensionState.log.error(`A message from the page failed: ${errorMessage(error)}`)),
+    this.disposables.push(
+      webview.onDidReceiveMessage(
+        (raw: unknown) =>
+          void this.receive(raw).catch((error: unknown) => this.extensionState.log.error(`A message from the page failed: ${errorMessage(error)}`)),
+      ),
     );
-    this.panel.onDidDispose(() => subscription.dispose());
+    // A fork is compared while it runs: both files are watched, as a viewer watches its file, and each change compares again.
+    if (alignAt !== null) {
+      this.disposables.push(
+        extensionState.onServerNotification(episodeChanged, (change) => {
+          if (change.path === left.fsPath || change.path === right.fsPath) this.scheduleFollow();
+        }),
+      );
+      this.watch(true);
+    }
+    this.panel.onDidDispose(() => {
+      clearTimeout(this.followTimer);
+      if (alignAt !== null) this.watch(false);
+      this.disposables.forEach((d) => d.dispose());
+    });
+  }
+
+  private watch(watching: boolean): void {
+    void this.extensionState
+      .currentClient()
+      .then((client) =>
+        client === undefined
+          ? null
+          : Promise.all([this.left, this.right].map((uri) => sendRequest(client, episodeWatch, { path: uri.fsPath, watching, viewer: this.viewer }))),
+      )
+      .catch(() => undefined);
+  }
+
+  private scheduleFollow(): void {
+    clearTimeout(this.followTimer);
+    this.followTimer = setTimeout(() => {
+      void this.load()
+        .then(() => {
+          if (this.latest !== undefined) void this.panel.webview.postMessage(this.latest);
+        })
+        .catch((error: unknown) => this.extensionState.log.warn(`Compare: ${errorMessage(error)}`));
+    }, followDelayMs);
   }
 
   private async receive(raw: unknown): Promise<void> {
@@ -143,11 +199,12 @@ class ComparePanel {
       this.latest = {
         type: 'comparison',
         comparison: { ok: false, message: 'The Graph Planner server is not running; run "Graph Planner: Restart Server" and compare again.' },
+        alignAt: this.alignAt,
       };
       return;
     }
     const comparison = await sendRequest(client, episodeCompare, { left: this.left.fsPath, right: this.right.fsPath });
-    this.latest = { type: 'comparison', comparison };
+    this.latest = { type: 'comparison', comparison, alignAt: this.alignAt };
   }
 
   /** The two final patches against each other, as diff text. */

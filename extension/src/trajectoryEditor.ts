@@ -46,6 +46,19 @@ export async function openTrajectoryAt(uri: vscode.Uri, step: number | null, vie
   await vscode.commands.executeCommand('vscode.openWith', uri, trajectoryViewType, viewColumn);
 }
 
+/**
+ * The active viewer's trajectory and selected step, for *Continue from Here…* from the palette;
+ * undefined when no viewer is active or its step is not one of our own episode's.
+ */
+export function activeTrajectoryStep(): { readonly uri: vscode.Uri; readonly step: number } | undefined {
+  for (const panels of openPanels.values())
+    for (const panel of panels) {
+      const at = panel.activeStep();
+      if (at !== undefined) return at;
+    }
+  return undefined;
+}
+
 export function registerTrajectoryEditor(extensionState: ExtensionState, patches: PatchActions): vscode.Disposable {
   return vscode.window.registerCustomEditorProvider(trajectoryViewType, new TrajectoryEditorProvider(extensionState, patches), {
     supportsMultipleEditorsPerDocument: true,
@@ -86,6 +99,8 @@ class TrajectoryPanel {
   private queued: EpisodeHostMessage[] | undefined = [];
   /** The sample shown of a file of many (an Inspect log); the file's first while undefined. */
   private sample: string | undefined;
+  /** The step the page has selected (it says so with `selected`); 0 or undefined is none to continue from. */
+  private selected: number | undefined;
 
   constructor(
     private readonly extensionState: ExtensionState,
@@ -129,6 +144,13 @@ class TrajectoryPanel {
 
   reveal(): void {
     this.panel.reveal();
+  }
+
+  /** This panel's trajectory and selected step when it is the active editor; never a sample of another tool's log. */
+  activeStep(): { readonly uri: vscode.Uri; readonly step: number } | undefined {
+    return this.panel.active && this.selected !== undefined && this.selected >= 1 && this.sample === undefined
+      ? { uri: this.uri, step: this.selected }
+      : undefined;
   }
 
   private sampleParam(): { sample?: string } {
@@ -286,7 +308,11 @@ class TrajectoryPanel {
         await vscode.commands.executeCommand(commandIds.showCodeGraph, this.uri, message.step);
         return;
       case 'selected':
+        this.selected = message.step;
         selectCodeGraphStep(this.path, message.step);
+        return;
+      case 'continueFrom':
+        await vscode.commands.executeCommand(commandIds.continueFromStep, this.uri, message.step);
         return;
       case 'needCodeGraph':
         await this.postCodeGraph(message.all);

@@ -4,12 +4,13 @@
  * run's own launch record, refused with a reason when they cannot work.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { displayCommand, newRunArgs, planLaunch } from '../../server/src/launch/index.js';
 import type { NewRunLaunch } from '../../server/src/protocol/launch.js';
+import { forkChoiceSets, validEndpoint } from '../../extension/src/forkChoices.js';
 import { runLayout, withoutConfigFlags, withoutRunFolderFlags, writeLaunchRecord, writeStatus } from '../../server/src/runs/index.js';
 import { describeEpisode, describeEpisodeHost, describeNodes, describeRun, durationOf } from '../../extension/src/views/runsText.js';
 import type { RunSummary } from '../../server/src/protocol/runsView.js';
@@ -211,6 +212,7 @@ test('the Runs view describes a run and an episode in one line', () => {
     hasLog: true,
     hasMetrics: false,
     relaunchable: true,
+    fork: null,
   };
   assert.equal(describeRun(summary, Date.parse('2026-11-23T10:01:05.000Z')), '4/10 · 3 resolved · 1 errored · running · 1m 05s · rollout · rule');
   assert.equal(durationOf({ ...summary, state: 'finished', endedAt: '2026-11-23T12:05:00.000Z' }, 0), '2h 05m');
@@ -286,9 +288,100 @@ test('the Runs view names the Ray node of an episode a sandbox host ran, and a r
     hasLog: false,
     hasMetrics: false,
     relaunchable: true,
+    fork: null,
   };
   assert.equal(describeRun(run, 0), '2/3 resolved · finished · 30s · on 2 nodes · eval · rule');
   assert.equal(describeNodes(run), 'worker-1 (2 episodes), worker-2 (1 episode)');
   // One node is named on each episode; the run's row stays as it was.
   assert.equal(describeRun({ ...run, nodes: [{ node: 'worker-1', episodes: 3 }] }, 0), '2/3 resolved · finished · 30s · eval · rule');
+});
+
+/** A run folder holding the sample's recorded episode (test/fixtures/trajectories/), with its launch record and config, as `gp rollout` leaves it. */
+async function recordedRun(root: string): Promise<{ dir: string; trajectory: string }> {
+  const dir = join(root, 'outputs', 'x-rollout-1');
+  const layout = runLayout(dir);
+  mkdirSync(join(dir, 'trajectories'), { recursive: true });
+  writeFileSync(layout.resolvedConfig, 'experiment:\n  name: x\nsandbox:\n  backend: local\n');
+  await writeLaunchRecord(layout.launch, {
+    command: 'rollout',
+    args: ['datasets/tasks.jsonl', '--config', 'configs/x.yaml'],
+    cwd: root,
+    agent: 'rule',
+    written_at: 'now',
+  });
+  const trajectory = join(dir, 'trajectories', 'sample-calc-add.jsonl');
+  copyFileSync(join(__dirname, '..', 'fixtures', 'trajectories', 'sample-calc-add.jsonl'), trajectory);
+  return { dir, trajectory };
+}
+
+test("a fork from the viewer is a rollout of the episode's task from its run's config, into the one folder its arguments name", async () => {
+  const root = workspace();
+  const { dir, trajectory } = await recordedRun(root);
+  const fork = { trajectory, step: 3, count: 2, agent: 'rule' as const, sets: ['backends.planner_backend=embedded'], cwd: root };
+  const plan = await planLaunch({ mode: 'fork', fork }, new Date('2026-11-23T10:00:00Z'));
+  assert.equal(plan.refused, null);
+  assert.equal(plan.command, 'rollout');
+  assert.equal(plan.runDir, join(root, 'outputs', 'x-rollout-1-fork-20261123-100000'));
+  const at = (flag: string) => plan.args[plan.args.indexOf(flag) + 1];
+  assert.equal(plan.args[0], 'rollout');
+  assert.equal(at('--task'), 'sample-calc-add');
+  assert.equal(at('--config'), 'outputs/x-rollout-1/resolved_config.yaml');
+  assert.equal(at('--fork-of'), 'outputs/x-rollout-1/trajectories/sample-calc-add.jsonl');
+  assert.equal(at('--fork-step'), '3');
+  assert.equal(at('--attempts'), '2');
+  assert.equal(at('--agent'), 'rule');
+  assert.ok(plan.args.includes('backends.planner_backend=embedded'), 'the picked model reaches the command line');
+  assert.deepEqual(
+    plan.args.filter((a) => a === '--run-dir'),
+    ['--run-dir'],
+    'the folder is named once, never planned again from the config',
+  );
+  assert.equal(at('--run-dir'), 'outputs/x-rollout-1-fork-20261123-100000');
+  assert.ok(!plan.args.includes('--resume'));
+  assert.equal(plan.values?.attempts.value, '2');
+  assert.notEqual(plan.runDir, dir);
+});
+
+test("a fork's flags are preflighted with the parent's config, and a step or trajectory it cannot continue from is refused with why", async () => {
+  const root = workspace();
+  const { trajectory } = await recordedRun(root);
+  const fork = { trajectory, step: 2, count: 1, agent: null, sets: ['env.step_penalty=-0.5'], cwd: root };
+  const flagged = await planLaunch({ mode: 'fork', fork });
+  assert.equal(flagged.refused, null);
+  assert.equal(flagged.findings.find((f) => f.severity === 'error')?.flag, '--set env.step_penalty=-0.5');
+  assert.ok(!flagged.args.includes('--agent'), "no agent picked keeps the parent run's");
+  assert.match((await planLaunch({ mode: 'fork', fork: { ...fork, sets: [], step: 9 } })).refused ?? '', /--step 9 is not a step of .*sample-calc-add\.jsonl/);
+  assert.match(
+    (await planLaunch({ mode: 'fork', fork: { ...fork, trajectory: join(root, 'gone.jsonl') } })).refused ?? '',
+    /gone\.jsonl does not exist any more/,
+  );
+});
+
+test("Continue from Here…'s model choices become the config's backends keys, and an endpoint must be an http URL that survives --set", () => {
+  assert.deepEqual(forkChoiceSets({ kind: 'config' }), []);
+  assert.deepEqual(forkChoiceSets({ kind: 'embedded' }), ['backends.planner_backend=embedded', 'backends.planner_endpoint=null']);
+  assert.deepEqual(forkChoiceSets({ kind: 'endpoint', url: 'http://10.0.0.2:8000/v1' }), [
+    'backends.planner_backend=openai',
+    'backends.planner_endpoint=http://10.0.0.2:8000/v1',
+  ]);
+  assert.equal(validEndpoint('https://models.example/v1'), undefined);
+  assert.match(validEndpoint('') ?? '', /base URL/);
+  assert.match(validEndpoint('localhost:8000') ?? '', /http or https/);
+  assert.match(validEndpoint('not a url') ?? '', /Not a URL/);
+  assert.match(validEndpoint('http://h/v1#x') ?? '', /without spaces or #/);
+});
+
+test('each model choice of Continue from Here… passes the preflight of a fork of a rule run', async () => {
+  const root = workspace();
+  const { trajectory } = await recordedRun(root);
+  for (const model of [{ kind: 'config' as const }, { kind: 'embedded' as const }, { kind: 'endpoint' as const, url: 'http://127.0.0.1:8000/v1' }]) {
+    const plan = await planLaunch({ mode: 'fork', fork: { trajectory, step: 1, count: 1, agent: 'model', sets: forkChoiceSets(model), cwd: root } });
+    assert.equal(plan.refused, null);
+    assert.deepEqual(
+      plan.findings.filter((f) => f.severity === 'error' && f.flag !== null),
+      [],
+      `${model.kind}: no flag of the choice is an error`,
+    );
+    assert.equal(plan.values?.agent.value, 'model');
+  }
 });

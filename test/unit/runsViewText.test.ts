@@ -6,7 +6,20 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { pickerEntries, type FoundTrajectory } from '../../extension/src/episodePicker.js';
-import { describeRun, describeTask, localTime, noEpisodeText, runChildren, runIcon, runLabel, runTitle, taskIcon } from '../../extension/src/views/runsText.js';
+import {
+  describeForkRow,
+  describeRun,
+  describeTask,
+  forkRowLabel,
+  forksOf,
+  localTime,
+  noEpisodeText,
+  runChildren,
+  runIcon,
+  runLabel,
+  runTitle,
+  taskIcon,
+} from '../../extension/src/views/runsText.js';
 import type { EpisodeSummary, RunSummary } from '../../server/src/protocol/runsView.js';
 
 // Local times are read in UTC here (Node reads TZ again when it changes), so the expected labels are the same on every machine.
@@ -173,6 +186,7 @@ test('a run that failed before any episode was planned says why in its row, not 
     hasLog: true,
     hasMetrics: false,
     relaunchable: false,
+    fork: null,
   };
   assert.equal(describeRun(run, Date.now()), 'failed · 2s · rollout · bad.jsonl:1:1 task_id: Invalid input');
   assert.equal(
@@ -203,6 +217,7 @@ test('a run with no episode says why in its place: still starting, a verificatio
     hasLog: true,
     hasMetrics: false,
     relaunchable: false,
+    fork: null,
   };
   assert.equal(noEpisodeText(base), 'No episode has started yet.');
   assert.match(noEpisodeText({ ...base, kind: 'verify' }), /A verification runs no episodes/);
@@ -212,4 +227,55 @@ test('a run with no episode says why in its place: still starting, a verificatio
   );
   assert.equal(noEpisodeText({ ...base, state: 'interrupted' }), 'It was interrupted before any episode started');
   assert.ok(!noEpisodeText({ ...base, state: 'failed', exitReason: 'x\u001b[31mred' }).includes('\u001b'), 'no control code reaches the tree');
+});
+
+test('a fork reads as one under the episode it continues and names whose fork it is among the runs', () => {
+  const parent: RunSummary = {
+    dir: '/w/outputs/sample-rollout-20261126-112343',
+    name: 'sample-rollout-20261126-112343',
+    root: '/w/outputs',
+    state: 'finished',
+    stale: false,
+    kind: 'rollout',
+    command: 'gp rollout tasks.jsonl',
+    agent: 'rule',
+    episodes: { total: 1, finished: 1, resolved: 1, errored: 0 },
+    backend: null,
+    model: null,
+    nodes: [],
+    startedAt: '2026-11-26T11:23:43Z',
+    endedAt: '2026-11-26T11:23:50Z',
+    exitReason: null,
+    problem: null,
+    hasReport: true,
+    hasLog: true,
+    hasMetrics: false,
+    relaunchable: true,
+    fork: null,
+  };
+  const fork = (stamp: string, step: number, startedAt: string): RunSummary => ({
+    ...parent,
+    dir: `${parent.dir}-fork-${stamp}`,
+    name: `${parent.name}-fork-${stamp}`,
+    state: 'running',
+    endedAt: null,
+    episodes: { total: 2, finished: 1, resolved: 1, errored: 0 },
+    startedAt,
+    fork: { run: parent.dir, episode_id: 'sample-calc-add', trajectory: `${parent.dir}/trajectories/sample-calc-add.jsonl`, step },
+  });
+  const later = fork('20261126-113000', 3, '2026-11-26T11:30:00Z');
+  const earlier = fork('20261126-112500', 2, '2026-11-26T11:25:00Z');
+  const other = { ...earlier, dir: '/w/outputs/x', fork: { run: parent.dir, episode_id: 'sample-version', trajectory: '', step: 2 } };
+  const now = Date.parse('2026-11-26T11:30:12Z');
+  assert.deepEqual(
+    forksOf([parent, later, other, earlier], parent.dir, 'sample-calc-add').map((r) => r.dir),
+    [earlier.dir, later.dir],
+    "an episode's forks, oldest first, and no other episode's",
+  );
+  assert.deepEqual(forksOf([parent, later], parent.dir, 'sample-version'), []);
+  assert.equal(forkRowLabel({ run: parent.dir, episode_id: 'sample-calc-add', trajectory: '', step: 3 }), 'fork from step 3');
+  assert.equal(describeForkRow(later, now), 'rule · 1/2 · 1 resolved · running · 12s');
+  assert.equal(describeRun(later, now), '1/2 · 1 resolved · running · 12s · fork of sample-calc-add at step 3 · rule');
+  assert.equal(runLabel(later.name, now), 'sample 11:23:43 › fork 11:30:00', "the parent's label and the fork's own time");
+  assert.equal(runLabel('odd-fork-20261399-999999', now), 'odd-fork-20261399-999999', 'a stamp that is no time shows the name whole');
 });

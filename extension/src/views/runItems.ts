@@ -9,14 +9,17 @@ import * as vscode from 'vscode';
 import { episodeName } from '../../../server/src/protocol/episodeName.js';
 import { viewCommands } from '../contributions.js';
 import type { EpisodeSummary, RunSummary } from '../serverMessages.js';
+import type { TrajectoryFork } from '../../../server/src/protocol/runs.js';
 import {
   describeEpisode,
   describeEpisodeHost,
+  describeForkRow,
   describeNodes,
   describeRun,
   describeTask,
   durationOf,
   episodeStateIcons,
+  forkRowLabel,
   localTime,
   runIcon,
   runKindOf,
@@ -25,19 +28,40 @@ import {
   type TaskAttempts,
 } from './runsText.js';
 
-/** A row of the Runs view: a run, a task of a run, an episode, or a line saying why there is nothing. */
+/**
+ * A row of the Runs view: a run, a task of a run, an episode, a fork of an episode (a run shown
+ * under the episode it continues), or a line saying why there is nothing. An episode under a fork
+ * row has `underFork`, since the same episode is also under its run's own row and a tree's ids
+ * are one per row.
+ */
 export type RunsNode =
   | { readonly kind: 'run'; readonly dir: string }
   | { readonly kind: 'task'; readonly dir: string; readonly taskId: string }
-  | { readonly kind: 'episode'; readonly dir: string; readonly episodeId: string }
+  | { readonly kind: 'episode'; readonly dir: string; readonly episodeId: string; readonly underFork: boolean }
+  | { readonly kind: 'fork'; readonly dir: string }
   | { readonly kind: 'message'; readonly text: string };
 
 export function runItem(run: RunSummary): vscode.TreeItem {
   const item = new vscode.TreeItem(runLabel(run.name, Date.now()), vscode.TreeItemCollapsibleState.Collapsed);
   item.id = run.dir;
+  runLook(item, run);
+  item.description = describeRun(run, Date.now());
+  return item;
+}
+
+/** A fork under the episode it continues: `fork from step 3`, its agent and its state; it opens to its own episodes as a run does. */
+export function forkItem(run: RunSummary & { readonly fork: TrajectoryFork }): vscode.TreeItem {
+  const item = new vscode.TreeItem(forkRowLabel(run.fork), vscode.TreeItemCollapsibleState.Collapsed);
+  item.id = `fork\0${run.dir}`;
+  runLook(item, run);
+  item.description = describeForkRow(run, Date.now());
+  return item;
+}
+
+/** What a run's row and a fork's row share: the icon, the tooltip and the context value the run menus match. */
+function runLook(item: vscode.TreeItem, run: RunSummary): void {
   const icon = runIcon(run);
   item.iconPath = new vscode.ThemeIcon(icon.id, icon.color === undefined ? undefined : new vscode.ThemeColor(icon.color));
-  item.description = describeRun(run, Date.now());
   item.tooltip = runTooltip(run);
   const flags = [
     `state-${run.state}`,
@@ -47,9 +71,8 @@ export function runItem(run: RunSummary): vscode.TreeItem {
     run.hasLog ? 'hasLog' : '',
     run.hasMetrics ? 'hasMetrics' : '',
   ].filter((f) => f !== '');
-  item.contextValue = ['run', ...flags].join(' ');
+  item.contextValue = ['run', ...flags, run.fork === null ? '' : 'fork'].filter((f) => f !== '').join(' ');
   item.resourceUri = undefined;
-  return item;
 }
 
 /**
@@ -69,6 +92,7 @@ function runTooltip(run: RunSummary): vscode.MarkdownString {
   );
   if (run.command !== null) md.appendCodeblock(run.command, 'shell');
   const rows: [string, string | null][] = [
+    ['Fork of', run.fork === null ? null : `${run.fork.episode_id} at step ${run.fork.step} (steps before it replayed), ${run.fork.trajectory}`],
     ['Agent', run.agent],
     [
       'Episodes',
@@ -109,15 +133,18 @@ export function taskItem(task: TaskAttempts, dir: string, tasksInRun: number): v
   return item;
 }
 
-export function episodeItem(ep: EpisodeSummary, node: RunsNode): vscode.TreeItem {
+/** An episode's row; one that has forks opens to them. */
+export function episodeItem(ep: EpisodeSummary, node: RunsNode, forks: number): vscode.TreeItem {
   const name = episodeName(ep);
-  const item = new vscode.TreeItem(name, vscode.TreeItemCollapsibleState.None);
-  item.id = `${node.kind === 'episode' ? node.dir : ''}\0${ep.episodeId}`;
+  const item = new vscode.TreeItem(name, forks > 0 ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.None);
+  const underFork = node.kind === 'episode' && node.underFork;
+  item.id = `${underFork ? 'fork\0' : ''}${node.kind === 'episode' ? node.dir : ''}\0${ep.episodeId}`;
   const icon = episodeStateIcons[ep.state];
   item.iconPath = new vscode.ThemeIcon(icon.id, icon.color === undefined ? undefined : new vscode.ThemeColor(icon.color));
   item.description = describeEpisode(ep);
   const host = describeEpisodeHost(ep);
-  item.tooltip = `${name}: ${ep.state}${ep.terminationReason === null ? '' : ` (${ep.terminationReason})`}${host === null ? '' : `\n${host}`}\n${ep.trajectory}`;
+  const forked = forks === 0 ? '' : `\n${forks === 1 ? 'a fork continues it' : `${forks} forks continue it`} (Continue from Here…)`;
+  item.tooltip = `${name}: ${ep.state}${ep.terminationReason === null ? '' : ` (${ep.terminationReason})`}${host === null ? '' : `\n${host}`}${forked}\n${ep.trajectory}`;
   item.contextValue = 'episode';
   item.command = { command: viewCommands.episodeOpen.id, title: viewCommands.episodeOpen.title, arguments: [node] };
   return item;

@@ -6,6 +6,7 @@ import { episodeName, groupByTask } from '../../../server/src/protocol/episodeNa
 import { shortNodeName } from '../../../server/src/protocol/rayNode.js';
 import { visibleLine } from '../../../server/src/protocol/terminalText.js';
 import type { EpisodeSummary, RunSummary } from '../../../server/src/protocol/runsView.js';
+import type { TrajectoryFork } from '../../../server/src/protocol/runs.js';
 
 /**
  * `2/3 resolved · finished · 1m 04s · rollout · rule`: the result first, then the state (its icon
@@ -34,7 +35,9 @@ export function describeRun(run: RunSummary, now: number): string {
   if (duration !== null) parts.push(duration);
   // One node is named on each episode and in the tooltip; the row says only that the run was spread.
   if (run.nodes.length > 1) parts.push(`on ${run.nodes.length} nodes`);
-  if (run.kind !== null) parts.push(run.kind);
+  // A fork says what it continues where the kind would be: at the top level its row must say whose fork it is.
+  if (run.fork !== null) parts.push(`fork of ${run.fork.episode_id} at step ${run.fork.step}`);
+  else if (run.kind !== null) parts.push(run.kind);
   if (run.agent !== null) parts.push(run.agent);
   if (run.problem !== null) parts.push(`⚠ ${run.problem}`);
   if (neverStarted && run.exitReason !== null) parts.push(run.exitReason.replace(/\s+/g, ' '));
@@ -53,6 +56,13 @@ const pad = (n: number) => String(n).padStart(2, '0');
  * shows whole. The tooltip gives the whole folder name.
  */
 export function runLabel(name: string, now: number): string {
+  // A fork's folder is its parent's name and its own stamp (launch/forkLaunch.ts): both times, so it reads as the parent's fork.
+  const fork = /^(.+)-fork-(\d{8}-\d{6}(?:-\d+)?)$/.exec(name);
+  if (fork !== null) {
+    const [, parent = name, stamp = ''] = fork;
+    const own = runLabel(`fork-${stamp}`, now);
+    return own === `fork-${stamp}` ? name : `${runLabel(parent, now)} › ${own}`;
+  }
   const m = /^(.+?)(?:-(?:rollout|eval|train|verify))?-(\d{4})(\d{2})(\d{2})-(\d{2})(\d{2})(\d{2})(?:-(\d+))?$/.exec(name);
   if (m === null) return name;
   const [, base = name, y, mo, d, h, mi, se, copy] = m;
@@ -207,6 +217,26 @@ export function runChildren(episodes: readonly EpisodeSummary[]): RunChildren {
   const tasks = groupByTask(episodes);
   if (tasks.every((t) => t.episodes.length === 1)) return { grouped: false, episodes: tasks.flatMap((t) => t.episodes) };
   return { grouped: true, tasks };
+}
+
+/**
+ * A fork's row under the episode it continues: `fork from step 3`, then its agent and its line as a
+ * run's (`rule · 1/2 resolved · finished · 12s`); the parent is the row above, so it is not named again.
+ */
+export function forkRowLabel(fork: TrajectoryFork): string {
+  return `fork from step ${fork.step}`;
+}
+
+export function describeForkRow(run: RunSummary, now: number): string {
+  const line = describeRun({ ...run, kind: null, agent: null, fork: null }, now);
+  return run.agent === null ? line : `${run.agent} · ${line}`;
+}
+
+/** The forks of one episode among the runs listed, oldest first, so a new one is added at the end. */
+export function forksOf(runs: Iterable<RunSummary>, dir: string, episodeId: string): RunSummary[] {
+  return [...runs]
+    .filter((r) => r.fork !== null && r.fork.run === dir && r.fork.episode_id === episodeId)
+    .sort((a, b) => (a.startedAt ?? '').localeCompare(b.startedAt ?? '') || a.name.localeCompare(b.name));
 }
 
 /** `worker-1 (3 episodes), worker-2 (1 episode)`: the run tooltip's Ray nodes; null when no episode ran on a sandbox host. */

@@ -1,10 +1,14 @@
 /**
  * The Runs view: every run folder under the workspace's run roots with its state, progress and
  * timing, and its episodes as children, under a row per task once a task has several attempts
- * (`runsText.ts`'s `runChildren`; the rows themselves are `runItems.ts`'s). The server discovers and watches the runs and pushes what
+ * (`runsText.ts`'s `runChildren`; the rows themselves are `runItems.ts`'s). A fork of an episode (docs/trajectory-viewer.md#continue-from-here)
+ * is listed twice: under the episode it continues, where a person who forked it looks for it, and
+ * among the runs, with whose fork it is in its line, so it stays in reach when the parent's folder is
+ * deleted or lies outside the run roots. The server discovers and watches the runs and pushes what
  * changed while the view is visible (`runs/changed`); this module renders, and acts through the
  * server (stop, delete), the launcher (resume, re-launch) and plain editor commands (open files).
  */
+import { basename } from 'node:path';
 import * as vscode from 'vscode';
 import { trajectoryViewType, viewCommands, viewIds } from '../contributions.js';
 import type { ExtensionState } from '../extensionState.js';
@@ -24,8 +28,8 @@ import {
   type RunSummary,
   sendRequest,
 } from '../serverMessages.js';
-import { episodeItem, runItem, taskItem, type RunsNode as Node } from './runItems.js';
-import { noEpisodeText, runChildren, type RunChildren, type TaskAttempts } from './runsText.js';
+import { episodeItem, forkItem, runItem, taskItem, type RunsNode as Node } from './runItems.js';
+import { forksOf, noEpisodeText, runChildren, type RunChildren, type TaskAttempts } from './runsText.js';
 
 const tickMs = 5000;
 
@@ -35,6 +39,7 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
   private readonly runNodes = new Map<string, Node>();
   private readonly episodeNodes = new Map<string, Node>();
   private readonly taskNodes = new Map<string, Node>();
+  private readonly forkNodes = new Map<string, Node>();
   /** Each run's episodes as the view lists them (`childrenOf`), dropped whenever they change. */
   private readonly grouping = new Map<string, RunChildren>();
   private readonly changed = new vscode.EventEmitter<Node | undefined>();
@@ -81,7 +86,11 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     if (node.kind === 'message') return new vscode.TreeItem(node.text);
     if (node.kind === 'episode') {
       const ep = this.episodes.get(node.dir)?.get(node.episodeId);
-      return ep === undefined ? new vscode.TreeItem(node.episodeId) : episodeItem(ep, node);
+      return ep === undefined ? new vscode.TreeItem(node.episodeId) : episodeItem(ep, node, forksOf(this.runs.values(), node.dir, node.episodeId).length);
+    }
+    if (node.kind === 'fork') {
+      const run = this.runs.get(node.dir);
+      return run?.fork === undefined || run.fork === null ? new vscode.TreeItem(node.dir) : forkItem({ ...run, fork: run.fork });
     }
     if (node.kind === 'task') {
       const children = this.childrenOf(node.dir);
@@ -97,25 +106,41 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
       return this.sortedRuns().map((r) => this.runNode(r.dir));
     }
     if (node.kind === 'task') return this.taskAttempts(node.dir, node.taskId).episodes.map((e) => this.episodeNode(node.dir, e.episodeId));
-    if (node.kind !== 'run') return [];
-    const client = await this.extensionState.currentClient();
-    if (client === undefined) return [{ kind: 'message', text: 'The Graph Planner server is not running.' }];
-    const result = await sendRequest(client, runEpisodes, { dir: node.dir });
-    const map = new Map(result.episodes.map((e) => [e.episodeId, e]));
-    this.episodes.set(node.dir, map);
-    this.grouping.delete(node.dir);
+    if (node.kind === 'episode') return forksOf(this.runs.values(), node.dir, node.episodeId).map((r) => this.forkNode(r.dir));
+    if (node.kind !== 'run' && node.kind !== 'fork') return [];
+    const problem = await this.loadEpisodes(node.dir);
+    if (problem === 'no-server') return [{ kind: 'message', text: 'The Graph Planner server is not running.' }];
     const children = this.childrenOf(node.dir);
-    const nodes: Node[] = children.grouped
-      ? children.tasks.map((t) => this.taskNode(node.dir, t.taskId))
-      : children.episodes.map((e) => this.episodeNode(node.dir, e.episodeId));
-    if (result.problem !== null) nodes.unshift({ kind: 'message', text: `⚠ ${result.problem}` });
+    // A fork's episodes are all attempts at its parent's one task, which the row above names: they are listed flat.
+    const nodes: Node[] =
+      node.kind === 'fork'
+        ? [...(this.episodes.get(node.dir)?.values() ?? [])].map((e) => this.episodeNode(node.dir, e.episodeId, true))
+        : children.grouped
+          ? children.tasks.map((t) => this.taskNode(node.dir, t.taskId))
+          : children.episodes.map((e) => this.episodeNode(node.dir, e.episodeId));
+    if (problem !== null) nodes.unshift({ kind: 'message', text: `⚠ ${problem}` });
     if (nodes.length === 0) nodes.push({ kind: 'message', text: noEpisodeText(this.runs.get(node.dir)) });
     return nodes;
   }
 
+  /** Asks the server for a run's episodes; returns the problem it reports, or `no-server`. */
+  private async loadEpisodes(dir: string): Promise<string | null | 'no-server'> {
+    const client = await this.extensionState.currentClient();
+    if (client === undefined) return 'no-server';
+    const result = await sendRequest(client, runEpisodes, { dir });
+    this.episodes.set(dir, new Map(result.episodes.map((e) => [e.episodeId, e])));
+    this.grouping.delete(dir);
+    return result.problem;
+  }
+
   getParent(node: Node): Node | undefined {
     if (node.kind === 'task') return this.runNode(node.dir);
+    if (node.kind === 'fork') {
+      const fork = this.runs.get(node.dir)?.fork ?? null;
+      return fork === null ? undefined : this.episodeNode(fork.run, fork.episode_id);
+    }
     if (node.kind !== 'episode') return undefined;
+    if (node.underFork) return this.forkNode(node.dir);
     const ep = this.episodes.get(node.dir)?.get(node.episodeId);
     return ep !== undefined && this.isGrouped(node.dir) ? this.taskNode(node.dir, ep.taskId) : this.runNode(node.dir);
   }
@@ -161,10 +186,16 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     return node;
   }
 
-  private episodeNode(dir: string, episodeId: string): Node {
-    const key = `${dir}\0${episodeId}`;
+  private episodeNode(dir: string, episodeId: string, underFork = false): Node {
+    const key = `${underFork ? 'fork\0' : ''}${dir}\0${episodeId}`;
     let node = this.episodeNodes.get(key);
-    if (node === undefined) this.episodeNodes.set(key, (node = { kind: 'episode', dir, episodeId }));
+    if (node === undefined) this.episodeNodes.set(key, (node = { kind: 'episode', dir, episodeId, underFork }));
+    return node;
+  }
+
+  private forkNode(dir: string): Node {
+    let node = this.forkNodes.get(dir);
+    if (node === undefined) this.forkNodes.set(dir, (node = { kind: 'fork', dir }));
     return node;
   }
 
@@ -217,6 +248,9 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
       if (!this.runs.has(run.dir)) structural = true;
       this.runs.set(run.dir, run);
       if (!structural) this.changed.fire(this.runNode(run.dir));
+      // Its row under the episode it continues is drawn again too, once that row exists.
+      const forkRow = this.forkNodes.get(run.dir);
+      if (!structural && forkRow !== undefined) this.changed.fire(forkRow);
     }
     for (const dir of change.removed) {
       structural = this.runs.delete(dir) || structural;
@@ -237,12 +271,16 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
       if (added || wasGrouped !== this.isGrouped(dir)) {
         structural = true;
         this.changed.fire(this.runNode(dir));
+        const forkRow = this.forkNodes.get(dir);
+        if (forkRow !== undefined) this.changed.fire(forkRow);
         continue;
       }
       // A task's row sums its attempts, so it is drawn again with them.
       const tasks = new Set<string>();
       for (const ep of episodes) {
         this.changed.fire(this.episodeNode(dir, ep.episodeId));
+        const underFork = this.episodeNodes.get(`fork\0${dir}\0${ep.episodeId}`);
+        if (underFork !== undefined) this.changed.fire(underFork);
         if (wasGrouped) tasks.add(ep.taskId);
       }
       for (const task of tasks) this.changed.fire(this.taskNode(dir, task));
@@ -252,11 +290,27 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     this.revealPending();
   }
 
+  /**
+   * Shows a run just launched: a fork under the episode it continues when its parent's run is
+   * listed (its episodes read first, so the way down to the episode is known), else at the top.
+   */
   private revealPending(): void {
     const dir = this.pendingReveal;
-    if (dir === undefined || !this.runs.has(dir) || !this.view.visible) return;
+    const run = dir === undefined ? undefined : this.runs.get(dir);
+    if (dir === undefined || run === undefined || !this.view.visible) return;
     this.pendingReveal = undefined;
-    void this.view.reveal(this.runNode(dir), { select: true, focus: false, expand: true });
+    const fork = run.fork;
+    const reveal = async (): Promise<void> => {
+      if (fork !== null && this.runs.has(fork.run)) {
+        if (!this.episodes.has(fork.run)) await this.loadEpisodes(fork.run);
+        if (this.episodes.get(fork.run)?.has(fork.episode_id) === true) {
+          await this.view.reveal(this.forkNode(dir), { select: true, focus: false, expand: true });
+          return;
+        }
+      }
+      await this.view.reveal(this.runNode(dir), { select: true, focus: false, expand: true });
+    };
+    reveal().catch((error: unknown) => this.extensionState.log.warn(`Runs view: ${basename(dir)} could not be revealed: ${errorMessage(error)}`));
   }
 
   private updateTicker(): void {
@@ -275,7 +329,8 @@ export class RunsView implements vscode.TreeDataProvider<Node>, vscode.Disposabl
     const run = (arg: unknown): RunSummary | undefined => {
       const node = arg as Node | undefined;
       const selected = node ?? this.view.selection[0];
-      return selected?.kind === 'run' ? this.runs.get(selected.dir) : undefined;
+      // A fork's row under its parent episode is its run's row too: its menus act on the run.
+      return selected?.kind === 'run' || selected?.kind === 'fork' ? this.runs.get(selected.dir) : undefined;
     };
     const withClient = async (f: (client: NonNullable<ExtensionState['client']>) => Promise<void>) => {
       const client = await this.extensionState.currentClient();

@@ -7,17 +7,19 @@
  * the road every command takes, so the verdict here is the one the launched `gp` will reach.
  */
 import { existsSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, isAbsolute, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseConfigFlags, type Resolution } from '../config/index.js';
-import type { LaunchFinding, LaunchPlanResult, LaunchSpec, NewRunLaunch, TrainLaunch, VerifyLaunch } from '../protocol/launch.js';
+import { buildEpisodeModel } from '../episodes/index.js';
+import type { ForkLaunch, LaunchFinding, LaunchPlanResult, LaunchSpec, NewRunLaunch, TrainLaunch, VerifyLaunch } from '../protocol/launch.js';
 import type { RunLaunchRecord } from '../protocol/runs.js';
 import { launchValues } from './launchValues.js';
-import { readLaunchRecord, readRun, runLayout, statusIsLive, withoutConfigFlags, withoutRunFolderFlags } from '../runs/index.js';
+import { readLaunchRecord, readRun, readTrajectory, runLayout, statusIsLive, withoutConfigFlags, withoutRunFolderFlags } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
-import { loadConfig } from './loadConfig.js';
+import { forkRolloutArgs } from './forkLaunch.js';
+import { checksDisk, loadConfig } from './loadConfig.js';
 import { rolloutFlagOverrides, rolloutOptions } from './rolloutFlags.js';
-import { planRunFolder } from './runFolder.js';
+import { planRunFolder, unusedFolder } from './runFolder.js';
 
 /** A planned launch: the protocol's result plus the command. */
 export interface LaunchPlan extends LaunchPlanResult {
@@ -60,6 +62,7 @@ export async function planLaunch(spec: LaunchSpec, now: Date = new Date()): Prom
   if (spec.mode === 'new') return planArgs(spec.run.kind, newRunArgs(spec.run), spec.run.cwd, { now, fresh: false });
   if (spec.mode === 'verify') return planVerify(spec.verify, now);
   if (spec.mode === 'train') return planTrain(spec.train, now);
+  if (spec.mode === 'fork') return planFork(spec.fork, now);
   const dir = resolve(spec.dir);
   const run = await readRun(dir);
   if (run === undefined) return refused('rollout', `${dir} is not a run folder (it has neither status.json nor resolved_config.yaml).`, dir);
@@ -96,6 +99,8 @@ interface PlanOptions {
   readonly fresh: boolean;
   /** Resume into this folder. */
   readonly resumeDir?: string;
+  /** A new run into this folder, which the arguments already name with `--run-dir` (a fork plans its own). */
+  readonly fixedDir?: string;
 }
 
 async function planArgs(command: 'rollout' | 'eval', args: string[], cwd: string, options: PlanOptions): Promise<LaunchPlan> {
@@ -110,19 +115,46 @@ async function planArgs(command: 'rollout' | 'eval', args: string[], cwd: string
   const extra = rolloutFlagOverrides(values, errors);
   if (errors.length > 0) return refused(command, errors.join(' '), '');
   const file = values.config ?? config.flags.configFile;
-  const loaded = await loadConfig({ file, flags: { ...config.flags, overrides: [...config.flags.overrides, ...extra] }, cwd, disk: file !== undefined });
+  const loaded = await loadConfig({ file, flags: { ...config.flags, overrides: [...config.flags.overrides, ...extra] }, cwd, disk: checksDisk(file) });
   if (loaded.kind === 'unreadable') return refused(command, `${loaded.file}: ${loaded.message}.`, '');
   const { resolution } = loaded;
   const findings = launchFindings(resolution, loaded.path);
-  let runDir = options.resumeDir ?? '';
+  let runDir = options.resumeDir ?? options.fixedDir ?? '';
   if (runDir === '' && resolution.config !== undefined) {
     runDir = planRunFolder(resolution.config, { command, now: options.now, commandLine: '', ignored: [] }).dir;
     if (options.fresh) runDir = unusedFolder(runDir);
   }
   const shownDir = relative(cwd, runDir);
-  const dirArg = runDir === '' ? [] : ['--run-dir', shownDir !== '' && !shownDir.startsWith('..') && !isAbsolute(shownDir) ? shownDir : runDir];
+  const dirArg =
+    runDir === '' || options.fixedDir !== undefined
+      ? []
+      : ['--run-dir', shownDir !== '' && !shownDir.startsWith('..') && !isAbsolute(shownDir) ? shownDir : runDir];
   const full = [command, ...args, ...dirArg, ...(options.resumeDir === undefined ? [] : ['--resume'])];
   return { command, args: full, display: displayCommand(full), cwd, runDir, findings, refused: null, values: launchValues(resolution) };
+}
+
+/**
+ * A fork's command line (launch/forkLaunch.ts builds it from the parent's trajectory and run
+ * folder), preflighted as any rollout: the parent's config with the fork's flags merged, so a
+ * model the person picked that the config cannot reach is a finding here, before anything starts.
+ * The run folder is the one the arguments name, never planned again from the config, which would
+ * name the parent's experiment's usual folder.
+ */
+async function planFork(fork: ForkLaunch, now: Date): Promise<LaunchPlan> {
+  const trajectory = resolve(fork.cwd, fork.trajectory);
+  let read;
+  try {
+    read = await readTrajectory(trajectory);
+  } catch (error) {
+    return refused('rollout', `${trajectory} cannot be read: ${errorMessage(error)}.`, '');
+  }
+  if (read === undefined) return refused('rollout', `${trajectory} does not exist any more.`, '');
+  const forked = await forkRolloutArgs(
+    { trajectory, step: fork.step, count: fork.count, agent: fork.agent ?? undefined, sets: fork.sets, cwd: fork.cwd, now },
+    buildEpisodeModel(read),
+  );
+  if (!forked.ok) return refused('rollout', forked.message, '');
+  return planArgs('rollout', forked.args, fork.cwd, { now, fresh: true, fixedDir: forked.runDir });
 }
 
 /**
@@ -190,13 +222,6 @@ async function planTrainAgain(record: RunLaunchRecord, dir: string, resume: bool
   }
   const full = ['train', ...withoutRunFolderFlags(record.args), '--run-dir', shownPath(record.cwd, runDir)];
   return { command: 'train', args: full, display: displayCommand(full), cwd: record.cwd, runDir, findings: [], refused: null, values: null };
-}
-
-/** `dir`, or `dir-2`, `dir-3`, … when it is taken. */
-function unusedFolder(dir: string): string {
-  let candidate = dir;
-  for (let i = 2; existsSync(candidate); i++) candidate = join(dirname(dir), `${basename(dir)}-${i}`);
-  return candidate;
 }
 
 function launchFindings(resolution: Resolution, path: string | undefined): LaunchFinding[] {

@@ -293,8 +293,15 @@ export const episodeCompareResultSchema = z.discriminatedUnion('ok', [
 ]);
 export type EpisodeCompareResult = z.infer<typeof episodeCompareResultSchema>;
 
-/** Extension → compare webview. */
-export const compareHostMessageSchema = z.discriminatedUnion('type', [z.object({ type: z.literal('comparison'), comparison: episodeCompareResultSchema })]);
+/**
+ * Extension → compare webview. `alignAt`: the right episode is a fork of the left from this step
+ * (docs/trajectory-viewer.md#continue-from-here): the page scrolls to that step's row and marks the
+ * steps before it as replayed from the parent. A comparison sent again (a running episode grew) keeps
+ * the page where the person scrolled.
+ */
+export const compareHostMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('comparison'), comparison: episodeCompareResultSchema, alignAt: z.number().int().min(1).nullable().optional() }),
+]);
 export type CompareHostMessage = z.infer<typeof compareHostMessageSchema>;
 
 /**

@@ -29,6 +29,11 @@ export const episodeWebviewMessageSchema = discriminatedUnion('type', [
   object({ type: literal('needCodeGraph'), all: boolean() }),
   /** The selected step changed; an open code-graph view of the episode follows it. */
   object({ type: literal('selected'), step: int().check(minimum(0)) }),
+  /**
+   * *Continue from Here…* on a step of one of our own episodes (docs/trajectory-viewer.md#continue-from-here):
+   * the extension asks for the agent, model and count, and launches the fork.
+   */
+  object({ type: literal('continueFrom'), step: int().check(minimum(1)) }),
   /** Show another episode of a file of many (an Inspect log's sample, by the key the header listed). */
   object({ type: literal('chooseSample'), key: string().check(maxLength(1000)) }),
   /** How long the page took to show something, for the benchmark and the log. */

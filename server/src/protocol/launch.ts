@@ -67,14 +67,36 @@ export const trainLaunchSchema = z.object({
 export type TrainLaunch = z.infer<typeof trainLaunchSchema>;
 
 /**
+ * A fork of a recorded episode from one of its steps, as the viewer's *Continue from Here…* fills it
+ * in (docs/trajectory-viewer.md#continue-from-here): a rollout of the episode's task that replays
+ * its steps before `step` and goes on live from there, `count` times, into a run folder of its own.
+ */
+export const forkLaunchSchema = z.object({
+  /** Absolute path of the parent's trajectory file (one of ours, never another tool's). */
+  trajectory: z.string(),
+  /** The first step taken live (1-based). */
+  step: z.number().int().min(1),
+  /** Continuations at once (`--attempts`). */
+  count: z.number().int().min(1).max(16),
+  /** The continuation's agent; null keeps the parent run's. */
+  agent: z.enum(agentNames).nullable(),
+  /** `--set key=value` overrides (the planner model, for one), each as `key=value`. */
+  sets: z.array(z.string()).default([]),
+  /** The folder relative paths are shown against (the trajectory's workspace folder). */
+  cwd: z.string(),
+});
+export type ForkLaunch = z.infer<typeof forkLaunchSchema>;
+
+/**
  * What to launch: a new run, the rest of an existing run (resume), a run again from its own
  * `resolved_config.yaml` and recorded command line, into a new folder (re-launch), a
- * verification of a dataset, or a training run.
+ * verification of a dataset, a training run, or a fork of an episode from one of its steps.
  */
 export const launchSpecSchema = z.discriminatedUnion('mode', [
   z.object({ mode: z.literal('new'), run: newRunLaunchSchema }),
   z.object({ mode: z.literal('verify'), verify: verifyLaunchSchema }),
   z.object({ mode: z.literal('train'), train: trainLaunchSchema }),
+  z.object({ mode: z.literal('fork'), fork: forkLaunchSchema }),
   z.object({ mode: z.literal('resume'), dir: z.string() }),
   z.object({ mode: z.literal('relaunch'), dir: z.string() }),
 ]);

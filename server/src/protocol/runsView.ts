@@ -5,7 +5,7 @@
  * `server/src/launch/`, the same code `gp runs` uses, so a run behaves the same from either side.
  */
 import { z } from 'zod';
-import { backendSummarySchema, sandboxHostRefSchema } from './runs.js';
+import { backendSummarySchema, sandboxHostRefSchema, trajectoryForkSchema } from './runs.js';
 import { modelSummarySchema } from './modelUsage.js';
 
 /** What a person sees of a run's state: `running` only while its process lives (ARCHITECTURE.md §3). */
@@ -47,6 +47,11 @@ export const runSummarySchema = z.object({
   hasMetrics: z.boolean(),
   /** The folder records how it was launched (launch.json), so it can be resumed and re-launched. */
   relaunchable: z.boolean(),
+  /**
+   * The episode and step a fork continues (its launch record's `fork`,
+   * docs/trajectory-viewer.md#continue-from-here); null for a run that is no fork.
+   */
+  fork: trajectoryForkSchema.nullable(),
 });
 export type RunSummary = z.infer<typeof runSummarySchema>;
 

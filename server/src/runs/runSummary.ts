@@ -56,6 +56,7 @@ export function summarizeRun({ listing, root, launch, problems, nodes }: Summary
     hasLog: existsSync(layout.runLog),
     hasMetrics: existsSync(layout.metrics),
     relaunchable: launch !== undefined,
+    fork: launch?.fork ?? null,
   };
 }
 

@@ -4,7 +4,7 @@
  * the outcomes above. Every message from the extension is validated before it is rendered.
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
-import { compareHostMessageSchema, type EpisodeHeader, type StepRow } from '../../../server/src/protocol/episodeView.js';
+import { compareHostMessageSchema, type AlignedRowView, type EpisodeHeader, type StepRow } from '../../../server/src/protocol/episodeView.js';
 import type { StepTexts } from '../../../server/src/protocol/stepTexts.js';
 import type { CompareWebviewMessage } from '../../../server/src/protocol/episodeWebview.js';
 import { shortNodeName } from '../../../server/src/protocol/rayNode.js';
@@ -31,6 +31,13 @@ table.aligned th.n, table.aligned td.n { width: 3em; text-align: right; color: v
 table.aligned td.r, table.aligned th.r { width: 4.5em; text-align: right; }
 tr.differs td.cell { background: color-mix(in srgb, var(--vscode-charts-orange) 14%, transparent); }
 td.gap { color: var(--vscode-descriptionForeground); font-style: italic; }
+tr.replayed td { color: var(--vscode-descriptionForeground); }
+tr.replayed td.cell { background: none; }
+tr.align-at td { border-top: 2px solid var(--vscode-focusBorder); }
+tr.align-at td.cell { background: color-mix(in srgb, var(--vscode-focusBorder) 12%, transparent); }
+tr.divider td { padding: 6px 6px 2px; font-size: 0.9em; color: var(--vscode-descriptionForeground); border-bottom: none; }
+tr.divider.live td { color: var(--vscode-foreground); font-weight: 600; }
+.fork-note { margin: 8px 0; }
 `;
 
 function adoptCompareStyles(): void {
@@ -88,6 +95,41 @@ const filters = new TraceFilters(
   (value) => vscodeApi.setState({ traceFilters: value }),
 );
 
+/** Whether the page has scrolled to the fork's step once; a comparison sent again leaves the scroll to the person. */
+let aligned = false;
+
+/**
+ * The aligned rows, each a step pair; with `alignAt` (B is a fork of A from that step), the rows
+ * whose B step comes before it read as replayed from A, under a line that says so, and the row of
+ * the step itself is marked where B went on live.
+ */
+function alignedRows(rows: readonly AlignedRowView[], alignAt: number | null): HTMLElement[] {
+  const out: HTMLElement[] = [];
+  const divider = (text: string, live: boolean): HTMLElement =>
+    el('tr', { class: `divider${live ? ' live' : ''}` }, el('td', { attrs: { colspan: '6' } }, text));
+  if (alignAt !== null && alignAt > 1) out.push(divider(`Steps 1–${alignAt - 1}: B replayed A's recorded actions`, false));
+  let marked = false;
+  for (const r of rows) {
+    const step = r.right?.step ?? null;
+    const replayed = alignAt !== null && step !== null && step < alignAt;
+    const at = alignAt !== null && !marked && step !== null && step >= alignAt;
+    if (at) {
+      marked = true;
+      out.push(divider(`From step ${alignAt}: B went on live`, true));
+    }
+    const classes = [r.same ? 'same' : 'differs', replayed ? 'replayed' : '', at ? 'align-at' : ''].filter((c) => c !== '').join(' ');
+    out.push(
+      el(
+        'tr',
+        { class: classes, attrs: at ? { id: 'align-row', 'data-step': String(alignAt) } : {} },
+        ...cells(r.left, r.leftTexts),
+        ...cells(r.right, r.rightTexts),
+      ),
+    );
+  }
+  return out;
+}
+
 function onMessage(event: MessageEvent<unknown>): void {
   const parsed = compareHostMessageSchema.safeParse(event.data);
   if (!parsed.success) {
@@ -95,6 +137,7 @@ function onMessage(event: MessageEvent<unknown>): void {
     return;
   }
   const c = parsed.data.comparison;
+  const alignAt = parsed.data.alignAt ?? null;
   if (!c.ok) {
     root.replaceChildren(el('div', { class: 'banner error', attrs: { role: 'alert' } }, c.message));
     return;
@@ -109,6 +152,12 @@ function onMessage(event: MessageEvent<unknown>): void {
         'div',
         { class: 'banner warning', attrs: { role: 'status' } },
         `These are episodes of different tasks (${c.left.taskId ?? '?'} and ${c.right.taskId ?? '?'}); the alignment still pairs identical actions.`,
+      ),
+    alignAt !== null &&
+      el(
+        'p',
+        { class: 'banner info fork-note', attrs: { role: 'status', id: 'fork-note' } },
+        `B continues A from step ${alignAt}: ${alignAt > 1 ? `steps 1–${alignAt - 1} are A's, replayed and checked; ` : ''}from step ${alignAt} on, B acted on its own.`,
       ),
     el('div', { class: 'outcomes' }, outcomeBox('left', c.left), outcomeBox('right', c.right)),
     el(
@@ -135,10 +184,15 @@ function onMessage(event: MessageEvent<unknown>): void {
           el('th', { class: 'r' }, 'reward'),
         ),
       ),
-      el('tbody', {}, ...c.rows.map((r) => el('tr', { class: r.same ? 'same' : 'differs' }, ...cells(r.left, r.leftTexts), ...cells(r.right, r.rightTexts)))),
+      el('tbody', {}, ...alignedRows(c.rows, alignAt)),
     ),
   ];
   root.replaceChildren(...parts.filter((p): p is Exclude<typeof p, false> => p !== false));
+  const row = document.getElementById('align-row');
+  if (!aligned && row !== null) {
+    aligned = true;
+    row.scrollIntoView({ block: 'center' });
+  }
 }
 
 adoptEpisodeStyles();

@@ -100,6 +100,8 @@ details.extra summary { cursor: pointer; color: var(--vscode-descriptionForegrou
 .suspected-hacks table.nodes.hacks td.evidence { white-space: normal; overflow-wrap: anywhere; width: 100%; }
 .detail-slot { overflow-y: auto; padding: 0 18px 24px; min-width: 0; }
 .detail h2 { font-size: 1.15em; margin: 12px 0 2px; }
+.step-title-row { margin-top: 12px; }
+.step-title-row h2 { margin: 0; }
 .detail h3 { font-size: 1em; font-weight: 600; margin: 16px 0 4px; padding-bottom: 2px; border-bottom: 1px solid var(--vscode-panel-border, transparent); }
 .thought { font-style: italic; margin: 4px 0; }
 table.params, table.nodes, table.candidates { border-collapse: collapse; width: 100%; }

@@ -209,7 +209,9 @@ function renderDetail(): void {
     return;
   }
   detailSlot.replaceChildren(
-    record.type === 'foreign' ? foreignStepDetail(row, record, query) : stepDetail(row, record, { open, openPatch, applyPatch }, nodeLines, knownNodes, query),
+    record.type === 'foreign'
+      ? foreignStepDetail(row, record, query)
+      : stepDetail(row, record, { open, openPatch, applyPatch, continueFrom: forkable() ? continueFrom : undefined }, nodeLines, knownNodes, query),
   );
   if (switchStarted !== undefined) {
     // Read by the benchmark: how long this step took from the key press to its rendered detail.
@@ -240,6 +242,16 @@ function emptyNode(): HTMLElement {
 const open = (location: Location): void => send({ type: 'openLocation', file: location.file, line: location.line });
 const openPatch = (patch: PatchRef): void => send({ type: 'openPatch', patch });
 const applyPatch = (patch: PatchRef): void => send({ type: 'applyPatch', patch });
+const continueFrom = (step: number): void => send({ type: 'continueFrom', step });
+
+/**
+ * Whether the episode's steps can be continued from: one of our own trajectories (another tool's
+ * file has no run folder, config or task to run again) with its start line. The server checks the
+ * step itself when it plans the fork, and refuses with why.
+ */
+function forkable(): boolean {
+  return header !== undefined && header.format === undefined && header.episodeId !== null && header.taskId !== null && header.startedAt !== null;
+}
 
 function renderHeader(): void {
   if (header === undefined) return;

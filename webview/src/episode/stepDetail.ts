@@ -19,6 +19,8 @@ export interface DetailActions {
   readonly open: OpenLocation;
   readonly openPatch: (patch: PatchRef) => void;
   readonly applyPatch: (patch: PatchRef) => void;
+  /** *Continue from Here…*: fork the episode at this step; absent where the episode cannot be forked (docs/trajectory-viewer.md#continue-from-here). */
+  readonly continueFrom?: ((step: number) => void) | undefined;
 }
 
 const ms = (n: number): string => (n >= 1000 ? `${(n / 1000).toFixed(2)} s` : `${n.toFixed(n < 10 ? 1 : 0)} ms`);
@@ -37,6 +39,18 @@ export function stepDetail(
 ): HTMLElement {
   const t = step.timings;
   const title = el('h2', { attrs: { id: 'step-title' } }, `Step ${row.step} · ${row.kind}`);
+  const continueFrom = actions.continueFrom;
+  const fork =
+    continueFrom !== undefined &&
+    el(
+      'vscode-button',
+      {
+        title: `Start new episodes that replay steps 1–${row.step - 1} of this one and go on live from step ${row.step}, then compare them with it`,
+        attrs: { id: 'continue-from-here', secondary: '' },
+      },
+      'Continue from Here…',
+    );
+  if (fork !== false && continueFrom !== undefined) fork.addEventListener('click', () => continueFrom(row.step));
   const facts = el(
     'p',
     { class: 'facts-line' },
@@ -67,7 +81,7 @@ export function stepDetail(
   return el(
     'article',
     { class: 'detail', attrs: { 'aria-labelledby': 'step-title', 'data-step': String(row.step) } },
-    title,
+    fork === false ? title : el('div', { class: 'title-row step-title-row' }, title, el('span', { class: 'toolbar' }, fork)),
     facts,
     call,
     ...flags,
