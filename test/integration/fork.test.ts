@@ -166,6 +166,21 @@ describe('a fork that cannot continue its parent', () => {
     assert.equal(fork.steps.length, 1, 'nothing after the divergence was run');
   });
 
+  test('a recording whose reset was altered stops the fork before any step, and the fork still names its parent', async () => {
+    const altered = join(dir, 'altered-reset');
+    cpSync(parentRun, altered, { recursive: true });
+    const file = join(altered, 'trajectories', `${task}.jsonl`);
+    const [first = '', ...rest] = readFileSync(file, 'utf8').trimEnd().split('\n');
+    const start = JSON.parse(first) as { observation: { step: number } };
+    writeFileSync(file, `${[JSON.stringify({ ...start, observation: { ...start.observation, step: 7 } }), ...rest].join('\n')}\n`);
+    const r = await gp('trajectory', 'fork', file, '--step', '2', '--agent', 'rule');
+    assert.equal(r.code, 1, `${r.out}\n${r.err}`);
+    assert.match(r.err, /the replay diverged at the reset \(observation\.step\): recorded 7; replayed 0\./);
+    const fork = await read(forkTrajectories(runDirOf(r))[0] ?? '');
+    assert.equal(fork.start?.fork?.trajectory, file);
+    assert.equal(fork.steps.length, 0);
+  });
+
   test('a step the episode does not have is refused before anything runs', async () => {
     const file = join(parentRun, 'trajectories', `${task}.jsonl`);
     const steps = (await read(file)).steps.length;

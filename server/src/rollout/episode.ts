@@ -133,10 +133,7 @@ export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, episodeCo
     env = await stop.race(deps.openEnv(spec.task, sandbox, options));
     const first = await stop.race(env.reset());
     const agent = deps.makeAgent(spec.task);
-    if (spec.fork !== undefined) {
-      checkForkAgent(agent);
-      checkForkReset(spec.fork, first);
-    }
+    if (spec.fork !== undefined) checkForkAgent(agent);
     writer = await TrajectoryWriter.begin(layout.trajectory(spec.episodeId), {
       schema_version: trajectorySchemaVersion,
       episode_id: spec.episodeId,
@@ -154,6 +151,8 @@ export async function runEpisode(spec: EpisodeSpec, deps: EpisodeDeps, episodeCo
       started_at: isoTimestamp(new Date(startedAt)),
       observation: first,
     });
+    // The start line is written first, so a fork whose reset differs still names its parent.
+    if (spec.fork !== undefined) checkForkReset(spec.fork, first);
     const live =
       spec.fork === undefined || forkModels === undefined ? first : await replayForkPrefix(spec.fork, agent, env, forkModels, writer, stop, progress, first);
     await actUntilDone(agent, env, writer, stop, progress, live);
