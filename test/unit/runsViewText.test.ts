@@ -278,4 +278,6 @@ test('a fork reads as one under the episode it continues and names whose fork it
   assert.equal(describeRun(later, now), '1/2 · 1 resolved · running · 12s · fork of sample-calc-add at step 3 · rule');
   assert.equal(runLabel(later.name, now), 'sample 11:23:43 › fork 11:30:00', "the parent's label and the fork's own time");
   assert.equal(runLabel('odd-fork-20261399-999999', now), 'odd-fork-20261399-999999', 'a stamp that is no time shows the name whole');
+  assert.equal(runIcon({ ...later, state: 'finished' }).id, 'repo-forked');
+  assert.equal(runIcon(parent).id, 'play');
 });

@@ -106,14 +106,18 @@ const stateColors: Record<RunSummary['state'], string | undefined> = {
 };
 
 /**
- * A run row's icon: a running run spins; one that ended shows its kind's icon in its state's colour
+ * A run row's icon: a running run spins; one that ended shows its kind's icon (a fork's own) in its state's colour
  * (its state is also the first word of its line, so the colour is never the only sign); a folder
  * that cannot be read shows a warning.
  */
-export function runIcon(run: Pick<RunSummary, 'state' | 'kind' | 'problem'>): { readonly id: string; readonly color: string | undefined } {
+export function runIcon(run: Pick<RunSummary, 'state' | 'kind' | 'problem'> & { readonly fork?: RunSummary['fork'] }): {
+  readonly id: string;
+  readonly color: string | undefined;
+} {
   if (run.state === 'unknown' && run.problem !== null) return { id: 'warning', color: 'problemsWarningIcon.foreground' };
   if (run.state === 'running') return { id: 'sync~spin', color: stateColors.running };
-  return { id: runKindOf(run.kind).icon, color: stateColors[run.state] };
+  // A fork is a rollout, but one that continues an episode: its icon says so, under its parent and among the runs.
+  return { id: run.fork === undefined || run.fork === null ? runKindOf(run.kind).icon : 'repo-forked', color: stateColors[run.state] };
 }
 
 /**

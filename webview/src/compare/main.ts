@@ -34,7 +34,7 @@ td.gap { color: var(--vscode-descriptionForeground); font-style: italic; }
 tr.replayed td { color: var(--vscode-descriptionForeground); }
 tr.replayed td.cell { background: none; }
 tr.align-at td { border-top: 2px solid var(--vscode-focusBorder); }
-tr.align-at td.cell { background: color-mix(in srgb, var(--vscode-focusBorder) 12%, transparent); }
+tr.align-at td { background: color-mix(in srgb, var(--vscode-focusBorder) 12%, transparent); }
 tr.divider td { padding: 6px 6px 2px; font-size: 0.9em; color: var(--vscode-descriptionForeground); border-bottom: none; }
 tr.divider.live td { color: var(--vscode-foreground); font-weight: 600; }
 .fork-note { margin: 8px 0; }
