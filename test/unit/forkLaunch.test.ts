@@ -257,3 +257,27 @@ test("gp trajectory show names a fork's parent, marks its replayed steps and say
   assert.doesNotMatch(text, /step 2 [^\n]*\n {2}replayed from the fork's parent/);
   assert.match(text, /the fork's replay diverged at step 2 \(reward\): recorded 0\.5; replayed 0/);
 });
+
+test("the viewer's header names a fork's parent and its step rows mark the replayed steps", async () => {
+  const { episodeHeader, stepRow } = await import('../../server/src/episodes/episodeRows.js');
+  const { buildEpisodeModel } = await import('../../server/src/episodes/index.js');
+  const { parseTrajectory } = await import('../../server/src/runs/index.js');
+  const lines = (await import('node:fs'))
+    .readFileSync(fixture, 'utf8')
+    .trimEnd()
+    .split('\n')
+    .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const fork = { run: '/runs/parent', episode_id: 'sample-calc-add', trajectory: '/runs/parent/trajectories/sample-calc-add.jsonl', step: 3 };
+  const text = lines
+    .map((l) => (l['type'] === 'start' ? { ...l, fork } : l['type'] === 'step' && Number(l['step']) < 3 ? { ...l, replayed: true } : l))
+    .map((l) => JSON.stringify(l))
+    .join('\n');
+  const model = buildEpisodeModel(parseTrajectory(text));
+  assert.deepEqual(episodeHeader('f.jsonl', model).fork, { episodeId: 'sample-calc-add', trajectory: fork.trajectory, step: 3 });
+  assert.deepEqual(
+    model.steps.map((v) => stepRow(v).replayed ?? false),
+    [true, true, false, false],
+  );
+  const plain = buildEpisodeModel(parseTrajectory((await import('node:fs')).readFileSync(fixture, 'utf8')));
+  assert.equal(episodeHeader('f.jsonl', plain).fork, undefined);
+});

@@ -36,6 +36,7 @@ export function episodeHeader(file: string, model: EpisodeModel): EpisodeHeader 
     cutShort: model.cutShort,
     torn: model.torn,
     problems: [...model.problems],
+    ...(start?.fork === undefined ? {} : { fork: { episodeId: start.fork.episode_id, trajectory: start.fork.trajectory, step: start.fork.step } }),
   };
 }
 
@@ -54,6 +55,7 @@ export function stepRow(view: StepView): StepRow {
     timedOut: view.timedOut,
     candidates: last?.kind === 'repair' ? last.candidates.length : 0,
     ...(last?.kind === 'submit' && last.suspected_hacks !== undefined ? { suspectedHacks: last.suspected_hacks.length } : {}),
+    ...(view.record.replayed === true ? { replayed: true as const } : {}),
   };
 }
 

@@ -36,6 +36,8 @@ export const stepRowSchema = z.object({
   candidates: z.number().int(),
   /** Signals of suspected reward hacking the step's submit recorded (server/src/env/hackSignals.ts); absent when none. */
   suspectedHacks: z.number().int().min(1).optional(),
+  /** A fork's step replayed from its parent (docs/trajectory-viewer.md#continue-from-here); absent for a step taken live. */
+  replayed: z.literal(true).optional(),
 });
 export type StepRow = z.infer<typeof stepRowSchema>;
 
@@ -123,6 +125,8 @@ export const episodeHeaderSchema = z.object({
   problems: z.array(z.string()),
   /** The file's format; absent for our own trajectories (and from servers older than it). */
   format: episodeFormatSchema.optional(),
+  /** The episode a fork continues, and the step it went on live from; absent for an episode that ran from its start. */
+  fork: z.object({ episodeId: z.string(), trajectory: z.string(), step: z.number().int().min(1) }).optional(),
   /**
    * The run the trajectory belongs to (its folder's `status.json`), read only when the episode has
    * no step or ended in an error, so the viewer can say what happened: whether the run still runs,

@@ -48,6 +48,15 @@ export function episodeHeaderNode(header: EpisodeHeader, steps: number, actions:
         { title: `Ray node ${header.sandboxHost.node}, sandbox host ${header.sandboxHost.id}`, attrs: { id: 'episode-node' } },
         `node ${shortNodeName(header.sandboxHost.node)} (host ${header.sandboxHost.id})`,
       ),
+    header.fork !== undefined &&
+      el(
+        'span',
+        {
+          title: `Steps 1–${header.fork.step - 1} were replayed from ${header.fork.trajectory} and checked against it; the agent went on live from step ${header.fork.step}`,
+          attrs: { id: 'episode-fork' },
+        },
+        `fork of ${episodeName({ episodeId: header.fork.episodeId, taskId: header.taskId ?? '' })} from step ${header.fork.step}`,
+      ),
     o !== null && `ended: ${o.terminationReason}`,
     o !== null ? `total reward ${signed(o.totalReward)}` : null,
     `${plural(o?.steps ?? steps, 'step')}${header.maxSteps === null ? '' : ` of ${header.maxSteps}`}`,

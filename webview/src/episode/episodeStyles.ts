@@ -91,6 +91,7 @@ details.extra summary { cursor: pointer; color: var(--vscode-descriptionForegrou
 .marker { margin-left: 6px; font-size: 0.8em; padding: 0 5px; border-radius: 8px; border: 1px solid currentColor; }
 .marker.error { color: var(--vscode-errorForeground); }
 .marker.warning { color: var(--vscode-editorWarning-foreground); }
+.marker.replayed { color: var(--vscode-descriptionForeground); }
 .marker.suspect { color: var(--vscode-editorWarning-foreground); font-weight: 600; white-space: nowrap; }
 .suspected-hacks { border-left: 3px solid var(--vscode-editorWarning-foreground); padding: 4px 0 4px 10px; margin: 10px 0; }
 .suspected-hacks h3 { margin: 0 0 4px; font-size: 1em; color: var(--vscode-editorWarning-foreground); }

@@ -114,6 +114,12 @@ export class StepList {
       row.fallback !== null && el('span', { class: 'marker warning', title: `Fell back: ${row.fallback}` }, 'fallback'),
       row.error !== null && el('span', { class: 'marker error', title: row.error }, 'error'),
       row.timedOut && el('span', { class: 'marker warning', title: 'The step or the episode timed out' }, 'timeout'),
+      row.replayed === true &&
+        el(
+          'span',
+          { class: 'marker replayed', title: "Replayed from the episode this one continues: its parent's action, executed again and checked" },
+          'replayed',
+        ),
     ];
     const summary = el('span', { class: 'summary', title: row.summary }, row.summary, ...markers);
     const item = el(
