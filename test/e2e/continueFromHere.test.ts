@@ -17,7 +17,7 @@ import { loggedMs, Scenarios } from './scenarios.js';
 import { screenshotThemes } from './themes.js';
 import { acceptQuickPick, expandRow, formatRows, rowLocator, runRowLabel, showView, viewRows, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
-import { typeIntoQuickInput } from './workbench.js';
+import { runCommand, typeIntoQuickInput } from './workbench.js';
 
 const scenarioTimeout = { timeout: 240_000 };
 const scenarios = new Scenarios();
@@ -158,6 +158,29 @@ void describe('Continue from Here… in VS Code (code-server + Chromium)', () =>
           'a fork run is labelled by its times, not its folder name',
         );
         await screenshotThemes(s, 'continue-from-here-compare', ['light', 'dark']);
+
+        // The fork's own viewer names the episode it continues and marks the steps it replayed.
+        await compare.locator('vscode-button[data-side="right"]').click();
+        const forkViewer = await webviewWith(s.page, '#episode-fork', "the fork's viewer naming its parent");
+        assert.equal((await forkViewer.locator('#episode-fork').textContent())?.trim(), `fork of sample-calc-add from step ${forkStep}`);
+        assert.deepEqual(
+          await forkViewer
+            .locator('#step-list .step')
+            .evaluateAll((items) => items.map((i) => [i.getAttribute('data-step'), i.querySelector('.marker.replayed') !== null])),
+          [
+            ['1', true],
+            ['2', true],
+            ['3', false],
+            ['4', false],
+          ],
+        );
+        assert.ok(await forkViewer.locator('#step-list .step[data-step="1"] .marker.replayed').isVisible(), 'the mark stays visible beside a long summary');
+        // The viewer opened beside the comparison; one column shows its step list whole.
+        await runCommand(s.page, 'View: Single Column Editor Layout');
+        // Moved to another group, the viewer's page is made again; the picture waits for it.
+        const moved = await webviewWith(s.page, '#episode-fork', "the fork's viewer in one column");
+        await moved.locator('#step-list .step[data-step="1"] .marker.replayed').waitFor({ state: 'visible', timeout: 30_000 });
+        await screenshotThemes(s, 'continue-from-here-fork', ['light', 'dark']);
       });
     },
   );

@@ -67,7 +67,7 @@ button.icon:hover { background: var(--vscode-toolbar-hoverBackground); }
 .step .summary { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .step .summary-cell { display: flex; align-items: baseline; min-width: 0; }
 .step .summary-cell .summary { flex: 0 1 auto; min-width: 0; }
-.step .summary-cell .marker.suspect { flex: none; }
+.step .summary-cell .marker { flex: none; }
 .step .reward, .step .duration { text-align: right; font-variant-numeric: tabular-nums; }
 .step .duration { color: var(--vscode-descriptionForeground); }
 .step.selected .duration { color: inherit; }

@@ -121,14 +121,15 @@ export class StepList {
           'replayed',
         ),
     ];
-    const summary = el('span', { class: 'summary', title: row.summary }, row.summary, ...markers);
+    // The markers stay visible when a long summary is cut with an ellipsis: they sit beside it, not in it.
+    const badges = [...markers, row.suspectedHacks !== undefined && suspectBadge(row.suspectedHacks)].filter((b): b is HTMLElement => b instanceof HTMLElement);
+    const summary = el('span', { class: 'summary', title: row.summary }, row.summary);
     const item = el(
       'div',
       { class: `step kind-${row.kind}`, attrs: { role: 'option', id: `step-${row.step}`, 'aria-selected': 'false', 'data-step': String(row.step) } },
       el('span', { class: 'num' }, String(row.step)),
       el('span', { class: 'glyph', title: row.kind, attrs: { 'aria-hidden': 'true' } }, glyphs[row.kind]),
-      // The suspect badge stays visible when a long summary is cut with an ellipsis.
-      row.suspectedHacks === undefined ? summary : el('span', { class: 'summary-cell' }, summary, suspectBadge(row.suspectedHacks)),
+      badges.length === 0 ? summary : el('span', { class: 'summary-cell' }, summary, ...badges),
       el(
         'span',
         { class: rewardClass(row.reward), title: row.reward === null ? 'This trajectory’s format records no reward for the step' : '' },
