@@ -11,12 +11,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { FrameLocator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { repoRoot, startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
 import { screenshotThemes } from './themes.js';
 import { acceptQuickPick, expandRow, formatRows, rowLocator, runRowLabel, showView, viewRows, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
+import { webviewWith } from './webviews.js';
 import { runCommand, typeIntoQuickInput } from './workbench.js';
 
 const scenarioTimeout = { timeout: 240_000 };
@@ -50,28 +51,6 @@ function rollout(s: Session): string {
   const made = runs(s).filter((r) => !before.has(r));
   assert.equal(made.length, 1, `one new run folder: ${made.join(', ')}`);
   return made[0] ?? '';
-}
-
-/** The visible webview whose page holds `selector` (the viewer and the comparison may both be visible). */
-async function webviewWith(page: Page, selector: string, what: string, timeoutMs = 30_000): Promise<FrameLocator> {
-  return waitFor(
-    what,
-    async () => {
-      const count = await page.locator('iframe.webview.ready >> visible=true').count();
-      for (let i = 0; i < count; i++) {
-        const frame = page.frameLocator('iframe.webview.ready >> visible=true').nth(i).frameLocator('iframe#active-frame');
-        if (
-          (await frame
-            .locator(selector)
-            .count()
-            .catch(() => 0)) > 0
-        )
-          return done(frame);
-      }
-      return pending(`${count} visible webviews, none with ${selector}`);
-    },
-    { timeoutMs },
-  );
 }
 
 /** Picks the quick pick's row whose label starts with `label`, by typing it as a person does. */

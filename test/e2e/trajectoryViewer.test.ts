@@ -41,6 +41,7 @@ import {
   widenSideBar,
 } from './views.js';
 import { done, pending, waitFor } from './wait.js';
+import { webviewWith } from './webviews.js';
 import { runCommand, screenshot } from './workbench.js';
 
 const scenarioTimeout = { timeout: 180_000 };
@@ -141,24 +142,6 @@ async function quickOpen(s: Session, relative: string, what: string, accept: (fi
   await s.page.keyboard.press('Control+P');
   await s.page.keyboard.type(relative);
   await acceptQuickPick(s.page, what, accept);
-}
-
-/** The visible webview whose page holds `selector` (a report and the viewer it opened are side by side). */
-async function webviewWith(page: Page, selector: string, what: string): Promise<FrameLocator> {
-  return waitFor(what, async () => {
-    const count = await page.locator('iframe.webview.ready >> visible=true').count();
-    for (let i = 0; i < count; i++) {
-      const frame = page.frameLocator('iframe.webview.ready >> visible=true').nth(i).frameLocator('iframe#active-frame');
-      if (
-        (await frame
-          .locator(selector)
-          .count()
-          .catch(() => 0)) > 0
-      )
-        return done(frame);
-    }
-    return pending(`${count} visible webviews, none with ${selector}`);
-  });
 }
 
 /**
