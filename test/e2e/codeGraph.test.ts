@@ -9,16 +9,17 @@
  * (d) the metrics page of a training run shows its localisation recall per training step.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
-import { repoRoot, startSession, stopSession, type Session } from './harness.js';
+import { startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
 import { chooseFromContextMenu, expandRow, rowLocator, runRowLabel, showView, waitForRow, widenSideBar } from './views.js';
 import { screenshotThemes } from './themes.js';
 import { done, pending, waitFor } from './wait.js';
+import { webviewWith } from './webviews.js';
+import { sampleRollout } from './sampleRuns.js';
 import { runCommand, screenshot } from './workbench.js';
 
 const scenarioTimeout = { timeout: 180_000 };
@@ -33,24 +34,6 @@ let run = '';
 
 /** Each visible webview's page: VS Code hosts each webview in an iframe whose own iframe holds our HTML. */
 const webviews = (page: Page): FrameLocator => page.frameLocator('iframe.webview.ready >> visible=true');
-
-/** The visible webview whose page holds `selector` (the viewer and the code graph are side by side). */
-async function webviewWith(page: Page, selector: string, what: string): Promise<FrameLocator> {
-  return waitFor(what, async () => {
-    const count = await page.locator('iframe.webview.ready >> visible=true').count();
-    for (let i = 0; i < count; i++) {
-      const frame = webviews(page).nth(i).frameLocator('iframe#active-frame');
-      if (
-        (await frame
-          .locator(selector)
-          .count()
-          .catch(() => 0)) > 0
-      )
-        return done(frame);
-    }
-    return pending(`${count} visible webviews, none with ${selector}`);
-  });
-}
 
 const text = async (frame: FrameLocator, selector: string): Promise<string> =>
   (await frame
@@ -69,24 +52,7 @@ void describe('An episode on the code graph in VS Code (code-server + Chromium)'
           'datasets/sample/gold_predictions_tasks.jsonl': 'datasets/sample/gold_predictions_tasks.jsonl',
         },
       });
-      const s = scenarios.session;
-      const result = spawnSync(
-        process.execPath,
-        [
-          join(repoRoot, 'dist/cli.js'),
-          'rollout',
-          'datasets/sample/tasks.jsonl',
-          '--config',
-          'configs/experiments/sample.yaml',
-          '--set',
-          'env.semantic_search=off',
-        ],
-        { cwd: s.workspace, encoding: 'utf8', timeout: 120_000 },
-      );
-      assert.equal(result.status, 0, `gp rollout failed:\n${result.stdout}\n${result.stderr}`);
-      const out = join(s.workspace, 'outputs');
-      run = existsSync(out) ? (readdirSync(out)[0] ?? '') : '';
-      assert.notEqual(run, '', 'the rollout made a run folder');
+      run = sampleRollout(scenarios.session);
     },
     { timeout: 300_000 },
   );

@@ -7,51 +7,20 @@
  * with its two episodes, and among the runs with whose fork it is. Screenshots in light and dark.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { Page } from 'playwright-core';
-import { repoRoot, startSession, stopSession, type Session } from './harness.js';
+import { startSession, stopSession } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
 import { screenshotThemes } from './themes.js';
 import { acceptQuickPick, expandRow, formatRows, rowLocator, runRowLabel, showView, viewRows, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { webviewWith } from './webviews.js';
+import { sampleRollout } from './sampleRuns.js';
 import { runCommand, typeIntoQuickInput } from './workbench.js';
 
 const scenarioTimeout = { timeout: 240_000 };
 const scenarios = new Scenarios();
 const forkStep = 3;
-
-function runs(s: Session): string[] {
-  const out = join(s.workspace, 'outputs');
-  return existsSync(out) ? readdirSync(out).sort() : [];
-}
-
-/** Runs `gp rollout` of one sample task in the workspace with the built CLI; returns the run folder's name. */
-function rollout(s: Session): string {
-  const before = new Set(runs(s));
-  const result = spawnSync(
-    process.execPath,
-    [
-      join(repoRoot, 'dist/cli.js'),
-      'rollout',
-      'datasets/sample/tasks.jsonl',
-      '--config',
-      'configs/experiments/sample.yaml',
-      '--task',
-      'sample-calc-add',
-      '--set',
-      'env.semantic_search=off',
-    ],
-    { cwd: s.workspace, encoding: 'utf8', timeout: 120_000 },
-  );
-  assert.equal(result.status, 0, `gp rollout failed:\n${result.stdout}\n${result.stderr}`);
-  const made = runs(s).filter((r) => !before.has(r));
-  assert.equal(made.length, 1, `one new run folder: ${made.join(', ')}`);
-  return made[0] ?? '';
-}
 
 /** Picks the quick pick's row whose label starts with `label`, by typing it as a person does. */
 async function pickRow(page: Page, label: string): Promise<void> {
@@ -65,7 +34,7 @@ void describe('Continue from Here… in VS Code (code-server + Chromium)', () =>
   before(
     async () => {
       scenarios.session = await startSession({ fixture: 'workbench', extraFiles: { 'docker/repoenv_sample/sample_repo': 'repos/sample_repo' } });
-      parentRun = rollout(scenarios.session);
+      parentRun = sampleRollout(scenarios.session, ['--task', 'sample-calc-add']);
     },
     { timeout: 300_000 },
   );

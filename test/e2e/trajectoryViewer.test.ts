@@ -18,14 +18,13 @@
  * light, dark and high contrast.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import { minStepListPx } from '../../webview/src/episode/stepListWidth.js';
 import { fixturePath, fixtureText } from '../support/fixtures.js';
-import { repoRoot, startSession, stopSession, type Session } from './harness.js';
+import { startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
 import { currentTheme, screenshotThemes, setTheme } from './themes.js';
 import {
@@ -42,6 +41,7 @@ import {
 } from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { webviewWith } from './webviews.js';
+import { sampleRollout } from './sampleRuns.js';
 import { runCommand, screenshot } from './workbench.js';
 
 const scenarioTimeout = { timeout: 180_000 };
@@ -54,36 +54,6 @@ const scenario = (name: string, body: (s: Session) => Promise<void>): Promise<vo
 
 /** The visible webview's page: VS Code hosts each webview in an iframe whose own iframe holds our HTML. */
 const visibleWebview = (page: Page): FrameLocator => page.frameLocator('iframe.webview.ready >> visible=true').frameLocator('iframe#active-frame');
-
-/** Runs `gp rollout` of the sample tasks in the workspace with the built CLI; returns the run folder's name. */
-function rollout(s: Session, extra: readonly string[] = []): string {
-  const before = new Set(runs(s));
-  // Without embeddings: the .vsix does not carry onnxruntime-node, so the replay the viewer starts
-  // (the installed extension's CLI) could not run them, and would rightly report the hints differ.
-  const result = spawnSync(
-    process.execPath,
-    [
-      join(repoRoot, 'dist/cli.js'),
-      'rollout',
-      'datasets/sample/tasks.jsonl',
-      '--config',
-      'configs/experiments/sample.yaml',
-      '--set',
-      'env.semantic_search=off',
-      ...extra,
-    ],
-    { cwd: s.workspace, encoding: 'utf8', timeout: 120_000 },
-  );
-  assert.equal(result.status, 0, `gp rollout failed:\n${result.stdout}\n${result.stderr}`);
-  const made = runs(s).filter((r) => !before.has(r));
-  assert.equal(made.length, 1, `one new run folder: ${made.join(', ')}`);
-  return made[0] ?? '';
-}
-
-function runs(s: Session): string[] {
-  const out = join(s.workspace, 'outputs');
-  return existsSync(out) ? readdirSync(out).sort() : [];
-}
 
 const trajectoryOf = (s: Session, run: string, episode: string): string => join(s.workspace, 'outputs', run, 'trajectories', `${episode}.jsonl`);
 
@@ -277,8 +247,8 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
     async () => {
       scenarios.session = await startSession({ fixture: 'workbench', extraFiles: { 'docker/repoenv_sample/sample_repo': 'repos/sample_repo' } });
       // Two real runs of the same tasks: their sandboxes are closed before any viewer opens.
-      firstRun = rollout(scenarios.session);
-      secondRun = rollout(scenarios.session);
+      firstRun = sampleRollout(scenarios.session);
+      secondRun = sampleRollout(scenarios.session);
       const lines = readFileSync(trajectoryOf(scenarios.session, firstRun, 'sample-calc-add'), 'utf8')
         .trim()
         .split('\n')
@@ -847,7 +817,7 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
     async () => {
       await scenario('n-pass-at-k', async (s) => {
         await runCommand(s.page, 'View: Close All Editors');
-        const run = rollout(s, ['--attempts', '2']);
+        const run = sampleRollout(s, ['--attempts', '2']);
         await showView(s.page, 'Runs');
         await waitForRow(s.page, 'Runs', `${run} in the Runs view`, (r) => r.label === runRowLabel(run), { timeoutMs: 60_000 });
         await chooseFromContextMenu(s.page, 'Runs', runRowLabel(run), 'Open Report');
