@@ -459,7 +459,10 @@ test("the ATIF schema accepts both real fixtures' shapes as Harbor does, rejecti
 test("gp trajectory export takes our episodes (our JSONL, or our own ATIF export again) and refuses another tool's, saying what it is", async () => {
   const { io: a, err } = io();
   assert.equal(await trajectoryExport([sweAgent, '--format', 'atif'], a, process.cwd(), '0.1.0'), 1);
-  assert.match(err.join('\n'), /is a trajectory in another tool's format \(SWE-agent \.traj\); this command works on Graph Planner episodes \(gp trajectory show reads it\)/);
+  assert.match(
+    err.join('\n'),
+    /is a trajectory in another tool's format \(SWE-agent \.traj\); this command works on Graph Planner episodes \(gp trajectory show reads it\)/,
+  );
   const dir = mkdtempSync(join(tmpdir(), 'gp-formats-'));
   const once = join(dir, 'once.atif.json');
   assert.equal(
