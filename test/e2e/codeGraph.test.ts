@@ -15,10 +15,10 @@ import { after, before, describe, it } from 'node:test';
 import type { FrameLocator, Page } from 'playwright-core';
 import { startSession, stopSession, type Session } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
-import { chooseFromContextMenu, expandRow, rowLocator, runRowLabel, showView, waitForRow, widenSideBar } from './views.js';
+import { chooseFromContextMenu, expandRow, openFromRow, runRowLabel, showView, waitForRow, widenSideBar } from './views.js';
 import { screenshotThemes } from './themes.js';
 import { done, pending, waitFor } from './wait.js';
-import { webviewWith } from './webviews.js';
+import { visibleWebviewWith, webviewWith } from './webviews.js';
 import { sampleRollout } from './sampleRuns.js';
 import { runCommand, screenshot } from './workbench.js';
 
@@ -67,7 +67,13 @@ void describe('An episode on the code graph in VS Code (code-server + Chromium)'
       await showView(s.page, 'Runs');
       await widenSideBar(s.page, 60);
       await expandRow(s.page, 'Runs', runRowLabel(run));
-      await rowLocator(s.page, 'Runs', 'sample-calc-add').click();
+      await openFromRow(
+        s.page,
+        'Runs',
+        'sample-calc-add',
+        'the trajectory viewer of sample-calc-add',
+        async () => (await visibleWebviewWith(s.page, '#code-graph')) !== undefined,
+      );
       const viewer = await webviewWith(s.page, '#code-graph', 'the trajectory viewer with its Code graph button');
       await waitFor('the viewer to show sample-calc-add', async () =>
         (await text(viewer, '#episode-state')) === 'Resolved' ? done(true) : pending(await text(viewer, '#episode-state')),

@@ -12,9 +12,9 @@ import type { Page } from 'playwright-core';
 import { startSession, stopSession } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
 import { screenshotThemes } from './themes.js';
-import { acceptQuickPick, expandRow, formatRows, rowLocator, runRowLabel, showView, viewRows, widenSideBar } from './views.js';
+import { acceptQuickPick, expandRow, formatRows, openFromRow, runRowLabel, showView, viewRows, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
-import { webviewWith } from './webviews.js';
+import { visibleWebviewWith, webviewWith } from './webviews.js';
 import { sampleRollout } from './sampleRuns.js';
 import { runCommand, typeIntoQuickInput } from './workbench.js';
 
@@ -52,18 +52,14 @@ void describe('Continue from Here… in VS Code (code-server + Chromium)', () =>
         await showView(s.page, 'Runs');
         await widenSideBar(s.page, 160);
         await expandRow(s.page, 'Runs', runRowLabel(parentRun));
-        // A row clicked while the view redraws it names a command the view no longer knows ("Actual
-        // command not found" in the extension host's log), so the click is tried again until the viewer opens.
-        const viewer = await waitFor(
-          'the viewer with step 3 in its list, opened from the Runs view',
-          async () => {
-            await rowLocator(s.page, 'Runs', 'sample-calc-add').click();
-            return webviewWith(s.page, '#step-list .step[data-step="3"]', 'the viewer with step 3 in its list', 5_000).then(done, (error: unknown) =>
-              pending(String(error)),
-            );
-          },
-          { timeoutMs: 60_000 },
+        await openFromRow(
+          s.page,
+          'Runs',
+          'sample-calc-add',
+          'the trajectory viewer of sample-calc-add',
+          async () => (await visibleWebviewWith(s.page, '#step-list')) !== undefined,
         );
+        const viewer = await webviewWith(s.page, '#step-list .step[data-step="3"]', 'the viewer with step 3 in its list');
         await viewer.locator(`#step-list .step[data-step="${forkStep}"]`).click();
         const button = viewer.locator('#continue-from-here');
         await button.waitFor({ state: 'visible', timeout: 15_000 });

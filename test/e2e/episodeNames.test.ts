@@ -26,7 +26,19 @@ import { errorMessage } from '../../server/src/util/errors.js';
 import { startSession, stopSession } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
 import { screenshotThemes, setTheme } from './themes.js';
-import { acceptQuickPick, expandRow, formatRows, quickPickRows, type Row, rowLocator, runRowLabel, showView, viewRows, waitForRow } from './views.js';
+import {
+  acceptQuickPick,
+  expandRow,
+  formatRows,
+  openFromRow,
+  quickPickRows,
+  type Row,
+  rowLocator,
+  runRowLabel,
+  showView,
+  viewRows,
+  waitForRow,
+} from './views.js';
 import { done, pending, waitFor } from './wait.js';
 import { openFile, runCommand, screenshot } from './workbench.js';
 
@@ -125,7 +137,7 @@ void describe('One name per episode in VS Code (code-server + Chromium)', () => 
     await scenarios.run('names-b-tab', async (s) => {
       assert.notEqual(run, '', 'scenario (a) left a run');
       const name = names[1] ?? '';
-      await rowLocator(s.page, 'Runs', name).click();
+      await openFromRow(s.page, 'Runs', name, `a tab named ${name}`, async () => (await activeTabs(s.page)).some((t) => t.trim().startsWith(`${name}.jsonl`)));
       await waitFor(`a tab named ${name}`, async () => {
         const active = await activeTabs(s.page);
         return active.some((t) => t.trim().startsWith(`${name}.jsonl`)) ? done(true) : pending(`active tabs: ${active.join(', ') || '(none)'}`);

@@ -19,9 +19,21 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { stopSession } from './harness.js';
 import { loggedMs, Scenarios } from './scenarios.js';
 import { screenshotThemes } from './themes.js';
-import { acceptQuickPick, expandRow, quickPickRows, rowLocator, runRowLabel, showView, waitForNotification, waitForRow, widenSideBar } from './views.js';
+import {
+  acceptQuickPick,
+  expandRow,
+  openFromRow,
+  quickPickRows,
+  rowLocator,
+  runRowLabel,
+  showView,
+  waitForNotification,
+  waitForRow,
+  widenSideBar,
+} from './views.js';
 import { finishedTrainingRun, startTrainingSession, trainingRuns } from './trainingRuns.js';
 import { done, pending, waitFor } from './wait.js';
+import { visibleWebviewWith } from './webviews.js';
 import { openFile, runCommand, screenshot } from './workbench.js';
 
 const scenarios = new Scenarios();
@@ -128,7 +140,13 @@ void describe('Training from the editor (code-server + Chromium)', () => {
         await expandRow(s.page, 'Runs', runRowLabel(run));
         // A GRPO group is several episodes of one task, so the run lists its tasks and the episode is under its own.
         await expandRow(s.page, 'Runs', task);
-        await rowLocator(s.page, 'Runs', episode).click();
+        await openFromRow(
+          s.page,
+          'Runs',
+          episode,
+          `the trajectory viewer of ${episode}`,
+          async () => (await visibleWebviewWith(s.page, '#step-list')) !== undefined,
+        );
         const frame = visibleWebview(s.page);
         // The reply the viewer shows is the text the model sampled (its first line, as rendered).
         const firstLine = reply.trim().split('\n')[0] ?? '';

@@ -276,3 +276,20 @@ export async function widenSideBar(page: Page, pixels: number): Promise<void> {
     { timeoutMs: 5_000 },
   );
 }
+
+/**
+ * Clicks a row that opens something (an episode's trajectory), and clicks it again while nothing
+ * opened: a row clicked while its view redraws it names a command the view no longer knows
+ * ("Actual command not found" in the extension host's log), so that click opens nothing.
+ */
+export async function openFromRow(page: Page, view: ViewName, name: RowName, what: string, opened: () => Promise<boolean>, timeoutMs = 60_000): Promise<void> {
+  await waitFor(
+    what,
+    async () => {
+      await rowLocator(page, view, name).click();
+      for (const deadline = Date.now() + 5_000; Date.now() < deadline; await page.waitForTimeout(250)) if (await opened()) return done(true);
+      return pending(`clicked the row ${typeof name === 'string' ? name : name.label}; nothing opened in 5 s`);
+    },
+    { timeoutMs },
+  );
+}

@@ -31,6 +31,7 @@ import {
   isTaskFileRow,
   type RowFit,
   rowFits,
+  openFromRow,
   rowLocator,
   type RowName,
   runRowLabel,
@@ -42,6 +43,7 @@ import {
   waitForNotification,
   waitForRow,
 } from './views.js';
+import { visibleWebviewWith } from './webviews.js';
 import { screenshotThemes } from './themes.js';
 import { done, pending, waitFor } from './wait.js';
 import { focusProblems, openFile, readProblems, runCommand, screenshot } from './workbench.js';
@@ -204,7 +206,9 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
         const episodes = rows.filter((r) => r.level === 2 && r.label.startsWith('sample-'));
         return episodes.length === 3 ? done(episodes) : pending(formatRows(rows));
       });
-      await rowLocator(s.page, 'Runs', 'sample-calc-add').click();
+      await openFromRow(s.page, 'Runs', 'sample-calc-add', 'the trajectory of sample-calc-add in an editor', async () =>
+        (await s.page.locator('.part.editor .tab.active').allTextContents()).some((t) => t.includes('sample-calc-add.jsonl')),
+      );
       await waitFor('the trajectory of sample-calc-add in the active editor tab', async () => {
         const active = await s.page.locator('.part.editor .tab.active').allTextContents();
         return active.some((t) => t.includes('sample-calc-add.jsonl')) ? done(true) : pending(`active tabs: ${active.join(', ') || '(none)'}`);
@@ -634,7 +638,13 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
         const row = await waitForRow(s.page, 'Runs', `${run} finished`, (r) => r.label === runRowLabel(run) && /(^| · )finished\b/.test(r.description));
         assert.match(row.description, /rollout · model/);
         await expandRow(s.page, 'Runs', runRowLabel(run));
-        await rowLocator(s.page, 'Runs', 'sample-calc-add').click();
+        await openFromRow(
+          s.page,
+          'Runs',
+          'sample-calc-add',
+          'the trajectory viewer of sample-calc-add',
+          async () => (await visibleWebviewWith(s.page, '#step-list')) !== undefined,
+        );
         const frame = s.page.frameLocator('iframe.webview.ready >> visible=true').frameLocator('iframe#active-frame');
         await waitFor(
           'the model episode in the trajectory viewer',
