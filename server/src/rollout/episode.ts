@@ -28,6 +28,7 @@ import { withDeadline } from '../util/deadline.js';
 import type { EpisodeSpec } from './plan.js';
 import { EpisodeStop, Stopped, type StopReason } from './stop.js';
 import { checkForkAgent, checkForkReset, ForkDiverged, ForkPatchModels, replayForkPrefix } from './forkPrefix.js';
+import { settledStep } from './settledStep.js';
 import { infrastructureFailure } from './infrastructure.js';
 import { addModelStep, emptyModelUsage, isModelDecision } from './modelFigures.js';
 import type { ModelUsage } from '../protocol/modelUsage.js';
@@ -189,12 +190,7 @@ async function actUntilDone(agent: Agent, env: PlannerEnv, writer: TrajectoryWri
     if (isModelDecision(decision)) progress.model = addModelStep(progress.model ?? emptyModelUsage, decision);
     const input = decision.action ?? decision.protocolError;
     if (input === undefined) throw new Error(`agent ${agent.name} returned neither an action nor a protocol error`);
-    const outcome = await stop.race(env.step(input));
-    // The step's records are on disk before its line names them; their writing counts as the
-    // environment's time, as it did when the step waited for them.
-    const settling = performance.now();
-    await env.settled?.();
-    const envMs = outcome.timings.env_ms + (performance.now() - settling);
+    const { outcome, envMs } = await settledStep(env, input, stop);
     progress.actions += 1;
     progress.lines += 1;
     progress.totalReward += outcome.reward;

@@ -15,7 +15,8 @@ import type { EnvOptions, PlannerEnv, StepOutcome } from '../env/index.js';
 import { compareStep, type Difference } from '../episodes/index.js';
 import type { TrajectoryWriter } from '../runs/index.js';
 import type { ForkPrefix } from './plan.js';
-import { RecordedPatchModel } from './replay.js';
+import { asRecord, RecordedPatchModel } from './replay.js';
+import { settledStep } from './settledStep.js';
 import type { EpisodeStop } from './stop.js';
 
 /** A replayed step of a fork's prefix that came out unlike its recording. */
@@ -59,7 +60,7 @@ export class ForkPatchModels {
   }
 }
 
-/** Refuses an agent that cannot take in steps it did not choose, before a sandbox opens. */
+/** Refuses an agent that cannot take in steps it did not choose, before its first step. */
 export function checkForkAgent(agent: Agent): void {
   if (agent.prime === undefined) throw new Error(`the ${agent.name} agent cannot continue a recorded episode (it cannot take in steps it did not choose)`);
 }
@@ -96,10 +97,7 @@ export async function replayForkPrefix(
       ...(record.response === undefined ? {} : { response: record.response }),
     });
     models.prepare(record);
-    const outcome = await stop.race(env.step(input));
-    const settling = performance.now();
-    await env.settled?.();
-    const envMs = outcome.timings.env_ms + (performance.now() - settling);
+    const { outcome, envMs } = await settledStep(env, input, stop);
     const difference = compareStep(
       asRecord(record.observation, record.reward, record.done, record.termination_reason),
       asRecord(outcome.observation, outcome.reward, outcome.done, outcome.terminationReason),
@@ -126,8 +124,4 @@ export async function replayForkPrefix(
   }
   models.handOver();
   return observation;
-}
-
-function asRecord(observation: Observation, reward: number, done: boolean, terminationReason: string | undefined) {
-  return { observation, reward, done, terminationReason };
 }

@@ -106,7 +106,8 @@ export async function replayEpisode(
   };
 }
 
-function asRecord(observation: Observation, reward: number, done: boolean, terminationReason: string | undefined) {
+/** An observation with its reward and end, as `compareStep` compares a recorded step with its replay. */
+export function asRecord(observation: Observation, reward: number, done: boolean, terminationReason: string | undefined) {
   return { observation, reward, done, terminationReason };
 }
 
