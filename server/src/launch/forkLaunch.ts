@@ -107,7 +107,8 @@ export async function readForkParent(trajectory: string): Promise<{ ok: true; mo
   } catch (error) {
     return { ok: false, message: `${trajectory} cannot be read: ${errorMessage(error)}.` };
   }
-  if (read === undefined) return { ok: false, message: `${trajectory} does not exist.` };
+  // Read from a launch record or the editor, the file was there when it was named.
+  if (read === undefined) return { ok: false, message: `${trajectory} does not exist any more.` };
   return { ok: true, model: buildEpisodeModel(read) };
 }
 

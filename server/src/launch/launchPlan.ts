@@ -10,13 +10,12 @@ import { existsSync } from 'node:fs';
 import { basename, isAbsolute, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseConfigFlags, type Resolution } from '../config/index.js';
-import { buildEpisodeModel } from '../episodes/index.js';
 import type { ForkLaunch, LaunchFinding, LaunchPlanResult, LaunchSpec, NewRunLaunch, TrainLaunch, VerifyLaunch } from '../protocol/launch.js';
 import type { RunLaunchRecord } from '../protocol/runs.js';
 import { launchValues } from './launchValues.js';
-import { readLaunchRecord, readRun, readTrajectory, runLayout, statusIsLive, withoutConfigFlags, withoutRunFolderFlags } from '../runs/index.js';
+import { readLaunchRecord, readRun, runLayout, statusIsLive, withoutConfigFlags, withoutRunFolderFlags } from '../runs/index.js';
 import { errorMessage } from '../util/errors.js';
-import { forkRolloutArgs } from './forkLaunch.js';
+import { forkRolloutArgs, readForkParent } from './forkLaunch.js';
 import { checksDisk, loadConfig } from './loadConfig.js';
 import { rolloutFlagOverrides, rolloutOptions } from './rolloutFlags.js';
 import { planRunFolder, unusedFolder } from './runFolder.js';
@@ -142,16 +141,11 @@ async function planArgs(command: 'rollout' | 'eval', args: string[], cwd: string
  */
 async function planFork(fork: ForkLaunch, now: Date): Promise<LaunchPlan> {
   const trajectory = resolve(fork.cwd, fork.trajectory);
-  let read;
-  try {
-    read = await readTrajectory(trajectory);
-  } catch (error) {
-    return refused('rollout', `${trajectory} cannot be read: ${errorMessage(error)}.`, '');
-  }
-  if (read === undefined) return refused('rollout', `${trajectory} does not exist any more.`, '');
+  const parent = await readForkParent(trajectory);
+  if (!parent.ok) return refused('rollout', parent.message, '');
   const forked = await forkRolloutArgs(
     { trajectory, step: fork.step, count: fork.count, agent: fork.agent ?? undefined, sets: fork.sets, cwd: fork.cwd, now },
-    buildEpisodeModel(read),
+    parent.model,
   );
   if (!forked.ok) return refused('rollout', forked.message, '');
   return planArgs('rollout', forked.args, fork.cwd, { now, fresh: true, fixedDir: forked.runDir });
