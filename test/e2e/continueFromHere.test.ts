@@ -14,7 +14,7 @@ import { loggedMs, Scenarios } from './scenarios.js';
 import { screenshotThemes } from './themes.js';
 import { acceptQuickPick, expandRow, formatRows, openFromRow, runRowLabel, showView, viewRows, widenSideBar } from './views.js';
 import { done, pending, waitFor } from './wait.js';
-import { visibleWebviewWith, webviewWith } from './webviews.js';
+import { viewerShown, webviewWith } from './webviews.js';
 import { sampleRollout } from './sampleRuns.js';
 import { runCommand, typeIntoQuickInput } from './workbench.js';
 
@@ -52,13 +52,7 @@ void describe('Continue from Here… in VS Code (code-server + Chromium)', () =>
         await showView(s.page, 'Runs');
         await widenSideBar(s.page, 160);
         await expandRow(s.page, 'Runs', runRowLabel(parentRun));
-        await openFromRow(
-          s.page,
-          'Runs',
-          'sample-calc-add',
-          'the trajectory viewer of sample-calc-add',
-          async () => (await visibleWebviewWith(s.page, '#step-list')) !== undefined,
-        );
+        await openFromRow(s.page, 'Runs', 'sample-calc-add', 'the trajectory viewer of sample-calc-add', viewerShown(s.page));
         const viewer = await webviewWith(s.page, '#step-list .step[data-step="3"]', 'the viewer with step 3 in its list');
         await viewer.locator(`#step-list .step[data-step="${forkStep}"]`).click();
         const button = viewer.locator('#continue-from-here');

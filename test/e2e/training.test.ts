@@ -33,7 +33,7 @@ import {
 } from './views.js';
 import { finishedTrainingRun, startTrainingSession, trainingRuns } from './trainingRuns.js';
 import { done, pending, waitFor } from './wait.js';
-import { visibleWebviewWith } from './webviews.js';
+import { viewerShown } from './webviews.js';
 import { openFile, runCommand, screenshot } from './workbench.js';
 
 const scenarios = new Scenarios();
@@ -140,13 +140,7 @@ void describe('Training from the editor (code-server + Chromium)', () => {
         await expandRow(s.page, 'Runs', runRowLabel(run));
         // A GRPO group is several episodes of one task, so the run lists its tasks and the episode is under its own.
         await expandRow(s.page, 'Runs', task);
-        await openFromRow(
-          s.page,
-          'Runs',
-          episode,
-          `the trajectory viewer of ${episode}`,
-          async () => (await visibleWebviewWith(s.page, '#step-list')) !== undefined,
-        );
+        await openFromRow(s.page, 'Runs', episode, `the trajectory viewer of ${episode}`, viewerShown(s.page));
         const frame = visibleWebview(s.page);
         // The reply the viewer shows is the text the model sampled (its first line, as rendered).
         const firstLine = reply.trim().split('\n')[0] ?? '';

@@ -40,7 +40,7 @@ import {
   widenSideBar,
 } from './views.js';
 import { done, pending, waitFor } from './wait.js';
-import { visibleWebviewWith, webviewWith } from './webviews.js';
+import { viewerShown, webviewWith } from './webviews.js';
 import { sampleRollout } from './sampleRuns.js';
 import { runCommand, screenshot } from './workbench.js';
 
@@ -270,13 +270,7 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
       await showView(s.page, 'Runs');
       await widenSideBar(s.page, 120);
       await expandRow(s.page, 'Runs', runRowLabel(firstRun));
-      await openFromRow(
-        s.page,
-        'Runs',
-        'sample-calc-add',
-        'the trajectory viewer of sample-calc-add',
-        async () => (await visibleWebviewWith(s.page, '#step-list')) !== undefined,
-      );
+      await openFromRow(s.page, 'Runs', 'sample-calc-add', 'the trajectory viewer of sample-calc-add', viewerShown(s.page));
       const frame = visibleWebview(s.page);
       await waitFor('the header and every step of sample-calc-add', async () => {
         const title =
@@ -517,13 +511,7 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
   void it('(g) Replay in the viewer re-executes the episode in a terminal and reports no divergence', scenarioTimeout, async () => {
     await scenario('g-replay', async (s) => {
       await showView(s.page, 'Runs');
-      await openFromRow(
-        s.page,
-        'Runs',
-        'sample-calc-add',
-        'the trajectory viewer of sample-calc-add',
-        async () => (await visibleWebviewWith(s.page, '#step-list')) !== undefined,
-      );
+      await openFromRow(s.page, 'Runs', 'sample-calc-add', 'the trajectory viewer of sample-calc-add', viewerShown(s.page));
       const frame = visibleWebview(s.page);
       await waitFor('the viewer of the first run', async () => {
         const facts =
@@ -571,13 +559,7 @@ void describe('Graph Planner trajectory viewer in VS Code (code-server + Chromiu
         'sample-calc-add-unittest on the second node',
         (r) => r.label === 'sample-calc-add-unittest' && r.description.endsWith(short(rayNodes[1])),
       );
-      await openFromRow(
-        s.page,
-        'Runs',
-        'sample-calc-add',
-        'the trajectory viewer of sample-calc-add',
-        async () => (await visibleWebviewWith(s.page, '#step-list')) !== undefined,
-      );
+      await openFromRow(s.page, 'Runs', 'sample-calc-add', 'the trajectory viewer of sample-calc-add', viewerShown(s.page));
       const frame = visibleWebview(s.page);
       const facts = await waitFor('the viewer of the hosted episode, naming its node and host', async () => {
         const text =

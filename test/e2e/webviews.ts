@@ -34,3 +34,8 @@ export async function webviewWith(page: Page, selector: string, what: string, ti
     { timeoutMs },
   );
 }
+
+/** Whether a trajectory viewer (its step list) is visible now: what opening an episode's row waits for. */
+export function viewerShown(page: Page): () => Promise<boolean> {
+  return async () => (await visibleWebviewWith(page, '#step-list')) !== undefined;
+}

@@ -43,7 +43,7 @@ import {
   waitForNotification,
   waitForRow,
 } from './views.js';
-import { visibleWebviewWith } from './webviews.js';
+import { viewerShown } from './webviews.js';
 import { screenshotThemes } from './themes.js';
 import { done, pending, waitFor } from './wait.js';
 import { focusProblems, openFile, readProblems, runCommand, screenshot } from './workbench.js';
@@ -638,13 +638,7 @@ void describe('Graph Planner workbench views in VS Code (code-server + Chromium)
         const row = await waitForRow(s.page, 'Runs', `${run} finished`, (r) => r.label === runRowLabel(run) && /(^| · )finished\b/.test(r.description));
         assert.match(row.description, /rollout · model/);
         await expandRow(s.page, 'Runs', runRowLabel(run));
-        await openFromRow(
-          s.page,
-          'Runs',
-          'sample-calc-add',
-          'the trajectory viewer of sample-calc-add',
-          async () => (await visibleWebviewWith(s.page, '#step-list')) !== undefined,
-        );
+        await openFromRow(s.page, 'Runs', 'sample-calc-add', 'the trajectory viewer of sample-calc-add', viewerShown(s.page));
         const frame = s.page.frameLocator('iframe.webview.ready >> visible=true').frameLocator('iframe#active-frame');
         await waitFor(
           'the model episode in the trajectory viewer',
